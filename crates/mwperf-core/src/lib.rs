@@ -1,0 +1,19 @@
+//! mwperf-core: everything the agents share that does not depend on a middleware — the wire
+//! header, clocks, the absolute-deadline scheduler, the payload catalogue, streaming statistics
+//! and the result document (schema/result.v1.json).
+
+pub mod clock;
+pub mod host;
+pub mod payload;
+pub mod process;
+pub mod result;
+pub mod schedule;
+pub mod stats;
+pub mod units;
+pub mod warnings;
+pub mod wire;
+
+/// Crate version and git revision, as recorded in every result.
+pub fn tool() -> result::Tool {
+    result::Tool { name: "mwperf", version: env!("CARGO_PKG_VERSION"), git_rev: option_env!("MWPERF_GIT_REV").unwrap_or("unknown").to_string() }
+}

@@ -1,0 +1,144 @@
+//! The result document written by agents: mirrors `schema/result.v1.json` (kind `agent-report`).
+//! Field names are the contract with the Python control plane; add fields, never rename.
+
+use serde::Serialize;
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct Stats {
+    pub count: u64,
+    pub min_ns: Option<u64>,
+    pub mean_ns: Option<f64>,
+    pub p50_ns: Option<u64>,
+    pub p90_ns: Option<u64>,
+    pub p99_ns: Option<u64>,
+    pub p999_ns: Option<u64>,
+    pub p9999_ns: Option<u64>,
+    pub max_ns: Option<u64>,
+    pub stddev_ns: Option<f64>,
+    pub range_ns: Option<u64>,
+    pub histogram: Vec<[u64; 2]>,
+}
+
+#[derive(Serialize, Debug, Clone, Default, PartialEq)]
+pub struct Accounting {
+    pub sent: u64,
+    pub received: u64,
+    pub lost: u64,
+    pub duplicated: u64,
+    pub reordered: u64,
+    pub corrupted: u64,
+    pub foreign: u64,
+    pub malformed: u64,
+    pub warmup_sent: u64,
+    pub warmup_received: u64,
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct Schedule {
+    pub period_ns: u64,
+    pub lateness: Stats,
+    pub behind_count: u64,
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct Throughput {
+    pub duration_s: f64,
+    pub msgs_per_s: f64,
+    pub payload_bytes_per_s: f64,
+    pub message_bytes_per_s: f64,
+}
+
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct SeriesPoint {
+    pub t_s: u64,
+    pub sent: u64,
+    pub received: u64,
+    pub min_ns: Option<u64>,
+    pub p50_ns: Option<u64>,
+    pub p90_ns: Option<u64>,
+    pub p99_ns: Option<u64>,
+    pub max_ns: Option<u64>,
+    pub mean_ns: Option<f64>,
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct Late {
+    pub threshold_ns: u64,
+    pub count: u64,
+    pub fraction: f64,
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct Measurement {
+    pub mode: &'static str,
+    pub latency_kind: &'static str,
+    pub clock: &'static str,
+    pub payload_bytes: u64,
+    pub message_bytes: u64,
+    pub response: Stats,
+    pub service: Stats,
+    pub jitter_rfc3550_ns: Option<f64>,
+    pub late: Option<Late>,
+    pub accounting: Accounting,
+    pub throughput: Throughput,
+    pub schedule: Option<Schedule>,
+    pub series: Vec<SeriesPoint>,
+    pub samples_file: Option<String>,
+}
+
+#[derive(Serialize, Debug, Clone, Default)]
+pub struct Counters {
+    pub received: u64,
+    pub echoed: u64,
+    pub foreign: u64,
+    pub malformed: u64,
+    pub send_errors: u64,
+    pub connections: u64,
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct Tool {
+    pub name: &'static str,
+    pub version: &'static str,
+    pub git_rev: String,
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct Conditions {
+    pub busy_poll: bool,
+    /// "off" | "on" | "unavailable"
+    pub prevent_cpu_idle: &'static str,
+    pub spin_margin_ns: u64,
+    pub clock_read_overhead_ns: f64,
+}
+
+#[derive(Serialize, Debug, Clone, PartialEq, Eq, Copy)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Complete,
+    Partial,
+    Failed,
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct AgentReport {
+    pub schema_version: u32,
+    pub kind: &'static str,
+    pub role: &'static str,
+    pub tool: Tool,
+    pub host: crate::host::HostFacts,
+    pub config: serde_json::Value,
+    pub conditions: Conditions,
+    pub status: Status,
+    pub status_reason: Option<String>,
+    pub started_at: String,
+    pub finished_at: String,
+    pub process: crate::process::ProcessUsage,
+    pub measurement: Option<Measurement>,
+    pub counters: Option<Counters>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sent: Option<u64>,
+    pub warnings: Vec<crate::warnings::Warning>,
+}

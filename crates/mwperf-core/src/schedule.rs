@@ -1,0 +1,99 @@
+//! Absolute-deadline sending: message k is due at start + k·period, never "sleep(period) after the
+//! last one", so delays do not accumulate and a stall shows up as lateness of every message that
+//! was due during it (coordinated-omission correct).
+
+use crate::stats::LatencyRecorder;
+
+pub struct Schedule {
+    start_ns: u64,
+    period_ns: u64,
+    next: u64,
+    lateness: LatencyRecorder,
+    behind: u64,
+}
+
+impl Schedule {
+    /// `period_ns` = 0 means no schedule (as fast as possible): every message is due now.
+    pub fn new(start_ns: u64, period_ns: u64) -> Self {
+        Schedule { start_ns, period_ns, next: 0, lateness: LatencyRecorder::default(), behind: 0 }
+    }
+
+    pub fn period_ns(&self) -> u64 {
+        self.period_ns
+    }
+
+    /// Intended send time of the next message (None without a schedule).
+    pub fn next_due(&self) -> Option<u64> {
+        (self.period_ns > 0).then(|| self.start_ns + self.next * self.period_ns)
+    }
+
+    /// Index of the next message.
+    pub fn next_index(&self) -> u64 {
+        self.next
+    }
+
+    /// Claim the next message: returns its intended send time (`now_ns` without a schedule).
+    pub fn take(&mut self, now_ns: u64) -> u64 {
+        let intended = self.next_due().unwrap_or(now_ns);
+        self.next += 1;
+        intended
+    }
+
+    /// Record when the message claimed with intended time `intended_ns` actually left.
+    pub fn sent(&mut self, intended_ns: u64, actual_ns: u64, measured: bool) {
+        if self.period_ns == 0 || !measured {
+            return;
+        }
+        let late = actual_ns.saturating_sub(intended_ns);
+        self.lateness.record(late);
+        if late > self.period_ns {
+            self.behind += 1;
+        }
+    }
+
+    /// The result section (None without a schedule).
+    pub fn summary(&self) -> Option<crate::result::Schedule> {
+        (self.period_ns > 0).then(|| crate::result::Schedule {
+            period_ns: self.period_ns,
+            lateness: self.lateness.summary(),
+            behind_count: self.behind,
+        })
+    }
+}
+
+/// Period in ns for a rate in Hz (0 → 0 = unscheduled).
+pub fn period_ns(rate_hz: f64) -> u64 {
+    if rate_hz <= 0.0 {
+        0
+    } else {
+        (1e9 / rate_hz).round().max(1.0) as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deadlines_are_absolute() {
+        let mut s = Schedule::new(1_000, 100);
+        assert_eq!(s.take(5_000), 1_000);
+        assert_eq!(s.take(5_000), 1_100); // falling behind does not shift later deadlines
+        assert_eq!(s.next_due(), Some(1_200));
+        s.sent(1_000, 1_250, true);
+        s.sent(1_100, 1_105, true);
+        let sum = s.summary().unwrap();
+        assert_eq!(sum.behind_count, 1);
+        assert_eq!(sum.lateness.max_ns, Some(250));
+    }
+
+    #[test]
+    fn unscheduled_is_due_now() {
+        let mut s = Schedule::new(0, period_ns(0.0));
+        assert_eq!(s.next_due(), None);
+        assert_eq!(s.take(77), 77);
+        assert!(s.summary().is_none());
+        assert_eq!(period_ns(1000.0), 1_000_000);
+        assert_eq!(period_ns(3.0), 333_333_333);
+    }
+}

@@ -1,0 +1,91 @@
+//! Per-second time series: one row per second of the measurement (by receive time relative to
+//! the end of warm-up), percentiles at 2 significant digits so a reset costs microseconds.
+
+use super::latency::LatencyRecorder;
+use crate::result::SeriesPoint;
+
+pub struct SecondSeries {
+    origin_ns: u64,
+    current: Option<u64>,
+    rec: LatencyRecorder,
+    sent: u64,
+    rows: Vec<SeriesPoint>,
+}
+
+impl SecondSeries {
+    pub fn new(origin_ns: u64) -> Self {
+        SecondSeries { origin_ns, current: None, rec: LatencyRecorder::with_precision(2), sent: 0, rows: Vec::new() }
+    }
+
+    fn second_of(&self, t_ns: u64) -> u64 {
+        t_ns.saturating_sub(self.origin_ns) / 1_000_000_000
+    }
+
+    fn roll_to(&mut self, sec: u64) {
+        if let Some(cur) = self.current {
+            if sec <= cur {
+                return; // never roll backwards: a late sample counts in the current second
+            }
+            self.flush();
+        }
+        self.current = Some(sec);
+    }
+
+    fn flush(&mut self) {
+        if let Some(cur) = self.current {
+            let r = &self.rec;
+            self.rows.push(SeriesPoint {
+                t_s: cur,
+                sent: self.sent,
+                received: r.count(),
+                min_ns: r.min(),
+                p50_ns: r.quantile(0.5),
+                p90_ns: r.quantile(0.9),
+                p99_ns: r.quantile(0.99),
+                max_ns: r.max(),
+                mean_ns: r.mean(),
+            });
+            self.rec.reset();
+            self.sent = 0;
+        }
+    }
+
+    /// A message was sent at `t_ns` (counted in the second that is current at that time).
+    #[inline]
+    pub fn sent_at(&mut self, t_ns: u64) {
+        let s = self.second_of(t_ns);
+        self.roll_to(s);
+        self.sent += 1;
+    }
+
+    /// A latency sample received at `t_ns`.
+    #[inline]
+    pub fn received_at(&mut self, t_ns: u64, latency_ns: u64) {
+        let s = self.second_of(t_ns);
+        self.roll_to(s);
+        self.rec.record(latency_ns);
+    }
+
+    pub fn finish(mut self) -> Vec<SeriesPoint> {
+        self.flush();
+        self.rows
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buckets_by_second() {
+        let mut s = SecondSeries::new(1_000);
+        s.sent_at(1_000);
+        s.received_at(1_000 + 500_000_000, 10_000);
+        s.received_at(1_000 + 1_500_000_000, 20_000);
+        s.received_at(1_000 + 1_600_000_000, 40_000);
+        let rows = s.finish();
+        assert_eq!(rows.len(), 2);
+        assert_eq!((rows[0].t_s, rows[0].sent, rows[0].received), (0, 1, 1));
+        assert_eq!((rows[1].t_s, rows[1].received, rows[1].max_ns), (1, 2, Some(40_000)));
+    }
+}

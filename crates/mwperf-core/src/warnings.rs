@@ -1,0 +1,102 @@
+//! Warnings that make a result less trustworthy, each with a hint that fits what the user did.
+
+use serde::Serialize;
+
+use crate::result::{Measurement, Stats};
+
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct Warning {
+    pub code: &'static str,
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+impl Warning {
+    pub fn new(code: &'static str, message: impl Into<String>, hint: Option<&str>) -> Self {
+        Warning { code, message: message.into(), hint: hint.map(str::to_string) }
+    }
+}
+
+/// What the checks need to know about how the measurement was taken.
+pub struct Context<'a> {
+    pub warmup_ns: u64,
+    pub governor: &'a str,
+    pub prevent_cpu_idle: &'a str,
+    pub busy_poll: bool,
+    pub clock_read_overhead_ns: f64,
+}
+
+/// Percentiles shown in results and the sample count each needs to rest on ≥ 10 samples beyond it.
+const PERCENTILES: &[(&str, u64)] = &[("p99", 1_000), ("p99.9", 10_000), ("p99.99", 100_000)];
+
+fn sample_size(stats: &Stats) -> Option<Warning> {
+    let weak: Vec<&str> = PERCENTILES.iter().filter(|(_, need)| stats.count < *need).map(|(p, _)| *p).collect();
+    if weak.is_empty() || stats.count == 0 {
+        return None;
+    }
+    Some(Warning::new(
+        "too-few-samples",
+        format!("only {} samples: {} rest on fewer than 10 samples beyond them", stats.count, weak.join(", ")),
+        Some("measure longer (--duration or --count) before trusting the tail"),
+    ))
+}
+
+/// All checks for one measurement.
+pub fn check(m: &Measurement, cx: &Context) -> Vec<Warning> {
+    let mut w = Vec::new();
+    if m.response.count == 0 {
+        w.push(Warning::new("no-samples", "no message came back: there is no latency to report", Some("check that the peer is running and reachable")));
+    }
+    w.extend(sample_size(&m.response));
+    if cx.warmup_ns == 0 {
+        w.push(Warning::new(
+            "no-warmup",
+            "warm-up not excluded: the first messages include connection setup, page faults and cold caches",
+            Some("add --warmup 1s"),
+        ));
+    }
+    if let Some(s) = &m.schedule {
+        let sent = m.accounting.sent.max(1);
+        let p99 = s.lateness.p99_ns.unwrap_or(0);
+        if s.behind_count * 1000 > sent || p99 > s.period_ns / 2 {
+            let hint = if cx.busy_poll { "lower --rate or free a CPU core" } else { "lower --rate, add --busy-poll, or free a CPU core" };
+            w.push(Warning::new(
+                "sender-behind",
+                format!(
+                    "the sender fell behind its schedule: {} of {} sends were more than one period late, p99 lateness {} ns (period {} ns)",
+                    s.behind_count, m.accounting.sent, p99, s.period_ns
+                ),
+                Some(hint),
+            ));
+        }
+    }
+    if m.accounting.foreign > 0 {
+        w.push(Warning::new(
+            "foreign-traffic",
+            format!("{} packets that were not from this run arrived", m.accounting.foreign),
+            Some("another program or an earlier run is sending to this port; use a free port"),
+        ));
+    }
+    if cx.governor != "unavailable" && cx.governor != "performance" {
+        w.push(Warning::new(
+            "cpu-governor",
+            format!("CPU frequency governor is '{}', not 'performance': clock changes add latency variance", cx.governor),
+            Some("cpupower frequency-set -g performance"),
+        ));
+    }
+    if cx.prevent_cpu_idle == "unavailable" {
+        w.push(Warning::new(
+            "cpu-idle-not-prevented",
+            "--prevent-cpu-idle was asked for but /dev/cpu_dma_latency could not be opened: idle-state wake-ups are in the numbers",
+            Some("run as root, or use --busy-poll"),
+        ));
+    }
+    if cx.clock_read_overhead_ns > 1_000.0 {
+        w.push(Warning::new(
+            "slow-clock",
+            format!("reading the clock costs {:.0} ns: timestamps are coarse", cx.clock_read_overhead_ns),
+            Some("check the clocksource (tsc is best)"),
+        ));
+    }
+    w
+}

@@ -1,0 +1,246 @@
+//! The mwperf wire header, carried at the start of every message, and the payload pattern after it.
+//!
+//! Layout (little-endian, [`HEADER_LEN`] = 56 bytes):
+//!
+//! | off | size | field | meaning |
+//! |----:|-----:|-------|---------|
+//! | 0   | 4 | magic | `b"MWPF"` |
+//! | 4   | 1 | version | [`VERSION`] |
+//! | 5   | 1 | flags | [`FLAG_WARMUP`], [`FLAG_FIN`], [`FLAG_ECHO`] |
+//! | 6   | 2 | header_len | 56 |
+//! | 8   | 4 | run_id | tags one run; other ids are foreign |
+//! | 12  | 2 | topic | topic index (0 for single-topic runs) |
+//! | 14  | 2 | reserved | 0 |
+//! | 16  | 8 | seq | per-topic sequence number from 0 (FIN: the sent count) |
+//! | 24  | 8 | intended_ns | when the schedule wanted it sent (sender's CLOCK_MONOTONIC) |
+//! | 32  | 8 | sent_ns | when it was actually handed to the transport |
+//! | 40  | 8 | peer_rx_ns | stamped by an echo (pong) on receipt, else 0 |
+//! | 48  | 4 | payload_len | bytes after the header |
+//! | 52  | 4 | checksum | FNV-1a 32 over bytes 0..52 |
+//!
+//! The payload is a pattern derived from `seq`, so a flipped bit anywhere is detected by
+//! [`payload_intact`]. An echo may rewrite `peer_rx_ns`/`flags` and must then call
+//! [`Header::encode`] again, which refreshes the checksum.
+
+pub const MAGIC: [u8; 4] = *b"MWPF";
+pub const VERSION: u8 = 1;
+pub const HEADER_LEN: usize = 56;
+
+pub const FLAG_WARMUP: u8 = 1 << 0;
+pub const FLAG_FIN: u8 = 1 << 1;
+pub const FLAG_ECHO: u8 = 1 << 2;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Header {
+    pub flags: u8,
+    pub run_id: u32,
+    pub topic: u16,
+    pub seq: u64,
+    pub intended_ns: u64,
+    pub sent_ns: u64,
+    pub peer_rx_ns: u64,
+    pub payload_len: u32,
+}
+
+/// Why a received buffer is not a usable mwperf message. Never fatal: receivers count these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reject {
+    /// Not ours at all: too short to hold a magic, or another magic.
+    Foreign,
+    /// Our magic, but a version this build does not speak.
+    BadVersion(u8),
+    /// Our magic, but the header checksum does not match (bit errors in the header).
+    BadChecksum,
+    /// Fewer bytes than the header announces.
+    Truncated { have: usize, want: usize },
+    /// More bytes than the header announces.
+    Oversized { have: usize, want: usize },
+}
+
+impl Reject {
+    /// Foreign packets are somebody else's; the others are ours but damaged.
+    pub fn is_foreign(&self) -> bool {
+        matches!(self, Reject::Foreign)
+    }
+}
+
+fn fnv1a(bytes: &[u8]) -> u32 {
+    let mut h: u32 = 0x811c_9dc5;
+    for &b in bytes {
+        h ^= b as u32;
+        h = h.wrapping_mul(0x0100_0193);
+    }
+    h
+}
+
+impl Header {
+    /// Total message length this header announces.
+    pub fn message_len(&self) -> usize {
+        HEADER_LEN + self.payload_len as usize
+    }
+
+    /// Write the header into the first [`HEADER_LEN`] bytes of `buf` (panics if shorter).
+    pub fn encode(&self, buf: &mut [u8]) {
+        let b = &mut buf[..HEADER_LEN];
+        b[0..4].copy_from_slice(&MAGIC);
+        b[4] = VERSION;
+        b[5] = self.flags;
+        b[6..8].copy_from_slice(&(HEADER_LEN as u16).to_le_bytes());
+        b[8..12].copy_from_slice(&self.run_id.to_le_bytes());
+        b[12..14].copy_from_slice(&self.topic.to_le_bytes());
+        b[14..16].copy_from_slice(&0u16.to_le_bytes());
+        b[16..24].copy_from_slice(&self.seq.to_le_bytes());
+        b[24..32].copy_from_slice(&self.intended_ns.to_le_bytes());
+        b[32..40].copy_from_slice(&self.sent_ns.to_le_bytes());
+        b[40..48].copy_from_slice(&self.peer_rx_ns.to_le_bytes());
+        b[48..52].copy_from_slice(&self.payload_len.to_le_bytes());
+        let sum = fnv1a(&b[0..52]);
+        b[52..56].copy_from_slice(&sum.to_le_bytes());
+    }
+
+    /// Parse and check the header only (magic, version, checksum); no length check.
+    /// Stream transports use this to learn how many bytes follow.
+    pub fn decode_header(buf: &[u8]) -> Result<Header, Reject> {
+        if buf.len() < 4 || buf[0..4] != MAGIC {
+            return Err(Reject::Foreign);
+        }
+        if buf.len() < HEADER_LEN {
+            return Err(Reject::Truncated { have: buf.len(), want: HEADER_LEN });
+        }
+        if buf[4] != VERSION {
+            return Err(Reject::BadVersion(buf[4]));
+        }
+        let want_sum = u32::from_le_bytes(buf[52..56].try_into().unwrap());
+        if fnv1a(&buf[0..52]) != want_sum || u16::from_le_bytes([buf[6], buf[7]]) as usize != HEADER_LEN {
+            return Err(Reject::BadChecksum);
+        }
+        let u64_at = |o: usize| u64::from_le_bytes(buf[o..o + 8].try_into().unwrap());
+        Ok(Header {
+            flags: buf[5],
+            run_id: u32::from_le_bytes(buf[8..12].try_into().unwrap()),
+            topic: u16::from_le_bytes([buf[12], buf[13]]),
+            seq: u64_at(16),
+            intended_ns: u64_at(24),
+            sent_ns: u64_at(32),
+            peer_rx_ns: u64_at(40),
+            payload_len: u32::from_le_bytes(buf[48..52].try_into().unwrap()),
+        })
+    }
+
+    /// Parse a whole message: header checks plus `buf.len()` == announced length.
+    pub fn decode(buf: &[u8]) -> Result<Header, Reject> {
+        let h = Self::decode_header(buf)?;
+        let want = h.message_len();
+        if buf.len() < want {
+            return Err(Reject::Truncated { have: buf.len(), want });
+        }
+        if buf.len() > want {
+            return Err(Reject::Oversized { have: buf.len(), want });
+        }
+        Ok(h)
+    }
+}
+
+#[inline]
+fn pattern_word(seq: u64, k: u64) -> u64 {
+    (seq ^ 0x6d77_7065_7266_0001).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ k.wrapping_mul(0xD6E8_FEB8_6659_FD93)
+}
+
+/// Fill `payload` with the pattern of `seq`.
+pub fn fill_payload(payload: &mut [u8], seq: u64) {
+    let mut chunks = payload.chunks_exact_mut(8);
+    let mut k = 0u64;
+    for c in &mut chunks {
+        c.copy_from_slice(&pattern_word(seq, k).to_le_bytes());
+        k += 1;
+    }
+    let rest = chunks.into_remainder();
+    let w = pattern_word(seq, k).to_le_bytes();
+    let n = rest.len();
+    rest.copy_from_slice(&w[..n]);
+}
+
+/// True when `payload` holds exactly the pattern of `seq`.
+pub fn payload_intact(payload: &[u8], seq: u64) -> bool {
+    let mut chunks = payload.chunks_exact(8);
+    let mut k = 0u64;
+    for c in &mut chunks {
+        if u64::from_le_bytes(c.try_into().unwrap()) != pattern_word(seq, k) {
+            return false;
+        }
+        k += 1;
+    }
+    let rest = chunks.remainder();
+    let w = pattern_word(seq, k).to_le_bytes();
+    rest == &w[..rest.len()]
+}
+
+/// Build a complete message (header + pattern payload) into `buf`, resizing it.
+pub fn build_message(buf: &mut Vec<u8>, h: &Header) {
+    buf.resize(h.message_len(), 0);
+    fill_payload(&mut buf[HEADER_LEN..], h.seq);
+    h.encode(buf);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Header {
+        Header { flags: FLAG_WARMUP, run_id: 7, topic: 2, seq: 42, intended_ns: 1, sent_ns: 2, peer_rx_ns: 3, payload_len: 13 }
+    }
+
+    #[test]
+    fn roundtrip_header_and_payload() {
+        let mut buf = Vec::new();
+        build_message(&mut buf, &sample());
+        assert_eq!(buf.len(), HEADER_LEN + 13);
+        assert_eq!(Header::decode(&buf), Ok(sample()));
+        assert!(payload_intact(&buf[HEADER_LEN..], 42));
+        assert!(!payload_intact(&buf[HEADER_LEN..], 43));
+    }
+
+    #[test]
+    fn every_single_bit_flip_is_detected() {
+        let mut buf = Vec::new();
+        build_message(&mut buf, &sample());
+        for bit in 0..buf.len() * 8 {
+            let mut b = buf.clone();
+            b[bit / 8] ^= 1 << (bit % 8);
+            let ok = match Header::decode(&b) {
+                Ok(h) => h == sample() && payload_intact(&b[HEADER_LEN..], h.seq),
+                Err(_) => false,
+            };
+            assert!(!ok, "flip of bit {bit} went unnoticed");
+        }
+    }
+
+    #[test]
+    fn rejects_are_classified() {
+        let mut buf = Vec::new();
+        build_message(&mut buf, &sample());
+        assert_eq!(Header::decode(b"hello world"), Err(Reject::Foreign));
+        assert_eq!(Header::decode(&[]), Err(Reject::Foreign));
+        assert_eq!(Header::decode(&buf[..20]), Err(Reject::Truncated { have: 20, want: HEADER_LEN }));
+        assert_eq!(Header::decode(&buf[..60]), Err(Reject::Truncated { have: 60, want: 69 }));
+        let mut big = buf.clone();
+        big.push(0);
+        assert_eq!(Header::decode(&big), Err(Reject::Oversized { have: 70, want: 69 }));
+        let mut v = buf.clone();
+        v[4] = 9;
+        assert_eq!(Header::decode(&v), Err(Reject::BadVersion(9)));
+        let mut c = buf.clone();
+        c[20] ^= 0xff;
+        assert_eq!(Header::decode(&c), Err(Reject::BadChecksum));
+    }
+
+    #[test]
+    fn empty_payload_is_fine() {
+        let mut h = sample();
+        h.payload_len = 0;
+        let mut buf = Vec::new();
+        build_message(&mut buf, &h);
+        assert_eq!(Header::decode(&buf).unwrap().payload_len, 0);
+        assert!(payload_intact(&[], 5));
+    }
+}
