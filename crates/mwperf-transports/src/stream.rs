@@ -1,0 +1,336 @@
+//! Message framing over byte streams (TCP, Unix stream sockets), shared by both.
+//!
+//! Frames are the mwperf messages themselves: the 56-byte header announces the payload length,
+//! so no extra length prefix is added (what is measured is what a middleware would send).
+//! Bytes that do not start with a valid header cannot be framed: they are handed to the caller as
+//! one message (to be counted as foreign/malformed) and the connection is dropped, since a byte
+//! stream cannot be resynchronised reliably.
+//!
+//! Sending never blocks indefinitely: what the socket does not take is queued (up to
+//! [`MAX_BACKLOG`]) and flushed by later `send`/`recv` calls, so a ping and a pong writing large
+//! messages at each other at the same time cannot deadlock.
+
+use std::io::{self, ErrorKind, Read, Write};
+use std::os::fd::{AsRawFd, RawFd};
+
+use mwperf_core::payload::MAX_PAYLOAD;
+use mwperf_core::wire::{Header, HEADER_LEN};
+
+use crate::{poll, Endpoint, TransportError};
+
+/// Queued, unsent bytes beyond which `send` waits for the peer to read (back-pressure).
+const MAX_BACKLOG: usize = 2 * MAX_PAYLOAD;
+/// How long a blocked `send` waits for the peer before giving up.
+const SEND_STALL_NS: u64 = 10_000_000_000;
+const READ_CHUNK: usize = 256 * 1024;
+
+/// One connected byte stream with framing and a send backlog.
+pub struct Conn<S: Read + Write + AsRawFd> {
+    stream: S,
+    /// Receive buffer: bytes `rx_start..rx_end` are unconsumed; its length only grows (zeroed once).
+    rx: Vec<u8>,
+    rx_start: usize,
+    rx_end: usize,
+    tx: Vec<u8>,
+    tx_start: usize,
+}
+
+/// What a receive on a connection produced.
+enum Frame {
+    Message,
+    /// Unframeable bytes were returned; drop the connection after the caller saw them.
+    Garbage,
+    None,
+}
+
+impl<S: Read + Write + AsRawFd> Conn<S> {
+    pub fn new(stream: S) -> Self {
+        Conn { stream, rx: vec![0; READ_CHUNK], rx_start: 0, rx_end: 0, tx: Vec::new(), tx_start: 0 }
+    }
+
+    fn fd(&self) -> RawFd {
+        self.stream.as_raw_fd()
+    }
+
+    /// Write as much of the backlog as the socket takes now.
+    fn flush(&mut self) -> Result<(), TransportError> {
+        while self.tx_start < self.tx.len() {
+            match self.stream.write(&self.tx[self.tx_start..]) {
+                Ok(0) => return Err(TransportError::Closed),
+                Ok(n) => self.tx_start += n,
+                Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(e) => return Err(closed_or(e)),
+            }
+        }
+        if self.tx_start == self.tx.len() {
+            self.tx.clear();
+            self.tx_start = 0;
+        }
+        Ok(())
+    }
+
+    fn backlog(&self) -> usize {
+        self.tx.len() - self.tx_start
+    }
+
+    pub fn send(&mut self, msg: &[u8]) -> Result<(), TransportError> {
+        self.flush()?;
+        if self.backlog() == 0 {
+            // Fast path: straight to the socket, queue only the remainder.
+            let mut off = 0;
+            while off < msg.len() {
+                match self.stream.write(&msg[off..]) {
+                    Ok(0) => return Err(TransportError::Closed),
+                    Ok(n) => off += n,
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                    Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(closed_or(e)),
+                }
+            }
+            self.tx.extend_from_slice(&msg[off..]);
+            return Ok(());
+        }
+        let mut waited = 0;
+        while self.backlog() + msg.len() > MAX_BACKLOG {
+            if waited >= SEND_STALL_NS {
+                return Err(TransportError::Io(io::Error::new(ErrorKind::TimedOut, "peer stopped reading for 10 s")));
+            }
+            poll::wait(self.fd(), libc::POLLOUT, 100_000_000)?;
+            waited += 100_000_000;
+            self.flush()?;
+        }
+        self.tx.extend_from_slice(msg);
+        self.flush()
+    }
+
+    /// Try to cut one frame out of the receive buffer into `out`.
+    fn take_frame(&mut self, out: &mut Vec<u8>) -> Frame {
+        let have = &self.rx[self.rx_start..self.rx_end];
+        if have.len() < HEADER_LEN {
+            // Fewer bytes than a header: can only judge the magic so far.
+            if have.len() >= 4 && Header::decode_header(have).is_err_and(|r| r.is_foreign()) {
+                return self.garbage(out);
+            }
+            return Frame::None;
+        }
+        match Header::decode_header(have) {
+            Ok(h) if (h.payload_len as usize) <= MAX_PAYLOAD => {
+                let len = h.message_len();
+                if have.len() < len {
+                    return Frame::None;
+                }
+                out.clear();
+                out.extend_from_slice(&have[..len]);
+                self.rx_start += len;
+                if self.rx_start == self.rx_end {
+                    (self.rx_start, self.rx_end) = (0, 0);
+                }
+                Frame::Message
+            }
+            _ => self.garbage(out),
+        }
+    }
+
+    fn garbage(&mut self, out: &mut Vec<u8>) -> Frame {
+        out.clear();
+        out.extend_from_slice(&self.rx[self.rx_start..self.rx_end]);
+        (self.rx_start, self.rx_end) = (0, 0);
+        Frame::Garbage
+    }
+
+    /// Read what the socket has into the receive buffer. Ok(false) = nothing available.
+    fn fill(&mut self) -> Result<bool, TransportError> {
+        if self.rx_start > 0 {
+            // Move the unconsumed tail to the front (it is at most one partial frame).
+            self.rx.copy_within(self.rx_start..self.rx_end, 0);
+            (self.rx_start, self.rx_end) = (0, self.rx_end - self.rx_start);
+        }
+        // Room for the frame being assembled, so large messages need few reads.
+        let want = match Header::decode_header(&self.rx[..self.rx_end]) {
+            Ok(h) if (h.payload_len as usize) <= MAX_PAYLOAD => h.message_len().max(self.rx_end + READ_CHUNK),
+            _ => self.rx_end + READ_CHUNK,
+        };
+        if self.rx.len() < want {
+            self.rx.resize(want, 0);
+        }
+        match self.stream.read(&mut self.rx[self.rx_end..]) {
+            Ok(0) => Err(TransportError::Closed),
+            Ok(n) => {
+                self.rx_end += n;
+                Ok(true)
+            }
+            Err(e) => match e.kind() {
+                ErrorKind::WouldBlock | ErrorKind::Interrupted => Ok(false),
+                _ => Err(closed_or(e)),
+            },
+        }
+    }
+
+    /// Receive one message; Err(Closed) when the peer went away or sent garbage (after it was
+    /// returned once).
+    fn recv(&mut self, out: &mut Vec<u8>, wait_ns: u64, dead: &mut bool) -> Result<Option<usize>, TransportError> {
+        if *dead {
+            return Err(TransportError::Closed);
+        }
+        let deadline = mwperf_core::clock::now_ns().saturating_add(wait_ns);
+        loop {
+            self.flush()?;
+            match self.take_frame(out) {
+                Frame::Message => return Ok(Some(out.len())),
+                Frame::Garbage => {
+                    *dead = true;
+                    return Ok(Some(out.len()));
+                }
+                Frame::None => {}
+            }
+            if self.fill()? {
+                continue;
+            }
+            let now = mwperf_core::clock::now_ns();
+            if wait_ns == 0 || now >= deadline {
+                return Ok(None);
+            }
+            let events = if self.backlog() > 0 { libc::POLLIN | libc::POLLOUT } else { libc::POLLIN };
+            if !poll::wait(self.fd(), events, deadline - now)? && mwperf_core::clock::now_ns() < deadline {
+                return Ok(None); // interrupted by a signal
+            }
+        }
+    }
+}
+
+impl<S: Read + Write + AsRawFd> Conn<S> {
+    /// Flush the backlog, waiting at most `limit_ns` for the peer to take it.
+    fn drain(&mut self, limit_ns: u64) {
+        let end = mwperf_core::clock::now_ns() + limit_ns;
+        while self.backlog() > 0 && self.flush().is_ok() {
+            let now = mwperf_core::clock::now_ns();
+            if now >= end || poll::wait(self.fd(), libc::POLLOUT, end - now).is_err() {
+                break;
+            }
+        }
+    }
+}
+
+impl<S: Read + Write + AsRawFd> Drop for Conn<S> {
+    /// Replies still queued (a pong's last echo, a pub's end marker) get one second to leave.
+    fn drop(&mut self) {
+        self.drain(1_000_000_000);
+    }
+}
+
+fn closed_or(e: io::Error) -> TransportError {
+    match e.kind() {
+        ErrorKind::ConnectionReset | ErrorKind::BrokenPipe | ErrorKind::ConnectionAborted | ErrorKind::UnexpectedEof => TransportError::Closed,
+        _ => TransportError::Io(e),
+    }
+}
+
+/// The connecting side: one stream to one peer.
+pub struct Client<S: Read + Write + AsRawFd> {
+    conn: Conn<S>,
+    dead: bool,
+    local: String,
+}
+
+impl<S: Read + Write + AsRawFd> Client<S> {
+    pub fn new(stream: S, local: String) -> Self {
+        Client { conn: Conn::new(stream), dead: false, local }
+    }
+}
+
+impl<S: Read + Write + AsRawFd + Send> Endpoint for Client<S> {
+    fn send(&mut self, msg: &[u8]) -> Result<(), TransportError> {
+        if self.dead {
+            return Err(TransportError::Closed);
+        }
+        self.conn.send(msg)
+    }
+
+    fn recv(&mut self, buf: &mut Vec<u8>, wait_ns: u64) -> Result<Option<usize>, TransportError> {
+        self.conn.recv(buf, wait_ns, &mut self.dead)
+    }
+
+    fn local_addr(&self) -> String {
+        self.local.clone()
+    }
+}
+
+/// A listener that accepts non-blocking streams.
+pub trait Acceptor: AsRawFd + Send {
+    type Stream: Read + Write + AsRawFd + Send;
+    /// Accept one pending connection (non-blocking); Ok(None) when none is waiting.
+    fn accept_one(&self) -> io::Result<Option<Self::Stream>>;
+    fn local(&self) -> String;
+}
+
+/// The listening side: serves one connection at a time; a new peer is accepted when the
+/// previous one closed (a second concurrent peer waits in the backlog).
+pub struct Server<A: Acceptor> {
+    acceptor: A,
+    conn: Option<Conn<A::Stream>>,
+    dead: bool,
+    accepted: u64,
+}
+
+impl<A: Acceptor> Server<A> {
+    pub fn new(acceptor: A) -> Self {
+        Server { acceptor, conn: None, dead: false, accepted: 0 }
+    }
+}
+
+impl<A: Acceptor> Endpoint for Server<A> {
+    fn send(&mut self, msg: &[u8]) -> Result<(), TransportError> {
+        match &mut self.conn {
+            Some(c) if !self.dead => match c.send(msg) {
+                Err(TransportError::Closed) => {
+                    self.conn = None;
+                    Ok(()) // the peer left; a server waits for the next one
+                }
+                r => r,
+            },
+            _ => Ok(()),
+        }
+    }
+
+    fn recv(&mut self, buf: &mut Vec<u8>, wait_ns: u64) -> Result<Option<usize>, TransportError> {
+        let deadline = mwperf_core::clock::now_ns().saturating_add(wait_ns);
+        loop {
+            if self.conn.is_none() {
+                match self.acceptor.accept_one()? {
+                    Some(s) => {
+                        self.conn = Some(Conn::new(s));
+                        self.dead = false;
+                        self.accepted += 1;
+                    }
+                    None => {
+                        let now = mwperf_core::clock::now_ns();
+                        if wait_ns == 0 || now >= deadline || !poll::wait(self.acceptor.as_raw_fd(), libc::POLLIN, deadline - now)? {
+                            return Ok(None);
+                        }
+                        continue;
+                    }
+                }
+            }
+            let conn = self.conn.as_mut().expect("connection present");
+            let left = deadline.saturating_sub(mwperf_core::clock::now_ns());
+            match conn.recv(buf, if wait_ns == 0 { 0 } else { left.max(1) }, &mut self.dead) {
+                Err(TransportError::Closed) => {
+                    self.conn = None; // peer gone: serve the next one
+                    if wait_ns == 0 || mwperf_core::clock::now_ns() >= deadline {
+                        return Ok(None);
+                    }
+                }
+                r => return r,
+            }
+        }
+    }
+
+    fn local_addr(&self) -> String {
+        self.acceptor.local()
+    }
+
+    fn connections(&self) -> u64 {
+        self.accepted
+    }
+}

@@ -1,0 +1,44 @@
+//! TCP: messages framed by their own header on one connection, Nagle disabled.
+
+use std::io;
+use std::net::{TcpListener, TcpStream};
+
+use crate::stream::{Acceptor, Client, Server};
+use crate::udp::resolve;
+use crate::TransportError;
+
+impl Acceptor for TcpListener {
+    type Stream = TcpStream;
+
+    fn accept_one(&self) -> io::Result<Option<TcpStream>> {
+        match self.accept() {
+            Ok((s, _)) => {
+                s.set_nonblocking(true)?;
+                s.set_nodelay(true)?;
+                Ok(Some(s))
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock || e.kind() == io::ErrorKind::Interrupted => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn local(&self) -> String {
+        self.local_addr().map(|a| a.to_string()).unwrap_or_default()
+    }
+}
+
+pub fn listen(addr: &str) -> Result<Server<TcpListener>, TransportError> {
+    let at = resolve(addr)?;
+    let l = TcpListener::bind(at).map_err(|err| TransportError::Bind { addr: addr.to_string(), err })?;
+    l.set_nonblocking(true)?;
+    Ok(Server::new(l))
+}
+
+pub fn connect(addr: &str) -> Result<Client<TcpStream>, TransportError> {
+    let to = resolve(addr)?;
+    let s = TcpStream::connect_timeout(&to, std::time::Duration::from_secs(5)).map_err(|err| TransportError::Unreachable { addr: addr.to_string(), err })?;
+    s.set_nodelay(true)?;
+    s.set_nonblocking(true)?;
+    let local = s.local_addr().map(|a| a.to_string()).unwrap_or_default();
+    Ok(Client::new(s, local))
+}

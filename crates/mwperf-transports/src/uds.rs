@@ -1,0 +1,78 @@
+//! Unix domain stream sockets: the same framing as TCP, addressed by a socket file path.
+//! The listener replaces a stale socket file (never any other kind of file) and removes its own
+//! file when dropped.
+
+use std::io;
+use std::os::unix::fs::FileTypeExt;
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::PathBuf;
+
+use crate::stream::{Acceptor, Client, Server};
+use crate::TransportError;
+
+/// A listener that removes its socket file on drop.
+pub struct UdsListener {
+    listener: UnixListener,
+    path: PathBuf,
+}
+
+impl std::os::fd::AsRawFd for UdsListener {
+    fn as_raw_fd(&self) -> std::os::fd::RawFd {
+        self.listener.as_raw_fd()
+    }
+}
+
+impl Drop for UdsListener {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+impl Acceptor for UdsListener {
+    type Stream = UnixStream;
+
+    fn accept_one(&self) -> io::Result<Option<UnixStream>> {
+        match self.listener.accept() {
+            Ok((s, _)) => {
+                s.set_nonblocking(true)?;
+                Ok(Some(s))
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock || e.kind() == io::ErrorKind::Interrupted => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn local(&self) -> String {
+        self.path.display().to_string()
+    }
+}
+
+fn check_path(addr: &str) -> Result<PathBuf, TransportError> {
+    if addr.is_empty() || addr.len() > 107 {
+        return Err(TransportError::Address(format!("'{addr}' is not a usable socket path (1..107 bytes)")));
+    }
+    Ok(PathBuf::from(addr))
+}
+
+pub fn listen(addr: &str) -> Result<Server<UdsListener>, TransportError> {
+    let path = check_path(addr)?;
+    if let Ok(meta) = std::fs::symlink_metadata(&path) {
+        if !meta.file_type().is_socket() {
+            return Err(TransportError::Bind { addr: addr.into(), err: io::Error::new(io::ErrorKind::AlreadyExists, "a file that is not a socket is in the way") });
+        }
+        if UnixStream::connect(&path).is_ok() {
+            return Err(TransportError::Bind { addr: addr.into(), err: io::Error::new(io::ErrorKind::AddrInUse, "another process is listening there") });
+        }
+        let _ = std::fs::remove_file(&path); // stale socket from a crashed run
+    }
+    let listener = UnixListener::bind(&path).map_err(|err| TransportError::Bind { addr: addr.into(), err })?;
+    listener.set_nonblocking(true)?;
+    Ok(Server::new(UdsListener { listener, path }))
+}
+
+pub fn connect(addr: &str) -> Result<Client<UnixStream>, TransportError> {
+    let path = check_path(addr)?;
+    let s = UnixStream::connect(&path).map_err(|err| TransportError::Unreachable { addr: addr.into(), err })?;
+    s.set_nonblocking(true)?;
+    Ok(Client::new(s, addr.to_string()))
+}
