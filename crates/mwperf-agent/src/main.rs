@@ -1,1 +1,119 @@
-fn main(){}
+//! mwperf-agent: parse → open the transport → run one role → write the report → exit code
+//! (0 complete, 3 partial, 1 failed, 2 usage). See docs/agent-contract.md.
+
+mod cli;
+mod collector;
+mod cpu_idle;
+mod human;
+mod pacer;
+mod report;
+mod roles;
+mod signals;
+mod wait;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+use cli::{Cli, Common, Role};
+use mwperf_core::result::{Conditions, Status};
+use mwperf_transports::{Kind, TransportError};
+
+fn usage(msg: &str) -> ExitCode {
+    eprintln!("mwperf-agent: error: {msg}");
+    ExitCode::from(2)
+}
+
+fn list(json: bool, items: Vec<(String, Option<usize>)>) {
+    if json {
+        let v: serde_json::Value = if items.iter().all(|(_, n)| n.is_some()) {
+            items.iter().map(|(k, n)| (k.clone(), serde_json::json!(n))).collect::<serde_json::Map<_, _>>().into()
+        } else {
+            items.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>().into()
+        };
+        println!("{v}");
+    } else {
+        for (k, n) in items {
+            println!("{k}{}", n.map_or(String::new(), |n| format!("\t{n}")));
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let (role, common, config) = match &cli.role {
+        Role::Payloads(a) => {
+            list(a.json, mwperf_core::payload::CATALOGUE.iter().map(|(k, n)| (k.to_string(), Some(*n))).collect());
+            return ExitCode::SUCCESS;
+        }
+        Role::Transports(a) => {
+            list(a.json, Kind::ALL.iter().map(|k| (k.name().to_string(), None)).collect());
+            return ExitCode::SUCCESS;
+        }
+        Role::Ping(a) => ("ping", &a.common, serde_json::to_value(a)),
+        Role::Pub(a) => ("pub", &a.common, serde_json::to_value(a)),
+        Role::Pong(a) => ("pong", &a.common, serde_json::to_value(a)),
+        Role::Sub(a) => ("sub", &a.common, serde_json::to_value(a)),
+    };
+    let started_at = mwperf_core::clock::rfc3339_now();
+    let start = std::time::Instant::now();
+    signals::install();
+    mwperf_core::clock::tighten_timer_slack();
+    let idle = cpu_idle::prevent(common.prevent_cpu_idle);
+    let spin = match &cli.role {
+        Role::Ping(a) | Role::Pub(a) => a.spin_margin,
+        _ => 0,
+    };
+    let conditions = Conditions {
+        busy_poll: common.busy_poll,
+        prevent_cpu_idle: idle.state,
+        spin_margin_ns: spin,
+        clock_read_overhead_ns: mwperf_core::clock::read_overhead_ns(1001),
+    };
+    let waiter = wait::Waiter { busy_poll: common.busy_poll, spin_margin_ns: spin };
+
+    let opened = match &cli.role {
+        Role::Ping(a) | Role::Pub(a) => roles::check_size(common.transport, a.payload)
+            .map_err(|m| TransportError::Address(m))
+            .and_then(|_| mwperf_transports::connect(common.transport, &a.connect)),
+        Role::Pong(a) | Role::Sub(a) => mwperf_transports::listen(common.transport, &a.listen).inspect(|ep| {
+            println!("READY {} {}", common.transport.name(), ep.local_addr());
+            let _ = std::io::stdout().flush();
+        }),
+        _ => unreachable!(),
+    };
+    let outcome = match opened {
+        Err(e) if e.is_usage() => return usage(&e.to_string()),
+        Err(e) => roles::RoleOutcome::failed(e.to_string()),
+        Ok(ep) => match &cli.role {
+            Role::Ping(a) => roles::ping::run(a, ep, &waiter),
+            Role::Pub(a) => roles::publish::run(a, ep, &waiter),
+            Role::Pong(a) => roles::pong::run(a, ep),
+            Role::Sub(a) => roles::subscribe::run(a, ep),
+            _ => unreachable!(),
+        },
+    };
+    finish(role, common, config.unwrap_or_default(), started_at, start, conditions, outcome)
+}
+
+fn finish(role: &'static str, common: &Common, config: serde_json::Value, started_at: String, start: std::time::Instant, conditions: Conditions, outcome: roles::RoleOutcome) -> ExitCode {
+    let session = report::Session { role, started_at, start, config, conditions };
+    let rep = report::build(session, outcome);
+    if let Some(path) = &common.json {
+        if let Err(e) = report::write(&rep, path) {
+            eprintln!("mwperf-agent: error: --json: cannot write '{path}': {e}");
+            return ExitCode::from(1);
+        }
+    }
+    if !common.quiet && common.json.as_deref() != Some("-") {
+        print!("{}", human::summary(&rep));
+    }
+    match rep.status {
+        Status::Complete => ExitCode::SUCCESS,
+        Status::Partial => ExitCode::from(3),
+        Status::Failed => {
+            eprintln!("mwperf-agent: error: {}", rep.status_reason.as_deref().unwrap_or("failed"));
+            ExitCode::from(1)
+        }
+    }
+}

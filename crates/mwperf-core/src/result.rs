@@ -140,5 +140,8 @@ pub struct AgentReport {
     pub counters: Option<Counters>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sent: Option<u64>,
+    /// A pub's schedule accuracy (a ping's is inside its measurement).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<Schedule>,
     pub warnings: Vec<crate::warnings::Warning>,
 }

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::result::{Measurement, Stats};
+use crate::result::{Measurement, Schedule, Stats};
 
 #[derive(Serialize, Debug, Clone, PartialEq)]
 pub struct Warning {
@@ -19,7 +19,8 @@ impl Warning {
 
 /// What the checks need to know about how the measurement was taken.
 pub struct Context<'a> {
-    pub warmup_ns: u64,
+    /// The sender's warm-up (None for roles that do not send: the pub's report carries it).
+    pub warmup_ns: Option<u64>,
     pub governor: &'a str,
     pub prevent_cpu_idle: &'a str,
     pub busy_poll: bool,
@@ -41,40 +42,14 @@ fn sample_size(stats: &Stats) -> Option<Warning> {
     ))
 }
 
-/// All checks for one measurement.
-pub fn check(m: &Measurement, cx: &Context) -> Vec<Warning> {
+/// Checks on how the agent ran (any role).
+pub fn check_conditions(cx: &Context) -> Vec<Warning> {
     let mut w = Vec::new();
-    if m.response.count == 0 {
-        w.push(Warning::new("no-samples", "no message came back: there is no latency to report", Some("check that the peer is running and reachable")));
-    }
-    w.extend(sample_size(&m.response));
-    if cx.warmup_ns == 0 {
+    if cx.warmup_ns == Some(0) {
         w.push(Warning::new(
             "no-warmup",
             "warm-up not excluded: the first messages include connection setup, page faults and cold caches",
             Some("add --warmup 1s"),
-        ));
-    }
-    if let Some(s) = &m.schedule {
-        let sent = m.accounting.sent.max(1);
-        let p99 = s.lateness.p99_ns.unwrap_or(0);
-        if s.behind_count * 1000 > sent || p99 > s.period_ns / 2 {
-            let hint = if cx.busy_poll { "lower --rate or free a CPU core" } else { "lower --rate, add --busy-poll, or free a CPU core" };
-            w.push(Warning::new(
-                "sender-behind",
-                format!(
-                    "the sender fell behind its schedule: {} of {} sends were more than one period late, p99 lateness {} ns (period {} ns)",
-                    s.behind_count, m.accounting.sent, p99, s.period_ns
-                ),
-                Some(hint),
-            ));
-        }
-    }
-    if m.accounting.foreign > 0 {
-        w.push(Warning::new(
-            "foreign-traffic",
-            format!("{} packets that were not from this run arrived", m.accounting.foreign),
-            Some("another program or an earlier run is sending to this port; use a free port"),
         ));
     }
     if cx.governor != "unavailable" && cx.governor != "performance" {
@@ -96,6 +71,43 @@ pub fn check(m: &Measurement, cx: &Context) -> Vec<Warning> {
             "slow-clock",
             format!("reading the clock costs {:.0} ns: timestamps are coarse", cx.clock_read_overhead_ns),
             Some("check the clocksource (tsc is best)"),
+        ));
+    }
+    w
+}
+
+/// Checks on a sender's schedule: did it keep its deadlines?
+pub fn check_schedule(s: &Schedule, sent: u64, busy_poll: bool) -> Option<Warning> {
+    let p99 = s.lateness.p99_ns.unwrap_or(0);
+    if s.behind_count * 1000 <= sent.max(1) && p99 <= s.period_ns / 2 {
+        return None;
+    }
+    let hint = if busy_poll { "lower --rate or free a CPU core" } else { "lower --rate, add --busy-poll, or free a CPU core" };
+    Some(Warning::new(
+        "sender-behind",
+        format!(
+            "the sender fell behind its schedule: {} of {} sends were more than one period late, p99 lateness {} ns (period {} ns)",
+            s.behind_count, sent, p99, s.period_ns
+        ),
+        Some(hint),
+    ))
+}
+
+/// Checks on what a measuring role (ping, sub) saw.
+pub fn check_measurement(m: &Measurement) -> Vec<Warning> {
+    let mut w = Vec::new();
+    if m.response.count == 0 {
+        w.push(Warning::new("no-samples", "no measured message arrived: there is no latency to report", Some("check that the peer is running and reachable")));
+    }
+    w.extend(sample_size(&m.response));
+    if let Some(s) = &m.schedule {
+        w.extend(check_schedule(s, m.accounting.sent, false));
+    }
+    if m.accounting.foreign > 0 {
+        w.push(Warning::new(
+            "foreign-traffic",
+            format!("{} packets that were not from this run arrived", m.accounting.foreign),
+            Some("another program or an earlier run is sending to this port; use a free port"),
         ));
     }
     w

@@ -1,0 +1,1 @@
+include!("../mwperf-core/build.rs");

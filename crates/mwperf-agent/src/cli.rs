@@ -1,0 +1,147 @@
+//! The agent's command line (docs/agent-contract.md). Values are validated while parsing, so a bad
+//! value is a usage error naming its flag (exit 2) before anything is opened.
+
+use clap::{Args, Parser, Subcommand};
+use mwperf_core::{payload, units};
+use mwperf_transports::Kind;
+use serde::Serialize;
+
+#[derive(Parser, Debug)]
+#[command(name = "mwperf-agent", version = concat!(env!("CARGO_PKG_VERSION"), " (git ", env!("MWPERF_GIT_REV"), ")"),
+          about = "mwperf data plane: ping | pong | pub | sub over one transport")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub role: Role,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Role {
+    /// Send timestamped messages to a pong and measure the round trip.
+    Ping(SenderArgs),
+    /// Echo every message back to its sender.
+    Pong(ServerArgs),
+    /// Send timestamped messages one way to a sub.
+    Pub(SenderArgs),
+    /// Receive a pub's messages and measure one-way latency (same host clock).
+    Sub(ServerArgs),
+    /// List the payload catalogue (name → bytes after the header).
+    Payloads(ListArgs),
+    /// List the transports built into this binary.
+    Transports(ListArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ListArgs {
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn transport(s: &str) -> Result<Kind, String> {
+    Kind::parse(s)
+}
+fn duration(s: &str) -> Result<u64, String> {
+    units::parse_duration_ns(s)
+}
+fn payload_bytes(s: &str) -> Result<usize, String> {
+    payload::resolve(s)
+}
+fn rate(s: &str) -> Result<f64, String> {
+    let r: f64 = s.trim().parse().map_err(|_| format!("'{s}' is not a number of messages per second"))?;
+    if !r.is_finite() || r < 0.0 {
+        return Err(format!("must be >= 0 (0 = as fast as possible), got {s}"));
+    }
+    if r > 10_000_000.0 {
+        return Err(format!("{s} Hz is above the 10 MHz limit; use 0 for as fast as possible"));
+    }
+    Ok(r)
+}
+
+fn kind_name<S: serde::Serializer>(k: &Kind, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(k.name())
+}
+
+/// Options every role has.
+#[derive(Args, Debug, Serialize, Clone)]
+pub struct Common {
+    /// Transport: udp, tcp or uds.
+    #[arg(long, value_parser = transport)]
+    #[serde(serialize_with = "kind_name")]
+    pub transport: Kind,
+    /// Tag carried in every header; other tags count as foreign (pong/sub: accept only this one).
+    #[arg(long = "run-id")]
+    pub run_id: Option<u32>,
+    /// Never block in receive (spins a core; removes idle wake-up latency).
+    #[arg(long = "busy-poll")]
+    pub busy_poll: bool,
+    /// Hold /dev/cpu_dma_latency at 0 so CPUs stay out of deep idle states.
+    #[arg(long = "prevent-cpu-idle")]
+    pub prevent_cpu_idle: bool,
+    /// Write the agent report (JSON) here; '-' = stdout.
+    #[arg(long)]
+    pub json: Option<String>,
+    /// Do not print the human summary.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// ping and pub.
+#[derive(Args, Debug, Serialize, Clone)]
+pub struct SenderArgs {
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub common: Common,
+    /// Peer address: host:port (udp, tcp) or socket path (uds).
+    #[arg(long)]
+    pub connect: String,
+    /// Messages per second on absolute deadlines; 0 = as fast as possible.
+    #[arg(long, default_value = "1000", value_parser = rate)]
+    pub rate: f64,
+    /// Payload after the 56-byte header: catalogue name (Array1k, Struct256, ...) or bytes.
+    #[arg(long, default_value = "Array1k", value_parser = payload_bytes)]
+    pub payload: usize,
+    /// Measured time after warm-up (10s, 500ms, 2m).
+    #[arg(long, default_value = "10s", value_parser = duration)]
+    #[serde(rename = "duration_ns")]
+    pub duration: u64,
+    /// Measured messages instead of a duration.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub count: Option<u64>,
+    /// Sent and answered but left out of the statistics.
+    #[arg(long, default_value = "0s", value_parser = duration)]
+    #[serde(rename = "warmup_ns")]
+    pub warmup: u64,
+    /// Give up when the peer has been silent this long; also the wait for the last replies.
+    #[arg(long = "peer-timeout", default_value = "2s", value_parser = duration)]
+    #[serde(rename = "peer_timeout_ns")]
+    pub peer_timeout: u64,
+    /// Raw per-message samples as CSV (ping).
+    #[arg(long)]
+    pub samples: Option<String>,
+    /// Sleep until deadline − margin, then spin (0 = sleep only).
+    #[arg(long = "spin-margin", default_value = "50us", value_parser = duration)]
+    #[serde(rename = "spin_margin_ns")]
+    pub spin_margin: u64,
+}
+
+/// pong and sub.
+#[derive(Args, Debug, Serialize, Clone)]
+pub struct ServerArgs {
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub common: Common,
+    /// Address to receive on: host:port (port 0 = any free) or socket path (uds).
+    #[arg(long)]
+    pub listen: String,
+    /// Exit after this long without any packet.
+    #[arg(long = "idle-timeout", value_parser = duration)]
+    #[serde(rename = "idle_timeout_ns")]
+    pub idle_timeout: Option<u64>,
+    /// sub: keep receiving stragglers this long after the end-of-stream marker.
+    #[arg(long, default_value = "200ms", value_parser = duration)]
+    #[serde(rename = "linger_ns")]
+    pub linger: u64,
+    /// Raw per-message samples as CSV (sub).
+    #[arg(long)]
+    pub samples: Option<String>,
+}

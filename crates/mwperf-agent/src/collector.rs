@@ -1,0 +1,139 @@
+//! Everything a measuring role (ping, sub) records per arriving message: response and service
+//! latency, jitter, sequence accounting, per-second series and optional raw samples.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+
+use mwperf_core::result::{Late, Measurement, Throughput};
+use mwperf_core::stats::{accounting::Arrival, LatencyRecorder, Rfc3550Jitter, SecondSeries, SeqTracker};
+use mwperf_core::wire::{payload_intact, Header, Reject, HEADER_LEN};
+
+pub struct Collector {
+    pub response: LatencyRecorder,
+    pub service: LatencyRecorder,
+    jitter: Rfc3550Jitter,
+    series: SecondSeries,
+    pub seq: SeqTracker,
+    late_threshold_ns: Option<u64>,
+    late: u64,
+    samples: Option<BufWriter<File>>,
+    samples_path: Option<String>,
+    first_ns: Option<u64>,
+    last_ns: u64,
+    payload_bytes: Option<u64>,
+}
+
+impl Collector {
+    pub fn new(origin_ns: u64, period_ns: u64, samples_path: Option<&str>) -> std::io::Result<Self> {
+        let samples = match samples_path {
+            Some(p) => {
+                let mut w = BufWriter::with_capacity(1 << 20, File::create(p)?);
+                writeln!(w, "seq,intended_ns,sent_ns,peer_rx_ns,recv_ns,response_ns,service_ns")?;
+                Some(w)
+            }
+            None => None,
+        };
+        Ok(Collector {
+            response: LatencyRecorder::default(),
+            service: LatencyRecorder::default(),
+            jitter: Rfc3550Jitter::default(),
+            series: SecondSeries::new(origin_ns),
+            seq: SeqTracker::default(),
+            late_threshold_ns: (period_ns > 0).then_some(period_ns),
+            late: 0,
+            samples,
+            samples_path: samples_path.map(str::to_string),
+            first_ns: None,
+            last_ns: 0,
+            payload_bytes: None,
+        })
+    }
+
+    /// Count a buffer that is not a usable message of this run.
+    pub fn reject(&mut self, r: Reject) {
+        if r.is_foreign() {
+            self.seq.foreign += 1;
+        } else {
+            self.seq.malformed += 1;
+        }
+    }
+
+    /// Mark the start of the measured window (first measured send, or first arrival for a sub).
+    pub fn window_start(&mut self, t_ns: u64) {
+        self.first_ns.get_or_insert(t_ns);
+    }
+
+    /// A sent measured message, for the per-second series.
+    pub fn sent(&mut self, t_ns: u64) {
+        self.series.sent_at(t_ns);
+    }
+
+    /// One arrival of a measured message with header `h`, received at `recv_ns`; `msg` is the whole
+    /// message (payload checked against the pattern of `h.seq`).
+    pub fn arrive(&mut self, h: &Header, msg: &[u8], recv_ns: u64) {
+        self.payload_bytes.get_or_insert(h.payload_len as u64);
+        let intact = payload_intact(&msg[HEADER_LEN..], h.seq);
+        if self.seq.arrive(h.seq, intact) == Arrival::Duplicate || !intact {
+            return;
+        }
+        let response = recv_ns.saturating_sub(h.intended_ns);
+        let service = recv_ns.saturating_sub(h.sent_ns);
+        self.response.record(response);
+        self.service.record(service);
+        self.jitter.record(service);
+        self.series.received_at(recv_ns, response);
+        if self.late_threshold_ns.is_some_and(|t| response > t) {
+            self.late += 1;
+        }
+        self.first_ns.get_or_insert(recv_ns);
+        self.last_ns = self.last_ns.max(recv_ns);
+        if let Some(w) = &mut self.samples {
+            // Buffered: a write(2) every ~1 MiB, after the timestamp was taken.
+            let _ = writeln!(w, "{},{},{},{},{},{},{}", h.seq, h.intended_ns, h.sent_ns, h.peer_rx_ns, recv_ns, response, service);
+        }
+    }
+
+    /// Payload size of the first message that arrived.
+    pub fn payload_bytes(&self) -> Option<u64> {
+        self.payload_bytes
+    }
+
+    /// The measurement section of the report.
+    pub fn finish(mut self, mode: &'static str, sent: u64, warmup_sent: u64, payload_bytes: u64, end_ns: u64, schedule: Option<mwperf_core::result::Schedule>) -> Measurement {
+        if let Some(w) = &mut self.samples {
+            let _ = w.flush();
+        }
+        let accounting = self.seq.accounting(sent, warmup_sent);
+        let start = self.first_ns.unwrap_or(end_ns);
+        let end = if self.last_ns > 0 { self.last_ns.max(start) } else { end_ns.max(start) };
+        let duration_s = (end - start) as f64 / 1e9;
+        let rate = |n: f64| if duration_s > 0.0 { n / duration_s } else { 0.0 };
+        let message_bytes = payload_bytes + HEADER_LEN as u64;
+        let received = accounting.received as f64;
+        Measurement {
+            mode,
+            latency_kind: if mode == "roundtrip" { "rtt" } else { "one-way" },
+            clock: mwperf_core::clock::CLOCK_NAME,
+            payload_bytes,
+            message_bytes,
+            response: self.response.summary(),
+            service: self.service.summary(),
+            jitter_rfc3550_ns: self.jitter.value(),
+            late: self.late_threshold_ns.map(|t| Late {
+                threshold_ns: t,
+                count: self.late,
+                fraction: if accounting.received > 0 { self.late as f64 / received } else { 0.0 },
+            }),
+            throughput: Throughput {
+                duration_s,
+                msgs_per_s: rate(received),
+                payload_bytes_per_s: rate(received * payload_bytes as f64),
+                message_bytes_per_s: rate(received * message_bytes as f64),
+            },
+            accounting,
+            schedule,
+            series: self.series.finish(),
+            samples_file: self.samples_path,
+        }
+    }
+}

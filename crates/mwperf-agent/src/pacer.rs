@@ -1,0 +1,134 @@
+//! Which message to send next and when: warm-up then measured phase, by count or duration, on
+//! absolute deadlines (rate > 0) or back to back (rate 0). Shared by ping and pub.
+
+use mwperf_core::schedule::Schedule;
+
+use crate::cli::SenderArgs;
+
+/// The next message to send.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Slot {
+    /// Intended send time (= now for rate 0).
+    pub intended_ns: u64,
+    pub warmup: bool,
+    /// Sequence number within its phase (measured messages count from 0).
+    pub seq: u64,
+}
+
+pub struct Pacer {
+    pub schedule: Schedule,
+    start_ns: u64,
+    warmup_ns: u64,
+    /// rate > 0: number of warm-up messages.
+    warmup_n: u64,
+    /// Measured messages wanted (count, or duration / period for rate > 0).
+    measure_n: Option<u64>,
+    duration_ns: u64,
+    pub warmup_sent: u64,
+    pub measured_sent: u64,
+    measure_start_ns: Option<u64>,
+}
+
+impl Pacer {
+    pub fn new(args: &SenderArgs, start_ns: u64) -> Self {
+        let period = mwperf_core::schedule::period_ns(args.rate);
+        let (warmup_n, measure_n) = if period > 0 {
+            (args.warmup.div_ceil(period), Some(args.count.unwrap_or((args.duration / period).max(1))))
+        } else {
+            (0, args.count)
+        };
+        Pacer {
+            schedule: Schedule::new(start_ns, period),
+            start_ns,
+            warmup_ns: args.warmup,
+            warmup_n,
+            measure_n,
+            duration_ns: args.duration,
+            warmup_sent: 0,
+            measured_sent: 0,
+            measure_start_ns: None,
+        }
+    }
+
+    pub fn period_ns(&self) -> u64 {
+        self.schedule.period_ns()
+    }
+
+    /// When the next message is due (None = now, rate 0), or Err(()) when all are sent.
+    pub fn next_due(&self, now_ns: u64) -> Result<Option<u64>, ()> {
+        if self.done(now_ns) {
+            return Err(());
+        }
+        Ok(self.schedule.next_due())
+    }
+
+    fn done(&self, now_ns: u64) -> bool {
+        match (self.measure_n, self.measure_start_ns) {
+            (Some(n), _) => self.measured_sent >= n,
+            (None, Some(t0)) => now_ns >= t0 + self.duration_ns,
+            (None, None) => false,
+        }
+    }
+
+    /// Claim the next message at time `now_ns` (call only when it is due).
+    pub fn take(&mut self, now_ns: u64) -> Slot {
+        let k = self.schedule.next_index();
+        let intended_ns = self.schedule.take(now_ns);
+        let warmup = if self.period_ns() > 0 { k < self.warmup_n } else { now_ns < self.start_ns + self.warmup_ns };
+        if warmup {
+            self.warmup_sent += 1;
+            Slot { intended_ns, warmup, seq: self.warmup_sent - 1 }
+        } else {
+            self.measure_start_ns.get_or_insert(intended_ns);
+            self.measured_sent += 1;
+            Slot { intended_ns, warmup, seq: self.measured_sent - 1 }
+        }
+    }
+
+    /// Record when the slot's message actually left.
+    pub fn sent(&mut self, slot: &Slot, actual_ns: u64) {
+        self.schedule.sent(slot.intended_ns, actual_ns, !slot.warmup);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn args(extra: &[&str]) -> SenderArgs {
+        let mut v = vec!["mwperf-agent", "ping", "--transport", "udp", "--connect", "x:1"];
+        v.extend_from_slice(extra);
+        match crate::cli::Cli::parse_from(v).role {
+            crate::cli::Role::Ping(a) => a,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn scheduled_phases_by_count() {
+        let mut p = Pacer::new(&args(&["--rate", "1000", "--warmup", "2ms", "--duration", "3ms"]), 0);
+        let mut slots = Vec::new();
+        while let Ok(due) = p.next_due(0) {
+            slots.push(p.take(due.unwrap()));
+        }
+        assert_eq!(slots.iter().filter(|s| s.warmup).count(), 2);
+        assert_eq!(slots.iter().filter(|s| !s.warmup).map(|s| s.seq).collect::<Vec<_>>(), vec![0, 1, 2]);
+        assert_eq!(slots[4].intended_ns, 4_000_000);
+    }
+
+    #[test]
+    fn unscheduled_count_and_duration() {
+        let mut p = Pacer::new(&args(&["--rate", "0", "--count", "5"]), 0);
+        let mut n = 0;
+        while p.next_due(10).is_ok() {
+            p.take(10);
+            n += 1;
+        }
+        assert_eq!(n, 5);
+        let mut p = Pacer::new(&args(&["--rate", "0", "--duration", "1ms"]), 0);
+        p.take(0);
+        assert!(p.next_due(999_999).is_ok());
+        assert!(p.next_due(1_000_000).is_err());
+    }
+}

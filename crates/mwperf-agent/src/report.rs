@@ -1,0 +1,63 @@
+//! Building the agent report (schema kind `agent-report`) and writing it atomically.
+
+use mwperf_core::result::{AgentReport, Conditions, SCHEMA_VERSION};
+use mwperf_core::{host::HostFacts, process::ProcessUsage, warnings};
+
+use crate::roles::RoleOutcome;
+
+pub struct Session {
+    pub role: &'static str,
+    pub started_at: String,
+    pub start: std::time::Instant,
+    pub config: serde_json::Value,
+    pub conditions: Conditions,
+}
+
+pub fn build(s: Session, out: RoleOutcome) -> AgentReport {
+    let host = HostFacts::collect();
+    let cx = warnings::Context {
+        warmup_ns: out.warmup_ns,
+        governor: &host.governor,
+        prevent_cpu_idle: s.conditions.prevent_cpu_idle,
+        busy_poll: s.conditions.busy_poll,
+        clock_read_overhead_ns: s.conditions.clock_read_overhead_ns,
+    };
+    let mut warns = warnings::check_conditions(&cx);
+    if let Some(m) = &out.measurement {
+        warns.extend(warnings::check_measurement(m));
+    }
+    if let (Some(sched), Some(sent)) = (&out.schedule, out.sent) {
+        warns.extend(warnings::check_schedule(sched, sent, cx.busy_poll));
+    }
+    AgentReport {
+        schema_version: SCHEMA_VERSION,
+        kind: "agent-report",
+        role: s.role,
+        tool: mwperf_core::tool(),
+        host,
+        config: s.config,
+        conditions: s.conditions,
+        status: out.status,
+        status_reason: out.reason,
+        started_at: s.started_at,
+        finished_at: mwperf_core::clock::rfc3339_now(),
+        process: ProcessUsage::now(s.start.elapsed().as_secs_f64()),
+        measurement: out.measurement,
+        counters: out.counters,
+        sent: out.sent,
+        schedule: out.schedule,
+        warnings: warns,
+    }
+}
+
+/// Write the report to `path` ('-' = stdout) atomically (temporary file + rename).
+pub fn write(report: &AgentReport, path: &str) -> std::io::Result<()> {
+    let text = serde_json::to_string_pretty(report).expect("report serialises");
+    if path == "-" {
+        println!("{text}");
+        return Ok(());
+    }
+    let tmp = format!("{path}.tmp{}", std::process::id());
+    std::fs::write(&tmp, text + "\n")?;
+    std::fs::rename(&tmp, path)
+}

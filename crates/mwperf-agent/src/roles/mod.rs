@@ -1,0 +1,46 @@
+//! The four roles. Each returns a [`RoleOutcome`]; `main` turns it into the report and exit code.
+
+use mwperf_core::result::{Counters, Measurement, Status};
+
+pub mod ping;
+pub mod pong;
+pub mod publish;
+pub mod subscribe;
+
+pub struct RoleOutcome {
+    pub status: Status,
+    pub reason: Option<String>,
+    pub measurement: Option<Measurement>,
+    pub counters: Option<Counters>,
+    pub sent: Option<u64>,
+    /// Sender schedule accuracy of a pub (a ping's is inside its measurement).
+    pub schedule: Option<mwperf_core::result::Schedule>,
+    /// Warm-up duration the role used (for the no-warmup warning); None for servers.
+    pub warmup_ns: Option<u64>,
+}
+
+impl RoleOutcome {
+    pub fn failed(reason: impl Into<String>) -> Self {
+        RoleOutcome { status: Status::Failed, reason: Some(reason.into()), measurement: None, counters: None, sent: None, schedule: None, warmup_ns: None }
+    }
+}
+
+/// A run-id when none was given: different for every process start.
+pub fn random_run_id() -> u32 {
+    let t = mwperf_core::clock::now_ns();
+    let mixed = (t ^ (std::process::id() as u64).rotate_left(32)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    ((mixed >> 32) as u32).max(1)
+}
+
+/// Check up front that the transport can carry the message at all (a usage error otherwise).
+pub fn check_size(kind: mwperf_transports::Kind, payload: usize) -> Result<(), String> {
+    let size = payload + mwperf_core::wire::HEADER_LEN;
+    match kind.max_message() {
+        Some(max) if size > max => Err(format!(
+            "--payload: {payload} bytes + the {}-byte header = {size} bytes does not fit one {} message (at most {max}); use a smaller payload or tcp/uds",
+            mwperf_core::wire::HEADER_LEN,
+            kind.name()
+        )),
+        _ => Ok(()),
+    }
+}

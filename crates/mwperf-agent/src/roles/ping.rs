@@ -1,0 +1,194 @@
+//! ping: sends on the pacer's schedule, receives echoes in between, measures the round trip.
+//!
+//! Closed loop at rate 0: one message in flight; a reply that does not come within
+//! min(--peer-timeout, 1 s) is counted lost and the next message goes out.
+//! The last replies are awaited for min(--peer-timeout, max(200 ms, 20 × the largest RTT seen)).
+
+use mwperf_core::clock::now_ns;
+use mwperf_core::result::Status;
+use mwperf_core::units::format_ns;
+use mwperf_core::wire::{fill_payload, Header, FLAG_ECHO, FLAG_WARMUP, HEADER_LEN};
+use mwperf_transports::{Endpoint, TransportError};
+
+use super::RoleOutcome;
+use crate::cli::SenderArgs;
+use crate::collector::Collector;
+use crate::pacer::{Pacer, Slot};
+use crate::signals;
+use crate::wait::Waiter;
+
+struct Ping<'a> {
+    args: &'a SenderArgs,
+    ep: Box<dyn Endpoint>,
+    run_id: u32,
+    col: Collector,
+    pacer: Pacer,
+    tx: Vec<u8>,
+    rx: Vec<u8>,
+    /// Last message sent and not yet answered (closed loop): (seq, warmup, sent_ns).
+    awaiting: Option<(u64, bool, u64)>,
+    last_heard_ns: Option<u64>,
+    last_send_ns: u64,
+    start_ns: u64,
+}
+
+enum Stop {
+    Done,
+    Partial(String),
+    Failed(String),
+}
+
+impl Ping<'_> {
+    fn send(&mut self, slot: Slot) -> Result<(), TransportError> {
+        fill_payload(&mut self.tx[HEADER_LEN..], slot.seq);
+        let sent_ns = now_ns();
+        let h = Header {
+            flags: if slot.warmup { FLAG_WARMUP } else { 0 },
+            run_id: self.run_id,
+            seq: slot.seq,
+            intended_ns: slot.intended_ns,
+            sent_ns,
+            payload_len: self.args.payload as u32,
+            ..Default::default()
+        };
+        h.encode(&mut self.tx);
+        let r = self.ep.send(&self.tx);
+        self.pacer.sent(&slot, sent_ns);
+        if !slot.warmup {
+            self.col.window_start(slot.intended_ns);
+            self.col.sent(sent_ns);
+        }
+        self.awaiting = Some((slot.seq, slot.warmup, sent_ns));
+        self.last_send_ns = sent_ns;
+        match r {
+            Err(TransportError::Unreachable { .. }) => Ok(()), // nothing listens (yet): shows as loss
+            r => r,
+        }
+    }
+
+    fn on_packet(&mut self, recv_ns: u64) {
+        let h = match Header::decode(&self.rx) {
+            Ok(h) if h.run_id == self.run_id && h.flags & FLAG_ECHO != 0 => h,
+            Ok(_) => return self.col.seq.foreign += 1,
+            Err(r) => return self.col.reject(r),
+        };
+        self.last_heard_ns = Some(recv_ns);
+        let warmup = h.flags & FLAG_WARMUP != 0;
+        if warmup {
+            self.col.seq.warmup_received += 1;
+        } else {
+            self.col.arrive(&h, &self.rx, recv_ns);
+        }
+        if self.awaiting.is_some_and(|(s, w, _)| s == h.seq && w == warmup) {
+            self.awaiting = None;
+        }
+    }
+
+    /// Receive until `deadline_ns` (one message at most); Err = the run must end.
+    fn receive(&mut self, waiter: &Waiter, deadline_ns: u64) -> Result<(), Stop> {
+        match waiter.recv_until(self.ep.as_mut(), &mut self.rx, deadline_ns) {
+            Ok(Some(t)) => self.on_packet(t),
+            Ok(None) | Err(TransportError::Unreachable { .. }) => {}
+            Err(TransportError::Closed) => return Err(self.peer_gone("the peer closed the connection")),
+            Err(e) => return Err(Stop::Failed(format!("receive failed: {e}"))),
+        }
+        Ok(())
+    }
+
+    fn peer_gone(&self, what: &str) -> Stop {
+        match self.last_heard_ns {
+            None => Stop::Failed(format!("no reply from {} ({what}); is a pong running there?", self.args.connect)),
+            Some(_) => Stop::Partial(format!("{what} after {} replies", self.col.seq.received)),
+        }
+    }
+
+    fn check_peer(&self, now: u64) -> Result<(), Stop> {
+        let since = self.last_heard_ns.unwrap_or(self.start_ns);
+        if now > since + self.args.peer_timeout {
+            let what = format!("peer silent for {}", format_ns(self.args.peer_timeout as f64));
+            return Err(self.peer_gone(&what));
+        }
+        Ok(())
+    }
+
+    fn send_phase(&mut self, waiter: &Waiter) -> Result<(), Stop> {
+        let reply_timeout = self.args.peer_timeout.min(1_000_000_000);
+        loop {
+            if signals::stopped() {
+                return Err(Stop::Partial("interrupted by signal".into()));
+            }
+            let now = now_ns();
+            self.check_peer(now)?;
+            let due = match self.pacer.next_due(now) {
+                Err(()) => return Ok(()),
+                Ok(Some(due)) => due,
+                Ok(None) => match self.awaiting {
+                    Some((_, _, sent)) if now < sent + reply_timeout => {
+                        self.receive(&Waiter { busy_poll: waiter.busy_poll, spin_margin_ns: 0 }, (sent + reply_timeout).min(now + 100_000_000))?;
+                        continue;
+                    }
+                    _ => now,
+                },
+            };
+            if now >= due {
+                let slot = self.pacer.take(now);
+                match self.send(slot) {
+                    Ok(()) => {}
+                    Err(TransportError::Closed) => return Err(self.peer_gone("the peer closed the connection")),
+                    Err(e) => return Err(Stop::Failed(format!("send failed: {e}"))),
+                }
+            } else {
+                self.receive(waiter, due.min(now + 100_000_000))?;
+            }
+        }
+    }
+
+    fn drain(&mut self, waiter: &Waiter) -> Result<(), Stop> {
+        let largest = self.col.response.max().unwrap_or(0);
+        let limit = self.args.peer_timeout.min(200_000_000u64.max(largest.saturating_mul(20)));
+        let end = self.last_send_ns + limit;
+        let blocking = Waiter { busy_poll: waiter.busy_poll, spin_margin_ns: 0 };
+        while self.col.seq.distinct() < self.pacer.measured_sent && now_ns() < end {
+            if signals::stopped() {
+                return Err(Stop::Partial("interrupted by signal".into()));
+            }
+            self.receive(&blocking, end.min(now_ns() + 100_000_000))?;
+        }
+        Ok(())
+    }
+}
+
+pub fn run(args: &SenderArgs, ep: Box<dyn Endpoint>, waiter: &Waiter) -> RoleOutcome {
+    let start_ns = now_ns() + 1_000_000;
+    let period = mwperf_core::schedule::period_ns(args.rate);
+    let col = match Collector::new(start_ns + args.warmup, period, args.samples.as_deref()) {
+        Ok(c) => c,
+        Err(e) => return RoleOutcome::failed(format!("--samples: cannot write '{}': {e}", args.samples.as_deref().unwrap_or(""))),
+    };
+    let mut p = Ping {
+        args,
+        ep,
+        run_id: args.common.run_id.unwrap_or_else(super::random_run_id),
+        col,
+        pacer: Pacer::new(args, start_ns),
+        tx: vec![0; HEADER_LEN + args.payload],
+        rx: Vec::with_capacity(HEADER_LEN + args.payload),
+        awaiting: None,
+        last_heard_ns: None,
+        last_send_ns: start_ns,
+        start_ns,
+    };
+    let stop = match p.send_phase(waiter).and_then(|_| p.drain(waiter)) {
+        Ok(()) => Stop::Done,
+        Err(s) => s,
+    };
+    let (status, reason) = match stop {
+        Stop::Done => (Status::Complete, None),
+        Stop::Partial(r) => (Status::Partial, Some(r)),
+        Stop::Failed(r) => (Status::Failed, Some(r)),
+    };
+    let sent = p.pacer.measured_sent;
+    let schedule = p.pacer.schedule.summary();
+    let measurement = p.col.finish("roundtrip", sent, p.pacer.warmup_sent, args.payload as u64, now_ns(), schedule);
+    RoleOutcome { status, reason, measurement: Some(measurement), counters: None, sent: Some(sent), schedule: None, warmup_ns: Some(args.warmup) }
+}

@@ -1,0 +1,59 @@
+//! pong: echoes every message of this run back to its sender, stamping its receive time into the
+//! header (peer_rx_ns) and setting FLAG_ECHO. It does not check payloads (the ping does, so
+//! corruption in either direction is caught) and never echoes what it cannot parse.
+
+use mwperf_core::clock::now_ns;
+use mwperf_core::result::{Counters, Status};
+use mwperf_core::wire::{Header, FLAG_ECHO};
+use mwperf_transports::Endpoint;
+
+use super::RoleOutcome;
+use crate::cli::ServerArgs;
+use crate::signals;
+
+pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>) -> RoleOutcome {
+    let mut c = Counters::default();
+    let mut buf = Vec::with_capacity(64 * 1024);
+    let wait = if args.common.busy_poll { 0 } else { 100_000_000 };
+    let mut last_ns = now_ns();
+    let mut errors_in_a_row = 0u32;
+    let reason = loop {
+        if signals::stopped() {
+            break None;
+        }
+        if args.idle_timeout.is_some_and(|t| now_ns() > last_ns + t) {
+            break Some("idle timeout".to_string());
+        }
+        match ep.recv(&mut buf, wait) {
+            Ok(Some(_)) => {
+                let rx_ns = now_ns();
+                last_ns = rx_ns;
+                c.received += 1;
+                match Header::decode(&buf) {
+                    Ok(h) if args.common.run_id.is_none_or(|id| id == h.run_id) && h.flags & FLAG_ECHO == 0 => {
+                        Header { peer_rx_ns: rx_ns, flags: h.flags | FLAG_ECHO, ..h }.encode(&mut buf);
+                        match ep.send(&buf) {
+                            Ok(()) => c.echoed += 1,
+                            Err(_) => c.send_errors += 1,
+                        }
+                    }
+                    Ok(_) => c.foreign += 1,
+                    Err(r) if r.is_foreign() => c.foreign += 1,
+                    Err(_) => c.malformed += 1,
+                }
+                errors_in_a_row = 0;
+            }
+            Ok(None) => {}
+            Err(e) => {
+                // A transient receive error must not end a server; a persistent one must not spin.
+                errors_in_a_row += 1;
+                if errors_in_a_row > 100 {
+                    return RoleOutcome { counters: Some(c), ..RoleOutcome::failed(format!("receive keeps failing: {e}")) };
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+        }
+    };
+    c.connections = ep.connections();
+    RoleOutcome { status: Status::Complete, reason, measurement: None, counters: Some(c), sent: None, schedule: None, warmup_ns: None }
+}

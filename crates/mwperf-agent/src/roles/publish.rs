@@ -1,0 +1,85 @@
+//! pub: sends on the pacer's schedule, one way, then an end-of-stream marker (FLAG_FIN, seq =
+//! measured messages sent, intended_ns = warm-up messages sent) three times, 1 ms apart.
+
+use mwperf_core::clock::now_ns;
+use mwperf_core::result::Status;
+use mwperf_core::wire::{fill_payload, Header, FLAG_FIN, FLAG_WARMUP, HEADER_LEN};
+use mwperf_transports::{Endpoint, TransportError};
+
+use super::RoleOutcome;
+use crate::cli::SenderArgs;
+use crate::pacer::Pacer;
+use crate::signals;
+use crate::wait::Waiter;
+
+pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter) -> RoleOutcome {
+    let run_id = args.common.run_id.unwrap_or_else(super::random_run_id);
+    let start_ns = now_ns() + 1_000_000;
+    let mut pacer = Pacer::new(args, start_ns);
+    let mut tx = vec![0u8; HEADER_LEN + args.payload];
+    let mut rx = Vec::new();
+    let mut send_errors = 0u64;
+    let mut stop: Option<(Status, String)> = None;
+    loop {
+        if signals::stopped() {
+            stop = Some((Status::Partial, "interrupted by signal".into()));
+            break;
+        }
+        let now = now_ns();
+        let due = match pacer.next_due(now) {
+            Err(()) => break,
+            Ok(due) => due.unwrap_or(now),
+        };
+        if now < due {
+            // Nothing is expected back; receiving keeps stream backlogs moving and notices a close.
+            match waiter.recv_until(ep.as_mut(), &mut rx, due.min(now + 100_000_000)) {
+                Err(TransportError::Closed) => {
+                    stop = Some((Status::Partial, "the subscriber closed the connection".into()));
+                    break;
+                }
+                _ => continue,
+            }
+        }
+        let slot = pacer.take(now);
+        fill_payload(&mut tx[HEADER_LEN..], slot.seq);
+        let sent_ns = now_ns();
+        let h = Header {
+            flags: if slot.warmup { FLAG_WARMUP } else { 0 },
+            run_id,
+            seq: slot.seq,
+            intended_ns: slot.intended_ns,
+            sent_ns,
+            payload_len: args.payload as u32,
+            ..Default::default()
+        };
+        h.encode(&mut tx);
+        match ep.send(&tx) {
+            Ok(()) => {}
+            Err(TransportError::Unreachable { .. }) => send_errors += 1,
+            Err(TransportError::Closed) => {
+                stop = Some((Status::Partial, "the subscriber closed the connection".into()));
+                break;
+            }
+            Err(e) => {
+                stop = Some((Status::Failed, format!("send failed: {e}")));
+                break;
+            }
+        }
+        pacer.sent(&slot, sent_ns);
+    }
+    let fin = Header { flags: FLAG_FIN, run_id, seq: pacer.measured_sent, intended_ns: pacer.warmup_sent, ..Default::default() };
+    let mut buf = vec![0u8; HEADER_LEN];
+    fin.encode(&mut buf);
+    for _ in 0..3 {
+        let _ = ep.send(&buf);
+        mwperf_core::clock::sleep_until_ns(now_ns() + 1_000_000);
+    }
+    let (status, reason) = match stop {
+        Some((s, r)) => (s, Some(r)),
+        None if send_errors > 0 => (Status::Complete, Some(format!("{send_errors} sends found nobody listening"))),
+        None => (Status::Complete, None),
+    };
+    // The schedule accuracy belongs to the sender; the sub owns the latency measurement.
+    let schedule = pacer.schedule.summary();
+    RoleOutcome { status, reason, measurement: None, counters: None, sent: Some(pacer.measured_sent), schedule, warmup_ns: Some(args.warmup) }
+}

@@ -1,0 +1,85 @@
+//! sub: receives a pub's messages and measures one-way latency on the host's shared monotonic
+//! clock. Locks onto the first run id it sees unless --run-id is given. Ends --linger after the
+//! end-of-stream marker, on a signal, or after --idle-timeout.
+
+use mwperf_core::clock::now_ns;
+use mwperf_core::result::{Counters, Status};
+use mwperf_core::wire::{Header, FLAG_ECHO, FLAG_FIN, FLAG_WARMUP};
+use mwperf_transports::Endpoint;
+
+use super::RoleOutcome;
+use crate::cli::ServerArgs;
+use crate::collector::Collector;
+use crate::signals;
+
+pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>) -> RoleOutcome {
+    let mut col: Option<Collector> = None;
+    let mut run_id = args.common.run_id;
+    let mut fin: Option<(u64, u64, u64)> = None; // (sent, warmup_sent, at_ns)
+    let mut counters = Counters::default();
+    let mut buf = Vec::with_capacity(64 * 1024);
+    let wait = if args.common.busy_poll { 0 } else { 50_000_000 };
+    let mut last_ns = now_ns();
+    let reason = loop {
+        if signals::stopped() {
+            break fin.is_none().then(|| "stopped by signal before the end-of-stream marker".to_string());
+        }
+        let now = now_ns();
+        if fin.is_some_and(|(_, _, at)| now > at + args.linger) {
+            break None;
+        }
+        if args.idle_timeout.is_some_and(|t| now > last_ns + t) {
+            break Some("idle timeout before the end-of-stream marker".to_string());
+        }
+        let Ok(Some(_)) = ep.recv(&mut buf, wait) else { continue };
+        let recv_ns = now_ns();
+        last_ns = recv_ns;
+        counters.received += 1;
+        let h = match Header::decode(&buf) {
+            Ok(h) if h.flags & FLAG_ECHO == 0 && run_id.is_none_or(|id| id == h.run_id) => h,
+            Ok(_) => {
+                counters.foreign += 1;
+                continue;
+            }
+            Err(r) => {
+                if r.is_foreign() { counters.foreign += 1 } else { counters.malformed += 1 }
+                continue;
+            }
+        };
+        run_id.get_or_insert(h.run_id);
+        if h.flags & FLAG_FIN != 0 {
+            fin.get_or_insert((h.seq, h.intended_ns, recv_ns));
+            continue;
+        }
+        if col.is_none() {
+            match Collector::new(recv_ns, 0, args.samples.as_deref()) {
+                Ok(c) => col = Some(c),
+                Err(e) => return RoleOutcome::failed(format!("--samples: cannot write: {e}")),
+            }
+        }
+        let c = col.as_mut().unwrap();
+        if h.flags & FLAG_WARMUP != 0 {
+            c.seq.warmup_received += 1;
+        } else {
+            c.window_start(recv_ns);
+            c.arrive(&h, &buf, recv_ns);
+        }
+    };
+    counters.connections = ep.connections();
+    let Some(mut c) = col else {
+        let mut out = RoleOutcome { counters: Some(counters), ..RoleOutcome::failed(reason.unwrap_or_else(|| "no message arrived".into())) };
+        if fin.is_some() {
+            out.status = Status::Complete; // a pub that sent nothing measured, e.g. --count with only warm-up
+        }
+        return out;
+    };
+    c.seq.foreign = counters.foreign;
+    c.seq.malformed = counters.malformed;
+    let (sent, warmup_sent) = match fin {
+        Some((s, w, _)) => (s, w),
+        None => (c.seq.highest().map_or(0, |h| h + 1), 0),
+    };
+    let payload = c.payload_bytes().unwrap_or(0);
+    let m = c.finish("oneway", sent, warmup_sent, payload, now_ns(), None);
+    RoleOutcome { status: Status::Complete, reason, measurement: Some(m), counters: Some(counters), sent: None, schedule: None, warmup_ns: None }
+}
