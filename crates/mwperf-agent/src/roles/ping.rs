@@ -7,7 +7,7 @@
 use mwperf_core::clock::now_ns;
 use mwperf_core::result::Status;
 use mwperf_core::units::format_ns;
-use mwperf_core::wire::{fill_payload, Header, FLAG_ECHO, FLAG_WARMUP, HEADER_LEN};
+use mwperf_core::wire::{fill_payload, Header, FLAG_WARMUP, HEADER_LEN};
 use mwperf_transports::{Endpoint, TransportError};
 
 use super::RoleOutcome;
@@ -68,7 +68,7 @@ impl Ping<'_> {
 
     fn on_packet(&mut self, recv_ns: u64) {
         let h = match Header::decode(&self.rx) {
-            Ok(h) if h.run_id == self.run_id && h.flags & FLAG_ECHO != 0 => h,
+            Ok(h) if h.run_id == self.run_id => h, // echoes that do not stamp (sockperf, relays) count too
             Ok(_) => return self.col.seq.foreign += 1,
             Err(r) => return self.col.reject(r),
         };

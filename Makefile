@@ -1,0 +1,36 @@
+# mwperf — run · test · bench · setup. Every target installs what it needs (idempotent).
+SHELL := /bin/bash
+PY ?= python3
+AGENT := target/release/mwperf-agent
+RESULTS ?= results
+
+.PHONY: run test bench setup build rust-test py-test clean
+
+## run: install, build, run the default side-by-side suite (udp, tcp, uds), write results + summary
+run: setup build
+	mwperf run default --results $(RESULTS)
+
+## test: all tests (Rust unit + conformance, Python unit + end-to-end)
+test: setup build rust-test py-test
+
+## bench: the benchmarks against sockperf, written into BENCHMARKS.md
+bench: setup build
+	@command -v sockperf >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sockperf)
+	$(PY) benchmarks/bench.py --reps 5 --seconds 5 --write
+
+setup:
+	@command -v cargo >/dev/null || { echo "mwperf: cargo (Rust) is required: https://rustup.rs" >&2; exit 1; }
+	@$(PY) -c "import mwperf, click, yaml, jsonschema" 2>/dev/null || $(PY) -m pip install -q -e .
+
+build:
+	cargo build --release --quiet
+
+rust-test:
+	cargo test --release --quiet --workspace
+
+py-test:
+	$(PY) -m pytest -q
+
+clean:
+	cargo clean
+	rm -rf $(RESULTS)
