@@ -95,7 +95,7 @@ pub struct SenderArgs {
     #[arg(long)]
     pub connect: String,
     /// Messages per second on absolute deadlines; 0 = as fast as possible.
-    #[arg(long, default_value = "1000", value_parser = rate)]
+    #[arg(long, default_value = "1000", value_parser = rate, allow_negative_numbers = true)]
     pub rate: f64,
     /// Payload after the 56-byte header: catalogue name (Array1k, Struct256, ...) or bytes.
     #[arg(long, default_value = "Array1k", value_parser = payload_bytes)]

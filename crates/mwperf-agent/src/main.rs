@@ -14,7 +14,7 @@ mod wait;
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::Parser as _;
 use cli::{Cli, Common, Role};
 use mwperf_core::result::{Conditions, Status};
 use mwperf_transports::{Kind, TransportError};
@@ -40,7 +40,16 @@ fn list(json: bool, items: Vec<(String, Option<usize>)>) {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) if !e.use_stderr() => e.exit(), // --help, --version
+        Err(e) => {
+            // One line naming the flag, e.g. "invalid value '-5' for '--rate <RATE>': must be >= 0 ..."
+            let text = e.render().to_string();
+            let first: Vec<&str> = text.lines().take_while(|l| !l.trim().is_empty()).map(str::trim).collect();
+            return usage(first.join(" ").trim_start_matches("error: "));
+        }
+    };
     let (role, common, config) = match &cli.role {
         Role::Payloads(a) => {
             list(a.json, mwperf_core::payload::CATALOGUE.iter().map(|(k, n)| (k.to_string(), Some(*n))).collect());
