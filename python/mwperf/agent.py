@@ -1,0 +1,107 @@
+"""Finding the data-plane binary (mwperf-agent) and asking it what it supports.
+
+Search order: the ``MWPERF_AGENT`` environment variable, then ``target/release/mwperf-agent``
+in the checkout this package lives in, then ``PATH``. Catalogue queries are cached per binary.
+"""
+
+import functools
+import json
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import REPO_ROOT
+from .errors import RunError
+
+AGENT_NAME = "mwperf-agent"
+ENV_VAR = "MWPERF_AGENT"
+QUERY_TIMEOUT_S = 10.0
+
+
+@dataclass(frozen=True)
+class Agent:
+    """One mwperf-agent executable."""
+
+    path: Path
+
+    def payloads(self) -> dict[str, int]:
+        """The payload catalogue, name -> payload bytes, smallest first."""
+        return _payloads(self.path)
+
+    def transports(self) -> list[str]:
+        """The transports built into this binary."""
+        return _transports(self.path)
+
+    def version(self) -> str:
+        """The agent's version line, e.g. ``mwperf-agent 0.1.0 (git abc123)``."""
+        line = _query(self.path, "--version").strip()
+        if not line.startswith(AGENT_NAME):
+            raise RunError(f"'{self.path} --version' printed {line!r}, not '{AGENT_NAME} <version>'; "
+                           f"is it an up-to-date build? run 'make build'")
+        return line
+
+
+def find_agent() -> Agent:
+    """Locate mwperf-agent or raise RunError saying how to get one."""
+    configured = os.environ.get(ENV_VAR)
+    if configured:
+        path = Path(configured)
+        if not (path.is_file() and os.access(path, os.X_OK)):
+            raise RunError(f"{ENV_VAR}={configured}: no executable file there; "
+                           f"unset it to use the agent built by 'make build'")
+        return Agent(path)
+    built = REPO_ROOT / "target" / "release" / AGENT_NAME
+    if built.is_file() and os.access(built, os.X_OK):
+        return Agent(built)
+    on_path = shutil.which(AGENT_NAME)
+    if on_path:
+        return Agent(Path(on_path))
+    raise RunError(f"{AGENT_NAME} not found (looked at ${ENV_VAR}, {built} and PATH); "
+                   f"run 'make build' first")
+
+
+@functools.cache
+def _payloads(path: Path) -> dict[str, int]:
+    catalogue = _query_json(path, "payloads", "--json")
+    if not (isinstance(catalogue, dict)
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in catalogue.values())):
+        raise RunError(f"'{path} payloads --json' did not print a JSON object of name -> bytes")
+    return dict(sorted(catalogue.items(), key=lambda item: item[1]))
+
+
+@functools.cache
+def _transports(path: Path) -> list[str]:
+    names = _query_json(path, "transports", "--json")
+    if not (isinstance(names, list) and all(isinstance(n, str) for n in names)):
+        raise RunError(f"'{path} transports --json' did not print a JSON list of names")
+    return names
+
+
+def _query_json(path: Path, *args: str) -> object:
+    text = _query(path, *args)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RunError(f"'{path} {' '.join(args)}' printed invalid JSON ({exc.msg}); "
+                       f"is it an up-to-date build? run 'make build'") from None
+
+
+@functools.cache
+def _query(path: Path, *args: str) -> str:
+    command = f"{path} {' '.join(args)}"
+    try:
+        done = subprocess.run([str(path), *args], capture_output=True, text=True,
+                              timeout=QUERY_TIMEOUT_S, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise RunError(f"'{command}' could not run: {exc}") from None
+    if done.returncode != 0:
+        raise RunError(f"'{command}' exited with code {done.returncode}: {last_line(done.stderr)}")
+    return done.stdout
+
+
+def last_line(text: str) -> str:
+    """The last non-empty line of an agent's stderr, or a note that there was none."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else "(no message on stderr)"

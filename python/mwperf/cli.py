@@ -1,0 +1,181 @@
+"""The ``mwperf`` command line. Every failure is one line on stderr and an exit code:
+2 for a usage error, 1 for a run-time error; ``run`` exits 0 complete, 3 partial, 1 failed.
+"""
+
+import json
+import os
+import signal
+import sys
+import traceback
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import click
+
+from . import __version__
+from .agent import find_agent
+from .config import build_point
+from .durations import format_ns
+from .errors import MwperfError, UsageError
+from .merge import EXIT_CODES
+from .results import write_json
+from .runner import Interrupted
+from .session import measure
+from .sizes import format_bytes
+from .suite import run_suite, suite_points
+from .table import format_rate, label, render, render_details, render_notes, row_from_result
+
+POINT_OPTIONS = ("transport", "mode", "rate", "payload", "duration", "count", "warmup")
+CONDITION_OPTIONS = ("peer_timeout", "spin_margin", "busy_poll", "prevent_cpu_idle")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def cli() -> None:
+    """mwperf: measure how well middleware communicates (latency, loss, jitter, CPU)."""
+
+
+@cli.command()
+@click.argument("scenario", required=False)
+@click.option("--transport", help="Transport to measure (see 'mwperf transports').  [default: udp]")
+@click.option("--mode", help="roundtrip (ping/pong) or oneway (pub/sub).  [default: roundtrip]")
+@click.option("--rate", help="Messages per second; 0 = as fast as possible.  [default: 1000]")
+@click.option("--payload", help="Catalogue name (see 'mwperf payloads') or a byte count such as "
+              "100 or 64KiB.  [default: Array1k]")
+@click.option("--duration", help="Measured time after warm-up, e.g. 10s, 500ms.  [default: 10s]")
+@click.option("--count", help="Measure this many messages instead of a duration.")
+@click.option("--warmup", help="Sent and echoed first, excluded from statistics.  [default: 0s]")
+@click.option("--peer-timeout", help="Give up when the peer is silent this long.  [default: 2s]")
+@click.option("--spin-margin", help="Sleep until deadline - margin, then spin.  [default: 50us]")
+@click.option("--busy-poll", is_flag=True, help="Agents never block in receive (spins a core).")
+@click.option("--prevent-cpu-idle", is_flag=True, help="Keep CPUs out of deep idle states.")
+@click.option("--samples", is_flag=True, help="Also keep every message's timestamps (samples.csv).")
+@click.option("--json", "json_file", metavar="FILE", help="Also write the result (a suite: its "
+              "summary rows) to FILE; '-' prints it instead of the table.")
+@click.option("--results", default="results", show_default=True, metavar="DIR",
+              help="Where result directories are written.")
+@click.option("--no-save", is_flag=True, help="Do not write a result directory.")
+@click.option("--quick", is_flag=True, help="With a scenario: 1 s points after 0.2 s warm-up.")
+def run(scenario: str | None, json_file: str | None, results: str, no_save: bool, quick: bool,
+        **options: Any) -> int:
+    """Measure one point, or every point of SCENARIO (built in: default).
+
+    \b
+    Examples:
+      mwperf run --transport udp --rate 1000 --payload Array1k --duration 10s
+      mwperf run --transport tcp --mode oneway --rate 0 --count 100000
+      mwperf run default --quick
+    """
+    results_dir = None if no_save else Path(results)
+    if scenario is not None:
+        return _run_scenario(scenario, json_file, results_dir, quick, options)
+    if quick:
+        raise UsageError("--quick: only applies to a scenario, e.g. 'mwperf run default --quick'")
+    return _run_point(options, json_file, results_dir)
+
+
+def _run_point(options: dict[str, Any], json_file: str | None, results_dir: Path | None) -> int:
+    cfg = build_point(options, find_agent)
+    how_long = f"{cfg.count} messages" if cfg.count is not None else format_ns(cfg.duration_ns)
+    rate = "as fast as possible" if cfg.rate == 0 else f"at {format_rate(cfg.rate)}"
+    click.echo(f"mwperf: measuring {cfg.transport} {cfg.mode} {rate}, "
+               f"{format_bytes(cfg.payload_bytes)} payload, {how_long} ...", err=True)
+    outcome, saved = measure(cfg, find_agent(), results_dir)
+    result = outcome.result
+    if not _emit_json(json_file, result):
+        row = row_from_result(result, str(saved) if saved else None)
+        notes = render_notes([row], [(label(row), w) for w in result["warnings"]])
+        click.echo(render([row]) + render_details(result) + notes
+                   + (f"saved in {saved}\n" if saved else ""), nl=False)
+    return EXIT_CODES[result["status"]]
+
+
+def _emit_json(json_file: str | None, document: Any) -> bool:
+    """Write ``document`` to --json FILE; True when FILE is '-' (stdout), replacing the table."""
+    if json_file == "-":
+        click.echo(json.dumps(document, indent=2, ensure_ascii=False))
+        return True
+    if json_file:
+        write_json(Path(json_file), document)
+    return False
+
+
+def _run_scenario(scenario: str, json_file: str | None, results_dir: Path | None, quick: bool,
+                  options: dict[str, Any]) -> int:
+    suite_points(scenario, quick)  # an unknown name fails before anything else
+    point_flags = [name for name in POINT_OPTIONS if options[name] is not None]
+    point_flags += ["samples"] * options["samples"]
+    if point_flags:
+        flag = "--" + point_flags[0].replace("_", "-")
+        raise UsageError(f"{flag}: cannot be combined with scenario '{scenario}', which defines "
+                         f"its own points; with a scenario use --quick, --peer-timeout, "
+                         f"--spin-margin, --busy-poll, --prevent-cpu-idle")
+    conditions = {name: options[name] for name in CONDITION_OPTIONS}
+    outcome = run_suite(scenario, find_agent(), results_dir, quick, conditions,
+                        lambda line: click.echo(line, err=True))
+    if not _emit_json(json_file, [row.to_dict() for row in outcome.rows]):
+        click.echo(outcome.report(), nl=False)
+    return EXIT_CODES[outcome.status]
+
+
+@cli.command()
+def payloads() -> None:
+    """List the payload catalogue: name and payload bytes (after the 56-byte header)."""
+    catalogue = find_agent().payloads()
+    width = max((len(name) for name in catalogue), default=0)
+    for name, size in catalogue.items():
+        click.echo(f"{name.ljust(width)}  {size:>10}  {format_bytes(size)}")
+
+
+@cli.command()
+def transports() -> None:
+    """List the transports built into the agent."""
+    for name in find_agent().transports():
+        click.echo(name)
+
+
+@cli.command()
+def version() -> None:
+    """Print the versions of mwperf and of the agent it uses."""
+    click.echo(f"mwperf {__version__}")
+    agent = find_agent()
+    click.echo(f"{agent.version()} ({agent.path})")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the CLI, turning every failure into one line and an exit code."""
+    signal.signal(signal.SIGTERM, _sigterm)
+    try:
+        code = cli.main(args=argv, prog_name="mwperf", standalone_mode=False)
+    except MwperfError as exc:
+        code = _fail(str(exc), exc.exit_code)
+    except click.exceptions.NoArgsIsHelpError as exc:
+        click.echo(exc.ctx.get_help() if exc.ctx else "")
+        code = 2
+    except click.UsageError as exc:
+        where = f" (see '{exc.ctx.command_path} --help')" if exc.ctx else ""
+        code = _fail(exc.format_message().rstrip(".") + where, 2)
+    except click.ClickException as exc:
+        code = _fail(exc.format_message(), exc.exit_code)
+    except (click.Abort, KeyboardInterrupt):
+        code = _fail("interrupted", 130)
+    except Exception as exc:  # a bug: still one line, with the traceback on request
+        if os.environ.get("MWPERF_DEBUG"):
+            traceback.print_exc()
+        code = _fail(f"internal error: {type(exc).__name__}: {exc} (set MWPERF_DEBUG=1 for "
+                     f"the traceback, and please report it)", 1)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _fail(message: str, code: int) -> int:
+    one_line = " ".join(message.split())
+    click.echo(f"mwperf: error: {one_line}", err=True)
+    return code
+
+
+def _sigterm(signum: int, frame: FrameType | None) -> None:
+    raise Interrupted("interrupted by SIGTERM")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,145 @@
+"""Combining the agent reports of one point into a ``run-result`` document (pure, no I/O).
+
+Status: the worst of every agent (by its report and by its exit code) and of the run itself,
+in the order failed > partial > complete. Warnings: the agents' and ours, each (code, message)
+once. One-way loss is recomputed from the publisher's own send count.
+"""
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+from .config import MEASURING_ROLE, SENDERS
+from .errors import RunError
+from .schema import validation_error
+
+SEVERITY = {"complete": 0, "partial": 1, "failed": 2}
+EXIT_CODES = {"complete": 0, "partial": 3, "failed": 1}
+Status = tuple[str, str | None]
+
+
+@dataclass
+class AgentRun:
+    """What one agent left behind: its exit code, its report (None if absent or invalid)."""
+
+    role: str
+    exit_code: int | None
+    report: dict[str, Any] | None
+    note: str
+    """the last stderr line, or why the report could not be used"""
+    killed: bool = False
+
+
+def make_warning(code: str, message: str, hint: str | None = None) -> dict[str, Any]:
+    """A warning as the schema wants it: code (kebab-case), message, hint."""
+    return {"code": code, "message": message, "hint": hint}
+
+
+def worst(statuses: list[Status]) -> Status:
+    """The most severe (status, reason); on a tie the first one given wins."""
+    return max(statuses, key=lambda status: SEVERITY[status[0]], default=("complete", None))
+
+
+def exit_status(run: AgentRun) -> Status:
+    """What an agent's exit code says about the run (docs/agent-contract.md)."""
+    code = run.exit_code
+    if run.killed:
+        return "partial", "did not stop when asked and was killed"
+    if code == 0:
+        return "complete", None
+    if code == 3:
+        return "partial", f"exit code 3: {run.note}"
+    if code is not None and code < 0:
+        return "failed", f"killed by signal {-code}"
+    return "failed", f"exit code {code}: {run.note}"
+
+
+def agent_status(run: AgentRun) -> Status:
+    """The worse of what the report says and what the exit code says."""
+    if run.report is None:
+        reported: Status = ("failed", f"no usable report ({run.note})")
+    else:
+        reported = (run.report["status"], run.report["status_reason"])
+    return worst([reported, exit_status(run)])
+
+
+def merge(*, run_id: str, mode: str, config: dict[str, Any], runs: list[AgentRun],
+          started_at: str, finished_at: str, interrupted: str | None = None,
+          own_warnings: list[dict[str, Any]] | None = None,
+          samples_file: str | None = None) -> dict[str, Any]:
+    """Build and validate the run-result; raise RunError if no agent left a usable report."""
+    reports = {run.role: run.report for run in runs if run.report is not None}
+    sender = next((reports[r] for r in SENDERS if r in reports), None)
+    origin = sender or next(iter(reports.values()), None)
+    if origin is None:
+        notes = "; ".join(f"{run.role}: {run.note}" for run in runs)
+        raise RunError(f"no agent wrote a usable report ({notes})")
+    warnings = [w for report in reports.values() for w in report["warnings"]]
+    warnings += own_warnings or []
+    measurement = _measurement(mode, config, reports, warnings)
+    if measurement is not None and samples_file is not None:
+        measurement["samples_file"] = samples_file
+    statuses: list[Status] = [("partial", interrupted)] if interrupted else []
+    for run in runs:
+        status, reason = agent_status(run)
+        statuses.append((status, f"{run.role}: {reason}" if reason else None))
+    status, reason = worst(statuses)
+    result = {
+        "schema_version": 1, "kind": "run-result", "run_id": run_id,
+        "tool": origin["tool"], "host": origin["host"], "config": config,
+        "status": status, "status_reason": reason,
+        "started_at": started_at, "finished_at": finished_at,
+        "measurement": measurement, "agents": list(reports.values()),
+        "warnings": _dedupe(warnings),
+    }
+    problem = validation_error(result, "run-result")
+    if problem:
+        raise RunError(f"bug: the run-result does not match schema/result.v1.json at {problem}")
+    return result
+
+
+def _measurement(mode: str, config: dict[str, Any], reports: dict[str, dict[str, Any]],
+                 warnings: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The measuring role's measurement; for one-way, with loss counted against pub's sends."""
+    measuring = reports.get(MEASURING_ROLE[mode])
+    if measuring is None or measuring["measurement"] is None:
+        return None
+    measurement = copy.deepcopy(measuring["measurement"])
+    if measurement["payload_bytes"] != config["payload_bytes"]:
+        warnings.append(make_warning(
+            "payload-mismatch", f"the agent measured {measurement['payload_bytes']} B payloads, "
+            f"{config['payload_bytes']} B were asked for", "check the agent's payload catalogue"))
+    if mode == "oneway":
+        _recount_oneway(measurement["accounting"], reports.get("pub"), warnings)
+    return measurement
+
+
+def _recount_oneway(accounting: dict[str, Any], pub: dict[str, Any] | None,
+                    warnings: list[dict[str, Any]]) -> None:
+    """Replace sub's idea of 'sent' by pub's own count: lost = pub.sent - arrived."""
+    if pub is None or pub.get("sent") is None:
+        warnings.append(make_warning(
+            "sender-count-missing", "no send count from pub; loss is counted from the "
+            "subscriber's view (announced count or highest sequence number + 1)",
+            "the tail of the stream may be lost unseen"))
+        return
+    arrived = accounting["sent"] - accounting["lost"]
+    lost = pub["sent"] - arrived
+    if lost < 0:
+        warnings.append(make_warning(
+            "accounting-mismatch", f"sub saw {arrived} distinct messages but pub reports only "
+            f"{pub['sent']} sent; loss set to 0", "this is a bug in the agents' accounting"))
+        lost = 0
+    accounting["sent"] = pub["sent"]
+    accounting["lost"] = lost
+
+
+def _dedupe(warnings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    seen: set[tuple[str, str]] = set()
+    unique = []
+    for warning in warnings:
+        key = (warning["code"], warning["message"])
+        if key not in seen:
+            seen.add(key)
+            unique.append(warning)
+    return unique

@@ -1,0 +1,187 @@
+"""Agent processes: spawned in their own process group, watched, and always torn down.
+
+Each agent gets its own process group, so a Ctrl-C in the terminal reaches only mwperf, which
+then stops the agents deliberately (SIGINT, so they still write their reports). The kernel is
+asked to SIGKILL an agent if mwperf itself dies without cleaning up. ``AgentSet`` is the
+registry: leaving its ``with`` block, for whatever reason, stops every agent still running.
+"""
+
+import contextlib
+import ctypes
+import os
+import select
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .agent import last_line
+from .errors import RunError, UsageError
+
+STOP_GRACE_S = 3.0
+_PR_SET_PDEATHSIG = 1
+_LIBC = ctypes.CDLL(None, use_errno=True)
+
+
+@dataclass
+class AgentProcess:
+    """One running agent; stdout and stderr go to files in the work directory."""
+
+    role: str
+    popen: subprocess.Popen
+    stdout_path: Path
+    stderr_path: Path
+    killed: bool = False
+    """True when it did not stop within the grace period and had to be SIGKILLed."""
+    _pidfd: int | None = field(default=None, repr=False)
+
+    @property
+    def exit_code(self) -> int | None:
+        """The exit code, negative for a signal, None while running."""
+        return self.popen.poll()
+
+    def stderr_tail(self) -> str:
+        """The last line the agent printed on stderr."""
+        try:
+            return last_line(self.stderr_path.read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            return "(no message on stderr)"
+
+    def wait_ready(self, transport: str, timeout_s: float) -> str:
+        """Wait for ``READY <transport> <address>`` on stdout and return the address."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            code = self.exit_code  # before reading, so a READY printed just before exit counts
+            text = self.stdout_path.read_text(encoding="utf-8", errors="replace")
+            if "\n" in text:
+                return self._parse_ready(text.split("\n", 1)[0], transport)
+            if code is not None:
+                error = UsageError if code == 2 else RunError
+                raise error(f"{self.role} exited before it was ready (exit code {code}): "
+                            f"{self.stderr_tail()}")
+            if time.monotonic() > deadline:
+                raise RunError(f"{self.role} did not print 'READY {transport} <address>' "
+                               f"within {timeout_s:g} s")
+            self.wait(0.005)
+
+    def _parse_ready(self, line: str, transport: str) -> str:
+        parts = line.rstrip("\r").split(" ", 2)
+        if len(parts) != 3 or parts[0] != "READY" or parts[1] != transport or not parts[2]:
+            raise RunError(f"{self.role} printed {line!r} instead of 'READY {transport} <address>'")
+        return parts[2]
+
+    def wait(self, timeout_s: float | None) -> int | None:
+        """Wait until the agent exits (exit code) or ``timeout_s`` passes (None)."""
+        if self.exit_code is not None or timeout_s == 0:
+            return self.exit_code
+        if self._pidfd is not None:  # sleeps in the kernel: no polling beside the measurement
+            poller = select.poll()
+            poller.register(self._pidfd, select.POLLIN)
+            poller.poll(None if timeout_s is None else max(1, round(timeout_s * 1000)))
+            return self.exit_code
+        try:
+            return self.popen.wait(timeout_s)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def send(self, sig: signal.Signals) -> None:
+        """Send ``sig`` to the agent's process group, if it is still running."""
+        if self.exit_code is None:
+            try:
+                os.killpg(self.popen.pid, sig)
+            except ProcessLookupError:
+                pass
+
+    def kill(self) -> None:
+        """SIGKILL the agent's process group and reap it."""
+        if self.exit_code is None:
+            self.killed = True
+            self.send(signal.SIGKILL)
+            self.popen.wait()
+
+    def close(self) -> None:
+        """Release the process file descriptor."""
+        if self._pidfd is not None:
+            os.close(self._pidfd)
+            self._pidfd = None
+
+
+class AgentSet:
+    """The agents of one point; the ``with`` block guarantees none outlives it."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        self.agents: list[AgentProcess] = []
+
+    def spawn(self, role: str, argv: list[str]) -> AgentProcess:
+        """Start one agent in its own process group; stdout/stderr go to <role>.stdout/.stderr."""
+        stdout_path = self.workdir / f"{role}.stdout"
+        stderr_path = self.workdir / f"{role}.stderr"
+        with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
+            try:
+                popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                         process_group=0, preexec_fn=_die_with_parent(os.getpid()))
+            except OSError as exc:
+                raise RunError(f"cannot start {argv[0]}: {exc.strerror}") from None
+        agent = AgentProcess(role, popen, stdout_path, stderr_path, _pidfd=_open_pidfd(popen.pid))
+        self.agents.append(agent)
+        return agent
+
+    def stop_all(self, sig: signal.Signals = signal.SIGINT, grace_s: float = STOP_GRACE_S) -> None:
+        """Send ``sig`` to every running agent, wait up to ``grace_s`` in all, then SIGKILL.
+
+        A second Ctrl-C during this bounded wait is ignored, so it cannot leave agents behind.
+        """
+        with _ignoring_interrupts():
+            for agent in self.agents:
+                agent.send(sig)
+            deadline = time.monotonic() + grace_s
+            for agent in self.agents:
+                agent.wait(max(0.0, deadline - time.monotonic()))
+                agent.kill()
+
+    def __enter__(self) -> "AgentSet":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop_all()
+        for agent in self.agents:
+            agent.close()
+
+
+def _open_pidfd(pid: int) -> int | None:
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
+
+
+def _die_with_parent(parent_pid: int) -> Callable[[], None]:
+    """A preexec_fn: SIGKILL the child when mwperf dies (Linux), and let it hear SIGINT/SIGTERM.
+
+    A shell starts background jobs with SIGINT ignored, and children inherit that; the agents
+    must not, or the SIGINT that asks them to stop and report would be lost.
+    """
+    def preexec() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent_pid:  # mwperf died before prctl took effect
+            os._exit(1)
+    return preexec
+
+
+@contextlib.contextmanager
+def _ignoring_interrupts() -> Iterator[None]:
+    """Ignore SIGINT and SIGTERM inside the block (main thread only; elsewhere a no-op)."""
+    saved = {}
+    if threading.current_thread() is threading.main_thread():
+        saved = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)

@@ -1,0 +1,183 @@
+"""Running one point: start the server role, wait for READY, run the sender, collect, merge.
+
+Roles: roundtrip = pong (server) + ping (sender, measures); oneway = sub (server, measures) +
+pub (sender). Nothing outlives ``run_point``: the agents live inside an ``AgentSet``. A Ctrl-C
+stops them with SIGINT, and whatever they reported still becomes a (partial) result.
+"""
+
+import json
+import secrets
+import signal
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from .agent import Agent
+from .config import MEASURING_ROLE, ROLES, SENDERS, PointConfig
+from .durations import format_duration_arg
+from .errors import RunError, UsageError
+from .merge import AgentRun, make_warning, merge
+from .procs import STOP_GRACE_S, AgentProcess, AgentSet
+from .schema import validation_error
+
+READY_TIMEOUT_S = 10.0
+SLACK_S = 10.0
+COUNT_PACE_S = 0.001
+"""assumed worst time per message for --count at rate 0 (closed loop), to bound the wait"""
+SAMPLES_NAME = "samples.csv"
+MAX_SOCKET_PATH = 107
+
+
+class Interrupted(KeyboardInterrupt):
+    """A stop request other than Ctrl-C (e.g. SIGTERM), with the reason to record."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass
+class Outcome:
+    """A finished point: the validated run-result and where its raw files are."""
+
+    result: dict[str, Any]
+    samples_path: Path | None
+    interrupted: bool
+    """True when the user stopped it (Ctrl-C / SIGTERM): a suite stops after this point."""
+
+
+def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
+    """Measure one point with agents working in ``workdir`` (which the caller removes)."""
+    tag = secrets.randbits(32)
+    started = datetime.now(timezone.utc)
+    server_role, sender_role = ROLES[cfg.mode]
+    own_warnings: list[dict[str, Any]] = []
+    stopped: str | None = None
+    interrupted = False
+    with AgentSet(workdir) as agents:
+        try:
+            server = agents.spawn(server_role, role_argv(agent, server_role, cfg, workdir, tag,
+                                                         listen_address(cfg, workdir)))
+            address = server.wait_ready(cfg.transport, READY_TIMEOUT_S)
+            sender = agents.spawn(sender_role,
+                                  role_argv(agent, sender_role, cfg, workdir, tag, address))
+            limit_s = sender_timeout_s(cfg)
+            if sender.wait(limit_s) is None:
+                stopped = f"{sender_role} did not finish within {limit_s:g} s and was stopped"
+                own_warnings.append(make_warning(
+                    "sender-timeout", f"{stopped}; its last words: {sender.stderr_tail()}",
+                    "the agent seems stuck: please report it with the command line"))
+                agents.stop_all()
+            if sender.exit_code == 2:
+                raise UsageError(f"{sender_role} rejected the point: {sender.stderr_tail()}")
+            own_warnings += _stop_server(server, cfg.mode)
+        except KeyboardInterrupt as exc:
+            stopped = exc.reason if isinstance(exc, Interrupted) else "interrupted by Ctrl-C"
+            interrupted = True
+            agents.stop_all()
+    samples = workdir / SAMPLES_NAME
+    samples_path = samples if cfg.samples and samples.is_file() else None
+    result = merge(
+        run_id=make_run_id(cfg, tag, started), mode=cfg.mode, config=cfg.to_dict(),
+        runs=[_collect(proc, workdir) for proc in agents.agents],
+        started_at=_rfc3339(started), finished_at=_rfc3339(datetime.now(timezone.utc)),
+        interrupted=stopped, own_warnings=own_warnings + _kill_warnings(agents.agents),
+        samples_file=SAMPLES_NAME if samples_path else None)
+    return Outcome(result, samples_path, interrupted)
+
+
+def listen_address(cfg: PointConfig, workdir: Path) -> str:
+    """Where the server role listens: any free loopback port, or a socket in ``workdir``."""
+    if cfg.transport in ("udp", "tcp"):
+        return "127.0.0.1:0"
+    if cfg.transport == "uds":
+        path = str(workdir / "mwperf.sock")
+        if len(path.encode()) > MAX_SOCKET_PATH:
+            raise RunError(f"the socket path {path} is longer than {MAX_SOCKET_PATH} bytes; "
+                           f"set TMPDIR to a shorter directory")
+        return path
+    raise RunError(f"--transport: mwperf does not know how to address '{cfg.transport}' yet")
+
+
+def sender_args(cfg: PointConfig) -> list[str]:
+    """The ping/pub options that define the measurement."""
+    amount = (["--count", str(cfg.count)] if cfg.count is not None
+              else ["--duration", format_duration_arg(cfg.duration_ns or 0)])
+    return ["--rate", format(Decimal(repr(cfg.rate)).normalize(), "f"), "--payload", cfg.payload,
+            *amount, "--warmup", format_duration_arg(cfg.warmup_ns),
+            "--peer-timeout", format_duration_arg(cfg.peer_timeout_ns),
+            "--spin-margin", format_duration_arg(cfg.spin_margin_ns)]
+
+
+def sender_timeout_s(cfg: PointConfig) -> float:
+    """How long the sender may take: warm-up + measurement + peer timeout + slack."""
+    if cfg.count is not None:
+        per_message_s = 1 / cfg.rate if cfg.rate > 0 else COUNT_PACE_S
+        measure_s = 2 * cfg.count * per_message_s
+    else:
+        measure_s = (cfg.duration_ns or 0) / 1e9
+    return cfg.warmup_ns / 1e9 + measure_s + cfg.peer_timeout_ns / 1e9 + SLACK_S
+
+
+def make_run_id(cfg: PointConfig, tag: int, started: datetime) -> str:
+    """A sortable id: ``20261121T224501Z-udp-roundtrip-1a2b`` (suffix = low bits of the tag)."""
+    return f"{started:%Y%m%dT%H%M%SZ}-{cfg.transport}-{cfg.mode}-{tag & 0xFFFF:04x}"
+
+
+def role_argv(agent: Agent, role: str, cfg: PointConfig, workdir: Path, tag: int,
+              address: str) -> list[str]:
+    """The full agent command line for ``role`` (docs/agent-contract.md)."""
+    sender = role in SENDERS
+    argv = [str(agent.path), role, "--transport", cfg.transport,
+            "--connect" if sender else "--listen", address, "--run-id", str(tag),
+            "--json", str(workdir / f"{role}.json"), "--quiet"]
+    argv += ["--busy-poll"] * cfg.busy_poll + ["--prevent-cpu-idle"] * cfg.prevent_cpu_idle
+    if sender:
+        argv += sender_args(cfg)
+    if cfg.samples and role == MEASURING_ROLE[cfg.mode]:
+        argv += ["--samples", str(workdir / SAMPLES_NAME)]
+    return argv
+
+
+def _stop_server(server: AgentProcess, mode: str) -> list[dict[str, Any]]:
+    """pong runs until told; sub exits by itself after pub's end-of-stream marker."""
+    warnings = []
+    if mode == "oneway" and server.wait(STOP_GRACE_S) is None:
+        warnings.append(make_warning(
+            "no-end-of-stream", f"sub did not exit within {STOP_GRACE_S:g} s after pub finished "
+            "and was stopped with SIGTERM", "the end-of-stream marker may have been lost"))
+    server.send(signal.SIGTERM)
+    if server.wait(STOP_GRACE_S) is None:
+        server.kill()
+    return warnings
+
+
+def _kill_warnings(agents: list[AgentProcess]) -> list[dict[str, Any]]:
+    return [make_warning("agent-killed", f"{a.role} did not stop within {STOP_GRACE_S:g} s of "
+                         "being asked and was killed (SIGKILL)", "its report may be missing")
+            for a in agents if a.killed]
+
+
+def _collect(proc: AgentProcess, workdir: Path) -> AgentRun:
+    """Read and check the report an agent wrote; an unusable one is recorded with why."""
+    path = workdir / f"{proc.role}.json"
+    report, note = None, proc.stderr_tail()
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        note = f"no report written; stderr: {note}"
+    except (OSError, ValueError) as exc:
+        note = f"{path.name} is not JSON ({exc})"
+    if report is not None:
+        problem = validation_error(report, "agent-report")
+        if problem is None and report["role"] != proc.role:
+            problem = f"$.role: '{report['role']}', expected '{proc.role}'"
+        if problem:
+            report, note = None, f"{path.name} does not match schema/result.v1.json at {problem}"
+    return AgentRun(proc.role, proc.exit_code, report, note, proc.killed)
+
+
+def _rfc3339(moment: datetime) -> str:
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")

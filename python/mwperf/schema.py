@@ -1,0 +1,39 @@
+"""Validation against schema/result.v1.json, the Rust <-> Python result contract.
+
+Errors point at the offending field (``$.measurement.accounting.lost``) so a broken document
+can be traced to the code that wrote it.
+"""
+
+import functools
+import json
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+
+from . import REPO_ROOT
+from .errors import RunError
+
+SCHEMA_PATH = REPO_ROOT / "schema" / "result.v1.json"
+KIND_DEFS = {"agent-report": "agent_report", "run-result": "run_result"}
+
+
+def validation_error(document: Any, kind: str) -> str | None:
+    """Return None when ``document`` is a valid ``kind`` document, else 'path: problem'."""
+    error = best_match(_validator(kind).iter_errors(document))
+    if error is None:
+        return None
+    return f"{error.json_path}: {error.message}"
+
+
+@functools.cache
+def _validator(kind: str) -> Draft202012Validator:
+    try:
+        schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise RunError(f"cannot read the result schema {SCHEMA_PATH}: {exc.strerror}; "
+                       f"mwperf must be installed from a checkout (pip install -e .)") from None
+    # Validate against one kind directly: the top-level oneOf would only say "matches neither".
+    schema.pop("oneOf")
+    schema["$ref"] = f"#/$defs/{KIND_DEFS[kind]}"
+    return Draft202012Validator(schema)

@@ -1,0 +1,155 @@
+"""The human table: one row per point, then warnings with hints (pure: returns text).
+
+Latency columns are the response time (from the intended send time, so stalls are not hidden).
+A value that was not measured is shown as an em dash, never as zero.
+"""
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from .config import ROLES
+from .durations import format_ns
+from .sizes import format_bytes
+
+DASH = "\u2014"
+LATENCY = (("p50", "p50_ns"), ("p90", "p90_ns"), ("p99", "p99_ns"), ("p99.9", "p999_ns"),
+           ("max", "max_ns"))
+ACCOUNTING = (("sent", "sent"), ("received", "received"), ("lost", "lost"),
+              ("dup", "duplicated"), ("reordered", "reordered"), ("corrupted", "corrupted"),
+              ("foreign", "foreign"))
+
+
+@dataclass(frozen=True)
+class Row:
+    """One point, as numbers (summary.json) that ``render`` turns into text."""
+
+    transport: str
+    mode: str
+    rate: float
+    payload: str
+    payload_bytes: int | None
+    count: int | None = None
+    p50_ns: int | None = None
+    p90_ns: int | None = None
+    p99_ns: int | None = None
+    p999_ns: int | None = None
+    max_ns: int | None = None
+    stddev_ns: float | None = None
+    loss_pct: float | None = None
+    msgs_per_s: float | None = None
+    cpu_pct: float | None = None
+    status: str = "failed"
+    status_reason: str | None = None
+    result: str | None = None
+    """where the point's result directory is, when saved"""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The row as JSON-able data."""
+        return asdict(self)
+
+
+def row_from_result(result: dict[str, Any], location: str | None = None) -> Row:
+    """Summarise a run-result; fields the run did not measure stay None."""
+    config, m = result["config"], result["measurement"]
+    numbers: dict[str, Any] = {}
+    if m is not None:
+        response, acc = m["response"], m["accounting"]
+        numbers = {key: response[key] for _, key in LATENCY}
+        numbers.update(count=response["count"], stddev_ns=response["stddev_ns"],
+                       msgs_per_s=m["throughput"]["msgs_per_s"],
+                       loss_pct=100 * acc["lost"] / acc["sent"] if acc["sent"] else None)
+    return Row(transport=config["transport"], mode=config["mode"], rate=config["rate"],
+               payload=config["payload"], payload_bytes=config["payload_bytes"],
+               cpu_pct=cpu_percent(result["agents"], len(ROLES[config["mode"]])),
+               status=result["status"],
+               status_reason=result["status_reason"], result=location, **numbers)
+
+
+def cpu_percent(agents: list[dict[str, Any]], expected: int) -> float | None:
+    """CPU time (user + sys) of all agents as a share of the longest agent's wall time.
+
+    None unless all ``expected`` agents reported: a part of the CPU is not the CPU.
+    """
+    wall = max((a["process"]["wall_s"] for a in agents), default=0)
+    if len(agents) < expected or not wall:
+        return None
+    busy = sum(a["process"]["cpu_user_s"] + a["process"]["cpu_sys_s"] for a in agents)
+    return 100 * busy / wall
+
+
+def render(rows: list[Row], markdown: bool = False) -> str:
+    """The table as aligned text, or as a Markdown table."""
+    header = ["transport", "mode", "rate", "payload", "count",
+              *(name for name, _ in LATENCY), "stddev", "loss", "msgs/s", "CPU", "status"]
+    cells = [header] + [_cells(row) for row in rows]
+    if markdown:
+        lines = [_md_line(cells[0]), _md_line(["---"] * 4 + ["---:"] * 11)]
+        return "\n".join(lines + [_md_line(line) for line in cells[1:]]) + "\n"
+    widths = [max(len(line[i]) for line in cells) for i in range(len(header))]
+    return "".join("  ".join(cell.ljust(w) if i < 4 else cell.rjust(w)
+                             for i, (cell, w) in enumerate(zip(line, widths))).rstrip() + "\n"
+                   for line in cells)
+
+
+def render_notes(rows: list[Row], warnings: list[tuple[str, dict[str, Any]]]) -> str:
+    """Why points were not complete, then the warnings, one entry per code, with its hint.
+
+    ``warnings`` pairs each warning with the point it came from; a code met at several points
+    is shown once, with its message (if the same everywhere) or one example.
+    """
+    out = [f"{row.status}: {label(row)}: {row.status_reason}\n"
+           for row in rows if row.status != "complete" and row.status_reason]
+    by_code: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for where, warning in warnings:
+        by_code.setdefault(warning["code"], []).append((where, warning))
+    for code, found in by_code.items():
+        where, first = found[0]
+        points = {place for place, _ in found}
+        if len(points) <= 1:
+            out += [f"warning [{code}]: {w['message']}\n" for _, w in found]
+        elif len({w["message"] for _, w in found}) == 1:
+            out.append(f"warning [{code}] at {len(points)} points: {first['message']}\n")
+        else:
+            out.append(f"warning [{code}] at {len(points)} points, e.g. {where}: "
+                       f"{first['message']}\n")
+        if first.get("hint"):
+            out.append(f"  hint: {first['hint']}\n")
+    return "".join(out)
+
+
+def render_details(result: dict[str, Any]) -> str:
+    """For a single run: service-time percentiles and the message accounting."""
+    m = result["measurement"]
+    if m is None:
+        return ""
+    service = "  ".join(f"{name} {format_ns(m['service'][key])}" for name, key in LATENCY)
+    accounting = "  ".join(f"{name} {m['accounting'][key]}" for name, key in ACCOUNTING)
+    return f"service time  {service}\naccounting    {accounting}\n"
+
+
+def label(row: Row) -> str:
+    """A short name for a point: 'udp roundtrip 1000 Hz Array64'."""
+    return f"{row.transport} {row.mode} {format_rate(row.rate)} {row.payload}"
+
+
+def format_rate(rate: float) -> str:
+    """1000 Hz, 0.5 Hz, or 'max' for rate 0 (as fast as possible)."""
+    return "max" if rate == 0 else f"{rate:.10g} Hz"
+
+
+def _cells(row: Row) -> list[str]:
+    payload = row.payload
+    if row.payload_bytes is not None and not payload[:1].isdigit():
+        payload = f"{payload} ({format_bytes(row.payload_bytes)})"
+    elif row.payload_bytes is not None:
+        payload = format_bytes(row.payload_bytes)
+    return [row.transport, row.mode, format_rate(row.rate), payload,
+            DASH if row.count is None else str(row.count),
+            *(format_ns(getattr(row, key)) for _, key in LATENCY), format_ns(row.stddev_ns),
+            DASH if row.loss_pct is None else f"{row.loss_pct:.2f}%",
+            DASH if row.msgs_per_s is None else f"{row.msgs_per_s:,.0f}",
+            DASH if row.cpu_pct is None else f"{row.cpu_pct:.0f}%", row.status]
+
+
+def _md_line(cells: list[str]) -> str:
+    return "| " + " | ".join(cells) + " |"

@@ -1,0 +1,86 @@
+"""Shared test helpers: the fake agent, the real agent (when built), and process checks."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mwperf import REPO_ROOT
+
+FAKE_AGENT = Path(__file__).parent / "fakes" / "fake_agent.py"
+REAL_AGENT = REPO_ROOT / "target" / "release" / "mwperf-agent"
+
+
+def real_agent_answers() -> bool:
+    """True when the real agent exists and answers --version per the contract."""
+    try:
+        done = subprocess.run([str(REAL_AGENT), "--version"], capture_output=True, text=True,
+                              timeout=10, check=False)
+    except OSError:
+        return False
+    return done.returncode == 0 and done.stdout.startswith("mwperf-agent ")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if any("agent" in item.keywords for item in items) and not real_agent_answers():
+        skip = pytest.mark.skip(reason=f"{REAL_AGENT} absent or not answering --version "
+                                       "(run 'make build')")
+        for item in items:
+            if "agent" in item.keywords:
+                item.add_marker(skip)
+
+
+@pytest.fixture
+def fake_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """Use the fake agent (in this process and in children); traces go to tmp_path/trace."""
+    trace = tmp_path / "trace"
+    trace.mkdir()
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))  # scratch dirs land here, not in /tmp
+    monkeypatch.setenv("MWPERF_AGENT", str(FAKE_AGENT))
+    monkeypatch.setenv("FAKE_AGENT_TRACE", str(trace))
+    monkeypatch.delenv("FAKE_AGENT", raising=False)
+    return dict(os.environ)
+
+
+@pytest.fixture
+def real_env(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """Use the real agent built by 'make build'."""
+    monkeypatch.setenv("MWPERF_AGENT", str(REAL_AGENT))
+    return dict(os.environ)
+
+
+def run_mwperf(*args: str, env: dict[str, str] | None = None, timeout: float = 120
+           ) -> subprocess.CompletedProcess[str]:
+    """Run the CLI as a user would (python -m mwperf.cli) and capture everything."""
+    return subprocess.run([sys.executable, "-m", "mwperf.cli", *args], capture_output=True,
+                          text=True, env=env, timeout=timeout, check=False)
+
+
+def alive(pid: int) -> bool:
+    """True if ``pid`` is a process that still runs (zombies count as gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def traced_pids(trace: Path) -> dict[str, int]:
+    """role -> pid of every fake agent that started (FAKE_AGENT_TRACE)."""
+    return {p.stem: int(p.read_text()) for p in trace.glob("*.pid")}
+
+
+def children(pid: int) -> list[int]:
+    """The pids of the running children of ``pid`` (from /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(stat.parent.name))
+    return found

@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+"""A stand-in for mwperf-agent that honours docs/agent-contract.md without measuring anything.
+
+It binds and connects real sockets (so addresses and READY are real), prints READY, honours
+SIGINT/SIGTERM, writes schema-valid reports with invented numbers and uses the contract's exit
+codes. Select it with MWPERF_AGENT=<this file>. Misbehaviour on demand, via FAKE_AGENT, a
+comma-separated list of ROLE:BEHAVIOUR[=VALUE]:
+
+  exit-before-ready  server exits 1 before READY (address in use)
+  usage              exit 2 with one line on stderr, nothing written
+  fail               report status 'failed', exit 1
+  hang               ignore SIGINT/SIGTERM and never finish (needs SIGKILL)
+  no-report          exit 0 without writing a report
+  warn               add the warning 'cpu-idle'
+  no-exit            sub: ignore the end-of-stream marker (wait for a signal)
+  sent=N / lost=N    override accounting (pub: sent; sub: accounting.sent / lost)
+
+FAKE_AGENT_TRACE=DIR: write DIR/<role>.pid and DIR/<role>.argv.json on start.
+"""
+
+import argparse
+import json
+import os
+import select
+import signal
+import socket
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from reports import agent_report, measurement  # noqa: E402
+
+from mwperf.durations import parse_duration  # noqa: E402
+from mwperf.sizes import parse_size  # noqa: E402
+
+CATALOGUE = {"Array32": 32, "Array64": 64, "Array1k": 1024, "Array16k": 16384,
+             "Struct256": 256, "PointCloud4m": 4 * 1024 * 1024}
+TRANSPORTS = ["udp", "tcp", "uds"]
+WARNING = {"code": "cpu-idle", "message": "CPU idle states are enabled",
+           "hint": "use --prevent-cpu-idle"}
+stop = False
+
+
+def behaviours(role: str) -> dict[str, str]:
+    found = {}
+    for item in filter(None, os.environ.get("FAKE_AGENT", "").split(",")):
+        who, _, what = item.partition(":")
+        if who == role:
+            key, _, value = what.partition("=")
+            found[key] = value
+    return found
+
+
+def on_signal(signum: int, frame: object) -> None:
+    global stop
+    stop = True
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="mwperf-agent")
+    parser.add_argument("--version", action="store_true")
+    sub = parser.add_subparsers(dest="role")
+    for role in ("ping", "pong", "pub", "sub"):
+        p = sub.add_parser(role)
+        p.add_argument("--transport", required=True)
+        p.add_argument("--connect" if role in ("ping", "pub") else "--listen", dest="address",
+                       required=True)
+        for flag in ("--rate", "--payload", "--duration", "--count", "--warmup",
+                     "--peer-timeout", "--spin-margin", "--run-id", "--json", "--samples"):
+            p.add_argument(flag)
+        p.add_argument("--quiet", action="store_true")
+        p.add_argument("--busy-poll", action="store_true")
+        p.add_argument("--prevent-cpu-idle", action="store_true")
+    for name in ("payloads", "transports"):
+        sub.add_parser(name).add_argument("--json", action="store_true")
+    return parser.parse_args(argv)
+
+
+def endpoint(transport: str, address: str) -> tuple[int, int, object]:
+    if transport == "uds":
+        return socket.AF_UNIX, socket.SOCK_STREAM, address
+    host, _, port = address.rpartition(":")
+    kind = socket.SOCK_DGRAM if transport == "udp" else socket.SOCK_STREAM
+    return socket.AF_INET, kind, (host, int(port))
+
+
+def serve(args: argparse.Namespace, how: dict[str, str]) -> tuple[str, dict]:
+    """pong/sub: bind, READY, run until a signal (pong) or the end-of-stream marker (sub)."""
+    if "exit-before-ready" in how:
+        sys.stderr.write(f"error: --listen {args.address}: Address already in use (os error 98)\n")
+        sys.exit(1)
+    family, kind, where = endpoint(args.transport, args.address)
+    sock = socket.socket(family, kind)
+    if family == socket.AF_UNIX and os.path.exists(where):
+        os.unlink(where)
+    sock.bind(where)
+    if kind == socket.SOCK_STREAM:
+        sock.listen()
+    bound = where if family == socket.AF_UNIX else "%s:%d" % sock.getsockname()
+    print(f"READY {args.transport} {bound}", flush=True)
+    conns, fin = [sock], None
+    while not stop and (fin is None or "no-exit" in how):
+        ready, _, _ = select.select(conns, [], [], 0.05)
+        for s in ready:
+            if s is sock and kind == socket.SOCK_STREAM:
+                conns.append(sock.accept()[0])
+                continue
+            data = s.recv(65536)
+            if not data and s is not sock:
+                conns.remove(s)
+            if data.startswith(b"FIN "):
+                fin = int(data.split()[1])
+    if args.role == "pong":
+        return "complete", None
+    sent = int(how.get("sent", fin if fin is not None else 0))
+    lost = int(how.get("lost", 0))
+    m = measurement("oneway", sent=sent, lost=lost, payload_bytes=payload_bytes(args.payload),
+                    rate=float(args.rate or 1000))
+    return "complete", m
+
+
+def payload_bytes(text: str | None) -> int:
+    text = text or "Array1k"
+    return CATALOGUE[text] if text in CATALOGUE else parse_size(text)
+
+
+def send(args: argparse.Namespace, how: dict[str, str]) -> tuple[str, dict | None, int, str | None]:
+    """ping/pub: connect, 'send' for the planned time, announce the end (pub)."""
+    family, kind, where = endpoint(args.transport, args.address)
+    sock = socket.socket(family, kind)
+    try:
+        sock.connect(where)
+        if kind == socket.SOCK_DGRAM:
+            sock.send(b"probe")
+    except OSError as exc:
+        sys.stderr.write(f"error: --connect {args.address}: {exc.strerror}\n")
+        return "failed", None, 0, f"cannot connect: {exc.strerror}"
+    rate = float(args.rate or 1000)
+    if args.count:
+        planned = int(args.count) / rate if rate else int(args.count) * 1e-5
+    else:
+        planned = parse_duration(args.duration or "10s") / 1e9
+    planned += parse_duration(args.warmup or "0s") / 1e9
+    start = time.monotonic()
+    while not stop and time.monotonic() - start < planned:
+        time.sleep(0.01)
+    elapsed = min(time.monotonic() - start, planned) or 1e-3
+    sent = int(args.count) if args.count and not stop else int((rate or 10_000) * elapsed)
+    sent = int(how.get("sent", sent))
+    if args.role == "pub":
+        for _ in range(3 if kind == socket.SOCK_DGRAM else 1):
+            sock.send(f"FIN {sent}\n".encode())
+    status, reason = ("partial", "interrupted by signal") if stop else ("complete", None)
+    m = None
+    if args.role == "ping":
+        m = measurement("roundtrip", sent=sent, payload_bytes=payload_bytes(args.payload),
+                        rate=rate, duration_s=elapsed)
+    return status, m, sent, reason
+
+
+def main() -> int:
+    args = parse(sys.argv[1:])
+    if args.version:
+        print("mwperf-agent 0.1.0 (git fake)")
+        return 0
+    if args.role in ("payloads", "transports"):
+        print(json.dumps(CATALOGUE if args.role == "payloads" else TRANSPORTS))
+        return 0
+    how = behaviours(args.role)
+    trace = os.environ.get("FAKE_AGENT_TRACE")
+    if trace:
+        Path(trace, f"{args.role}.pid").write_text(str(os.getpid()))
+        Path(trace, f"{args.role}.argv.json").write_text(json.dumps(sys.argv))
+    if "usage" in how:
+        sys.stderr.write("error: --payload: 70000 B do not fit in one UDP datagram (max 65451)\n")
+        return 2
+    handler = signal.SIG_IGN if "hang" in how else on_signal
+    signal.signal(signal.SIGINT, handler)
+    signal.signal(signal.SIGTERM, handler)
+    if "hang" in how:
+        if args.role in ("pong", "sub"):
+            print(f"READY {args.transport} {args.address}", flush=True)
+        while True:
+            time.sleep(1)
+    if args.role in ("pong", "sub"):
+        status, m = serve(args, how)
+        sent, reason = None, None
+    else:
+        status, m, sent, reason = send(args, how)
+    if "fail" in how:
+        status, reason = "failed", "peer unreachable"
+    if m is not None and args.samples:
+        Path(args.samples).write_text("seq,intended_ns,sent_ns,peer_rx_ns,recv_ns,response_ns,"
+                                      "service_ns\n0,0,10,20,30,30,20\n")
+        m["samples_file"] = args.samples
+    report = agent_report(args.role, status, reason, measured=m, sent=sent,
+                          warnings=[WARNING] if "warn" in how else [],
+                          config={k.replace("_", "-"): v for k, v in vars(args).items()})
+    if args.json and "no-report" not in how:
+        tmp = args.json + ".tmp"
+        Path(tmp).write_text(json.dumps(report))
+        os.replace(tmp, args.json)
+    return {"complete": 0, "partial": 3, "failed": 1}[status]
+
+
+if __name__ == "__main__":
+    sys.exit(main())

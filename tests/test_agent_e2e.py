@@ -1,0 +1,98 @@
+"""End to end with the real mwperf-agent (skipped until 'make build' has produced it)."""
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import alive, children, run_mwperf
+
+pytestmark = pytest.mark.agent
+
+
+def run(env: dict[str, str], tmp_path: Path, *args: str) -> tuple[int, dict[str, Any]]:
+    out = tmp_path / "result.json"
+    done = run_mwperf("run", *args, "--json", str(out), "--results", str(tmp_path / "r"),
+                      env=env, timeout=120)
+    assert "Traceback" not in done.stderr, done.stderr
+    assert out.is_file(), done.stderr
+    return done.returncode, json.loads(out.read_text())
+
+
+def check_clean(result: dict[str, Any], sent: int | None = None) -> None:
+    assert result["status"] == "complete", result["status_reason"]
+    m = result["measurement"]
+    accounting = m["accounting"]
+    assert accounting["received"] == accounting["sent"] > 0
+    assert accounting["lost"] == accounting["corrupted"] == accounting["foreign"] == 0
+    assert m["response"]["p50_ns"] > 0 and m["service"]["p50_ns"] > 0
+    if sent is not None:
+        assert accounting["sent"] == sent
+
+
+@pytest.mark.parametrize("transport", ["udp", "tcp", "uds"])
+def test_roundtrip_1s_1khz(real_env: dict[str, str], tmp_path: Path, transport: str) -> None:
+    code, result = run(real_env, tmp_path, "--transport", transport, "--rate", "1000",
+                       "--duration", "1s", "--payload", "Array64")
+    assert code == 0
+    check_clean(result)
+    assert 900 <= result["measurement"]["accounting"]["sent"] <= 1100
+    assert sorted(a["role"] for a in result["agents"]) == ["ping", "pong"]
+    assert result["measurement"]["payload_bytes"] == result["config"]["payload_bytes"] == 64
+
+
+def test_oneway_udp(real_env: dict[str, str], tmp_path: Path) -> None:
+    code, result = run(real_env, tmp_path, "--transport", "udp", "--mode", "oneway",
+                       "--duration", "1s")
+    assert code == 0, result["status_reason"]
+    accounting = result["measurement"]["accounting"]
+    pub = next(a for a in result["agents"] if a["role"] == "pub")
+    assert accounting["sent"] == pub["sent"] > 0
+    assert accounting["received"] + accounting["lost"] >= accounting["sent"] - accounting["corrupted"]
+    assert accounting["lost"] <= accounting["sent"] // 100
+    assert result["measurement"]["latency_kind"] == "one-way"
+
+
+def test_count_500(real_env: dict[str, str], tmp_path: Path) -> None:
+    code, result = run(real_env, tmp_path, "--transport", "udp", "--count", "500", "--samples")
+    assert code == 0
+    check_clean(result, sent=500)
+    assert result["measurement"]["response"]["count"] == 500
+    (folder,) = (tmp_path / "r").iterdir()
+    lines = (folder / "samples.csv").read_text().splitlines()
+    assert lines[0] == "seq,intended_ns,sent_ns,peer_rx_ns,recv_ns,response_ns,service_ns"
+    assert len(lines) == 501
+
+
+def test_ctrl_c_partial_and_nothing_left(real_env: dict[str, str], tmp_path: Path) -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "mwperf.cli", "run", "--transport", "udp",
+                             "--duration", "30s", "--results", str(tmp_path / "r")],
+                            env=real_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 10
+    while len(children(proc.pid)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    agents = children(proc.pid)
+    assert len(agents) == 2
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=15)
+    assert proc.returncode == 3, err
+    (folder,) = (tmp_path / "r").iterdir()
+    result = json.loads((folder / "result.json").read_text())
+    assert (result["status"], result["status_reason"]) == ("partial", "interrupted by Ctrl-C")
+    assert result["measurement"]["accounting"]["received"] > 0
+    assert not [pid for pid in agents if alive(pid)]
+
+
+def test_default_suite_quick(real_env: dict[str, str], tmp_path: Path) -> None:
+    done = run_mwperf("run", "default", "--quick", "--results", str(tmp_path / "r"),
+                      env=real_env, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (folder,) = (tmp_path / "r").iterdir()
+    rows = json.loads((folder / "summary.json").read_text())
+    assert len(rows) == 18 and {row["status"] for row in rows} == {"complete"}
+    assert f"saved in {folder}" in done.stdout

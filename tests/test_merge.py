@@ -1,0 +1,114 @@
+"""Merging agent reports into a run-result: loss, status, warnings, validation."""
+
+from typing import Any
+
+import pytest
+from fakes.reports import agent_report, measurement
+
+from mwperf.errors import RunError
+from mwperf.merge import AgentRun, merge, worst
+from mwperf.schema import validation_error
+
+CONFIG = {"transport": "udp", "mode": "oneway", "rate": 1000.0, "payload": "Array1k",
+          "payload_bytes": 1024, "duration_ns": 10**9, "count": None}
+WARN = {"code": "cpu-idle", "message": "CPU idle states are enabled", "hint": "h"}
+
+
+def run(role: str, report: dict[str, Any] | None, code: int = 0, note: str = "") -> AgentRun:
+    return AgentRun(role, code, report, note)
+
+
+def merged(runs: list[AgentRun], mode: str = "oneway", **kwargs: Any) -> dict[str, Any]:
+    result = merge(run_id="20261121T224501Z-udp-oneway-1a2b", mode=mode,
+                   config={**CONFIG, "mode": mode}, runs=runs,
+                   started_at="2026-11-21T22:45:01.000Z", finished_at="2026-11-21T22:45:02.000Z",
+                   **kwargs)
+    assert validation_error(result, "run-result") is None
+    return result
+
+
+def test_oneway_loss_uses_pub_count() -> None:
+    sub = agent_report("sub", measured=measurement("oneway", sent=990, lost=5))
+    result = merged([run("sub", sub), run("pub", agent_report("pub", sent=1000))])
+    accounting = result["measurement"]["accounting"]
+    assert (accounting["sent"], accounting["lost"], accounting["received"]) == (1000, 15, 985)
+    assert sub["measurement"]["accounting"]["sent"] == 990  # the agent report is untouched
+    assert [a["role"] for a in result["agents"]] == ["sub", "pub"]
+
+
+def test_oneway_loss_never_negative() -> None:
+    sub = agent_report("sub", measured=measurement("oneway", sent=1000, lost=0))
+    result = merged([run("sub", sub), run("pub", agent_report("pub", sent=900))])
+    assert result["measurement"]["accounting"]["lost"] == 0
+    assert "accounting-mismatch" in [w["code"] for w in result["warnings"]]
+
+
+def test_oneway_without_pub_report_keeps_sub_view() -> None:
+    sub = agent_report("sub", measured=measurement("oneway", sent=990, lost=5))
+    result = merged([run("sub", sub), run("pub", None, 1, "connection refused")])
+    assert result["measurement"]["accounting"]["lost"] == 5
+    assert result["status"] == "failed"
+    assert "pub: no usable report (connection refused)" in result["status_reason"]
+    assert "sender-count-missing" in [w["code"] for w in result["warnings"]]
+
+
+def test_roundtrip_takes_ping_measurement_and_tool() -> None:
+    ping = agent_report("ping", measured=measurement(), sent=1000)
+    ping["tool"] = {"name": "mwperf-agent", "version": "9.9", "git_rev": "abc"}
+    result = merged([run("pong", agent_report("pong")), run("ping", ping)], mode="roundtrip")
+    assert result["measurement"] == ping["measurement"]
+    assert result["tool"]["version"] == "9.9"
+    assert (result["status"], result["status_reason"]) == ("complete", None)
+
+
+@pytest.mark.parametrize(("pong", "ping", "status", "reason"), [
+    (("complete", None, 0), ("partial", "peer silent for 2 s", 3), "partial",
+     "ping: peer silent for 2 s"),
+    (("failed", "send error", 1), ("partial", "peer silent", 3), "failed", "pong: send error"),
+    (("complete", None, 0), ("complete", None, 1), "failed", "ping: exit code 1: boom"),
+    (("complete", None, -11), ("complete", None, 0), "failed", "pong: killed by signal 11"),
+])
+def test_status_is_the_worst(pong: tuple, ping: tuple, status: str, reason: str) -> None:
+    runs = [run("pong", agent_report("pong", pong[0], pong[1]), pong[2], "boom"),
+            run("ping", agent_report("ping", ping[0], ping[1], measured=measurement()),
+                ping[2], "boom")]
+    result = merged(runs, mode="roundtrip")
+    assert (result["status"], result["status_reason"]) == (status, reason)
+
+
+def test_interrupt_makes_partial_and_wins_ties() -> None:
+    ping = agent_report("ping", "partial", "interrupted by signal", measured=measurement())
+    result = merged([run("pong", agent_report("pong")), run("ping", ping, 3)], mode="roundtrip",
+                    interrupted="interrupted by Ctrl-C")
+    assert (result["status"], result["status_reason"]) == ("partial", "interrupted by Ctrl-C")
+
+
+def test_warnings_deduplicated_in_order() -> None:
+    own = {"code": "agent-killed", "message": "pong was killed", "hint": None}
+    runs = [run("pong", agent_report("pong", warnings=[WARN])),
+            run("ping", agent_report("ping", measured=measurement(), warnings=[WARN, own]))]
+    result = merged(runs, mode="roundtrip", own_warnings=[own])
+    assert result["warnings"] == [WARN, own]
+
+
+def test_payload_mismatch_is_warned() -> None:
+    ping = agent_report("ping", measured=measurement(payload_bytes=64))
+    result = merged([run("ping", ping)], mode="roundtrip")
+    assert "payload-mismatch" in [w["code"] for w in result["warnings"]]
+
+
+def test_no_report_at_all_is_an_error() -> None:
+    with pytest.raises(RunError, match="no agent wrote a usable report"):
+        merged([run("pong", None, 1, "address in use"), run("ping", None, 1, "refused")])
+
+
+def test_invalid_result_is_reported_with_its_path() -> None:
+    ping = agent_report("ping", measured=measurement())
+    with pytest.raises(RunError, match=r"bug: .* at \$\.run_id: 42 is not of type 'string'"):
+        merge(run_id=42, mode="roundtrip", config=CONFIG, runs=[run("ping", ping)],  # type: ignore[arg-type]
+              started_at="a", finished_at="b")
+
+
+def test_worst_prefers_first_on_ties() -> None:
+    assert worst([("partial", "a"), ("partial", "b"), ("complete", None)]) == ("partial", "a")
+    assert worst([]) == ("complete", None)

@@ -1,0 +1,79 @@
+"""Suites: the default points, failures recorded, Ctrl-C keeps finished points."""
+
+import json
+import os
+import signal
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mwperf import suite
+from mwperf.agent import find_agent
+from mwperf.errors import UsageError
+
+
+def test_default_suite_points() -> None:
+    points = suite.suite_points("default", quick=False)
+    assert len(points) == 18
+    assert {(p["transport"], p["rate"], p["payload"]) for p in points} == {
+        (t, r, p) for t in ("udp", "tcp", "uds") for r in ("1000", "0")
+        for p in ("Array64", "Array1k", "Array16k")}
+    assert {(p["mode"], p["duration"], p["warmup"]) for p in points} == {("roundtrip", "3s", "500ms")}
+    assert {p["duration"] for p in suite.suite_points("default", quick=True)} == {"1s"}
+    with pytest.raises(UsageError, match="SCENARIO: unknown scenario 'x'; allowed: default"):
+        suite.suite_points("x", quick=False)
+
+
+def short_points(monkeypatch: pytest.MonkeyPatch, transports: list[str]) -> None:
+    points = [{"transport": t, "mode": "roundtrip", "rate": "1000", "payload": "Array64",
+               "duration": "300ms", "warmup": "0s"} for t in transports]
+    monkeypatch.setattr(suite, "suite_points", lambda name, quick: points)
+
+
+def run(tmp_path: Path, conditions: dict[str, Any] | None = None) -> suite.SuiteOutcome:
+    lines: list[str] = []
+    return suite.run_suite("default", find_agent(), tmp_path / "r", False, conditions or {},
+                           lines.append)
+
+
+def test_failing_point_is_recorded_and_suite_goes_on(fake_env: dict[str, str], tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    short_points(monkeypatch, ["udp", "bogus", "uds"])
+    outcome = run(tmp_path, {"busy_poll": True})
+    assert [row.status for row in outcome.rows] == ["complete", "failed", "complete"]
+    assert outcome.rows[1].status_reason.startswith("--transport: unknown transport 'bogus'")
+    assert outcome.status == "failed"
+    summary = json.loads((outcome.folder / "summary.json").read_text())
+    assert [row["transport"] for row in summary] == ["udp", "bogus", "uds"]
+    assert (outcome.folder / summary[0]["result"] / "result.json").is_file()
+    assert summary[0]["result"].startswith("points/")
+    markdown = (outcome.folder / "summary.md").read_text().splitlines()
+    assert markdown[0].startswith("| transport") and len(markdown) == 5
+    report = outcome.report()
+    assert "failed: udp" not in report and "failed: bogus roundtrip 1000 Hz Array64" in report
+    assert report.endswith(f"saved in {outcome.folder}\n")
+
+
+def test_ctrl_c_keeps_finished_points(fake_env: dict[str, str], tmp_path: Path,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(suite, "suite_points", lambda name, quick: [
+        {"transport": "udp", "mode": "roundtrip", "rate": "1000", "payload": "Array64",
+         "duration": "200ms", "warmup": "0s"},
+        {"transport": "tcp", "mode": "roundtrip", "rate": "1000", "payload": "Array64",
+         "duration": "30s", "warmup": "0s"},
+        {"transport": "uds", "mode": "roundtrip", "rate": "1000", "payload": "Array64",
+         "duration": "200ms", "warmup": "0s"}])
+    timer = threading.Timer(2.0, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        outcome = run(tmp_path)
+    finally:
+        timer.cancel()
+    assert outcome.interrupted
+    assert [(row.transport, row.status) for row in outcome.rows] == [("udp", "complete"),
+                                                                     ("tcp", "partial")]
+    assert outcome.rows[1].status_reason == "interrupted by Ctrl-C"
+    assert outcome.status == "partial"
+    assert len(json.loads((outcome.folder / "summary.json").read_text())) == 2

@@ -1,0 +1,79 @@
+"""The human table: units, dashes for what was not measured, notes and Markdown."""
+
+from typing import Any
+
+from fakes.reports import agent_report, measurement
+
+from mwperf.table import Row, cpu_percent, render, render_details, render_notes, row_from_result
+
+CONFIG = {"transport": "udp", "mode": "roundtrip", "rate": 1000.0, "payload": "Array1k",
+          "payload_bytes": 1024}
+
+
+def result(measured: dict[str, Any] | None, agents: list[dict[str, Any]] | None = None
+           ) -> dict[str, Any]:
+    return {"config": CONFIG, "measurement": measured, "status": "complete",
+            "status_reason": None,
+            "agents": agents if agents is not None else
+            [agent_report("ping", wall_s=2.0, cpu_s=0.25), agent_report("pong", wall_s=2.0)]}
+
+
+def test_row_numbers() -> None:
+    row = row_from_result(result(measurement(sent=1000, lost=10)), "points/x")
+    assert (row.p50_ns, row.max_ns, row.count, row.result) == (12_000, 72_000, 990, "points/x")
+    assert row.loss_pct == 1.0
+    assert row.cpu_pct == 100 * (0.5 + 0.2) / 2.0
+
+
+def test_text_table_units_and_alignment() -> None:
+    text = render([row_from_result(result(measurement(sent=1000, lost=10)))])
+    header, line = text.splitlines()
+    assert header.split() == ["transport", "mode", "rate", "payload", "count", "p50", "p90",
+                              "p99", "p99.9", "max", "stddev", "loss", "msgs/s", "CPU", "status"]
+    assert "12.0 \u00b5s" in line and "72.0 \u00b5s" in line and "1.00%" in line
+    assert "Array1k (1 KiB)" in line and "1000 Hz" in line and line.endswith("complete")
+    assert len(header) == len(line)
+
+
+def test_unmeasured_values_are_dashes_not_zero() -> None:
+    row = row_from_result(result(None, agents=[agent_report("pong")]))
+    line = render([row]).splitlines()[1]
+    assert row.p50_ns is None and row.cpu_pct is None
+    assert line.count("\u2014") == 10 and " 0 " not in line
+
+
+def test_rate_zero_and_byte_count_payload() -> None:
+    row = Row("tcp", "roundtrip", 0.0, "100", 100, status="partial")
+    assert "max" in render([row]) and "100 B" in render([row])
+
+
+def test_markdown() -> None:
+    lines = render([row_from_result(result(measurement()))], markdown=True).splitlines()
+    assert lines[0].startswith("| transport | mode |")
+    assert lines[1] == "| --- | --- | --- | --- | " + "---: | " * 10 + "---: |"
+    assert len(lines) == 3
+
+
+def test_notes_group_warnings_and_give_reasons() -> None:
+    warning = {"code": "cpu-idle", "message": "CPU idle states are enabled", "hint": "use X"}
+    few = [{"code": "few", "message": f"only {n} samples", "hint": None} for n in (10, 20)]
+    rows = [Row("udp", "roundtrip", 1000.0, "Array64", 64, status="failed",
+                status_reason="pong: address in use")]
+    text = render_notes(rows, [("a", warning), ("b", warning), ("a", few[0]), ("b", few[1])])
+    assert text == ("failed: udp roundtrip 1000 Hz Array64: pong: address in use\n"
+                    "warning [cpu-idle] at 2 points: CPU idle states are enabled\n  hint: use X\n"
+                    "warning [few] at 2 points, e.g. a: only 10 samples\n")
+    assert render_notes([], [("a", warning)]) == ("warning [cpu-idle]: CPU idle states are "
+                                                  "enabled\n  hint: use X\n")
+
+
+def test_details_show_service_time_and_accounting() -> None:
+    text = render_details(result(measurement(sent=1000, lost=3)))
+    assert text.startswith("service time  p50 10.0 \u00b5s")
+    assert "sent 1000  received 997  lost 3  dup 0" in text
+    assert render_details(result(None)) == ""
+
+
+def test_cpu_needs_every_agent() -> None:
+    assert cpu_percent([agent_report("ping")], 2) is None
+    assert cpu_percent([agent_report("ping", wall_s=0.0), agent_report("pong")], 2) is not None
