@@ -26,7 +26,7 @@ def test_defaults() -> None:
     cfg = build()
     assert cfg == PointConfig(transport="udp", mode="roundtrip", rate=1000.0, payload="Array1k",
                               payload_bytes=1024, duration_ns=10_000_000_000, count=None,
-                              warmup_ns=0, peer_timeout_ns=2_000_000_000, spin_margin_ns=50_000)
+                              warmup_ns=1_000_000_000, peer_timeout_ns=2_000_000_000, spin_margin_ns=100_000)
 
 
 def test_everything_given() -> None:

@@ -44,7 +44,7 @@ def cli() -> None:
               "100 or 64KiB.  [default: Array1k]")
 @click.option("--duration", help="Measured time after warm-up, e.g. 10s, 500ms.  [default: 10s]")
 @click.option("--count", help="Measure this many messages instead of a duration.")
-@click.option("--warmup", help="Sent and echoed first, excluded from statistics.  [default: 0s]")
+@click.option("--warmup", help="Sent and echoed first, excluded from statistics.  [default: 1s]")
 @click.option("--peer-timeout", help="Give up when the peer is silent this long.  [default: 2s]")
 @click.option("--spin-margin", help="Sleep until deadline - margin, then spin.  [default: 50us]")
 @click.option("--busy-poll", is_flag=True, help="Agents never block in receive (spins a core).")

@@ -20,7 +20,7 @@ MEASURING_ROLE = {"roundtrip": "ping", "oneway": "sub"}
 """mode -> the role whose report carries the measurement"""
 DEFAULTS: dict[str, str] = {
     "transport": "udp", "mode": "roundtrip", "rate": "1000", "payload": "Array1k", "duration": "10s",
-    "warmup": "0s", "peer_timeout": "2s", "spin_margin": "50us",
+    "warmup": "1s", "peer_timeout": "2s", "spin_margin": "100us",
 }
 DURATION_HINT = "use e.g. 10s, 500ms, 2m"
 
@@ -43,7 +43,7 @@ class PointConfig:
     peer_timeout_ns: int
     busy_poll: bool = False
     prevent_cpu_idle: bool = False
-    spin_margin_ns: int = 50_000
+    spin_margin_ns: int = 100_000
     samples: bool = False
 
     def to_dict(self) -> dict[str, Any]:

@@ -119,7 +119,7 @@ pub struct SenderArgs {
     #[arg(long)]
     pub samples: Option<String>,
     /// Sleep until deadline − margin, then spin (0 = sleep only).
-    #[arg(long = "spin-margin", default_value = "50us", value_parser = duration)]
+    #[arg(long = "spin-margin", default_value = "100us", value_parser = duration)]
     #[serde(rename = "spin_margin_ns")]
     pub spin_margin: u64,
 }

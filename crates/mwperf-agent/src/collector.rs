@@ -98,14 +98,16 @@ impl Collector {
         self.payload_bytes
     }
 
-    /// The measurement section of the report.
+    /// The measurement section of the report. The throughput window runs from the first measured
+    /// send (or arrival) to the later of the last arrival and `end_ns` (the planned end of the
+    /// schedule, so a slow rate is not divided by one round trip).
     pub fn finish(mut self, mode: &'static str, sent: u64, warmup_sent: u64, payload_bytes: u64, end_ns: u64, schedule: Option<mwperf_core::result::Schedule>) -> Measurement {
         if let Some(w) = &mut self.samples {
             let _ = w.flush();
         }
         let accounting = self.seq.accounting(sent, warmup_sent);
         let start = self.first_ns.unwrap_or(end_ns);
-        let end = if self.last_ns > 0 { self.last_ns.max(start) } else { end_ns.max(start) };
+        let end = self.last_ns.max(end_ns).max(start);
         let duration_s = (end - start) as f64 / 1e9;
         let rate = |n: f64| if duration_s > 0.0 { n / duration_s } else { 0.0 };
         let message_bytes = payload_bytes + HEADER_LEN as u64;

@@ -33,7 +33,7 @@ impl Pacer {
     pub fn new(args: &SenderArgs, start_ns: u64) -> Self {
         let period = mwperf_core::schedule::period_ns(args.rate);
         let (warmup_n, measure_n) = if period > 0 {
-            (args.warmup.div_ceil(period), Some(args.count.unwrap_or((args.duration / period).max(1))))
+            (args.warmup.div_ceil(period), Some(args.count.unwrap_or(args.duration.div_ceil(period).max(1))))
         } else {
             (0, args.count)
         };
@@ -52,6 +52,13 @@ impl Pacer {
 
     pub fn period_ns(&self) -> u64 {
         self.schedule.period_ns()
+    }
+
+    /// End of the measured window as planned: the intended time of the last measured message
+    /// plus one period (None without a schedule).
+    pub fn planned_end_ns(&self) -> Option<u64> {
+        let p = self.period_ns();
+        self.measure_n.filter(|_| p > 0).map(|n| self.start_ns + (self.warmup_n + n) * p)
     }
 
     /// When the next message is due (None = now, rate 0), or Err(()) when all are sent.

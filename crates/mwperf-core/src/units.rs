@@ -18,7 +18,7 @@ pub fn parse_duration_ns(text: &str) -> Result<u64, String> {
         "us" | "µs" => 1_000,
         "ms" => 1_000_000,
         "s" => 1_000_000_000,
-        "m" | "min" => 60_000_000_000,
+        "m" => 60_000_000_000,
         "h" => 3_600_000_000_000,
         _ => return Err(bad()),
     };
@@ -28,8 +28,12 @@ pub fn parse_duration_ns(text: &str) -> Result<u64, String> {
     // Fractional part: exact decimal arithmetic, rounding down below 1 ns.
     let mut place = scale;
     for d in frac.chars() {
+        let digit = d.to_digit(10).ok_or_else(bad)? as u64;
+        if place % 10 != 0 && digit != 0 {
+            return Err(format!("'{text}' is finer than 1 ns"));
+        }
         place /= 10;
-        ns += d.to_digit(10).ok_or_else(bad)? as u64 * place;
+        ns = ns.checked_add(digit * place).ok_or_else(bad)?;
     }
     Ok(ns)
 }

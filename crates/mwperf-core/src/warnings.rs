@@ -37,7 +37,7 @@ fn sample_size(stats: &Stats) -> Option<Warning> {
     }
     Some(Warning::new(
         "too-few-samples",
-        format!("only {} samples: {} rest on fewer than 10 samples beyond them", stats.count, weak.join(", ")),
+        format!("only {} sample{}: {} rest on fewer than 10 samples beyond them", stats.count, if stats.count == 1 { "" } else { "s" }, weak.join(", ")),
         Some("measure longer (--duration or --count) before trusting the tail"),
     ))
 }

@@ -184,16 +184,19 @@ impl<S: Read + Write + AsRawFd> Conn<S> {
                 }
                 Frame::None => {}
             }
+            // Blocking callers wait before reading (no read that is known to find nothing).
+            let now = mwperf_core::clock::now_ns();
+            if wait_ns > 0 && now < deadline {
+                let events = if self.backlog() > 0 { libc::POLLIN | libc::POLLOUT } else { libc::POLLIN };
+                if !poll::wait(self.fd(), events, deadline - now)? && mwperf_core::clock::now_ns() < deadline {
+                    return Ok(None); // interrupted by a signal
+                }
+            }
             if self.fill()? {
                 continue;
             }
-            let now = mwperf_core::clock::now_ns();
-            if wait_ns == 0 || now >= deadline {
+            if wait_ns == 0 || mwperf_core::clock::now_ns() >= deadline {
                 return Ok(None);
-            }
-            let events = if self.backlog() > 0 { libc::POLLIN | libc::POLLOUT } else { libc::POLLIN };
-            if !poll::wait(self.fd(), events, deadline - now)? && mwperf_core::clock::now_ns() < deadline {
-                return Ok(None); // interrupted by a signal
             }
         }
     }

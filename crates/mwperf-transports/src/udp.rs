@@ -80,32 +80,28 @@ impl Endpoint for UdpEndpoint {
     }
 
     fn recv(&mut self, buf: &mut Vec<u8>, wait_ns: u64) -> Result<Option<usize>, TransportError> {
-        let mut waited = false;
-        loop {
-            let r = if self.listening {
-                self.sock.recv_from(&mut self.rx).map(|(n, from)| {
-                    self.reply_to = Some(from);
-                    n
-                })
-            } else {
-                self.sock.recv(&mut self.rx)
-            };
-            match r {
-                Ok(n) => {
-                    buf.clear();
-                    buf.extend_from_slice(&self.rx[..n]);
-                    return Ok(Some(n));
-                }
-                Err(e) if e.kind() == ErrorKind::WouldBlock => {
-                    if waited || !poll::wait(self.sock.as_raw_fd(), libc::POLLIN, wait_ns)? || wait_ns == 0 {
-                        return Ok(None);
-                    }
-                    waited = true;
-                }
-                Err(e) if e.kind() == ErrorKind::Interrupted => return Ok(None),
-                Err(e) if e.kind() == ErrorKind::ConnectionRefused => return Err(self.unreachable(e)),
-                Err(e) => return Err(e.into()),
+        // Blocking callers wait first (ppoll + recv: the same two system calls as epoll-based
+        // tools); busy pollers (wait 0) go straight to a non-blocking recv.
+        if wait_ns > 0 && !poll::wait(self.sock.as_raw_fd(), libc::POLLIN, wait_ns)? {
+            return Ok(None);
+        }
+        let r = if self.listening {
+            self.sock.recv_from(&mut self.rx).map(|(n, from)| {
+                self.reply_to = Some(from);
+                n
+            })
+        } else {
+            self.sock.recv(&mut self.rx)
+        };
+        match r {
+            Ok(n) => {
+                buf.clear();
+                buf.extend_from_slice(&self.rx[..n]);
+                Ok(Some(n))
             }
+            Err(e) if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::Interrupted => Ok(None),
+            Err(e) if e.kind() == ErrorKind::ConnectionRefused => Err(self.unreachable(e)),
+            Err(e) => Err(e.into()),
         }
     }
 

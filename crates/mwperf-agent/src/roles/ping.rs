@@ -189,6 +189,7 @@ pub fn run(args: &SenderArgs, ep: Box<dyn Endpoint>, waiter: &Waiter) -> RoleOut
     };
     let sent = p.pacer.measured_sent;
     let schedule = p.pacer.schedule.summary();
-    let measurement = p.col.finish("roundtrip", sent, p.pacer.warmup_sent, args.payload as u64, now_ns(), schedule);
+    let end = p.pacer.planned_end_ns().map_or(p.last_send_ns, |e| e.min(now_ns()));
+    let measurement = p.col.finish("roundtrip", sent, p.pacer.warmup_sent, args.payload as u64, end, schedule);
     RoleOutcome { status, reason, measurement: Some(measurement), counters: None, sent: Some(sent), schedule: None, warmup_ns: Some(args.warmup) }
 }

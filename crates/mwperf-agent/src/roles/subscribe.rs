@@ -80,6 +80,6 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>) -> RoleOutcome {
         None => (c.seq.highest().map_or(0, |h| h + 1), 0),
     };
     let payload = c.payload_bytes().unwrap_or(0);
-    let m = c.finish("oneway", sent, warmup_sent, payload, now_ns(), None);
+    let m = c.finish("oneway", sent, warmup_sent, payload, 0, None);
     RoleOutcome { status: Status::Complete, reason, measurement: Some(m), counters: Some(counters), sent: None, schedule: None, warmup_ns: None }
 }
