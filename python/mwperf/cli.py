@@ -46,7 +46,7 @@ def cli() -> None:
 @click.option("--count", help="Measure this many messages instead of a duration.")
 @click.option("--warmup", help="Sent and echoed first, excluded from statistics.  [default: 1s]")
 @click.option("--peer-timeout", help="Give up when the peer is silent this long.  [default: 2s]")
-@click.option("--spin-margin", help="Sleep until deadline - margin, then spin.  [default: 50us]")
+@click.option("--spin-margin", help="Sleep until deadline - margin, then spin.  [default: 100us]")
 @click.option("--busy-poll", is_flag=True, help="Agents never block in receive (spins a core).")
 @click.option("--prevent-cpu-idle", is_flag=True, help="Keep CPUs out of deep idle states.")
 @click.option("--samples", is_flag=True, help="Also keep every message's timestamps (samples.csv).")

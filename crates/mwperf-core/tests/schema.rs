@@ -1,0 +1,94 @@
+//! The Rust side of the schema contract: every document the agent serialises carries exactly the
+//! fields `schema/result.v1.json` requires, and no field the schema does not know. (The Python
+//! tests validate real agent output with a full JSON-Schema validator.)
+
+use mwperf_core::host::HostFacts;
+use mwperf_core::process::ProcessUsage;
+use mwperf_core::result::*;
+use mwperf_core::stats::{LatencyRecorder, SecondSeries, SeqTracker};
+use mwperf_core::warnings::Warning;
+use serde_json::Value;
+
+fn schema() -> Value {
+    serde_json::from_str(include_str!("../../../schema/result.v1.json")).unwrap()
+}
+
+/// Check `doc` against the `$defs` entry `def`, recursing through the references we know.
+fn check(schema: &Value, def: &str, doc: &Value, path: &str) {
+    let d = &schema["$defs"][def];
+    let obj = doc.as_object().unwrap_or_else(|| panic!("{path}: not an object"));
+    for req in d["required"].as_array().unwrap() {
+        assert!(obj.contains_key(req.as_str().unwrap()), "{path}: missing required field {req}");
+    }
+    let props = d["properties"].as_object().unwrap();
+    for (k, v) in obj {
+        let p = props.get(k).unwrap_or_else(|| panic!("{path}.{k}: not in the schema"));
+        let reference = p.get("$ref").and_then(Value::as_str).or_else(|| {
+            p.get("oneOf").and_then(|o| o[0].get("$ref")).and_then(Value::as_str)
+        });
+        if let Some(r) = reference {
+            let name = r.trim_start_matches("#/$defs/");
+            if schema["$defs"][name].get("properties").is_some() && v.is_object() {
+                check(schema, name, v, &format!("{path}.{k}"));
+            }
+        }
+    }
+}
+
+fn stats() -> Stats {
+    let mut r = LatencyRecorder::default();
+    r.record(5_000);
+    r.record(7_000);
+    r.summary()
+}
+
+#[test]
+fn agent_report_matches_the_schema() {
+    let mut series = SecondSeries::new(0);
+    series.received_at(10, 5_000);
+    let mut seq = SeqTracker::default();
+    seq.arrive(0, true);
+    let m = Measurement {
+        mode: "roundtrip",
+        latency_kind: "rtt",
+        clock: mwperf_core::clock::CLOCK_NAME,
+        payload_bytes: 64,
+        message_bytes: 120,
+        response: stats(),
+        service: stats(),
+        jitter_rfc3550_ns: Some(1.0),
+        late: Some(Late { threshold_ns: 1_000_000, count: 0, fraction: 0.0 }),
+        accounting: seq.accounting(1, 0),
+        throughput: Throughput { duration_s: 1.0, msgs_per_s: 1.0, payload_bytes_per_s: 64.0, message_bytes_per_s: 120.0 },
+        schedule: Some(Schedule { period_ns: 1_000_000, lateness: stats(), behind_count: 0 }),
+        series: series.finish(),
+        samples_file: None,
+    };
+    let report = AgentReport {
+        schema_version: SCHEMA_VERSION,
+        kind: "agent-report",
+        role: "ping",
+        tool: mwperf_core::tool(),
+        host: HostFacts::collect(),
+        config: serde_json::json!({"transport": "udp"}),
+        conditions: Conditions { busy_poll: false, prevent_cpu_idle: "off", spin_margin_ns: 100_000, clock_read_overhead_ns: 20.0 },
+        status: Status::Complete,
+        status_reason: None,
+        started_at: mwperf_core::clock::rfc3339_now(),
+        finished_at: mwperf_core::clock::rfc3339_now(),
+        process: ProcessUsage::now(1.0),
+        measurement: Some(m),
+        counters: Some(Counters::default()),
+        sent: Some(1),
+        schedule: None,
+        warnings: vec![Warning::new("no-warmup", "x", Some("y"))],
+    };
+    let doc = serde_json::to_value(&report).unwrap();
+    let s = schema();
+    check(&s, "agent_report", &doc, "report");
+    check(&s, "measurement", &doc["measurement"], "report.measurement");
+    check(&s, "series_point", &doc["measurement"]["series"][0], "report.measurement.series[0]");
+    check(&s, "warning", &doc["warnings"][0], "report.warnings[0]");
+    assert_eq!(doc["status"], "complete");
+    assert_eq!(s["$defs"]["agent_report"]["properties"]["schema_version"]["const"], SCHEMA_VERSION);
+}
