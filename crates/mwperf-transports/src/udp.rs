@@ -13,13 +13,21 @@ const SOCKET_BUFFER: usize = 4 << 20;
 
 pub struct UdpEndpoint {
     sock: UdpSocket,
-    /// Listening side: whom to answer. Connecting side: None (the socket is connected).
-    reply_to: Option<SocketAddr>,
+    /// Listening side: whom to answer (raw socket address of the last sender).
+    reply_to: Option<(libc::sockaddr_storage, libc::socklen_t)>,
     listening: bool,
     peer: String,
     /// Receive buffer, one byte larger than any datagram (allocated once).
     rx: Vec<u8>,
+    /// SO_RCVTIMEO currently set on the (blocking) socket, in ns (0 = none).
+    rcvtimeo_ns: u64,
 }
+
+/// Waits at least this long use one blocking recv with SO_RCVTIMEO instead of ppoll + recv.
+const LONG_WAIT_NS: u64 = 10_000_000;
+/// SO_RCVTIMEO granularity: the kernel rounds it up to a jiffy (≤ 4 ms), so it is set this much
+/// below the wanted bound, on a coarse grid so it rarely needs changing.
+const TIMEO_STEP_NS: u64 = 5_000_000;
 
 pub(crate) fn resolve(addr: &str) -> Result<SocketAddr, TransportError> {
     addr.to_socket_addrs()
@@ -28,19 +36,30 @@ pub(crate) fn resolve(addr: &str) -> Result<SocketAddr, TransportError> {
         .ok_or_else(|| TransportError::Address(format!("address '{addr}' resolves to nothing; expected host:port")))
 }
 
-fn tune(sock: &UdpSocket) -> io::Result<()> {
-    sock.set_nonblocking(true)?;
+fn tune(sock: &UdpSocket) {
     poll::set_buffer(sock.as_raw_fd(), libc::SO_RCVBUF, SOCKET_BUFFER);
     poll::set_buffer(sock.as_raw_fd(), libc::SO_SNDBUF, SOCKET_BUFFER);
-    Ok(())
+}
+
+/// The result of a libc call returning ssize_t, as io::Result.
+fn check(rc: isize) -> io::Result<usize> {
+    if rc < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(rc as usize)
+    }
 }
 
 impl UdpEndpoint {
+    fn new(sock: UdpSocket, listening: bool, peer: String) -> Self {
+        tune(&sock);
+        UdpEndpoint { sock, reply_to: None, listening, peer, rx: vec![0; MAX_DATAGRAM + 1], rcvtimeo_ns: 0 }
+    }
+
     pub fn listen(addr: &str) -> Result<Self, TransportError> {
         let at = resolve(addr)?;
         let sock = UdpSocket::bind(at).map_err(|err| TransportError::Bind { addr: addr.to_string(), err })?;
-        tune(&sock)?;
-        Ok(UdpEndpoint { sock, reply_to: None, listening: true, peer: String::new(), rx: vec![0; MAX_DATAGRAM + 1] })
+        Ok(Self::new(sock, true, String::new()))
     }
 
     pub fn connect(addr: &str) -> Result<Self, TransportError> {
@@ -48,12 +67,36 @@ impl UdpEndpoint {
         let any: SocketAddr = if to.is_ipv4() { "0.0.0.0:0".parse().unwrap() } else { "[::]:0".parse().unwrap() };
         let sock = UdpSocket::bind(any).map_err(|err| TransportError::Bind { addr: any.to_string(), err })?;
         sock.connect(to).map_err(|err| TransportError::Unreachable { addr: addr.to_string(), err })?;
-        tune(&sock)?;
-        Ok(UdpEndpoint { sock, reply_to: None, listening: false, peer: addr.to_string(), rx: vec![0; MAX_DATAGRAM + 1] })
+        Ok(Self::new(sock, false, addr.to_string()))
     }
 
     fn unreachable(&self, err: io::Error) -> TransportError {
         TransportError::Unreachable { addr: self.peer.clone(), err }
+    }
+
+    /// One recv/recvfrom with `flags` into the internal buffer (the socket itself is blocking;
+    /// MSG_DONTWAIT makes single calls non-blocking).
+    fn raw_recv(&mut self, flags: libc::c_int) -> io::Result<usize> {
+        let fd = self.sock.as_raw_fd();
+        let (ptr, len) = (self.rx.as_mut_ptr() as *mut libc::c_void, self.rx.len());
+        if !self.listening {
+            // SAFETY: the buffer is valid for `len` bytes.
+            return check(unsafe { libc::recv(fd, ptr, len, flags) });
+        }
+        // SAFETY: zeroed sockaddr_storage is valid; the kernel writes at most `alen` bytes.
+        let mut from: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
+        let mut alen = std::mem::size_of::<libc::sockaddr_storage>() as libc::socklen_t;
+        let n = check(unsafe { libc::recvfrom(fd, ptr, len, flags, &mut from as *mut _ as *mut libc::sockaddr, &mut alen) })?;
+        self.reply_to = Some((from, alen));
+        Ok(n)
+    }
+
+    fn set_rcvtimeo(&mut self, ns: u64) -> io::Result<()> {
+        if ns != self.rcvtimeo_ns {
+            self.sock.set_read_timeout(Some(std::time::Duration::from_nanos(ns)))?;
+            self.rcvtimeo_ns = ns;
+        }
+        Ok(())
     }
 }
 
@@ -62,13 +105,16 @@ impl Endpoint for UdpEndpoint {
         if msg.len() > MAX_DATAGRAM {
             return Err(TransportError::TooLarge { size: msg.len(), max: MAX_DATAGRAM, transport: "udp" });
         }
+        let fd = self.sock.as_raw_fd();
+        let (ptr, len) = (msg.as_ptr() as *const libc::c_void, msg.len());
+        // SAFETY: `msg` is valid for `len` bytes; the stored address came from recvfrom.
         let r = if self.listening {
-            match self.reply_to {
-                Some(to) => self.sock.send_to(msg, to),
+            match &self.reply_to {
+                Some((to, alen)) => check(unsafe { libc::sendto(fd, ptr, len, libc::MSG_DONTWAIT, to as *const _ as *const libc::sockaddr, *alen) }),
                 None => return Ok(()), // nobody to answer yet
             }
         } else {
-            self.sock.send(msg)
+            check(unsafe { libc::send(fd, ptr, len, libc::MSG_DONTWAIT) })
         };
         match r {
             Ok(_) => Ok(()),
@@ -80,18 +126,19 @@ impl Endpoint for UdpEndpoint {
     }
 
     fn recv(&mut self, buf: &mut Vec<u8>, wait_ns: u64) -> Result<Option<usize>, TransportError> {
-        // Blocking callers wait first (ppoll + recv: the same two system calls as epoll-based
-        // tools); busy pollers (wait 0) go straight to a non-blocking recv.
-        if wait_ns > 0 && !poll::wait(self.sock.as_raw_fd(), libc::POLLIN, wait_ns)? {
-            return Ok(None);
-        }
-        let r = if self.listening {
-            self.sock.recv_from(&mut self.rx).map(|(n, from)| {
-                self.reply_to = Some(from);
-                n
-            })
+        // Busy pollers: one non-blocking recv. Long waits (closed-loop ping, idle pong): one
+        // blocking recv bounded by SO_RCVTIMEO — a single system call per message, as blocking
+        // tools do. Short waits (between scheduled sends): ppoll with ns precision, then recv.
+        let r = if wait_ns == 0 {
+            self.raw_recv(libc::MSG_DONTWAIT)
+        } else if wait_ns >= LONG_WAIT_NS {
+            self.set_rcvtimeo((wait_ns - TIMEO_STEP_NS) / TIMEO_STEP_NS * TIMEO_STEP_NS)?;
+            self.raw_recv(0)
         } else {
-            self.sock.recv(&mut self.rx)
+            if !poll::wait(self.sock.as_raw_fd(), libc::POLLIN, wait_ns)? {
+                return Ok(None);
+            }
+            self.raw_recv(libc::MSG_DONTWAIT)
         };
         match r {
             Ok(n) => {
