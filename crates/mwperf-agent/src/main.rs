@@ -5,6 +5,7 @@ mod cli;
 mod collector;
 mod cpu_idle;
 mod human;
+mod outgoing;
 mod pacer;
 mod report;
 mod roles;

@@ -16,7 +16,8 @@ use std::os::fd::{AsRawFd, RawFd};
 use mwperf_core::payload::MAX_PAYLOAD;
 use mwperf_core::wire::{Header, HEADER_LEN};
 
-use crate::{poll, Endpoint, TransportError};
+use crate::poll::{self, check, coarse_timeout, RecvTimeout, LONG_WAIT_NS};
+use crate::{Endpoint, TransportError};
 
 /// Queued, unsent bytes beyond which `send` waits for the peer to read (back-pressure).
 const MAX_BACKLOG: usize = 2 * MAX_PAYLOAD;
@@ -33,6 +34,7 @@ pub struct Conn<S: Read + Write + AsRawFd> {
     rx_end: usize,
     tx: Vec<u8>,
     tx_start: usize,
+    rcvtimeo: RecvTimeout,
 }
 
 /// What a receive on a connection produced.
@@ -45,7 +47,7 @@ enum Frame {
 
 impl<S: Read + Write + AsRawFd> Conn<S> {
     pub fn new(stream: S) -> Self {
-        Conn { stream, rx: vec![0; READ_CHUNK], rx_start: 0, rx_end: 0, tx: Vec::new(), tx_start: 0 }
+        Conn { stream, rx: vec![0; READ_CHUNK], rx_start: 0, rx_end: 0, tx: Vec::new(), tx_start: 0, rcvtimeo: RecvTimeout::default() }
     }
 
     fn fd(&self) -> RawFd {
@@ -55,7 +57,7 @@ impl<S: Read + Write + AsRawFd> Conn<S> {
     /// Write as much of the backlog as the socket takes now.
     fn flush(&mut self) -> Result<(), TransportError> {
         while self.tx_start < self.tx.len() {
-            match self.stream.write(&self.tx[self.tx_start..]) {
+            match write_now(self.fd(), &self.tx[self.tx_start..]) {
                 Ok(0) => return Err(TransportError::Closed),
                 Ok(n) => self.tx_start += n,
                 Err(e) if e.kind() == ErrorKind::WouldBlock => break,
@@ -80,7 +82,7 @@ impl<S: Read + Write + AsRawFd> Conn<S> {
             // Fast path: straight to the socket, queue only the remainder.
             let mut off = 0;
             while off < msg.len() {
-                match self.stream.write(&msg[off..]) {
+                match write_now(self.fd(), &msg[off..]) {
                     Ok(0) => return Err(TransportError::Closed),
                     Ok(n) => off += n,
                     Err(e) if e.kind() == ErrorKind::WouldBlock => break,
@@ -140,7 +142,7 @@ impl<S: Read + Write + AsRawFd> Conn<S> {
     }
 
     /// Read what the socket has into the receive buffer. Ok(false) = nothing available.
-    fn fill(&mut self) -> Result<bool, TransportError> {
+    fn fill(&mut self, flags: libc::c_int) -> Result<bool, TransportError> {
         if self.rx_start > 0 {
             // Move the unconsumed tail to the front (it is at most one partial frame).
             self.rx.copy_within(self.rx_start..self.rx_end, 0);
@@ -154,7 +156,9 @@ impl<S: Read + Write + AsRawFd> Conn<S> {
         if self.rx.len() < want {
             self.rx.resize(want, 0);
         }
-        match self.stream.read(&mut self.rx[self.rx_end..]) {
+        let spare = &mut self.rx[self.rx_end..];
+        // SAFETY: `spare` is valid for its length.
+        match check(unsafe { libc::recv(self.stream.as_raw_fd(), spare.as_mut_ptr() as *mut libc::c_void, spare.len(), flags) }) {
             Ok(0) => Err(TransportError::Closed),
             Ok(n) => {
                 self.rx_end += n;
@@ -184,15 +188,23 @@ impl<S: Read + Write + AsRawFd> Conn<S> {
                 }
                 Frame::None => {}
             }
-            // Blocking callers wait before reading (no read that is known to find nothing).
+            // Busy pollers read without blocking; long waits block in one recv bounded by
+            // SO_RCVTIMEO; short waits (or a backlog to flush) ppoll first.
             let now = mwperf_core::clock::now_ns();
-            if wait_ns > 0 && now < deadline {
+            let left = deadline.saturating_sub(now);
+            let flags = if wait_ns == 0 || left == 0 {
+                libc::MSG_DONTWAIT
+            } else if left >= LONG_WAIT_NS && self.backlog() == 0 {
+                self.rcvtimeo.set(self.fd(), coarse_timeout(left))?;
+                0
+            } else {
                 let events = if self.backlog() > 0 { libc::POLLIN | libc::POLLOUT } else { libc::POLLIN };
-                if !poll::wait(self.fd(), events, deadline - now)? && mwperf_core::clock::now_ns() < deadline {
+                if !poll::wait(self.fd(), events, left)? && mwperf_core::clock::now_ns() < deadline {
                     return Ok(None); // interrupted by a signal
                 }
-            }
-            if self.fill()? {
+                libc::MSG_DONTWAIT
+            };
+            if self.fill(flags)? {
                 continue;
             }
             if wait_ns == 0 || mwperf_core::clock::now_ns() >= deadline {
@@ -220,6 +232,12 @@ impl<S: Read + Write + AsRawFd> Drop for Conn<S> {
     fn drop(&mut self) {
         self.drain(1_000_000_000);
     }
+}
+
+/// One non-blocking send on a (blocking) socket; never raises SIGPIPE.
+fn write_now(fd: RawFd, data: &[u8]) -> io::Result<usize> {
+    // SAFETY: `data` is valid for its length.
+    check(unsafe { libc::send(fd, data.as_ptr() as *const libc::c_void, data.len(), libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL) })
 }
 
 fn closed_or(e: io::Error) -> TransportError {

@@ -13,7 +13,6 @@ impl Acceptor for TcpListener {
     fn accept_one(&self) -> io::Result<Option<TcpStream>> {
         match self.accept() {
             Ok((s, _)) => {
-                s.set_nonblocking(true)?;
                 s.set_nodelay(true)?;
                 Ok(Some(s))
             }
@@ -38,7 +37,6 @@ pub fn connect(addr: &str) -> Result<Client<TcpStream>, TransportError> {
     let to = resolve(addr)?;
     let s = TcpStream::connect_timeout(&to, std::time::Duration::from_secs(5)).map_err(|err| TransportError::Unreachable { addr: addr.to_string(), err })?;
     s.set_nodelay(true)?;
-    s.set_nonblocking(true)?;
     let local = s.local_addr().map(|a| a.to_string()).unwrap_or_default();
     Ok(Client::new(s, local))
 }

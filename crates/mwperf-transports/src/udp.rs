@@ -5,7 +5,8 @@ use std::io::{self, ErrorKind};
 use std::net::{SocketAddr, ToSocketAddrs, UdpSocket};
 use std::os::fd::AsRawFd;
 
-use crate::{poll, Endpoint, TransportError};
+use crate::poll::{self, check, coarse_timeout, RecvTimeout, LONG_WAIT_NS};
+use crate::{Endpoint, TransportError};
 
 /// Largest UDP payload over IPv4 (65535 − 8 UDP − 20 IP).
 pub const MAX_DATAGRAM: usize = 65_507;
@@ -19,15 +20,9 @@ pub struct UdpEndpoint {
     peer: String,
     /// Receive buffer, one byte larger than any datagram (allocated once).
     rx: Vec<u8>,
-    /// SO_RCVTIMEO currently set on the (blocking) socket, in ns (0 = none).
-    rcvtimeo_ns: u64,
+    /// SO_RCVTIMEO of the (blocking) socket.
+    rcvtimeo: RecvTimeout,
 }
-
-/// Waits at least this long use one blocking recv with SO_RCVTIMEO instead of ppoll + recv.
-const LONG_WAIT_NS: u64 = 10_000_000;
-/// SO_RCVTIMEO granularity: the kernel rounds it up to a jiffy (≤ 4 ms), so it is set this much
-/// below the wanted bound, on a coarse grid so it rarely needs changing.
-const TIMEO_STEP_NS: u64 = 5_000_000;
 
 pub(crate) fn resolve(addr: &str) -> Result<SocketAddr, TransportError> {
     addr.to_socket_addrs()
@@ -41,19 +36,10 @@ fn tune(sock: &UdpSocket) {
     poll::set_buffer(sock.as_raw_fd(), libc::SO_SNDBUF, SOCKET_BUFFER);
 }
 
-/// The result of a libc call returning ssize_t, as io::Result.
-fn check(rc: isize) -> io::Result<usize> {
-    if rc < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(rc as usize)
-    }
-}
-
 impl UdpEndpoint {
     fn new(sock: UdpSocket, listening: bool, peer: String) -> Self {
         tune(&sock);
-        UdpEndpoint { sock, reply_to: None, listening, peer, rx: vec![0; MAX_DATAGRAM + 1], rcvtimeo_ns: 0 }
+        UdpEndpoint { sock, reply_to: None, listening, peer, rx: vec![0; MAX_DATAGRAM + 1], rcvtimeo: RecvTimeout::default() }
     }
 
     pub fn listen(addr: &str) -> Result<Self, TransportError> {
@@ -90,14 +76,6 @@ impl UdpEndpoint {
         self.reply_to = Some((from, alen));
         Ok(n)
     }
-
-    fn set_rcvtimeo(&mut self, ns: u64) -> io::Result<()> {
-        if ns != self.rcvtimeo_ns {
-            self.sock.set_read_timeout(Some(std::time::Duration::from_nanos(ns)))?;
-            self.rcvtimeo_ns = ns;
-        }
-        Ok(())
-    }
 }
 
 impl Endpoint for UdpEndpoint {
@@ -132,7 +110,7 @@ impl Endpoint for UdpEndpoint {
         let r = if wait_ns == 0 {
             self.raw_recv(libc::MSG_DONTWAIT)
         } else if wait_ns >= LONG_WAIT_NS {
-            self.set_rcvtimeo((wait_ns - TIMEO_STEP_NS) / TIMEO_STEP_NS * TIMEO_STEP_NS)?;
+            self.rcvtimeo.set(self.sock.as_raw_fd(), coarse_timeout(wait_ns))?;
             self.raw_recv(0)
         } else {
             if !poll::wait(self.sock.as_raw_fd(), libc::POLLIN, wait_ns)? {

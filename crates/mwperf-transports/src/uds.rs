@@ -34,7 +34,6 @@ impl Acceptor for UdsListener {
     fn accept_one(&self) -> io::Result<Option<UnixStream>> {
         match self.listener.accept() {
             Ok((s, _)) => {
-                s.set_nonblocking(true)?;
                 Ok(Some(s))
             }
             Err(e) if e.kind() == io::ErrorKind::WouldBlock || e.kind() == io::ErrorKind::Interrupted => Ok(None),
@@ -73,6 +72,5 @@ pub fn listen(addr: &str) -> Result<Server<UdsListener>, TransportError> {
 pub fn connect(addr: &str) -> Result<Client<UnixStream>, TransportError> {
     let path = check_path(addr)?;
     let s = UnixStream::connect(&path).map_err(|err| TransportError::Unreachable { addr: addr.into(), err })?;
-    s.set_nonblocking(true)?;
     Ok(Client::new(s, addr.to_string()))
 }

@@ -7,12 +7,13 @@
 use mwperf_core::clock::now_ns;
 use mwperf_core::result::Status;
 use mwperf_core::units::format_ns;
-use mwperf_core::wire::{fill_payload, Header, FLAG_WARMUP, HEADER_LEN};
+use mwperf_core::wire::{Header, FLAG_WARMUP, HEADER_LEN};
 use mwperf_transports::{Endpoint, TransportError};
 
 use super::RoleOutcome;
 use crate::cli::SenderArgs;
 use crate::collector::Collector;
+use crate::outgoing::Outgoing;
 use crate::pacer::{Pacer, Slot};
 use crate::signals;
 use crate::wait::Waiter;
@@ -20,10 +21,9 @@ use crate::wait::Waiter;
 struct Ping<'a> {
     args: &'a SenderArgs,
     ep: Box<dyn Endpoint>,
-    run_id: u32,
+    out: Outgoing,
     col: Collector,
     pacer: Pacer,
-    tx: Vec<u8>,
     rx: Vec<u8>,
     /// Last message sent and not yet answered (closed loop): (seq, warmup, sent_ns).
     awaiting: Option<(u64, bool, u64)>,
@@ -40,19 +40,7 @@ enum Stop {
 
 impl Ping<'_> {
     fn send(&mut self, slot: Slot) -> Result<(), TransportError> {
-        fill_payload(&mut self.tx[HEADER_LEN..], slot.seq);
-        let sent_ns = now_ns();
-        let h = Header {
-            flags: if slot.warmup { FLAG_WARMUP } else { 0 },
-            run_id: self.run_id,
-            seq: slot.seq,
-            intended_ns: slot.intended_ns,
-            sent_ns,
-            payload_len: self.args.payload as u32,
-            ..Default::default()
-        };
-        h.encode(&mut self.tx);
-        let r = self.ep.send(&self.tx);
+        let (sent_ns, r) = self.out.send(self.ep.as_mut(), &slot);
         self.pacer.sent(&slot, sent_ns);
         if !slot.warmup {
             self.col.window_start(slot.intended_ns);
@@ -68,7 +56,7 @@ impl Ping<'_> {
 
     fn on_packet(&mut self, recv_ns: u64) {
         let h = match Header::decode(&self.rx) {
-            Ok(h) if h.run_id == self.run_id => h, // echoes that do not stamp (sockperf, relays) count too
+            Ok(h) if h.run_id == self.out.run_id() => h, // echoes that do not stamp (sockperf, relays) count too
             Ok(_) => return self.col.seq.foreign += 1,
             Err(r) => return self.col.reject(r),
         };
@@ -168,10 +156,9 @@ pub fn run(args: &SenderArgs, ep: Box<dyn Endpoint>, waiter: &Waiter) -> RoleOut
     let mut p = Ping {
         args,
         ep,
-        run_id: args.common.run_id.unwrap_or_else(super::random_run_id),
+        out: Outgoing::new(args.common.run_id.unwrap_or_else(super::random_run_id), args.payload),
         col,
         pacer: Pacer::new(args, start_ns),
-        tx: vec![0; HEADER_LEN + args.payload],
         rx: Vec::with_capacity(HEADER_LEN + args.payload),
         awaiting: None,
         last_heard_ns: None,

@@ -3,11 +3,12 @@
 
 use mwperf_core::clock::now_ns;
 use mwperf_core::result::Status;
-use mwperf_core::wire::{fill_payload, Header, FLAG_FIN, FLAG_WARMUP, HEADER_LEN};
+use mwperf_core::wire::{Header, FLAG_FIN, HEADER_LEN};
 use mwperf_transports::{Endpoint, TransportError};
 
 use super::RoleOutcome;
 use crate::cli::SenderArgs;
+use crate::outgoing::Outgoing;
 use crate::pacer::Pacer;
 use crate::signals;
 use crate::wait::Waiter;
@@ -16,7 +17,7 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter) -> Rol
     let run_id = args.common.run_id.unwrap_or_else(super::random_run_id);
     let start_ns = now_ns() + 1_000_000;
     let mut pacer = Pacer::new(args, start_ns);
-    let mut tx = vec![0u8; HEADER_LEN + args.payload];
+    let mut out = Outgoing::new(run_id, args.payload);
     let mut rx = Vec::new();
     let mut send_errors = 0u64;
     let mut stop: Option<(Status, String)> = None;
@@ -41,19 +42,8 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter) -> Rol
             }
         }
         let slot = pacer.take(now);
-        fill_payload(&mut tx[HEADER_LEN..], slot.seq);
-        let sent_ns = now_ns();
-        let h = Header {
-            flags: if slot.warmup { FLAG_WARMUP } else { 0 },
-            run_id,
-            seq: slot.seq,
-            intended_ns: slot.intended_ns,
-            sent_ns,
-            payload_len: args.payload as u32,
-            ..Default::default()
-        };
-        h.encode(&mut tx);
-        match ep.send(&tx) {
+        let (sent_ns, r) = out.send(ep.as_mut(), &slot);
+        match r {
             Ok(()) => {}
             Err(TransportError::Unreachable { .. }) => send_errors += 1,
             Err(TransportError::Closed) => {

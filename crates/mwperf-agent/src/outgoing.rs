@@ -1,0 +1,41 @@
+//! Building and sending one scheduled message (ping and pub share it): the payload pattern is
+//! written first, then the send timestamp is taken and the header encoded, so the time between
+//! `sent_ns` and the transport call is only the header encoding.
+
+use mwperf_core::clock::now_ns;
+use mwperf_core::wire::{fill_payload, Header, FLAG_WARMUP, HEADER_LEN};
+use mwperf_transports::{Endpoint, TransportError};
+
+use crate::pacer::Slot;
+
+pub struct Outgoing {
+    tx: Vec<u8>,
+    run_id: u32,
+}
+
+impl Outgoing {
+    pub fn new(run_id: u32, payload: usize) -> Self {
+        Outgoing { tx: vec![0; HEADER_LEN + payload], run_id }
+    }
+
+    pub fn run_id(&self) -> u32 {
+        self.run_id
+    }
+
+    /// Send the message for `slot`; returns its actual send time and the transport's verdict.
+    pub fn send(&mut self, ep: &mut dyn Endpoint, slot: &Slot) -> (u64, Result<(), TransportError>) {
+        fill_payload(&mut self.tx[HEADER_LEN..], slot.seq);
+        let sent_ns = now_ns();
+        Header {
+            flags: if slot.warmup { FLAG_WARMUP } else { 0 },
+            run_id: self.run_id,
+            seq: slot.seq,
+            intended_ns: slot.intended_ns,
+            sent_ns,
+            payload_len: (self.tx.len() - HEADER_LEN) as u32,
+            ..Default::default()
+        }
+        .encode(&mut self.tx);
+        (sent_ns, ep.send(&self.tx))
+    }
+}
