@@ -36,6 +36,17 @@ def test_oneway_loss_uses_pub_count() -> None:
     assert [a["role"] for a in result["agents"]] == ["sub", "pub"]
 
 
+def test_oneway_takes_the_pubs_schedule_accuracy() -> None:
+    sub = agent_report("sub", measured=measurement("oneway", sent=1000, lost=0))
+    sub["measurement"]["schedule"] = None  # a real sub cannot know the sender's accuracy
+    pub = agent_report("pub", sent=1000)
+    lateness = sub["measurement"]["response"]  # any valid stats block
+    pub["schedule"] = {"period_ns": 1_000_000, "lateness": lateness, "behind_count": 2}
+    result = merged([run("sub", sub), run("pub", pub)])
+    assert result["measurement"]["schedule"]["behind_count"] == 2
+    assert sub["measurement"]["schedule"] is None  # the agent report is untouched
+
+
 def test_oneway_loss_never_negative() -> None:
     sub = agent_report("sub", measured=measurement("oneway", sent=1000, lost=0))
     result = merged([run("sub", sub), run("pub", agent_report("pub", sent=900))])

@@ -110,7 +110,10 @@ def _measurement(mode: str, config: dict[str, Any], reports: dict[str, dict[str,
             "payload-mismatch", f"the agent measured {measurement['payload_bytes']} B payloads, "
             f"{config['payload_bytes']} B were asked for", "check the agent's payload catalogue"))
     if mode == "oneway":
-        _recount_oneway(measurement["accounting"], reports.get("pub"), warnings)
+        pub = reports.get("pub")
+        _recount_oneway(measurement["accounting"], pub, warnings)
+        if pub is not None and pub.get("schedule") is not None:
+            measurement["schedule"] = copy.deepcopy(pub["schedule"])  # the sender's accuracy
     return measurement
 
 

@@ -93,6 +93,15 @@ impl Collector {
         }
     }
 
+    /// Late messages for a receiver that learns the period only at the end (a sub, from the
+    /// end-of-stream marker): counted from the response histogram (3 significant digits).
+    pub fn late_from_histogram(&mut self, period_ns: u64) {
+        if period_ns > 0 && self.late_threshold_ns.is_none() {
+            self.late_threshold_ns = Some(period_ns);
+            self.late = self.response.count_above(period_ns);
+        }
+    }
+
     /// Payload size of the first message that arrived.
     pub fn payload_bytes(&self) -> Option<u64> {
         self.payload_bytes

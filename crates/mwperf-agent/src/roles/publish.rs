@@ -1,5 +1,6 @@
 //! pub: sends on the pacer's schedule, one way, then an end-of-stream marker (FLAG_FIN, seq =
-//! measured messages sent, intended_ns = warm-up messages sent) three times, 1 ms apart.
+//! measured messages sent, intended_ns = warm-up messages sent, peer_rx_ns = period in ns, 0 for
+//! rate 0) three times, 1 ms apart.
 
 use mwperf_core::clock::now_ns;
 use mwperf_core::result::Status;
@@ -57,7 +58,7 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter) -> Rol
         }
         pacer.sent(&slot, sent_ns);
     }
-    let fin = Header { flags: FLAG_FIN, run_id, seq: pacer.measured_sent, intended_ns: pacer.warmup_sent, ..Default::default() };
+    let fin = Header { flags: FLAG_FIN, run_id, seq: pacer.measured_sent, intended_ns: pacer.warmup_sent, peer_rx_ns: pacer.period_ns(), ..Default::default() };
     let mut buf = vec![0u8; HEADER_LEN];
     fin.encode(&mut buf);
     for _ in 0..3 {

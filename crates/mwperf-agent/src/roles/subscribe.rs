@@ -15,7 +15,7 @@ use crate::signals;
 pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>) -> RoleOutcome {
     let mut col: Option<Collector> = None;
     let mut run_id = args.common.run_id;
-    let mut fin: Option<(u64, u64, u64)> = None; // (sent, warmup_sent, at_ns)
+    let mut fin: Option<(u64, u64, u64, u64)> = None; // (sent, warmup_sent, period_ns, at_ns)
     let mut counters = Counters::default();
     let mut buf = Vec::with_capacity(64 * 1024);
     let wait = if args.common.busy_poll { 0 } else { 50_000_000 };
@@ -25,7 +25,7 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>) -> RoleOutcome {
             break fin.is_none().then(|| "stopped by signal before the end-of-stream marker".to_string());
         }
         let now = now_ns();
-        if fin.is_some_and(|(_, _, at)| now > at + args.linger) {
+        if fin.is_some_and(|(_, _, _, at)| now > at + args.linger) {
             break None;
         }
         if args.idle_timeout.is_some_and(|t| now > last_ns + t) {
@@ -48,7 +48,7 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>) -> RoleOutcome {
         };
         run_id.get_or_insert(h.run_id);
         if h.flags & FLAG_FIN != 0 {
-            fin.get_or_insert((h.seq, h.intended_ns, recv_ns));
+            fin.get_or_insert((h.seq, h.intended_ns, h.peer_rx_ns, recv_ns));
             continue;
         }
         if col.is_none() {
@@ -76,7 +76,10 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>) -> RoleOutcome {
     c.seq.foreign = counters.foreign;
     c.seq.malformed = counters.malformed;
     let (sent, warmup_sent) = match fin {
-        Some((s, w, _)) => (s, w),
+        Some((s, w, period, _)) => {
+            c.late_from_histogram(period);
+            (s, w)
+        }
         None => (c.seq.highest().map_or(0, |h| h + 1), 0),
     };
     let payload = c.payload_bytes().unwrap_or(0);
