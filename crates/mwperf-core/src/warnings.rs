@@ -82,7 +82,11 @@ pub fn check_schedule(s: &Schedule, sent: u64, busy_poll: bool) -> Option<Warnin
     if s.behind_count * 1000 <= sent.max(1) && p99 <= s.period_ns / 2 {
         return None;
     }
-    let hint = if busy_poll { "lower --rate or free a CPU core" } else { "lower --rate, add --busy-poll, or free a CPU core" };
+    let hint = if busy_poll {
+        "lower --rate or free a CPU core"
+    } else {
+        "the sender sleeps between sends and woke late: spin instead (--spin-margin equal to the period, or --busy-poll), or lower --rate"
+    };
     Some(Warning::new(
         "sender-behind",
         format!(
