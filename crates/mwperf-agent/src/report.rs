@@ -18,6 +18,7 @@ pub fn build(s: Session, out: RoleOutcome) -> AgentReport {
     let cx = warnings::Context {
         warmup_ns: out.warmup_ns,
         governor: &host.governor,
+        cpuidle_driver: &host.cpuidle_driver,
         prevent_cpu_idle: s.conditions.prevent_cpu_idle,
         busy_poll: s.conditions.busy_poll,
         clock_read_overhead_ns: s.conditions.clock_read_overhead_ns,

@@ -10,6 +10,9 @@ pub struct HostFacts {
     pub cores: u32,
     pub governor: String,
     pub clocksource: String,
+    /// cpuidle driver ("none" in many VMs: idle is then the hypervisor's business and
+    /// /dev/cpu_dma_latency changes nothing).
+    pub cpuidle_driver: String,
 }
 
 fn read_trim(path: &str) -> Option<String> {
@@ -29,6 +32,7 @@ impl HostFacts {
             cores: std::thread::available_parallelism().map(|n| n.get() as u32).unwrap_or(1),
             governor: read_trim("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor").unwrap_or_else(|| "unavailable".into()),
             clocksource: read_trim("/sys/devices/system/clocksource/clocksource0/current_clocksource").unwrap_or_else(|| "unknown".into()),
+            cpuidle_driver: read_trim("/sys/devices/system/cpu/cpuidle/current_driver").unwrap_or_else(|| "none".into()),
         }
     }
 }

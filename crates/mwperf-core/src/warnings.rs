@@ -19,6 +19,7 @@ impl Warning {
 
 /// What the checks need to know about how the measurement was taken.
 pub struct Context<'a> {
+    pub cpuidle_driver: &'a str,
     /// The sender's warm-up (None for roles that do not send: the pub's report carries it).
     pub warmup_ns: Option<u64>,
     pub governor: &'a str,
@@ -64,6 +65,13 @@ pub fn check_conditions(cx: &Context) -> Vec<Warning> {
             "cpu-idle-not-prevented",
             "--prevent-cpu-idle was asked for but /dev/cpu_dma_latency could not be opened: idle-state wake-ups are in the numbers",
             Some("run as root, or use --busy-poll"),
+        ));
+    }
+    if cx.prevent_cpu_idle == "on" && cx.cpuidle_driver == "none" {
+        w.push(Warning::new(
+            "cpu-idle-not-controllable",
+            "--prevent-cpu-idle has no effect here: the kernel has no cpuidle driver (idle CPUs halt and the hypervisor decides how fast they wake)",
+            Some("use --busy-poll to keep the agents' CPUs awake"),
         ));
     }
     if cx.clock_read_overhead_ns > 1_000.0 {
