@@ -148,3 +148,75 @@ impl Collector {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mwperf_core::wire::build_message;
+
+    fn msg(seq: u64, intended: u64, sent: u64) -> (Header, Vec<u8>) {
+        let h = Header { run_id: 1, seq, intended_ns: intended, sent_ns: sent, payload_len: 16, ..Default::default() };
+        let mut b = Vec::new();
+        build_message(&mut b, &h);
+        (h, b)
+    }
+
+    #[test]
+    fn response_service_late_and_window() {
+        let mut c = Collector::new(0, 1_000_000, None).unwrap();
+        // three messages due every 1 ms; the second left 0.5 ms late and arrives 2 ms after its due time
+        for (seq, intended, sent, recv) in [(0, 0, 0, 100_000), (2, 2_000_000, 2_000_000, 2_100_000), (1, 1_000_000, 1_500_000, 3_000_000)] {
+            c.window_start(intended);
+            let (h, b) = msg(seq, intended, sent);
+            c.arrive(&h, &b, recv);
+        }
+        let m = c.finish("roundtrip", 3, 0, 16, 3_000_000, None);
+        assert_eq!(m.response.max_ns, Some(2_000_000)); // from the intended time
+        assert_eq!(m.service.max_ns, Some(1_500_000)); // from the actual send time
+        let late = m.late.unwrap();
+        assert_eq!((late.count, late.threshold_ns), (1, 1_000_000));
+        assert_eq!(m.accounting.reordered, 1); // seq 2 arrived before seq 1
+        assert!((m.throughput.duration_s - 0.003).abs() < 1e-12);
+        assert!((m.throughput.msgs_per_s - 1000.0).abs() < 1e-6);
+        assert_eq!(m.message_bytes, 72);
+    }
+
+    #[test]
+    fn duplicates_and_corruption_stay_out_of_latency() {
+        let mut c = Collector::new(0, 0, None).unwrap();
+        let (h, b) = msg(0, 0, 0);
+        c.arrive(&h, &b, 10_000);
+        c.arrive(&h, &b, 20_000); // duplicate
+        let (h1, mut b1) = msg(1, 0, 0);
+        b1[HEADER_LEN + 3] ^= 0x40; // payload bit flip
+        c.arrive(&h1, &b1, 30_000);
+        let m = c.finish("oneway", 2, 0, 16, 0, None);
+        assert_eq!(m.response.count, 1);
+        assert_eq!((m.accounting.received, m.accounting.duplicated, m.accounting.corrupted, m.accounting.lost), (1, 1, 1, 0));
+        assert!(m.late.is_none());
+    }
+
+    #[test]
+    fn late_from_histogram_for_a_sub() {
+        let mut c = Collector::new(0, 0, None).unwrap();
+        for (seq, lat) in [(0, 500_000u64), (1, 1_500_000), (2, 2_500_000)] {
+            let (h, b) = msg(seq, 0, 0);
+            c.arrive(&h, &b, lat);
+        }
+        c.late_from_histogram(1_000_000);
+        assert_eq!(c.finish("oneway", 3, 0, 16, 0, None).late.unwrap().count, 2);
+    }
+
+    #[test]
+    fn samples_file_has_one_row_per_intact_first_arrival() {
+        let path = std::env::temp_dir().join(format!("mwperf-samples-{}.csv", std::process::id()));
+        let mut c = Collector::new(0, 0, path.to_str()).unwrap();
+        let (h, b) = msg(7, 100, 200);
+        c.arrive(&h, &b, 1_200);
+        c.arrive(&h, &b, 1_300);
+        c.finish("roundtrip", 1, 0, 16, 0, None);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(text.lines().collect::<Vec<_>>(), vec!["seq,intended_ns,sent_ns,peer_rx_ns,recv_ns,response_ns,service_ns", "7,100,200,0,1200,1100,1000"]);
+    }
+}
