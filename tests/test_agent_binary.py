@@ -61,7 +61,8 @@ def test_roundtrip_reports_validate_and_account_for_every_message(tmp_path, tran
     rows = (tmp_path / "s.csv").read_text().splitlines()
     assert rows[0].startswith("seq,intended_ns") and len(rows) == 1001
     pong_rep = report(tmp_path / "pong.json")
-    assert pong_rep["counters"]["echoed"] == 1100 and pong_rep["status"] == "complete"
+    assert ping["discovery"]["probes"] >= 1 and ping["discovery"]["first_reply_ns"] > 0
+    assert pong_rep["counters"]["echoed"] == 1100 + ping["discovery"]["probes"] and pong_rep["status"] == "complete"
     if transport == "uds":
         assert not Path(listen).exists(), "socket file left behind"
 
@@ -160,7 +161,8 @@ def test_pong_survives_garbage_and_counts_it(tmp_path):
     assert pong.wait(5) == 0
     assert r.returncode == 0
     c = report(tmp_path / "pong.json")["counters"]
-    assert c["foreign"] + c["malformed"] == 6 and c["malformed"] >= 2 and c["echoed"] == 100
+    probes = report(tmp_path / "ping.json")["discovery"]["probes"]
+    assert c["foreign"] + c["malformed"] == 6 and c["malformed"] >= 2 and c["echoed"] == 100 + probes
 
 
 def test_peer_killed_mid_run_gives_partial_result(tmp_path):
@@ -226,4 +228,7 @@ def test_catalogue_and_transports_lists():
     cat = json.loads(subprocess.run([str(AGENT), "payloads", "--json"], capture_output=True, text=True).stdout)
     assert cat["Array1k"] == 1024 and cat["PointCloud512k"] == 524288 and cat["Struct16"] == 16
     ts = json.loads(subprocess.run([str(AGENT), "transports", "--json"], capture_output=True, text=True).stdout)
-    assert ts == ["udp", "tcp", "uds"]
+    names = [t["name"] for t in ts]
+    assert names == ["udp", "tcp", "uds", "iceoryx2", "cyclonedds", "rustdds", "zenoh", "mqtt", "ros1"]
+    assert all(t["built"] for t in ts if t["name"] in ("udp", "tcp", "uds"))
+    assert {t["name"]: t["daemon"] for t in ts}["mqtt"] == "mosquitto"

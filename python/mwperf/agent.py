@@ -73,10 +73,10 @@ def _payloads(path: Path) -> dict[str, int]:
 
 @functools.cache
 def _transports(path: Path) -> list[str]:
-    names = _query_json(path, "transports", "--json")
-    if not (isinstance(names, list) and all(isinstance(n, str) for n in names)):
-        raise RunError(f"'{path} transports --json' did not print a JSON list of names")
-    return names
+    entries = _query_json(path, "transports", "--json")
+    if not (isinstance(entries, list) and all(isinstance(e, dict) and isinstance(e.get("name"), str) for e in entries)):
+        raise RunError(f"'{path} transports --json' did not print a JSON list of transports")
+    return [e["name"] for e in entries if e.get("built", True)]
 
 
 def _query_json(path: Path, *args: str) -> object:

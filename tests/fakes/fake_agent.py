@@ -36,7 +36,7 @@ from mwperf.sizes import parse_size  # noqa: E402
 
 CATALOGUE = {"Array32": 32, "Array64": 64, "Array1k": 1024, "Array16k": 16384,
              "Struct256": 256, "PointCloud4m": 4 * 1024 * 1024}
-TRANSPORTS = ["udp", "tcp", "uds"]
+TRANSPORTS = [{"name": n, "built": True, "daemon": None} for n in ("udp", "tcp", "uds")]
 WARNING = {"code": "cpu-idle", "message": "CPU idle states are enabled",
            "hint": "use --prevent-cpu-idle"}
 stop = False

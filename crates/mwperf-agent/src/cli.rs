@@ -3,7 +3,7 @@
 
 use clap::{Args, Parser, Subcommand};
 use mwperf_core::{payload, units};
-use mwperf_transports::Kind;
+use mwperf_transports::{Durability, History, Kind, Qos, Reliability, Spec};
 use serde::Serialize;
 
 #[derive(Parser, Debug)]
@@ -64,7 +64,7 @@ fn kind_name<S: serde::Serializer>(k: &Kind, s: S) -> Result<S::Ok, S::Error> {
 /// Options every role has.
 #[derive(Args, Debug, Serialize, Clone)]
 pub struct Common {
-    /// Transport: udp, tcp or uds.
+    /// Transport: udp, tcp, uds, iceoryx2, cyclonedds, rustdds, zenoh, mqtt, ros1.
     #[arg(long, value_parser = transport)]
     #[serde(serialize_with = "kind_name")]
     pub transport: Kind,
@@ -83,6 +83,44 @@ pub struct Common {
     /// Do not print the human summary.
     #[arg(long)]
     pub quiet: bool,
+    /// QoS reliability: reliable or best-effort (mapped per middleware).
+    #[arg(long, default_value = "reliable", value_parser = ["reliable", "best-effort"])]
+    pub reliability: String,
+    /// QoS history: keep-last (with --depth), keep-last:N, or keep-all.
+    #[arg(long, default_value = "keep-last")]
+    pub history: String,
+    /// Queue depth for keep-last history.
+    #[arg(long, default_value = "10", value_parser = clap::value_parser!(u32).range(1..))]
+    pub depth: u32,
+    /// QoS durability: volatile or transient-local.
+    #[arg(long, default_value = "volatile", value_parser = ["volatile", "transient-local"])]
+    pub durability: String,
+    /// Transport-specific setting KEY=VALUE (repeatable; see README, e.g. zenoh mode=client, mqtt qos=2).
+    #[arg(long = "opt", value_parser = key_value)]
+    pub opt: Vec<(String, String)>,
+    /// ping/pub: give up when discovery has not matched the peer within this time.
+    #[arg(long = "discovery-timeout", default_value = "10s", value_parser = duration)]
+    #[serde(rename = "discovery_timeout_ns")]
+    pub discovery_timeout: u64,
+}
+
+fn key_value(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
+        _ => Err(format!("'{s}' is not KEY=VALUE")),
+    }
+}
+
+impl Common {
+    /// The transport's open arguments; Err names the flag that is wrong.
+    pub fn spec(&self, addr: &str) -> Result<Spec, String> {
+        let qos = Qos {
+            reliability: Reliability::parse(&self.reliability).map_err(|e| format!("--reliability: {e}"))?,
+            history: History::parse(&self.history, self.depth).map_err(|e| format!("--history: {e}"))?,
+            durability: Durability::parse(&self.durability).map_err(|e| format!("--durability: {e}"))?,
+        };
+        Ok(Spec { addr: addr.to_string(), qos, options: self.opt.clone() })
+    }
 }
 
 /// ping and pub.
@@ -91,7 +129,7 @@ pub struct SenderArgs {
     #[command(flatten)]
     #[serde(flatten)]
     pub common: Common,
-    /// Peer address: host:port (udp, tcp) or socket path (uds).
+    /// Peer address: host:port (udp, tcp), socket path (uds), or what the pong's READY line printed.
     #[arg(long)]
     pub connect: String,
     /// Messages per second on absolute deadlines; 0 = as fast as possible.
@@ -130,7 +168,8 @@ pub struct ServerArgs {
     #[command(flatten)]
     #[serde(flatten)]
     pub common: Common,
-    /// Address to receive on: host:port (port 0 = any free) or socket path (uds).
+    /// Address to receive on: host:port (port 0 = any free), socket path (uds), or the
+    /// middleware's form (`mwperf-agent transports`); READY prints what the peer passes to --connect.
     #[arg(long)]
     pub listen: String,
     /// Exit after this long without any packet.

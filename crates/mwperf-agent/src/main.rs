@@ -18,7 +18,7 @@ use std::process::ExitCode;
 use clap::Parser as _;
 use cli::{Cli, Common, Role};
 use mwperf_core::result::{Conditions, Status};
-use mwperf_transports::{Kind, TransportError};
+use mwperf_transports::{Kind, Side, TransportError};
 
 fn usage(msg: &str) -> ExitCode {
     eprintln!("mwperf-agent: error: {msg}");
@@ -40,6 +40,21 @@ fn list(json: bool, items: Vec<(String, Option<usize>)>) {
     }
 }
 
+fn transports(json: bool) {
+    if json {
+        let v: Vec<_> = Kind::ALL
+            .iter()
+            .map(|k| serde_json::json!({"name": k.name(), "built": k.built(), "daemon": k.daemon(), "address": k.address_form(), "description": k.describe()}))
+            .collect();
+        println!("{}", serde_json::Value::from(v));
+    } else {
+        for k in Kind::ALL {
+            let built = if k.built() { "" } else { " (not built into this binary)" };
+            println!("{:<11} {}{built}\n            address: {}", k.name(), k.describe(), k.address_form());
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
@@ -57,7 +72,7 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Role::Transports(a) => {
-            list(a.json, Kind::ALL.iter().map(|k| (k.name().to_string(), None)).collect());
+            transports(a.json);
             return ExitCode::SUCCESS;
         }
         Role::Ping(a) => ("ping", &a.common, serde_json::to_value(a)),
@@ -82,16 +97,28 @@ fn main() -> ExitCode {
     };
     let waiter = wait::Waiter { busy_poll: common.busy_poll, spin_margin_ns: spin };
 
-    let opened = match &cli.role {
-        Role::Ping(a) | Role::Pub(a) => roles::check_size(common.transport, a.payload)
-            .map_err(|m| TransportError::Address(m))
-            .and_then(|_| mwperf_transports::connect(common.transport, &a.connect)),
-        Role::Pong(a) | Role::Sub(a) => mwperf_transports::listen(common.transport, &a.listen).inspect(|ep| {
-            println!("READY {} {}", common.transport.name(), ep.local_addr());
-            let _ = std::io::stdout().flush();
-        }),
+    let (side, addr) = match &cli.role {
+        Role::Ping(a) => (Side::Ping, &a.connect),
+        Role::Pub(a) => (Side::Pub, &a.connect),
+        Role::Pong(a) => (Side::Pong, &a.listen),
+        Role::Sub(a) => (Side::Sub, &a.listen),
         _ => unreachable!(),
     };
+    let spec = match common.spec(addr) {
+        Ok(s) => s,
+        Err(m) => return usage(&m),
+    };
+    let size_ok = match &cli.role {
+        Role::Ping(a) | Role::Pub(a) => roles::check_size(common.transport, a.payload),
+        _ => Ok(()),
+    };
+    let opened = size_ok.map_err(TransportError::Address).and_then(|_| mwperf_transports::open(common.transport, side, &spec));
+    let opened = opened.inspect(|ep| {
+        if side.is_listener() {
+            println!("READY {} {}", common.transport.name(), ep.local_addr());
+            let _ = std::io::stdout().flush();
+        }
+    });
     let outcome = match opened {
         Err(e) if e.is_usage() => return usage(&e.to_string()),
         Err(e) => roles::RoleOutcome::failed(e.to_string()),

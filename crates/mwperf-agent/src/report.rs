@@ -47,6 +47,7 @@ pub fn build(s: Session, out: RoleOutcome) -> AgentReport {
         counters: out.counters,
         sent: out.sent,
         schedule: out.schedule,
+        discovery: out.discovery,
         warnings: warns,
     }
 }

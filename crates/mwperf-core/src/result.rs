@@ -63,6 +63,17 @@ pub struct SeriesPoint {
     pub mean_ns: Option<f64>,
 }
 
+/// Time to match the peer and to the first answered message, measured before the schedule starts.
+#[derive(Serialize, Debug, Clone, Default, PartialEq)]
+pub struct Discovery {
+    /// From the endpoint being open to the middleware reporting the peer matched.
+    pub matched_ns: u64,
+    /// ping: from the first probe sent to the first echo back (None for a pub).
+    pub first_reply_ns: Option<u64>,
+    /// ping: probes sent before the first echo (lost ones show discovery still settling).
+    pub probes: u64,
+}
+
 #[derive(Serialize, Debug, Clone)]
 pub struct Late {
     pub threshold_ns: u64,
@@ -143,5 +154,8 @@ pub struct AgentReport {
     /// A pub's schedule accuracy (a ping's is inside its measurement).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub schedule: Option<Schedule>,
+    /// Discovery and first contact of a ping or pub (kept out of the steady-state statistics).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub discovery: Option<Discovery>,
     pub warnings: Vec<crate::warnings::Warning>,
 }

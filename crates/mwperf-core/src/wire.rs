@@ -6,7 +6,7 @@
 //! |----:|-----:|-------|---------|
 //! | 0   | 4 | magic | `b"MWPF"` |
 //! | 4   | 1 | version | [`VERSION`] |
-//! | 5   | 1 | flags | [`FLAG_WARMUP`], [`FLAG_FIN`], [`FLAG_ECHO`] |
+//! | 5   | 1 | flags | [`FLAG_WARMUP`], [`FLAG_FIN`], [`FLAG_ECHO`], [`FLAG_PROBE`] |
 //! | 6   | 2 | header_len | 56 |
 //! | 8   | 4 | run_id | tags one run; other ids are foreign |
 //! | 12  | 2 | topic | topic index (0 for single-topic runs) |
@@ -29,6 +29,8 @@ pub const HEADER_LEN: usize = 56;
 pub const FLAG_WARMUP: u8 = 1 << 0;
 pub const FLAG_FIN: u8 = 1 << 1;
 pub const FLAG_ECHO: u8 = 1 << 2;
+/// A ping's first-contact probe (sent until the first echo arrives; never in the statistics).
+pub const FLAG_PROBE: u8 = 1 << 3;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Header {

@@ -81,6 +81,7 @@ fn agent_report_matches_the_schema() {
         counters: Some(Counters::default()),
         sent: Some(1),
         schedule: None,
+        discovery: Some(mwperf_core::result::Discovery { matched_ns: 5, first_reply_ns: Some(7), probes: 1 }),
         warnings: vec![Warning::new("no-warmup", "x", Some("y"))],
     };
     let doc = serde_json::to_value(&report).unwrap();

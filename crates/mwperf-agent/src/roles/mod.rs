@@ -2,6 +2,7 @@
 
 use mwperf_core::result::{Counters, Measurement, Status};
 
+pub mod contact;
 pub mod ping;
 pub mod pong;
 pub mod publish;
@@ -17,11 +18,13 @@ pub struct RoleOutcome {
     pub schedule: Option<mwperf_core::result::Schedule>,
     /// Warm-up duration the role used (for the no-warmup warning); None for servers.
     pub warmup_ns: Option<u64>,
+    /// Discovery and first contact (ping, pub).
+    pub discovery: Option<mwperf_core::result::Discovery>,
 }
 
 impl RoleOutcome {
     pub fn failed(reason: impl Into<String>) -> Self {
-        RoleOutcome { status: Status::Failed, reason: Some(reason.into()), measurement: None, counters: None, sent: None, schedule: None, warmup_ns: None }
+        RoleOutcome { status: Status::Failed, reason: Some(reason.into()), measurement: None, counters: None, sent: None, schedule: None, warmup_ns: None, discovery: None }
     }
 }
 

@@ -7,7 +7,7 @@
 use mwperf_core::clock::now_ns;
 use mwperf_core::result::Status;
 use mwperf_core::units::format_ns;
-use mwperf_core::wire::{Header, FLAG_WARMUP, HEADER_LEN};
+use mwperf_core::wire::{Header, FLAG_PROBE, FLAG_WARMUP, HEADER_LEN};
 use mwperf_transports::{Endpoint, TransportError};
 
 use super::RoleOutcome;
@@ -56,6 +56,7 @@ impl Ping<'_> {
 
     fn on_packet(&mut self, recv_ns: u64) {
         let h = match Header::decode(&self.rx) {
+            Ok(h) if h.run_id == self.out.run_id() && h.flags & FLAG_PROBE != 0 => return, // a late first-contact probe
             Ok(h) if h.run_id == self.out.run_id() => h, // echoes that do not stamp (sockperf, relays) count too
             Ok(_) => return self.col.seq.foreign += 1,
             Err(r) => return self.col.reject(r),
@@ -146,7 +147,22 @@ impl Ping<'_> {
     }
 }
 
-pub fn run(args: &SenderArgs, ep: Box<dyn Endpoint>, waiter: &Waiter) -> RoleOutcome {
+pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter) -> RoleOutcome {
+    let run_id = args.common.run_id.unwrap_or_else(super::random_run_id);
+    let kind = args.common.transport;
+    let matched_ns = match super::contact::matched(ep.as_mut(), args.common.discovery_timeout) {
+        Ok(t) => t,
+        Err(e) => return RoleOutcome::failed(e.to_string()),
+    };
+    // Socket transports have no discovery: the peer must answer within --peer-timeout.
+    let bound = if kind.has_discovery() { args.common.discovery_timeout } else { args.peer_timeout };
+    let discovery = match super::contact::probe(ep.as_mut(), &args.connect, run_id, args.payload, bound, args.common.busy_poll, matched_ns) {
+        Ok(d) => d,
+        Err(reason) => {
+            let status = if signals::stopped() { Status::Partial } else { Status::Failed };
+            return RoleOutcome { status, ..RoleOutcome::failed(reason) };
+        }
+    };
     let start_ns = now_ns() + 1_000_000;
     let period = mwperf_core::schedule::period_ns(args.rate);
     let col = match Collector::new(start_ns + args.warmup, period, args.samples.as_deref()) {
@@ -156,7 +172,7 @@ pub fn run(args: &SenderArgs, ep: Box<dyn Endpoint>, waiter: &Waiter) -> RoleOut
     let mut p = Ping {
         args,
         ep,
-        out: Outgoing::new(args.common.run_id.unwrap_or_else(super::random_run_id), args.payload),
+        out: Outgoing::new(run_id, args.payload),
         col,
         pacer: Pacer::new(args, start_ns),
         rx: Vec::with_capacity(HEADER_LEN + args.payload),
@@ -178,5 +194,5 @@ pub fn run(args: &SenderArgs, ep: Box<dyn Endpoint>, waiter: &Waiter) -> RoleOut
     let schedule = p.pacer.schedule.summary();
     let end = p.pacer.planned_end_ns().map_or(p.last_send_ns, |e| e.min(now_ns()));
     let measurement = p.col.finish("roundtrip", sent, p.pacer.warmup_sent, args.payload as u64, end, schedule);
-    RoleOutcome { status, reason, measurement: Some(measurement), counters: None, sent: Some(sent), schedule: None, warmup_ns: Some(args.warmup) }
+    RoleOutcome { status, reason, measurement: Some(measurement), counters: None, sent: Some(sent), schedule: None, warmup_ns: Some(args.warmup), discovery: Some(discovery) }
 }

@@ -55,5 +55,5 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>) -> RoleOutcome {
         }
     };
     c.connections = ep.connections();
-    RoleOutcome { status: Status::Complete, reason, measurement: None, counters: Some(c), sent: None, schedule: None, warmup_ns: None }
+    RoleOutcome { status: Status::Complete, reason, measurement: None, counters: Some(c), sent: None, schedule: None, warmup_ns: None, discovery: None }
 }

@@ -16,6 +16,10 @@ use crate::wait::Waiter;
 
 pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter) -> RoleOutcome {
     let run_id = args.common.run_id.unwrap_or_else(super::random_run_id);
+    let matched_ns = match super::contact::matched(ep.as_mut(), args.common.discovery_timeout) {
+        Ok(t) => t,
+        Err(e) => return RoleOutcome::failed(e.to_string()),
+    };
     let start_ns = now_ns() + 1_000_000;
     let mut pacer = Pacer::new(args, start_ns);
     let mut out = Outgoing::new(run_id, args.payload);
@@ -72,5 +76,5 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter) -> Rol
     };
     // The schedule accuracy belongs to the sender; the sub owns the latency measurement.
     let schedule = pacer.schedule.summary();
-    RoleOutcome { status, reason, measurement: None, counters: None, sent: Some(pacer.measured_sent), schedule, warmup_ns: Some(args.warmup) }
+    RoleOutcome { status, reason, measurement: None, counters: None, sent: Some(pacer.measured_sent), schedule, warmup_ns: Some(args.warmup), discovery: Some(mwperf_core::result::Discovery { matched_ns, first_reply_ns: None, probes: 0 }) }
 }

@@ -4,7 +4,7 @@
 
 use mwperf_core::clock::now_ns;
 use mwperf_core::result::{Counters, Status};
-use mwperf_core::wire::{Header, FLAG_ECHO, FLAG_FIN, FLAG_WARMUP};
+use mwperf_core::wire::{Header, FLAG_ECHO, FLAG_FIN, FLAG_PROBE, FLAG_WARMUP};
 use mwperf_transports::Endpoint;
 
 use super::RoleOutcome;
@@ -46,6 +46,9 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>) -> RoleOutcome {
                 continue;
             }
         };
+        if h.flags & FLAG_PROBE != 0 {
+            continue; // a ping's first-contact probe on a shared topic: not part of any stream
+        }
         run_id.get_or_insert(h.run_id);
         if h.flags & FLAG_FIN != 0 {
             fin.get_or_insert((h.seq, h.intended_ns, h.peer_rx_ns, recv_ns));
@@ -84,5 +87,5 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>) -> RoleOutcome {
     };
     let payload = c.payload_bytes().unwrap_or(0);
     let m = c.finish("oneway", sent, warmup_sent, payload, 0, None);
-    RoleOutcome { status: Status::Complete, reason, measurement: Some(m), counters: Some(counters), sent: None, schedule: None, warmup_ns: None }
+    RoleOutcome { status: Status::Complete, reason, measurement: Some(m), counters: Some(counters), sent: None, schedule: None, warmup_ns: None, discovery: None }
 }

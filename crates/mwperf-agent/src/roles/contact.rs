@@ -1,0 +1,69 @@
+//! First contact, before a sender's schedule starts: wait until discovery matched the peer, then
+//! (ping) send probes until one comes back. Both times are reported separately from the steady
+//! state (`discovery` in the report), as seed 004 asks for "time to connect".
+//!
+//! Probes carry FLAG_PROBE and a full-size payload; the pong echoes them like any message, a
+//! foreign relay forwards them untouched, and every receiver leaves them out of its statistics.
+
+use mwperf_core::clock::now_ns;
+use mwperf_core::result::Discovery;
+use mwperf_core::units::format_ns;
+use mwperf_core::wire::{build_message, Header, FLAG_PROBE};
+use mwperf_transports::{Endpoint, TransportError};
+
+use crate::signals;
+
+/// How long one probe waits for its echo before the next goes out.
+const PROBE_INTERVAL_NS: u64 = 10_000_000;
+
+/// Wait for discovery; Ok = nanoseconds it took.
+pub fn matched(ep: &mut dyn Endpoint, timeout_ns: u64) -> Result<u64, TransportError> {
+    let t0 = now_ns();
+    ep.wait_matched(timeout_ns)?;
+    Ok(now_ns() - t0)
+}
+
+/// Send probes until one is echoed, for at most `bound_ns`; Err = a reason to fail the run.
+pub fn probe(ep: &mut dyn Endpoint, peer: &str, run_id: u32, payload: usize, bound_ns: u64, busy_poll: bool, matched_ns: u64) -> Result<Discovery, String> {
+    let mut tx = Vec::new();
+    let mut rx = Vec::new();
+    let first = now_ns();
+    let end = first + bound_ns;
+    let mut probes = 0u64;
+    while now_ns() < end {
+        if signals::stopped() {
+            return Err("interrupted by signal before the first reply".into());
+        }
+        build_message(&mut tx, &Header { flags: FLAG_PROBE, run_id, seq: probes, sent_ns: now_ns(), payload_len: payload as u32, ..Default::default() });
+        match ep.send(&tx) {
+            Ok(()) | Err(TransportError::Unreachable { .. }) => {}
+            Err(TransportError::Closed) => return Err("the peer closed the connection before the first reply".into()),
+            Err(e) => return Err(format!("send failed: {e}")),
+        }
+        probes += 1;
+        let next = (now_ns() + PROBE_INTERVAL_NS).min(end);
+        loop {
+            let now = now_ns();
+            if now >= next {
+                break;
+            }
+            let wait = if busy_poll { 0 } else { next - now };
+            match ep.recv(&mut rx, wait) {
+                Ok(Some(_)) => {
+                    if let Ok(h) = Header::decode(&rx) {
+                        if h.run_id == run_id && h.flags & FLAG_PROBE != 0 {
+                            return Ok(Discovery { matched_ns, first_reply_ns: Some(now_ns() - first), probes });
+                        }
+                    }
+                }
+                Ok(None) | Err(TransportError::Unreachable { .. }) => {}
+                Err(TransportError::Closed) => return Err("the peer closed the connection before the first reply".into()),
+                Err(e) => return Err(format!("receive failed: {e}")),
+            }
+            if signals::stopped() {
+                break;
+            }
+        }
+    }
+    Err(format!("no reply from {peer} within {} ({probes} probes sent); is a pong running there?", format_ns(bound_ns as f64)))
+}
