@@ -103,6 +103,8 @@ pub struct Session {
     qos2_received: IdSet,
     /// SUBACKs received: packet id and whether every subscription was granted.
     subacks: Vec<(u16, bool)>,
+    /// A SUBACK arrived since `next` last returned: it returns early so callers see it.
+    suback_news: bool,
     /// Set once the connection failed; every later call reports it.
     broken: Option<String>,
 }
@@ -128,6 +130,7 @@ impl Session {
             in_flight: IdSet::new(),
             qos2_received: IdSet::new(),
             subacks: Vec::new(),
+            suback_news: false,
             broken: None,
         };
         s.tx.extend_from_slice(connect_packet);
@@ -393,6 +396,7 @@ impl Session {
                 Packet::SubAck { pkid, codes } => {
                     let ok = self.rx[base + codes.start..base + codes.end].iter().all(|c| *c <= 2);
                     self.subacks.push((pkid, ok));
+                    self.suback_news = true;
                 }
                 Packet::ConnAck { .. } => return Err(self.fail(format!("a second CONNACK from the broker at {}", self.broker))),
                 Packet::UnsubAck(_) | Packet::PingResp => {}
@@ -402,7 +406,8 @@ impl Session {
     }
 
     /// The next PUBLISH from the broker, waiting at most `wait_ns` (0 = do not block);
-    /// `Ok(None)` = nothing yet (or a signal). The delivery is valid until the next call.
+    /// `Ok(None)` = nothing yet, a signal, or a SUBACK came (see [`Session::suback`]).
+    /// The delivery is valid until the next call.
     pub fn next(&mut self, wait_ns: u64) -> Result<Option<Delivery<'_>>, TransportError> {
         self.check_broken()?;
         self.release();
@@ -414,6 +419,9 @@ impl Session {
         let found = loop {
             if let Some(p) = self.parse_one()? {
                 break p;
+            }
+            if std::mem::take(&mut self.suback_news) {
+                return Ok(None);
             }
             self.flush()?;
             // Busy pollers read without blocking; long waits block in one recv bounded by
