@@ -252,7 +252,7 @@ impl Session {
         if payload.len() > max {
             return Err(TransportError::TooLarge { size: payload.len(), max, transport: TRANSPORT });
         }
-        self.flush()?;
+        // No flush first: queued acknowledgements leave in the same write as this message.
         let pkid = if qos == QoS::AtMostOnce {
             0
         } else {
