@@ -27,6 +27,8 @@ pub fn fixture() -> Fixture {
     let _ = std::fs::remove_file(&conf); // read once at start-up
     let mut fx = Fixture::simple(Kind::Mqtt, move |tag| format!("127.0.0.1:{port}/{}", unique(tag)), &format!("127.0.0.1:{port}/nobody-{}", unique("")));
     fx.qos = Qos { reliability: Reliability::Reliable, history: History::KeepLast(DEPTH), ..Qos::default() };
+    // MQTT_QOS=0|1|2 runs the suite at that MQTT QoS (`--opt qos=N`); default: reliable → 1.
+    fx.options = std::env::var("MQTT_QOS").map(|q| vec![("qos".to_string(), q)]).unwrap_or_default();
     fx.guards.push(broker);
     fx
 }

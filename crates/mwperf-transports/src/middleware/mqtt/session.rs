@@ -10,6 +10,8 @@
 //! - Acknowledgements we wait for (QoS 1/2 sends) are tracked per packet id; a sender that never
 //!   receives (a `pub`) reads them while sending, and stops for them when [`MAX_IN_FLIGHT`]
 //!   messages are unacknowledged (the broker's back-pressure, bounded in time).
+//! - A QoS 2 `publish` waits for the broker's PUBREC and sends PUBREL at once (the broker
+//!   forwards the message only then), so QoS 2 costs one broker round trip per send.
 //! - PUBLISH packets read while waiting in `send` are stashed and returned first by `next`.
 
 use std::collections::VecDeque;
@@ -99,6 +101,8 @@ pub struct Session {
     next_pkid: u16,
     /// Our QoS 1/2 messages the broker has not finished acknowledging.
     in_flight: IdSet,
+    /// Our QoS 2 messages whose PUBREC has not come yet.
+    awaiting_rec: IdSet,
     /// QoS 2 messages received (and delivered) whose PUBREL has not come yet: duplicates.
     qos2_received: IdSet,
     /// SUBACKs received: packet id and whether every subscription was granted.
@@ -128,6 +132,7 @@ impl Session {
             rcvtimeo: RecvTimeout::default(),
             next_pkid: 0,
             in_flight: IdSet::new(),
+            awaiting_rec: IdSet::new(),
             qos2_received: IdSet::new(),
             subacks: Vec::new(),
             suback_news: false,
@@ -269,7 +274,15 @@ impl Session {
         codec::publish_header(&mut hdr, topic, qos, retain, false, pkid, payload.len());
         let r = self.write_message(&hdr, payload);
         self.hdr = hdr;
-        r
+        r?;
+        if qos == QoS::ExactlyOnce {
+            // A broker forwards a QoS 2 message only on our PUBREL, which answers its PUBREC:
+            // wait for it here, or a sender that does not read would hold its messages back.
+            self.awaiting_rec.insert(pkid);
+            self.wait_until(|s| !s.awaiting_rec.contains(pkid), "answer PUBLISH (QoS 2) with PUBREC")?;
+            self.flush()?;
+        }
+        Ok(())
     }
 
     /// Write backlog + header + payload, queueing what the socket does not take.
@@ -385,6 +398,7 @@ impl Session {
                     self.in_flight.remove(id);
                 }
                 Packet::PubRec(id) => {
+                    self.awaiting_rec.remove(id);
                     if self.in_flight.contains(id) {
                         self.queue_ack(Ack::PubRel, id);
                     }
