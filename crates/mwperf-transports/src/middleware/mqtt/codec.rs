@@ -12,7 +12,8 @@ use std::ops::Range;
 /// Largest remaining length the 4-byte length field can express (§2.2.3).
 pub const MAX_REMAINING: usize = 268_435_455;
 
-/// Delivery guarantee of one PUBLISH (§4.3).
+/// Delivery guarantee of one PUBLISH (§4.3), named as in the standard.
+#[allow(clippy::enum_variant_names)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum QoS {
     AtMostOnce = 0,
@@ -277,6 +278,7 @@ pub fn publish_header(out: &mut Vec<u8>, topic: &str, qos: QoS, retain: bool, du
 }
 
 /// The acknowledgements a client sends: PUBACK, PUBREC, PUBREL, PUBCOMP (§3.4–3.7).
+#[allow(clippy::enum_variant_names)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ack {
     PubAck,

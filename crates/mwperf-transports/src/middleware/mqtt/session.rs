@@ -157,11 +157,8 @@ impl Session {
             if left == 0 {
                 return Err(TransportError::Middleware { transport: TRANSPORT, detail: format!("no CONNACK from {broker} within {} ms; is it an MQTT broker?", timeout_ns / 1_000_000) });
             }
-            if poll::wait(s.fd(), libc::POLLIN, left)? {
-                match s.fill(libc::MSG_DONTWAIT) {
-                    Err(_) => return Err(TransportError::Middleware { transport: TRANSPORT, detail: format!("{broker} closed the connection at CONNECT; is it an MQTT 3.1.1 broker?") }),
-                    Ok(_) => {}
-                }
+            if poll::wait(s.fd(), libc::POLLIN, left)? && s.fill(libc::MSG_DONTWAIT).is_err() {
+                return Err(TransportError::Middleware { transport: TRANSPORT, detail: format!("{broker} closed the connection at CONNECT; is it an MQTT 3.1.1 broker?") });
             }
         }
     }
