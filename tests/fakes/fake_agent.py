@@ -67,8 +67,11 @@ def parse(argv: list[str]) -> argparse.Namespace:
         p.add_argument("--connect" if role in ("ping", "pub") else "--listen", dest="address",
                        required=True)
         for flag in ("--rate", "--payload", "--duration", "--count", "--warmup",
-                     "--peer-timeout", "--spin-margin", "--run-id", "--json", "--samples"):
+                     "--peer-timeout", "--spin-margin", "--run-id", "--json", "--samples",
+                     "--reliability", "--history", "--depth", "--durability",
+                     "--discovery-timeout"):
             p.add_argument(flag)
+        p.add_argument("--opt", action="append")
         p.add_argument("--quiet", action="store_true")
         p.add_argument("--busy-poll", action="store_true")
         p.add_argument("--prevent-cpu-idle", action="store_true")
