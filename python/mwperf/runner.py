@@ -90,6 +90,8 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
                 stopped = exc.reason if isinstance(exc, Interrupted) else "interrupted by Ctrl-C"
                 interrupted = True
                 agents.stop_all()
+    if interrupted and not agents.agents:  # stopped while daemons started: nothing measured
+        raise Interrupted(stopped or "interrupted")
     samples = workdir / SAMPLES_NAME
     samples_path = samples if cfg.samples and samples.is_file() else None
     result = merge(

@@ -16,6 +16,8 @@ comma-separated list of ROLE:BEHAVIOUR[=VALUE]:
   sent=N / lost=N    override accounting (pub: sent; sub: accounting.sent / lost)
 
 FAKE_AGENT_TRACE=DIR: write DIR/<role>.pid and DIR/<role>.argv.json on start.
+FAKE_AGENT_TRANSPORTS=a,b: also claim these transports (e.g. mqtt, to exercise the control
+plane's daemons); they are served like tcp on a free loopback port, whatever --listen says.
 """
 
 import argparse
@@ -80,6 +82,11 @@ def parse(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def transports() -> list[dict]:
+    extra = [n for n in os.environ.get("FAKE_AGENT_TRANSPORTS", "").split(",") if n]
+    return TRANSPORTS + [{"name": n, "built": True, "daemon": None} for n in extra]
+
+
 def endpoint(transport: str, address: str) -> tuple[int, int, object]:
     if transport == "uds":
         return socket.AF_UNIX, socket.SOCK_STREAM, address
@@ -93,6 +100,8 @@ def serve(args: argparse.Namespace, how: dict[str, str]) -> tuple[str, dict]:
     if "exit-before-ready" in how:
         sys.stderr.write(f"error: --listen {args.address}: Address already in use (os error 98)\n")
         sys.exit(1)
+    if args.transport not in ("udp", "tcp", "uds"):  # a middleware address: serve like tcp
+        args.address = "127.0.0.1:0"
     family, kind, where = endpoint(args.transport, args.address)
     sock = socket.socket(family, kind)
     if family == socket.AF_UNIX and os.path.exists(where):
@@ -168,7 +177,7 @@ def main() -> int:
         print("mwperf-agent 0.1.0 (git fake)")
         return 0
     if args.role in ("payloads", "transports"):
-        print(json.dumps(CATALOGUE if args.role == "payloads" else TRANSPORTS))
+        print(json.dumps(CATALOGUE if args.role == "payloads" else transports()))
         return 0
     how = behaviours(args.role)
     trace = os.environ.get("FAKE_AGENT_TRACE")
