@@ -128,7 +128,8 @@ class DaemonProcess:
                 version = self.spec.version(self)
         usage = {"cpu_user_s": None, "cpu_sys_s": None, "wall_s": None, "peak_rss_kib": None,
                  **self.usage}
-        return {"name": self.name, "argv": self.spec.argv, "version": version, **usage,
+        return {"name": self.name, "argv": self.spec.argv, "version": version,
+                "address": self.address, **usage,
                 "killed": self.killed, "log": f"daemons/{self.log_path.name}"}
 
     def _signal(self, sig: signal.Signals) -> None:
