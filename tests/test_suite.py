@@ -88,12 +88,18 @@ def test_ctrl_c_keeps_finished_points(fake_env: dict[str, str], tmp_path: Path,
          "duration": "30s", "warmup": "0s"},
         {"transport": "uds", "mode": "roundtrip", "rate": "1000", "payload": "Array64",
          "duration": "200ms", "warmup": "0s"}])
-    timer = threading.Timer(2.0, os.kill, (os.getpid(), signal.SIGINT))
-    timer.start()
+    timers: list[threading.Timer] = []
+
+    def progress(line: str) -> None:  # Ctrl-C 1.5 s into the second point, however slow the host
+        if line.startswith("[2/3]") and not timers:
+            timers.append(threading.Timer(1.5, os.kill, (os.getpid(), signal.SIGINT)))
+            timers[0].start()
+
     try:
-        outcome = run(tmp_path)
+        outcome = suite.run_suite("default", find_agent(), tmp_path / "r", False, {}, progress)
     finally:
-        timer.cancel()
+        for timer in timers:
+            timer.cancel()
     assert outcome.interrupted
     assert [(row.transport, row.status) for row in outcome.rows] == [("udp", "complete"),
                                                                      ("tcp", "partial")]

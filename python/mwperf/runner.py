@@ -41,6 +41,10 @@ class Interrupted(KeyboardInterrupt):
         self.reason = reason
 
 
+class StoppedRunError(RunError):
+    """The point failed (no usable report) after the user asked to stop: do not go on."""
+
+
 @dataclass
 class Outcome:
     """A finished point: the validated run-result and where its raw files are."""
@@ -94,13 +98,18 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
         raise Interrupted(stopped or "interrupted")
     samples = workdir / SAMPLES_NAME
     samples_path = samples if cfg.samples and samples.is_file() else None
-    result = merge(
-        run_id=make_run_id(cfg, tag, started), mode=cfg.mode, config=cfg.to_dict(),
-        runs=[_collect(proc, workdir) for proc in agents.agents],
-        started_at=_rfc3339(started), finished_at=_rfc3339(datetime.now(timezone.utc)),
-        interrupted=stopped, own_warnings=own_warnings + _kill_warnings(agents.agents)
-        + _daemon_warnings(daemons), samples_file=SAMPLES_NAME if samples_path else None,
-        daemons=daemons.describe())
+    try:
+        result = merge(
+            run_id=make_run_id(cfg, tag, started), mode=cfg.mode, config=cfg.to_dict(),
+            runs=[_collect(proc, workdir) for proc in agents.agents],
+            started_at=_rfc3339(started), finished_at=_rfc3339(datetime.now(timezone.utc)),
+            interrupted=stopped, own_warnings=own_warnings + _kill_warnings(agents.agents)
+            + _daemon_warnings(daemons), samples_file=SAMPLES_NAME if samples_path else None,
+            daemons=daemons.describe())
+    except RunError as exc:
+        if interrupted:  # nothing usable, and the user asked to stop: a suite must stop too
+            raise StoppedRunError(str(exc)) from None
+        raise
     return Outcome(result, samples_path, interrupted, daemons.folder if daemons.daemons else None)
 
 

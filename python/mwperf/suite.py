@@ -21,6 +21,7 @@ from .config import build_point
 from .errors import MwperfError, UsageError
 from .merge import SEVERITY
 from .results import write_json, write_text
+from .runner import StoppedRunError
 from .session import measure, stamp
 from .table import Row, label, render, render_notes, row_from_result
 
@@ -96,6 +97,9 @@ def run_suite(name: str, agent: Agent, results_dir: Path | None, quick: bool,
         except MwperfError as exc:
             outcome.rows.append(replace(planned, status="failed", status_reason=str(exc)))
             progress(f"[{index}/{len(points)}] {label(planned)}: failed")
+            if isinstance(exc, StoppedRunError):
+                outcome.interrupted = True
+                break
             continue
         except KeyboardInterrupt:  # outside a measurement: nothing of this point to keep
             outcome.interrupted = True
