@@ -50,11 +50,12 @@ def run(env: dict[str, str], tmp_path: Path, *args: str) -> dict[str, Any]:
     return json.loads(out.read_text())
 
 
-def check(result: dict[str, Any], roles: list[str], daemons: list[str]) -> None:
+def check(result: dict[str, Any], roles: list[str], daemons: list[str], max_lost: int = 0) -> None:
     assert result["status"] == "complete", result["status_reason"]
     accounting = result["measurement"]["accounting"]
-    assert accounting["received"] == accounting["sent"] > 800
-    assert accounting["lost"] == accounting["corrupted"] == accounting["foreign"] == 0
+    assert accounting["sent"] > 800 and accounting["lost"] <= max_lost, accounting
+    assert accounting["received"] + accounting["lost"] == accounting["sent"]
+    assert accounting["corrupted"] == accounting["foreign"] == 0
     assert sorted(a["role"] for a in result["agents"]) == sorted(roles)
     assert [d["name"] for d in result["daemons"]] == daemons
     for daemon in result["daemons"]:
@@ -86,7 +87,9 @@ def test_zenoh_client_mode_through_a_router(real_env: dict[str, str], tmp_path: 
 def test_ros1_foreign_pong_relay(real_env: dict[str, str], tmp_path: Path) -> None:
     needs("ros1")
     result = run(real_env, tmp_path, "--transport", "ros1", "--pong", "relay")
-    check(result, ["ping"], ["rosmaster", "relay"])
+    # the relay's queues are fixed at 10 messages (topic_tools): a stall on a busy host can drop
+    check(result, ["ping"], ["rosmaster", "relay"], max_lost=result["measurement"]["accounting"]
+          ["sent"] // 100)
     assert result["config"]["pong"] == "relay"
 
 
