@@ -108,3 +108,10 @@ def test_unsampled_daemon_is_a_dash() -> None:
     row = row_from_result({**result(measurement()), "daemons": gone})
     assert row.daemon_cpu_pct is None and row.daemon_rss_kib is None
     assert "CPU \u2014" in render_details({**result(measurement()), "daemons": gone})
+
+
+def test_same_reason_is_one_line() -> None:
+    rows = [Row("udp", "roundtrip", rate, "Array64k", 65536, status="not supported",
+                status_reason="too big") for rate in (100.0, 1000.0, 0.0)]
+    assert render_notes(rows, []) == ("not supported: udp roundtrip 100 Hz Array64k "
+                                      "(and 2 more points): too big\n")

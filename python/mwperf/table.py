@@ -128,13 +128,19 @@ def render(rows: list[Row], markdown: bool = False) -> str:
 
 
 def render_notes(rows: list[Row], warnings: list[tuple[str, dict[str, Any]]]) -> str:
-    """Why points were not complete, then the warnings, one entry per code, with its hint.
+    """Why points were not complete (one line per reason), then the warnings, one entry per
+    code, with its hint.
 
     ``warnings`` pairs each warning with the point it came from; a code met at several points
     is shown once, with its message (if the same everywhere) or one example.
     """
-    out = [f"{row.status}: {label(row)}: {row.status_reason}\n"
-           for row in rows if row.status != "complete" and row.status_reason]
+    by_reason: dict[tuple[str, str], list[Row]] = {}
+    for row in rows:
+        if row.status != "complete" and row.status_reason:
+            by_reason.setdefault((row.status, row.status_reason), []).append(row)
+    out = [f"{status}: {label(found[0])}"
+           + (f" (and {len(found) - 1} more point{'s' * (len(found) > 2)})" if len(found) > 1 else "")
+           + f": {reason}\n" for (status, reason), found in by_reason.items()]
     by_code: dict[str, list[tuple[str, dict[str, Any]]]] = {}
     for where, warning in warnings:
         by_code.setdefault(warning["code"], []).append((where, warning))
