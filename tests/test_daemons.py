@@ -228,3 +228,38 @@ def test_new_flags_are_checked(fake_env: dict[str, str], args: list[str], messag
     done = run_mwperf("run", *args, "--no-save", env=fake_env)
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     assert message in done.stderr
+
+
+def test_zenoh_client_mode_starts_a_router(fake_env: dict[str, str], tmp_path: Path) -> None:
+    """Fake agents (incl. 'router'): the router's endpoint is the address of both agents."""
+    done = run_mwperf("run", "--transport", "zenoh", "--opt", "mode=client", "--duration",
+                      "300ms", "--json", str(tmp_path / "out.json"), "--no-save",
+                      env=fake_with(fake_env, "zenoh"))
+    assert done.returncode == 0, done.stderr
+    (router,) = json.loads((tmp_path / "out.json").read_text())["daemons"]
+    assert router["name"] == "zenoh-router" and router["address"].startswith("tcp/127.0.0.1:")
+    assert router["argv"][1:] == ["router", "--transport", "zenoh", "--listen", "tcp/127.0.0.1:0"]
+    trace = Path(fake_env["FAKE_AGENT_TRACE"])
+    pong = json.loads((trace / "pong.argv.json").read_text())
+    assert pong[pong.index("--listen") + 1] == router["address"]
+    assert ["--opt", "mode=client"] == pong[pong.index("--opt"):pong.index("--opt") + 2]
+
+
+def test_zenoh_peer_mode_needs_no_daemon(fake_env: dict[str, str], tmp_path: Path) -> None:
+    done = run_mwperf("run", "--transport", "zenoh", "--duration", "200ms", "--json",
+                      str(tmp_path / "out.json"), "--no-save", env=fake_with(fake_env, "zenoh"))
+    assert done.returncode == 0, done.stderr
+    assert json.loads((tmp_path / "out.json").read_text())["daemons"] == []
+    pong = json.loads((Path(fake_env["FAKE_AGENT_TRACE"]) / "pong.argv.json").read_text())
+    assert pong[pong.index("--listen") + 1] == "tcp/127.0.0.1:0"
+
+
+@pytest.mark.parametrize(("transport", "listen"), [("iceoryx2", "auto"), ("cyclonedds", "0/auto"),
+                                                   ("rustdds", "0/auto")])
+def test_listen_addresses(fake_env: dict[str, str], tmp_path: Path, transport: str,
+                          listen: str) -> None:
+    done = run_mwperf("run", "--transport", transport, "--duration", "200ms", "--no-save",
+                      env=fake_with(fake_env, transport))
+    assert done.returncode == 0, done.stderr
+    pong = json.loads((Path(fake_env["FAKE_AGENT_TRACE"]) / "pong.argv.json").read_text())
+    assert pong[pong.index("--listen") + 1] == listen

@@ -15,6 +15,8 @@ comma-separated list of ROLE:BEHAVIOUR[=VALUE]:
   no-exit            sub: ignore the end-of-stream marker (wait for a signal)
   sent=N / lost=N    override accounting (pub: sent; sub: accounting.sent / lost)
 
+'router --transport T --listen ADDR' stands in for the zenoh router (READY T-router <endpoint>).
+
 FAKE_AGENT_TRACE=DIR: write DIR/<role>.pid and DIR/<role>.argv.json on start.
 FAKE_AGENT_TRANSPORTS=a,b: also claim these transports (e.g. mqtt, to exercise the control
 plane's daemons); they are served like tcp on a free loopback port, whatever --listen says.
@@ -79,7 +81,21 @@ def parse(argv: list[str]) -> argparse.Namespace:
         p.add_argument("--prevent-cpu-idle", action="store_true")
     for name in ("payloads", "transports"):
         sub.add_parser(name).add_argument("--json", action="store_true")
+    router = sub.add_parser("router")
+    router.add_argument("--transport", required=True)
+    router.add_argument("--listen", required=True)
     return parser.parse_args(argv)
+
+
+def route(args: argparse.Namespace) -> int:
+    """router: listen on a free port, print READY <transport>-router <endpoint>, wait for a signal."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen()
+    print(f"READY {args.transport}-router tcp/127.0.0.1:{sock.getsockname()[1]}", flush=True)
+    while not stop:
+        time.sleep(0.02)
+    return 0
 
 
 def transports() -> list[dict]:
@@ -179,6 +195,9 @@ def main() -> int:
     if args.role in ("payloads", "transports"):
         print(json.dumps(CATALOGUE if args.role == "payloads" else transports()))
         return 0
+    if args.role == "router":
+        signal.signal(signal.SIGTERM, on_signal)
+        return route(args)
     how = behaviours(args.role)
     trace = os.environ.get("FAKE_AGENT_TRACE")
     if trace:
