@@ -8,6 +8,10 @@
 set -euo pipefail
 PACKAGES=(cyclonedds-dev cyclonedds-tools mosquitto mosquitto-clients python3-rosmaster topic-tools)
 
+if ! command -v dpkg-query >/dev/null || ! command -v apt-get >/dev/null; then
+    echo "mwperf: not a Debian system: install ${PACKAGES[*]} (or equivalents) yourself" >&2
+    exit 0
+fi
 missing=()
 for pkg in "${PACKAGES[@]}"; do
     status=$(dpkg-query -W -f '${Status}' "$pkg" 2>/dev/null || true)
