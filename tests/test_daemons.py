@@ -263,3 +263,16 @@ def test_listen_addresses(fake_env: dict[str, str], tmp_path: Path, transport: s
     assert done.returncode == 0, done.stderr
     pong = json.loads((Path(fake_env["FAKE_AGENT_TRACE"]) / "pong.argv.json").read_text())
     assert pong[pong.index("--listen") + 1] == listen
+
+
+def test_daemon_that_dies_during_the_run_is_a_warning(tmp_path: Path) -> None:
+    from mwperf.runner import _daemon_warnings
+    spec = DaemonSpec(name="brief", argv=["sh", "-c", "echo up; sleep 0.2; echo 'out of memory'"],
+                      package="dash", ready=lambda d: "up" in d.log_text())
+    with DaemonSet(tmp_path) as daemons:
+        daemons.start(lambda: spec)
+        time.sleep(0.6)
+        daemons.sample_all()
+    (warning,) = _daemon_warnings(daemons)
+    assert warning["code"] == "daemon-exited"
+    assert warning["message"] == "brief exited during the run (exit code 0): out of memory"

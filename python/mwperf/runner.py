@@ -176,9 +176,13 @@ def qos_args(cfg: PointConfig) -> list[str]:
 
 
 def _daemon_warnings(daemons: DaemonSet) -> list[dict[str, Any]]:
-    return [make_warning("daemon-killed", f"{d.name} did not stop within a grace period of "
-                         "SIGTERM and was killed (SIGKILL)", f"see its log {d.log_path.name}")
-            for d in daemons.daemons if d.killed]
+    warnings = [make_warning("daemon-exited", f"{d.name} exited during the run (exit code "
+                             f"{d.died}): {d.log_tail()}", f"see daemons/{d.log_path.name}")
+                for d in daemons.daemons if d.died is not None]
+    return warnings + [make_warning("daemon-killed", f"{d.name} did not stop within a grace "
+                                    "period of SIGTERM and was killed (SIGKILL)",
+                                    f"see daemons/{d.log_path.name}")
+                       for d in daemons.daemons if d.killed]
 
 
 def _stop_server(server: AgentProcess, mode: str) -> list[dict[str, Any]]:

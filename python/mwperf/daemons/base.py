@@ -64,6 +64,8 @@ class DaemonProcess:
     address: str | None = None
     """what the daemon told us to connect to, if it prints that (zenoh router)"""
     killed: bool = False
+    died: int | None = None
+    """its exit code when it was found gone at the end of the measurement (it should not be)"""
     usage: dict[str, Any] = field(default_factory=dict)
     """CPU and peak RSS, sampled just before it is stopped"""
     _baseline: tuple[float, float, float] = (0.0, 0.0, 0.0)
@@ -206,6 +208,8 @@ class DaemonSet:
         for daemon in self.daemons:
             if daemon.exit_code is None:
                 daemon.sample()
+            else:
+                daemon.died = daemon.exit_code
 
     def describe(self) -> list[dict[str, Any]]:
         return [daemon.describe() for daemon in self.daemons]
