@@ -48,6 +48,8 @@ class DaemonSpec:
     """one quick, bounded check; True when the daemon serves (it may set ``address``)"""
     env: dict[str, str] | None = None
     """extra environment variables"""
+    unset: tuple[str, ...] = ()
+    """environment variables to remove (e.g. a venv's PYTHONPATH for Debian's /usr/bin/python3)"""
     ready_timeout_s: float = 10.0
     version: Callable[["DaemonProcess"], str | None] | None = None
     files: dict[str, str] = field(default_factory=dict)
@@ -185,7 +187,7 @@ class DaemonSet:
             Path(path).write_text(text, encoding="utf-8")
         self.folder.mkdir(parents=True, exist_ok=True)
         log_path = self.folder / f"{spec.name}.log"
-        env = {**os.environ, **(spec.env or {})}
+        env = {k: v for k, v in os.environ.items() if k not in spec.unset} | (spec.env or {})
         with open(log_path, "ab") as log:
             try:
                 popen = subprocess.Popen(spec.argv, stdin=subprocess.DEVNULL, stdout=log,

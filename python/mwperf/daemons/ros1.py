@@ -17,6 +17,9 @@ RELAY_PROGRAM = "/usr/lib/topic_tools/relay"
 RELAY_PACKAGE = "topic-tools"
 CALL_TIMEOUT_S = 1.0
 CALLER_ID = "/mwperf"
+PYTHON_ENV = ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")
+"""rosmaster runs on Debian's /usr/bin/python3 (its shebang): whatever Python mwperf runs in,
+these must not leak into it"""
 
 
 def ros_env(master_uri: str, folder: Path) -> dict[str, str]:
@@ -39,7 +42,7 @@ def master_spec(folder: Path) -> DaemonSpec:
         return False
 
     return DaemonSpec(name="rosmaster", argv=[MASTER_PROGRAM, "--core", "-p", str(port), "-w", "3"],
-                      package=MASTER_PACKAGE, env=ros_env(uri, folder), ready=ready,
+                      package=MASTER_PACKAGE, env=ros_env(uri, folder), unset=PYTHON_ENV, ready=ready,
                       ready_timeout_s=15.0, version=lambda d: package_version(MASTER_PACKAGE))
 
 
@@ -54,7 +57,7 @@ def relay_spec(folder: Path, master_uri: str, base: str) -> DaemonSpec:
         return subscribed(master_uri, ping)
 
     return DaemonSpec(name="relay", argv=[RELAY_PROGRAM, ping, pong], package=RELAY_PACKAGE,
-                      env=ros_env(master_uri, folder), ready=ready,
+                      env=ros_env(master_uri, folder), unset=PYTHON_ENV, ready=ready,
                       version=lambda d: package_version(RELAY_PACKAGE))
 
 
