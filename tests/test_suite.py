@@ -4,6 +4,7 @@ import json
 import os
 import signal
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -88,18 +89,22 @@ def test_ctrl_c_keeps_finished_points(fake_env: dict[str, str], tmp_path: Path,
          "duration": "30s", "warmup": "0s"},
         {"transport": "uds", "mode": "roundtrip", "rate": "1000", "payload": "Array64",
          "duration": "200ms", "warmup": "0s"}])
-    timers: list[threading.Timer] = []
+    trace = Path(fake_env["FAKE_AGENT_TRACE"])
 
-    def progress(line: str) -> None:  # Ctrl-C 1.5 s into the second point, however slow the host
-        if line.startswith("[2/3]") and not timers:
-            timers.append(threading.Timer(1.5, os.kill, (os.getpid(), signal.SIGINT)))
-            timers[0].start()
+    def ctrl_c_once_tcp_runs() -> None:  # however slow the host is
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if '"tcp"' in (trace / "ping.argv.json").read_text():
+                    break
+            except OSError:
+                pass
+            time.sleep(0.02)
+        time.sleep(0.8)  # the fake ping has installed its signal handler
+        os.kill(os.getpid(), signal.SIGINT)
 
-    try:
-        outcome = suite.run_suite("default", find_agent(), tmp_path / "r", False, {}, progress)
-    finally:
-        for timer in timers:
-            timer.cancel()
+    threading.Thread(target=ctrl_c_once_tcp_runs, daemon=True).start()
+    outcome = run(tmp_path)
     assert outcome.interrupted
     assert [(row.transport, row.status) for row in outcome.rows] == [("udp", "complete"),
                                                                      ("tcp", "partial")]
