@@ -68,7 +68,7 @@ def cli() -> None:
 @click.option("--results", default="results", show_default=True, metavar="DIR",
               help="Where result directories are written.")
 @click.option("--no-save", is_flag=True, help="Do not write a result directory.")
-@click.option("--quick", is_flag=True, help="With a scenario: 1 s points after 0.2 s warm-up.")
+@click.option("--quick", is_flag=True, help="With a scenario: 0.3 s points after 0.1 s warm-up.")
 def run(scenario: str | None, json_file: str | None, results: str, no_save: bool, quick: bool,
         **options: Any) -> int:
     """Measure one point, or every point of SCENARIO (built in: default).
