@@ -1,12 +1,11 @@
 # mwperf — run · test · bench · setup. Every target installs what it needs (idempotent).
 SHELL := /bin/bash
 PY ?= python3
-AGENT := target/release/mwperf-agent
 RESULTS ?= results
 
 .PHONY: run test bench setup build rust-test py-test clean
 
-## run: install, build, run the default side-by-side suite (udp, tcp, uds), write results + summary
+## run: install, build, run the default side-by-side suite (every transport built in), write results + summary
 run: setup build
 	mwperf run default --results $(RESULTS)
 
@@ -18,9 +17,11 @@ bench: setup build
 	@command -v sockperf >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sockperf)
 	$(PY) benchmarks/bench.py --reps 5 --seconds 5 --write
 
+## setup: Debian packages of the middleware (mosquitto, rosmaster, relay, Cyclone DDS) if missing, the Python package
 setup:
 	@command -v cargo >/dev/null || { echo "mwperf: cargo (Rust) is required: https://rustup.rs" >&2; exit 1; }
-	@$(PY) -c "import mwperf, click, yaml, jsonschema" 2>/dev/null || $(PY) -m pip install -q -e .
+	@bash scripts/system-deps.sh
+	@$(PY) -c "import mwperf, click, yaml, jsonschema" 2>/dev/null || PIP_BREAK_SYSTEM_PACKAGES=1 $(PY) -m pip install -q -e .
 
 build:
 	cargo build --release --quiet

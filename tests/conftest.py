@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from mwperf import REPO_ROOT
+from mwperf.agent import built_agent
 
 FAKE_AGENT = Path(__file__).parent / "fakes" / "fake_agent.py"
-REAL_AGENT = REPO_ROOT / "target" / "release" / "mwperf-agent"
+REAL_AGENT = Path(os.environ.get("MWPERF_AGENT") or built_agent())
+"""the agent the end-to-end tests use: $MWPERF_AGENT, else the one 'make build' produced"""
 
 
 def real_agent_answers() -> bool:

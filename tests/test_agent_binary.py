@@ -13,9 +13,10 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from conftest import REAL_AGENT
 
 ROOT = Path(__file__).resolve().parents[1]
-AGENT = ROOT / "target" / "release" / "mwperf-agent"
+AGENT = REAL_AGENT  # $MWPERF_AGENT, else where cargo put it ($CARGO_TARGET_DIR or target/)
 SCHEMA = json.loads((ROOT / "schema" / "result.v1.json").read_text())
 
 pytestmark = pytest.mark.skipif(not AGENT.exists(), reason="agent not built (make build)")

@@ -94,5 +94,12 @@ def test_default_suite_quick(real_env: dict[str, str], tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     (folder,) = (tmp_path / "r").iterdir()
     rows = json.loads((folder / "summary.json").read_text())
-    assert len(rows) == 18 and {row["status"] for row in rows} == {"complete"}
+    transports = {row["transport"] for row in rows}
+    assert {"udp", "tcp", "uds"} <= transports and len(rows) == 12 * len(transports)
+    assert {row["status"] for row in rows} <= {"complete", "not supported"}
+    unsupported = {(row["transport"], row["payload"]) for row in rows
+                   if row["status"] == "not supported"}
+    assert {("udp", "Array64k"), ("udp", "PointCloud512k")} <= unsupported
+    assert ("not supported: udp roundtrip 100 Hz Array64k (and 2 more points): ping rejected the "
+            "point") in done.stdout
     assert f"saved in {folder}" in done.stdout

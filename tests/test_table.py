@@ -29,7 +29,8 @@ def test_text_table_units_and_alignment() -> None:
     text = render([row_from_result(result(measurement(sent=1000, lost=10)))])
     header, line = text.splitlines()
     assert header.split() == ["transport", "mode", "rate", "payload", "count", "p50", "p90",
-                              "p99", "p99.9", "max", "stddev", "loss", "msgs/s", "CPU", "status"]
+                              "p99", "p99.9", "max", "stddev", "loss", "msgs/s", "CPU", "RSS",
+                              "daemon", "CPU", "daemon", "RSS", "1st", "msg", "status"]
     assert "12.0 \u00b5s" in line and "72.0 \u00b5s" in line and "1.00%" in line
     assert "Array1k (1 KiB)" in line and "1000 Hz" in line and line.endswith("complete")
     assert len(header) == len(line)
@@ -39,7 +40,7 @@ def test_unmeasured_values_are_dashes_not_zero() -> None:
     row = row_from_result(result(None, agents=[agent_report("pong")]))
     line = render([row]).splitlines()[1]
     assert row.p50_ns is None and row.cpu_pct is None
-    assert line.count("\u2014") == 10 and " 0 " not in line
+    assert line.count("\u2014") == 14 and " 0 " not in line
 
 
 def test_rate_zero_and_byte_count_payload() -> None:
@@ -50,7 +51,7 @@ def test_rate_zero_and_byte_count_payload() -> None:
 def test_markdown() -> None:
     lines = render([row_from_result(result(measurement()))], markdown=True).splitlines()
     assert lines[0].startswith("| transport | mode |")
-    assert lines[1] == "| --- | --- | --- | --- | " + "---: | " * 10 + "---: |"
+    assert lines[1] == "| --- | --- | --- | --- | " + "---: | " * 14 + "---: |"
     assert len(lines) == 3
 
 
@@ -77,3 +78,40 @@ def test_details_show_service_time_and_accounting() -> None:
 def test_cpu_needs_every_agent() -> None:
     assert cpu_percent([agent_report("ping")], 2) is None
     assert cpu_percent([agent_report("ping", wall_s=0.0), agent_report("pong")], 2) is not None
+
+
+DAEMONS = [{"name": "rosmaster", "argv": ["rosmaster"], "version": "1.15.15", "cpu_user_s": 0.05,
+            "cpu_sys_s": 0.05, "wall_s": 2.0, "peak_rss_kib": 20480},
+           {"name": "relay", "argv": ["relay"], "version": None, "cpu_user_s": 0.1,
+            "cpu_sys_s": 0.0, "wall_s": 1.0, "peak_rss_kib": 10240}]
+DISCOVERY = {"matched_ns": 2_000_000, "first_reply_ns": 30_000_000, "probes": 3}
+
+
+def test_daemons_rss_and_first_message() -> None:
+    relayed = {**result(measurement(), agents=[agent_report("ping", wall_s=2.0, cpu_s=0.5)]),
+               "config": {**CONFIG, "transport": "ros1", "pong": "relay"},
+               "daemons": DAEMONS, "discovery": DISCOVERY}
+    row = row_from_result(relayed)
+    assert row.cpu_pct == 50.0  # the ping alone: the relay is no agent (a daemon)
+    assert row.daemon_cpu_pct == 100 * 0.2 / 2.0 and row.daemon_rss_kib == 30720
+    assert row.first_message_ns == 32_000_000 and row.rss_kib is not None
+    line = render([row]).splitlines()[1]
+    assert "10%" in line and "30 MiB" in line and "32.0 ms" in line
+    details = render_details(relayed)
+    assert "discovery     matched 2.00 ms  first echo after 30.0 ms  probes 3" in details
+    assert "daemon        rosmaster 1.15.15  CPU 0.05 s user + 0.05 s sys  peak RSS 20 MiB" in details
+    assert "daemon        relay  CPU 0.10 s user" in details
+
+
+def test_unsampled_daemon_is_a_dash() -> None:
+    gone = [{**DAEMONS[0], "cpu_user_s": None, "cpu_sys_s": None, "peak_rss_kib": None}]
+    row = row_from_result({**result(measurement()), "daemons": gone})
+    assert row.daemon_cpu_pct is None and row.daemon_rss_kib is None
+    assert "CPU \u2014" in render_details({**result(measurement()), "daemons": gone})
+
+
+def test_same_reason_is_one_line() -> None:
+    rows = [Row("udp", "roundtrip", rate, "Array64k", 65536, status="not supported",
+                status_reason="too big") for rate in (100.0, 1000.0, 0.0)]
+    assert render_notes(rows, []) == ("not supported: udp roundtrip 100 Hz Array64k "
+                                      "(and 2 more points): too big\n")

@@ -1,6 +1,7 @@
 """Finding the data-plane binary (mwperf-agent) and asking it what it supports.
 
-Search order: the ``MWPERF_AGENT`` environment variable, then ``target/release/mwperf-agent``
+Search order: the ``MWPERF_AGENT`` environment variable, then ``release/mwperf-agent`` in
+``$CARGO_TARGET_DIR`` (where cargo put it, e.g. a CI cache), then ``target/release/mwperf-agent``
 in the checkout this package lives in, then ``PATH``. Catalogue queries are cached per binary.
 """
 
@@ -52,7 +53,7 @@ def find_agent() -> Agent:
             raise RunError(f"{ENV_VAR}={configured}: no executable file there; "
                            f"unset it to use the agent built by 'make build'")
         return Agent(path)
-    built = REPO_ROOT / "target" / "release" / AGENT_NAME
+    built = built_agent()
     if built.is_file() and os.access(built, os.X_OK):
         return Agent(built)
     on_path = shutil.which(AGENT_NAME)
@@ -60,6 +61,15 @@ def find_agent() -> Agent:
         return Agent(Path(on_path))
     raise RunError(f"{AGENT_NAME} not found (looked at ${ENV_VAR}, {built} and PATH); "
                    f"run 'make build' first")
+
+
+def built_agent() -> Path:
+    """Where 'cargo build --release' puts the agent: $CARGO_TARGET_DIR, else target/ here."""
+    target = os.environ.get("CARGO_TARGET_DIR")
+    root = Path(target) if target else REPO_ROOT / "target"
+    if not root.is_absolute():
+        root = REPO_ROOT / root
+    return root / "release" / AGENT_NAME
 
 
 @functools.cache

@@ -26,8 +26,9 @@ from .sizes import format_bytes
 from .suite import run_suite, suite_points
 from .table import format_rate, label, render, render_details, render_notes, row_from_result
 
-POINT_OPTIONS = ("transport", "mode", "rate", "payload", "duration", "count", "warmup")
-CONDITION_OPTIONS = ("peer_timeout", "spin_margin", "busy_poll", "prevent_cpu_idle")
+POINT_OPTIONS = ("transport", "mode", "rate", "payload", "duration", "count", "warmup", "pong")
+CONDITION_OPTIONS = ("peer_timeout", "spin_margin", "busy_poll", "prevent_cpu_idle",
+                     "reliability", "history", "depth", "durability", "discovery_timeout")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -49,13 +50,25 @@ def cli() -> None:
 @click.option("--spin-margin", help="Sleep until deadline - margin, then spin.  [default: 100us]")
 @click.option("--busy-poll", is_flag=True, help="Agents never block in receive (spins a core).")
 @click.option("--prevent-cpu-idle", is_flag=True, help="Keep CPUs out of deep idle states.")
+@click.option("--reliability", help="QoS: reliable or best-effort (mapped per middleware).  "
+              "[default: reliable]")
+@click.option("--history", help="QoS: keep-last (with --depth), keep-last:N or keep-all.  "
+              "[default: keep-last]")
+@click.option("--depth", help="QoS: queue depth for keep-last.  [default: 10]")
+@click.option("--durability", help="QoS: volatile or transient-local.  [default: volatile]")
+@click.option("--opt", multiple=True, metavar="KEY=VALUE", help="Transport setting for both "
+              "agents, repeatable: zenoh mode=client|peer, express=true|false; mqtt qos=0|1|2.")
+@click.option("--discovery-timeout", help="Give up when the peer is not discovered within this "
+              "time.  [default: 10s]")
+@click.option("--pong", help="Who echoes a round trip: agent (mwperf's pong) or relay (ros1: "
+              "topic_tools relay, a foreign echo).  [default: agent]")
 @click.option("--samples", is_flag=True, help="Also keep every message's timestamps (samples.csv).")
 @click.option("--json", "json_file", metavar="FILE", help="Also write the result (a suite: its "
               "summary rows) to FILE; '-' prints it instead of the table.")
 @click.option("--results", default="results", show_default=True, metavar="DIR",
               help="Where result directories are written.")
 @click.option("--no-save", is_flag=True, help="Do not write a result directory.")
-@click.option("--quick", is_flag=True, help="With a scenario: 1 s points after 0.2 s warm-up.")
+@click.option("--quick", is_flag=True, help="With a scenario: 0.3 s points after 0.1 s warm-up.")
 def run(scenario: str | None, json_file: str | None, results: str, no_save: bool, quick: bool,
         **options: Any) -> int:
     """Measure one point, or every point of SCENARIO (built in: default).
@@ -64,6 +77,8 @@ def run(scenario: str | None, json_file: str | None, results: str, no_save: bool
     Examples:
       mwperf run --transport udp --rate 1000 --payload Array1k --duration 10s
       mwperf run --transport tcp --mode oneway --rate 0 --count 100000
+      mwperf run --transport zenoh --opt mode=client --rate 0 --duration 5s
+      mwperf run --transport ros1 --pong relay
       mwperf run default --quick
     """
     results_dir = None if no_save else Path(results)
@@ -104,12 +119,12 @@ def _run_scenario(scenario: str, json_file: str | None, results_dir: Path | None
                   options: dict[str, Any]) -> int:
     suite_points(scenario, quick)  # an unknown name fails before anything else
     point_flags = [name for name in POINT_OPTIONS if options[name] is not None]
-    point_flags += ["samples"] * options["samples"]
+    point_flags += ["samples"] * options["samples"] + ["opt"] * bool(options["opt"])
     if point_flags:
         flag = "--" + point_flags[0].replace("_", "-")
         raise UsageError(f"{flag}: cannot be combined with scenario '{scenario}', which defines "
                          f"its own points; with a scenario use --quick, --peer-timeout, "
-                         f"--spin-margin, --busy-poll, --prevent-cpu-idle")
+                         f"--spin-margin, --busy-poll, --prevent-cpu-idle or the QoS flags")
     conditions = {name: options[name] for name in CONDITION_OPTIONS}
     outcome = run_suite(scenario, find_agent(), results_dir, quick, conditions,
                         lambda line: click.echo(line, err=True))

@@ -23,6 +23,14 @@ DEFAULTS: dict[str, str] = {
     "warmup": "1s", "peer_timeout": "2s", "spin_margin": "100us",
 }
 DURATION_HINT = "use e.g. 10s, 500ms, 2m"
+RELIABILITIES = ("reliable", "best-effort")
+DURABILITIES = ("volatile", "transient-local")
+PONGS = ("agent", "relay")
+"""who answers a round trip: mwperf's own pong, or a foreign echo (ROS 1 topic_tools relay)"""
+RELAY_TRANSPORTS = ("ros1",)
+QOS_DEFAULTS: dict[str, str] = {"reliability": "reliable", "history": "keep-last", "depth": "10",
+                                "durability": "volatile", "discovery_timeout": "10s"}
+"""the agent's own defaults (ROS 2's): recorded in the config, passed on only when given"""
 
 
 @dataclass(frozen=True)
@@ -45,10 +53,41 @@ class PointConfig:
     prevent_cpu_idle: bool = False
     spin_margin_ns: int = 100_000
     samples: bool = False
+    reliability: str = "reliable"
+    history: str = "keep-last"
+    depth: int = 10
+    durability: str = "volatile"
+    opts: tuple[str, ...] = ()
+    """transport-specific ``KEY=VALUE`` settings, passed to both agents as ``--opt``"""
+    discovery_timeout_ns: int = 10_000_000_000
+    pong: str = "agent"
+    qos_given: tuple[str, ...] = ()
+    """the QoS flags the user gave (only those are passed to the agents; names as in the flags)"""
+
+    @property
+    def max_queued(self) -> int:
+        """The history as a queue length for a broker: keep-last N -> N, keep-all -> 0 (no limit)."""
+        if self.history == "keep-all":
+            return 0
+        if self.history.startswith("keep-last:"):
+            return int(self.history.split(":", 1)[1])
+        return self.depth
+
+    def option(self, key: str) -> str | None:
+        """The value of ``--opt KEY=VALUE`` (the last one given), or None."""
+        found = None
+        for item in self.opts:
+            name, _, value = item.partition("=")
+            if name.strip() == key:
+                found = value.strip()
+        return found
 
     def to_dict(self) -> dict[str, Any]:
         """The point as plain JSON-able data (the run-result's ``config``)."""
-        return asdict(self)
+        data = asdict(self)
+        data["opts"] = list(self.opts)
+        del data["qos_given"]
+        return data
 
 
 class Catalogue(Protocol):
@@ -79,8 +118,15 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
     warmup_ns = _duration("--warmup", given("warmup"), 0)
     peer_timeout_ns = _duration("--peer-timeout", given("peer_timeout"), 1)
     spin_margin_ns = _duration("--spin-margin", given("spin_margin"), 0)
+    qos = _qos(options)
     catalogue = agent()
     transport = _choice("--transport", "transport", given("transport"), catalogue.transports())
+    if qos["pong"] != "agent" and transport not in RELAY_TRANSPORTS:
+        raise UsageError(f"--pong {qos['pong']}: only with --transport "
+                         f"{' or '.join(RELAY_TRANSPORTS)} (got {transport}); other transports "
+                         f"use --pong agent")
+    if qos["pong"] != "agent" and mode != "roundtrip":
+        raise UsageError(f"--pong {qos['pong']}: only for --mode roundtrip (a relay echoes)")
     payload = given("payload").strip()
     return PointConfig(
         transport=transport, mode=mode, rate=rate, payload=payload,
@@ -88,8 +134,49 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
         duration_ns=duration_ns, count=count, warmup_ns=warmup_ns,
         peer_timeout_ns=peer_timeout_ns, busy_poll=bool(options.get("busy_poll")),
         prevent_cpu_idle=bool(options.get("prevent_cpu_idle")),
-        spin_margin_ns=spin_margin_ns, samples=bool(options.get("samples")),
+        spin_margin_ns=spin_margin_ns, samples=bool(options.get("samples")), **qos,
     )
+
+
+def _qos(options: dict[str, Any]) -> dict[str, Any]:
+    """--reliability --history --depth --durability --opt --discovery-timeout --pong, checked."""
+    def given(key: str) -> str:
+        value = options.get(key)
+        return str(QOS_DEFAULTS[key] if value is None else value).strip()
+
+    history = given("history")
+    if history not in ("keep-last", "keep-all") and not _is_keep_last_n(history):
+        raise UsageError(f"--history: unknown history '{history}'; allowed: keep-last, "
+                         f"keep-last:N (N >= 1), keep-all")
+    try:
+        depth = int(given("depth"))
+    except ValueError:
+        raise UsageError(f"--depth: cannot parse '{given('depth')}'; use a whole number >= 1, "
+                         f"e.g. 10") from None
+    if depth < 1:
+        raise UsageError(f"--depth: must be >= 1, got {depth}")
+    opts = tuple(options.get("opt") or ())
+    for item in opts:
+        if "=" not in item or not item.split("=", 1)[0].strip():
+            raise UsageError(f"--opt: '{item}' is not KEY=VALUE (e.g. --opt mode=client)")
+    pong = str(options.get("pong") or "agent")
+    given_flags = tuple(key for key in ("reliability", "history", "depth", "durability",
+                                        "discovery_timeout") if options.get(key) is not None)
+    return {
+        "reliability": _choice("--reliability", "reliability", given("reliability"),
+                               RELIABILITIES),
+        "history": history, "depth": depth,
+        "durability": _choice("--durability", "durability", given("durability"), DURABILITIES),
+        "opts": opts,
+        "discovery_timeout_ns": _duration("--discovery-timeout", given("discovery_timeout"), 1),
+        "pong": _choice("--pong", "pong", pong, PONGS),
+        "qos_given": given_flags,
+    }
+
+
+def _is_keep_last_n(text: str) -> bool:
+    prefix, _, number = text.partition(":")
+    return prefix == "keep-last" and number.isdigit() and int(number) >= 1
 
 
 def _choice(flag: str, what: str, value: str, allowed: list[str] | tuple[str, ...]) -> str:

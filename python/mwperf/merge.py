@@ -66,7 +66,8 @@ def agent_status(run: AgentRun) -> Status:
 def merge(*, run_id: str, mode: str, config: dict[str, Any], runs: list[AgentRun],
           started_at: str, finished_at: str, interrupted: str | None = None,
           own_warnings: list[dict[str, Any]] | None = None,
-          samples_file: str | None = None) -> dict[str, Any]:
+          samples_file: str | None = None,
+          daemons: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Build and validate the run-result; raise RunError if no agent left a usable report."""
     reports = {run.role: run.report for run in runs if run.report is not None}
     sender = next((reports[r] for r in SENDERS if r in reports), None)
@@ -91,6 +92,8 @@ def merge(*, run_id: str, mode: str, config: dict[str, Any], runs: list[AgentRun
         "started_at": started_at, "finished_at": finished_at,
         "measurement": measurement, "agents": list(reports.values()),
         "warnings": _dedupe(warnings),
+        "daemons": daemons or [],
+        "discovery": copy.deepcopy(sender.get("discovery")) if sender else None,
     }
     problem = validation_error(result, "run-result")
     if problem:

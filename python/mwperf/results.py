@@ -1,4 +1,4 @@
-"""The result directory of a point: result.json, agents/<role>.json, samples.csv.
+"""The result directory of a point: result.json, agents/<role>.json, samples.csv, daemons/.
 
 Every file is written atomically (a temporary file beside it, then os.replace), so a reader
 never sees half a result, even when mwperf is interrupted while saving.
@@ -23,6 +23,11 @@ def save_point(outcome: Outcome, directory: Path) -> Path:
         write_json(directory / "agents" / f"{agent['role']}.json", agent)
     if outcome.samples_path is not None:
         _publish(directory / "samples.csv", lambda tmp: shutil.copyfile(outcome.samples_path, tmp))
+    if outcome.daemons_dir is not None and outcome.daemons_dir.is_dir():
+        for source in sorted(outcome.daemons_dir.iterdir()):  # logs and generated configurations
+            if source.is_file():
+                _publish(directory / "daemons" / source.name,
+                         lambda tmp, src=source: shutil.copyfile(src, tmp))
     write_json(directory / "result.json", result)
     return directory
 

@@ -19,15 +19,18 @@ from .config import MEASURING_ROLE, ROLES, SENDERS, PointConfig
 from .durations import format_duration_arg
 from .errors import RunError, UsageError
 from .merge import AgentRun, make_warning, merge
+from .daemons import DaemonSet
+from .middleware import prepare
 from .procs import STOP_GRACE_S, AgentProcess, AgentSet
 from .schema import validation_error
 
 READY_TIMEOUT_S = 10.0
 SLACK_S = 10.0
+PLAIN_SOCKETS = ("udp", "tcp", "uds")
+"""transports without discovery: the sender needs no time to find its peer"""
 COUNT_PACE_S = 0.001
 """assumed worst time per message for --count at rate 0 (closed loop), to bound the wait"""
 SAMPLES_NAME = "samples.csv"
-MAX_SOCKET_PATH = 107
 
 
 class Interrupted(KeyboardInterrupt):
@@ -38,6 +41,10 @@ class Interrupted(KeyboardInterrupt):
         self.reason = reason
 
 
+class StoppedRunError(RunError):
+    """The point failed (no usable report) after the user asked to stop: do not go on."""
+
+
 @dataclass
 class Outcome:
     """A finished point: the validated run-result and where its raw files are."""
@@ -46,6 +53,8 @@ class Outcome:
     samples_path: Path | None
     interrupted: bool
     """True when the user stopped it (Ctrl-C / SIGTERM): a suite stops after this point."""
+    daemons_dir: Path | None = None
+    """the daemons' logs and configurations, saved with the result"""
 
 
 def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
@@ -56,49 +65,59 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
     own_warnings: list[dict[str, Any]] = []
     stopped: str | None = None
     interrupted = False
-    with AgentSet(workdir) as agents:
-        try:
-            server = agents.spawn(server_role, role_argv(agent, server_role, cfg, workdir, tag,
-                                                         listen_address(cfg, workdir)))
-            address = server.wait_ready(cfg.transport, READY_TIMEOUT_S)
-            sender = agents.spawn(sender_role,
-                                  role_argv(agent, sender_role, cfg, workdir, tag, address))
-            limit_s = sender_timeout_s(cfg)
-            if sender.wait(limit_s) is None:
-                stopped = f"{sender_role} did not finish within {limit_s:g} s and was stopped"
-                own_warnings.append(make_warning(
-                    "sender-timeout", f"{stopped}; its last words: {sender.stderr_tail()}",
-                    "the agent seems stuck: please report it with the command line"))
+    with DaemonSet(workdir) as daemons:
+        with AgentSet(workdir) as agents:
+            try:
+                plan = prepare(cfg, workdir, agent, daemons)
+                server = None
+                if plan.listen is not None:
+                    server = agents.spawn(server_role, role_argv(agent, server_role, cfg, workdir,
+                                                                 tag, plan.listen))
+                    address = server.wait_ready(cfg.transport, ready_timeout_s(cfg))
+                else:
+                    address = plan.connect or ""
+                sender = agents.spawn(sender_role,
+                                      role_argv(agent, sender_role, cfg, workdir, tag, address))
+                limit_s = sender_timeout_s(cfg)
+                if sender.wait(limit_s) is None:
+                    stopped = f"{sender_role} did not finish within {limit_s:g} s and was stopped"
+                    own_warnings.append(make_warning(
+                        "sender-timeout", f"{stopped}; its last words: {sender.stderr_tail()}",
+                        "the agent seems stuck: please report it with the command line"))
+                    agents.stop_all()
+                daemons.sample_all()  # the end of the measurement
+                if sender.exit_code == 2:
+                    raise UsageError(f"{sender_role} rejected the point: {sender.stderr_tail()}")
+                if server is not None:
+                    own_warnings += _stop_server(server, cfg.mode)
+            except KeyboardInterrupt as exc:
+                stopped = exc.reason if isinstance(exc, Interrupted) else "interrupted by Ctrl-C"
+                interrupted = True
                 agents.stop_all()
-            if sender.exit_code == 2:
-                raise UsageError(f"{sender_role} rejected the point: {sender.stderr_tail()}")
-            own_warnings += _stop_server(server, cfg.mode)
-        except KeyboardInterrupt as exc:
-            stopped = exc.reason if isinstance(exc, Interrupted) else "interrupted by Ctrl-C"
-            interrupted = True
-            agents.stop_all()
+    if interrupted and not agents.agents:  # stopped while daemons started: nothing measured
+        raise Interrupted(stopped or "interrupted")
     samples = workdir / SAMPLES_NAME
     samples_path = samples if cfg.samples and samples.is_file() else None
-    result = merge(
-        run_id=make_run_id(cfg, tag, started), mode=cfg.mode, config=cfg.to_dict(),
-        runs=[_collect(proc, workdir) for proc in agents.agents],
-        started_at=_rfc3339(started), finished_at=_rfc3339(datetime.now(timezone.utc)),
-        interrupted=stopped, own_warnings=own_warnings + _kill_warnings(agents.agents),
-        samples_file=SAMPLES_NAME if samples_path else None)
-    return Outcome(result, samples_path, interrupted)
+    try:
+        result = merge(
+            run_id=make_run_id(cfg, tag, started), mode=cfg.mode, config=cfg.to_dict(),
+            runs=[_collect(proc, workdir) for proc in agents.agents],
+            started_at=_rfc3339(started), finished_at=_rfc3339(datetime.now(timezone.utc)),
+            interrupted=stopped, own_warnings=own_warnings + _kill_warnings(agents.agents)
+            + _daemon_warnings(daemons), samples_file=SAMPLES_NAME if samples_path else None,
+            daemons=daemons.describe())
+    except RunError as exc:
+        if interrupted:  # nothing usable, and the user asked to stop: a suite must stop too
+            raise StoppedRunError(str(exc)) from None
+        raise
+    return Outcome(result, samples_path, interrupted, daemons.folder if daemons.daemons else None)
 
 
-def listen_address(cfg: PointConfig, workdir: Path) -> str:
-    """Where the server role listens: any free loopback port, or a socket in ``workdir``."""
-    if cfg.transport in ("udp", "tcp"):
-        return "127.0.0.1:0"
-    if cfg.transport == "uds":
-        path = str(workdir / "mwperf.sock")
-        if len(path.encode()) > MAX_SOCKET_PATH:
-            raise RunError(f"the socket path {path} is longer than {MAX_SOCKET_PATH} bytes; "
-                           f"set TMPDIR to a shorter directory")
-        return path
-    raise RunError(f"--transport: mwperf does not know how to address '{cfg.transport}' yet")
+def ready_timeout_s(cfg: PointConfig) -> float:
+    """How long a pong/sub may take to print READY (middleware may discover before it is ready)."""
+    if cfg.transport in PLAIN_SOCKETS:
+        return READY_TIMEOUT_S
+    return max(READY_TIMEOUT_S, cfg.discovery_timeout_ns / 1e9)
 
 
 def sender_args(cfg: PointConfig) -> list[str]:
@@ -112,13 +131,14 @@ def sender_args(cfg: PointConfig) -> list[str]:
 
 
 def sender_timeout_s(cfg: PointConfig) -> float:
-    """How long the sender may take: warm-up + measurement + peer timeout + slack."""
+    """How long the sender may take: discovery + warm-up + measurement + peer timeout + slack."""
     if cfg.count is not None:
         per_message_s = 1 / cfg.rate if cfg.rate > 0 else COUNT_PACE_S
         measure_s = 2 * cfg.count * per_message_s
     else:
         measure_s = (cfg.duration_ns or 0) / 1e9
-    return cfg.warmup_ns / 1e9 + measure_s + cfg.peer_timeout_ns / 1e9 + SLACK_S
+    discovery_ns = 0 if cfg.transport in PLAIN_SOCKETS else cfg.discovery_timeout_ns
+    return (discovery_ns + cfg.warmup_ns + cfg.peer_timeout_ns) / 1e9 + measure_s + SLACK_S
 
 
 def make_run_id(cfg: PointConfig, tag: int, started: datetime) -> str:
@@ -134,11 +154,35 @@ def role_argv(agent: Agent, role: str, cfg: PointConfig, workdir: Path, tag: int
             "--connect" if sender else "--listen", address, "--run-id", str(tag),
             "--json", str(workdir / f"{role}.json"), "--quiet"]
     argv += ["--busy-poll"] * cfg.busy_poll + ["--prevent-cpu-idle"] * cfg.prevent_cpu_idle
+    argv += qos_args(cfg)
     if sender:
         argv += sender_args(cfg)
     if cfg.samples and role == MEASURING_ROLE[cfg.mode]:
         argv += ["--samples", str(workdir / SAMPLES_NAME)]
     return argv
+
+
+def qos_args(cfg: PointConfig) -> list[str]:
+    """The QoS flags the user gave, and every --opt, for both agents (same values both sides)."""
+    values = {"reliability": cfg.reliability, "history": cfg.history, "depth": str(cfg.depth),
+              "durability": cfg.durability,
+              "discovery_timeout": format_duration_arg(cfg.discovery_timeout_ns)}
+    args = []
+    for key in cfg.qos_given:
+        args += ["--" + key.replace("_", "-"), values[key]]
+    for item in cfg.opts:
+        args += ["--opt", item]
+    return args
+
+
+def _daemon_warnings(daemons: DaemonSet) -> list[dict[str, Any]]:
+    warnings = [make_warning("daemon-exited", f"{d.name} exited during the run (exit code "
+                             f"{d.died}): {d.log_tail()}", f"see daemons/{d.log_path.name}")
+                for d in daemons.daemons if d.died is not None]
+    return warnings + [make_warning("daemon-killed", f"{d.name} did not stop within a grace "
+                                    "period of SIGTERM and was killed (SIGKILL)",
+                                    f"see daemons/{d.log_path.name}")
+                       for d in daemons.daemons if d.killed]
 
 
 def _stop_server(server: AgentProcess, mode: str) -> list[dict[str, Any]]:

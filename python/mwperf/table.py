@@ -38,6 +38,14 @@ class Row:
     loss_pct: float | None = None
     msgs_per_s: float | None = None
     cpu_pct: float | None = None
+    """CPU of the agents (user + sys) as a share of one core"""
+    rss_kib: int | None = None
+    """the agents' peak resident sets, summed"""
+    daemon_cpu_pct: float | None = None
+    """CPU of the daemons during the measurement; None when the transport needs none"""
+    daemon_rss_kib: int | None = None
+    first_message_ns: int | None = None
+    """time to the first message: discovery + (round trip) the first echo"""
     status: str = "failed"
     status_reason: str | None = None
     result: str | None = None
@@ -58,9 +66,16 @@ def row_from_result(result: dict[str, Any], location: str | None = None) -> Row:
         numbers.update(count=response["count"], stddev_ns=response["stddev_ns"],
                        msgs_per_s=m["throughput"]["msgs_per_s"],
                        loss_pct=100 * acc["lost"] / acc["sent"] if acc["sent"] else None)
+    agents = len(ROLES[config["mode"]]) - (config.get("pong", "agent") != "agent")
+    daemons = result.get("daemons") or []
     return Row(transport=config["transport"], mode=config["mode"], rate=config["rate"],
                payload=config["payload"], payload_bytes=config["payload_bytes"],
-               cpu_pct=cpu_percent(result["agents"], len(ROLES[config["mode"]])),
+               cpu_pct=cpu_percent(result["agents"], agents),
+               rss_kib=(sum(a["process"]["max_rss_kib"] for a in result["agents"])
+                        if len(result["agents"]) >= agents else None),
+               daemon_cpu_pct=daemon_cpu_percent(daemons),
+               daemon_rss_kib=_sum_or_none([d.get("peak_rss_kib") for d in daemons]),
+               first_message_ns=first_message_ns(result.get("discovery")),
                status=result["status"],
                status_reason=result["status_reason"], result=location, **numbers)
 
@@ -77,13 +92,34 @@ def cpu_percent(agents: list[dict[str, Any]], expected: int) -> float | None:
     return 100 * busy / wall
 
 
+def daemon_cpu_percent(daemons: list[dict[str, Any]]) -> float | None:
+    """The daemons' CPU time during the measurement as a share of its wall time."""
+    wall = max((d.get("wall_s") or 0 for d in daemons), default=0)
+    busy = _sum_or_none([d.get("cpu_user_s") for d in daemons] + [d.get("cpu_sys_s") for d in daemons])
+    if not daemons or not wall or busy is None:
+        return None
+    return 100 * busy / wall
+
+
+def first_message_ns(discovery: dict[str, Any] | None) -> int | None:
+    """Discovery plus (round trip) the first echo: how long until messages flow."""
+    if not discovery:
+        return None
+    return discovery["matched_ns"] + (discovery.get("first_reply_ns") or 0)
+
+
+def _sum_or_none(values: list[Any]) -> Any:
+    return None if not values or any(v is None for v in values) else sum(values)
+
+
 def render(rows: list[Row], markdown: bool = False) -> str:
     """The table as aligned text, or as a Markdown table."""
     header = ["transport", "mode", "rate", "payload", "count",
-              *(name for name, _ in LATENCY), "stddev", "loss", "msgs/s", "CPU", "status"]
+              *(name for name, _ in LATENCY), "stddev", "loss", "msgs/s", "CPU", "RSS",
+              "daemon CPU", "daemon RSS", "1st msg", "status"]
     cells = [header] + [_cells(row) for row in rows]
     if markdown:
-        lines = [_md_line(cells[0]), _md_line(["---"] * 4 + ["---:"] * 11)]
+        lines = [_md_line(cells[0]), _md_line(["---"] * 4 + ["---:"] * (len(header) - 4))]
         return "\n".join(lines + [_md_line(line) for line in cells[1:]]) + "\n"
     widths = [max(len(line[i]) for line in cells) for i in range(len(header))]
     return "".join("  ".join(cell.ljust(w) if i < 4 else cell.rjust(w)
@@ -92,13 +128,19 @@ def render(rows: list[Row], markdown: bool = False) -> str:
 
 
 def render_notes(rows: list[Row], warnings: list[tuple[str, dict[str, Any]]]) -> str:
-    """Why points were not complete, then the warnings, one entry per code, with its hint.
+    """Why points were not complete (one line per reason), then the warnings, one entry per
+    code, with its hint.
 
     ``warnings`` pairs each warning with the point it came from; a code met at several points
     is shown once, with its message (if the same everywhere) or one example.
     """
-    out = [f"{row.status}: {label(row)}: {row.status_reason}\n"
-           for row in rows if row.status != "complete" and row.status_reason]
+    by_reason: dict[tuple[str, str], list[Row]] = {}
+    for row in rows:
+        if row.status != "complete" and row.status_reason:
+            by_reason.setdefault((row.status, row.status_reason), []).append(row)
+    out = [f"{status}: {label(found[0])}"
+           + (f" (and {len(found) - 1} more point{'s' * (len(found) > 2)})" if len(found) > 1 else "")
+           + f": {reason}\n" for (status, reason), found in by_reason.items()]
     by_code: dict[str, list[tuple[str, dict[str, Any]]]] = {}
     for where, warning in warnings:
         by_code.setdefault(warning["code"], []).append((where, warning))
@@ -124,7 +166,21 @@ def render_details(result: dict[str, Any]) -> str:
         return ""
     service = "  ".join(f"{name} {format_ns(m['service'][key])}" for name, key in LATENCY)
     accounting = "  ".join(f"{name} {m['accounting'][key]}" for name, key in ACCOUNTING)
-    return f"service time  {service}\naccounting    {accounting}\n"
+    text = f"service time  {service}\naccounting    {accounting}\n"
+    discovery = result.get("discovery")
+    if discovery:
+        reply = discovery.get("first_reply_ns")
+        text += (f"discovery     matched {format_ns(discovery['matched_ns'])}"
+                 + (f"  first echo after {format_ns(reply)}" if reply is not None else "")
+                 + f"  probes {discovery['probes']}\n")
+    for daemon in result.get("daemons") or []:
+        cpu = [daemon.get("cpu_user_s"), daemon.get("cpu_sys_s")]
+        usage = (f"CPU {cpu[0]:.2f} s user + {cpu[1]:.2f} s sys" if None not in cpu
+                 else "CPU \u2014")
+        rss = daemon.get("peak_rss_kib")
+        text += (f"daemon        {daemon['name']} {daemon.get('version') or ''}".rstrip()
+                 + f"  {usage}  peak RSS {_kib(rss)}\n")
+    return text
 
 
 def label(row: Row) -> str:
@@ -148,7 +204,16 @@ def _cells(row: Row) -> list[str]:
             *(format_ns(getattr(row, key)) for _, key in LATENCY), format_ns(row.stddev_ns),
             DASH if row.loss_pct is None else f"{row.loss_pct:.2f}%",
             DASH if row.msgs_per_s is None else f"{row.msgs_per_s:,.0f}",
-            DASH if row.cpu_pct is None else f"{row.cpu_pct:.0f}%", row.status]
+            _percent(row.cpu_pct), _kib(row.rss_kib), _percent(row.daemon_cpu_pct),
+            _kib(row.daemon_rss_kib), format_ns(row.first_message_ns), row.status]
+
+
+def _percent(value: float | None) -> str:
+    return DASH if value is None else f"{value:.0f}%"
+
+
+def _kib(value: int | None) -> str:
+    return DASH if value is None else format_bytes(value * 1024)
 
 
 def _md_line(cells: list[str]) -> str:

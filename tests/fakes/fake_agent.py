@@ -15,7 +15,11 @@ comma-separated list of ROLE:BEHAVIOUR[=VALUE]:
   no-exit            sub: ignore the end-of-stream marker (wait for a signal)
   sent=N / lost=N    override accounting (pub: sent; sub: accounting.sent / lost)
 
+'router --transport T --listen ADDR' stands in for the zenoh router (READY T-router <endpoint>).
+
 FAKE_AGENT_TRACE=DIR: write DIR/<role>.pid and DIR/<role>.argv.json on start.
+FAKE_AGENT_TRANSPORTS=a,b: also claim these transports (e.g. mqtt, to exercise the control
+plane's daemons); they are served like tcp on a free loopback port, whatever --listen says.
 """
 
 import argparse
@@ -67,14 +71,36 @@ def parse(argv: list[str]) -> argparse.Namespace:
         p.add_argument("--connect" if role in ("ping", "pub") else "--listen", dest="address",
                        required=True)
         for flag in ("--rate", "--payload", "--duration", "--count", "--warmup",
-                     "--peer-timeout", "--spin-margin", "--run-id", "--json", "--samples"):
+                     "--peer-timeout", "--spin-margin", "--run-id", "--json", "--samples",
+                     "--reliability", "--history", "--depth", "--durability",
+                     "--discovery-timeout"):
             p.add_argument(flag)
+        p.add_argument("--opt", action="append")
         p.add_argument("--quiet", action="store_true")
         p.add_argument("--busy-poll", action="store_true")
         p.add_argument("--prevent-cpu-idle", action="store_true")
     for name in ("payloads", "transports"):
         sub.add_parser(name).add_argument("--json", action="store_true")
+    router = sub.add_parser("router")
+    router.add_argument("--transport", required=True)
+    router.add_argument("--listen", required=True)
     return parser.parse_args(argv)
+
+
+def route(args: argparse.Namespace) -> int:
+    """router: listen on a free port, print READY <transport>-router <endpoint>, wait for a signal."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen()
+    print(f"READY {args.transport}-router tcp/127.0.0.1:{sock.getsockname()[1]}", flush=True)
+    while not stop:
+        time.sleep(0.02)
+    return 0
+
+
+def transports() -> list[dict]:
+    extra = [n for n in os.environ.get("FAKE_AGENT_TRANSPORTS", "").split(",") if n]
+    return TRANSPORTS + [{"name": n, "built": True, "daemon": None} for n in extra]
 
 
 def endpoint(transport: str, address: str) -> tuple[int, int, object]:
@@ -90,6 +116,8 @@ def serve(args: argparse.Namespace, how: dict[str, str]) -> tuple[str, dict]:
     if "exit-before-ready" in how:
         sys.stderr.write(f"error: --listen {args.address}: Address already in use (os error 98)\n")
         sys.exit(1)
+    if args.transport not in ("udp", "tcp", "uds"):  # a middleware address: serve like tcp
+        args.address = "127.0.0.1:0"
     family, kind, where = endpoint(args.transport, args.address)
     sock = socket.socket(family, kind)
     if family == socket.AF_UNIX and os.path.exists(where):
@@ -165,8 +193,11 @@ def main() -> int:
         print("mwperf-agent 0.1.0 (git fake)")
         return 0
     if args.role in ("payloads", "transports"):
-        print(json.dumps(CATALOGUE if args.role == "payloads" else TRANSPORTS))
+        print(json.dumps(CATALOGUE if args.role == "payloads" else transports()))
         return 0
+    if args.role == "router":
+        signal.signal(signal.SIGTERM, on_signal)
+        return route(args)
     how = behaviours(args.role)
     trace = os.environ.get("FAKE_AGENT_TRACE")
     if trace:

@@ -1,0 +1,253 @@
+"""A managed daemon: started before the agents, checked for readiness with a deadline, measured
+(CPU, peak RSS) and always stopped, whatever happens.
+
+Each daemon runs in its own process group (a Ctrl-C in the terminal reaches only mwperf, which
+then stops it deliberately) and is SIGKILLed by the kernel if mwperf itself dies. Its stdout and
+stderr go to ``<work dir>/daemons/<name>.log``, which is saved with the point's result.
+"""
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import RunError
+from ..procs import _die_with_parent, _ignoring_interrupts
+
+STOP_GRACE_S = 2.0
+POLL_S = 0.05
+START_ATTEMPTS = 3
+"""a free port can be taken between our check and the daemon's bind: try again with another"""
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago (bind to port 0, close)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class DaemonSpec:
+    """How to start one daemon and how to tell it is ready."""
+
+    name: str
+    """short name, also the log file name (``mosquitto``, ``rosmaster``, ``relay``)"""
+    argv: list[str]
+    package: str
+    """the Debian package that provides ``argv[0]``, for the install hint"""
+    ready: Callable[["DaemonProcess"], bool]
+    """one quick, bounded check; True when the daemon serves (it may set ``address``)"""
+    env: dict[str, str] | None = None
+    """extra environment variables"""
+    unset: tuple[str, ...] = ()
+    """environment variables to remove (e.g. a venv's PYTHONPATH for Debian's /usr/bin/python3)"""
+    ready_timeout_s: float = 10.0
+    version: Callable[["DaemonProcess"], str | None] | None = None
+    files: dict[str, str] = field(default_factory=dict)
+    """files to write before starting (path -> text), e.g. a generated configuration"""
+
+
+@dataclass
+class DaemonProcess:
+    """One running daemon."""
+
+    spec: DaemonSpec
+    popen: subprocess.Popen
+    log_path: Path
+    address: str | None = None
+    """what the daemon told us to connect to, if it prints that (zenoh router)"""
+    killed: bool = False
+    died: int | None = None
+    """its exit code when it was found gone at the end of the measurement (it should not be)"""
+    usage: dict[str, Any] = field(default_factory=dict)
+    """CPU and peak RSS, sampled just before it is stopped"""
+    _baseline: tuple[float, float, float] = (0.0, 0.0, 0.0)
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def exit_code(self) -> int | None:
+        return self.popen.poll()
+
+    def log_tail(self) -> str:
+        """The last non-empty line of the log, or a note that there was none."""
+        try:
+            lines = [ln.strip() for ln in self.log_path.read_text(errors="replace").splitlines()]
+        except OSError:
+            lines = []
+        lines = [ln for ln in lines if ln]
+        return lines[-1] if lines else "(nothing in its log)"
+
+    def log_text(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def mark_baseline(self) -> None:
+        """Start the CPU clock here: the daemon's start-up is not part of the measurement."""
+        cpu = _cpu_times(self.popen.pid)
+        if cpu is not None:
+            self._baseline = (*cpu, time.monotonic())
+
+    def sample(self) -> None:
+        """Record CPU time since the baseline and the peak RSS (call while it still runs)."""
+        cpu, rss = _cpu_times(self.popen.pid), _peak_rss_kib(self.popen.pid)
+        user0, sys0, t0 = self._baseline
+        self.usage = {
+            "cpu_user_s": round(max(0.0, cpu[0] - user0), 3) if cpu else None,
+            "cpu_sys_s": round(max(0.0, cpu[1] - sys0), 3) if cpu else None,
+            "wall_s": round(time.monotonic() - t0, 3) if t0 else None,
+            "peak_rss_kib": rss,
+        }
+
+    def stop(self, grace_s: float = STOP_GRACE_S) -> None:
+        """SIGTERM its process group, wait up to ``grace_s``, then SIGKILL; always reaps."""
+        if self.exit_code is None and not self.usage:
+            self.sample()
+        self._signal(signal.SIGTERM)
+        try:
+            self.popen.wait(grace_s)
+        except subprocess.TimeoutExpired:
+            self.killed = True
+        self._signal(signal.SIGKILL)  # also any child it left in its group
+        self.popen.wait()
+
+    def describe(self) -> dict[str, Any]:
+        """The run-result's ``daemons[]`` entry."""
+        version = None
+        if self.spec.version is not None:
+            with contextlib.suppress(Exception):
+                version = self.spec.version(self)
+        usage = {"cpu_user_s": None, "cpu_sys_s": None, "wall_s": None, "peak_rss_kib": None,
+                 **self.usage}
+        return {"name": self.name, "argv": self.spec.argv, "version": version,
+                "address": self.address, **usage,
+                "killed": self.killed, "log": f"daemons/{self.log_path.name}"}
+
+    def _signal(self, sig: signal.Signals) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.popen.pid, sig)
+
+
+class DaemonSet:
+    """The daemons of one point; leaving the ``with`` block stops every one of them."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.folder = workdir / "daemons"
+        self.daemons: list[DaemonProcess] = []
+
+    def start(self, make: Callable[[], DaemonSpec]) -> DaemonProcess:
+        """Start the daemon ``make()`` describes and wait until it is ready.
+
+        ``make`` is called again (new free port) when the daemon exits before it is ready, up to
+        START_ATTEMPTS times. Raises RunError: program missing (naming the Debian package), exited,
+        or not ready within its deadline (then it is stopped).
+        """
+        for attempt in range(1, START_ATTEMPTS + 1):
+            spec = make()
+            daemon = self._spawn(spec)
+            deadline = time.monotonic() + spec.ready_timeout_s
+            while True:
+                if daemon.exit_code is not None:
+                    break
+                with contextlib.suppress(OSError):
+                    if spec.ready(daemon):
+                        daemon.mark_baseline()
+                        return daemon
+                if time.monotonic() > deadline:
+                    daemon.stop()
+                    raise RunError(f"{spec.name} did not become ready within "
+                                   f"{spec.ready_timeout_s:g} s; its log: {daemon.log_tail()} "
+                                   f"({daemon.log_path})")
+                time.sleep(POLL_S)
+            if attempt == START_ATTEMPTS or "in use" not in daemon.log_text().lower():
+                raise RunError(f"{spec.name} exited before it was ready (exit code "
+                               f"{daemon.exit_code}): {daemon.log_tail()}")
+        raise AssertionError("unreachable")
+
+    def _spawn(self, spec: DaemonSpec) -> DaemonProcess:
+        program = spec.argv[0]
+        if shutil.which(program) is None:
+            raise RunError(f"{spec.name}: {program} not found; install it with "
+                           f"'apt-get install {spec.package}' (or 'make setup')")
+        for path, text in spec.files.items():
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            Path(path).write_text(text, encoding="utf-8")
+        self.folder.mkdir(parents=True, exist_ok=True)
+        log_path = self.folder / f"{spec.name}.log"
+        env = {k: v for k, v in os.environ.items() if k not in spec.unset} | (spec.env or {})
+        with open(log_path, "ab") as log:
+            try:
+                popen = subprocess.Popen(spec.argv, stdin=subprocess.DEVNULL, stdout=log,
+                                         stderr=subprocess.STDOUT, env=env, process_group=0,
+                                         preexec_fn=_die_with_parent(os.getpid()))
+            except OSError as exc:
+                raise RunError(f"cannot start {spec.name} ({program}): {exc.strerror}") from None
+        daemon = DaemonProcess(spec, popen, log_path)
+        self.daemons.append(daemon)
+        return daemon
+
+    def stop_all(self) -> None:
+        """Stop every daemon, newest first (a relay before its master); Ctrl-C cannot interrupt."""
+        with _ignoring_interrupts():
+            for daemon in reversed(self.daemons):
+                daemon.stop()
+
+    def sample_all(self) -> None:
+        """Record every running daemon's CPU and peak RSS (at the end of the measurement)."""
+        for daemon in self.daemons:
+            if daemon.exit_code is None:
+                daemon.sample()
+            else:
+                daemon.died = daemon.exit_code
+
+    def describe(self) -> list[dict[str, Any]]:
+        return [daemon.describe() for daemon in self.daemons]
+
+    def __enter__(self) -> "DaemonSet":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop_all()
+
+
+def _cpu_times(pid: int) -> tuple[float, float] | None:
+    """utime and stime in seconds, fields 14 and 15 of /proc/<pid>/stat."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return int(fields[11]) / _TICKS, int(fields[12]) / _TICKS
+
+
+def _peak_rss_kib(pid: int) -> int | None:
+    """VmHWM (peak resident set size) from /proc/<pid>/status, in KiB."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def package_version(package: str) -> str | None:
+    """The installed Debian package version, if dpkg knows it."""
+    try:
+        done = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", package],
+                              capture_output=True, text=True, timeout=5, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.strip() or None if done.returncode == 0 else None

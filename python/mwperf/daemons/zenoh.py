@@ -1,0 +1,26 @@
+"""A zenoh router for client mode, from the agent itself (``mwperf-agent router``): the same zenoh
+build as the agents, no second installation. It prints ``READY zenoh-router <endpoint>``.
+"""
+
+import re
+from pathlib import Path
+
+from .base import DaemonProcess, DaemonSpec
+
+READY = re.compile(r"^READY zenoh-router (\S+)\s*$", re.MULTILINE)
+
+
+def router_spec(agent_path: Path, version: str | None) -> DaemonSpec:
+    """The router listening on a free loopback port (port 0: it prints the real one)."""
+
+    def ready(daemon: DaemonProcess) -> bool:
+        found = READY.search(daemon.log_text())
+        if found:
+            daemon.address = found.group(1)
+        return found is not None
+
+    return DaemonSpec(name="zenoh-router",
+                      argv=[str(agent_path), "router", "--transport", "zenoh",
+                            "--listen", "tcp/127.0.0.1:0"],
+                      package="(build mwperf-agent with the zenoh feature: make build)",
+                      ready=ready, version=lambda d: version)

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Install the Debian packages the middleware transports need (build and run), only if missing:
+#   cyclonedds-dev cyclonedds-tools  Cyclone DDS library + idlc (built into the agent)
+#   mosquitto mosquitto-clients      MQTT broker (+ clients for interop checks)
+#   python3-rosmaster topic-tools    ROS 1 master and the relay used as a foreign pong
+# As root it installs them (no prompts, no stdin); otherwise it prints the command and goes on
+# (the transports needing a missing package then fail with that install line).
+set -euo pipefail
+PACKAGES=(cyclonedds-dev cyclonedds-tools mosquitto mosquitto-clients python3-rosmaster topic-tools)
+
+if ! command -v dpkg-query >/dev/null || ! command -v apt-get >/dev/null; then
+    echo "mwperf: not a Debian system: install ${PACKAGES[*]} (or equivalents) yourself" >&2
+    exit 0
+fi
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+    status=$(dpkg-query -W -f '${Status}' "$pkg" 2>/dev/null || true)
+    [[ "$status" == "install ok installed" ]] || missing+=("$pkg")
+done
+if [[ ${#missing[@]} -eq 0 ]]; then
+    exit 0
+fi
+install_line="apt-get install -y --no-install-recommends ${missing[*]}"
+if [[ $(id -u) -ne 0 ]]; then
+    echo "mwperf: missing Debian packages; as root run: apt-get update && $install_line" >&2
+    exit 0
+fi
+echo "mwperf: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq </dev/null
+apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null >/dev/null
