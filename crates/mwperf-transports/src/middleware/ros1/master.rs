@@ -17,8 +17,9 @@ fn call(cfg: &Config, method: &str, params: &[Value]) -> Result<Value, Transport
         Err(CallError::Connect(e)) => Err(TransportError::Missing {
             what: format!("rosmaster at {} ({e})", cfg.master),
             install: format!(
-                "start one: `ROS_MASTER_URI={} rosmaster --core -p <port>` (`mwperf run` starts it for you; install: apt-get install python3-rosmaster)",
-                cfg.master
+                "start one: `ROS_MASTER_URI={} rosmaster --core -p {}` (`mwperf run` starts it for you; install: apt-get install python3-rosmaster)",
+                cfg.master,
+                xmlrpc::split_uri(&cfg.master).map_or(11311, |(_, port, _)| port)
             ),
         }),
         Err(CallError::Protocol(e)) => Err(TransportError::Middleware { transport: "ros1", detail: format!("rosmaster at {}: {e} (is it a ROS master?)", cfg.master) }),

@@ -292,6 +292,11 @@ impl Ros1Endpoint {
             let e = std::io::Error::last_os_error();
             return if e.kind() == std::io::ErrorKind::Interrupted { Ok(false) } else { Err(e.into()) };
         }
+        if self.pollfds[0].revents != 0 {
+            // News from the background: reset the eventfd here (the caller adopts next), or a
+            // wake-up that raced an earlier adopt would keep ppoll returning at once.
+            self.shared().clear_wake();
+        }
         Ok(rc > 0)
     }
 
@@ -383,7 +388,9 @@ impl Endpoint for Ros1Endpoint {
             }
             // Sleep on the wake eventfd only (links get adopted when it fires).
             let fd = self.shared().wake_fd();
-            let _ = poll::wait(fd, libc::POLLIN, (end - now).min(50_000_000));
+            if poll::wait(fd, libc::POLLIN, (end - now).min(50_000_000)).unwrap_or(false) {
+                self.shared().clear_wake();
+            }
         }
     }
 }
