@@ -348,7 +348,23 @@ impl Endpoint for Ros1Endpoint {
             if wait_ns == 0 || now >= deadline {
                 return Ok(None);
             }
-            if !self.wait(deadline - now)? && now_ns() < deadline {
+            let left = deadline - now;
+            if self.inbound.len() == 1 && left >= tcpros::LONG_WAIT_NS && !self.outbound.iter().any(Outbound::has_backlog) {
+                // The usual case (one publisher, nothing to flush): one blocking recv. New links
+                // wait for the next call (at most this wait).
+                match self.inbound[0].fill_blocking(left) {
+                    Ok(true) => {
+                        readable_only = false;
+                        continue;
+                    }
+                    Ok(false) if now_ns() < deadline.saturating_sub(tcpros::LONG_WAIT_NS) => return Ok(None), // a signal
+                    Ok(false) => {}
+                    Err(_) => self.forget_inbound(0),
+                }
+                readable_only = false;
+                continue;
+            }
+            if !self.wait(left)? && now_ns() < deadline {
                 return Ok(None); // interrupted by a signal
             }
             readable_only = true;

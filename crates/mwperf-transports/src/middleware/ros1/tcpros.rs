@@ -14,7 +14,8 @@ use std::os::fd::{AsRawFd, RawFd};
 use mwperf_core::payload::MAX_PAYLOAD;
 use mwperf_core::wire::{Header, HEADER_LEN};
 
-use crate::poll::{self, check};
+pub use crate::poll::LONG_WAIT_NS;
+use crate::poll::{self, check, coarse_timeout, RecvTimeout};
 use crate::TransportError;
 
 pub const MSG_TYPE: &str = "mwperf_msgs/Bytes";
@@ -145,11 +146,12 @@ pub struct Inbound {
     start: usize,
     end: usize,
     pub dead: bool,
+    rcvtimeo: RecvTimeout,
 }
 
 impl Inbound {
     pub fn new(stream: TcpStream, uri: String) -> Self {
-        Inbound { stream, uri, rx: vec![0; READ_CHUNK], start: 0, end: 0, dead: false }
+        Inbound { stream, uri, rx: vec![0; READ_CHUNK], start: 0, end: 0, dead: false, rcvtimeo: RecvTimeout::default() }
     }
 
     pub fn fd(&self) -> RawFd {
@@ -184,6 +186,18 @@ impl Inbound {
 
     /// Read what the socket has without blocking. Ok(false) = nothing there; Err = closed.
     pub fn fill(&mut self) -> io::Result<bool> {
+        self.fill_with(libc::MSG_DONTWAIT)
+    }
+
+    /// Block in one recv for at most about `wait_ns` (≥ [`LONG_WAIT_NS`], bounded by
+    /// SO_RCVTIMEO): one system call per message, as blocking ROS clients do. Ok(false) = timed
+    /// out or interrupted.
+    pub fn fill_blocking(&mut self, wait_ns: u64) -> io::Result<bool> {
+        self.rcvtimeo.set(self.stream.as_raw_fd(), coarse_timeout(wait_ns))?;
+        self.fill_with(0)
+    }
+
+    fn fill_with(&mut self, flags: libc::c_int) -> io::Result<bool> {
         if self.start > 0 {
             self.rx.copy_within(self.start..self.end, 0);
             (self.start, self.end) = (0, self.end - self.start);
@@ -198,7 +212,7 @@ impl Inbound {
         }
         let spare = &mut self.rx[self.end..];
         // SAFETY: `spare` is valid for its length.
-        match check(unsafe { libc::recv(self.stream.as_raw_fd(), spare.as_mut_ptr() as *mut libc::c_void, spare.len(), libc::MSG_DONTWAIT) }) {
+        match check(unsafe { libc::recv(self.stream.as_raw_fd(), spare.as_mut_ptr() as *mut libc::c_void, spare.len(), flags) }) {
             Ok(0) => Err(io::Error::new(ErrorKind::UnexpectedEof, "publisher closed the connection")),
             Ok(n) => {
                 self.end += n;
