@@ -333,3 +333,86 @@ impl Drop for Node {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+
+    fn node() -> Node {
+        Node::start(Config {
+            caller_id: "/test_node".into(),
+            master: "http://127.0.0.1:1/".into(),
+            host: "127.0.0.1".into(),
+            publishes: Some("/mwperf/t/ping".into()),
+            subscribes: Some("/mwperf/t/pong".into()),
+            latching: false,
+        })
+        .unwrap()
+    }
+
+    fn subscribe(port: u16, fields: &[(&str, &str)]) -> tcpros::Fields {
+        let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        tcpros::write_header(&mut s, fields).unwrap();
+        tcpros::read_header(&mut s).unwrap()
+    }
+
+    fn wait_for(n: &Node, what: impl Fn(&Handoff) -> bool) -> bool {
+        for _ in 0..500 {
+            if what(&n.shared.lock()) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        false
+    }
+
+    #[test]
+    fn tcpros_handshakes_accept_matching_and_wildcard_subscribers_and_refuse_others() {
+        let n = node();
+        let port = n.shared.tcpros_port;
+        // Garbage first: the node must go on serving.
+        for junk in [&b"GET / HTTP/1.0\r\n\r\n"[..], b"\xff\xff\xff\xff", b"\x08\x00\x00\x00\x04\x00\x00\x00abcd", b""] {
+            let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+            s.write_all(junk).unwrap();
+            let _ = s.shutdown(std::net::Shutdown::Write);
+            let mut out = Vec::new();
+            s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+            let _ = s.read_to_end(&mut out);
+        }
+        let ok = subscribe(port, &[("topic", "/mwperf/t/ping"), ("md5sum", MSG_MD5), ("callerid", "/a"), ("type", MSG_TYPE)]);
+        assert_eq!(tcpros::field(&ok, "md5sum"), Some(MSG_MD5));
+        assert_eq!(tcpros::field(&ok, "type"), Some(MSG_TYPE));
+        assert_eq!(tcpros::field(&ok, "latching"), Some("0"));
+        let relay = subscribe(port, &[("topic", "/mwperf/t/ping"), ("md5sum", "*"), ("callerid", "/relay"), ("type", "*")]);
+        assert_eq!(tcpros::field(&relay, "error"), None);
+        assert!(wait_for(&n, |h| h.subscribers.len() == 2), "both subscribers handed over");
+        let wrong_md5 = subscribe(port, &[("topic", "/mwperf/t/ping"), ("md5sum", "992ce8a1687cec8c8bd883ec73ca41d1"), ("type", "std_msgs/String")]);
+        assert!(tcpros::field(&wrong_md5, "error").is_some_and(|e| e.contains("md5sum")));
+        let wrong_topic = subscribe(port, &[("topic", "/other"), ("md5sum", "*")]);
+        assert!(tcpros::field(&wrong_topic, "error").is_some());
+        assert_eq!(n.shared.lock().subscribers.len(), 2);
+    }
+
+    #[test]
+    fn slave_api_over_http() {
+        let n = node();
+        let v = xmlrpc::call(&n.api, "getPid", &[Value::str("/x")], STEP_TIMEOUT).unwrap();
+        assert_eq!(xmlrpc::ros_result(v).unwrap(), Value::Int(std::process::id() as i64));
+        let tcpros = Value::Array(vec![Value::Array(vec![Value::str("TCPROS")])]);
+        let v = xmlrpc::call(&n.api, "requestTopic", &[Value::str("/x"), Value::str("/mwperf/t/ping"), tcpros.clone()], STEP_TIMEOUT).unwrap();
+        assert_eq!(xmlrpc::ros_result(v).unwrap(), Value::Array(vec![Value::str("TCPROS"), Value::str("127.0.0.1"), Value::Int(n.shared.tcpros_port as i64)]));
+        let udpros = Value::Array(vec![Value::Array(vec![Value::str("UDPROS"), Value::Base64("AAAA".into())])]);
+        let v = xmlrpc::call(&n.api, "requestTopic", &[Value::str("/x"), Value::str("/mwperf/t/ping"), udpros], STEP_TIMEOUT).unwrap();
+        assert!(xmlrpc::ros_result(v).unwrap_err().contains("UDPROS"));
+        // A publisherUpdate naming a dead publisher: the link fails and is forgotten, not retried forever.
+        let dead = Value::Array(vec![Value::str("http://127.0.0.1:1/")]);
+        let v = xmlrpc::call(&n.api, "publisherUpdate", &[Value::str("/master"), Value::str("/mwperf/t/pong"), dead], STEP_TIMEOUT).unwrap();
+        assert!(xmlrpc::ros_result(v).is_ok());
+        assert!(wait_for(&n, |h| h.linked.is_empty() && h.last_error.is_some()), "failed link forgotten");
+        let v = xmlrpc::call(&n.api, "shutdown", &[Value::str("/master"), Value::str("new node")], STEP_TIMEOUT).unwrap();
+        assert!(xmlrpc::ros_result(v).is_ok());
+        assert!(n.shared.lock().shutdown.as_deref().is_some_and(|s| s.contains("new node")));
+    }
+}

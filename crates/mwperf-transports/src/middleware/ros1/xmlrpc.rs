@@ -685,3 +685,42 @@ mod tests {
         assert_eq!(split_uri("http://h:99999/"), None);
     }
 }
+
+#[cfg(test)]
+mod fuzz {
+    use super::*;
+
+    /// Random byte edits of valid documents: parsing may fail, never panic.
+    #[test]
+    fn mutated_documents_never_panic() {
+        let docs = [
+            method_call("requestTopic", &[Value::str("/a"), Value::str("/t"), Value::Array(vec![Value::Array(vec![Value::str("TCPROS")])])]),
+            method_response(&Value::Array(vec![Value::Int(1), Value::str("a&b"), Value::Array(vec![Value::str("TCPROS"), Value::str("h"), Value::Int(5)])])),
+            fault_response(-1, "x"),
+        ];
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..20_000 {
+            let doc = &docs[(next() % docs.len() as u64) as usize];
+            let mut b = doc.as_bytes().to_vec();
+            for _ in 0..1 + next() % 4 {
+                let i = (next() % b.len() as u64) as usize;
+                match next() % 3 {
+                    0 => b[i] = (next() & 0xff) as u8,
+                    1 => {
+                        b.remove(i);
+                    }
+                    _ => b.insert(i, b"<>&/;#x"[(next() % 7) as usize]),
+                }
+            }
+            let text = String::from_utf8_lossy(&b);
+            let _ = parse_call(&text);
+            let _ = parse_response(&text);
+        }
+    }
+}
