@@ -15,7 +15,7 @@ mod iceoryx2;
 #[cfg(feature = "mqtt")]
 mod mqtt;
 #[cfg(feature = "ros1")]
-mod ros1;
+pub mod ros1;
 #[cfg(feature = "rustdds")]
 mod rustdds;
 #[cfg(feature = "zenoh")]
