@@ -1,0 +1,80 @@
+//! Addresses `[<domain>/]<base>` and the ROS 2 topic names derived from them.
+
+use crate::spec::auto_base;
+use crate::TransportError;
+
+/// Highest DDS domain id (RTPS port formula: 7400 + 250·domain must stay below 65536).
+pub const MAX_DOMAIN: u32 = 232;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Address {
+    pub domain: u32,
+    pub base: String,
+}
+
+impl Address {
+    /// Parse `[<domain>/]<base>`; an empty or `auto` base is replaced by a fresh one when
+    /// `listening` (the "port 0" of topics), and refused otherwise (a ping needs the real one).
+    pub fn parse(text: &str, listening: bool) -> Result<Address, TransportError> {
+        let bad = |why: String| TransportError::Address(format!("'{text}' is not a cyclonedds address: {why}; expected [<domain>/]<base>, e.g. 0/demo or 0/auto"));
+        let (domain, base) = match text.split_once('/') {
+            Some((d, rest)) if !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()) => {
+                let domain: u32 = d.parse().map_err(|_| bad(format!("domain {d} is out of range")))?;
+                (domain, rest)
+            }
+            _ => (0, text),
+        };
+        if domain > MAX_DOMAIN {
+            return Err(bad(format!("domain {domain} is above {MAX_DOMAIN}")));
+        }
+        let base = match base {
+            "" | "auto" if listening => auto_base(),
+            "" | "auto" => return Err(bad("a ping/pub needs the base name the pong/sub printed (not 'auto')".into())),
+            b => b.to_string(),
+        };
+        if let Some(c) = base.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '/'))) {
+            return Err(bad(format!("'{c}' is not allowed in a base name (letters, digits, '_', '-', '/')")));
+        }
+        if base.starts_with('/') || base.ends_with('/') || base.contains("//") {
+            return Err(bad("a base name cannot start or end with '/' or contain '//'".into()));
+        }
+        Ok(Address { domain, base })
+    }
+
+    /// The DDS topic for `suffix` (`ping`/`pong`): `rt/mwperf/<base>/<suffix>`, the ROS 2 topic
+    /// `/mwperf/<base>/<suffix>`. DDS and ROS 2 names allow no '-', so it becomes '_' (both peers
+    /// derive the name the same way).
+    pub fn topic(&self, suffix: &str) -> String {
+        format!("rt/mwperf/{}/{suffix}", self.base.replace('-', "_"))
+    }
+}
+
+impl std::fmt::Display for Address {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.domain, self.base)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forms() {
+        assert_eq!(Address::parse("7/demo", false).unwrap(), Address { domain: 7, base: "demo".into() });
+        assert_eq!(Address::parse("demo", false).unwrap(), Address { domain: 0, base: "demo".into() });
+        assert_eq!(Address::parse("ns/demo", false).unwrap(), Address { domain: 0, base: "ns/demo".into() });
+        let a = Address::parse("0/auto", true).unwrap();
+        assert!(a.base.starts_with("mwperf-"), "{a}");
+        assert_eq!(Address::parse(&a.to_string(), false).unwrap(), a);
+        assert_eq!(a.topic("ping"), format!("rt/mwperf/{}/ping", a.base.replace('-', "_")));
+    }
+
+    #[test]
+    fn refusals_name_the_form() {
+        for bad in ["0/auto", "233/x", "0/a b", "0/a.b", "0//x", "0/x/"] {
+            let e = Address::parse(bad, false).unwrap_err().to_string();
+            assert!(e.contains("[<domain>/]<base>"), "{bad}: {e}");
+        }
+    }
+}

@@ -1,0 +1,55 @@
+//! The DDS domain an endpoint joins, pinned to loopback unicast by default.
+//!
+//! Cyclone's defaults use multicast on the first multicast-capable interface (eth0 here), and `lo`
+//! has no MULTICAST flag, so the default domain would either leak test traffic onto the network
+//! or not discover at all. Every domain this process joins is therefore created explicitly with
+//! [`LOOPBACK_CONFIG`] (or the `--opt config=...` text) before its first participant.
+
+use std::ffi::CString;
+use std::sync::Mutex;
+
+use super::ffi::{self, Api};
+use crate::TransportError;
+
+/// Loopback only, unicast discovery to the participant ports on 127.0.0.1. Every process on the
+/// host that joins a domain takes the next free participant index (each needs its own unicast
+/// ports); 100 leaves room for parallel test binaries and agents. Benchmarks hand ddsperf the same
+/// text through CYCLONEDDS_URI (keep `benchmarks/bench_cyclonedds.py` in step).
+pub const LOOPBACK_CONFIG: &str = concat!(
+    "<CycloneDDS><Domain Id=\"any\">",
+    "<General><Interfaces><NetworkInterface address=\"127.0.0.1\"/></Interfaces>",
+    "<AllowMulticast>false</AllowMulticast></General>",
+    "<Discovery><ParticipantIndex>auto</ParticipantIndex>",
+    "<MaxAutoParticipantIndex>100</MaxAutoParticipantIndex>",
+    "<Peers><Peer address=\"127.0.0.1\"/></Peers></Discovery>",
+    "</Domain></CycloneDDS>"
+);
+
+/// Domains created by this process and the configuration each got (a domain lives until exit:
+/// creating it is the expensive part, and Cyclone refuses to create one twice).
+static CREATED: Mutex<Vec<(u32, String)>> = Mutex::new(Vec::new());
+
+/// Make sure `domain` exists in this process with `config` (`None` = [`LOOPBACK_CONFIG`]).
+pub fn ensure(api: &Api, domain: u32, config: Option<&str>) -> Result<(), TransportError> {
+    let config = config.unwrap_or(LOOPBACK_CONFIG);
+    let mut created = CREATED.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, had)) = created.iter().find(|(d, _)| *d == domain) {
+        if had != config {
+            return Err(TransportError::Unsupported {
+                transport: "cyclonedds",
+                what: format!("a second configuration for domain {domain} in one process (--opt config=...; use another domain)"),
+            });
+        }
+        return Ok(());
+    }
+    let text = CString::new(config).map_err(|_| TransportError::Unsupported { transport: "cyclonedds", what: "a NUL byte in --opt config=...".into() })?;
+    // SAFETY: valid C string; Cyclone copies what it needs.
+    let rc = unsafe { (api.dds_create_domain)(domain, text.as_ptr()) };
+    if rc < 0 && rc != ffi::DDS_RETCODE_PRECONDITION_NOT_MET {
+        let what = if config == LOOPBACK_CONFIG { "the loopback configuration".to_string() } else { format!("--opt config={config}") };
+        return Err(TransportError::Middleware { transport: "cyclonedds", detail: format!("cannot create domain {domain} with {what}: {}", ffi::retcode_text(api, rc)) });
+    }
+    // PRECONDITION_NOT_MET: the domain already exists (created outside this module); use it.
+    created.push((domain, config.to_string()));
+    Ok(())
+}

@@ -1,0 +1,280 @@
+//! Eclipse Cyclone DDS (the system libddsc 0.10, as in ROS 2 Humble) with ROS 2 conventions, so
+//! a ROS 2 node could be the echo peer: topics `rt/mwperf/<base>/ping|pong`, type
+//! `mwperf_msgs::msg::dds_::Bytes_` (ROS 2 `mwperf_msgs/msg/Bytes`) carrying the whole mwperf
+//! message in `data` (`time` = header sent_ns, `id` = header seq, informational).
+//!
+//! One participant per endpoint in the domain of the address, pinned to loopback
+//! ([`domain::LOOPBACK_CONFIG`]). The writer (if the side publishes) is created at open, so the
+//! peer's `wait_matched` sees it; the reader (if the side subscribes) gets a read condition in a
+//! waitset: `recv` takes without blocking first and sleeps in the waitset only when nothing is
+//! there (waits capped at [`MAX_WAIT_NS`]: Cyclone resumes its waits after signals, so callers get
+//! back control to check their stop flag).
+//!
+//! Options (`--opt`): `max-blocking=<duration>` (how long a reliable write may wait for a full
+//! history to drain, default 100ms), `config=<xml or file://...>` (the Cyclone configuration
+//! instead of the loopback one, e.g. for two hosts).
+
+#[cfg(mwperf_cyclonedds)]
+mod address;
+#[cfg(mwperf_cyclonedds)]
+mod domain;
+#[cfg(mwperf_cyclonedds)]
+mod ffi;
+#[cfg(mwperf_cyclonedds)]
+mod qos;
+#[cfg(mwperf_cyclonedds)]
+mod sample;
+
+use crate::{Endpoint, Side, Spec, TransportError};
+
+/// Longest single sleep in `recv` and `wait_matched`.
+pub const MAX_WAIT_NS: u64 = 50_000_000;
+
+/// Open `side` at `spec.addr` (`[<domain>/]<base>`).
+pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError> {
+    #[cfg(mwperf_cyclonedds)]
+    return Ok(Box::new(CycloneEndpoint::open(side, spec)?));
+    #[cfg(not(mwperf_cyclonedds))]
+    {
+        let _ = (side, spec);
+        Err(TransportError::Missing {
+            what: "Cyclone DDS (this build found no idlc/libddsc headers)".into(),
+            install: "install it: apt-get install cyclonedds-dev cyclonedds-tools, then rebuild".into(),
+        })
+    }
+}
+
+#[cfg(mwperf_cyclonedds)]
+use {
+    address::Address,
+    ffi::{Api, SampleInfo},
+    mwperf_core::clock::now_ns,
+    mwperf_core::wire::Header,
+    sample::Sample,
+    std::ffi::{c_void, CString},
+};
+
+#[cfg(mwperf_cyclonedds)]
+const T: &str = "cyclonedds";
+
+/// Options this transport knows (`--opt KEY=VALUE`).
+#[cfg(mwperf_cyclonedds)]
+const OPTIONS: &[&str] = &["max-blocking", "config"];
+
+/// A Cyclone return code < 0 as an error naming what failed; else the value.
+#[cfg(mwperf_cyclonedds)]
+fn check(api: &Api, rc: i32, what: &str) -> Result<i32, TransportError> {
+    if rc < 0 {
+        return Err(TransportError::Middleware { transport: T, detail: format!("{what}: {}", ffi::retcode_text(api, rc)) });
+    }
+    Ok(rc)
+}
+
+/// The subscribing half: reader, its read condition (any sample state) and the waitset holding it.
+#[cfg(mwperf_cyclonedds)]
+struct Inbox {
+    reader: ffi::dds_entity_t,
+    cond: ffi::dds_entity_t,
+    waitset: ffi::dds_entity_t,
+    topic: String,
+    sample: Sample,
+}
+
+#[cfg(mwperf_cyclonedds)]
+pub struct CycloneEndpoint {
+    api: &'static Api,
+    participant: ffi::dds_entity_t,
+    writer: Option<(ffi::dds_entity_t, String)>,
+    inbox: Option<Inbox>,
+    addr: Address,
+}
+
+#[cfg(mwperf_cyclonedds)]
+impl CycloneEndpoint {
+    pub fn open(side: Side, spec: &Spec) -> Result<CycloneEndpoint, TransportError> {
+        let opts = spec.options_for(T, OPTIONS)?;
+        let max_blocking = match opts.get("max-blocking") {
+            Some(v) => mwperf_core::units::parse_duration_ns(v).map_err(|e| TransportError::Unsupported { transport: T, what: format!("--opt max-blocking={v} ({e}; e.g. 100ms)") })?,
+            None => qos::DEFAULT_MAX_BLOCKING_NS,
+        };
+        let addr = Address::parse(&spec.addr, side.is_listener())?;
+        let api = ffi::api()?;
+        domain::ensure(api, addr.domain, opts.get("config"))?;
+        // SAFETY: plain constructor call; a negative return is an error code.
+        let participant = unsafe { (api.dds_create_participant)(addr.domain, std::ptr::null(), std::ptr::null()) };
+        check(api, participant, &format!("creating a participant in domain {}", addr.domain))?;
+        // From here on, dropping `ep` deletes the participant and everything created in it.
+        let mut ep = CycloneEndpoint { api, participant, writer: None, inbox: None, addr };
+        let qos = qos::build(api, &spec.qos, max_blocking)?;
+        if let Some(suffix) = side.out_topic() {
+            let name = ep.addr.topic(suffix);
+            let topic = ep.topic(&name)?;
+            // SAFETY: valid participant, topic and QoS handles.
+            let w = unsafe { (api.dds_create_writer)(participant, topic, qos.ptr, std::ptr::null()) };
+            check(api, w, &format!("creating a writer on {name} ({})", spec.qos))?;
+            ep.writer = Some((w, name));
+        }
+        if let Some(suffix) = side.in_topic() {
+            let name = ep.addr.topic(suffix);
+            let topic = ep.topic(&name)?;
+            // SAFETY: as above; the condition and waitset belong to this participant.
+            let (reader, cond, waitset) = unsafe {
+                let r = check(api, (api.dds_create_reader)(participant, topic, qos.ptr, std::ptr::null()), &format!("creating a reader on {name} ({})", spec.qos))?;
+                let c = check(api, (api.dds_create_readcondition)(r, ffi::DDS_ANY_STATE), "creating a read condition")?;
+                let ws = check(api, (api.dds_create_waitset)(participant), "creating a waitset")?;
+                check(api, (api.dds_waitset_attach)(ws, c, 0), "attaching the read condition")?;
+                (r, c, ws)
+            };
+            ep.inbox = Some(Inbox { reader, cond, waitset, topic: name, sample: Sample::new(api) });
+        }
+        Ok(ep)
+    }
+
+    /// The topic `name` of the mwperf type in this participant.
+    fn topic(&self, name: &str) -> Result<ffi::dds_entity_t, TransportError> {
+        let cname = CString::new(name).map_err(|_| TransportError::Address(format!("topic name {name:?} contains NUL")))?;
+        // SAFETY: valid participant and descriptor; Cyclone copies the name.
+        let t = unsafe { (self.api.dds_create_topic)(self.participant, ffi::bytes_descriptor(), cname.as_ptr(), std::ptr::null(), std::ptr::null()) };
+        check(self.api, t, &format!("creating topic {name}"))
+    }
+
+    /// Take one sample with data (skipping the data-less ones Cyclone uses for writer state).
+    fn take(&mut self, buf: &mut Vec<u8>) -> Result<Option<usize>, TransportError> {
+        let api = self.api;
+        let Some(inbox) = self.inbox.as_mut() else { return Ok(None) };
+        loop {
+            let mut info = SampleInfo::default();
+            let mut ptr = inbox.sample.as_mut_ptr();
+            // SAFETY: one sample slot of the generated type and one info slot.
+            let n = unsafe { (api.dds_take)(inbox.cond, &mut ptr, &mut info, 1, 1) };
+            check(api, n, &format!("taking from {}", inbox.topic))?;
+            if n == 0 {
+                return Ok(None);
+            }
+            if info.valid_data {
+                let data = inbox.sample.data();
+                buf.clear();
+                buf.extend_from_slice(data);
+                return Ok(Some(data.len()));
+            }
+        }
+    }
+
+    /// Matched peers: (readers of our writer, writers of our reader); `None` where we have none.
+    fn matched(&self) -> Result<(Option<u32>, Option<u32>), TransportError> {
+        let mut st = ffi::MatchedStatus::default();
+        let w = match &self.writer {
+            // SAFETY: valid writer; the status struct mirrors the C one (layout test).
+            Some((w, name)) => Some(check(self.api, unsafe { (self.api.dds_get_publication_matched_status)(*w, &mut st) }, &format!("matched status of the writer on {name}")).map(|_| st.current_count)?),
+            None => None,
+        };
+        let r = match &self.inbox {
+            // SAFETY: as above.
+            Some(i) => Some(check(self.api, unsafe { (self.api.dds_get_subscription_matched_status)(i.reader, &mut st) }, &format!("matched status of the reader on {}", i.topic)).map(|_| st.current_count)?),
+            None => None,
+        };
+        Ok((w, r))
+    }
+}
+
+#[cfg(mwperf_cyclonedds)]
+impl Endpoint for CycloneEndpoint {
+    fn send(&mut self, msg: &[u8]) -> Result<(), TransportError> {
+        let Some((writer, name)) = &self.writer else {
+            return Err(TransportError::Middleware { transport: T, detail: "a sub endpoint does not publish".into() });
+        };
+        let len = u32::try_from(msg.len()).map_err(|_| TransportError::TooLarge { size: msg.len(), max: u32::MAX as usize, transport: T })?;
+        let (time, id) = Header::decode_header(msg).map_or((0, 0), |h| (h.sent_ns as i64, h.seq));
+        // Cyclone only reads the sample (release = false: the buffer stays ours).
+        let sample = ffi::Bytes { data: ffi::SeqOctet { maximum: len, length: len, buffer: msg.as_ptr() as *mut u8, release: false }, time, id };
+        // SAFETY: valid writer; the sample points into `msg`, alive for the call; Cyclone serializes it before returning.
+        let rc = unsafe { (self.api.dds_write)(*writer, (&sample as *const ffi::Bytes).cast::<c_void>()) };
+        if rc == ffi::DDS_RETCODE_TIMEOUT {
+            return Err(TransportError::Middleware { transport: T, detail: format!("write on {name} timed out: the reliable history is full of unacknowledged messages (--opt max-blocking, --history)") });
+        }
+        check(self.api, rc, &format!("writing on {name}")).map(|_| ())
+    }
+
+    fn recv(&mut self, buf: &mut Vec<u8>, wait_ns: u64) -> Result<Option<usize>, TransportError> {
+        let Some(waitset) = self.inbox.as_ref().map(|i| i.waitset) else {
+            // A pub receives nothing; still honour the wait so callers do not spin.
+            std::thread::sleep(std::time::Duration::from_nanos(wait_ns.min(MAX_WAIT_NS)));
+            return Ok(None);
+        };
+        if let Some(n) = self.take(buf)? {
+            return Ok(Some(n));
+        }
+        if wait_ns == 0 {
+            return Ok(None);
+        }
+        // SAFETY: valid waitset; no attach array wanted (the read condition is the only entry).
+        let rc = unsafe { (self.api.dds_waitset_wait)(waitset, std::ptr::null_mut(), 0, wait_ns.min(MAX_WAIT_NS) as i64) };
+        check(self.api, rc, "waiting for data")?;
+        if rc == 0 {
+            return Ok(None);
+        }
+        self.take(buf)
+    }
+
+    fn local_addr(&self) -> String {
+        self.addr.to_string()
+    }
+
+    fn wait_matched(&mut self, timeout_ns: u64) -> Result<(), TransportError> {
+        let api = self.api;
+        let start = now_ns();
+        // A waitset on the matched statuses of our writer and reader, deleted when done.
+        // SAFETY: valid participant and entities.
+        let ws = check(api, unsafe { (api.dds_create_waitset)(self.participant) }, "creating a waitset")?;
+        struct Delete(&'static Api, ffi::dds_entity_t);
+        impl Drop for Delete {
+            fn drop(&mut self) {
+                // SAFETY: deletes the waitset created above, once.
+                unsafe { (self.0.dds_delete)(self.1) };
+            }
+        }
+        let _guard = Delete(api, ws);
+        unsafe {
+            if let Some((w, _)) = &self.writer {
+                check(api, (api.dds_set_status_mask)(*w, ffi::DDS_PUBLICATION_MATCHED_STATUS), "status mask")?;
+                check(api, (api.dds_waitset_attach)(ws, *w, 1), "attaching the writer")?;
+            }
+            if let Some(i) = &self.inbox {
+                check(api, (api.dds_set_status_mask)(i.reader, ffi::DDS_SUBSCRIPTION_MATCHED_STATUS), "status mask")?;
+                check(api, (api.dds_waitset_attach)(ws, i.reader, 2), "attaching the reader")?;
+            }
+        }
+        loop {
+            // Reading the statuses also resets their trigger, so the next wait sleeps.
+            let (w, r) = self.matched()?;
+            if w.map_or(true, |n| n > 0) && r.map_or(true, |n| n > 0) {
+                return Ok(());
+            }
+            let now = now_ns();
+            let end = start.saturating_add(timeout_ns);
+            if now >= end {
+                let mut missing = Vec::new();
+                if w == Some(0) {
+                    missing.push(format!("no reader on {}", self.writer.as_ref().map_or("", |(_, n)| n.as_str())));
+                }
+                if r == Some(0) {
+                    missing.push(format!("no writer on {}", self.inbox.as_ref().map_or("", |i| i.topic.as_str())));
+                }
+                return Err(TransportError::NotMatched { transport: T, waited_ns: now - start, detail: format!("domain {}: {}", self.addr.domain, missing.join(", ")) });
+            }
+            // SAFETY: valid waitset.
+            let rc = unsafe { (api.dds_waitset_wait)(ws, std::ptr::null_mut(), 0, (end - now).min(MAX_WAIT_NS) as i64) };
+            check(api, rc, "waiting for discovery")?;
+        }
+    }
+}
+
+#[cfg(mwperf_cyclonedds)]
+impl Drop for CycloneEndpoint {
+    fn drop(&mut self) {
+        // Deleting the participant deletes its topics, writer, reader, condition and waitsets.
+        // SAFETY: the participant is deleted once; nothing refers to its children afterwards
+        // (the sample buffer is ours and freed by `Sample`).
+        unsafe { (self.api.dds_delete)(self.participant) };
+    }
+}
