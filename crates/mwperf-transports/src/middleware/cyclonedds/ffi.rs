@@ -31,10 +31,7 @@ pub struct dds_topic_descriptor_t {
 pub const DDS_RETCODE_PRECONDITION_NOT_MET: dds_return_t = -4;
 pub const DDS_RETCODE_TIMEOUT: dds_return_t = -10;
 
-/// Sample, view and instance states: every sample (read condition mask).
-pub const DDS_ANY_STATE: u32 = 127;
-pub const DDS_PUBLICATION_MATCHED_STATUS: u32 = 1 << 11;
-pub const DDS_SUBSCRIPTION_MATCHED_STATUS: u32 = 1 << 12;
+pub const DDS_DATA_AVAILABLE_STATUS: u32 = 1 << 8;
 pub const DDS_LENGTH_UNLIMITED: i32 = -1;
 
 pub const DDS_RELIABILITY_BEST_EFFORT: i32 = 0;
@@ -129,7 +126,6 @@ api! {
     dds_create_topic: fn(participant: dds_entity_t, descriptor: *const dds_topic_descriptor_t, name: *const c_char, qos: *const dds_qos_t, listener: *const c_void) -> dds_entity_t;
     dds_create_writer: fn(participant: dds_entity_t, topic: dds_entity_t, qos: *const dds_qos_t, listener: *const c_void) -> dds_entity_t;
     dds_create_reader: fn(participant: dds_entity_t, topic: dds_entity_t, qos: *const dds_qos_t, listener: *const c_void) -> dds_entity_t;
-    dds_create_readcondition: fn(reader: dds_entity_t, mask: u32) -> dds_entity_t;
     dds_create_waitset: fn(participant: dds_entity_t) -> dds_entity_t;
     dds_waitset_attach: fn(waitset: dds_entity_t, entity: dds_entity_t, x: dds_attach_t) -> dds_return_t;
     dds_waitset_wait: fn(waitset: dds_entity_t, xs: *mut dds_attach_t, nxs: usize, reltimeout: dds_duration_t) -> dds_return_t;

@@ -5,8 +5,7 @@
 //!
 //! One participant per endpoint in the domain of the address, pinned to loopback
 //! ([`domain::LOOPBACK_CONFIG`]). The writer (if the side publishes) is created at open, so the
-//! peer's `wait_matched` sees it; the reader (if the side subscribes) gets a read condition in a
-//! waitset: `recv` takes without blocking first and sleeps in the waitset only when nothing is
+//! peer's `wait_matched` sees it; the reader (if the side subscribes) sits in a waitset: `recv` takes without blocking first and sleeps in the waitset only when nothing is
 //! there (waits capped at [`MAX_WAIT_NS`]: Cyclone resumes its waits after signals, so callers get
 //! back control to check their stop flag).
 //!
@@ -27,8 +26,11 @@ mod sample;
 
 use crate::{Endpoint, Side, Spec, TransportError};
 
-/// Longest single sleep in `recv` and `wait_matched`.
+/// Longest single sleep in `recv`.
 pub const MAX_WAIT_NS: u64 = 50_000_000;
+
+/// How often `wait_matched` looks at the matched statuses.
+pub const MATCH_POLL_NS: u64 = 1_000_000;
 
 /// Open `side` at `spec.addr` (`[<domain>/]<base>`).
 pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError> {
@@ -62,19 +64,26 @@ const T: &str = "cyclonedds";
 const OPTIONS: &[&str] = &["max-blocking", "config"];
 
 /// A Cyclone return code < 0 as an error naming what failed; else the value.
+/// `what` is formatted only on failure (pass `format_args!`): this runs on every send and take.
 #[cfg(mwperf_cyclonedds)]
-fn check(api: &Api, rc: i32, what: &str) -> Result<i32, TransportError> {
+fn check(api: &Api, rc: i32, what: impl std::fmt::Display) -> Result<i32, TransportError> {
     if rc < 0 {
         return Err(TransportError::Middleware { transport: T, detail: format!("{what}: {}", ffi::retcode_text(api, rc)) });
     }
     Ok(rc)
 }
 
-/// The subscribing half: reader, its read condition (any sample state) and the waitset holding it.
+/// The subscribing half: the reader and a waitset holding it, triggered by DATA_AVAILABLE.
+///
+/// Why the status and not a read condition: Cyclone raises DATA_AVAILABLE after the sample is
+/// stored and the reader's history is unlocked, while a read condition wakes the waitset from
+/// inside the store, so the woken thread's `take` then blocks on the lock the receive thread still
+/// holds (one more sleep and wake-up per message; ddsperf's waitset mode uses the status too).
+/// The status is reset by every take, so `recv` always takes before it waits: it never sleeps
+/// with samples left behind.
 #[cfg(mwperf_cyclonedds)]
 struct Inbox {
     reader: ffi::dds_entity_t,
-    cond: ffi::dds_entity_t,
     waitset: ffi::dds_entity_t,
     topic: String,
     sample: Sample,
@@ -102,7 +111,7 @@ impl CycloneEndpoint {
         domain::ensure(api, addr.domain, opts.get("config"))?;
         // SAFETY: plain constructor call; a negative return is an error code.
         let participant = unsafe { (api.dds_create_participant)(addr.domain, std::ptr::null(), std::ptr::null()) };
-        check(api, participant, &format!("creating a participant in domain {}", addr.domain))?;
+        check(api, participant, format_args!("creating a participant in domain {}", addr.domain))?;
         // From here on, dropping `ep` deletes the participant and everything created in it.
         let mut ep = CycloneEndpoint { api, participant, writer: None, inbox: None, addr };
         let qos = qos::build(api, &spec.qos, max_blocking)?;
@@ -111,21 +120,21 @@ impl CycloneEndpoint {
             let topic = ep.topic(&name)?;
             // SAFETY: valid participant, topic and QoS handles.
             let w = unsafe { (api.dds_create_writer)(participant, topic, qos.ptr, std::ptr::null()) };
-            check(api, w, &format!("creating a writer on {name} ({})", spec.qos))?;
+            check(api, w, format_args!("creating a writer on {name} ({})", spec.qos))?;
             ep.writer = Some((w, name));
         }
         if let Some(suffix) = side.in_topic() {
             let name = ep.addr.topic(suffix);
             let topic = ep.topic(&name)?;
             // SAFETY: as above; the condition and waitset belong to this participant.
-            let (reader, cond, waitset) = unsafe {
-                let r = check(api, (api.dds_create_reader)(participant, topic, qos.ptr, std::ptr::null()), &format!("creating a reader on {name} ({})", spec.qos))?;
-                let c = check(api, (api.dds_create_readcondition)(r, ffi::DDS_ANY_STATE), "creating a read condition")?;
+            let (reader, waitset) = unsafe {
+                let r = check(api, (api.dds_create_reader)(participant, topic, qos.ptr, std::ptr::null()), format_args!("creating a reader on {name} ({})", spec.qos))?;
+                check(api, (api.dds_set_status_mask)(r, ffi::DDS_DATA_AVAILABLE_STATUS), "setting the reader's status mask")?;
                 let ws = check(api, (api.dds_create_waitset)(participant), "creating a waitset")?;
-                check(api, (api.dds_waitset_attach)(ws, c, 0), "attaching the read condition")?;
-                (r, c, ws)
+                check(api, (api.dds_waitset_attach)(ws, r, 0), "attaching the reader to a waitset")?;
+                (r, ws)
             };
-            ep.inbox = Some(Inbox { reader, cond, waitset, topic: name, sample: Sample::new(api) });
+            ep.inbox = Some(Inbox { reader, waitset, topic: name, sample: Sample::new(api) });
         }
         Ok(ep)
     }
@@ -135,7 +144,7 @@ impl CycloneEndpoint {
         let cname = CString::new(name).map_err(|_| TransportError::Address(format!("topic name {name:?} contains NUL")))?;
         // SAFETY: valid participant and descriptor; Cyclone copies the name.
         let t = unsafe { (self.api.dds_create_topic)(self.participant, ffi::bytes_descriptor(), cname.as_ptr(), std::ptr::null(), std::ptr::null()) };
-        check(self.api, t, &format!("creating topic {name}"))
+        check(self.api, t, format_args!("creating topic {name}"))
     }
 
     /// Take one sample with data (skipping the data-less ones Cyclone uses for writer state).
@@ -146,8 +155,8 @@ impl CycloneEndpoint {
             let mut info = SampleInfo::default();
             let mut ptr = inbox.sample.as_mut_ptr();
             // SAFETY: one sample slot of the generated type and one info slot.
-            let n = unsafe { (api.dds_take)(inbox.cond, &mut ptr, &mut info, 1, 1) };
-            check(api, n, &format!("taking from {}", inbox.topic))?;
+            let n = unsafe { (api.dds_take)(inbox.reader, &mut ptr, &mut info, 1, 1) };
+            check(api, n, format_args!("taking from {}", inbox.topic))?;
             if n == 0 {
                 return Ok(None);
             }
@@ -165,12 +174,12 @@ impl CycloneEndpoint {
         let mut st = ffi::MatchedStatus::default();
         let w = match &self.writer {
             // SAFETY: valid writer; the status struct mirrors the C one (layout test).
-            Some((w, name)) => Some(check(self.api, unsafe { (self.api.dds_get_publication_matched_status)(*w, &mut st) }, &format!("matched status of the writer on {name}")).map(|_| st.current_count)?),
+            Some((w, name)) => Some(check(self.api, unsafe { (self.api.dds_get_publication_matched_status)(*w, &mut st) }, format_args!("matched status of the writer on {name}")).map(|_| st.current_count)?),
             None => None,
         };
         let r = match &self.inbox {
             // SAFETY: as above.
-            Some(i) => Some(check(self.api, unsafe { (self.api.dds_get_subscription_matched_status)(i.reader, &mut st) }, &format!("matched status of the reader on {}", i.topic)).map(|_| st.current_count)?),
+            Some(i) => Some(check(self.api, unsafe { (self.api.dds_get_subscription_matched_status)(i.reader, &mut st) }, format_args!("matched status of the reader on {}", i.topic)).map(|_| st.current_count)?),
             None => None,
         };
         Ok((w, r))
@@ -192,7 +201,7 @@ impl Endpoint for CycloneEndpoint {
         if rc == ffi::DDS_RETCODE_TIMEOUT {
             return Err(TransportError::Middleware { transport: T, detail: format!("write on {name} timed out: the reliable history is full of unacknowledged messages (--opt max-blocking, --history)") });
         }
-        check(self.api, rc, &format!("writing on {name}")).map(|_| ())
+        check(self.api, rc, format_args!("writing on {name}")).map(|_| ())
     }
 
     fn recv(&mut self, buf: &mut Vec<u8>, wait_ns: u64) -> Result<Option<usize>, TransportError> {
@@ -220,32 +229,11 @@ impl Endpoint for CycloneEndpoint {
         self.addr.to_string()
     }
 
+    /// Polls the matched statuses every millisecond (a waitset on them would share the reader's
+    /// status mask with `recv`'s DATA_AVAILABLE waitset and wake both for either).
     fn wait_matched(&mut self, timeout_ns: u64) -> Result<(), TransportError> {
-        let api = self.api;
         let start = now_ns();
-        // A waitset on the matched statuses of our writer and reader, deleted when done.
-        // SAFETY: valid participant and entities.
-        let ws = check(api, unsafe { (api.dds_create_waitset)(self.participant) }, "creating a waitset")?;
-        struct Delete(&'static Api, ffi::dds_entity_t);
-        impl Drop for Delete {
-            fn drop(&mut self) {
-                // SAFETY: deletes the waitset created above, once.
-                unsafe { (self.0.dds_delete)(self.1) };
-            }
-        }
-        let _guard = Delete(api, ws);
-        unsafe {
-            if let Some((w, _)) = &self.writer {
-                check(api, (api.dds_set_status_mask)(*w, ffi::DDS_PUBLICATION_MATCHED_STATUS), "status mask")?;
-                check(api, (api.dds_waitset_attach)(ws, *w, 1), "attaching the writer")?;
-            }
-            if let Some(i) = &self.inbox {
-                check(api, (api.dds_set_status_mask)(i.reader, ffi::DDS_SUBSCRIPTION_MATCHED_STATUS), "status mask")?;
-                check(api, (api.dds_waitset_attach)(ws, i.reader, 2), "attaching the reader")?;
-            }
-        }
         loop {
-            // Reading the statuses also resets their trigger, so the next wait sleeps.
             let (w, r) = self.matched()?;
             if w.map_or(true, |n| n > 0) && r.map_or(true, |n| n > 0) {
                 return Ok(());
@@ -254,17 +242,15 @@ impl Endpoint for CycloneEndpoint {
             let end = start.saturating_add(timeout_ns);
             if now >= end {
                 let mut missing = Vec::new();
-                if w == Some(0) {
-                    missing.push(format!("no reader on {}", self.writer.as_ref().map_or("", |(_, n)| n.as_str())));
+                if let (Some(0), Some((_, name))) = (w, &self.writer) {
+                    missing.push(format!("no reader on {name}"));
                 }
-                if r == Some(0) {
-                    missing.push(format!("no writer on {}", self.inbox.as_ref().map_or("", |i| i.topic.as_str())));
+                if let (Some(0), Some(i)) = (r, &self.inbox) {
+                    missing.push(format!("no writer on {}", i.topic));
                 }
                 return Err(TransportError::NotMatched { transport: T, waited_ns: now - start, detail: format!("domain {}: {}", self.addr.domain, missing.join(", ")) });
             }
-            // SAFETY: valid waitset.
-            let rc = unsafe { (api.dds_waitset_wait)(ws, std::ptr::null_mut(), 0, (end - now).min(MAX_WAIT_NS) as i64) };
-            check(api, rc, "waiting for discovery")?;
+            std::thread::sleep(std::time::Duration::from_nanos((end - now).min(MATCH_POLL_NS)));
         }
     }
 }
