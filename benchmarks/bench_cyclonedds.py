@@ -34,6 +34,7 @@ LOOPBACK_CONFIG = ('<CycloneDDS><Domain Id="any">'
                    '<Discovery><ParticipantIndex>auto</ParticipantIndex>'
                    '<MaxAutoParticipantIndex>100</MaxAutoParticipantIndex>'
                    '<Peers><Peer address="127.0.0.1"/></Peers></Discovery>'
+                   '<Internal><SocketReceiveBufferSize min="default" max="4MiB"/></Internal>'
                    '</Domain></CycloneDDS>')
 
 DDSPERF_LINE = re.compile(r"size (\d+) mean [\d.]+us min [\d.]+us 50% ([\d.]+)us 90% [\d.]+us 99% ([\d.]+)us max [\d.]+us cnt (\d+)")
