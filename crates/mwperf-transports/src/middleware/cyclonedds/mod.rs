@@ -5,9 +5,11 @@
 //!
 //! One participant per endpoint in the domain of the address, pinned to loopback
 //! ([`domain::LOOPBACK_CONFIG`]). The writer (if the side publishes) is created at open, so the
-//! peer's `wait_matched` sees it; the reader (if the side subscribes) sits in a waitset: `recv` takes without blocking first and sleeps in the waitset only when nothing is
-//! there (waits capped at [`MAX_WAIT_NS`]: Cyclone resumes its waits after signals, so callers get
-//! back control to check their stop flag).
+//! peer's `wait_matched` sees it; the reader (if the side subscribes) sits in a waitset: `recv`
+//! takes without blocking first and sleeps in the waitset only when nothing is there (waits
+//! capped at [`MAX_WAIT_NS`]: Cyclone resumes its waits after signals, so callers get control
+//! back to check their stop flag). Received data is copied once, from the sample Cyclone
+//! deserialized into (reused, see `sample.rs`) into the caller's buffer.
 //!
 //! Options (`--opt`): `max-blocking=<duration>` (how long a reliable write may wait for a full
 //! history to drain, default 100ms), `config=<xml or file://...>` (the Cyclone configuration
@@ -126,7 +128,7 @@ impl CycloneEndpoint {
         if let Some(suffix) = side.in_topic() {
             let name = ep.addr.topic(suffix);
             let topic = ep.topic(&name)?;
-            // SAFETY: as above; the condition and waitset belong to this participant.
+            // SAFETY: as above; the waitset belongs to this participant.
             let (reader, waitset) = unsafe {
                 let r = check(api, (api.dds_create_reader)(participant, topic, qos.ptr, std::ptr::null()), format_args!("creating a reader on {name} ({})", spec.qos))?;
                 check(api, (api.dds_set_status_mask)(r, ffi::DDS_DATA_AVAILABLE_STATUS), "setting the reader's status mask")?;
@@ -235,7 +237,8 @@ impl Endpoint for CycloneEndpoint {
         let start = now_ns();
         loop {
             let (w, r) = self.matched()?;
-            if w.map_or(true, |n| n > 0) && r.map_or(true, |n| n > 0) {
+            // None: this side has no writer (reader); Some(0): nothing matched it yet.
+            if w != Some(0) && r != Some(0) {
                 return Ok(());
             }
             let now = now_ns();
