@@ -29,9 +29,11 @@ mod sample;
 use crate::{Endpoint, Side, Spec, TransportError};
 
 /// Longest single sleep in `recv`.
+#[cfg(mwperf_cyclonedds)]
 pub const MAX_WAIT_NS: u64 = 50_000_000;
 
 /// How often `wait_matched` looks at the matched statuses.
+#[cfg(mwperf_cyclonedds)]
 pub const MATCH_POLL_NS: u64 = 1_000_000;
 
 /// Open `side` at `spec.addr` (`[<domain>/]<base>`).
