@@ -16,6 +16,7 @@ test: setup build rust-test py-test
 bench: setup build
 	@command -v sockperf >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sockperf)
 	$(PY) benchmarks/bench.py --reps 5 --seconds 5 --write
+	$(PY) benchmarks/bench_cyclonedds.py --reps 5 --seconds 4 --write
 
 ## setup: Debian packages of the middleware (mosquitto, rosmaster, relay, Cyclone DDS) if missing, the Python package
 setup:
