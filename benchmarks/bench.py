@@ -7,7 +7,8 @@ with --write, into BENCHMARKS.md between the 'bench:begin' / 'bench:end' markers
 
     python3 benchmarks/bench.py --reps 5 --seconds 5 --write
 """
-from __future__ import annotations
+from __future__ import os
+import annotations
 
 import argparse
 import json
@@ -20,7 +21,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-AGENT = ROOT / "target" / "release" / "mwperf-agent"
+AGENT = Path(os.environ.get("MWPERF_AGENT") or Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target") / "release" / "mwperf-agent")
 HEADER = 56  # mwperf header bytes; sockperf gets the same datagram size
 
 
