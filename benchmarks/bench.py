@@ -7,8 +7,9 @@ with --write, into BENCHMARKS.md between the 'bench:begin' / 'bench:end' markers
 
     python3 benchmarks/bench.py --reps 5 --seconds 5 --write
 """
-from __future__ import os
-import annotations
+from __future__ import annotations
+
+import os
 
 import argparse
 import json
