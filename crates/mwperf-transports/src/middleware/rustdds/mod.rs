@@ -13,6 +13,7 @@
 mod addr;
 mod cdr;
 mod qos;
+mod signals;
 
 use std::net::{IpAddr, Ipv4Addr};
 use std::time::{Duration, Instant};
@@ -59,12 +60,12 @@ pub struct RustDdsEndpoint {
 
 impl RustDdsEndpoint {
     fn open(side: Side, spec: &Spec, addr: Address) -> Result<Self, TransportError> {
-        let participant = DomainParticipantBuilder::new(addr.domain)
+        let builder = DomainParticipantBuilder::new(addr.domain)
             .with_only_networks([IpAddr::V4(Ipv4Addr::LOCALHOST)])
             .same_host_loopback(true)
             .socket_receive_buffer_size(SOCKET_BUFFER)
-            .socket_send_buffer_size(SOCKET_BUFFER)
-            .build()
+            .socket_send_buffer_size(SOCKET_BUFFER);
+        let participant = signals::with_async_signals_blocked(|| builder.build())
             .map_err(|e| middleware(&format!("cannot create a participant in domain {}", addr.domain), e))?;
         let qos = qos::policies(&spec.qos);
         let topic = |suffix: &str| {
