@@ -32,15 +32,20 @@ impl Address {
         } else {
             base.to_string()
         };
-        if base.chars().any(|c| c.is_whitespace() || c.is_control()) || base.starts_with('/') || base.ends_with('/') {
-            return Err(bad("the base must not contain spaces or start/end with '/'".into()));
+        // The same rules as the cyclonedds transport, so every base works with both.
+        if let Some(c) = base.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '/'))) {
+            return Err(bad(format!("'{c}' is not allowed in a base name (letters, digits, '_', '-', '/')")));
+        }
+        if base.starts_with('/') || base.ends_with('/') || base.contains("//") {
+            return Err(bad("a base name cannot start or end with '/' or contain '//'".into()));
         }
         Ok(Address { domain, base })
     }
 
-    /// The DDS topic name for one direction (`ping` or `pong`).
+    /// The DDS topic name for one direction (`ping` or `pong`). DDS and ROS 2 names allow no
+    /// '-', so it becomes '_' (exactly as the cyclonedds transport derives it: they interoperate).
     pub fn topic(&self, suffix: &str) -> String {
-        format!("rt/mwperf/{}/{suffix}", self.base)
+        format!("rt/mwperf/{}/{suffix}", self.base.replace('-', "_"))
     }
 
     /// What the peer passes to `--connect`.
@@ -63,11 +68,12 @@ mod tests {
         assert!(auto.base.starts_with("mwperf-"), "{auto:?}");
         assert_eq!(Address::parse(&auto.text(), false).unwrap(), auto);
         assert!(Address::parse("7", true).unwrap().base == "7");
+        assert_eq!(Address::parse("0/my-run", false).unwrap().topic("pong"), "rt/mwperf/my_run/pong");
     }
 
     #[test]
     fn refusals_name_the_form() {
-        for bad in ["233/x", "99999/x", "0/auto", "0/", "0/a b", "/x"] {
+        for bad in ["233/x", "99999/x", "0/auto", "0/", "0/a b", "/x", "0/a//b", "0/a.b"] {
             let e = Address::parse(bad, false).unwrap_err().to_string();
             assert!(e.contains("[<domain>/]<base>"), "{bad}: {e}");
         }
