@@ -16,6 +16,7 @@ mod qos;
 mod signals;
 
 use std::net::{IpAddr, Ipv4Addr};
+use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
 
 use ::rustdds::mio1::{Events, Interest, Poll, Token};
@@ -161,12 +162,19 @@ impl Endpoint for RustDdsEndpoint {
             if now >= end {
                 return Ok(None);
             }
-            match self.poll.poll(&mut self.events, Some(end - now)) {
+            // mio rounds poll timeouts up to whole milliseconds (epoll_wait), which would make
+            // every sub-millisecond wait up to 1 ms late; ppoll on the epoll fd waits to the ns.
+            let remaining = (end - now).as_nanos() as u64;
+            if !crate::poll::wait(self.poll.as_raw_fd(), libc::POLLIN, remaining)? {
+                return Ok(None); // timed out, or a signal (callers check their stop flag)
+            }
+            // Consume the ready events (else the epoll fd stays readable), without blocking.
+            match self.poll.poll(&mut self.events, Some(Duration::ZERO)) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => return Ok(None),
                 Err(e) => return Err(e.into()),
             }
-            // A wake-up may be stale (the sample was taken before we polled): take and retry.
+            // A wake-up may be stale (the sample was taken before we waited): take and retry.
             if let Some(n) = self.take(buf)? {
                 return Ok(Some(n));
             }
