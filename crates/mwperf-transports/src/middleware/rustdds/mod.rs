@@ -1,0 +1,210 @@
+//! RustDDS (pure Rust DDS): the same topics, type and QoS as the Cyclone DDS transport, so the two
+//! interoperate (`rt/mwperf/<base>/ping|pong`, type `mwperf_msgs::msg::dds_::Bytes_`, CDR LE).
+//!
+//! Each endpoint owns one DomainParticipant pinned to 127.0.0.1: `lo` has no multicast, so
+//! discovery rides RustDDS's same-host loopback mode (SPDP announced by unicast to the
+//! well-known ports of participant ids 0..12 on 127.0.0.1; a participant beyond those still
+//! finds the lower ones, which answer it by unicast).
+//!
+//! Latency cost to know about: a sample goes writer → the participant's event-loop thread →
+//! UDP → the peer's event-loop thread → a socketpair notification → this reader, i.e. two extra
+//! thread wake-ups per message compared with a plain socket.
+
+mod addr;
+mod cdr;
+mod qos;
+mod signals;
+
+use std::net::{IpAddr, Ipv4Addr};
+use std::os::fd::AsRawFd;
+use std::time::{Duration, Instant};
+
+use ::rustdds::mio1::{Events, Interest, Poll, Token};
+use ::rustdds::no_key::{DataReader, DataWriter};
+use ::rustdds::{DataReaderStatus, DataWriterStatus, DomainParticipant, DomainParticipantBuilder, StatusEvented, TopicKind};
+use mwperf_core::wire::Header;
+
+use crate::{Endpoint, Side, Spec, TransportError};
+use addr::Address;
+use cdr::{BytesCdr, BytesMsg, Encoded};
+
+const NAME: &str = "rustdds";
+/// Options this transport knows (none yet; unknown `--opt` keys are refused).
+const OPTIONS: &[&str] = &[];
+/// Kernel socket buffers to ask for (RustDDS asks 8 MiB by default and warns when the kernel
+/// clamps it; 4 MiB is the usual `net.core.rmem_max` ceiling here).
+const SOCKET_BUFFER: usize = 4 << 20;
+const READER: Token = Token(0);
+
+fn middleware(what: &str, e: impl std::fmt::Display) -> TransportError {
+    TransportError::Middleware { transport: NAME, detail: format!("{what}: {e}") }
+}
+
+pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError> {
+    spec.options_for(NAME, OPTIONS)?;
+    let addr = Address::parse(&spec.addr, side.is_listener())?;
+    Ok(Box::new(RustDdsEndpoint::open(side, spec, addr)?))
+}
+
+pub struct RustDdsEndpoint {
+    // Fields drop in order: reader and writer before the participant that runs them.
+    writer: Option<DataWriter<Encoded, BytesCdr>>,
+    reader: Option<DataReader<BytesMsg, BytesCdr>>,
+    poll: Poll,
+    events: Events,
+    /// Current matched counts, from the status events seen so far.
+    writer_matched: i32,
+    reader_matched: i32,
+    addr: Address,
+    _participant: DomainParticipant,
+}
+
+impl RustDdsEndpoint {
+    fn open(side: Side, spec: &Spec, addr: Address) -> Result<Self, TransportError> {
+        let builder = DomainParticipantBuilder::new(addr.domain)
+            .with_only_networks([IpAddr::V4(Ipv4Addr::LOCALHOST)])
+            .same_host_loopback(true)
+            .socket_receive_buffer_size(SOCKET_BUFFER)
+            .socket_send_buffer_size(SOCKET_BUFFER);
+        let participant = signals::with_async_signals_blocked(|| builder.build())
+            .map_err(|e| middleware(&format!("cannot create a participant in domain {}", addr.domain), e))?;
+        let qos = qos::policies(&spec.qos);
+        let topic = |suffix: &str| {
+            participant.create_topic(addr.topic(suffix), cdr::TYPE_NAME.to_string(), &qos, TopicKind::NoKey).map_err(|e| middleware(&format!("topic {}", addr.topic(suffix)), e))
+        };
+        let writer = match side.out_topic() {
+            Some(suffix) => {
+                let t = topic(suffix)?;
+                let publisher = participant.create_publisher(&qos).map_err(|e| middleware("publisher", e))?;
+                Some(publisher.create_datawriter_no_key::<Encoded, BytesCdr>(&t, Some(qos.clone())).map_err(|e| middleware("writer", e))?)
+            }
+            None => None,
+        };
+        let mut reader = match side.in_topic() {
+            Some(suffix) => {
+                let t = topic(suffix)?;
+                let subscriber = participant.create_subscriber(&qos).map_err(|e| middleware("subscriber", e))?;
+                Some(subscriber.create_datareader_no_key::<BytesMsg, BytesCdr>(&t, Some(qos.clone())).map_err(|e| middleware("reader", e))?)
+            }
+            None => None,
+        };
+        let poll = Poll::new()?;
+        if let Some(r) = reader.as_mut() {
+            poll.registry().register(r, READER, Interest::READABLE)?;
+        }
+        Ok(RustDdsEndpoint { writer, reader, poll, events: Events::with_capacity(4), writer_matched: 0, reader_matched: 0, addr, _participant: participant })
+    }
+
+    /// Fold the status events queued so far into the matched counts.
+    fn drain_status(&mut self) {
+        if let Some(w) = &self.writer {
+            while let Some(ev) = w.try_recv_status() {
+                if let DataWriterStatus::PublicationMatched { current, .. } = ev {
+                    self.writer_matched = current.count();
+                }
+            }
+        }
+        if let Some(r) = &self.reader {
+            while let Some(ev) = r.try_recv_status() {
+                if let DataReaderStatus::SubscriptionMatched { current, .. } = ev {
+                    self.reader_matched = current.count();
+                }
+            }
+        }
+    }
+
+    fn matched(&self) -> bool {
+        (self.writer.is_none() || self.writer_matched > 0) && (self.reader.is_none() || self.reader_matched > 0)
+    }
+
+    /// Take one sample if there is one (never blocks).
+    fn take(&mut self, buf: &mut Vec<u8>) -> Result<Option<usize>, TransportError> {
+        let Some(reader) = self.reader.as_mut() else { return Ok(None) };
+        match reader.take_next_sample() {
+            Ok(Some(sample)) => {
+                // The decoded Vec becomes the caller's buffer: no second copy.
+                *buf = sample.into_value().data;
+                Ok(Some(buf.len()))
+            }
+            Ok(None) => Ok(None),
+            Err(e) => Err(middleware("take", e)),
+        }
+    }
+}
+
+impl Endpoint for RustDdsEndpoint {
+    fn send(&mut self, msg: &[u8]) -> Result<(), TransportError> {
+        let Some(writer) = &self.writer else {
+            return Err(TransportError::Unsupported { transport: NAME, what: "sending on a subscribe-only (sub) endpoint".into() });
+        };
+        // time and id mirror the mwperf header so a plain DDS tool sees them; junk gets zeros.
+        let (time, id) = Header::decode_header(msg).map(|h| (h.sent_ns as i64, h.seq)).unwrap_or((0, 0));
+        let sample = cdr::encode(msg, time, id).map_err(|e| middleware("serialize", e))?;
+        writer.write(sample, None).map_err(|e| match e {
+            ::rustdds::dds::result::WriteError::WouldBlock { .. } => TransportError::Middleware {
+                transport: NAME,
+                detail: format!("reliable send window still full after {} ms (is the reader keeping up?)", qos::MAX_BLOCKING_MS),
+            },
+            other => middleware("write", other),
+        })
+    }
+
+    fn recv(&mut self, buf: &mut Vec<u8>, wait_ns: u64) -> Result<Option<usize>, TransportError> {
+        if let Some(n) = self.take(buf)? {
+            return Ok(Some(n));
+        }
+        if wait_ns == 0 {
+            return Ok(None);
+        }
+        let end = Instant::now() + Duration::from_nanos(wait_ns);
+        loop {
+            let now = Instant::now();
+            if now >= end {
+                return Ok(None);
+            }
+            // mio rounds poll timeouts up to whole milliseconds (epoll_wait), which would make
+            // every sub-millisecond wait up to 1 ms late; ppoll on the epoll fd waits to the ns.
+            let remaining = (end - now).as_nanos() as u64;
+            if !crate::poll::wait(self.poll.as_raw_fd(), libc::POLLIN, remaining)? {
+                return Ok(None); // timed out, or a signal (callers check their stop flag)
+            }
+            // Consume the ready events (else the epoll fd stays readable), without blocking.
+            match self.poll.poll(&mut self.events, Some(Duration::ZERO)) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => return Ok(None),
+                Err(e) => return Err(e.into()),
+            }
+            // A wake-up may be stale (the sample was taken before we waited): take and retry.
+            if let Some(n) = self.take(buf)? {
+                return Ok(Some(n));
+            }
+        }
+    }
+
+    fn local_addr(&self) -> String {
+        self.addr.text()
+    }
+
+    fn wait_matched(&mut self, timeout_ns: u64) -> Result<(), TransportError> {
+        let start = Instant::now();
+        let limit = Duration::from_nanos(timeout_ns);
+        loop {
+            self.drain_status();
+            if self.matched() {
+                return Ok(());
+            }
+            if start.elapsed() >= limit {
+                let detail = format!(
+                    "topics {} in domain {}: writer matched {}, reader matched {}",
+                    self.addr.topic("ping|pong"),
+                    self.addr.domain,
+                    self.writer.as_ref().map_or("-".into(), |_| self.writer_matched.to_string()),
+                    self.reader.as_ref().map_or("-".into(), |_| self.reader_matched.to_string()),
+                );
+                return Err(TransportError::NotMatched { transport: NAME, waited_ns: start.elapsed().as_nanos() as u64, detail });
+            }
+            // Status events arrive on RustDDS's threads; 1 ms steps bound the added delay.
+            std::thread::sleep(Duration::from_millis(1).min(limit.saturating_sub(start.elapsed())));
+        }
+    }
+}
