@@ -27,7 +27,7 @@ pub struct Incoming {
 
 impl Incoming {
     pub fn new(service: PubSub, events: Events, depth: usize, name: String) -> Result<Incoming, TransportError> {
-        let subscriber = service.subscriber_builder().buffer_size(depth).set_degradation_handler(|c, i: &iceoryx2::port::DegradationInfo| { eprintln!("DEGRADE sub {:?} sender {:x} recv {:x}", match c { iceoryx2::port::DegradationCause::FailedToEstablishConnection => "establish", _ => "corrupt" }, i.sender_port_id, i.receiver_port_id); iceoryx2::port::DegradationAction::Warn }).create().map_err(|e| middleware(format!("cannot subscribe to {name}: {e:?}")))?;
+        let subscriber = service.subscriber_builder().buffer_size(depth).create().map_err(|e| middleware(format!("cannot subscribe to {name}: {e:?}")))?;
         Ok(Incoming { listener: None, subscriber, events, service, name })
     }
 

@@ -40,6 +40,13 @@ fn middleware(detail: String) -> TransportError {
     TransportError::Middleware { transport: NAME, detail }
 }
 
+/// iceoryx2 logs to stderr; only errors by default (its warnings, e.g. "no config file was
+/// loaded", are noise in an agent's output). IOX2_LOG_LEVEL=debug|trace|... shows more.
+fn quiet_logs() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| set_log_level_from_env_or(LogLevel::Error));
+}
+
 pub struct Iceoryx2Endpoint {
     // Fields drop in order: ports and services before the node that owns them.
     out: Option<Outgoing>,
@@ -50,6 +57,7 @@ pub struct Iceoryx2Endpoint {
 
 pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError> {
     let settings = Settings::from_spec(spec)?;
+    quiet_logs();
     let base = match spec.addr.trim() {
         "" | "auto" => auto_base(),
         b => b.to_string(),

@@ -1,13 +1,14 @@
 //! The sending half of an endpoint: one publisher on the data service and one notifier on the
 //! event service.
 //!
-//! Memory. iceoryx2 preallocates (and zeroes) every sample a publisher could ever need:
+//! Memory. iceoryx2 sizes a publisher's data segment for every sample it could ever need:
 //! `max subscribers × (queue + borrowed) + history + loans`, each as large as the largest message.
 //! Messages here range from 56 bytes to several MiB, and the size is only known at the first
 //! `send`, so the publisher starts with small samples and is replaced by one with larger samples
 //! when a message does not fit (at most a few times per run: the size at least doubles). Its
 //! sample count is iceoryx2's worst case, capped at `--opt max-shm` bytes: keep-last 1000 with
-//! 4 MiB messages then holds 64 samples (256 MiB) instead of zeroing 8 GiB. A capped pool can run
+//! 4 MiB messages then holds 64 samples (256 MiB) instead of an 8 GiB segment (sparse at first,
+//! but filled as the pool rotates through its samples). A capped pool can run
 //! dry when the subscriber falls that far behind; a reliable send then waits for it to drain
 //! (bounded by the send timeout, like a full queue), a best-effort send drops the message.
 //! The allocation strategy is `Static` on purpose: iceoryx2's growing strategies would add
@@ -71,7 +72,10 @@ impl Outgoing {
     /// Drop the current publisher (if any) and create one whose samples hold `slice_len` bytes.
     fn replace_publisher(&mut self, slice_len: usize) -> Result<(), TransportError> {
         let count = self.sample_count(slice_len)?;
-        self.publisher = None; // frees its memory before the next one takes some
+        // Free the old memory before taking more. Known limit: when both peers replace their
+        // publishers at the same moment under heavy load, iceoryx2 0.10 occasionally fails to
+        // map the new data segment and never retries (upstream issues #369, #129).
+        self.publisher = None;
         let timeout = self.settings.send_timeout;
         let builder = self
             .service
@@ -79,7 +83,7 @@ impl Outgoing {
             .initial_max_slice_len(slice_len)
             .allocation_strategy(AllocationStrategy::Static)
             .max_loaned_samples(PUBLISHER_LOANS)
-            .override_sample_preallocation(move |_| count).set_degradation_handler(|c, i: &iceoryx2::port::DegradationInfo| { eprintln!("DEGRADE pub {:?} sender {:x} recv {:x}", match c { iceoryx2::port::DegradationCause::FailedToEstablishConnection => "establish", _ => "corrupt" }, i.sender_port_id, i.receiver_port_id); iceoryx2::port::DegradationAction::Warn });
+            .override_sample_preallocation(move |_| count);
         let builder = if self.settings.reliable {
             // Wait (bounded) for a full subscriber queue, then fail this message.
             builder.backpressure_strategy(BackpressureStrategy::RetryUntilDelivered).set_backpressure_handler(move |info: &BackpressureInfo| {
