@@ -74,15 +74,6 @@ pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError
         .signal_handling_mode(SignalHandlingMode::Disabled)
         .create::<Svc>()
         .map_err(|e| middleware(format!("cannot create a node: {e:?} (is /dev/shm writable?)")))?;
-    let out = match side.out_topic() {
-        None => None,
-        Some(topic) => {
-            let name = services::service_name(&base, topic);
-            let service = services::open_pubsub(&node, &name, &settings.service)?;
-            let events = services::open_events(&node, &name)?;
-            Some(Outgoing::new(service, events, settings, name)?)
-        }
-    };
     let inc = match side.in_topic() {
         None => None,
         Some(topic) => {
@@ -90,6 +81,15 @@ pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError
             let service = services::open_pubsub(&node, &name, &settings.service)?;
             let events = services::open_events(&node, &name)?;
             Some(Incoming::new(service, events, settings.service.depth, name)?)
+        }
+    };
+    let out = match side.out_topic() {
+        None => None,
+        Some(topic) => {
+            let name = services::service_name(&base, topic);
+            let service = services::open_pubsub(&node, &name, &settings.service)?;
+            let events = services::open_events(&node, &name)?;
+            Some(Outgoing::new(service, events, settings, name, inc.as_ref().map(Incoming::drain_handle))?)
         }
     };
     Ok(Box::new(Iceoryx2Endpoint { out, inc, base, _node: node }))

@@ -14,6 +14,7 @@
 //! The allocation strategy is `Static` on purpose: iceoryx2's growing strategies would add
 //! samples beyond the count its bookkeeping was sized for.
 
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use iceoryx2::port::notifier::Notifier;
@@ -21,6 +22,7 @@ use iceoryx2::port::publisher::Publisher;
 use iceoryx2::port::{BackpressureAction, BackpressureInfo, LoanError};
 use iceoryx2::prelude::*;
 
+use super::incoming::Drain;
 use super::services::{Events, PubSub};
 use super::settings::{Settings, PUBLISHER_LOANS};
 use super::{middleware, Svc, NAME};
@@ -40,12 +42,14 @@ pub struct Outgoing {
     pub(super) service: PubSub,
     settings: Settings,
     name: String,
+    /// This endpoint's subscriber, drained while a send waits (see `incoming.rs`).
+    drain: Option<Arc<Mutex<Drain>>>,
 }
 
 impl Outgoing {
-    pub fn new(service: PubSub, events: Events, settings: Settings, name: String) -> Result<Outgoing, TransportError> {
+    pub fn new(service: PubSub, events: Events, settings: Settings, name: String, drain: Option<Arc<Mutex<Drain>>>) -> Result<Outgoing, TransportError> {
         let notifier = events.notifier_builder().create().map_err(|e| middleware(format!("cannot create a notifier on {name}.ev: {e:?}")))?;
-        let mut out = Outgoing { publisher: None, slice_len: 0, notifier, events, service, settings, name };
+        let mut out = Outgoing { publisher: None, slice_len: 0, notifier, events, service, settings, name, drain };
         out.replace_publisher(INITIAL_SLICE)?;
         Ok(out)
     }
@@ -77,6 +81,7 @@ impl Outgoing {
         // map the new data segment and never retries (upstream issues #369, #129).
         self.publisher = None;
         let timeout = self.settings.send_timeout;
+        let drain = self.drain.clone();
         let builder = self
             .service
             .publisher_builder()
@@ -87,6 +92,12 @@ impl Outgoing {
         let builder = if self.settings.reliable {
             // Wait (bounded) for a full subscriber queue, then fail this message.
             builder.backpressure_strategy(BackpressureStrategy::RetryUntilDelivered).set_backpressure_handler(move |info: &BackpressureInfo| {
+                // Keep our peer going while we wait for it (it may be blocked sending to us).
+                if let Some(d) = &drain {
+                    if let Ok(mut d) = d.try_lock() {
+                        d.drain();
+                    }
+                }
                 if info.elapsed_time < timeout {
                     BackpressureAction::Retry
                 } else {
@@ -115,7 +126,14 @@ impl Outgoing {
                 Ok(s) => break s,
                 // The pool is capped and the subscriber holds all of it.
                 Err(LoanError::OutOfMemory) if !self.settings.reliable => return Ok(()),
-                Err(LoanError::OutOfMemory) if start.elapsed() < self.settings.send_timeout => std::thread::sleep(Duration::from_micros(50)),
+                Err(LoanError::OutOfMemory) if start.elapsed() < self.settings.send_timeout => {
+                    if let Some(d) = &self.drain {
+                        if let Ok(mut d) = d.try_lock() {
+                            d.drain();
+                        }
+                    }
+                    std::thread::sleep(Duration::from_micros(50))
+                }
                 Err(LoanError::OutOfMemory) => {
                     return Err(middleware(format!(
                         "{}: the subscriber has not released shared memory for {:?} (it holds all samples the --opt max-shm budget allows)",
