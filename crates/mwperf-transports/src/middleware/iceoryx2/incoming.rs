@@ -1,0 +1,116 @@
+//! The receiving half of an endpoint: one subscriber on the data service, and a listener on the
+//! event service created only when a receive first has to block. A busy-polling endpoint
+//! (`recv(_, 0)` only) never creates one, so its peer's sends find no listener and make no
+//! wake-up syscall: that is what keeps the busy-poll round trip at shared-memory speed.
+//!
+//! The subscriber is shared with this endpoint's publisher ([`Drain`]): while a reliable send
+//! waits for the peer's full queue, it moves our own incoming samples into a local backlog, so
+//! that a peer blocked sending to us can go on. Without that, two peers that both fell behind
+//! (a ping catching up a burst, a pong echoing it) block each other until the send timeout.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use iceoryx2::port::listener::Listener;
+use iceoryx2::port::subscriber::Subscriber;
+
+use super::services::{Events, PubSub};
+use super::{middleware, Svc};
+use crate::TransportError;
+use mwperf_core::clock::now_ns;
+
+/// Longest single wait, so that a caller sees its stop flag soon after a signal (iceoryx2's
+/// waits do not return on EINTR the way socket calls do).
+const MAX_WAIT_NS: u64 = 50_000_000;
+
+/// Most messages a blocked send moves into the backlog; beyond it the peer waits for us.
+const MAX_BACKLOG: usize = 4096;
+
+/// The subscriber and what was taken from it ahead of time.
+pub struct Drain {
+    subscriber: Subscriber<Svc, [u8], ()>,
+    backlog: VecDeque<Vec<u8>>,
+}
+
+impl Drain {
+    /// Move waiting samples into the backlog (called while our own send is blocked).
+    pub fn drain(&mut self) {
+        while self.backlog.len() < MAX_BACKLOG {
+            match self.subscriber.receive() {
+                Ok(Some(sample)) => self.backlog.push_back(sample.payload().to_vec()),
+                _ => break,
+            }
+        }
+    }
+}
+
+pub struct Incoming {
+    listener: Option<Listener<Svc>>,
+    shared: Arc<Mutex<Drain>>,
+    pub(super) events: Events,
+    pub(super) service: PubSub,
+    name: String,
+}
+
+impl Incoming {
+    pub fn new(service: PubSub, events: Events, depth: usize, name: String) -> Result<Incoming, TransportError> {
+        let subscriber = service.subscriber_builder().buffer_size(depth).create().map_err(|e| middleware(format!("cannot subscribe to {name}: {e:?}")))?;
+        let shared = Arc::new(Mutex::new(Drain { subscriber, backlog: VecDeque::new() }));
+        Ok(Incoming { listener: None, shared, events, service, name })
+    }
+
+    /// The handle a publisher of the same endpoint drains through while it waits.
+    pub fn drain_handle(&self) -> Arc<Mutex<Drain>> {
+        self.shared.clone()
+    }
+
+    /// Copy the next sample (if any) into `buf`; the sample goes back to its publisher at once.
+    fn take(&self, buf: &mut Vec<u8>) -> Result<Option<usize>, TransportError> {
+        let mut d = self.shared.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(m) = d.backlog.pop_front() {
+            *buf = m;
+            return Ok(Some(buf.len()));
+        }
+        match d.subscriber.receive() {
+            Ok(Some(sample)) => {
+                let payload = sample.payload();
+                buf.clear();
+                buf.extend_from_slice(payload);
+                Ok(Some(payload.len()))
+            }
+            Ok(None) => Ok(None),
+            Err(e) => Err(middleware(format!("receive on {} failed: {e:?}", self.name))),
+        }
+    }
+
+    pub fn recv(&mut self, buf: &mut Vec<u8>, wait_ns: u64) -> Result<Option<usize>, TransportError> {
+        if let Some(n) = self.take(buf)? {
+            return Ok(Some(n));
+        }
+        if wait_ns == 0 {
+            return Ok(None);
+        }
+        let end = now_ns() + wait_ns.min(MAX_WAIT_NS);
+        if self.listener.is_none() {
+            let l = self.events.listener_builder().create().map_err(|e| middleware(format!("cannot create a listener on {}.ev: {e:?}", self.name)))?;
+            self.listener = Some(l);
+            // What was sent before the listener existed woke nobody.
+            if let Some(n) = self.take(buf)? {
+                return Ok(Some(n));
+            }
+        }
+        let listener = self.listener.as_ref().expect("created above");
+        loop {
+            let now = now_ns();
+            if now >= end {
+                return Ok(None);
+            }
+            // Wake-ups may be stale (their sample was taken without waiting): check and go on.
+            listener.timed_wait(|_| {}, Duration::from_nanos(end - now)).map_err(|e| middleware(format!("waiting on {}.ev failed: {e:?}", self.name)))?;
+            if let Some(n) = self.take(buf)? {
+                return Ok(Some(n));
+            }
+        }
+    }
+}

@@ -1,0 +1,141 @@
+//! What one iceoryx2 endpoint is opened with: the QoS mapped to iceoryx2 service settings, and
+//! the transport options (`--opt key=value`).
+//!
+//! iceoryx2 queues are fixed when a service is created, and whoever creates it first decides its
+//! settings; both sides therefore derive them from their QoS the same way and check that the
+//! service they opened has exactly these settings (`services.rs`).
+
+use std::time::Duration;
+
+use crate::spec::{Durability, History, Reliability, Spec};
+use crate::TransportError;
+
+use super::NAME;
+
+/// Options this transport knows.
+pub const OPTIONS: &[&str] = &["send-timeout", "max-shm"];
+
+/// How long a reliable send waits for a full subscriber queue (or a full memory pool) to drain
+/// before it reports an error for that message (`--opt send-timeout=`).
+const DEFAULT_SEND_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// Shared memory one publisher may preallocate for its samples (`--opt max-shm=`). Without a
+/// cap, keep-last 1000 with 4 MiB messages would zero gigabytes of /dev/shm per publisher.
+const DEFAULT_MAX_SHM: usize = 256 << 20;
+
+/// Ports a service admits. A second subscriber covers a peer that is being replaced (the old one
+/// is still registered while the new one opens); publishers are cheap.
+pub const MAX_SUBSCRIBERS: usize = 2;
+pub const MAX_PUBLISHERS: usize = 4;
+/// Samples a subscriber holds at once: one (it copies each out and releases it at once), plus
+/// one of slack.
+pub const SUBSCRIBER_BORROWED: usize = 2;
+/// Samples a publisher loans at once: it loans, writes and sends one message at a time.
+pub const PUBLISHER_LOANS: usize = 1;
+
+/// The service settings both sides must agree on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ServiceSettings {
+    /// Subscriber queue length (keep-last N).
+    pub depth: usize,
+    /// Samples a publisher keeps for late joiners (transient-local: N, volatile: 0).
+    pub history: usize,
+    /// Best effort: a full queue drops its oldest sample instead of holding the publisher back.
+    pub safe_overflow: bool,
+}
+
+impl ServiceSettings {
+    /// Describes the settings in the agent's terms, for mismatch errors.
+    pub fn describe(&self) -> String {
+        let rel = if self.safe_overflow { "best-effort" } else { "reliable" };
+        let dur = if self.history > 0 { format!("transient-local (history {})", self.history) } else { "volatile".into() };
+        format!("{rel}, keep-last:{}, {dur}", self.depth)
+    }
+
+    /// Samples a publisher needs so that it can never run out (iceoryx2's own worst case).
+    pub fn worst_case_samples(&self) -> usize {
+        MAX_SUBSCRIBERS * (self.depth + SUBSCRIBER_BORROWED) + self.history + PUBLISHER_LOANS
+    }
+
+    /// Samples a publisher needs at the very least to keep working: its history, its loan and
+    /// what subscribers may hold while reading, plus one in flight.
+    pub fn minimum_samples(&self) -> usize {
+        self.history + PUBLISHER_LOANS + MAX_SUBSCRIBERS * SUBSCRIBER_BORROWED + 1
+    }
+}
+
+/// Everything derived from a [`Spec`] besides the address.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    pub service: ServiceSettings,
+    pub reliable: bool,
+    pub send_timeout: Duration,
+    pub max_shm: usize,
+}
+
+impl Settings {
+    pub fn from_spec(spec: &Spec) -> Result<Settings, TransportError> {
+        let opts = spec.options_for(NAME, OPTIONS)?;
+        let depth = match spec.qos.history {
+            History::KeepLast(n) => n as usize,
+            History::KeepAll => {
+                return Err(TransportError::Unsupported {
+                    transport: NAME,
+                    what: "--history keep-all (iceoryx2 queues are fixed when the service is created; use keep-last:N)".into(),
+                })
+            }
+        };
+        let reliable = spec.qos.reliability == Reliability::Reliable;
+        let history = if spec.qos.durability == Durability::TransientLocal { depth } else { 0 };
+        let send_timeout = match opts.get("send-timeout") {
+            None => DEFAULT_SEND_TIMEOUT,
+            Some(t) => Duration::from_nanos(
+                mwperf_core::units::parse_duration_ns(t).map_err(|e| unsupported_value("send-timeout", t, &e))?,
+            ),
+        };
+        let max_shm = match opts.get("max-shm") {
+            None => DEFAULT_MAX_SHM,
+            Some(t) => match mwperf_core::units::parse_bytes(t) {
+                Ok(n) if n >= 1 << 20 => n,
+                Ok(_) => return Err(unsupported_value("max-shm", t, "must be at least 1MiB")),
+                Err(e) => return Err(unsupported_value("max-shm", t, &e)),
+            },
+        };
+        Ok(Settings { service: ServiceSettings { depth, history, safe_overflow: !reliable }, reliable, send_timeout, max_shm })
+    }
+}
+
+fn unsupported_value(key: &str, value: &str, why: &str) -> TransportError {
+    TransportError::Unsupported { transport: NAME, what: format!("--opt {key}={value} ({why})") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::Qos;
+
+    fn spec(r: Reliability, h: History, d: Durability) -> Spec {
+        Spec::new("x").with_qos(Qos { reliability: r, history: h, durability: d })
+    }
+
+    #[test]
+    fn qos_maps_to_service_settings() {
+        let s = Settings::from_spec(&spec(Reliability::Reliable, History::KeepLast(10), Durability::Volatile)).unwrap();
+        assert_eq!(s.service, ServiceSettings { depth: 10, history: 0, safe_overflow: false });
+        assert!(s.reliable);
+        let s = Settings::from_spec(&spec(Reliability::BestEffort, History::KeepLast(5), Durability::TransientLocal)).unwrap();
+        assert_eq!(s.service, ServiceSettings { depth: 5, history: 5, safe_overflow: true });
+        let e = Settings::from_spec(&spec(Reliability::Reliable, History::KeepAll, Durability::Volatile)).unwrap_err();
+        assert!(e.is_usage() && e.to_string().contains("keep-all"), "{e}");
+    }
+
+    #[test]
+    fn options_are_checked() {
+        let s = Settings::from_spec(&Spec::new("x").with_option("send-timeout", "20ms").with_option("max-shm", "64m")).unwrap();
+        assert_eq!((s.send_timeout, s.max_shm), (Duration::from_millis(20), 64 << 20));
+        for (k, v) in [("send-timeout", "soon"), ("max-shm", "1k"), ("colour", "red")] {
+            let e = Settings::from_spec(&Spec::new("x").with_option(k, v)).unwrap_err();
+            assert!(e.is_usage() && e.to_string().contains(k), "{e}");
+        }
+    }
+}
