@@ -91,8 +91,7 @@ pub fn session_config(mode: &str, listen: Option<&str>, connect: Option<&str>) -
         ("listen/endpoints", list(listen)),
         ("connect/endpoints", list(connect)),
         // A peer whose pong is not up yet retries quickly (zenoh's default starts at 1 s).
-        ("connect/retry/period_init_ms", "100".into()),
-        ("connect/retry/period_max_ms", "1000".into()),
+        ("connect/retry", "{ period_init_ms: 100, period_max_ms: 1000, period_increase_factor: 2 }".into()),
     ];
     for (key, value) in entries {
         cfg.insert_json5(key, &value).map_err(|e| middleware_error(format!("config {key}={value}"), e))?;
