@@ -1,6 +1,8 @@
 //! The examples' common zenoh flags, hand-parsed (upstream uses clap's CommonArgs):
 //! `-m peer|client`, `-e ENDPOINT` (connect, repeatable), `-l ENDPOINT` (listen, repeatable),
 //! `--no-multicast-scouting`, `--no-express`, plus the tool's own flags and positionals.
+//! Shared by both tools; z_pong has no own flags.
+#![allow(dead_code)]
 
 use zenoh::Config;
 
