@@ -28,6 +28,19 @@ pub enum Role {
     Payloads(ListArgs),
     /// List the transports built into this binary.
     Transports(ListArgs),
+    /// Run a middleware router in this process until SIGINT/SIGTERM (zenoh client mode).
+    Router(RouterArgs),
+}
+
+/// `router`: the transport whose router to run and where it listens.
+#[derive(Args, Debug)]
+pub struct RouterArgs {
+    /// Transport whose router to run (zenoh).
+    #[arg(long, value_parser = transport)]
+    pub transport: Kind,
+    /// Endpoint to listen on, e.g. tcp/127.0.0.1:7447 (port 0 = any free port; READY prints it).
+    #[arg(long)]
+    pub listen: String,
 }
 
 #[derive(Args, Debug)]

@@ -9,6 +9,7 @@ mod outgoing;
 mod pacer;
 mod report;
 mod roles;
+mod router;
 mod signals;
 mod wait;
 
@@ -75,6 +76,7 @@ fn main() -> ExitCode {
             transports(a.json);
             return ExitCode::SUCCESS;
         }
+        Role::Router(a) => return router::run(a),
         Role::Ping(a) => ("ping", &a.common, serde_json::to_value(a)),
         Role::Pub(a) => ("pub", &a.common, serde_json::to_value(a)),
         Role::Pong(a) => ("pong", &a.common, serde_json::to_value(a)),

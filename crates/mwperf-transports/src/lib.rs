@@ -212,6 +212,27 @@ pub fn open(kind: Kind, side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, Tr
     }
 }
 
+/// A middleware router or broker run inside this process (`mwperf-agent router`); dropping it
+/// stops it and frees its address.
+pub trait Router: Send {
+    /// The address clients connect to (`--connect` of ping and pong with client mode).
+    fn local_addr(&self) -> String;
+}
+
+/// Start `kind`'s router listening on `listen` (only zenoh has one built in).
+pub fn router(kind: Kind, listen: &str) -> Result<Box<dyn Router>, TransportError> {
+    match kind {
+        #[cfg(feature = "zenoh")]
+        Kind::Zenoh => Ok(Box::new(middleware::zenoh::start_router(listen)?)),
+        #[allow(unreachable_patterns)]
+        Kind::Zenoh => {
+            let _ = listen;
+            Err(TransportError::NotBuilt { transport: kind.name() })
+        }
+        _ => Err(TransportError::Unsupported { transport: kind.name(), what: "running a router in the agent (only zenoh has one)".into() }),
+    }
+}
+
 /// Open the receiving side (pong) at `addr` with default QoS (socket transports, tests).
 pub fn listen(kind: Kind, addr: &str) -> Result<Box<dyn Endpoint>, TransportError> {
     open(kind, Side::Pong, &Spec::new(addr))

@@ -1,0 +1,152 @@
+//! What an endpoint is opened with, in zenoh's terms: the `--opt` options (mode, express), the
+//! QoS mapping, and the session configuration (always pinned: no multicast scouting, explicit
+//! listen/connect endpoints only, so nothing leaves through other interfaces).
+
+use zenoh::qos::CongestionControl;
+use zenoh::Config;
+
+use super::{middleware_error, NAME};
+use crate::{Durability, History, Reliability, Spec, TransportError};
+
+/// Options `--opt KEY=VALUE` this transport knows.
+pub const OPTIONS: &[&str] = &["mode", "express"];
+
+/// How the session reaches its peer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Direct TCP session: the listening side (pong/sub) listens on the address, the other connects.
+    Peer,
+    /// Both sides connect to a zenoh router at the address (`mwperf-agent router`).
+    Client,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Peer => "peer",
+            Mode::Client => "client",
+        }
+    }
+}
+
+/// The checked settings of one endpoint.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    pub mode: Mode,
+    /// Publisher `express`: send each message at once instead of batching (z_ping's default).
+    pub express: bool,
+    /// reliable → Block (the publisher waits for room), best-effort → Drop (zenoh drops instead).
+    pub congestion: CongestionControl,
+    /// keep-last N → a ring of N samples per subscriber (oldest dropped when the reader lags).
+    pub depth: usize,
+}
+
+fn unsupported(what: impl Into<String>) -> TransportError {
+    TransportError::Unsupported { transport: NAME, what: what.into() }
+}
+
+fn parse_bool(key: &str, value: &str) -> Result<bool, TransportError> {
+    match value {
+        "true" | "1" | "yes" | "on" => Ok(true),
+        "false" | "0" | "no" | "off" => Ok(false),
+        _ => Err(unsupported(format!("'--opt {key}={value}' (allowed values: true, false)"))),
+    }
+}
+
+impl Settings {
+    pub fn from_spec(spec: &Spec) -> Result<Settings, TransportError> {
+        let opts = spec.options_for(NAME, OPTIONS)?;
+        let mode = match opts.get("mode") {
+            None | Some("peer") => Mode::Peer,
+            Some("client") => Mode::Client,
+            Some(other) => return Err(unsupported(format!("'--opt mode={other}' (allowed: peer, client; a router is `mwperf-agent router --transport zenoh`)"))),
+        };
+        let express = opts.get("express").map_or(Ok(true), |v| parse_bool("express", v))?;
+        let congestion = match spec.qos.reliability {
+            Reliability::Reliable => CongestionControl::Block,
+            Reliability::BestEffort => CongestionControl::Drop,
+        };
+        let depth = match spec.qos.history {
+            History::KeepLast(n) => n as usize,
+            History::KeepAll => return Err(unsupported("--history keep-all (zenoh subscriber queues are bounded; use --history keep-last:N)")),
+        };
+        if spec.qos.durability == Durability::TransientLocal {
+            return Err(unsupported("--durability transient-local (core zenoh keeps no history for late joiners; use --durability volatile)"));
+        }
+        Ok(Settings { mode, express, congestion, depth })
+    }
+}
+
+/// A session configuration: `mode` ("peer", "client", "router"), listening on `listen` and
+/// connecting to `connect` (each at most one endpoint), multicast scouting off.
+pub fn session_config(mode: &str, listen: Option<&str>, connect: Option<&str>) -> Result<Config, TransportError> {
+    let list = |e: Option<&str>| match e {
+        Some(e) => format!("[{}]", json_string(e)),
+        None => "[]".to_string(),
+    };
+    let mut cfg = Config::default();
+    let entries = [
+        ("mode", json_string(mode)),
+        ("scouting/multicast/enabled", "false".into()),
+        ("listen/endpoints", list(listen)),
+        ("connect/endpoints", list(connect)),
+        // A peer whose pong is not up yet retries quickly (zenoh's default starts at 1 s).
+        ("connect/retry", "{ period_init_ms: 100, period_max_ms: 1000, period_increase_factor: 2 }".into()),
+    ];
+    for (key, value) in entries {
+        cfg.insert_json5(key, &value).map_err(|e| middleware_error(format!("config {key}={value}"), e))?;
+    }
+    Ok(cfg)
+}
+
+fn json_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Qos;
+
+    #[test]
+    fn qos_mapping() {
+        let s = Settings::from_spec(&Spec::new("x")).unwrap();
+        assert_eq!((s.mode, s.express, s.congestion, s.depth), (Mode::Peer, true, CongestionControl::Block, 10));
+        let qos = Qos { reliability: Reliability::BestEffort, history: History::KeepLast(1), ..Qos::default() };
+        let s = Settings::from_spec(&Spec::new("x").with_qos(qos).with_option("mode", "client").with_option("express", "false")).unwrap();
+        assert_eq!((s.mode, s.express, s.congestion, s.depth), (Mode::Client, false, CongestionControl::Drop, 1));
+        let keep_all = Qos { history: History::KeepAll, ..Qos::default() };
+        assert!(Settings::from_spec(&Spec::new("x").with_qos(keep_all)).unwrap_err().to_string().contains("keep-all"));
+        let tl = Qos { durability: Durability::TransientLocal, ..Qos::default() };
+        assert!(Settings::from_spec(&Spec::new("x").with_qos(tl)).unwrap_err().is_usage());
+    }
+
+    #[test]
+    fn options_are_checked() {
+        let e = Settings::from_spec(&Spec::new("x").with_option("colour", "red")).unwrap_err().to_string();
+        assert!(e.contains("--opt colour") && e.contains("mode, express"), "{e}");
+        let e = Settings::from_spec(&Spec::new("x").with_option("mode", "router")).unwrap_err().to_string();
+        assert!(e.contains("allowed: peer, client"), "{e}");
+        assert!(Settings::from_spec(&Spec::new("x").with_option("express", "maybe")).unwrap_err().is_usage());
+    }
+
+    #[test]
+    fn config_is_pinned() {
+        let cfg = session_config("peer", Some("tcp/127.0.0.1:7447"), None).unwrap();
+        assert_eq!(cfg.get_json("scouting/multicast/enabled").unwrap(), "false");
+        assert!(cfg.get_json("listen/endpoints").unwrap().contains("tcp/127.0.0.1:7447"));
+        assert_eq!(json_string("a\"b"), "\"a\\\"b\"");
+    }
+}
