@@ -87,11 +87,40 @@ fn echo(server: &mut dyn Endpoint, n: usize) {
     }
 }
 
+/// An echo server in a thread that stays alive and serviced until the client has its replies:
+/// a stream backlog moves only while its owner calls in, and a middleware writer that is dropped
+/// may take unacknowledged samples with it.
+struct Echoer {
+    done: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Echoer {
+    fn start(mut server: Box<dyn Endpoint>, n: usize) -> Echoer {
+        let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = done.clone();
+        let thread = std::thread::spawn(move || {
+            echo(server.as_mut(), n);
+            let mut buf = Vec::new();
+            let end = Instant::now() + Duration::from_secs(30);
+            while !flag.load(std::sync::atomic::Ordering::Acquire) && Instant::now() < end {
+                let _ = server.recv(&mut buf, 10 * MS);
+            }
+        });
+        Echoer { done, thread }
+    }
+
+    fn finish(self) {
+        self.done.store(true, std::sync::atomic::Ordering::Release);
+        self.thread.join().unwrap();
+    }
+}
+
 pub fn ordered_roundtrip_byte_exact(fx: &Fixture) {
     let kind = fx.kind;
     let (mut server, mut client) = pair(fx, "order");
     let sizes = [0usize, 1, 7, 8, 64, 1000, 1024, 4096, 60_000];
-    let t = std::thread::spawn(move || echo(server.as_mut(), 9 * 50));
+    let echoer = Echoer::start(server, 9 * 50);
     let mut buf = Vec::new();
     for round in 0..50u64 {
         for (i, &size) in sizes.iter().enumerate() {
@@ -103,7 +132,7 @@ pub fn ordered_roundtrip_byte_exact(fx: &Fixture) {
             assert_eq!(buf, m, "{kind:?}: reply differs for seq {seq}");
         }
     }
-    t.join().unwrap();
+    echoer.finish();
 }
 
 pub fn pipelined_messages_stay_in_order(fx: &Fixture) {
@@ -123,7 +152,7 @@ pub fn largest_message(fx: &Fixture) {
     let (mut server, mut client) = pair(fx, "large");
     let size = kind.max_message().unwrap_or(HEADER_LEN + 4 * 1024 * 1024) - HEADER_LEN;
     let m = msg(9, size);
-    let t = std::thread::spawn(move || echo(server.as_mut(), 3));
+    let echoer = Echoer::start(server, 3);
     let mut buf = Vec::new();
     for _ in 0..3 {
         client.send(&m).unwrap();
@@ -131,7 +160,7 @@ pub fn largest_message(fx: &Fixture) {
         assert_eq!(buf.len(), m.len());
         assert!(payload_intact(&buf[HEADER_LEN..], 9));
     }
-    t.join().unwrap();
+    echoer.finish();
     if let Some(max) = kind.max_message() {
         let too_big = vec![0u8; max + 1];
         assert!(matches!(client.send(&too_big), Err(TransportError::TooLarge { .. })));
@@ -148,6 +177,8 @@ pub fn simultaneous_large_writes_do_not_deadlock(fx: &Fixture) {
     client.send(&msg(0, 10)).unwrap();
     recv_within(server.as_mut(), &mut first, 5_000).unwrap().unwrap();
     let big = msg(1, 1024 * 1024);
+    let client_done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let done = client_done.clone();
     let t = std::thread::spawn(move || {
         for _ in 0..8 {
             server.send(&big).unwrap();
@@ -156,9 +187,13 @@ pub fn simultaneous_large_writes_do_not_deadlock(fx: &Fixture) {
         for _ in 0..8 {
             recv_within(server.as_mut(), &mut buf, 10_000).unwrap().expect("server got big");
         }
-        // Keep serving until the client has everything (a backlog moves only while its owner
-        // calls into the endpoint; dropping it drains for up to a second).
-        drop(server);
+        // Keep the endpoint alive and serviced until the client has everything: a stream
+        // backlog moves only while its owner calls in, and a middleware writer that is dropped
+        // takes its unacknowledged samples with it.
+        let end = Instant::now() + Duration::from_secs(30);
+        while !done.load(std::sync::atomic::Ordering::Acquire) && Instant::now() < end {
+            let _ = server.recv(&mut buf, 10 * MS);
+        }
     });
     let big = msg(2, 1024 * 1024);
     for _ in 0..8 {
@@ -169,9 +204,12 @@ pub fn simultaneous_large_writes_do_not_deadlock(fx: &Fixture) {
         recv_within(client.as_mut(), &mut buf, 10_000).unwrap().expect("client got big");
         assert!(payload_intact(&buf[HEADER_LEN..], 1));
     }
-    // The client may still hold part of its own messages in its backlog: dropping it drains
-    // them while the server reads (waiting for the server first would deadlock the test).
-    drop(client);
+    client_done.store(true, std::sync::atomic::Ordering::Release);
+    // The client may still hold part of its own messages in its backlog: keep servicing it
+    // until the server has read everything (joining first would deadlock a stream transport).
+    while !t.is_finished() {
+        let _ = client.recv(&mut buf, 10 * MS);
+    }
     t.join().unwrap();
 }
 
