@@ -3,6 +3,8 @@
 
 #[cfg(feature = "cyclonedds")]
 pub mod cyclonedds;
+#[cfg(any(feature = "cyclonedds", feature = "rustdds"))]
+mod dds_address;
 #[cfg(feature = "iceoryx2")]
 pub mod iceoryx2;
 #[cfg(feature = "mqtt")]

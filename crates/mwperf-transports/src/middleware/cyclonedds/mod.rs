@@ -16,7 +16,6 @@
 //! instead of the loopback one, e.g. for two hosts).
 
 #[cfg(mwperf_cyclonedds)]
-mod address;
 #[cfg(mwperf_cyclonedds)]
 mod domain;
 #[cfg(mwperf_cyclonedds)]
@@ -52,11 +51,11 @@ pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError
 
 #[cfg(mwperf_cyclonedds)]
 use {
-    address::Address,
     ffi::{Api, SampleInfo},
     mwperf_core::clock::now_ns,
     mwperf_core::wire::Header,
     sample::Sample,
+    super::dds_address::Address,
     std::ffi::{c_void, CString},
 };
 
@@ -110,7 +109,7 @@ impl CycloneEndpoint {
             Some(v) => mwperf_core::units::parse_duration_ns(v).map_err(|e| TransportError::Unsupported { transport: T, what: format!("--opt max-blocking={v} ({e}; e.g. 100ms)") })?,
             None => qos::DEFAULT_MAX_BLOCKING_NS,
         };
-        let addr = Address::parse(&spec.addr, side.is_listener())?;
+        let addr = Address::parse(T, &spec.addr, side.is_listener())?;
         let api = ffi::api()?;
         domain::ensure(api, addr.domain, opts.get("config"))?;
         // SAFETY: plain constructor call; a negative return is an error code.
@@ -230,7 +229,7 @@ impl Endpoint for CycloneEndpoint {
     }
 
     fn local_addr(&self) -> String {
-        self.addr.to_string()
+        self.addr.text()
     }
 
     /// Polls the matched statuses every millisecond (a waitset on them would share the reader's

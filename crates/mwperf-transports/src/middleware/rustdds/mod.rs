@@ -10,7 +10,6 @@
 //! UDP → the peer's event-loop thread → a socketpair notification → this reader, i.e. two extra
 //! thread wake-ups per message compared with a plain socket.
 
-mod addr;
 mod cdr;
 mod qos;
 mod signals;
@@ -25,7 +24,7 @@ use ::rustdds::{DataReaderStatus, DataWriterStatus, DomainParticipant, DomainPar
 use mwperf_core::wire::Header;
 
 use crate::{Endpoint, Side, Spec, TransportError};
-use addr::Address;
+use super::dds_address::Address;
 use cdr::{BytesCdr, BytesMsg, Encoded};
 
 const NAME: &str = "rustdds";
@@ -42,7 +41,7 @@ fn middleware(what: &str, e: impl std::fmt::Display) -> TransportError {
 
 pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError> {
     spec.options_for(NAME, OPTIONS)?;
-    let addr = Address::parse(&spec.addr, side.is_listener())?;
+    let addr = Address::parse("rustdds", &spec.addr, side.is_listener())?;
     Ok(Box::new(RustDdsEndpoint::open(side, spec, addr)?))
 }
 
@@ -61,7 +60,7 @@ pub struct RustDdsEndpoint {
 
 impl RustDdsEndpoint {
     fn open(side: Side, spec: &Spec, addr: Address) -> Result<Self, TransportError> {
-        let builder = DomainParticipantBuilder::new(addr.domain)
+        let builder = DomainParticipantBuilder::new(addr.domain as u16)
             .with_only_networks([IpAddr::V4(Ipv4Addr::LOCALHOST)])
             .same_host_loopback(true)
             .socket_receive_buffer_size(SOCKET_BUFFER)

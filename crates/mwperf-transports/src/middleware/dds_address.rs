@@ -1,4 +1,6 @@
-//! Addresses `[<domain>/]<base>` and the ROS 2 topic names derived from them.
+//! The address form both DDS transports share: `[<domain>/]<base>`, and the ROS 2 topic names
+//! derived from it (`rt/mwperf/<base>/ping|pong`). One parser, so every address that works with
+//! cyclonedds works with rustdds and the two derive identical topic names (they interoperate).
 
 use crate::spec::auto_base;
 use crate::TransportError;
@@ -15,8 +17,9 @@ pub struct Address {
 impl Address {
     /// Parse `[<domain>/]<base>`; an empty or `auto` base is replaced by a fresh one when
     /// `listening` (the "port 0" of topics), and refused otherwise (a ping needs the real one).
-    pub fn parse(text: &str, listening: bool) -> Result<Address, TransportError> {
-        let bad = |why: String| TransportError::Address(format!("'{text}' is not a cyclonedds address: {why}; expected [<domain>/]<base>, e.g. 0/demo or 0/auto"));
+    /// `transport` names the transport in errors.
+    pub fn parse(transport: &str, text: &str, listening: bool) -> Result<Address, TransportError> {
+        let bad = |why: String| TransportError::Address(format!("'{text}' is not a {transport} address: {why}; expected [<domain>/]<base>, e.g. 0/demo or 0/auto (domain 0..={MAX_DOMAIN})"));
         let (domain, base) = match text.split_once('/') {
             Some((d, rest)) if !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()) => {
                 let domain: u32 = d.parse().map_err(|_| bad(format!("domain {d} is out of range")))?;
@@ -47,6 +50,11 @@ impl Address {
     pub fn topic(&self, suffix: &str) -> String {
         format!("rt/mwperf/{}/{suffix}", self.base.replace('-', "_"))
     }
+
+    /// What the peer passes to `--connect`.
+    pub fn text(&self) -> String {
+        self.to_string()
+    }
 }
 
 impl std::fmt::Display for Address {
@@ -61,19 +69,20 @@ mod tests {
 
     #[test]
     fn forms() {
-        assert_eq!(Address::parse("7/demo", false).unwrap(), Address { domain: 7, base: "demo".into() });
-        assert_eq!(Address::parse("demo", false).unwrap(), Address { domain: 0, base: "demo".into() });
-        assert_eq!(Address::parse("ns/demo", false).unwrap(), Address { domain: 0, base: "ns/demo".into() });
-        let a = Address::parse("0/auto", true).unwrap();
+        assert_eq!(Address::parse("dds", "7/demo", false).unwrap(), Address { domain: 7, base: "demo".into() });
+        assert_eq!(Address::parse("dds", "demo", false).unwrap(), Address { domain: 0, base: "demo".into() });
+        assert_eq!(Address::parse("dds", "ns/demo", false).unwrap(), Address { domain: 0, base: "ns/demo".into() });
+        let a = Address::parse("dds", "0/auto", true).unwrap();
         assert!(a.base.starts_with("mwperf-"), "{a}");
-        assert_eq!(Address::parse(&a.to_string(), false).unwrap(), a);
+        assert_eq!(Address::parse("dds", &a.to_string(), false).unwrap(), a);
         assert_eq!(a.topic("ping"), format!("rt/mwperf/{}/ping", a.base.replace('-', "_")));
+        assert_eq!(Address::parse("dds", "0/my-run", false).unwrap().topic("pong"), "rt/mwperf/my_run/pong");
     }
 
     #[test]
     fn refusals_name_the_form() {
-        for bad in ["0/auto", "233/x", "0/a b", "0/a.b", "0//x", "0/x/"] {
-            let e = Address::parse(bad, false).unwrap_err().to_string();
+        for bad in ["0/auto", "233/x", "99999/x", "0/", "/x", "0/a b", "0/a.b", "0//x", "0/x/"] {
+            let e = Address::parse("dds", bad, false).unwrap_err().to_string();
             assert!(e.contains("[<domain>/]<base>"), "{bad}: {e}");
         }
     }
