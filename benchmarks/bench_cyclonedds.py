@@ -24,6 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchlib import write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
+
 ROOT = Path(__file__).resolve().parents[1]
 HEADER = 56  # mwperf header bytes
 
@@ -146,13 +148,7 @@ def main() -> None:
     ])
     print(text)
     if a.write:
-        bm = ROOT / "BENCHMARKS.md"
-        doc = bm.read_text()
-        new, n = re.subn(r"(<!-- bench:cyclonedds:begin -->\n).*?(<!-- bench:cyclonedds:end -->)",
-                         lambda m: m.group(1) + text + "\n" + m.group(2), doc, flags=re.S)
-        if n != 1:
-            sys.exit("bench_cyclonedds: BENCHMARKS.md lacks the bench:cyclonedds markers")
-        bm.write_text(new)
+        write_section("cyclonedds", text)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -24,9 +23,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchlib import stop, write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
+
 ROOT = Path(__file__).resolve().parents[1]
 PAYLOAD = 64
-BEGIN, END = "<!-- bench:iceoryx2:begin -->", "<!-- bench:iceoryx2:end -->"
 
 
 def default_agent() -> Path:
@@ -46,14 +46,6 @@ def start_server(agent: Path, role: str, json_out: str | None = None) -> tuple[s
         sys.exit(f"bench: {role} did not start: {' '.join(cmd)}")
     return p, line[2]
 
-
-def stop(p: subprocess.Popen) -> None:
-    p.terminate()
-    try:
-        p.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        p.wait()
 
 
 def rtt(agent: Path, rate: int, seconds: float) -> dict:
@@ -130,12 +122,7 @@ def main() -> None:
         "| one way | sent | received | loss |", "|---|---|---|---|", ow_row])
     print(text)
     if a.write:
-        bm = ROOT / "BENCHMARKS.md"
-        doc = bm.read_text()
-        if BEGIN not in doc or END not in doc:
-            sys.exit(f"bench: markers {BEGIN} / {END} not found in {bm}")
-        doc = re.sub(re.escape(BEGIN) + r"\n.*?" + re.escape(END), lambda _: f"{BEGIN}\n{text}\n{END}", doc, flags=re.S)
-        bm.write_text(doc)
+        write_section("iceoryx2", text)
 
 
 if __name__ == "__main__":

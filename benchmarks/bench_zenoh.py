@@ -26,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchlib import stop, write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
+
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "release"
 HEADER = 56  # mwperf header bytes
@@ -48,14 +50,6 @@ def listening(port: int) -> bool:
         return False
     return any(f.split()[1] == want and f.split()[3] == "0A" for f in lines)
 
-
-def stop(p: subprocess.Popen) -> None:
-    p.terminate()
-    try:
-        p.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        p.wait()
 
 
 def ref_rtt(bins: Path, size: int, samples: int, warmup: float) -> tuple[float, float]:
@@ -149,13 +143,7 @@ def main() -> None:
     ])
     print(text)
     if a.write:
-        bm = ROOT / "BENCHMARKS.md"
-        doc = bm.read_text()
-        new, n = re.subn(r"(<!-- bench:zenoh:begin -->\n).*?(<!-- bench:zenoh:end -->)",
-                         lambda m: m.group(1) + text + "\n" + m.group(2), doc, flags=re.S)
-        if n != 1:
-            sys.exit("bench: BENCHMARKS.md has no bench:zenoh markers")
-        bm.write_text(new)
+        write_section("zenoh", text)
 
 
 if __name__ == "__main__":
