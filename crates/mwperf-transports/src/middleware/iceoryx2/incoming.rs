@@ -107,7 +107,13 @@ impl Incoming {
                 return Ok(None);
             }
             // Wake-ups may be stale (their sample was taken without waiting): check and go on.
-            listener.timed_wait(|_| {}, Duration::from_nanos(end - now)).map_err(|e| middleware(format!("waiting on {}.ev failed: {e:?}", self.name)))?;
+            match listener.timed_wait(|_| {}, Duration::from_nanos(end - now)) {
+                Ok(_) => {}
+                // A signal (e.g. the agent's SIGTERM, or any handled signal) ends the wait early:
+                // the contract's "returns Ok(None) early" so the caller can check its stop flag.
+                Err(::iceoryx2::port::listener::ListenerWaitError::InterruptSignal) => return self.take(buf),
+                Err(e) => return Err(middleware(format!("waiting on {}.ev failed: {e:?}", self.name))),
+            }
             if let Some(n) = self.take(buf)? {
                 return Ok(Some(n));
             }
