@@ -118,7 +118,7 @@ impl Echoer {
 
 pub fn ordered_roundtrip_byte_exact(fx: &Fixture) {
     let kind = fx.kind;
-    let (mut server, mut client) = pair(fx, "order");
+    let (server, mut client) = pair(fx, "order");
     let sizes = [0usize, 1, 7, 8, 64, 1000, 1024, 4096, 60_000];
     let echoer = Echoer::start(server, 9 * 50);
     let mut buf = Vec::new();
@@ -149,7 +149,7 @@ pub fn pipelined_messages_stay_in_order(fx: &Fixture) {
 
 pub fn largest_message(fx: &Fixture) {
     let kind = fx.kind;
-    let (mut server, mut client) = pair(fx, "large");
+    let (server, mut client) = pair(fx, "large");
     let size = kind.max_message().unwrap_or(HEADER_LEN + 4 * 1024 * 1024) - HEADER_LEN;
     let m = msg(9, size);
     let echoer = Echoer::start(server, 3);
@@ -296,6 +296,24 @@ pub fn recv_wait_is_bounded(fx: &Fixture) {
     let _ = recv_within(server.as_mut(), &mut buf, 50);
     let e = t.elapsed();
     assert!(e >= Duration::from_millis(50) && e < Duration::from_secs(1), "{e:?}");
+    // Short waits end on time too: a wait bounded by a tick-granular socket timeout sleeps a
+    // 4 ms tick, and one under 1 µs may become "no timeout" and never end (iceoryx2 0.10's own
+    // timed wait did both). 200 waits of 0.5–20 µs must take far less than 200 ticks.
+    let kind = fx.kind;
+    let (done_tx, done_rx) = std::sync::mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        let t = Instant::now();
+        for i in 0..200u64 {
+            let _ = server.recv(&mut buf, 500 + (i % 40) * 500);
+        }
+        let _ = done_tx.send(t.elapsed());
+        server
+    });
+    match done_rx.recv_timeout(Duration::from_secs(10)) {
+        Ok(e) => assert!(e < Duration::from_millis(400), "{kind:?}: 200 short waits took {e:?}"),
+        Err(_) => panic!("{kind:?}: a recv with a wait of a few µs never returned"),
+    }
+    drop(waiter.join().unwrap());
 }
 
 /// Dropping the listener frees its address (and socket file, shared memory, registrations).

@@ -10,14 +10,14 @@
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use iceoryx2::port::listener::Listener;
+use iceoryx2::prelude::FileDescriptorBased;
 use iceoryx2::port::subscriber::Subscriber;
 
 use super::services::{Events, PubSub};
 use super::{middleware, Svc};
-use crate::TransportError;
+use crate::{poll, TransportError};
 use mwperf_core::clock::now_ns;
 
 /// Longest single wait, so that a caller sees its stop flag soon after a signal (iceoryx2's
@@ -100,19 +100,31 @@ impl Incoming {
                 return Ok(Some(n));
             }
         }
-        let listener = self.listener.as_ref().expect("created above");
+        let fd = {
+            let listener = self.listener.as_ref().expect("created above");
+            // SAFETY: the descriptor lives as long as the listener, which outlives this call.
+            unsafe { listener.file_descriptor().native_handle() }
+        };
         loop {
             let now = now_ns();
             if now >= end {
                 return Ok(None);
             }
-            // Wake-ups may be stale (their sample was taken without waiting): check and go on.
-            match listener.timed_wait(|_| {}, Duration::from_nanos(end - now)) {
-                Ok(_) => {}
-                // A signal (e.g. the agent's SIGTERM, or any handled signal) ends the wait early:
-                // the contract's "returns Ok(None) early" so the caller can check its stop flag.
-                Err(::iceoryx2::port::listener::ListenerWaitError::InterruptSignal) => return self.take(buf),
-                Err(e) => return Err(middleware(format!("waiting on {}.ev failed: {e:?}", self.name))),
+            // Not the listener's own `timed_wait`: in iceoryx2 0.10 it bounds the wait with a socket
+            // receive timeout (SO_RCVTIMEO), which the kernel counts in scheduler ticks (4 ms at
+            // HZ=250): a 12 µs wait slept 4–8 ms, and a wait under 1 µs became a zero timeout,
+            // i.e. "block forever" (the stalled pings). ppoll takes a nanosecond deadline.
+            match poll::wait(fd, libc::POLLIN, end - now) {
+                // Timed out, or a signal (e.g. the agent's SIGTERM) ended the wait early: the
+                // contract's "returns Ok(None) early" so the caller can check its stop flag.
+                Ok(false) => return self.take(buf),
+                Ok(true) => {}
+                Err(e) => return Err(middleware(format!("waiting on {}.ev failed: {e}", self.name))),
+            }
+            // Consume the wake-ups; they may be stale (their sample was taken without waiting).
+            let listener = self.listener.as_ref().expect("created above");
+            if let Err(e) = listener.try_wait(|_| {}) {
+                return Err(middleware(format!("reading the wake-ups of {}.ev failed: {e:?}", self.name)));
             }
             if let Some(n) = self.take(buf)? {
                 return Ok(Some(n));
@@ -120,3 +132,4 @@ impl Incoming {
         }
     }
 }
+
