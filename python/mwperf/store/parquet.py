@@ -1,0 +1,98 @@
+"""A point's Parquet files: samples.parquet (from samples.csv) and series.parquet (from the
+result's per-second series), each with a ``point_id`` column so the views over all of them can
+be joined to ``points``.
+
+The samples conversion is one DuckDB ``COPY (SELECT ... FROM read_csv(...)) TO ... (FORMAT
+parquet)``: DuckDB streams the rows, none of them becomes a Python object, so 10^7 samples
+convert in bounded memory. Each file is written under a temporary name and renamed into place.
+"""
+
+import contextlib
+import os
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from ..errors import RunError
+
+SAMPLES_CSV = "samples.csv"
+SAMPLES_PARQUET = "samples.parquet"
+SERIES_PARQUET = "series.parquet"
+SERIES_COLUMNS = (("t_s", "BIGINT"), ("sent", "BIGINT"), ("received", "BIGINT"),
+                  ("min_ns", "BIGINT"), ("p50_ns", "BIGINT"), ("p90_ns", "BIGINT"),
+                  ("p99_ns", "BIGINT"), ("max_ns", "BIGINT"), ("mean_ns", "DOUBLE"))
+TEMP_PREFIX = ".parquet-"
+"""temporary files are ``.parquet-<pid>-<name>``: never matched by the views' globs"""
+MEMORY_LIMIT = "256MB"
+"""DuckDB's own buffer limit while converting (it spills to disk beyond it)"""
+
+
+def sql_string(text: str | Path) -> str:
+    """``text`` as an SQL string literal."""
+    return "'" + str(text).replace("'", "''") + "'"
+
+
+def write_point_files(point_dir: Path, point_id: str, series: list[dict[str, Any]]) -> None:
+    """Write samples.parquet (when samples.csv exists and is newer) and series.parquet."""
+    csv = point_dir / SAMPLES_CSV
+    target = point_dir / SAMPLES_PARQUET
+    if csv.is_file() and not _up_to_date(target, csv):
+        convert_samples(csv, target, point_id)
+    write_series(point_dir / SERIES_PARQUET, point_id, series)
+
+
+def convert_samples(csv: Path, target: Path, point_id: str) -> None:
+    """Stream ``csv`` into the Parquet file ``target`` with a leading ``point_id`` column."""
+    query = (f"SELECT {sql_string(point_id)} AS point_id, * "
+             f"FROM read_csv({sql_string(csv)}, header = true)")
+    _publish(target, query, [])
+
+
+def write_series(target: Path, point_id: str, series: list[dict[str, Any]]) -> None:
+    """Write the per-second series (small: one row per second) as Parquet."""
+    names = [name for name, _ in SERIES_COLUMNS]
+    values = ", ".join(f"?::{kind}" for _, kind in SERIES_COLUMNS)
+    rows = [[point.get(name) for name in names] for point in series]
+    columns = ", ".join(f"NULL::{kind} AS {name}" for name, kind in SERIES_COLUMNS)
+    setup = [(f"CREATE TEMP TABLE series AS SELECT {columns} WHERE false", None)]
+    if rows:
+        setup.append((f"INSERT INTO series VALUES ({values})", rows))
+    _publish(target, f"SELECT {sql_string(point_id)} AS point_id, * FROM series ORDER BY t_s",
+             setup)
+
+
+def remove_temporaries(point_dir: Path) -> None:
+    """Remove Parquet files a killed mwperf left half-written in ``point_dir``."""
+    for stale in point_dir.glob(f"{TEMP_PREFIX}*"):
+        with contextlib.suppress(OSError):
+            stale.unlink()
+
+
+def _publish(target: Path, query: str, setup: list[tuple[str, list[list[Any]] | None]]) -> None:
+    tmp = target.with_name(f"{TEMP_PREFIX}{os.getpid()}-{target.name}")
+    try:
+        with duckdb.connect(config={"memory_limit": MEMORY_LIMIT}) as con:
+            for statement, rows in setup:
+                if rows is None:
+                    con.execute(statement)
+                else:
+                    con.executemany(statement, rows)
+            con.execute(f"COPY ({query}) TO {sql_string(tmp)} (FORMAT parquet)")
+        os.replace(tmp, target)
+    except (duckdb.Error, OSError) as exc:
+        raise RunError(f"cannot write {target}: {_first_line(exc)}") from None
+    finally:  # also on Ctrl-C: no half-written file stays behind
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+
+
+def _up_to_date(target: Path, source: Path) -> bool:
+    try:
+        return target.stat().st_mtime_ns >= source.stat().st_mtime_ns
+    except OSError:
+        return False
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]

@@ -1,0 +1,58 @@
+"""Recreating the catalogue from the point folders (the source of truth).
+
+The new catalogue is built under a temporary name in the results folder and renamed over the
+old one only when complete, so an interrupted rebuild leaves the old catalogue as it was.
+Missing Parquet files are recreated; half-written ones a killed mwperf left are removed.
+"""
+
+import contextlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import MwperfError, RunError
+from .catalogue import catalogue_path, connect
+from .ingest import load_result, prepare_files, store_point
+from .layout import place, point_folders
+
+TEMP_GLOB = ".catalogue-rebuild-*"
+
+
+@dataclass
+class RebuildReport:
+    """What a rebuild catalogued, and the folders it had to skip (with why)."""
+
+    points: int = 0
+    runs: set[str] = field(default_factory=set)
+    skipped: list[tuple[Path, str]] = field(default_factory=list)
+
+
+def rebuild(root: Path) -> RebuildReport:
+    """Recreate ``root``'s catalogue from every point folder under it."""
+    if not root.is_dir():
+        raise RunError(f"--results: {root} is not a folder")
+    for stale in root.glob(TEMP_GLOB):
+        with contextlib.suppress(OSError):
+            stale.unlink()
+    temp = root / f".catalogue-rebuild-{os.getpid()}.duckdb"
+    report = RebuildReport()
+    try:
+        with connect(root, path=temp) as con:
+            for point_dir in point_folders(root):
+                try:
+                    result = load_result(point_dir)
+                    prepare_files(point_dir, result)
+                    store_point(con, place(point_dir), point_dir, result, None, None)
+                except MwperfError as exc:
+                    report.skipped.append((point_dir, str(exc)))
+                    continue
+                report.points += 1
+                report.runs.add(place(point_dir).run_id)
+        target = catalogue_path(root)
+        target.with_name(target.name + ".wal").unlink(missing_ok=True)  # belongs to the old file
+        os.replace(temp, target)
+    finally:
+        for leftover in (temp, temp.with_name(temp.name + ".wal")):
+            with contextlib.suppress(OSError):
+                leftover.unlink(missing_ok=True)
+    return report
