@@ -11,8 +11,8 @@ file without a row, never a row without its folder or half a point.
 
 from .catalogue import CATALOGUE_NAME, CatalogueUnreadable, catalogue_path
 from .ingest import ingest_point
-from .query import list_runs, run_query
+from .query import FORMATS, list_runs, run_query
 from .rebuild import rebuild
 
-__all__ = ["CATALOGUE_NAME", "CatalogueUnreadable", "catalogue_path", "ingest_point",
+__all__ = ["CATALOGUE_NAME", "CatalogueUnreadable", "FORMATS", "catalogue_path", "ingest_point",
            "list_runs", "rebuild", "run_query"]

@@ -15,7 +15,7 @@ import duckdb
 from ..errors import MwperfError, RunError
 from ..merge import SEVERITY
 from . import rows
-from .catalogue import CatalogueUnreadable, connect
+from .catalogue import CatalogueUnreadable, connect, rebuild_hint
 from .layout import RESULT_NAME, Placement, place
 from .parquet import remove_temporaries, write_point_files
 from .schema import TABLES
@@ -48,6 +48,10 @@ def catalogue_point(point_dir: Path, result: dict[str, Any], index: int | None =
             say(f"warning: the rebuild failed too: {again}")
     except MwperfError as exc:
         say(f"warning: {point_dir} is saved but not in the catalogue: {exc}")
+    except KeyboardInterrupt:
+        say(f"interrupted while cataloguing {point_dir} (saved, not catalogued: add it with "
+            f"'{rebuild_hint(place(point_dir).root)}')")
+        raise
 
 
 def load_result(point_dir: Path) -> dict[str, Any]:

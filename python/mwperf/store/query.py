@@ -65,7 +65,7 @@ def run_query(root: Path, sql: str) -> Table:
                 return Table([], [])
             return Table([d[0] for d in cursor.description], cursor.fetchall())
         except duckdb.Error as exc:
-            message = " ".join(str(exc).split())
+            message = " ".join(str(exc).split("\nLINE ")[0].split())
             raise UsageError(f"SQL: {message}") from None
 
 
