@@ -57,7 +57,7 @@ def test_run_writes_results_and_json(fake_env: dict[str, str], tmp_path: Path) -
     done = run_mwperf("run", "--duration", "300ms", "--results", str(tmp_path / "r"),
                   "--json", str(tmp_path / "out.json"), env=fake_env)
     assert done.returncode == 0, done.stderr
-    (folder,) = (tmp_path / "r").iterdir()
+    (folder,) = (tmp_path / "r").glob("*/")
     result = json.loads((folder / "result.json").read_text())
     assert result == json.loads((tmp_path / "out.json").read_text())
     assert result["run_id"] == folder.name and result["status"] == "complete"
