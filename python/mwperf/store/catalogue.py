@@ -51,9 +51,10 @@ def rebuild_hint(root: Path) -> str:
 
 
 @contextmanager
-def connect(root: Path, read_only: bool = False, path: Path | None = None
+def connect(root: Path, read_only: bool = False, path: Path | None = None, views: bool = True
             ) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A connection to the catalogue of ``root`` (or to ``path``), tables ready, views set."""
+    """A connection to the catalogue of ``root`` (or to ``path``), tables ready, and (unless
+    ``views`` is False: writers need none) the views over the Parquet files."""
     path = path or catalogue_path(root)
     if read_only and not path.is_file():
         raise NoCatalogue(f"no catalogue in results folder {root} ({path} does not exist): "
@@ -65,7 +66,8 @@ def connect(root: Path, read_only: bool = False, path: Path | None = None
             schema.prepare(con, str(path), rebuild_hint(root))
         else:
             _check_version(con, root, path)
-        add_views(con, root)
+        if views:
+            add_views(con, root)
         yield con
     finally:
         con.close()

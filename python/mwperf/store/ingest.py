@@ -27,7 +27,7 @@ def ingest_point(point_dir: Path, result: dict[str, Any] | None = None,
     result = result if result is not None else load_result(point_dir)
     placement = place(point_dir)
     prepare_files(point_dir, result)
-    with connect(placement.root) as con:
+    with connect(placement.root, views=False) as con:
         store_point(con, placement, point_dir, result, index, repetition)
 
 

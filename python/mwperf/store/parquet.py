@@ -9,6 +9,7 @@ convert in bounded memory. Each file is written under a temporary name and renam
 
 import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,29 +38,37 @@ def write_point_files(point_dir: Path, point_id: str, series: list[dict[str, Any
     """Write samples.parquet (when samples.csv exists and is newer) and series.parquet."""
     csv = point_dir / SAMPLES_CSV
     target = point_dir / SAMPLES_PARQUET
-    if csv.is_file() and not _up_to_date(target, csv):
-        convert_samples(csv, target, point_id)
-    write_series(point_dir / SERIES_PARQUET, point_id, series)
+    try:
+        with duckdb.connect(config={"memory_limit": MEMORY_LIMIT}) as con:
+            if csv.is_file() and not _up_to_date(target, csv):
+                convert_samples(csv, target, point_id, con)
+            write_series(point_dir / SERIES_PARQUET, point_id, series, con)
+    except duckdb.Error as exc:
+        raise RunError(f"cannot write the Parquet files of {point_dir}: {_first_line(exc)}") from None
 
 
-def convert_samples(csv: Path, target: Path, point_id: str) -> None:
+def convert_samples(csv: Path, target: Path, point_id: str,
+                    con: duckdb.DuckDBPyConnection | None = None) -> None:
     """Stream ``csv`` into the Parquet file ``target`` with a leading ``point_id`` column."""
     query = (f"SELECT {sql_string(point_id)} AS point_id, * "
              f"FROM read_csv({sql_string(csv)}, header = true)")
-    _publish(target, query, [])
+    with _connection(con) as db:
+        _publish(db, target, query)
 
 
-def write_series(target: Path, point_id: str, series: list[dict[str, Any]]) -> None:
+def write_series(target: Path, point_id: str, series: list[dict[str, Any]],
+                 con: duckdb.DuckDBPyConnection | None = None) -> None:
     """Write the per-second series (small: one row per second) as Parquet."""
     names = [name for name, _ in SERIES_COLUMNS]
-    values = ", ".join(f"?::{kind}" for _, kind in SERIES_COLUMNS)
-    rows = [[point.get(name) for name in names] for point in series]
     columns = ", ".join(f"NULL::{kind} AS {name}" for name, kind in SERIES_COLUMNS)
-    setup = [(f"CREATE TEMP TABLE series AS SELECT {columns} WHERE false", None)]
-    if rows:
-        setup.append((f"INSERT INTO series VALUES ({values})", rows))
-    _publish(target, f"SELECT {sql_string(point_id)} AS point_id, * FROM series ORDER BY t_s",
-             setup)
+    with _connection(con) as db:
+        db.execute(f"CREATE OR REPLACE TEMP TABLE series AS SELECT {columns} WHERE false")
+        if series:
+            values = ", ".join(f"?::{kind}" for _, kind in SERIES_COLUMNS)
+            db.executemany(f"INSERT INTO series VALUES ({values})",
+                           [[point.get(name) for name in names] for point in series])
+        _publish(db, target,
+                 f"SELECT {sql_string(point_id)} AS point_id, * FROM series ORDER BY t_s")
 
 
 def remove_temporaries(point_dir: Path) -> None:
@@ -69,16 +78,21 @@ def remove_temporaries(point_dir: Path) -> None:
             stale.unlink()
 
 
-def _publish(target: Path, query: str, setup: list[tuple[str, list[list[Any]] | None]]) -> None:
+@contextlib.contextmanager
+def _connection(con: duckdb.DuckDBPyConnection | None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """``con``, or a new in-memory DuckDB closed afterwards."""
+    if con is not None:
+        yield con
+        return
+    with duckdb.connect(config={"memory_limit": MEMORY_LIMIT}) as own:
+        yield own
+
+
+def _publish(con: duckdb.DuckDBPyConnection, target: Path, query: str) -> None:
+    """COPY ``query`` into a temporary Parquet file beside ``target``, then rename it."""
     tmp = target.with_name(f"{TEMP_PREFIX}{os.getpid()}-{target.name}")
     try:
-        with duckdb.connect(config={"memory_limit": MEMORY_LIMIT}) as con:
-            for statement, rows in setup:
-                if rows is None:
-                    con.execute(statement)
-                else:
-                    con.executemany(statement, rows)
-            con.execute(f"COPY ({query}) TO {sql_string(tmp)} (FORMAT parquet)")
+        con.execute(f"COPY ({query}) TO {sql_string(tmp)} (FORMAT parquet)")
         os.replace(tmp, target)
     except (duckdb.Error, OSError) as exc:
         raise RunError(f"cannot write {target}: {_first_line(exc)}") from None

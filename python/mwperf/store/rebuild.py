@@ -37,7 +37,7 @@ def rebuild(root: Path) -> RebuildReport:
     temp = root / f".catalogue-rebuild-{os.getpid()}.duckdb"
     report = RebuildReport()
     try:
-        with connect(root, path=temp) as con:
+        with connect(root, path=temp, views=False) as con:
             for point_dir in point_folders(root):
                 try:
                     result = load_result(point_dir)
