@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -33,17 +32,19 @@ GENERATE = """COPY (SELECT i AS seq, 1000000 * i AS intended_ns, 1000000 * i + 5
 
 
 def child(argv: list[str]) -> tuple[float, int, str]:
-    """Run ``argv``; its wall time (s), peak RSS (KiB, this child alone) and stdout."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    """Run ``argv``; its wall time (s), peak RSS (KiB, of this child alone: wait4) and stdout."""
     started = time.perf_counter()
-    done = subprocess.run(argv, capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(REPO / "python")))
-    wall = time.perf_counter() - started
-    if done.returncode != 0:
-        sys.exit(f"bench: {' '.join(argv[:3])} ... failed: {done.stderr.strip()}")
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    if peak <= before:
-        sys.exit("bench: this child's peak RSS is hidden by an earlier, larger one; run again")
-    return wall, peak, done.stdout
+    with tempfile.TemporaryFile("w+") as out:
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, text=True,
+                                env=dict(os.environ, PYTHONPATH=str(REPO / "python")))
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - started
+        out.seek(0)
+        text = out.read()
+    if proc.returncode != 0:
+        sys.exit(f"bench: {' '.join(argv[:3])} ... failed: {text.strip()}")
+    return wall, usage.ru_maxrss, text
 
 
 def main() -> None:
