@@ -60,7 +60,7 @@ def connect(root: Path, read_only: bool = False, path: Path | None = None, views
         raise NoCatalogue(f"no catalogue in results folder {root} ({path} does not exist): "
                           f"measure something with 'mwperf run --results {root}', or create "
                           f"it from existing point folders with '{rebuild_hint(root)}'")
-    con = _open(root, path, read_only)
+    con = open_locked(root, path, read_only)
     try:
         if not read_only:
             schema.prepare(con, str(path), rebuild_hint(root))
@@ -91,7 +91,7 @@ def add_views(con: duckdb.DuckDBPyConnection, root: Path) -> None:
         con.execute(f"CREATE OR REPLACE TEMP VIEW {view} AS {body}")
 
 
-def _open(root: Path, path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
+def open_locked(root: Path, path: Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """Connect, waiting for another writer's lock to go away (up to LOCK_WAIT_S)."""
     deadline = time.monotonic() + LOCK_WAIT_S
     while True:

@@ -7,11 +7,12 @@ Missing Parquet files are recreated; half-written ones a killed mwperf left are 
 
 import contextlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import MwperfError, RunError
-from .catalogue import catalogue_path, connect
+from .catalogue import CatalogueUnreadable, catalogue_path, connect, open_locked
 from .ingest import load_result, prepare_files, store_point
 from .layout import place, point_folders
 
@@ -37,7 +38,7 @@ def rebuild(root: Path) -> RebuildReport:
     temp = root / f".catalogue-rebuild-{os.getpid()}.duckdb"
     report = RebuildReport()
     try:
-        with connect(root, path=temp, views=False) as con:
+        with _writers_kept_out(root), connect(root, path=temp, views=False) as con:
             for point_dir in point_folders(root):
                 try:
                     result = load_result(point_dir)
@@ -56,3 +57,19 @@ def rebuild(root: Path) -> RebuildReport:
             with contextlib.suppress(OSError):
                 leftover.unlink(missing_ok=True)
     return report
+
+
+@contextlib.contextmanager
+def _writers_kept_out(root: Path) -> Iterator[None]:
+    """Hold the old catalogue's write lock (when it opens at all) while the new one is built, so
+    no point is committed into a file about to be replaced."""
+    path = catalogue_path(root)
+    try:
+        holder = open_locked(root, path) if path.is_file() else None
+    except CatalogueUnreadable:
+        holder = None
+    try:
+        yield
+    finally:
+        if holder is not None:
+            holder.close()
