@@ -18,7 +18,7 @@ from test_store_support import catalogue_rows, clone_point, measure_point
 from mwperf import store
 from mwperf.store import catalogue as catalogue_module
 from mwperf.store.catalogue import CatalogueBusy, NoCatalogue
-from mwperf.store.ingest import catalogue_point
+from mwperf.store.record import catalogue_point
 from mwperf.store.schema import SchemaMismatch
 
 README = Path(__file__).resolve().parent.parent / "README.md"
@@ -250,6 +250,12 @@ def test_a_busy_catalogue_is_waited_for_then_named(fake_env: dict[str, str], tmp
         with pytest.raises(CatalogueBusy, match=f"results folder {root}: its catalogue is in "
                                                 f"use by another mwperf process"):
             store.ingest_point(saved)
+        said: list[str] = []  # after a measurement: a warning, the saved folder is kept
+        catalogue_point(saved, json.loads((saved / "result.json").read_text()),
+                        notify=said.append)
+        assert len(said) == 1 and said[0].startswith(f"warning: {saved} is saved but not in "
+                                                     f"the catalogue: results folder {root}")
+        assert (saved / "result.json").is_file()
         monkeypatch.setattr(catalogue_module, "LOCK_WAIT_S", 30)
         started = time.monotonic()
         store.ingest_point(saved)  # waits for the holder to finish, then goes in

@@ -14,7 +14,7 @@ from .agent import Agent
 from .config import PointConfig
 from .results import save_point
 from .runner import Outcome, run_point
-from .store.ingest import catalogue_point
+from .store.record import catalogue_point
 
 
 def measure(cfg: PointConfig, agent: Agent, results_dir: Path | None, *,

@@ -17,6 +17,7 @@ import duckdb
 
 from ..errors import RunError
 from . import schema
+from .duckerr import one_line
 from .layout import POINTS_DIR
 from .parquet import SAMPLES_PARQUET, SERIES_COLUMNS, SERIES_PARQUET, sql_string
 
@@ -98,7 +99,7 @@ def open_locked(root: Path, path: Path, read_only: bool = False) -> duckdb.DuckD
         try:
             return duckdb.connect(str(path), read_only=read_only)
         except duckdb.Error as exc:
-            message = " ".join(str(exc).split())
+            message = one_line(exc)
             if "lock" not in message.lower():
                 raise CatalogueUnreadable(
                     f"catalogue {path} is unreadable ({message}); the point folders are intact: "

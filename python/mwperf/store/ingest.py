@@ -5,17 +5,16 @@ point, topics, warnings) go in as one transaction. A point ingested again replac
 """
 
 import json
-import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
-from ..errors import MwperfError, RunError
+from ..errors import RunError
 from ..merge import SEVERITY
 from . import rows
-from .catalogue import CatalogueUnreadable, connect, rebuild_hint
+from .catalogue import connect
+from .duckerr import one_line
 from .layout import RESULT_NAME, Placement, place
 from .parquet import remove_temporaries, write_point_files
 from .schema import TABLES
@@ -29,29 +28,6 @@ def ingest_point(point_dir: Path, result: dict[str, Any] | None = None,
     prepare_files(point_dir, result)
     with connect(placement.root, views=False) as con:
         store_point(con, placement, point_dir, result, index, repetition)
-
-
-def catalogue_point(point_dir: Path, result: dict[str, Any], index: int | None = None,
-                    repetition: int | None = None,
-                    notify: Callable[[str], None] | None = None) -> None:
-    """:func:`ingest_point` for a point just measured: a catalogue problem never loses the
-    measurement (its folder is saved); an unreadable catalogue is rebuilt, with a message."""
-    say = notify or (lambda line: print(f"mwperf: {line}", file=sys.stderr))
-    try:
-        ingest_point(point_dir, result, index, repetition)
-    except CatalogueUnreadable as exc:
-        from .rebuild import rebuild  # rebuild ingests too: imported here, not at the top
-        say(f"{exc}; rebuilding it from the point folders now")
-        try:
-            rebuild(place(point_dir).root)
-        except MwperfError as again:
-            say(f"warning: the rebuild failed too: {again}")
-    except MwperfError as exc:
-        say(f"warning: {point_dir} is saved but not in the catalogue: {exc}")
-    except KeyboardInterrupt:
-        say(f"interrupted while cataloguing {point_dir} (saved, not catalogued: add it with "
-            f"'{rebuild_hint(place(point_dir).root)}')")
-        raise
 
 
 def load_result(point_dir: Path) -> dict[str, Any]:
@@ -100,6 +76,9 @@ def store_point(con: duckdb.DuckDBPyConnection, placement: Placement, point_dir:
         insert(con, "warnings", rows.warning_rows(result))
         refresh_run(con, placement.run_id)
         con.commit()
+    except duckdb.Error as exc:
+        con.rollback()
+        raise RunError(f"cannot catalogue {point_dir}: {one_line(exc)}") from None
     except BaseException:
         con.rollback()
         raise

@@ -16,6 +16,7 @@ from typing import Any
 import duckdb
 
 from ..errors import RunError
+from .duckerr import one_line
 
 SAMPLES_CSV = "samples.csv"
 SAMPLES_PARQUET = "samples.parquet"
@@ -44,7 +45,7 @@ def write_point_files(point_dir: Path, point_id: str, series: list[dict[str, Any
                 convert_samples(csv, target, point_id, con)
             write_series(point_dir / SERIES_PARQUET, point_id, series, con)
     except duckdb.Error as exc:
-        raise RunError(f"cannot write the Parquet files of {point_dir}: {_first_line(exc)}") from None
+        raise RunError(f"cannot write the Parquet files of {point_dir}: {one_line(exc)}") from None
 
 
 def convert_samples(csv: Path, target: Path, point_id: str,
@@ -95,7 +96,7 @@ def _publish(con: duckdb.DuckDBPyConnection, target: Path, query: str) -> None:
         con.execute(f"COPY ({query}) TO {sql_string(tmp)} (FORMAT parquet)")
         os.replace(tmp, target)
     except (duckdb.Error, OSError) as exc:
-        raise RunError(f"cannot write {target}: {_first_line(exc)}") from None
+        raise RunError(f"cannot write {target}: {one_line(exc)}") from None
     finally:  # also on Ctrl-C: no half-written file stays behind
         with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)
@@ -106,7 +107,3 @@ def _up_to_date(target: Path, source: Path) -> bool:
         return target.stat().st_mtime_ns >= source.stat().st_mtime_ns
     except OSError:
         return False
-
-
-def _first_line(exc: BaseException) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]

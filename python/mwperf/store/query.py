@@ -17,6 +17,7 @@ import duckdb
 
 from ..errors import UsageError
 from .catalogue import connect
+from .duckerr import one_line
 
 FORMATS = ("table", "csv", "json")
 RUNS_SQL = """
@@ -65,8 +66,7 @@ def run_query(root: Path, sql: str) -> Table:
                 return Table([], [])
             return Table([d[0] for d in cursor.description], cursor.fetchall())
         except duckdb.Error as exc:
-            message = " ".join(str(exc).split("\nLINE ")[0].split())
-            raise UsageError(f"SQL: {message}") from None
+            raise UsageError(f"SQL: {one_line(exc)}") from None
 
 
 def _plain(value: Any) -> Any:
