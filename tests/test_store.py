@@ -19,6 +19,7 @@ from mwperf import store
 from mwperf.store import catalogue as catalogue_module
 from mwperf.store.catalogue import CatalogueBusy, NoCatalogue
 from mwperf.store.record import catalogue_point
+from mwperf.store import schema
 from mwperf.store.schema import SchemaMismatch
 
 README = Path(__file__).resolve().parent.parent / "README.md"
@@ -231,6 +232,22 @@ def test_other_schema_version_is_refused(fake_env: dict[str, str], tmp_path: Pat
         store.ingest_point(saved)
     store.rebuild(root)
     assert catalogue_rows(root, "SELECT version FROM schema_version") == [(1,)]
+
+
+def test_an_older_schema_is_migrated_or_refused(fake_env: dict[str, str], tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "results"
+    saved = measure_point(root)
+    with duckdb.connect(str(root / "catalogue.duckdb")) as con:
+        con.execute("UPDATE schema_version SET version = 0")
+    with pytest.raises(SchemaMismatch, match="schema version 0, this mwperf uses version 1 "
+                                             r"\(no migration: recreate it"):
+        store.ingest_point(saved)
+    monkeypatch.setitem(schema.MIGRATIONS, 0,
+                        lambda con: con.execute("ALTER TABLE points ADD COLUMN note VARCHAR"))
+    store.ingest_point(saved)
+    assert catalogue_rows(root, "SELECT version FROM schema_version") == [(1,)]
+    assert catalogue_rows(root, "SELECT point_id, note FROM points") == [(saved.name, None)]
 
 
 def test_a_busy_catalogue_is_waited_for_then_named(fake_env: dict[str, str], tmp_path: Path,

@@ -114,11 +114,7 @@ def open_locked(root: Path, path: Path, read_only: bool = False) -> duckdb.DuckD
 
 def _check_version(con: duckdb.DuckDBPyConnection, root: Path, path: Path) -> None:
     """Refuse (read-only: no migration possible here) a catalogue of another schema version."""
-    try:
-        found = con.execute("SELECT max(version) FROM schema_version").fetchone()
-    except duckdb.Error:
-        found = None
-    version = found[0] if found else None
+    version = schema.version_of(con)
     if version != schema.SCHEMA_VERSION:
         raise schema.SchemaMismatch(
             f"catalogue {path}: schema version {version if version is not None else 'missing'}, "
