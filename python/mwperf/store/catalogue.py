@@ -97,7 +97,9 @@ def open_locked(root: Path, path: Path, read_only: bool = False) -> duckdb.DuckD
     deadline = time.monotonic() + LOCK_WAIT_S
     while True:
         try:
-            return duckdb.connect(str(path), read_only=read_only)
+            con = duckdb.connect(str(path), read_only=read_only)
+            con.execute("SET enable_progress_bar = false")  # output is for the user's format
+            return con
         except duckdb.Error as exc:
             message = one_line(exc)
             if "lock" not in message.lower():

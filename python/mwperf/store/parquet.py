@@ -7,9 +7,12 @@ parquet)``: DuckDB streams the rows, none of them becomes a Python object, so 10
 convert in bounded memory. Each file is written under a temporary name and renamed into place.
 """
 
+import atexit
 import contextlib
+import functools
 import os
 import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,8 +29,7 @@ SERIES_COLUMNS = (("t_s", "BIGINT"), ("sent", "BIGINT"), ("received", "BIGINT"),
                   ("min_ns", "BIGINT"), ("p50_ns", "BIGINT"), ("p90_ns", "BIGINT"),
                   ("p99_ns", "BIGINT"), ("max_ns", "BIGINT"), ("mean_ns", "DOUBLE"))
 TEMP_PREFIX = ".parquet-"
-"""temporary files are ``.parquet-<pid>-<name>`` (DuckDB's spill folder ``.parquet-<pid>-spill``):
-never matched by the views' globs"""
+"""temporary files are ``.parquet-<pid>-<name>``: never matched by the views' globs"""
 MEMORY_LIMIT = "256MB"
 """DuckDB's own buffer limit while converting (it spills to disk beyond it)"""
 
@@ -42,7 +44,7 @@ def write_point_files(point_dir: Path, point_id: str, series: list[dict[str, Any
     csv = point_dir / SAMPLES_CSV
     target = point_dir / SAMPLES_PARQUET
     try:
-        with _connection(None, point_dir) as con:
+        with _connection(None) as con:
             if csv.is_file() and not _up_to_date(target, csv):
                 convert_samples(csv, target, point_id, con)
             write_series(point_dir / SERIES_PARQUET, point_id, series, con)
@@ -55,7 +57,7 @@ def convert_samples(csv: Path, target: Path, point_id: str,
     """Stream ``csv`` into the Parquet file ``target`` with a leading ``point_id`` column."""
     query = (f"SELECT {sql_string(point_id)} AS point_id, * "
              f"FROM read_csv({sql_string(csv)}, header = true)")
-    with _connection(con, target.parent) as db:
+    with _connection(con) as db:
         _publish(db, target, query)
 
 
@@ -64,7 +66,7 @@ def write_series(target: Path, point_id: str, series: list[dict[str, Any]],
     """Write the per-second series (small: one row per second) as Parquet."""
     names = [name for name, _ in SERIES_COLUMNS]
     columns = ", ".join(f"NULL::{kind} AS {name}" for name, kind in SERIES_COLUMNS)
-    with _connection(con, target.parent) as db:
+    with _connection(con) as db:
         db.execute(f"CREATE OR REPLACE TEMP TABLE series AS SELECT {columns} WHERE false")
         if series:
             values = ", ".join(f"?::{kind}" for _, kind in SERIES_COLUMNS)
@@ -77,28 +79,26 @@ def write_series(target: Path, point_id: str, series: list[dict[str, Any]],
 def remove_temporaries(point_dir: Path) -> None:
     """Remove Parquet files a killed mwperf left half-written in ``point_dir``."""
     for stale in point_dir.glob(f"{TEMP_PREFIX}*"):
-        if stale.is_dir():
-            shutil.rmtree(stale, ignore_errors=True)
-        else:
-            with contextlib.suppress(OSError):
-                stale.unlink()
+        with contextlib.suppress(OSError):
+            stale.unlink()
 
 
 @contextlib.contextmanager
-def _connection(con: duckdb.DuckDBPyConnection | None, folder: Path
-                ) -> Iterator[duckdb.DuckDBPyConnection]:
-    """``con``, or a new in-memory DuckDB (closed afterwards) that spills into a temporary
-    folder inside ``folder`` (removed with the other temporaries if mwperf is killed)."""
-    if con is not None:
-        yield con
-        return
-    spill = folder / f"{TEMP_PREFIX}{os.getpid()}-spill"
-    try:
-        with duckdb.connect(config={"memory_limit": MEMORY_LIMIT,
-                                    "temp_directory": str(spill)}) as own:
-            yield own
-    finally:
-        shutil.rmtree(spill, ignore_errors=True)
+def _connection(con: duckdb.DuckDBPyConnection | None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """``con``, or this process's scratch DuckDB (in memory; opening one costs ~40 ms, so a
+    sweep reuses it)."""
+    yield con if con is not None else _scratch_connection()
+
+
+@functools.cache
+def _scratch_connection() -> duckdb.DuckDBPyConnection:
+    """The in-memory DuckDB of this process. Should it ever need to spill (a streamed COPY
+    does not), it does so into a temporary folder removed when the process exits."""
+    spill = Path(tempfile.gettempdir()) / f"mwperf-duckdb-{os.getpid()}"
+    atexit.register(shutil.rmtree, spill, ignore_errors=True)
+    con = duckdb.connect(config={"memory_limit": MEMORY_LIMIT, "temp_directory": str(spill)})
+    con.execute("SET enable_progress_bar = false")
+    return con
 
 
 def _publish(con: duckdb.DuckDBPyConnection, target: Path, query: str) -> None:
