@@ -138,8 +138,11 @@ def test_results_folder_can_be_moved(fake_env: dict[str, str], tmp_path: Path) -
     for (folder,) in catalogue_rows(moved, "SELECT folder FROM points"):
         assert (moved / folder / "result.json").is_file()
     # and new points still go into the moved folder's catalogue
-    measure_point(moved, transport="uds")
+    newest = measure_point(moved, transport="uds")
     assert catalogue_rows(moved, "SELECT count(*) FROM runs") == [(3,)]
+    listing = run_mwperf("results", "--limit", "1", "--results", str(moved), env=fake_env)
+    assert listing.stdout.splitlines()[1].split()[0] == newest.name
+    assert listing.stdout.endswith("(1 row)\n")
     assert first.name in {r[0] for r in catalogue_rows(moved, "SELECT run_id FROM runs")}
 
 
