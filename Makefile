@@ -22,7 +22,7 @@ bench: setup build
 setup:
 	@command -v cargo >/dev/null || { echo "mwperf: cargo (Rust) is required: https://rustup.rs" >&2; exit 1; }
 	@bash scripts/system-deps.sh
-	@$(PY) -c "import mwperf, click, yaml, jsonschema" 2>/dev/null || PIP_BREAK_SYSTEM_PACKAGES=1 $(PY) -m pip install -q -e .
+	@$(PY) -c "import mwperf, click, yaml, jsonschema, duckdb" 2>/dev/null || PIP_BREAK_SYSTEM_PACKAGES=1 $(PY) -m pip install -q -e .
 
 build:
 	cargo build --release --quiet

@@ -62,7 +62,7 @@ def test_count_500(real_env: dict[str, str], tmp_path: Path) -> None:
     assert code == 0
     check_clean(result, sent=500)
     assert result["measurement"]["response"]["count"] == 500
-    (folder,) = (tmp_path / "r").iterdir()
+    (folder,) = (tmp_path / "r").glob("*/")
     lines = (folder / "samples.csv").read_text().splitlines()
     assert lines[0] == "seq,intended_ns,sent_ns,peer_rx_ns,recv_ns,response_ns,service_ns"
     assert len(lines) == 501
@@ -82,7 +82,7 @@ def test_ctrl_c_partial_and_nothing_left(real_env: dict[str, str], tmp_path: Pat
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=15)
     assert proc.returncode == 3, err
-    (folder,) = (tmp_path / "r").iterdir()
+    (folder,) = (tmp_path / "r").glob("*/")
     result = json.loads((folder / "result.json").read_text())
     assert (result["status"], result["status_reason"]) == ("partial", "interrupted by Ctrl-C")
     assert result["measurement"]["accounting"]["received"] > 0
@@ -92,7 +92,7 @@ def test_ctrl_c_partial_and_nothing_left(real_env: dict[str, str], tmp_path: Pat
 def test_default_suite_quick(real_env: dict[str, str], tmp_path: Path) -> None:
     done = run_mwperf("run", "default", "--quick", "--results", str(tmp_path / "r"),
                       env=real_env, timeout=300)
-    (folder,) = (tmp_path / "r").iterdir()
+    (folder,) = (tmp_path / "r").glob("*/")
     rows = json.loads((folder / "summary.json").read_text())
     transports = {row["transport"] for row in rows}
     assert {"udp", "tcp", "uds"} <= transports and len(rows) == 12 * len(transports)

@@ -129,7 +129,7 @@ def test_run_records_the_broker(fake_env: dict[str, str], tmp_path: Path) -> Non
                       "--opt", "qos=1", "--results", str(tmp_path / "r"),
                       env=fake_with(fake_env, "mqtt"))
     assert done.returncode == 0, done.stderr
-    (folder,) = (tmp_path / "r").iterdir()
+    (folder,) = (tmp_path / "r").glob("*/")
     result = json.loads((folder / "result.json").read_text())
     (broker,) = result["daemons"]
     assert broker["name"] == "mosquitto" and broker["peak_rss_kib"] > 0
@@ -166,7 +166,7 @@ def test_interrupt_leaves_no_daemon(fake_env: dict[str, str], tmp_path: Path,
     _, err = proc.communicate(timeout=15)
     assert proc.returncode == 3, err
     assert not [pid for pid in spawned if alive(pid)]
-    (folder,) = (tmp_path / "r").iterdir()
+    (folder,) = (tmp_path / "r").glob("*/")
     assert json.loads((folder / "result.json").read_text())["daemons"][0]["name"] == "mosquitto"
 
 

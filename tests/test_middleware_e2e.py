@@ -73,7 +73,7 @@ def test_roundtrip(real_env: dict[str, str], tmp_path: Path, transport: str) -> 
     needs(transport)
     result = run(real_env, tmp_path, "--transport", transport)
     check(result, ["ping", "pong"], DAEMONS.get(transport, []))
-    (folder,) = (tmp_path / "r").iterdir()
+    (folder,) = (tmp_path / "r").glob("*/")
     for name in DAEMONS.get(transport, []):
         assert (folder / "daemons" / f"{name}.log").is_file()
 
@@ -114,7 +114,7 @@ def test_ctrl_c_stops_agents_and_daemons(real_env: dict[str, str], tmp_path: Pat
     _, err = proc.communicate(timeout=20)
     assert proc.returncode == 3, err
     assert not [pid for pid in spawned if alive(pid)]
-    (folder,) = (tmp_path / "r").iterdir()
+    (folder,) = (tmp_path / "r").glob("*/")
     result = json.loads((folder / "result.json").read_text())
     assert result["status_reason"] == "interrupted by Ctrl-C" and result["daemons"]
 

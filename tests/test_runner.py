@@ -146,7 +146,7 @@ def test_interrupt_gives_partial_result_and_no_leftovers(fake_env: dict[str, str
     proc.send_signal(sig)
     out, err = proc.communicate(timeout=10)
     assert proc.returncode == 3, err
-    (folder,) = (tmp_path / "r").iterdir()
+    (folder,) = (tmp_path / "r").glob("*/")
     result = json.loads((folder / "result.json").read_text())
     assert (result["status"], result["status_reason"]) == ("partial", reason)
     assert result["measurement"]["accounting"]["sent"] > 0

@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from . import __version__
+from . import __version__, store
 from .agent import find_agent
 from .config import build_point
 from .durations import format_ns
@@ -155,6 +155,51 @@ def version() -> None:
     click.echo(f"mwperf {__version__}")
     agent = find_agent()
     click.echo(f"{agent.version()} ({agent.path})")
+
+
+@cli.command()
+@click.option("--results", default="results", show_default=True, metavar="DIR",
+              help="The results folder.")
+@click.option("--limit", default=20, show_default=True, type=click.IntRange(min=1),
+              help="Show the newest N runs.")
+@click.option("--rebuild", is_flag=True, help="Recreate the catalogue from the point folders "
+              "(after a damaged catalogue, or to add folders copied in).")
+def results(results: str, limit: int, rebuild: bool) -> None:
+    """List the runs in the results catalogue (DIR/catalogue.duckdb), newest first.
+
+    \b
+    Examples:
+      mwperf results
+      mwperf results --results /data/lab --limit 5
+      mwperf results --rebuild
+    """
+    root = Path(results)
+    if rebuild:
+        report = store.rebuild(root)
+        for folder, reason in report.skipped:
+            click.echo(f"mwperf: skipped {folder}: {reason}", err=True)
+        click.echo(f"rebuilt {store.catalogue_path(root)}: {len(report.runs)} runs, "
+                   f"{report.points} points", err=True)
+    click.echo(store.list_runs(root, limit).render("table"), nl=False)
+
+
+@cli.command()
+@click.argument("sql")
+@click.option("--results", default="results", show_default=True, metavar="DIR",
+              help="The results folder.")
+@click.option("--format", "fmt", type=click.Choice(store.FORMATS), default="table",
+              show_default=True, help="Output format.")
+def query(sql: str, results: str, fmt: str) -> None:
+    """Run SQL (read-only) over the results catalogue: tables runs, points, topics, warnings;
+    views samples and series over the Parquet files.
+
+    \b
+    Examples:
+      mwperf query "select transport, rate, latency_p99_ns from points order by 3"
+      mwperf query "select point_id, quantile_cont(response_ns, 0.999) from samples group by 1"
+      mwperf query "select * from warnings" --format csv
+    """
+    click.echo(store.run_query(Path(results), sql).render(fmt), nl=False)
 
 
 def main(argv: list[str] | None = None) -> None:

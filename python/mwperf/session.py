@@ -1,6 +1,9 @@
-"""Measuring one configured point end to end: a scratch directory, the run, the saved files.
+"""Measuring one configured point end to end: a scratch directory, the run, the saved files,
+and the point's entry in the results catalogue (mwperf.store).
 
-Shared by ``mwperf run`` and the suites, so both save results the same way.
+Shared by ``mwperf run`` and the suites, so both save results the same way. The point folder is
+saved first and stays the source of truth; cataloguing it then is one transaction, and a
+catalogue problem is reported on stderr without losing the measurement.
 """
 
 import tempfile
@@ -11,15 +14,23 @@ from .agent import Agent
 from .config import PointConfig
 from .results import save_point
 from .runner import Outcome, run_point
+from .store.record import catalogue_point
 
 
-def measure(cfg: PointConfig, agent: Agent, results_dir: Path | None) -> tuple[Outcome, Path | None]:
-    """Run ``cfg``; save it under ``results_dir/<run_id>/`` unless ``results_dir`` is None."""
+def measure(cfg: PointConfig, agent: Agent, results_dir: Path | None, *,
+            index: int | None = None, repetition: int | None = None
+            ) -> tuple[Outcome, Path | None]:
+    """Run ``cfg``; save it under ``results_dir/<run_id>/`` unless ``results_dir`` is None, and
+    catalogue it (``index``/``repetition``: the point's place in a sweep, when known)."""
     with tempfile.TemporaryDirectory(prefix="mwperf-") as scratch:
         outcome = run_point(cfg, agent, Path(scratch))
         saved = None
         if results_dir is not None:
             saved = save_point(outcome, results_dir / outcome.result["run_id"])
+            try:
+                catalogue_point(saved, outcome.result, index, repetition)
+            except KeyboardInterrupt:  # saved but not catalogued: keep it, stop after it
+                outcome.interrupted = True
     return outcome, saved
 
 

@@ -1,0 +1,124 @@
+"""Opening the catalogue ``<results>/catalogue.duckdb``: one writer at a time, clear errors.
+
+DuckDB lets one process write a database file; another mwperf writing into the same results
+folder waits up to ``LOCK_WAIT_S`` for the lock, then fails naming the folder. A file DuckDB
+cannot open is reported as unreadable with the command that recreates it from the point folders.
+Every connection gets the views ``samples`` and ``series`` over the Parquet files of the
+results folder, wherever that folder now is (nothing stored in the catalogue names a path
+outside it).
+"""
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+
+from ..errors import RunError
+from . import schema
+from .duckerr import one_line
+from .layout import POINTS_DIR
+from .parquet import SAMPLES_PARQUET, SERIES_COLUMNS, SERIES_PARQUET, sql_string
+
+CATALOGUE_NAME = "catalogue.duckdb"
+LOCK_WAIT_S = 10.0
+LOCK_POLL_S = 0.05
+SAMPLE_COLUMNS = ("seq", "intended_ns", "sent_ns", "peer_rx_ns", "recv_ns", "response_ns",
+                  "service_ns")
+"""the columns of samples.csv (for the empty ``samples`` view of a folder without samples)"""
+
+
+class CatalogueUnreadable(RunError):
+    """DuckDB cannot open the catalogue file (damaged, or not a catalogue)."""
+
+
+class CatalogueBusy(RunError):
+    """Another process holds the catalogue's write lock."""
+
+
+class NoCatalogue(RunError):
+    """The results folder has no catalogue yet."""
+
+
+def catalogue_path(root: Path) -> Path:
+    """Where the catalogue of results folder ``root`` lives."""
+    return root / CATALOGUE_NAME
+
+
+def rebuild_hint(root: Path) -> str:
+    """The command that recreates the catalogue of ``root``."""
+    return f"mwperf results --rebuild --results {root}"
+
+
+@contextmanager
+def connect(root: Path, read_only: bool = False, path: Path | None = None, views: bool = True
+            ) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A connection to the catalogue of ``root`` (or to ``path``), tables ready, and (unless
+    ``views`` is False: writers need none) the views over the Parquet files."""
+    path = path or catalogue_path(root)
+    if read_only and not path.is_file():
+        raise NoCatalogue(f"no catalogue in results folder {root} ({path} does not exist): "
+                          f"measure something with 'mwperf run --results {root}', or create "
+                          f"it from existing point folders with '{rebuild_hint(root)}'")
+    con = open_locked(root, path, read_only)
+    try:
+        if not read_only:
+            schema.prepare(con, str(path), rebuild_hint(root))
+        else:
+            _check_version(con, root, path)
+        if views:
+            add_views(con, root)
+        yield con
+    finally:
+        con.close()
+
+
+def add_views(con: duckdb.DuckDBPyConnection, root: Path) -> None:
+    """Create the temporary views ``samples`` and ``series`` over ``root``'s Parquet files."""
+    empty_samples = ", ".join(["NULL::VARCHAR AS point_id"]
+                              + [f"NULL::BIGINT AS {c}" for c in SAMPLE_COLUMNS])
+    empty_series = ", ".join(["NULL::VARCHAR AS point_id"]
+                             + [f"NULL::{kind} AS {name}" for name, kind in SERIES_COLUMNS])
+    for view, name, empty in (("samples", SAMPLES_PARQUET, empty_samples),
+                              ("series", SERIES_PARQUET, empty_series)):
+        patterns = [pattern for pattern in (f"*/{name}", f"*/{POINTS_DIR}/*/{name}")
+                    if next(root.glob(pattern), None) is not None]
+        if patterns:
+            files = ", ".join(sql_string(root.resolve() / p) for p in patterns)
+            body = f"SELECT * FROM read_parquet([{files}], union_by_name = true)"
+        else:
+            body = f"SELECT {empty} WHERE false"
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {view} AS {body}")
+
+
+def open_locked(root: Path, path: Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """Connect, waiting for another writer's lock to go away (up to LOCK_WAIT_S)."""
+    deadline = time.monotonic() + LOCK_WAIT_S
+    while True:
+        try:
+            con = duckdb.connect(str(path), read_only=read_only)
+            con.execute("SET enable_progress_bar = false")  # output is for the user's format
+            return con
+        except duckdb.Error as exc:
+            message = one_line(exc)
+            if "lock" not in message.lower():
+                raise CatalogueUnreadable(
+                    f"catalogue {path} is unreadable ({message}); the point folders are intact: "
+                    f"recreate it with '{rebuild_hint(root)}'") from None
+            if time.monotonic() >= deadline:
+                raise CatalogueBusy(
+                    f"results folder {root}: its catalogue is in use by another mwperf process "
+                    f"for more than {LOCK_WAIT_S:.0f} s ({message}); wait for it to finish or "
+                    f"use another --results folder") from None
+            time.sleep(LOCK_POLL_S)
+
+
+def _check_version(con: duckdb.DuckDBPyConnection, root: Path, path: Path) -> None:
+    """Refuse (read-only: no migration possible here) a catalogue of another schema version."""
+    version = schema.version_of(con)
+    if version != schema.SCHEMA_VERSION:
+        raise schema.SchemaMismatch(
+            f"catalogue {path}: schema version {version if version is not None else 'missing'}, "
+            f"this mwperf reads version {schema.SCHEMA_VERSION}; recreate it from the point "
+            f"folders with '{rebuild_hint(root)}'")

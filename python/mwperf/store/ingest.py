@@ -1,0 +1,104 @@
+"""Ingesting one saved point folder into the catalogue, atomically.
+
+Order: the Parquet files are written and renamed into place first, then the point's rows (run,
+point, topics, warnings) go in as one transaction. A point ingested again replaces its rows.
+"""
+
+import json
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from ..errors import RunError
+from ..merge import SEVERITY
+from . import rows
+from .catalogue import connect
+from .duckerr import one_line
+from .layout import RESULT_NAME, Placement, place
+from .parquet import remove_temporaries, write_point_files
+from .schema import TABLES
+
+
+def ingest_point(point_dir: Path, result: dict[str, Any] | None = None,
+                 index: int | None = None, repetition: int | None = None) -> None:
+    """Catalogue the saved point folder ``point_dir`` (its result.json unless ``result``)."""
+    result = result if result is not None else load_result(point_dir)
+    placement = place(point_dir)
+    prepare_files(point_dir, result)
+    with connect(placement.root, views=False) as con:
+        store_point(con, placement, point_dir, result, index, repetition)
+
+
+def load_result(point_dir: Path) -> dict[str, Any]:
+    """The result.json of ``point_dir``."""
+    path = point_dir / RESULT_NAME
+    try:
+        result = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError) as exc:
+        raise RunError(f"cannot read {path}: {exc}") from None
+    if not isinstance(result, dict) or "run_id" not in result or "status" not in result:
+        raise RunError(f"{path}: not a run-result (no run_id/status)")
+    return result
+
+
+def prepare_files(point_dir: Path, result: dict[str, Any]) -> None:
+    """Write the point's Parquet files (removing any a killed mwperf left half-written)."""
+    remove_temporaries(point_dir)
+    series = (result.get("measurement") or {}).get("series") or []
+    write_point_files(point_dir, result["run_id"], series)
+
+
+def store_point(con: duckdb.DuckDBPyConnection, placement: Placement, point_dir: Path,
+                result: dict[str, Any], index: int | None, repetition: int | None) -> None:
+    """Insert (or replace) the rows of one point and refresh its run, in one transaction."""
+    point_id = result["run_id"]
+    listed_index, listed_rep = placement.manifest_entry(point_dir)
+    con.begin()
+    try:
+        for table in ("warnings", "topics", "points"):
+            con.execute(f"DELETE FROM {table} WHERE point_id = ?", [point_id])
+        if index is None:
+            index = listed_index
+        if index is None:  # numbered from 1 in the order the run measured them
+            found = con.execute("SELECT count(*) FROM points WHERE run_id = ?",
+                                [placement.run_id]).fetchone()
+            index = (found[0] if found else 0) + 1
+        place_of = rows.PointPlace(placement.run_id, placement.relative(point_dir), index,
+                                   repetition or listed_rep or 1)
+        run = rows.run_row(result, placement.run_id, placement.kind, placement.scenario(),
+                           placement.relative(placement.run_folder))
+        exists = con.execute("SELECT 1 FROM runs WHERE run_id = ?", [placement.run_id]).fetchone()
+        if not exists:
+            insert(con, "runs", [run])
+        insert(con, "points", [rows.point_row(result, place_of)])
+        insert(con, "topics", rows.topic_rows(result))
+        insert(con, "warnings", rows.warning_rows(result))
+        refresh_run(con, placement.run_id)
+        con.commit()
+    except duckdb.Error as exc:
+        con.rollback()
+        raise RunError(f"cannot catalogue {point_dir}: {one_line(exc)}") from None
+    except BaseException:
+        con.rollback()
+        raise
+
+
+def insert(con: duckdb.DuckDBPyConnection, table: str, records: list[dict[str, Any]]) -> None:
+    """Insert ``records`` (dicts keyed by column name) into ``table``."""
+    if not records:
+        return
+    names = [name for name, _ in TABLES[table]]
+    marks = ", ".join("?" for _ in names)
+    con.executemany(f"INSERT INTO {table} ({', '.join(names)}) VALUES ({marks})",
+                    [[record.get(name) for name in names] for record in records])
+
+
+def refresh_run(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
+    """Widen a run's start/end over its points; its status is the worst of theirs."""
+    statuses = [row[0] for row in con.execute("SELECT status FROM points WHERE run_id = ?",
+                                              [run_id]).fetchall()]
+    worst = max(statuses, key=lambda s: SEVERITY.get(s, 0), default="complete")
+    con.execute("UPDATE runs SET started_at = (SELECT min(started_at) FROM points WHERE "
+                "run_id = $1), ended_at = (SELECT max(finished_at) FROM points WHERE run_id = $1),"
+                " status = $2 WHERE run_id = $1", [run_id, worst])

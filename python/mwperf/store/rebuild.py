@@ -1,0 +1,75 @@
+"""Recreating the catalogue from the point folders (the source of truth).
+
+The new catalogue is built under a temporary name in the results folder and renamed over the
+old one only when complete, so an interrupted rebuild leaves the old catalogue as it was.
+Missing Parquet files are recreated; half-written ones a killed mwperf left are removed.
+"""
+
+import contextlib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import MwperfError, RunError
+from .catalogue import CatalogueUnreadable, catalogue_path, connect, open_locked
+from .ingest import load_result, prepare_files, store_point
+from .layout import place, point_folders
+
+TEMP_GLOB = ".catalogue-rebuild-*"
+
+
+@dataclass
+class RebuildReport:
+    """What a rebuild catalogued, and the folders it had to skip (with why)."""
+
+    points: int = 0
+    runs: set[str] = field(default_factory=set)
+    skipped: list[tuple[Path, str]] = field(default_factory=list)
+
+
+def rebuild(root: Path) -> RebuildReport:
+    """Recreate ``root``'s catalogue from every point folder under it."""
+    if not root.is_dir():
+        raise RunError(f"--results: {root} is not a folder")
+    for stale in root.glob(TEMP_GLOB):
+        with contextlib.suppress(OSError):
+            stale.unlink()
+    temp = root / f".catalogue-rebuild-{os.getpid()}.duckdb"
+    report = RebuildReport()
+    try:
+        with _writers_kept_out(root), connect(root, path=temp, views=False) as con:
+            for point_dir in point_folders(root):
+                try:
+                    result = load_result(point_dir)
+                    prepare_files(point_dir, result)
+                    store_point(con, place(point_dir), point_dir, result, None, None)
+                except MwperfError as exc:
+                    report.skipped.append((point_dir, str(exc)))
+                    continue
+                report.points += 1
+                report.runs.add(place(point_dir).run_id)
+        target = catalogue_path(root)
+        target.with_name(target.name + ".wal").unlink(missing_ok=True)  # belongs to the old file
+        os.replace(temp, target)
+    finally:
+        for leftover in (temp, temp.with_name(temp.name + ".wal")):
+            with contextlib.suppress(OSError):
+                leftover.unlink(missing_ok=True)
+    return report
+
+
+@contextlib.contextmanager
+def _writers_kept_out(root: Path) -> Iterator[None]:
+    """Hold the old catalogue's write lock (when it opens at all) while the new one is built, so
+    no point is committed into a file about to be replaced."""
+    path = catalogue_path(root)
+    try:
+        holder = open_locked(root, path) if path.is_file() else None
+    except CatalogueUnreadable:
+        holder = None
+    try:
+        yield
+    finally:
+        if holder is not None:
+            holder.close()

@@ -1,0 +1,39 @@
+"""Cataloguing a point just measured, as ``mwperf run`` does after saving its folder.
+
+The measurement must never be lost to a catalogue problem: the folder is already saved, so a
+busy or failing catalogue is a warning on stderr (the folder can be added later with ``mwperf
+results --rebuild``), and an unreadable catalogue is rebuilt from the folders, with a message.
+"""
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..errors import MwperfError
+from .catalogue import CatalogueUnreadable, rebuild_hint
+from .ingest import ingest_point
+from .layout import place
+from .rebuild import rebuild
+
+
+def catalogue_point(point_dir: Path, result: dict[str, Any], index: int | None = None,
+                    repetition: int | None = None,
+                    notify: Callable[[str], None] | None = None) -> None:
+    """:func:`ingest_point` for a point just measured: a catalogue problem never loses the
+    measurement (its folder is saved); an unreadable catalogue is rebuilt, with a message."""
+    say = notify or (lambda line: print(f"mwperf: {line}", file=sys.stderr))
+    try:
+        ingest_point(point_dir, result, index, repetition)
+    except CatalogueUnreadable as exc:
+        say(f"{exc}; rebuilding it from the point folders now")
+        try:
+            rebuild(place(point_dir).root)
+        except MwperfError as again:
+            say(f"warning: the rebuild failed too: {again}")
+    except MwperfError as exc:
+        say(f"warning: {point_dir} is saved but not in the catalogue: {exc}")
+    except KeyboardInterrupt:
+        say(f"interrupted while cataloguing {point_dir} (saved, not catalogued: add it with "
+            f"'{rebuild_hint(place(point_dir).root)}')")
+        raise

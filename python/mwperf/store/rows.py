@@ -1,0 +1,143 @@
+"""Flattening a run-result (schema/result.v1.json) into catalogue rows.
+
+Pure functions: a result dict in, dicts keyed by the column names of schema.py out. Missing
+blocks (a failed point has no measurement) give NULL columns; config fields the catalogue has no
+column for are still in the ``result`` JSON column.
+"""
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from .schema import (ACCOUNTING, CONFIG_COLUMNS, LATENCIES, MEASUREMENT_COLUMNS, ROLES,
+                     STAT_FIELDS)
+
+
+@dataclass(frozen=True)
+class PointPlace:
+    """What the folder layout, not the result, says about a point."""
+
+    run_id: str
+    folder: str
+    """relative to the results folder"""
+    index: int | None
+    repetition: int | None
+
+
+def timestamp(text: Any) -> datetime | None:
+    """An RFC 3339 UTC time of a result as a naive UTC datetime (None when absent/invalid)."""
+    if not isinstance(text, str):
+        return None
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).replace(tzinfo=None)
+    except ValueError:
+        return None
+
+
+def point_row(result: dict[str, Any], place: PointPlace) -> dict[str, Any]:
+    """The ``points`` row of ``result``."""
+    config = result.get("config") or {}
+    row: dict[str, Any] = {
+        "point_id": result["run_id"], "run_id": place.run_id, "point_index": place.index,
+        "repetition": place.repetition, "folder": place.folder,
+        "started_at": timestamp(result.get("started_at")),
+        "finished_at": timestamp(result.get("finished_at")),
+        "status": result["status"], "status_reason": result.get("status_reason"),
+        "mwperf_version": (result.get("tool") or {}).get("version"),
+        "agent_version": agent_version(result),
+    }
+    for name, _ in CONFIG_COLUMNS:
+        value = config.get(name)
+        row[name] = json.dumps(value) if isinstance(value, (list, dict)) else value
+    row.update(measurement_columns(result.get("measurement")))
+    row.update(process_columns(result))
+    row["result"] = json.dumps(result, ensure_ascii=False)
+    return row
+
+
+def agent_version(result: dict[str, Any]) -> str | None:
+    """The version of the agent that measured ``result`` (None when no agent reported)."""
+    versions = {(a.get("tool") or {}).get("version") for a in result.get("agents") or []}
+    versions.discard(None)
+    return ",".join(sorted(versions)) or None
+
+
+def measurement_columns(measurement: dict[str, Any] | None) -> dict[str, Any]:
+    """The summary columns of one measurement block (all NULL for None)."""
+    row: dict[str, Any] = dict.fromkeys(name for name, _ in MEASUREMENT_COLUMNS)
+    if not measurement:
+        return row
+    for prefix, block in LATENCIES.items():
+        stats = measurement.get(block) or {}
+        for field in STAT_FIELDS:
+            key = "count" if field == "count" else f"{field}_ns"
+            row[f"{prefix}_{key}"] = stats.get(key)
+    accounting = measurement.get("accounting") or {}
+    row.update({name: accounting.get(name) for name in ACCOUNTING})
+    sent, lost = accounting.get("sent"), accounting.get("lost")
+    row["loss_pct"] = 100.0 * lost / sent if sent and lost is not None else None
+    row["msgs_per_s"] = (measurement.get("throughput") or {}).get("msgs_per_s")
+    row["jitter_rfc3550_ns"] = measurement.get("jitter_rfc3550_ns")
+    row["late_fraction"] = (measurement.get("late") or {}).get("fraction")
+    return row
+
+
+def process_columns(result: dict[str, Any]) -> dict[str, Any]:
+    """CPU (seconds and % of the process's wall time) and peak RSS per role, daemons, discovery."""
+    row: dict[str, Any] = {}
+    agents = {a.get("role"): a.get("process") or {} for a in result.get("agents") or []}
+    for role in ROLES:
+        process = agents.get(role)
+        cpu = (process.get("cpu_user_s", 0) + process.get("cpu_sys_s", 0)) if process else None
+        wall = process.get("wall_s") if process else None
+        row[f"{role}_cpu_s"] = cpu
+        row[f"{role}_cpu_pct"] = 100.0 * cpu / wall if cpu is not None and wall else None
+        row[f"{role}_rss_kib"] = process.get("max_rss_kib") if process else None
+    daemons = result.get("daemons") or []
+    cpus = [(d.get("cpu_user_s") or 0) + (d.get("cpu_sys_s") or 0) for d in daemons
+            if d.get("cpu_user_s") is not None or d.get("cpu_sys_s") is not None]
+    rss = [d["peak_rss_kib"] for d in daemons if d.get("peak_rss_kib") is not None]
+    row["daemons_cpu_s"] = sum(cpus) if cpus else None
+    row["daemons_rss_kib"] = sum(rss) if rss else None
+    discovery = result.get("discovery") or {}
+    row["discovery_matched_ns"] = discovery.get("matched_ns")
+    row["discovery_first_reply_ns"] = discovery.get("first_reply_ns")
+    return row
+
+
+def topic_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """One ``topics`` row per entry of ``per_topic``; a single-topic point: one row, topic 0."""
+    point_id = result["run_id"]
+    per_topic = result.get("per_topic") or []
+    if not per_topic:
+        if not result.get("measurement"):
+            return []
+        return [{"point_id": point_id, "topic": 0, "name": None,
+                 **measurement_columns(result["measurement"])}]
+    return [{"point_id": point_id, "topic": topic.get("topic", i), "name": topic.get("name"),
+             **measurement_columns(topic)} for i, topic in enumerate(per_topic)]
+
+
+def warning_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """One ``warnings`` row per warning of the point, in order."""
+    return [{"point_id": result["run_id"], "seq": seq, "code": w.get("code", ""),
+             "message": w.get("message", ""), "hint": w.get("hint")}
+            for seq, w in enumerate(result.get("warnings") or [])]
+
+
+def run_row(result: dict[str, Any], run_id: str, kind: str, scenario: str | None,
+            folder: str) -> dict[str, Any]:
+    """The ``runs`` row a point implies; a sweep's times and status are then widened over all
+    its points (see catalogue.refresh_run)."""
+    host = result.get("host") or {}
+    return {
+        "run_id": run_id, "kind": kind, "scenario": scenario,
+        "started_at": timestamp(result.get("started_at")),
+        "ended_at": timestamp(result.get("finished_at")), "status": result["status"],
+        "mwperf_version": (result.get("tool") or {}).get("version"),
+        "agent_version": agent_version(result), "hostname": host.get("hostname"),
+        "kernel": host.get("kernel"), "cpu_model": host.get("cpu_model"),
+        "cores": host.get("cores"), "host": json.dumps(host, ensure_ascii=False),
+        "folder": folder,
+    }

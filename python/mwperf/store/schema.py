@@ -1,0 +1,124 @@
+"""The catalogue's tables, its schema version, and migrate-or-refuse on open.
+
+Tables: ``runs`` (one per mwperf invocation: a single point or a sweep), ``points`` (one per
+measured point, every config field and summary statistic as a column plus the full result as
+JSON), ``topics`` (per-topic summaries; one row for a single-topic point), ``warnings`` and
+``schema_version`` (one row). A catalogue written by another schema version is migrated when a
+migration is known, otherwise refused with the command that recreates it from the folders.
+"""
+
+from collections.abc import Callable
+
+import duckdb
+
+from ..errors import RunError
+
+SCHEMA_VERSION = 1
+
+CONFIG_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("transport", "VARCHAR"), ("mode", "VARCHAR"), ("rate", "DOUBLE"), ("payload", "VARCHAR"),
+    ("payload_bytes", "BIGINT"), ("duration_ns", "BIGINT"), ("count", "BIGINT"),
+    ("warmup_ns", "BIGINT"), ("peer_timeout_ns", "BIGINT"), ("busy_poll", "BOOLEAN"),
+    ("prevent_cpu_idle", "BOOLEAN"), ("spin_margin_ns", "BIGINT"), ("samples", "BOOLEAN"),
+    ("reliability", "VARCHAR"), ("history", "VARCHAR"), ("depth", "BIGINT"),
+    ("durability", "VARCHAR"), ("opts", "VARCHAR"), ("discovery_timeout_ns", "BIGINT"),
+    ("pong", "VARCHAR"), ("topics", "BIGINT"), ("executor", "VARCHAR"), ("busy_loop_ns", "BIGINT"),
+)
+"""the point configuration, one column per field (config fields not listed are in ``result``)"""
+
+STAT_FIELDS = ("count", "min", "mean", "p50", "p90", "p99", "p999", "max", "stddev")
+LATENCIES = {"latency": "response", "service": "service"}
+"""column prefix -> the measurement's stats block (response latency, service time)"""
+ACCOUNTING = ("sent", "received", "lost", "duplicated", "reordered", "corrupted")
+MEASUREMENT_COLUMNS: tuple[tuple[str, str], ...] = (
+    *((f"{prefix}_{field}{'' if field == 'count' else '_ns'}",
+       "DOUBLE" if field in ("mean", "stddev") else "BIGINT")
+      for prefix in LATENCIES for field in STAT_FIELDS),
+    *((name, "BIGINT") for name in ACCOUNTING),
+    ("loss_pct", "DOUBLE"), ("msgs_per_s", "DOUBLE"), ("jitter_rfc3550_ns", "DOUBLE"),
+    ("late_fraction", "DOUBLE"),
+)
+"""what a measurement summarizes to, for a point and for each of its topics"""
+
+ROLES = ("ping", "pong", "pub", "sub")
+PROCESS_COLUMNS: tuple[tuple[str, str], ...] = (
+    *((f"{role}_{what}", kind) for role in ROLES
+      for what, kind in (("cpu_s", "DOUBLE"), ("cpu_pct", "DOUBLE"), ("rss_kib", "BIGINT"))),
+    ("daemons_cpu_s", "DOUBLE"), ("daemons_rss_kib", "BIGINT"),
+    ("discovery_matched_ns", "BIGINT"), ("discovery_first_reply_ns", "BIGINT"),
+)
+"""CPU and peak RSS per agent role and of the daemons (summed), and the discovery times"""
+
+POINT_KEYS: tuple[tuple[str, str], ...] = (
+    ("point_id", "VARCHAR PRIMARY KEY"), ("run_id", "VARCHAR NOT NULL"),
+    ("point_index", "INTEGER"), ("repetition", "INTEGER"), ("folder", "VARCHAR NOT NULL"),
+    ("started_at", "TIMESTAMP"), ("finished_at", "TIMESTAMP"), ("status", "VARCHAR NOT NULL"),
+    ("status_reason", "VARCHAR"), ("mwperf_version", "VARCHAR"), ("agent_version", "VARCHAR"),
+)
+POINT_COLUMNS = POINT_KEYS + CONFIG_COLUMNS + MEASUREMENT_COLUMNS + PROCESS_COLUMNS + (
+    ("result", "JSON NOT NULL"),)
+TOPIC_COLUMNS = (("point_id", "VARCHAR NOT NULL"), ("topic", "INTEGER NOT NULL"),
+                 ("name", "VARCHAR")) + MEASUREMENT_COLUMNS
+RUN_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("run_id", "VARCHAR PRIMARY KEY"), ("kind", "VARCHAR NOT NULL"), ("scenario", "VARCHAR"),
+    ("started_at", "TIMESTAMP"), ("ended_at", "TIMESTAMP"), ("status", "VARCHAR NOT NULL"),
+    ("mwperf_version", "VARCHAR"), ("agent_version", "VARCHAR"), ("hostname", "VARCHAR"),
+    ("kernel", "VARCHAR"), ("cpu_model", "VARCHAR"), ("cores", "INTEGER"), ("host", "JSON"),
+    ("folder", "VARCHAR NOT NULL"),
+)
+WARNING_COLUMNS = (("point_id", "VARCHAR NOT NULL"), ("seq", "INTEGER NOT NULL"),
+                   ("code", "VARCHAR NOT NULL"), ("message", "VARCHAR NOT NULL"),
+                   ("hint", "VARCHAR"))
+TABLES: dict[str, tuple[tuple[str, str], ...]] = {
+    "runs": RUN_COLUMNS, "points": POINT_COLUMNS, "topics": TOPIC_COLUMNS,
+    "warnings": WARNING_COLUMNS,
+}
+
+MIGRATIONS: dict[int, Callable[[duckdb.DuckDBPyConnection], None]] = {}
+"""version -> the step that upgrades a catalogue of that version to the next one"""
+
+
+class SchemaMismatch(RunError):
+    """The catalogue was written by a schema version this mwperf cannot use."""
+
+
+def create(con: duckdb.DuckDBPyConnection) -> None:
+    """Create every table of an empty catalogue."""
+    for name, columns in TABLES.items():
+        body = ", ".join(f"{column} {kind}" for column, kind in columns)
+        con.execute(f"CREATE TABLE {name} ({body})")
+    con.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+    con.execute("INSERT INTO schema_version VALUES (?)", [SCHEMA_VERSION])
+
+
+def version_of(con: duckdb.DuckDBPyConnection) -> int | None:
+    """The catalogue's schema version; None when it has no schema_version table (the cheap
+    check first: listing the tables costs ~10 times a query, and this runs for every point)."""
+    try:
+        found = con.execute("SELECT max(version) FROM schema_version").fetchone()
+    except duckdb.CatalogException:
+        return None
+    return found[0] if found else None
+
+
+def prepare(con: duckdb.DuckDBPyConnection, where: str, rebuild_hint: str) -> None:
+    """Create the tables of a new catalogue, migrate an old one, or refuse one from the future."""
+    found = version_of(con)
+    if found is None:
+        if not con.execute("SELECT table_name FROM duckdb_tables()").fetchall():
+            create(con)
+            return
+    if found == SCHEMA_VERSION:
+        return
+    if found is not None and found < SCHEMA_VERSION and all(
+            v in MIGRATIONS for v in range(found, SCHEMA_VERSION)):
+        for step in range(found, SCHEMA_VERSION):
+            MIGRATIONS[step](con)
+        con.execute("UPDATE schema_version SET version = ?", [SCHEMA_VERSION])
+        return
+    newer = found is not None and found > SCHEMA_VERSION
+    raise SchemaMismatch(
+        f"catalogue {where}: schema version {found if found is not None else 'missing'}, this "
+        f"mwperf uses version {SCHEMA_VERSION}"
+        + (" (written by a newer mwperf: upgrade mwperf, or" if newer else " (no migration:")
+        + f" recreate it from the point folders with '{rebuild_hint}')")

@@ -1,0 +1,39 @@
+"""Helpers of the results-store tests (no tests here): measuring points into a results folder
+with the fake agent, and cloning a saved point into synthetic runs and sweeps."""
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from mwperf.agent import find_agent
+from mwperf.config import build_point
+from mwperf.session import measure
+from mwperf.store.catalogue import CATALOGUE_NAME
+
+
+def measure_point(results_dir: Path, **options: Any) -> Path:
+    """Measure one point with the agent of $MWPERF_AGENT into ``results_dir``; its folder."""
+    raw = {"duration": "100ms", "warmup": "0s", **options}
+    _, saved = measure(build_point(raw, find_agent), find_agent(), results_dir)
+    assert saved is not None
+    return saved
+
+
+def clone_point(template: Path, dest: Path, run_id: str, **changes: Any) -> Path:
+    """Copy point folder ``template`` to ``dest/run_id`` with that run id and ``changes``
+    applied to its result (the catalogue's Parquet files are not copied)."""
+    target = dest / run_id
+    shutil.copytree(template, target, ignore=shutil.ignore_patterns("*.parquet"))
+    result = json.loads((target / "result.json").read_text())
+    result.update(run_id=run_id, **changes)
+    (target / "result.json").write_text(json.dumps(result))
+    return target
+
+
+def catalogue_rows(root: Path, sql: str, params: list[Any] | None = None) -> list[tuple]:
+    """Rows of ``sql`` over ``root``'s catalogue, opened read-only as a user would."""
+    with duckdb.connect(str(root / CATALOGUE_NAME), read_only=True) as con:
+        return con.execute(sql, params or []).fetchall()
