@@ -201,7 +201,9 @@ def main() -> int:
     how = behaviours(args.role)
     trace = os.environ.get("FAKE_AGENT_TRACE")
     if trace:
-        Path(trace, f"{args.role}.pid").write_text(str(os.getpid()))
+        tmp = Path(trace, f".{args.role}.pid.tmp")  # atomically: tests poll for these files
+        tmp.write_text(str(os.getpid()))
+        os.replace(tmp, Path(trace, f"{args.role}.pid"))
         Path(trace, f"{args.role}.argv.json").write_text(json.dumps(sys.argv))
     if "usage" in how:
         sys.stderr.write("error: --payload: 70000 B do not fit in one UDP datagram (max 65451)\n")
