@@ -90,8 +90,9 @@ def test_zenoh_client_mode_through_a_router(real_env: dict[str, str], tmp_path: 
 def test_ros1_foreign_pong_relay(real_env: dict[str, str], tmp_path: Path) -> None:
     needs("ros1")
     # The relay's queues are fixed at 10 messages (topic_tools): at 1 kHz a 10 ms stall of a busy
-    # host drops (seen at load 5 on 2 cores); at 200 Hz (seed 000's lowest rate) it takes 50 ms.
-    result = run(real_env, tmp_path, "--transport", "ros1", "--pong", "relay", "--rate", "200")
+    # host drops (seen at load 5 on 2 cores); at 500 Hz it takes a 20 ms stall.
+    result = run(real_env, tmp_path, "--transport", "ros1", "--pong", "relay", "--rate", "500",
+                 "--duration", "2s")
     check(result, ["ping"], ["rosmaster", "relay"], max_lost=result["measurement"]["accounting"]
           ["sent"] // 100)
     assert result["config"]["pong"] == "relay"
