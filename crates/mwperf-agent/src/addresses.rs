@@ -45,6 +45,18 @@ fn derive(kind: Kind, flag: &str, addr: &str, i: usize) -> Result<String, String
     }
 }
 
+/// The addresses that name one place before anything is opened (socket transports, port not 0);
+/// others are "pick one" (port 0) or middleware bases, checked once opened. Others become
+/// unique placeholders so [`distinct`] skips them.
+pub fn fixed(kind: Kind, addrs: &[String]) -> Vec<String> {
+    let picks = |a: &str| match kind {
+        Kind::Udp | Kind::Tcp => a.ends_with(":0"),
+        Kind::Uds => false,
+        _ => true,
+    };
+    addrs.iter().enumerate().map(|(i, a)| if picks(a) { format!("\u{0}{i}") } else { a.clone() }).collect()
+}
+
 /// Refuse topics that ended up on one address (the peer could not tell them apart).
 pub fn distinct(flag: &str, addrs: &[String]) -> Result<(), String> {
     for (i, a) in addrs.iter().enumerate() {
@@ -78,6 +90,8 @@ mod tests {
         assert!(e.starts_with("--connect: 2 addresses given for --topics 3"), "{e}");
         assert!(split(Kind::Udp, "--listen", "127.0.0.1:65535", 2).unwrap_err().contains("65536"));
         let e = distinct("--listen", &["x".into(), "y".into(), "x".into()]).unwrap_err();
+        assert!(distinct("--listen", &fixed(Kind::Udp, &["h:0".into(), "h:0".into()])).is_ok());
+        assert!(distinct("--listen", &fixed(Kind::Uds, &["/s".into(), "/s".into()])).is_err());
         assert!(e.contains("topics 0 and 2 would share the address 'x'"), "{e}");
     }
 }

@@ -49,6 +49,11 @@ impl Lanes {
 }
 
 impl Lane<'_> {
+    /// The topic index this lane sends (carried in every header).
+    pub fn topic(&self) -> u16 {
+        self.index as u16
+    }
+
     /// Call exactly once, after first contact (also when it failed): waits for every topic's
     /// first contact and returns the common start of the schedule.
     pub fn start_ns(&self) -> u64 {

@@ -36,7 +36,7 @@ pub fn run(role: &Role, topics: Vec<Topic>, waiter: &Waiter) -> RoleOutcome {
             let serial = Serial::default();
             let cb = Callback { serial: (a.executor == "single").then_some(&serial), busy_loop_ns: a.busy_loop };
             let pong = matches!(role, Role::Pong(_));
-            each(topics, |_, ep, _| if pong { roles::pong::run(a, ep, cb) } else { roles::subscribe::run(a, ep, cb) })
+            each(topics, |i, ep, _| if pong { roles::pong::run(a, ep, cb) } else { roles::subscribe::run(a, ep, i as u16, cb) })
         }
         _ => unreachable!("only measuring roles have topics"),
     };

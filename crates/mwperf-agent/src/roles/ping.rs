@@ -67,6 +67,7 @@ impl Ping<'_> {
     fn on_packet(&mut self, recv_ns: u64) {
         let h = match Header::decode(&self.rx) {
             Ok(h) if h.run_id == self.out.run_id() && h.flags & FLAG_PROBE != 0 => return, // a late first-contact probe
+            Ok(h) if h.run_id == self.out.run_id() && h.topic != self.out.topic() => return self.col.seq.foreign += 1, // another topic's
             Ok(h) if h.run_id == self.out.run_id() => h, // echoes that do not stamp (sockperf, relays) count too
             Ok(_) => return self.col.seq.foreign += 1,
             Err(r) => return self.col.reject(r),
@@ -186,7 +187,7 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, peer: &str, waiter: &Wa
         args,
         peer,
         ep,
-        out: Outgoing::new(run_id, args.payload),
+        out: Outgoing::new(run_id, lane.as_ref().map_or(0, Lane::topic), args.payload),
         col,
         pacer: Pacer::new(args, start_ns),
         rx: Vec::with_capacity(HEADER_LEN + args.payload),

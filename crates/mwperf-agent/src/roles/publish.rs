@@ -25,7 +25,8 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter, lane: 
         Err(e) => return RoleOutcome::failed(e.to_string()),
     };
     let mut pacer = Pacer::new(args, start_ns);
-    let mut out = Outgoing::new(run_id, args.payload);
+    let topic = lane.as_ref().map_or(0, Lane::topic);
+    let mut out = Outgoing::new(run_id, topic, args.payload);
     let mut rx = Vec::new();
     let mut send_errors = 0u64;
     let mut stop: Option<(Status, String)> = None;
@@ -72,7 +73,7 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter, lane: 
         pacer.sent(&slot, sent_ns);
     }
     drop(lane); // this topic sends no more ticks: the next one must not wait for it
-    let fin = Header { flags: FLAG_FIN, run_id, seq: pacer.measured_sent, intended_ns: pacer.warmup_sent, peer_rx_ns: pacer.period_ns(), ..Default::default() };
+    let fin = Header { flags: FLAG_FIN, run_id, topic, seq: pacer.measured_sent, intended_ns: pacer.warmup_sent, peer_rx_ns: pacer.period_ns(), ..Default::default() };
     let mut buf = vec![0u8; HEADER_LEN];
     fin.encode(&mut buf);
     for _ in 0..3 {
