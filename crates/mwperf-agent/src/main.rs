@@ -154,7 +154,7 @@ fn main() -> ExitCode {
                 Role::Ping(a) => roles::ping::run(a, ep, &name, &waiter, None),
                 Role::Pub(a) => roles::publish::run(a, ep, &waiter, None),
                 Role::Pong(a) => roles::pong::run(a, ep, executor::Callback { busy_loop_ns: a.busy_loop, ..executor::Callback::PLAIN }),
-                Role::Sub(a) => roles::subscribe::run(a, ep, 0, executor::Callback { busy_loop_ns: a.busy_loop, ..executor::Callback::PLAIN }),
+                Role::Sub(a) => roles::subscribe::run(a, ep, executor::Callback { busy_loop_ns: a.busy_loop, ..executor::Callback::PLAIN }),
                 _ => unreachable!(),
             }
         }

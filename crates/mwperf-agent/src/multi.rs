@@ -33,10 +33,13 @@ pub fn run(role: &Role, topics: Vec<Topic>, waiter: &Waiter) -> RoleOutcome {
             })
         }
         Role::Pong(a) | Role::Sub(a) => {
-            let serial = Serial::default();
-            let cb = Callback { serial: (a.executor == "single").then_some(&serial), busy_loop_ns: a.busy_loop };
+            let serial = Serial::new(topics.len());
+            let serial = (a.executor == "single").then_some(&serial);
             let pong = matches!(role, Role::Pong(_));
-            each(topics, |i, ep, _| if pong { roles::pong::run(a, ep, cb) } else { roles::subscribe::run(a, ep, i as u16, cb) })
+            each(topics, |topic, ep, _| {
+                let cb = Callback { topic, serial, busy_loop_ns: a.busy_loop };
+                if pong { roles::pong::run(a, ep, cb) } else { roles::subscribe::run(a, ep, cb) }
+            })
         }
         _ => unreachable!("only measuring roles have topics"),
     };

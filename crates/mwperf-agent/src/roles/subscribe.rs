@@ -17,9 +17,9 @@ use crate::executor::Callback;
 use crate::collector::Collector;
 use crate::signals;
 
-/// Receive topic `topic`'s stream (messages of other topics count as foreign); `cb` = what the
-/// callback does besides recording.
-pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, topic: u16, cb: Callback<'_>) -> RoleOutcome {
+/// Receive topic `cb.topic`'s stream (messages of other topics count as foreign); `cb` = what
+/// the callback does besides recording.
+pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> RoleOutcome {
     let mut col: Option<Collector> = None;
     let mut run_id = args.common.run_id;
     let mut fin: Option<(u64, u64, u64, u64)> = None; // (sent, warmup_sent, period_ns, at_ns)
@@ -43,7 +43,7 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, topic: u16, cb: Callbac
         last_ns = recv_ns;
         counters.received += 1;
         let h = match Header::decode(&buf) {
-            Ok(h) if h.flags & FLAG_ECHO == 0 && h.topic == topic && run_id.is_none_or(|id| id == h.run_id) => h,
+            Ok(h) if h.flags & FLAG_ECHO == 0 && h.topic as usize == cb.topic && run_id.is_none_or(|id| id == h.run_id) => h,
             Ok(_) => {
                 counters.foreign += 1;
                 continue;
@@ -68,7 +68,7 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, topic: u16, cb: Callbac
             }
         }
         let c = col.as_mut().unwrap();
-        let _turn = cb.serial.map(|s| s.enter());
+        let _turn = cb.serial.map(|s| s.enter(cb.topic, h.intended_ns));
         if _turn.is_some() {
             recv_ns = now_ns();
         }
