@@ -8,6 +8,7 @@ busy-loop, which is far above loopback latency (tens of µs).
 """
 
 import json
+import os
 import socket
 import struct
 import subprocess
@@ -58,14 +59,21 @@ def share_below(topic: dict[str, Any], limit_ms: float) -> float:
 
 
 def test_multi_executor_runs_topics_side_by_side(real_env: dict[str, str], tmp_path: Path) -> None:
-    result = measure(real_env, tmp_path, "--topics", "2", "--executor", "multi")
-    topics = result["per_topic"]
-    assert min(t["response"]["min_ns"] for t in topics) >= BUSY_MS * 1e6
-    # Serialized, topic 1 would wait for topic 0's callback at every tick (>= 2 busy-loops). In
-    # parallel most of its round trips take one busy-loop; other load on a 2-core machine can
-    # delay some of them, hence a share well below the unloaded ~100 %.
-    shares = [share_below(t, 1.5 * BUSY_MS) for t in topics]
-    assert min(shares) > 0.25, shares
+    # Serialized, topic 1 would wait for topic 0's callback at every tick (>= 2 busy-loops), so
+    # no round trip of it could stay below 1.5 busy-loops. In parallel most do — when two cores
+    # are free: other load on a 2-core machine stretches the busy-loops, so a few attempts are
+    # allowed, and only a machine busier than its cores throughout excuses a miss.
+    shares: list[list[float]] = []
+    for _ in range(3):
+        topics = measure(real_env, tmp_path, "--topics", "2", "--executor", "multi")["per_topic"]
+        assert min(t["response"]["min_ns"] for t in topics) >= BUSY_MS * 1e6
+        shares.append([share_below(t, 1.5 * BUSY_MS) for t in topics])
+        if min(shares[-1]) > 0.25:
+            return
+    if os.getloadavg()[0] > (os.cpu_count() or 1):
+        pytest.skip(f"the machine is loaded beyond its cores (load {os.getloadavg()[0]:.1f}): "
+                    f"two callbacks could not run at once; shares below 1.5 busy-loops {shares}")
+    pytest.fail(f"topic callbacks did not overlap: shares below 1.5 busy-loops {shares}")
 
 
 class LossyEcho:
