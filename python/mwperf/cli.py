@@ -26,7 +26,8 @@ from .sizes import format_bytes
 from .suite import run_suite, suite_points
 from .table import format_rate, label, render, render_details, render_notes, row_from_result
 
-POINT_OPTIONS = ("transport", "mode", "rate", "payload", "duration", "count", "warmup", "pong")
+POINT_OPTIONS = ("transport", "mode", "rate", "payload", "duration", "count", "warmup", "pong",
+                 "topics", "executor", "busy_loop")
 CONDITION_OPTIONS = ("peer_timeout", "spin_margin", "busy_poll", "prevent_cpu_idle",
                      "reliability", "history", "depth", "durability", "discovery_timeout")
 
@@ -62,6 +63,12 @@ def cli() -> None:
               "time.  [default: 10s]")
 @click.option("--pong", help="Who echoes a round trip: agent (mwperf's pong) or relay (ros1: "
               "topic_tools relay, a foreign echo).  [default: agent]")
+@click.option("--topics", help="Topics per agent, each with its own sequence numbers, statistics "
+              "and schedule at --rate.  [default: 1]")
+@click.option("--executor", help="How the pong/sub runs several topics' callbacks: single (one "
+              "at a time) or multi (one thread per topic).  [default: single]")
+@click.option("--busy-loop", help="CPU work inside every pong/sub callback, e.g. 1.8ms.  "
+              "[default: 0s]")
 @click.option("--samples", is_flag=True, help="Also keep every message's timestamps (samples.csv).")
 @click.option("--json", "json_file", metavar="FILE", help="Also write the result (a suite: its "
               "summary rows) to FILE; '-' prints it instead of the table.")
@@ -79,6 +86,7 @@ def run(scenario: str | None, json_file: str | None, results: str, no_save: bool
       mwperf run --transport tcp --mode oneway --rate 0 --count 100000
       mwperf run --transport zenoh --opt mode=client --rate 0 --duration 5s
       mwperf run --transport ros1 --pong relay
+      mwperf run --transport udp --rate 100 --topics 3 --executor single --busy-loop 1.8ms
       mwperf run default --quick
     """
     results_dir = None if no_save else Path(results)

@@ -24,6 +24,11 @@ DEFAULTS: dict[str, str] = {
 }
 DURATION_HINT = "use e.g. 10s, 500ms, 2m"
 RELIABILITIES = ("reliable", "best-effort")
+EXECUTORS = ("single", "multi")
+"""how the callback side runs several topics' callbacks: one at a time, or one thread per topic"""
+MAX_TOPICS = 64
+"""the agent's limit (one thread per topic on each side)"""
+WORKLOAD_DEFAULTS: dict[str, str] = {"topics": "1", "executor": "single", "busy_loop": "0s"}
 DURABILITIES = ("volatile", "transient-local")
 PONGS = ("agent", "relay")
 """who answers a round trip: mwperf's own pong, or a foreign echo (ROS 1 topic_tools relay)"""
@@ -63,6 +68,12 @@ class PointConfig:
     pong: str = "agent"
     qos_given: tuple[str, ...] = ()
     """the QoS flags the user gave (only those are passed to the agents; names as in the flags)"""
+    topics: int = 1
+    """topics per agent, each with its own sequence numbers, statistics and schedule at ``rate``"""
+    executor: str = "single"
+    """how the pong/sub runs the topics' callbacks: ``single`` (serialized) or ``multi``"""
+    busy_loop_ns: int = 0
+    """CPU work inside every pong/sub callback (a spin, not a sleep)"""
 
     @property
     def max_queued(self) -> int:
@@ -102,7 +113,8 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
     """Validate raw option values (strings as typed, None = not given) into a PointConfig.
 
     ``options`` keys: transport, mode, rate, payload, duration, count, warmup, peer_timeout,
-    spin_margin (strings) and busy_poll, prevent_cpu_idle, samples (booleans). ``agent`` is
+    spin_margin, topics, executor, busy_loop (strings) and busy_poll, prevent_cpu_idle, samples
+    (booleans). ``agent`` is
     called only once the values that need no agent are valid, so those errors come first.
     """
     def given(key: str) -> str:
@@ -119,6 +131,10 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
     peer_timeout_ns = _duration("--peer-timeout", given("peer_timeout"), 1)
     spin_margin_ns = _duration("--spin-margin", given("spin_margin"), 0)
     qos = _qos(options)
+    workload = _workload(options)
+    if workload["topics"] > 1 and options.get("samples"):
+        raise UsageError(f"--samples: raw samples are kept only with --topics 1 "
+                         f"(got --topics {workload['topics']})")
     catalogue = agent()
     transport = _choice("--transport", "transport", given("transport"), catalogue.transports())
     if qos["pong"] != "agent" and transport not in RELAY_TRANSPORTS:
@@ -127,6 +143,9 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
                          f"use --pong agent")
     if qos["pong"] != "agent" and mode != "roundtrip":
         raise UsageError(f"--pong {qos['pong']}: only for --mode roundtrip (a relay echoes)")
+    if qos["pong"] != "agent" and workload != _workload({}):
+        raise UsageError(f"--pong {qos['pong']}: the foreign echo has no --topics, --executor or "
+                         f"--busy-loop; use --pong agent for those")
     payload = given("payload").strip()
     return PointConfig(
         transport=transport, mode=mode, rate=rate, payload=payload,
@@ -134,8 +153,32 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
         duration_ns=duration_ns, count=count, warmup_ns=warmup_ns,
         peer_timeout_ns=peer_timeout_ns, busy_poll=bool(options.get("busy_poll")),
         prevent_cpu_idle=bool(options.get("prevent_cpu_idle")),
-        spin_margin_ns=spin_margin_ns, samples=bool(options.get("samples")), **qos,
+        spin_margin_ns=spin_margin_ns, samples=bool(options.get("samples")), **qos, **workload,
     )
+
+
+def _workload(options: dict[str, Any]) -> dict[str, Any]:
+    """--topics --executor --busy-loop, checked (the pong/sub callback load of seed 001)."""
+    def given(key: str) -> str:
+        value = options.get(key)
+        return str(WORKLOAD_DEFAULTS[key] if value is None else value).strip()
+
+    text = given("topics")
+    try:
+        topics = int(text)
+    except ValueError:
+        raise UsageError(f"--topics: cannot parse '{text}'; use a whole number from 1 to "
+                         f"{MAX_TOPICS}, e.g. 3") from None
+    if not 1 <= topics <= MAX_TOPICS:
+        raise UsageError(f"--topics: must be from 1 to {MAX_TOPICS}, got {topics}")
+    busy_loop = given("busy_loop")
+    if busy_loop.startswith("-"):
+        raise UsageError(f"--busy-loop: must be 0 or longer, got '{busy_loop}'; {DURATION_HINT}")
+    return {
+        "topics": topics,
+        "executor": _choice("--executor", "executor", given("executor"), EXECUTORS),
+        "busy_loop_ns": _duration("--busy-loop", busy_loop, 0),
+    }
 
 
 def _qos(options: dict[str, Any]) -> dict[str, Any]:

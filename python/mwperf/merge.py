@@ -2,7 +2,9 @@
 
 Status: the worst of every agent (by its report and by its exit code) and of the run itself,
 in the order failed > partial > complete. Warnings: the agents' and ours, each (code, message)
-once. One-way loss is recomputed from the publisher's own send count.
+once. One-way loss is recomputed from the publisher's own send count. ``per_topic``: the measuring
+agent's per-topic measurements (empty for one topic); a one-way topic's loss stays counted
+against the count its end-of-stream marker announced (the pub reports only its total).
 """
 
 import copy
@@ -94,6 +96,7 @@ def merge(*, run_id: str, mode: str, config: dict[str, Any], runs: list[AgentRun
         "warnings": _dedupe(warnings),
         "daemons": daemons or [],
         "discovery": copy.deepcopy(sender.get("discovery")) if sender else None,
+        "per_topic": _per_topic(mode, reports),
     }
     problem = validation_error(result, "run-result")
     if problem:
@@ -118,6 +121,12 @@ def _measurement(mode: str, config: dict[str, Any], reports: dict[str, dict[str,
         if pub is not None and pub.get("schedule") is not None:
             measurement["schedule"] = copy.deepcopy(pub["schedule"])  # the sender's accuracy
     return measurement
+
+
+def _per_topic(mode: str, reports: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The measuring role's per-topic measurements, ordered by topic."""
+    measuring = reports.get(MEASURING_ROLE[mode]) or {}
+    return sorted(copy.deepcopy(measuring.get("per_topic") or []), key=lambda t: t["topic"])
 
 
 def _recount_oneway(accounting: dict[str, Any], pub: dict[str, Any] | None,

@@ -154,12 +154,24 @@ def role_argv(agent: Agent, role: str, cfg: PointConfig, workdir: Path, tag: int
             "--connect" if sender else "--listen", address, "--run-id", str(tag),
             "--json", str(workdir / f"{role}.json"), "--quiet"]
     argv += ["--busy-poll"] * cfg.busy_poll + ["--prevent-cpu-idle"] * cfg.prevent_cpu_idle
-    argv += qos_args(cfg)
+    argv += qos_args(cfg) + workload_args(cfg, sender)
     if sender:
         argv += sender_args(cfg)
     if cfg.samples and role == MEASURING_ROLE[cfg.mode]:
         argv += ["--samples", str(workdir / SAMPLES_NAME)]
     return argv
+
+
+def workload_args(cfg: PointConfig, sender: bool) -> list[str]:
+    """--topics for both agents; --executor and --busy-loop for the callback side (pong, sub).
+
+    Passed only when not the default, so a single-topic point's command lines stay as before.
+    """
+    args = ["--topics", str(cfg.topics)] if cfg.topics != 1 else []
+    if not sender:
+        args += ["--executor", cfg.executor] if cfg.topics != 1 else []
+        args += ["--busy-loop", format_duration_arg(cfg.busy_loop_ns)] if cfg.busy_loop_ns else []
+    return args
 
 
 def qos_args(cfg: PointConfig) -> list[str]:

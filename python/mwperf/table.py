@@ -167,6 +167,7 @@ def render_details(result: dict[str, Any]) -> str:
     service = "  ".join(f"{name} {format_ns(m['service'][key])}" for name, key in LATENCY)
     accounting = "  ".join(f"{name} {m['accounting'][key]}" for name, key in ACCOUNTING)
     text = f"service time  {service}\naccounting    {accounting}\n"
+    text += render_workload(result)
     discovery = result.get("discovery")
     if discovery:
         reply = discovery.get("first_reply_ns")
@@ -181,6 +182,28 @@ def render_details(result: dict[str, Any]) -> str:
         text += (f"daemon        {daemon['name']} {daemon.get('version') or ''}".rstrip()
                  + f"  {usage}  peak RSS {_kib(rss)}\n")
     return text
+
+
+def render_workload(result: dict[str, Any]) -> str:
+    """With several topics or a callback busy-loop: the workload, then one line per topic."""
+    config = result["config"]
+    topics, busy = config.get("topics", 1), config.get("busy_loop_ns", 0)
+    if topics == 1 and not busy:
+        return ""
+    executor = f", {config.get('executor', 'single')} executor" if topics > 1 else ""
+    text = (f"workload      {topics} topic{'s' * (topics > 1)}{executor}, "
+            f"callback busy-loop {format_ns(busy) if busy else 'none'}\n")
+    for topic in result.get("per_topic") or []:
+        text += _topic_line(topic)
+    return text
+
+
+def _topic_line(topic: dict[str, Any]) -> str:
+    response, acc = topic["response"], topic["accounting"]
+    latency = "  ".join(f"{name} {format_ns(response[key])}" for name, key in LATENCY)
+    loss = f"{100 * acc['lost'] / acc['sent']:.2f}%" if acc["sent"] else DASH
+    return (f"topic {topic['topic']:<7} count {response['count']}  {latency}  loss {loss}"
+            f"  ({topic['name']})\n")
 
 
 def label(row: Row) -> str:

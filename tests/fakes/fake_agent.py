@@ -73,7 +73,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
         for flag in ("--rate", "--payload", "--duration", "--count", "--warmup",
                      "--peer-timeout", "--spin-margin", "--run-id", "--json", "--samples",
                      "--reliability", "--history", "--depth", "--durability",
-                     "--discovery-timeout"):
+                     "--discovery-timeout", "--topics", "--executor", "--busy-loop"):
             p.add_argument(flag)
         p.add_argument("--opt", action="append")
         p.add_argument("--quiet", action="store_true")

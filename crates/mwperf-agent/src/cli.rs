@@ -115,7 +115,13 @@ pub struct Common {
     #[arg(long = "discovery-timeout", default_value = "10s", value_parser = duration)]
     #[serde(rename = "discovery_timeout_ns")]
     pub discovery_timeout: u64,
+    /// Topics, each with its own endpoint, sequence numbers, statistics and schedule at --rate.
+    #[arg(long, default_value = "1", value_parser = clap::value_parser!(u32).range(1..=MAX_TOPICS as i64))]
+    pub topics: u32,
 }
+
+/// Upper bound of --topics (one thread per topic on each side).
+pub const MAX_TOPICS: u32 = 64;
 
 fn key_value(s: &str) -> Result<(String, String), String> {
     match s.split_once('=') {
@@ -196,4 +202,11 @@ pub struct ServerArgs {
     /// Raw per-message samples as CSV (sub).
     #[arg(long)]
     pub samples: Option<String>,
+    /// How callbacks of several topics run: single (one at a time, in arrival order) or multi (one thread per topic).
+    #[arg(long, default_value = "single", value_parser = ["single", "multi"])]
+    pub executor: String,
+    /// CPU work (a spin, not a sleep) of this duration inside every callback, before echoing (pong) or after recording (sub).
+    #[arg(long = "busy-loop", default_value = "0s", value_parser = duration, allow_hyphen_values = true)]
+    #[serde(rename = "busy_loop_ns")]
+    pub busy_loop: u64,
 }

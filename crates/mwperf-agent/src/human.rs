@@ -50,6 +50,10 @@ pub fn summary(r: &AgentReport) -> String {
             out += &format!("  send lateness p50 {} p99 {} max {}\n", f(s.lateness.p50_ns), f(s.lateness.p99_ns), f(s.lateness.max_ns));
         }
     }
+    for t in &r.per_topic {
+        let (s, a) = (&t.measurement.response, &t.measurement.accounting);
+        out += &format!("  topic {} ({}): n={} p50 {} p99 {} max {} lost {}\n", t.topic, t.name, s.count, f(s.p50_ns), f(s.p99_ns), f(s.max_ns), a.lost);
+    }
     if let Some(c) = &r.counters {
         out += &format!("  received {} echoed {} foreign {} malformed {} send errors {}\n", c.received, c.echoed, c.foreign, c.malformed, c.send_errors);
     }

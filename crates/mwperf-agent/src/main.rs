@@ -1,10 +1,15 @@
 //! mwperf-agent: parse → open the transport → run one role → write the report → exit code
 //! (0 complete, 3 partial, 1 failed, 2 usage). See docs/agent-contract.md.
 
+mod addresses;
+mod busy;
 mod cli;
 mod collector;
 mod cpu_idle;
+mod executor;
 mod human;
+mod lane;
+mod multi;
 mod outgoing;
 mod pacer;
 mod report;
@@ -99,14 +104,24 @@ fn main() -> ExitCode {
     };
     let waiter = wait::Waiter { busy_poll: common.busy_poll, spin_margin_ns: spin };
 
-    let (side, addr) = match &cli.role {
-        Role::Ping(a) => (Side::Ping, &a.connect),
-        Role::Pub(a) => (Side::Pub, &a.connect),
-        Role::Pong(a) => (Side::Pong, &a.listen),
-        Role::Sub(a) => (Side::Sub, &a.listen),
+    let (side, flag, addr, samples) = match &cli.role {
+        Role::Ping(a) => (Side::Ping, "--connect", &a.connect, &a.samples),
+        Role::Pub(a) => (Side::Pub, "--connect", &a.connect, &a.samples),
+        Role::Pong(a) => (Side::Pong, "--listen", &a.listen, &a.samples),
+        Role::Sub(a) => (Side::Sub, "--listen", &a.listen, &a.samples),
         _ => unreachable!(),
     };
-    let spec = match common.spec(addr) {
+    if common.topics > 1 && samples.is_some() {
+        return usage(&format!("--samples: raw samples are written only with --topics 1 (got --topics {})", common.topics));
+    }
+    let addrs = match addresses::split(common.transport, flag, addr, common.topics) {
+        Ok(a) => a,
+        Err(m) => return usage(&m),
+    };
+    if let Err(m) = addresses::distinct(flag, &addresses::fixed(common.transport, &addrs)) {
+        return usage(&m);
+    }
+    let specs = match addrs.iter().map(|a| common.spec(a)).collect::<Result<Vec<_>, _>>() {
         Ok(s) => s,
         Err(m) => return usage(&m),
     };
@@ -114,23 +129,35 @@ fn main() -> ExitCode {
         Role::Ping(a) | Role::Pub(a) => roles::check_size(common.transport, a.payload),
         _ => Ok(()),
     };
-    let opened = size_ok.map_err(TransportError::Address).and_then(|_| mwperf_transports::open(common.transport, side, &spec));
-    let opened = opened.inspect(|ep| {
+    let opened = size_ok.map_err(TransportError::Address).and_then(|_| specs.iter().map(|spec| mwperf_transports::open(common.transport, side, spec)).collect::<Result<Vec<_>, _>>());
+    let topics: Result<Vec<multi::Topic>, TransportError> = opened.map(|eps| {
+        let names: Vec<String> = if side.is_listener() { eps.iter().map(|ep| ep.local_addr()).collect() } else { addrs.clone() };
+        eps.into_iter().zip(names).collect()
+    });
+    if let Ok(t) = &topics {
+        let names: Vec<String> = t.iter().map(|(_, n)| n.clone()).collect();
+        if let Err(m) = addresses::distinct(flag, &names) {
+            return usage(&m);
+        }
         if side.is_listener() {
-            println!("READY {} {}", common.transport.name(), ep.local_addr());
+            println!("READY {} {}", common.transport.name(), names.join(","));
             let _ = std::io::stdout().flush();
         }
-    });
-    let outcome = match opened {
+    }
+    let outcome = match topics {
         Err(e) if e.is_usage() => return usage(&e.to_string()),
         Err(e) => roles::RoleOutcome::failed(e.to_string()),
-        Ok(ep) => match &cli.role {
-            Role::Ping(a) => roles::ping::run(a, ep, &waiter),
-            Role::Pub(a) => roles::publish::run(a, ep, &waiter),
-            Role::Pong(a) => roles::pong::run(a, ep),
-            Role::Sub(a) => roles::subscribe::run(a, ep),
-            _ => unreachable!(),
-        },
+        Ok(t) if t.len() > 1 => multi::run(&cli.role, t, &waiter),
+        Ok(mut t) => {
+            let (ep, name) = t.pop().expect("one topic");
+            match &cli.role {
+                Role::Ping(a) => roles::ping::run(a, ep, &name, &waiter, None),
+                Role::Pub(a) => roles::publish::run(a, ep, &waiter, None),
+                Role::Pong(a) => roles::pong::run(a, ep, executor::Callback { busy_loop_ns: a.busy_loop, ..executor::Callback::PLAIN }),
+                Role::Sub(a) => roles::subscribe::run(a, ep, executor::Callback { busy_loop_ns: a.busy_loop, ..executor::Callback::PLAIN }),
+                _ => unreachable!(),
+            }
+        }
     };
     finish(role, common, config.unwrap_or_default(), started_at, start, conditions, outcome)
 }

@@ -11,15 +11,21 @@ use crate::pacer::Slot;
 pub struct Outgoing {
     tx: Vec<u8>,
     run_id: u32,
+    topic: u16,
 }
 
 impl Outgoing {
-    pub fn new(run_id: u32, payload: usize) -> Self {
-        Outgoing { tx: vec![0; HEADER_LEN + payload], run_id }
+    /// Messages of `run_id` on topic index `topic` (0 with one topic).
+    pub fn new(run_id: u32, topic: u16, payload: usize) -> Self {
+        Outgoing { tx: vec![0; HEADER_LEN + payload], run_id, topic }
     }
 
     pub fn run_id(&self) -> u32 {
         self.run_id
+    }
+
+    pub fn topic(&self) -> u16 {
+        self.topic
     }
 
     /// Send the message for `slot`; returns its actual send time and the transport's verdict.
@@ -29,6 +35,7 @@ impl Outgoing {
         Header {
             flags: if slot.warmup { FLAG_WARMUP } else { 0 },
             run_id: self.run_id,
+            topic: self.topic,
             seq: slot.seq,
             intended_ns: slot.intended_ns,
             sent_ns,

@@ -13,6 +13,8 @@ pub struct Slot {
     pub warmup: bool,
     /// Sequence number within its phase (measured messages count from 0).
     pub seq: u64,
+    /// Position in the whole schedule (warm-up included): the tick, shared by all topics.
+    pub index: u64,
 }
 
 pub struct Pacer {
@@ -84,11 +86,11 @@ impl Pacer {
         let warmup = if self.period_ns() > 0 { k < self.warmup_n } else { now_ns < self.start_ns + self.warmup_ns };
         if warmup {
             self.warmup_sent += 1;
-            Slot { intended_ns, warmup, seq: self.warmup_sent - 1 }
+            Slot { intended_ns, warmup, seq: self.warmup_sent - 1, index: k }
         } else {
             self.measure_start_ns.get_or_insert(intended_ns);
             self.measured_sent += 1;
-            Slot { intended_ns, warmup, seq: self.measured_sent - 1 }
+            Slot { intended_ns, warmup, seq: self.measured_sent - 1, index: k }
         }
     }
 

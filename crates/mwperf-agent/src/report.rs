@@ -48,6 +48,7 @@ pub fn build(s: Session, out: RoleOutcome) -> AgentReport {
         sent: out.sent,
         schedule: out.schedule,
         discovery: out.discovery,
+        per_topic: out.per_topic,
         warnings: warns,
     }
 }

@@ -99,6 +99,18 @@ pub struct Measurement {
     pub samples_file: Option<String>,
 }
 
+/// One topic of an agent serving several (`--topics N`): its own measurement, the same shape as
+/// the top-level one (which then pools all topics), plus which topic it is.
+#[derive(Serialize, Debug, Clone)]
+pub struct TopicMeasurement {
+    /// 0-based topic index.
+    pub topic: u32,
+    /// The topic's address as the peer reaches it (host:port, socket path, middleware base).
+    pub name: String,
+    #[serde(flatten)]
+    pub measurement: Measurement,
+}
+
 #[derive(Serialize, Debug, Clone, Default)]
 pub struct Counters {
     pub received: u64,
@@ -157,5 +169,9 @@ pub struct AgentReport {
     /// Discovery and first contact of a ping or pub (kept out of the steady-state statistics).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub discovery: Option<Discovery>,
+    /// Per-topic measurements when the agent served more than one topic (the top-level
+    /// `measurement` then pools them all).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub per_topic: Vec<TopicMeasurement>,
     pub warnings: Vec<crate::warnings::Warning>,
 }

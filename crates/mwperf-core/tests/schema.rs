@@ -77,11 +77,12 @@ fn agent_report_matches_the_schema() {
         started_at: mwperf_core::clock::rfc3339_now(),
         finished_at: mwperf_core::clock::rfc3339_now(),
         process: ProcessUsage::now(1.0),
-        measurement: Some(m),
+        measurement: Some(m.clone()),
         counters: Some(Counters::default()),
         sent: Some(1),
         schedule: None,
         discovery: Some(mwperf_core::result::Discovery { matched_ns: 5, first_reply_ns: Some(7), probes: 1 }),
+        per_topic: vec![TopicMeasurement { topic: 0, name: "127.0.0.1:7000".into(), measurement: m }],
         warnings: vec![Warning::new("no-warmup", "x", Some("y"))],
     };
     let doc = serde_json::to_value(&report).unwrap();
@@ -90,6 +91,11 @@ fn agent_report_matches_the_schema() {
     check(&s, "measurement", &doc["measurement"], "report.measurement");
     check(&s, "series_point", &doc["measurement"]["series"][0], "report.measurement.series[0]");
     check(&s, "warning", &doc["warnings"][0], "report.warnings[0]");
+    // a per-topic entry is a measurement plus the topic's index and name (schema: topic_measurement)
+    let mut topic = doc["per_topic"][0].as_object().unwrap().clone();
+    assert_eq!((topic.remove("topic"), topic.remove("name")), (Some(0.into()), Some("127.0.0.1:7000".into())));
+    check(&s, "measurement", &Value::Object(topic), "report.per_topic[0]");
+    assert_eq!(s["$defs"]["agent_report"]["properties"]["per_topic"]["items"]["$ref"], "#/$defs/topic_measurement");
     assert_eq!(doc["status"], "complete");
     assert_eq!(s["$defs"]["agent_report"]["properties"]["schema_version"]["const"], SCHEMA_VERSION);
 }

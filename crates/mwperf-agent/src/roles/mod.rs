@@ -20,11 +20,13 @@ pub struct RoleOutcome {
     pub warmup_ns: Option<u64>,
     /// Discovery and first contact (ping, pub).
     pub discovery: Option<mwperf_core::result::Discovery>,
+    /// Each topic's measurement when the agent served several (`measurement` then pools them).
+    pub per_topic: Vec<mwperf_core::result::TopicMeasurement>,
 }
 
 impl RoleOutcome {
     pub fn failed(reason: impl Into<String>) -> Self {
-        RoleOutcome { status: Status::Failed, reason: Some(reason.into()), measurement: None, counters: None, sent: None, schedule: None, warmup_ns: None, discovery: None }
+        RoleOutcome { status: Status::Failed, reason: Some(reason.into()), measurement: None, counters: None, sent: None, schedule: None, warmup_ns: None, discovery: None, per_topic: Vec::new() }
     }
 }
 

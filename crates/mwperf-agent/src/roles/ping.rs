@@ -13,6 +13,7 @@ use mwperf_transports::{Endpoint, TransportError};
 use super::RoleOutcome;
 use crate::cli::SenderArgs;
 use crate::collector::Collector;
+use crate::lane::Lane;
 use crate::outgoing::Outgoing;
 use crate::pacer::{Pacer, Slot};
 use crate::signals;
@@ -20,6 +21,7 @@ use crate::wait::Waiter;
 
 struct Ping<'a> {
     args: &'a SenderArgs,
+    peer: &'a str,
     ep: Box<dyn Endpoint>,
     out: Outgoing,
     col: Collector,
@@ -30,6 +32,8 @@ struct Ping<'a> {
     last_heard_ns: Option<u64>,
     last_send_ns: u64,
     start_ns: u64,
+    /// With several topics: this topic's place in the common schedule.
+    lane: Option<Lane<'a>>,
 }
 
 enum Stop {
@@ -40,7 +44,13 @@ enum Stop {
 
 impl Ping<'_> {
     fn send(&mut self, slot: Slot) -> Result<(), TransportError> {
+        if let Some(lane) = &self.lane {
+            lane.before_send(slot.index);
+        }
         let (sent_ns, r) = self.out.send(self.ep.as_mut(), &slot);
+        if let Some(lane) = &self.lane {
+            lane.after_send(slot.index);
+        }
         self.pacer.sent(&slot, sent_ns);
         if !slot.warmup {
             self.col.window_start(slot.intended_ns);
@@ -57,6 +67,7 @@ impl Ping<'_> {
     fn on_packet(&mut self, recv_ns: u64) {
         let h = match Header::decode(&self.rx) {
             Ok(h) if h.run_id == self.out.run_id() && h.flags & FLAG_PROBE != 0 => return, // a late first-contact probe
+            Ok(h) if h.run_id == self.out.run_id() && h.topic != self.out.topic() => return self.col.seq.foreign += 1, // another topic's
             Ok(h) if h.run_id == self.out.run_id() => h, // echoes that do not stamp (sockperf, relays) count too
             Ok(_) => return self.col.seq.foreign += 1,
             Err(r) => return self.col.reject(r),
@@ -86,7 +97,7 @@ impl Ping<'_> {
 
     fn peer_gone(&self, what: &str) -> Stop {
         match self.last_heard_ns {
-            None => Stop::Failed(format!("no reply from {} ({what}); is a pong running there?", self.args.connect)),
+            None => Stop::Failed(format!("no reply from {} ({what}); is a pong running there?", self.peer)),
             Some(_) => Stop::Partial(format!("{what} after {} replies", self.col.seq.received)),
         }
     }
@@ -147,23 +158,26 @@ impl Ping<'_> {
     }
 }
 
-pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter) -> RoleOutcome {
-    let run_id = args.common.run_id.unwrap_or_else(super::random_run_id);
-    let kind = args.common.transport;
-    let matched_ns = match super::contact::matched(ep.as_mut(), args.common.discovery_timeout) {
-        Ok(t) => t,
-        Err(e) => return RoleOutcome::failed(e.to_string()),
-    };
+/// Discovery, then probes until the first echo; Err = the outcome of a run that cannot start.
+fn first_contact(args: &SenderArgs, ep: &mut dyn Endpoint, peer: &str, run_id: u32) -> Result<mwperf_core::result::Discovery, RoleOutcome> {
+    let matched_ns = super::contact::matched(ep, args.common.discovery_timeout).map_err(|e| RoleOutcome::failed(e.to_string()))?;
     // Socket transports have no discovery: the peer must answer within --peer-timeout.
-    let bound = if kind.has_discovery() { args.common.discovery_timeout } else { args.peer_timeout };
-    let discovery = match super::contact::probe(ep.as_mut(), &args.connect, run_id, args.payload, bound, args.common.busy_poll, matched_ns) {
+    let bound = if args.common.transport.has_discovery() { args.common.discovery_timeout } else { args.peer_timeout };
+    super::contact::probe(ep, peer, run_id, args.payload, bound, args.common.busy_poll, matched_ns).map_err(|reason| {
+        let status = if signals::stopped() { Status::Partial } else { Status::Failed };
+        RoleOutcome { status, ..RoleOutcome::failed(reason) }
+    })
+}
+
+/// One topic's round trips to the pong at `peer`; `lane` = its place among several topics.
+pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, peer: &str, waiter: &Waiter, lane: Option<Lane<'_>>) -> RoleOutcome {
+    let run_id = args.common.run_id.unwrap_or_else(super::random_run_id);
+    let contact = first_contact(args, ep.as_mut(), peer, run_id);
+    let start_ns = lane.as_ref().map_or_else(|| now_ns() + 1_000_000, Lane::start_ns);
+    let discovery = match contact {
         Ok(d) => d,
-        Err(reason) => {
-            let status = if signals::stopped() { Status::Partial } else { Status::Failed };
-            return RoleOutcome { status, ..RoleOutcome::failed(reason) };
-        }
+        Err(outcome) => return outcome,
     };
-    let start_ns = now_ns() + 1_000_000;
     let period = mwperf_core::schedule::period_ns(args.rate);
     let col = match Collector::new(start_ns + args.warmup, period, args.samples.as_deref()) {
         Ok(c) => c,
@@ -171,8 +185,9 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter) -> Rol
     };
     let mut p = Ping {
         args,
+        peer,
         ep,
-        out: Outgoing::new(run_id, args.payload),
+        out: Outgoing::new(run_id, lane.as_ref().map_or(0, Lane::topic), args.payload),
         col,
         pacer: Pacer::new(args, start_ns),
         rx: Vec::with_capacity(HEADER_LEN + args.payload),
@@ -180,8 +195,11 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter) -> Rol
         last_heard_ns: None,
         last_send_ns: start_ns,
         start_ns,
+        lane,
     };
-    let stop = match p.send_phase(waiter).and_then(|_| p.drain(waiter)) {
+    let sending = p.send_phase(waiter);
+    p.lane = None; // this topic sends no more: the next one must not wait for it
+    let stop = match sending.and_then(|_| p.drain(waiter)) {
         Ok(()) => Stop::Done,
         Err(s) => s,
     };
@@ -194,5 +212,5 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter) -> Rol
     let schedule = p.pacer.schedule.summary();
     let end = p.pacer.planned_end_ns().map_or(p.last_send_ns, |e| e.min(now_ns()));
     let measurement = p.col.finish("roundtrip", sent, p.pacer.warmup_sent, args.payload as u64, end, schedule);
-    RoleOutcome { status, reason, measurement: Some(measurement), counters: None, sent: Some(sent), schedule: None, warmup_ns: Some(args.warmup), discovery: Some(discovery) }
+    RoleOutcome { status, reason, measurement: Some(measurement), counters: None, sent: Some(sent), schedule: None, warmup_ns: Some(args.warmup), discovery: Some(discovery), per_topic: Vec::new() }
 }

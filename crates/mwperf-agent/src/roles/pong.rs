@@ -1,6 +1,10 @@
 //! pong: echoes every message of this run back to its sender, stamping its receive time into the
 //! header (peer_rx_ns) and setting FLAG_ECHO. It does not check payloads (the ping does, so
 //! corruption in either direction is caught) and never echoes what it cannot parse.
+//!
+//! The echo is the callback: with `--busy-loop` it first burns that much CPU, and with several
+//! topics under the single-threaded executor it first waits for the executor (executor.rs).
+//! `peer_rx_ns` is then the time the callback started (= the receive time on the fast path).
 
 use mwperf_core::clock::now_ns;
 use mwperf_core::result::{Counters, Status};
@@ -9,9 +13,11 @@ use mwperf_transports::Endpoint;
 
 use super::RoleOutcome;
 use crate::cli::ServerArgs;
+use crate::executor::Callback;
 use crate::signals;
 
-pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>) -> RoleOutcome {
+/// Echo on one topic until stopped; `cb` = what the callback does besides echoing.
+pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> RoleOutcome {
     let mut c = Counters::default();
     let mut buf = Vec::with_capacity(64 * 1024);
     let wait = if args.common.busy_poll { 0 } else { 100_000_000 };
@@ -31,7 +37,10 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>) -> RoleOutcome {
                 c.received += 1;
                 match Header::decode(&buf) {
                     Ok(h) if args.common.run_id.is_none_or(|id| id == h.run_id) && h.flags & FLAG_ECHO == 0 => {
-                        Header { peer_rx_ns: rx_ns, flags: h.flags | FLAG_ECHO, ..h }.encode(&mut buf);
+                        let _turn = cb.serial.map(|s| s.enter(cb.topic, h.intended_ns));
+                        let start_ns = if _turn.is_some() { now_ns() } else { rx_ns };
+                        crate::busy::spin_for(cb.busy_loop_ns);
+                        Header { peer_rx_ns: start_ns, flags: h.flags | FLAG_ECHO, ..h }.encode(&mut buf);
                         match ep.send(&buf) {
                             Ok(()) => c.echoed += 1,
                             Err(_) => c.send_errors += 1,
@@ -55,5 +64,5 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>) -> RoleOutcome {
         }
     };
     c.connections = ep.connections();
-    RoleOutcome { status: Status::Complete, reason, measurement: None, counters: Some(c), sent: None, schedule: None, warmup_ns: None, discovery: None }
+    RoleOutcome { status: Status::Complete, reason, measurement: None, counters: Some(c), sent: None, schedule: None, warmup_ns: None, discovery: None, per_topic: Vec::new() }
 }

@@ -9,20 +9,24 @@ use mwperf_transports::{Endpoint, TransportError};
 
 use super::RoleOutcome;
 use crate::cli::SenderArgs;
+use crate::lane::Lane;
 use crate::outgoing::Outgoing;
 use crate::pacer::Pacer;
 use crate::signals;
 use crate::wait::Waiter;
 
-pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter) -> RoleOutcome {
+/// One topic's stream to the sub; `lane` = its place among several topics.
+pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter, lane: Option<Lane<'_>>) -> RoleOutcome {
     let run_id = args.common.run_id.unwrap_or_else(super::random_run_id);
-    let matched_ns = match super::contact::matched(ep.as_mut(), args.common.discovery_timeout) {
+    let matched = super::contact::matched(ep.as_mut(), args.common.discovery_timeout);
+    let start_ns = lane.as_ref().map_or_else(|| now_ns() + 1_000_000, Lane::start_ns);
+    let matched_ns = match matched {
         Ok(t) => t,
         Err(e) => return RoleOutcome::failed(e.to_string()),
     };
-    let start_ns = now_ns() + 1_000_000;
     let mut pacer = Pacer::new(args, start_ns);
-    let mut out = Outgoing::new(run_id, args.payload);
+    let topic = lane.as_ref().map_or(0, Lane::topic);
+    let mut out = Outgoing::new(run_id, topic, args.payload);
     let mut rx = Vec::new();
     let mut send_errors = 0u64;
     let mut stop: Option<(Status, String)> = None;
@@ -47,7 +51,13 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter) -> Rol
             }
         }
         let slot = pacer.take(now);
+        if let Some(lane) = &lane {
+            lane.before_send(slot.index);
+        }
         let (sent_ns, r) = out.send(ep.as_mut(), &slot);
+        if let Some(lane) = &lane {
+            lane.after_send(slot.index);
+        }
         match r {
             Ok(()) => {}
             Err(TransportError::Unreachable { .. }) => send_errors += 1,
@@ -62,7 +72,8 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter) -> Rol
         }
         pacer.sent(&slot, sent_ns);
     }
-    let fin = Header { flags: FLAG_FIN, run_id, seq: pacer.measured_sent, intended_ns: pacer.warmup_sent, peer_rx_ns: pacer.period_ns(), ..Default::default() };
+    drop(lane); // this topic sends no more ticks: the next one must not wait for it
+    let fin = Header { flags: FLAG_FIN, run_id, topic, seq: pacer.measured_sent, intended_ns: pacer.warmup_sent, peer_rx_ns: pacer.period_ns(), ..Default::default() };
     let mut buf = vec![0u8; HEADER_LEN];
     fin.encode(&mut buf);
     for _ in 0..3 {
@@ -76,5 +87,5 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter) -> Rol
     };
     // The schedule accuracy belongs to the sender; the sub owns the latency measurement.
     let schedule = pacer.schedule.summary();
-    RoleOutcome { status, reason, measurement: None, counters: None, sent: Some(pacer.measured_sent), schedule, warmup_ns: Some(args.warmup), discovery: Some(mwperf_core::result::Discovery { matched_ns, first_reply_ns: None, probes: 0 }) }
+    RoleOutcome { status, reason, measurement: None, counters: None, sent: Some(pacer.measured_sent), schedule, warmup_ns: Some(args.warmup), discovery: Some(mwperf_core::result::Discovery { matched_ns, first_reply_ns: None, probes: 0 }), per_topic: Vec::new() }
 }

@@ -1,6 +1,10 @@
 //! sub: receives a pub's messages and measures one-way latency on the host's shared monotonic
 //! clock. Locks onto the first run id it sees unless --run-id is given. Ends --linger after the
 //! end-of-stream marker, on a signal, or after --idle-timeout.
+//!
+//! Recording a message is the callback: with several topics under the single-threaded executor
+//! it first waits for the executor (executor.rs), and the latency is taken when the callback
+//! starts (publish → callback, what an application sees); then it burns `--busy-loop` of CPU.
 
 use mwperf_core::clock::now_ns;
 use mwperf_core::result::{Counters, Status};
@@ -9,10 +13,13 @@ use mwperf_transports::Endpoint;
 
 use super::RoleOutcome;
 use crate::cli::ServerArgs;
+use crate::executor::Callback;
 use crate::collector::Collector;
 use crate::signals;
 
-pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>) -> RoleOutcome {
+/// Receive topic `cb.topic`'s stream (messages of other topics count as foreign); `cb` = what
+/// the callback does besides recording.
+pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> RoleOutcome {
     let mut col: Option<Collector> = None;
     let mut run_id = args.common.run_id;
     let mut fin: Option<(u64, u64, u64, u64)> = None; // (sent, warmup_sent, period_ns, at_ns)
@@ -32,11 +39,11 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>) -> RoleOutcome {
             break Some("idle timeout before the end-of-stream marker".to_string());
         }
         let Ok(Some(_)) = ep.recv(&mut buf, wait) else { continue };
-        let recv_ns = now_ns();
+        let mut recv_ns = now_ns();
         last_ns = recv_ns;
         counters.received += 1;
         let h = match Header::decode(&buf) {
-            Ok(h) if h.flags & FLAG_ECHO == 0 && run_id.is_none_or(|id| id == h.run_id) => h,
+            Ok(h) if h.flags & FLAG_ECHO == 0 && h.topic as usize == cb.topic && run_id.is_none_or(|id| id == h.run_id) => h,
             Ok(_) => {
                 counters.foreign += 1;
                 continue;
@@ -61,12 +68,17 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>) -> RoleOutcome {
             }
         }
         let c = col.as_mut().unwrap();
+        let _turn = cb.serial.map(|s| s.enter(cb.topic, h.intended_ns));
+        if _turn.is_some() {
+            recv_ns = now_ns();
+        }
         if h.flags & FLAG_WARMUP != 0 {
             c.seq.warmup_received += 1;
         } else {
             c.window_start(recv_ns);
             c.arrive(&h, &buf, recv_ns);
         }
+        crate::busy::spin_for(cb.busy_loop_ns);
     };
     counters.connections = ep.connections();
     let Some(mut c) = col else {
@@ -87,5 +99,5 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>) -> RoleOutcome {
     };
     let payload = c.payload_bytes().unwrap_or(0);
     let m = c.finish("oneway", sent, warmup_sent, payload, 0, None);
-    RoleOutcome { status: Status::Complete, reason, measurement: Some(m), counters: Some(counters), sent: None, schedule: None, warmup_ns: None, discovery: None }
+    RoleOutcome { status: Status::Complete, reason, measurement: Some(m), counters: Some(counters), sent: None, schedule: None, warmup_ns: None, discovery: None, per_topic: Vec::new() }
 }

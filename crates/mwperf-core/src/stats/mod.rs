@@ -4,6 +4,7 @@
 pub mod accounting;
 pub mod jitter;
 pub mod latency;
+pub mod pool;
 pub mod series;
 
 pub use accounting::SeqTracker;
