@@ -56,8 +56,11 @@ pub fn run(from: &Tun, to: &Tun, mut model: Model, clock: &Clock, counters: &Arc
         let now = clock.now_ns();
         while queue.peek().is_some_and(|p| p.0.at_ns <= now) {
             let Reverse(p) = queue.pop().unwrap();
+            // lateness is the wait's accuracy: taken before the write, which itself runs the
+            // receiving side's network stack (tens of µs for TCP) in this thread
+            let late_ns = clock.now_ns().saturating_sub(p.at_ns);
             match to.write(&p.packet) {
-                Ok(()) => counters.released(p.packet.len(), clock.now_ns().saturating_sub(p.at_ns)),
+                Ok(()) => counters.released(p.packet.len(), late_ns),
                 Err(_) => {
                     counters.dropped_write.fetch_add(1, Relaxed);
                 }

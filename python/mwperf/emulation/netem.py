@@ -74,10 +74,7 @@ class NetemLink:
     def start(cls, spec: LinkSpec, a: Host, b: Host, lease: Lease) -> "NetemLink":
         """Create the veth pair in the two namespaces and attach netem to each end."""
         arguments = (netem_args(spec.up), netem_args(spec.down))
-        lease.add("link", a.device)
-        ip("link", "add", a.device, "type", "veth", "peer", "name", b.device)
-        for host in (a, b):
-            ip("link", "set", host.device, "netns", host.netns)
+        create_veth(a, b, lease)
         for host, args in zip((a, b), arguments):
             done = tc(host, "qdisc", "add", "dev", host.device, "root", "netem", *args)
             if done.returncode != 0:
@@ -89,6 +86,14 @@ class NetemLink:
         """The qdiscs' counters (the devices go with the namespaces)."""
         return {"emulator": "netem",
                 **{name: _stats(host) for name, host in zip(("up", "down"), self.hosts)}}
+
+
+def create_veth(a: Host, b: Host, lease: Lease) -> None:
+    """A veth pair with one end in each host (a plain link: also the emulator's cost baseline)."""
+    lease.add("link", a.device)
+    ip("link", "add", a.device, "type", "veth", "peer", "name", b.device)
+    for host in (a, b):
+        ip("link", "set", host.device, "netns", host.netns)
 
 
 def tc(host: Host, *args: str) -> subprocess.CompletedProcess[str]:
