@@ -25,6 +25,7 @@ from conftest import alive, children, run_mwperf
 from mwperf.emulation.userspace import find_linkem
 from mwperf.errors import RunError
 from mwperf.leases import reap_stale, start_time
+from mwperf.schema import validation_error
 
 pytestmark = pytest.mark.agent
 
@@ -88,6 +89,7 @@ def test_loss_is_measured_back_and_counted(env: dict[str, str], tmp_path: Path) 
     n, lost = accounting["sent"], accounting["lost"]
     sigma = math.sqrt(n * 0.1 * 0.9)
     assert abs(lost - 0.1 * n) <= 4 * sigma, f"lost {lost} of {n}, expected 10 %"
+    assert validation_error(result, "run-result") is None
     link = result["link"]
     assert link["backend"] == "userspace" and link["spec"] == "up:loss=10%"
     assert link["up"]["loss"] == 0.1 and link["down"]["loss"] == 0
