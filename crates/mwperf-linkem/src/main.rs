@@ -4,10 +4,14 @@
 //! IP packets between them, one thread per direction, applying that direction's impairments
 //! (src/model.rs). Prints `READY` once forwarding, and on SIGINT/SIGTERM writes a JSON report of
 //! what happened to the packets (per direction: forwarded, dropped by cause, release lateness)
-//! to `--report` and stdout. The devices vanish with the process.
+//! to `--report` and stdout. The devices vanish with the process. `--realtime P` runs the
+//! forwarding threads SCHED_FIFO at priority P: like the kernel's own network path they then
+//! preempt ordinary processes, so a busy machine delays releases by microseconds, not
+//! milliseconds (mwperf passes it; refused without privilege, it warns and goes on).
 //!
 //! usage: mwperf-linkem --netns-a PATH --dev-a NAME --netns-b PATH --dev-b NAME
-//!                      [--up SPEC] [--down SPEC] [--seed N] [--report FILE]
+//!                      [--up SPEC] [--down SPEC] [--seed N] [--report FILE] [--spin-ns N]
+//!                      [--realtime PRIORITY]
 //! `up` is a -> b, `down` is b -> a; SPEC is the canonical `key=value,...` form (src/spec.rs).
 
 mod clock;
@@ -29,6 +33,10 @@ use model::Model;
 use spec::Impairments;
 use tun::Tun;
 
+/// Spin for the last 100 µs before a release: covers the timer wake-up of a SCHED_FIFO thread
+/// even on a busy 2-core VM (measured: BENCHMARKS.md, "Emulated links").
+const DEFAULT_SPIN_NS: u64 = 100_000;
+
 static STOP: AtomicBool = AtomicBool::new(false);
 
 extern "C" fn on_signal(_: libc::c_int) {
@@ -41,13 +49,16 @@ struct Args {
     spec: [Impairments; 2],
     seed: u64,
     report: Option<String>,
+    spin_ns: u64,
+    realtime: i32,
 }
 
 fn parse_args(argv: &[String]) -> Result<Args, String> {
     let mut netns = [None, None];
     let mut dev = [None, None];
     let mut spec = [Impairments::default(), Impairments::default()];
-    let (mut seed, mut report) = (1u64, None);
+    let (mut seed, mut report, mut spin_ns) = (1u64, None, DEFAULT_SPIN_NS);
+    let mut realtime = 0;
     let mut it = argv.iter();
     while let Some(flag) = it.next() {
         let mut value = || it.next().cloned().ok_or_else(|| format!("{flag}: missing value"));
@@ -60,6 +71,8 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
             "--down" => spec[1] = Impairments::parse(&value()?).map_err(|e| format!("--down: {e}"))?,
             "--seed" => seed = value()?.parse().map_err(|_| "--seed: not a whole number".to_string())?,
             "--report" => report = Some(value()?),
+            "--realtime" => realtime = value()?.parse().ok().filter(|p| (1..=99).contains(p)).ok_or_else(|| "--realtime: a priority from 1 to 99".to_string())?,
+            "--spin-ns" => spin_ns = value()?.parse().map_err(|_| "--spin-ns: not a whole number".to_string())?,
             _ => return Err(format!("unknown argument '{flag}'")),
         }
     }
@@ -72,6 +85,8 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
         spec,
         seed,
         report,
+        spin_ns,
+        realtime,
     })
 }
 
@@ -104,9 +119,10 @@ fn main() {
         .map(|(i, imp)| {
             let (tuns, clock, counters, stop) = (tuns.clone(), clock.clone(), counters[i].clone(), stop.clone());
             let model = Model::new(imp, args.seed.wrapping_mul(2).wrapping_add(i as u64));
+            let (spin_ns, realtime) = (args.spin_ns, args.realtime);
             std::thread::Builder::new()
                 .name(["up", "down"][i].into())
-                .spawn(move || forward::run(&tuns[i], &tuns[1 - i], model, &clock, &counters, &stop))
+                .spawn(move || forward::run(&tuns[i], &tuns[1 - i], model, &clock, &counters, &stop, spin_ns, realtime))
                 .expect("spawn a forwarding thread")
         })
         .collect();

@@ -5,7 +5,9 @@ Used when the kernel has no netem (this project's machines) or on request
 ``$MWPERF_LINKEM``, ``release/mwperf-linkem`` in ``$CARGO_TARGET_DIR``, ``target/release`` in
 this checkout, then PATH. It runs in its own process group, is killed by the kernel if mwperf
 dies (PDEATHSIG), is recorded in the lease as soon as it exists, and its TUN devices vanish
-with it. Stopped with SIGINT, it writes a JSON report of what it did to each direction.
+with it. Stopped with SIGINT, it writes a JSON report of what it did to each direction. Its
+forwarding threads run SCHED_FIFO (REALTIME_PRIORITY) so that releases stay on time on a busy
+machine.
 """
 
 import json
@@ -27,6 +29,9 @@ from .links import LinkSpec
 
 NAME = "mwperf-linkem"
 ENV_VAR = "MWPERF_LINKEM"
+REALTIME_PRIORITY = 10
+"""SCHED_FIFO priority of the forwarding threads: above every ordinary process (the agents
+included, as the kernel's network path would be), far below the kernel's own RT threads"""
 READY_TIMEOUT_S = 5.0
 STOP_TIMEOUT_S = 3.0
 
@@ -65,7 +70,8 @@ class Forwarder:
         argv = [str(find_linkem()), "--netns-a", str(a.netns_path), "--dev-a", a.device,
                 "--netns-b", str(b.netns_path), "--dev-b", b.device,
                 "--up", spec.up.canonical(), "--down", spec.down.canonical(),
-                "--seed", str(secrets.randbits(63)), "--report", str(workdir / "linkem.json")]
+                "--seed", str(secrets.randbits(63)), "--report", str(workdir / "linkem.json"),
+                "--realtime", str(REALTIME_PRIORITY)]
         out_path, err_path = workdir / "linkem.stdout", workdir / "linkem.stderr"
         with open(out_path, "wb") as out, open(err_path, "wb") as err:
             popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
