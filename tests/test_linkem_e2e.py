@@ -119,6 +119,17 @@ def test_tcp_across_a_lossy_jittery_link(env: dict[str, str], tmp_path: Path) ->
     assert result["link"]["emulator"]["up"]["dropped"]["loss"] > 0
 
 
+@pytest.mark.parametrize("transport", ["zenoh", "cyclonedds"])
+def test_middleware_across_the_link(env: dict[str, str], tmp_path: Path, transport: str) -> None:
+    code, result, _ = run(env, tmp_path, "--transport", transport, "--rate", "50", "--duration",
+                          "2s", "--warmup", "500ms", "--link", "delay=5ms")
+    assert code == 0, result["status_reason"]
+    accounting = result["measurement"]["accounting"]
+    assert accounting["received"] == accounting["sent"] > 50
+    assert 10 <= result["measurement"]["response"]["p50_ns"] / 1e6 <= 15
+    assert result["config"]["opts"] == []  # mwperf's own Cyclone configuration is not the user's
+
+
 class LeaseWatcher:
     """Records every resource any lease in ``folder`` names while a run goes on."""
 

@@ -15,7 +15,7 @@ from mwperf.errors import RunError, UsageError
 
 class Catalogue:
     def transports(self) -> list[str]:
-        return ["udp", "tcp", "uds", "zenoh"]
+        return ["udp", "tcp", "uds", "zenoh", "cyclonedds", "mqtt"]
 
     def payloads(self) -> dict[str, int]:
         return {"Array64": 64, "Array1k": 1024}
@@ -103,8 +103,16 @@ def test_run_options() -> None:
     cfg = point(link="delay=10ms", link_backend="userspace")
     assert (cfg.link, cfg.link_backend) == ("delay=10ms", "userspace")
     assert cfg.to_dict()["link"] == "delay=10ms"
-    with pytest.raises(UsageError, match="--link is not supported with --transport zenoh yet"):
-        point(link="delay=1ms", transport="zenoh")
+    assert point(link="delay=1ms", transport="zenoh").link == "delay=1ms"
+    assert point(link="delay=1ms", transport="cyclonedds").link == "delay=1ms"
+    with pytest.raises(UsageError, match="--link is not supported with --transport mqtt yet"):
+        point(link="delay=1ms", transport="mqtt")
+    with pytest.raises(UsageError, match="--transport uds: it is host-local IPC"):
+        point(link="delay=1ms", transport="uds")
+    with pytest.raises(UsageError, match="zenoh --opt mode=client yet"):
+        point(link="delay=1ms", transport="zenoh", opt=["mode=client"])
+    with pytest.raises(UsageError, match="--opt config: with --link"):
+        point(link="delay=1ms", transport="cyclonedds", opt=["config=<x/>"])
     with pytest.raises(UsageError, match="--link-backend: only together with --link"):
         point(link_backend="netem")
     with pytest.raises(UsageError, match="--link-backend: unknown link backend 'tc'"):

@@ -11,7 +11,7 @@ from typing import Any, Protocol
 from .durations import parse_duration
 from .emulation.links import parse_link
 from .emulation.network import BACKENDS as LINK_BACKENDS
-from .emulation.network import TRANSPORTS as LINK_TRANSPORTS
+from .emulation.network import check_transport as check_link_transport
 from .emulation.network import require_root
 from .errors import UsageError
 from .sizes import parse_size
@@ -146,9 +146,6 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
     link = _link(options)
     catalogue = agent()
     transport = _choice("--transport", "transport", given("transport"), catalogue.transports())
-    if link["link"] is not None and transport not in LINK_TRANSPORTS:
-        raise UsageError(f"--link is not supported with --transport {transport} yet; use "
-                         f"{' or '.join(LINK_TRANSPORTS)}")
     if qos["pong"] != "agent" and transport not in RELAY_TRANSPORTS:
         raise UsageError(f"--pong {qos['pong']}: only with --transport "
                          f"{' or '.join(RELAY_TRANSPORTS)} (got {transport}); other transports "
@@ -159,7 +156,7 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
         raise UsageError(f"--pong {qos['pong']}: the foreign echo has no --topics, --executor or "
                          f"--busy-loop; use --pong agent for those")
     payload = given("payload").strip()
-    return PointConfig(
+    point = PointConfig(
         transport=transport, mode=mode, rate=rate, payload=payload,
         payload_bytes=_payload_bytes(payload, catalogue.payloads()),
         duration_ns=duration_ns, count=count, warmup_ns=warmup_ns,
@@ -168,6 +165,9 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
         spin_margin_ns=spin_margin_ns, samples=bool(options.get("samples")), **qos, **workload,
         **link,
     )
+    if point.link is not None:
+        check_link_transport(transport, point.option)
+    return point
 
 
 def _link(options: dict[str, Any]) -> dict[str, Any]:

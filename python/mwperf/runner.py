@@ -10,7 +10,7 @@ import contextlib
 import json
 import secrets
 import signal
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from decimal import Decimal
 from pathlib import Path
@@ -73,19 +73,21 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
         with AgentSet(workdir) as agents:
             try:
                 plan = prepare(cfg, workdir, agent, daemons)
-                hosts = (None, None)
+                hosts, given = (None, None), cfg
                 if network is not None:  # the server on host b, the sender on host a
-                    plan = Plan(f"{network.b.address}:0")
+                    plan = Plan(network.listen_address(cfg.transport))
                     hosts = (network.b.netns_path, network.a.netns_path)
+                    given = replace(cfg, opts=cfg.opts + network.agent_opts(cfg.transport))
                 server = None
                 if plan.listen is not None:
-                    server = agents.spawn(server_role, role_argv(agent, server_role, cfg, workdir,
-                                                                 tag, plan.listen), hosts[0])
+                    server = agents.spawn(server_role, role_argv(agent, server_role, given,
+                                                                 workdir, tag, plan.listen),
+                                          hosts[0])
                     address = server.wait_ready(cfg.transport, ready_timeout_s(cfg))
                 else:
                     address = plan.connect or ""
                 sender = agents.spawn(sender_role,
-                                      role_argv(agent, sender_role, cfg, workdir, tag, address),
+                                      role_argv(agent, sender_role, given, workdir, tag, address),
                                       hosts[1])
                 limit_s = sender_timeout_s(cfg)
                 if sender.wait(limit_s) is None:

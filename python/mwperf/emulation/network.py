@@ -8,7 +8,7 @@ and releases everything, also after an error or Ctrl-C.
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ from .links import LinkSpec
 from .userspace import Forwarder
 
 BACKENDS = ("auto", "netem", "userspace")
-TRANSPORTS = ("udp", "tcp")
+TRANSPORTS = ("udp", "tcp", "zenoh", "cyclonedds")
 """transports that work across an emulated link so far (addressed by the server's IP)"""
 
 
@@ -35,11 +35,55 @@ class Network:
     spec: LinkSpec
     report: dict[str, Any] | None = field(default=None)
 
+    def listen_address(self, transport: str) -> str:
+        """Where the server (on host b) listens, port chosen by the system."""
+        if transport == "zenoh":
+            return f"tcp/{self.b.address}:0"
+        if transport == "cyclonedds":
+            return "0/auto"  # a fresh topic base in domain 0; discovery: agent_opts
+        return f"{self.b.address}:0"
+
+    def agent_opts(self, transport: str) -> tuple[str, ...]:
+        """``--opt`` settings both agents need to meet across the link: Cyclone DDS on the link's
+        device (the only non-loopback one in each host) with unicast discovery of both hosts."""
+        if transport != "cyclonedds":
+            return ()
+        peers = "".join(f'<Peer address="{h.address}"/>' for h in (self.a, self.b))
+        return ("config=<CycloneDDS><Domain Id=\"any\"><General><Interfaces>"
+                "<NetworkInterface autodetermine=\"true\"/></Interfaces>"
+                "<AllowMulticast>false</AllowMulticast></General><Discovery>"
+                f"<ParticipantIndex>auto</ParticipantIndex><Peers>{peers}</Peers></Discovery>"
+                "</Domain></CycloneDDS>",)
+
     def describe(self) -> dict[str, Any]:
         """The run-result's ``link`` section."""
         return {**self.spec.to_dict(), "backend": self.backend,
                 "hosts": {h.name: {"netns": h.netns, "address": h.address} for h in (self.a, self.b)},
                 "emulator": self.report}
+
+
+LOCAL_ONLY = ("uds", "iceoryx2")
+"""host-local IPC: nothing crosses a network, so there is no link to emulate"""
+
+
+def check_transport(transport: str, option: Callable[[str], str | None]) -> None:
+    """Refuse, as a usage error, what cannot run across an emulated link (yet).
+
+    ``option``: the value of a transport ``--opt KEY`` (PointConfig.option).
+    """
+    if transport in LOCAL_ONLY:
+        raise UsageError(f"--link is not supported with --transport {transport}: it is "
+                         f"host-local IPC, nothing crosses a link; use "
+                         f"{', '.join(TRANSPORTS)}")
+    if transport not in TRANSPORTS:
+        raise UsageError(f"--link is not supported with --transport {transport} yet; use "
+                         f"{', '.join(TRANSPORTS)}")
+    if transport == "zenoh" and option("mode") == "client":
+        raise UsageError("--link is not supported with --transport zenoh --opt mode=client yet "
+                         "(the router is not placed on an emulated host); use peer mode")
+    if transport == "cyclonedds" and option("config") is not None:
+        raise UsageError("--opt config: with --link mwperf configures Cyclone DDS itself (the "
+                         "link's interface, unicast discovery of both hosts); drop --opt config")
 
 
 def require_root() -> None:
