@@ -154,3 +154,27 @@ def test_the_emulator_rejects_a_bad_spec() -> None:
                            "--dev-b", "y", "--up", "loss=2"], capture_output=True, text=True,
                           timeout=10, check=False)
     assert done.returncode == 2 and "--up: loss" in done.stderr
+
+
+def test_the_emulator_accepts_every_key() -> None:
+    spec = parse_link("delay=10ms,jitter=1ms,dist=pareto,loss=1%,ge=1%/25%/10%/99%,corrupt=1%,"
+                      "dup=1%,reorder=5%,rate=115200bit,overhead=8n1,queue=4KiB,frame=127/25,"
+                      "backoff=2ms,mtu=1280,outage=5s+2s")
+    done = subprocess.run([linkem_or_skip(), "--netns-a", "/nonexistent", "--dev-a", "x",
+                           "--netns-b", "/nonexistent", "--dev-b", "y", "--up",
+                           spec.up.canonical(), "--down", spec.down.canonical()],
+                          capture_output=True, text=True, timeout=10, check=False)
+    assert done.returncode == 1 and "/nonexistent" in done.stderr, done.stderr
+
+
+def test_link_lines_under_the_table() -> None:
+    from mwperf.emulation.summary import render_link
+    assert render_link({"link": None}) == ""
+    counts = {"received": 110, "forwarded": 100, "duplicated": 0, "reordered": 0,
+              "corrupted": 2, "dropped": {"loss": 10, "queue": 0},
+              "release_late_ns": {"mean": 1000, "max": 60_000, "over_50us": 1}}
+    text = render_link({"link": {"spec": "loss=10%", "backend": "userspace",
+                                 "emulator": {"up": counts, "down": counts}}})
+    assert text.splitlines()[0] == "link          loss=10%  (userspace)"
+    assert "received 110  forwarded 100  dropped: loss 10  corrupted 2" in text
+    assert "queue" not in text and "max 60.0 µs" in text
