@@ -119,6 +119,43 @@ def test_tcp_across_a_lossy_jittery_link(env: dict[str, str], tmp_path: Path) ->
     assert result["link"]["emulator"]["up"]["dropped"]["loss"] > 0
 
 
+def oneway(env: dict[str, str], tmp_path: Path, link: str, seconds: str = "3s"
+           ) -> dict[str, Any]:
+    code, result, _ = run(env, tmp_path, "--transport", "udp", "--mode", "oneway", "--rate",
+                          "1000", "--duration", seconds, "--warmup", "200ms", "--payload", "64",
+                          "--link", link)
+    assert code in (0, 3), result["status_reason"]
+    return result
+
+
+def test_duplicates_and_reordering_reach_the_agent(env: dict[str, str], tmp_path: Path) -> None:
+    result = oneway(env, tmp_path, "up:dup=10%,up:delay=2ms,up:reorder=10%", "2s")
+    accounting, up = result["measurement"]["accounting"], result["link"]["emulator"]["up"]
+    n = accounting["sent"]
+    assert 0.05 * n <= accounting["duplicated"] <= 0.15 * n, accounting
+    assert accounting["reordered"] >= 0.03 * n, accounting  # overtook the 2 ms queue
+    assert up["duplicated"] >= accounting["duplicated"] and up["reordered"] > 0
+
+
+def test_corruption_is_dropped_by_the_receivers_checksum(env: dict[str, str],
+                                                         tmp_path: Path) -> None:
+    result = oneway(env, tmp_path, "up:corrupt=10%", "2s")
+    accounting, up = result["measurement"]["accounting"], result["link"]["emulator"]["up"]
+    n = accounting["sent"]
+    assert accounting["corrupted"] == 0  # the kernel never hands a corrupted datagram up
+    assert 0.05 * n <= accounting["lost"] <= 0.15 * n, accounting
+    assert up["corrupted"] >= accounting["lost"]
+
+
+def test_scheduled_outage(env: dict[str, str], tmp_path: Path) -> None:
+    result = oneway(env, tmp_path, "outage=1500ms+500ms", "3s")
+    accounting, up = result["measurement"]["accounting"], result["link"]["emulator"]["up"]
+    assert 400 <= up["dropped"]["outage"] <= 600, up  # 500 ms at 1 kHz
+    # the agents start a few 100 ms after the link: most of the outage falls after warm-up
+    assert 250 <= accounting["lost"] <= 600, accounting
+    assert result["link"]["emulator"]["up"]["dropped"]["loss"] == 0
+
+
 @pytest.mark.parametrize("transport", ["zenoh", "cyclonedds"])
 def test_middleware_across_the_link(env: dict[str, str], tmp_path: Path, transport: str) -> None:
     code, result, _ = run(env, tmp_path, "--transport", transport, "--rate", "50", "--duration",
