@@ -1,9 +1,10 @@
 """Running one point: start the server role, wait for READY, run the sender, collect, merge.
 
 Roles: roundtrip = pong (server) + ping (sender, measures); oneway = sub (server, measures) +
-pub (sender). With ``--link`` the server runs on emulated host b and the sender on host a, and
-the result's ``link`` section holds the spec, the backend and the emulator's counters. Nothing outlives ``run_point``: the agents live inside an ``AgentSet``. A Ctrl-C
-stops them with SIGINT, and whatever they reported still becomes a (partial) result.
+pub (sender). Nothing outlives ``run_point``: the agents live inside an ``AgentSet``. A Ctrl-C
+stops them with SIGINT, and whatever they reported still becomes a (partial) result. With
+``--link`` the server runs on emulated host b and the sender on host a (emulation/network.py),
+and the result's ``link`` section holds the spec, the backend and the emulator's counters.
 """
 
 import contextlib
