@@ -1,0 +1,64 @@
+"""Plot: response latency against the message rate, one colour per transport/setting group —
+the p50 as a line, the p90–p99 range as a band, the maximum as crosses, and the saturation
+knee (see knee.py) as a marked point with a dashed line when the group is a rate sweep."""
+
+from collections.abc import Sequence
+
+from ..durations import format_ns
+from ..table import format_rate
+from .data import Run
+from .groups import rate_groups, x_rate
+from .knee import find_knee
+from .labels import describe
+from .section import Section
+from .svg import Axis, Chart, colour
+
+
+def section(runs: Sequence[Run]) -> Section:
+    """The latency-vs-rate section (empty when no point was measured)."""
+    out = Section("latency-rate", "Latency vs rate")
+    groups = rate_groups(runs)
+    if not groups:
+        return out
+    chart = Chart("Response latency vs rate (p50 line, p90–p99 band, max ×)",
+                  Axis("rate (messages/s; 'max' points at the rate achieved)", log=True,
+                       fmt=_rate_tick),
+                  Axis("latency", log=True, fmt=format_ns), "latency-rate")
+    knees = []
+    for i, group in enumerate(groups):
+        col = colour(i)
+        chart.legend(group.name, col)
+        xs = [x_rate(p) for p in group.points]
+        chart.line([(x, p.get("latency_p50_ns")) for x, p in zip(xs, group.points)
+                    if x is not None], col, tip=f"{group.name}: p50")
+        chart.band([x for x in xs if x is not None],
+                   [p.get("latency_p90_ns") for x, p in zip(xs, group.points) if x is not None],
+                   [p.get("latency_p99_ns") for x, p in zip(xs, group.points) if x is not None],
+                   col, tip=f"{group.name}: p90–p99")
+        for x, point in zip(xs, group.points):
+            if x is None:
+                continue
+            tip = (f"{describe(point)}\np50 {format_ns(point.get('latency_p50_ns'))} · p90 "
+                   f"{format_ns(point.get('latency_p90_ns'))} · p99 "
+                   f"{format_ns(point.get('latency_p99_ns'))} · max "
+                   f"{format_ns(point.get('latency_max_ns'))} · loss "
+                   f"{point.get('loss_pct') or 0:.3g} %")
+            chart.marker(x, point.get("latency_p50_ns"), col, tip)
+            chart.marker(x, point.get("latency_max_ns"), col, f"max: {tip}", shape="cross")
+        knee = find_knee(group.points)
+        if knee is not None:
+            beyond = (f", first unsustainable {format_rate(knee.first_bad.get('rate'))}"
+                      if knee.first_bad else ", every rate measured was sustainable")
+            text = f"knee {group.name}: {format_rate(knee.rate)}{beyond}"
+            chart.marker(knee.rate, knee.last_ok.get("latency_p99_ns"), col, text,
+                         shape="diamond")
+            chart.vline(knee.rate, f"knee {format_rate(knee.rate)}", col)
+            knees.append(text)
+    out.charts.append(chart.render())
+    out.note = ("Knee: the highest rate with p99 below the period and loss ≤ 1 %. "
+                + ("; ".join(knees) if knees else "No rate sweep with a knee among these points."))
+    return out
+
+
+def _rate_tick(value: float) -> str:
+    return f"{value / 1000:g}k" if value >= 1000 else f"{value:g}"
