@@ -18,6 +18,10 @@ SETTINGS = ("transport", "mode", "rate", "payload", "topics", "executor", "busy_
             "reliability", "history", "depth", "durability", "opts", "pong", "busy_poll",
             "prevent_cpu_idle")
 """the catalogue columns that define what a point measured (its configuration key)"""
+USUAL = {"topics": 1, "executor": "single", "busy_loop_ns": 0, "reliability": "reliable",
+         "history": "keep-last", "depth": 10, "durability": "volatile", "opts": "[]",
+         "pong": "agent", "busy_poll": False, "prevent_cpu_idle": False}
+"""mwperf's defaults: a one-line description leaves them out"""
 
 
 def run_tags(runs: Sequence[Run]) -> dict[str, str]:
@@ -72,8 +76,7 @@ def describe(point: Point) -> str:
              format_rate(float(point.get("rate") or 0)), payload]
     for name in SETTINGS[4:]:
         value = point.get(name)
-        if value not in (None, False, "", "[]") and not (name == "topics" and value == 1) and \
-                not (name == "busy_loop_ns" and value == 0):
+        if value is not None and value != "" and USUAL.get(name) != value:
             parts.append(setting_text(name, value))
     return " ".join(p for p in parts if p)
 
