@@ -15,6 +15,7 @@ import click
 
 from . import __version__, store
 from . import compare as compare_module
+from . import imports
 from . import report as report_module
 from .compare import budget as compare_budget
 from .agent import find_agent
@@ -268,6 +269,44 @@ def compare(base: str, new: str, budget_flags: tuple[str, ...], budget_file: str
     outcome = compare_module.compare(Path(results), base, new, budgets)
     click.echo(compare_module.render(outcome, fmt), nl=False)
     return outcome.exit_code
+
+
+@cli.group(name="import")
+def import_group() -> None:
+    """Import other tools' results into the catalogue (then report or compare them)."""
+
+
+@import_group.command(name="performance-test")
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--results", default="results", show_default=True, metavar="DIR",
+              help="The results folder.")
+def import_performance_test(files: tuple[Path, ...], results: str) -> None:
+    """Import Apex.AI performance_test logs (JSON or CSV), one point per FILE.
+
+    \b
+    Example:
+      mwperf import performance-test cyclonedds-1k.json fastrtps-1k.csv
+    """
+    _imported(imports.import_files(Path(results), "performance-test", files))
+
+
+@import_group.command(name="ros2-performance")
+@click.argument("targets", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--results", default="results", show_default=True, metavar="DIR",
+              help="The results folder.")
+def import_ros2_performance(targets: tuple[Path, ...], results: str) -> None:
+    """Import iRobot ros2-performance results: a folder with latency_all.txt and/or
+    latency_total.txt, or one of those files; one point per TARGET.
+
+    \b
+    Example:
+      mwperf import ros2-performance results/sierra_nevada/
+    """
+    _imported(imports.import_files(Path(results), "ros2-performance", targets))
+
+
+def _imported(run: Path) -> None:
+    click.echo(f"mwperf: imported as run {run.name} (see 'mwperf report {run.name}')", err=True)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -3,7 +3,8 @@
 A sweep varies a few settings; a label made of every setting would bury those. A point's label
 is the transport plus the settings that differ between the points shown (rate left out when
 the plot's x axis is the rate); with several runs in one report each label starts with the
-run's tag (R1, R2, ...), which the report's header maps to run ids.
+run's tag (R1, R2, ...), which the report's header maps to run ids — unless every run is a
+single point (separate ``mwperf run`` invocations read as one collection).
 """
 
 from collections.abc import Iterable, Sequence
@@ -25,9 +26,10 @@ USUAL = {"topics": 1, "executor": "single", "busy_loop_ns": 0, "reliability": "r
 
 
 def run_tags(runs: Sequence[Run]) -> dict[str, str]:
-    """run id -> its tag in labels ('' for a single run)."""
-    if len(runs) == 1:
-        return {runs[0].run_id: ""}
+    """run id -> its tag in labels ('' for a single run, and when every run is a single point:
+    then they are read as one collection, e.g. one line per transport across rates)."""
+    if len(runs) == 1 or all(len(run.points) <= 1 for run in runs):
+        return {run.run_id: "" for run in runs}
     return {run.run_id: f"R{i}" for i, run in enumerate(runs, start=1)}
 
 
@@ -48,7 +50,7 @@ def setting_text(name: str, value: Any) -> str:
     if name == "rate":
         return format_rate(float(value))
     if name == "busy_loop_ns":
-        return f"busy {format_ns(value)}"
+        return f"busy {format_ns(value)}" if value else "no busy loop"
     if name == "topics":
         return f"{value} topic{'s' if value != 1 else ''}"
     if name == "depth":

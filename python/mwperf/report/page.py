@@ -49,7 +49,8 @@ def render(runs: Sequence[Run], sections: Sequence[Section], table: list[dict[st
            ) -> str:
     """The whole report page."""
     now = f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M:%S} UTC"
-    title = "mwperf report: " + ", ".join(run.run_id for run in runs)
+    title = "mwperf report: " + (", ".join(run.run_id for run in runs) if len(runs) <= 2
+                                 else f"{len(runs)} runs")
     body = [f"<h1>{escape(title)}</h1>",
             f'<p class="note">generated {now} by mwperf {escape(__version__)}</p>',
             _runs_table(runs), _attention(runs), _warnings(runs),
