@@ -14,6 +14,7 @@ no code taken):
   a header and one row per second, comma separated (padded with tabs): ``received``, ``sent``,
   ``lost``, ``data_received``, ``latency_min (ms)``, ``latency_max (ms)``, ``latency_mean (ms)``,
   ``latency_variance (ms)`` (the variance in s² scaled by 1000, as the tool prints it),
+  the QoS on one ``QOS: Reliability: R Durability: D History kind: K History depth: N`` line,
   ``ru_utime``/``ru_stime`` (s), ``ru_maxrss`` (KiB), ``cpu_usage (%)``.
 """
 
@@ -29,6 +30,7 @@ from .summary import Imported, Interval, config
 
 START_MARKER = "---EXPERIMENT-START---"
 SIZE = re.compile(r"(\d+)([kKmM]?)$")
+QOS_PART = re.compile(r"(Reliability|Durability|History kind|History depth):\s*(\S+)")
 
 
 def load(path: Path) -> Imported:
@@ -89,6 +91,8 @@ def _from_csv(path: Path, text: str) -> Imported:
         key, sep, value = line.partition(":")
         if sep:
             settings[key.strip().lower()] = value.strip()
+        for name, inner in QOS_PART.findall(line):  # "QOS: Reliability: RELIABLE Durability: ..."
+            settings[name.lower()] = inner
     reader = csv.reader(io.StringIO("\n".join(lines[start + 1:])))
     rows = [[cell.strip() for cell in row] for row in reader if any(c.strip() for c in row)]
     if not rows:

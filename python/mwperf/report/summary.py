@@ -43,7 +43,7 @@ COLUMNS = (
     Column("number", "#"), Column("run", "run"), Column("point_id", "point"),
     Column("status", "status"), Column("transport", "transport"), Column("mode", "mode"),
     Column("rate", "rate", lambda v: "\u2014" if v is None else format_rate(float(v))),
-    Column("payload", "payload"), Column("message_bytes", "msg bytes", _bytes),
+    Column("payload", "payload"), Column("payload_bytes", "payload bytes", _bytes),
     Column("topics", "topics"), Column("executor", "executor"),
     Column("busy_loop_ns", "busy loop", format_ns), Column("reliability", "reliability"),
     Column("count", "count"),
@@ -76,12 +76,10 @@ def rows(runs: Sequence[Run]) -> list[dict[str, Any]]:
 def _row(point: Point, number: int, run: str) -> dict[str, Any]:
     sender, server = ("ping", "pong") if point.get("mode") != "oneway" else ("pub", "sub")
     rss = [point.get(f"{role}_rss_kib") for role in (sender, server)]
-    message_bytes = (point.get("payload_bytes") + 56 if point.get("payload_bytes") is not None
-                     else None)
     return {
         "number": number, "run": run, "point_id": point.point_id, "status": point.status,
         "transport": point.get("transport"), "mode": point.get("mode"), "rate": point.get("rate"),
-        "payload": point.get("payload"), "message_bytes": message_bytes,
+        "payload": point.get("payload"), "payload_bytes": point.get("payload_bytes"),
         "topics": point.get("topics"), "executor": point.get("executor"),
         "busy_loop_ns": point.get("busy_loop_ns"), "reliability": point.get("reliability"),
         "count": point.get("latency_count"), "p50_ns": point.get("latency_p50_ns"),
