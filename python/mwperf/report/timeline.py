@@ -12,6 +12,28 @@ from .section import Section
 from .svg import Axis, Chart, colour
 
 MAX_POINTS = 12
+MAX_SECONDS = 600
+"""a longer per-second series is reduced to this many buckets (min of min, max of max, mean
+of the p50s, max of the p99s: the spikes stay visible)"""
+MARKED_SECONDS = 120
+"""per-second hover markers only up to this many rows (beyond, the lines carry the shape)"""
+
+
+def downsample(rows: list[dict], limit: int = MAX_SECONDS) -> list[dict]:
+    """``rows`` (per-second series rows with data) in at most ``limit`` buckets."""
+    if len(rows) <= limit:
+        return rows
+    width = -(-len(rows) // limit)
+    out = []
+    for start in range(0, len(rows), width):
+        chunk = rows[start:start + width]
+        p50s = [r["p50_ns"] for r in chunk if r.get("p50_ns") is not None]
+        out.append({"t_s": chunk[0]["t_s"], "received": sum(r["received"] for r in chunk),
+                    "min_ns": min((r.get("min_ns") or r.get("p50_ns") or 0) for r in chunk),
+                    "max_ns": max((r.get("max_ns") or 0) for r in chunk),
+                    "p50_ns": sum(p50s) / len(p50s) if p50s else None,
+                    "p99_ns": max((r.get("p99_ns") or 0) for r in chunk) or None})
+    return out
 
 
 def section(runs: Sequence[Run]) -> Section:
@@ -26,13 +48,13 @@ def section(runs: Sequence[Run]) -> Section:
         if point.series:
             chart = Chart(f"{name}: per second", Axis("time after warm-up (s)"),
                           Axis("latency", log=True, fmt=format_ns), "timeline-seconds")
-            rows = [r for r in point.series if r.get("received")]
+            rows = downsample([r for r in point.series if r.get("received")])
             ts = [r["t_s"] for r in rows]
             chart.band(ts, [r.get("min_ns") or r.get("p50_ns") for r in rows],
                        [r.get("max_ns") for r in rows], col, tip="min–max per second")
             chart.line([(r["t_s"], r.get("p50_ns")) for r in rows], col, tip="p50")
             chart.line([(r["t_s"], r.get("p99_ns")) for r in rows], col, tip="p99", dash=True)
-            for r in rows:
+            for r in rows if len(rows) <= MARKED_SECONDS else []:
                 chart.marker(r["t_s"], r.get("p99_ns"), col, size=2, tip=(
                     f"t={r['t_s']} s: {r['received']} received, p50 {format_ns(r.get('p50_ns'))}"
                     f", p99 {format_ns(r.get('p99_ns'))}, max {format_ns(r.get('max_ns'))}"))
