@@ -215,7 +215,7 @@ def query(sql: str, results: str, fmt: str) -> None:
 
 
 @cli.command()
-@click.argument("runs", nargs=-1, metavar="[RUN]...")
+@click.argument("runs", nargs=-1)
 @click.option("--results", default="results", show_default=True, metavar="DIR",
               help="The results folder.")
 @click.option("-o", "--output", metavar="FILE", help="Where to write the report  [default: "
@@ -224,7 +224,7 @@ def query(sql: str, results: str, fmt: str) -> None:
               show_default=True, help="html: one self-contained page; markdown, csv, json: the "
               "summary tables.")
 def report(runs: tuple[str, ...], results: str, output: str | None, fmt: str) -> None:
-    """Report on RUNs (run ids, unique prefixes, or 'latest', the default) side by side.
+    """Report on RUNS side by side: run ids, unique prefixes, or 'latest' (the default).
 
     \b
     Examples:
@@ -281,7 +281,7 @@ def import_group() -> None:
 @click.option("--results", default="results", show_default=True, metavar="DIR",
               help="The results folder.")
 def import_performance_test(files: tuple[Path, ...], results: str) -> None:
-    """Import Apex.AI performance_test logs (JSON or CSV), one point per FILE.
+    """Import Apex.AI performance_test logs (FILES: JSON or CSV), one point per file.
 
     \b
     Example:
@@ -295,8 +295,8 @@ def import_performance_test(files: tuple[Path, ...], results: str) -> None:
 @click.option("--results", default="results", show_default=True, metavar="DIR",
               help="The results folder.")
 def import_ros2_performance(targets: tuple[Path, ...], results: str) -> None:
-    """Import iRobot ros2-performance results: a folder with latency_all.txt and/or
-    latency_total.txt, or one of those files; one point per TARGET.
+    """Import iRobot ros2-performance results (TARGETS: folders with latency_all.txt and/or
+    latency_total.txt, or those files), one point per target.
 
     \b
     Example:
