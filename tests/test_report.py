@@ -121,3 +121,24 @@ def test_cli_writes_the_file_and_rejects_unknown_runs(results: Path, tmp_path: P
     assert bad.returncode == 2 and "RUN: no run 'nope'" in bad.stderr
     fmt = run_mwperf("report", "--results", str(results), "--format", "pdf")
     assert fmt.returncode == 2 and "--format" in fmt.stderr
+
+
+def test_long_series_are_bucketed_keeping_extremes() -> None:
+    from mwperf.report.timeline import MAX_SECONDS, downsample
+    rows = [{"t_s": t, "received": 10, "min_ns": 100, "p50_ns": 200, "p99_ns": 300,
+             "max_ns": 400} for t in range(5000)]
+    rows[3333].update(max_ns=9_999_999, min_ns=7)
+    out = downsample(rows)
+    assert len(out) <= MAX_SECONDS
+    assert max(r["max_ns"] for r in out) == 9_999_999 and min(r["min_ns"] for r in out) == 7
+    assert sum(r["received"] for r in out) == 50_000
+    assert downsample(rows[:10]) == rows[:10]
+
+
+def test_per_topic_histograms_reach_the_topic_rows(results: Path) -> None:
+    [run] = load_runs(results, [SWEEP], messages=False)
+    [point] = [p for p in run.points if p.get("topics") == 3]
+    assert [t["topic"] for t in point.topics] == [0, 1, 2]
+    medians = [t["latency_p50_ns"] for t in point.topics]
+    assert medians[0] < medians[1] < medians[2]  # the topics' own samples, 2/4/6 ms
+    assert all(sum(c for _, c in t["histogram"]) == 100 for t in point.topics)

@@ -104,11 +104,10 @@ def _test(metric: str, base: list[Point], new: list[Point], base_values: list[fl
         p = two_proportions(lost_b, sent_b, lost_n, sent_n)
         return "two-proportion z-test on lost/sent", p, p < alpha
     if metric in ("p50", "p99") and len(base) == 1 and len(new) == 1:
-        (gb, source_b), (gn, source_n) = distribution(base[0]), distribution(new[0])
-        source = source_b if source_b == source_n else "HDR histograms"
+        (gb, source), (gn, other) = distribution(base[0]), distribution(new[0])
+        if source != other:  # raw samples on one side only: compare like with like
+            gb, gn, source = _histogram(base[0]), _histogram(new[0]), "HDR histograms"
         if metric == "p50":
-            if source != source_b or source != source_n:
-                gb, gn = _histogram(base[0]), _histogram(new[0])
             p = mann_whitney(gb, gn)
             return f"Mann-Whitney U over {source}", p, p < alpha
         ib, in_ = quantile_interval(gb, 0.99, alpha), quantile_interval(gn, 0.99, alpha)

@@ -48,6 +48,8 @@ class Point:
     config: dict[str, Any] = field(default_factory=dict)
     source: dict[str, Any] | None = None
     """for an imported point: the tool and file it came from"""
+    topic_histograms: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+    """topic -> its response histogram (from the result's per_topic)"""
     series: list[dict[str, Any]] = field(default_factory=list)
     messages: list[Bucket] = field(default_factory=list)
 
@@ -131,23 +133,20 @@ def _attach_topics(con: duckdb.DuckDBPyConnection, ids: list[str], by_id: dict[s
     for row in _rows(con, "SELECT * FROM topics WHERE point_id IN (SELECT unnest(?)) "
                      "ORDER BY point_id, topic", [ids]):
         point = by_id[row["point_id"]]
-        blocks = point.config.get("_per_topic") or []
-        block = next((b for b in blocks if b.get("topic") == row["topic"]), None)
-        row["histogram"] = _histogram(block["response"]) if block else point.histogram
+        row["histogram"] = point.topic_histograms.get(row["topic"], point.histogram)
         point.topics.append(row)
-    for point in by_id.values():
-        point.config.pop("_per_topic", None)
 
 
 def _point(row: dict[str, Any]) -> Point:
     result = json.loads(row.pop("result"))
     measurement = result.get("measurement") or {}
-    config = dict(result.get("config") or {})
-    config["_per_topic"] = result.get("per_topic") or []
     processes = {a.get("role"): a.get("process") or {} for a in result.get("agents") or []}
+    topics = {int(t.get("topic", i)): _histogram(t.get("response") or {})
+              for i, t in enumerate(result.get("per_topic") or [])}
     return Point(row=row, histogram=_histogram(measurement.get("response") or {}),
-                 daemons=list(result.get("daemons") or []), processes=processes, config=config,
-                 source=result.get("source"))
+                 daemons=list(result.get("daemons") or []), processes=processes,
+                 config=dict(result.get("config") or {}), source=result.get("source"),
+                 topic_histograms=topics)
 
 
 def _histogram(stats: dict[str, Any]) -> list[tuple[int, int]]:
