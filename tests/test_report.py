@@ -142,3 +142,20 @@ def test_per_topic_histograms_reach_the_topic_rows(results: Path) -> None:
     medians = [t["latency_p50_ns"] for t in point.topics]
     assert medians[0] < medians[1] < medians[2]  # the topics' own samples, 2/4/6 ms
     assert all(sum(c for _, c in t["histogram"]) == 100 for t in point.topics)
+
+
+def test_many_lines_are_split_into_one_chart_per_payload(tmp_path: Path) -> None:
+    root = tmp_path / "results"
+    points = [(f"p-{t}-{pl}-{r}", latencies(50, 40_000, seed=r),
+               {"cfg": config(transport=t, payload=pl, rate=float(r))})
+              for t in ("udp", "tcp", "uds", "zenoh") for pl in ("Array1k", "Struct256", "Array64k")
+              for r in (100, 1000)]
+    add_sweep(root, "20261122T130000Z-suite-cccc", points)
+    html = build(root, ["latest"])
+    charts = re.findall(r'<svg class="chart" data-chart="latency-rate".*?</svg>', html, re.S)
+    assert len(charts) == 3  # one per payload, the four transports in each
+    for chart in charts:
+        assert chart.count('class="legend"') == 4
+    assert "Struct256: Response latency vs rate" in html
+    curves = re.findall(r'<svg class="chart" data-chart="distribution".*?</svg>', html, re.S)
+    assert len(curves) == 6 and all(c.count('class="legend"') == 4 for c in curves)

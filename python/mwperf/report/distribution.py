@@ -8,11 +8,13 @@ from collections.abc import Sequence
 
 from ..durations import format_ns
 from .data import Point, Run
-from .labels import describe, label, run_tags, varying
+from .labels import describe, label, run_tags, setting_text, varying
 from .section import Section
 from .svg import Axis, Chart, colour
 
 MAX_CURVES = 24
+FACET_ABOVE = 12
+"""more curves than this are split into one chart per setting combination"""
 STEP = 0.004
 """a curve keeps a bucket only when it moves on by this much in log10(x) (or in value)"""
 PERCENTILE_TICKS = ((1.0, "0 %"), (2.0, "50 %"), (10.0, "90 %"), (100.0, "99 %"),
@@ -39,27 +41,41 @@ def curve(histogram: Sequence[tuple[int, int]]) -> list[tuple[float, float]]:
 
 
 def section(runs: Sequence[Run]) -> Section:
-    """The percentile-distribution section (empty when no point has a histogram)."""
+    """The percentile-distribution section: one chart, or with more than FACET_ABOVE points one
+    chart per combination of the varying settings other than the transport (the transports
+    side by side in each)."""
     out = Section("distribution", "Latency distribution (percentiles)")
     points = [(run, p) for run in runs for p in run.points if p.histogram]
     if not points:
         return out
     fields = varying([p for _, p in points])
     tags = run_tags(runs)
-    chart = Chart("Response latency by percentile (HDR histogram)",
-                  Axis("percentile", log=True, ticks=PERCENTILE_TICKS),
-                  Axis("latency", log=True, fmt=format_ns), "distribution")
-    for i, (run, point) in enumerate(points[:MAX_CURVES]):
-        col = colour(i)
-        name = label(point, fields, tags[run.run_id])
-        chart.legend(name, col)
-        chart.line(curve(point.histogram), col, tip=f"{name}")
-        for q, column in ((0.5, "latency_p50_ns"), (0.9, "latency_p90_ns"),
-                          (0.99, "latency_p99_ns"), (0.999, "latency_p999_ns")):
-            _percentile_marker(chart, point, q, column, col)
-    out.charts.append(chart.render())
-    if len(points) > MAX_CURVES:
-        out.note = f"The first {MAX_CURVES} of {len(points)} points are drawn."
+    facets: dict[str, list[tuple[Run, Point]]] = {"": points}
+    shown_fields = fields
+    if len(points) > FACET_ABOVE and len(fields) > 1:
+        shown_fields = ["transport"]
+        facets = {}
+        for run, point in points:
+            key = " ".join(setting_text(f, point.get(f)) for f in fields[1:])
+            facets.setdefault(key, []).append((run, point))
+    left_out = 0
+    for title, members in facets.items():
+        name = "Response latency by percentile (HDR histogram)"
+        chart = Chart(f"{title}: {name}" if title else name,
+                      Axis("percentile", log=True, ticks=PERCENTILE_TICKS),
+                      Axis("latency", log=True, fmt=format_ns), "distribution")
+        for i, (run, point) in enumerate(members[:MAX_CURVES]):
+            col = colour(i)
+            text = label(point, shown_fields, tags[run.run_id])
+            chart.legend(text, col)
+            chart.line(curve(point.histogram), col, tip=text)
+            for q, column in ((0.5, "latency_p50_ns"), (0.9, "latency_p90_ns"),
+                              (0.99, "latency_p99_ns"), (0.999, "latency_p999_ns")):
+                _percentile_marker(chart, point, q, column, col)
+        left_out += max(0, len(members) - MAX_CURVES)
+        out.charts.append(chart.render())
+    if left_out:
+        out.note = f"{left_out} of {len(points)} points are not drawn (at most {MAX_CURVES} a chart)."
     return out
 
 

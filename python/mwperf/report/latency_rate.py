@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from ..durations import format_ns
 from ..table import format_rate
 from .data import Run
-from .groups import rate_groups, x_rate
+from .groups import Group, rate_facets, x_rate
 from .knee import find_knee
 from .labels import describe
 from .section import Section
@@ -15,29 +15,33 @@ from .svg import Axis, Chart, colour
 
 
 def section(runs: Sequence[Run]) -> Section:
-    """The latency-vs-rate section (empty when no point was measured)."""
+    """The latency-vs-rate section: one chart per facet (empty when nothing was measured)."""
     out = Section("latency-rate", "Latency vs rate")
-    groups = rate_groups(runs)
-    if not groups:
-        return out
-    chart = Chart("Response latency vs rate (p50 line, p90–p99 band, max ×)",
-                  Axis("rate (messages/s; 'max' points at the rate achieved)", log=True,
-                       fmt=_rate_tick),
+    knees: list[str] = []
+    for facet in rate_facets(runs):
+        title = "Response latency vs rate (p50 line, p90–p99 band, max ×)"
+        out.charts.append(_chart(f"{facet.title}: {title}" if facet.title else title,
+                                 facet.groups, knees))
+    if out.charts:
+        out.note = ("Knee: the highest rate with p99 below the period and loss ≤ 1 %. "
+                    + ("; ".join(knees) if knees else
+                       "No rate sweep with a knee among these points."))
+    return out
+
+
+def _chart(title: str, groups: list[Group], knees: list[str]) -> str:
+    chart = Chart(title, Axis("rate (messages/s; 'max' points at the rate achieved)", log=True,
+                              fmt=_rate_tick),
                   Axis("latency", log=True, fmt=format_ns), "latency-rate")
-    knees = []
     for i, group in enumerate(groups):
         col = colour(i)
         chart.legend(group.name, col)
-        xs = [x_rate(p) for p in group.points]
-        chart.line([(x, p.get("latency_p50_ns")) for x, p in zip(xs, group.points)
-                    if x is not None], col, tip=f"{group.name}: p50")
-        chart.band([x for x in xs if x is not None],
-                   [p.get("latency_p90_ns") for x, p in zip(xs, group.points) if x is not None],
-                   [p.get("latency_p99_ns") for x, p in zip(xs, group.points) if x is not None],
-                   col, tip=f"{group.name}: p90–p99")
-        for x, point in zip(xs, group.points):
-            if x is None:
-                continue
+        rows = [(x_rate(p), p) for p in group.points if x_rate(p) is not None]
+        chart.line([(x, p.get("latency_p50_ns")) for x, p in rows], col, tip=f"{group.name}: p50")
+        chart.band([x for x, _ in rows], [p.get("latency_p90_ns") for _, p in rows],
+                   [p.get("latency_p99_ns") for _, p in rows], col,
+                   tip=f"{group.name}: p90–p99")
+        for x, point in rows:
             tip = (f"{describe(point)}\np50 {format_ns(point.get('latency_p50_ns'))} · p90 "
                    f"{format_ns(point.get('latency_p90_ns'))} · p99 "
                    f"{format_ns(point.get('latency_p99_ns'))} · max "
@@ -54,10 +58,7 @@ def section(runs: Sequence[Run]) -> Section:
                          shape="diamond")
             chart.vline(knee.rate, f"knee {format_rate(knee.rate)}", col)
             knees.append(text)
-    out.charts.append(chart.render())
-    out.note = ("Knee: the highest rate with p99 below the period and loss ≤ 1 %. "
-                + ("; ".join(knees) if knees else "No rate sweep with a knee among these points."))
-    return out
+    return chart.render()
 
 
 def _rate_tick(value: float) -> str:

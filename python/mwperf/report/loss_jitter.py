@@ -6,21 +6,25 @@ from collections.abc import Sequence
 
 from ..durations import format_ns
 from .data import Run
-from .groups import rate_groups, x_rate
+from .groups import Group, rate_facets, x_rate
 from .labels import describe
 from .section import Section
 from .svg import Axis, Chart, colour
 
 
 def section(runs: Sequence[Run]) -> Section:
-    """The loss-and-jitter section."""
+    """The loss-and-jitter section: two charts per facet."""
     out = Section("loss-jitter", "Loss and jitter vs rate")
-    groups = rate_groups(runs)
-    if not groups:
-        return out
-    loss = Chart("Loss vs rate", Axis("rate (messages/s)", log=True),
+    for facet in rate_facets(runs):
+        prefix = f"{facet.title}: " if facet.title else ""
+        out.charts += _charts(prefix, facet.groups)
+    return out
+
+
+def _charts(prefix: str, groups: list[Group]) -> list[str]:
+    loss = Chart(f"{prefix}Loss vs rate", Axis("rate (messages/s)", log=True),
                  Axis("loss (%)", fmt=lambda v: f"{v:g}"), "loss-rate")
-    jitter = Chart("Jitter vs rate (RFC 3550 solid, std dev dashed)",
+    jitter = Chart(f"{prefix}Jitter vs rate (RFC 3550 solid, std dev dashed)",
                    Axis("rate (messages/s)", log=True), Axis("jitter", log=True, fmt=format_ns),
                    "jitter-rate")
     for i, group in enumerate(groups):
@@ -39,5 +43,4 @@ def section(runs: Sequence[Run]) -> Section:
             jitter.marker(x, p.get("jitter_rfc3550_ns"), col,
                           f"{describe(p)}\nRFC 3550 jitter {format_ns(p.get('jitter_rfc3550_ns'))}"
                           f", std dev {format_ns(p.get('latency_stddev_ns'))}")
-    out.charts += [loss.render(), jitter.render()]
-    return out
+    return [loss.render(), jitter.render()]
