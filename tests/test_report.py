@@ -156,6 +156,6 @@ def test_many_lines_are_split_into_one_chart_per_payload(tmp_path: Path) -> None
     assert len(charts) == 3  # one per payload, the four transports in each
     for chart in charts:
         assert chart.count('class="legend"') == 4
-    assert "Struct256: Response latency vs rate" in html
+    assert "Struct256: response latency vs rate" in html
     curves = re.findall(r'<svg class="chart" data-chart="distribution".*?</svg>', html, re.S)
     assert len(curves) == 6 and all(c.count('class="legend"') == 4 for c in curves)

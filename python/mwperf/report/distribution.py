@@ -61,7 +61,7 @@ def section(runs: Sequence[Run]) -> Section:
     left_out = 0
     for title, members in facets.items():
         name = "Response latency by percentile (HDR histogram)"
-        chart = Chart(f"{title}: {name}" if title else name,
+        chart = Chart(f"{title}: {name[0].lower()}{name[1:]}" if title else name,
                       Axis("percentile", log=True, ticks=PERCENTILE_TICKS),
                       Axis("latency", log=True, fmt=format_ns), "distribution")
         for i, (run, point) in enumerate(members[:MAX_CURVES]):

@@ -1,6 +1,8 @@
 """Plot: response latency against the message rate, one colour per transport/setting group —
 the p50 as a line, the p90–p99 range as a band, the maximum as crosses, and the saturation
-knee (see knee.py) as a marked point with a dashed line when the group is a rate sweep."""
+knee (see knee.py) as a marked point with a dashed line when the group is a rate sweep.
+Points run as fast as possible (rate 0) sit at the rate they achieved, as rings outside the
+line (their rate was an outcome, not a setting)."""
 
 from collections.abc import Sequence
 
@@ -19,11 +21,13 @@ def section(runs: Sequence[Run]) -> Section:
     out = Section("latency-rate", "Latency vs rate")
     knees: list[str] = []
     for facet in rate_facets(runs):
-        title = "Response latency vs rate (p50 line, p90–p99 band, max ×)"
-        out.charts.append(_chart(f"{facet.title}: {title}" if facet.title else title,
+        title = "Response latency vs rate"
+        out.charts.append(_chart(f"{facet.title}: {title.lower()}" if facet.title else title,
                                  facet.groups, knees))
     if out.charts:
-        out.note = ("Knee: the highest rate with p99 below the period and loss ≤ 1 %. "
+        out.note = ("Line: p50; band: p90–p99; ×: max; ○: run as fast as possible, at the rate "
+                    "it achieved; ◆ and dashed line: the knee, the highest rate with p99 below "
+                    "the period and loss ≤ 1 %. "
                     + ("; ".join(knees) if knees else
                        "No rate sweep with a knee among these points."))
     return out
@@ -37,9 +41,11 @@ def _chart(title: str, groups: list[Group], knees: list[str]) -> str:
         col = colour(i)
         chart.legend(group.name, col)
         rows = [(x_rate(p), p) for p in group.points if x_rate(p) is not None]
-        chart.line([(x, p.get("latency_p50_ns")) for x, p in rows], col, tip=f"{group.name}: p50")
-        chart.band([x for x, _ in rows], [p.get("latency_p90_ns") for _, p in rows],
-                   [p.get("latency_p99_ns") for _, p in rows], col,
+        paced = [(x, p) for x, p in rows if p.get("rate")]
+        chart.line([(x, p.get("latency_p50_ns")) for x, p in paced], col,
+                   tip=f"{group.name}: p50")
+        chart.band([x for x, _ in paced], [p.get("latency_p90_ns") for _, p in paced],
+                   [p.get("latency_p99_ns") for _, p in paced], col,
                    tip=f"{group.name}: p90–p99")
         for x, point in rows:
             tip = (f"{describe(point)}\np50 {format_ns(point.get('latency_p50_ns'))} · p90 "
@@ -47,7 +53,8 @@ def _chart(title: str, groups: list[Group], knees: list[str]) -> str:
                    f"{format_ns(point.get('latency_p99_ns'))} · max "
                    f"{format_ns(point.get('latency_max_ns'))} · loss "
                    f"{point.get('loss_pct') or 0:.3g} %")
-            chart.marker(x, point.get("latency_p50_ns"), col, tip)
+            chart.marker(x, point.get("latency_p50_ns"), col, tip,
+                         shape="circle" if point.get("rate") else "ring")
             chart.marker(x, point.get("latency_max_ns"), col, f"max: {tip}", shape="cross")
         knee = find_knee(group.points)
         if knee is not None:

@@ -1,4 +1,5 @@
-"""Plots: loss and jitter against the message rate, one line per transport/setting group.
+"""Plots: loss and jitter against the message rate, one line per transport/setting group
+(paced points only: as fast as possible has no rate to plot against).
 Jitter is RFC 3550's interarrival jitter (solid) and the standard deviation of the response
 latency (dashed; the seeds' 'jitter')."""
 
@@ -29,7 +30,7 @@ def _charts(prefix: str, groups: list[Group]) -> list[str]:
                    "jitter-rate")
     for i, group in enumerate(groups):
         col = colour(i)
-        rows = [(x_rate(p), p) for p in group.points if x_rate(p) is not None]
+        rows = [(x_rate(p), p) for p in group.points if x_rate(p) is not None and p.get("rate")]
         loss.legend(group.name, col)
         jitter.legend(group.name, col)
         loss.line([(x, p.get("loss_pct") or 0.0) for x, p in rows], col, tip=group.name)

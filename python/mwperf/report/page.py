@@ -18,11 +18,11 @@ from .section import Section
 from .summary import COLUMNS, numbering, shown
 
 STYLE = """
-body{font:14px/1.4 system-ui,sans-serif;margin:0 auto;max-width:1400px;padding:16px;color:#222}
+body{font:14px/1.4 system-ui,sans-serif;margin:0 auto;max-width:1560px;padding:16px;color:#222}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ccc}
 table{border-collapse:collapse;margin:6px 0;font-size:12.5px}
 td,th{border:1px solid #ddd;padding:2px 6px;text-align:left;white-space:nowrap}
-th{background:#f3f3f3}td.num{text-align:right}.wide{overflow-x:auto}
+th{background:#f3f3f3;position:sticky;top:0}.scroll{max-height:460px;overflow:auto}td.num{text-align:right}.wide{overflow-x:auto}
 .attention{border:2px solid #c0392b;background:#fdecea;padding:8px 12px;margin:10px 0}
 .attention.ok{border-color:#2e7d32;background:#edf7ed}
 .warnbox{border:2px solid #e69500;background:#fff6e0;padding:8px 12px;margin:10px 0}
@@ -142,8 +142,8 @@ def _summary(table: list[dict[str, Any]]) -> str:
                 attr = ' class="num"' if numeric else ""
                 cells.append(f"<td{attr}>{escape(text)}</td>")
         lines.append("<tr>" + "".join(cells) + "</tr>")
-    return (f'<div class="wide"><table id="summary-table"><tr>{head}</tr>{"".join(lines)}'
-            "</table></div>")
+    return (f'<div class="wide scroll"><table id="summary-table"><tr>{head}</tr>'
+            f'{"".join(lines)}</table></div>')
 
 
 class _Html(str):

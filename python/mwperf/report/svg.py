@@ -167,6 +167,9 @@ class Chart:
                 return (f'<path class="datum" d="M{cx - d:.1f},{cy - d:.1f}L{cx + d:.1f},'
                         f'{cy + d:.1f}M{cx - d:.1f},{cy + d:.1f}L{cx + d:.1f},{cy - d:.1f}" '
                         f'stroke="{col}" stroke-width="2"{_tip(tip)}/>')
+            if shape == "ring":
+                return (f'<circle class="datum" cx="{cx:.1f}" cy="{cy:.1f}" r="{size + 1}" '
+                        f'fill="#fff" stroke="{col}" stroke-width="2"{_tip(tip)}/>')
             if shape == "diamond":
                 d = size * 1.6
                 return (f'<path class="datum" d="M{cx:.1f},{cy - d:.1f}L{cx + d:.1f},{cy:.1f}'
