@@ -16,6 +16,7 @@ from mwperf import store
 from mwperf.errors import UsageError
 from mwperf.imports import import_files
 from mwperf.report import build
+from mwperf.schema import validation_error
 
 FIXTURES = Path(__file__).parent / "fixtures"
 PT_JSON = FIXTURES / "performance_test" / "cyclonedds-array1k.json"
@@ -67,6 +68,16 @@ def test_ros2_performance_folder_gives_topics_and_totals(tmp_path: Path) -> None
                             "latency_max_ns, latency_stddev_ns, lost FROM topics ORDER BY 1")
     assert topics == [(0, "lyon/amazon", 1000, 120_000.0, 400_000, 15_000.0, 0),
                       (1, "hamburg/nile", 998, 150_000.0, 600_000, 20_000.0, 2)]
+
+
+def test_imported_results_follow_the_schema(tmp_path: Path) -> None:
+    root = tmp_path / "results"
+    runs = [import_files(root, "performance-test", [PT_JSON, PT_CSV]),
+            import_files(root, "ros2-performance", [ROS2])]
+    documents = [json.loads(p.read_text()) for run in runs for p in run.glob("points/*/*.json")]
+    assert len(documents) == 3
+    for document in documents:
+        assert validation_error(document, "run-result") is None
 
 
 def test_one_file_alone(tmp_path: Path) -> None:

@@ -114,17 +114,26 @@ def run_result(imported: Imported, point_id: str) -> dict[str, Any]:
     process = {"pid": 0, "wall_s": imported.wall_s or 0.0, "cpu_user_s": imported.cpu_s or 0.0,
                "cpu_sys_s": 0.0, "max_rss_kib": imported.max_rss_kib or 0,
                "voluntary_ctx_switches": 0, "involuntary_ctx_switches": 0}
-    agents = ([{"role": "sub", "tool": TOOL, "process": process}]
-              if imported.cpu_s is not None or imported.max_rss_kib is not None else [])
     host = {"hostname": "unknown", "kernel": "unknown", "cpu_model": "unknown", "cores": 1,
             "governor": "unavailable", "clocksource": "unknown", **imported.host}
+    measured = measurement(whole, imported.intervals, cfg, imported.wall_s)
+    agents = []
+    if imported.cpu_s is not None or imported.max_rss_kib is not None:
+        agents.append({  # the foreign tool's one process, as the measuring role
+            "schema_version": 1, "kind": "agent-report", "role": "sub", "tool": TOOL,
+            "host": host, "config": cfg, "status": "complete", "status_reason": None,
+            "conditions": {"busy_poll": False, "prevent_cpu_idle": "off", "spin_margin_ns": 0,
+                           "clock_read_overhead_ns": 0},
+            "started_at": now, "finished_at": now, "process": process,
+            "measurement": measured,
+            "counters": {"received": whole.received, "echoed": 0, "foreign": 0,
+                         "malformed": 0, "send_errors": 0}, "warnings": []})
     return {
         "schema_version": 1, "kind": "run-result", "run_id": point_id, "tool": TOOL,
         "host": host, "config": cfg, "status": "complete" if whole.received else "failed",
         "status_reason": None if whole.received else "the imported log holds no samples",
         "started_at": now, "finished_at": now,
-        "measurement": measurement(whole, imported.intervals, cfg, imported.wall_s),
-        "agents": agents, "warnings": [{
+        "measurement": measured, "agents": agents, "warnings": [{
             "code": "imported", "message": f"imported from {imported.source['tool']} "
             f"({imported.source['file']}): no percentiles or histogram, latency as that tool "
             f"measured it", "hint": None}],
