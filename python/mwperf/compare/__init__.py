@@ -4,15 +4,13 @@ a regression or noise (verdict.py, stats.py), and exit 0 within budget, 1 on a r
 2 on a usage error — so a CI pipeline can gate on it.
 
 The inputs come from the catalogue (mwperf.store): raw samples, when a point has them, are
-grouped by value in DuckDB (a 10^7-sample point becomes at most a few hundred thousand
-(value, count) pairs); otherwise the HDR histogram stored with the result is used.
+cut into batches or grouped by value inside DuckDB (evidence.py), never loaded one by one;
+otherwise the per-second series and the HDR histogram stored with the result are used.
 """
 
 import json
 from dataclasses import dataclass
 from pathlib import Path
-
-import duckdb
 
 from ..durations import format_ns
 from ..errors import UsageError
@@ -21,7 +19,8 @@ from ..report.select import resolve_one
 from ..store.catalogue import connect
 from .budget import METRICS, Budgets
 from .match import match
-from .verdict import Grouped, Row, decide
+from .evidence import Evidence
+from .verdict import Row, decide
 
 FORMATS = ("table", "markdown", "json")
 
@@ -60,27 +59,11 @@ def compare(root: Path, base: str, new: str, budgets: Budgets) -> Comparison:
             raise UsageError(f"NEW: no point of {new_id} matches the configuration of a "
                              f"measured point of {base_id} (transport, mode, rate, payload, "
                              f"topics, executor, busy loop, QoS and conditions must be equal)")
-        cache: dict[str, tuple[Grouped, str]] = {}
-
-        def distribution(point: Point) -> tuple[Grouped, str]:
-            if point.point_id not in cache:
-                cache[point.point_id] = _distribution(con, point)
-            return cache[point.point_id]
+        evidence = Evidence(con)
         rows = [decide(pair.name, metric, pair.base, pair.new, budgets.limits.get(metric),
-                       budgets.alpha, distribution)
+                       budgets.alpha, evidence)
                 for pair in pairs for metric in METRICS]
     return Comparison(base_id, new_id, rows, only_base, only_new, budgets)
-
-
-def _distribution(con: duckdb.DuckDBPyConnection, point: Point) -> tuple[Grouped, str]:
-    """The point's response latencies grouped by value: raw samples when it has them."""
-    if point.get("samples"):
-        grouped = con.execute("SELECT response_ns, count(*) FROM samples WHERE point_id = ? AND "
-                              "response_ns IS NOT NULL GROUP BY 1 ORDER BY 1",
-                              [point.point_id]).fetchall()
-        if grouped:
-            return [(float(v), int(c)) for v, c in grouped], "raw samples"
-    return [(float(v), c) for v, c in point.histogram], "HDR histograms"
 
 
 def render(result: Comparison, fmt: str = "table") -> str:
