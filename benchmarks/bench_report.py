@@ -36,7 +36,9 @@ GENERATE = """COPY (SELECT i AS seq, {period} * i AS intended_ns, {period} * i +
   l - 500 AS service_ns FROM (SELECT i, (40000 * exp(0.3 * sqrt(-2 * ln(random())) *
   cos(2 * pi() * random())))::BIGINT + 600 AS l FROM range({rows}) t(i)))
   TO '{path}' (HEADER, DELIMITER ',')"""
-BUCKET = "CASE WHEN response_ns < 1000 THEN response_ns ELSE (ceil(response_ns / pow(10, floor(log10(response_ns)) - 2)) * pow(10, floor(log10(response_ns)) - 2))::BIGINT END"
+BUCKET = ("CASE WHEN response_ns < 1000 THEN response_ns ELSE (ceil(response_ns / pow(10, "
+          "floor(log10(response_ns)) - 2)) * pow(10, floor(log10(response_ns)) - 2))::BIGINT END")
+"""an HDR-style bucket: the value rounded up to 3 significant digits"""
 
 
 def make_point(root: Path, rows: int) -> Path:

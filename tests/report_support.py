@@ -52,7 +52,8 @@ def stats(values: list[int]) -> dict[str, Any]:
         key = hdr_value(v)
         buckets[key] = buckets.get(key, 0) + 1
     return {"count": len(ordered), "min_ns": ordered[0], "mean_ns": mean,
-            "p50_ns": hdr_value(quantile(ordered, 0.5)), "p90_ns": hdr_value(quantile(ordered, 0.9)),
+            "p50_ns": hdr_value(quantile(ordered, 0.5)),
+            "p90_ns": hdr_value(quantile(ordered, 0.9)),
             "p99_ns": hdr_value(quantile(ordered, 0.99)),
             "p999_ns": hdr_value(quantile(ordered, 0.999)),
             "p9999_ns": hdr_value(quantile(ordered, 0.9999)), "max_ns": ordered[-1],

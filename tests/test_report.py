@@ -31,7 +31,8 @@ def results(tmp_path: Path) -> Path:
     for transport, base in (("udp", 40_000), ("tcp", 60_000)):
         for rate in (100.0, 1000.0, 5000.0):
             median = base if not (transport == "tcp" and rate == 5000.0) else 400_000
-            points.append((f"{SWEEP}-{transport}-{int(rate)}", latencies(600, median, seed=int(rate)),
+            points.append((f"{SWEEP}-{transport}-{int(rate)}",
+                           latencies(600, median, seed=int(rate)),
                            {"cfg": config(transport=transport, rate=rate)}))
     points.append((f"{SWEEP}-topics", latencies(300, 50_000, seed=7),
                    {"cfg": config(topics=3, rate=100.0, busy_loop_ns=1_800_000),

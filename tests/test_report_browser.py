@@ -8,7 +8,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from report_support import add_point, add_sweep, config, latencies
 from test_report import SINGLE, SWEEP, results  # noqa: F401  (the fixture)
 
 from mwperf.report import build

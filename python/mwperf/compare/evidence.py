@@ -47,7 +47,7 @@ class Evidence:
                 "GROUP BY (s.seq - r.lo) * $3 // r.span ORDER BY 1",
                 [point.point_id, q, batches]).fetchall()]
             if len(values) >= MIN_BATCHES:
-                return values, f"batches of consecutive raw samples"
+                return values, "batches of consecutive raw samples"
         column = SERIES_COLUMN[q]
         seconds = [row[column] for row in point.series
                    if row.get(column) is not None and (row.get("received") or 0) >= size]

@@ -65,8 +65,8 @@ def mann_whitney(base: Grouped, new: Grouped) -> float:
     return normal_sf(z)
 
 
-def quantile_interval(grouped: Grouped, q: float, alpha: float = ALPHA
-                      ) -> tuple[float, float] | None:
+def quantile_interval(grouped: Grouped, q: float,
+                      alpha: float = ALPHA) -> tuple[float, float] | None:
     """The two-sided (1 − alpha) confidence interval of the q-quantile of ``grouped`` (sorted
     by value): the values at ranks n·q ∓ z·sqrt(n·q·(1−q)); None when there are no samples."""
     n = sum(c for _, c in grouped)

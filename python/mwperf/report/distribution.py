@@ -75,7 +75,8 @@ def section(runs: Sequence[Run]) -> Section:
         left_out += max(0, len(members) - MAX_CURVES)
         out.charts.append(chart.render())
     if left_out:
-        out.note = f"{left_out} of {len(points)} points are not drawn (at most {MAX_CURVES} a chart)."
+        out.note = (f"{left_out} of {len(points)} points are not drawn (at most {MAX_CURVES} "
+                    f"a chart).")
     return out
 
 

@@ -18,11 +18,14 @@ from .section import Section
 from .summary import COLUMNS, numbering, shown
 
 STYLE = """
-body{font:14px/1.4 system-ui,sans-serif;margin:0 auto;max-width:1560px;padding:16px;color:#222}
-h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ccc}
+body{font:14px/1.4 system-ui,sans-serif;margin:0 auto;max-width:1560px;padding:16px;
+color:#222}
+h1{font-size:22px;margin:0 0 4px}
+h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ccc}
 table{border-collapse:collapse;margin:6px 0;font-size:12.5px}
 td,th{border:1px solid #ddd;padding:2px 6px;text-align:left;white-space:nowrap}
-th{background:#f3f3f3;position:sticky;top:0}.scroll{max-height:460px;overflow:auto}td.num{text-align:right}.wide{overflow-x:auto}
+th{background:#f3f3f3;position:sticky;top:0}.scroll{max-height:460px;overflow:auto}
+td.num{text-align:right}.wide{overflow-x:auto}
 .attention{border:2px solid #c0392b;background:#fdecea;padding:8px 12px;margin:10px 0}
 .attention.ok{border-color:#2e7d32;background:#edf7ed}
 .warnbox{border:2px solid #e69500;background:#fff6e0;padding:8px 12px;margin:10px 0}
@@ -37,7 +40,8 @@ border-radius:3px;font-size:12px;white-space:pre;display:none;z-index:10}
 """
 SCRIPT = """
 (function(){var tip=document.getElementById('tip');
-document.addEventListener('mousemove',function(e){var t=e.target.closest?e.target.closest('[data-tip]'):null;
+document.addEventListener('mousemove',function(e){
+var t=e.target.closest?e.target.closest('[data-tip]'):null;
 if(!t){tip.style.display='none';return;}tip.textContent=t.getAttribute('data-tip');
 tip.style.display='block';tip.style.left=(e.clientX+14)+'px';tip.style.top=(e.clientY+12)+'px';});
 })();

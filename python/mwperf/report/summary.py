@@ -90,7 +90,8 @@ def _row(point: Point, number: int, run: str) -> dict[str, Any]:
         "sender_cpu_pct": point.get(f"{sender}_cpu_pct"),
         "server_cpu_pct": point.get(f"{server}_cpu_pct"),
         "agents_rss_kib": sum(r for r in rss if r is not None) if any(rss) else None,
-        "daemons_cpu_s": point.get("daemons_cpu_s"), "daemons_rss_kib": point.get("daemons_rss_kib"),
+        "daemons_cpu_s": point.get("daemons_cpu_s"),
+        "daemons_rss_kib": point.get("daemons_rss_kib"),
         "warnings": len(point.warnings),
     }
 
