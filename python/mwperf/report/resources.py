@@ -31,9 +31,12 @@ def processes(point: Point) -> list[tuple[str, float | None, int | None]]:
 def section(runs: Sequence[Run], numbers: dict[str, int]) -> Section:
     """The CPU/RSS section; ``numbers``: point id -> its number (#) in the summary table."""
     out = Section("resources", "CPU and memory per process")
-    points = [p for run in runs for p in run.points if processes(p)][:MAX_POINTS]
+    every = [p for run in runs for p in run.points if processes(p)]
+    points = every[:MAX_POINTS]
     if not points:
         return out
+    if len(every) > MAX_POINTS:
+        out.note = f"The first {MAX_POINTS} of {len(every)} points are drawn."
     names: list[str] = []
     for point in points:
         names += [n for n, _, _ in processes(point) if n not in names]

@@ -56,7 +56,8 @@ COLUMNS = (
     Column("server_cpu_pct", "echo/sub CPU %", _num(".3g")),
     Column("agents_rss_kib", "agents RSS", _kib), Column("daemons_cpu_s", "daemons CPU s",
                                                           _num(".3g")),
-    Column("daemons_rss_kib", "daemons RSS", _kib), Column("warnings", "warnings"),
+    Column("daemons_rss_kib", "daemons RSS", _kib),
+    Column("first_message_ns", "first message", format_ns), Column("warnings", "warnings"),
 )
 
 
@@ -92,8 +93,14 @@ def _row(point: Point, number: int, run: str) -> dict[str, Any]:
         "agents_rss_kib": sum(r for r in rss if r is not None) if any(rss) else None,
         "daemons_cpu_s": point.get("daemons_cpu_s"),
         "daemons_rss_kib": point.get("daemons_rss_kib"),
-        "warnings": len(point.warnings),
+        "first_message_ns": _first_message(point), "warnings": len(point.warnings),
     }
+
+
+def _first_message(point: Point) -> int | None:
+    """Time to the first message: discovery (peer matched) plus the first reply."""
+    matched, first = point.get("discovery_matched_ns"), point.get("discovery_first_reply_ns")
+    return None if matched is None else matched + (first or 0)
 
 
 def shown(row: dict[str, Any]) -> list[str]:
