@@ -158,3 +158,15 @@ def test_cli_exit_codes(results: Path, tmp_path: Path) -> None:
               started_at="2026-11-22T11:00:00Z")
     nothing = run_mwperf("compare", BASE, SAME, "--results", str(other))
     assert nothing.returncode == 2 and "matches the configuration" in nothing.stderr
+
+
+def test_json_and_markdown_output(results: Path) -> None:
+    import json
+    done = run_mwperf("compare", BASE, SLOWER, "--results", str(results), "--format", "json")
+    document = json.loads(done.stdout)
+    assert done.returncode == 1 and document["exit_code"] == 1
+    assert {r["metric"] for r in document["rows"]} == {"p50", "p99", "max", "loss", "cpu", "rss"}
+    assert all(r["method"] for r in document["rows"])
+    markdown = run_mwperf("compare", BASE, SAME, "--results", str(results), "--format",
+                          "markdown")
+    assert markdown.returncode == 0 and markdown.stdout.startswith("| configuration | metric")
