@@ -45,7 +45,6 @@ class Point:
     daemons: list[dict[str, Any]] = field(default_factory=list)
     processes: dict[str, dict[str, Any]] = field(default_factory=dict)
     """role -> the agent's process block (getrusage)"""
-    config: dict[str, Any] = field(default_factory=dict)
     source: dict[str, Any] | None = None
     """for an imported point: the tool and file it came from"""
     topic_histograms: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
@@ -145,7 +144,7 @@ def _point(row: dict[str, Any]) -> Point:
               for i, t in enumerate(result.get("per_topic") or [])}
     return Point(row=row, histogram=_histogram(measurement.get("response") or {}),
                  daemons=list(result.get("daemons") or []), processes=processes,
-                 config=dict(result.get("config") or {}), source=result.get("source"),
+                 source=result.get("source"),
                  topic_histograms=topics)
 
 
