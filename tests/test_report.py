@@ -172,3 +172,21 @@ def test_commands_are_documented() -> None:
     assert "docs/report.png" in readme and (repo / "docs" / "report.png").stat().st_size > 10_000
     helped = run_mwperf("import", "--help")
     assert "performance-test" in helped.stdout and "ros2-performance" in helped.stdout
+
+
+def test_repetitions_draw_one_line_through_their_medians(tmp_path: Path) -> None:
+    root = tmp_path / "results"
+    points = [(f"r{rate}-{rep}", latencies(200, 40_000 * (1 + rep / 10), seed=rep),
+               {"cfg": config(rate=float(rate))}) for rate in (100, 1000) for rep in range(3)]
+    add_sweep(root, "20261122T140000Z-reps-dddd", points)
+    [run] = load_runs(root, ["latest"], messages=False)
+    from mwperf.report.groups import by_rate
+    medians = by_rate(run.points, "latency_p50_ns")
+    assert [x for x, _ in medians] == [100.0, 1000.0]
+    at_100 = sorted(p.get("latency_p50_ns") for p in run.points if p.get("rate") == 100.0)
+    assert medians[0][1] == at_100[1]
+    chart = re.search(r'<svg class="chart" data-chart="latency-rate".*?</svg>',
+                      build(root, ["latest"]), re.S)[0]
+    [p50_line] = re.findall(r'<polyline class="trace" points="([^"]+)"', chart)
+    assert len(p50_line.split()) == 2  # two rates, not six repetitions
+    assert chart.count("<circle") == 6  # every repetition keeps its marker

@@ -3,6 +3,7 @@ and per combination of the settings that vary, other than the rate; and, when th
 lines than a chart can show legibly, one chart (facet) per value of the next varying setting
 (e.g. per payload for the side-by-side suite: its transports side by side in each)."""
 
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -55,6 +56,17 @@ def _groups(measured: Sequence[tuple[Run, Point]], fields: Sequence[str],
     for group in groups.values():
         group.points.sort(key=lambda p: (p.get("rate") or float("inf"), p.get("repetition") or 0))
     return list(groups.values())
+
+
+def by_rate(points: Sequence[Point], column: str) -> list[tuple[float, float]]:
+    """(rate, median of ``column`` over the repetitions at that rate) for the paced points
+    (rate > 0) of a group, ascending: what a line through repetitions should follow."""
+    values: dict[float, list[float]] = {}
+    for point in points:
+        rate, value = point.get("rate"), point.get(column)
+        if rate and value is not None:
+            values.setdefault(float(rate), []).append(float(value))
+    return [(rate, statistics.median(found)) for rate, found in sorted(values.items())]
 
 
 def x_rate(point: Point) -> float | None:

@@ -2,14 +2,15 @@
 the p50 as a line, the p90–p99 range as a band, the maximum as crosses, and the saturation
 knee (see knee.py) as a marked point with a dashed line when the group is a rate sweep.
 Points run as fast as possible (rate 0) sit at the rate they achieved, as rings outside the
-line (their rate was an outcome, not a setting)."""
+line (their rate was an outcome, not a setting). Repetitions of a rate each get their markers;
+the line and band follow their medians."""
 
 from collections.abc import Sequence
 
 from ..durations import format_ns
 from ..table import format_rate
 from .data import Run
-from .groups import Group, rate_facets, x_rate
+from .groups import Group, by_rate, rate_facets, x_rate
 from .knee import find_knee
 from .labels import describe
 from .section import Section
@@ -41,11 +42,10 @@ def _chart(title: str, groups: list[Group], knees: list[str]) -> str:
         col = colour(i)
         chart.legend(group.name, col)
         rows = [(x_rate(p), p) for p in group.points if x_rate(p) is not None]
-        paced = [(x, p) for x, p in rows if p.get("rate")]
-        chart.line([(x, p.get("latency_p50_ns")) for x, p in paced], col,
-                   tip=f"{group.name}: p50")
-        chart.band([x for x, _ in paced], [p.get("latency_p90_ns") for _, p in paced],
-                   [p.get("latency_p99_ns") for _, p in paced], col,
+        chart.line(by_rate(group.points, "latency_p50_ns"), col, tip=f"{group.name}: p50")
+        low, high = by_rate(group.points, "latency_p90_ns"), by_rate(group.points,
+                                                                     "latency_p99_ns")
+        chart.band([x for x, _ in low], [v for _, v in low], [v for _, v in high], col,
                    tip=f"{group.name}: p90–p99")
         for x, point in rows:
             tip = (f"{describe(point)}\np50 {format_ns(point.get('latency_p50_ns'))} · p90 "

@@ -1,5 +1,6 @@
 """Plots: loss and jitter against the message rate, one line per transport/setting group
-(paced points only: as fast as possible has no rate to plot against).
+(paced points only: as fast as possible has no rate to plot against; lines follow the
+medians of repetitions).
 Jitter is RFC 3550's interarrival jitter (solid) and the standard deviation of the response
 latency (dashed; the seeds' 'jitter')."""
 
@@ -7,7 +8,7 @@ from collections.abc import Sequence
 
 from ..durations import format_ns
 from .data import Run
-from .groups import Group, rate_facets, x_rate
+from .groups import Group, by_rate, rate_facets, x_rate
 from .labels import describe
 from .section import Section
 from .svg import Axis, Chart, colour
@@ -33,9 +34,9 @@ def _charts(prefix: str, groups: list[Group]) -> list[str]:
         rows = [(x_rate(p), p) for p in group.points if x_rate(p) is not None and p.get("rate")]
         loss.legend(group.name, col)
         jitter.legend(group.name, col)
-        loss.line([(x, p.get("loss_pct") or 0.0) for x, p in rows], col, tip=group.name)
-        jitter.line([(x, p.get("jitter_rfc3550_ns")) for x, p in rows], col, tip=group.name)
-        jitter.line([(x, p.get("latency_stddev_ns")) for x, p in rows], col, dash=True,
+        loss.line(by_rate(group.points, "loss_pct"), col, tip=group.name)
+        jitter.line(by_rate(group.points, "jitter_rfc3550_ns"), col, tip=group.name)
+        jitter.line(by_rate(group.points, "latency_stddev_ns"), col, dash=True,
                     tip=f"{group.name}: std dev")
         for x, p in rows:
             loss.marker(x, p.get("loss_pct") or 0.0, col,
