@@ -47,6 +47,9 @@ class Point:
     """role -> the agent's process block (getrusage)"""
     source: dict[str, Any] | None = None
     """for an imported point: the tool and file it came from"""
+    message_bytes: int | None = None
+    """bytes per message as measured (payload + mwperf header; transport framing not counted)"""
+    message_bytes_per_s: float | None = None
     topic_histograms: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
     """topic -> its response histogram (from the result's per_topic)"""
     series: list[dict[str, Any]] = field(default_factory=list)
@@ -144,8 +147,9 @@ def _point(row: dict[str, Any]) -> Point:
               for i, t in enumerate(result.get("per_topic") or [])}
     return Point(row=row, histogram=_histogram(measurement.get("response") or {}),
                  daemons=list(result.get("daemons") or []), processes=processes,
-                 source=result.get("source"),
-                 topic_histograms=topics)
+                 source=result.get("source"), message_bytes=measurement.get("message_bytes"),
+                 message_bytes_per_s=(measurement.get("throughput") or {}).get(
+                     "message_bytes_per_s"), topic_histograms=topics)
 
 
 def _histogram(stats: dict[str, Any]) -> list[tuple[int, int]]:
