@@ -5,6 +5,7 @@ file and line; report and compare work on the imports."""
 
 import json
 import math
+import re
 import shutil
 from pathlib import Path
 
@@ -136,6 +137,9 @@ def test_imports_are_reported_compared_and_rebuilt(tmp_path: Path) -> None:
     runs = [r[0] for r in catalogue_rows(root, "SELECT run_id FROM runs ORDER BY run_id")]
     html = build(root, runs)
     assert "performance_test" in html and "cyclonedds-array1k.json" in html
+    charts = re.findall(r'<svg class="chart".*?</svg>', html, re.S)
+    assert charts and all('class="datum"' in c or 'class="trace' in c for c in charts)
+    assert "the source has no percentiles" in html  # the mean drawn instead of a p50
     same = run_mwperf("compare", runs[0], runs[1], *args, "--budget", "max=+1%")
     assert same.returncode == 0, same.stdout + same.stderr
     assert "not measured on both sides" in same.stdout  # p50/p99: no percentiles imported

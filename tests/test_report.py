@@ -190,3 +190,13 @@ def test_repetitions_draw_one_line_through_their_medians(tmp_path: Path) -> None
     [p50_line] = re.findall(r'<polyline class="trace" points="([^"]+)"', chart)
     assert len(p50_line.split()) == 2  # two rates, not six repetitions
     assert chart.count("<circle") == 6  # every repetition keeps its marker
+
+
+def test_page_size_does_not_grow_with_the_samples(tmp_path: Path) -> None:
+    sizes = []
+    for n in (2_000, 40_000):
+        root = tmp_path / f"r{n}"
+        add_point(root, SINGLE, latencies(n, 30_000, seed=n), samples=True,
+                  cfg=config(rate=20_000.0))
+        sizes.append(len(build(root, ["latest"]).encode()))
+    assert sizes[1] < 1.5 * sizes[0], sizes  # 20× the samples, about the same page

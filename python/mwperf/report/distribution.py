@@ -73,7 +73,7 @@ def section(runs: Sequence[Run]) -> Section:
                               (0.99, "latency_p99_ns"), (0.999, "latency_p999_ns")):
                 _percentile_marker(chart, point, q, column, col)
         left_out += max(0, len(members) - MAX_CURVES)
-        out.charts.append(chart.render())
+        out.add(chart)
     if left_out:
         out.note = (f"{left_out} of {len(points)} points are not drawn (at most {MAX_CURVES} "
                     f"a chart).")

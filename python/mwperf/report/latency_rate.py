@@ -23,18 +23,18 @@ def section(runs: Sequence[Run]) -> Section:
     knees: list[str] = []
     for facet in rate_facets(runs):
         title = "Response latency vs rate"
-        out.charts.append(_chart(f"{facet.title}: {title.lower()}" if facet.title else title,
-                                 facet.groups, knees))
+        out.add(_chart(f"{facet.title}: {title.lower()}" if facet.title else title,
+                       facet.groups, knees))
     if out.charts:
         out.note = ("Line: p50; band: p90–p99; ×: max; ○: run as fast as possible, at the rate "
-                    "it achieved; ◆ and dashed line: the knee, the highest rate with p99 below "
+                    "it achieved; □: mean, for imports without percentiles; ◆ and dashed line: the knee, the highest rate with p99 below "
                     "the period and loss ≤ 1 %. "
                     + ("; ".join(knees) if knees else
                        "No rate sweep with a knee among these points."))
     return out
 
 
-def _chart(title: str, groups: list[Group], knees: list[str]) -> str:
+def _chart(title: str, groups: list[Group], knees: list[str]) -> Chart:
     chart = Chart(title, Axis("rate (messages/s; 'max' points at the rate achieved)", log=True,
                               fmt=_rate_tick),
                   Axis("latency", log=True, fmt=format_ns), "latency-rate")
@@ -55,6 +55,10 @@ def _chart(title: str, groups: list[Group], knees: list[str]) -> str:
                    f"{point.get('loss_pct') or 0:.3g} %")
             chart.marker(x, point.get("latency_p50_ns"), col, tip,
                          shape="circle" if point.get("rate") else "ring")
+            if point.get("latency_p50_ns") is None:  # imports: a mean, no percentiles
+                chart.marker(x, point.get("latency_mean_ns"), col,
+                             f"mean {format_ns(point.get('latency_mean_ns'))} (the source has "
+                             f"no percentiles): {describe(point)}", shape="square")
             chart.marker(x, point.get("latency_max_ns"), col, f"max: {tip}", shape="cross")
         knee = find_knee(group.points)
         if knee is not None:
@@ -65,7 +69,7 @@ def _chart(title: str, groups: list[Group], knees: list[str]) -> str:
                          shape="diamond")
             chart.vline(knee.rate, f"knee {format_rate(knee.rate)}", col)
             knees.append(text)
-    return chart.render()
+    return chart
 
 
 def _rate_tick(value: float) -> str:

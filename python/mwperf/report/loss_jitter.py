@@ -19,11 +19,11 @@ def section(runs: Sequence[Run]) -> Section:
     out = Section("loss-jitter", "Loss and jitter vs rate")
     for facet in rate_facets(runs):
         prefix = f"{facet.title}: " if facet.title else ""
-        out.charts += _charts(prefix, facet.groups)
+        out.add(*_charts(prefix, facet.groups))
     return out
 
 
-def _charts(prefix: str, groups: list[Group]) -> list[str]:
+def _charts(prefix: str, groups: list[Group]) -> tuple[Chart, Chart]:
     loss = Chart(f"{prefix}Loss vs rate", Axis("rate (messages/s)", log=True),
                  Axis("loss (%)", fmt=lambda v: f"{v:g}"), "loss-rate")
     jitter = Chart(f"{prefix}Jitter vs rate (RFC 3550 solid, std dev dashed)",
@@ -45,4 +45,4 @@ def _charts(prefix: str, groups: list[Group]) -> list[str]:
             jitter.marker(x, p.get("jitter_rfc3550_ns"), col,
                           f"{describe(p)}\nRFC 3550 jitter {format_ns(p.get('jitter_rfc3550_ns'))}"
                           f", std dev {format_ns(p.get('latency_stddev_ns'))}")
-    return [loss.render(), jitter.render()]
+    return loss, jitter

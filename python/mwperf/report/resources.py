@@ -62,5 +62,5 @@ def section(runs: Sequence[Run], numbers: dict[str, int]) -> Section:
     for k, name in enumerate(names):
         cpu.legend(name, colour(k))
         rss.legend(name, colour(k))
-    out.charts += [cpu.render(), rss.render()]
+    out.add(cpu, rss)
     return out

@@ -2,6 +2,8 @@
 
 from dataclasses import dataclass, field
 
+from .svg import Chart
+
 
 @dataclass
 class Section:
@@ -11,3 +13,7 @@ class Section:
     title: str
     charts: list[str] = field(default_factory=list)
     note: str = ""
+
+    def add(self, *charts: Chart) -> None:
+        """Add the charts that drew something (an empty frame tells the reader nothing)."""
+        self.charts += [chart.render() for chart in charts if not chart.empty()]

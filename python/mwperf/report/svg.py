@@ -123,10 +123,10 @@ class Chart:
              dash: bool = False, width: float = 1.8) -> None:
         """A polyline through ``points`` (data coordinates)."""
         pts = [p for p in points if self._drawable(*p)]
+        if len(pts) < 2:  # a line through one point draws nothing
+            return
         self.x.include(*(p[0] for p in pts))
         self.y.include(*(p[1] for p in pts))
-        if not pts:
-            return
 
         def draw() -> str:
             path = " ".join(f"{self.px(x):.1f},{self.py(y):.1f}" for x, y in pts)
@@ -140,10 +140,10 @@ class Chart:
         """A filled band between ``lows`` and ``highs`` over ``xs``."""
         rows = [(x, lo, hi) for x, lo, hi in zip(xs, lows, highs)
                 if self._drawable(x, lo) and self._drawable(x, hi)]
+        if len(rows) < 2:  # a band over one x has no area
+            return
         self.x.include(*(r[0] for r in rows))
         self.y.include(*(r[1] for r in rows), *(r[2] for r in rows))
-        if not rows:
-            return
 
         def draw() -> str:
             upper = [f"{self.px(x):.1f},{self.py(hi):.1f}" for x, _, hi in rows]
@@ -167,6 +167,11 @@ class Chart:
                 return (f'<path class="datum" d="M{cx - d:.1f},{cy - d:.1f}L{cx + d:.1f},'
                         f'{cy + d:.1f}M{cx - d:.1f},{cy + d:.1f}L{cx + d:.1f},{cy - d:.1f}" '
                         f'stroke="{col}" stroke-width="2"{_tip(tip)}/>')
+            if shape == "square":
+                d = size + 0.5
+                return (f'<rect class="datum" x="{cx - d:.1f}" y="{cy - d:.1f}" width="'
+                        f'{2 * d:.1f}" height="{2 * d:.1f}" fill="#fff" stroke="{col}" '
+                        f'stroke-width="2"{_tip(tip)}/>')
             if shape == "ring":
                 return (f'<circle class="datum" cx="{cx:.1f}" cy="{cy:.1f}" r="{size + 1}" '
                         f'fill="#fff" stroke="{col}" stroke-width="2"{_tip(tip)}/>')

@@ -28,10 +28,12 @@ def downsample(rows: list[dict], limit: int = MAX_SECONDS) -> list[dict]:
     for start in range(0, len(rows), width):
         chunk = rows[start:start + width]
         p50s = [r["p50_ns"] for r in chunk if r.get("p50_ns") is not None]
+        means = [r["mean_ns"] for r in chunk if r.get("mean_ns") is not None]
         out.append({"t_s": chunk[0]["t_s"], "received": sum(r["received"] for r in chunk),
                     "min_ns": min((r.get("min_ns") or r.get("p50_ns") or 0) for r in chunk),
                     "max_ns": max((r.get("max_ns") or 0) for r in chunk),
                     "p50_ns": sum(p50s) / len(p50s) if p50s else None,
+                    "mean_ns": sum(means) / len(means) if means else None,
                     "p99_ns": max((r.get("p99_ns") or 0) for r in chunk) or None})
     return out
 
@@ -52,15 +54,17 @@ def section(runs: Sequence[Run]) -> Section:
             ts = [r["t_s"] for r in rows]
             chart.band(ts, [r.get("min_ns") or r.get("p50_ns") for r in rows],
                        [r.get("max_ns") for r in rows], col, tip="min–max per second")
-            chart.line([(r["t_s"], r.get("p50_ns")) for r in rows], col, tip="p50")
+            centre = "p50_ns" if any(r.get("p50_ns") is not None for r in rows) else "mean_ns"
+            chart.line([(r["t_s"], r.get(centre)) for r in rows], col, tip=centre[:-3])
             chart.line([(r["t_s"], r.get("p99_ns")) for r in rows], col, tip="p99", dash=True)
             for r in rows if len(rows) <= MARKED_SECONDS else []:
                 chart.marker(r["t_s"], r.get("p99_ns"), col, size=2, tip=(
                     f"t={r['t_s']} s: {r['received']} received, p50 {format_ns(r.get('p50_ns'))}"
                     f", p99 {format_ns(r.get('p99_ns'))}, max {format_ns(r.get('max_ns'))}"))
-            chart.legend("p50 (line)", col)
-            chart.legend("p99 (dashed)", col)
-            out.charts.append(chart.render())
+            chart.legend(f"{centre[:-3]} (line)", col)
+            if any(r.get("p99_ns") is not None for r in rows):
+                chart.legend("p99 (dashed)", col)
+            out.add(chart)
         if point.messages:
             chart = Chart(f"{name}: per message", Axis("message (sequence number)"),
                           Axis("latency", log=True, fmt=format_ns), "timeline-messages")
@@ -74,7 +78,7 @@ def section(runs: Sequence[Run]) -> Section:
             chart.marker(worst.seq, worst.max_ns, col,
                          f"slowest message near #{worst.seq}: {format_ns(worst.max_ns)}")
             chart.legend("mean (line), min–max (band)", col)
-            out.charts.append(chart.render())
+            out.add(chart)
     if len(points) > MAX_POINTS:
         out.note = f"The first {MAX_POINTS} of {len(points)} points are drawn."
     return out

@@ -37,7 +37,7 @@ def section(runs: Sequence[Run]) -> Section:
             chart.bar(x, 0.6, topic.get("latency_p50_ns"), col, tip)
             chart.marker(x, topic.get("latency_p99_ns"), "#000", f"p99: {tip}")
             chart.marker(x, topic.get("latency_max_ns"), "#000", f"max: {tip}", shape="cross")
-        out.charts.append(chart.render())
+        out.add(chart)
     if len(points) > MAX_POINTS:
         out.note = f"The first {MAX_POINTS} of {len(points)} multi-topic points are drawn."
     return out
