@@ -11,6 +11,7 @@ from .section import Section
 from .svg import Axis, Chart, colour
 
 MAX_POINTS = 40
+MAX_TICKS = 16
 
 
 def processes(point: Point) -> list[tuple[str, float | None, int | None]]:
@@ -31,17 +32,18 @@ def processes(point: Point) -> list[tuple[str, float | None, int | None]]:
 def section(runs: Sequence[Run], numbers: dict[str, int]) -> Section:
     """The CPU/RSS section; ``numbers``: point id -> its number (#) in the summary table."""
     out = Section("resources", "CPU and memory per process")
-    every = [p for run in runs for p in run.points if processes(p)]
-    points = every[:MAX_POINTS]
+    measured = [p for run in runs for p in run.points if processes(p)]
+    points = measured[:MAX_POINTS]
     if not points:
         return out
-    if len(every) > MAX_POINTS:
-        out.note = f"The first {MAX_POINTS} of {len(every)} points are drawn."
+    if len(measured) > MAX_POINTS:
+        out.note = f"The first {MAX_POINTS} of {len(measured)} points are drawn."
     names: list[str] = []
     for point in points:
         names += [n for n, _, _ in processes(point) if n not in names]
     width = 0.8 / len(names)
-    ticks = [(float(numbers[p.point_id]), f"#{numbers[p.point_id]}") for p in points]
+    every = -(-len(points) // MAX_TICKS)  # label every n-th point when there are many
+    ticks = [(float(numbers[p.point_id]), f"#{numbers[p.point_id]}") for p in points[::every]]
     cpu = Chart("CPU per process (% of one core)", Axis("point (#, as in the summary table)",
                                                          ticks=ticks),
                 Axis("CPU (%)"), "cpu")
