@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..durations import format_ns
 from ..errors import UsageError
-from ..report.data import Point, Run, load_run
+from ..report.data import Point, load_run
 from ..report.select import resolve_one
 from ..store.catalogue import connect
 from .budget import METRICS, Budgets
@@ -125,4 +125,4 @@ def _delta(row: Row) -> str:
     return f"{row.delta:+.3g}{pct}" if row.metric == "cpu" else f"{row.delta / 1024:+.3g} MiB{pct}"
 
 
-__all__ = ["Comparison", "FORMATS", "Run", "compare", "render"]
+__all__ = ["Comparison", "FORMATS", "compare", "render"]
