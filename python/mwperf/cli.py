@@ -14,12 +14,16 @@ from typing import Any
 import click
 
 from . import __version__, store
+from . import compare as compare_module
+from . import imports
+from . import report as report_module
+from .compare import budget as compare_budget
 from .agent import find_agent
 from .config import build_point
 from .durations import format_ns
 from .errors import MwperfError, UsageError
 from .merge import EXIT_CODES
-from .results import write_json
+from .results import write_json, write_text
 from .runner import Interrupted
 from .session import measure
 from .sizes import format_bytes
@@ -208,6 +212,101 @@ def query(sql: str, results: str, fmt: str) -> None:
       mwperf query "select * from warnings" --format csv
     """
     click.echo(store.run_query(Path(results), sql).render(fmt), nl=False)
+
+
+@cli.command()
+@click.argument("runs", nargs=-1)
+@click.option("--results", default="results", show_default=True, metavar="DIR",
+              help="The results folder.")
+@click.option("-o", "--output", metavar="FILE", help="Where to write the report  [default: "
+              "report.html for html, standard output otherwise].")
+@click.option("--format", "fmt", type=click.Choice(report_module.FORMATS), default="html",
+              show_default=True, help="html: one self-contained page; markdown, csv, json: the "
+              "summary tables.")
+def report(runs: tuple[str, ...], results: str, output: str | None, fmt: str) -> None:
+    """Report on RUNS side by side: run ids, unique prefixes, or 'latest' (the default).
+
+    \b
+    Examples:
+      mwperf report -o report.html
+      mwperf report 20261122T1015 20261122T1102 -o both.html
+      mwperf report latest --format markdown
+    """
+    text = report_module.build(Path(results), runs, fmt)
+    target = output or ("report.html" if fmt == "html" else "-")
+    if target == "-":
+        click.echo(text, nl=False)
+        return
+    write_text(Path(target), text)
+    click.echo(f"mwperf: wrote {target} ({len(text.encode()) / 1e6:.2f} MB)", err=True)
+
+
+@cli.command()
+@click.argument("base")
+@click.argument("new")
+@click.option("--budget", "budget_flags", multiple=True, metavar="METRIC=LIMIT",
+              help="How much worse NEW may be, repeatable: p50|p99|max=+10% or +50us, "
+              "loss=+0.5pp, cpu=+20% or +5pp, rss=+20% or +8MiB.  [default: p50=+10% "
+              "p99=+10% loss=+0.5pp]")
+@click.option("--budget-file", metavar="FILE", help="YAML budgets (METRIC: LIMIT, optional "
+              "alpha: 0.05), e.g. one file per platform; --budget flags override it.")
+@click.option("--results", default="results", show_default=True, metavar="DIR",
+              help="The results folder.")
+@click.option("--format", "fmt", type=click.Choice(compare_module.FORMATS), default="table",
+              show_default=True, help="Output format.")
+def compare(base: str, new: str, budget_flags: tuple[str, ...], budget_file: str | None,
+            results: str, fmt: str) -> int:
+    """Compare run NEW against run BASE point by point (matched by configuration); exit 0
+    within budget, 1 on a regression, 2 on a usage error.
+
+    \b
+    Examples:
+      mwperf compare 20261122T1015 latest
+      mwperf compare BASE NEW --budget p99=+10% --budget loss=+0.5pp
+      mwperf compare BASE NEW --budget-file budgets/ci-x86.yaml --format markdown
+    """
+    budgets = compare_budget.resolve(budget_flags, budget_file)
+    outcome = compare_module.compare(Path(results), base, new, budgets)
+    click.echo(compare_module.render(outcome, fmt), nl=False)
+    return outcome.exit_code
+
+
+@cli.group(name="import")
+def import_group() -> None:
+    """Import other tools' results into the catalogue (then report or compare them)."""
+
+
+@import_group.command(name="performance-test")
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--results", default="results", show_default=True, metavar="DIR",
+              help="The results folder.")
+def import_performance_test(files: tuple[Path, ...], results: str) -> None:
+    """Import Apex.AI performance_test logs (FILES: JSON or CSV), one point per file.
+
+    \b
+    Example:
+      mwperf import performance-test cyclonedds-1k.json fastrtps-1k.csv
+    """
+    _imported(imports.import_files(Path(results), "performance-test", files))
+
+
+@import_group.command(name="ros2-performance")
+@click.argument("targets", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--results", default="results", show_default=True, metavar="DIR",
+              help="The results folder.")
+def import_ros2_performance(targets: tuple[Path, ...], results: str) -> None:
+    """Import iRobot ros2-performance results (TARGETS: folders with latency_all.txt and/or
+    latency_total.txt, or those files), one point per target.
+
+    \b
+    Example:
+      mwperf import ros2-performance results/sierra_nevada/
+    """
+    _imported(imports.import_files(Path(results), "ros2-performance", targets))
+
+
+def _imported(run: Path) -> None:
+    click.echo(f"mwperf: imported as run {run.name} (see 'mwperf report {run.name}')", err=True)
 
 
 def main(argv: list[str] | None = None) -> None:
