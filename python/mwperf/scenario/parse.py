@@ -38,19 +38,21 @@ def parse_scenario(text: str, where: str, name: str, quick: bool = False) -> Sce
             raise _error(where, quick_item.line, "quick", "must be a mapping of the fields the "
                          "quick variant changes, e.g. 'quick: {duration: 300ms}'")
         overrides = _fields_of(quick_item, where, QUICK_KEYS)
+    fields = _fields(top, document, where)
+    exclusions = _exclusions(top.get("exclude"), fields, where, strict=True)
     chosen = dict(top)
-    for key, item in overrides.items() if quick else ():
-        for same in [k for k in chosen if (_option(k) or k) == (_option(key) or key)]:
-            del chosen[same]
-        chosen[key] = item
-    key_lines = {key: (quick_item if quick and key in overrides else document).key_line(key)
+    if quick:  # the full variant is checked above; the quick one replaces whole fields
+        for key, item in overrides.items():
+            for same in [k for k in chosen if (_option(k) or k) == (_option(key) or key)]:
+                del chosen[same]
+            chosen[key] = item
+        lines = {key: (quick_item if key in overrides else document).key_line(key)  # type: ignore[union-attr]
                  for key in chosen}
-    fields = tuple(_field(key, item, key_lines[key], where)
-                   for key, item in chosen.items() if _option(key) is not None)
-    if quick:  # overridden fields keep the top-level position (file order = axis order)
-        order = {_option(k): i for i, k in enumerate(top)}
-        fields = tuple(sorted(fields, key=lambda f: order.get(f.name, len(order))))
-    exclusions = _exclusions(chosen.get("exclude"), fields, where)
+        order = {_option(k): i for i, k in enumerate(top)}  # axis order stays the file's
+        fields = tuple(sorted(_fields(chosen, lines, where),
+                              key=lambda f: order.get(f.name, len(order))))
+        exclusions = _exclusions(chosen.get("exclude"), fields, where,
+                                 strict="exclude" in overrides)
     description = chosen.get("description")
     if description is not None and not isinstance(description.value, str):
         raise _error(where, description.line, "description", "must be text (one line shown by "
@@ -60,6 +62,14 @@ def parse_scenario(text: str, where: str, name: str, quick: bool = False) -> Sce
         fields=fields, exclusions=exclusions, repeat=_repeat(chosen.get("repeat"), where),
         timeout_ns=_timeout(chosen.get("timeout"), where),
         analysis=_analysis(top.get("analysis"), where), quick=quick, source=text)
+
+
+def _fields(entries: dict[str, Item], lines: Item | dict[str, int], where: str
+            ) -> tuple[Field, ...]:
+    """The option fields among ``entries`` (key lines from a mapping Item or a dict)."""
+    line_of = lines.key_line if isinstance(lines, Item) else lines.__getitem__
+    return tuple(_field(key, item, line_of(key), where)
+                 for key, item in entries.items() if _option(key) is not None)
 
 
 def _option(key: str) -> str | None:
@@ -72,6 +82,9 @@ def _fields_of(mapping: Item, where: str, own: tuple[str, ...]) -> dict[str, Ite
     """The mapping's entries, every key known (an option or one of ``own``)."""
     allowed = [*OPTIONS, *own]
     for key, item in mapping.value.items():
+        if key in OWN_KEYS and key not in own:
+            raise _error(where, mapping.key_line(key), key, f"a quick variant cannot change "
+                         f"it; allowed in quick: {', '.join(allowed)}")
         if _option(key) is None and key not in own:
             close = difflib.get_close_matches(key.replace("-", "_"), allowed, n=1)
             hint = f" (did you mean '{close[0]}'?)" if close else ""
@@ -130,14 +143,16 @@ def _value(key: str, kind: str, item: Item, where: str) -> Value:
     return Value(str(value).strip(), item.line)
 
 
-def _exclusions(item: Item | None, fields: tuple[Field, ...], where: str
+def _exclusions(item: Item | None, fields: tuple[Field, ...], where: str, strict: bool
                 ) -> tuple[Exclusion, ...]:
+    """The exclude: rules. ``strict``: each field must be an axis and each value on it (a
+    quick variant that narrows an axis keeps the file's rules, which then may match nothing)."""
     if item is None:
         return ()
     if not isinstance(item.value, list):
         raise _error(where, item.line, "exclude", "must be a list of partial points, e.g. "
                      "'- {transport: udp, payload: Array64k}'")
-    axes = {f.name: f for f in fields if f.axis}
+    axes = {f.name: f for f in fields if f.axis or not strict}
     rules = []
     for rule in item.value:
         if not isinstance(rule.value, dict) or not rule.value:
@@ -146,6 +161,9 @@ def _exclusions(item: Item | None, fields: tuple[Field, ...], where: str
         match = []
         for key, wanted in rule.value.items():
             name = _option(key)
+            if name not in axes and not strict:
+                match.append((name or key, frozenset()))
+                continue
             if name not in axes:
                 raise _error(where, rule.key_line(key), key, f"exclude names a field that is "
                              f"not an axis (a list) here; axes: {', '.join(axes) or 'none'}")
@@ -154,7 +172,7 @@ def _exclusions(item: Item | None, fields: tuple[Field, ...], where: str
             shown = set()
             for given in givens:
                 text = _value(key, OPTIONS[name], given, where).shown()
-                if text not in options and not _open_axis(axes[name]):
+                if strict and text not in options and not _open_axis(axes[name]):
                     raise _error(where, given.line, key, f"exclude value '{text}' is not on "
                                  f"the axis; allowed: {', '.join(sorted(options))}")
                 shown.add(text)
