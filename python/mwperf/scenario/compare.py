@@ -97,7 +97,8 @@ def _compare(axis: str, a: str, b: str, observations: list[Observation]) -> Comp
         if a in by_value and b in by_value:
             (a50, a99), (b50, b99) = _median(by_value[a]), _median(by_value[b])
             pairs.append(Pair(context, a50, a99, b50, b99))
-    return Comparison(axis, a, b, tuple(pairs))
+    shown = (_shown(axis, a), _shown(axis, b)) if axis == "rate" else (a, b)
+    return Comparison(axis, *shown, tuple(pairs))
 
 
 def _shown(name: str, value: str) -> str:

@@ -24,6 +24,7 @@ class Deadline:
 
     def __init__(self) -> None:
         self.fired = False
+        self.reason = ""
 
 
 @contextlib.contextmanager
@@ -33,11 +34,11 @@ def deadline(timeout_ns: int | None, state: Deadline) -> Iterator[Deadline]:
     if timeout_ns is None:
         yield state
         return
-    reason = f"timed out after {format_ns(timeout_ns)} (the scenario's timeout)"
+    state.reason = f"timed out after {format_ns(timeout_ns)} (the scenario's timeout)"
 
     def expire(signum: int, frame: FrameType | None) -> None:
         state.fired = True
-        raise PointTimeout(reason)
+        raise PointTimeout(state.reason)
 
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, timeout_ns / 1e9)

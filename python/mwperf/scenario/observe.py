@@ -4,7 +4,7 @@ those kept from an earlier run (--resume) from their result.json, one at a time.
 """
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +40,8 @@ def observations(run: SweepRun) -> list[Observation]:
             continue
         result = run.results.get(point.index) or _saved(run.folder, entry.result)
         if result is not None:
-            row = row_from_result(result, entry.result)
+            row = replace(row_from_result(result, entry.result), status=entry.status,
+                          status_reason=entry.reason)  # the sweep's verdict (e.g. a timeout)
             found.append(Observation(point, entry.status, entry.reason, row,
                                      result.get("per_topic") or [], result["warnings"]))
             continue

@@ -59,8 +59,8 @@ class Summary:
             if lines:
                 out.append(f"\n{'## ' if markdown else ''}{title}\n"
                            + ("\n" if markdown else ""))
-                out += [f"{'- ' if markdown and not line.startswith('  ') else ''}{line}\n"
-                        for line in lines]
+                out += [(("  - " + line.strip()) if line.startswith("  ") else "- " + line
+                         if markdown else line) + "\n" for line in lines]
         return "".join(out)
 
     def to_dict(self) -> dict[str, Any]:

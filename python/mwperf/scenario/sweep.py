@@ -140,6 +140,9 @@ def _measure(sweep: Sweep, point: PlannedPoint, entry: Entry, agent: Agent,
     else:
         result = outcome.result
         entry.status, entry.reason = result["status"], result["status_reason"]
+        if timer.fired:  # the result's own reason is what the stop did to the agents
+            entry.status = "failed"
+            entry.reason = f"{timer.reason}; {entry.reason}" if entry.reason else timer.reason
         if saved is not None and folder is not None:
             entry.result = saved.relative_to(folder).as_posix()
         stop = outcome.interrupted and not timer.fired
