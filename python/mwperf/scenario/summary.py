@@ -59,8 +59,7 @@ class Summary:
             if lines:
                 out.append(f"\n{'## ' if markdown else ''}{title}\n"
                            + ("\n" if markdown else ""))
-                out += [(("  - " + line.strip()) if line.startswith("  ") else "- " + line
-                         if markdown else line) + "\n" for line in lines]
+                out += [_bullet(line) if markdown else line + "\n" for line in lines]
         return "".join(out)
 
     def to_dict(self) -> dict[str, Any]:
@@ -91,6 +90,11 @@ class Summary:
             lines.append(f"not measured: {self.pending} point{'s' * (self.pending > 1)} "
                          f"(stopped; 'mwperf run --resume FOLDER' measures them)")
         return lines
+
+
+def _bullet(line: str) -> str:
+    """A Markdown list item; a line indented by two spaces is one level deeper."""
+    return ("  - " + line.strip() if line.startswith("  ") else "- " + line) + "\n"
 
 
 def _with_axes(table: str, observed: list[Observation], markdown: bool) -> str:
