@@ -105,3 +105,8 @@ def test_built_in_sizes_match_the_seeds() -> None:
     assert sizes["rate-sweep-3-topics"] == 2 * 10 * 20  # QoS x 10..100 Hz x 20 samples
     assert sizes["bridge-payloads"] == 3 * 4 * len(TRANSPORTS)
     assert [name for name, _ in describe_built_ins()] == sorted(sizes)
+
+
+def test_every_built_in_is_documented() -> None:
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "scenarios.md").read_text()
+    assert [name for name in built_in_names() if f"| `{name}` |" not in docs] == []
