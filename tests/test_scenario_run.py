@@ -174,3 +174,27 @@ def test_resume_after_sigkill_measures_only_the_missing_points(
                           [folder.name]) == [("sweep", "s")]
     summary = json.loads((folder / "summary.json").read_text())
     assert (summary["status"], len(summary["rows"])) == ("complete", 6)
+
+
+def test_a_transport_not_built_in_is_skipped_with_a_note(fake_env: dict[str, str],
+                                                         tmp_path: Path) -> None:
+    summary, progress = run(tmp_path, "transport: [iceoryx2, udp]\npayload: Array64\n"
+                                      "duration: 200ms\nwarmup: 0s\n")
+    assert [(o.row.transport, o.status) for o in summary.observed] == [("udp", "complete")]
+    assert summary.status == "complete"
+    assert "[1/2] iceoryx2 roundtrip 1000 Hz Array64: skipped (transport 'iceoryx2' is not " \
+        "built into the agent)" in progress
+    assert "skipped: transport 'iceoryx2' is not built into the agent (1 point)" in summary.text()
+    data = summary.to_dict()
+    assert data["skipped"] == [{"index": 1, "label": "iceoryx2 roundtrip 1000 Hz Array64",
+                                "reason": "transport 'iceoryx2' is not built into the agent"}]
+
+
+def test_resume_refuses_another_scenario(fake_env: dict[str, str], tmp_path: Path) -> None:
+    folder = tmp_path / "r" / "20261123T000000Z-a-0000"
+    folder.mkdir(parents=True)
+    (folder / "sweep.json").write_text(json.dumps({"scenario": "a", "entries": []}))
+    (tmp_path / "b.yaml").write_text("rate: 10\n")
+    done = run_mwperf("run", str(tmp_path / "b.yaml"), "--resume", str(folder), env=fake_env)
+    assert (done.returncode, done.stderr) == (2, f"mwperf: error: --resume: {folder} is a sweep "
+                                                 f"of scenario 'a', not 'b'\n")

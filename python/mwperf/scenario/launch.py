@@ -49,7 +49,12 @@ def resolve(request: Request) -> tuple[Scenario, Manifest | None]:
                          f"folder such as results/<time>-<scenario>-<id>")
     manifest = Manifest.load(request.resume)
     if request.scenario is not None:
-        return load_scenario(request.scenario, request.quick or manifest.quick), manifest
+        scenario = load_scenario(request.scenario, request.quick or manifest.quick)
+        if scenario.name != manifest.scenario:
+            raise UsageError(f"--resume: {request.resume} is a sweep of scenario "
+                             f"'{manifest.scenario}', not '{scenario.name}'")
+        manifest.source = scenario.source
+        return scenario, manifest
     if not manifest.source:
         raise UsageError(f"--resume: {request.resume / MANIFEST_NAME} does not hold its "
                          f"scenario; give it: 'mwperf run SCENARIO --resume FOLDER'")

@@ -24,7 +24,7 @@ from ..store.layout import POINTS_DIR
 from .check import check_points
 from .deadline import Deadline, deadline
 from .expand import PlannedPoint, expand
-from .manifest import DONE, NOT_SUPPORTED, SKIPPED, Entry, Manifest
+from .manifest import DONE, NOT_SUPPORTED, PENDING, SKIPPED, Entry, Manifest
 from .model import Scenario
 from .progress import Progress, planned_s
 from .result_line import result_line
@@ -86,16 +86,27 @@ def run_sweep(sweep: Sweep, agent: Agent, manifest: Manifest | None,
     progress.plan(sum(planned_s(sweep.configs[p.index]) for p in sweep.points
                       if by_index[p.index].status not in DONE and not sweep.skipped(p)))
     folder = manifest.folder if manifest is not None else None
-    interrupted = False
     results: dict[int, dict[str, Any]] = {}
     if manifest is not None:
         manifest.save()
+    try:
+        interrupted = _run_points(sweep, agent, manifest, progress, by_index, results)
+    except KeyboardInterrupt:  # between two points: nothing in flight to keep
+        interrupted = True
+    progress.close()
+    return SweepRun(sweep, entries, folder, interrupted, results)
+
+
+def _run_points(sweep: Sweep, agent: Agent, manifest: Manifest | None, progress: Progress,
+                by_index: dict[int, Entry], results: dict[int, dict[str, Any]]) -> bool:
+    """The loop over the points; True when the user stopped it."""
+    folder = manifest.folder if manifest is not None else None
     for point in sweep.points:
         entry = by_index[point.index]
         if entry.status in DONE:
             progress.note(point.index, f"{entry.label}: {entry.status} (kept from the earlier run)")
             continue
-        why = sweep.skipped(point)
+        why, interrupted = sweep.skipped(point), False
         if why is not None:
             entry.status, entry.reason = SKIPPED, why
             progress.note(point.index, f"{entry.label}: {SKIPPED} ({why})")
@@ -104,16 +115,14 @@ def run_sweep(sweep: Sweep, agent: Agent, manifest: Manifest | None,
             interrupted, result = _measure(sweep, point, entry, agent, folder)
             if result is not None:
                 results[point.index] = result
-            if entry.status == "pending":  # stopped before anything was measured
-                progress.close()
-                break
+            if entry.status == PENDING:  # stopped before anything was measured
+                return True
             progress.finish(point.index, result_line(entry, result))
         if manifest is not None:
             manifest.save()
         if interrupted:
-            break
-    progress.close()
-    return SweepRun(sweep, entries, folder, interrupted, results)
+            return True
+    return False
 
 
 def _measure(sweep: Sweep, point: PlannedPoint, entry: Entry, agent: Agent,
