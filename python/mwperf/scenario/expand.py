@@ -47,7 +47,7 @@ class PlannedPoint:
         rate = options.get("rate")
         head = [self.transport, str(options.get("mode") or "roundtrip"),
                 format_rate(float(rate)) if _is_number(rate) else f"{rate or 1000} Hz",
-                str(options.get("payload") or "Array1k")]
+                _payload(str(options.get("payload") or "Array1k"))]
         rest = [f"{name}={value}" for name, value in self.axes if name not in MAIN_FIELDS]
         rep = [f"(rep {self.repetition}/{self.repeats})"] if self.repeats > 1 else []
         return " ".join(head + rest + rep)
@@ -101,6 +101,11 @@ def _resolve_built_in(field: Field, built: list[str] | None) -> Field:
 
 def _option_value(value: Value) -> Any:
     return list(value.value) if isinstance(value.value, tuple) else value.value
+
+
+def _payload(text: str) -> str:
+    """A payload as labelled: a catalogue name, or a bare byte count with its unit."""
+    return f"{text} B" if text.isdigit() else text
 
 
 def _is_number(text: Any) -> bool:
