@@ -198,3 +198,12 @@ def test_resume_refuses_another_scenario(fake_env: dict[str, str], tmp_path: Pat
     done = run_mwperf("run", str(tmp_path / "b.yaml"), "--resume", str(folder), env=fake_env)
     assert (done.returncode, done.stderr) == (2, f"mwperf: error: --resume: {folder} is a sweep "
                                                  f"of scenario 'a', not 'b'\n")
+
+
+def test_scenarios_lists_the_built_ins(fake_env: dict[str, str]) -> None:
+    done = run_mwperf("scenarios", env=fake_env)
+    assert done.returncode == 0
+    names = [line.split()[0] for line in done.stdout.splitlines()]
+    assert names == ["bridge-payloads", "busy-loop-executors", "default", "rate-sweep-3-topics",
+                     "ros1-rate-sweep"]
+    assert "default              every built-in transport side by side" in done.stdout

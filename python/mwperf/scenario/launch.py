@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..agent import Agent
+from ..durations import format_ns
 from ..errors import UsageError
 from ..results import write_json, write_text
 from ..store.layout import MANIFEST_NAME, POINTS_DIR, RESULT_NAME
@@ -23,8 +24,7 @@ from .model import Scenario
 from .parse import parse_scenario
 from .progress import Progress, planned_s
 from .summary import Summary, summarize
-from .sweep import Sweep, plan_sweep, new_folder, run_sweep
-from ..durations import format_ns
+from .sweep import Sweep, new_folder, plan_sweep, run_sweep
 
 
 @dataclass

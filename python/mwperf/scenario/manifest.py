@@ -11,7 +11,6 @@ import json
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 from ..errors import UsageError
 from ..results import write_json

@@ -1,6 +1,7 @@
 """A sweep's points as the summary sees them: the planned point (its axis values), how it ended,
-its table row and its per-topic measurements. Results measured by this run come from memory,
-those kept from an earlier run (--resume) from their result.json, one at a time.
+its table row and its per-topic measurements. Points measured by this run come from their
+digests in memory, those kept from an earlier run (--resume) from their result.json, one at a
+time.
 """
 
 import json
@@ -9,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from ..store.layout import RESULT_NAME
-from ..table import Row, row_from_result
+from ..table import Row
+from .digest import Digest, digest
 from .expand import PlannedPoint
 from .manifest import PENDING, SKIPPED
 from .sweep import SweepRun
@@ -38,12 +40,12 @@ def observations(run: SweepRun) -> list[Observation]:
     for point, entry in zip(run.sweep.points, run.entries):
         if entry.status in (PENDING, SKIPPED):
             continue
-        result = run.results.get(point.index) or _saved(run.folder, entry.result)
-        if result is not None:
-            row = replace(row_from_result(result, entry.result), status=entry.status,
+        kept = run.digests.get(point.index) or _saved(run.folder, entry.result)
+        if kept is not None:
+            row = replace(kept.row, status=entry.status,
                           status_reason=entry.reason)  # the sweep's verdict (e.g. a timeout)
-            found.append(Observation(point, entry.status, entry.reason, row,
-                                     result.get("per_topic") or [], result["warnings"]))
+            found.append(Observation(point, entry.status, entry.reason, row, kept.per_topic,
+                                     kept.warnings))
             continue
         cfg = run.sweep.configs[point.index]
         found.append(Observation(point, entry.status, entry.reason, Row(
@@ -52,10 +54,10 @@ def observations(run: SweepRun) -> list[Observation]:
     return found
 
 
-def _saved(folder: Path | None, location: str | None) -> dict[str, Any] | None:
+def _saved(folder: Path | None, location: str | None) -> Digest | None:
     if folder is None or location is None:
         return None
     try:
-        return json.loads((folder / location / RESULT_NAME).read_text("utf-8"))
+        return digest(json.loads((folder / location / RESULT_NAME).read_text("utf-8")), location)
     except (OSError, ValueError):
         return None

@@ -23,6 +23,7 @@ from ..session import measure, stamp
 from ..store.layout import POINTS_DIR
 from .check import check_points
 from .deadline import Deadline, deadline
+from .digest import Digest, digest
 from .expand import PlannedPoint, expand
 from .manifest import DONE, NOT_SUPPORTED, PENDING, SKIPPED, Entry, Manifest
 from .model import Scenario
@@ -55,8 +56,9 @@ class SweepRun:
     entries: list[Entry]
     folder: Path | None
     interrupted: bool
-    results: dict[int, dict[str, Any]]
-    """index -> run-result of the points measured by this run (earlier ones are on disk)"""
+    digests: dict[int, Digest]
+    """index -> what the summary needs of the points measured by this run (earlier ones are
+    read from their folders)"""
 
 
 def plan_sweep(scenario: Scenario, agent: Agent, conditions: dict[str, Any]) -> Sweep:
@@ -86,19 +88,19 @@ def run_sweep(sweep: Sweep, agent: Agent, manifest: Manifest | None,
     progress.plan(sum(planned_s(sweep.configs[p.index]) for p in sweep.points
                       if by_index[p.index].status not in DONE and not sweep.skipped(p)))
     folder = manifest.folder if manifest is not None else None
-    results: dict[int, dict[str, Any]] = {}
+    digests: dict[int, Digest] = {}
     if manifest is not None:
         manifest.save()
     try:
-        interrupted = _run_points(sweep, agent, manifest, progress, by_index, results)
+        interrupted = _run_points(sweep, agent, manifest, progress, by_index, digests)
     except KeyboardInterrupt:  # between two points: nothing in flight to keep
         interrupted = True
     progress.close()
-    return SweepRun(sweep, entries, folder, interrupted, results)
+    return SweepRun(sweep, entries, folder, interrupted, digests)
 
 
 def _run_points(sweep: Sweep, agent: Agent, manifest: Manifest | None, progress: Progress,
-                by_index: dict[int, Entry], results: dict[int, dict[str, Any]]) -> bool:
+                by_index: dict[int, Entry], digests: dict[int, Digest]) -> bool:
     """The loop over the points; True when the user stopped it."""
     folder = manifest.folder if manifest is not None else None
     for point in sweep.points:
@@ -114,7 +116,7 @@ def _run_points(sweep: Sweep, agent: Agent, manifest: Manifest | None, progress:
             progress.start(point.index, entry.label, planned_s(sweep.configs[point.index]))
             interrupted, result = _measure(sweep, point, entry, agent, folder)
             if result is not None:
-                results[point.index] = result
+                digests[point.index] = digest(result, entry.result)
             if entry.status == PENDING:  # stopped before anything was measured
                 return True
             progress.finish(point.index, result_line(entry, result))
