@@ -207,3 +207,24 @@ def test_scenarios_lists_the_built_ins(fake_env: dict[str, str]) -> None:
     assert names == ["bridge-payloads", "busy-loop-executors", "default", "rate-sweep-3-topics",
                      "ros1-rate-sweep"]
     assert "default              every built-in transport side by side" in done.stdout
+
+
+def test_resume_adopts_a_point_saved_but_not_yet_listed(fake_env: dict[str, str],
+                                                        tmp_path: Path) -> None:
+    """Killed between saving a point and rewriting sweep.json: the saved point is taken over,
+    not measured again (and not catalogued twice)."""
+    summary, _ = run(tmp_path, "transport: [udp, tcp]\npayload: Array64\nduration: 200ms\n"
+                               "warmup: 0s\n")
+    folder = summary.run.folder
+    manifest = json.loads((folder / "sweep.json").read_text())
+    orphan = manifest["entries"][1]["result"]
+    manifest["entries"][1].update(status="pending", result=None, reason=None)
+    (folder / "sweep.json").write_text(json.dumps(manifest))
+    resumed = run_mwperf("run", "--resume", str(folder), env=fake_env)
+    assert resumed.returncode == 0, resumed.stderr
+    after = json.loads((folder / "sweep.json").read_text())["entries"]
+    assert [(e["status"], e["result"]) for e in after] == [
+        ("complete", manifest["entries"][0]["result"]), ("complete", orphan)]
+    assert len(list((folder / "points").iterdir())) == 2
+    assert resumed.stderr.count("(kept from the earlier run)") == 2
+    assert len(catalogue_rows(tmp_path / "r", "SELECT point_id FROM points")) == 2
