@@ -32,9 +32,11 @@ def test_knee_is_the_last_sustainable_rate_before_the_first_that_is_not() -> Non
     assert (knee.verdict, knee.rate) == (KNEE, 1000)
     assert (knee.below.rate, knee.above.rate) == (1000, 2000)  # the evidence
     # 4 kHz happens to pass again: above the first failure it does not count
+    assert knee.again == (4000,)
     assert knee.text(Analysis()) == (
         "udp: knee at 1000 Hz — 1000 Hz: p99 500 µs < 1.00 ms, loss 0.50% < 1%; "
-        "2000 Hz: p99 600 µs >= 500 µs, loss 0.00% < 1%")
+        "2000 Hz: p99 600 µs >= 500 µs, loss 0.00% < 1% (sustainable again at 4000 Hz, above "
+        "the first failure)")
 
 
 def test_loss_threshold_and_factor_are_configurable() -> None:

@@ -65,26 +65,36 @@ class Knee:
     """the knee point: the highest sustainable rate"""
     above: RateSample | None
     """the first rate above it that is not sustainable"""
+    again: tuple[float, ...] = ()
+    """rates above the first failure that pass again (noise, or a non-monotonic transport)"""
 
     def text(self, analysis: Analysis) -> str:
         """One line for the summary."""
         if self.verdict == NEVER:
             assert self.above is not None
             return (f"{self.group}: never sustainable — already at the lowest rate, "
-                    f"{self.above.evidence(analysis)}")
+                    f"{self.above.evidence(analysis)}" + self._again())
         assert self.below is not None and self.rate is not None
         if self.verdict == ALWAYS:
             return (f"{self.group}: sustainable at every rate measured (knee above "
                     f"{format_rate(self.rate)}) — {self.below.evidence(analysis)}")
         assert self.above is not None
         return (f"{self.group}: knee at {format_rate(self.rate)} — "
-                f"{self.below.evidence(analysis)}; {self.above.evidence(analysis)}")
+                f"{self.below.evidence(analysis)}; {self.above.evidence(analysis)}"
+                + self._again())
+
+    def _again(self) -> str:
+        if not self.again:
+            return ""
+        return (f" (sustainable again at {', '.join(format_rate(r) for r in self.again)}, "
+                f"above the first failure)")
 
     def to_dict(self) -> dict[str, object]:
         """As JSON."""
         return {"group": self.group, "verdict": self.verdict, "rate": self.rate,
                 "below": self.below.to_dict() if self.below else None,
-                "above": self.above.to_dict() if self.above else None}
+                "above": self.above.to_dict() if self.above else None,
+                "sustainable_again_at": list(self.again)}
 
 
 def find_knee(group: str, samples: list[RateSample], analysis: Analysis) -> Knee:
@@ -93,11 +103,12 @@ def find_knee(group: str, samples: list[RateSample], analysis: Analysis) -> Knee
     if not ordered:
         raise ValueError("a knee needs at least one rate > 0")
     last_good = None
-    for sample in ordered:
+    for position, sample in enumerate(ordered):
         if not sample.sustainable(analysis):
+            again = tuple(s.rate for s in ordered[position + 1:] if s.sustainable(analysis))
             if last_good is None:
-                return Knee(group, NEVER, None, None, sample)
-            return Knee(group, KNEE, last_good.rate, last_good, sample)
+                return Knee(group, NEVER, None, None, sample, again)
+            return Knee(group, KNEE, last_good.rate, last_good, sample, again)
         last_good = sample
     assert last_good is not None
     return Knee(group, ALWAYS, last_good.rate, last_good, None)
