@@ -40,6 +40,7 @@ def parse_scenario(text: str, where: str, name: str, quick: bool = False) -> Sce
         overrides = _fields_of(quick_item, where, QUICK_KEYS)
     fields = _fields(top, document, where)
     exclusions = _exclusions(top.get("exclude"), fields, where, strict=True)
+    repeat, timeout_ns = _repeat(top.get("repeat"), where), _timeout(top.get("timeout"), where)
     chosen = dict(top)
     if quick:  # the full variant is checked above; the quick one replaces whole fields
         for key, item in overrides.items():
@@ -53,14 +54,15 @@ def parse_scenario(text: str, where: str, name: str, quick: bool = False) -> Sce
                               key=lambda f: order.get(f.name, len(order))))
         exclusions = _exclusions(chosen.get("exclude"), fields, where,
                                  strict="exclude" in overrides)
+        repeat, timeout_ns = _repeat(chosen.get("repeat"), where), _timeout(chosen.get("timeout"),
+                                                                            where)
     description = chosen.get("description")
     if description is not None and not isinstance(description.value, str):
         raise _error(where, description.line, "description", "must be text (one line shown by "
                      "'mwperf scenarios')")
     return Scenario(
         name=name, where=where, description=(description.value if description else "").strip(),
-        fields=fields, exclusions=exclusions, repeat=_repeat(chosen.get("repeat"), where),
-        timeout_ns=_timeout(chosen.get("timeout"), where),
+        fields=fields, exclusions=exclusions, repeat=repeat, timeout_ns=timeout_ns,
         analysis=_analysis(top.get("analysis"), where), quick=quick, source=text)
 
 
