@@ -153,3 +153,10 @@ def test_unknown_scenario_names_the_built_ins() -> None:
         load_scenario("nosuch")
     with pytest.raises(UsageError, match=r"^SCENARIO: cannot read missing\.yaml: "):
         load_scenario("missing.yaml")
+
+
+def test_options_cover_every_point_flag_of_mwperf_run() -> None:
+    """A flag added to 'mwperf run' for points must be registered in config.OPTIONS (and so
+    become a scenario field)."""
+    from mwperf.cli import CONDITION_OPTIONS, POINT_OPTIONS
+    assert set(OPTIONS) == {*POINT_OPTIONS, *CONDITION_OPTIONS, "samples", "opt"}
