@@ -21,9 +21,9 @@ from .errors import MwperfError, UsageError
 from .merge import EXIT_CODES
 from .results import write_json
 from .runner import Interrupted
+from .scenario import Request, describe_built_ins, dry_run, launch, plan_sweep, resolve
 from .session import measure
 from .sizes import format_bytes
-from .scenario import Request, describe_built_ins, dry_run, launch, plan_sweep, resolve
 from .table import format_rate, label, render, render_details, render_notes, row_from_result
 
 POINT_OPTIONS = ("transport", "mode", "rate", "payload", "duration", "count", "warmup", "pong",
@@ -147,11 +147,10 @@ def _conditions(scenario: str, options: dict[str, Any]) -> dict[str, Any]:
 
 
 def _run_scenario(request: Request, json_file: str | None, list_only: bool) -> int:
+    scenario, _ = resolve(request)  # a bad file fails before the agent is looked for
     if list_only:
-        scenario, _ = resolve(request)  # a bad file fails before the agent is looked for
         click.echo(dry_run(plan_sweep(scenario, find_agent(), request.conditions)), nl=False)
         return 0
-    resolve(request)
     summary = launch(request, find_agent())
     if not _emit_json(json_file, summary.to_dict()):
         folder = summary.run.folder
