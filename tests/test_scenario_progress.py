@@ -32,3 +32,4 @@ def test_a_bar_with_eta_on_a_terminal() -> None:
     assert "[#####...............]" in text
     progress.close()
     assert out.getvalue().endswith("\r\x1b[K")
+

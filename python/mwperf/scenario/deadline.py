@@ -3,7 +3,7 @@
 The point runs in this (the main) thread and waits on its agents; a one-shot ``SIGALRM`` raises
 ``PointTimeout`` there, which the runner handles as it handles Ctrl-C — the agents are stopped
 (SIGINT, then SIGKILL), whatever they reported is kept — but the sweep goes on with the next
-point instead of ending.
+point instead of ending. Like a Ctrl-C, it waits while processes are being stopped.
 """
 
 import contextlib
@@ -13,6 +13,11 @@ from types import FrameType
 
 from ..durations import format_ns
 from ..runner import Interrupted
+
+
+RETRY_S = 0.1
+"""while the agents or daemons are being stopped (procs ignores SIGINT/SIGTERM then, and so does
+the timeout: an exception there would leave processes behind), look again this much later"""
 
 
 class PointTimeout(Interrupted):
@@ -37,6 +42,9 @@ def deadline(timeout_ns: int | None, state: Deadline) -> Iterator[Deadline]:
     state.reason = f"timed out after {format_ns(timeout_ns)} (the scenario's timeout)"
 
     def expire(signum: int, frame: FrameType | None) -> None:
+        if signal.getsignal(signal.SIGTERM) == signal.SIG_IGN:  # agents or daemons are being
+            signal.setitimer(signal.ITIMER_REAL, RETRY_S)     # stopped: let that finish first
+            return
         state.fired = True
         raise PointTimeout(state.reason)
 
