@@ -119,3 +119,13 @@ def test_topics_ranked_by_p50_over_repetitions() -> None:
     assert ranking.topics[2].loss_pct == 0.0  # median of 2 %, 0 %, 0 %
     assert ranking.spread == pytest.approx(6.2 / 2.2)
     assert ranking.line().startswith("udp roundtrip 100 Hz Array1k: topic 0 p50 2.20 ms")
+
+
+def test_a_topic_without_replies_is_ranked_last() -> None:
+    silent = {"topic": 1, "name": "t1", "response": {"p50_ns": None, "p99_ns": None},
+              "accounting": {"sent": 100, "lost": 100}}
+    (ranking,) = rank_topics([obs(400, None, 100.0, per_topic=[topic(0, 3 * MS), silent,
+                                                               topic(2, 1 * MS)])])
+    assert [t.topic for t in ranking.topics] == [2, 0, 1]
+    assert ranking.spread == 3.0
+    assert ranking.line().endswith("topic 1 no replies loss 100.00% (slowest/fastest p50 x3.00)")

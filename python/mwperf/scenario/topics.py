@@ -2,8 +2,8 @@
 executor topic 3 waits for the callbacks of topics 1 and 2).
 
 Per point (repetitions combined by their median), the topics ordered by response-time p50,
-fastest first, with each topic's p50, p99 and loss, and the slowest topic's p50 as a multiple
-of the fastest's.
+fastest first (topics without any reply last), with each topic's p50, p99 and loss, and the
+slowest topic's p50 as a multiple of the fastest's.
 """
 
 import statistics
@@ -18,8 +18,9 @@ class TopicStat:
     """One topic of a point."""
 
     topic: int
-    p50_ns: float
-    p99_ns: float
+    p50_ns: float | None
+    """None: no reply was received on this topic (e.g. 100 % loss)"""
+    p99_ns: float | None
     loss_pct: float | None
 
 
@@ -32,13 +33,15 @@ class TopicRanking:
 
     @property
     def spread(self) -> float | None:
-        """Slowest p50 / fastest p50."""
-        first, last = self.topics[0].p50_ns, self.topics[-1].p50_ns
-        return last / first if first else None
+        """Slowest p50 / fastest p50 (of the topics with replies)."""
+        measured = [t.p50_ns for t in self.topics if t.p50_ns is not None]
+        return measured[-1] / measured[0] if len(measured) > 1 and measured[0] else None
 
     def line(self) -> str:
         """'udp ... topics=3: topic 0 p50 2.2 ms p99 ... loss 0.00% < topic 1 ... (x2.8)'."""
-        parts = [f"topic {t.topic} p50 {format_ns(t.p50_ns)} p99 {format_ns(t.p99_ns)}"
+        parts = [f"topic {t.topic} "
+                 + (f"p50 {format_ns(t.p50_ns)} p99 {format_ns(t.p99_ns)}"
+                    if t.p50_ns is not None else "no replies")
                  + (f" loss {t.loss_pct:.2f}%" if t.loss_pct is not None else "")
                  for t in self.topics]
         spread = f" (slowest/fastest p50 x{self.spread:.2f})" if self.spread else ""
@@ -64,7 +67,8 @@ def rank_topics(observations: list[Observation]) -> list[TopicRanking]:
             for topic in obs.per_topic:
                 per_topic.setdefault(int(topic["topic"]), []).append(topic)
         stats = [_stat(topic, measured) for topic, measured in per_topic.items()]
-        rankings.append(TopicRanking(name, tuple(sorted(stats, key=lambda s: s.p50_ns))))
+        rankings.append(TopicRanking(name, tuple(sorted(
+            stats, key=lambda s: (s.p50_ns is None, s.p50_ns or 0.0, s.topic)))))
     return rankings
 
 
@@ -74,7 +78,9 @@ def _stat(topic: int, measured: list[dict[str, object]]) -> TopicStat:
         return 100 * acc["lost"] / acc["sent"] if acc["sent"] else None  # type: ignore[index]
 
     losses = [x for x in (loss(m) for m in measured) if x is not None]
+    replied = [m["response"] for m in measured
+               if m["response"]["p50_ns"] is not None]  # type: ignore[index]
     return TopicStat(topic,
-                     statistics.median(m["response"]["p50_ns"] for m in measured),  # type: ignore
-                     statistics.median(m["response"]["p99_ns"] for m in measured),  # type: ignore
+                     statistics.median(r["p50_ns"] for r in replied) if replied else None,  # type: ignore
+                     statistics.median(r["p99_ns"] for r in replied) if replied else None,  # type: ignore
                      statistics.median(losses) if losses else None)
