@@ -25,9 +25,9 @@ from .errors import MwperfError, UsageError
 from .merge import EXIT_CODES
 from .results import write_json, write_text
 from .runner import Interrupted
+from .scenario import Request, describe_built_ins, dry_run, launch, plan_sweep, resolve
 from .session import measure
 from .sizes import format_bytes
-from .suite import run_suite, suite_points
 from .table import format_rate, label, render, render_details, render_notes, row_from_result
 
 POINT_OPTIONS = ("transport", "mode", "rate", "payload", "duration", "count", "warmup", "pong",
@@ -79,10 +79,14 @@ def cli() -> None:
 @click.option("--results", default="results", show_default=True, metavar="DIR",
               help="Where result directories are written.")
 @click.option("--no-save", is_flag=True, help="Do not write a result directory.")
-@click.option("--quick", is_flag=True, help="With a scenario: 0.3 s points after 0.1 s warm-up.")
+@click.option("--quick", is_flag=True, help="With a scenario: its quick variant (minutes).")
+@click.option("--dry-run", is_flag=True, help="With a scenario: list its points, measure nothing.")
+@click.option("--resume", metavar="FOLDER", help="Continue the sweep in FOLDER (a sweep folder "
+              "under --results): measure only the points without a complete result.")
 def run(scenario: str | None, json_file: str | None, results: str, no_save: bool, quick: bool,
-        **options: Any) -> int:
-    """Measure one point, or every point of SCENARIO (built in: default).
+        dry_run: bool, resume: str | None, **options: Any) -> int:
+    """Measure one point, or every point of SCENARIO: a YAML file or a built-in name (see
+    'mwperf scenarios'; docs/scenarios.md describes the format).
 
     \b
     Examples:
@@ -92,12 +96,18 @@ def run(scenario: str | None, json_file: str | None, results: str, no_save: bool
       mwperf run --transport ros1 --pong relay
       mwperf run --transport udp --rate 100 --topics 3 --executor single --busy-loop 1.8ms
       mwperf run default --quick
+      mwperf run my-sweep.yaml --dry-run
+      mwperf run --resume results/20261123T101500Z-default-3f2a
     """
     results_dir = None if no_save else Path(results)
-    if scenario is not None:
-        return _run_scenario(scenario, json_file, results_dir, quick, options)
-    if quick:
-        raise UsageError("--quick: only applies to a scenario, e.g. 'mwperf run default --quick'")
+    if scenario is not None or resume is not None:
+        request = Request(scenario, quick, results_dir, Path(resume) if resume else None,
+                          _conditions(scenario or resume or "", options))
+        return _run_scenario(request, json_file, dry_run)
+    for flag, given in (("--quick", quick), ("--dry-run", dry_run)):
+        if given:
+            raise UsageError(f"{flag}: only applies to a scenario, e.g. 'mwperf run default "
+                             f"{flag}'")
     return _run_point(options, json_file, results_dir)
 
 
@@ -127,9 +137,8 @@ def _emit_json(json_file: str | None, document: Any) -> bool:
     return False
 
 
-def _run_scenario(scenario: str, json_file: str | None, results_dir: Path | None, quick: bool,
-                  options: dict[str, Any]) -> int:
-    suite_points(scenario, quick)  # an unknown name fails before anything else
+def _conditions(scenario: str, options: dict[str, Any]) -> dict[str, Any]:
+    """The condition flags given with a scenario (they apply to every point)."""
     point_flags = [name for name in POINT_OPTIONS if options[name] is not None]
     point_flags += ["samples"] * options["samples"] + ["opt"] * bool(options["opt"])
     if point_flags:
@@ -137,12 +146,29 @@ def _run_scenario(scenario: str, json_file: str | None, results_dir: Path | None
         raise UsageError(f"{flag}: cannot be combined with scenario '{scenario}', which defines "
                          f"its own points; with a scenario use --quick, --peer-timeout, "
                          f"--spin-margin, --busy-poll, --prevent-cpu-idle or the QoS flags")
-    conditions = {name: options[name] for name in CONDITION_OPTIONS}
-    outcome = run_suite(scenario, find_agent(), results_dir, quick, conditions,
-                        lambda line: click.echo(line, err=True))
-    if not _emit_json(json_file, [row.to_dict() for row in outcome.rows]):
-        click.echo(outcome.report(), nl=False)
-    return EXIT_CODES[outcome.status]
+    return {name: options[name] for name in CONDITION_OPTIONS
+            if options[name] is not None and options[name] is not False}
+
+
+def _run_scenario(request: Request, json_file: str | None, list_only: bool) -> int:
+    scenario, _ = resolve(request)  # a bad file fails before the agent is looked for
+    if list_only:
+        click.echo(dry_run(plan_sweep(scenario, find_agent(), request.conditions)), nl=False)
+        return 0
+    summary = launch(request, find_agent())
+    if not _emit_json(json_file, summary.to_dict()):
+        folder = summary.run.folder
+        click.echo(summary.text() + (f"saved in {folder}\n" if folder else ""), nl=False)
+    return EXIT_CODES[summary.status]
+
+
+@cli.command()
+def scenarios() -> None:
+    """List the built-in scenarios with their descriptions (run one: 'mwperf run NAME')."""
+    found = describe_built_ins()
+    width = max((len(name) for name, _ in found), default=0)
+    for name, description in found:
+        click.echo(f"{name.ljust(width)}  {description}")
 
 
 @cli.command()

@@ -36,6 +36,19 @@ RELAY_TRANSPORTS = ("ros1",)
 QOS_DEFAULTS: dict[str, str] = {"reliability": "reliable", "history": "keep-last", "depth": "10",
                                 "durability": "volatile", "discovery_timeout": "10s"}
 """the agent's own defaults (ROS 2's): recorded in the config, passed on only when given"""
+TRANSPORTS = ("udp", "tcp", "uds", "iceoryx2", "cyclonedds", "rustdds", "zenoh", "mqtt", "ros1")
+"""every transport mwperf knows, in side-by-side order (an agent may be built without some)"""
+OPTIONS: dict[str, str] = {
+    "transport": "text", "mode": "text", "rate": "text", "payload": "text", "duration": "text",
+    "count": "text", "warmup": "text", "peer_timeout": "text", "spin_margin": "text",
+    "busy_poll": "flag", "prevent_cpu_idle": "flag", "samples": "flag",
+    "reliability": "text", "history": "text", "depth": "text", "durability": "text",
+    "opt": "repeated", "discovery_timeout": "text", "pong": "text",
+    "topics": "text", "executor": "text", "busy_loop": "text",
+}
+"""every option of a point, keyed like the command-line flags (``-`` as ``_``), as
+``build_point`` takes it: ``text`` (a value), ``flag`` (a boolean) or ``repeated`` (a list of
+values). Scenario files accept exactly these keys, so a new option added here is accepted there."""
 
 
 @dataclass(frozen=True)
