@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import sys
+import textwrap
 import traceback
 from pathlib import Path
 from types import FrameType
@@ -21,6 +22,7 @@ from .compare import budget as compare_budget
 from .agent import find_agent
 from .config import build_point
 from .durations import format_ns
+from .emulation.presets import PRESETS
 from .errors import MwperfError, UsageError
 from .merge import EXIT_CODES
 from .results import write_json, write_text
@@ -31,7 +33,7 @@ from .sizes import format_bytes
 from .table import format_rate, label, render, render_details, render_notes, row_from_result
 
 POINT_OPTIONS = ("transport", "mode", "rate", "payload", "duration", "count", "warmup", "pong",
-                 "topics", "executor", "busy_loop")
+                 "topics", "executor", "busy_loop", "link", "link_backend")
 CONDITION_OPTIONS = ("peer_timeout", "spin_margin", "busy_poll", "prevent_cpu_idle",
                      "reliability", "history", "depth", "durability", "discovery_timeout")
 
@@ -73,6 +75,11 @@ def cli() -> None:
               "at a time) or multi (one thread per topic).  [default: single]")
 @click.option("--busy-loop", help="CPU work inside every pong/sub callback, e.g. 1.8ms.  "
               "[default: 0s]")
+@click.option("--link", help="Put ping/pub and pong/sub on two emulated hosts joined by this link: "
+              "a preset (see 'mwperf links') and/or KEY=VALUE items, e.g. delay=10ms,loss=1% "
+              "(docs/links.md). Needs root.")
+@click.option("--link-backend", help="How --link is emulated: auto (netem when the kernel has "
+              "it), netem or userspace (mwperf-linkem).  [default: auto]")
 @click.option("--samples", is_flag=True, help="Also keep every message's timestamps (samples.csv).")
 @click.option("--json", "json_file", metavar="FILE", help="Also write the result (a suite: its "
               "summary rows) to FILE; '-' prints it instead of the table.")
@@ -95,6 +102,7 @@ def run(scenario: str | None, json_file: str | None, results: str, no_save: bool
       mwperf run --transport zenoh --opt mode=client --rate 0 --duration 5s
       mwperf run --transport ros1 --pong relay
       mwperf run --transport udp --rate 100 --topics 3 --executor single --busy-loop 1.8ms
+      mwperf run --transport udp --link wifi-80211n
       mwperf run default --quick
       mwperf run my-sweep.yaml --dry-run
       mwperf run --resume results/20261123T101500Z-default-3f2a
@@ -178,6 +186,15 @@ def payloads() -> None:
     width = max((len(name) for name in catalogue), default=0)
     for name, size in catalogue.items():
         click.echo(f"{name.ljust(width)}  {size:>10}  {format_bytes(size)}")
+
+
+@cli.command()
+def links() -> None:
+    """List the link presets for --link: their spec, what they model, and their sources."""
+    for name, preset in PRESETS.items():
+        click.echo(f"{name}: {preset.about}\n  --link {preset.spec}\n"
+                   + textwrap.fill(f"source: {preset.source}", 98, initial_indent="  ",
+                                   subsequent_indent="    ") + "\n")
 
 
 @cli.command()

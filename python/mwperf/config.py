@@ -9,6 +9,10 @@ from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 from .durations import parse_duration
+from .emulation.links import parse_link
+from .emulation.network import BACKENDS as LINK_BACKENDS
+from .emulation.network import check_transport as check_link_transport
+from .emulation.network import require_root
 from .errors import UsageError
 from .sizes import parse_size
 
@@ -87,6 +91,10 @@ class PointConfig:
     """how the pong/sub runs the topics' callbacks: ``single`` (serialized) or ``multi``"""
     busy_loop_ns: int = 0
     """CPU work inside every pong/sub callback (a spin, not a sleep)"""
+    link: str | None = None
+    """``--link`` as given (a preset and/or KEY=VALUE items); None = both agents on loopback"""
+    link_backend: str = "auto"
+    """how the link is emulated: auto (netem if the kernel has it), netem or userspace"""
 
     @property
     def max_queued(self) -> int:
@@ -126,8 +134,8 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
     """Validate raw option values (strings as typed, None = not given) into a PointConfig.
 
     ``options`` keys: transport, mode, rate, payload, duration, count, warmup, peer_timeout,
-    spin_margin, topics, executor, busy_loop (strings) and busy_poll, prevent_cpu_idle, samples
-    (booleans). ``agent`` is
+    spin_margin, topics, executor, busy_loop, link, link_backend (strings) and busy_poll,
+    prevent_cpu_idle, samples (booleans). ``agent`` is
     called only once the values that need no agent are valid, so those errors come first.
     """
     def given(key: str) -> str:
@@ -148,6 +156,7 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
     if workload["topics"] > 1 and options.get("samples"):
         raise UsageError(f"--samples: raw samples are kept only with --topics 1 "
                          f"(got --topics {workload['topics']})")
+    link = _link(options)
     catalogue = agent()
     transport = _choice("--transport", "transport", given("transport"), catalogue.transports())
     if qos["pong"] != "agent" and transport not in RELAY_TRANSPORTS:
@@ -160,14 +169,32 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
         raise UsageError(f"--pong {qos['pong']}: the foreign echo has no --topics, --executor or "
                          f"--busy-loop; use --pong agent for those")
     payload = given("payload").strip()
-    return PointConfig(
+    point = PointConfig(
         transport=transport, mode=mode, rate=rate, payload=payload,
         payload_bytes=_payload_bytes(payload, catalogue.payloads()),
         duration_ns=duration_ns, count=count, warmup_ns=warmup_ns,
         peer_timeout_ns=peer_timeout_ns, busy_poll=bool(options.get("busy_poll")),
         prevent_cpu_idle=bool(options.get("prevent_cpu_idle")),
         spin_margin_ns=spin_margin_ns, samples=bool(options.get("samples")), **qos, **workload,
+        **link,
     )
+    if point.link is not None:
+        check_link_transport(transport, point.option)
+    return point
+
+
+def _link(options: dict[str, Any]) -> dict[str, Any]:
+    """--link and --link-backend, checked (the spec's grammar: emulation/links.py)."""
+    text = options.get("link")
+    backend = str(options.get("link_backend") or "auto").strip()
+    if text is None:
+        if options.get("link_backend") is not None:
+            raise UsageError("--link-backend: only together with --link")
+        return {"link": None, "link_backend": "auto"}
+    parse_link(str(text))
+    require_root()
+    return {"link": str(text).strip(),
+            "link_backend": _choice("--link-backend", "link backend", backend, LINK_BACKENDS)}
 
 
 def _workload(options: dict[str, Any]) -> dict[str, Any]:
