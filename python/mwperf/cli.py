@@ -18,6 +18,7 @@ from .agent import find_agent
 from .config import build_point
 from .durations import format_ns
 from .errors import MwperfError, UsageError
+from .leases import reap_stale
 from .merge import EXIT_CODES
 from .results import write_json
 from .runner import Interrupted
@@ -29,7 +30,8 @@ from .table import format_rate, label, render, render_details, render_notes, row
 POINT_OPTIONS = ("transport", "mode", "rate", "payload", "duration", "count", "warmup", "pong",
                  "topics", "executor", "busy_loop")
 CONDITION_OPTIONS = ("peer_timeout", "spin_margin", "busy_poll", "prevent_cpu_idle",
-                     "reliability", "history", "depth", "durability", "discovery_timeout")
+                     "reliability", "history", "depth", "durability", "discovery_timeout",
+                     "cpu_quota", "cpu_pin", "rt_priority")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -69,6 +71,12 @@ def cli() -> None:
               "at a time) or multi (one thread per topic).  [default: single]")
 @click.option("--busy-loop", help="CPU work inside every pong/sub callback, e.g. 1.8ms.  "
               "[default: 0s]")
+@click.option("--cpu-quota", metavar="[ROLE=]PCT%", help="Limit agents' CPU (cgroup), e.g. 50% "
+              "(every agent) or pong=50%,ping=25%; 100% = one CPU.")
+@click.option("--cpu-pin", metavar="[ROLE=]CPUS", help="Pin agents to CPUs, e.g. 1, 0-1 or "
+              "pong=1,ping=0.")
+@click.option("--rt-priority", metavar="N", help="Run the agents SCHED_FIFO at priority N "
+              "(1-99) when permitted; a warning in the result otherwise.")
 @click.option("--samples", is_flag=True, help="Also keep every message's timestamps (samples.csv).")
 @click.option("--json", "json_file", metavar="FILE", help="Also write the result (a suite: its "
               "summary rows) to FILE; '-' prints it instead of the table.")
@@ -90,6 +98,7 @@ def run(scenario: str | None, json_file: str | None, results: str, no_save: bool
       mwperf run default --quick
     """
     results_dir = None if no_save else Path(results)
+    reap_stale(lambda line: click.echo(f"mwperf: {line}", err=True))
     if scenario is not None:
         return _run_scenario(scenario, json_file, results_dir, quick, options)
     if quick:
@@ -132,7 +141,8 @@ def _run_scenario(scenario: str, json_file: str | None, results_dir: Path | None
         flag = "--" + point_flags[0].replace("_", "-")
         raise UsageError(f"{flag}: cannot be combined with scenario '{scenario}', which defines "
                          f"its own points; with a scenario use --quick, --peer-timeout, "
-                         f"--spin-margin, --busy-poll, --prevent-cpu-idle or the QoS flags")
+                         f"--spin-margin, --busy-poll, --prevent-cpu-idle, the QoS flags or "
+                         f"the CPU flags")
     conditions = {name: options[name] for name in CONDITION_OPTIONS}
     outcome = run_suite(scenario, find_agent(), results_dir, quick, conditions,
                         lambda line: click.echo(line, err=True))

@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 from .durations import parse_duration
+from .emulation.cpu import CpuLimits, parse_limits
 from .errors import UsageError
 from .sizes import parse_size
 
@@ -74,6 +75,8 @@ class PointConfig:
     """how the pong/sub runs the topics' callbacks: ``single`` (serialized) or ``multi``"""
     busy_loop_ns: int = 0
     """CPU work inside every pong/sub callback (a spin, not a sleep)"""
+    cpu: CpuLimits = CpuLimits()
+    """CPU quota, pinning and real-time priority of the agents (emulation/cpu.py)"""
 
     @property
     def max_queued(self) -> int:
@@ -97,6 +100,7 @@ class PointConfig:
         """The point as plain JSON-able data (the run-result's ``config``)."""
         data = asdict(self)
         data["opts"] = list(self.opts)
+        data["cpu"] = self.cpu.to_dict()
         del data["qos_given"]
         return data
 
@@ -113,8 +117,8 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
     """Validate raw option values (strings as typed, None = not given) into a PointConfig.
 
     ``options`` keys: transport, mode, rate, payload, duration, count, warmup, peer_timeout,
-    spin_margin, topics, executor, busy_loop (strings) and busy_poll, prevent_cpu_idle, samples
-    (booleans). ``agent`` is
+    spin_margin, topics, executor, busy_loop, cpu_quota, cpu_pin, rt_priority (strings) and
+    busy_poll, prevent_cpu_idle, samples (booleans). ``agent`` is
     called only once the values that need no agent are valid, so those errors come first.
     """
     def given(key: str) -> str:
@@ -132,6 +136,8 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
     spin_margin_ns = _duration("--spin-margin", given("spin_margin"), 0)
     qos = _qos(options)
     workload = _workload(options)
+    cpu = parse_limits(options.get("cpu_quota"), options.get("cpu_pin"),
+                       options.get("rt_priority"), ROLES[mode])
     if workload["topics"] > 1 and options.get("samples"):
         raise UsageError(f"--samples: raw samples are kept only with --topics 1 "
                          f"(got --topics {workload['topics']})")
@@ -154,6 +160,7 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
         peer_timeout_ns=peer_timeout_ns, busy_poll=bool(options.get("busy_poll")),
         prevent_cpu_idle=bool(options.get("prevent_cpu_idle")),
         spin_margin_ns=spin_margin_ns, samples=bool(options.get("samples")), **qos, **workload,
+        cpu=cpu,
     )
 
 
