@@ -68,7 +68,8 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
     own_warnings: list[dict[str, Any]] = []
     stopped: str | None = None
     interrupted = False
-    with Lease.take(f"{cfg.transport} {cfg.mode} point") as lease, DaemonSet(workdir) as daemons:
+    with (Lease.take(f"{cfg.transport} {cfg.mode} point") as lease,
+          DaemonSet(workdir, lease) as daemons):
         placement = CpuPlacement(cfg.cpu, lease)
         with AgentSet(workdir, placement) as agents:
             try:
