@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from . import __version__, store
+from . import doctor as doctor_checks
 from .agent import find_agent
 from .config import build_point
 from .durations import format_ns
@@ -218,6 +219,22 @@ def query(sql: str, results: str, fmt: str) -> None:
       mwperf query "select * from warnings" --format csv
     """
     click.echo(store.run_query(Path(results), sql).render(fmt), nl=False)
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+def doctor(as_json: bool) -> int:
+    """Check what this machine has for mwperf: root, namespaces, netem, TUN, cgroups, real-time
+    priority, the agent and every transport's daemon or library, benchmark and report tools,
+    clock source, CPU governor, leftovers of killed runs. Exit 0 when the default suite can run.
+    """
+    findings = doctor_checks.examine()
+    if as_json:
+        click.echo(json.dumps({"ok": doctor_checks.exit_code(findings) == 0,
+                               "findings": [f.to_dict() for f in findings]}, indent=2))
+    else:
+        click.echo(doctor_checks.render(findings), nl=False)
+    return doctor_checks.exit_code(findings)
 
 
 def main(argv: list[str] | None = None) -> None:
