@@ -1,12 +1,14 @@
 """CPU limits: option parsing, cgroup discovery from mountinfo, and on this machine (root, cgroup
 cpu controller) a busy process held to its quota, pinning and real-time priority read back."""
 
+import json
 import os
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from conftest import run_mwperf
 
 from mwperf.emulation import cgroups
 from mwperf.emulation.cpu import CpuLimits, CpuPlacement, parse_limits
@@ -202,3 +204,26 @@ def test_a_failed_cgroup_join_stops_the_run(tmp_path: Path) -> None:
                 agents.spawn("pong", ["sleep", "30"])
         assert agents.agents[0].exit_code is not None
     assert not list(Path(lease.path.parent).glob("*.json"))
+
+
+@needs_cgroup
+@needs_two_cpus
+@pytest.mark.agent
+def test_real_agent_busy_polling_under_a_quota(real_env: dict[str, str], tmp_path: Path) -> None:
+    """The real agent, spinning (--busy-poll), pong limited to 30 % and pinned: its own report
+    shows at most ~30 % of a CPU, the result records the cgroup and the throttling."""
+    out = tmp_path / "result.json"
+    done = run_mwperf("run", "--transport", "udp", "--rate", "1000", "--duration", "2s",
+                      "--busy-poll", "--cpu-quota", "pong=30%", "--cpu-pin", "pong=1",
+                      "--json", str(out), "--no-save",
+                      env={**real_env, "MWPERF_LEASE_DIR": str(tmp_path / "leases")})
+    assert done.returncode in (0, 3), done.stderr
+    result = json.loads(out.read_text())
+    pong = next(a for a in result["agents"] if a["role"] == "pong")["process"]
+    share = (pong["cpu_user_s"] + pong["cpu_sys_s"]) / pong["wall_s"]
+    assert share <= 0.3 * 1.15 + 0.02, share
+    cpu = result["cpu"]
+    assert (cpu["agents"]["pong"]["quota_pct"], cpu["agents"]["pong"]["cpus"]) == (30.0, [1])
+    assert cpu["agents"]["ping"]["quota_pct"] is None and cpu["agents"]["ping"]["cgroup"] is None
+    assert result["config"]["cpu"]["quota_pct"] == {"pong": 30.0}
+    assert not Path(cpu["agents"]["pong"]["cgroup"]).exists()
