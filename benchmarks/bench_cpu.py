@@ -5,7 +5,9 @@
 pong that wants 30 % of a CPU), and with --busy-poll (both agents spin: they want a whole CPU
 each, so their share is what the quota, or the machine, gives them). Reported: each agent's CPU share (CPU time
 / wall time of the agent process, from its own report), the share of CFS periods in which the
-kernel throttled the pong, RTT p50/p99 and loss. Repetitions are interleaved (every quota
+kernel throttled the pong, RTT p50/p99 and loss. And the plainest check: a pure spinner
+(`while True: pass`) started the way agents are (AgentSet with the same CpuPlacement), pinned to
+CPU 0, its CPU share over 3 s per quota. Repetitions are interleaved (every quota
 once, then again), medians shown. With --write the table replaces the text between the
 bench:cpu markers in BENCHMARKS.md.
 
@@ -21,11 +23,19 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 from benchlib import write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "python"))
+from mwperf.emulation.cpu import CpuPlacement, parse_limits  # noqa: E402
+from mwperf.leases import Lease  # noqa: E402
+from mwperf.procs import AgentSet  # noqa: E402
+
+SPIN_S = 3.0
 QUOTAS = ("none", "100%", "75%", "50%", "25%")
 MODES = {"idle": [], "0.3 ms work": ["--busy-loop", "300us"], "busy-poll": ["--busy-poll"]}
 """the agents' load: an idle echo, 0.3 ms of CPU work per message in the pong, spinning agents"""
@@ -57,6 +67,27 @@ def run_point(quota: str, extra: list[str], seconds: float) -> dict:
             "loss": accounting["lost"] / accounting["sent"] if accounting["sent"] else None}
 
 
+def spin_share(quota: str) -> tuple[float, float | None]:
+    """A pure spinner on CPU 0 under ``quota``: (CPU share, throttled share of periods)."""
+    limits = parse_limits(None if quota == "none" else quota, "0", None, ("pong", "ping"))
+    with tempfile.TemporaryDirectory() as scratch, Lease.take("bench_cpu") as lease:
+        placement = CpuPlacement(limits, lease)
+        with AgentSet(Path(scratch), placement) as agents:
+            pid = agents.spawn("pong", [sys.executable, "-c", "while True: pass"]).popen.pid
+            cpu0, wall0 = _cpu_s(pid), time.monotonic()
+            time.sleep(SPIN_S)
+            share = (_cpu_s(pid) - cpu0) / (time.monotonic() - wall0)
+            throttling = placement.describe()["agents"]["pong"]["throttling"]
+    throttled = (throttling["throttled_periods"] / throttling["periods"]
+                 if throttling and throttling["periods"] else None)
+    return share, throttled
+
+
+def _cpu_s(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def median(values: list[float | None]) -> float | None:
     present = [v for v in values if v is not None]
     return statistics.median(present) if present else None
@@ -70,7 +101,11 @@ def main() -> None:
     args = parser.parse_args()
     load = os.getloadavg()[0]
     runs: dict[tuple[str, str], list[dict]] = {}
+    spins: dict[str, list[tuple[float, float | None]]] = {}
     for rep in range(args.reps):
+        for quota in QUOTAS:
+            spins.setdefault(quota, []).append(spin_share(quota))
+            print(f"rep {rep + 1} spinner {quota}: {spins[quota][-1]}", file=sys.stderr)
         for mode, extra in MODES.items():
             for quota in QUOTAS:
                 runs.setdefault((mode, quota), []).append(run_point(quota, extra, args.seconds))
@@ -95,6 +130,12 @@ def main() -> None:
                 f"| {median([r['p50'] for r in rows]):.1f} µs "
                 f"| {median([r['p99'] for r in rows]):.1f} µs "
                 f"| {100 * median([r['loss'] for r in rows]):.2f} % |")
+    lines += ["", f"A pure spinner pinned to CPU 0 ({SPIN_S:g} s, same repetitions, medians):", "",
+              "| --cpu-quota | spinner CPU share | throttled periods |", "|---|---|---|"]
+    for quota in QUOTAS:
+        throttled = median([t for _, t in spins[quota]])
+        lines.append(f"| {quota} | {100 * median([s for s, _ in spins[quota]]):.1f} % "
+                     f"| {'—' if throttled is None else f'{100 * throttled:.0f} %'} |")
     table = "\n".join(lines)
     print(table)
     if args.write:
