@@ -48,7 +48,7 @@ def test_quota_for_everyone_and_per_role() -> None:
     ("half%", None, None, "--cpu-quota: cannot parse 'half%'"),
     ("0%", None, None, "--cpu-quota: 0% is outside 1% to"),
     ("100000%", None, None, "--cpu-quota: 100000% is outside 1% to"),
-    ("pub=50%", None, None, "--cpu-quota: no agent 'pub' in this mode (agents: pong, ping)"),
+    ("pub=50%", None, None, "--cpu-quota: no agent 'pub' in this run (agents: pong, ping)"),
     ("pong=50%,pong=20%", None, None, "--cpu-quota: pong given twice in 'pong=50%,pong=20%'"),
     ("50%,", None, None, "--cpu-quota: cannot parse '50%,'"),
     (None, "x", None, "--cpu-pin: cannot parse 'x'; use CPU numbers such as 1 or 0-1"),
@@ -227,3 +227,43 @@ def test_real_agent_busy_polling_under_a_quota(real_env: dict[str, str], tmp_pat
     assert cpu["agents"]["ping"]["quota_pct"] is None and cpu["agents"]["ping"]["cgroup"] is None
     assert result["config"]["cpu"]["quota_pct"] == {"pong": 30.0}
     assert not Path(cpu["agents"]["pong"]["cgroup"]).exists()
+
+
+def test_cli_flags_are_checked_before_anything_runs(fake_env: dict[str, str]) -> None:
+    done = run_mwperf("run", "--cpu-quota", "lots", env=fake_env)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith("mwperf: error: --cpu-quota: cannot parse 'lots'")
+    done = run_mwperf("run", "--mode", "oneway", "--cpu-pin", "ping=0", env=fake_env)
+    assert done.returncode == 2 and "no agent 'ping' in this run (agents: sub, pub)" in done.stderr
+
+
+def test_a_relay_is_not_an_agent() -> None:
+    from mwperf.config import build_point
+
+    class Catalogue:
+        def transports(self) -> list[str]:
+            return ["ros1"]
+
+        def payloads(self) -> dict[str, int]:
+            return {"Array1k": 1024}
+
+    options = {"transport": "ros1", "pong": "relay", "cpu_quota": "pong=50%"}
+    with pytest.raises(UsageError, match="no agent 'pong' in this run .agents: ping."):
+        build_point(options, Catalogue)
+    cfg = build_point({**options, "cpu_quota": "50%"}, Catalogue)
+    assert cfg.cpu.quota_for("ping") == 50.0
+    assert cfg.to_dict()["cpu"] == {"quota_pct": {"*": 50.0}, "pin": {}, "rt_priority": None}
+
+
+def test_summary_lines() -> None:
+    from mwperf.emulation.cpu import summary_lines
+    block = {"cgroup_version": 1, "period_us": 100000, "agents": {
+        "pong": {"quota_pct": 50.0, "cgroup": "/x", "cpus": [1], "pinned": True,
+                 "rt_priority": 5, "policy": "SCHED_FIFO",
+                 "throttling": {"periods": 21, "throttled_periods": 19, "throttled_s": 0.4}},
+        "ping": {"quota_pct": None, "cgroup": None, "cpus": [0, 1], "pinned": False,
+                 "rt_priority": None, "policy": "SCHED_OTHER", "throttling": None}}}
+    assert summary_lines(block) == [
+        "pong: quota 50% (cgroup v1), throttled in 19 of 21 periods, CPUs 1, SCHED_FIFO 5",
+        "ping: not limited"]
+    assert summary_lines(None) == []

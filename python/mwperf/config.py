@@ -136,8 +136,9 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
     spin_margin_ns = _duration("--spin-margin", given("spin_margin"), 0)
     qos = _qos(options)
     workload = _workload(options)
+    agents = ROLES[mode] if qos["pong"] == "agent" else ROLES[mode][1:]  # a relay is no agent
     cpu = parse_limits(options.get("cpu_quota"), options.get("cpu_pin"),
-                       options.get("rt_priority"), ROLES[mode])
+                       options.get("rt_priority"), agents)
     if workload["topics"] > 1 and options.get("samples"):
         raise UsageError(f"--samples: raw samples are kept only with --topics 1 "
                          f"(got --topics {workload['topics']})")

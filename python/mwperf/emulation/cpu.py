@@ -95,7 +95,7 @@ def _per_role(flag: str, text: str | None, roles: tuple[str, ...],
         role, _, value = item.rpartition("=")
         role = role.strip() or ALL
         if role != ALL and role not in roles:
-            raise UsageError(f"{flag}: no agent '{role}' in this mode (agents: "
+            raise UsageError(f"{flag}: no agent '{role}' in this run (agents: "
                              f"{', '.join(roles)}); {hint}")
         if role in found:
             raise UsageError(f"{flag}: {'every agent' if role == ALL else role} given twice "
@@ -132,6 +132,25 @@ def _cpus(flag: str, text: str, hint: str) -> tuple[int, ...]:
         raise UsageError(f"{flag}: CPU {missing[0]} is not available to mwperf (available: "
                          f"{', '.join(map(str, sorted(usable)))})")
     return tuple(range(low, high + 1))
+
+
+def summary_lines(cpu: dict[str, Any] | None) -> list[str]:
+    """One line per agent of a result's ``cpu`` block, for the human summary."""
+    lines = []
+    for role, agent in ((cpu or {}).get("agents") or {}).items():
+        parts = []
+        if agent["quota_pct"] is not None:
+            parts.append(f"quota {agent['quota_pct']:g}% (cgroup v{cpu['cgroup_version']})")
+            throttling = agent.get("throttling") or {}
+            if throttling.get("periods"):
+                parts.append(f"throttled in {throttling['throttled_periods']} of "
+                             f"{throttling['periods']} periods")
+        if agent["pinned"]:
+            parts.append(f"CPUs {','.join(map(str, agent['cpus']))}")
+        if agent["rt_priority"] is not None:
+            parts.append(f"{agent['policy']} {agent['rt_priority']}")
+        lines.append(f"{role}: {', '.join(parts) or 'not limited'}")
+    return lines
 
 
 class CpuPlacement:
