@@ -3,8 +3,8 @@
 50, 25 %, applied to both agents), the udp round trip at 1 kHz (seed 000's sender/echoer at
 1 kHz) with an idle echo, with 0.3 ms of CPU work in the pong's callback (--busy-loop 300us: a
 pong that wants 30 % of a CPU), and with --busy-poll (both agents spin: they want a whole CPU
-each, so their share is what the quota, or the machine, gives them). Reported: each agent's CPU share (CPU time
-/ wall time of the agent process, from its own report), the share of CFS periods in which the
+each, so their share is what the quota, or the machine, gives them). Reported: each agent's
+CPU share (CPU time / wall time of the agent process, from its own report), the share of CFS periods in which the
 kernel throttled the pong, RTT p50/p99 and loss. And the plainest check: a pure spinner
 (`while True: pass`) started the way agents are (AgentSet with the same CpuPlacement), pinned to
 CPU 0, its CPU share over 3 s per quota. Repetitions are interleaved (every quota

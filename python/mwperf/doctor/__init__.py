@@ -8,42 +8,21 @@ probing (a network namespace, a qdisc) create their resources in a lease like a 
 """
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
-from typing import Any
 
-STATUSES = ("ok", "missing", "warn")
+from . import leftovers, programs, system
+from .finding import Finding
 
-
-@dataclass(frozen=True)
-class Finding:
-    """One line of the doctor's report."""
-
-    name: str
-    status: str
-    """ok, missing (absent or not working) or warn (works, but not as a measurement wants)"""
-    detail: str
-    hint: str | None = None
-    """how to fix it (an apt-get line, a modprobe, ...) when it is not ok"""
-    needed: bool = False
-    """the default suite cannot run without it"""
-
-    @property
-    def blocking(self) -> bool:
-        return self.needed and self.status == "missing"
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
+__all__ = ["Finding", "checks", "examine", "exit_code", "render"]
 
 Check = Callable[[], list[Finding]]
 
 
 def checks() -> list[Check]:
     """Every check, in report order."""
-    from . import leftovers, programs, system
-    return [leftovers.check_leftovers, system.check_root, system.check_netns_and_netem, system.check_tun,
-            system.check_cgroups, system.check_rt_priority, system.check_clocksource,
-            system.check_governor, programs.check_agent_and_transports, programs.check_tools]
+    return [leftovers.check_leftovers, system.check_root, system.check_netns_and_netem,
+            system.check_tun, system.check_cgroups, system.check_rt_priority,
+            system.check_clocksource, system.check_governor, programs.check_agent_and_transports,
+            programs.check_tools]
 
 
 def examine(run: list[Check] | None = None) -> list[Finding]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..emulation import cgroups
 from ..leases import TAG_PREFIX, Lease, lease_dir, reap_stale
-from . import Finding
+from .finding import Finding
 
 NETNS_DIR = Path("/run/netns")
 NET_DEVICES = Path("/sys/class/net")

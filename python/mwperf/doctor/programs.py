@@ -14,7 +14,7 @@ from ..daemons import mosquitto, ros1
 from ..daemons.base import package_version
 from ..errors import RunError
 from ..suite import TRANSPORTS
-from . import Finding
+from .finding import Finding
 
 SETUP = "make setup"
 BUILT_IN = {"udp": "sockets", "tcp": "sockets", "uds": "sockets", "iceoryx2": "iceoryx2 crate",

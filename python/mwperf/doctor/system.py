@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..emulation import cgroups
 from ..leases import Lease
-from . import Finding
+from .finding import Finding
 
 TUN_DEVICE = Path("/dev/net/tun")
 CLOCKSOURCE = Path("/sys/devices/system/clocksource/clocksource0")
