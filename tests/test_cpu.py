@@ -267,3 +267,36 @@ def test_summary_lines() -> None:
         "pong: quota 50% (cgroup v1), throttled in 19 of 21 periods, CPUs 1, SCHED_FIFO 5",
         "ping: not limited"]
     assert summary_lines(None) == []
+
+
+class StubLease:
+    prefix = "mwpabcdef"
+
+    def __init__(self) -> None:
+        self.resources: list[tuple[str, str]] = []
+
+    def add(self, kind: str, name: str) -> None:
+        self.resources.append((kind, name))
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_cgroup_files_written_per_version(tmp_path: Path, version: int) -> None:
+    """What create() writes, on a directory standing in for the hierarchy (v2 is not mounted
+    with the cpu controller on this machine): v2 enables +cpu down to the parent and sets
+    cpu.max; v1 sets the CFS period and quota. Both are leased before they exist."""
+    (tmp_path / "cgroup.subtree_control").write_text("memory\n")
+    (tmp_path / "mwperf").mkdir()  # the kernel gives a new cgroup its files; a folder does not
+    (tmp_path / "mwperf" / "cgroup.subtree_control").write_text("")
+    lease = StubLease()
+    group = cgroups.create(lease, "pong", 37.5, cgroups.Hierarchy(version, tmp_path, ("cpu",)))
+    parent = tmp_path / "mwperf"
+    assert group.path == parent / "mwpabcdef-pong"
+    assert lease.resources == [("cgroup-parent", str(parent)), ("cgroup", str(group.path))]
+    if version == 2:
+        assert (tmp_path / "cgroup.subtree_control").read_text() == "+cpu"
+        assert (parent / "cgroup.subtree_control").read_text() == "+cpu"
+        assert (group.path / "cpu.max").read_text() == "37500 100000"
+    else:
+        assert (group.path / "cpu.cfs_period_us").read_text() == "100000"
+        assert (group.path / "cpu.cfs_quota_us").read_text() == "37500"
+    assert group.quota_pct == 37.5
