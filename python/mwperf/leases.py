@@ -256,8 +256,8 @@ def _release_cgroup_parent(name: str) -> None:
     except FileNotFoundError:
         pass
     except OSError as exc:
-        if exc.errno not in (errno.EBUSY, errno.ENOTEMPTY):  # busy: another run's cgroups
-            raise
+        if exc.errno not in (errno.EBUSY, errno.ENOTEMPTY, errno.EACCES, errno.EPERM):
+            raise  # busy: another run's cgroups; not permitted: not created by this user
 
 
 def _release_path(name: str) -> None:
