@@ -18,8 +18,8 @@ from .finding import Finding
 
 SETUP = "make setup"
 BUILT_IN = {"udp": "sockets", "tcp": "sockets", "uds": "sockets", "iceoryx2": "iceoryx2 crate",
-            "rustdds": "RustDDS crate", "zenoh": "zenoh crate (peer mode; the client-mode router "
-            "is the agent itself)"}
+            "rustdds": "RustDDS crate", "zenoh": "zenoh crate; its client-mode router is the "
+            "agent itself"}
 """transports whose whole implementation is inside the agent binary"""
 CYCLONEDDS_LIBRARY = "ddsc"
 CYCLONEDDS_PACKAGE = "libddsc0debian"
