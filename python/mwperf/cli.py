@@ -19,11 +19,13 @@ from . import compare as compare_module
 from . import imports
 from . import report as report_module
 from .compare import budget as compare_budget
+from . import doctor as doctor_checks
 from .agent import find_agent
 from .config import build_point
 from .durations import format_ns
 from .emulation.presets import PRESETS
 from .errors import MwperfError, UsageError
+from .leases import reap_stale
 from .merge import EXIT_CODES
 from .results import write_json, write_text
 from .runner import Interrupted
@@ -35,7 +37,8 @@ from .table import format_rate, label, render, render_details, render_notes, row
 POINT_OPTIONS = ("transport", "mode", "rate", "payload", "duration", "count", "warmup", "pong",
                  "topics", "executor", "busy_loop", "link", "link_backend")
 CONDITION_OPTIONS = ("peer_timeout", "spin_margin", "busy_poll", "prevent_cpu_idle",
-                     "reliability", "history", "depth", "durability", "discovery_timeout")
+                     "reliability", "history", "depth", "durability", "discovery_timeout",
+                     "cpu_quota", "cpu_pin", "rt_priority")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -80,6 +83,12 @@ def cli() -> None:
               "(docs/links.md). Needs root.")
 @click.option("--link-backend", help="How --link is emulated: auto (netem when the kernel has "
               "it), netem or userspace (mwperf-linkem).  [default: auto]")
+@click.option("--cpu-quota", metavar="[ROLE=]PCT%", help="Limit agents' CPU (cgroup), e.g. 50% "
+              "(every agent) or pong=50%,ping=25%; 100% = one CPU.")
+@click.option("--cpu-pin", metavar="[ROLE=]CPUS", help="Pin agents to CPUs, e.g. 1, 0-1 or "
+              "pong=1,ping=0.")
+@click.option("--rt-priority", metavar="N", help="Run the agents SCHED_FIFO at priority N "
+              "(1-99) when permitted; a warning in the result otherwise.")
 @click.option("--samples", is_flag=True, help="Also keep every message's timestamps (samples.csv).")
 @click.option("--json", "json_file", metavar="FILE", help="Also write the result (a suite: its "
               "summary rows) to FILE; '-' prints it instead of the table.")
@@ -108,6 +117,7 @@ def run(scenario: str | None, json_file: str | None, results: str, no_save: bool
       mwperf run --resume results/20261123T101500Z-default-3f2a
     """
     results_dir = None if no_save else Path(results)
+    reap_stale(lambda line: click.echo(f"mwperf: {line}", err=True))
     if scenario is not None or resume is not None:
         request = Request(scenario, quick, results_dir, Path(resume) if resume else None,
                           _conditions(scenario or resume or "", options))
@@ -153,7 +163,8 @@ def _conditions(scenario: str, options: dict[str, Any]) -> dict[str, Any]:
         flag = "--" + point_flags[0].replace("_", "-")
         raise UsageError(f"{flag}: cannot be combined with scenario '{scenario}', which defines "
                          f"its own points; with a scenario use --quick, --peer-timeout, "
-                         f"--spin-margin, --busy-poll, --prevent-cpu-idle or the QoS flags")
+                         f"--spin-margin, --busy-poll, --prevent-cpu-idle, the QoS flags or "
+                         f"the CPU flags")
     return {name: options[name] for name in CONDITION_OPTIONS
             if options[name] is not None and options[name] is not False}
 
@@ -350,6 +361,22 @@ def import_ros2_performance(targets: tuple[Path, ...], results: str) -> None:
 
 def _imported(run: Path) -> None:
     click.echo(f"mwperf: imported as run {run.name} (see 'mwperf report {run.name}')", err=True)
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+def doctor(as_json: bool) -> int:
+    """Check what this machine has for mwperf: root, namespaces, netem, TUN, cgroups, real-time
+    priority, the agent and every transport's daemon or library, benchmark and report tools,
+    clock source, CPU governor, leftovers of killed runs. Exit 0 when the default suite can run.
+    """
+    findings = doctor_checks.examine()
+    if as_json:
+        click.echo(json.dumps({"ok": doctor_checks.exit_code(findings) == 0,
+                               "findings": [f.to_dict() for f in findings]}, indent=2))
+    else:
+        click.echo(doctor_checks.render(findings), nl=False)
+    return doctor_checks.exit_code(findings)
 
 
 def main(argv: list[str] | None = None) -> None:
