@@ -150,3 +150,14 @@ def test_stale_network_namespace_is_removed(tmp_path: Path) -> None:
     finally:
         owner.kill()
         subprocess.run(["ip", "netns", "delete", name], capture_output=True, check=False)
+
+
+def test_shared_cgroup_parent_is_removed_only_when_empty(tmp_path: Path) -> None:
+    parent = tmp_path / "mwperf"
+    (parent / "other-run").mkdir(parents=True)
+    leases.RELEASERS["cgroup-parent"](str(parent))  # another run's cgroup in it: kept
+    assert parent.is_dir()
+    (parent / "other-run").rmdir()
+    leases.RELEASERS["cgroup-parent"](str(parent))
+    assert not parent.exists()
+    leases.RELEASERS["cgroup-parent"](str(parent))  # already gone: fine

@@ -15,10 +15,13 @@ Resource kinds and how each is released live here, not in the modules that creat
 reaper in a fresh process can release any stale lease without importing those modules:
 ``process`` (``PID:STARTTIME``: SIGKILL to its process group if it is still that process),
 ``netns`` (``ip netns delete``), ``link`` (``ip link delete``), ``cgroup`` (a cgroup directory:
-its tasks are killed, then it is removed), ``path`` (a file or directory, e.g. in /dev/shm).
+its tasks are killed, then it is removed), ``cgroup-parent`` (a cgroup that several runs
+share: removed only when empty, left to its other users otherwise), ``path`` (a file or
+directory, e.g. in /dev/shm).
 Releasing is idempotent: a resource that is already gone is not an error.
 """
 
+import errno
 import json
 import os
 import secrets
@@ -33,7 +36,7 @@ from typing import Any
 
 from .errors import RunError
 
-KINDS = ("process", "netns", "link", "cgroup", "path")
+KINDS = ("process", "netns", "link", "cgroup", "cgroup-parent", "path")
 """the kinds of resource a lease can hold (see the module docstring for how each is released)"""
 TAG_PREFIX = "mwp"
 """leased resources' names start with ``mwp`` + the lease tag, so a person can spot them too"""
@@ -247,6 +250,16 @@ def _release_cgroup(name: str) -> None:
     folder.rmdir()
 
 
+def _release_cgroup_parent(name: str) -> None:
+    try:
+        Path(name).rmdir()
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        if exc.errno not in (errno.EBUSY, errno.ENOTEMPTY, errno.EACCES, errno.EPERM):
+            raise  # busy: another run's cgroups; not permitted: not created by this user
+
+
 def _release_path(name: str) -> None:
     path = Path(name)
     if path.is_dir() and not path.is_symlink():
@@ -257,5 +270,5 @@ def _release_path(name: str) -> None:
 
 RELEASERS: dict[str, Callable[[str], None]] = {
     "process": _release_process, "netns": _release_netns, "link": _release_link,
-    "cgroup": _release_cgroup, "path": _release_path,
+    "cgroup": _release_cgroup, "cgroup-parent": _release_cgroup_parent, "path": _release_path,
 }

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from .agent import last_line
 from .errors import RunError, UsageError
@@ -110,11 +111,22 @@ class AgentProcess:
             self._pidfd = None
 
 
+class Placement(Protocol):
+    """Where and how an agent runs (CPU quota, pinning, priority: emulation/cpu.py)."""
+
+    def child_setup(self, role: str) -> Callable[[], None] | None:
+        """What the child does before exec (None: nothing)."""
+
+    def confirm(self, role: str, pid: int) -> None:
+        """Check, right after the spawn, that it took effect (raises RunError if not)."""
+
+
 class AgentSet:
     """The agents of one point; the ``with`` block guarantees none outlives it."""
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, placement: Placement | None = None) -> None:
         self.workdir = workdir
+        self.placement = placement
         self.agents: list[AgentProcess] = []
 
     def spawn(self, role: str, argv: list[str], netns: Path | None = None) -> AgentProcess:
@@ -124,15 +136,18 @@ class AgentSet:
         """
         stdout_path = self.workdir / f"{role}.stdout"
         stderr_path = self.workdir / f"{role}.stderr"
+        setup = self.placement.child_setup(role) if self.placement else None
         with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
             try:
                 popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                                          process_group=0,
-                                         preexec_fn=_die_with_parent(os.getpid(), netns))
+                                         preexec_fn=_die_with_parent(os.getpid(), netns, setup))
             except OSError as exc:
                 raise RunError(f"cannot start {argv[0]}: {exc.strerror}") from None
         agent = AgentProcess(role, popen, stdout_path, stderr_path, _pidfd=_open_pidfd(popen.pid))
         self.agents.append(agent)
+        if self.placement:
+            self.placement.confirm(role, popen.pid)
         return agent
 
     def stop_all(self, sig: signal.Signals = signal.SIGINT, grace_s: float = STOP_GRACE_S) -> None:
@@ -164,8 +179,10 @@ def _open_pidfd(pid: int) -> int | None:
         return None
 
 
-def _die_with_parent(parent_pid: int, netns: Path | None = None) -> Callable[[], None]:
-    """A preexec_fn: SIGKILL the child when mwperf dies (Linux), and let it hear SIGINT/SIGTERM.
+def _die_with_parent(parent_pid: int, netns: Path | None = None,
+                     then: Callable[[], None] | None = None) -> Callable[[], None]:
+    """A preexec_fn: SIGKILL the child when mwperf dies (Linux), and let it hear SIGINT/SIGTERM;
+    ``then`` runs after that (e.g. joining a cgroup).
 
     A shell starts background jobs with SIGINT ignored, and children inherit that; the agents
     must not, or the SIGINT that asks them to stop and report would be lost. With ``netns`` the
@@ -183,6 +200,8 @@ def _die_with_parent(parent_pid: int, netns: Path | None = None) -> Callable[[],
                 os.write(2, f"mwperf: cannot enter network namespace {netns}\n".encode())
                 os._exit(1)
             os.close(fd)
+        if then is not None:
+            then()
     return preexec
 
 

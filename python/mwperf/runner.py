@@ -1,10 +1,11 @@
 """Running one point: start the server role, wait for READY, run the sender, collect, merge.
 
 Roles: roundtrip = pong (server) + ping (sender, measures); oneway = sub (server, measures) +
-pub (sender). Nothing outlives ``run_point``: the agents live inside an ``AgentSet``. A Ctrl-C
-stops them with SIGINT, and whatever they reported still becomes a (partial) result. With
-``--link`` the server runs on emulated host b and the sender on host a (emulation/network.py),
-and the result's ``link`` section holds the spec, the backend and the emulator's counters.
+pub (sender). With ``--link`` the server runs on emulated host b and the sender on host a, and
+the result's ``link`` section holds the spec, the backend and the emulator's counters.
+Nothing outlives ``run_point``: the agents live inside an ``AgentSet``, the cgroups of a
+CPU quota in the point's lease (leases.py), the emulated hosts in their own. A Ctrl-C stops
+them with SIGINT, and whatever they reported still becomes a (partial) result.
 """
 
 import contextlib
@@ -26,6 +27,8 @@ from .daemons import DaemonSet
 from .emulation.links import parse_link
 from .emulation.network import Network, emulated_network
 from .middleware import Plan, prepare
+from .emulation.cpu import CpuPlacement
+from .leases import Lease
 from .procs import STOP_GRACE_S, AgentProcess, AgentSet
 from .schema import validation_error
 
@@ -70,8 +73,11 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
     own_warnings: list[dict[str, Any]] = []
     stopped: str | None = None
     interrupted = False
-    with _emulated_link(cfg, workdir, tag) as network, DaemonSet(workdir) as daemons:
-        with AgentSet(workdir) as agents:
+    with (Lease.take(f"{cfg.transport} {cfg.mode} point") as lease,
+          _emulated_link(cfg, workdir, tag) as network,
+          DaemonSet(workdir, lease) as daemons):
+        placement = CpuPlacement(cfg.cpu, lease)
+        with AgentSet(workdir, placement) as agents:
             try:
                 plan = prepare(cfg, workdir, agent, daemons)
                 hosts, given = (None, None), cfg
@@ -106,6 +112,7 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
                 stopped = exc.reason if isinstance(exc, Interrupted) else "interrupted by Ctrl-C"
                 interrupted = True
                 agents.stop_all()
+        cpu = placement.describe()  # before the lease releases the cgroups
     if interrupted and not agents.agents:  # stopped while daemons started: nothing measured
         raise Interrupted(stopped or "interrupted")
     samples = workdir / SAMPLES_NAME
@@ -115,9 +122,12 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
             run_id=make_run_id(cfg, tag, started), mode=cfg.mode, config=cfg.to_dict(),
             runs=[_collect(proc, workdir) for proc in agents.agents],
             started_at=_rfc3339(started), finished_at=_rfc3339(datetime.now(timezone.utc)),
-            interrupted=stopped, own_warnings=own_warnings + _kill_warnings(agents.agents)
+            interrupted=stopped,
+            own_warnings=own_warnings + placement.warnings + _kill_warnings(agents.agents)
             + _daemon_warnings(daemons), samples_file=SAMPLES_NAME if samples_path else None,
             daemons=daemons.describe())
+        if cpu is not None:
+            result["cpu"] = cpu
     except RunError as exc:
         if interrupted:  # nothing usable, and the user asked to stop: a suite must stop too
             raise StoppedRunError(str(exc)) from None
