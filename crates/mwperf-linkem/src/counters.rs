@@ -53,7 +53,7 @@ impl Counters {
     pub fn to_json(&self) -> String {
         let get = |c: &AtomicU64| c.load(Relaxed);
         let forwarded = get(&self.forwarded);
-        let late_mean = if forwarded > 0 { get(&self.late_sum_ns) / forwarded } else { 0 };
+        let late_mean = get(&self.late_sum_ns).checked_div(forwarded).unwrap_or(0);
         format!(
             "{{\"received\": {}, \"forwarded\": {forwarded}, \"forwarded_bytes\": {}, \"duplicated\": {}, \
              \"reordered\": {}, \"corrupted\": {}, \"dropped\": {{\"outage\": {}, \"mtu\": {}, \"loss\": {}, \

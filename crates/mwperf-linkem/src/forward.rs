@@ -45,10 +45,18 @@ impl Ord for Pending {
     }
 }
 
+/// How a forwarding thread waits for its deadlines.
+#[derive(Clone, Copy, Debug)]
+pub struct Waiting {
+    /// how long before a deadline the thread stops sleeping and spins on the clock
+    pub spin_ns: u64,
+    /// a SCHED_FIFO priority for the thread (0 = stay a normal thread)
+    pub realtime: i32,
+}
+
 /// Forward from `from` to `to` through `model` until `stop` is set.
-/// `spin_ns`: how long before a deadline the thread stops sleeping and spins on the clock.
-/// `realtime`: a SCHED_FIFO priority for this thread (0 = stay a normal thread).
-pub fn run(from: &Tun, to: &Tun, mut model: Model, clock: &Clock, counters: &Arc<Counters>, stop: &AtomicBool, spin_ns: u64, realtime: i32) {
+pub fn run(from: &Tun, to: &Tun, mut model: Model, clock: &Clock, counters: &Arc<Counters>, stop: &AtomicBool, waiting: Waiting) {
+    let Waiting { spin_ns, realtime } = waiting;
     if realtime > 0 {
         let param = libc::sched_param { sched_priority: realtime };
         // SAFETY: a valid sched_param for the calling thread (pid 0)

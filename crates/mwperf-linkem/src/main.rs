@@ -119,10 +119,10 @@ fn main() {
         .map(|(i, imp)| {
             let (tuns, clock, counters, stop) = (tuns.clone(), clock.clone(), counters[i].clone(), stop.clone());
             let model = Model::new(imp, args.seed.wrapping_mul(2).wrapping_add(i as u64));
-            let (spin_ns, realtime) = (args.spin_ns, args.realtime);
+            let waiting = forward::Waiting { spin_ns: args.spin_ns, realtime: args.realtime };
             std::thread::Builder::new()
                 .name(["up", "down"][i].into())
-                .spawn(move || forward::run(&tuns[i], &tuns[1 - i], model, &clock, &counters, &stop, spin_ns, realtime))
+                .spawn(move || forward::run(&tuns[i], &tuns[1 - i], model, &clock, &counters, &stop, waiting))
                 .expect("spawn a forwarding thread")
         })
         .collect();
