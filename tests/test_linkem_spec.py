@@ -7,7 +7,7 @@ import pytest
 
 from mwperf.config import build_point
 from mwperf.emulation.links import Direction, parse_link
-from mwperf.emulation.netem import netem_args
+from mwperf.emulation.netem import expresses, netem_args
 from mwperf.emulation.presets import PRESETS
 from mwperf.emulation.userspace import find_linkem
 from mwperf.errors import RunError, UsageError
@@ -96,6 +96,9 @@ def test_netem_arguments() -> None:
     assert netem_args(parse_link("loss=2%").up)[2:] == ["loss", "random", "2%"]
     with pytest.raises(UsageError, match="outage.*userspace"):
         netem_args(parse_link("outage=1s+1s").up)
+    assert expresses(parse_link("wifi-80211n"))
+    assert not expresses(parse_link("ieee802154-250k"))  # CSMA back-off
+    assert not expresses(parse_link("down:outage=1s+1s"))
 
 
 def test_run_options() -> None:

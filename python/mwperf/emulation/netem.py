@@ -33,6 +33,11 @@ def available(host: Host, lease: Lease) -> bool:
         ip("-n", host.netns, "link", "delete", probe)
 
 
+def expresses(spec: LinkSpec) -> bool:
+    """True when netem can do everything ``spec`` asks for (else auto picks userspace)."""
+    return not any(getattr(d, name) for d in (spec.up, spec.down) for name in UNSUPPORTED)
+
+
 def netem_args(direction: Direction) -> list[str]:
     """netem's arguments for one direction; UsageError for what netem cannot do."""
     for name, key in UNSUPPORTED.items():

@@ -1,8 +1,8 @@
 """Two emulated hosts joined by an emulated link: what a run with ``--link`` measures across.
 
 ``emulated_network`` takes a lease, creates hosts a and b, joins them with the chosen backend
-(netem when the kernel has it, else the userspace mwperf-linkem; ``--link-backend`` forces
-one), addresses both ends, and on leaving stops the link (its counters go into ``Network.report``)
+(netem when the kernel has it and it can express the spec, else the userspace mwperf-linkem;
+``--link-backend`` forces one), addresses both ends, and on leaving stops the link (its counters go into ``Network.report``)
 and releases everything, also after an error or Ctrl-C.
 """
 
@@ -100,8 +100,9 @@ def emulated_network(spec: LinkSpec, backend: str, workdir: Path, purpose: str
     require_root()
     with Lease.take(purpose) as lease:
         a, b = create_hosts(lease)
-        if backend == "auto":
-            backend = "netem" if netem.available(a, lease) else "userspace"
+        if backend == "auto":  # netem when the kernel has it and it can express the spec
+            backend = ("netem" if netem.expresses(spec) and netem.available(a, lease)
+                       else "userspace")
         elif backend == "netem" and not netem.available(a, lease):
             raise UsageError("--link-backend netem: this kernel has no netem qdisc (sch_netem); "
                              "use --link-backend userspace or auto")
