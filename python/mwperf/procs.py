@@ -24,6 +24,7 @@ from .errors import RunError, UsageError
 
 STOP_GRACE_S = 3.0
 _PR_SET_PDEATHSIG = 1
+_CLONE_NEWNET = 0x40000000
 _LIBC = ctypes.CDLL(None, use_errno=True)
 
 
@@ -128,8 +129,11 @@ class AgentSet:
         self.placement = placement
         self.agents: list[AgentProcess] = []
 
-    def spawn(self, role: str, argv: list[str]) -> AgentProcess:
-        """Start one agent in its own process group; stdout/stderr go to <role>.stdout/.stderr."""
+    def spawn(self, role: str, argv: list[str], netns: Path | None = None) -> AgentProcess:
+        """Start one agent in its own process group; stdout/stderr go to <role>.stdout/.stderr.
+
+        ``netns``: the network namespace file to start it in (an emulated host), else mwperf's.
+        """
         stdout_path = self.workdir / f"{role}.stdout"
         stderr_path = self.workdir / f"{role}.stderr"
         setup = self.placement.child_setup(role) if self.placement else None
@@ -137,7 +141,7 @@ class AgentSet:
             try:
                 popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                                          process_group=0,
-                                         preexec_fn=_die_with_parent(os.getpid(), setup))
+                                         preexec_fn=_die_with_parent(os.getpid(), netns, setup))
             except OSError as exc:
                 raise RunError(f"cannot start {argv[0]}: {exc.strerror}") from None
         agent = AgentProcess(role, popen, stdout_path, stderr_path, _pidfd=_open_pidfd(popen.pid))
@@ -175,13 +179,14 @@ def _open_pidfd(pid: int) -> int | None:
         return None
 
 
-def _die_with_parent(parent_pid: int, then: Callable[[], None] | None = None
-                     ) -> Callable[[], None]:
+def _die_with_parent(parent_pid: int, netns: Path | None = None,
+                     then: Callable[[], None] | None = None) -> Callable[[], None]:
     """A preexec_fn: SIGKILL the child when mwperf dies (Linux), and let it hear SIGINT/SIGTERM;
     ``then`` runs after that (e.g. joining a cgroup).
 
     A shell starts background jobs with SIGINT ignored, and children inherit that; the agents
-    must not, or the SIGINT that asks them to stop and report would be lost.
+    must not, or the SIGINT that asks them to stop and report would be lost. With ``netns`` the
+    child enters that network namespace (setns) before exec: no extra process in between.
     """
     def preexec() -> None:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
@@ -189,6 +194,12 @@ def _die_with_parent(parent_pid: int, then: Callable[[], None] | None = None
         _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.getppid() != parent_pid:  # mwperf died before prctl took effect
             os._exit(1)
+        if netns is not None:
+            fd = os.open(netns, os.O_RDONLY)
+            if _LIBC.setns(fd, _CLONE_NEWNET) != 0:
+                os.write(2, f"mwperf: cannot enter network namespace {netns}\n".encode())
+                os._exit(1)
+            os.close(fd)
         if then is not None:
             then()
     return preexec

@@ -9,6 +9,7 @@ from typing import Any
 
 from .config import ROLES
 from .durations import format_ns
+from .emulation.summary import render_link
 from .emulation.cpu import summary_lines
 from .sizes import format_bytes
 
@@ -184,7 +185,7 @@ def render_details(result: dict[str, Any]) -> str:
         rss = daemon.get("peak_rss_kib")
         text += (f"daemon        {daemon['name']} {daemon.get('version') or ''}".rstrip()
                  + f"  {usage}  peak RSS {_kib(rss)}\n")
-    return text
+    return text + render_link(result)
 
 
 def render_workload(result: dict[str, Any]) -> str:

@@ -13,7 +13,7 @@ from ..agent import find_agent
 from ..daemons import mosquitto, ros1
 from ..daemons.base import package_version
 from ..errors import RunError
-from ..suite import TRANSPORTS
+from ..config import TRANSPORTS
 from .finding import Finding
 
 SETUP = "make setup"

@@ -3,7 +3,8 @@
 Two layouts exist: a single point is ``<results>/<point id>/``; a sweep (suite or scenario) is
 ``<results>/<sweep folder>/points/<point id>/`` with its ``sweep.json`` manifest beside
 ``points/``. The run of a single point is the point itself (kind ``point``); the run of a swept
-point is its sweep folder (kind ``sweep``), named ``<stamp>-[suite-]<scenario>-<hex>``.
+point is its sweep folder (kind ``sweep``), named ``<stamp>-[suite-]<scenario>-<hex>``. An
+import (mwperf.imports) has the sweep layout with ``"kind": "import"`` in its sweep.json.
 """
 
 import json
@@ -43,7 +44,7 @@ class Placement:
 
     def scenario(self) -> str | None:
         """The sweep's scenario name (from sweep.json, else its folder name); None for a point."""
-        if self.kind != "sweep":
+        if self.kind == "point":
             return None
         manifest = _json_or_none(self.run_folder / MANIFEST_NAME)
         if isinstance(manifest, dict) and isinstance(manifest.get("scenario"), str):
@@ -68,7 +69,10 @@ def place(point_dir: Path) -> Placement:
     """The placement of ``point_dir`` (either layout)."""
     if point_dir.parent.name == POINTS_DIR:
         sweep = point_dir.parent.parent
-        return Placement(sweep.parent, sweep, "sweep")
+        manifest = _json_or_none(sweep / MANIFEST_NAME)
+        kind = "import" if isinstance(manifest, dict) and manifest.get("kind") == "import" \
+            else "sweep"
+        return Placement(sweep.parent, sweep, kind)
     return Placement(point_dir.parent, point_dir, "point")
 
 

@@ -1,0 +1,154 @@
+"""Budgets: how much worse NEW may be than BASE before it counts, per metric.
+
+``--budget METRIC=LIMIT`` (repeatable) or ``--budget-file F.yaml`` (one file per platform,
+as ros2-performance keeps its targets): a mapping ``METRIC: LIMIT`` and optionally
+``alpha: 0.05``. LIMIT is relative (``+10%``), in percentage points for loss (``+0.5pp``), a
+duration for latencies (``+50us``) or a size for RSS (``+8MiB``); the sign is optional
+(budgets only ever allow getting worse). Without any budget the defaults below apply; a metric
+without a budget is shown but never fails the comparison.
+"""
+
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from ..durations import parse_duration
+from ..errors import UsageError
+from ..sizes import parse_size
+from .stats import ALPHA
+
+METRICS = ("p50", "p99", "max", "loss", "cpu", "rss")
+LATENCY_METRICS = ("p50", "p99", "max")
+DEFAULTS = {"p50": "+10%", "p99": "+10%", "loss": "+0.5pp"}
+_FORM = re.compile(r"^\+?\s*(?P<number>[^%p]+?)\s*(?P<unit>%|pp)?$")
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How much worse a metric may get: ``relative`` (fraction of BASE) or ``absolute`` (in
+    the metric's unit: ns, percentage points, %, KiB)."""
+
+    metric: str
+    text: str
+    relative: float | None = None
+    absolute: float | None = None
+
+    def exceeded(self, base: float, new: float) -> bool:
+        """True when ``new`` is worse than ``base`` by more than the budget allows."""
+        if self.relative is not None:
+            return new > base * (1 + self.relative) + (1e-12 if base == 0 else 0)
+        assert self.absolute is not None
+        return new - base > self.absolute
+
+
+@dataclass(frozen=True)
+class Budgets:
+    """The budgets in force and the test level."""
+
+    limits: dict[str, Budget]
+    alpha: float = ALPHA
+    source: str = "defaults"
+
+
+def parse_budget(metric: str, text: str, where: str) -> Budget:
+    """One budget ``text`` for ``metric``; ``where`` names the flag or file:line in errors."""
+    if metric not in METRICS:
+        raise UsageError(f"{where}: unknown metric '{metric}'; allowed: {', '.join(METRICS)}")
+    raw = str(text).strip()
+    match = _FORM.match(raw)
+    hint = _allowed(metric)
+    if not match:
+        raise UsageError(f"{where}: {metric}={raw!r} is not a budget; {hint}")
+    number, unit = match["number"].strip(), match["unit"]
+    if unit in ("%", "pp"):
+        if unit == "pp" and metric not in ("loss", "cpu"):
+            raise UsageError(f"{where}: {metric}={raw}: percentage points (pp) apply to loss "
+                             f"and cpu only; {hint}")
+        try:
+            value = float(number)
+        except ValueError:
+            raise UsageError(f"{where}: {metric}={raw!r} is not a budget; {hint}") from None
+        if not math.isfinite(value) or value < 0:
+            raise UsageError(f"{where}: {metric}={raw}: must be a finite number >= 0; {hint}")
+        if unit == "%":
+            return Budget(metric, raw, relative=value / 100)
+        return Budget(metric, raw, absolute=value)
+    try:
+        if metric in LATENCY_METRICS:
+            return Budget(metric, raw, absolute=float(parse_duration(number)))
+        if metric == "rss":
+            return Budget(metric, raw, absolute=parse_size(number) / 1024)
+    except ValueError:
+        pass
+    raise UsageError(f"{where}: {metric}={raw!r} is not a budget; {hint}")
+
+
+def from_flags(flags: tuple[str, ...]) -> dict[str, Budget]:
+    """The ``--budget METRIC=LIMIT`` flags."""
+    found: dict[str, Budget] = {}
+    for flag in flags:
+        metric, sep, limit = flag.partition("=")
+        if not sep:
+            raise UsageError(f"--budget: {flag!r} is not METRIC=LIMIT (e.g. p99=+10%, "
+                             f"loss=+0.5pp)")
+        found[metric.strip()] = parse_budget(metric.strip(), limit, "--budget")
+    return found
+
+
+def from_file(path: Path) -> Budgets:
+    """A YAML budget file: ``METRIC: LIMIT`` lines and optionally ``alpha``."""
+    try:
+        text = path.read_text("utf-8")
+    except OSError as exc:
+        raise UsageError(f"--budget-file: cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        node = yaml.compose(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark else ""
+        raise UsageError(f"--budget-file {path}{line}: not YAML "
+                         f"({getattr(exc, 'problem', None) or exc})") from None
+    if node is None:
+        raise UsageError(f"--budget-file {path}: empty; give e.g. 'p99: +10%'")
+    if not isinstance(node, yaml.MappingNode):
+        raise UsageError(f"--budget-file {path}:{node.start_mark.line + 1}: expected a mapping "
+                         f"METRIC: LIMIT (e.g. 'p99: +10%')")
+    limits: dict[str, Budget] = {}
+    alpha = ALPHA
+    for key, value in node.value:
+        where = f"--budget-file {path}:{key.start_mark.line + 1}"
+        if not isinstance(value, yaml.ScalarNode):
+            raise UsageError(f"{where}: {key.value}: expected a single value such as +10%")
+        if key.value == "alpha":
+            try:
+                alpha = float(value.value)
+            except ValueError:
+                alpha = -1.0
+            if not 0 < alpha < 1:
+                raise UsageError(f"{where}: alpha: must be a number between 0 and 1, got "
+                                 f"{value.value!r}")
+            continue
+        limits[key.value] = parse_budget(key.value, value.value, where)
+    return Budgets(limits, alpha, str(path))
+
+
+def resolve(flags: tuple[str, ...], file: str | None) -> Budgets:
+    """The budgets of the command line: the file's, then the flags' (which win), else the
+    defaults."""
+    budgets = from_file(Path(file)) if file else Budgets({}, ALPHA, "")
+    given = from_flags(flags)
+    if not file and not given:
+        defaults = {m: parse_budget(m, t, "default") for m, t in DEFAULTS.items()}
+        return Budgets(defaults, ALPHA, "defaults")
+    source = " + ".join(s for s in (budgets.source, "--budget" if given else "") if s)
+    return Budgets({**budgets.limits, **given}, budgets.alpha, source)
+
+
+def _allowed(metric: str) -> str:
+    extra = {"loss": " or +0.5pp", "cpu": " or +5pp", "rss": " or +8MiB"}.get(metric, "")
+    if metric in LATENCY_METRICS:
+        extra = " or +50us"
+    return f"allowed: +N% (relative){extra}"

@@ -1,0 +1,147 @@
+"""One comparison row: a metric of one matched configuration, its delta, the statistical test
+that decided between regression and noise (named per row), and the verdict.
+
+Verdicts: ``ok`` (within budget), ``regression`` (over budget and the test says the difference
+is real, or no test exists for the metric: an over-budget single value is taken at its word),
+``noise`` (over budget but not significant), ``better`` (significantly lower), ``info`` (no
+budget for the metric: shown, never fails).
+
+Methods, in order of preference:
+- repetitions on both sides (>= 2 each): exact Mann-Whitney U over the per-repetition values;
+- p50/p99 of single runs: Mann-Whitney U over the quantiles of batches of consecutive messages
+  (evidence.py: raw samples, else per-second series), which tolerates bursts; when neither run
+  has enough for batches: Mann-Whitney U over the grouped distributions (p50) or
+  non-overlapping 95 % order-statistic confidence intervals (p99), which assume independent
+  messages and say so;
+- loss: two-proportion z-test on lost/sent (summed over repetitions);
+- max, cpu, rss of single runs: no test (one value per run); the budget alone decides.
+"""
+
+import statistics
+from dataclasses import dataclass
+
+from ..durations import format_ns
+from ..report.data import Point
+from .budget import Budget
+from .evidence import Evidence, Grouped
+from .stats import mann_whitney, permutation_u, quantile_interval, two_proportions
+
+QUANTILE = {"p50": 0.5, "p99": 0.99}
+
+
+@dataclass
+class Row:
+    """One metric of one configuration."""
+
+    config: str
+    metric: str
+    base: float | None
+    new: float | None
+    method: str
+    p_value: float | None
+    verdict: str
+    budget: str | None
+
+    @property
+    def delta(self) -> float | None:
+        return None if self.base is None or self.new is None else self.new - self.base
+
+    @property
+    def delta_pct(self) -> float | None:
+        return (100 * (self.new - self.base) / self.base
+                if self.base and self.new is not None else None)
+
+
+def value(point: Point, metric: str) -> float | None:
+    """The metric of one point: ns for latencies, % for loss and CPU (sender + server, of one
+    core), KiB for RSS (agents + daemons)."""
+    if metric in ("p50", "p99", "max"):
+        return point.get(f"latency_{metric}_ns")
+    if metric == "loss":
+        return point.get("loss_pct") or 0.0
+    if metric == "cpu":
+        parts = [point.get(f"{r}_cpu_pct") for r in ("ping", "pong", "pub", "sub")]
+        return sum(p for p in parts if p is not None) if any(p is not None for p in parts) \
+            else None
+    parts = [point.get(f"{r}_rss_kib") for r in ("ping", "pong", "pub", "sub")]
+    parts.append(point.get("daemons_rss_kib"))
+    return float(sum(p for p in parts if p is not None)) if any(parts) else None
+
+
+def decide(config: str, metric: str, base: list[Point], new: list[Point],
+           budget: Budget | None, alpha: float, evidence: Evidence) -> Row:
+    """The row of ``metric`` for the repetitions ``base`` and ``new`` of one configuration."""
+    base_values = [v for v in (value(p, metric) for p in base) if v is not None]
+    new_values = [v for v in (value(p, metric) for p in new) if v is not None]
+    if not base_values or not new_values:
+        return Row(config, metric, None, None, "not measured on both sides", None, "info",
+                   budget.text if budget else None)
+    b, n = statistics.median(base_values), statistics.median(new_values)
+    method, p_value, significant = _test(metric, base, new, base_values, new_values, alpha,
+                                         evidence)
+    if budget is None:
+        verdict = "info"
+    elif budget.exceeded(b, n):
+        verdict = "regression" if significant in (True, None) else "noise"
+    elif n < b and _better(metric, base, new, alpha, evidence, base_values, new_values):
+        verdict = "better"
+    else:
+        verdict = "ok"
+    return Row(config, metric, b, n, method, p_value, verdict, budget.text if budget else None)
+
+
+def _test(metric: str, base: list[Point], new: list[Point], base_values: list[float],
+          new_values: list[float], alpha: float, evidence: Evidence
+          ) -> tuple[str, float | None, bool | None]:
+    """(method, p-value or None, significant: True/False, None when no test applies)."""
+    if len(base_values) >= 2 and len(new_values) >= 2:
+        p = permutation_u(base_values, new_values)
+        return (f"exact Mann-Whitney U over repetitions ({len(base_values)} vs "
+                f"{len(new_values)})", p, p < alpha)
+    if metric == "loss":
+        lost_b, sent_b = _accounting(base)
+        lost_n, sent_n = _accounting(new)
+        p = two_proportions(lost_b, sent_b, lost_n, sent_n)
+        return "two-proportion z-test on lost/sent", p, p < alpha
+    if metric in QUANTILE and len(base) == 1 and len(new) == 1:
+        q = QUANTILE[metric]
+        batched = evidence.batches(base[0], q), evidence.batches(new[0], q)
+        if batched[0] and batched[1] and batched[0][1] == batched[1][1]:
+            (b, what), (n, _) = batched[0], batched[1]
+            p = mann_whitney([(v, 1) for v in b], [(v, 1) for v in n])
+            return (f"Mann-Whitney U over {metric}s of {len(b)} vs {len(n)} {what}", p,
+                    p < alpha)
+        (gb, source), (gn, other) = evidence.grouped(base[0]), evidence.grouped(new[0])
+        if source != other:  # raw samples on one side only: compare like with like
+            gb, gn, source = _histogram(base[0]), _histogram(new[0]), "HDR histograms"
+        if metric == "p50":
+            p = mann_whitney(gb, gn)
+            return (f"Mann-Whitney U over {source} (too few for batches: assumes independent "
+                    f"messages)", p, p < alpha)
+        ib, in_ = quantile_interval(gb, 0.99, alpha), quantile_interval(gn, 0.99, alpha)
+        if ib is None or in_ is None:
+            return "no samples", None, None
+        return (f"95 % order-statistic CIs of p99 over {source} (base {_ns(ib)}, new "
+                f"{_ns(in_)}; too few for batches: assumes independent messages)", None,
+                in_[0] > ib[1])
+    return "none: one value per run (budget decides)", None, None
+
+
+def _better(metric: str, base: list[Point], new: list[Point], alpha: float,
+            evidence: Evidence, base_values: list[float], new_values: list[float]
+            ) -> bool:
+    """True when NEW is significantly lower (the same tests, sides swapped)."""
+    _, _, significant = _test(metric, new, base, new_values, base_values, alpha, evidence)
+    return significant is True
+
+
+def _accounting(points: list[Point]) -> tuple[int, int]:
+    return (sum(p.get("lost") or 0 for p in points), sum(p.get("sent") or 0 for p in points))
+
+
+def _histogram(point: Point) -> Grouped:
+    return [(float(v), c) for v, c in point.histogram]
+
+
+def _ns(interval: tuple[float, float]) -> str:
+    return f"{format_ns(interval[0])}–{format_ns(interval[1])}"

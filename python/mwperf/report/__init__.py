@@ -1,0 +1,73 @@
+"""``mwperf report``: the runs of a results catalogue as one self-contained HTML page (SVG
+charts, hover read-outs, no network) or as summary tables (Markdown, CSV, JSON).
+
+Everything comes from the catalogue and the Parquet files beside it (mwperf.store): the
+report never parses point folders itself, so single runs, sweeps and imports look alike. Each
+plot is one module (latency_rate, distribution, timeline, loss_jitter, topics, resources);
+:func:`build` is pure apart from reading the catalogue and returns the text to write.
+"""
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..errors import UsageError
+from . import distribution, latency_rate, loss_jitter, page, resources, summary, timeline, topics
+from .data import Run, load_runs
+
+FORMATS = ("html", "markdown", "csv", "json")
+
+
+def build(root: Path, wanted: Sequence[str], fmt: str = "html") -> str:
+    """The report on the runs ``wanted`` names (ids, prefixes, 'latest') in format ``fmt``."""
+    if fmt not in FORMATS:
+        raise UsageError(f"--format: '{fmt}' is not one of {', '.join(FORMATS)}")
+    runs = load_runs(root, list(wanted), messages=fmt == "html")
+    table = summary.rows(runs)
+    if fmt == "html":
+        return html(runs, table)
+    if fmt == "json":
+        return json.dumps({"runs": [_plain(r.row) for r in runs], "points": table,
+                           "warnings": _warnings(runs)}, indent=2, ensure_ascii=False) + "\n"
+    if fmt == "csv":
+        return summary.render(table, "csv")
+    return markdown(runs, table)
+
+
+def html(runs: Sequence[Run], table: list[dict]) -> str:
+    """The HTML page of ``runs``."""
+    numbers = summary.numbering(runs)
+    sections = [latency_rate.section(runs), distribution.section(runs), timeline.section(runs),
+                loss_jitter.section(runs), topics.section(runs),
+                resources.section(runs, numbers)]
+    return page.render(runs, sections, table)
+
+
+def markdown(runs: Sequence[Run], table: list[dict]) -> str:
+    """The runs, the summary table and the warnings as Markdown."""
+    lines = ["| run | kind | scenario | started (UTC) | status | points | host |",
+             "|---|---|---|---|---|---|---|"]
+    for run in runs:
+        r = run.row
+        lines.append(f"| {run.run_id} | {r.get('kind')} | {r.get('scenario') or '-'} | "
+                     f"{r.get('started_at')} | {r.get('status')} | {len(run.points)} | "
+                     f"{r.get('hostname')} ({r.get('cpu_model')}, {r.get('cores')} cores) |")
+    out = "\n".join(lines) + "\n\n" + summary.render(table, "markdown")
+    warnings = _warnings(runs)
+    if warnings:
+        out += "\nWarnings:\n" + "".join(
+            f"- #{w['number']} {w['code']}: {w['message']}"
+            + (f" (hint: {w['hint']})" if w.get("hint") else "") + "\n" for w in warnings)
+    return out
+
+
+def _warnings(runs: Sequence[Run]) -> list[dict]:
+    numbers = summary.numbering(runs)
+    return [{"number": numbers[p.point_id], "point_id": p.point_id, "code": w["code"],
+             "message": w["message"], "hint": w.get("hint")}
+            for run in runs for p in run.points for w in p.warnings]
+
+
+def _plain(row: dict) -> dict:
+    return {k: (v.isoformat() if hasattr(v, "isoformat") else v) for k, v in row.items()
+            if k != "host"}

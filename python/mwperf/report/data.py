@@ -1,0 +1,162 @@
+"""What a report shows, read from the results catalogue (never by walking folders): the runs,
+their points with every catalogue column, each point's latency histogram (from its result),
+per-topic summaries, warnings, daemons, the per-second series and, for points with raw samples,
+the per-message latency downsampled in DuckDB.
+
+Large runs stay cheap: the distribution comes from the HDR histogram the agent stored (a few
+thousand buckets at most), and raw samples are reduced to at most ``MESSAGE_BUCKETS`` buckets
+per point by one DuckDB aggregation over the Parquet file, keeping each bucket's min and max.
+"""
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from ..store.catalogue import connect
+from .select import resolve_runs
+
+MESSAGE_BUCKETS = 1000
+"""per-message series are reduced to at most this many buckets per point (min/max kept)"""
+
+
+@dataclass
+class Bucket:
+    """A range of consecutive messages of a point: first sequence number, min, mean, max."""
+
+    seq: int
+    min_ns: float
+    mean_ns: float
+    max_ns: float
+
+
+@dataclass
+class Point:
+    """One measured point: its catalogue row (``row``, column name -> value) and its result's
+    blocks a report needs beyond the columns."""
+
+    row: dict[str, Any]
+    histogram: list[tuple[int, int]]
+    topics: list[dict[str, Any]] = field(default_factory=list)
+    """topics rows plus 'histogram', one per topic (one row, topic 0, for a single topic)"""
+    warnings: list[dict[str, Any]] = field(default_factory=list)
+    daemons: list[dict[str, Any]] = field(default_factory=list)
+    processes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """role -> the agent's process block (getrusage)"""
+    source: dict[str, Any] | None = None
+    """for an imported point: the tool and file it came from"""
+    message_bytes: int | None = None
+    """bytes per message as measured (payload + mwperf header; transport framing not counted)"""
+    message_bytes_per_s: float | None = None
+    topic_histograms: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+    """topic -> its response histogram (from the result's per_topic)"""
+    series: list[dict[str, Any]] = field(default_factory=list)
+    messages: list[Bucket] = field(default_factory=list)
+
+    @property
+    def point_id(self) -> str:
+        return str(self.row["point_id"])
+
+    @property
+    def status(self) -> str:
+        return str(self.row["status"])
+
+    def get(self, column: str) -> Any:
+        """The catalogue column ``column`` (None when NULL)."""
+        return self.row.get(column)
+
+
+@dataclass
+class Run:
+    """One run (a single point, a sweep or an import) and its points in measuring order."""
+
+    row: dict[str, Any]
+    points: list[Point]
+
+    @property
+    def run_id(self) -> str:
+        return str(self.row["run_id"])
+
+
+def load_runs(root: Path, wanted: list[str], messages: bool = True) -> list[Run]:
+    """The runs ``wanted`` names (ids, prefixes, 'latest') with everything a report draws."""
+    with connect(root, read_only=True) as con:
+        run_ids = resolve_runs(con, wanted)
+        return [load_run(con, run_id, messages) for run_id in run_ids]
+
+
+def load_run(con: duckdb.DuckDBPyConnection, run_id: str, messages: bool = True) -> Run:
+    """One run with its points, read through the open catalogue connection ``con``."""
+    run_row = _rows(con, "SELECT * FROM runs WHERE run_id = ?", [run_id])[0]
+    points = [_point(row) for row in _rows(
+        con, "SELECT * FROM points WHERE run_id = ? ORDER BY point_index NULLS LAST, repetition,"
+        " started_at, point_id", [run_id])]
+    by_id = {p.point_id: p for p in points}
+    if by_id:
+        ids = list(by_id)
+        for row in _rows(con, "SELECT * FROM warnings WHERE point_id IN (SELECT unnest(?)) "
+                         "ORDER BY point_id, seq", [ids]):
+            by_id[row["point_id"]].warnings.append(row)
+        for row in _rows(con, "SELECT * FROM series WHERE point_id IN (SELECT unnest(?)) "
+                         "ORDER BY point_id, t_s", [ids]):
+            by_id[row["point_id"]].series.append(row)
+        _attach_topics(con, ids, by_id)
+        if messages:
+            sampled = [p.point_id for p in points if p.get("samples")]
+            for point_id, buckets in message_buckets(con, sampled).items():
+                by_id[point_id].messages = buckets
+    return Run(run_row, points)
+
+
+def message_buckets(con: duckdb.DuckDBPyConnection, point_ids: list[str]
+                    ) -> dict[str, list[Bucket]]:
+    """Per point, its raw samples' response latency in at most MESSAGE_BUCKETS buckets of
+    consecutive sequence numbers (min, mean, max each), computed by DuckDB."""
+    if not point_ids:
+        return {}
+    found: dict[str, list[Bucket]] = {}
+    rows = con.execute(
+        "WITH s AS (SELECT point_id, seq, response_ns FROM samples WHERE point_id IN "
+        "(SELECT unnest(?)) AND response_ns IS NOT NULL), "
+        "n AS (SELECT point_id, greatest(1, ceil((max(seq) - min(seq) + 1) / ?))::BIGINT AS "
+        "width, min(seq) AS first FROM s GROUP BY point_id) "
+        "SELECT s.point_id, min(s.seq), min(response_ns), avg(response_ns), max(response_ns) "
+        "FROM s JOIN n USING (point_id) GROUP BY s.point_id, (s.seq - n.first) // n.width "
+        "ORDER BY 1, 2", [point_ids, MESSAGE_BUCKETS]).fetchall()
+    for point_id, seq, low, mean, high in rows:
+        found.setdefault(point_id, []).append(Bucket(seq, low, mean, high))
+    return found
+
+
+def _attach_topics(con: duckdb.DuckDBPyConnection, ids: list[str], by_id: dict[str, Point]
+                   ) -> None:
+    for row in _rows(con, "SELECT * FROM topics WHERE point_id IN (SELECT unnest(?)) "
+                     "ORDER BY point_id, topic", [ids]):
+        point = by_id[row["point_id"]]
+        row["histogram"] = point.topic_histograms.get(row["topic"], point.histogram)
+        point.topics.append(row)
+
+
+def _point(row: dict[str, Any]) -> Point:
+    result = json.loads(row.pop("result"))
+    measurement = result.get("measurement") or {}
+    processes = {a.get("role"): a.get("process") or {} for a in result.get("agents") or []}
+    topics = {int(t.get("topic", i)): _histogram(t.get("response") or {})
+              for i, t in enumerate(result.get("per_topic") or [])}
+    return Point(row=row, histogram=_histogram(measurement.get("response") or {}),
+                 daemons=list(result.get("daemons") or []), processes=processes,
+                 source=result.get("source"), message_bytes=measurement.get("message_bytes"),
+                 message_bytes_per_s=(measurement.get("throughput") or {}).get(
+                     "message_bytes_per_s"), topic_histograms=topics)
+
+
+def _histogram(stats: dict[str, Any]) -> list[tuple[int, int]]:
+    return [(int(v), int(c)) for v, c in stats.get("histogram") or [] if c]
+
+
+def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[dict[str, Any]]:
+    cursor = con.execute(sql, params)
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, values)) for values in cursor.fetchall()]

@@ -1,0 +1,158 @@
+"""The HTML report as one self-contained page: inline CSS, inline SVG charts and a few lines of
+inline JavaScript for hover read-outs. Nothing is fetched (no CDN, no fonts, no favicon), so
+the file opens from disk, offline, and can be attached to a pull request or an e-mail.
+
+Order matters: what can make the numbers untrustworthy — failed and partial points, warnings —
+comes first, right after the runs' metadata, before any chart.
+"""
+
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from html import escape
+from typing import Any
+
+from .. import __version__
+from .data import Run
+from .labels import describe, run_tags
+from .section import Section
+from .summary import COLUMNS, numbering, shown
+
+STYLE = """
+body{font:14px/1.4 system-ui,sans-serif;margin:0 auto;max-width:1560px;padding:16px;
+color:#222}
+h1{font-size:22px;margin:0 0 4px}
+h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ccc}
+table{border-collapse:collapse;margin:6px 0;font-size:12.5px}
+td,th{border:1px solid #ddd;padding:2px 6px;text-align:left;white-space:nowrap}
+th{background:#f3f3f3;position:sticky;top:0}.scroll{max-height:460px;overflow:auto}
+td.num{text-align:right}.wide{overflow-x:auto}
+.attention{border:2px solid #c0392b;background:#fdecea;padding:8px 12px;margin:10px 0}
+.attention.ok{border-color:#2e7d32;background:#edf7ed}
+.warnbox{border:2px solid #e69500;background:#fff6e0;padding:8px 12px;margin:10px 0}
+.status-failed{color:#b71c1c;font-weight:bold}.status-partial{color:#e65100;font-weight:bold}
+.charts{display:flex;flex-wrap:wrap;gap:8px}.note{color:#555;font-size:13px}
+svg.chart{background:#fff;border:1px solid #e4e4e4}
+svg .title{font-size:13px;font-weight:600}svg .tick,svg .legend{font-size:11px;fill:#333}
+svg .axis{font-size:12px;fill:#333}svg .grid{stroke:#eee}svg .frame{fill:none;stroke:#999}
+svg .datum:hover{stroke:#000;stroke-width:2}
+#tip{position:fixed;pointer-events:none;background:#222;color:#fff;padding:4px 7px;
+border-radius:3px;font-size:12px;white-space:pre;display:none;z-index:10}
+"""
+SCRIPT = """
+(function(){var tip=document.getElementById('tip');
+document.addEventListener('mousemove',function(e){
+var t=e.target.closest?e.target.closest('[data-tip]'):null;
+if(!t){tip.style.display='none';return;}tip.textContent=t.getAttribute('data-tip');
+tip.style.display='block';tip.style.left=(e.clientX+14)+'px';tip.style.top=(e.clientY+12)+'px';});
+})();
+"""
+MAX_WARNING_EXAMPLES = 3
+
+
+def render(runs: Sequence[Run], sections: Sequence[Section], table: list[dict[str, Any]]
+           ) -> str:
+    """The whole report page."""
+    now = f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M:%S} UTC"
+    title = "mwperf report: " + (", ".join(run.run_id for run in runs) if len(runs) <= 2
+                                 else f"{len(runs)} runs")
+    body = [f"<h1>{escape(title)}</h1>",
+            f'<p class="note">generated {now} by mwperf {escape(__version__)}</p>',
+            _runs_table(runs), _attention(runs), _warnings(runs),
+            "<h2 id=\"summary\">Summary</h2>", _summary(table)]
+    for section in sections:
+        if not section.charts and not section.note:
+            continue
+        body.append(f'<h2 id="{escape(section.key)}">{escape(section.title)}</h2>')
+        if section.note:
+            body.append(f'<p class="note">{escape(section.note)}</p>')
+        body.append(f'<div class="charts" data-section="{escape(section.key)}">'
+                    + "".join(section.charts) + "</div>")
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width\">"
+            "<link rel=\"icon\" href=\"data:,\">"
+            f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
+            + "\n".join(body) + "<div id=\"tip\"></div><script>" + SCRIPT
+            + "</script></body></html>\n")
+
+
+def _runs_table(runs: Sequence[Run]) -> str:
+    tags = run_tags(runs)
+    head = ["tag", "run", "kind", "scenario / source", "started (UTC)", "status", "points",
+            "host", "CPU", "cores", "kernel", "mwperf", "agent"]
+    lines = []
+    for run in runs:
+        r = run.row
+        source = r.get("scenario") or ""
+        sources = {p.source.get("file") for p in run.points if p.source}
+        if sources:
+            source = f"{source} ({', '.join(sorted(str(s) for s in sources))})"
+        cells = [tags[run.run_id] or "-", run.run_id, r.get("kind"), source or "-",
+                 str(r.get("started_at") or "-"), _status(str(r.get("status"))),
+                 str(len(run.points)), r.get("hostname"), r.get("cpu_model"), r.get("cores"),
+                 r.get("kernel"), r.get("mwperf_version"), r.get("agent_version")]
+        lines.append("<tr>" + "".join(
+            f"<td>{c if isinstance(c, _Html) else escape(str(c if c is not None else '-'))}</td>"
+            for c in cells) + "</tr>")
+    return ('<h2 id="runs">Runs</h2><div class="wide"><table><tr>'
+            + "".join(f"<th>{h}</th>" for h in head) + "</tr>" + "".join(lines)
+            + "</table></div>")
+
+
+def _attention(runs: Sequence[Run]) -> str:
+    numbers = numbering(runs)
+    bad = [(run, p) for run in runs for p in run.points if p.status != "complete"]
+    if not bad:
+        return ('<div class="attention ok" id="attention">Every point completed '
+                f'({sum(len(r.points) for r in runs)} points).</div>')
+    items = "".join(
+        f"<li>#{numbers[p.point_id]} <code>{escape(p.point_id)}</code> "
+        f"{_status(p.status)} — {escape(p.get('status_reason') or 'no reason recorded')} "
+        f"<span class=\"note\">({escape(describe(p))})</span></li>" for _, p in bad)
+    return (f'<div class="attention" id="attention"><b>{len(bad)} point'
+            f'{"s" if len(bad) != 1 else ""} did not complete</b> (partial: what was measured '
+            f"before the interruption is kept; failed: nothing measured)<ul>{items}</ul></div>")
+
+
+def _warnings(runs: Sequence[Run]) -> str:
+    numbers = numbering(runs)
+    by_code: dict[str, list[tuple[int, dict[str, Any]]]] = {}
+    for run in runs:
+        for point in run.points:
+            for warning in point.warnings:
+                by_code.setdefault(warning["code"], []).append((numbers[point.point_id], warning))
+    if not by_code:
+        return ""
+    items = []
+    for code, found in sorted(by_code.items(), key=lambda kv: -len(kv[1])):
+        where = ", ".join(f"#{n}" for n, _ in found[:20]) + (" …" if len(found) > 20 else "")
+        examples = "; ".join(sorted({w["message"] for _, w in found})[:MAX_WARNING_EXAMPLES])
+        hint = found[0][1].get("hint")
+        items.append(f"<li><b>{escape(code)}</b> on {len(found)} point"
+                     f"{'s' if len(found) != 1 else ''} ({where}): {escape(examples)}"
+                     + (f" <i>Hint: {escape(hint)}</i>" if hint else "") + "</li>")
+    return f'<div class="warnbox" id="warnings"><b>Warnings</b><ul>{"".join(items)}</ul></div>'
+
+
+def _summary(table: list[dict[str, Any]]) -> str:
+    head = "".join(f"<th>{escape(c.heading)}</th>" for c in COLUMNS)
+    lines = []
+    for row in table:
+        cells = []
+        for column, text in zip(COLUMNS, shown(row)):
+            if column.key == "status":
+                cells.append(f"<td>{_status(text)}</td>")
+            else:
+                numeric = isinstance(row[column.key], (int, float))
+                attr = ' class="num"' if numeric else ""
+                cells.append(f"<td{attr}>{escape(text)}</td>")
+        lines.append("<tr>" + "".join(cells) + "</tr>")
+    return (f'<div class="wide scroll"><table id="summary-table"><tr>{head}</tr>'
+            f'{"".join(lines)}</table></div>')
+
+
+class _Html(str):
+    """Markup that must not be escaped again."""
+
+
+def _status(status: str) -> _Html:
+    return _Html(f'<span class="status-{escape(status)}">{escape(status)}</span>')

@@ -1,0 +1,162 @@
+"""Helpers of the report/compare/import tests (no tests here): synthetic run-results whose
+statistics are computed from given latency samples (so percentiles, histograms and the raw
+samples agree), written as point folders and sweeps and catalogued with the store's own ingest.
+"""
+
+import json
+import math
+import random
+from pathlib import Path
+from typing import Any
+
+from mwperf.config import PointConfig
+from mwperf.store import ingest_point
+
+TOOL = {"name": "mwperf", "version": "0.1.0", "git_rev": "synthetic"}
+HOST = {"hostname": "testhost", "kernel": "6.1.0", "cpu_model": "Synthetic CPU", "cores": 2,
+        "governor": "unavailable", "clocksource": "tsc"}
+
+
+def config(**changes: Any) -> dict[str, Any]:
+    """A point configuration as mwperf records it, with ``changes``."""
+    base = PointConfig(transport="udp", mode="roundtrip", rate=1000.0, payload="Array1k",
+                       payload_bytes=1024, duration_ns=1_000_000_000, count=None,
+                       warmup_ns=0, peer_timeout_ns=2_000_000_000).to_dict()
+    base.update(changes)
+    return base
+
+
+def hdr_value(ns: int) -> int:
+    """``ns`` rounded up to three significant digits (as an HDR bucket's highest value)."""
+    if ns < 1000:
+        return int(ns)
+    scale = 10 ** (int(math.log10(ns)) - 2)
+    return int(math.ceil(ns / scale) * scale)
+
+
+def quantile(values: list[int], q: float) -> int:
+    """The nearest-rank quantile of sorted ``values``."""
+    return values[max(0, math.ceil(q * len(values)) - 1)]
+
+
+def stats(values: list[int]) -> dict[str, Any]:
+    """The schema's stats block of ``values``."""
+    if not values:
+        keys = ("min_ns", "mean_ns", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "p9999_ns",
+                "max_ns", "stddev_ns", "range_ns")
+        return {"count": 0, **dict.fromkeys(keys), "histogram": []}
+    ordered = sorted(values)
+    mean = sum(ordered) / len(ordered)
+    buckets: dict[int, int] = {}
+    for v in ordered:
+        key = hdr_value(v)
+        buckets[key] = buckets.get(key, 0) + 1
+    return {"count": len(ordered), "min_ns": ordered[0], "mean_ns": mean,
+            "p50_ns": hdr_value(quantile(ordered, 0.5)),
+            "p90_ns": hdr_value(quantile(ordered, 0.9)),
+            "p99_ns": hdr_value(quantile(ordered, 0.99)),
+            "p999_ns": hdr_value(quantile(ordered, 0.999)),
+            "p9999_ns": hdr_value(quantile(ordered, 0.9999)), "max_ns": ordered[-1],
+            "stddev_ns": math.sqrt(sum((v - mean) ** 2 for v in ordered) / len(ordered)),
+            "range_ns": ordered[-1] - ordered[0],
+            "histogram": [[k, c] for k, c in sorted(buckets.items())]}
+
+
+def measurement(values: list[int], cfg: dict[str, Any], lost: int = 0) -> dict[str, Any]:
+    """A measurement block for latencies ``values`` (in arrival order) and ``lost`` messages."""
+    rate = cfg["rate"]
+    duration = max(1.0, len(values) / rate) if rate else 1.0
+    per_second = max(1, int(rate) or len(values))
+    series = []
+    for t in range(math.ceil(len(values) / per_second)):
+        chunk = sorted(values[t * per_second:(t + 1) * per_second])
+        series.append({"t_s": t, "sent": len(chunk), "received": len(chunk), "min_ns": chunk[0],
+                       "p50_ns": quantile(chunk, 0.5), "p90_ns": quantile(chunk, 0.9),
+                       "p99_ns": quantile(chunk, 0.99), "max_ns": chunk[-1],
+                       "mean_ns": sum(chunk) / len(chunk)})
+    jitter = sum(abs(a - b) for a, b in zip(values, values[1:])) / max(1, len(values) - 1)
+    sent = len(values) + lost
+    return {
+        "mode": cfg["mode"], "latency_kind": "rtt" if cfg["mode"] == "roundtrip" else "one-way",
+        "clock": "CLOCK_MONOTONIC (one host)", "payload_bytes": cfg["payload_bytes"],
+        "message_bytes": cfg["payload_bytes"] + 56, "response": stats(values),
+        "service": stats([max(1, v - 100) for v in values]), "jitter_rfc3550_ns": jitter,
+        "late": ({"threshold_ns": int(1e9 / rate), "count": sum(v > 1e9 / rate for v in values),
+                  "fraction": sum(v > 1e9 / rate for v in values) / max(1, len(values))}
+                 if rate else None),
+        "accounting": {"sent": sent, "received": len(values), "lost": lost, "duplicated": 0,
+                       "reordered": 0, "corrupted": 0, "foreign": 0, "malformed": 0,
+                       "warmup_sent": 0, "warmup_received": 0},
+        "throughput": {"duration_s": duration, "msgs_per_s": len(values) / duration,
+                       "payload_bytes_per_s": len(values) * cfg["payload_bytes"] / duration,
+                       "message_bytes_per_s": len(values) * (cfg["payload_bytes"] + 56) / duration},
+        "schedule": None, "series": series, "samples_file": None,
+    }
+
+
+def result(run_id: str, values: list[int], cfg: dict[str, Any] | None = None, *, lost: int = 0,
+           status: str = "complete", reason: str | None = None,
+           warnings: list[dict[str, Any]] | None = None, topics: list[list[int]] | None = None,
+           daemons: list[dict[str, Any]] | None = None, cpu_s: float = 0.2,
+           rss_kib: int = 4096, started_at: str = "2026-11-22T10:00:00Z") -> dict[str, Any]:
+    """A run-result of latencies ``values`` (``topics``: each topic's own latencies)."""
+    cfg = cfg or config()
+    server, sender = ("pong", "ping") if cfg["mode"] == "roundtrip" else ("sub", "pub")
+    agents = [{"role": role, "tool": {"name": "mwperf-agent", "version": "0.1.0",
+                                      "git_rev": "synthetic"},
+               "process": {"pid": 1, "wall_s": 1.0, "cpu_user_s": cpu_s, "cpu_sys_s": cpu_s / 2,
+                           "max_rss_kib": rss_kib, "voluntary_ctx_switches": 1,
+                           "involuntary_ctx_switches": 0}} for role in (sender, server)]
+    per_topic = [dict(measurement(t, cfg), topic=i, name=f"topic{i}")
+                 for i, t in enumerate(topics or [])]
+    return {"schema_version": 1, "kind": "run-result", "run_id": run_id, "tool": TOOL,
+            "host": HOST, "config": cfg, "status": status, "status_reason": reason,
+            "started_at": started_at, "finished_at": started_at,
+            "measurement": measurement(values, cfg, lost) if values else None,
+            "agents": agents, "warnings": warnings or [], "daemons": daemons or [],
+            "discovery": None, "per_topic": per_topic}
+
+
+def write_point(folder: Path, document: dict[str, Any], values: list[int] | None = None) -> Path:
+    """Write ``document`` as ``folder/result.json`` (and ``values`` as samples.csv)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if values is not None:
+        lines = ["seq,intended_ns,sent_ns,peer_rx_ns,recv_ns,response_ns,service_ns"]
+        lines += [f"{i},{i * 1000},{i * 1000 + 50},{i * 1000 + v // 2},{i * 1000 + v},{v},"
+                  f"{v - 50}" for i, v in enumerate(values)]
+        (folder / "samples.csv").write_text("\n".join(lines) + "\n")
+        document["config"]["samples"] = True
+    (folder / "result.json").write_text(json.dumps(document))
+    return folder
+
+
+def add_point(root: Path, run_id: str, values: list[int], samples: bool = False,
+              **options: Any) -> Path:
+    """A single-point run ``run_id`` in results folder ``root``, catalogued."""
+    folder = write_point(root / run_id, result(run_id, values, **options),
+                         values if samples else None)
+    ingest_point(folder)
+    return folder
+
+
+def add_sweep(root: Path, name: str, points: list[tuple[str, list[int], dict[str, Any]]],
+              samples: bool = False) -> Path:
+    """A sweep folder ``name`` with one point per (point id, values, result options), each
+    catalogued in order; its sweep.json lists them."""
+    sweep = root / name
+    entries = []
+    for index, (point_id, values, options) in enumerate(points, start=1):
+        folder = write_point(sweep / "points" / point_id, result(point_id, values, **options),
+                             values if samples else None)
+        entries.append({"index": index, "label": point_id, "result": f"points/{point_id}"})
+        (sweep / "sweep.json").write_text(json.dumps({"scenario": "synthetic",
+                                                       "entries": entries}))
+        ingest_point(folder, index=index)
+    return sweep
+
+
+def latencies(n: int, median_ns: float = 50_000, seed: int = 1, spread: float = 0.25
+              ) -> list[int]:
+    """``n`` log-normal latencies around ``median_ns`` (reproducible)."""
+    rng = random.Random(seed)
+    return [max(1, int(median_ns * math.exp(rng.gauss(0, spread)))) for _ in range(n)]

@@ -1,0 +1,202 @@
+"""mwperf report: the HTML page and the summary formats from a catalogue of synthetic runs
+whose statistics are computed from known samples, the RUN selection, the knee, the HDR curve,
+the per-message downsampling (spikes kept), and problem points shown first."""
+
+import csv
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+from conftest import run_mwperf
+from report_support import add_point, add_sweep, config, latencies
+
+from mwperf.errors import UsageError
+from mwperf.report import build
+from mwperf.report.data import load_runs
+from mwperf.report.distribution import curve
+from mwperf.report.knee import find_knee
+
+SWEEP = "20261122T110000Z-rates-ab12"
+SINGLE = "20261122T100000Z-udp-roundtrip-0001"
+
+
+@pytest.fixture
+def results(tmp_path: Path) -> Path:
+    """A sweep of udp and tcp at three rates (tcp's 5 kHz point unsustainable), a 3-topic
+    point, a failed point, and a single run with raw samples and a spike."""
+    root = tmp_path / "results"
+    points = []
+    for transport, base in (("udp", 40_000), ("tcp", 60_000)):
+        for rate in (100.0, 1000.0, 5000.0):
+            median = base if not (transport == "tcp" and rate == 5000.0) else 400_000
+            points.append((f"{SWEEP}-{transport}-{int(rate)}",
+                           latencies(600, median, seed=int(rate)),
+                           {"cfg": config(transport=transport, rate=rate)}))
+    points.append((f"{SWEEP}-topics", latencies(300, 50_000, seed=7),
+                   {"cfg": config(topics=3, rate=100.0, busy_loop_ns=1_800_000),
+                    "topics": [latencies(100, 2e6 * (i + 1), seed=i) for i in range(3)]}))
+    points.append((f"{SWEEP}-failed", [], {"cfg": config(transport="tcp", rate=20000.0),
+                                           "status": "failed", "reason": "pong crashed"}))
+    add_sweep(root, SWEEP, points)
+    spiky = latencies(5000, 30_000, seed=3)
+    spiky[4321] = 9_000_000
+    add_point(root, SINGLE, spiky, samples=True, started_at="2026-11-22T09:00:00Z",
+              warnings=[{"code": "sender-behind", "message": "fell behind", "hint": "spin"}])
+    return root
+
+
+def test_html_has_every_plot_with_data_and_problems_first(results: Path) -> None:
+    html = build(results, [SWEEP, SINGLE])
+    for name in ("latency-rate", "distribution", "timeline-seconds", "timeline-messages",
+                 "loss-rate", "jitter-rate", "topics", "cpu", "rss"):
+        charts = re.findall(rf'<svg class="chart" data-chart="{name}".*?</svg>', html, re.S)
+        assert charts, name
+        assert all('class="datum"' in c or 'class="trace' in c for c in charts), name
+    assert html.index('id="attention"') < html.index('id="summary"') < html.index('data-chart')
+    attention = html[html.index('id="attention"'):html.index('id="summary"')]
+    assert "pong crashed" in attention and "1 point did not complete" in attention
+    assert "sender-behind" in attention or "sender-behind" in html[:html.index('id="summary"')]
+    assert "http://" not in html.replace('xmlns="http://www.w3.org/2000/svg"', "")
+    assert "<script src" not in html and "<link rel=\"stylesheet\"" not in html
+
+
+def test_knee_marked_from_known_data(results: Path) -> None:
+    [run] = load_runs(results, [SWEEP], messages=False)
+    tcp = [p for p in run.points if p.get("transport") == "tcp" and p.get("latency_count")]
+    knee = find_knee(tcp)
+    assert knee is not None and knee.rate == 1000.0
+    assert knee.first_bad is not None and knee.first_bad.get("rate") == 5000.0
+    udp = [p for p in run.points if p.get("transport") == "udp" and p.get("topics") == 1]
+    beyond = find_knee(udp)
+    assert beyond is not None and beyond.rate == 5000.0 and beyond.first_bad is None
+    html = build(results, [SWEEP])
+    assert "knee tcp" in html and "first unsustainable 5000 Hz" in html
+
+
+def test_hdr_curve_follows_the_histogram() -> None:
+    points = curve([(100, 50), (200, 40), (1000, 10)])
+    assert points[0] == (1.0, 100.0)
+    assert (2.0, 200.0) in points  # 50 % below 200 ns
+    assert points[-1] == (100.0, 1000.0)  # the maximum at 1/(1-q) = count
+
+
+def test_per_message_buckets_keep_the_spike(results: Path) -> None:
+    [run] = load_runs(results, [SINGLE])
+    [point] = run.points
+    assert 0 < len(point.messages) <= 1000
+    assert max(b.max_ns for b in point.messages) == 9_000_000
+    assert min(b.min_ns for b in point.messages) == point.get("latency_min_ns")
+
+
+def test_summary_formats_carry_the_catalogue_numbers(results: Path) -> None:
+    table = json.loads(build(results, [SINGLE], "json"))
+    [row] = table["points"]
+    [run] = load_runs(results, [SINGLE], messages=False)
+    assert row["p99_ns"] == run.points[0].get("latency_p99_ns")
+    assert row["count"] == 5000 and table["warnings"][0]["code"] == "sender-behind"
+    rows = list(csv.DictReader(io.StringIO(build(results, [SWEEP], "csv"))))
+    assert len(rows) == 8 and {r["status"] for r in rows} == {"complete", "failed"}
+    markdown = build(results, [SWEEP, SINGLE], "markdown")
+    assert markdown.count("\n| ") >= 9 + 2 and "sender-behind" in markdown
+
+
+def test_run_selection_latest_prefix_and_errors(results: Path) -> None:
+    [latest] = load_runs(results, ["latest"], messages=False)
+    assert latest.run_id == SWEEP
+    [prefixed] = load_runs(results, ["20261122T10"], messages=False)
+    assert prefixed.run_id == SINGLE
+    with pytest.raises(UsageError, match="matches 2 runs"):
+        load_runs(results, ["2026"])
+    with pytest.raises(UsageError, match="no run 'nope'"):
+        load_runs(results, ["nope"])
+
+
+def test_cli_writes_the_file_and_rejects_unknown_runs(results: Path, tmp_path: Path) -> None:
+    out = tmp_path / "r.html"
+    done = run_mwperf("report", SWEEP, "--results", str(results), "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    assert out.read_text().startswith("<!DOCTYPE html>")
+    bad = run_mwperf("report", "nope", "--results", str(results))
+    assert bad.returncode == 2 and "RUN: no run 'nope'" in bad.stderr
+    fmt = run_mwperf("report", "--results", str(results), "--format", "pdf")
+    assert fmt.returncode == 2 and "--format" in fmt.stderr
+
+
+def test_long_series_are_bucketed_keeping_extremes() -> None:
+    from mwperf.report.timeline import MAX_SECONDS, downsample
+    rows = [{"t_s": t, "received": 10, "min_ns": 100, "p50_ns": 200, "p99_ns": 300,
+             "max_ns": 400} for t in range(5000)]
+    rows[3333].update(max_ns=9_999_999, min_ns=7)
+    out = downsample(rows)
+    assert len(out) <= MAX_SECONDS
+    assert max(r["max_ns"] for r in out) == 9_999_999 and min(r["min_ns"] for r in out) == 7
+    assert sum(r["received"] for r in out) == 50_000
+    assert downsample(rows[:10]) == rows[:10]
+
+
+def test_per_topic_histograms_reach_the_topic_rows(results: Path) -> None:
+    [run] = load_runs(results, [SWEEP], messages=False)
+    [point] = [p for p in run.points if p.get("topics") == 3]
+    assert [t["topic"] for t in point.topics] == [0, 1, 2]
+    medians = [t["latency_p50_ns"] for t in point.topics]
+    assert medians[0] < medians[1] < medians[2]  # the topics' own samples, 2/4/6 ms
+    assert all(sum(c for _, c in t["histogram"]) == 100 for t in point.topics)
+
+
+def test_many_lines_are_split_into_one_chart_per_payload(tmp_path: Path) -> None:
+    root = tmp_path / "results"
+    points = [(f"p-{t}-{pl}-{r}", latencies(50, 40_000, seed=r),
+               {"cfg": config(transport=t, payload=pl, rate=float(r))})
+              for t in ("udp", "tcp", "uds", "zenoh") for pl in ("Array1k", "Struct256", "Array64k")
+              for r in (100, 1000)]
+    add_sweep(root, "20261122T130000Z-suite-cccc", points)
+    html = build(root, ["latest"])
+    charts = re.findall(r'<svg class="chart" data-chart="latency-rate".*?</svg>', html, re.S)
+    assert len(charts) == 3  # one per payload, the four transports in each
+    for chart in charts:
+        assert chart.count('class="legend"') == 4
+    assert "Struct256: response latency vs rate" in html
+    curves = re.findall(r'<svg class="chart" data-chart="distribution".*?</svg>', html, re.S)
+    assert len(curves) == 6 and all(c.count('class="legend"') == 4 for c in curves)
+
+
+def test_commands_are_documented() -> None:
+    repo = Path(__file__).resolve().parent.parent
+    readme = (repo / "README.md").read_text()
+    details = (repo / "docs" / "report.md").read_text()
+    for command in ("mwperf report", "mwperf compare", "mwperf import performance-test",
+                    "mwperf import ros2-performance"):
+        assert command in readme and command in details, command
+    assert "docs/report.png" in readme and (repo / "docs" / "report.png").stat().st_size > 10_000
+    helped = run_mwperf("import", "--help")
+    assert "performance-test" in helped.stdout and "ros2-performance" in helped.stdout
+
+
+def test_repetitions_draw_one_line_through_their_medians(tmp_path: Path) -> None:
+    root = tmp_path / "results"
+    points = [(f"r{rate}-{rep}", latencies(200, 40_000 * (1 + rep / 10), seed=rep),
+               {"cfg": config(rate=float(rate))}) for rate in (100, 1000) for rep in range(3)]
+    add_sweep(root, "20261122T140000Z-reps-dddd", points)
+    [run] = load_runs(root, ["latest"], messages=False)
+    from mwperf.report.groups import by_rate
+    medians = by_rate(run.points, "latency_p50_ns")
+    assert [x for x, _ in medians] == [100.0, 1000.0]
+    at_100 = sorted(p.get("latency_p50_ns") for p in run.points if p.get("rate") == 100.0)
+    assert medians[0][1] == at_100[1]
+    chart = re.search(r'<svg class="chart" data-chart="latency-rate".*?</svg>',
+                      build(root, ["latest"]), re.S)[0]
+    [p50_line] = re.findall(r'<polyline class="trace" points="([^"]+)"', chart)
+    assert len(p50_line.split()) == 2  # two rates, not six repetitions
+    assert chart.count("<circle") == 6  # every repetition keeps its marker
+
+
+def test_page_size_does_not_grow_with_the_samples(tmp_path: Path) -> None:
+    sizes = []
+    for n in (2_000, 40_000):
+        root = tmp_path / f"r{n}"
+        add_point(root, SINGLE, latencies(n, 30_000, seed=n), samples=True,
+                  cfg=config(rate=20_000.0))
+        sizes.append(len(build(root, ["latest"]).encode()))
+    assert sizes[1] < 1.5 * sizes[0], sizes  # 20× the samples, about the same page
