@@ -18,7 +18,7 @@ import mwperf.cli
     (["run", "--count", "5", "--duration", "1s"], "--count and --duration are mutually exclusive"),
     (["run", "--quick"], "--quick: only applies to a scenario"),
     (["run", "nosuch"], "SCENARIO: unknown scenario 'nosuch'; allowed: a YAML file or a "
-                        "built-in name (bridge-payloads, busy-loop-executors, default, "),
+                        "built-in name (bridge-payloads, busy-loop-executors, cpu-quotas, "),
     (["run", "--dry-run"], "--dry-run: only applies to a scenario"),
     (["run", "--resume", "nowhere"], "--resume: nowhere has no sweep.json; give a sweep folder"),
     (["run", "bridge-payloads", "--reliability", "reliable"],

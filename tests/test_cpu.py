@@ -300,3 +300,21 @@ def test_cgroup_files_written_per_version(tmp_path: Path, version: int) -> None:
         assert (group.path / "cpu.cfs_period_us").read_text() == "100000"
         assert (group.path / "cpu.cfs_quota_us").read_text() == "37500"
     assert group.quota_pct == 37.5
+
+
+def test_without_permission_the_quota_is_refused_with_the_reason(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(found: cgroups.Hierarchy, parent: Path) -> None:
+        raise PermissionError(13, "Permission denied")
+    monkeypatch.setattr(cgroups, "_make_parent", refuse)
+    lease = StubLease()
+    with pytest.raises(RunError, match=r"--cpu-quota: cannot create cgroup .*/mwperf/mwpabcdef-"
+                                       r"pong: Permission denied; limiting CPU needs root"):
+        cgroups.create(lease, "pong", 50, cgroups.Hierarchy(1, tmp_path, ("cpu",)))
+    assert [kind for kind, _ in lease.resources] == ["cgroup-parent", "cgroup"]  # leased first
+
+
+def test_no_cpu_controller_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cgroups, "cpu_hierarchy", lambda: None)
+    with pytest.raises(RunError, match="no cgroup hierarchy with the cpu controller is mounted"):
+        cgroups.create(StubLease(), "pong", 50)
