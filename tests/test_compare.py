@@ -170,3 +170,13 @@ def test_json_and_markdown_output(results: Path) -> None:
     markdown = run_mwperf("compare", BASE, SAME, "--results", str(results), "--format",
                           "markdown")
     assert markdown.returncode == 0 and markdown.stdout.startswith("| configuration | metric")
+
+
+def test_a_point_that_failed_in_new_is_a_regression(tmp_path: Path) -> None:
+    root = tmp_path / "results"
+    add_point(root, BASE, latencies(500, 50_000))
+    add_point(root, SAME, [], status="failed", reason="pong crashed",
+              started_at="2026-11-22T11:00:00Z")
+    done = run_mwperf("compare", BASE, SAME, "--results", str(root))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "NEW measured nothing: pong crashed" in done.stdout and "REGRESSION" in done.stdout

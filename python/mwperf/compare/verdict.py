@@ -14,7 +14,8 @@ Methods, in order of preference:
   non-overlapping 95 % order-statistic confidence intervals (p99), which assume independent
   messages and say so;
 - loss: two-proportion z-test on lost/sent (summed over repetitions);
-- max, cpu, rss of single runs: no test (one value per run); the budget alone decides.
+- max, cpu, rss of single runs: no test (one value per run); the budget alone decides;
+- a configuration BASE measured and NEW failed to: a ``status`` row, always a regression.
 """
 
 import statistics
@@ -90,6 +91,13 @@ def decide(config: str, metric: str, base: list[Point], new: list[Point],
     return Row(config, metric, b, n, method, p_value, verdict, budget.text if budget else None)
 
 
+def failed_row(config: str, points: list[Point]) -> Row:
+    """The row of a configuration BASE measured and NEW did not (its points failed)."""
+    reasons = "; ".join(sorted({str(p.get("status_reason") or p.status) for p in points}))
+    return Row(config, "status", None, None, f"NEW measured nothing: {reasons}", None,
+               "regression", None)
+
+
 def _test(metric: str, base: list[Point], new: list[Point], base_values: list[float],
           new_values: list[float], alpha: float, evidence: Evidence
           ) -> tuple[str, float | None, bool | None]:
@@ -124,6 +132,9 @@ def _test(metric: str, base: list[Point], new: list[Point], base_values: list[fl
         return (f"95 % order-statistic CIs of p99 over {source} (base {_ns(ib)}, new "
                 f"{_ns(in_)}; too few for batches: assumes independent messages)", None,
                 in_[0] > ib[1])
+    if len(base) != len(new) and min(len(base), len(new)) == 1:
+        return (f"none: repetitions on one side only ({len(base)} vs {len(new)}; budget "
+                f"decides)", None, None)
     return "none: one value per run (budget decides)", None, None
 
 
