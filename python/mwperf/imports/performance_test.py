@@ -72,7 +72,8 @@ def _from_json(path: Path, text: str) -> Imported:
     data = sum(r.get("total_data_received") or 0 for r in results)
     received = sum(i.received for i in intervals)
     cfg = _config(doc.get("rmw_implementation") or doc.get("com_mean_str"), doc.get("rate"),
-                  doc.get("msg_name"), data / received if received else None,
+                  doc.get("msg_name") or doc.get("topic_name"),
+                  data / received if received else None,
                   doc.get("roundtrip_mode"), doc.get("qos_reliability"),
                   doc.get("qos_durability"), doc.get("qos_history_kind"),
                   doc.get("qos_history_depth"))
