@@ -34,7 +34,8 @@ def main() -> None:
         summaries = list(Path(tmp).rglob("summary.md"))
         if not summaries:
             sys.exit(f"bench: the suite wrote no summary (exit {done.returncode})")
-        table = summaries[0].read_text().strip()
+        summary = summaries[0].read_text()  # "# default", the table, then the analysis
+        table = summary[summary.index("| "):].strip()
     rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     text = "\n".join([

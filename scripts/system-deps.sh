@@ -4,11 +4,12 @@
 #   mosquitto mosquitto-clients      MQTT broker (+ clients for interop checks)
 #   python3-rosmaster topic-tools    ROS 1 master and the relay used as a foreign pong
 #   chromium                         headless browser for the HTML report's test (tests only)
+#   iproute2                         ip netns / ip link / tc for --link (emulated hosts and links)
 # As root it installs them (no prompts, no stdin); otherwise it prints the command and goes on
 # (the transports needing a missing package then fail with that install line).
 set -euo pipefail
 PACKAGES=(cyclonedds-dev cyclonedds-tools mosquitto mosquitto-clients python3-rosmaster topic-tools
-          chromium)
+          chromium iproute2)
 
 if ! command -v dpkg-query >/dev/null || ! command -v apt-get >/dev/null; then
     echo "mwperf: not a Debian system: install ${PACKAGES[*]} (or equivalents) yourself" >&2

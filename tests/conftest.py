@@ -40,6 +40,7 @@ def fake_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     trace.mkdir()
     (tmp_path / "tmp").mkdir()
     monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))  # scratch dirs land here, not in /tmp
+    monkeypatch.setenv("MWPERF_LEASE_DIR", str(tmp_path / "leases"))  # not other runs' leases
     monkeypatch.setenv("MWPERF_AGENT", str(FAKE_AGENT))
     monkeypatch.setenv("FAKE_AGENT_TRACE", str(trace))
     monkeypatch.delenv("FAKE_AGENT", raising=False)
@@ -72,6 +73,16 @@ def alive(pid: int) -> bool:
 def traced_pids(trace: Path) -> dict[str, int]:
     """role -> pid of every fake agent that started (FAKE_AGENT_TRACE)."""
     return {p.stem: int(p.read_text()) for p in trace.glob("*.pid")}
+
+
+def descendants(pid: int) -> list[int]:
+    """The pids of every running process below ``pid`` (children, grandchildren, ...)."""
+    found, todo = [], [pid]
+    while todo:
+        below = children(todo.pop())
+        found += below
+        todo += below
+    return found
 
 
 def children(pid: int) -> list[int]:

@@ -93,7 +93,7 @@ def test_default_suite_quick(real_env: dict[str, str], tmp_path: Path) -> None:
     done = run_mwperf("run", "default", "--quick", "--results", str(tmp_path / "r"),
                       env=real_env, timeout=300)
     (folder,) = (tmp_path / "r").glob("*/")
-    rows = json.loads((folder / "summary.json").read_text())
+    rows = json.loads((folder / "summary.json").read_text())["rows"]
     transports = {row["transport"] for row in rows}
     assert {"udp", "tcp", "uds"} <= transports and len(rows) == 12 * len(transports)
     assert {row["status"] for row in rows} <= {"complete", "not supported"}, done.stdout

@@ -17,7 +17,13 @@ import mwperf.cli
     (["run", "--duration", "10 parsecs"], "--duration: cannot parse '10 parsecs'"),
     (["run", "--count", "5", "--duration", "1s"], "--count and --duration are mutually exclusive"),
     (["run", "--quick"], "--quick: only applies to a scenario"),
-    (["run", "nosuch"], "SCENARIO: unknown scenario 'nosuch'; allowed: default"),
+    (["run", "nosuch"], "SCENARIO: unknown scenario 'nosuch'; allowed: a YAML file or a "
+                        "built-in name (bridge-payloads, busy-loop-executors, default, "),
+    (["run", "--dry-run"], "--dry-run: only applies to a scenario"),
+    (["run", "--resume", "nowhere"], "--resume: nowhere has no sweep.json; give a sweep folder"),
+    (["run", "bridge-payloads", "--reliability", "reliable"],
+     "--reliability: scenario 'bridge-payloads' sets 'reliability' itself (bridge-payloads:9); "
+     "give one of them"),
     (["run", "default", "--payload", "Array64"], "--payload: cannot be combined with scenario"),
     (["run", "--frobnicate"], "No such option"),
     (["run", "--rate"], "Option '--rate' requires an argument"),

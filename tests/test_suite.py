@@ -1,113 +1,65 @@
-"""Suites: the default points, failures recorded, Ctrl-C keeps finished points."""
+"""The side-by-side suite as a scenario ('transport: built-in'): the transports built into the
+agent, a point the transport cannot carry is "not supported" (not a failure), the summary."""
 
+import io
 import json
-import os
-import signal
-import threading
-import time
 from pathlib import Path
-from typing import Any
 
 import pytest
+from conftest import run_mwperf
 
-from mwperf import suite
 from mwperf.agent import find_agent
-from mwperf.errors import UsageError
+from mwperf.scenario import Request, launch
+from mwperf.scenario.summary import Summary
 
 
-def test_default_suite_points() -> None:
-    points = suite.suite_points("default", quick=False)
-    assert len(points) == 4 * 3 * 9
-    assert {(p["transport"], p["rate"], p["payload"]) for p in points} == {
-        (t, r, p) for t in suite.TRANSPORTS for r in ("100", "1000", "0")
-        for p in ("Struct256", "Array1k", "Array64k", "PointCloud512k")}
-    assert {(p["mode"], p["duration"], p["warmup"]) for p in points} == {("roundtrip", "1s", "300ms")}
-    assert [p["transport"] for p in points[:9]] == list(suite.TRANSPORTS)  # side by side
-    assert {p["duration"] for p in suite.suite_points("default", quick=True)} == {"300ms"}
-    assert len(suite.suite_points("default", True, ["udp", "mqtt"])) == 24
-    with pytest.raises(UsageError, match="SCENARIO: unknown scenario 'x'; allowed: default"):
-        suite.suite_points("x", quick=False)
+def run(tmp_path: Path, text: str) -> Summary:
+    (tmp_path / "suite.yaml").write_text(text)
+    return launch(Request(str(tmp_path / "suite.yaml"), False, tmp_path / "r", None, {}),
+                  find_agent(), io.StringIO())
 
 
-def test_suite_runs_the_built_transports(fake_env: dict[str, str], tmp_path: Path,
-                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    seen = []
-    monkeypatch.setattr(suite, "suite_points",
-                        lambda name, quick, transports: seen.append(transports) or [])
-    run(tmp_path)
-    assert seen == [["udp", "tcp", "uds"]]
+def test_built_in_means_the_agents_transports(fake_env: dict[str, str], tmp_path: Path) -> None:
+    summary = run(tmp_path, "transport: built-in\npayload: Array64\nduration: 200ms\n"
+                            "warmup: 0s\n")
+    assert [o.row.transport for o in summary.observed] == ["udp", "tcp", "uds"]
+    assert summary.status == "complete"
 
 
 def test_unsupported_point_is_not_a_failure(fake_env: dict[str, str], tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FAKE_AGENT", "ping:usage")
-    short_points(monkeypatch, ["udp"])
-    outcome = run(tmp_path)
-    (row,) = outcome.rows
+    summary = run(tmp_path, "transport: udp\npayload: Array64\nduration: 300ms\nwarmup: 0s\n")
+    (row,) = [o.row for o in summary.observed]
     assert row.status == "not supported" and "do not fit in one UDP datagram" in row.status_reason
     assert row.payload_bytes == 64
-    assert outcome.status == "complete"
-    assert "not supported: udp roundtrip 1000 Hz Array64: ping rejected the point" in outcome.report()
+    assert summary.status == "complete"
+    assert "not supported: udp roundtrip 1000 Hz Array64: ping rejected the point" in (
+        summary.text())
 
 
-def short_points(monkeypatch: pytest.MonkeyPatch, transports: list[str]) -> None:
-    points = [{"transport": t, "mode": "roundtrip", "rate": "1000", "payload": "Array64",
-               "duration": "300ms", "warmup": "0s"} for t in transports]
-    monkeypatch.setattr(suite, "suite_points", lambda name, quick, transports=(): points)
-
-
-def run(tmp_path: Path, conditions: dict[str, Any] | None = None) -> suite.SuiteOutcome:
-    lines: list[str] = []
-    return suite.run_suite("default", find_agent(), tmp_path / "r", False, conditions or {},
-                           lines.append)
-
-
-def test_failing_point_is_recorded_and_suite_goes_on(fake_env: dict[str, str], tmp_path: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    short_points(monkeypatch, ["udp", "bogus", "uds"])
-    outcome = run(tmp_path, {"busy_poll": True})
-    assert [row.status for row in outcome.rows] == ["complete", "failed", "complete"]
-    assert outcome.rows[1].status_reason.startswith("--transport: unknown transport 'bogus'")
-    assert outcome.status == "failed"
-    summary = json.loads((outcome.folder / "summary.json").read_text())
-    assert [row["transport"] for row in summary] == ["udp", "bogus", "uds"]
-    assert (outcome.folder / summary[0]["result"] / "result.json").is_file()
-    assert summary[0]["result"].startswith("points/")
-    markdown = (outcome.folder / "summary.md").read_text().splitlines()
-    assert markdown[0].startswith("| transport") and len(markdown) == 5
-    report = outcome.report()
-    assert "failed: udp" not in report and "failed: bogus roundtrip 1000 Hz Array64" in report
-    assert report.endswith(f"saved in {outcome.folder}\n")
-
-
-def test_ctrl_c_keeps_finished_points(fake_env: dict[str, str], tmp_path: Path,
-                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(suite, "suite_points", lambda name, quick, transports=(): [
-        {"transport": "udp", "mode": "roundtrip", "rate": "1000", "payload": "Array64",
-         "duration": "200ms", "warmup": "0s"},
-        {"transport": "tcp", "mode": "roundtrip", "rate": "1000", "payload": "Array64",
-         "duration": "30s", "warmup": "0s"},
-        {"transport": "uds", "mode": "roundtrip", "rate": "1000", "payload": "Array64",
-         "duration": "200ms", "warmup": "0s"}])
-    trace = Path(fake_env["FAKE_AGENT_TRACE"])
-
-    def ctrl_c_once_tcp_runs() -> None:  # however slow the host is
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                if '"tcp"' in (trace / "ping.argv.json").read_text():
-                    break
-            except OSError:
-                pass
-            time.sleep(0.02)
-        time.sleep(0.8)  # the fake ping has installed its signal handler
-        os.kill(os.getpid(), signal.SIGINT)
-
-    threading.Thread(target=ctrl_c_once_tcp_runs, daemon=True).start()
-    outcome = run(tmp_path)
-    assert outcome.interrupted
-    assert [(row.transport, row.status) for row in outcome.rows] == [("udp", "complete"),
-                                                                     ("tcp", "partial")]
-    assert outcome.rows[1].status_reason == "interrupted by Ctrl-C"
-    assert outcome.status == "partial"
-    assert len(json.loads((outcome.folder / "summary.json").read_text())) == 2
+def test_the_default_suite_from_the_command_line(fake_env: dict[str, str],
+                                                 tmp_path: Path) -> None:
+    """`mwperf run default --quick` as `make run` runs it (with two of the fake's payloads
+    missing from its catalogue, the dry run shows the points; one payload really runs)."""
+    listing = run_mwperf("run", "default", "--quick", "--dry-run", env=fake_env)
+    assert listing.returncode == 2 and "default:4: field 'payload': unknown payload " \
+        "'Array64k'" in listing.stderr  # the fake agent's catalogue is small
+    (tmp_path / "one.yaml").write_text("payload: Array1k\nrate: [100, 0]\n"
+                                       "transport: built-in\nduration: 200ms\nwarmup: 0s\n")
+    done = run_mwperf("run", str(tmp_path / "one.yaml"), "--busy-poll", "--results",
+                      str(tmp_path / "r"), env=fake_env)
+    assert done.returncode == 0, done.stderr
+    (folder,) = (tmp_path / "r").glob("*-one-*/")
+    summary = json.loads((folder / "summary.json").read_text())
+    assert [(r["transport"], r["rate"]) for r in summary["rows"]] == [
+        ("udp", 100), ("tcp", 100), ("uds", 100), ("udp", 0), ("tcp", 0), ("uds", 0)]
+    result = json.loads((folder / summary["rows"][0]["result"] / "result.json").read_text())
+    assert result["config"]["busy_poll"] is True  # a condition flag reaches every point
+    assert done.stdout.endswith(f"saved in {folder}\n")
+    markdown = (folder / "summary.md").read_text().splitlines()
+    assert markdown[2].startswith("| transport")
+    assert len([line for line in markdown if line.startswith("| ")]) == 2 + 6
+    assert "- rate: max vs 100 Hz over 3 matched pairs: p50 x1.00, p99 x1.00 (median ratio " \
+        "max/100 Hz)" in markdown and "  - udp: p50 12.0 µs -> 12.0 µs (x1.00), p99 36.0 µs " \
+        "-> 36.0 µs (x1.00)" in markdown

@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import sys
+import textwrap
 import traceback
 from pathlib import Path
 from types import FrameType
@@ -18,22 +19,26 @@ from . import compare as compare_module
 from . import imports
 from . import report as report_module
 from .compare import budget as compare_budget
+from . import doctor as doctor_checks
 from .agent import find_agent
 from .config import build_point
 from .durations import format_ns
+from .emulation.presets import PRESETS
 from .errors import MwperfError, UsageError
+from .leases import reap_stale
 from .merge import EXIT_CODES
 from .results import write_json, write_text
 from .runner import Interrupted
+from .scenario import Request, describe_built_ins, dry_run, launch, plan_sweep, resolve
 from .session import measure
 from .sizes import format_bytes
-from .suite import run_suite, suite_points
 from .table import format_rate, label, render, render_details, render_notes, row_from_result
 
 POINT_OPTIONS = ("transport", "mode", "rate", "payload", "duration", "count", "warmup", "pong",
-                 "topics", "executor", "busy_loop")
+                 "topics", "executor", "busy_loop", "link", "link_backend")
 CONDITION_OPTIONS = ("peer_timeout", "spin_margin", "busy_poll", "prevent_cpu_idle",
-                     "reliability", "history", "depth", "durability", "discovery_timeout")
+                     "reliability", "history", "depth", "durability", "discovery_timeout",
+                     "cpu_quota", "cpu_pin", "rt_priority")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -73,16 +78,31 @@ def cli() -> None:
               "at a time) or multi (one thread per topic).  [default: single]")
 @click.option("--busy-loop", help="CPU work inside every pong/sub callback, e.g. 1.8ms.  "
               "[default: 0s]")
+@click.option("--link", help="Put ping/pub and pong/sub on two emulated hosts joined by this link: "
+              "a preset (see 'mwperf links') and/or KEY=VALUE items, e.g. delay=10ms,loss=1% "
+              "(docs/links.md). Needs root.")
+@click.option("--link-backend", help="How --link is emulated: auto (netem when the kernel has "
+              "it), netem or userspace (mwperf-linkem).  [default: auto]")
+@click.option("--cpu-quota", metavar="[ROLE=]PCT%", help="Limit agents' CPU (cgroup), e.g. 50% "
+              "(every agent) or pong=50%,ping=25%; 100% = one CPU.")
+@click.option("--cpu-pin", metavar="[ROLE=]CPUS", help="Pin agents to CPUs, e.g. 1, 0-1 or "
+              "pong=1,ping=0.")
+@click.option("--rt-priority", metavar="N", help="Run the agents SCHED_FIFO at priority N "
+              "(1-99) when permitted; a warning in the result otherwise.")
 @click.option("--samples", is_flag=True, help="Also keep every message's timestamps (samples.csv).")
 @click.option("--json", "json_file", metavar="FILE", help="Also write the result (a suite: its "
               "summary rows) to FILE; '-' prints it instead of the table.")
 @click.option("--results", default="results", show_default=True, metavar="DIR",
               help="Where result directories are written.")
 @click.option("--no-save", is_flag=True, help="Do not write a result directory.")
-@click.option("--quick", is_flag=True, help="With a scenario: 0.3 s points after 0.1 s warm-up.")
+@click.option("--quick", is_flag=True, help="With a scenario: its quick variant (minutes).")
+@click.option("--dry-run", is_flag=True, help="With a scenario: list its points, measure nothing.")
+@click.option("--resume", metavar="FOLDER", help="Continue the sweep in FOLDER (a sweep folder "
+              "under --results): measure only the points without a complete result.")
 def run(scenario: str | None, json_file: str | None, results: str, no_save: bool, quick: bool,
-        **options: Any) -> int:
-    """Measure one point, or every point of SCENARIO (built in: default).
+        dry_run: bool, resume: str | None, **options: Any) -> int:
+    """Measure one point, or every point of SCENARIO: a YAML file or a built-in name (see
+    'mwperf scenarios'; docs/scenarios.md describes the format).
 
     \b
     Examples:
@@ -91,13 +111,21 @@ def run(scenario: str | None, json_file: str | None, results: str, no_save: bool
       mwperf run --transport zenoh --opt mode=client --rate 0 --duration 5s
       mwperf run --transport ros1 --pong relay
       mwperf run --transport udp --rate 100 --topics 3 --executor single --busy-loop 1.8ms
+      mwperf run --transport udp --link wifi-80211n
       mwperf run default --quick
+      mwperf run my-sweep.yaml --dry-run
+      mwperf run --resume results/20261123T101500Z-default-3f2a
     """
     results_dir = None if no_save else Path(results)
-    if scenario is not None:
-        return _run_scenario(scenario, json_file, results_dir, quick, options)
-    if quick:
-        raise UsageError("--quick: only applies to a scenario, e.g. 'mwperf run default --quick'")
+    reap_stale(lambda line: click.echo(f"mwperf: {line}", err=True))
+    if scenario is not None or resume is not None:
+        request = Request(scenario, quick, results_dir, Path(resume) if resume else None,
+                          _conditions(scenario or resume or "", options))
+        return _run_scenario(request, json_file, dry_run)
+    for flag, given in (("--quick", quick), ("--dry-run", dry_run)):
+        if given:
+            raise UsageError(f"{flag}: only applies to a scenario, e.g. 'mwperf run default "
+                             f"{flag}'")
     return _run_point(options, json_file, results_dir)
 
 
@@ -127,22 +155,39 @@ def _emit_json(json_file: str | None, document: Any) -> bool:
     return False
 
 
-def _run_scenario(scenario: str, json_file: str | None, results_dir: Path | None, quick: bool,
-                  options: dict[str, Any]) -> int:
-    suite_points(scenario, quick)  # an unknown name fails before anything else
+def _conditions(scenario: str, options: dict[str, Any]) -> dict[str, Any]:
+    """The condition flags given with a scenario (they apply to every point)."""
     point_flags = [name for name in POINT_OPTIONS if options[name] is not None]
     point_flags += ["samples"] * options["samples"] + ["opt"] * bool(options["opt"])
     if point_flags:
         flag = "--" + point_flags[0].replace("_", "-")
         raise UsageError(f"{flag}: cannot be combined with scenario '{scenario}', which defines "
                          f"its own points; with a scenario use --quick, --peer-timeout, "
-                         f"--spin-margin, --busy-poll, --prevent-cpu-idle or the QoS flags")
-    conditions = {name: options[name] for name in CONDITION_OPTIONS}
-    outcome = run_suite(scenario, find_agent(), results_dir, quick, conditions,
-                        lambda line: click.echo(line, err=True))
-    if not _emit_json(json_file, [row.to_dict() for row in outcome.rows]):
-        click.echo(outcome.report(), nl=False)
-    return EXIT_CODES[outcome.status]
+                         f"--spin-margin, --busy-poll, --prevent-cpu-idle, the QoS flags or "
+                         f"the CPU flags")
+    return {name: options[name] for name in CONDITION_OPTIONS
+            if options[name] is not None and options[name] is not False}
+
+
+def _run_scenario(request: Request, json_file: str | None, list_only: bool) -> int:
+    scenario, _ = resolve(request)  # a bad file fails before the agent is looked for
+    if list_only:
+        click.echo(dry_run(plan_sweep(scenario, find_agent(), request.conditions)), nl=False)
+        return 0
+    summary = launch(request, find_agent())
+    if not _emit_json(json_file, summary.to_dict()):
+        folder = summary.run.folder
+        click.echo(summary.text() + (f"saved in {folder}\n" if folder else ""), nl=False)
+    return EXIT_CODES[summary.status]
+
+
+@cli.command()
+def scenarios() -> None:
+    """List the built-in scenarios with their descriptions (run one: 'mwperf run NAME')."""
+    found = describe_built_ins()
+    width = max((len(name) for name, _ in found), default=0)
+    for name, description in found:
+        click.echo(f"{name.ljust(width)}  {description}")
 
 
 @cli.command()
@@ -152,6 +197,15 @@ def payloads() -> None:
     width = max((len(name) for name in catalogue), default=0)
     for name, size in catalogue.items():
         click.echo(f"{name.ljust(width)}  {size:>10}  {format_bytes(size)}")
+
+
+@cli.command()
+def links() -> None:
+    """List the link presets for --link: their spec, what they model, and their sources."""
+    for name, preset in PRESETS.items():
+        click.echo(f"{name}: {preset.about}\n  --link {preset.spec}\n"
+                   + textwrap.fill(f"source: {preset.source}", 98, initial_indent="  ",
+                                   subsequent_indent="    ") + "\n")
 
 
 @cli.command()
@@ -307,6 +361,22 @@ def import_ros2_performance(targets: tuple[Path, ...], results: str) -> None:
 
 def _imported(run: Path) -> None:
     click.echo(f"mwperf: imported as run {run.name} (see 'mwperf report {run.name}')", err=True)
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+def doctor(as_json: bool) -> int:
+    """Check what this machine has for mwperf: root, namespaces, netem, TUN, cgroups, real-time
+    priority, the agent and every transport's daemon or library, benchmark and report tools,
+    clock source, CPU governor, leftovers of killed runs. Exit 0 when the default suite can run.
+    """
+    findings = doctor_checks.examine()
+    if as_json:
+        click.echo(json.dumps({"ok": doctor_checks.exit_code(findings) == 0,
+                               "findings": [f.to_dict() for f in findings]}, indent=2))
+    else:
+        click.echo(doctor_checks.render(findings), nl=False)
+    return doctor_checks.exit_code(findings)
 
 
 def main(argv: list[str] | None = None) -> None:

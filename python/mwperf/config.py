@@ -9,6 +9,11 @@ from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 from .durations import parse_duration
+from .emulation.links import parse_link
+from .emulation.network import BACKENDS as LINK_BACKENDS
+from .emulation.network import check_transport as check_link_transport
+from .emulation.network import require_root
+from .emulation.cpu import CpuLimits, parse_limits
 from .errors import UsageError
 from .sizes import parse_size
 
@@ -36,6 +41,21 @@ RELAY_TRANSPORTS = ("ros1",)
 QOS_DEFAULTS: dict[str, str] = {"reliability": "reliable", "history": "keep-last", "depth": "10",
                                 "durability": "volatile", "discovery_timeout": "10s"}
 """the agent's own defaults (ROS 2's): recorded in the config, passed on only when given"""
+TRANSPORTS = ("udp", "tcp", "uds", "iceoryx2", "cyclonedds", "rustdds", "zenoh", "mqtt", "ros1")
+"""every transport mwperf knows, in side-by-side order (an agent may be built without some)"""
+OPTIONS: dict[str, str] = {
+    "transport": "text", "mode": "text", "rate": "text", "payload": "text", "duration": "text",
+    "count": "text", "warmup": "text", "peer_timeout": "text", "spin_margin": "text",
+    "busy_poll": "flag", "prevent_cpu_idle": "flag", "samples": "flag",
+    "reliability": "text", "history": "text", "depth": "text", "durability": "text",
+    "opt": "repeated", "discovery_timeout": "text", "pong": "text",
+    "topics": "text", "executor": "text", "busy_loop": "text",
+    "link": "text", "link_backend": "text", "cpu_quota": "text", "cpu_pin": "text",
+    "rt_priority": "text",
+}
+"""every option of a point, keyed like the command-line flags (``-`` as ``_``), as
+``build_point`` takes it: ``text`` (a value), ``flag`` (a boolean) or ``repeated`` (a list of
+values). Scenario files accept exactly these keys, so a new option added here is accepted there."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +94,12 @@ class PointConfig:
     """how the pong/sub runs the topics' callbacks: ``single`` (serialized) or ``multi``"""
     busy_loop_ns: int = 0
     """CPU work inside every pong/sub callback (a spin, not a sleep)"""
+    link: str | None = None
+    """``--link`` as given (a preset and/or KEY=VALUE items); None = both agents on loopback"""
+    link_backend: str = "auto"
+    """how the link is emulated: auto (netem if the kernel has it), netem or userspace"""
+    cpu: CpuLimits = CpuLimits()
+    """CPU quota, pinning and real-time priority of the agents (emulation/cpu.py)"""
 
     @property
     def max_queued(self) -> int:
@@ -97,6 +123,7 @@ class PointConfig:
         """The point as plain JSON-able data (the run-result's ``config``)."""
         data = asdict(self)
         data["opts"] = list(self.opts)
+        data["cpu"] = self.cpu.to_dict()
         del data["qos_given"]
         return data
 
@@ -113,8 +140,8 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
     """Validate raw option values (strings as typed, None = not given) into a PointConfig.
 
     ``options`` keys: transport, mode, rate, payload, duration, count, warmup, peer_timeout,
-    spin_margin, topics, executor, busy_loop (strings) and busy_poll, prevent_cpu_idle, samples
-    (booleans). ``agent`` is
+    spin_margin, topics, executor, busy_loop, link, link_backend, cpu_quota, cpu_pin,
+    rt_priority (strings) and busy_poll, prevent_cpu_idle, samples (booleans). ``agent`` is
     called only once the values that need no agent are valid, so those errors come first.
     """
     def given(key: str) -> str:
@@ -132,9 +159,13 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
     spin_margin_ns = _duration("--spin-margin", given("spin_margin"), 0)
     qos = _qos(options)
     workload = _workload(options)
+    agents = ROLES[mode] if qos["pong"] == "agent" else ROLES[mode][1:]  # a relay is no agent
+    cpu = parse_limits(options.get("cpu_quota"), options.get("cpu_pin"),
+                       options.get("rt_priority"), agents)
     if workload["topics"] > 1 and options.get("samples"):
         raise UsageError(f"--samples: raw samples are kept only with --topics 1 "
                          f"(got --topics {workload['topics']})")
+    link = _link(options)
     catalogue = agent()
     transport = _choice("--transport", "transport", given("transport"), catalogue.transports())
     if qos["pong"] != "agent" and transport not in RELAY_TRANSPORTS:
@@ -147,14 +178,33 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
         raise UsageError(f"--pong {qos['pong']}: the foreign echo has no --topics, --executor or "
                          f"--busy-loop; use --pong agent for those")
     payload = given("payload").strip()
-    return PointConfig(
+    point = PointConfig(
         transport=transport, mode=mode, rate=rate, payload=payload,
         payload_bytes=_payload_bytes(payload, catalogue.payloads()),
         duration_ns=duration_ns, count=count, warmup_ns=warmup_ns,
         peer_timeout_ns=peer_timeout_ns, busy_poll=bool(options.get("busy_poll")),
         prevent_cpu_idle=bool(options.get("prevent_cpu_idle")),
         spin_margin_ns=spin_margin_ns, samples=bool(options.get("samples")), **qos, **workload,
+        **link,
+        cpu=cpu,
     )
+    if point.link is not None:
+        check_link_transport(transport, point.option)
+    return point
+
+
+def _link(options: dict[str, Any]) -> dict[str, Any]:
+    """--link and --link-backend, checked (the spec's grammar: emulation/links.py)."""
+    text = options.get("link")
+    backend = str(options.get("link_backend") or "auto").strip()
+    if text is None:
+        if options.get("link_backend") is not None:
+            raise UsageError("--link-backend: only together with --link")
+        return {"link": None, "link_backend": "auto"}
+    parse_link(str(text))
+    require_root()
+    return {"link": str(text).strip(),
+            "link_backend": _choice("--link-backend", "link backend", backend, LINK_BACKENDS)}
 
 
 def _workload(options: dict[str, Any]) -> dict[str, Any]:

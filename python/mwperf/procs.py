@@ -17,12 +17,14 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from .agent import last_line
 from .errors import RunError, UsageError
 
 STOP_GRACE_S = 3.0
 _PR_SET_PDEATHSIG = 1
+_CLONE_NEWNET = 0x40000000
 _LIBC = ctypes.CDLL(None, use_errno=True)
 
 
@@ -109,25 +111,43 @@ class AgentProcess:
             self._pidfd = None
 
 
+class Placement(Protocol):
+    """Where and how an agent runs (CPU quota, pinning, priority: emulation/cpu.py)."""
+
+    def child_setup(self, role: str) -> Callable[[], None] | None:
+        """What the child does before exec (None: nothing)."""
+
+    def confirm(self, role: str, pid: int) -> None:
+        """Check, right after the spawn, that it took effect (raises RunError if not)."""
+
+
 class AgentSet:
     """The agents of one point; the ``with`` block guarantees none outlives it."""
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, placement: Placement | None = None) -> None:
         self.workdir = workdir
+        self.placement = placement
         self.agents: list[AgentProcess] = []
 
-    def spawn(self, role: str, argv: list[str]) -> AgentProcess:
-        """Start one agent in its own process group; stdout/stderr go to <role>.stdout/.stderr."""
+    def spawn(self, role: str, argv: list[str], netns: Path | None = None) -> AgentProcess:
+        """Start one agent in its own process group; stdout/stderr go to <role>.stdout/.stderr.
+
+        ``netns``: the network namespace file to start it in (an emulated host), else mwperf's.
+        """
         stdout_path = self.workdir / f"{role}.stdout"
         stderr_path = self.workdir / f"{role}.stderr"
+        setup = self.placement.child_setup(role) if self.placement else None
         with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
             try:
                 popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                         process_group=0, preexec_fn=_die_with_parent(os.getpid()))
+                                         process_group=0,
+                                         preexec_fn=_die_with_parent(os.getpid(), netns, setup))
             except OSError as exc:
                 raise RunError(f"cannot start {argv[0]}: {exc.strerror}") from None
         agent = AgentProcess(role, popen, stdout_path, stderr_path, _pidfd=_open_pidfd(popen.pid))
         self.agents.append(agent)
+        if self.placement:
+            self.placement.confirm(role, popen.pid)
         return agent
 
     def stop_all(self, sig: signal.Signals = signal.SIGINT, grace_s: float = STOP_GRACE_S) -> None:
@@ -159,11 +179,14 @@ def _open_pidfd(pid: int) -> int | None:
         return None
 
 
-def _die_with_parent(parent_pid: int) -> Callable[[], None]:
-    """A preexec_fn: SIGKILL the child when mwperf dies (Linux), and let it hear SIGINT/SIGTERM.
+def _die_with_parent(parent_pid: int, netns: Path | None = None,
+                     then: Callable[[], None] | None = None) -> Callable[[], None]:
+    """A preexec_fn: SIGKILL the child when mwperf dies (Linux), and let it hear SIGINT/SIGTERM;
+    ``then`` runs after that (e.g. joining a cgroup).
 
     A shell starts background jobs with SIGINT ignored, and children inherit that; the agents
-    must not, or the SIGINT that asks them to stop and report would be lost.
+    must not, or the SIGINT that asks them to stop and report would be lost. With ``netns`` the
+    child enters that network namespace (setns) before exec: no extra process in between.
     """
     def preexec() -> None:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
@@ -171,6 +194,14 @@ def _die_with_parent(parent_pid: int) -> Callable[[], None]:
         _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.getppid() != parent_pid:  # mwperf died before prctl took effect
             os._exit(1)
+        if netns is not None:
+            fd = os.open(netns, os.O_RDONLY)
+            if _LIBC.setns(fd, _CLONE_NEWNET) != 0:
+                os.write(2, f"mwperf: cannot enter network namespace {netns}\n".encode())
+                os._exit(1)
+            os.close(fd)
+        if then is not None:
+            then()
     return preexec
 
 

@@ -1,14 +1,18 @@
 """Running one point: start the server role, wait for READY, run the sender, collect, merge.
 
 Roles: roundtrip = pong (server) + ping (sender, measures); oneway = sub (server, measures) +
-pub (sender). Nothing outlives ``run_point``: the agents live inside an ``AgentSet``. A Ctrl-C
-stops them with SIGINT, and whatever they reported still becomes a (partial) result.
+pub (sender). With ``--link`` the server runs on emulated host b and the sender on host a, and
+the result's ``link`` section holds the spec, the backend and the emulator's counters.
+Nothing outlives ``run_point``: the agents live inside an ``AgentSet``, the cgroups of a
+CPU quota in the point's lease (leases.py), the emulated hosts in their own. A Ctrl-C stops
+them with SIGINT, and whatever they reported still becomes a (partial) result.
 """
 
+import contextlib
 import json
 import secrets
 import signal
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from decimal import Decimal
 from pathlib import Path
@@ -20,7 +24,11 @@ from .durations import format_duration_arg
 from .errors import RunError, UsageError
 from .merge import AgentRun, make_warning, merge
 from .daemons import DaemonSet
-from .middleware import prepare
+from .emulation.links import parse_link
+from .emulation.network import Network, emulated_network
+from .middleware import Plan, prepare
+from .emulation.cpu import CpuPlacement
+from .leases import Lease
 from .procs import STOP_GRACE_S, AgentProcess, AgentSet
 from .schema import validation_error
 
@@ -65,19 +73,29 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
     own_warnings: list[dict[str, Any]] = []
     stopped: str | None = None
     interrupted = False
-    with DaemonSet(workdir) as daemons:
-        with AgentSet(workdir) as agents:
+    with (Lease.take(f"{cfg.transport} {cfg.mode} point") as lease,
+          _emulated_link(cfg, workdir, tag) as network,
+          DaemonSet(workdir, lease) as daemons):
+        placement = CpuPlacement(cfg.cpu, lease)
+        with AgentSet(workdir, placement) as agents:
             try:
                 plan = prepare(cfg, workdir, agent, daemons)
+                hosts, given = (None, None), cfg
+                if network is not None:  # the server on host b, the sender on host a
+                    plan = Plan(network.listen_address(cfg.transport))
+                    hosts = (network.b.netns_path, network.a.netns_path)
+                    given = replace(cfg, opts=cfg.opts + network.agent_opts(cfg.transport))
                 server = None
                 if plan.listen is not None:
-                    server = agents.spawn(server_role, role_argv(agent, server_role, cfg, workdir,
-                                                                 tag, plan.listen))
+                    server = agents.spawn(server_role, role_argv(agent, server_role, given,
+                                                                 workdir, tag, plan.listen),
+                                          hosts[0])
                     address = server.wait_ready(cfg.transport, ready_timeout_s(cfg))
                 else:
                     address = plan.connect or ""
                 sender = agents.spawn(sender_role,
-                                      role_argv(agent, sender_role, cfg, workdir, tag, address))
+                                      role_argv(agent, sender_role, given, workdir, tag, address),
+                                      hosts[1])
                 limit_s = sender_timeout_s(cfg)
                 if sender.wait(limit_s) is None:
                     stopped = f"{sender_role} did not finish within {limit_s:g} s and was stopped"
@@ -94,6 +112,7 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
                 stopped = exc.reason if isinstance(exc, Interrupted) else "interrupted by Ctrl-C"
                 interrupted = True
                 agents.stop_all()
+        cpu = placement.describe()  # before the lease releases the cgroups
     if interrupted and not agents.agents:  # stopped while daemons started: nothing measured
         raise Interrupted(stopped or "interrupted")
     samples = workdir / SAMPLES_NAME
@@ -103,14 +122,28 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
             run_id=make_run_id(cfg, tag, started), mode=cfg.mode, config=cfg.to_dict(),
             runs=[_collect(proc, workdir) for proc in agents.agents],
             started_at=_rfc3339(started), finished_at=_rfc3339(datetime.now(timezone.utc)),
-            interrupted=stopped, own_warnings=own_warnings + _kill_warnings(agents.agents)
+            interrupted=stopped,
+            own_warnings=own_warnings + placement.warnings + _kill_warnings(agents.agents)
             + _daemon_warnings(daemons), samples_file=SAMPLES_NAME if samples_path else None,
             daemons=daemons.describe())
+        if cpu is not None:
+            result["cpu"] = cpu
     except RunError as exc:
         if interrupted:  # nothing usable, and the user asked to stop: a suite must stop too
             raise StoppedRunError(str(exc)) from None
         raise
+    if network is not None:
+        result["link"] = network.describe()
     return Outcome(result, samples_path, interrupted, daemons.folder if daemons.daemons else None)
+
+
+def _emulated_link(cfg: PointConfig, workdir: Path, tag: int
+                   ) -> contextlib.AbstractContextManager[Network | None]:
+    """Hosts a and b joined by ``cfg.link`` (emulation/network.py), or nothing (loopback)."""
+    if cfg.link is None:
+        return contextlib.nullcontext()
+    return emulated_network(parse_link(cfg.link), cfg.link_backend, workdir,
+                            f"run {tag & 0xFFFF:04x}")
 
 
 def ready_timeout_s(cfg: PointConfig) -> float:

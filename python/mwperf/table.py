@@ -9,6 +9,8 @@ from typing import Any
 
 from .config import ROLES
 from .durations import format_ns
+from .emulation.summary import render_link
+from .emulation.cpu import summary_lines
 from .sizes import format_bytes
 
 DASH = "\u2014"
@@ -174,6 +176,8 @@ def render_details(result: dict[str, Any]) -> str:
         text += (f"discovery     matched {format_ns(discovery['matched_ns'])}"
                  + (f"  first echo after {format_ns(reply)}" if reply is not None else "")
                  + f"  probes {discovery['probes']}\n")
+    for line in summary_lines(result.get("cpu")):
+        text += f"cpu           {line}\n"
     for daemon in result.get("daemons") or []:
         cpu = [daemon.get("cpu_user_s"), daemon.get("cpu_sys_s")]
         usage = (f"CPU {cpu[0]:.2f} s user + {cpu[1]:.2f} s sys" if None not in cpu
@@ -181,7 +185,7 @@ def render_details(result: dict[str, Any]) -> str:
         rss = daemon.get("peak_rss_kib")
         text += (f"daemon        {daemon['name']} {daemon.get('version') or ''}".rstrip()
                  + f"  {usage}  peak RSS {_kib(rss)}\n")
-    return text
+    return text + render_link(result)
 
 
 def render_workload(result: dict[str, Any]) -> str:

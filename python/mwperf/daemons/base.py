@@ -2,7 +2,10 @@
 (CPU, peak RSS) and always stopped, whatever happens.
 
 Each daemon runs in its own process group (a Ctrl-C in the terminal reaches only mwperf, which
-then stops it deliberately) and is SIGKILLed by the kernel if mwperf itself dies. Its stdout and
+then stops it deliberately) and is SIGKILLed by the kernel if mwperf itself dies — unless it
+changes its user ID (mosquitto started as root becomes user mosquitto), which clears that
+request; so each daemon is also recorded in the run's lease, and the next mwperf kills one that
+outlived a killed mwperf. Its stdout and
 stderr go to ``<work dir>/daemons/<name>.log``, which is saved with the point's result.
 """
 
@@ -19,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import RunError
+from ..leases import Lease, process_id
 from ..procs import _die_with_parent, _ignoring_interrupts
 
 STOP_GRACE_S = 2.0
@@ -144,8 +148,9 @@ class DaemonProcess:
 class DaemonSet:
     """The daemons of one point; leaving the ``with`` block stops every one of them."""
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, lease: Lease | None = None) -> None:
         self.folder = workdir / "daemons"
+        self.lease = lease
         self.daemons: list[DaemonProcess] = []
 
     def start(self, make: Callable[[], DaemonSpec]) -> DaemonProcess:
@@ -197,6 +202,9 @@ class DaemonSet:
                 raise RunError(f"cannot start {spec.name} ({program}): {exc.strerror}") from None
         daemon = DaemonProcess(spec, popen, log_path)
         self.daemons.append(daemon)
+        if self.lease is not None:
+            with contextlib.suppress(RunError):  # RunError: it exited already
+                self.lease.add("process", process_id(popen.pid))
         return daemon
 
     def stop_all(self) -> None:

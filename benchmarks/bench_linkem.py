@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""Emulated links (issue 5): the userspace emulator's own cost, and its accuracy against what it
+was told to inject. Needs root and the built mwperf-linkem and mwperf-agent.
+
+(a) cost at zero impairment: udp round-trip p50 (64 B, 1 kHz) and iperf3 TCP throughput through
+    mwperf-linkem vs a plain veth pair between the same kind of namespaces;
+(b) one-way delay D in {1, 10, 100} ms each way: RTT p50 increase over the zero-impairment link
+    vs 2D (target: within 2 % or 50 us);
+(c) loss p in {1, 10, 60} % on udp one-way (udp is best-effort): measured loss inside the
+    binomial 99 % interval of the messages sent;
+(d) rate 115200 bit/s with 8N1 framing: one-way udp throughput on the wire (IP packet bytes x 10
+    bits) vs 115200 bit/s (target: within 5 %).
+Every figure is the median of --reps repetitions (default 3), interleaved.
+
+    python3 benchmarks/bench_linkem.py --reps 3 --seconds 5 --write
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime
+import json
+import math
+import secrets
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from benchlib import write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+from mwperf.agent import find_agent  # noqa: E402
+from mwperf.config import MEASURING_ROLE, ROLES, build_point  # noqa: E402
+from mwperf.emulation.hosts import address_link, create_hosts  # noqa: E402
+from mwperf.emulation.links import parse_link  # noqa: E402
+from mwperf.emulation.netem import create_veth  # noqa: E402
+from mwperf.emulation.network import Network, emulated_network  # noqa: E402
+from mwperf.leases import Lease  # noqa: E402
+from mwperf.procs import AgentSet  # noqa: E402
+from mwperf.runner import role_argv, sender_timeout_s  # noqa: E402
+
+Z99 = 2.5758
+IP_UDP_HEADERS = 28
+
+
+@contextlib.contextmanager
+def plain_veth(workdir: Path) -> Iterator[Network]:
+    """Hosts a and b on a veth pair, nothing in between: the baseline."""
+    with Lease.take("bench veth") as lease:
+        a, b = create_hosts(lease)
+        create_veth(a, b, lease)
+        address_link(a, 1500)
+        address_link(b, 1500)
+        yield Network(a, b, "veth", parse_link("delay=0"))
+
+
+def linkem(spec: str) -> Callable[[Path], contextlib.AbstractContextManager[Network]]:
+    return lambda workdir: emulated_network(parse_link(spec), "userspace", workdir, "bench")
+
+
+def measure(net_of: Callable[[Path], contextlib.AbstractContextManager[Network]],
+            **options: str) -> tuple[dict, dict | None]:
+    """One point with the agents on hosts b (server) and a (sender): the measuring agent's
+    measurement and the emulator's report."""
+    agent = find_agent()
+    cfg = build_point(options, find_agent)
+    server_role, sender_role = ROLES[cfg.mode]
+    tag = secrets.randbits(32)
+    with tempfile.TemporaryDirectory(prefix="mwperf-bench-") as scratch:
+        workdir = Path(scratch)
+        with net_of(workdir) as net:
+            with AgentSet(workdir) as agents:
+                server = agents.spawn(server_role, role_argv(
+                    agent, server_role, cfg, workdir, tag, f"{net.b.address}:0"), net.b.netns_path)
+                address = server.wait_ready(cfg.transport, 10)
+                sender = agents.spawn(sender_role, role_argv(
+                    agent, sender_role, cfg, workdir, tag, address), net.a.netns_path)
+                sender.wait(sender_timeout_s(cfg))
+                if cfg.mode == "oneway":
+                    server.wait(5)  # the sub ends after the end-of-stream marker (or is stopped)
+        report = json.loads((workdir / f"{MEASURING_ROLE[cfg.mode]}.json").read_text())
+    return report["measurement"], net.report
+
+
+def rtt_p50(net_of, seconds: float, rate: str = "1000") -> float:
+    m, _ = measure(net_of, transport="udp", rate=rate, payload="64", duration=f"{seconds}s",
+                   warmup="500ms")
+    return m["response"]["p50_ns"]
+
+
+def iperf3(net_of, seconds: float) -> float:
+    """iperf3 TCP throughput a -> b in bit/s."""
+    with tempfile.TemporaryDirectory() as scratch, net_of(Path(scratch)) as net:
+        server = subprocess.Popen(["ip", "netns", "exec", net.b.netns, "iperf3", "-s", "-1",
+                                   "-B", net.b.address], stdout=subprocess.DEVNULL)
+        try:
+            time.sleep(0.3)
+            done = subprocess.run(["ip", "netns", "exec", net.a.netns, "iperf3", "-c",
+                                   net.b.address, "-t", str(seconds), "-J"], capture_output=True,
+                                  text=True, check=True)
+        finally:
+            server.kill()
+            server.wait()
+    return json.loads(done.stdout)["end"]["sum_received"]["bits_per_second"]
+
+
+def fmt_us(ns: float) -> str:
+    return f"{ns / 1000:.1f} µs" if ns < 1e6 else f"{ns / 1e6:.3f} ms"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=5)
+    parser.add_argument("--write", action="store_true", help="replace the bench:linkem section")
+    args = parser.parse_args()
+    reps, secs = args.reps, args.seconds
+    lines = []
+    say = lambda text: (print(text, flush=True), lines.append(text))  # noqa: E731
+
+    zero = linkem("delay=0")
+    base, emu = [], []
+    for _ in range(reps):
+        base.append(rtt_p50(plain_veth, secs))
+        emu.append(rtt_p50(zero, secs))
+    tput_base = [iperf3(plain_veth, secs) for _ in range(reps)]
+    tput_emu = [iperf3(zero, secs) for _ in range(reps)]
+    b, e = statistics.median(base), statistics.median(emu)
+    say("**(a) Cost at zero impairment** (udp round trip, 64 B payload, 1 kHz; iperf3 TCP a → b)\n")
+    say("| path | RTT p50 | added by mwperf-linkem | iperf3 TCP throughput |")
+    say("|---|---|---|---|")
+    say(f"| plain veth | {fmt_us(b)} | — | {statistics.median(tput_base) / 1e9:.2f} Gbit/s |")
+    say(f"| mwperf-linkem (`--link delay=0`) | {fmt_us(e)} | {fmt_us(e - b)} | "
+        f"{statistics.median(tput_emu) / 1e9:.2f} Gbit/s |")
+
+    say("\n**(b) Injected delay** (udp round trip, 64 B, 10 Hz; increase over `--link delay=0` "
+        "measured in the same repetition)\n")
+    say("| D each way | expected RTT increase 2D | measured increase | error | within ±2 % or ±50 µs |")
+    say("|---|---|---|---|---|")
+    for d_ms in (1, 10, 100):
+        increases = []
+        for _ in range(reps):
+            ref = rtt_p50(zero, secs, rate="10")
+            increases.append(rtt_p50(linkem(f"delay={d_ms}ms"), secs, rate="10") - ref)
+        inc, want = statistics.median(increases), 2 * d_ms * 1e6
+        ok = abs(inc - want) <= max(0.02 * want, 50_000)
+        say(f"| {d_ms} ms | {fmt_us(want)} | {fmt_us(inc)} | {fmt_us(inc - want)} "
+            f"({100 * (inc - want) / want:+.2f} %) | {'yes' if ok else '**no**'} |")
+
+    say("\n**(c) Injected loss** (udp one way, 64 B at 1 kHz; loss = lost / sent of the measured "
+        "messages; the 99 % interval is the binomial's normal approximation for that n)\n")
+    say("| p | sent (median) | measured loss (each rep) | 99 % interval | inside | emulator's own loss count |")
+    say("|---|---|---|---|---|---|")
+    for p in (1, 10, 60):
+        fractions, sents, own = [], [], []
+        for _ in range(reps):
+            m, report = measure(linkem(f"up:loss={p}%"), transport="udp", mode="oneway",
+                                rate="1000", payload="64", duration=f"{secs}s", warmup="500ms")
+            sent, lost = m["accounting"]["sent"], m["accounting"]["lost"]
+            fractions.append(lost / sent)
+            sents.append(sent)
+            up = report["up"]
+            own.append(up["dropped"]["loss"] / up["received"])
+        n, q = statistics.median(sents), p / 100
+        half = Z99 * math.sqrt(q * (1 - q) / n)
+        inside = all(abs(f - q) <= half for f in fractions)
+        say(f"| {p} % | {n:.0f} | {', '.join(f'{100 * f:.2f} %' for f in fractions)} | "
+            f"{100 * (q - half):.2f}–{100 * (q + half):.2f} % | {'yes' if inside else '**no**'} | "
+            f"{', '.join(f'{100 * f:.2f} %' for f in own)} |")
+
+    say("\n**(d) Rate limit** 115200 bit/s with 8N1 framing (10 bits per byte), udp one way, "
+        "100-byte payload offered at 200 Hz (above capacity); throughput on the wire = received "
+        "msgs/s x (message + 28 bytes IP/UDP) x 10 bits\n")
+    say("| expected | measured (each rep) | error (median) | within ±5 % |")
+    say("|---|---|---|---|")
+    wires = []
+    for _ in range(reps):
+        m, _ = measure(linkem("rate=115200bit,overhead=8n1,queue=4KiB"), transport="udp",
+                       mode="oneway", rate="200", payload="100", duration=f"{2 * secs}s",
+                       warmup="1s")
+        per_msg = m["message_bytes"] + IP_UDP_HEADERS
+        wires.append(m["throughput"]["msgs_per_s"] * per_msg * 10)
+    err = statistics.median(wires) / 115200 - 1
+    say(f"| 115200 bit/s | {', '.join(f'{w:.0f}' for w in wires)} bit/s | {100 * err:+.2f} % | "
+        f"{'yes' if abs(err) <= 0.05 else '**no**'} |")
+
+    if args.write:
+        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                             text=True, check=False).stdout.strip()
+        when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        with open("/proc/loadavg") as f:
+            load = f.read().split()[0]
+        head = (f"Measured {when} at {rev}, {reps} repetitions of {secs:g} s, medians, load "
+                f"average {load} at the end (2 shared cores).\n\n```\n"
+                f"python3 benchmarks/bench_linkem.py --reps {reps} --seconds {secs:g} --write\n```\n")
+        write_section("linkem", head + "\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

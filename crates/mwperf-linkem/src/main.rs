@@ -1,0 +1,149 @@
+//! mwperf-linkem: a userspace link emulator between two network namespaces.
+//!
+//! For kernels without netem (sch_netem): it creates one TUN device in each namespace and moves
+//! IP packets between them, one thread per direction, applying that direction's impairments
+//! (src/model.rs). Prints `READY` once forwarding, and on SIGINT/SIGTERM writes a JSON report of
+//! what happened to the packets (per direction: forwarded, dropped by cause, release lateness)
+//! to `--report` and stdout. The devices vanish with the process. `--realtime P` runs the
+//! forwarding threads SCHED_FIFO at priority P: like the kernel's own network path they then
+//! preempt ordinary processes, so a busy machine delays releases by microseconds, not
+//! milliseconds (mwperf passes it; refused without privilege, it warns and goes on).
+//!
+//! usage: mwperf-linkem --netns-a PATH --dev-a NAME --netns-b PATH --dev-b NAME
+//!                      [--up SPEC] [--down SPEC] [--seed N] [--report FILE] [--spin-ns N]
+//!                      [--realtime PRIORITY]
+//! `up` is a -> b, `down` is b -> a; SPEC is the canonical `key=value,...` form (src/spec.rs).
+
+mod clock;
+mod counters;
+mod forward;
+mod model;
+mod rng;
+mod spec;
+mod tun;
+
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::Arc;
+use std::time::Duration;
+
+use clock::Clock;
+use counters::Counters;
+use model::Model;
+use spec::Impairments;
+use tun::Tun;
+
+/// Spin for the last 100 µs before a release: covers the timer wake-up of a SCHED_FIFO thread
+/// even on a busy 2-core VM (measured: BENCHMARKS.md, "Emulated links").
+const DEFAULT_SPIN_NS: u64 = 100_000;
+
+static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    STOP.store(true, Relaxed);
+}
+
+struct Args {
+    netns: [String; 2],
+    dev: [String; 2],
+    spec: [Impairments; 2],
+    seed: u64,
+    report: Option<String>,
+    spin_ns: u64,
+    realtime: i32,
+}
+
+fn parse_args(argv: &[String]) -> Result<Args, String> {
+    let mut netns = [None, None];
+    let mut dev = [None, None];
+    let mut spec = [Impairments::default(), Impairments::default()];
+    let (mut seed, mut report, mut spin_ns) = (1u64, None, DEFAULT_SPIN_NS);
+    let mut realtime = 0;
+    let mut it = argv.iter();
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().cloned().ok_or_else(|| format!("{flag}: missing value"));
+        match flag.as_str() {
+            "--netns-a" => netns[0] = Some(value()?),
+            "--netns-b" => netns[1] = Some(value()?),
+            "--dev-a" => dev[0] = Some(value()?),
+            "--dev-b" => dev[1] = Some(value()?),
+            "--up" => spec[0] = Impairments::parse(&value()?).map_err(|e| format!("--up: {e}"))?,
+            "--down" => spec[1] = Impairments::parse(&value()?).map_err(|e| format!("--down: {e}"))?,
+            "--seed" => seed = value()?.parse().map_err(|_| "--seed: not a whole number".to_string())?,
+            "--report" => report = Some(value()?),
+            "--realtime" => realtime = value()?.parse().ok().filter(|p| (1..=99).contains(p)).ok_or_else(|| "--realtime: a priority from 1 to 99".to_string())?,
+            "--spin-ns" => spin_ns = value()?.parse().map_err(|_| "--spin-ns: not a whole number".to_string())?,
+            _ => return Err(format!("unknown argument '{flag}'")),
+        }
+    }
+    let need = |v: Option<String>, name: &str| v.ok_or_else(|| format!("{name} is required"));
+    let [na, nb] = netns;
+    let [da, db] = dev;
+    Ok(Args {
+        netns: [need(na, "--netns-a")?, need(nb, "--netns-b")?],
+        dev: [need(da, "--dev-a")?, need(db, "--dev-b")?],
+        spec,
+        seed,
+        report,
+        spin_ns,
+        realtime,
+    })
+}
+
+fn main() {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let args = match parse_args(&argv) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("mwperf-linkem: {e}");
+            std::process::exit(2);
+        }
+    };
+    for sig in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: the handler only stores to an atomic.
+        unsafe { libc::signal(sig, on_signal as *const () as libc::sighandler_t) };
+    }
+    let tuns = match (Tun::create_in(&args.netns[0], &args.dev[0]), Tun::create_in(&args.netns[1], &args.dev[1])) {
+        (Ok(a), Ok(b)) => Arc::new([a, b]),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("mwperf-linkem: {e}");
+            std::process::exit(1);
+        }
+    };
+    let clock = Arc::new(Clock::start());
+    let counters = [Arc::new(Counters::default()), Arc::new(Counters::default())];
+    let stop = Arc::new(AtomicBool::new(false));
+    let [up, down] = args.spec;
+    let workers: Vec<_> = [(0usize, up), (1, down)]
+        .into_iter()
+        .map(|(i, imp)| {
+            let (tuns, clock, counters, stop) = (tuns.clone(), clock.clone(), counters[i].clone(), stop.clone());
+            let model = Model::new(imp, args.seed.wrapping_mul(2).wrapping_add(i as u64));
+            let (spin_ns, realtime) = (args.spin_ns, args.realtime);
+            std::thread::Builder::new()
+                .name(["up", "down"][i].into())
+                .spawn(move || forward::run(&tuns[i], &tuns[1 - i], model, &clock, &counters, &stop, spin_ns, realtime))
+                .expect("spawn a forwarding thread")
+        })
+        .collect();
+    println!("READY {} {}", args.dev[0], args.dev[1]);
+    let _ = std::io::stdout().flush();
+    while !STOP.load(Relaxed) && !stop.load(Relaxed) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    stop.store(true, Relaxed);
+    for w in workers {
+        let _ = w.join();
+    }
+    let report = format!(
+        "{{\"emulator\": \"userspace\", \"elapsed_ns\": {}, \"up\": {}, \"down\": {}}}",
+        clock.now_ns(), counters[0].to_json(), counters[1].to_json()
+    );
+    if let Some(path) = &args.report {
+        let tmp = format!("{path}.tmp");
+        if let Err(e) = std::fs::write(&tmp, &report).and_then(|()| std::fs::rename(&tmp, path)) {
+            eprintln!("mwperf-linkem: writing {path}: {e}");
+        }
+    }
+    println!("{report}");
+}

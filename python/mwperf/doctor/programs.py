@@ -1,0 +1,104 @@
+"""The doctor's program checks: the agent and its transports, each transport's daemon or
+library, and the tools the benchmarks and reports use.
+
+A transport not built into the agent is reported, not needed; a daemon is needed when its
+transport is built in (the default suite runs every built-in transport). Program names and
+packages come from the daemon modules, so the doctor checks what a run would start.
+"""
+
+import ctypes.util
+import shutil
+
+from ..agent import find_agent
+from ..daemons import mosquitto, ros1
+from ..daemons.base import package_version
+from ..errors import RunError
+from ..config import TRANSPORTS
+from .finding import Finding
+
+SETUP = "make setup"
+BUILT_IN = {"udp": "sockets", "tcp": "sockets", "uds": "sockets", "iceoryx2": "iceoryx2 crate",
+            "rustdds": "RustDDS crate", "zenoh": "zenoh crate; its client-mode router is the "
+            "agent itself"}
+"""transports whose whole implementation is inside the agent binary"""
+CYCLONEDDS_LIBRARY = "ddsc"
+CYCLONEDDS_PACKAGE = "libddsc0debian"
+TOOLS = (
+    ("ddsperf", "cyclonedds-tools", "Cyclone DDS reference for the benchmarks"),
+    ("sockperf", "sockperf", "UDP/TCP reference for the benchmarks"),
+    ("iperf3", "iperf3", "throughput reference for the link emulator's benchmarks"),
+    ("chromium", "chromium", "rendering and testing HTML reports"),
+)
+"""(program, Debian package, what it is for): used by benchmarks and reports, not by runs"""
+
+
+def which(program: str) -> str | None:
+    """Where ``program`` is (an absolute path is checked as is)."""
+    return shutil.which(program)
+
+
+def find_library(name: str) -> str | None:
+    return ctypes.util.find_library(name)
+
+
+def check_agent_and_transports() -> list[Finding]:
+    try:
+        agent = find_agent()
+        version = agent.version()
+        built = agent.transports()
+    except RunError as exc:
+        return [Finding("agent", "missing", str(exc), "make build (or set MWPERF_AGENT to the "
+                        "binary)", needed=True)]
+    findings = [Finding("agent", "ok", f"{version} ({agent.path})", needed=True)]
+    for transport in TRANSPORTS:
+        if transport not in built:
+            findings.append(Finding(transport, "warn", "not built into the agent",
+                                    f"{SETUP} && make build"))
+        elif transport in BUILT_IN:
+            findings.append(Finding(transport, "ok", f"built in ({BUILT_IN[transport]})"))
+        else:
+            findings += _needs(transport)
+    return findings
+
+
+def _needs(transport: str) -> list[Finding]:
+    """What a built-in transport needs outside the agent."""
+    if transport == "mqtt":
+        return [_program("mqtt", mosquitto.PROGRAM, mosquitto.PACKAGE, "broker", needed=True)]
+    if transport == "ros1":
+        return [_program("ros1", ros1.MASTER_PROGRAM, ros1.MASTER_PACKAGE, "master",
+                         needed=True),
+                _program("ros1 relay", ros1.RELAY_PROGRAM, ros1.RELAY_PACKAGE,
+                         "foreign echo for --pong relay", needed=False)]
+    if transport == "cyclonedds":
+        found = find_library(CYCLONEDDS_LIBRARY)
+        if found:
+            return [Finding("cyclonedds", "ok", f"library {found}", needed=True)]
+        return [Finding("cyclonedds", "missing", f"library lib{CYCLONEDDS_LIBRARY} not found",
+                        f"apt-get install {CYCLONEDDS_PACKAGE} (or {SETUP})", needed=True)]
+    return [Finding(transport, "ok", "built in")]
+
+
+def _program(name: str, program: str, package: str, role: str, needed: bool) -> Finding:
+    path = which(program)
+    if path is None:
+        return Finding(name, "missing", f"{role} {program} not found",
+                       f"apt-get install {package} (or {SETUP})", needed=needed)
+    return Finding(name, "ok", f"{role} {path}{_version(package)}", needed=needed)
+
+
+def _version(package: str) -> str:
+    version = package_version(package)
+    return f" ({package} {version})" if version else ""
+
+
+def check_tools() -> list[Finding]:
+    findings = []
+    for program, package, purpose in TOOLS:
+        path = which(program)
+        if path is None:
+            findings.append(Finding(program, "missing", f"not found ({purpose})",
+                                    f"apt-get install {package}"))
+        else:
+            findings.append(Finding(program, "ok", f"{path} ({purpose})"))
+    return findings

@@ -1,0 +1,264 @@
+"""Slower, fewer or more urgent CPUs for the agents: a CPU quota per agent (seed 000's 100/75/50 %
+clock), pinning to CPUs, and an optional real-time priority.
+
+``--cpu-quota 50%`` limits every agent to half of one CPU; ``--cpu-quota pong=50%,ping=25%`` sets
+it per role (a bare value is the default for roles not named). Each limited agent gets its own
+cgroup (cgroups.py) — one agent's CPU time never counts against another's. ``--cpu-pin 1`` or
+``--cpu-pin pong=1,ping=0`` pins agents to CPUs (``N`` or ``N-M``), as taskset does.
+``--rt-priority N`` runs the agents SCHED_FIFO at priority N (1-99) when the kernel permits it,
+and says so in the result's warnings when it does not (the run still measures).
+
+Everything is applied in the child between fork and exec (the cgroup joined first, so a real-time
+budget of that cgroup applies), so the agent and every thread it starts inherit it. The parent
+then reads back what took effect; a quota or pinning that did not take is an error (the run
+would measure something else than asked), a refused priority a warning. The result's ``cpu``
+block records what was applied and how often the kernel throttled each agent.
+
+Real-time tasks are not limited by the CFS quota. With cgroup v1 and RT group scheduling
+(``cpu.rt_runtime_us``) the quota becomes the cgroup's real-time budget instead; where the kernel
+has no per-cgroup real-time budget, quota and priority together are refused.
+"""
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import RunError, UsageError
+from ..leases import Lease
+from . import cgroups
+
+ALL = "*"
+"""the role key of a value given without a role: every agent not named otherwise"""
+MAX_RT_PRIORITY = 99
+AGENTS_PER_POINT = 2
+"""a point's agents (ping + pong, or pub + sub): each gets part of the real-time budget"""
+QUOTA_HINT = ("use a share of one CPU such as 50% (every agent) or pong=50%,ping=25% (per role); "
+              "above 100% allows more than one CPU")
+PIN_HINT = "use CPU numbers such as 1 or 0-1 (every agent), or pong=1,ping=0 (per role)"
+
+
+@dataclass(frozen=True)
+class CpuLimits:
+    """What the user asked for, per role (``*`` = every agent not named)."""
+
+    quota_pct: tuple[tuple[str, float], ...] = ()
+    pin: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    rt_priority: int | None = None
+
+    def quota_for(self, role: str) -> float | None:
+        """The CPU quota of ``role`` in % of one CPU, None for no limit."""
+        return _for(self.quota_pct, role)
+
+    def cpus_for(self, role: str) -> tuple[int, ...] | None:
+        """The CPUs ``role`` is pinned to, None for no pinning."""
+        return _for(self.pin, role)
+
+    def __bool__(self) -> bool:
+        return bool(self.quota_pct or self.pin or self.rt_priority)
+
+    def to_dict(self) -> dict[str, Any]:
+        """As the point's configuration records it: {'quota_pct': {'*': 50.0}, ...}."""
+        return {"quota_pct": dict(self.quota_pct), "pin": {r: list(c) for r, c in self.pin},
+                "rt_priority": self.rt_priority}
+
+
+def _for(entries: tuple[tuple[str, Any], ...], role: str) -> Any:
+    values = dict(entries)
+    return values.get(role, values.get(ALL))
+
+
+def parse_limits(quota: str | None, pin: str | None, rt_priority: str | None,
+                 roles: tuple[str, ...]) -> CpuLimits:
+    """Validate --cpu-quota, --cpu-pin and --rt-priority for a point whose agents are ``roles``."""
+    quotas = _per_role("--cpu-quota", quota, roles, _quota, QUOTA_HINT)
+    pins = _per_role("--cpu-pin", pin, roles, _cpus, PIN_HINT)
+    priority = None
+    if rt_priority is not None:
+        text = str(rt_priority).strip()
+        if not text.isdigit() or not 1 <= int(text) <= MAX_RT_PRIORITY:
+            raise UsageError(f"--rt-priority: must be a whole number from 1 to "
+                             f"{MAX_RT_PRIORITY} (SCHED_FIFO priority), got '{text}'")
+        priority = int(text)
+    return CpuLimits(quotas, pins, priority)
+
+
+def _per_role(flag: str, text: str | None, roles: tuple[str, ...],
+              parse: Callable[[str, str, str], Any], hint: str) -> tuple[tuple[str, Any], ...]:
+    if text is None:
+        return ()
+    found: dict[str, Any] = {}
+    items = [item.strip() for item in str(text).split(",")]
+    if not all(items):
+        raise UsageError(f"{flag}: cannot parse '{text}'; {hint}")
+    for item in items:
+        role, _, value = item.rpartition("=")
+        role = role.strip() or ALL
+        if role != ALL and role not in roles:
+            raise UsageError(f"{flag}: no agent '{role}' in this run (agents: "
+                             f"{', '.join(roles)}); {hint}")
+        if role in found:
+            raise UsageError(f"{flag}: {'every agent' if role == ALL else role} given twice "
+                             f"in '{text}'")
+        found[role] = parse(flag, value.strip(), hint)
+    return tuple(found.items())
+
+
+def _quota(flag: str, text: str, hint: str) -> float:
+    number = text[:-1].strip() if text.endswith("%") else None
+    try:
+        value = float(number) if number else None
+    except ValueError:
+        value = None
+    if value is None:
+        raise UsageError(f"{flag}: cannot parse '{text}'; {hint}")
+    most = 100 * (os.cpu_count() or 1)
+    if not 1 <= value <= most:
+        raise UsageError(f"{flag}: {text} is outside 1% to {most}% (this machine has "
+                         f"{os.cpu_count()} CPUs)")
+    return value
+
+
+def _cpus(flag: str, text: str, hint: str) -> tuple[int, ...]:
+    first, dash, last = text.partition("-")
+    if not first.strip().isdigit() or (dash and not last.strip().isdigit()):
+        raise UsageError(f"{flag}: cannot parse '{text}'; {hint}")
+    low, high = int(first), int(last) if dash else int(first)
+    if high < low:
+        raise UsageError(f"{flag}: '{text}' is an empty range; {hint}")
+    usable = os.sched_getaffinity(0)
+    missing = [cpu for cpu in range(low, high + 1) if cpu not in usable]
+    if missing:
+        raise UsageError(f"{flag}: CPU {missing[0]} is not available to mwperf (available: "
+                         f"{', '.join(map(str, sorted(usable)))})")
+    return tuple(range(low, high + 1))
+
+
+def summary_lines(cpu: dict[str, Any] | None) -> list[str]:
+    """One line per agent of a result's ``cpu`` block, for the human summary."""
+    lines = []
+    for role, agent in ((cpu or {}).get("agents") or {}).items():
+        parts = []
+        if agent["quota_pct"] is not None:
+            parts.append(f"quota {agent['quota_pct']:g}% (cgroup v{cpu['cgroup_version']})")
+            throttling = agent.get("throttling") or {}
+            if throttling.get("periods"):
+                parts.append(f"throttled in {throttling['throttled_periods']} of "
+                             f"{throttling['periods']} periods")
+        if agent["pinned"]:
+            parts.append(f"CPUs {','.join(map(str, agent['cpus']))}")
+        if agent["rt_priority"] is not None:
+            parts.append(f"{agent['policy']} {agent['rt_priority']}")
+        lines.append(f"{role}: {', '.join(parts) or 'not limited'}")
+    return lines
+
+
+class CpuPlacement:
+    """Applies a point's CpuLimits to its agents; cgroups are created in ``lease``.
+
+    Give ``child_setup(role)`` to the spawn (it runs in the child before exec), then call
+    ``confirm(role, pid)`` right after the spawn.
+    """
+
+    def __init__(self, limits: CpuLimits, lease: Lease) -> None:
+        self.limits = limits
+        self.lease = lease
+        self.groups: dict[str, cgroups.CpuCgroup] = {}
+        self.applied: dict[str, dict[str, Any]] = {}
+        self.warnings: list[dict[str, Any]] = []
+        self._rt_budget: dict[str, float] = {}
+
+    def child_setup(self, role: str) -> Callable[[], None] | None:
+        """Create ``role``'s cgroup (now, in mwperf) and return what the child must do."""
+        if not self.limits:
+            return None
+        quota = self.limits.quota_for(role)
+        group = self._cgroup(role, quota) if quota is not None else None
+        procs = str(group.procs_file()) if group else None
+        cpus = self.limits.cpus_for(role)
+        priority = self.limits.rt_priority
+
+        def setup() -> None:  # in the child: errors are found by confirm(), in the parent
+            if procs is not None:
+                try:
+                    with open(procs, "w") as handle:
+                        handle.write(str(os.getpid()))
+                except OSError:
+                    pass
+            if cpus is not None:
+                try:
+                    os.sched_setaffinity(0, cpus)
+                except OSError:
+                    pass
+            if priority is not None:
+                try:
+                    os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(priority))
+                except OSError:
+                    pass
+        return setup
+
+    def confirm(self, role: str, pid: int) -> None:
+        """Check what took effect on the running agent; RunError if the quota or pinning did not."""
+        if not self.limits:
+            return
+        group, cpus = self.groups.get(role), self.limits.cpus_for(role)
+        if group is not None and not group.contains(pid):
+            raise RunError(f"--cpu-quota: {role} (pid {pid}) could not be moved into "
+                           f"{group.path}")
+        actual = sorted(os.sched_getaffinity(pid))
+        if cpus is not None and actual != list(cpus):
+            raise RunError(f"--cpu-pin: {role} runs on CPUs {actual}, not {list(cpus)}")
+        entry: dict[str, Any] = {
+            "quota_pct": group.quota_pct if group else None,
+            "cgroup": str(group.path) if group else None, "cpus": actual,
+            "pinned": cpus is not None, "rt_priority": None, "policy": "SCHED_OTHER"}
+        if self.limits.rt_priority is not None:
+            if os.sched_getscheduler(pid) == os.SCHED_FIFO:
+                entry["rt_priority"] = os.sched_getparam(pid).sched_priority
+                entry["policy"] = "SCHED_FIFO"
+                if role in self._rt_budget:
+                    entry["rt_budget_pct"] = round(100 * self._rt_budget[role], 3)
+            else:
+                self.warnings.append({
+                    "code": "rt-priority-denied",
+                    "message": f"{role}: SCHED_FIFO priority {self.limits.rt_priority} was "
+                               f"refused; it ran SCHED_OTHER",
+                    "hint": "real-time priority needs root or CAP_SYS_NICE (or an RLIMIT_RTPRIO "
+                            "limit); see 'mwperf doctor'"})
+        self.applied[role] = entry
+
+    def describe(self) -> dict[str, Any] | None:
+        """The result's ``cpu`` block (call before the cgroups are released), None if no limits."""
+        if not self.limits:
+            return None
+        hierarchy = next(iter(self.groups.values())).hierarchy if self.groups else None
+        agents = {}
+        for role, entry in self.applied.items():
+            group = self.groups.get(role)
+            agents[role] = {**entry, "throttling": group.throttling() if group else None}
+        return {"cgroup_version": hierarchy.version if hierarchy else None,
+                "period_us": cgroups.PERIOD_US if hierarchy else None, "agents": agents}
+
+    def _cgroup(self, role: str, quota: float) -> cgroups.CpuCgroup:
+        group = cgroups.create(self.lease, role, quota)
+        self.groups[role] = group
+        if self.limits.rt_priority is not None:
+            if not group.has_rt_group_scheduling():
+                raise RunError(
+                    f"--rt-priority with --cpu-quota: real-time tasks are not limited by the CPU "
+                    f"quota, and this kernel (cgroup v{group.hierarchy.version}) has no "
+                    f"per-cgroup real-time budget; use one of the two")
+            try:
+                self._rt_budget[role] = group.set_rt_runtime(quota / 100, AGENTS_PER_POINT)
+            except OSError as exc:
+                raise RunError(f"--rt-priority with --cpu-quota: cannot give {group.path} a "
+                               f"real-time budget: {exc.strerror or exc}") from None
+        if role in self._rt_budget and self._rt_budget[role] * 100 < quota:
+            self.warnings.append({
+                "code": "rt-budget-below-quota",
+                "message": f"{role}: as a SCHED_FIFO task it is limited by a real-time budget of "
+                           f"{100 * self._rt_budget[role]:.1f}% of a CPU, less than the "
+                           f"{quota:g}% asked (the kernel's real-time share is split between "
+                           f"the agents)",
+                "hint": "use a lower --cpu-quota, or drop --rt-priority"})
+        return group

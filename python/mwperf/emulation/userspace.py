@@ -1,0 +1,105 @@
+"""The userspace backend: mwperf-linkem, a forwarder between a TUN device in each host.
+
+Used when the kernel has no netem (this project's machines) or on request
+(``--link-backend userspace``). The binary is found like the agent (python/mwperf/agent.py):
+``$MWPERF_LINKEM``, ``release/mwperf-linkem`` in ``$CARGO_TARGET_DIR``, ``target/release`` in
+this checkout, then PATH. It runs in its own process group, is killed by the kernel if mwperf
+dies (PDEATHSIG), is recorded in the lease as soon as it exists, and its TUN devices vanish
+with it. Stopped with SIGINT, it writes a JSON report of what it did to each direction. Its
+forwarding threads run SCHED_FIFO (REALTIME_PRIORITY) so that releases stay on time on a busy
+machine.
+"""
+
+import json
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+from .. import REPO_ROOT
+from ..errors import RunError
+from ..leases import Lease, process_id
+from ..procs import _die_with_parent
+from .hosts import Host
+from .links import LinkSpec
+
+NAME = "mwperf-linkem"
+ENV_VAR = "MWPERF_LINKEM"
+REALTIME_PRIORITY = 10
+"""SCHED_FIFO priority of the forwarding threads: above every ordinary process (the agents
+included, as the kernel's network path would be), far below the kernel's own RT threads"""
+READY_TIMEOUT_S = 5.0
+STOP_TIMEOUT_S = 3.0
+
+
+def find_linkem() -> Path:
+    """Locate mwperf-linkem or raise RunError saying how to build it."""
+    configured = os.environ.get(ENV_VAR)
+    if configured:
+        if not os.access(configured, os.X_OK):
+            raise RunError(f"{ENV_VAR}={configured}: no executable file there")
+        return Path(configured)
+    target = os.environ.get("CARGO_TARGET_DIR")
+    root = Path(target) if target else REPO_ROOT / "target"
+    built = (root if root.is_absolute() else REPO_ROOT / root) / "release" / NAME
+    if os.access(built, os.X_OK):
+        return built
+    on_path = shutil.which(NAME)
+    if on_path:
+        return Path(on_path)
+    raise RunError(f"--link: {NAME} not found (looked at ${ENV_VAR}, {built} and PATH); run "
+                   f"'make build' or 'cargo build --release -p {NAME}'")
+
+
+class Forwarder:
+    """A running mwperf-linkem between hosts a and b."""
+
+    def __init__(self, popen: subprocess.Popen, workdir: Path, lease: Lease, lease_id: str):
+        self.popen = popen
+        self.workdir = workdir
+        self._lease = lease
+        self._lease_id = lease_id
+
+    @classmethod
+    def start(cls, spec: LinkSpec, a: Host, b: Host, workdir: Path, lease: Lease) -> "Forwarder":
+        """Start forwarding (returns once its devices exist and it forwards)."""
+        argv = [str(find_linkem()), "--netns-a", str(a.netns_path), "--dev-a", a.device,
+                "--netns-b", str(b.netns_path), "--dev-b", b.device,
+                "--up", spec.up.canonical(), "--down", spec.down.canonical(),
+                "--seed", str(secrets.randbits(63)), "--report", str(workdir / "linkem.json"),
+                "--realtime", str(REALTIME_PRIORITY)]
+        out_path, err_path = workdir / "linkem.stdout", workdir / "linkem.stderr"
+        with open(out_path, "wb") as out, open(err_path, "wb") as err:
+            popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                     process_group=0, preexec_fn=_die_with_parent(os.getpid()))
+        lease_id = process_id(popen.pid)
+        lease.add("process", lease_id)
+        forwarder = cls(popen, workdir, lease, lease_id)
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        while not out_path.read_text().startswith("READY"):
+            if popen.poll() is not None or time.monotonic() > deadline:
+                forwarder.stop()
+                why = err_path.read_text().strip() or f"no READY within {READY_TIMEOUT_S:g} s"
+                raise RunError(f"--link: {NAME} did not start: {why}")
+            time.sleep(0.005)
+        return forwarder
+
+    def stop(self) -> dict[str, Any] | None:
+        """Stop it (SIGINT, then SIGKILL) and return its report, None when it wrote none."""
+        if self.popen.poll() is None:
+            os.killpg(self.popen.pid, signal.SIGINT)
+            try:
+                self.popen.wait(STOP_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.popen.pid, signal.SIGKILL)
+                self.popen.wait()
+        if (("process", self._lease_id)) in self._lease.resources:
+            self._lease.release_one("process", self._lease_id)
+        try:
+            return json.loads((self.workdir / "linkem.json").read_text())
+        except (OSError, ValueError):
+            return None

@@ -1,0 +1,28 @@
+"""What the summary keeps of a point's run-result: its table row, each topic's p50/p99/loss and
+its warnings — a few hundred bytes instead of the whole result (histograms, per-second series,
+agent reports), so a sweep of thousands of points summarises in little memory.
+"""
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..table import Row, row_from_result
+
+
+@dataclass(frozen=True)
+class Digest:
+    """A point's result, reduced to what the summary shows."""
+
+    row: Row
+    per_topic: list[dict[str, Any]] = field(default_factory=list)
+    """each topic: ``topic``, ``response`` {p50_ns, p99_ns}, ``accounting`` {sent, lost}"""
+    warnings: list[dict[str, Any]] = field(default_factory=list)
+
+
+def digest(result: dict[str, Any], location: str | None) -> Digest:
+    """The digest of run-result ``result`` saved at ``location`` (relative to the sweep)."""
+    topics = [{"topic": t["topic"],
+               "response": {k: t["response"][k] for k in ("p50_ns", "p99_ns")},
+               "accounting": {k: t["accounting"][k] for k in ("sent", "lost")}}
+              for t in result.get("per_topic") or []]
+    return Digest(row_from_result(result, location), topics, list(result["warnings"]))
