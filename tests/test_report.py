@@ -16,7 +16,8 @@ from mwperf.errors import UsageError
 from mwperf.report import build
 from mwperf.report.data import load_runs
 from mwperf.report.distribution import curve
-from mwperf.report.knee import find_knee
+from mwperf.report.knee import group_knee
+from mwperf.scenario.knee import ALWAYS, KNEE
 
 SWEEP = "20261122T110000Z-rates-ab12"
 SINGLE = "20261122T100000Z-udp-roundtrip-0001"
@@ -65,14 +66,16 @@ def test_html_has_every_plot_with_data_and_problems_first(results: Path) -> None
 def test_knee_marked_from_known_data(results: Path) -> None:
     [run] = load_runs(results, [SWEEP], messages=False)
     tcp = [p for p in run.points if p.get("transport") == "tcp" and p.get("latency_count")]
-    knee = find_knee(tcp)
-    assert knee is not None and knee.rate == 1000.0
-    assert knee.first_bad is not None and knee.first_bad.get("rate") == 5000.0
+    knee = group_knee("tcp", tcp)
+    assert knee is not None and knee.verdict == KNEE and knee.rate == 1000.0
+    assert knee.above is not None and knee.above.rate == 5000.0
     udp = [p for p in run.points if p.get("transport") == "udp" and p.get("topics") == 1]
-    beyond = find_knee(udp)
-    assert beyond is not None and beyond.rate == 5000.0 and beyond.first_bad is None
+    beyond = group_knee("udp", udp)
+    assert beyond is not None and beyond.verdict == ALWAYS and beyond.rate == 5000.0
+    assert group_knee("one rate", udp[:1]) is None
     html = build(results, [SWEEP])
-    assert "knee tcp" in html and "first unsustainable 5000 Hz" in html
+    assert "knee at 1000 Hz" in html and "5000 Hz: p99" in html  # the evidence, both points
+    assert "sustainable at every rate measured" in html
 
 
 def test_hdr_curve_follows_the_histogram() -> None:
