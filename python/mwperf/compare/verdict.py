@@ -129,10 +129,17 @@ def _test(metric: str, base: list[Point], new: list[Point], base_values: list[fl
                     p, p <= alpha)
         if len(base) == 1 and len(new) == 1:
             return _unbatched(metric, base[0], new[0], alpha, evidence)
+        if repeated:
+            return (f"none: too few messages for batches, and {len(base_values)} vs "
+                    f"{len(new_values)} repetitions cannot reach α with the exact test (budget "
+                    f"decides)", None, None)
     if len(base) != len(new) and min(len(base), len(new)) == 1:
         return (f"none: repetitions on one side only ({len(base)} vs {len(new)}; budget "
                 f"decides)", None, None)
-    return f"none: one value per run (budget decides){too_few}", None, None
+    if repeated:
+        return (f"none: {len(base_values)} vs {len(new_values)} repetitions cannot reach α with "
+                f"the exact test (budget decides)", None, None)
+    return "none: one value per run (budget decides)", None, None
 
 
 def _pooled_batches(points: list[Point], q: float, evidence: Evidence
