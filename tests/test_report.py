@@ -203,3 +203,24 @@ def test_page_size_does_not_grow_with_the_samples(tmp_path: Path) -> None:
                   cfg=config(rate=20_000.0))
         sizes.append(len(build(root, ["latest"]).encode()))
     assert sizes[1] < 1.5 * sizes[0], sizes  # 20× the samples, about the same page
+
+
+def test_a_link_outage_is_shaded_on_the_timeline(tmp_path: Path) -> None:
+    from report_support import result, write_point
+    from mwperf.store import ingest_point
+    root = tmp_path / "results"
+    document = result(SINGLE, latencies(5000, 40_000), config(rate=1000.0, warmup_ns=500_000_000))
+    document["link"] = {"spec": "outage=3s+1s", "preset": None, "backend": "userspace",
+                        "up": {"outage_at_ns": 3_000_000_000, "outage_ns": 1_000_000_000},
+                        "down": {"outage_at_ns": 3_000_000_000, "outage_ns": 1_000_000_000},
+                        "emulator": None}
+    document["discovery"] = {"matched_ns": 100_000_000, "first_reply_ns": 0, "probes": 1}
+    ingest_point(write_point(root / SINGLE, document))
+    [run] = load_runs(root, ["latest"], messages=False)
+    assert run.points[0].outage_s == pytest.approx((2.4, 3.4))  # 3 s - 0.5 s warm-up - 0.1 s
+    chart = re.search(r'<svg class="chart" data-chart="timeline-seconds".*?</svg>',
+                      build(root, ["latest"]), re.S)[0]
+    assert chart.count('class="shade"') == 1 and "link outage 2.40–3.40 s" in chart
+    received = re.search(r'<svg class="chart" data-chart="timeline-received".*?</svg>',
+                         build(root, ["latest"]), re.S)[0]
+    assert 'class="shade"' in received and received.count('class="datum"') == 5
