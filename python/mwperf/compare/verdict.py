@@ -11,9 +11,9 @@ Methods, in order of preference (significant: p <= alpha):
   exact Mann-Whitney U over the per-repetition values;
 - p50/p99: Mann-Whitney U over the quantiles of batches of consecutive messages (evidence.py:
   raw samples, else per-second series; the batches of repetitions pooled), which tolerates
-  bursts; when single runs are too short for batches: Mann-Whitney U over the grouped distributions (p50) or
-  non-overlapping 95 % order-statistic confidence intervals (p99), which assume independent
-  messages and say so;
+  bursts; when single runs are too short for batches: Mann-Whitney U over the grouped
+  distributions (p50) or non-overlapping 95 % order-statistic confidence intervals (p99),
+  which assume independent messages and say so;
 - loss: two-proportion z-test on lost/sent (summed over repetitions);
 - max, cpu, rss of single runs: no test (one value per run); the budget alone decides;
 - a configuration BASE measured and NEW failed to: a ``status`` row, always a regression.
