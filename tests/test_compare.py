@@ -170,3 +170,44 @@ def test_json_and_markdown_output(results: Path) -> None:
     markdown = run_mwperf("compare", BASE, SAME, "--results", str(results), "--format",
                           "markdown")
     assert markdown.returncode == 0 and markdown.stdout.startswith("| configuration | metric")
+
+
+def test_a_point_that_failed_in_new_is_a_regression(tmp_path: Path) -> None:
+    root = tmp_path / "results"
+    add_point(root, BASE, latencies(500, 50_000))
+    add_point(root, SAME, [], status="failed", reason="pong crashed",
+              started_at="2026-11-22T11:00:00Z")
+    done = run_mwperf("compare", BASE, SAME, "--results", str(root))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "NEW measured nothing: pong crashed" in done.stdout and "REGRESSION" in done.stdout
+
+
+def test_two_repetitions_pool_their_batches(tmp_path: Path) -> None:
+    """2 vs 2 repetitions cannot reach α = 0.05 with the exact test (best p = 1/6): the
+    batches of both repetitions are pooled instead, and the row says why."""
+    root = tmp_path / "results"
+    cfg = config(samples=True)
+    add_sweep(root, "20261122T100000Z-base-aaaa",
+              [(f"b{i}", latencies(2000, 50_000, seed=i), {"cfg": dict(cfg)}) for i in range(2)],
+              samples=True)
+    add_sweep(root, "20261122T110000Z-new-bbbb",
+              [(f"n{i}", latencies(2000, 70_000, seed=10 + i), {"cfg": dict(cfg),
+               "started_at": "2026-11-22T11:00:00Z"}) for i in range(2)], samples=True)
+    outcome = compare(root, "20261122T10", "20261122T11", resolve((), None))
+    [p50] = [r for r in outcome.rows if r.metric == "p50"]
+    assert "p50s of 40 vs 40 batches of consecutive raw samples" in p50.method
+    assert "2 vs 2 repetitions cannot reach α" in p50.method
+    assert p50.verdict == "regression"
+
+
+def test_three_repetitions_fully_separated_are_a_regression(tmp_path: Path) -> None:
+    root = tmp_path / "results"
+    add_sweep(root, "20261122T100000Z-base-aaaa",
+              [(f"b{i}", latencies(200, 50_000, seed=i), {}) for i in range(3)])
+    add_sweep(root, "20261122T110000Z-new-bbbb",
+              [(f"n{i}", latencies(200, 80_000, seed=i), {"started_at": "2026-11-22T11:00:00Z"})
+               for i in range(3)])
+    outcome = compare(root, "20261122T10", "20261122T11", resolve((), None))
+    [p50] = [r for r in outcome.rows if r.metric == "p50"]
+    assert p50.method.startswith("exact Mann-Whitney U over repetitions (3 vs 3)")
+    assert p50.p_value == pytest.approx(0.05) and p50.verdict == "regression"  # p <= α

@@ -16,7 +16,8 @@ from mwperf.errors import UsageError
 from mwperf.report import build
 from mwperf.report.data import load_runs
 from mwperf.report.distribution import curve
-from mwperf.report.knee import find_knee
+from mwperf.report.knee import group_knee
+from mwperf.scenario.knee import ALWAYS, KNEE
 
 SWEEP = "20261122T110000Z-rates-ab12"
 SINGLE = "20261122T100000Z-udp-roundtrip-0001"
@@ -65,14 +66,16 @@ def test_html_has_every_plot_with_data_and_problems_first(results: Path) -> None
 def test_knee_marked_from_known_data(results: Path) -> None:
     [run] = load_runs(results, [SWEEP], messages=False)
     tcp = [p for p in run.points if p.get("transport") == "tcp" and p.get("latency_count")]
-    knee = find_knee(tcp)
-    assert knee is not None and knee.rate == 1000.0
-    assert knee.first_bad is not None and knee.first_bad.get("rate") == 5000.0
+    knee = group_knee("tcp", tcp)
+    assert knee is not None and knee.verdict == KNEE and knee.rate == 1000.0
+    assert knee.above is not None and knee.above.rate == 5000.0
     udp = [p for p in run.points if p.get("transport") == "udp" and p.get("topics") == 1]
-    beyond = find_knee(udp)
-    assert beyond is not None and beyond.rate == 5000.0 and beyond.first_bad is None
+    beyond = group_knee("udp", udp)
+    assert beyond is not None and beyond.verdict == ALWAYS and beyond.rate == 5000.0
+    assert group_knee("one rate", udp[:1]) is None
     html = build(results, [SWEEP])
-    assert "knee tcp" in html and "first unsustainable 5000 Hz" in html
+    assert "knee at 1000 Hz" in html and "5000 Hz: p99" in html  # the evidence, both points
+    assert "sustainable at every rate measured" in html
 
 
 def test_hdr_curve_follows_the_histogram() -> None:
@@ -200,3 +203,24 @@ def test_page_size_does_not_grow_with_the_samples(tmp_path: Path) -> None:
                   cfg=config(rate=20_000.0))
         sizes.append(len(build(root, ["latest"]).encode()))
     assert sizes[1] < 1.5 * sizes[0], sizes  # 20× the samples, about the same page
+
+
+def test_a_link_outage_is_shaded_on_the_timeline(tmp_path: Path) -> None:
+    from report_support import result, write_point
+    from mwperf.store import ingest_point
+    root = tmp_path / "results"
+    document = result(SINGLE, latencies(5000, 40_000), config(rate=1000.0, warmup_ns=500_000_000))
+    document["link"] = {"spec": "outage=3s+1s", "preset": None, "backend": "userspace",
+                        "up": {"outage_at_ns": 3_000_000_000, "outage_ns": 1_000_000_000},
+                        "down": {"outage_at_ns": 3_000_000_000, "outage_ns": 1_000_000_000},
+                        "emulator": None}
+    document["discovery"] = {"matched_ns": 100_000_000, "first_reply_ns": 0, "probes": 1}
+    ingest_point(write_point(root / SINGLE, document))
+    [run] = load_runs(root, ["latest"], messages=False)
+    assert run.points[0].outage_s == pytest.approx((2.4, 3.4))  # 3 s - 0.5 s warm-up - 0.1 s
+    chart = re.search(r'<svg class="chart" data-chart="timeline-seconds".*?</svg>',
+                      build(root, ["latest"]), re.S)[0]
+    assert chart.count('class="shade"') == 1 and "link outage 2.40–3.40 s" in chart
+    received = re.search(r'<svg class="chart" data-chart="timeline-received".*?</svg>',
+                         build(root, ["latest"]), re.S)[0]
+    assert 'class="shade"' in received and received.count('class="datum"') == 5

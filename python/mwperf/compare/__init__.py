@@ -20,7 +20,7 @@ from ..store.catalogue import connect
 from .budget import METRICS, Budgets
 from .match import match
 from .evidence import Evidence
-from .verdict import Row, decide
+from .verdict import Row, decide, failed_row
 
 FORMATS = ("table", "markdown", "json")
 
@@ -54,8 +54,8 @@ def compare(root: Path, base: str, new: str, budgets: Budgets) -> Comparison:
             raise UsageError("BASE: the results catalogue holds no runs yet")
         base_id, new_id = resolve_one(ids, base, "BASE"), resolve_one(ids, new, "NEW")
         base_run, new_run = load_run(con, base_id, False), load_run(con, new_id, False)
-        pairs, only_base, only_new = match(base_run, new_run)
-        if not pairs:
+        pairs, only_base, only_new, lost = match(base_run, new_run)
+        if not pairs and not lost:
             raise UsageError(f"NEW: no point of {new_id} matches the configuration of a "
                              f"measured point of {base_id} (transport, mode, rate, payload, "
                              f"topics, executor, busy loop, QoS and conditions must be equal)")
@@ -63,6 +63,7 @@ def compare(root: Path, base: str, new: str, budgets: Budgets) -> Comparison:
         rows = [decide(pair.name, metric, pair.base, pair.new, budgets.limits.get(metric),
                        budgets.alpha, evidence)
                 for pair in pairs for metric in METRICS]
+        rows += [failed_row(name, points) for name, points in lost]
     return Comparison(base_id, new_id, rows, only_base, only_new, budgets)
 
 

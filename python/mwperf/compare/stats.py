@@ -1,9 +1,9 @@
 """The statistics that decide whether a difference between BASE and NEW is real or noise.
 
 All tests are one-sided (H1: NEW is worse, i.e. larger) at level ``ALPHA`` unless the budget
-file sets another. Distributions are given as grouped counts ``[(value, count), ...]``: raw
-samples grouped by DuckDB, or an HDR histogram (values then resolved to 3 significant digits,
-which only adds ties).
+file sets another; a difference is significant when p <= alpha. Distributions are given as
+grouped counts ``[(value, count), ...]``: raw samples grouped by DuckDB, or an HDR histogram
+(values then resolved to 3 significant digits, which only adds ties).
 
 - :func:`mann_whitney` — Mann-Whitney U (Wilcoxon rank-sum) with mid-ranks for ties, normal
   approximation with tie and continuity correction (Conover, *Practical Nonparametric

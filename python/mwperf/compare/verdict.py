@@ -6,17 +6,20 @@ is real, or no test exists for the metric: an over-budget single value is taken 
 ``noise`` (over budget but not significant), ``better`` (significantly lower), ``info`` (no
 budget for the metric: shown, never fails).
 
-Methods, in order of preference:
-- repetitions on both sides (>= 2 each): exact Mann-Whitney U over the per-repetition values;
-- p50/p99 of single runs: Mann-Whitney U over the quantiles of batches of consecutive messages
-  (evidence.py: raw samples, else per-second series), which tolerates bursts; when neither run
-  has enough for batches: Mann-Whitney U over the grouped distributions (p50) or
-  non-overlapping 95 % order-statistic confidence intervals (p99), which assume independent
-  messages and say so;
+Methods, in order of preference (significant: p <= alpha):
+- repetitions on both sides, enough of them for the exact test to reach alpha (3 vs 3 at 0.05):
+  exact Mann-Whitney U over the per-repetition values;
+- p50/p99: Mann-Whitney U over the quantiles of batches of consecutive messages (evidence.py:
+  raw samples, else per-second series; the batches of repetitions pooled), which tolerates
+  bursts; when single runs are too short for batches: Mann-Whitney U over the grouped
+  distributions (p50) or non-overlapping 95 % order-statistic confidence intervals (p99),
+  which assume independent messages and say so;
 - loss: two-proportion z-test on lost/sent (summed over repetitions);
-- max, cpu, rss of single runs: no test (one value per run); the budget alone decides.
+- max, cpu, rss of single runs: no test (one value per run); the budget alone decides;
+- a configuration BASE measured and NEW failed to: a ``status`` row, always a regression.
 """
 
+import math
 import statistics
 from dataclasses import dataclass
 
@@ -90,41 +93,81 @@ def decide(config: str, metric: str, base: list[Point], new: list[Point],
     return Row(config, metric, b, n, method, p_value, verdict, budget.text if budget else None)
 
 
+def failed_row(config: str, points: list[Point]) -> Row:
+    """The row of a configuration BASE measured and NEW did not (its points failed)."""
+    reasons = "; ".join(sorted({str(p.get("status_reason") or p.status) for p in points}))
+    return Row(config, "status", None, None, f"NEW measured nothing: {reasons}", None,
+               "regression", None)
+
+
 def _test(metric: str, base: list[Point], new: list[Point], base_values: list[float],
           new_values: list[float], alpha: float, evidence: Evidence
           ) -> tuple[str, float | None, bool | None]:
-    """(method, p-value or None, significant: True/False, None when no test applies)."""
-    if len(base_values) >= 2 and len(new_values) >= 2:
+    """(method, p-value or None, significant: True/False, None when no test applies);
+    significant means p <= alpha."""
+    repeated = len(base_values) >= 2 and len(new_values) >= 2
+    reachable = repeated and 1 / math.comb(len(base_values) + len(new_values),
+                                           len(new_values)) <= alpha
+    if reachable:
         p = permutation_u(base_values, new_values)
         return (f"exact Mann-Whitney U over repetitions ({len(base_values)} vs "
-                f"{len(new_values)})", p, p < alpha)
+                f"{len(new_values)})", p, p <= alpha)
+    too_few = (f"; {len(base_values)} vs {len(new_values)} repetitions cannot reach α with the "
+               f"exact test" if repeated else "")
     if metric == "loss":
         lost_b, sent_b = _accounting(base)
         lost_n, sent_n = _accounting(new)
         p = two_proportions(lost_b, sent_b, lost_n, sent_n)
-        return "two-proportion z-test on lost/sent", p, p < alpha
-    if metric in QUANTILE and len(base) == 1 and len(new) == 1:
+        return f"two-proportion z-test on lost/sent{too_few}", p, p <= alpha
+    if metric in QUANTILE:
         q = QUANTILE[metric]
-        batched = evidence.batches(base[0], q), evidence.batches(new[0], q)
-        if batched[0] and batched[1] and batched[0][1] == batched[1][1]:
-            (b, what), (n, _) = batched[0], batched[1]
+        pooled = _pooled_batches(base, q, evidence), _pooled_batches(new, q, evidence)
+        if pooled[0] and pooled[1] and pooled[0][1] == pooled[1][1]:
+            (b, what), (n, _) = pooled[0], pooled[1]
             p = mann_whitney([(v, 1) for v in b], [(v, 1) for v in n])
-            return (f"Mann-Whitney U over {metric}s of {len(b)} vs {len(n)} {what}", p,
-                    p < alpha)
-        (gb, source), (gn, other) = evidence.grouped(base[0]), evidence.grouped(new[0])
-        if source != other:  # raw samples on one side only: compare like with like
-            gb, gn, source = _histogram(base[0]), _histogram(new[0]), "HDR histograms"
-        if metric == "p50":
-            p = mann_whitney(gb, gn)
-            return (f"Mann-Whitney U over {source} (too few for batches: assumes independent "
-                    f"messages)", p, p < alpha)
-        ib, in_ = quantile_interval(gb, 0.99, alpha), quantile_interval(gn, 0.99, alpha)
-        if ib is None or in_ is None:
-            return "no samples", None, None
-        return (f"95 % order-statistic CIs of p99 over {source} (base {_ns(ib)}, new "
-                f"{_ns(in_)}; too few for batches: assumes independent messages)", None,
-                in_[0] > ib[1])
+            return (f"Mann-Whitney U over {metric}s of {len(b)} vs {len(n)} {what}{too_few}",
+                    p, p <= alpha)
+        if len(base) == 1 and len(new) == 1:
+            return _unbatched(metric, base[0], new[0], alpha, evidence)
+        if repeated:
+            return (f"none: too few messages for batches, and {len(base_values)} vs "
+                    f"{len(new_values)} repetitions cannot reach α with the exact test (budget "
+                    f"decides)", None, None)
+    if len(base) != len(new) and min(len(base), len(new)) == 1:
+        return (f"none: repetitions on one side only ({len(base)} vs {len(new)}; budget "
+                f"decides)", None, None)
+    if repeated:
+        return (f"none: {len(base_values)} vs {len(new_values)} repetitions cannot reach α with "
+                f"the exact test (budget decides)", None, None)
     return "none: one value per run (budget decides)", None, None
+
+
+def _pooled_batches(points: list[Point], q: float, evidence: Evidence
+                    ) -> tuple[list[float], str] | None:
+    """The batch quantiles of every point (repetitions pooled), when all have the same kind."""
+    found = [evidence.batches(point, q) for point in points]
+    if not found or any(f is None for f in found) or len({f[1] for f in found if f}) != 1:
+        return None
+    return [v for f in found if f for v in f[0]], found[0][1]  # type: ignore[index]
+
+
+def _unbatched(metric: str, base: Point, new: Point, alpha: float, evidence: Evidence
+               ) -> tuple[str, float | None, bool | None]:
+    """The fallback for single runs too short for batches: tests that assume independent
+    messages, and say so."""
+    (gb, source), (gn, other) = evidence.grouped(base), evidence.grouped(new)
+    if source != other:  # raw samples on one side only: compare like with like
+        gb, gn, source = _histogram(base), _histogram(new), "HDR histograms"
+    if metric == "p50":
+        p = mann_whitney(gb, gn)
+        return (f"Mann-Whitney U over {source} (too few for batches: assumes independent "
+                f"messages)", p, p <= alpha)
+    ib, in_ = quantile_interval(gb, 0.99, alpha), quantile_interval(gn, 0.99, alpha)
+    if ib is None or in_ is None:
+        return "no samples", None, None
+    return (f"95 % order-statistic CIs of p99 over {source} (base {_ns(ib)}, new "
+            f"{_ns(in_)}; too few for batches: assumes independent messages)", None,
+            in_[0] > ib[1])
 
 
 def _better(metric: str, base: list[Point], new: list[Point], alpha: float,

@@ -1,8 +1,9 @@
 """Importing Apex.AI performance_test logs (``--logfile x.json`` or ``x.csv``).
 
-Formats, as written by performance_test's outputs (json_output.cpp, csv_output.cpp and
-analysis_result.cpp in github.com/ApexAI/performance_test, read for the field names and units;
-no code taken):
+Formats, as written by performance_test's outputs (json_output.cpp, csv_output.cpp,
+analysis_result.cpp and experiment_configuration.cpp of Apex.AI's performance_test, read in
+public copies of github.com/ApexAI/performance_test for the field names and units; no code
+taken):
 - JSON: one object with the experiment configuration (``com_mean_str``,
   ``rmw_implementation``, ``qos_reliability``, ``qos_durability``, ``qos_history_kind``,
   ``qos_history_depth``, ``rate``, ``msg_name``, ``max_runtime``, ``roundtrip_mode``, ...) and
@@ -10,7 +11,10 @@ no code taken):
   ``total_data_received`` (bytes), ``latency_min/max/mean`` (seconds), ``latency_n``,
   ``latency_M2`` and ``latency_variance`` (seconds²), ``sys_tracker_ru_utime/stime`` (ns),
   ``sys_tracker_ru_maxrss`` (KiB) and ``cpu_info_cpu_usage`` (%).
-- CSV: the configuration as ``Key: value`` lines, then a line ``---EXPERIMENT-START---``, then
+- CSV: the configuration as ``Key: value`` lines (``Experiment id``, ``Performance Test
+  Version``, ``RMW Implementation``, ``Communication mean``, ``Publishing rate``, ``Topic name``
+  — the message type, e.g. Array1k —, ``Roundtrip Mode``, ...), then a line
+  ``---EXPERIMENT-START---``, then
   a header and one row per second, comma separated (padded with tabs): ``received``, ``sent``,
   ``lost``, ``data_received``, ``latency_min (ms)``, ``latency_max (ms)``, ``latency_mean (ms)``,
   ``latency_variance (ms)`` (the variance in s² scaled by 1000, as the tool prints it),
@@ -68,7 +72,8 @@ def _from_json(path: Path, text: str) -> Imported:
     data = sum(r.get("total_data_received") or 0 for r in results)
     received = sum(i.received for i in intervals)
     cfg = _config(doc.get("rmw_implementation") or doc.get("com_mean_str"), doc.get("rate"),
-                  doc.get("msg_name"), data / received if received else None,
+                  doc.get("msg_name") or doc.get("topic_name"),
+                  data / received if received else None,
                   doc.get("roundtrip_mode"), doc.get("qos_reliability"),
                   doc.get("qos_durability"), doc.get("qos_history_kind"),
                   doc.get("qos_history_depth"))
@@ -134,7 +139,8 @@ def _from_csv(path: Path, text: str) -> Imported:
                   settings.get("history kind"), settings.get("history depth"))
     rss = last.get("ru_maxrss")
     return Imported({"tool": "performance_test", "format": "csv", "file": path.name,
-                     "id": settings.get("experiment id")},
+                     "id": settings.get("experiment id"),
+                     "version": settings.get("performance test version")},
                     cfg, intervals, cpu_s=cpu,
                     max_rss_kib=int(float(rss)) if rss else None,
                     wall_s=float(len(table)) or None)

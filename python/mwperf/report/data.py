@@ -47,6 +47,9 @@ class Point:
     """role -> the agent's process block (getrusage)"""
     source: dict[str, Any] | None = None
     """for an imported point: the tool and file it came from"""
+    outage_s: tuple[float, float] | None = None
+    """a scheduled link outage (--link outage=START+LENGTH) in seconds of the measurement's
+    time axis: approximate, see :func:`_outage`"""
     message_bytes: int | None = None
     """bytes per message as measured (payload + mwperf header; transport framing not counted)"""
     message_bytes_per_s: float | None = None
@@ -147,9 +150,28 @@ def _point(row: dict[str, Any]) -> Point:
               for i, t in enumerate(result.get("per_topic") or [])}
     return Point(row=row, histogram=_histogram(measurement.get("response") or {}),
                  daemons=list(result.get("daemons") or []), processes=processes,
-                 source=result.get("source"), message_bytes=measurement.get("message_bytes"),
+                 source=result.get("source"), outage_s=_outage(result),
+                 message_bytes=measurement.get("message_bytes"),
                  message_bytes_per_s=(measurement.get("throughput") or {}).get(
                      "message_bytes_per_s"), topic_histograms=topics)
+
+
+def _outage(result: dict[str, Any]) -> tuple[float, float] | None:
+    """The link outage (the longer direction's) on the per-second axis, which starts at the
+    end of the warm-up: the outage is scheduled from the link coming up, so it is moved back by
+    the warm-up and the discovery time; the agents' start-up (tens of ms) is not recorded and
+    makes it approximate."""
+    link = result.get("link") or {}
+    spans = [(d.get("outage_at_ns") or 0, d.get("outage_ns") or 0)
+             for d in (link.get("up") or {}, link.get("down") or {}) if d.get("outage_ns")]
+    if not spans:
+        return None
+    at_ns, length_ns = max(spans, key=lambda span: span[1])
+    discovery = result.get("discovery") or {}
+    before = ((result.get("config") or {}).get("warmup_ns") or 0) + \
+        (discovery.get("matched_ns") or 0) + (discovery.get("first_reply_ns") or 0)
+    start = (at_ns - before) / 1e9
+    return start, start + length_ns / 1e9
 
 
 def _histogram(stats: dict[str, Any]) -> list[tuple[int, int]]:

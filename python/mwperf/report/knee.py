@@ -1,51 +1,42 @@
-"""The saturation knee of a rate sweep: the highest rate a transport still sustains.
-
-Sustainable (issue 4's definition): p99 response latency below the period (1/rate) and loss
-at most ``max_loss_pct``. Walking the rates upwards, the knee is the last sustainable rate
-before the first unsustainable one, with both points as evidence. This is the report's own
-simple version; the scenario module may offer the same analysis, and :func:`find_knee` is the
-one place to swap it in.
+"""The saturation knee of a rate sweep, as the report marks it: the scenario module's own
+definition (mwperf.scenario.knee — p99 below the period and loss below 1 %, repetitions by
+their median, the highest rate below which every rate is sustainable, "never sustainable" and
+"sustainable at every rate" named as such) applied to the catalogue's points, so the report
+marks the knee the sweep's summary names. The sweep's ``analysis:`` thresholds are not stored
+with its results; the report uses their defaults.
 """
 
+import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from ..scenario.knee import Knee, RateSample, find_knee
+from ..scenario.model import Analysis
 from .data import Point
 
-MAX_LOSS_PCT = 1.0
+ANALYSIS = Analysis()
 
 
-@dataclass(frozen=True)
-class Knee:
-    """The knee of one group: the rate, the last sustainable point and the first that is not
-    (None when every measured rate was sustainable: the knee lies beyond the sweep)."""
-
-    rate: float
-    last_ok: Point
-    first_bad: Point | None
-
-
-def sustainable(point: Point, max_loss_pct: float = MAX_LOSS_PCT) -> bool:
-    """p99 below the period and loss at most ``max_loss_pct`` (False when not measured)."""
-    rate, p99 = point.get("rate"), point.get("latency_p99_ns")
-    if not rate or p99 is None or point.status == "failed":
-        return False
-    return p99 < 1e9 / rate and (point.get("loss_pct") or 0.0) <= max_loss_pct
-
-
-def find_knee(points: Sequence[Point], max_loss_pct: float = MAX_LOSS_PCT) -> Knee | None:
-    """The knee of ``points`` (one transport/setting group, several rates > 0); None when the
-    group is no rate sweep or even its lowest rate is unsustainable."""
-    by_rate = sorted((p for p in points if p.get("rate")), key=lambda p: p.get("rate"))
-    if len({p.get("rate") for p in by_rate}) < 2:
+def group_knee(name: str, points: Sequence[Point]) -> Knee | None:
+    """The knee of one group's ``points``; None when they are no rate sweep (fewer than two
+    rates > 0)."""
+    by_rate: dict[float, list[Point]] = {}
+    for point in points:
+        if point.get("rate"):
+            by_rate.setdefault(float(point.get("rate")), []).append(point)
+    if len(by_rate) < 2:
         return None
-    last_ok = None
-    for point in by_rate:
-        if sustainable(point, max_loss_pct):
-            last_ok = point
-        elif last_ok is not None:
-            return Knee(float(last_ok.get("rate")), last_ok, point)
-        else:
-            return None
-    assert last_ok is not None
-    return Knee(float(last_ok.get("rate")), last_ok, None)
+    return find_knee(name, [_sample(rate, found) for rate, found in by_rate.items()], ANALYSIS)
+
+
+def describe(knee: Knee) -> str:
+    """The knee in one line, with its evidence (the scenario summary's wording)."""
+    return knee.text(ANALYSIS)
+
+
+def _sample(rate: float, points: list[Point]) -> RateSample:
+    measured = [p for p in points if p.get("latency_count") and p.get("loss_pct") is not None
+                and p.get("latency_p99_ns") is not None]
+    if not measured:
+        return RateSample(rate, None, None)
+    return RateSample(rate, statistics.median(p.get("latency_p99_ns") for p in measured),
+                      statistics.median(p.get("loss_pct") for p in measured))

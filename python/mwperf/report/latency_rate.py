@@ -1,6 +1,7 @@
 """Plot: response latency against the message rate, one colour per transport/setting group —
 the p50 as a line, the p90–p99 range as a band, the maximum as crosses, and the saturation
-knee (see knee.py) as a marked point with a dashed line when the group is a rate sweep.
+knee (the scenario module's definition, see knee.py) as a marked point with a dashed line
+when the group is a rate sweep.
 Points run as fast as possible (rate 0) sit at the rate they achieved, as rings outside the
 line (their rate was an outcome, not a setting). Repetitions of a rate each get their markers;
 the line and band follow their medians."""
@@ -11,7 +12,8 @@ from ..durations import format_ns
 from ..table import format_rate
 from .data import Run
 from .groups import Group, by_rate, rate_facets, x_rate
-from .knee import find_knee
+from .knee import describe as describe_knee
+from .knee import group_knee
 from .labels import describe
 from .section import Section
 from .svg import Axis, Chart, colour
@@ -27,10 +29,11 @@ def section(runs: Sequence[Run]) -> Section:
                        facet.groups, knees))
     if out.charts:
         out.note = ("Line: p50; band: p90–p99; ×: max; ○: run as fast as possible, at the rate "
-                    "it achieved; □: mean, for imports without percentiles; ◆ and dashed line: the knee, the highest rate with p99 below "
-                    "the period and loss ≤ 1 %. "
+                    "it achieved; □: mean, for imports without percentiles; ◆ and dashed line: "
+                    "the knee, the highest rate up to which p99 stays below the period and "
+                    "loss below 1 % (repetitions by their median). "
                     + ("; ".join(knees) if knees else
-                       "No rate sweep with a knee among these points."))
+                       "No rate sweep among these points."))
     return out
 
 
@@ -60,14 +63,12 @@ def _chart(title: str, groups: list[Group], knees: list[str]) -> Chart:
                              f"mean {format_ns(point.get('latency_mean_ns'))} (the source has "
                              f"no percentiles): {describe(point)}", shape="square")
             chart.marker(x, point.get("latency_max_ns"), col, f"max: {tip}", shape="cross")
-        knee = find_knee(group.points)
+        knee = group_knee(group.name, group.points)
         if knee is not None:
-            beyond = (f", first unsustainable {format_rate(knee.first_bad.get('rate'))}"
-                      if knee.first_bad else ", every rate measured was sustainable")
-            text = f"knee {group.name}: {format_rate(knee.rate)}{beyond}"
-            chart.marker(knee.rate, knee.last_ok.get("latency_p99_ns"), col, text,
-                         shape="diamond")
-            chart.vline(knee.rate, f"knee {format_rate(knee.rate)}", col)
+            text = describe_knee(knee)
+            if knee.rate is not None and knee.below is not None:
+                chart.marker(knee.rate, knee.below.p99_ns, col, text, shape="diamond")
+                chart.vline(knee.rate, f"knee {format_rate(knee.rate)}", col)
             knees.append(text)
     return chart
 

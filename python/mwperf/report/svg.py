@@ -107,6 +107,7 @@ class Chart:
     _layers: list[Callable[[], str]] = field(default_factory=list)
     _legend: list[tuple[str, str]] = field(default_factory=list)
     _vlines: list[tuple[float, str, str]] = field(default_factory=list)
+    _shades: list[tuple[float, float, str]] = field(default_factory=list)
 
     def px(self, x: float) -> float:
         return self.x.position(x, MARGIN_LEFT, self.width - MARGIN_RIGHT)
@@ -202,6 +203,11 @@ class Chart:
                     f'fill="{col}"{_tip(tip)}/>')
         self._layers.append(draw)
 
+    def shade(self, x0: float, x1: float, label: str) -> None:
+        """A shaded x interval (e.g. a link outage), drawn under the data."""
+        self.x.include(x0, x1)
+        self._shades.append((x0, x1, label))
+
     def vline(self, x: float, label: str, col: str = "#444") -> None:
         """A labelled vertical marker line (e.g. the knee)."""
         self.x.include(x)
@@ -219,6 +225,11 @@ class Chart:
                  f'width="{w}" height="{h}" xmlns="http://www.w3.org/2000/svg" role="img" '
                  f'aria-label="{escape(self.title)}">',
                  f'<text x="{left}" y="18" class="title">{escape(self.title)}</text>']
+        for x0, x1, label in self._shades:
+            a, b = sorted((max(self.px(x0), left), min(self.px(x1), right)))
+            parts.append(f'<rect class="shade" x="{a:.1f}" y="{top}" width="{max(b - a, 1):.1f}"'
+                         f' height="{bottom - top}" fill="#888" fill-opacity="0.22"'
+                         f'{_tip(label)}/>')
         for value, text in self.y.tick_values():
             y = self.py(value)
             parts.append(f'<line x1="{left}" x2="{right}" y1="{y:.1f}" y2="{y:.1f}" '

@@ -1,5 +1,7 @@
 """Plots: latency over the run, per second (the agent's series: p50 and p99 lines over a
-min–max band, as seed 000's figures) and per message index when raw samples were kept
+min–max band, as seed 000's figures; with a scheduled link outage, shaded, and beside it the
+messages received per second: the resilience timeline)
+and per message index when raw samples were kept
 (downsampled in DuckDB to at most 1000 buckets, each keeping its min and max, so spikes
 survive). One chart of each kind per point, for the first ``MAX_POINTS`` points."""
 
@@ -51,20 +53,24 @@ def section(runs: Sequence[Run]) -> Section:
             chart = Chart(f"{name}: per second", Axis("time after warm-up (s)"),
                           Axis("latency", log=True, fmt=format_ns), "timeline-seconds")
             rows = downsample([r for r in point.series if r.get("received")])
-            ts = [r["t_s"] for r in rows]
+            if point.outage_s is not None:
+                chart.shade(*point.outage_s, _outage_text(point.outage_s))
+            ts = [_mid(r) for r in rows]
             chart.band(ts, [r.get("min_ns") or r.get("p50_ns") for r in rows],
                        [r.get("max_ns") for r in rows], col, tip="min–max per second")
             centre = "p50_ns" if any(r.get("p50_ns") is not None for r in rows) else "mean_ns"
-            chart.line([(r["t_s"], r.get(centre)) for r in rows], col, tip=centre[:-3])
-            chart.line([(r["t_s"], r.get("p99_ns")) for r in rows], col, tip="p99", dash=True)
+            chart.line([(_mid(r), r.get(centre)) for r in rows], col, tip=centre[:-3])
+            chart.line([(_mid(r), r.get("p99_ns")) for r in rows], col, tip="p99", dash=True)
             for r in rows if len(rows) <= MARKED_SECONDS else []:
-                chart.marker(r["t_s"], r.get("p99_ns"), col, size=2, tip=(
+                chart.marker(_mid(r), r.get("p99_ns"), col, size=2, tip=(
                     f"t={r['t_s']} s: {r['received']} received, p50 {format_ns(r.get('p50_ns'))}"
                     f", p99 {format_ns(r.get('p99_ns'))}, max {format_ns(r.get('max_ns'))}"))
             chart.legend(f"{centre[:-3]} (line)", col)
             if any(r.get("p99_ns") is not None for r in rows):
                 chart.legend("p99 (dashed)", col)
             out.add(chart)
+            if point.outage_s is not None:
+                out.add(_received(name, point.series, point.outage_s, col))
         if point.messages:
             chart = Chart(f"{name}: per message", Axis("message (sequence number)"),
                           Axis("latency", log=True, fmt=format_ns), "timeline-messages")
@@ -82,3 +88,27 @@ def section(runs: Sequence[Run]) -> Section:
     if len(points) > MAX_POINTS:
         out.note = f"The first {MAX_POINTS} of {len(points)} points are drawn."
     return out
+
+
+def _received(name: str, series: list[dict], outage: tuple[float, float], col: str) -> Chart:
+    """Messages received per second around a link outage: where the outage shows as a dip."""
+    chart = Chart(f"{name}: received per second (resilience)", Axis("time after warm-up (s)"),
+                  Axis("messages received"), "timeline-received")
+    chart.shade(*outage, _outage_text(outage))
+    chart.line([(_mid(r), r.get("received") or 0) for r in series], col, tip="received")
+    for r in series:
+        chart.marker(_mid(r), r.get("received") or 0, col,
+                     f"t={r['t_s']} s: {r.get('received') or 0} received of {r.get('sent')} sent")
+    chart.legend("received (line)", col)
+    return chart
+
+
+def _outage_text(outage: tuple[float, float]) -> str:
+    return (f"link outage {outage[0]:.2f}–{outage[1]:.2f} s (approximate: scheduled from the "
+            f"link coming up; agent start-up not recorded)")
+
+
+def _mid(row: dict) -> float:
+    """Where a per-second row sits on the time axis: the middle of its second (t_s counts the
+    messages received in [t_s, t_s + 1))."""
+    return row["t_s"] + 0.5
