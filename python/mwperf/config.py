@@ -49,6 +49,7 @@ OPTIONS: dict[str, str] = {
     "reliability": "text", "history": "text", "depth": "text", "durability": "text",
     "opt": "repeated", "discovery_timeout": "text", "pong": "text",
     "topics": "text", "executor": "text", "busy_loop": "text",
+    "link": "text", "link_backend": "text",
 }
 """every option of a point, keyed like the command-line flags (``-`` as ``_``), as
 ``build_point`` takes it: ``text`` (a value), ``flag`` (a boolean) or ``repeated`` (a list of
