@@ -14,12 +14,13 @@ import os
 import argparse
 import json
 import re
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from benchlib import med, revision, stamp  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
 
 ROOT = Path(__file__).resolve().parents[1]
 AGENT = Path(os.environ.get("MWPERF_AGENT") or Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target") / "release" / "mwperf-agent")
@@ -66,11 +67,6 @@ def sockperf_rtt(transport: str, rate: int, size: int, seconds: float, busy: boo
     srv.wait()
     pct = {float(p): float(v) * 1000 for p, v in SOCKPERF_PCT.findall(out)}
     return {"p50_ns": pct.get(50.0), "p99_ns": pct.get(99.0)}
-
-
-def med(xs):
-    xs = [x for x in xs if x is not None]
-    return statistics.median(xs) if xs else float("nan")
 
 
 # (label, mwperf --busy-poll?, extra mwperf flags, sockperf busy?) per rate. sockperf paces a fixed
@@ -124,9 +120,9 @@ def main() -> None:
     a = ap.parse_args()
     if not AGENT.exists():
         sys.exit("bench: build first: cargo build --release")
-    stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
-    out = [f"Measured {stamp} at {rev}, {a.reps} interleaved repetitions of {a.seconds:g} s, medians.", "",
+    when = stamp()
+    rev = revision()
+    out = [f"Measured {when} at {rev}, {a.reps} interleaved repetitions of {a.seconds:g} s, medians.", "",
            "| what | condition | mwperf p50 | sockperf p50 | ratio | p99 mwperf / sockperf |", "|---|---|---|---|---|---|",
            *rtt_rows(a.reps, a.seconds), "",
            "Scheduler accuracy (ping over UDP, lateness = actual − intended send time):", "",

@@ -17,7 +17,6 @@ Needs root (cgroups) and the agent of $MWPERF_AGENT.
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
 import statistics
@@ -27,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchlib import write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
+from benchlib import revision, stamp, write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "python"))
@@ -110,10 +109,8 @@ def main() -> None:
             for quota in QUOTAS:
                 runs.setdefault((mode, quota), []).append(run_point(quota, extra, args.seconds))
                 print(f"rep {rep + 1} {mode} {quota}: {runs[(mode, quota)][-1]}", file=sys.stderr)
-    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True, check=False).stdout.strip()
-    now = datetime.datetime.now(datetime.timezone.utc)
-    lines = [f"Measured {now:%Y-%m-%d %H:%M} UTC at {commit}, {args.reps} interleaved repetitions "
+    commit = revision()
+    lines = [f"Measured {stamp()} at {commit}, {args.reps} interleaved repetitions "
              f"of {args.seconds:g} s (after 1 s warm-up), medians; udp, Array1k, 1000 Hz; "
              f"load average at the start: {load:.1f} on {os.cpu_count()} CPUs.", "",
              "| agents | --cpu-quota | pong CPU share | ping CPU share "

@@ -21,10 +21,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from benchlib import write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
+from benchlib import med, revision, stamp, write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADER = 56  # mwperf header bytes
@@ -95,10 +94,6 @@ def mwperf_rtt(agent: Path, domain: int, seconds: float, size: int, rate: int) -
     return m["response"]["p50_ns"], m["response"]["p99_ns"], answered
 
 
-def med(xs):
-    return statistics.median(xs)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--reps", type=int, default=5)
@@ -121,10 +116,10 @@ def main() -> None:
         answered = f"{100 * med([x[2] for x in mw]):.1f} / {100 * med([x[2] for x in dp]):.1f} %" if rate else "closed loop"
         rows.append(f"| {label} | {m50 / 1e3:.2f} µs | {d50 / 1e3:.2f} µs | **{m50 / d50:.3f}** | {m99 / 1e3:.1f} / {d99 / 1e3:.1f} µs | {answered} |")
         print(rows[-1], file=sys.stderr)
-    stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    when = stamp()
+    rev = revision()
     text = "\n".join([
-        f"Measured {stamp} at {rev}, {a.reps} interleaved repetitions of {a.seconds:g} s, medians; "
+        f"Measured {when} at {rev}, {a.reps} interleaved repetitions of {a.seconds:g} s, medians; "
         f"{a.size}-byte messages, reliable keep-last 1, waitset on both sides, loopback config of the transport.",
         "",
         "| RTT, Cyclone DDS | mwperf p50 | ddsperf p50 (2 × its 50%) | ratio (target ≤ 1.10) | p99 mwperf / ddsperf | answered mwperf / ddsperf |",

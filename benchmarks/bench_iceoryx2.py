@@ -16,14 +16,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from benchlib import stop, write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
+from benchlib import med, revision, stamp, stop, write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
 
 ROOT = Path(__file__).resolve().parents[1]
 PAYLOAD = 64
@@ -83,11 +81,6 @@ def one_way(agent: Path, seconds: float) -> dict:
             "loss": 100.0 * max(0, sent - recv) / max(sent, 1)}
 
 
-def med(xs):
-    xs = [x for x in xs if x is not None]
-    return statistics.median(xs) if xs else float("nan")
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--reps", type=int, default=5)
@@ -110,10 +103,10 @@ def main() -> None:
     ow = [one_way(a.agent, a.seconds) for _ in range(a.reps)]
     ow_row = f"| pub → sub, rate max | {med([o['sent'] for o in ow]):,.0f} msgs/s | {med([o['recv'] for o in ow]):,.0f} msgs/s | {med([o['loss'] for o in ow]):.2f} % |"
     print(ow_row, file=sys.stderr)
-    stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    when = stamp()
+    rev = revision()
     text = "\n".join([
-        f"Measured {stamp} at {rev}: `python3 benchmarks/bench_iceoryx2.py --reps {a.reps} --seconds {a.seconds:g}`; "
+        f"Measured {when} at {rev}: `python3 benchmarks/bench_iceoryx2.py --reps {a.reps} --seconds {a.seconds:g}`; "
         f"{PAYLOAD}-byte payload ({PAYLOAD + 56}-byte messages), `--busy-poll` on both sides, default QoS "
         f"(reliable, keep-last 10, volatile); medians of {a.reps} runs (range of the p50s in brackets). "
         f"Host load average {load_before:.1f} before / {os.getloadavg()[0]:.1f} after on {os.cpu_count()} CPUs: "

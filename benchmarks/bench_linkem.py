@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import datetime
 import json
 import math
 import secrets
@@ -30,7 +29,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from benchlib import write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
+from benchlib import revision, stamp, write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 from mwperf.agent import find_agent  # noqa: E402
@@ -201,9 +200,8 @@ def main() -> None:
         f"{'yes' if abs(err) <= 0.05 else '**no**'} |")
 
     if args.write:
-        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                             text=True, check=False).stdout.strip()
-        when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        rev = revision()
+        when = stamp()
         with open("/proc/loadavg") as f:
             load = f.read().split()[0]
         head = (f"Measured {when} at {rev}, {reps} repetitions of {secs:g} s, medians, load "

@@ -14,7 +14,6 @@ store's own ingest converts and catalogues it, as after `mwperf run --samples`.
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
 import statistics
@@ -26,7 +25,7 @@ from pathlib import Path
 
 import duckdb
 
-from benchlib import write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
+from benchlib import revision, stamp, write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO / "python"), str(REPO / "tests")]
@@ -126,12 +125,11 @@ def main() -> None:
     big_wall = statistics.median(w for w, _ in big_runs)
     small_wall = statistics.median(w for w, _ in small_runs)
     size = big_runs[0][1]
-    stamp = f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC"
-    rev = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
-                         capture_output=True, text=True, check=False).stdout.strip()
+    when = stamp()
+    rev = revision()
     seconds = args.rows * PERIOD_NS // 1_000_000_000
     text = (f"{args.rows:,} samples (one point with raw samples, {seconds} per-second rows), "
-            f"{stamp}, "
+            f"{when}, "
             f"rev {rev}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; "
             f"median of {args.repeat} runs, each `mwperf report` in a fresh process.\n\n"
             f"| report | wall | HTML size |\n|---|---|---|\n"

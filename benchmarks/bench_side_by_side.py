@@ -11,14 +11,13 @@ transports under identical conditions in one run, not a ratio against a referenc
 from __future__ import annotations
 
 import argparse
-import datetime
 import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from benchlib import write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
+from benchlib import revision, stamp, write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
 
 
 def main() -> None:
@@ -36,8 +35,8 @@ def main() -> None:
             sys.exit(f"bench: the suite wrote no summary (exit {done.returncode})")
         summary = summaries[0].read_text()  # "# default", the table, then the analysis
         table = summary[summary.index("| "):].strip()
-    rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    rev = revision()
+    when = stamp()
     text = "\n".join([
         f"Measured {when} at {rev} (suite exit code {done.returncode}): "
         f"`python3 benchmarks/bench_side_by_side.py{' --quick' if a.quick else ''} --write`, which runs "

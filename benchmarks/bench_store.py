@@ -12,7 +12,6 @@ whose samples.csv is replaced by ROWS generated rows of the same columns (genera
 from __future__ import annotations
 
 import argparse
-import datetime
 import os
 import shutil
 import subprocess
@@ -21,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchlib import write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
+from benchlib import revision, stamp, write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
 
 REPO = Path(__file__).resolve().parent.parent
 PER_POINT = """
@@ -95,8 +94,8 @@ def main() -> None:
                                             str(results), "--format", "csv"])
         csv_mib = csv.stat().st_size / 2**20
         parquet_mib = (point / "samples.parquet").stat().st_size / 2**20
-    rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO).stdout.strip()
-    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    rev = revision()
+    when = stamp()
     header, values = out.strip().splitlines()[:2]
     text = "\n".join([
         f"{a.rows:,} samples (samples.csv {csv_mib:,.0f} MiB → samples.parquet {parquet_mib:,.0f} MiB), {when}, rev {rev}, "

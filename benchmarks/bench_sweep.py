@@ -11,7 +11,6 @@ replace the text between the bench:sweep markers in BENCHMARKS.md.
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
 import statistics
@@ -21,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchlib import stop, write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
+from benchlib import med, revision, stamp, stop, write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
 
 REPO = Path(__file__).resolve().parent.parent
 TRANSPORTS = ("udp", "tcp", "uds")
@@ -90,11 +89,9 @@ def main() -> None:
                                           for t in TRANSPORTS for _ in range(4)))
         print(f"run {run + 1}: per point median {medians[-1]:.3f} s, p90 {p90s[-1]:.3f} s, "
               f"whole run {walls[-1]:.3f} s/point; bare agents {bare[-1]:.3f} s", flush=True)
-    rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                         cwd=REPO).stdout.strip()
-    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    rev = revision()
+    when = stamp()
     load = os.getloadavg()[0]
-    med = statistics.median
     text = "\n".join([
         f"{a.runs} runs of a 50-point loopback sweep (udp/tcp/uds x 100-1700 Hz, Array64, "
         f"{a.duration} points, no warm-up), {when}, rev {rev}, 2 cores shared with other work "

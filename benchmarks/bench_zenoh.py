@@ -19,14 +19,13 @@ import json
 import os
 import re
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from benchlib import stop, write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
+from benchlib import med, revision, stamp, stop, write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "release"
@@ -123,15 +122,14 @@ def main() -> None:
             acc.append(r)
             print(f"rep {i + 1}/{a.reps} {name:6} p50 {r[0] / 1e3:7.2f} µs  p99 {r[1] / 1e3:7.2f} µs", file=sys.stderr)
 
-    med = statistics.median
     r50, r99 = med(x for x, _ in ref), med(y for _, y in ref)
     m50, m99 = med(x for x, _ in mw), med(y for _, y in mw)
     ratio = m50 / r50
     runs = lambda xs: ", ".join(f"{x / 1e3:.1f}" for x, _ in xs)
-    stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    when = stamp()
+    rev = revision()
     text = "\n".join([
-        f"Measured {stamp} at {rev}: {a.reps} interleaved repetitions, {a.samples} round trips each after {a.warmup:g} s warm-up, "
+        f"Measured {when} at {rev}: {a.reps} interleaved repetitions, {a.samples} round trips each after {a.warmup:g} s warm-up, "
         f"{a.size}-byte messages, peer mode over TCP on 127.0.0.1, medians (`python3 benchmarks/bench_zenoh.py`).",
         "",
         "| tool | RTT p50 | RTT p99 | p50 of each run (µs) |",

@@ -1,14 +1,36 @@
-"""What the benchmark scripts share: stopping an agent, and writing a section of BENCHMARKS.md
-between its `<!-- bench:NAME:begin -->` / `<!-- bench:NAME:end -->` markers."""
+"""What the benchmark scripts share: stopping an agent, medians that skip missing runs, the
+"when and at which commit" of a measurement, and writing a section of BENCHMARKS.md between its
+`<!-- bench:NAME:begin -->` / `<!-- bench:NAME:end -->` markers."""
 
 from __future__ import annotations
 
+import datetime
 import re
+import statistics
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
-BENCHMARKS = Path(__file__).resolve().parent.parent / "BENCHMARKS.md"
+ROOT = Path(__file__).resolve().parent.parent
+BENCHMARKS = ROOT / "BENCHMARKS.md"
+
+
+def med(xs: Iterable[float | None]) -> float:
+    """The median of the runs that produced a value; NaN when none did."""
+    present = [x for x in xs if x is not None]
+    return statistics.median(present) if present else float("nan")
+
+
+def stamp() -> str:
+    """When a measurement was taken: ``2026-11-23 12:40 UTC``."""
+    return f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC"
+
+
+def revision() -> str:
+    """The commit measured (short hash), empty outside a git checkout."""
+    return subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True, check=False).stdout.strip()
 
 
 def stop(p: subprocess.Popen, timeout: float = 10) -> None:
