@@ -45,6 +45,23 @@ fn derive(kind: Kind, flag: &str, addr: &str, i: usize) -> Result<String, String
     }
 }
 
+/// A pub's `--connect` split into one part per subscriber (`--subscribers N`): plain sockets
+/// take every subscriber's addresses, separated by ';' (the pub sends to each); middleware takes
+/// the one address all subscribers share (it fans out natively). Err names the flag.
+pub fn subscribers(kind: Kind, flag: &str, given: &str, subscribers: u32) -> Result<Vec<String>, String> {
+    let parts: Vec<String> = given.split(';').map(|p| p.trim().to_string()).collect();
+    if kind.has_discovery() {
+        if parts.len() > 1 {
+            return Err(format!("{flag}: {} fans out to its subscribers itself: give the one address they share, without ';'", kind.name()));
+        }
+        return Ok(parts);
+    }
+    if parts.len() != subscribers as usize {
+        return Err(format!("{flag}: {} subscribers' addresses given for --subscribers {subscribers}; give each subscriber's addresses (its READY line), separated by ';'", parts.len()));
+    }
+    Ok(parts)
+}
+
 /// The addresses that name one place before anything is opened (socket transports, port not 0);
 /// others are "pick one" (port 0) or middleware bases, checked once opened. Others become
 /// unique placeholders so [`distinct`] skips them.
@@ -82,6 +99,17 @@ mod tests {
         assert_eq!(split(Kind::Tcp, "--listen", "127.0.0.1:0", 2).unwrap(), vec!["127.0.0.1:0", "127.0.0.1:0"]);
         assert_eq!(split(Kind::Uds, "--listen", "/tmp/s", 3).unwrap(), vec!["/tmp/s", "/tmp/s.1", "/tmp/s.2"]);
         assert_eq!(split(Kind::Zenoh, "--connect", "tcp/127.0.0.1:1#a, tcp/127.0.0.1:2#b", 2).unwrap(), vec!["tcp/127.0.0.1:1#a", "tcp/127.0.0.1:2#b"]);
+    }
+
+    #[test]
+    fn subscribers_split_on_sockets_only() {
+        assert_eq!(subscribers(Kind::Udp, "--connect", "h:1,h:2; h:3,h:4", 2).unwrap(), vec!["h:1,h:2", "h:3,h:4"]);
+        assert_eq!(subscribers(Kind::Uds, "--connect", "/a", 1).unwrap(), vec!["/a"]);
+        assert_eq!(subscribers(Kind::CycloneDds, "--connect", "0/base", 3).unwrap(), vec!["0/base"]);
+        let e = subscribers(Kind::Tcp, "--connect", "h:1;h:2", 3).unwrap_err();
+        assert!(e.starts_with("--connect: 2 subscribers' addresses given for --subscribers 3"), "{e}");
+        let e = subscribers(Kind::Zenoh, "--connect", "a;b", 2).unwrap_err();
+        assert!(e.contains("zenoh fans out to its subscribers itself"), "{e}");
     }
 
     #[test]

@@ -123,6 +123,10 @@ pub struct Common {
 /// Upper bound of --topics (one thread per topic on each side).
 pub const MAX_TOPICS: u32 = 64;
 
+/// Upper bound of a pub's --subscribers (each subscriber is a process of its own; the
+/// control plane's limit, config.MAX_SUBSCRIBERS, is the same).
+pub const MAX_SUBSCRIBERS: u32 = 16;
+
 fn key_value(s: &str) -> Result<(String, String), String> {
     match s.split_once('=') {
         Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
@@ -175,6 +179,11 @@ pub struct SenderArgs {
     /// Raw per-message samples as CSV (ping).
     #[arg(long)]
     pub samples: Option<String>,
+    /// pub: subscribers per topic. Middleware fans out natively (the pub waits until discovery
+    /// matched this many); udp/tcp/uds: `--connect` lists every subscriber's addresses,
+    /// separated by ';', and each message goes to each subscriber in turn (as TCPROS does).
+    #[arg(long, default_value = "1", value_parser = clap::value_parser!(u32).range(1..=MAX_SUBSCRIBERS as i64))]
+    pub subscribers: u32,
     /// Sleep until deadline − margin, then spin (0 = sleep only).
     #[arg(long = "spin-margin", default_value = "100us", value_parser = duration)]
     #[serde(rename = "spin_margin_ns")]

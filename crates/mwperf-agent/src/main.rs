@@ -7,6 +7,7 @@ mod cli;
 mod collector;
 mod cpu_idle;
 mod executor;
+mod fanout;
 mod human;
 mod lane;
 mod multi;
@@ -114,14 +115,29 @@ fn main() -> ExitCode {
     if common.topics > 1 && samples.is_some() {
         return usage(&format!("--samples: raw samples are written only with --topics 1 (got --topics {})", common.topics));
     }
-    let addrs = match addresses::split(common.transport, flag, addr, common.topics) {
-        Ok(a) => a,
+    let subscribers = match &cli.role {
+        Role::Ping(a) if a.subscribers > 1 => return usage(&format!("--subscribers {}: only a pub (one way) has several subscribers; a ping measures the round trip to one pong (use --subscribers 1)", a.subscribers)),
+        Role::Pub(a) => a.subscribers,
+        _ => 1,
+    };
+    let groups = match addresses::subscribers(common.transport, flag, addr, subscribers) {
+        Ok(g) => g,
         Err(m) => return usage(&m),
     };
-    if let Err(m) = addresses::distinct(flag, &addresses::fixed(common.transport, &addrs)) {
-        return usage(&m);
+    // groups[s][t]: subscriber s's address for topic t (one group for middleware and listeners)
+    let mut groups_addrs = Vec::new();
+    for group in &groups {
+        let addrs = match addresses::split(common.transport, flag, group, common.topics) {
+            Ok(a) => a,
+            Err(m) => return usage(&m),
+        };
+        if let Err(m) = addresses::distinct(flag, &addresses::fixed(common.transport, &addrs)) {
+            return usage(&m);
+        }
+        groups_addrs.push(addrs);
     }
-    let specs = match addrs.iter().map(|a| common.spec(a)).collect::<Result<Vec<_>, _>>() {
+    let addrs: Vec<String> = (0..common.topics as usize).map(|t| groups_addrs.iter().map(|g| g[t].clone()).collect::<Vec<_>>().join(";")).collect();
+    let specs = match groups_addrs.iter().map(|g| g.iter().map(|a| common.spec(a)).collect::<Result<Vec<_>, _>>()).collect::<Result<Vec<_>, _>>() {
         Ok(s) => s,
         Err(m) => return usage(&m),
     };
@@ -129,7 +145,11 @@ fn main() -> ExitCode {
         Role::Ping(a) | Role::Pub(a) => roles::check_size(common.transport, a.payload),
         _ => Ok(()),
     };
-    let opened = size_ok.map_err(TransportError::Address).and_then(|_| specs.iter().map(|spec| mwperf_transports::open(common.transport, side, spec)).collect::<Result<Vec<_>, _>>());
+    let open_topic = |t: usize| -> Result<Box<dyn mwperf_transports::Endpoint>, TransportError> {
+        let mut eps = specs.iter().map(|g| mwperf_transports::open(common.transport, side, &g[t])).collect::<Result<Vec<_>, _>>()?;
+        Ok(if eps.len() == 1 { eps.pop().expect("one subscriber") } else { Box::new(fanout::FanOut::new(eps)) })
+    };
+    let opened = size_ok.map_err(TransportError::Address).and_then(|_| (0..addrs.len()).map(open_topic).collect::<Result<Vec<_>, _>>());
     let topics: Result<Vec<multi::Topic>, TransportError> = opened.map(|eps| {
         let names: Vec<String> = if side.is_listener() { eps.iter().map(|ep| ep.local_addr()).collect() } else { addrs.clone() };
         eps.into_iter().zip(names).collect()

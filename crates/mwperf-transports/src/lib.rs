@@ -48,6 +48,11 @@ pub trait Endpoint: Send {
     fn wait_matched(&mut self, _timeout_ns: u64) -> Result<(), TransportError> {
         Ok(())
     }
+    /// How many subscribers discovery has matched to this endpoint's publishing side so far
+    /// (a pub waiting for `--subscribers N`); None where the middleware cannot tell.
+    fn matched_subscribers(&mut self) -> Option<u64> {
+        None
+    }
 }
 
 /// Which end of a measurement an endpoint is.

@@ -16,11 +16,36 @@ use crate::signals;
 /// How long one probe waits for its echo before the next goes out.
 const PROBE_INTERVAL_NS: u64 = 10_000_000;
 
+/// How often a pub checks whether all its subscribers have been matched.
+const SUBSCRIBER_POLL_NS: u64 = 1_000_000;
+
 /// Wait for discovery; Ok = nanoseconds it took.
 pub fn matched(ep: &mut dyn Endpoint, timeout_ns: u64) -> Result<u64, TransportError> {
     let t0 = now_ns();
     ep.wait_matched(timeout_ns)?;
     Ok(now_ns() - t0)
+}
+
+/// Wait for discovery, then (a pub with `--subscribers N`) until the middleware has matched N
+/// subscribers, all within `timeout_ns`; Ok = nanoseconds it took. A middleware that cannot
+/// count its subscribers (zenoh, mqtt) returns after the first match: the control plane starts
+/// the pub only once every subscriber printed READY, i.e. had subscribed.
+pub fn matched_all(ep: &mut dyn Endpoint, timeout_ns: u64, subscribers: u32, transport: &'static str) -> Result<u64, TransportError> {
+    let t0 = now_ns();
+    ep.wait_matched(timeout_ns)?;
+    let end = t0.saturating_add(timeout_ns);
+    loop {
+        let seen = match ep.matched_subscribers() {
+            Some(n) if n < u64::from(subscribers) => n,
+            _ => return Ok(now_ns() - t0),
+        };
+        let now = now_ns();
+        if now >= end || signals::stopped() {
+            let detail = format!("{seen} of --subscribers {subscribers} matched");
+            return Err(TransportError::NotMatched { transport, waited_ns: now - t0, detail });
+        }
+        mwperf_core::clock::sleep_until_ns((now + SUBSCRIBER_POLL_NS).min(end));
+    }
 }
 
 /// Send probes until one is echoed, for at most `bound_ns`; Err = a reason to fail the run.

@@ -18,7 +18,7 @@ use crate::wait::Waiter;
 /// One topic's stream to the sub; `lane` = its place among several topics.
 pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter, lane: Option<Lane<'_>>) -> RoleOutcome {
     let run_id = args.common.run_id.unwrap_or_else(super::random_run_id);
-    let matched = super::contact::matched(ep.as_mut(), args.common.discovery_timeout);
+    let matched = super::contact::matched_all(ep.as_mut(), args.common.discovery_timeout, args.subscribers, args.common.transport.name());
     let start_ns = lane.as_ref().map_or_else(|| now_ns() + 1_000_000, Lane::start_ns);
     let matched_ns = match matched {
         Ok(t) => t,

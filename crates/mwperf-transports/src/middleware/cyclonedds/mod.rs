@@ -234,6 +234,10 @@ impl Endpoint for CycloneEndpoint {
 
     /// Polls the matched statuses every millisecond (a waitset on them would share the reader's
     /// status mask with `recv`'s DATA_AVAILABLE waitset and wake both for either).
+    fn matched_subscribers(&mut self) -> Option<u64> {
+        self.matched().ok()?.0.map(u64::from)
+    }
+
     fn wait_matched(&mut self, timeout_ns: u64) -> Result<(), TransportError> {
         let start = now_ns();
         loop {

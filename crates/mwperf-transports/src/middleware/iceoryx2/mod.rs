@@ -135,6 +135,10 @@ impl Endpoint for Iceoryx2Endpoint {
         self.base.clone()
     }
 
+    fn matched_subscribers(&mut self) -> Option<u64> {
+        self.out.as_ref().map(|out| out.service.dynamic_config().number_of_subscribers() as u64)
+    }
+
     fn wait_matched(&mut self, timeout_ns: u64) -> Result<(), TransportError> {
         let start = std::time::Instant::now();
         let timeout = Duration::from_nanos(timeout_ns);

@@ -23,9 +23,10 @@ const DEFAULT_SEND_TIMEOUT: Duration = Duration::from_secs(1);
 /// cap, keep-last 1000 with 4 MiB messages would zero gigabytes of /dev/shm per publisher.
 const DEFAULT_MAX_SHM: usize = 256 << 20;
 
-/// Ports a service admits. A second subscriber covers a peer that is being replaced (the old one
-/// is still registered while the new one opens); publishers are cheap.
-pub const MAX_SUBSCRIBERS: usize = 2;
+/// Ports a service admits: a pub's `--subscribers` (at most 16) plus one, which covers a peer
+/// that is being replaced (the old one is still registered while the new one opens); publishers
+/// are cheap. The publisher's sample pool stays capped by `max-shm`.
+pub const MAX_SUBSCRIBERS: usize = 17;
 pub const MAX_PUBLISHERS: usize = 4;
 /// Samples a subscriber holds at once: one (it copies each out and releases it at once), plus
 /// one of slack.

@@ -383,6 +383,11 @@ impl Endpoint for Ros1Endpoint {
     /// `topic_tools relay`). The way back is not awaited: a relay advertises its output only
     /// after its first input, so the agent's first-contact probes cover it. Pong/Sub: until a
     /// publisher is linked.
+    fn matched_subscribers(&mut self) -> Option<u64> {
+        self.adopt().ok()?;
+        (self.shared().cfg.publishes.is_some() && !self.side.is_listener()).then_some(self.outbound.len() as u64)
+    }
+
     fn wait_matched(&mut self, timeout_ns: u64) -> Result<(), TransportError> {
         let start = now_ns();
         let end = start.saturating_add(timeout_ns);

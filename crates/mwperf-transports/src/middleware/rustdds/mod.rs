@@ -184,6 +184,11 @@ impl Endpoint for RustDdsEndpoint {
         self.addr.text()
     }
 
+    fn matched_subscribers(&mut self) -> Option<u64> {
+        self.drain_status();
+        self.writer.as_ref().map(|_| self.writer_matched.max(0) as u64)
+    }
+
     fn wait_matched(&mut self, timeout_ns: u64) -> Result<(), TransportError> {
         let start = Instant::now();
         let limit = Duration::from_nanos(timeout_ns);
