@@ -35,7 +35,7 @@ from .sizes import format_bytes
 from .table import format_rate, label, render, render_details, render_notes, row_from_result
 
 POINT_OPTIONS = ("transport", "mode", "rate", "payload", "duration", "count", "warmup", "pong",
-                 "topics", "executor", "busy_loop", "link", "link_backend")
+                 "topics", "executor", "busy_loop", "link", "link_backend", "subscribers")
 CONDITION_OPTIONS = ("peer_timeout", "spin_margin", "busy_poll", "prevent_cpu_idle",
                      "reliability", "history", "depth", "durability", "discovery_timeout",
                      "cpu_quota", "cpu_pin", "rt_priority")
@@ -78,6 +78,8 @@ def cli() -> None:
               "at a time) or multi (one thread per topic).  [default: single]")
 @click.option("--busy-loop", help="CPU work inside every pong/sub callback, e.g. 1.8ms.  "
               "[default: 0s]")
+@click.option("--subscribers", help="One-way: sub agents per topic (1-16), each measuring its own "
+              "stream; the result lists each and pools them.  [default: 1]")
 @click.option("--link", help="Put ping/pub and pong/sub on two emulated hosts joined by this link: "
               "a preset (see 'mwperf links') and/or KEY=VALUE items, e.g. delay=10ms,loss=1% "
               "(docs/links.md). Needs root.")
@@ -111,6 +113,7 @@ def run(scenario: str | None, json_file: str | None, results: str, no_save: bool
       mwperf run --transport zenoh --opt mode=client --rate 0 --duration 5s
       mwperf run --transport ros1 --pong relay
       mwperf run --transport udp --rate 100 --topics 3 --executor single --busy-loop 1.8ms
+      mwperf run --transport ros1 --mode oneway --rate 1000 --subscribers 4
       mwperf run --transport udp --link wifi-80211n
       mwperf run default --quick
       mwperf run my-sweep.yaml --dry-run

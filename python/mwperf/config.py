@@ -16,6 +16,7 @@ from .emulation.network import require_root
 from .emulation.cpu import CpuLimits, parse_limits
 from .errors import UsageError
 from .sizes import parse_size
+from .subscribers import check_subscribers, parse_subscribers
 
 MODES = ("roundtrip", "oneway")
 ROLES = {"roundtrip": ("pong", "ping"), "oneway": ("sub", "pub")}
@@ -34,6 +35,8 @@ EXECUTORS = ("single", "multi")
 MAX_TOPICS = 64
 """the agent's limit (one thread per topic on each side)"""
 WORKLOAD_DEFAULTS: dict[str, str] = {"topics": "1", "executor": "single", "busy_loop": "0s"}
+MAX_SUBSCRIBERS = 16
+"""--subscribers limit: each subscriber is an agent process of its own (the agent's limit too)"""
 DURABILITIES = ("volatile", "transient-local")
 PONGS = ("agent", "relay")
 """who answers a round trip: mwperf's own pong, or a foreign echo (ROS 1 topic_tools relay)"""
@@ -52,6 +55,7 @@ OPTIONS: dict[str, str] = {
     "topics": "text", "executor": "text", "busy_loop": "text",
     "link": "text", "link_backend": "text", "cpu_quota": "text", "cpu_pin": "text",
     "rt_priority": "text",
+    "subscribers": "text",
 }
 """every option of a point, keyed like the command-line flags (``-`` as ``_``), as
 ``build_point`` takes it: ``text`` (a value), ``flag`` (a boolean) or ``repeated`` (a list of
@@ -100,6 +104,8 @@ class PointConfig:
     """how the link is emulated: auto (netem if the kernel has it), netem or userspace"""
     cpu: CpuLimits = CpuLimits()
     """CPU quota, pinning and real-time priority of the agents (emulation/cpu.py)"""
+    subscribers: int = 1
+    """one-way: sub agents per topic, each measuring its own stream (subscribers.py)"""
 
     @property
     def max_queued(self) -> int:
@@ -159,6 +165,7 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
     spin_margin_ns = _duration("--spin-margin", given("spin_margin"), 0)
     qos = _qos(options)
     workload = _workload(options)
+    subscribers = parse_subscribers(options.get("subscribers"), MAX_SUBSCRIBERS)
     agents = ROLES[mode] if qos["pong"] == "agent" else ROLES[mode][1:]  # a relay is no agent
     cpu = parse_limits(options.get("cpu_quota"), options.get("cpu_pin"),
                        options.get("rt_priority"), agents)
@@ -186,10 +193,12 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
         prevent_cpu_idle=bool(options.get("prevent_cpu_idle")),
         spin_margin_ns=spin_margin_ns, samples=bool(options.get("samples")), **qos, **workload,
         **link,
-        cpu=cpu,
+        cpu=cpu, subscribers=subscribers,
     )
     if point.link is not None:
         check_link_transport(transport, point.option)
+    if point.subscribers > 1:
+        check_subscribers(point, options)
     return point
 
 

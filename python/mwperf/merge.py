@@ -5,6 +5,13 @@ in the order failed > partial > complete. Warnings: the agents' and ours, each (
 once. One-way loss is recomputed from the publisher's own send count. ``per_topic``: the measuring
 agent's per-topic measurements (empty for one topic); a one-way topic's loss stays counted
 against the count its end-of-stream marker announced (the pub reports only its total).
+
+Several subscribers (``--subscribers N``, one ``sub`` agent each): ``per_subscriber`` lists each
+one's status and measurement (loss recounted against pub's sends), the top-level measurement
+pools those that measured (pool.py: the distribution over all their messages, loss against
+k x sent for k subscribers that reported), and ``per_topic`` pools each topic over them. A
+subscriber that failed while others measured makes the point partial, not failed: its failure
+stays in its own row, the others' numbers stay.
 """
 
 import copy
@@ -13,6 +20,7 @@ from typing import Any
 
 from .config import MEASURING_ROLE, SENDERS
 from .errors import RunError
+from .pool import pool_measurements
 from .schema import validation_error
 
 SEVERITY = {"complete": 0, "partial": 1, "failed": 2}
@@ -30,6 +38,13 @@ class AgentRun:
     note: str
     """the last stderr line, or why the report could not be used"""
     killed: bool = False
+    name: str = ""
+    """this agent among several of one role (``sub.2``); empty = the role"""
+
+    @property
+    def label(self) -> str:
+        """How the result names this agent: its name, else its role."""
+        return self.name or self.role
 
 
 def make_warning(code: str, message: str, hint: str | None = None) -> dict[str, Any]:
@@ -71,21 +86,32 @@ def merge(*, run_id: str, mode: str, config: dict[str, Any], runs: list[AgentRun
           samples_file: str | None = None,
           daemons: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Build and validate the run-result; raise RunError if no agent left a usable report."""
-    reports = {run.role: run.report for run in runs if run.report is not None}
+    reports = {run.label: run.report for run in runs if run.report is not None}
     sender = next((reports[r] for r in SENDERS if r in reports), None)
     origin = sender or next(iter(reports.values()), None)
     if origin is None:
-        notes = "; ".join(f"{run.role}: {run.note}" for run in runs)
+        notes = "; ".join(f"{run.label}: {run.note}" for run in runs)
         raise RunError(f"no agent wrote a usable report ({notes})")
     warnings = [w for report in reports.values() for w in report["warnings"]]
     warnings += own_warnings or []
-    measurement = _measurement(mode, config, reports, warnings)
+    subscribers = [run for run in runs if run.role == "sub"] if mode == "oneway" else []
+    per_subscriber: list[dict[str, Any]] = []
+    if len(subscribers) > 1:
+        per_subscriber = _per_subscriber(config, subscribers, reports.get("pub"), warnings)
+        measured = [s["measurement"] for s in per_subscriber if s["measurement"] is not None]
+        measurement = pool_measurements(measured) if measured else None
+        per_topic = _pooled_topics([run.report for run in subscribers if run.report])
+    else:
+        measurement = _measurement(mode, config, reports, warnings)
+        per_topic = _per_topic(mode, reports)
     if measurement is not None and samples_file is not None:
         measurement["samples_file"] = samples_file
     statuses: list[Status] = [("partial", interrupted)] if interrupted else []
     for run in runs:
         status, reason = agent_status(run)
-        statuses.append((status, f"{run.role}: {reason}" if reason else None))
+        if status == "failed" and per_subscriber and run.role == "sub" and measurement:
+            status = "partial"  # the other subscribers measured: their numbers stand
+        statuses.append((status, f"{run.label}: {reason}" if reason else None))
     status, reason = worst(statuses)
     result = {
         "schema_version": 1, "kind": "run-result", "run_id": run_id,
@@ -96,12 +122,40 @@ def merge(*, run_id: str, mode: str, config: dict[str, Any], runs: list[AgentRun
         "warnings": _dedupe(warnings),
         "daemons": daemons or [],
         "discovery": copy.deepcopy(sender.get("discovery")) if sender else None,
-        "per_topic": _per_topic(mode, reports),
+        "per_topic": per_topic,
     }
+    if per_subscriber:
+        result["per_subscriber"] = per_subscriber
     problem = validation_error(result, "run-result")
     if problem:
         raise RunError(f"bug: the run-result does not match schema/result.v1.json at {problem}")
     return result
+
+
+def _per_subscriber(config: dict[str, Any], subscribers: list[AgentRun],
+                    pub: dict[str, Any] | None,
+                    warnings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each subscriber's status and measurement (loss against pub's sends), in order."""
+    rows = []
+    for index, run in enumerate(subscribers):
+        reports = {"sub": run.report} if run.report is not None else {}
+        if pub is not None:
+            reports["pub"] = pub
+        status, reason = agent_status(run)
+        rows.append({"subscriber": index, "name": run.label, "status": status,
+                     "status_reason": reason,
+                     "measurement": _measurement("oneway", config, reports, warnings)})
+    return rows
+
+
+def _pooled_topics(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each topic pooled over the subscribers that measured it (empty for one topic)."""
+    by_topic: dict[int, list[dict[str, Any]]] = {}
+    for report in reports:
+        for topic in report.get("per_topic") or []:
+            by_topic.setdefault(topic["topic"], []).append(topic)
+    return [{**pool_measurements(found), "topic": index, "name": found[0]["name"]}
+            for index, found in sorted(by_topic.items())]
 
 
 def _measurement(mode: str, config: dict[str, Any], reports: dict[str, dict[str, Any]],

@@ -39,6 +39,11 @@ class AgentProcess:
     killed: bool = False
     """True when it did not stop within the grace period and had to be SIGKILLed."""
     _pidfd: int | None = field(default=None, repr=False)
+    name: str = ""
+    """this agent among several of one role (``sub.2`` of ``--subscribers``); else the role"""
+
+    def __post_init__(self) -> None:
+        self.name = self.name or self.role
 
     @property
     def exit_code(self) -> int | None:
@@ -129,13 +134,16 @@ class AgentSet:
         self.placement = placement
         self.agents: list[AgentProcess] = []
 
-    def spawn(self, role: str, argv: list[str], netns: Path | None = None) -> AgentProcess:
-        """Start one agent in its own process group; stdout/stderr go to <role>.stdout/.stderr.
+    def spawn(self, role: str, argv: list[str], netns: Path | None = None,
+              name: str | None = None) -> AgentProcess:
+        """Start one agent in its own process group; stdout/stderr go to <name>.stdout/.stderr.
 
         ``netns``: the network namespace file to start it in (an emulated host), else mwperf's.
+        ``name``: tells apart several agents of one role (default: the role).
         """
-        stdout_path = self.workdir / f"{role}.stdout"
-        stderr_path = self.workdir / f"{role}.stderr"
+        name = name or role
+        stdout_path = self.workdir / f"{name}.stdout"
+        stderr_path = self.workdir / f"{name}.stderr"
         setup = self.placement.child_setup(role) if self.placement else None
         with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
             try:
@@ -144,7 +152,8 @@ class AgentSet:
                                          preexec_fn=_die_with_parent(os.getpid(), netns, setup))
             except OSError as exc:
                 raise RunError(f"cannot start {argv[0]}: {exc.strerror}") from None
-        agent = AgentProcess(role, popen, stdout_path, stderr_path, _pidfd=_open_pidfd(popen.pid))
+        agent = AgentProcess(role, popen, stdout_path, stderr_path, _pidfd=_open_pidfd(popen.pid),
+                             name=name)
         self.agents.append(agent)
         if self.placement:
             self.placement.confirm(role, popen.pid)

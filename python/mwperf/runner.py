@@ -1,7 +1,7 @@
 """Running one point: start the server role, wait for READY, run the sender, collect, merge.
 
 Roles: roundtrip = pong (server) + ping (sender, measures); oneway = sub (server, measures) +
-pub (sender). With ``--link`` the server runs on emulated host b and the sender on host a, and
+pub (sender); with ``--subscribers N`` one-way runs N subs (subscribers.py). With ``--link`` the server runs on emulated host b and the sender on host a, and
 the result's ``link`` section holds the spec, the backend and the emulator's counters.
 Nothing outlives ``run_point``: the agents live inside an ``AgentSet``, the cgroups of a
 CPU quota in the point's lease (leases.py), the emulated hosts in their own. A Ctrl-C stops
@@ -31,6 +31,7 @@ from .emulation.cpu import CpuPlacement
 from .leases import Lease
 from .procs import STOP_GRACE_S, AgentProcess, AgentSet
 from .schema import validation_error
+from .subscribers import connect_address, listen_address, names
 
 READY_TIMEOUT_S = 10.0
 SLACK_S = 10.0
@@ -85,12 +86,17 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
                     plan = Plan(network.listen_address(cfg.transport))
                     hosts = (network.b.netns_path, network.a.netns_path)
                     given = replace(cfg, opts=cfg.opts + network.agent_opts(cfg.transport))
-                server = None
+                servers: list[AgentProcess] = []
                 if plan.listen is not None:
-                    server = agents.spawn(server_role, role_argv(agent, server_role, given,
-                                                                 workdir, tag, plan.listen),
-                                          hosts[0])
-                    address = server.wait_ready(cfg.transport, ready_timeout_s(cfg))
+                    ready: list[str] = []
+                    for index, name in enumerate(server_names(cfg)):
+                        listen = listen_address(cfg.transport, plan.listen, index,
+                                                ready[0] if ready else None)
+                        servers.append(agents.spawn(
+                            server_role, role_argv(agent, server_role, given, workdir, tag,
+                                                   listen, name), hosts[0], name))
+                        ready.append(servers[-1].wait_ready(cfg.transport, ready_timeout_s(cfg)))
+                    address = connect_address(cfg.transport, ready)
                 else:
                     address = plan.connect or ""
                 sender = agents.spawn(sender_role,
@@ -106,7 +112,7 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
                 daemons.sample_all()  # the end of the measurement
                 if sender.exit_code == 2:
                     raise UsageError(f"{sender_role} rejected the point: {sender.stderr_tail()}")
-                if server is not None:
+                for server in servers:
                     own_warnings += _stop_server(server, cfg.mode)
             except KeyboardInterrupt as exc:
                 stopped = exc.reason if isinstance(exc, Interrupted) else "interrupted by Ctrl-C"
@@ -146,6 +152,11 @@ def _emulated_link(cfg: PointConfig, workdir: Path, tag: int
                             f"run {tag & 0xFFFF:04x}")
 
 
+def server_names(cfg: PointConfig) -> list[str]:
+    """The pong, or the subs (``sub.0`` ... with several subscribers)."""
+    return names(cfg.subscribers) if cfg.mode == "oneway" else [ROLES[cfg.mode][0]]
+
+
 def ready_timeout_s(cfg: PointConfig) -> float:
     """How long a pong/sub may take to print READY (middleware may discover before it is ready)."""
     if cfg.transport in PLAIN_SOCKETS:
@@ -160,7 +171,8 @@ def sender_args(cfg: PointConfig) -> list[str]:
     return ["--rate", format(Decimal(repr(cfg.rate)).normalize(), "f"), "--payload", cfg.payload,
             *amount, "--warmup", format_duration_arg(cfg.warmup_ns),
             "--peer-timeout", format_duration_arg(cfg.peer_timeout_ns),
-            "--spin-margin", format_duration_arg(cfg.spin_margin_ns)]
+            "--spin-margin", format_duration_arg(cfg.spin_margin_ns),
+            *(["--subscribers", str(cfg.subscribers)] if cfg.subscribers > 1 else [])]
 
 
 def sender_timeout_s(cfg: PointConfig) -> float:
@@ -180,12 +192,13 @@ def make_run_id(cfg: PointConfig, tag: int, started: datetime) -> str:
 
 
 def role_argv(agent: Agent, role: str, cfg: PointConfig, workdir: Path, tag: int,
-              address: str) -> list[str]:
-    """The full agent command line for ``role`` (docs/agent-contract.md)."""
+              address: str, name: str | None = None) -> list[str]:
+    """The full agent command line for ``role`` (docs/agent-contract.md); ``name`` tells apart
+    several agents of one role (their report files)."""
     sender = role in SENDERS
     argv = [str(agent.path), role, "--transport", cfg.transport,
             "--connect" if sender else "--listen", address, "--run-id", str(tag),
-            "--json", str(workdir / f"{role}.json"), "--quiet"]
+            "--json", str(workdir / f"{name or role}.json"), "--quiet"]
     argv += ["--busy-poll"] * cfg.busy_poll + ["--prevent-cpu-idle"] * cfg.prevent_cpu_idle
     argv += qos_args(cfg) + workload_args(cfg, sender)
     if sender:
@@ -235,7 +248,7 @@ def _stop_server(server: AgentProcess, mode: str) -> list[dict[str, Any]]:
     warnings = []
     if mode == "oneway" and server.wait(STOP_GRACE_S) is None:
         warnings.append(make_warning(
-            "no-end-of-stream", f"sub did not exit within {STOP_GRACE_S:g} s after pub finished "
+            "no-end-of-stream", f"{server.name} did not exit within {STOP_GRACE_S:g} s after pub finished "
             "and was stopped with SIGTERM", "the end-of-stream marker may have been lost"))
     server.send(signal.SIGTERM)
     if server.wait(STOP_GRACE_S) is None:
@@ -244,14 +257,14 @@ def _stop_server(server: AgentProcess, mode: str) -> list[dict[str, Any]]:
 
 
 def _kill_warnings(agents: list[AgentProcess]) -> list[dict[str, Any]]:
-    return [make_warning("agent-killed", f"{a.role} did not stop within {STOP_GRACE_S:g} s of "
+    return [make_warning("agent-killed", f"{a.name} did not stop within {STOP_GRACE_S:g} s of "
                          "being asked and was killed (SIGKILL)", "its report may be missing")
             for a in agents if a.killed]
 
 
 def _collect(proc: AgentProcess, workdir: Path) -> AgentRun:
     """Read and check the report an agent wrote; an unusable one is recorded with why."""
-    path = workdir / f"{proc.role}.json"
+    path = workdir / f"{proc.name}.json"
     report, note = None, proc.stderr_tail()
     try:
         report = json.loads(path.read_text(encoding="utf-8"))
@@ -265,7 +278,7 @@ def _collect(proc: AgentProcess, workdir: Path) -> AgentRun:
             problem = f"$.role: '{report['role']}', expected '{proc.role}'"
         if problem:
             report, note = None, f"{path.name} does not match schema/result.v1.json at {problem}"
-    return AgentRun(proc.role, proc.exit_code, report, note, proc.killed)
+    return AgentRun(proc.role, proc.exit_code, report, note, proc.killed, proc.name)
 
 
 def _rfc3339(moment: datetime) -> str:
