@@ -150,7 +150,8 @@ def test_unknown_scenario_names_the_built_ins() -> None:
                                          r"file or a built-in name \(bridge-payloads, "
                                          r"busy-loop-executors, cpu-quotas, default, "
                                          r"rate-sweep-3-topics, "
-                                         r"ros1-rate-sweep; see 'mwperf scenarios'\)$"):
+                                         r"ros1-rate-sweep, ros1-subscribers; see 'mwperf "
+                                         r"scenarios'\)$"):
         load_scenario("nosuch")
     with pytest.raises(UsageError, match=r"^SCENARIO: cannot read missing\.yaml: "):
         load_scenario("missing.yaml")
