@@ -169,7 +169,7 @@ def render_details(result: dict[str, Any]) -> str:
     service = "  ".join(f"{name} {format_ns(m['service'][key])}" for name, key in LATENCY)
     accounting = "  ".join(f"{name} {m['accounting'][key]}" for name, key in ACCOUNTING)
     text = f"service time  {service}\naccounting    {accounting}\n"
-    text += render_workload(result)
+    text += render_workload(result) + render_subscribers(result)
     discovery = result.get("discovery")
     if discovery:
         reply = discovery.get("first_reply_ns")
@@ -199,6 +199,22 @@ def render_workload(result: dict[str, Any]) -> str:
             f"callback busy-loop {format_ns(busy) if busy else 'none'}\n")
     for topic in result.get("per_topic") or []:
         text += _topic_line(topic)
+    return text
+
+
+def render_subscribers(result: dict[str, Any]) -> str:
+    """With --subscribers N: one line per subscriber (the table row pools them all)."""
+    text = ""
+    for entry in result.get("per_subscriber") or []:
+        measured = entry["measurement"]
+        if measured is None:
+            text += f"subscriber {entry['subscriber']:<2} {entry['status']}: {entry['status_reason']}\n"
+            continue
+        response, acc = measured["response"], measured["accounting"]
+        latency = "  ".join(f"{name} {format_ns(response[key])}" for name, key in LATENCY)
+        loss = f"{100 * acc['lost'] / acc['sent']:.2f}%" if acc["sent"] else DASH
+        text += (f"subscriber {entry['subscriber']:<2} count {response['count']}  {latency}  "
+                 f"loss {loss}  ({entry['name']}, {entry['status']})\n")
     return text
 
 

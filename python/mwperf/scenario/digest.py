@@ -17,6 +17,8 @@ class Digest:
     per_topic: list[dict[str, Any]] = field(default_factory=list)
     """each topic: ``topic``, ``response`` {p50_ns, p99_ns}, ``accounting`` {sent, lost}"""
     warnings: list[dict[str, Any]] = field(default_factory=list)
+    per_subscriber: list[dict[str, Any]] = field(default_factory=list)
+    """each subscriber (``--subscribers N``) in per_topic's shape, its index as ``topic``"""
 
 
 def digest(result: dict[str, Any], location: str | None) -> Digest:
@@ -25,4 +27,14 @@ def digest(result: dict[str, Any], location: str | None) -> Digest:
                "response": {k: t["response"][k] for k in ("p50_ns", "p99_ns")},
                "accounting": {k: t["accounting"][k] for k in ("sent", "lost")}}
               for t in result.get("per_topic") or []]
-    return Digest(row_from_result(result, location), topics, list(result["warnings"]))
+    return Digest(row_from_result(result, location), topics, list(result["warnings"]),
+                  [_subscriber(s) for s in result.get("per_subscriber") or []])
+
+
+def _subscriber(entry: dict[str, Any]) -> dict[str, Any]:
+    """A subscriber's p50/p99/loss; one without a measurement has none (and no loss)."""
+    measured = entry["measurement"] or {"response": {"p50_ns": None, "p99_ns": None},
+                                        "accounting": {"sent": 0, "lost": 0}}
+    return {"topic": entry["subscriber"],
+            "response": {k: measured["response"][k] for k in ("p50_ns", "p99_ns")},
+            "accounting": {k: measured["accounting"][k] for k in ("sent", "lost")}}

@@ -27,6 +27,7 @@ class Observation:
     row: Row
     per_topic: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[dict[str, Any]] = field(default_factory=list)
+    per_subscriber: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def measured(self) -> bool:
@@ -45,7 +46,7 @@ def observations(run: SweepRun) -> list[Observation]:
             row = replace(kept.row, status=entry.status,
                           status_reason=entry.reason)  # the sweep's verdict (e.g. a timeout)
             found.append(Observation(point, entry.status, entry.reason, row, kept.per_topic,
-                                     kept.warnings))
+                                     kept.warnings, kept.per_subscriber))
             continue
         cfg = run.sweep.configs[point.index]
         found.append(Observation(point, entry.status, entry.reason, Row(

@@ -1,10 +1,10 @@
 """A sweep's summary: the table, why points were not complete, skipped transports, warnings,
 then the analysis — saturation knees (rate sweeps), comparisons across two-valued axes and
-multi-topic rankings. Pure: returns text and JSON-able data; the CLI prints, sweep folders get
+multi-topic and multi-subscriber rankings. Pure: returns text and JSON-able data; the CLI prints, sweep folders get
 summary.md / summary.json.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..merge import SEVERITY
@@ -15,7 +15,7 @@ from .knee import Knee, knees
 from .manifest import NOT_SUPPORTED, PENDING, SKIPPED
 from .observe import Observation, observations
 from .sweep import SweepRun
-from .topics import TopicRanking, rank_topics
+from .topics import TopicRanking, rank_subscribers, rank_topics
 
 
 @dataclass
@@ -27,6 +27,7 @@ class Summary:
     knees: list[Knee]
     comparisons: list[Comparison]
     rankings: list[TopicRanking]
+    subscriber_rankings: list[TopicRanking] = field(default_factory=list)
 
     @property
     def status(self) -> str:
@@ -54,6 +55,8 @@ class Summary:
              [k.text(analysis) for k in self.knees]),
             ("Comparisons", [line for c in self.comparisons for line in c.lines()]),
             ("Topics ranked by p50 (multi-topic points)", [r.line() for r in self.rankings]),
+            ("Subscribers ranked by p50 (--subscribers points)",
+             [r.line() for r in self.subscriber_rankings]),
         ]
         for title, lines in sections:
             if lines:
@@ -77,6 +80,7 @@ class Summary:
             "knees": [k.to_dict() for k in self.knees],
             "comparisons": [c.to_dict() for c in self.comparisons],
             "topics": [r.to_dict() for r in self.rankings],
+            "subscribers": [r.to_dict() for r in self.subscriber_rankings],
         }
 
     def _notes(self) -> list[str]:
@@ -122,4 +126,4 @@ def summarize(run: SweepRun) -> Summary:
     observed = observations(run)
     measured = [o for o in observed if o.status != NOT_SUPPORTED]
     return Summary(run, observed, knees(measured, run.sweep.scenario.analysis),
-                   comparisons(measured), rank_topics(measured))
+                   comparisons(measured), rank_topics(measured), rank_subscribers(measured))

@@ -1,5 +1,7 @@
 """Multi-topic points ranked by topic: which topic waits longest (seed 001: with a single
-executor topic 3 waits for the callbacks of topics 1 and 2).
+executor topic 3 waits for the callbacks of topics 1 and 2). Points with several subscribers
+are ranked the same way by subscriber (seed 000: a TCPROS publisher serves its subscribers in
+turn, so the last one waits longest).
 
 Per point (repetitions combined by their median), the topics ordered by response-time p50,
 fastest first (topics without any reply last), with each topic's p50, p99 and loss, and the
@@ -30,6 +32,8 @@ class TopicRanking:
 
     point: str
     topics: tuple[TopicStat, ...]
+    unit: str = "topic"
+    """what is ranked: ``topic`` or ``subscriber``"""
 
     @property
     def spread(self) -> float | None:
@@ -39,7 +43,7 @@ class TopicRanking:
 
     def line(self) -> str:
         """'udp ... topics=3: topic 0 p50 2.2 ms p99 ... loss 0.00% < topic 1 ... (x2.8)'."""
-        parts = [f"topic {t.topic} "
+        parts = [f"{self.unit} {t.topic} "
                  + (f"p50 {format_ns(t.p50_ns)} p99 {format_ns(t.p99_ns)}"
                     if t.p50_ns is not None else "no replies")
                  + (f" loss {t.loss_pct:.2f}%" if t.loss_pct is not None else "")
@@ -50,25 +54,31 @@ class TopicRanking:
     def to_dict(self) -> dict[str, object]:
         """As JSON."""
         return {"point": self.point, "spread": self.spread,
-                "topics": [t.__dict__ for t in self.topics]}
+                f"{self.unit}s": [t.__dict__ for t in self.topics]}
 
 
-def rank_topics(observations: list[Observation]) -> list[TopicRanking]:
-    """A ranking for every point measured with several topics."""
+def rank_subscribers(observations: list[Observation]) -> list[TopicRanking]:
+    """A ranking for every point measured with several subscribers."""
+    return rank_topics(observations, "per_subscriber", "subscriber")
+
+
+def rank_topics(observations: list[Observation], attr: str = "per_topic",
+                unit: str = "topic") -> list[TopicRanking]:
+    """A ranking for every point measured with several topics (``attr``: or subscribers)."""
     by_point: dict[str, list[Observation]] = {}
     for obs in observations:
-        if len(obs.per_topic) > 1:
+        if len(getattr(obs, attr)) > 1:
             name = obs.point.label().split(" (rep ")[0]
             by_point.setdefault(name, []).append(obs)
     rankings = []
     for name, found in by_point.items():
         per_topic: dict[int, list[dict[str, object]]] = {}
         for obs in found:
-            for topic in obs.per_topic:
+            for topic in getattr(obs, attr):
                 per_topic.setdefault(int(topic["topic"]), []).append(topic)
         stats = [_stat(topic, measured) for topic, measured in per_topic.items()]
         rankings.append(TopicRanking(name, tuple(sorted(
-            stats, key=lambda s: (s.p50_ns is None, s.p50_ns or 0.0, s.topic)))))
+            stats, key=lambda s: (s.p50_ns is None, s.p50_ns or 0.0, s.topic))), unit))
     return rankings
 
 
