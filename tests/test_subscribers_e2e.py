@@ -54,10 +54,12 @@ def test_three_subscribers_each_receive_everything(real_env: dict[str, str], tmp
     assert result["status"] == "complete", result["status_reason"]
 
 
-def test_a_killed_subscriber_fails_alone(real_env: dict[str, str], tmp_path: Path) -> None:
+@pytest.mark.parametrize("transport", ["udp", "tcp"])
+def test_a_killed_subscriber_fails_alone(real_env: dict[str, str], tmp_path: Path,
+                                         transport: str) -> None:
     out = tmp_path / "result.json"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "mwperf.cli", "run", "--transport", "udp", "--mode", "oneway",
+        [sys.executable, "-m", "mwperf.cli", "run", "--transport", transport, "--mode", "oneway",
          "--rate", str(RATE_HZ), "--duration", "3s", "--warmup", "200ms", "--payload",
          "Array64", "--subscribers", "3", "--json", str(out), "--no-save"],
         env=real_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
