@@ -84,9 +84,12 @@ mod tests {
     use super::*;
     use std::sync::{Arc, Mutex};
 
+    /// What a probe subscriber was sent.
+    type Sent = Arc<Mutex<Vec<Vec<u8>>>>;
+
     /// A subscriber that records what it was sent, or fails every send with `fail`.
     struct Probe {
-        got: Arc<Mutex<Vec<Vec<u8>>>>,
+        got: Sent,
         fail: Option<fn() -> TransportError>,
     }
 
@@ -109,7 +112,7 @@ mod tests {
         }
     }
 
-    fn probe(fail: Option<fn() -> TransportError>) -> (Box<dyn Endpoint>, Arc<Mutex<Vec<Vec<u8>>>>) {
+    fn probe(fail: Option<fn() -> TransportError>) -> (Box<dyn Endpoint>, Sent) {
         let got = Arc::new(Mutex::new(Vec::new()));
         (Box::new(Probe { got: Arc::clone(&got), fail }), got)
     }
