@@ -207,3 +207,21 @@ def test_the_summary_ranks_subscribers_slowest_last() -> None:
     assert [s.topic for s in ranking.topics] == [0, 2, 1]
     assert ranking.spread == 6.0
     assert ranking.line().startswith("udp oneway 1000 Hz: subscriber 0 p50 1.00 µs")
+
+
+def test_cpu_and_rss_count_every_subscriber() -> None:
+    from mwperf.store.rows import process_columns
+    from mwperf.table import row_from_result
+
+    subs = [agent_report("sub", measured=measurement("oneway", sent=1000, lost=0),
+                         wall_s=2.0, cpu_s=0.1 * (i + 1)) for i in range(3)]
+    runs = [*(sub_run(i, r) for i, r in enumerate(subs)),
+            AgentRun("pub", 0, agent_report("pub", sent=1000), "")]
+    result = merged(runs)
+    result["config"] = {**CONFIG, "subscribers": 3}
+    columns = process_columns(result)
+    assert math.isclose(columns["sub_cpu_s"], 2 * (0.1 + 0.2 + 0.3))
+    assert columns["sub_rss_kib"] == 3 * 4096 and math.isclose(columns["sub_cpu_pct"], 60.0)
+    assert row_from_result(result, None).rss_kib == 4 * 4096
+    result["agents"] = result["agents"][1:]  # one subscriber left no report
+    assert row_from_result(result, None).cpu_pct is None  # a part of the CPU is not the CPU

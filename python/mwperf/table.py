@@ -68,7 +68,8 @@ def row_from_result(result: dict[str, Any], location: str | None = None) -> Row:
         numbers.update(count=response["count"], stddev_ns=response["stddev_ns"],
                        msgs_per_s=m["throughput"]["msgs_per_s"],
                        loss_pct=100 * acc["lost"] / acc["sent"] if acc["sent"] else None)
-    agents = len(ROLES[config["mode"]]) - (config.get("pong", "agent") != "agent")
+    agents = (len(ROLES[config["mode"]]) - (config.get("pong", "agent") != "agent")
+              + config.get("subscribers", 1) - 1)
     daemons = result.get("daemons") or []
     return Row(transport=config["transport"], mode=config["mode"], rate=config["rate"],
                payload=config["payload"], payload_bytes=config["payload_bytes"],

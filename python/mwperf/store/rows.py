@@ -84,16 +84,23 @@ def measurement_columns(measurement: dict[str, Any] | None) -> dict[str, Any]:
 
 
 def process_columns(result: dict[str, Any]) -> dict[str, Any]:
-    """CPU (seconds and % of the process's wall time) and peak RSS per role, daemons, discovery."""
+    """CPU (seconds and % of the process's wall time) and peak RSS per role, daemons, discovery.
+
+    Several agents of one role (``--subscribers``): CPU and RSS summed, over the longest wall time.
+    """
     row: dict[str, Any] = {}
-    agents = {a.get("role"): a.get("process") or {} for a in result.get("agents") or []}
+    agents: dict[str, list[dict[str, Any]]] = {}
+    for agent in result.get("agents") or []:
+        agents.setdefault(agent.get("role"), []).append(agent.get("process") or {})
     for role in ROLES:
-        process = agents.get(role)
-        cpu = (process.get("cpu_user_s", 0) + process.get("cpu_sys_s", 0)) if process else None
-        wall = process.get("wall_s") if process else None
+        processes = agents.get(role)
+        cpu = (sum(p.get("cpu_user_s", 0) + p.get("cpu_sys_s", 0) for p in processes)
+               if processes else None)
+        wall = max((p.get("wall_s") or 0 for p in processes), default=0) if processes else None
+        rss = [p.get("max_rss_kib") for p in processes or []]
         row[f"{role}_cpu_s"] = cpu
         row[f"{role}_cpu_pct"] = 100.0 * cpu / wall if cpu is not None and wall else None
-        row[f"{role}_rss_kib"] = process.get("max_rss_kib") if process else None
+        row[f"{role}_rss_kib"] = sum(rss) if rss and None not in rss else None
     daemons = result.get("daemons") or []
     cpus = [(d.get("cpu_user_s") or 0) + (d.get("cpu_sys_s") or 0) for d in daemons
             if d.get("cpu_user_s") is not None or d.get("cpu_sys_s") is not None]
