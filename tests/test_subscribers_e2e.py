@@ -1,7 +1,8 @@
 """--subscribers N end to end with the real agent: one pub, three sub processes, on udp (the pub
 sends to each in turn) and on Cyclone DDS (native fan-out); every subscriber receives every
 message at a low rate and has its own row; a subscriber killed mid-run fails alone while the
-others keep their numbers; nothing is left running.
+others keep their numbers (udp, tcp, and mqtt, whose subscribers share one "ready" flag: one
+leaving must not end the pub's stream); nothing is left running.
 """
 
 import json
@@ -54,7 +55,7 @@ def test_three_subscribers_each_receive_everything(real_env: dict[str, str], tmp
     assert result["status"] == "complete", result["status_reason"]
 
 
-@pytest.mark.parametrize("transport", ["udp", "tcp"])
+@pytest.mark.parametrize("transport", ["udp", "tcp", "mqtt"])
 def test_a_killed_subscriber_fails_alone(real_env: dict[str, str], tmp_path: Path,
                                          transport: str) -> None:
     out = tmp_path / "result.json"

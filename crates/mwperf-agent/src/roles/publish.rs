@@ -1,6 +1,10 @@
 //! pub: sends on the pacer's schedule, one way, then an end-of-stream marker (FLAG_FIN, seq =
 //! measured messages sent, intended_ns = warm-up messages sent, peer_rx_ns = period in ns, 0 for
 //! rate 0) three times, 1 ms apart.
+//!
+//! With several subscribers on a middleware (`--subscribers N`, native fan-out) one subscriber
+//! leaving (e.g. mqtt's shared ready flag cleared) does not end the stream for the others: the
+//! pub keeps sending and notes how often it was told a subscriber left.
 
 use mwperf_core::clock::now_ns;
 use mwperf_core::result::Status;
@@ -29,6 +33,9 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter, lane: 
     let mut out = Outgoing::new(run_id, topic, args.payload);
     let mut rx = Vec::new();
     let mut send_errors = 0u64;
+    // one subscriber leaving must not end a natively fanned-out stream for the others
+    let shared = args.subscribers > 1 && args.common.transport.has_discovery();
+    let mut left = 0u64;
     let mut stop: Option<(Status, String)> = None;
     loop {
         if signals::stopped() {
@@ -43,6 +50,11 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter, lane: 
         if now < due {
             // Nothing is expected back; receiving keeps stream backlogs moving and notices a close.
             match waiter.recv_until(ep.as_mut(), &mut rx, due.min(now + 100_000_000)) {
+                Err(TransportError::Closed) if shared => {
+                    left += 1; // and wait as a receive would have (a closed link returns at once)
+                    mwperf_core::clock::sleep_until_ns(due.min(now + 100_000_000));
+                    continue;
+                }
                 Err(TransportError::Closed) => {
                     stop = Some((Status::Partial, "the subscriber closed the connection".into()));
                     break;
@@ -61,6 +73,7 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter, lane: 
         match r {
             Ok(()) => {}
             Err(TransportError::Unreachable { .. }) => send_errors += 1,
+            Err(TransportError::Closed) if shared => left += 1,
             Err(TransportError::Closed) => {
                 stop = Some((Status::Partial, "the subscriber closed the connection".into()));
                 break;
@@ -83,6 +96,7 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter, lane: 
     let (status, reason) = match stop {
         Some((s, r)) => (s, Some(r)),
         None if send_errors > 0 => (Status::Complete, Some(format!("{send_errors} sends found nobody listening"))),
+        None if left > 0 => (Status::Complete, Some(format!("told {left} times that a subscriber left; kept sending to the others"))),
         None => (Status::Complete, None),
     };
     // The schedule accuracy belongs to the sender; the sub owns the latency measurement.
