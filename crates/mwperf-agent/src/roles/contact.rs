@@ -92,3 +92,51 @@ pub fn probe(ep: &mut dyn Endpoint, peer: &str, run_id: u32, payload: usize, bou
     }
     Err(format!("no reply from {peer} within {} ({probes} probes sent); is a pong running there?", format_ns(bound_ns as f64)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Matched at once; one more subscriber discovered at every count query, up to `max`.
+    struct Growing {
+        seen: u64,
+        max: Option<u64>,
+    }
+
+    impl Endpoint for Growing {
+        fn send(&mut self, _: &[u8]) -> Result<(), TransportError> {
+            Ok(())
+        }
+        fn recv(&mut self, _: &mut Vec<u8>, _: u64) -> Result<Option<usize>, TransportError> {
+            Ok(None)
+        }
+        fn local_addr(&self) -> String {
+            "growing".into()
+        }
+        fn matched_subscribers(&mut self) -> Option<u64> {
+            let max = self.max?;
+            self.seen = (self.seen + 1).min(max);
+            Some(self.seen)
+        }
+    }
+
+    #[test]
+    fn waits_until_every_subscriber_is_matched() {
+        let mut ep = Growing { seen: 0, max: Some(5) };
+        matched_all(&mut ep, 5_000_000_000, 4, "test").unwrap();
+        assert_eq!(ep.seen, 4);
+    }
+
+    #[test]
+    fn too_few_subscribers_fail_naming_the_count() {
+        let mut ep = Growing { seen: 0, max: Some(2) };
+        let e = matched_all(&mut ep, 20_000_000, 3, "test").unwrap_err().to_string();
+        assert!(e.contains("2 of --subscribers 3 matched"), "{e}");
+    }
+
+    #[test]
+    fn a_middleware_that_cannot_count_goes_on_after_the_first_match() {
+        let mut ep = Growing { seen: 0, max: None };
+        matched_all(&mut ep, 20_000_000, 3, "test").unwrap();
+    }
+}
