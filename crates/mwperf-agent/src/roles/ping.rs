@@ -180,7 +180,10 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, peer: &str, waiter: &Wa
     };
     let period = mwperf_core::schedule::period_ns(args.rate);
     let col = match Collector::new(start_ns + args.warmup, period, args.samples.as_deref()) {
-        Ok(c) => c,
+        Ok(mut c) => {
+            c.watch_outage(args.common.outage_window);
+            c
+        }
         Err(e) => return RoleOutcome::failed(format!("--samples: cannot write '{}': {e}", args.samples.as_deref().unwrap_or(""))),
     };
     let mut p = Ping {
@@ -211,6 +214,7 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, peer: &str, waiter: &Wa
     let sent = p.pacer.measured_sent;
     let schedule = p.pacer.schedule.summary();
     let end = p.pacer.planned_end_ns().map_or(p.last_send_ns, |e| e.min(now_ns()));
+    let outage = p.col.outage_counts(true);
     let measurement = p.col.finish("roundtrip", sent, p.pacer.warmup_sent, args.payload as u64, end, schedule);
-    RoleOutcome { status, reason, measurement: Some(measurement), counters: None, sent: Some(sent), schedule: None, warmup_ns: Some(args.warmup), discovery: Some(discovery), per_topic: Vec::new() }
+    RoleOutcome { status, reason, measurement: Some(measurement), counters: None, sent: Some(sent), schedule: None, warmup_ns: Some(args.warmup), discovery: Some(discovery), per_topic: Vec::new(), outage }
 }
