@@ -28,6 +28,9 @@ DEFAULTS: dict[str, str] = {
     "warmup": "1s", "peer_timeout": "2s", "spin_margin": "100us",
 }
 DURATION_HINT = "use e.g. 10s, 500ms, 2m"
+SESSION_TIMEOUT_NS = 5_000_000_000
+"""the default --session-timeout: TCP's first retransmissions and DDS's heartbeats all retry
+well within 5 s of a link coming back, so a session still silent then is taken as dead"""
 RELIABILITIES = ("reliable", "best-effort")
 EXECUTORS = ("single", "multi")
 """how the callback side runs several topics' callbacks: one at a time, or one thread per topic"""
@@ -50,7 +53,7 @@ OPTIONS: dict[str, str] = {
     "reliability": "text", "history": "text", "depth": "text", "durability": "text",
     "opt": "repeated", "discovery_timeout": "text", "pong": "text",
     "topics": "text", "executor": "text", "busy_loop": "text",
-    "link": "text", "link_backend": "text", "cpu_quota": "text", "cpu_pin": "text",
+    "link": "text", "link_backend": "text", "session_timeout": "text", "cpu_quota": "text", "cpu_pin": "text",
     "rt_priority": "text",
 }
 """every option of a point, keyed like the command-line flags (``-`` as ``_``), as
@@ -98,6 +101,8 @@ class PointConfig:
     """``--link`` as given (a preset and/or KEY=VALUE items); None = both agents on loopback"""
     link_backend: str = "auto"
     """how the link is emulated: auto (netem if the kernel has it), netem or userspace"""
+    session_timeout_ns: int = SESSION_TIMEOUT_NS
+    """after a link outage: no delivery within this long after the link is back = session dead"""
     cpu: CpuLimits = CpuLimits()
     """CPU quota, pinning and real-time priority of the agents (emulation/cpu.py)"""
 
@@ -140,7 +145,7 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
     """Validate raw option values (strings as typed, None = not given) into a PointConfig.
 
     ``options`` keys: transport, mode, rate, payload, duration, count, warmup, peer_timeout,
-    spin_margin, topics, executor, busy_loop, link, link_backend, cpu_quota, cpu_pin,
+    spin_margin, topics, executor, busy_loop, link, link_backend, session_timeout, cpu_quota, cpu_pin,
     rt_priority (strings) and busy_poll, prevent_cpu_idle, samples (booleans). ``agent`` is
     called only once the values that need no agent are valid, so those errors come first.
     """
@@ -198,13 +203,18 @@ def _link(options: dict[str, Any]) -> dict[str, Any]:
     text = options.get("link")
     backend = str(options.get("link_backend") or "auto").strip()
     if text is None:
-        if options.get("link_backend") is not None:
-            raise UsageError("--link-backend: only together with --link")
+        for key in ("link_backend", "session_timeout"):
+            if options.get(key) is not None:
+                raise UsageError(f"--{key.replace('_', '-')}: only together with --link")
         return {"link": None, "link_backend": "auto"}
     parse_link(str(text))
+    session = options.get("session_timeout")
+    session_ns = (SESSION_TIMEOUT_NS if session is None
+                  else _duration("--session-timeout", str(session), 1))
     require_root()
     return {"link": str(text).strip(),
-            "link_backend": _choice("--link-backend", "link backend", backend, LINK_BACKENDS)}
+            "link_backend": _choice("--link-backend", "link backend", backend, LINK_BACKENDS),
+            "session_timeout_ns": session_ns}
 
 
 def _workload(options: dict[str, Any]) -> dict[str, Any]:

@@ -12,6 +12,7 @@ import contextlib
 import json
 import secrets
 import signal
+import time
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from decimal import Decimal
@@ -30,6 +31,7 @@ from .middleware import Plan, prepare
 from .emulation.cpu import CpuPlacement
 from .leases import Lease
 from .procs import STOP_GRACE_S, AgentProcess, AgentSet
+from .resilience import section as resilience_section
 from .schema import validation_error
 
 READY_TIMEOUT_S = 10.0
@@ -73,6 +75,8 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
     own_warnings: list[dict[str, Any]] = []
     stopped: str | None = None
     interrupted = False
+    window: tuple[int, int] | None = None
+    sender_stopped_ns: int | None = None
     with (Lease.take(f"{cfg.transport} {cfg.mode} point") as lease,
           _emulated_link(cfg, workdir, tag) as network,
           DaemonSet(workdir, lease) as daemons):
@@ -85,24 +89,27 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
                     plan = Plan(network.listen_address(cfg.transport))
                     hosts = (network.b.netns_path, network.a.netns_path)
                     given = replace(cfg, opts=cfg.opts + network.agent_opts(cfg.transport))
+                    window = network.outage_window()
+                    given = outlasting(given, window)
                 server = None
                 if plan.listen is not None:
                     server = agents.spawn(server_role, role_argv(agent, server_role, given,
-                                                                 workdir, tag, plan.listen),
-                                          hosts[0])
+                                                                 workdir, tag, plan.listen)
+                                          + outage_args(server_role, window), hosts[0])
                     address = server.wait_ready(cfg.transport, ready_timeout_s(cfg))
                 else:
                     address = plan.connect or ""
                 sender = agents.spawn(sender_role,
-                                      role_argv(agent, sender_role, given, workdir, tag, address),
-                                      hosts[1])
-                limit_s = sender_timeout_s(cfg)
+                                      role_argv(agent, sender_role, given, workdir, tag, address)
+                                      + outage_args(sender_role, window), hosts[1])
+                limit_s = sender_timeout_s(given)
                 if sender.wait(limit_s) is None:
                     stopped = f"{sender_role} did not finish within {limit_s:g} s and was stopped"
                     own_warnings.append(make_warning(
                         "sender-timeout", f"{stopped}; its last words: {sender.stderr_tail()}",
                         "the agent seems stuck: please report it with the command line"))
                     agents.stop_all()
+                sender_stopped_ns = time.monotonic_ns()
                 daemons.sample_all()  # the end of the measurement
                 if sender.exit_code == 2:
                     raise UsageError(f"{sender_role} rejected the point: {sender.stderr_tail()}")
@@ -117,10 +124,11 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
         raise Interrupted(stopped or "interrupted")
     samples = workdir / SAMPLES_NAME
     samples_path = samples if cfg.samples and samples.is_file() else None
+    runs = [_collect(proc, workdir) for proc in agents.agents]
     try:
         result = merge(
             run_id=make_run_id(cfg, tag, started), mode=cfg.mode, config=cfg.to_dict(),
-            runs=[_collect(proc, workdir) for proc in agents.agents],
+            runs=runs,
             started_at=_rfc3339(started), finished_at=_rfc3339(datetime.now(timezone.utc)),
             interrupted=stopped,
             own_warnings=own_warnings + placement.warnings + _kill_warnings(agents.agents)
@@ -134,6 +142,10 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
         raise
     if network is not None:
         result["link"] = network.describe()
+    outage = {run.role: run.report.get("outage") for run in runs if run.report is not None}
+    result["resilience"] = resilience_section(
+        result.get("discovery"), outage.get(sender_role), outage.get(MEASURING_ROLE[cfg.mode]),
+        cfg.session_timeout_ns, sender_stopped_ns)
     return Outcome(result, samples_path, interrupted, daemons.folder if daemons.daemons else None)
 
 
@@ -144,6 +156,22 @@ def _emulated_link(cfg: PointConfig, workdir: Path, tag: int
         return contextlib.nullcontext()
     return emulated_network(parse_link(cfg.link), cfg.link_backend, workdir,
                             f"run {tag & 0xFFFF:04x}")
+
+
+def outage_args(role: str, window: tuple[int, int] | None) -> list[str]:
+    """``--outage-window`` for the agents that count around a link outage (not a pong)."""
+    if window is None or role == "pong":
+        return []
+    return ["--outage-window", f"{window[0]}:{window[1]}"]
+
+
+def outlasting(cfg: PointConfig, window: tuple[int, int] | None) -> PointConfig:
+    """With an outage, a sender must not give up on a silent peer before the session could
+    have been declared dead: peer timeout >= outage + --session-timeout + 1 s."""
+    if window is None:
+        return cfg
+    need_ns = window[1] - window[0] + cfg.session_timeout_ns + 1_000_000_000
+    return replace(cfg, peer_timeout_ns=max(cfg.peer_timeout_ns, need_ns))
 
 
 def ready_timeout_s(cfg: PointConfig) -> float:

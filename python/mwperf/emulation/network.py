@@ -34,6 +34,13 @@ class Network:
     backend: str
     spec: LinkSpec
     report: dict[str, Any] | None = field(default=None)
+    epoch_ns: int | None = None
+    """CLOCK_MONOTONIC at the link's time 0 (userspace backend): where an outage counts from"""
+
+    def outage_window(self) -> tuple[int, int] | None:
+        """The scheduled outage on CLOCK_MONOTONIC, known once the link is up (None: none, or
+        a backend that cannot tell)."""
+        return None if self.epoch_ns is None else scheduled_window(self.epoch_ns, self.spec)
 
     def listen_address(self, transport: str) -> str:
         """Where the server (on host b) listens, port chosen by the system."""
@@ -56,10 +63,24 @@ class Network:
                 "</Domain></CycloneDDS>",)
 
     def describe(self) -> dict[str, Any]:
-        """The run-result's ``link`` section."""
+        """The run-result's ``link`` section (``outage_window``: the outage on CLOCK_MONOTONIC,
+        the agents' clock; the emulator's report has each direction's and its dropped packets)."""
+        window = self.outage_window()
         return {**self.spec.to_dict(), "backend": self.backend,
                 "hosts": {h.name: {"netns": h.netns, "address": h.address} for h in (self.a, self.b)},
-                "emulator": self.report}
+                "emulator": self.report,
+                "outage_window": None if window is None else {"start_ns": window[0],
+                                                              "end_ns": window[1]}}
+
+
+def scheduled_window(epoch_ns: int, spec: LinkSpec) -> tuple[int, int] | None:
+    """``spec``'s outage on CLOCK_MONOTONIC for a link whose time 0 is ``epoch_ns``: the union
+    of both directions' windows (the link is not fully up while either is down)."""
+    windows = [(epoch_ns + d.outage_at_ns, epoch_ns + d.outage_at_ns + d.outage_ns)
+               for d in (spec.up, spec.down) if d.outage_ns]
+    if not windows:
+        return None
+    return min(w[0] for w in windows), max(w[1] for w in windows)
 
 
 LOCAL_ONLY = ("uds", "iceoryx2")
@@ -112,7 +133,8 @@ def emulated_network(spec: LinkSpec, backend: str, workdir: Path, purpose: str
             for host in (a, b):
                 lease.add("link", host.device)  # inside the namespace: goes with it
             link = Forwarder.start(spec, a, b, workdir, lease)
-        network = Network(a, b, backend, spec)
+        network = Network(a, b, backend, spec,
+                          epoch_ns=link.epoch_ns if isinstance(link, Forwarder) else None)
         try:
             address_link(a, spec.up.mtu)
             address_link(b, spec.down.mtu)

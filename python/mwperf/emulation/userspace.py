@@ -5,7 +5,8 @@ Used when the kernel has no netem (this project's machines) or on request
 ``$MWPERF_LINKEM``, ``release/mwperf-linkem`` in ``$CARGO_TARGET_DIR``, ``target/release`` in
 this checkout, then PATH. It runs in its own process group, is killed by the kernel if mwperf
 dies (PDEATHSIG), is recorded in the lease as soon as it exists, and its TUN devices vanish
-with it. Stopped with SIGINT, it writes a JSON report of what it did to each direction. Its
+with it. Its READY line carries its epoch (CLOCK_MONOTONIC at the link's time 0, where a
+scheduled outage counts from), so the outage window is known before the agents start. Stopped with SIGINT, it writes a JSON report of what it did to each direction. Its
 forwarding threads run SCHED_FIFO (REALTIME_PRIORITY) so that releases stay on time on a busy
 machine.
 """
@@ -60,6 +61,8 @@ class Forwarder:
 
     def __init__(self, popen: subprocess.Popen, workdir: Path, lease: Lease, lease_id: str):
         self.popen = popen
+        self.epoch_ns: int | None = None
+        """CLOCK_MONOTONIC at the link's time 0 (from READY)"""
         self.workdir = workdir
         self._lease = lease
         self._lease_id = lease_id
@@ -86,6 +89,7 @@ class Forwarder:
                 why = err_path.read_text().strip() or f"no READY within {READY_TIMEOUT_S:g} s"
                 raise RunError(f"--link: {NAME} did not start: {why}")
             time.sleep(0.005)
+        forwarder.epoch_ns = _epoch(out_path.read_text())
         return forwarder
 
     def stop(self) -> dict[str, Any] | None:
@@ -103,3 +107,11 @@ class Forwarder:
             return json.loads((self.workdir / "linkem.json").read_text())
         except (OSError, ValueError):
             return None
+
+
+def _epoch(ready: str) -> int | None:
+    """``epoch_ns=N`` from the READY line (None from an emulator that does not print it)."""
+    for word in ready.split("\n", 1)[0].split():
+        if word.startswith("epoch_ns="):
+            return int(word.removeprefix("epoch_ns="))
+    return None
