@@ -159,13 +159,13 @@ impl Ping<'_> {
 }
 
 /// Discovery, then probes until the first echo; Err = the outcome of a run that cannot start.
-fn first_contact(args: &SenderArgs, ep: &mut dyn Endpoint, peer: &str, run_id: u32) -> Result<mwperf_core::result::Discovery, RoleOutcome> {
-    let matched_ns = super::contact::matched(ep, args.common.discovery_timeout).map_err(|e| RoleOutcome::failed(e.to_string()))?;
+fn first_contact(args: &SenderArgs, ep: &mut dyn Endpoint, peer: &str, run_id: u32) -> Result<mwperf_core::result::Discovery, Box<RoleOutcome>> {
+    let matched_ns = super::contact::matched(ep, args.common.discovery_timeout).map_err(|e| Box::new(RoleOutcome::failed(e.to_string())))?;
     // Socket transports have no discovery: the peer must answer within --peer-timeout.
     let bound = if args.common.transport.has_discovery() { args.common.discovery_timeout } else { args.peer_timeout };
     super::contact::probe(ep, peer, run_id, args.payload, bound, args.common.busy_poll, matched_ns).map_err(|reason| {
         let status = if signals::stopped() { Status::Partial } else { Status::Failed };
-        RoleOutcome { status, ..RoleOutcome::failed(reason) }
+        Box::new(RoleOutcome { status, ..RoleOutcome::failed(reason) })
     })
 }
 
@@ -176,7 +176,7 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, peer: &str, waiter: &Wa
     let start_ns = lane.as_ref().map_or_else(|| now_ns() + 1_000_000, Lane::start_ns);
     let discovery = match contact {
         Ok(d) => d,
-        Err(outcome) => return outcome,
+        Err(outcome) => return *outcome,
     };
     let period = mwperf_core::schedule::period_ns(args.rate);
     let col = match Collector::new(start_ns + args.warmup, period, args.samples.as_deref()) {
