@@ -104,6 +104,13 @@ def test_epoch_from_the_ready_line() -> None:
     assert _epoch("READY mwa0 mwb0\n") is None
 
 
+@pytest.fixture
+def as_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    """build_point refuses --link without root; these tests build points, they run nothing."""
+    monkeypatch.setattr("mwperf.config.require_root", lambda: None)
+
+
+@pytest.mark.usefixtures("as_root")
 def test_agents_get_the_window_and_outlast_it() -> None:
     assert outage_args("ping", (1, 2)) == ["--outage-window", "1:2"]
     assert outage_args("pong", (1, 2)) == [] and outage_args("sub", None) == []
@@ -113,6 +120,7 @@ def test_agents_get_the_window_and_outlast_it() -> None:
     assert outlasting(cfg, None) is cfg
 
 
+@pytest.mark.usefixtures("as_root")
 def test_session_timeout_option() -> None:
     assert build_point({"link": "outage=1s+1s", "session_timeout": "2s"},
                        Catalogue).session_timeout_ns == 2 * S
