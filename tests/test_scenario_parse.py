@@ -149,7 +149,7 @@ def test_unknown_scenario_names_the_built_ins() -> None:
     with pytest.raises(UsageError, match=r"^SCENARIO: unknown scenario 'nosuch'; allowed: a YAML "
                                          r"file or a built-in name \(bridge-payloads, "
                                          r"busy-loop-executors, cpu-quotas, default, "
-                                         r"rate-sweep-3-topics, "
+                                         r"rate-sweep-3-topics, resilience, "
                                          r"ros1-rate-sweep; see 'mwperf scenarios'\)$"):
         load_scenario("nosuch")
     with pytest.raises(UsageError, match=r"^SCENARIO: cannot read missing\.yaml: "):
