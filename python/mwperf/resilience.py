@@ -61,6 +61,7 @@ def section(discovery: dict[str, Any] | None, sender: dict[str, Any] | None,
             "recovery_ns": recovery,
             "session": session_state(recovery, end, session_timeout_ns, sender_stopped_ns),
             "session_timeout_ns": session_timeout_ns,
+            "series_origin_ns": (receiver or {}).get("series_origin_ns"),
         }
     return {"time_to_connect_ns": first_message_ns(discovery), "outage": outage}
 

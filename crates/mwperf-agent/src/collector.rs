@@ -58,7 +58,8 @@ impl Collector {
 
     /// The outage counts so far (None without a window); `sender`: this agent also sends.
     pub fn outage_counts(&self, sender: bool) -> Option<mwperf_core::result::OutageCounts> {
-        self.outage.as_ref().map(|w| w.counts(sender, true))
+        let origin_ns = Some(self.series.origin_ns());
+        self.outage.as_ref().map(|w| mwperf_core::result::OutageCounts { series_origin_ns: origin_ns, ..w.counts(sender, true) })
     }
 
     /// Count a buffer that is not a usable message of this run.

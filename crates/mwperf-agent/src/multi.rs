@@ -128,6 +128,7 @@ fn pool_outage(each: &[&OutageCounts]) -> Option<OutageCounts> {
         delivered: sum(|c| c.delivered),
         last_before_ns: each.iter().filter_map(|c| c.last_before_ns).max(),
         first_after_ns: each.iter().map(|c| c.first_after_ns).collect::<Option<Vec<u64>>>().and_then(|v| v.into_iter().max()),
+        series_origin_ns: each.iter().filter_map(|c| c.series_origin_ns).min(),
     })
 }
 

@@ -90,6 +90,9 @@ pub struct OutageCounts {
     /// Receive time of the first delivery at or after the window's end of a message sent at or
     /// after its start.
     pub first_after_ns: Option<u64>,
+    /// CLOCK_MONOTONIC at second 0 of the measurement's per-second series (a measuring agent):
+    /// places the window exactly on that time axis.
+    pub series_origin_ns: Option<u64>,
 }
 
 #[derive(Serialize, Debug, Clone)]

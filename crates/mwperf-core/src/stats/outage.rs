@@ -57,6 +57,7 @@ impl OutageWatch {
             delivered: receiver.then_some(self.delivered),
             last_before_ns: if receiver { self.last_before_ns } else { None },
             first_after_ns: if receiver { self.first_after_ns } else { None },
+            series_origin_ns: None,
         }
     }
 }
