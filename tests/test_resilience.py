@@ -22,23 +22,25 @@ DISCOVERY = {"matched_ns": 3_000_000, "first_reply_ns": 250_000, "probes": 1}
 
 
 def counts(sent: int | None = None, delivered: int | None = None,
-           first_after_ns: int | None = None, last_before_ns: int | None = None
-           ) -> dict[str, Any]:
+           first_after_ns: int | None = None, last_before_ns: int | None = None,
+           series_origin_ns: int | None = None) -> dict[str, Any]:
     """An agent report's ``outage`` section."""
     return {"start_ns": START, "end_ns": END, "sent": sent, "delivered": delivered,
-            "last_before_ns": last_before_ns, "first_after_ns": first_after_ns}
+            "last_before_ns": last_before_ns, "first_after_ns": first_after_ns,
+            "series_origin_ns": series_origin_ns}
 
 
 def test_roundtrip_outage_lost_recovery_survived() -> None:
     # 1 kHz for 2 s: 2000 sent inside the window, none came back; the first echo 35 ms after
     ping = counts(sent=2000, delivered=0, first_after_ns=END + 35_000_000,
-                  last_before_ns=START - 900_000)
+                  last_before_ns=START - 900_000, series_origin_ns=START - 30 * S)
     got = section(DISCOVERY, ping, ping, SESSION_TIMEOUT_NS, END + 8 * S)
     assert got["time_to_connect_ns"] == 3_250_000
     assert got["outage"] == {
         "start_ns": START, "end_ns": END, "duration_ns": 2 * S, "sent": 2000, "delivered": 0,
         "lost": 2000, "last_before_ns": START - 900_000, "recovery_ns": 35_000_000,
-        "session": "survived", "session_timeout_ns": SESSION_TIMEOUT_NS}
+        "session": "survived", "session_timeout_ns": SESSION_TIMEOUT_NS,
+        "series_origin_ns": START - 30 * S}
 
 
 def test_oneway_combines_the_pub_sends_with_the_sub_deliveries() -> None:
