@@ -2,7 +2,8 @@
 //!
 //! Closed loop at rate 0: one message in flight; a reply that does not come within
 //! min(--peer-timeout, 1 s) is counted lost and the next message goes out.
-//! The last replies are awaited for min(--peer-timeout, max(200 ms, 20 × the largest RTT seen)).
+//! The last replies are awaited for min(--peer-timeout, max(200 ms, 20 × the largest RTT seen, or
+//! the first contact's when no measured reply came back yet)).
 
 use mwperf_core::clock::now_ns;
 use mwperf_core::result::Status;
@@ -32,6 +33,9 @@ struct Ping<'a> {
     last_heard_ns: Option<u64>,
     last_send_ns: u64,
     start_ns: u64,
+    /// The first contact's round trip (probe to echo): what the final wait scales with when no
+    /// measured reply came back yet (e.g. TCP over a long-delay link still opening its window).
+    first_rtt_ns: u64,
     /// With several topics: this topic's place in the common schedule.
     lane: Option<Lane<'a>>,
 }
@@ -144,7 +148,7 @@ impl Ping<'_> {
     }
 
     fn drain(&mut self, waiter: &Waiter) -> Result<(), Stop> {
-        let largest = self.col.response.max().unwrap_or(0);
+        let largest = self.col.response.max().unwrap_or(self.first_rtt_ns);
         let limit = self.args.peer_timeout.min(200_000_000u64.max(largest.saturating_mul(20)));
         let end = self.last_send_ns + limit;
         let blocking = Waiter { busy_poll: waiter.busy_poll, spin_margin_ns: 0 };
@@ -198,6 +202,7 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, peer: &str, waiter: &Wa
         last_heard_ns: None,
         last_send_ns: start_ns,
         start_ns,
+        first_rtt_ns: discovery.first_reply_ns.unwrap_or(0),
         lane,
     };
     let sending = p.send_phase(waiter);
