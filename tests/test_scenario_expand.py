@@ -105,6 +105,7 @@ def test_built_in_sizes_match_the_seeds() -> None:
     assert sizes["rate-sweep-3-topics"] == 2 * 10 * 20  # QoS x 10..100 Hz x 20 samples
     assert sizes["bridge-payloads"] == 3 * 4 * len(TRANSPORTS)
     assert sizes["cpu-quotas"] == 2 * 2 * 4 * 3  # udp/ros1 x echo work x quota x 3 runs
+    assert sizes["ros1-three-hosts"] == 2 * 10 * 3  # Ethernet/WiFi x 200..2000 Hz x 3 runs
     assert [name for name, _ in describe_built_ins()] == sorted(sizes)
 
 
