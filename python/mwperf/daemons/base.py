@@ -10,6 +10,7 @@ stderr go to ``<work dir>/daemons/<name>.log``, which is saved with the point's 
 """
 
 import contextlib
+import functools
 import os
 import shutil
 import signal
@@ -171,7 +172,7 @@ class DaemonSet:
                 if daemon.exit_code is not None:
                     break
                 with contextlib.suppress(OSError):
-                    if inside(spec.netns, lambda: spec.ready(daemon)):
+                    if inside(spec.netns, functools.partial(spec.ready, daemon)):
                         daemon.mark_baseline()
                         return daemon
                 if time.monotonic() > deadline:

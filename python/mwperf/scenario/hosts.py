@@ -16,8 +16,14 @@ point's ``link`` field, which may be an axis. Every error is ``FILE:LINE: field 
 import re
 
 from ..emulation.links import parse_link
-from ..emulation.topology import (MAX_SEGMENT_HOSTS, PLACEABLE, Link, Topology, complete_place,
-                                  unreachable)
+from ..emulation.topology import (
+    MAX_SEGMENT_HOSTS,
+    PLACEABLE,
+    Link,
+    Topology,
+    complete_place,
+    unreachable,
+)
 from ..errors import UsageError
 from .source import Item
 
