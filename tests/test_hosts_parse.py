@@ -1,9 +1,11 @@
 """Scenario hosts, links and placement: a good topology loads, is addressed and routed so every
 host reaches every other; every bad one is refused with FILE:LINE: field 'NAME': message."""
 
+import os
 from pathlib import Path
 
 import pytest
+from conftest import run_mwperf
 
 from mwperf.emulation.network import link_specs, wire_spec
 from mwperf.emulation.topology import Topology, plan_addresses, two_hosts
@@ -142,3 +144,13 @@ def test_a_bad_topology_names_file_line_and_field(tmp_path: Path, text: str,
         load(tmp_path, text)
     assert str(error.value).replace(str(tmp_path) + "/", "") == message
     assert error.value.exit_code == 2
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="points with hosts are refused without root")
+def test_a_dry_run_names_the_hosts(fake_env: dict[str, str], tmp_path: Path) -> None:
+    (tmp_path / "h.yaml").write_text("transport: udp\nhosts: [a, b]\nlinks: {a<->b: delay=1ms}\n"
+                                     "place: {ping: a, pong: b}\n")
+    done = run_mwperf("run", str(tmp_path / "h.yaml"), "--dry-run", env=fake_env)
+    assert done.returncode == 0, done.stderr
+    assert ("hosts a, b; links a<->b (delay=1ms); place mosquitto@b ping@a pong@b pub@a "
+            "rosmaster@b sub@b zenohd@b\n") in done.stdout

@@ -58,6 +58,13 @@ class Topology:
         """The host role or daemon ``name`` runs on."""
         return dict(self.place)[name]
 
+    def describe(self) -> str:
+        """One line for people: 'hosts a, b; links a<->b (spec: link); place ping@a, ...'."""
+        links = ", ".join(f"{k.name}{' [' + ' '.join(k.hosts) + ']' if k.segment else ''} "
+                          f"({k.spec or 'spec: link'})" for k in self.links)
+        place = " ".join(f"{name}@{host}" for name, host in self.place)
+        return f"hosts {', '.join(self.hosts)}; links {links}; place {place}"
+
     def to_dict(self) -> dict[str, Any]:
         """Plain data (a point option, the result's ``topology``)."""
         return {"hosts": list(self.hosts),
