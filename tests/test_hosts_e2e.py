@@ -11,11 +11,15 @@ enough for a loaded 2-core machine and tight enough to catch a lost or doubled d
 import json
 import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import run_mwperf
+from conftest import alive, children, run_mwperf
 from test_linkem_e2e import LeaseWatcher, leftovers
 
 from mwperf.emulation.userspace import find_linkem
@@ -169,4 +173,28 @@ def test_nothing_left_after_a_failure_on_three_hosts(env: dict[str, str],
     assert "pong exited before it was ready" in err + "".join(
         p.read_text() for p in (tmp_path / "r").glob("*/sweep.json")), err
     assert {"netns", "process"} <= {k for k, _ in seen}, seen  # the hosts and linkems existed
+    assert leftovers(seen, Path(env["MWPERF_LEASE_DIR"])) == []
+
+
+def test_nothing_left_after_ctrl_c_with_a_broker_on_a_third_host(env: dict[str, str],
+                                                                 tmp_path: Path) -> None:
+    """mosquitto drops root for its own user (the kernel then no longer kills it with mwperf):
+    Ctrl-C mid-point still stops it, the three linkems, the agents, and removes every host."""
+    watcher = LeaseWatcher(Path(env["MWPERF_LEASE_DIR"]))
+    (tmp_path / "e2e.yaml").write_text(SEGMENT.replace("duration: 2s", "duration: 30s"))
+    proc = subprocess.Popen([sys.executable, "-m", "mwperf.cli", "run", str(tmp_path / "e2e.yaml"),
+                             "--results", str(tmp_path / "r")], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while len(children(proc.pid)) < 6 and time.monotonic() < deadline:  # 3 wires, broker, 2 agents
+        time.sleep(0.05)
+    spawned = children(proc.pid)
+    assert len(spawned) == 6, spawned
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    seen = watcher.stop()
+    assert proc.returncode == 3, err  # partial: what was measured is kept
+    assert not [pid for pid in spawned if alive(pid)]
+    assert len([n for k, n in seen if k == "netns"]) == 4, seen  # three hosts and the hub
     assert leftovers(seen, Path(env["MWPERF_LEASE_DIR"])) == []
