@@ -143,6 +143,33 @@ def test_a_segment_applies_its_delay_once_per_crossing(env: dict[str, str],
     assert broker["address"].startswith(result["link"]["hosts"]["broker"]["address"] + ":")
 
 
+CHAIN = """\
+description: e2e - sender and echoer two hops apart, routed by the host between them
+transport: TRANSPORT
+hosts: [sender, middle, echoer]
+links:
+  sender<->middle: delay=2ms
+  middle<->echoer: delay=3ms
+place: {ping: sender, pong: echoer}
+rate: 50
+payload: Array64
+duration: 2s
+warmup: 500ms
+timeout: 1m
+"""
+
+
+@pytest.mark.parametrize("transport", ["udp", "cyclonedds", "zenoh"])
+def test_two_hops_through_a_forwarding_host(env: dict[str, str], tmp_path: Path,
+                                            transport: str) -> None:
+    """Routing across a host on two links; Cyclone DDS discovers its peer by unicast there."""
+    code, (result,), err = sweep(env, tmp_path, CHAIN.replace("TRANSPORT", transport))
+    assert code == 0, err
+    accounting = result["measurement"]["accounting"]
+    assert accounting["received"] == accounting["sent"] >= 90, accounting
+    assert 10.0 <= p50_ms(result) <= 14.0, p50_ms(result)  # 2 x (2 + 3) ms
+
+
 @pytest.mark.parametrize("transport", ["mqtt", "zenoh"])
 def test_daemons_across_a_link(env: dict[str, str], tmp_path: Path, transport: str) -> None:
     """--link alone: the broker / router on host b with the pong, the ping across the link."""
