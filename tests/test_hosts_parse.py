@@ -112,6 +112,9 @@ BAD = [
     (BASE + "hosts: [a, b]\nlinks:\n  a<->b:\nplace: {ping: a, pong: b}\n",
      "t.yaml:4: field 'links': 'a<->b' has no spec: give one, or set the field 'link' (it "
      "applies to every link without one)"),
+    (BASE + "link: lte\nhosts: [a, b]\nlinks:\n  a<->b: delay=1ms\nplace: {ping: a, pong: b}\n",
+     "t.yaml:2: field 'link': no link in 'links' takes it (each has a spec of its own); drop "
+     "it, or leave a link's spec empty to use it"),
     (BASE + "hosts: [a, b]\nlinks:\n  a<->b: delay=1parsec\nplace: {ping: a, pong: b}\n",
      "t.yaml:4: field 'links': 'a<->b': --link: key 'delay': cannot parse '1parsec'; use a "
      "duration such as 10ms, 250us, 1.5s"),

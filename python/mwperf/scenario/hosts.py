@@ -34,9 +34,10 @@ SEGMENT_KEYS = ("hosts", "link")
 
 
 def parse_topology(top: dict[str, Item], document: Item, where: str,
-                   point_link: bool) -> Topology | None:
+                   link_line: int | None) -> Topology | None:
     """The topology the scenario declares, or None when it has none of ``hosts``, ``links``,
-    ``place``. ``point_link``: the scenario sets the field ``link`` (for links without a spec)."""
+    ``place``. ``link_line``: where the scenario sets the field ``link`` (the spec of links
+    written without one), None if it does not."""
     given = {key: top[key] for key in KEYS if key in top}
     if not given:
         return None
@@ -47,7 +48,10 @@ def parse_topology(top: dict[str, Item], document: Item, where: str,
                          f"'{key}' is missing: a scenario with hosts declares hosts, links and "
                          f"place together (see docs/scenarios.md)")
     hosts = _hosts(given["hosts"], where)
-    links = _links(given["links"], hosts, where, point_link)
+    links = _links(given["links"], hosts, where, link_line is not None)
+    if link_line is not None and all(link.spec is not None for link in links):
+        raise _error(where, link_line, "link", "no link in 'links' takes it (each has a spec of "
+                     "its own); drop it, or leave a link's spec empty to use it")
     for host in hosts:
         if not any(host in link.hosts for link in links):
             raise _error(where, given["hosts"].line, "hosts", f"host '{host}' is on no link; "

@@ -44,7 +44,7 @@ def parse_scenario(text: str, where: str, name: str, quick: bool = False) -> Sce
     exclusions = _exclusions(top.get("exclude"), fields, where, strict=True)
     repeat, timeout_ns = _repeat(top.get("repeat"), where), _timeout(top.get("timeout"), where)
     topology = parse_topology(top, document, where,
-                              point_link=any(f.name == "link" for f in fields))
+                              next((f.line for f in fields if f.name == "link"), None))
     chosen = dict(top)
     if quick:  # the full variant is checked above; the quick one replaces whole fields
         for key, item in overrides.items():
