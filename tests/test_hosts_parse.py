@@ -157,3 +157,12 @@ def test_a_dry_run_names_the_hosts(fake_env: dict[str, str], tmp_path: Path) -> 
     assert done.returncode == 0, done.stderr
     assert ("hosts a, b; links a<->b (delay=1ms); place mosquitto@b ping@a pong@b pub@a "
             "rosmaster@b sub@b zenohd@b\n") in done.stdout
+
+
+def test_at_most_99_links(tmp_path: Path) -> None:
+    hosts = [f"h{i}" for i in range(101)]
+    links = "".join(f"  h{i}<->h{i + 1}: delay=1ms\n" for i in range(100))
+    text = (f"transport: udp\nhosts: [{', '.join(hosts)}]\nlinks:\n{links}"
+            "place: {ping: h0, pong: h100}\n")
+    with pytest.raises(UsageError, match=r"^t\.yaml:4: field 'links': 100 links; at most 99$"):
+        load(tmp_path, text)

@@ -32,6 +32,8 @@ SERVER_ROLES = ("pong", "sub")
 PREFIX_LEN = 24
 HUB_OCTET = 254
 MAX_SEGMENT_HOSTS = HUB_OCTET - 1
+MAX_LINKS = 99
+"""two digits of link number in a device name (15 bytes: the lease prefix takes 9)"""
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ import re
 
 from ..emulation.links import parse_link
 from ..emulation.topology import (
+    MAX_LINKS,
     MAX_SEGMENT_HOSTS,
     PLACEABLE,
     Link,
@@ -86,6 +87,8 @@ def _links(item: Item, hosts: tuple[str, ...], where: str, point_link: bool
         raise _error(where, item.line, "links", "must map links to specs, e.g. "
                      "'sender<->echoer: wifi-80211n' or 'lan: {hosts: [a, b, c], link: "
                      "ethernet-1g}'")
+    if len(item.value) > MAX_LINKS:
+        raise _error(where, item.line, "links", f"{len(item.value)} links; at most {MAX_LINKS}")
     links: list[Link] = []
     pairs: dict[frozenset[str], tuple[str, int]] = {}
     for name, value in item.value.items():
