@@ -12,7 +12,7 @@ from mwperf.emulation.links import parse_link
 from mwperf.emulation.network import scheduled_window
 from mwperf.emulation.userspace import _epoch
 from mwperf.errors import UsageError
-from mwperf.resilience import outage_window, section, session_state
+from mwperf.resilience import section, session_state
 from mwperf.runner import outage_args, outlasting
 from mwperf.schema import SCHEMA_PATH
 
@@ -86,14 +86,6 @@ def test_sections_match_the_schema() -> None:
     validator.validate(section(DISCOVERY, None, None, S, None))
     assert not validator.is_valid({"time_to_connect_ns": 1, "outage": {**section(
         DISCOVERY, ping, ping, S, END)["outage"], "session": "maybe"}})
-
-
-def test_window_from_the_emulator_report_is_the_union_of_both_directions() -> None:
-    report = {"outages": {"up": {"start_ns": 10, "end_ns": 20}, "down": {"start_ns": 12,
-                                                                           "end_ns": 25}}}
-    assert outage_window(report) == (10, 25)
-    assert outage_window({"outages": {"up": None, "down": None}}) is None
-    assert outage_window(None) is None
 
 
 def test_scheduled_window_counts_from_the_link_epoch() -> None:

@@ -12,8 +12,9 @@ from .durations import parse_duration
 from .emulation.links import parse_link
 from .emulation.network import BACKENDS as LINK_BACKENDS
 from .emulation.network import check_transport as check_link_transport
-from .emulation.network import require_root
+from .emulation.network import link_specs, require_root
 from .emulation.cpu import CpuLimits, parse_limits
+from .emulation.topology import Topology
 from .errors import UsageError
 from .sizes import parse_size
 
@@ -105,6 +106,9 @@ class PointConfig:
     """after a link outage: no delivery within this long after the link is back = session dead"""
     cpu: CpuLimits = CpuLimits()
     """CPU quota, pinning and real-time priority of the agents (emulation/cpu.py)"""
+    topology: Topology | None = None
+    """a scenario's hosts, links and placement (emulation/topology.py); None = --link alone
+    (hosts a and b) or loopback"""
 
     @property
     def max_queued(self) -> int:
@@ -130,6 +134,10 @@ class PointConfig:
         data["opts"] = list(self.opts)
         data["cpu"] = self.cpu.to_dict()
         del data["qos_given"]
+        if self.topology is None:
+            del data["topology"]
+        else:
+            data["topology"] = self.topology.to_dict()
         return data
 
 
@@ -193,26 +201,32 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
         **link,
         cpu=cpu,
     )
-    if point.link is not None:
+    if point.link is not None or point.topology is not None:
         check_link_transport(transport, point.option)
     return point
 
 
 def _link(options: dict[str, Any]) -> dict[str, Any]:
-    """--link and --link-backend, checked (the spec's grammar: emulation/links.py)."""
+    """--link and --link-backend, checked (the spec's grammar: emulation/links.py), and a
+    scenario's topology (``options['topology']``, emulation/topology.py's ``to_dict``)."""
     text = options.get("link")
     backend = str(options.get("link_backend") or "auto").strip()
-    if text is None:
+    topology = (Topology.from_dict(options["topology"]) if options.get("topology") is not None
+                else None)
+    if text is None and topology is None:
         for key in ("link_backend", "session_timeout"):
             if options.get(key) is not None:
                 raise UsageError(f"--{key.replace('_', '-')}: only together with --link")
         return {"link": None, "link_backend": "auto"}
-    parse_link(str(text))
+    if text is not None:
+        parse_link(str(text))
+    if topology is not None:
+        link_specs(topology, None if text is None else str(text))
     session = options.get("session_timeout")
     session_ns = (SESSION_TIMEOUT_NS if session is None
                   else _duration("--session-timeout", str(session), 1))
     require_root()
-    return {"link": str(text).strip(),
+    return {"link": None if text is None else str(text).strip(), "topology": topology,
             "link_backend": _choice("--link-backend", "link backend", backend, LINK_BACKENDS),
             "session_timeout_ns": session_ns}
 

@@ -129,10 +129,12 @@ class AgentSet:
         self.placement = placement
         self.agents: list[AgentProcess] = []
 
-    def spawn(self, role: str, argv: list[str], netns: Path | None = None) -> AgentProcess:
+    def spawn(self, role: str, argv: list[str], netns: Path | None = None,
+              env: dict[str, str] | None = None) -> AgentProcess:
         """Start one agent in its own process group; stdout/stderr go to <role>.stdout/.stderr.
 
-        ``netns``: the network namespace file to start it in (an emulated host), else mwperf's.
+        ``netns``: the network namespace file to start it in (an emulated host), else mwperf's;
+        ``env``: variables to set on top of mwperf's environment.
         """
         stdout_path = self.workdir / f"{role}.stdout"
         stderr_path = self.workdir / f"{role}.stderr"
@@ -140,7 +142,7 @@ class AgentSet:
         with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
             try:
                 popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                         process_group=0,
+                                         process_group=0, env={**os.environ, **env} if env else None,
                                          preexec_fn=_die_with_parent(os.getpid(), netns, setup))
             except OSError as exc:
                 raise RunError(f"cannot start {argv[0]}: {exc.strerror}") from None

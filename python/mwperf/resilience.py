@@ -27,15 +27,6 @@ from .table import first_message_ns
 SESSION_STATES = ("survived", "dead", "undetermined")
 
 
-def outage_window(emulator: dict[str, Any] | None) -> tuple[int, int] | None:
-    """The outage on CLOCK_MONOTONIC from an emulator report: the union of both directions'
-    windows (the link is not fully up while either is down); None without an outage."""
-    windows = [w for w in ((emulator or {}).get("outages") or {}).values() if w]
-    if not windows:
-        return None
-    return min(w["start_ns"] for w in windows), max(w["end_ns"] for w in windows)
-
-
 def section(discovery: dict[str, Any] | None, sender: dict[str, Any] | None,
             receiver: dict[str, Any] | None, session_timeout_ns: int,
             sender_stopped_ns: int | None) -> dict[str, Any]:

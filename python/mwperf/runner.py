@@ -1,8 +1,9 @@
 """Running one point: start the server role, wait for READY, run the sender, collect, merge.
 
 Roles: roundtrip = pong (server) + ping (sender, measures); oneway = sub (server, measures) +
-pub (sender). With ``--link`` the server runs on emulated host b and the sender on host a, and
-the result's ``link`` section holds the spec, the backend and the emulator's counters.
+pub (sender). With ``--link`` or a scenario's ``hosts:`` every role and daemon runs on the
+emulated host it is placed on (``--link`` alone: the server on host b, the sender on host a),
+and the result's ``link`` section holds the specs, the backend and the emulators' counters.
 Nothing outlives ``run_point``: the agents live inside an ``AgentSet``, the cgroups of a
 CPU quota in the point's lease (leases.py), the emulated hosts in their own. A Ctrl-C stops
 them with SIGINT, and whatever they reported still becomes a (partial) result.
@@ -25,9 +26,9 @@ from .durations import format_duration_arg
 from .errors import RunError, UsageError
 from .merge import AgentRun, make_warning, merge
 from .daemons import DaemonSet
-from .emulation.links import parse_link
 from .emulation.network import Network, emulated_network
-from .middleware import Plan, prepare
+from .emulation.topology import two_hosts
+from .middleware import prepare
 from .emulation.cpu import CpuPlacement
 from .leases import Lease
 from .procs import STOP_GRACE_S, AgentProcess, AgentSet
@@ -83,11 +84,9 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
         placement = CpuPlacement(cfg.cpu, lease)
         with AgentSet(workdir, placement) as agents:
             try:
-                plan = prepare(cfg, workdir, agent, daemons)
-                hosts, given = (None, None), cfg
-                if network is not None:  # the server on host b, the sender on host a
-                    plan = Plan(network.listen_address(cfg.transport))
-                    hosts = (network.b.netns_path, network.a.netns_path)
+                plan = prepare(cfg, workdir, agent, daemons, network)
+                given = cfg
+                if network is not None:
                     given = replace(cfg, opts=cfg.opts + network.agent_opts(cfg.transport))
                     window = network.outage_window()
                     given = outlasting(given, window)
@@ -95,13 +94,15 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
                 if plan.listen is not None:
                     server = agents.spawn(server_role, role_argv(agent, server_role, given,
                                                                  workdir, tag, plan.listen)
-                                          + outage_args(server_role, window), hosts[0])
+                                          + outage_args(server_role, window),
+                                          *_placed(network, server_role, cfg.transport))
                     address = server.wait_ready(cfg.transport, ready_timeout_s(cfg))
                 else:
                     address = plan.connect or ""
                 sender = agents.spawn(sender_role,
                                       role_argv(agent, sender_role, given, workdir, tag, address)
-                                      + outage_args(sender_role, window), hosts[1])
+                                      + outage_args(sender_role, window),
+                                      *_placed(network, sender_role, cfg.transport))
                 limit_s = sender_timeout_s(given)
                 if sender.wait(limit_s) is None:
                     stopped = f"{sender_role} did not finish within {limit_s:g} s and was stopped"
@@ -151,10 +152,11 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
 
 def _emulated_link(cfg: PointConfig, workdir: Path, tag: int
                    ) -> contextlib.AbstractContextManager[Network | None]:
-    """Hosts a and b joined by ``cfg.link`` (emulation/network.py), or nothing (loopback)."""
-    if cfg.link is None:
+    """The point's emulated hosts and links (emulation/network.py): the scenario's topology,
+    or hosts a and b joined by ``cfg.link``; or nothing (loopback)."""
+    if cfg.link is None and cfg.topology is None:
         return contextlib.nullcontext()
-    return emulated_network(parse_link(cfg.link), cfg.link_backend, workdir,
+    return emulated_network(cfg.topology or two_hosts(), cfg.link, cfg.link_backend, workdir,
                             f"run {tag & 0xFFFF:04x}")
 
 
@@ -172,6 +174,16 @@ def outlasting(cfg: PointConfig, window: tuple[int, int] | None) -> PointConfig:
         return cfg
     need_ns = window[1] - window[0] + cfg.session_timeout_ns + 1_000_000_000
     return replace(cfg, peer_timeout_ns=max(cfg.peer_timeout_ns, need_ns))
+
+
+def _placed(network: Network | None, role: str, transport: str
+            ) -> tuple[Path | None, dict[str, str] | None]:
+    """The namespace ``role`` runs in and the environment it needs there (ROS 1 nodes advertise
+    their host's address, as ROS_IP tells roscpp): (None, None) on loopback."""
+    if network is None:
+        return None, None
+    env = {"ROS_IP": network.address_of(role)} if transport == "ros1" else None
+    return network.netns_of(role), env
 
 
 def ready_timeout_s(cfg: PointConfig) -> float:

@@ -25,7 +25,7 @@ from .. import REPO_ROOT
 from ..errors import RunError
 from ..leases import Lease, process_id
 from ..procs import _die_with_parent
-from .hosts import Host
+from .hosts import Port
 from .links import LinkSpec
 
 NAME = "mwperf-linkem"
@@ -57,31 +57,33 @@ def find_linkem() -> Path:
 
 
 class Forwarder:
-    """A running mwperf-linkem between hosts a and b."""
+    """A running mwperf-linkem between two ports (one per host)."""
 
-    def __init__(self, popen: subprocess.Popen, workdir: Path, lease: Lease, lease_id: str):
+    def __init__(self, popen: subprocess.Popen, report: Path, lease: Lease, lease_id: str):
         self.popen = popen
         self.epoch_ns: int | None = None
         """CLOCK_MONOTONIC at the link's time 0 (from READY)"""
-        self.workdir = workdir
+        self.report = report
         self._lease = lease
         self._lease_id = lease_id
 
     @classmethod
-    def start(cls, spec: LinkSpec, a: Host, b: Host, workdir: Path, lease: Lease) -> "Forwarder":
-        """Start forwarding (returns once its devices exist and it forwards)."""
+    def start(cls, spec: LinkSpec, a: Port, b: Port, workdir: Path, lease: Lease,
+              label: str = "linkem") -> "Forwarder":
+        """Start forwarding (returns once its devices exist and it forwards); its files in
+        ``workdir`` are ``<label>.json``, ``.stdout`` and ``.stderr``."""
         argv = [str(find_linkem()), "--netns-a", str(a.netns_path), "--dev-a", a.device,
                 "--netns-b", str(b.netns_path), "--dev-b", b.device,
                 "--up", spec.up.canonical(), "--down", spec.down.canonical(),
-                "--seed", str(secrets.randbits(63)), "--report", str(workdir / "linkem.json"),
+                "--seed", str(secrets.randbits(63)), "--report", str(workdir / f"{label}.json"),
                 "--realtime", str(REALTIME_PRIORITY)]
-        out_path, err_path = workdir / "linkem.stdout", workdir / "linkem.stderr"
+        out_path, err_path = workdir / f"{label}.stdout", workdir / f"{label}.stderr"
         with open(out_path, "wb") as out, open(err_path, "wb") as err:
             popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                                      process_group=0, preexec_fn=_die_with_parent(os.getpid()))
         lease_id = process_id(popen.pid)
         lease.add("process", lease_id)
-        forwarder = cls(popen, workdir, lease, lease_id)
+        forwarder = cls(popen, workdir / f"{label}.json", lease, lease_id)
         deadline = time.monotonic() + READY_TIMEOUT_S
         while not out_path.read_text().startswith("READY"):
             if popen.poll() is not None or time.monotonic() > deadline:
@@ -104,7 +106,7 @@ class Forwarder:
         if (("process", self._lease_id)) in self._lease.resources:
             self._lease.release_one("process", self._lease_id)
         try:
-            return json.loads((self.workdir / "linkem.json").read_text())
+            return json.loads(self.report.read_text())
         except (OSError, ValueError):
             return None
 
