@@ -101,3 +101,20 @@ def test_no_outage_no_outage_section(env: dict[str, str], tmp_path: Path) -> Non
     result = json.loads(out.read_text())
     assert result["resilience"]["outage"] is None and result["link"]["outage_window"] is None
     assert result["resilience"]["time_to_connect_ns"] > 0
+
+
+def test_a_session_silent_beyond_the_bound_is_reported_dead(env: dict[str, str],
+                                                            tmp_path: Path) -> None:
+    # TCP backs its retransmissions off exponentially (0.2, 0.4, 0.8, 1.6, 3.2 s): after a 4 s
+    # outage the next one comes ~2 s after the link is back, far beyond a 300 ms bound; the
+    # ping gives up on the silent peer (outage + bound + 1 s) and the run ends, partial
+    out = tmp_path / "result.json"
+    done = run_mwperf("run", "--transport", "tcp", "--rate", "100", "--duration", "10s",
+                      "--warmup", "300ms", "--link", "outage=2s+4s", "--session-timeout",
+                      "300ms", "--json", str(out), "--no-save", env=env, timeout=120)
+    result = json.loads(out.read_text())
+    assert done.returncode == 3 and result["status"] == "partial", done.stderr
+    outage = result["resilience"]["outage"]
+    assert outage["session"] == "dead", outage
+    assert outage["recovery_ns"] is None or outage["recovery_ns"] > 300_000_000, outage
+    assert "peer silent" in result["status_reason"]
