@@ -19,7 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchlib import med, revision, stamp, write_section  # noqa: E402
+from benchlib import med, revision, stamp, write_section
 
 ROOT = Path(__file__).resolve().parents[1]
 RATE = 1000
@@ -58,13 +58,13 @@ def main() -> None:
             runs[case].append(measure(*case))
     expected = RATE * OUTAGE_S
     lines = [
-        f"Measured {stamp()} at {revision()}, {args.reps} repetitions (interleaved), medians, "
-        f"load average {os.getloadavg()[0]:.2f} at the end (2 shared cores).",
+        (f"Measured {stamp()} at {revision()}, {args.reps} repetitions (interleaved), medians, "
+         f"load average {os.getloadavg()[0]:.2f} at the end (2 shared cores)."),
         "", "```", f"python3 benchmarks/bench_resilience.py --reps {args.reps} --write", "```",
-        f"Round trip or one way at {RATE} Hz, 64 B, `--link outage=1500ms+{OUTAGE_S:g}s`; ground "
-        f"truth for best-effort: lost = rate x outage = {expected:.0f}.", "",
-        "| transport | mode | sent in window (median) | lost (each rep) | lost (median) | "
-        "lost / (rate x outage) | recovery (median) | session |",
+        (f"Round trip or one way at {RATE} Hz, 64 B, `--link outage=1500ms+{OUTAGE_S:g}s`; "
+         f"ground truth for best-effort: lost = rate x outage = {expected:.0f}."), "",
+        ("| transport | mode | sent in window (median) | lost (each rep) | lost (median) | "
+         "lost / (rate x outage) | recovery (median) | session |"),
         "|---|---|---|---|---|---|---|---|"]
     for (transport, mode, extra), rs in runs.items():
         lost = [r.get("lost") for r in rs]
