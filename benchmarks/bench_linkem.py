@@ -34,10 +34,11 @@ from benchlib import revision, stamp, write_section  # noqa: E402  (run as a scr
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 from mwperf.agent import find_agent  # noqa: E402
 from mwperf.config import MEASURING_ROLE, ROLES, build_point  # noqa: E402
-from mwperf.emulation.hosts import address_link, create_hosts  # noqa: E402
+from mwperf.emulation.hosts import Port, address_port, create_host  # noqa: E402
 from mwperf.emulation.links import parse_link  # noqa: E402
 from mwperf.emulation.netem import create_veth  # noqa: E402
 from mwperf.emulation.network import Network, emulated_network  # noqa: E402
+from mwperf.emulation.topology import plan_addresses, two_hosts  # noqa: E402
 from mwperf.leases import Lease  # noqa: E402
 from mwperf.procs import AgentSet  # noqa: E402
 from mwperf.runner import role_argv, sender_timeout_s  # noqa: E402
@@ -50,15 +51,20 @@ IP_UDP_HEADERS = 28
 def plain_veth(workdir: Path) -> Iterator[Network]:
     """Hosts a and b on a veth pair, nothing in between: the baseline."""
     with Lease.take("bench veth") as lease:
-        a, b = create_hosts(lease)
+        topology = two_hosts()
+        plan = plan_addresses(topology, (10, 0), lease.prefix)
+        hosts = {name: create_host(lease, name) for name in topology.hosts}
+        (wire,) = plan.wires
+        a, b = (Port(hosts[e.node], e.device, e.address, e.prefix_len)
+                for e in (wire.near, wire.far))
         create_veth(a, b, lease)
-        address_link(a, 1500)
-        address_link(b, 1500)
-        yield Network(a, b, "veth", parse_link("delay=0"))
+        address_port(a, 1500)
+        address_port(b, 1500)
+        yield Network(topology, hosts, plan, {"a<->b": parse_link("delay=0")}, "veth")
 
 
 def linkem(spec: str) -> Callable[[Path], contextlib.AbstractContextManager[Network]]:
-    return lambda workdir: emulated_network(parse_link(spec), "userspace", workdir, "bench")
+    return lambda workdir: emulated_network(two_hosts(), spec, "userspace", workdir, "bench")
 
 
 def measure(net_of: Callable[[Path], contextlib.AbstractContextManager[Network]],
@@ -74,15 +80,16 @@ def measure(net_of: Callable[[Path], contextlib.AbstractContextManager[Network]]
         with net_of(workdir) as net:
             with AgentSet(workdir) as agents:
                 server = agents.spawn(server_role, role_argv(
-                    agent, server_role, cfg, workdir, tag, f"{net.b.address}:0"), net.b.netns_path)
+                    agent, server_role, cfg, workdir, tag, f"{net.address_of(server_role)}:0"),
+                    net.netns_of(server_role))
                 address = server.wait_ready(cfg.transport, 10)
                 sender = agents.spawn(sender_role, role_argv(
-                    agent, sender_role, cfg, workdir, tag, address), net.a.netns_path)
+                    agent, sender_role, cfg, workdir, tag, address), net.netns_of(sender_role))
                 sender.wait(sender_timeout_s(cfg))
                 if cfg.mode == "oneway":
                     server.wait(5)  # the sub ends after the end-of-stream marker (or is stopped)
         report = json.loads((workdir / f"{MEASURING_ROLE[cfg.mode]}.json").read_text())
-    return report["measurement"], net.report
+    return report["measurement"], net.reports[0] if net.reports else None
 
 
 def rtt(net_of, seconds: float, rate: str = "1000") -> tuple[float, dict | None]:
@@ -99,12 +106,12 @@ def rtt_p50(net_of, seconds: float, rate: str = "1000") -> float:
 def iperf3(net_of, seconds: float) -> float:
     """iperf3 TCP throughput a -> b in bit/s."""
     with tempfile.TemporaryDirectory() as scratch, net_of(Path(scratch)) as net:
-        server = subprocess.Popen(["ip", "netns", "exec", net.b.netns, "iperf3", "-s", "-1",
-                                   "-B", net.b.address], stdout=subprocess.DEVNULL)
+        server = subprocess.Popen(["ip", "netns", "exec", net.hosts["b"].netns, "iperf3", "-s",
+                                   "-1", "-B", net.address_of("pong")], stdout=subprocess.DEVNULL)
         try:
             time.sleep(0.3)
-            done = subprocess.run(["ip", "netns", "exec", net.a.netns, "iperf3", "-c",
-                                   net.b.address, "-t", str(seconds), "-J"], capture_output=True,
+            done = subprocess.run(["ip", "netns", "exec", net.hosts["a"].netns, "iperf3", "-c",
+                                   net.address_of("pong"), "-t", str(seconds), "-J"], capture_output=True,
                                   text=True, check=True)
         finally:
             server.kill()

@@ -8,6 +8,7 @@ import pytest
 from mwperf.config import build_point
 from mwperf.emulation.links import Direction, parse_link
 from mwperf.emulation.netem import expresses, netem_args
+from mwperf.emulation.network import check_transport
 from mwperf.emulation.presets import PRESETS
 from mwperf.emulation.userspace import find_linkem
 from mwperf.errors import RunError, UsageError
@@ -108,12 +109,13 @@ def test_run_options() -> None:
     assert cfg.to_dict()["link"] == "delay=10ms"
     assert point(link="delay=1ms", transport="zenoh").link == "delay=1ms"
     assert point(link="delay=1ms", transport="cyclonedds").link == "delay=1ms"
-    with pytest.raises(UsageError, match="--link is not supported with --transport mqtt yet"):
-        point(link="delay=1ms", transport="mqtt")
+    assert point(link="delay=1ms", transport="mqtt").link == "delay=1ms"  # broker on host b
+    assert point(link="delay=1ms", transport="zenoh", opt=["mode=client"]).link == "delay=1ms"
+    check_transport("ros1", lambda key: None)  # rosmaster on host b
+    with pytest.raises(UsageError, match="--link is not supported with --transport rustdds yet"):
+        check_transport("rustdds", lambda key: None)
     with pytest.raises(UsageError, match="--transport uds: it is host-local IPC"):
         point(link="delay=1ms", transport="uds")
-    with pytest.raises(UsageError, match="zenoh --opt mode=client yet"):
-        point(link="delay=1ms", transport="zenoh", opt=["mode=client"])
     with pytest.raises(UsageError, match="--opt config: with --link"):
         point(link="delay=1ms", transport="cyclonedds", opt=["config=<x/>"])
     with pytest.raises(UsageError, match="--link-backend: only together with --link"):

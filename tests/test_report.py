@@ -224,3 +224,26 @@ def test_a_link_outage_is_shaded_on_the_timeline(tmp_path: Path) -> None:
     received = re.search(r'<svg class="chart" data-chart="timeline-received".*?</svg>',
                          build(root, ["latest"]), re.S)[0]
     assert 'class="shade"' in received and received.count('class="datum"') == 5
+
+
+def test_a_measured_outage_window_is_shaded_exactly(tmp_path: Path) -> None:
+    from report_support import result, write_point
+    from mwperf.store import ingest_point
+    root = tmp_path / "results"
+    document = result(SINGLE, latencies(5000, 40_000), config(rate=1000.0, warmup_ns=500_000_000))
+    document["link"] = {"spec": "outage=3s+1s", "preset": None, "backend": "userspace",
+                        "up": {"outage_at_ns": 3_000_000_000, "outage_ns": 1_000_000_000},
+                        "down": {"outage_at_ns": 3_000_000_000, "outage_ns": 1_000_000_000},
+                        "emulator": None}
+    origin = 50_000_000_000  # the series' second 0 on CLOCK_MONOTONIC
+    document["resilience"] = {"time_to_connect_ns": 1_000, "outage": {
+        "start_ns": origin + 2_123_000_000, "end_ns": origin + 3_123_000_000,
+        "duration_ns": 1_000_000_000, "sent": 1000, "delivered": 0, "lost": 1000,
+        "last_before_ns": None, "recovery_ns": 2_000_000, "session": "survived",
+        "session_timeout_ns": 5_000_000_000, "series_origin_ns": origin}}
+    ingest_point(write_point(root / SINGLE, document))
+    [run] = load_runs(root, ["latest"], messages=False)
+    assert run.points[0].outage_s == pytest.approx((2.123, 3.123)) and run.points[0].outage_exact
+    chart = re.search(r'<svg class="chart" data-chart="timeline-seconds".*?</svg>',
+                      build(root, ["latest"]), re.S)[0]
+    assert "link outage 2.123–3.123 s (as the link emulator applied it" in chart

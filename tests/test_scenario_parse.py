@@ -70,7 +70,7 @@ def test_keys_are_config_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 
 
 ALLOWED = ", ".join([*OPTIONS, "description", "repeat", "exclude", "timeout", "quick",
-                     "analysis"])
+                     "analysis", "hosts", "links", "place"])
 BAD = [
     ("rate: 100\nratte: [1, 2]\n",
      f"t.yaml:2: field 'ratte': unknown field (did you mean 'rate'?); allowed: {ALLOWED}"),
@@ -149,8 +149,9 @@ def test_unknown_scenario_names_the_built_ins() -> None:
     with pytest.raises(UsageError, match=r"^SCENARIO: unknown scenario 'nosuch'; allowed: a YAML "
                                          r"file or a built-in name \(bridge-payloads, "
                                          r"busy-loop-executors, cpu-quotas, default, "
-                                         r"rate-sweep-3-topics, "
-                                         r"ros1-rate-sweep, ros1-subscribers; see 'mwperf "
+                                         r"rate-sweep-3-topics, resilience, "
+                                         r"ros1-rate-sweep, ros1-subscribers, ros1-three-hosts; "
+                                         r"see 'mwperf "
                                          r"scenarios'\)$"):
         load_scenario("nosuch")
     with pytest.raises(UsageError, match=r"^SCENARIO: cannot read missing\.yaml: "):

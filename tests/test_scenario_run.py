@@ -205,7 +205,8 @@ def test_scenarios_lists_the_built_ins(fake_env: dict[str, str]) -> None:
     assert done.returncode == 0
     names = [line.split()[0] for line in done.stdout.splitlines()]
     assert names == ["bridge-payloads", "busy-loop-executors", "cpu-quotas", "default",
-                     "rate-sweep-3-topics", "ros1-rate-sweep", "ros1-subscribers"]
+                     "rate-sweep-3-topics", "resilience", "ros1-rate-sweep",
+                     "ros1-subscribers", "ros1-three-hosts"]
     assert "default              every built-in transport side by side" in done.stdout
 
 

@@ -226,7 +226,7 @@ def test_other_schema_version_is_refused(fake_env: dict[str, str], tmp_path: Pat
     saved = measure_point(root)
     with duckdb.connect(str(root / "catalogue.duckdb")) as con:
         con.execute("UPDATE schema_version SET version = 99")
-    with pytest.raises(SchemaMismatch, match="schema version 99, this mwperf reads version 1; "
+    with pytest.raises(SchemaMismatch, match=f"schema version 99, this mwperf reads version {schema.SCHEMA_VERSION}; "
                                              "recreate it from the point folders with 'mwperf "
                                              "results --rebuild"):
         store.list_runs(root, 5)
@@ -234,7 +234,7 @@ def test_other_schema_version_is_refused(fake_env: dict[str, str], tmp_path: Pat
                                              r"recreate it"):
         store.ingest_point(saved)
     store.rebuild(root)
-    assert catalogue_rows(root, "SELECT version FROM schema_version") == [(1,)]
+    assert catalogue_rows(root, "SELECT version FROM schema_version") == [(schema.SCHEMA_VERSION,)]
 
 
 def test_an_older_schema_is_migrated_or_refused(fake_env: dict[str, str], tmp_path: Path,
@@ -243,14 +243,29 @@ def test_an_older_schema_is_migrated_or_refused(fake_env: dict[str, str], tmp_pa
     saved = measure_point(root)
     with duckdb.connect(str(root / "catalogue.duckdb")) as con:
         con.execute("UPDATE schema_version SET version = 0")
-    with pytest.raises(SchemaMismatch, match="schema version 0, this mwperf uses version 1 "
-                                             r"\(no migration: recreate it"):
+    with pytest.raises(SchemaMismatch, match="schema version 0, this mwperf uses version "
+                                             rf"{schema.SCHEMA_VERSION} \(no migration: recreate it"):
         store.ingest_point(saved)
     monkeypatch.setitem(schema.MIGRATIONS, 0,
                         lambda con: con.execute("ALTER TABLE points ADD COLUMN note VARCHAR"))
     store.ingest_point(saved)
-    assert catalogue_rows(root, "SELECT version FROM schema_version") == [(1,)]
+    assert catalogue_rows(root, "SELECT version FROM schema_version") == [(schema.SCHEMA_VERSION,)]
     assert catalogue_rows(root, "SELECT point_id, note FROM points") == [(saved.name, None)]
+
+
+def test_a_version_1_catalogue_gains_the_resilience_columns(fake_env: dict[str, str],
+                                                             tmp_path: Path) -> None:
+    root = tmp_path / "results"
+    saved = measure_point(root)
+    with duckdb.connect(str(root / "catalogue.duckdb")) as con:
+        for column, _ in schema.RESILIENCE_COLUMNS:
+            con.execute(f"ALTER TABLE points DROP COLUMN {column}")
+        con.execute("UPDATE schema_version SET version = 1")
+    store.ingest_point(saved)
+    assert catalogue_rows(root, "SELECT version FROM schema_version") == [(2,)]
+    result = json.loads((saved / "result.json").read_text())
+    rows = catalogue_rows(root, "SELECT time_to_connect_ns, outage_session FROM points")
+    assert rows == [(result["resilience"]["time_to_connect_ns"], None)]  # no outage: no session
 
 
 def test_a_busy_catalogue_is_waited_for_then_named(fake_env: dict[str, str], tmp_path: Path,

@@ -47,7 +47,10 @@ def test_single_executor_makes_later_topics_wait(real_env: dict[str, str], tmp_p
     # topic i waits for the callbacks of topics 0..i-1: about one busy-loop per earlier topic
     assert p50[1] - p50[0] > 0.6 * BUSY_MS, p50
     assert p50[2] - p50[1] > 0.6 * BUSY_MS, p50
-    assert p50[2] - p50[0] < 2 * BUSY_MS + 4.0, p50
+    # ... and not much more; a machine loaded beyond its cores stretches every busy-loop (CI saw
+    # 11.8 ms for two of them at load 5.5 on 2 cores), so only a quiet one checks the ceiling
+    if os.getloadavg()[0] <= (os.cpu_count() or 1):
+        assert p50[2] - p50[0] < 2 * BUSY_MS + 4.0, p50
     assert result["measurement"]["response"]["count"] == sum(
         t["response"]["count"] for t in result["per_topic"])
 

@@ -35,7 +35,8 @@ from .sizes import format_bytes
 from .table import format_rate, label, render, render_details, render_notes, row_from_result
 
 POINT_OPTIONS = ("transport", "mode", "rate", "payload", "duration", "count", "warmup", "pong",
-                 "topics", "executor", "busy_loop", "link", "link_backend", "subscribers")
+                 "topics", "executor", "busy_loop", "link", "link_backend",
+                 "session_timeout", "subscribers")
 CONDITION_OPTIONS = ("peer_timeout", "spin_margin", "busy_poll", "prevent_cpu_idle",
                      "reliability", "history", "depth", "durability", "discovery_timeout",
                      "cpu_quota", "cpu_pin", "rt_priority")
@@ -85,6 +86,8 @@ def cli() -> None:
               "(docs/links.md). Needs root.")
 @click.option("--link-backend", help="How --link is emulated: auto (netem when the kernel has "
               "it), netem or userspace (mwperf-linkem).  [default: auto]")
+@click.option("--session-timeout", help="With a --link outage: a session that delivers nothing "
+              "this long after the link is back is reported dead (docs/links.md).  [default: 5s]")
 @click.option("--cpu-quota", metavar="[ROLE=]PCT%", help="Limit agents' CPU (cgroup), e.g. 50% "
               "(every agent) or pong=50%,ping=25%; 100% = one CPU.")
 @click.option("--cpu-pin", metavar="[ROLE=]CPUS", help="Pin agents to CPUs, e.g. 1, 0-1 or "

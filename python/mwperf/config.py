@@ -12,8 +12,9 @@ from .durations import parse_duration
 from .emulation.links import parse_link
 from .emulation.network import BACKENDS as LINK_BACKENDS
 from .emulation.network import check_transport as check_link_transport
-from .emulation.network import require_root
+from .emulation.network import link_specs, require_root
 from .emulation.cpu import CpuLimits, parse_limits
+from .emulation.topology import Topology
 from .errors import UsageError
 from .sizes import parse_size
 from .subscribers import check_subscribers, parse_subscribers
@@ -29,6 +30,9 @@ DEFAULTS: dict[str, str] = {
     "warmup": "1s", "peer_timeout": "2s", "spin_margin": "100us",
 }
 DURATION_HINT = "use e.g. 10s, 500ms, 2m"
+SESSION_TIMEOUT_NS = 5_000_000_000
+"""the default --session-timeout: TCP's first retransmissions and DDS's heartbeats all retry
+well within 5 s of a link coming back, so a session still silent then is taken as dead"""
 RELIABILITIES = ("reliable", "best-effort")
 EXECUTORS = ("single", "multi")
 """how the callback side runs several topics' callbacks: one at a time, or one thread per topic"""
@@ -53,7 +57,7 @@ OPTIONS: dict[str, str] = {
     "reliability": "text", "history": "text", "depth": "text", "durability": "text",
     "opt": "repeated", "discovery_timeout": "text", "pong": "text",
     "topics": "text", "executor": "text", "busy_loop": "text",
-    "link": "text", "link_backend": "text", "cpu_quota": "text", "cpu_pin": "text",
+    "link": "text", "link_backend": "text", "session_timeout": "text", "cpu_quota": "text", "cpu_pin": "text",
     "rt_priority": "text",
     "subscribers": "text",
 }
@@ -102,8 +106,13 @@ class PointConfig:
     """``--link`` as given (a preset and/or KEY=VALUE items); None = both agents on loopback"""
     link_backend: str = "auto"
     """how the link is emulated: auto (netem if the kernel has it), netem or userspace"""
+    session_timeout_ns: int = SESSION_TIMEOUT_NS
+    """after a link outage: no delivery within this long after the link is back = session dead"""
     cpu: CpuLimits = CpuLimits()
     """CPU quota, pinning and real-time priority of the agents (emulation/cpu.py)"""
+    topology: Topology | None = None
+    """a scenario's hosts, links and placement (emulation/topology.py); None = --link alone
+    (hosts a and b) or loopback"""
     subscribers: int = 1
     """one-way: sub agents per topic, each measuring its own stream (subscribers.py)"""
 
@@ -131,6 +140,10 @@ class PointConfig:
         data["opts"] = list(self.opts)
         data["cpu"] = self.cpu.to_dict()
         del data["qos_given"]
+        if self.topology is None:
+            del data["topology"]
+        else:
+            data["topology"] = self.topology.to_dict()
         return data
 
 
@@ -146,7 +159,7 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
     """Validate raw option values (strings as typed, None = not given) into a PointConfig.
 
     ``options`` keys: transport, mode, rate, payload, duration, count, warmup, peer_timeout,
-    spin_margin, topics, executor, busy_loop, link, link_backend, cpu_quota, cpu_pin,
+    spin_margin, topics, executor, busy_loop, link, link_backend, session_timeout, cpu_quota, cpu_pin,
     rt_priority (strings) and busy_poll, prevent_cpu_idle, samples (booleans). ``agent`` is
     called only once the values that need no agent are valid, so those errors come first.
     """
@@ -195,7 +208,7 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
         **link,
         cpu=cpu, subscribers=subscribers,
     )
-    if point.link is not None:
+    if point.link is not None or point.topology is not None:
         check_link_transport(transport, point.option)
     if point.subscribers > 1:
         check_subscribers(point, options)
@@ -203,17 +216,28 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
 
 
 def _link(options: dict[str, Any]) -> dict[str, Any]:
-    """--link and --link-backend, checked (the spec's grammar: emulation/links.py)."""
+    """--link and --link-backend, checked (the spec's grammar: emulation/links.py), and a
+    scenario's topology (``options['topology']``, emulation/topology.py's ``to_dict``)."""
     text = options.get("link")
     backend = str(options.get("link_backend") or "auto").strip()
-    if text is None:
-        if options.get("link_backend") is not None:
-            raise UsageError("--link-backend: only together with --link")
+    topology = (Topology.from_dict(options["topology"]) if options.get("topology") is not None
+                else None)
+    if text is None and topology is None:
+        for key in ("link_backend", "session_timeout"):
+            if options.get(key) is not None:
+                raise UsageError(f"--{key.replace('_', '-')}: only together with --link")
         return {"link": None, "link_backend": "auto"}
-    parse_link(str(text))
+    if text is not None:
+        parse_link(str(text))
+    if topology is not None:
+        link_specs(topology, None if text is None else str(text))
+    session = options.get("session_timeout")
+    session_ns = (SESSION_TIMEOUT_NS if session is None
+                  else _duration("--session-timeout", str(session), 1))
     require_root()
-    return {"link": str(text).strip(),
-            "link_backend": _choice("--link-backend", "link backend", backend, LINK_BACKENDS)}
+    return {"link": None if text is None else str(text).strip(), "topology": topology,
+            "link_backend": _choice("--link-backend", "link backend", backend, LINK_BACKENDS),
+            "session_timeout_ns": session_ns}
 
 
 def _workload(options: dict[str, Any]) -> dict[str, Any]:

@@ -2,6 +2,8 @@
 agent (pong/sub) is given (the ``Kind::address_form`` of the agent, docs/transport-plan.md §1).
 
 ``prepare`` starts the daemons into a ``DaemonSet`` (which stops them) and returns a ``Plan``.
+Across emulated hosts (``network``) each daemon runs on the host it is placed on and listens on
+that host's address; a listening agent listens on its own host's address.
 With ``--pong relay`` (ROS 1) no pong agent runs: topic_tools' relay echoes, and the ping
 connects to the master with the base name the relay was started for.
 """
@@ -11,13 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .agent import Agent
-from .config import PointConfig
+from .config import ROLES, PointConfig
 from .daemons import DaemonSet
 from .daemons import mosquitto, ros1, zenoh
+from .emulation.network import Network
 from .errors import RunError
 
 MAX_SOCKET_PATH = 107
-ZENOH_PEER_LISTEN = "tcp/127.0.0.1:0"
+LOOPBACK = "127.0.0.1"
 
 
 @dataclass(frozen=True)
@@ -30,11 +33,21 @@ class Plan:
     """the ping's ``--connect`` address when there is no pong agent to print it"""
 
 
-def prepare(cfg: PointConfig, workdir: Path, agent: Agent, daemons: DaemonSet) -> Plan:
-    """Start what ``cfg.transport`` needs and say where the agents meet."""
+def prepare(cfg: PointConfig, workdir: Path, agent: Agent, daemons: DaemonSet,
+            network: Network | None = None) -> Plan:
+    """Start what ``cfg.transport`` needs and say where the agents meet (on emulated hosts
+    when ``network`` is given)."""
     transport = cfg.transport
+
+    def where(name: str) -> tuple[str, Path | None]:
+        """The address and namespace of the host ``name`` (a role or daemon) is placed on."""
+        if network is None:
+            return LOOPBACK, None
+        return network.address_of(name), network.netns_of(name)
+
+    server, _ = where(ROLES[cfg.mode][0])
     if transport in ("udp", "tcp"):
-        return Plan("127.0.0.1:0")
+        return Plan(f"{server}:0")
     if transport == "uds":
         return Plan(_socket_path(workdir))
     if transport == "iceoryx2":
@@ -43,17 +56,19 @@ def prepare(cfg: PointConfig, workdir: Path, agent: Agent, daemons: DaemonSet) -
         return Plan("0/auto")
     if transport == "zenoh":
         if cfg.option("mode") == "client":
-            router = daemons.start(lambda: zenoh.router_spec(agent.path, _agent_version(agent)))
+            router = daemons.start(lambda: zenoh.router_spec(agent.path, _agent_version(agent),
+                                                             *where("zenohd")))
             return Plan(router.address)
-        return Plan(ZENOH_PEER_LISTEN)
+        return Plan(f"tcp/{server}:0")
     if transport == "mqtt":
-        broker = daemons.start(lambda: mosquitto.spec(workdir, cfg.max_queued))
+        broker = daemons.start(lambda: mosquitto.spec(workdir, cfg.max_queued,
+                                                      *where("mosquitto")))
         return Plan(broker.address)
     if transport == "ros1":
-        master = daemons.start(lambda: ros1.master_spec(workdir))
+        master = daemons.start(lambda: ros1.master_spec(workdir, *where("rosmaster")))
         if cfg.pong == "relay":
             base = f"mwperf_{secrets.randbits(32):08x}"  # a valid ROS graph name (no '-')
-            daemons.start(lambda: ros1.relay_spec(workdir, master.address, base))
+            daemons.start(lambda: ros1.relay_spec(workdir, master.address, base, *where("pong")))
             return Plan(None, connect=f"{master.address}#{base}")
         return Plan(master.address)
     raise RunError(f"--transport: mwperf does not know how to address '{transport}' yet")

@@ -135,11 +135,12 @@ class AgentSet:
         self.agents: list[AgentProcess] = []
 
     def spawn(self, role: str, argv: list[str], netns: Path | None = None,
-              name: str | None = None) -> AgentProcess:
+              env: dict[str, str] | None = None, name: str | None = None) -> AgentProcess:
         """Start one agent in its own process group; stdout/stderr go to <name>.stdout/.stderr.
 
-        ``netns``: the network namespace file to start it in (an emulated host), else mwperf's.
-        ``name``: tells apart several agents of one role (default: the role).
+        ``netns``: the network namespace file to start it in (an emulated host), else mwperf's;
+        ``env``: variables to set on top of mwperf's environment; ``name``: tells apart several
+        agents of one role (default: the role).
         """
         name = name or role
         stdout_path = self.workdir / f"{name}.stdout"
@@ -148,7 +149,7 @@ class AgentSet:
         with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
             try:
                 popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                         process_group=0,
+                                         process_group=0, env={**os.environ, **env} if env else None,
                                          preexec_fn=_die_with_parent(os.getpid(), netns, setup))
             except OSError as exc:
                 raise RunError(f"cannot start {argv[0]}: {exc.strerror}") from None

@@ -1,8 +1,10 @@
 """Running one point: start the server role, wait for READY, run the sender, collect, merge.
 
 Roles: roundtrip = pong (server) + ping (sender, measures); oneway = sub (server, measures) +
-pub (sender); with ``--subscribers N`` one-way runs N subs (subscribers.py). With ``--link`` the server runs on emulated host b and the sender on host a, and
-the result's ``link`` section holds the spec, the backend and the emulator's counters.
+pub (sender); with ``--subscribers N`` one-way runs N subs (subscribers.py). With ``--link`` or
+a scenario's ``hosts:`` every role and daemon runs on the emulated host it is placed on
+(``--link`` alone: the server on host b, the sender on host a), and the result's ``link``
+section holds the specs, the backend and the emulators' counters.
 Nothing outlives ``run_point``: the agents live inside an ``AgentSet``, the cgroups of a
 CPU quota in the point's lease (leases.py), the emulated hosts in their own. A Ctrl-C stops
 them with SIGINT, and whatever they reported still becomes a (partial) result.
@@ -12,6 +14,7 @@ import contextlib
 import json
 import secrets
 import signal
+import time
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from decimal import Decimal
@@ -24,12 +27,13 @@ from .durations import format_duration_arg
 from .errors import RunError, UsageError
 from .merge import AgentRun, make_warning, merge
 from .daemons import DaemonSet
-from .emulation.links import parse_link
 from .emulation.network import Network, emulated_network
-from .middleware import Plan, prepare
+from .emulation.topology import two_hosts
+from .middleware import prepare
 from .emulation.cpu import CpuPlacement
 from .leases import Lease
 from .procs import STOP_GRACE_S, AgentProcess, AgentSet
+from .resilience import section as resilience_section
 from .schema import validation_error
 from .subscribers import connect_address, listen_address, names
 
@@ -74,18 +78,20 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
     own_warnings: list[dict[str, Any]] = []
     stopped: str | None = None
     interrupted = False
+    window: tuple[int, int] | None = None
+    sender_stopped_ns: int | None = None
     with (Lease.take(f"{cfg.transport} {cfg.mode} point") as lease,
           _emulated_link(cfg, workdir, tag) as network,
           DaemonSet(workdir, lease) as daemons):
         placement = CpuPlacement(cfg.cpu, lease)
         with AgentSet(workdir, placement) as agents:
             try:
-                plan = prepare(cfg, workdir, agent, daemons)
-                hosts, given = (None, None), cfg
-                if network is not None:  # the server on host b, the sender on host a
-                    plan = Plan(network.listen_address(cfg.transport))
-                    hosts = (network.b.netns_path, network.a.netns_path)
+                plan = prepare(cfg, workdir, agent, daemons, network)
+                given = cfg
+                if network is not None:
                     given = replace(cfg, opts=cfg.opts + network.agent_opts(cfg.transport))
+                    window = network.outage_window()
+                    given = outlasting(given, window)
                 servers: list[AgentProcess] = []
                 if plan.listen is not None:
                     ready: list[str] = []
@@ -94,21 +100,25 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
                                                 ready[0] if ready else None)
                         servers.append(agents.spawn(
                             server_role, role_argv(agent, server_role, given, workdir, tag,
-                                                   listen, name), hosts[0], name))
+                                                   listen, name)
+                            + outage_args(server_role, window),
+                            *_placed(network, server_role, cfg.transport), name=name))
                         ready.append(servers[-1].wait_ready(cfg.transport, ready_timeout_s(cfg)))
                     address = connect_address(cfg.transport, ready)
                 else:
                     address = plan.connect or ""
                 sender = agents.spawn(sender_role,
-                                      role_argv(agent, sender_role, given, workdir, tag, address),
-                                      hosts[1])
-                limit_s = sender_timeout_s(cfg)
+                                      role_argv(agent, sender_role, given, workdir, tag, address)
+                                      + outage_args(sender_role, window),
+                                      *_placed(network, sender_role, cfg.transport))
+                limit_s = sender_timeout_s(given)
                 if sender.wait(limit_s) is None:
                     stopped = f"{sender_role} did not finish within {limit_s:g} s and was stopped"
                     own_warnings.append(make_warning(
                         "sender-timeout", f"{stopped}; its last words: {sender.stderr_tail()}",
                         "the agent seems stuck: please report it with the command line"))
                     agents.stop_all()
+                sender_stopped_ns = time.monotonic_ns()
                 daemons.sample_all()  # the end of the measurement
                 if sender.exit_code == 2:
                     raise UsageError(f"{sender_role} rejected the point: {sender.stderr_tail()}")
@@ -123,10 +133,11 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
         raise Interrupted(stopped or "interrupted")
     samples = workdir / SAMPLES_NAME
     samples_path = samples if cfg.samples and samples.is_file() else None
+    runs = [_collect(proc, workdir) for proc in agents.agents]
     try:
         result = merge(
             run_id=make_run_id(cfg, tag, started), mode=cfg.mode, config=cfg.to_dict(),
-            runs=[_collect(proc, workdir) for proc in agents.agents],
+            runs=runs,
             started_at=_rfc3339(started), finished_at=_rfc3339(datetime.now(timezone.utc)),
             interrupted=stopped,
             own_warnings=own_warnings + placement.warnings + _kill_warnings(agents.agents)
@@ -140,21 +151,52 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
         raise
     if network is not None:
         result["link"] = network.describe()
+    outage = {run.role: run.report.get("outage") for run in runs if run.report is not None}
+    result["resilience"] = resilience_section(
+        result.get("discovery"), outage.get(sender_role), outage.get(MEASURING_ROLE[cfg.mode]),
+        cfg.session_timeout_ns, sender_stopped_ns)
     return Outcome(result, samples_path, interrupted, daemons.folder if daemons.daemons else None)
 
 
 def _emulated_link(cfg: PointConfig, workdir: Path, tag: int
                    ) -> contextlib.AbstractContextManager[Network | None]:
-    """Hosts a and b joined by ``cfg.link`` (emulation/network.py), or nothing (loopback)."""
-    if cfg.link is None:
+    """The point's emulated hosts and links (emulation/network.py): the scenario's topology,
+    or hosts a and b joined by ``cfg.link``; or nothing (loopback)."""
+    if cfg.link is None and cfg.topology is None:
         return contextlib.nullcontext()
-    return emulated_network(parse_link(cfg.link), cfg.link_backend, workdir,
+    return emulated_network(cfg.topology or two_hosts(), cfg.link, cfg.link_backend, workdir,
                             f"run {tag & 0xFFFF:04x}")
 
 
 def server_names(cfg: PointConfig) -> list[str]:
     """The pong, or the subs (``sub.0`` ... with several subscribers)."""
     return names(cfg.subscribers) if cfg.mode == "oneway" else [ROLES[cfg.mode][0]]
+
+
+def outage_args(role: str, window: tuple[int, int] | None) -> list[str]:
+    """``--outage-window`` for the agents that count around a link outage (not a pong)."""
+    if window is None or role == "pong":
+        return []
+    return ["--outage-window", f"{window[0]}:{window[1]}"]
+
+
+def outlasting(cfg: PointConfig, window: tuple[int, int] | None) -> PointConfig:
+    """With an outage, a sender must not give up on a silent peer before the session could
+    have been declared dead: peer timeout >= outage + --session-timeout + 1 s."""
+    if window is None:
+        return cfg
+    need_ns = window[1] - window[0] + cfg.session_timeout_ns + 1_000_000_000
+    return replace(cfg, peer_timeout_ns=max(cfg.peer_timeout_ns, need_ns))
+
+
+def _placed(network: Network | None, role: str, transport: str
+            ) -> tuple[Path | None, dict[str, str] | None]:
+    """The namespace ``role`` runs in and the environment it needs there (ROS 1 nodes advertise
+    their host's address, as ROS_IP tells roscpp): (None, None) on loopback."""
+    if network is None:
+        return None, None
+    env = {"ROS_IP": network.address_of(role)} if transport == "ros1" else None
+    return network.netns_of(role), env
 
 
 def ready_timeout_s(cfg: PointConfig) -> float:

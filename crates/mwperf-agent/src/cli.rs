@@ -56,6 +56,12 @@ fn transport(s: &str) -> Result<Kind, String> {
 fn duration(s: &str) -> Result<u64, String> {
     units::parse_duration_ns(s)
 }
+fn window(s: &str) -> Result<(u64, u64), String> {
+    let bad = || format!("'{s}' is not START_NS:END_NS (CLOCK_MONOTONIC nanoseconds, START < END)");
+    let (a, b) = s.split_once(':').ok_or_else(bad)?;
+    let (a, b): (u64, u64) = (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
+    if a < b { Ok((a, b)) } else { Err(bad()) }
+}
 fn payload_bytes(s: &str) -> Result<usize, String> {
     payload::resolve(s)
 }
@@ -115,6 +121,11 @@ pub struct Common {
     #[arg(long = "discovery-timeout", default_value = "10s", value_parser = duration)]
     #[serde(rename = "discovery_timeout_ns")]
     pub discovery_timeout: u64,
+    /// ping/pub/sub: count what happens around a link outage from START_NS to END_NS
+    /// (CLOCK_MONOTONIC, e.g. from mwperf-linkem's report): the report's `outage` section.
+    #[arg(long = "outage-window", value_parser = window)]
+    #[serde(rename = "outage_window_ns", skip_serializing_if = "Option::is_none")]
+    pub outage_window: Option<(u64, u64)>,
     /// Topics, each with its own endpoint, sequence numbers, statistics and schedule at --rate.
     #[arg(long, default_value = "1", value_parser = clap::value_parser!(u32).range(1..=MAX_TOPICS as i64))]
     pub topics: u32,

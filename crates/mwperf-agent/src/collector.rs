@@ -5,7 +5,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 
 use mwperf_core::result::{Late, Measurement, Throughput};
-use mwperf_core::stats::{accounting::Arrival, LatencyRecorder, Rfc3550Jitter, SecondSeries, SeqTracker};
+use mwperf_core::stats::{accounting::Arrival, LatencyRecorder, OutageWatch, Rfc3550Jitter, SecondSeries, SeqTracker};
 use mwperf_core::wire::{payload_intact, Header, Reject, HEADER_LEN};
 
 pub struct Collector {
@@ -21,6 +21,7 @@ pub struct Collector {
     first_ns: Option<u64>,
     last_ns: u64,
     payload_bytes: Option<u64>,
+    outage: Option<OutageWatch>,
 }
 
 impl Collector {
@@ -46,7 +47,19 @@ impl Collector {
             first_ns: None,
             last_ns: 0,
             payload_bytes: None,
+            outage: None,
         })
+    }
+
+    /// Count sends and deliveries around the outage `window` (start_ns, end_ns) from now on.
+    pub fn watch_outage(&mut self, window: Option<(u64, u64)>) {
+        self.outage = window.map(|(start, end)| OutageWatch::new(start, end));
+    }
+
+    /// The outage counts so far (None without a window); `sender`: this agent also sends.
+    pub fn outage_counts(&self, sender: bool) -> Option<mwperf_core::result::OutageCounts> {
+        let origin_ns = Some(self.series.origin_ns());
+        self.outage.as_ref().map(|w| mwperf_core::result::OutageCounts { series_origin_ns: origin_ns, ..w.counts(sender, true) })
     }
 
     /// Count a buffer that is not a usable message of this run.
@@ -66,6 +79,9 @@ impl Collector {
     /// A sent measured message, for the per-second series.
     pub fn sent(&mut self, t_ns: u64) {
         self.series.sent_at(t_ns);
+        if let Some(w) = &mut self.outage {
+            w.sent(t_ns);
+        }
     }
 
     /// One arrival of a measured message with header `h`, received at `recv_ns`; `msg` is the whole
@@ -82,6 +98,9 @@ impl Collector {
         self.service.record(service);
         self.jitter.record(service);
         self.series.received_at(recv_ns, response);
+        if let Some(w) = &mut self.outage {
+            w.delivered(h.sent_ns, recv_ns);
+        }
         if self.late_threshold_ns.is_some_and(|t| response > t) {
             self.late += 1;
         }

@@ -5,7 +5,7 @@
 //! measurement pools them (mwperf_core::stats::pool), counters and sent counts add up, and the
 //! status is the worst topic's. With one topic `main` runs the role directly, on its own thread.
 
-use mwperf_core::result::{Counters, Discovery, Status, TopicMeasurement};
+use mwperf_core::result::{Counters, Discovery, OutageCounts, Status, TopicMeasurement};
 use mwperf_core::stats::pool;
 use mwperf_transports::Endpoint;
 
@@ -111,8 +111,25 @@ fn combine(outcomes: Vec<RoleOutcome>, names: &[String]) -> RoleOutcome {
         schedule: pool::pool_schedules(&outcomes.iter().filter_map(|o| o.schedule.as_ref()).collect::<Vec<_>>()),
         warmup_ns: outcomes.iter().find_map(|o| o.warmup_ns),
         discovery: (!discoveries.is_empty()).then(|| slowest(&discoveries)),
+        outage: pool_outage(&outcomes.iter().filter_map(|o| o.outage.as_ref()).collect::<Vec<_>>()),
         per_topic,
     }
+}
+
+/// All topics around one outage: counts summed; recovered when the last topic did (None if
+/// any topic never did), the last delivery before it across topics.
+fn pool_outage(each: &[&OutageCounts]) -> Option<OutageCounts> {
+    let first = each.first()?;
+    let sum = |f: fn(&OutageCounts) -> Option<u64>| each.iter().map(|c| f(c)).sum::<Option<u64>>();
+    Some(OutageCounts {
+        start_ns: first.start_ns,
+        end_ns: first.end_ns,
+        sent: sum(|c| c.sent),
+        delivered: sum(|c| c.delivered),
+        last_before_ns: each.iter().filter_map(|c| c.last_before_ns).max(),
+        first_after_ns: each.iter().map(|c| c.first_after_ns).collect::<Option<Vec<u64>>>().and_then(|v| v.into_iter().max()),
+        series_origin_ns: each.iter().filter_map(|c| c.series_origin_ns).min(),
+    })
 }
 
 #[cfg(test)]

@@ -49,6 +49,7 @@ pub fn build(s: Session, out: RoleOutcome) -> AgentReport {
         schedule: out.schedule,
         discovery: out.discovery,
         per_topic: out.per_topic,
+        outage: out.outage,
         warnings: warns,
     }
 }

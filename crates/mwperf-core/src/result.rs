@@ -74,6 +74,27 @@ pub struct Discovery {
     pub probes: u64,
 }
 
+/// What an agent saw around a known outage window (`--outage-window`, stats/outage.rs); the
+/// halves it could not observe are None (a pub sees no deliveries, a sub no sends).
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct OutageCounts {
+    /// The window on CLOCK_MONOTONIC, [start_ns, end_ns).
+    pub start_ns: u64,
+    pub end_ns: u64,
+    /// Measured messages sent inside the window.
+    pub sent: Option<u64>,
+    /// Of those, how many were delivered (intact, first arrival) at any time.
+    pub delivered: Option<u64>,
+    /// Receive time of the last delivery before the window.
+    pub last_before_ns: Option<u64>,
+    /// Receive time of the first delivery at or after the window's end of a message sent at or
+    /// after its start.
+    pub first_after_ns: Option<u64>,
+    /// CLOCK_MONOTONIC at second 0 of the measurement's per-second series (a measuring agent):
+    /// places the window exactly on that time axis.
+    pub series_origin_ns: Option<u64>,
+}
+
 #[derive(Serialize, Debug, Clone)]
 pub struct Late {
     pub threshold_ns: u64,
@@ -173,5 +194,8 @@ pub struct AgentReport {
     /// `measurement` then pools them all).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub per_topic: Vec<TopicMeasurement>,
+    /// With --outage-window: what this agent saw around the outage.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outage: Option<OutageCounts>,
     pub warnings: Vec<crate::warnings::Warning>,
 }

@@ -1,5 +1,7 @@
 //! The emulator's time base: CLOCK_MONOTONIC nanoseconds since the link came up (time 0 is when
-//! READY is printed, which is also where scheduled outages count from).
+//! READY is printed, which is also where scheduled outages count from). The epoch itself is
+//! reported (READY line, JSON report): CLOCK_MONOTONIC is not virtualised by network namespaces,
+//! so the agents' timestamps and the emulator's times are on one clock.
 
 /// A monotonic clock with its own epoch.
 pub struct Clock {
@@ -9,6 +11,11 @@ pub struct Clock {
 impl Clock {
     pub fn start() -> Self {
         Clock { epoch_ns: monotonic_ns() }
+    }
+
+    /// CLOCK_MONOTONIC at time 0.
+    pub fn epoch_ns(&self) -> u64 {
+        self.epoch_ns
     }
 
     /// Nanoseconds since `start`.

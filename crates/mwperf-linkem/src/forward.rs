@@ -100,8 +100,9 @@ pub fn run(from: &Tun, to: &Tun, mut model: Model, clock: &Clock, counters: &Arc
             };
             counters.received.fetch_add(1, Relaxed);
             let mut packet = buf[..n].to_vec();
-            match model.admit(clock.now_ns(), &mut packet) {
-                Err(why) => counters.dropped(why),
+            let arrived_ns = clock.now_ns();
+            match model.admit(arrived_ns, &mut packet) {
+                Err(why) => counters.dropped(why, arrived_ns),
                 Ok(a) => {
                     counters.reordered.fetch_add(a.reordered as u64, Relaxed);
                     counters.corrupted.fetch_add(a.corrupted as u64, Relaxed);

@@ -2,9 +2,11 @@
 //!
 //! For kernels without netem (sch_netem): it creates one TUN device in each namespace and moves
 //! IP packets between them, one thread per direction, applying that direction's impairments
-//! (src/model.rs). Prints `READY` once forwarding, and on SIGINT/SIGTERM writes a JSON report of
-//! what happened to the packets (per direction: forwarded, dropped by cause, release lateness)
-//! to `--report` and stdout. The devices vanish with the process. `--realtime P` runs the
+//! (src/model.rs). Prints `READY DEV_A DEV_B epoch_ns=N` once forwarding (N: CLOCK_MONOTONIC at
+//! the link's time 0, where scheduled outages count from), and on SIGINT/SIGTERM writes a JSON
+//! report of what happened to the packets (per direction: forwarded, dropped by cause, release
+//! lateness, when the outage dropped its first and last packet) and each direction's scheduled
+//! outage window in CLOCK_MONOTONIC ns (the agents' clock) to `--report` and stdout. The devices vanish with the process. `--realtime P` runs the
 //! forwarding threads SCHED_FIFO at priority P: like the kernel's own network path they then
 //! preempt ordinary processes, so a busy machine delays releases by microseconds, not
 //! milliseconds (mwperf passes it; refused without privilege, it warns and goes on).
@@ -113,6 +115,7 @@ fn main() {
     let clock = Arc::new(Clock::start());
     let counters = [Arc::new(Counters::default()), Arc::new(Counters::default())];
     let stop = Arc::new(AtomicBool::new(false));
+    let outages = outage_json(&args.spec, clock.epoch_ns());
     let [up, down] = args.spec;
     let workers: Vec<_> = [(0usize, up), (1, down)]
         .into_iter()
@@ -126,7 +129,7 @@ fn main() {
                 .expect("spawn a forwarding thread")
         })
         .collect();
-    println!("READY {} {}", args.dev[0], args.dev[1]);
+    println!("READY {} {} epoch_ns={}", args.dev[0], args.dev[1], clock.epoch_ns());
     let _ = std::io::stdout().flush();
     while !STOP.load(Relaxed) && !stop.load(Relaxed) {
         std::thread::sleep(Duration::from_millis(5));
@@ -136,8 +139,8 @@ fn main() {
         let _ = w.join();
     }
     let report = format!(
-        "{{\"emulator\": \"userspace\", \"elapsed_ns\": {}, \"up\": {}, \"down\": {}}}",
-        clock.now_ns(), counters[0].to_json(), counters[1].to_json()
+        "{{\"emulator\": \"userspace\", \"epoch_ns\": {}, \"elapsed_ns\": {}, \"outages\": {outages}, \"up\": {}, \"down\": {}}}",
+        clock.epoch_ns(), clock.now_ns(), counters[0].to_json(clock.epoch_ns()), counters[1].to_json(clock.epoch_ns())
     );
     if let Some(path) = &args.report {
         let tmp = format!("{path}.tmp");
@@ -146,4 +149,24 @@ fn main() {
         }
     }
     println!("{report}");
+}
+
+/// Each direction's scheduled outage as `{"start_ns", "end_ns"}` on CLOCK_MONOTONIC (null: none).
+fn outage_json(spec: &[Impairments; 2], epoch_ns: u64) -> String {
+    let one = |imp: &Impairments| match imp.outage_ns {
+        0 => "null".to_string(),
+        len => format!("{{\"start_ns\": {}, \"end_ns\": {}}}", epoch_ns + imp.outage_at_ns, epoch_ns + imp.outage_at_ns + len),
+    };
+    format!("{{\"up\": {}, \"down\": {}}}", one(&spec[0]), one(&spec[1]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outage_windows_on_the_monotonic_clock() {
+        let spec = [Impairments::parse("outage_at_ns=5,outage_ns=2").unwrap(), Impairments::default()];
+        assert_eq!(outage_json(&spec, 100), r#"{"up": {"start_ns": 105, "end_ns": 107}, "down": null}"#);
+    }
 }

@@ -10,6 +10,7 @@ stderr go to ``<work dir>/daemons/<name>.log``, which is saved with the point's 
 """
 
 import contextlib
+import functools
 import os
 import shutil
 import signal
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..emulation.hosts import inside
 from ..errors import RunError
 from ..leases import Lease, process_id
 from ..procs import _die_with_parent, _ignoring_interrupts
@@ -58,6 +60,8 @@ class DaemonSpec:
     version: Callable[["DaemonProcess"], str | None] | None = None
     files: dict[str, str] = field(default_factory=dict)
     """files to write before starting (path -> text), e.g. a generated configuration"""
+    netns: Path | None = None
+    """the network namespace to run in (an emulated host's), and to probe readiness from"""
 
 
 @dataclass
@@ -168,7 +172,7 @@ class DaemonSet:
                 if daemon.exit_code is not None:
                     break
                 with contextlib.suppress(OSError):
-                    if spec.ready(daemon):
+                    if inside(spec.netns, functools.partial(spec.ready, daemon)):
                         daemon.mark_baseline()
                         return daemon
                 if time.monotonic() > deadline:
@@ -197,7 +201,7 @@ class DaemonSet:
             try:
                 popen = subprocess.Popen(spec.argv, stdin=subprocess.DEVNULL, stdout=log,
                                          stderr=subprocess.STDOUT, env=env, process_group=0,
-                                         preexec_fn=_die_with_parent(os.getpid()))
+                                         preexec_fn=_die_with_parent(os.getpid(), spec.netns))
             except OSError as exc:
                 raise RunError(f"cannot start {spec.name} ({program}): {exc.strerror}") from None
         daemon = DaemonProcess(spec, popen, log_path)

@@ -9,19 +9,21 @@ from .base import DaemonProcess, DaemonSpec, free_port, package_version
 PROGRAM = "/usr/sbin/mosquitto"
 PACKAGE = "mosquitto"
 CONNECT_TIMEOUT_S = 0.5
+LOOPBACK = "127.0.0.1"
 # MQTT 3.1.1 CONNECT: protocol "MQTT" level 4, clean session, keep-alive 0, client id "mwperf-ready"
 _CONNECT = bytes([0x10, 24, 0, 4]) + b"MQTT" + bytes([4, 0x02, 0, 0, 0, 12]) + b"mwperf-ready"
 _CONNACK_OK = bytes([0x20, 0x02, 0x00, 0x00])
 _DISCONNECT = bytes([0xE0, 0x00])
 
 
-def config_text(port: int, max_queued: int) -> str:
-    """The broker configuration: loopback only, anonymous, no persistence, Nagle off.
+def config_text(port: int, max_queued: int, host: str = LOOPBACK) -> str:
+    """The broker configuration: listening on ``host`` only (loopback, or its emulated host's
+    address), anonymous, no persistence, Nagle off.
 
     ``max_queued`` (0 = unlimited) is the per-client queue, i.e. the run's history depth.
     """
     return "\n".join([
-        f"listener {port} 127.0.0.1",
+        f"listener {port} {host}",
         "allow_anonymous true",
         "persistence false",
         "log_dest stderr",
@@ -35,25 +37,28 @@ def config_text(port: int, max_queued: int) -> str:
     ])
 
 
-def spec(folder: Path, max_queued: int) -> DaemonSpec:
-    """mosquitto on a new free port; its address is ``127.0.0.1:<port>``."""
+def spec(folder: Path, max_queued: int, host: str = LOOPBACK,
+         netns: Path | None = None) -> DaemonSpec:
+    """mosquitto on a new free port of ``host`` (in namespace ``netns``, an emulated host's);
+    its address is ``<host>:<port>``."""
     port = free_port()
     conf = folder / "daemons" / "mosquitto.conf"
 
     def ready(daemon: DaemonProcess) -> bool:
-        if connack(port):
-            daemon.address = f"127.0.0.1:{port}"
+        if connack(port, host):
+            daemon.address = f"{host}:{port}"
             return True
         return False
 
     return DaemonSpec(name="mosquitto", argv=[PROGRAM, "-c", str(conf)], package=PACKAGE,
-                      ready=ready, version=_version, files={str(conf): config_text(port, max_queued)})
+                      ready=ready, version=_version, netns=netns,
+                      files={str(conf): config_text(port, max_queued, host)})
 
 
-def connack(port: int) -> bool:
-    """True when a raw MQTT CONNECT to 127.0.0.1:``port`` is accepted (CONNACK, code 0)."""
+def connack(port: int, host: str = LOOPBACK) -> bool:
+    """True when a raw MQTT CONNECT to ``host``:``port`` is accepted (CONNACK, code 0)."""
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=CONNECT_TIMEOUT_S) as sock:
+        with socket.create_connection((host, port), timeout=CONNECT_TIMEOUT_S) as sock:
             sock.settimeout(CONNECT_TIMEOUT_S)
             sock.sendall(_CONNECT)
             answer = b""

@@ -17,22 +17,26 @@ RELAY_PROGRAM = "/usr/lib/topic_tools/relay"
 RELAY_PACKAGE = "topic-tools"
 CALL_TIMEOUT_S = 1.0
 CALLER_ID = "/mwperf"
+LOOPBACK = "127.0.0.1"
 PYTHON_ENV = ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")
 """rosmaster runs on Debian's /usr/bin/python3 (its shebang): whatever Python mwperf runs in,
 these must not leak into it"""
 
 
-def ros_env(master_uri: str, folder: Path) -> dict[str, str]:
-    """What every ROS 1 process of a run needs: the master, loopback, logs in the run."""
+def ros_env(master_uri: str, folder: Path, host: str = LOOPBACK) -> dict[str, str]:
+    """What every ROS 1 process of a run needs: the master, its own address (``host``: loopback,
+    or its emulated host's), logs in the run."""
     home = folder / "ros"
-    return {"ROS_MASTER_URI": master_uri, "ROS_IP": "127.0.0.1", "ROS_HOSTNAME": "127.0.0.1",
+    return {"ROS_MASTER_URI": master_uri, "ROS_IP": host, "ROS_HOSTNAME": host,
             "ROS_HOME": str(home), "ROS_LOG_DIR": str(home / "log")}
 
 
-def master_spec(folder: Path) -> DaemonSpec:
-    """rosmaster on a new free port; its address is ``http://127.0.0.1:<port>/``."""
+def master_spec(folder: Path, host: str = LOOPBACK, netns: Path | None = None) -> DaemonSpec:
+    """rosmaster on a new free port of ``host`` (in namespace ``netns``, an emulated host's);
+    its address is ``http://<host>:<port>/``. It binds every interface unless ``host`` is
+    loopback (rosgraph's rule)."""
     port = free_port()
-    uri = f"http://127.0.0.1:{port}/"
+    uri = f"http://{host}:{port}/"
 
     def ready(daemon: DaemonProcess) -> bool:
         code, _, _ = master(uri).getPid(CALLER_ID)
@@ -42,11 +46,13 @@ def master_spec(folder: Path) -> DaemonSpec:
         return False
 
     return DaemonSpec(name="rosmaster", argv=[MASTER_PROGRAM, "--core", "-p", str(port), "-w", "3"],
-                      package=MASTER_PACKAGE, env=ros_env(uri, folder), unset=PYTHON_ENV, ready=ready,
-                      ready_timeout_s=15.0, version=lambda d: package_version(MASTER_PACKAGE))
+                      package=MASTER_PACKAGE, env=ros_env(uri, folder, host), unset=PYTHON_ENV,
+                      ready=ready, ready_timeout_s=15.0, netns=netns,
+                      version=lambda d: package_version(MASTER_PACKAGE))
 
 
-def relay_spec(folder: Path, master_uri: str, base: str) -> DaemonSpec:
+def relay_spec(folder: Path, master_uri: str, base: str, host: str = LOOPBACK,
+               netns: Path | None = None) -> DaemonSpec:
     """topic_tools relay /mwperf/<base>/ping -> /mwperf/<base>/pong, a pong mwperf did not write.
 
     Ready once the master lists it as a subscriber of the ping topic.
@@ -57,8 +63,8 @@ def relay_spec(folder: Path, master_uri: str, base: str) -> DaemonSpec:
         return subscribed(master_uri, ping)
 
     return DaemonSpec(name="relay", argv=[RELAY_PROGRAM, ping, pong], package=RELAY_PACKAGE,
-                      env=ros_env(master_uri, folder), unset=PYTHON_ENV, ready=ready,
-                      version=lambda d: package_version(RELAY_PACKAGE))
+                      env=ros_env(master_uri, folder, host), unset=PYTHON_ENV, ready=ready,
+                      netns=netns, version=lambda d: package_version(RELAY_PACKAGE))
 
 
 def subscribed(master_uri: str, topic: str) -> bool:

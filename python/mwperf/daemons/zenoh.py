@@ -10,8 +10,10 @@ from .base import DaemonProcess, DaemonSpec
 READY = re.compile(r"^READY zenoh-router (\S+)\s*$", re.MULTILINE)
 
 
-def router_spec(agent_path: Path, version: str | None) -> DaemonSpec:
-    """The router listening on a free loopback port (port 0: it prints the real one)."""
+def router_spec(agent_path: Path, version: str | None, host: str = "127.0.0.1",
+                netns: Path | None = None) -> DaemonSpec:
+    """The router listening on a free port of ``host`` (port 0: it prints the real one), in
+    namespace ``netns`` (an emulated host's) when given."""
 
     def ready(daemon: DaemonProcess) -> bool:
         found = READY.search(daemon.log_text())
@@ -21,6 +23,6 @@ def router_spec(agent_path: Path, version: str | None) -> DaemonSpec:
 
     return DaemonSpec(name="zenoh-router",
                       argv=[str(agent_path), "router", "--transport", "zenoh",
-                            "--listen", "tcp/127.0.0.1:0"],
+                            "--listen", f"tcp/{host}:0"], netns=netns,
                       package="(build mwperf-agent with the zenoh feature: make build)",
                       ready=ready, version=lambda d: version)

@@ -1,4 +1,4 @@
-"""The kernel backend: a veth pair between the hosts with a netem qdisc on each end.
+"""The kernel backend: a veth pair between two hosts' ports with a netem qdisc on each end.
 
 Chosen automatically when the kernel has sch_netem (probed on a veth device in host a: many
 kernels, this project's machines among them, have no netem), or with ``--link-backend netem``.
@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import RunError, UsageError
 from ..leases import Lease
-from .hosts import Host, ip
+from .hosts import Host, Port, ip
 from .links import Direction, LinkSpec
 
 UNSUPPORTED = {"outage_ns": "outage", "backoff_ns": "backoff"}
@@ -72,11 +72,11 @@ def netem_args(direction: Direction) -> list[str]:
 class NetemLink:
     """A veth pair whose ends carry netem qdiscs."""
 
-    def __init__(self, a: Host, b: Host) -> None:
+    def __init__(self, a: Port, b: Port) -> None:
         self.hosts = (a, b)
 
     @classmethod
-    def start(cls, spec: LinkSpec, a: Host, b: Host, lease: Lease) -> "NetemLink":
+    def start(cls, spec: LinkSpec, a: Port, b: Port, lease: Lease) -> "NetemLink":
         """Create the veth pair in the two namespaces and attach netem to each end."""
         arguments = (netem_args(spec.up), netem_args(spec.down))
         create_veth(a, b, lease)
@@ -93,7 +93,7 @@ class NetemLink:
                 **{name: _stats(host) for name, host in zip(("up", "down"), self.hosts)}}
 
 
-def create_veth(a: Host, b: Host, lease: Lease) -> None:
+def create_veth(a: Port, b: Port, lease: Lease) -> None:
     """A veth pair with one end in each host (a plain link: also the emulator's cost baseline)."""
     lease.add("link", a.device)
     ip("link", "add", a.device, "type", "veth", "peer", "name", b.device)
@@ -101,13 +101,13 @@ def create_veth(a: Host, b: Host, lease: Lease) -> None:
         ip("link", "set", host.device, "netns", host.netns)
 
 
-def tc(host: Host, *args: str) -> subprocess.CompletedProcess[str]:
+def tc(host: Host | Port, *args: str) -> subprocess.CompletedProcess[str]:
     """Run ``tc ARGS`` in ``host``'s namespace (``ip netns exec`` execs tc: no extra fork)."""
     return subprocess.run(["ip", "netns", "exec", host.netns, "tc", *args], capture_output=True,
                           text=True, check=False)
 
 
-def _stats(host: Host) -> dict[str, Any]:
+def _stats(host: Port) -> dict[str, Any]:
     done = tc(host, "-s", "qdisc", "show", "dev", host.device)
     match = _STATS.search(done.stdout)
     if match is None:

@@ -1,54 +1,81 @@
-"""Two emulated hosts joined by an emulated link: what a run with ``--link`` measures across.
+"""Emulated hosts joined by emulated links: what a run with ``--link`` or a scenario's ``hosts:``
+measures across.
 
-``emulated_network`` takes a lease, creates hosts a and b, joins them with the chosen backend
-(netem when the kernel has it and it can express the spec, else the userspace mwperf-linkem;
-``--link-backend`` forces one), addresses both ends, and on leaving stops the link (its counters go into ``Network.report``)
-and releases everything, also after an error or Ctrl-C.
+``emulated_network`` takes a lease, creates one namespace per host (emulation/topology.py: the
+hosts, links, addressing and routes), builds every wire with the chosen backend (netem when the
+kernel has it and it can express every spec, else the userspace mwperf-linkem;
+``--link-backend`` forces one), addresses the ends, adds the routes, and on leaving stops the
+links (their counters go into ``Network.reports``) and releases everything, also after an error
+or Ctrl-C. ``--link SPEC`` alone is the two-host topology (topology.two_hosts).
+
+A shared segment is a hub namespace that routes between its members, each member joined to it
+by a wire of its own. The segment's impairments are applied once per crossing, on the hub's
+side of the receiving member's wire (the sending member's wire to the hub is clean): a packet
+between two members sees the spec exactly once, as on a switched LAN. Not modelled: contention
+for a shared medium (each member's rate limit and queue are its own: two senders do not slow
+each other down), collisions, and broadcast/multicast (the hub routes unicast IP only).
 """
 
 import contextlib
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
 from ..leases import Lease
 from . import netem
-from .hosts import Host, address_link, create_hosts
-from .links import LinkSpec
+from .hosts import Host, Port, add_route, address_port, create_host, enable_forwarding
+from .links import Direction, LinkSpec, parse_link
+from .topology import Addressing, Topology, Wire, plan_addresses
 from .userspace import Forwarder
 
 BACKENDS = ("auto", "netem", "userspace")
-TRANSPORTS = ("udp", "tcp", "zenoh", "cyclonedds")
-"""transports that work across an emulated link so far (addressed by the server's IP)"""
+TRANSPORTS = ("udp", "tcp", "zenoh", "cyclonedds", "mqtt", "ros1")
+"""transports that work across emulated links (addressed by the hosts' IPs; the daemons of mqtt,
+ros1 and zenoh client mode run on the host they are placed on)"""
 
 
 @dataclass
 class Network:
-    """Hosts a (sender) and b (server), the backend in use, and at the end its counters."""
+    """The hosts (by name), their addresses, each link's spec, the backend, and at the end the
+    emulators' counters (one per wire)."""
 
-    a: Host
-    b: Host
+    topology: Topology
+    hosts: dict[str, Host]
+    addressing: Addressing
+    specs: dict[str, LinkSpec]
+    """link name -> its parsed spec"""
     backend: str
-    spec: LinkSpec
-    report: dict[str, Any] | None = field(default=None)
+    reports: list[dict[str, Any] | None] = field(default_factory=list)
+    outages: list[tuple[int, int]] = field(default_factory=list)
+    """each wire's scheduled outage on CLOCK_MONOTONIC (userspace backend: from the emulator's
+    epoch), filled as the wires come up"""
 
-    def listen_address(self, transport: str) -> str:
-        """Where the server (on host b) listens, port chosen by the system."""
-        if transport == "zenoh":
-            return f"tcp/{self.b.address}:0"
-        if transport == "cyclonedds":
-            return "0/auto"  # a fresh topic base in domain 0; discovery: agent_opts
-        return f"{self.b.address}:0"
+    def outage_window(self) -> tuple[int, int] | None:
+        """The outage on CLOCK_MONOTONIC (the agents' clock): the union of every wire's (with
+        ``--link`` alone: both directions of the one link); None without one, or with a backend
+        that cannot tell (netem cannot schedule an outage)."""
+        if not self.outages:
+            return None
+        return min(w[0] for w in self.outages), max(w[1] for w in self.outages)
+
+    def address_of(self, name: str) -> str:
+        """The address of the host role or daemon ``name`` is placed on."""
+        return self.addressing.addresses[self.topology.host_of(name)]
+
+    def netns_of(self, name: str) -> Path:
+        """The namespace file of the host role or daemon ``name`` is placed on."""
+        return self.hosts[self.topology.host_of(name)].netns_path
 
     def agent_opts(self, transport: str) -> tuple[str, ...]:
-        """``--opt`` settings both agents need to meet across the link: Cyclone DDS on the link's
-        device (the only non-loopback one in each host) with unicast discovery of both hosts."""
+        """``--opt`` settings the agents need to meet across the links: Cyclone DDS with
+        autodetermined interfaces, no multicast, and unicast discovery of every host."""
         if transport != "cyclonedds":
             return ()
-        peers = "".join(f'<Peer address="{h.address}"/>' for h in (self.a, self.b))
+        peers = "".join(f'<Peer address="{self.addressing.addresses[h]}"/>'
+                        for h in self.topology.hosts)
         return ("config=<CycloneDDS><Domain Id=\"any\"><General><Interfaces>"
                 "<NetworkInterface autodetermine=\"true\"/></Interfaces>"
                 "<AllowMulticast>false</AllowMulticast></General><Discovery>"
@@ -56,10 +83,37 @@ class Network:
                 "</Domain></CycloneDDS>",)
 
     def describe(self) -> dict[str, Any]:
-        """The run-result's ``link`` section."""
-        return {**self.spec.to_dict(), "backend": self.backend,
-                "hosts": {h.name: {"netns": h.netns, "address": h.address} for h in (self.a, self.b)},
-                "emulator": self.report}
+        """The run-result's ``link`` section: the first link's spec and emulator counters at
+        the top (as with ``--link``), every host, every link with its wires' counters, and the
+        outage window on CLOCK_MONOTONIC (``outage_window``, null without one)."""
+        first = self.topology.links[0]
+        hosts = {name: {"netns": self.hosts[name].netns,
+                        "address": self.addressing.addresses[name]}
+                 for name in self.topology.hosts}
+        links = []
+        for link in self.topology.links:
+            wires = [(w, r) for w, r in zip(self.addressing.wires, self.reports)
+                     if w.link == link]
+            links.append({"name": link.name, "hosts": list(link.hosts), "segment": link.segment,
+                          **self.specs[link.name].to_dict(),
+                          "emulator": [{"from": w.near.node, "to": w.far.node, "report": r}
+                                       for w, r in wires]})
+        window = self.outage_window()
+        return {**self.specs[first.name].to_dict(), "backend": self.backend, "hosts": hosts,
+                "emulator": self.reports[0] if self.reports else None,
+                "links": links, "place": dict(self.topology.place),
+                "outage_window": None if window is None else {"start_ns": window[0],
+                                                              "end_ns": window[1]}}
+
+
+def scheduled_window(epoch_ns: int, spec: LinkSpec) -> tuple[int, int] | None:
+    """``spec``'s outage on CLOCK_MONOTONIC for a link whose time 0 is ``epoch_ns``: the union
+    of both directions' windows (the link is not fully up while either is down)."""
+    windows = [(epoch_ns + d.outage_at_ns, epoch_ns + d.outage_at_ns + d.outage_ns)
+               for d in (spec.up, spec.down) if d.outage_ns]
+    if not windows:
+        return None
+    return min(w[0] for w in windows), max(w[1] for w in windows)
 
 
 LOCAL_ONLY = ("uds", "iceoryx2")
@@ -78,12 +132,9 @@ def check_transport(transport: str, option: Callable[[str], str | None]) -> None
     if transport not in TRANSPORTS:
         raise UsageError(f"--link is not supported with --transport {transport} yet; use "
                          f"{', '.join(TRANSPORTS)}")
-    if transport == "zenoh" and option("mode") == "client":
-        raise UsageError("--link is not supported with --transport zenoh --opt mode=client yet "
-                         "(the router is not placed on an emulated host); use peer mode")
     if transport == "cyclonedds" and option("config") is not None:
         raise UsageError("--opt config: with --link mwperf configures Cyclone DDS itself (the "
-                         "link's interface, unicast discovery of both hosts); drop --opt config")
+                         "link's interface, unicast discovery of every host); drop --opt config")
 
 
 def require_root() -> None:
@@ -93,29 +144,78 @@ def require_root() -> None:
                          "run mwperf as root, or drop --link to measure over loopback")
 
 
+def link_specs(topology: Topology, point_link: str | None) -> dict[str, LinkSpec]:
+    """Each link's parsed spec; a link without one takes the point's ``link``."""
+    specs = {}
+    for link in topology.links:
+        text = link.spec if link.spec is not None else point_link
+        if text is None:
+            raise UsageError(f"link '{link.name}' has no spec: give it one in 'links:' or set "
+                             f"the field 'link' (--link), e.g. link: wifi-80211n")
+        specs[link.name] = parse_link(text)
+    return specs
+
+
+def wire_spec(wire: Wire, spec: LinkSpec) -> LinkSpec:
+    """What one wire applies: a point-to-point link's spec as it is; a segment member's wire
+    applies the spec towards the member (``down``) and nothing towards the hub (``up``)."""
+    if not wire.link.segment:
+        return spec
+    return replace(spec, up=Direction(mtu=spec.up.mtu), down=spec.up)
+
+
 @contextlib.contextmanager
-def emulated_network(spec: LinkSpec, backend: str, workdir: Path, purpose: str
-                     ) -> Iterator[Network]:
-    """Hosts a and b joined by ``spec``; everything is gone again after the block."""
+def emulated_network(topology: Topology, point_link: str | None, backend: str, workdir: Path,
+                     purpose: str) -> Iterator[Network]:
+    """The hosts of ``topology`` joined by its links; everything is gone again after the block."""
     require_root()
+    specs = link_specs(topology, point_link)
     with Lease.take(purpose) as lease:
-        a, b = create_hosts(lease)
-        if backend == "auto":  # netem when the kernel has it and it can express the spec
-            backend = ("netem" if netem.expresses(spec) and netem.available(a, lease)
-                       else "userspace")
-        elif backend == "netem" and not netem.available(a, lease):
+        plan = plan_addresses(topology, (int(lease.tag[0:2], 16), int(lease.tag[2:4], 16)),
+                              lease.prefix)
+        nodes = {name: create_host(lease, name) for name in (*topology.hosts, *plan.hubs)}
+        wires = [(w, wire_spec(w, specs[w.link.name])) for w in plan.wires]
+        first = nodes[topology.hosts[0]]
+        if backend == "auto":  # netem when the kernel has it and it can express every spec
+            backend = ("netem" if all(netem.expresses(s) for _, s in wires)
+                       and netem.available(first, lease) else "userspace")
+        elif backend == "netem" and not netem.available(first, lease):
             raise UsageError("--link-backend netem: this kernel has no netem qdisc (sch_netem); "
                              "use --link-backend userspace or auto")
-        if backend == "netem":
-            link: netem.NetemLink | Forwarder = netem.NetemLink.start(spec, a, b, lease)
-        else:
-            for host in (a, b):
-                lease.add("link", host.device)  # inside the namespace: goes with it
-            link = Forwarder.start(spec, a, b, workdir, lease)
-        network = Network(a, b, backend, spec)
+        network = Network(topology, {h: nodes[h] for h in topology.hosts}, plan, specs, backend)
+        started: list[netem.NetemLink | Forwarder] = []
         try:
-            address_link(a, spec.up.mtu)
-            address_link(b, spec.down.mtu)
+            for number, (wire, spec) in enumerate(wires):
+                near, far = (Port(nodes[e.node], e.device, e.address, e.prefix_len)
+                             for e in (wire.near, wire.far))
+                if backend == "netem":
+                    started.append(netem.NetemLink.start(spec, near, far, lease))
+                else:
+                    for port in (near, far):
+                        lease.add("link", port.device)  # inside the namespace: goes with it
+                    started.append(Forwarder.start(spec, near, far, workdir, lease,
+                                                   "linkem" if number == 0 else
+                                                   f"linkem-{number}"))
+                    window = (None if started[-1].epoch_ns is None
+                              else scheduled_window(started[-1].epoch_ns, spec))
+                    network.outages += [window] if window else []
+                address_port(near, spec.up.mtu)
+                address_port(far, spec.down.mtu)
+            _route(plan, nodes)
             yield network
         finally:
-            network.report = link.stop()
+            network.reports = [link.stop() for link in started]
+
+
+def _route(plan: Addressing, nodes: dict[str, Host]) -> None:
+    """Forwarding on every node with several ports, then every route of the plan."""
+    ports: dict[str, int] = {}
+    for wire in plan.wires:
+        for end in (wire.near, wire.far):
+            ports[end.node] = ports.get(end.node, 0) + 1
+    for node, count in ports.items():
+        if count > 1:
+            enable_forwarding(nodes[node])
+    for route in plan.routes:
+        add_route(nodes[route.node], route.subnet, route.gateway, route.device)
+

@@ -5,7 +5,8 @@ Used when the kernel has no netem (this project's machines) or on request
 ``$MWPERF_LINKEM``, ``release/mwperf-linkem`` in ``$CARGO_TARGET_DIR``, ``target/release`` in
 this checkout, then PATH. It runs in its own process group, is killed by the kernel if mwperf
 dies (PDEATHSIG), is recorded in the lease as soon as it exists, and its TUN devices vanish
-with it. Stopped with SIGINT, it writes a JSON report of what it did to each direction. Its
+with it. Its READY line carries its epoch (CLOCK_MONOTONIC at the link's time 0, where a
+scheduled outage counts from), so the outage window is known before the agents start. Stopped with SIGINT, it writes a JSON report of what it did to each direction. Its
 forwarding threads run SCHED_FIFO (REALTIME_PRIORITY) so that releases stay on time on a busy
 machine.
 """
@@ -24,7 +25,7 @@ from .. import REPO_ROOT
 from ..errors import RunError
 from ..leases import Lease, process_id
 from ..procs import _die_with_parent
-from .hosts import Host
+from .hosts import Port
 from .links import LinkSpec
 
 NAME = "mwperf-linkem"
@@ -56,29 +57,33 @@ def find_linkem() -> Path:
 
 
 class Forwarder:
-    """A running mwperf-linkem between hosts a and b."""
+    """A running mwperf-linkem between two ports (one per host)."""
 
-    def __init__(self, popen: subprocess.Popen, workdir: Path, lease: Lease, lease_id: str):
+    def __init__(self, popen: subprocess.Popen, report: Path, lease: Lease, lease_id: str):
         self.popen = popen
-        self.workdir = workdir
+        self.epoch_ns: int | None = None
+        """CLOCK_MONOTONIC at the link's time 0 (from READY)"""
+        self.report = report
         self._lease = lease
         self._lease_id = lease_id
 
     @classmethod
-    def start(cls, spec: LinkSpec, a: Host, b: Host, workdir: Path, lease: Lease) -> "Forwarder":
-        """Start forwarding (returns once its devices exist and it forwards)."""
+    def start(cls, spec: LinkSpec, a: Port, b: Port, workdir: Path, lease: Lease,
+              label: str = "linkem") -> "Forwarder":
+        """Start forwarding (returns once its devices exist and it forwards); its files in
+        ``workdir`` are ``<label>.json``, ``.stdout`` and ``.stderr``."""
         argv = [str(find_linkem()), "--netns-a", str(a.netns_path), "--dev-a", a.device,
                 "--netns-b", str(b.netns_path), "--dev-b", b.device,
                 "--up", spec.up.canonical(), "--down", spec.down.canonical(),
-                "--seed", str(secrets.randbits(63)), "--report", str(workdir / "linkem.json"),
+                "--seed", str(secrets.randbits(63)), "--report", str(workdir / f"{label}.json"),
                 "--realtime", str(REALTIME_PRIORITY)]
-        out_path, err_path = workdir / "linkem.stdout", workdir / "linkem.stderr"
+        out_path, err_path = workdir / f"{label}.stdout", workdir / f"{label}.stderr"
         with open(out_path, "wb") as out, open(err_path, "wb") as err:
             popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                                      process_group=0, preexec_fn=_die_with_parent(os.getpid()))
         lease_id = process_id(popen.pid)
         lease.add("process", lease_id)
-        forwarder = cls(popen, workdir, lease, lease_id)
+        forwarder = cls(popen, workdir / f"{label}.json", lease, lease_id)
         deadline = time.monotonic() + READY_TIMEOUT_S
         while not out_path.read_text().startswith("READY"):
             if popen.poll() is not None or time.monotonic() > deadline:
@@ -86,6 +91,7 @@ class Forwarder:
                 why = err_path.read_text().strip() or f"no READY within {READY_TIMEOUT_S:g} s"
                 raise RunError(f"--link: {NAME} did not start: {why}")
             time.sleep(0.005)
+        forwarder.epoch_ns = _epoch(out_path.read_text())
         return forwarder
 
     def stop(self) -> dict[str, Any] | None:
@@ -100,6 +106,14 @@ class Forwarder:
         if (("process", self._lease_id)) in self._lease.resources:
             self._lease.release_one("process", self._lease_id)
         try:
-            return json.loads((self.workdir / "linkem.json").read_text())
+            return json.loads(self.report.read_text())
         except (OSError, ValueError):
             return None
+
+
+def _epoch(ready: str) -> int | None:
+    """``epoch_ns=N`` from the READY line (None from an emulator that does not print it)."""
+    for word in ready.split("\n", 1)[0].split():
+        if word.startswith("epoch_ns="):
+            return int(word.removeprefix("epoch_ns="))
+    return None

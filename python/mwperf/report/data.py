@@ -49,7 +49,9 @@ class Point:
     """for an imported point: the tool and file it came from"""
     outage_s: tuple[float, float] | None = None
     """a scheduled link outage (--link outage=START+LENGTH) in seconds of the measurement's
-    time axis: approximate, see :func:`_outage`"""
+    time axis: exact or approximate, see :func:`_outage`"""
+    outage_exact: bool = False
+    """``outage_s`` is the measured window (not an estimate)"""
     message_bytes: int | None = None
     """bytes per message as measured (payload + mwperf header; transport framing not counted)"""
     message_bytes_per_s: float | None = None
@@ -151,16 +153,22 @@ def _point(row: dict[str, Any]) -> Point:
     return Point(row=row, histogram=_histogram(measurement.get("response") or {}),
                  daemons=list(result.get("daemons") or []), processes=processes,
                  source=result.get("source"), outage_s=_outage(result),
+                 outage_exact=exact_outage(result) is not None,
                  message_bytes=measurement.get("message_bytes"),
                  message_bytes_per_s=(measurement.get("throughput") or {}).get(
                      "message_bytes_per_s"), topic_histograms=topics)
 
 
 def _outage(result: dict[str, Any]) -> tuple[float, float] | None:
-    """The link outage (the longer direction's) on the per-second axis, which starts at the
-    end of the warm-up: the outage is scheduled from the link coming up, so it is moved back by
-    the warm-up and the discovery time; the agents' start-up (tens of ms) is not recorded and
-    makes it approximate."""
+    """The link outage on the per-second axis, which starts at the end of the warm-up.
+
+    Exact when the result has the outage window and the series' origin on one clock (the
+    ``resilience`` section, python/mwperf/resilience.py). Otherwise (older results) the longer
+    direction's scheduled outage, moved back by the warm-up and the discovery time: the agents'
+    start-up (tens of ms) is not recorded and makes that approximate."""
+    exact = exact_outage(result)
+    if exact is not None:
+        return exact
     link = result.get("link") or {}
     spans = [(d.get("outage_at_ns") or 0, d.get("outage_ns") or 0)
              for d in (link.get("up") or {}, link.get("down") or {}) if d.get("outage_ns")]
@@ -172,6 +180,15 @@ def _outage(result: dict[str, Any]) -> tuple[float, float] | None:
         (discovery.get("matched_ns") or 0) + (discovery.get("first_reply_ns") or 0)
     start = (at_ns - before) / 1e9
     return start, start + length_ns / 1e9
+
+
+def exact_outage(result: dict[str, Any]) -> tuple[float, float] | None:
+    """The measured outage window in seconds of the series' axis; None when not recorded."""
+    outage = (result.get("resilience") or {}).get("outage") or {}
+    origin = outage.get("series_origin_ns")
+    if origin is None:
+        return None
+    return (outage["start_ns"] - origin) / 1e9, (outage["end_ns"] - origin) / 1e9
 
 
 def _histogram(stats: dict[str, Any]) -> list[tuple[int, int]]:

@@ -1,6 +1,7 @@
 """Plots: latency over the run, per second (the agent's series: p50 and p99 lines over a
-min–max band, as seed 000's figures; with a scheduled link outage, shaded, and beside it the
-messages received per second: the resilience timeline)
+min–max band, as seed 000's figures; with a scheduled link outage, shaded (exactly where the
+result recorded the window, else approximately), and beside it the messages received per
+second: the resilience timeline)
 and per message index when raw samples were kept
 (downsampled in DuckDB to at most 1000 buckets, each keeping its min and max, so spikes
 survive). One chart of each kind per point, for the first ``MAX_POINTS`` points."""
@@ -54,7 +55,7 @@ def section(runs: Sequence[Run]) -> Section:
                           Axis("latency", log=True, fmt=format_ns), "timeline-seconds")
             rows = downsample([r for r in point.series if r.get("received")])
             if point.outage_s is not None:
-                chart.shade(*point.outage_s, _outage_text(point.outage_s))
+                chart.shade(*point.outage_s, _outage_text(point.outage_s, point.outage_exact))
             ts = [_mid(r) for r in rows]
             chart.band(ts, [r.get("min_ns") or r.get("p50_ns") for r in rows],
                        [r.get("max_ns") for r in rows], col, tip="min–max per second")
@@ -70,7 +71,7 @@ def section(runs: Sequence[Run]) -> Section:
                 chart.legend("p99 (dashed)", col)
             out.add(chart)
             if point.outage_s is not None:
-                out.add(_received(name, point.series, point.outage_s, col))
+                out.add(_received(name, point.series, point.outage_s, point.outage_exact, col))
         if point.messages:
             chart = Chart(f"{name}: per message", Axis("message (sequence number)"),
                           Axis("latency", log=True, fmt=format_ns), "timeline-messages")
@@ -90,11 +91,12 @@ def section(runs: Sequence[Run]) -> Section:
     return out
 
 
-def _received(name: str, series: list[dict], outage: tuple[float, float], col: str) -> Chart:
+def _received(name: str, series: list[dict], outage: tuple[float, float], exact: bool,
+              col: str) -> Chart:
     """Messages received per second around a link outage: where the outage shows as a dip."""
     chart = Chart(f"{name}: received per second (resilience)", Axis("time after warm-up (s)"),
                   Axis("messages received"), "timeline-received")
-    chart.shade(*outage, _outage_text(outage))
+    chart.shade(*outage, _outage_text(outage, exact))
     chart.line([(_mid(r), r.get("received") or 0) for r in series], col, tip="received")
     for r in series:
         chart.marker(_mid(r), r.get("received") or 0, col,
@@ -103,7 +105,10 @@ def _received(name: str, series: list[dict], outage: tuple[float, float], col: s
     return chart
 
 
-def _outage_text(outage: tuple[float, float]) -> str:
+def _outage_text(outage: tuple[float, float], exact: bool) -> str:
+    if exact:
+        return (f"link outage {outage[0]:.3f}–{outage[1]:.3f} s (as the link emulator applied "
+                f"it, on the agents' clock)")
     return (f"link outage {outage[0]:.2f}–{outage[1]:.2f} s (approximate: scheduled from the "
             f"link coming up; agent start-up not recorded)")
 

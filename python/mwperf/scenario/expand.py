@@ -73,6 +73,8 @@ def expand(scenario: Scenario, built: list[str] | None,
         if any(rule.matches(shown) for rule in scenario.exclusions):
             continue
         options = {name: _option_value(value) for name, value in chosen.items()}
+        if scenario.topology is not None:
+            options["topology"] = scenario.topology
         options.update(conditions or {})
         lines = {name: value.line for name, value in chosen.items()}
         for rep in range(1, scenario.repeat + 1):

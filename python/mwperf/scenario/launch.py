@@ -15,6 +15,7 @@ from typing import Any
 
 from ..agent import Agent
 from ..durations import format_ns
+from ..emulation.topology import Topology
 from ..errors import UsageError
 from ..results import write_json, write_text
 from ..store.layout import MANIFEST_NAME, POINTS_DIR, RESULT_NAME
@@ -72,6 +73,8 @@ def dry_run(sweep: Sweep) -> str:
             total_s += planned_s(sweep.configs[point.index])
         lines.append(f"{point.index:>5}  {point.label()}" + (f"  [skipped: {why}]" if why else ""))
     measured = sum(sweep.skipped(p) is None for p in sweep.points)
+    if sweep.scenario.topology is not None:
+        lines.append(Topology.from_dict(sweep.scenario.topology).describe())
     lines.append(f"{len(sweep.points)} points ({measured} to measure, "
                  f"{len(sweep.points) - measured} skipped); measuring time "
                  f"{format_ns(total_s * 1e9)} plus about 1 s of setup per point")

@@ -78,6 +78,9 @@ class Scenario:
     quick: bool = False
     source: str = ""
     """the YAML text, kept in sweep.json so a sweep can be resumed from its folder alone"""
+    topology: dict[str, Any] | None = None
+    """the declared hosts, links and placement (emulation/topology.py's ``to_dict``), given to
+    every point as its ``topology`` option; None = no hosts (loopback, or ``link`` alone)"""
 
     def get(self, name: str) -> Field | None:
         """The field called ``name``, if the scenario sets it."""

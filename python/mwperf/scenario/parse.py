@@ -2,7 +2,7 @@
 
 Every key is either a point option (``config.OPTIONS``: named like the command-line flags, so an
 option added there is accepted here without a change) or one of the scenario's own keys
-(description, repeat, exclude, timeout, quick, analysis). The shape of each value is checked
+(description, repeat, exclude, timeout, quick, analysis, and hosts/links/place: hosts.py). The shape of each value is checked
 here; whether a value makes sense for a point (a known payload, a parseable rate) is checked by
 ``config.build_point`` on every expanded point (``check.py``), so both paths share one set of
 rules. Every error is ``FILE:LINE: field 'NAME': what is wrong; what is allowed``.
@@ -14,10 +14,12 @@ from typing import Any
 from ..config import OPTIONS
 from ..durations import parse_duration
 from ..errors import UsageError
+from .hosts import KEYS as HOST_KEYS
+from .hosts import parse_topology
 from .model import Analysis, Exclusion, Field, Scenario, Value
 from .source import Item, parse_document
 
-OWN_KEYS = ("description", "repeat", "exclude", "timeout", "quick", "analysis")
+OWN_KEYS = ("description", "repeat", "exclude", "timeout", "quick", "analysis", *HOST_KEYS)
 QUICK_KEYS = ("repeat", "exclude", "timeout")
 """besides the point options, what a ``quick:`` block may override"""
 ANALYSIS_KEYS = {"knee_factor": "p99 must stay below period x knee_factor",
@@ -41,6 +43,8 @@ def parse_scenario(text: str, where: str, name: str, quick: bool = False) -> Sce
     fields = _fields(top, document, where)
     exclusions = _exclusions(top.get("exclude"), fields, where, strict=True)
     repeat, timeout_ns = _repeat(top.get("repeat"), where), _timeout(top.get("timeout"), where)
+    topology = parse_topology(top, document, where,
+                              next((f.line for f in fields if f.name == "link"), None))
     chosen = dict(top)
     if quick:  # the full variant is checked above; the quick one replaces whole fields
         for key, item in overrides.items():
@@ -63,7 +67,8 @@ def parse_scenario(text: str, where: str, name: str, quick: bool = False) -> Sce
     return Scenario(
         name=name, where=where, description=(description.value if description else "").strip(),
         fields=fields, exclusions=exclusions, repeat=repeat, timeout_ns=timeout_ns,
-        analysis=_analysis(top.get("analysis"), where), quick=quick, source=text)
+        analysis=_analysis(top.get("analysis"), where), quick=quick, source=text,
+        topology=topology.to_dict() if topology is not None else None)
 
 
 def _fields(entries: dict[str, Item], lines: Item | dict[str, int], where: str

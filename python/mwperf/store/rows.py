@@ -52,6 +52,7 @@ def point_row(result: dict[str, Any], place: PointPlace) -> dict[str, Any]:
         row[name] = json.dumps(value) if isinstance(value, (list, dict)) else value
     row.update(measurement_columns(result.get("measurement")))
     row.update(process_columns(result))
+    row.update(resilience_columns(result))
     row["result"] = json.dumps(result, ensure_ascii=False)
     return row
 
@@ -111,6 +112,16 @@ def process_columns(result: dict[str, Any]) -> dict[str, Any]:
     row["discovery_matched_ns"] = discovery.get("matched_ns")
     row["discovery_first_reply_ns"] = discovery.get("first_reply_ns")
     return row
+
+
+def resilience_columns(result: dict[str, Any]) -> dict[str, Any]:
+    """Time to connect, and around a link outage: sent, lost, recovery, session."""
+    resilience = result.get("resilience") or {}
+    outage = resilience.get("outage") or {}
+    return {"time_to_connect_ns": resilience.get("time_to_connect_ns"),
+            "outage_sent": outage.get("sent"), "outage_lost": outage.get("lost"),
+            "outage_recovery_ns": outage.get("recovery_ns"),
+            "outage_session": outage.get("session")}
 
 
 def topic_rows(result: dict[str, Any]) -> list[dict[str, Any]]:

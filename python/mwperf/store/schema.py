@@ -13,7 +13,8 @@ import duckdb
 
 from ..errors import RunError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2: the resilience columns (time to connect, outage lost/recovery/session)"""
 
 CONFIG_COLUMNS: tuple[tuple[str, str], ...] = (
     ("transport", "VARCHAR"), ("mode", "VARCHAR"), ("rate", "DOUBLE"), ("payload", "VARCHAR"),
@@ -49,14 +50,20 @@ PROCESS_COLUMNS: tuple[tuple[str, str], ...] = (
 )
 """CPU and peak RSS per agent role and of the daemons (summed), and the discovery times"""
 
+RESILIENCE_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("time_to_connect_ns", "BIGINT"), ("outage_sent", "BIGINT"), ("outage_lost", "BIGINT"),
+    ("outage_recovery_ns", "BIGINT"), ("outage_session", "VARCHAR"),
+)
+"""the result's ``resilience`` section (python/mwperf/resilience.py); outage_* NULL without one"""
+
 POINT_KEYS: tuple[tuple[str, str], ...] = (
     ("point_id", "VARCHAR PRIMARY KEY"), ("run_id", "VARCHAR NOT NULL"),
     ("point_index", "INTEGER"), ("repetition", "INTEGER"), ("folder", "VARCHAR NOT NULL"),
     ("started_at", "TIMESTAMP"), ("finished_at", "TIMESTAMP"), ("status", "VARCHAR NOT NULL"),
     ("status_reason", "VARCHAR"), ("mwperf_version", "VARCHAR"), ("agent_version", "VARCHAR"),
 )
-POINT_COLUMNS = POINT_KEYS + CONFIG_COLUMNS + MEASUREMENT_COLUMNS + PROCESS_COLUMNS + (
-    ("result", "JSON NOT NULL"),)
+POINT_COLUMNS = (POINT_KEYS + CONFIG_COLUMNS + MEASUREMENT_COLUMNS + PROCESS_COLUMNS
+                 + RESILIENCE_COLUMNS + (("result", "JSON NOT NULL"),))
 TOPIC_COLUMNS = (("point_id", "VARCHAR NOT NULL"), ("topic", "INTEGER NOT NULL"),
                  ("name", "VARCHAR")) + MEASUREMENT_COLUMNS
 RUN_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -74,7 +81,16 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
     "warnings": WARNING_COLUMNS,
 }
 
-MIGRATIONS: dict[int, Callable[[duckdb.DuckDBPyConnection], None]] = {}
+def _add_resilience_columns(con: duckdb.DuckDBPyConnection) -> None:
+    """1 -> 2: the resilience columns, NULL for the points measured before (their results
+    have no resilience section; 'mwperf results rebuild' would fill time_to_connect_ns)."""
+    for column, kind in RESILIENCE_COLUMNS:
+        con.execute(f"ALTER TABLE points ADD COLUMN IF NOT EXISTS {column} {kind}")
+
+
+MIGRATIONS: dict[int, Callable[[duckdb.DuckDBPyConnection], None]] = {
+    1: _add_resilience_columns,
+}
 """version -> the step that upgrades a catalogue of that version to the next one"""
 
 

@@ -22,11 +22,13 @@ pub struct RoleOutcome {
     pub discovery: Option<mwperf_core::result::Discovery>,
     /// Each topic's measurement when the agent served several (`measurement` then pools them).
     pub per_topic: Vec<mwperf_core::result::TopicMeasurement>,
+    /// With --outage-window: the counts around the outage (single topic).
+    pub outage: Option<mwperf_core::result::OutageCounts>,
 }
 
 impl RoleOutcome {
     pub fn failed(reason: impl Into<String>) -> Self {
-        RoleOutcome { status: Status::Failed, reason: Some(reason.into()), measurement: None, counters: None, sent: None, schedule: None, warmup_ns: None, discovery: None, per_topic: Vec::new() }
+        RoleOutcome { status: Status::Failed, reason: Some(reason.into()), measurement: None, counters: None, sent: None, schedule: None, warmup_ns: None, discovery: None, per_topic: Vec::new(), outage: None }
     }
 }
 

@@ -2,7 +2,8 @@
 //!
 //! Closed loop at rate 0: one message in flight; a reply that does not come within
 //! min(--peer-timeout, 1 s) is counted lost and the next message goes out.
-//! The last replies are awaited for min(--peer-timeout, max(200 ms, 20 × the largest RTT seen)).
+//! The last replies are awaited for min(--peer-timeout, max(200 ms, 20 × the largest RTT seen, or
+//! the first contact's when no measured reply came back yet)).
 
 use mwperf_core::clock::now_ns;
 use mwperf_core::result::Status;
@@ -32,6 +33,9 @@ struct Ping<'a> {
     last_heard_ns: Option<u64>,
     last_send_ns: u64,
     start_ns: u64,
+    /// The first contact's round trip (probe to echo): what the final wait scales with when no
+    /// measured reply came back yet (e.g. TCP over a long-delay link still opening its window).
+    first_rtt_ns: u64,
     /// With several topics: this topic's place in the common schedule.
     lane: Option<Lane<'a>>,
 }
@@ -144,7 +148,7 @@ impl Ping<'_> {
     }
 
     fn drain(&mut self, waiter: &Waiter) -> Result<(), Stop> {
-        let largest = self.col.response.max().unwrap_or(0);
+        let largest = self.col.response.max().unwrap_or(self.first_rtt_ns);
         let limit = self.args.peer_timeout.min(200_000_000u64.max(largest.saturating_mul(20)));
         let end = self.last_send_ns + limit;
         let blocking = Waiter { busy_poll: waiter.busy_poll, spin_margin_ns: 0 };
@@ -159,13 +163,13 @@ impl Ping<'_> {
 }
 
 /// Discovery, then probes until the first echo; Err = the outcome of a run that cannot start.
-fn first_contact(args: &SenderArgs, ep: &mut dyn Endpoint, peer: &str, run_id: u32) -> Result<mwperf_core::result::Discovery, RoleOutcome> {
-    let matched_ns = super::contact::matched(ep, args.common.discovery_timeout).map_err(|e| RoleOutcome::failed(e.to_string()))?;
+fn first_contact(args: &SenderArgs, ep: &mut dyn Endpoint, peer: &str, run_id: u32) -> Result<mwperf_core::result::Discovery, Box<RoleOutcome>> {
+    let matched_ns = super::contact::matched(ep, args.common.discovery_timeout).map_err(|e| Box::new(RoleOutcome::failed(e.to_string())))?;
     // Socket transports have no discovery: the peer must answer within --peer-timeout.
     let bound = if args.common.transport.has_discovery() { args.common.discovery_timeout } else { args.peer_timeout };
     super::contact::probe(ep, peer, run_id, args.payload, bound, args.common.busy_poll, matched_ns).map_err(|reason| {
         let status = if signals::stopped() { Status::Partial } else { Status::Failed };
-        RoleOutcome { status, ..RoleOutcome::failed(reason) }
+        Box::new(RoleOutcome { status, ..RoleOutcome::failed(reason) })
     })
 }
 
@@ -176,11 +180,14 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, peer: &str, waiter: &Wa
     let start_ns = lane.as_ref().map_or_else(|| now_ns() + 1_000_000, Lane::start_ns);
     let discovery = match contact {
         Ok(d) => d,
-        Err(outcome) => return outcome,
+        Err(outcome) => return *outcome,
     };
     let period = mwperf_core::schedule::period_ns(args.rate);
     let col = match Collector::new(start_ns + args.warmup, period, args.samples.as_deref()) {
-        Ok(c) => c,
+        Ok(mut c) => {
+            c.watch_outage(args.common.outage_window);
+            c
+        }
         Err(e) => return RoleOutcome::failed(format!("--samples: cannot write '{}': {e}", args.samples.as_deref().unwrap_or(""))),
     };
     let mut p = Ping {
@@ -195,6 +202,7 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, peer: &str, waiter: &Wa
         last_heard_ns: None,
         last_send_ns: start_ns,
         start_ns,
+        first_rtt_ns: discovery.first_reply_ns.unwrap_or(0),
         lane,
     };
     let sending = p.send_phase(waiter);
@@ -211,6 +219,7 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, peer: &str, waiter: &Wa
     let sent = p.pacer.measured_sent;
     let schedule = p.pacer.schedule.summary();
     let end = p.pacer.planned_end_ns().map_or(p.last_send_ns, |e| e.min(now_ns()));
+    let outage = p.col.outage_counts(true);
     let measurement = p.col.finish("roundtrip", sent, p.pacer.warmup_sent, args.payload as u64, end, schedule);
-    RoleOutcome { status, reason, measurement: Some(measurement), counters: None, sent: Some(sent), schedule: None, warmup_ns: Some(args.warmup), discovery: Some(discovery), per_topic: Vec::new() }
+    RoleOutcome { status, reason, measurement: Some(measurement), counters: None, sent: Some(sent), schedule: None, warmup_ns: Some(args.warmup), discovery: Some(discovery), per_topic: Vec::new(), outage }
 }

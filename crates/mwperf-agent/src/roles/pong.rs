@@ -64,5 +64,5 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
         }
     };
     c.connections = ep.connections();
-    RoleOutcome { status: Status::Complete, reason, measurement: None, counters: Some(c), sent: None, schedule: None, warmup_ns: None, discovery: None, per_topic: Vec::new() }
+    RoleOutcome { status: Status::Complete, reason, measurement: None, counters: Some(c), sent: None, schedule: None, warmup_ns: None, discovery: None, per_topic: Vec::new(), outage: None }
 }

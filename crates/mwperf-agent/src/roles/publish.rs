@@ -36,6 +36,7 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter, lane: 
     // one subscriber leaving must not end a natively fanned-out stream for the others
     let shared = args.subscribers > 1 && args.common.transport.has_discovery();
     let mut left = 0u64;
+    let mut outage = args.common.outage_window.map(|(start, end)| mwperf_core::stats::OutageWatch::new(start, end));
     let mut stop: Option<(Status, String)> = None;
     loop {
         if signals::stopped() {
@@ -84,6 +85,9 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter, lane: 
             }
         }
         pacer.sent(&slot, sent_ns);
+        if let (Some(w), false) = (&mut outage, slot.warmup) {
+            w.sent(sent_ns);
+        }
     }
     drop(lane); // this topic sends no more ticks: the next one must not wait for it
     let fin = Header { flags: FLAG_FIN, run_id, topic, seq: pacer.measured_sent, intended_ns: pacer.warmup_sent, peer_rx_ns: pacer.period_ns(), ..Default::default() };
@@ -101,5 +105,5 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter, lane: 
     };
     // The schedule accuracy belongs to the sender; the sub owns the latency measurement.
     let schedule = pacer.schedule.summary();
-    RoleOutcome { status, reason, measurement: None, counters: None, sent: Some(pacer.measured_sent), schedule, warmup_ns: Some(args.warmup), discovery: Some(mwperf_core::result::Discovery { matched_ns, first_reply_ns: None, probes: 0 }), per_topic: Vec::new() }
+    RoleOutcome { status, reason, measurement: None, counters: None, sent: Some(pacer.measured_sent), schedule, warmup_ns: Some(args.warmup), discovery: Some(mwperf_core::result::Discovery { matched_ns, first_reply_ns: None, probes: 0 }), per_topic: Vec::new(), outage: outage.map(|w| w.counts(true, false)) }
 }

@@ -63,7 +63,10 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
         }
         if col.is_none() {
             match Collector::new(recv_ns, 0, args.samples.as_deref()) {
-                Ok(c) => col = Some(c),
+                Ok(mut c) => {
+                    c.watch_outage(args.common.outage_window);
+                    col = Some(c)
+                }
                 Err(e) => return RoleOutcome::failed(format!("--samples: cannot write: {e}")),
             }
         }
@@ -98,6 +101,7 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
         None => (c.seq.highest().map_or(0, |h| h + 1), 0),
     };
     let payload = c.payload_bytes().unwrap_or(0);
+    let outage = c.outage_counts(false);
     let m = c.finish("oneway", sent, warmup_sent, payload, 0, None);
-    RoleOutcome { status: Status::Complete, reason, measurement: Some(m), counters: Some(counters), sent: None, schedule: None, warmup_ns: None, discovery: None, per_topic: Vec::new() }
+    RoleOutcome { status: Status::Complete, reason, measurement: Some(m), counters: Some(counters), sent: None, schedule: None, warmup_ns: None, discovery: None, per_topic: Vec::new(), outage }
 }

@@ -4,10 +4,12 @@
 pub mod accounting;
 pub mod jitter;
 pub mod latency;
+pub mod outage;
 pub mod pool;
 pub mod series;
 
 pub use accounting::SeqTracker;
 pub use jitter::Rfc3550Jitter;
 pub use latency::LatencyRecorder;
+pub use outage::OutageWatch;
 pub use series::SecondSeries;

@@ -17,6 +17,11 @@ impl SecondSeries {
         SecondSeries { origin_ns, current: None, rec: LatencyRecorder::with_precision(2), sent: 0, rows: Vec::new() }
     }
 
+    /// CLOCK_MONOTONIC at the start of second 0 (the end of the warm-up, or a sub's first arrival).
+    pub fn origin_ns(&self) -> u64 {
+        self.origin_ns
+    }
+
     fn second_of(&self, t_ns: u64) -> u64 {
         t_ns.saturating_sub(self.origin_ns) / 1_000_000_000
     }

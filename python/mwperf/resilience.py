@@ -1,0 +1,69 @@
+"""Resilience metrics of one run (seed 004's questions): how long until messages flowed, and
+around a scheduled link outage how many messages it cost, how long the session took to recover,
+and whether it recovered at all.
+
+Who measures what: the link emulator reports the outage window it applied on CLOCK_MONOTONIC
+(its epoch + the spec's offset; mwperf-linkem's report), which the agents also timestamp with
+(network namespaces do not virtualise that clock). mwperf passes the window to the agents
+(``--outage-window``), and each keeps constant-memory counts (crates/mwperf-core/src/stats/
+outage.rs): the sender how many measured messages it sent inside the window, the measuring agent
+how many of those were delivered at any time, and the first delivery at or after the window's end
+of a message sent at or after its start. Everything else is derived here, from those numbers
+only (no raw samples needed):
+
+- lost: sent inside the window and never delivered (a ping counts a round trip that never came
+  back; a reliable transport that retransmits afterwards loses nothing);
+- recovery: window end -> that first delivery;
+- session: ``survived`` (recovered within the bound), ``dead`` (nothing delivered within
+  ``--session-timeout`` after the window, though the sender was still running by then), or
+  ``undetermined`` (nothing delivered, but the sender stopped before the bound elapsed);
+- time to connect (every run): discovery + the first echo, as the table's first-message column.
+"""
+
+from typing import Any
+
+from .table import first_message_ns
+
+SESSION_STATES = ("survived", "dead", "undetermined")
+
+
+def section(discovery: dict[str, Any] | None, sender: dict[str, Any] | None,
+            receiver: dict[str, Any] | None, session_timeout_ns: int,
+            sender_stopped_ns: int | None) -> dict[str, Any]:
+    """The run-result's ``resilience`` section.
+
+    ``sender``/``receiver``: the ``outage`` sections of the sending and the measuring agent's
+    reports (the same one for a ping; None when absent); ``sender_stopped_ns``: CLOCK_MONOTONIC
+    when the sender had exited (None = unknown), which bounds what could still be observed.
+    """
+    counts = receiver or sender
+    outage = None
+    if counts is not None:
+        start, end = counts["start_ns"], counts["end_ns"]
+        sent = (sender or {}).get("sent")
+        delivered = (receiver or {}).get("delivered")
+        first_after = (receiver or {}).get("first_after_ns")
+        recovery = None if first_after is None else first_after - end
+        outage = {
+            "start_ns": start, "end_ns": end, "duration_ns": end - start,
+            "sent": sent, "delivered": delivered,
+            "lost": None if sent is None or delivered is None else max(sent - delivered, 0),
+            "last_before_ns": (receiver or {}).get("last_before_ns"),
+            "recovery_ns": recovery,
+            "session": session_state(recovery, end, session_timeout_ns, sender_stopped_ns),
+            "session_timeout_ns": session_timeout_ns,
+            "series_origin_ns": (receiver or {}).get("series_origin_ns"),
+        }
+    return {"time_to_connect_ns": first_message_ns(discovery), "outage": outage}
+
+
+def session_state(recovery_ns: int | None, end_ns: int, timeout_ns: int,
+                  sender_stopped_ns: int | None) -> str:
+    """survived / dead / undetermined (see the module docstring)."""
+    if recovery_ns is not None and recovery_ns <= timeout_ns:
+        return "survived"
+    if recovery_ns is not None:
+        return "dead"  # it came back, but later than the bound: dead by the definition
+    if sender_stopped_ns is None or sender_stopped_ns < end_ns + timeout_ns:
+        return "undetermined"
+    return "dead"
