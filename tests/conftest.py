@@ -1,6 +1,7 @@
 """Shared test helpers: the fake agent, the real agent (when built), and process checks."""
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -52,6 +53,32 @@ def real_env(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     """Use the real agent built by 'make build'."""
     monkeypatch.setenv("MWPERF_AGENT", str(REAL_AGENT))
     return dict(os.environ)
+
+
+def require_emulation(what: str, *programs: str) -> None:
+    """Skip unless emulated hosts can be made here (root, mwperf-linkem, ``programs``); in CI
+    (CI=true) fail instead: there, ``what`` must run."""
+    from mwperf.emulation.userspace import find_linkem
+    from mwperf.errors import RunError
+
+    missing = "needs root (network namespaces, TUN devices)" if os.geteuid() != 0 else None
+    for program in programs:
+        if missing is None and shutil.which(program) is None:
+            missing = f"{program} is not installed"
+    try:
+        find_linkem()
+    except RunError as exc:
+        missing = missing or str(exc)
+    if missing and os.environ.get("CI") == "true":
+        pytest.fail(f"{what} must run in CI: {missing}")
+    if missing:
+        pytest.skip(missing)
+
+
+@pytest.fixture
+def leased_env(real_env: dict[str, str], tmp_path: Path) -> dict[str, str]:
+    """The real agent, and a lease folder of this test's own (others' runs stay out of it)."""
+    return {**real_env, "MWPERF_LEASE_DIR": str(tmp_path / "leases")}
 
 
 def run_mwperf(*args: str, env: dict[str, str] | None = None, timeout: float = 120

@@ -9,8 +9,6 @@ enough for a loaded 2-core machine and tight enough to catch a lost or doubled d
 """
 
 import json
-import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -19,41 +17,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import alive, children, run_mwperf
+from conftest import alive, children, require_emulation, run_mwperf
 from test_linkem_e2e import LeaseWatcher, leftovers
 
-from mwperf.emulation.userspace import find_linkem
-from mwperf.errors import RunError
 
 pytestmark = pytest.mark.agent
 
 
-def _missing() -> str | None:
-    if os.geteuid() != 0:
-        return "needs root (network namespaces, TUN devices)"
-    for program in ("rosmaster", "/usr/sbin/mosquitto"):
-        if shutil.which(program) is None:
-            return f"{program} is not installed"
-    try:
-        find_linkem()
-    except RunError as exc:
-        return str(exc)
-    return None
-
-
 @pytest.fixture(autouse=True)
 def _needs_root_and_daemons() -> None:
-    missing = _missing()
-    if missing and os.environ.get("CI") == "true":
-        pytest.fail(f"hosts tests must run in CI: {missing}")
-    if missing:
-        pytest.skip(missing)
+    require_emulation("hosts tests", "rosmaster", "/usr/sbin/mosquitto")
 
 
 @pytest.fixture
-def env(real_env: dict[str, str], tmp_path: Path) -> dict[str, str]:
-    """The real agent, and a lease folder of this test's own (others' runs stay out of it)."""
-    return {**real_env, "MWPERF_LEASE_DIR": str(tmp_path / "leases")}
+def env(leased_env: dict[str, str]) -> dict[str, str]:
+    return leased_env
 
 
 THREE_HOSTS = """\

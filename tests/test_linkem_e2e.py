@@ -20,40 +20,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import alive, children, run_mwperf
+from conftest import alive, children, require_emulation, run_mwperf
 
-from mwperf.emulation.userspace import find_linkem
-from mwperf.errors import RunError
 from mwperf.leases import reap_stale, start_time
 from mwperf.schema import validation_error
 
 pytestmark = pytest.mark.agent
 
 
-def _missing() -> str | None:
-    if os.geteuid() != 0:
-        return "needs root (network namespaces, TUN devices)"
-    try:
-        find_linkem()
-    except RunError as exc:
-        return str(exc)
-    return None
-
-
 @pytest.fixture(autouse=True)
 def _needs_root_and_linkem() -> None:
-    missing = _missing()
-    if missing and os.environ.get("CI") == "true":
-        pytest.fail(f"--link tests must run in CI: {missing}")
-    if missing:
-        pytest.skip(missing)
+    require_emulation("--link tests")
 
 
 @pytest.fixture
-def env(real_env: dict[str, str], tmp_path: Path) -> dict[str, str]:
-    """The real agent, and a lease folder of this test's own (others' runs stay out of it)."""
-    leases = tmp_path / "leases"
-    return {**real_env, "MWPERF_LEASE_DIR": str(leases)}
+def env(leased_env: dict[str, str]) -> dict[str, str]:
+    return leased_env
 
 
 def run(env: dict[str, str], tmp_path: Path, *args: str) -> tuple[int, dict[str, Any], str]:

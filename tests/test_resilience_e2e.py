@@ -10,15 +10,12 @@ Needs root, mwperf-linkem and the real agent; skipped without them (CI=true: a f
 """
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import run_mwperf
+from conftest import require_emulation, run_mwperf
 
-from mwperf.emulation.userspace import find_linkem
-from mwperf.errors import RunError
 from mwperf.schema import validation_error
 
 pytestmark = pytest.mark.agent
@@ -31,20 +28,12 @@ LINK = "outage=1500ms+1s"
 
 @pytest.fixture(autouse=True)
 def _needs_root_and_linkem() -> None:
-    missing = "needs root (network namespaces, TUN devices)" if os.geteuid() != 0 else None
-    try:
-        find_linkem()
-    except RunError as exc:
-        missing = missing or str(exc)
-    if missing and os.environ.get("CI") == "true":
-        pytest.fail(f"--link tests must run in CI: {missing}")
-    if missing:
-        pytest.skip(missing)
+    require_emulation("--link tests")
 
 
 @pytest.fixture
-def env(real_env: dict[str, str], tmp_path: Path) -> dict[str, str]:
-    return {**real_env, "MWPERF_LEASE_DIR": str(tmp_path / "leases")}
+def env(leased_env: dict[str, str]) -> dict[str, str]:
+    return leased_env
 
 
 def run(env: dict[str, str], tmp_path: Path, *args: str) -> dict[str, Any]:
