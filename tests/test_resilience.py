@@ -12,7 +12,7 @@ from mwperf.emulation.links import parse_link
 from mwperf.emulation.network import scheduled_window
 from mwperf.emulation.userspace import _epoch
 from mwperf.errors import UsageError
-from mwperf.resilience import section, session_state
+from mwperf.resilience import missed_warning, section, session_state
 from mwperf.runner import outage_args, outlasting
 from mwperf.schema import SCHEMA_PATH
 
@@ -50,6 +50,32 @@ def test_oneway_combines_the_pub_sends_with_the_sub_deliveries() -> None:
     got = section({"matched_ns": 1_000, "first_reply_ns": None, "probes": 0}, pub, sub,
                   SESSION_TIMEOUT_NS, END + 10 * S)["outage"]
     assert (got["lost"], got["recovery_ns"], got["session"]) == (100, 400_000_000, "survived")
+
+
+def test_an_outage_over_before_the_first_measured_message_says_nothing() -> None:
+    # scheduled inside the set-up: nothing sent in it, nothing delivered before it, and the
+    # first delivery after it is the start of the measurement, not a recovery
+    ping = counts(sent=0, delivered=0, first_after_ns=END + 600_000_000)
+    got = section(DISCOVERY, ping, ping, SESSION_TIMEOUT_NS, END + 3 * S)
+    assert (got["outage"]["lost"], got["outage"]["recovery_ns"], got["outage"]["session"]) == (
+        None, None, "undetermined")
+    code, message, hint = missed_warning(got, ping, ping, END + 3 * S)
+    assert code == "outage-missed" and "before the first measured message" in message
+    assert "START+LENGTH" in hint
+
+
+def test_an_outage_after_the_sender_finished_says_nothing() -> None:
+    ping = counts(sent=0, delivered=0, last_before_ns=START - 2 * S)
+    got = section(DISCOVERY, ping, ping, SESSION_TIMEOUT_NS, START - S)
+    assert (got["outage"]["recovery_ns"], got["outage"]["session"]) == (None, "undetermined")
+    assert "after the sender had finished" in missed_warning(got, ping, ping, START - S)[1]
+
+
+def test_an_outage_inside_the_measurement_has_no_warning() -> None:
+    ping = counts(sent=2000, delivered=0, first_after_ns=END + 35_000_000,
+                  last_before_ns=START - 900_000)
+    got = section(DISCOVERY, ping, ping, SESSION_TIMEOUT_NS, END + 8 * S)
+    assert missed_warning(got, ping, ping, END + 8 * S) is None
 
 
 def test_dead_session_nothing_after_the_bound_while_the_sender_still_ran() -> None:

@@ -18,6 +18,10 @@ only (no raw samples needed):
   ``--session-timeout`` after the window, though the sender was still running by then), or
   ``undetermined`` (nothing delivered, but the sender stopped before the bound elapsed);
 - time to connect (every run): discovery + the first echo, as the table's first-message column.
+
+An outage that missed the measurement (over before the first measured message, as when it is
+scheduled inside the set-up, or begun after the sender finished) has nothing to say about loss
+or recovery: those stay unknown, the session ``undetermined``, and ``missed_warning`` says why.
 """
 
 from typing import Any
@@ -43,11 +47,13 @@ def section(discovery: dict[str, Any] | None, sender: dict[str, Any] | None,
         sent = (sender or {}).get("sent")
         delivered = (receiver or {}).get("delivered")
         first_after = (receiver or {}).get("first_after_ns")
-        recovery = None if first_after is None else first_after - end
+        missed = _missed(sent, (receiver or {}).get("last_before_ns"), start, sender_stopped_ns)
+        recovery = None if first_after is None or missed else first_after - end
         outage = {
             "start_ns": start, "end_ns": end, "duration_ns": end - start,
             "sent": sent, "delivered": delivered,
-            "lost": None if sent is None or delivered is None else max(sent - delivered, 0),
+            "lost": (None if sent is None or delivered is None or missed
+                     else max(sent - delivered, 0)),
             "last_before_ns": (receiver or {}).get("last_before_ns"),
             "recovery_ns": recovery,
             "session": session_state(recovery, end, session_timeout_ns, sender_stopped_ns),
@@ -67,3 +73,31 @@ def session_state(recovery_ns: int | None, end_ns: int, timeout_ns: int,
     if sender_stopped_ns is None or sender_stopped_ns < end_ns + timeout_ns:
         return "undetermined"
     return "dead"
+
+
+def _missed(sent: int | None, last_before_ns: int | None, start_ns: int,
+            sender_stopped_ns: int | None) -> str | None:
+    """Why the outage could not touch the measured messages, or None when it could."""
+    if sent == 0 and last_before_ns is None:
+        return "before"  # nothing measured was sent in it nor delivered before it
+    if sender_stopped_ns is not None and sender_stopped_ns <= start_ns:
+        return "after"
+    return None
+
+
+def missed_warning(section_: dict[str, Any], sender: dict[str, Any] | None,
+                   receiver: dict[str, Any] | None, sender_stopped_ns: int | None
+                   ) -> tuple[str, str, str] | None:
+    """(code, message, hint) when the outage missed the measurement, else None."""
+    outage = section_.get("outage")
+    if outage is None:
+        return None
+    when = _missed((sender or {}).get("sent"), (receiver or {}).get("last_before_ns"),
+                   outage["start_ns"], sender_stopped_ns)
+    if when is None:
+        return None
+    what = ("was over before the first measured message" if when == "before"
+            else "began after the sender had finished")
+    return ("outage-missed", f"the link outage {what}: no loss, recovery or session figures",
+            "outage=START+LENGTH counts from when the link came up, before daemons, discovery "
+            "and warm-up: start it later, inside the measured duration")

@@ -33,7 +33,7 @@ from .middleware import prepare
 from .emulation.cpu import CpuPlacement
 from .leases import Lease
 from .procs import STOP_GRACE_S, AgentProcess, AgentSet
-from .resilience import section as resilience_section
+from .resilience import missed_warning, section as resilience_section
 from .schema import validation_error
 from .subscribers import connect_address, listen_address, names
 
@@ -152,9 +152,12 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
     if network is not None:
         result["link"] = network.describe()
     outage = {run.role: run.report.get("outage") for run in runs if run.report is not None}
-    result["resilience"] = resilience_section(
-        result.get("discovery"), outage.get(sender_role), outage.get(MEASURING_ROLE[cfg.mode]),
-        cfg.session_timeout_ns, sender_stopped_ns)
+    counts = outage.get(sender_role), outage.get(MEASURING_ROLE[cfg.mode])
+    result["resilience"] = resilience_section(result.get("discovery"), *counts,
+                                              cfg.session_timeout_ns, sender_stopped_ns)
+    missed = missed_warning(result["resilience"], *counts, sender_stopped_ns)
+    if missed is not None:
+        result["warnings"].append(make_warning(*missed))
     return Outcome(result, samples_path, interrupted, daemons.folder if daemons.daemons else None)
 
 
