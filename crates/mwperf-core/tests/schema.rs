@@ -83,6 +83,15 @@ fn agent_report_matches_the_schema() {
         schedule: None,
         discovery: Some(mwperf_core::result::Discovery { matched_ns: 5, first_reply_ns: Some(7), probes: 1 }),
         per_topic: vec![TopicMeasurement { topic: 0, name: "127.0.0.1:7000".into(), measurement: m }],
+        outage: Some(mwperf_core::result::OutageCounts {
+            start_ns: 10,
+            end_ns: 20,
+            sent: Some(3),
+            delivered: Some(1),
+            last_before_ns: Some(9),
+            first_after_ns: None,
+            series_origin_ns: Some(1),
+        }),
         warnings: vec![Warning::new("no-warmup", "x", Some("y"))],
     };
     let doc = serde_json::to_value(&report).unwrap();
@@ -91,6 +100,7 @@ fn agent_report_matches_the_schema() {
     check(&s, "measurement", &doc["measurement"], "report.measurement");
     check(&s, "series_point", &doc["measurement"]["series"][0], "report.measurement.series[0]");
     check(&s, "warning", &doc["warnings"][0], "report.warnings[0]");
+    check(&s, "outage_counts", &doc["outage"], "report.outage");
     // a per-topic entry is a measurement plus the topic's index and name (schema: topic_measurement)
     let mut topic = doc["per_topic"][0].as_object().unwrap().clone();
     assert_eq!((topic.remove("topic"), topic.remove("name")), (Some(0.into()), Some("127.0.0.1:7000".into())));
