@@ -2,6 +2,7 @@
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -9,6 +10,13 @@ from pathlib import Path
 import pytest
 
 from mwperf.agent import built_agent
+
+# A test run started in the background by a non-interactive shell (`cmd &`, nohup) inherits
+# SIGINT ignored, and an ignored signal stays ignored across exec: every mwperf the tests start
+# would ignore the Ctrl-C the interrupt tests send, and those tests would fail for the harness's
+# sake. Give the children the default disposition back (Python's: KeyboardInterrupt).
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 FAKE_AGENT = Path(__file__).parent / "fakes" / "fake_agent.py"
 REAL_AGENT = Path(os.environ.get("MWPERF_AGENT") or built_agent())

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from conftest import run_mwperf
 
-from mwperf.emulation.network import link_specs, wire_spec
+from mwperf.emulation.network import check_transport, link_specs, wire_spec
 from mwperf.emulation.topology import Topology, plan_addresses, two_hosts
 from mwperf.errors import UsageError
 from mwperf.scenario import load_scenario
@@ -166,3 +166,16 @@ def test_at_most_99_links(tmp_path: Path) -> None:
             "place: {ping: h0, pong: h100}\n")
     with pytest.raises(UsageError, match=r"/t\.yaml:4: field 'links': 100 links; at most 99$"):
         load(tmp_path, text)
+
+
+def test_rustdds_needs_its_agents_on_one_point_to_point_link(tmp_path: Path) -> None:
+    """RustDDS discovers by multicast only: one point-to-point link carries it, a hop does not."""
+    topology = load(tmp_path, GOOD)
+    assert topology is not None
+    with pytest.raises(UsageError, match="hosts 'far' and 'sender' share no point-to-point link"):
+        check_transport("rustdds", lambda key: None, topology, ("pong", "ping"))
+    direct = load(tmp_path, GOOD.replace("ping: sender", "ping: echoer"))
+    assert direct is not None
+    check_transport("rustdds", lambda key: None, direct, ("pong", "ping"))  # echoer<->far
+    check_transport("rustdds", lambda key: None, direct, ("sub", "pub"))
+    check_transport("cyclonedds", lambda key: None, topology, ("pong", "ping"))  # unicast peers

@@ -138,7 +138,7 @@ def test_scheduled_outage(env: dict[str, str], tmp_path: Path) -> None:
     assert result["link"]["emulator"]["up"]["dropped"]["loss"] == 0
 
 
-@pytest.mark.parametrize("transport", ["zenoh", "cyclonedds"])
+@pytest.mark.parametrize("transport", ["zenoh", "cyclonedds", "rustdds"])
 def test_middleware_across_the_link(env: dict[str, str], tmp_path: Path, transport: str) -> None:
     code, result, _ = run(env, tmp_path, "--transport", transport, "--rate", "50", "--duration",
                           "2s", "--warmup", "500ms", "--link", "delay=5ms")
@@ -146,7 +146,7 @@ def test_middleware_across_the_link(env: dict[str, str], tmp_path: Path, transpo
     accounting = result["measurement"]["accounting"]
     assert accounting["received"] == accounting["sent"] > 50
     assert 10 <= result["measurement"]["response"]["p50_ns"] / 1e6 <= 15
-    assert result["config"]["opts"] == []  # mwperf's own Cyclone configuration is not the user's
+    assert result["config"]["opts"] == []  # mwperf's own DDS settings are not the user's
 
 
 class LeaseWatcher:

@@ -16,7 +16,7 @@ from mwperf.errors import RunError, UsageError
 
 class Catalogue:
     def transports(self) -> list[str]:
-        return ["udp", "tcp", "uds", "zenoh", "cyclonedds", "mqtt"]
+        return ["udp", "tcp", "uds", "zenoh", "cyclonedds", "rustdds", "mqtt"]
 
     def payloads(self) -> dict[str, int]:
         return {"Array64": 64, "Array1k": 1024}
@@ -112,8 +112,9 @@ def test_run_options() -> None:
     assert point(link="delay=1ms", transport="mqtt").link == "delay=1ms"  # broker on host b
     assert point(link="delay=1ms", transport="zenoh", opt=["mode=client"]).link == "delay=1ms"
     check_transport("ros1", lambda key: None)  # rosmaster on host b
-    with pytest.raises(UsageError, match="--link is not supported with --transport rustdds yet"):
-        check_transport("rustdds", lambda key: None)
+    assert point(link="delay=1ms", transport="rustdds").link == "delay=1ms"  # multicast discovery
+    with pytest.raises(UsageError, match="--opt network: with --link mwperf puts RustDDS"):
+        point(link="delay=1ms", transport="rustdds", opt=["network=10.0.0.1"])
     with pytest.raises(UsageError, match="--transport uds: it is host-local IPC"):
         point(link="delay=1ms", transport="uds")
     with pytest.raises(UsageError, match="--opt config: with --link"):

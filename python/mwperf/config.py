@@ -209,7 +209,7 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
         cpu=cpu, subscribers=subscribers,
     )
     if point.link is not None or point.topology is not None:
-        check_link_transport(transport, point.option)
+        check_link_transport(transport, point.option, point.topology, ROLES[mode])
     if point.subscribers > 1:
         check_subscribers(point, options)
     return point

@@ -32,7 +32,7 @@ from .topology import Addressing, Topology, Wire, plan_addresses
 from .userspace import Forwarder
 
 BACKENDS = ("auto", "netem", "userspace")
-TRANSPORTS = ("udp", "tcp", "zenoh", "cyclonedds", "mqtt", "ros1")
+TRANSPORTS = ("udp", "tcp", "zenoh", "cyclonedds", "rustdds", "mqtt", "ros1")
 """transports that work across emulated links (addressed by the hosts' IPs; the daemons of mqtt,
 ros1 and zenoh client mode run on the host they are placed on)"""
 
@@ -71,7 +71,11 @@ class Network:
 
     def agent_opts(self, transport: str) -> tuple[str, ...]:
         """``--opt`` settings the agents need to meet across the links: Cyclone DDS with
-        autodetermined interfaces, no multicast, and unicast discovery of every host."""
+        autodetermined interfaces, no multicast, and unicast discovery of every host; RustDDS on
+        the host's link interfaces with multicast discovery (it has no unicast peer list; see
+        ``check_transport``)."""
+        if transport == "rustdds":
+            return ("network=auto",)
         if transport != "cyclonedds":
             return ()
         peers = "".join(f'<Peer address="{self.addressing.addresses[h]}"/>'
@@ -120,10 +124,14 @@ LOCAL_ONLY = ("uds", "iceoryx2")
 """host-local IPC: nothing crosses a network, so there is no link to emulate"""
 
 
-def check_transport(transport: str, option: Callable[[str], str | None]) -> None:
+def check_transport(transport: str, option: Callable[[str], str | None],
+                    topology: Topology | None = None,
+                    roles: tuple[str, str] = ("pong", "ping")) -> None:
     """Refuse, as a usage error, what cannot run across an emulated link (yet).
 
-    ``option``: the value of a transport ``--opt KEY`` (PointConfig.option).
+    ``option``: the value of a transport ``--opt KEY`` (PointConfig.option); ``topology`` a
+    scenario's hosts (None: ``--link`` alone, two hosts on one point-to-point link); ``roles``
+    the point's two agents.
     """
     if transport in LOCAL_ONLY:
         raise UsageError(f"--link is not supported with --transport {transport}: it is "
@@ -135,6 +143,24 @@ def check_transport(transport: str, option: Callable[[str], str | None]) -> None
     if transport == "cyclonedds" and option("config") is not None:
         raise UsageError("--opt config: with --link mwperf configures Cyclone DDS itself (the "
                          "link's interface, unicast discovery of every host); drop --opt config")
+    if transport == "rustdds":
+        if option("network") is not None:
+            raise UsageError("--opt network: with --link mwperf puts RustDDS on the link's "
+                             "interfaces itself; drop --opt network")
+        if topology is not None:
+            _check_multicast_path(topology, roles)
+
+
+def _check_multicast_path(topology: Topology, roles: tuple[str, str]) -> None:
+    """RustDDS discovers by multicast only, which crosses one point-to-point link (a TUN or veth
+    pair) but no routed hop: the two agents must share a host or a point-to-point link."""
+    a, b = (topology.host_of(role) for role in roles)
+    if a == b or any(not k.segment and set(k.hosts) == {a, b} for k in topology.links):
+        return
+    raise UsageError(f"transport rustdds: its agents on hosts '{a}' and '{b}' share no "
+                     f"point-to-point link, and RustDDS discovers peers by multicast only, which "
+                     f"mwperf's routed hops and segments do not carry; link {a}<->{b} directly, "
+                     f"or use cyclonedds (unicast discovery)")
 
 
 def require_root() -> None:

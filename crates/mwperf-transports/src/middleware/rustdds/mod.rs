@@ -1,20 +1,21 @@
 //! RustDDS (pure Rust DDS): the same topics, type and QoS as the Cyclone DDS transport, so the two
 //! interoperate (`rt/mwperf/<base>/ping|pong`, type `mwperf_msgs::msg::dds_::Bytes_`, CDR LE).
 //!
-//! Each endpoint owns one DomainParticipant pinned to 127.0.0.1: `lo` has no multicast, so
-//! discovery rides RustDDS's same-host loopback mode (SPDP announced by unicast to the
-//! well-known ports of participant ids 0..12 on 127.0.0.1; a participant beyond those still
-//! finds the lower ones, which answer it by unicast).
+//! Each endpoint owns one DomainParticipant, by default pinned to 127.0.0.1: `lo` has no
+//! multicast, so discovery rides RustDDS's same-host loopback mode (SPDP announced by unicast to
+//! the well-known ports of participant ids 0..12 on 127.0.0.1; a participant beyond those still
+//! finds the lower ones, which answer it by unicast). `--opt network=auto|<IPv4>` puts it on
+//! real interfaces instead, with multicast discovery (network.rs): how it crosses emulated links.
 //!
 //! Latency cost to know about: a sample goes writer → the participant's event-loop thread →
 //! UDP → the peer's event-loop thread → a socketpair notification → this reader, i.e. two extra
 //! thread wake-ups per message compared with a plain socket.
 
 mod cdr;
+mod network;
 mod qos;
 mod signals;
 
-use std::net::{IpAddr, Ipv4Addr};
 use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
 
@@ -28,8 +29,8 @@ use super::dds_address::Address;
 use cdr::{BytesCdr, BytesMsg, Encoded};
 
 const NAME: &str = "rustdds";
-/// Options this transport knows (none yet; unknown `--opt` keys are refused).
-const OPTIONS: &[&str] = &[];
+/// Options this transport knows (unknown `--opt` keys are refused).
+const OPTIONS: &[&str] = &["network"];
 /// Kernel socket buffers to ask for (RustDDS asks 8 MiB by default and warns when the kernel
 /// clamps it; 4 MiB is the usual `net.core.rmem_max` ceiling here).
 const SOCKET_BUFFER: usize = 4 << 20;
@@ -40,9 +41,10 @@ fn middleware(what: &str, e: impl std::fmt::Display) -> TransportError {
 }
 
 pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError> {
-    spec.options_for(NAME, OPTIONS)?;
+    let opts = spec.options_for(NAME, OPTIONS)?;
+    let network = network::Network::parse(opts.get("network"))?;
     let addr = Address::parse("rustdds", &spec.addr, side.is_listener())?;
-    Ok(Box::new(RustDdsEndpoint::open(side, spec, addr)?))
+    Ok(Box::new(RustDdsEndpoint::open(side, spec, addr, &network)?))
 }
 
 pub struct RustDdsEndpoint {
@@ -59,10 +61,11 @@ pub struct RustDdsEndpoint {
 }
 
 impl RustDdsEndpoint {
-    fn open(side: Side, spec: &Spec, addr: Address) -> Result<Self, TransportError> {
+    fn open(side: Side, spec: &Spec, addr: Address, network: &network::Network) -> Result<Self, TransportError> {
+        let (only, same_host) = network.resolve()?;
         let builder = DomainParticipantBuilder::new(addr.domain as u16)
-            .with_only_networks([IpAddr::V4(Ipv4Addr::LOCALHOST)])
-            .same_host_loopback(true)
+            .with_only_networks(only)
+            .same_host_loopback(same_host)
             .socket_receive_buffer_size(SOCKET_BUFFER)
             .socket_send_buffer_size(SOCKET_BUFFER);
         let participant = signals::with_async_signals_blocked(|| builder.build())
