@@ -184,3 +184,22 @@ def test_link_lines_under_the_table() -> None:
     assert text.splitlines()[0] == "link          loss=10%  (userspace)"
     assert "received 110  forwarded 100  dropped: loss 10  corrupted 2" in text
     assert "queue" not in text and "max 60.0 µs" in text
+
+
+def test_every_link_of_a_scenario_with_hosts_is_shown() -> None:
+    from mwperf.emulation.summary import render_link
+    counts = {"received": 100, "forwarded": 99, "dropped": {"loss": 1, "queue": 0}}
+    clean = {"received": 100, "forwarded": 100, "dropped": {"loss": 0}}
+    wire = {"from": "middle", "to": "echoer", "report": {"up": counts, "down": clean}}
+    text = render_link({"link": {
+        "spec": "delay=2ms", "backend": "userspace",
+        "hosts": {"sender": {"address": "10.1.0.1"}, "echoer": {"address": "10.1.1.2"}},
+        "links": [{"name": "sender<->middle", "hosts": ["sender", "middle"], "segment": False,
+                   "spec": "delay=2ms", "emulator": []},
+                  {"name": "lan", "hosts": ["middle", "echoer"], "segment": True,
+                   "spec": "loss=1%", "emulator": [wire]}]}})
+    lines = text.splitlines()
+    assert lines[0] == "links         2 (userspace); hosts sender 10.1.0.1, echoer 10.1.1.2"
+    assert lines[1:] == ["  sender<->middle  delay=2ms", "  lan [middle echoer]  loss=1%",
+                         "    middle -> echoer  received 100  forwarded 99  dropped: loss 1",
+                         "    echoer -> middle  received 100  forwarded 100"]

@@ -31,6 +31,7 @@ from .results import write_json, write_text
 from .runner import Interrupted
 from .scenario import Request, describe_built_ins, dry_run, launch, plan_sweep, resolve
 from .session import measure
+from .show import load_targets, render_points
 from .sizes import format_bytes
 from .table import format_rate, label, render, render_details, render_notes, row_from_result
 
@@ -253,6 +254,26 @@ def results(results: str, limit: int, rebuild: bool) -> None:
         click.echo(f"rebuilt {store.catalogue_path(root)}: {len(report.runs)} runs, "
                    f"{report.points} points", err=True)
     click.echo(store.list_runs(root, limit).render("table"), nl=False)
+
+
+@cli.command()
+@click.argument("targets", nargs=-1)
+@click.option("--results", default="results", show_default=True, metavar="DIR",
+              help="The results folder.")
+@click.option("--point", type=click.IntRange(min=1), metavar="N",
+              help="Only point N of the sweep (its number in the progress lines [N/M]).")
+def show(targets: tuple[str, ...], results: str, point: int | None) -> None:
+    """Show each point's full details (service time, accounting, discovery, CPU, daemons,
+    every emulated link, the outage) as a single run prints them. TARGETS: run ids, unique
+    prefixes or 'latest' (the default), or paths to point folders / result files.
+
+    \b
+    Examples:
+      mwperf show
+      mwperf show 20261123T1522 --point 3
+      mwperf show results/20261123T152248Z-three-852d/points/*/
+    """
+    click.echo(render_points(load_targets(Path(results), targets, point)), nl=False)
 
 
 @cli.command()

@@ -1,0 +1,79 @@
+"""``mwperf show``: one point's full details after the fact, as a single run prints them.
+
+A sweep's summary is one table row per point; what a point's run printed under its row
+(service time, accounting, discovery, CPU, daemons, every emulated link's counters, the outage)
+is still in its result. ``mwperf show`` prints it again for the points of a run in the
+catalogue (RUN as ``mwperf report`` takes it, optionally narrowed by ``--point``), or for a
+result file or point folder given by path.
+"""
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .errors import UsageError
+from .report.select import resolve_runs
+from .store.catalogue import connect
+from .store.layout import POINTS_DIR, RESULT_NAME
+from .table import label, render, render_details, render_notes, row_from_result
+
+def load_targets(root: Path, targets: tuple[str, ...], point: int | None
+                 ) -> list[tuple[str, dict[str, Any]]]:
+    """(where, result) for each point TARGETS name: a path to a result file or point folder,
+    or run ids/prefixes/``latest`` of the catalogue in ``root`` (no target: the latest run)."""
+    paths = [t for t in targets if Path(t).exists()]
+    runs = [t for t in targets if not Path(t).exists()]
+    if point is not None and paths:
+        raise UsageError(f"--point: only with runs of the catalogue, not with a path "
+                         f"({paths[0]} is one point already)")
+    found = [(str(f), _read(f)) for t in paths for f in _result_files(Path(t))]
+    if runs or not paths:
+        found += _from_catalogue(root, runs, point)
+    return found
+
+
+def render_points(found: list[tuple[str, dict[str, Any]]]) -> str:
+    """Each point: its table row, the details under it, its warnings, and where it is."""
+    blocks = []
+    for where, result in found:
+        row = row_from_result(result, where)
+        notes = render_notes([row], [(label(row), w) for w in result.get("warnings") or []])
+        blocks.append(render([row]) + render_details(result) + notes + f"from {where}\n")
+    return "\n".join(blocks)
+
+
+def _result_files(path: Path) -> list[Path]:
+    """A result file as it is; a point folder's result; a sweep folder's points' results."""
+    if not path.is_dir():
+        return [path]
+    if (path / RESULT_NAME).is_file():
+        return [path / RESULT_NAME]
+    points = sorted((path / POINTS_DIR).glob(f"*/{RESULT_NAME}"))
+    if not points:
+        raise UsageError(f"{path}: neither a point folder (with {RESULT_NAME}) nor a sweep folder "
+                         f"(with {POINTS_DIR}/); give one of those, a result file, or a run id")
+    return points
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        result = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise UsageError(f"{path}: not a readable result file ({e})") from None
+    if not isinstance(result, dict) or "measurement" not in result or "config" not in result:
+        raise UsageError(f"{path}: not an mwperf result (no 'config' and 'measurement')")
+    return result
+
+
+def _from_catalogue(root: Path, runs: list[str], point: int | None
+                    ) -> list[tuple[str, dict[str, Any]]]:
+    with connect(root, read_only=True, views=False) as con:
+        run_ids = resolve_runs(con, runs)
+        rows = con.execute(
+            "SELECT folder, result FROM points WHERE list_contains(?, run_id) "
+            "AND (? IS NULL OR point_index = ?) ORDER BY started_at, point_index, repetition",
+            [run_ids, point, point]).fetchall()
+    if not rows and point is not None:
+        raise UsageError(f"--point {point}: run {', '.join(run_ids)} has no point {point} (the "
+                         f"numbers are the sweep's, as its progress lines [N/M] show)")
+    return [(str(root / folder), json.loads(result)) for folder, result in rows]
