@@ -262,10 +262,52 @@ def test_a_version_1_catalogue_gains_the_resilience_columns(fake_env: dict[str, 
             con.execute(f"ALTER TABLE points DROP COLUMN {column}")
         con.execute("UPDATE schema_version SET version = 1")
     store.ingest_point(saved)
-    assert catalogue_rows(root, "SELECT version FROM schema_version") == [(2,)]
+    assert catalogue_rows(root, "SELECT version FROM schema_version") == [(schema.SCHEMA_VERSION,)]
     result = json.loads((saved / "result.json").read_text())
     rows = catalogue_rows(root, "SELECT time_to_connect_ns, outage_session FROM points")
     assert rows == [(result["resilience"]["time_to_connect_ns"], None)]  # no outage: no session
+
+
+def subscribers_of(point: Path) -> list[dict]:
+    """Two subscribers made from ``point``'s measurement: one complete, one failed."""
+    measurement = json.loads((point / "result.json").read_text())["measurement"]
+    return [{"subscriber": 0, "name": "sub", "status": "complete", "status_reason": None,
+             "measurement": measurement},
+            {"subscriber": 1, "name": "sub.1", "status": "failed", "status_reason": "killed",
+             "measurement": None}]
+
+
+def test_each_subscriber_has_a_row(fake_env: dict[str, str], tmp_path: Path) -> None:
+    root = tmp_path / "results"
+    first = measure_point(root)
+    many = clone_point(first, root, "20261122T000000Z-udp-oneway-0003",
+                       per_subscriber=subscribers_of(first))
+    store.ingest_point(many)
+    store.ingest_point(many)  # again: replaced, not doubled
+    rows = catalogue_rows(root, "SELECT point_id, subscriber, name, status, received, "
+                                "latency_p50_ns FROM subscribers ORDER BY subscriber")
+    measurement = json.loads((first / "result.json").read_text())["measurement"]
+    assert rows == [(many.name, 0, "sub", "complete", measurement["accounting"]["received"],
+                     measurement["response"]["p50_ns"]),
+                    (many.name, 1, "sub.1", "failed", None, None)]
+    assert catalogue_rows(root, "SELECT count(*) FROM subscribers WHERE point_id = ?",
+                          [first.name]) == [(0,)]  # one subscriber: the point's own row
+
+
+def test_a_version_2_catalogue_gains_the_subscribers_of_its_points(fake_env: dict[str, str],
+                                                                   tmp_path: Path) -> None:
+    root = tmp_path / "results"
+    first = measure_point(root)
+    many = clone_point(first, root, "20261122T000000Z-udp-oneway-0004",
+                       per_subscriber=subscribers_of(first))
+    store.ingest_point(many)
+    with duckdb.connect(str(root / "catalogue.duckdb")) as con:
+        con.execute("DROP TABLE subscribers")
+        con.execute("UPDATE schema_version SET version = 2")
+    store.ingest_point(first)  # any write migrates; the older points' subscribers are filled in
+    assert catalogue_rows(root, "SELECT version FROM schema_version") == [(schema.SCHEMA_VERSION,)]
+    assert catalogue_rows(root, "SELECT point_id, subscriber FROM subscribers ORDER BY 2") == [
+        (many.name, 0), (many.name, 1)]
 
 
 def test_a_busy_catalogue_is_waited_for_then_named(fake_env: dict[str, str], tmp_path: Path,

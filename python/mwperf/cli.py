@@ -283,8 +283,8 @@ def show(targets: tuple[str, ...], results: str, point: int | None) -> None:
 @click.option("--format", "fmt", type=click.Choice(store.FORMATS), default="table",
               show_default=True, help="Output format.")
 def query(sql: str, results: str, fmt: str) -> None:
-    """Run SQL (read-only) over the results catalogue: tables runs, points, topics, warnings;
-    views samples and series over the Parquet files.
+    """Run SQL (read-only) over the results catalogue: tables runs, points, topics, subscribers,
+    warnings; views samples and series over the Parquet files.
 
     \b
     Examples:

@@ -56,7 +56,7 @@ def store_point(con: duckdb.DuckDBPyConnection, placement: Placement, point_dir:
     listed_index, listed_rep = placement.manifest_entry(point_dir)
     con.begin()
     try:
-        for table in ("warnings", "topics", "points"):
+        for table in ("warnings", "subscribers", "topics", "points"):
             con.execute(f"DELETE FROM {table} WHERE point_id = ?", [point_id])
         if index is None:
             index = listed_index
@@ -73,6 +73,7 @@ def store_point(con: duckdb.DuckDBPyConnection, placement: Placement, point_dir:
             insert(con, "runs", [run])
         insert(con, "points", [rows.point_row(result, place_of)])
         insert(con, "topics", rows.topic_rows(result))
+        insert(con, "subscribers", rows.subscriber_rows(result))
         insert(con, "warnings", rows.warning_rows(result))
         refresh_run(con, placement.run_id)
         con.commit()

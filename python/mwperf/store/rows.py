@@ -137,6 +137,15 @@ def topic_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
              **measurement_columns(topic)} for i, topic in enumerate(per_topic)]
 
 
+def subscriber_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """One ``subscribers`` row per entry of ``per_subscriber`` (none with one subscriber)."""
+    return [{"point_id": result["run_id"], "subscriber": entry.get("subscriber", i),
+             "name": entry.get("name"), "status": entry.get("status"),
+             "status_reason": entry.get("status_reason"),
+             **measurement_columns(entry.get("measurement"))}
+            for i, entry in enumerate(result.get("per_subscriber") or [])]
+
+
 def warning_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
     """One ``warnings`` row per warning of the point, in order."""
     return [{"point_id": result["run_id"], "seq": seq, "code": w.get("code", ""),

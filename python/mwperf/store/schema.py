@@ -2,19 +2,21 @@
 
 Tables: ``runs`` (one per mwperf invocation: a single point or a sweep), ``points`` (one per
 measured point, every config field and summary statistic as a column plus the full result as
-JSON), ``topics`` (per-topic summaries; one row for a single-topic point), ``warnings`` and
-``schema_version`` (one row). A catalogue written by another schema version is migrated when a
+JSON), ``topics`` (per-topic summaries; one row for a single-topic point), ``subscribers``
+(each subscriber of a ``--subscribers N`` point), ``warnings`` and ``schema_version`` (one row). A catalogue written by another schema version is migrated when a
 migration is known, otherwise refused with the command that recreates it from the folders.
 """
 
+import json
 from collections.abc import Callable
 
 import duckdb
 
 from ..errors import RunError
 
-SCHEMA_VERSION = 2
-"""2: the resilience columns (time to connect, outage lost/recovery/session)"""
+SCHEMA_VERSION = 3
+"""2: the resilience columns (time to connect, outage lost/recovery/session); 3: the
+``subscribers`` table"""
 
 CONFIG_COLUMNS: tuple[tuple[str, str], ...] = (
     ("transport", "VARCHAR"), ("mode", "VARCHAR"), ("rate", "DOUBLE"), ("payload", "VARCHAR"),
@@ -66,6 +68,11 @@ POINT_COLUMNS = (POINT_KEYS + CONFIG_COLUMNS + MEASUREMENT_COLUMNS + PROCESS_COL
                  + RESILIENCE_COLUMNS + (("result", "JSON NOT NULL"),))
 TOPIC_COLUMNS = (("point_id", "VARCHAR NOT NULL"), ("topic", "INTEGER NOT NULL"),
                  ("name", "VARCHAR")) + MEASUREMENT_COLUMNS
+SUBSCRIBER_COLUMNS = (("point_id", "VARCHAR NOT NULL"), ("subscriber", "INTEGER NOT NULL"),
+                      ("name", "VARCHAR"), ("status", "VARCHAR"),
+                      ("status_reason", "VARCHAR")) + MEASUREMENT_COLUMNS
+"""one row per subscriber of a point with ``--subscribers N`` (none for one subscriber: the
+point's own row is that subscriber)"""
 RUN_COLUMNS: tuple[tuple[str, str], ...] = (
     ("run_id", "VARCHAR PRIMARY KEY"), ("kind", "VARCHAR NOT NULL"), ("scenario", "VARCHAR"),
     ("started_at", "TIMESTAMP"), ("ended_at", "TIMESTAMP"), ("status", "VARCHAR NOT NULL"),
@@ -78,7 +85,7 @@ WARNING_COLUMNS = (("point_id", "VARCHAR NOT NULL"), ("seq", "INTEGER NOT NULL")
                    ("hint", "VARCHAR"))
 TABLES: dict[str, tuple[tuple[str, str], ...]] = {
     "runs": RUN_COLUMNS, "points": POINT_COLUMNS, "topics": TOPIC_COLUMNS,
-    "warnings": WARNING_COLUMNS,
+    "subscribers": SUBSCRIBER_COLUMNS, "warnings": WARNING_COLUMNS,
 }
 
 def _add_resilience_columns(con: duckdb.DuckDBPyConnection) -> None:
@@ -88,8 +95,26 @@ def _add_resilience_columns(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(f"ALTER TABLE points ADD COLUMN IF NOT EXISTS {column} {kind}")
 
 
+def _add_subscribers_table(con: duckdb.DuckDBPyConnection) -> None:
+    """2 -> 3: the subscribers table, filled from the points' results (they always kept
+    ``per_subscriber``)."""
+    from .rows import subscriber_rows  # rows imports this module's column lists
+
+    body = ", ".join(f"{column} {kind}" for column, kind in SUBSCRIBER_COLUMNS)
+    con.execute(f"CREATE TABLE IF NOT EXISTS subscribers ({body})")
+    names = [name for name, _ in SUBSCRIBER_COLUMNS]
+    found = con.execute("SELECT result FROM points WHERE json_array_length(result, "
+                        "'$.per_subscriber') > 0").fetchall()
+    records = [r for (text,) in found for r in subscriber_rows(json.loads(text))]
+    if records:
+        con.executemany(f"INSERT INTO subscribers ({', '.join(names)}) VALUES "
+                        f"({', '.join('?' for _ in names)})",
+                        [[record.get(name) for name in names] for record in records])
+
+
 MIGRATIONS: dict[int, Callable[[duckdb.DuckDBPyConnection], None]] = {
     1: _add_resilience_columns,
+    2: _add_subscribers_table,
 }
 """version -> the step that upgrades a catalogue of that version to the next one"""
 
