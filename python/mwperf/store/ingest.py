@@ -1,7 +1,8 @@
 """Ingesting one saved point folder into the catalogue, atomically.
 
 Order: the Parquet files are written and renamed into place first, then the point's rows (run,
-point, topics, warnings) go in as one transaction. A point ingested again replaces its rows.
+point, topics, subscribers, warnings) go in as one transaction. A point ingested again replaces
+its rows.
 """
 
 import json
