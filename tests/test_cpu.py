@@ -3,6 +3,7 @@ cpu controller) a busy process held to its quota, pinning and real-time priority
 
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -12,6 +13,7 @@ from conftest import run_mwperf
 
 from mwperf.emulation import cgroups
 from mwperf.emulation.cpu import CpuLimits, CpuPlacement, parse_limits
+from mwperf.emulation.topology import two_hosts
 from mwperf.errors import RunError, UsageError
 from mwperf.leases import Lease
 from mwperf.procs import AgentSet
@@ -41,6 +43,35 @@ def test_quota_for_everyone_and_per_role() -> None:
     assert limits.to_dict() == {"quota_pct": {"*": 25.0, "pong": 75.5},
                                 "pin": {"pong": [1], "ping": [0, 1]}, "rt_priority": 10}
     assert not parse_limits(None, None, None, ROLES)
+
+
+def test_a_limit_on_an_emulated_host_covers_everything_placed_there() -> None:
+    place = two_hosts().place  # --link alone: ping on a, pong and the daemons on b
+    limits = parse_limits("b=40%", "b=1", None, ROLES, place)
+    assert limits.group_for("pong") == ("host-b", 40.0) and limits.quota_for("ping") is None
+    assert limits.host_of("rosmaster") == "b" and limits.host_of("ping") is None
+    assert (limits.cpus_for("pong"), limits.cpus_for("mosquitto"), limits.cpus_for("ping")) == (
+        (1,), (1,), None)
+    assert limits.to_dict()["hosts"] == {"b": [n for n, h in place if h == "b"]}
+    mixed = parse_limits("20%,b=40%", None, None, ROLES, place)  # '*' for agents off host b
+    assert (mixed.quota_for("ping"), mixed.quota_for("pong")) == (20.0, 40.0)
+    assert mixed.group_for("rosmaster") == ("host-b", 40.0)
+    loopback = parse_limits("50%", None, None, ROLES, place)
+    assert loopback.place == () and loopback.group_for("rosmaster") is None
+
+
+@pytest.mark.parametrize(("quota", "rt", "place", "message"), [
+    ("b=40%,pong=20%", None, None, "--cpu-quota: pong runs on host b, which has a limit of its "
+                                   "own; give the limit to one of them"),
+    ("b=40%", "5", None, "--rt-priority: not with a limit on host b"),
+    ("c=40%", None, None, "--cpu-quota: no agent 'c' in this run (agents: pong, ping; hosts: a, "
+                          "b)"),
+    ("ping=40%", None, (("ping", "ping"), ("pong", "b")), "'ping' is both an agent and a host"),
+])
+def test_bad_host_limits(quota: str, rt: str | None, place: tuple | None, message: str) -> None:
+    with pytest.raises(UsageError) as caught:
+        parse_limits(quota, None, rt, ROLES, place or two_hosts().place)
+    assert message in str(caught.value)
 
 
 @pytest.mark.parametrize(("quota", "pin", "rt", "message"), [
@@ -88,12 +119,18 @@ def test_hierarchies_from_mountinfo(tmp_path: Path) -> None:
 
 def _cpu_share(pid: int, seconds: float) -> float:
     """CPU time over wall time of ``pid`` (all its threads) across ``seconds``."""
-    def cpu() -> float:
+    return _cpu_shares([pid], seconds)[0]
+
+
+def _cpu_shares(pids: list[int], seconds: float) -> list[float]:
+    """CPU time over wall time of each of ``pids``, measured over the same ``seconds``."""
+    def cpu(pid: int) -> float:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    start_cpu, start = cpu(), time.monotonic()
+    start_cpu, start = [cpu(p) for p in pids], time.monotonic()
     time.sleep(seconds)
-    return (cpu() - start_cpu) / (time.monotonic() - start)
+    wall = time.monotonic() - start
+    return [(cpu(p) - c) / wall for p, c in zip(pids, start_cpu)]
 
 
 def _spin_share(tmp_path: Path, limits: CpuLimits, seconds: float = 2.0) -> tuple[float, dict]:
@@ -122,6 +159,34 @@ def test_a_busy_agent_gets_its_quota_and_is_throttled(tmp_path: Path) -> None:
     assert described["cgroup_version"] == HIERARCHY.version and pong["quota_pct"] == 50.0
     assert pong["throttling"]["throttled_periods"] > 0
     assert not Path(pong["cgroup"]).exists()  # released with the lease
+
+
+@needs_cgroup
+def test_a_host_quota_is_shared_by_its_agents_and_daemons(tmp_path: Path) -> None:
+    """pong and a 'daemon' spinning on host b at 50 %: together at most half a CPU."""
+    limits = parse_limits("b=50%", "b=0", None, ROLES, two_hosts().place)
+    daemon = subprocess.Popen(SPIN)
+    try:
+        with Lease.take("test") as lease:
+            placement = CpuPlacement(limits, lease)
+            with AgentSet(tmp_path, placement) as agents:
+                spinner = agents.spawn("pong", SPIN)
+                placement.join("rosmaster", "rosmaster", daemon.pid)
+                group = Path(placement.describe()["hosts"]["b"]["cgroup"])
+                assert group.name.endswith("-host-b") and group.is_dir()
+                shares = _cpu_shares([spinner.popen.pid, daemon.pid], 2.0)
+                agents.stop_all()
+                daemon.kill()
+                described = placement.describe()
+    finally:
+        daemon.kill()
+        daemon.wait()
+    assert sum(shares) <= 0.5 * 1.15, shares
+    host = described["hosts"]["b"]
+    assert (host["quota_pct"], host["cpus"], host["members"]) == (50.0, [0], ["pong", "rosmaster"])
+    assert host["throttling"]["throttled_periods"] > 0
+    assert described["agents"]["pong"]["host"] == "b"
+    assert not group.exists()  # released with the lease
 
 
 @needs_cgroup

@@ -203,3 +203,23 @@ def test_nothing_left_after_ctrl_c_with_a_broker_on_a_third_host(env: dict[str, 
     assert not [pid for pid in spawned if alive(pid)]
     assert len([n for k, n in seen if k == "netns"]) == 4, seen  # three hosts and the hub
     assert leftovers(seen, Path(env["MWPERF_LEASE_DIR"])) == []
+
+
+def test_a_cpu_quota_on_a_host_holds_its_agents_and_daemons(env: dict[str, str],
+                                                             tmp_path: Path) -> None:
+    """--link alone: host b runs the pong and mosquitto; `--cpu-quota b=30%` puts both in one
+    cgroup (seed 000's slower echoer, with its middleware's daemon on it)."""
+    out = tmp_path / "result.json"
+    done = run_mwperf("run", "--transport", "mqtt", "--rate", "100", "--duration", "1s",
+                      "--warmup", "200ms", "--link", "delay=1ms", "--cpu-quota", "b=30%",
+                      "--json", str(out), "--no-save", env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(out.read_text())
+    assert result["config"]["cpu"]["hosts"] == {"b": ["mosquitto", "pong", "rosmaster", "sub",
+                                                      "zenohd"]}
+    host = result["cpu"]["hosts"]["b"]
+    assert (host["quota_pct"], host["members"]) == (30.0, ["pong", "mosquitto"])
+    assert host["cgroup"].endswith("-host-b") and host["throttling"]["periods"] > 0
+    assert result["cpu"]["agents"]["pong"]["host"] == "b"
+    assert result["cpu"]["agents"]["ping"]["quota_pct"] is None  # host a: not limited
+    assert "host b: quota 30% shared" in run_mwperf("show", str(out), env=env).stdout

@@ -14,7 +14,7 @@ from .emulation.network import BACKENDS as LINK_BACKENDS
 from .emulation.network import check_transport as check_link_transport
 from .emulation.network import link_specs, require_root
 from .emulation.cpu import CpuLimits, parse_limits
-from .emulation.topology import Topology
+from .emulation.topology import Topology, two_hosts
 from .errors import UsageError
 from .sizes import parse_size
 from .subscribers import check_subscribers, parse_subscribers
@@ -180,12 +180,13 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
     workload = _workload(options)
     subscribers = parse_subscribers(options.get("subscribers"), MAX_SUBSCRIBERS)
     agents = ROLES[mode] if qos["pong"] == "agent" else ROLES[mode][1:]  # a relay is no agent
-    cpu = parse_limits(options.get("cpu_quota"), options.get("cpu_pin"),
-                       options.get("rt_priority"), agents)
     if workload["topics"] > 1 and options.get("samples"):
         raise UsageError(f"--samples: raw samples are kept only with --topics 1 "
                          f"(got --topics {workload['topics']})")
     link = _link(options)
+    hosts = link.get("topology") or (two_hosts() if link.get("link") else None)
+    cpu = parse_limits(options.get("cpu_quota"), options.get("cpu_pin"),
+                       options.get("rt_priority"), agents, hosts.place if hosts else ())
     catalogue = agent()
     transport = _choice("--transport", "transport", given("transport"), catalogue.transports())
     if qos["pong"] != "agent" and transport not in RELAY_TRANSPORTS:

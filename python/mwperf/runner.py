@@ -70,6 +70,11 @@ class Outcome:
     """the daemons' logs and configurations, saved with the result"""
 
 
+DAEMON_PLACED_AS = {"relay": "pong", "zenoh-router": "zenohd"}
+"""a daemon's name in the topology's placement, where it differs from its own (the relay
+echoes where the pong would)"""
+
+
 def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
     """Measure one point with agents working in ``workdir`` (which the caller removes)."""
     tag = secrets.randbits(32)
@@ -84,6 +89,8 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
           _emulated_link(cfg, workdir, tag) as network,
           DaemonSet(workdir, lease) as daemons):
         placement = CpuPlacement(cfg.cpu, lease)
+        daemons.on_spawn = lambda spec, pid: placement.join(
+            spec.name, DAEMON_PLACED_AS.get(spec.name, spec.name), pid)
         with AgentSet(workdir, placement) as agents:
             try:
                 plan = prepare(cfg, workdir, agent, daemons, network)

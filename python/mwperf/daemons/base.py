@@ -156,6 +156,9 @@ class DaemonSet:
         self.folder = workdir / "daemons"
         self.lease = lease
         self.daemons: list[DaemonProcess] = []
+        self.on_spawn: Callable[[DaemonSpec, int], None] | None = None
+        """called with each daemon's spec and pid right after it starts (e.g. to put it under
+        its emulated host's CPU limits); a RunError from it fails the start"""
 
     def start(self, make: Callable[[], DaemonSpec]) -> DaemonProcess:
         """Start the daemon ``make()`` describes and wait until it is ready.
@@ -209,6 +212,8 @@ class DaemonSet:
         if self.lease is not None:
             with contextlib.suppress(RunError):  # RunError: it exited already
                 self.lease.add("process", process_id(popen.pid))
+        if self.on_spawn is not None:
+            self.on_spawn(spec, popen.pid)
         return daemon
 
     def stop_all(self) -> None:

@@ -5,6 +5,12 @@ clock), pinning to CPUs, and an optional real-time priority.
 it per role (a bare value is the default for roles not named). Each limited agent gets its own
 cgroup (cgroups.py) — one agent's CPU time never counts against another's. ``--cpu-pin 1`` or
 ``--cpu-pin pong=1,ping=0`` pins agents to CPUs (``N`` or ``N-M``), as taskset does.
+With emulated hosts (``--link``: hosts a and b; a scenario's ``hosts:``) a name may also be a
+host: ``--cpu-quota echoer=50%`` puts everything placed on ``echoer`` — its agents and its
+daemons (rosmaster, mosquitto, zenohd, the topic_tools relay) — in one cgroup that shares the
+quota, as a slower computer would; ``--cpu-pin echoer=1`` pins them all. A role on a limited host
+cannot have a limit of its own as well (one cgroup per process), and host limits exclude
+``--rt-priority`` (the daemons would run without it).
 ``--rt-priority N`` runs the agents SCHED_FIFO at priority N (1-99) when the kernel permits it,
 and says so in the result's warnings when it does not (the run still measures).
 
@@ -27,15 +33,17 @@ from typing import Any
 from ..errors import RunError, UsageError
 from ..leases import Lease
 from . import cgroups
+from .topology import ROLES as ROLE_NAMES
 
 ALL = "*"
 """the role key of a value given without a role: every agent not named otherwise"""
 MAX_RT_PRIORITY = 99
 AGENTS_PER_POINT = 2
 """a point's agents (ping + pong, or pub + sub): each gets part of the real-time budget"""
-QUOTA_HINT = ("use a share of one CPU such as 50% (every agent) or pong=50%,ping=25% (per role); "
-              "above 100% allows more than one CPU")
-PIN_HINT = "use CPU numbers such as 1 or 0-1 (every agent), or pong=1,ping=0 (per role)"
+QUOTA_HINT = ("use a share of one CPU such as 50% (every agent), pong=50%,ping=25% (per role) or "
+              "echoer=50% (per emulated host); above 100% allows more than one CPU")
+PIN_HINT = ("use CPU numbers such as 1 or 0-1 (every agent), pong=1,ping=0 (per role) or "
+            "echoer=1 (per emulated host)")
 
 
 @dataclass(frozen=True)
@@ -45,22 +53,62 @@ class CpuLimits:
     quota_pct: tuple[tuple[str, float], ...] = ()
     pin: tuple[tuple[str, tuple[int, ...]], ...] = ()
     rt_priority: int | None = None
+    place: tuple[tuple[str, str], ...] = ()
+    """(role or daemon, host) when a limit names a host (empty otherwise)"""
+
+    def host_of(self, name: str) -> str | None:
+        """The host ``name`` (a role or daemon) runs on when that host has a limit, else None."""
+        host = dict(self.place).get(name)
+        limited = {key for key, _ in self.quota_pct + self.pin}
+        return host if host in limited else None
+
+    def group_for(self, name: str) -> tuple[str, float] | None:
+        """The cgroup ``name`` runs in and its quota: ('host-H', q) on a host with a quota,
+        (role, q) for an agent with one of its own, None for no quota (a daemon off a limited
+        host is never limited)."""
+        host = dict(self.place).get(name)
+        quotas = dict(self.quota_pct)
+        if host is not None and host in quotas:
+            return f"host-{host}", quotas[host]
+        if name not in ROLE_NAMES:
+            return None
+        quota = _for(self.quota_pct, name)
+        return None if quota is None else (name, quota)
 
     def quota_for(self, role: str) -> float | None:
-        """The CPU quota of ``role`` in % of one CPU, None for no limit."""
-        return _for(self.quota_pct, role)
+        """The CPU quota ``role`` runs under in % of one CPU (its host's, if limited), None for
+        no limit."""
+        group = self.group_for(role)
+        return None if group is None else group[1]
 
-    def cpus_for(self, role: str) -> tuple[int, ...] | None:
-        """The CPUs ``role`` is pinned to, None for no pinning."""
-        return _for(self.pin, role)
+    def cpus_for(self, name: str) -> tuple[int, ...] | None:
+        """The CPUs ``name`` (a role, or a daemon on a pinned host) is pinned to, None for no
+        pinning."""
+        host = dict(self.place).get(name)
+        pins = dict(self.pin)
+        if host is not None and host in pins:
+            return pins[host]
+        return _for(self.pin, name) if name in ROLE_NAMES else None
+
+    def limited_hosts(self) -> list[str]:
+        """The hosts a limit names, in the order of the placement."""
+        hosts = dict.fromkeys(host for _, host in self.place)
+        limited = {key for key, _ in self.quota_pct + self.pin}
+        return [host for host in hosts if host in limited]
 
     def __bool__(self) -> bool:
         return bool(self.quota_pct or self.pin or self.rt_priority)
 
     def to_dict(self) -> dict[str, Any]:
-        """As the point's configuration records it: {'quota_pct': {'*': 50.0}, ...}."""
-        return {"quota_pct": dict(self.quota_pct), "pin": {r: list(c) for r, c in self.pin},
-                "rt_priority": self.rt_priority}
+        """As the point's configuration records it: {'quota_pct': {'*': 50.0}, ...}; with a
+        host limit also ``hosts``, the limited hosts and who runs on each."""
+        out: dict[str, Any] = {"quota_pct": dict(self.quota_pct),
+                               "pin": {r: list(c) for r, c in self.pin},
+                               "rt_priority": self.rt_priority}
+        if self.limited_hosts():
+            out["hosts"] = {host: [name for name, h in self.place if h == host]
+                            for host in self.limited_hosts()}
+        return out
 
 
 def _for(entries: tuple[tuple[str, Any], ...], role: str) -> Any:
@@ -69,10 +117,23 @@ def _for(entries: tuple[tuple[str, Any], ...], role: str) -> Any:
 
 
 def parse_limits(quota: str | None, pin: str | None, rt_priority: str | None,
-                 roles: tuple[str, ...]) -> CpuLimits:
-    """Validate --cpu-quota, --cpu-pin and --rt-priority for a point whose agents are ``roles``."""
-    quotas = _per_role("--cpu-quota", quota, roles, _quota, QUOTA_HINT)
-    pins = _per_role("--cpu-pin", pin, roles, _cpus, PIN_HINT)
+                 roles: tuple[str, ...], place: tuple[tuple[str, str], ...] = ()) -> CpuLimits:
+    """Validate --cpu-quota, --cpu-pin and --rt-priority for a point whose agents are ``roles``;
+    ``place``: (role or daemon, host) of the emulated hosts (empty on loopback)."""
+    hosts = tuple(dict.fromkeys(host for _, host in place))
+    quotas = _per_role("--cpu-quota", quota, roles, _quota, QUOTA_HINT, hosts)
+    pins = _per_role("--cpu-pin", pin, roles, _cpus, PIN_HINT, hosts)
+    named_hosts = [key for key, _ in quotas + pins if key in hosts and key not in roles]
+    for flag, entries in (("--cpu-quota", quotas), ("--cpu-pin", pins)):
+        for role, _ in entries:
+            host = dict(place).get(role)
+            if role in roles and host in {k for k, _ in entries} and host != role:
+                raise UsageError(f"{flag}: {role} runs on host {host}, which has a limit of its "
+                                 f"own; give the limit to one of them (a process is in one "
+                                 f"cgroup)")
+    if named_hosts and rt_priority is not None:
+        raise UsageError(f"--rt-priority: not with a limit on host {named_hosts[0]} (its "
+                         f"daemons would run without it); limit the roles instead")
     priority = None
     if rt_priority is not None:
         text = str(rt_priority).strip()
@@ -80,11 +141,12 @@ def parse_limits(quota: str | None, pin: str | None, rt_priority: str | None,
             raise UsageError(f"--rt-priority: must be a whole number from 1 to "
                              f"{MAX_RT_PRIORITY} (SCHED_FIFO priority), got '{text}'")
         priority = int(text)
-    return CpuLimits(quotas, pins, priority)
+    return CpuLimits(quotas, pins, priority, place if named_hosts else ())
 
 
 def _per_role(flag: str, text: str | None, roles: tuple[str, ...],
-              parse: Callable[[str, str, str], Any], hint: str) -> tuple[tuple[str, Any], ...]:
+              parse: Callable[[str, str, str], Any], hint: str,
+              hosts: tuple[str, ...] = ()) -> tuple[tuple[str, Any], ...]:
     if text is None:
         return ()
     found: dict[str, Any] = {}
@@ -94,9 +156,13 @@ def _per_role(flag: str, text: str | None, roles: tuple[str, ...],
     for item in items:
         role, _, value = item.rpartition("=")
         role = role.strip() or ALL
-        if role != ALL and role not in roles:
+        if role != ALL and role in roles and role in hosts:
+            raise UsageError(f"{flag}: '{role}' is both an agent and a host of this run; "
+                             f"rename the host to limit it")
+        if role != ALL and role not in roles and role not in hosts:
+            where = f"; hosts: {', '.join(sorted(hosts))}" if hosts else ""
             raise UsageError(f"{flag}: no agent '{role}' in this run (agents: "
-                             f"{', '.join(roles)}); {hint}")
+                             f"{', '.join(roles)}{where}); {hint}")
         if role in found:
             raise UsageError(f"{flag}: {'every agent' if role == ALL else role} given twice "
                              f"in '{text}'")
@@ -149,7 +215,20 @@ def summary_lines(cpu: dict[str, Any] | None) -> list[str]:
             parts.append(f"CPUs {','.join(map(str, agent['cpus']))}")
         if agent["rt_priority"] is not None:
             parts.append(f"{agent['policy']} {agent['rt_priority']}")
+        if agent.get("host"):
+            parts.append(f"on host {agent['host']}")
         lines.append(f"{role}: {', '.join(parts) or 'not limited'}")
+    for host, entry in ((cpu or {}).get("hosts") or {}).items():
+        parts = []
+        if entry["quota_pct"] is not None:
+            parts.append(f"quota {entry['quota_pct']:g}% shared")
+            throttling = entry.get("throttling") or {}
+            if throttling.get("periods"):
+                parts.append(f"throttled in {throttling['throttled_periods']} of "
+                             f"{throttling['periods']} periods")
+        if entry["cpus"] is not None:
+            parts.append(f"CPUs {','.join(map(str, entry['cpus']))}")
+        lines.append(f"host {host}: {', '.join(parts)} by {', '.join(entry['members'])}")
     return lines
 
 
@@ -166,14 +245,16 @@ class CpuPlacement:
         self.groups: dict[str, cgroups.CpuCgroup] = {}
         self.applied: dict[str, dict[str, Any]] = {}
         self.warnings: list[dict[str, Any]] = []
+        self.members: dict[str, list[str]] = {}
+        """limited host -> the daemons placed in its cgroup"""
         self._rt_budget: dict[str, float] = {}
 
     def child_setup(self, role: str) -> Callable[[], None] | None:
         """Create ``role``'s cgroup (now, in mwperf) and return what the child must do."""
         if not self.limits:
             return None
-        quota = self.limits.quota_for(role)
-        group = self._cgroup(role, quota) if quota is not None else None
+        wanted = self.limits.group_for(role)
+        group = self._cgroup(*wanted) if wanted is not None else None
         procs = str(group.procs_file()) if group else None
         cpus = self.limits.cpus_for(role)
         priority = self.limits.rt_priority
@@ -201,7 +282,9 @@ class CpuPlacement:
         """Check what took effect on the running agent; RunError if the quota or pinning did not."""
         if not self.limits:
             return
-        group, cpus = self.groups.get(role), self.limits.cpus_for(role)
+        wanted = self.limits.group_for(role)
+        group = self.groups.get(wanted[0]) if wanted else None
+        cpus = self.limits.cpus_for(role)
         if group is not None and not group.contains(pid):
             raise RunError(f"--cpu-quota: {role} (pid {pid}) could not be moved into "
                            f"{group.path}")
@@ -212,6 +295,8 @@ class CpuPlacement:
             "quota_pct": group.quota_pct if group else None,
             "cgroup": str(group.path) if group else None, "cpus": actual,
             "pinned": cpus is not None, "rt_priority": None, "policy": "SCHED_OTHER"}
+        if self.limits.host_of(role) is not None:
+            entry["host"] = self.limits.host_of(role)
         if self.limits.rt_priority is not None:
             if os.sched_getscheduler(pid) == os.SCHED_FIFO:
                 entry["rt_priority"] = os.sched_getparam(pid).sched_priority
@@ -227,21 +312,59 @@ class CpuPlacement:
                             "limit); see 'mwperf doctor'"})
         self.applied[role] = entry
 
+    def join(self, name: str, placed: str, pid: int) -> None:
+        """Put daemon ``name`` (pid ``pid``, just started), placed as ``placed`` (the topology's
+        name for it: rosmaster, mosquitto, zenohd; a relay sits with the pong), under its host's
+        limits, from the parent (the daemons are single processes when they start); nothing
+        when its host has none. RunError if that did not take."""
+        host = self.limits.host_of(placed)
+        if host is None:
+            return
+        quota, cpus = dict(self.limits.quota_pct).get(host), dict(self.limits.pin).get(host)
+        try:
+            if quota is not None:
+                self._cgroup(f"host-{host}", quota).procs_file().write_text(str(pid))
+            if cpus is not None:
+                os.sched_setaffinity(pid, cpus)
+        except OSError as exc:
+            raise RunError(f"--cpu-quota/--cpu-pin: cannot put {name} (pid {pid}) under host "
+                           f"{host}'s limits: {exc.strerror or exc}") from None
+        self.members.setdefault(host, []).append(name)
+
     def describe(self) -> dict[str, Any] | None:
-        """The result's ``cpu`` block (call before the cgroups are released), None if no limits."""
+        """The result's ``cpu`` block (call before the cgroups are released), None if no limits.
+        With host limits also ``hosts``: each limited host's quota, CPUs, throttling, and who
+        ran there."""
         if not self.limits:
             return None
         hierarchy = next(iter(self.groups.values())).hierarchy if self.groups else None
         agents = {}
         for role, entry in self.applied.items():
-            group = self.groups.get(role)
+            wanted = self.limits.group_for(role)
+            group = self.groups.get(wanted[0]) if wanted else None
             agents[role] = {**entry, "throttling": group.throttling() if group else None}
-        return {"cgroup_version": hierarchy.version if hierarchy else None,
-                "period_us": cgroups.PERIOD_US if hierarchy else None, "agents": agents}
+        out = {"cgroup_version": hierarchy.version if hierarchy else None,
+               "period_us": cgroups.PERIOD_US if hierarchy else None, "agents": agents}
+        hosts = {}
+        for host in self.limits.limited_hosts():
+            group = self.groups.get(f"host-{host}")
+            cpus = dict(self.limits.pin).get(host)
+            members = [role for role in self.applied if self.limits.host_of(role) == host]
+            hosts[host] = {"quota_pct": group.quota_pct if group else None,
+                           "cgroup": str(group.path) if group else None,
+                           "cpus": list(cpus) if cpus is not None else None,
+                           "members": members + self.members.get(host, []),
+                           "throttling": group.throttling() if group else None}
+        if hosts:
+            out["hosts"] = hosts
+        return out
 
-    def _cgroup(self, role: str, quota: float) -> cgroups.CpuCgroup:
-        group = cgroups.create(self.lease, role, quota)
-        self.groups[role] = group
+    def _cgroup(self, key: str, quota: float) -> cgroups.CpuCgroup:
+        if key in self.groups:  # a host's, shared by everything placed there
+            return self.groups[key]
+        role = key
+        group = cgroups.create(self.lease, key, quota)
+        self.groups[key] = group
         if self.limits.rt_priority is not None:
             if not group.has_rt_group_scheduling():
                 raise RunError(
