@@ -223,3 +223,38 @@ def test_a_cpu_quota_on_a_host_holds_its_agents_and_daemons(env: dict[str, str],
     assert result["cpu"]["agents"]["pong"]["host"] == "b"
     assert result["cpu"]["agents"]["ping"]["quota_pct"] is None  # host a: not limited
     assert "host b: quota 30% shared" in run_mwperf("show", str(out), env=env).stdout
+
+
+MEDIUM = """\
+description: e2e - a 1 Mbit/s segment, switched vs one shared medium
+transport: udp
+hosts: [a, b]
+links:
+  lan: {hosts: [a, b], link: rate=1mbit, medium: MEDIUM}
+place: {ping: a, pong: b}
+rate: 70
+payload: Array1k
+duration: 3s
+warmup: 500ms
+timeout: 1m
+"""
+
+
+def test_a_shared_medium_is_shared_by_both_directions(env: dict[str, str],
+                                                      tmp_path: Path) -> None:
+    """70 Hz of ~1.1 kB each way is ~62 % of 1 Mbit/s per direction: a switched segment carries
+    both directions (RTT = two serializations of ~8.9 ms), one shared medium cannot (124 %): its
+    queue grows until it drops."""
+    found = {}
+    for medium in ("switched", "shared"):
+        (tmp_path / medium).mkdir()
+        code, (result,), err = sweep(env, tmp_path / medium, MEDIUM.replace("MEDIUM", medium))
+        assert code == 0, err
+        (lan,) = result["link"]["links"]
+        assert lan["shared"] is (medium == "shared")
+        found[medium] = result
+    switched, shared = found["switched"], found["shared"]
+    assert switched["measurement"]["accounting"]["lost"] == 0
+    assert 17.0 <= p50_ms(switched) <= 25.0, p50_ms(switched)
+    assert p50_ms(shared) >= 5 * p50_ms(switched), (p50_ms(shared), p50_ms(switched))
+    assert shared["measurement"]["accounting"]["lost"] > 0

@@ -123,7 +123,10 @@ BAD = [
      "t.yaml:4: field 'links': segment 'lan': a segment has no direction; drop the up:/down: "
      "items (they apply to point-to-point links)"),
     (BASE + "hosts: [a, b]\nlinks:\n  lan: {hosts: [a, b], speed: 1}\nplace: {ping: a, pong: b}\n",
-     "t.yaml:4: field 'links': segment 'lan': unknown key 'speed'; allowed: hosts, link"),
+     "t.yaml:4: field 'links': segment 'lan': unknown key 'speed'; allowed: hosts, link, medium"),
+    (BASE + "hosts: [a, b]\nlinks:\n  lan: {hosts: [a, b], medium: air}\n"
+     "place: {ping: a, pong: b}\n",
+     "t.yaml:4: field 'links': segment 'lan': medium 'air' is not one of switched, shared"),
     (BASE + "hosts: [a, b]\nlinks:\n  lan: [a, b]\nplace: {ping: a, pong: b}\n",
      "t.yaml:4: field 'links': segment 'lan' must be a mapping with 'hosts' (two or more) and "
      "optionally 'link', e.g. {hosts: [a, b, c], link: ethernet-1g}"),
@@ -166,6 +169,19 @@ def test_at_most_99_links(tmp_path: Path) -> None:
             "place: {ping: h0, pong: h100}\n")
     with pytest.raises(UsageError, match=r"/t\.yaml:4: field 'links': 100 links; at most 99$"):
         load(tmp_path, text)
+
+
+def test_a_shared_medium_is_kept_with_the_segment(tmp_path: Path) -> None:
+    shared = load(tmp_path, GOOD.replace("lan: {hosts: [master, sender, echoer]}",
+                                         "lan: {hosts: [master, sender, echoer], medium: shared}"))
+    assert shared is not None
+    assert [k.shared for k in shared.links] == [True, False]
+    assert Topology.from_dict(shared.to_dict()) == shared
+    assert "lan [master sender echoer] shared (spec: link)" in shared.describe()
+    switched = load(tmp_path, GOOD.replace("lan: {hosts: [master, sender, echoer]}",
+                                           "lan: {hosts: [master, sender, echoer], "
+                                           "medium: switched}"))
+    assert switched is not None and not any(k.shared for k in switched.links)
 
 
 def test_rustdds_needs_its_agents_on_one_point_to_point_link(tmp_path: Path) -> None:

@@ -13,12 +13,15 @@
 //!
 //! usage: mwperf-linkem --netns-a PATH --dev-a NAME --netns-b PATH --dev-b NAME
 //!                      [--up SPEC] [--down SPEC] [--seed N] [--report FILE] [--spin-ns N]
-//!                      [--realtime PRIORITY]
+//!                      [--realtime PRIORITY] [--medium FILE]
+//! `--medium FILE`: rate-limited directions serialize on a medium shared with every emulator
+//! given the same FILE (src/medium.rs), e.g. the members of one WiFi segment.
 //! `up` is a -> b, `down` is b -> a; SPEC is the canonical `key=value,...` form (src/spec.rs).
 
 mod clock;
 mod counters;
 mod forward;
+mod medium;
 mod model;
 mod rng;
 mod spec;
@@ -53,6 +56,7 @@ struct Args {
     report: Option<String>,
     spin_ns: u64,
     realtime: i32,
+    medium: Option<String>,
 }
 
 fn parse_args(argv: &[String]) -> Result<Args, String> {
@@ -61,6 +65,7 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
     let mut spec = [Impairments::default(), Impairments::default()];
     let (mut seed, mut report, mut spin_ns) = (1u64, None, DEFAULT_SPIN_NS);
     let mut realtime = 0;
+    let mut medium = None;
     let mut it = argv.iter();
     while let Some(flag) = it.next() {
         let mut value = || it.next().cloned().ok_or_else(|| format!("{flag}: missing value"));
@@ -74,6 +79,7 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
             "--seed" => seed = value()?.parse().map_err(|_| "--seed: not a whole number".to_string())?,
             "--report" => report = Some(value()?),
             "--realtime" => realtime = value()?.parse().ok().filter(|p| (1..=99).contains(p)).ok_or_else(|| "--realtime: a priority from 1 to 99".to_string())?,
+            "--medium" => medium = Some(value()?),
             "--spin-ns" => spin_ns = value()?.parse().map_err(|_| "--spin-ns: not a whole number".to_string())?,
             _ => return Err(format!("unknown argument '{flag}'")),
         }
@@ -89,6 +95,7 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
         report,
         spin_ns,
         realtime,
+        medium,
     })
 }
 
@@ -112,6 +119,13 @@ fn main() {
             std::process::exit(1);
         }
     };
+    let medium = match args.medium.as_deref().map(medium::Medium::open).transpose() {
+        Ok(m) => m.map(Arc::new),
+        Err(e) => {
+            eprintln!("mwperf-linkem: {e}");
+            std::process::exit(2);
+        }
+    };
     let clock = Arc::new(Clock::start());
     let counters = [Arc::new(Counters::default()), Arc::new(Counters::default())];
     let stop = Arc::new(AtomicBool::new(false));
@@ -121,7 +135,10 @@ fn main() {
         .into_iter()
         .map(|(i, imp)| {
             let (tuns, clock, counters, stop) = (tuns.clone(), clock.clone(), counters[i].clone(), stop.clone());
-            let model = Model::new(imp, args.seed.wrapping_mul(2).wrapping_add(i as u64));
+            let mut model = Model::new(imp, args.seed.wrapping_mul(2).wrapping_add(i as u64));
+            if let Some(m) = &medium {
+                model = model.with_medium(m.clone(), clock.epoch_ns());
+            }
             let waiting = forward::Waiting { spin_ns: args.spin_ns, realtime: args.realtime };
             std::thread::Builder::new()
                 .name(["up", "down"][i].into())

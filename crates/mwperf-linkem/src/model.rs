@@ -7,6 +7,9 @@
 //! wire (rate, framing, CSMA back-off) -> propagation delay + jitter -> reordered? duplicated?
 //! corrupted?
 
+use std::sync::Arc;
+
+use crate::medium::Medium;
 use crate::rng::Rng;
 use crate::spec::{Impairments, Jitter};
 
@@ -44,11 +47,21 @@ pub struct Model {
     free_at_ns: u64,
     /// the latest in-order delivery time (jitter never reorders unless asked)
     last_at_ns: u64,
+    /// a medium shared with other directions/emulators, and this model's time 0 on
+    /// CLOCK_MONOTONIC (the medium's timeline is absolute)
+    medium: Option<(Arc<Medium>, u64)>,
 }
 
 impl Model {
     pub fn new(imp: Impairments, seed: u64) -> Self {
-        Model { imp, rng: Rng::new(seed), ge_bad: false, free_at_ns: 0, last_at_ns: 0 }
+        Model { imp, rng: Rng::new(seed), ge_bad: false, free_at_ns: 0, last_at_ns: 0, medium: None }
+    }
+
+    /// Serialize on `medium` instead of a wire of its own; `epoch_ns`: CLOCK_MONOTONIC at this
+    /// model's time 0.
+    pub fn with_medium(mut self, medium: Arc<Medium>, epoch_ns: u64) -> Self {
+        self.medium = Some((medium, epoch_ns));
+        self
     }
 
     /// Decide the fate of `packet` arriving at `now_ns`; a corrupted packet is changed in place.
@@ -90,6 +103,8 @@ impl Model {
     }
 
     /// When the packet has left the (rate-limited) wire, or `Drop::Queue` when the FIFO is full.
+    /// On a shared medium (`with_medium`) the wire's timeline is the medium's, shared with every
+    /// other direction and emulator that uses it.
     fn serialize(&mut self, now_ns: u64, len: u64) -> Result<u64, Drop> {
         let imp = &self.imp;
         let frames = if imp.frame_bytes > 0 {
@@ -99,18 +114,21 @@ impl Model {
         };
         let wire_bytes = len + if imp.frame_bytes > 0 { frames * imp.frame_overhead_bytes } else { 0 };
         let ns_per_byte = if imp.rate_bps > 0.0 { imp.bits_per_byte * 1e9 / imp.rate_bps } else { 0.0 };
-        let start = now_ns.max(self.free_at_ns);
-        if ns_per_byte > 0.0 {
-            let backlog_bytes = (start - now_ns) as f64 / ns_per_byte;
-            if backlog_bytes > 0.0 && backlog_bytes + wire_bytes as f64 > imp.queue_bytes as f64 {
-                return Err(Drop::Queue);
-            }
-        }
+        // The longest wait before this packet's transmission that its queue can hold.
+        let max_wait_ns = (ns_per_byte > 0.0).then(|| ((imp.queue_bytes as f64 - wire_bytes as f64).max(0.0) * ns_per_byte) as u64);
         let mut busy_ns = (wire_bytes as f64 * ns_per_byte).round() as u64;
         if imp.backoff_ns > 0 {
             for _ in 0..frames {
                 busy_ns += self.rng.below(imp.backoff_ns + 1);
             }
+        }
+        if let Some((medium, epoch_ns)) = self.medium.as_ref().filter(|_| busy_ns > 0) {
+            let end = medium.reserve(epoch_ns + now_ns, busy_ns, max_wait_ns).ok_or(Drop::Queue)?;
+            return Ok(end - epoch_ns);
+        }
+        let start = now_ns.max(self.free_at_ns);
+        if max_wait_ns.is_some_and(|most| start - now_ns > most) {
+            return Err(Drop::Queue);
         }
         self.free_at_ns = start + busy_ns;
         Ok(self.free_at_ns)
@@ -230,6 +248,27 @@ mod tests {
         // an idle link starts at once
         let later = 10_000_000_000;
         assert_eq!(m.admit(later, &mut ipv4(100)).unwrap().at_ns, later + per.round() as u64);
+    }
+
+    #[test]
+    fn models_on_one_medium_share_its_rate() {
+        let path = std::env::temp_dir().join(format!("mwperf-model-medium-{}", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let medium = Arc::new(Medium::open(path.to_str().unwrap()).unwrap());
+        let spec = "rate_bps=8000000,queue_bytes=250"; // 1 µs per byte: 100 µs per packet
+        // two emulators whose time 0 differ by 1 µs, and one that has a wire of its own
+        let mut a = model(spec).with_medium(medium.clone(), 1_000);
+        let mut b = model(spec).with_medium(medium.clone(), 2_000);
+        let mut own = model(spec);
+        assert_eq!(a.admit(0, &mut ipv4(100)).unwrap().at_ns, 100_000);
+        assert_eq!(b.admit(0, &mut ipv4(100)).unwrap().at_ns, 199_000); // after a's, on b's clock
+        assert_eq!(own.admit(0, &mut ipv4(100)).unwrap().at_ns, 100_000); // not on the medium
+        // the queue counts the medium's backlog: 200 µs ahead + 100 bytes > 250 bytes
+        assert_eq!(a.admit(0, &mut ipv4(100)), Err(Drop::Queue));
+        // a direction without a rate never waits for the medium
+        let mut clean = model("").with_medium(medium, 1_000);
+        assert_eq!(clean.admit(0, &mut ipv4(100)).unwrap().at_ns, 0);
+        std::fs::remove_file(&path).unwrap();
     }
 
     #[test]

@@ -11,9 +11,12 @@ or Ctrl-C. ``--link SPEC`` alone is the two-host topology (topology.two_hosts).
 A shared segment is a hub namespace that routes between its members, each member joined to it
 by a wire of its own. The segment's impairments are applied once per crossing, on the hub's
 side of the receiving member's wire (the sending member's wire to the hub is clean): a packet
-between two members sees the spec exactly once, as on a switched LAN. Not modelled: contention
-for a shared medium (each member's rate limit and queue are its own: two senders do not slow
-each other down), collisions, and broadcast/multicast (the hub routes unicast IP only).
+between two members sees the spec exactly once, as on a switched LAN: each member's rate limit
+and queue are its own. A segment with ``medium: shared`` (a WiFi cell, a bus) has one medium
+instead: every member's wire serializes on one timeline (linkem ``--medium``, a file in the
+point's scratch folder), so the members together get the segment's rate and one sender's
+traffic delays the others'. Not modelled: collisions and their retries (beyond the spec's CSMA
+``backoff``), and broadcast/multicast (the hub routes unicast IP only).
 """
 
 import contextlib
@@ -99,6 +102,7 @@ class Network:
             wires = [(w, r) for w, r in zip(self.addressing.wires, self.reports)
                      if w.link == link]
             links.append({"name": link.name, "hosts": list(link.hosts), "segment": link.segment,
+                          "shared": link.shared,
                           **self.specs[link.name].to_dict(),
                           "emulator": [{"from": w.near.node, "to": w.far.node, "report": r}
                                        for w, r in wires]})
@@ -202,9 +206,14 @@ def emulated_network(topology: Topology, point_link: str | None, backend: str, w
         nodes = {name: create_host(lease, name) for name in (*topology.hosts, *plan.hubs)}
         wires = [(w, wire_spec(w, specs[w.link.name])) for w in plan.wires]
         first = nodes[topology.hosts[0]]
-        if backend == "auto":  # netem when the kernel has it and it can express every spec
-            backend = ("netem" if all(netem.expresses(s) for _, s in wires)
+        shared = [k.name for k in topology.links if k.shared]
+        if backend == "auto":  # netem when the kernel has it and it can express every link
+            backend = ("netem" if all(netem.expresses(s) for _, s in wires) and not shared
                        and netem.available(first, lease) else "userspace")
+        elif backend == "netem" and shared:
+            raise UsageError(f"--link-backend netem: segment '{shared[0]}' has a shared medium, "
+                             f"which only mwperf's userspace emulator models; use "
+                             f"--link-backend userspace or auto")
         elif backend == "netem" and not netem.available(first, lease):
             raise UsageError("--link-backend netem: this kernel has no netem qdisc (sch_netem); "
                              "use --link-backend userspace or auto")
@@ -219,9 +228,11 @@ def emulated_network(topology: Topology, point_link: str | None, backend: str, w
                 else:
                     for port in (near, far):
                         lease.add("link", port.device)  # inside the namespace: goes with it
+                    medium = (workdir / f"medium-{wire.link.name}" if wire.link.shared
+                              else None)
                     started.append(Forwarder.start(spec, near, far, workdir, lease,
                                                    "linkem" if number == 0 else
-                                                   f"linkem-{number}"))
+                                                   f"linkem-{number}", medium))
                     window = (None if started[-1].epoch_ns is None
                               else scheduled_window(started[-1].epoch_ns, spec))
                     network.outages += [window] if window else []

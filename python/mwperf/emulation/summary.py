@@ -22,7 +22,8 @@ def render_link(result: dict[str, Any]) -> str:
         hosts = ", ".join(f"{name} {host['address']}" for name, host in link["hosts"].items())
         text = f"links         {len(links)} ({link['backend']}); hosts {hosts}\n"
         for k in links:
-            members = f" [{' '.join(k['hosts'])}]" if k.get("segment") else ""
+            members = (f" [{' '.join(k['hosts'])}]" if k.get("segment") else "") + (
+                " shared medium" if k.get("shared") else "")
             text += f"  {k['name']}{members}  {k['spec']}\n"
             for wire in k.get("emulator") or []:
                 report = wire.get("report") or {}

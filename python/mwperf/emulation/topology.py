@@ -45,6 +45,9 @@ class Link:
     hosts: tuple[str, ...]
     spec: str | None
     segment: bool = False
+    shared: bool = False
+    """a segment whose members share one medium (``medium: shared``, e.g. a WiFi cell): its
+    rate is the whole segment's, not each member's (userspace emulator: linkem --medium)"""
 
 
 @dataclass(frozen=True)
@@ -62,7 +65,8 @@ class Topology:
 
     def describe(self) -> str:
         """One line for people: 'hosts a, b; links a<->b (spec: link); place ping@a, ...'."""
-        links = ", ".join(f"{k.name}{' [' + ' '.join(k.hosts) + ']' if k.segment else ''} "
+        links = ", ".join(f"{k.name}{' [' + ' '.join(k.hosts) + ']' if k.segment else ''}"
+                          f"{' shared' if k.shared else ''} "
                           f"({k.spec or 'spec: link'})" for k in self.links)
         place = " ".join(f"{name}@{host}" for name, host in self.place)
         return f"hosts {', '.join(self.hosts)}; links {links}; place {place}"
@@ -71,14 +75,15 @@ class Topology:
         """Plain data (a point option, the result's ``topology``)."""
         return {"hosts": list(self.hosts),
                 "links": [{"name": k.name, "hosts": list(k.hosts), "spec": k.spec,
-                           "segment": k.segment} for k in self.links],
+                           "segment": k.segment, "shared": k.shared} for k in self.links],
                 "place": dict(self.place)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Topology":
         """The inverse of ``to_dict``."""
         return cls(tuple(data["hosts"]),
-                   tuple(Link(k["name"], tuple(k["hosts"]), k["spec"], bool(k["segment"]))
+                   tuple(Link(k["name"], tuple(k["hosts"]), k["spec"], bool(k["segment"]),
+                              bool(k.get("shared", False)))
                          for k in data["links"]),
                    tuple(sorted(data["place"].items())))
 

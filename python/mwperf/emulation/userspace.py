@@ -69,14 +69,17 @@ class Forwarder:
 
     @classmethod
     def start(cls, spec: LinkSpec, a: Port, b: Port, workdir: Path, lease: Lease,
-              label: str = "linkem") -> "Forwarder":
+              label: str = "linkem", medium: Path | None = None) -> "Forwarder":
         """Start forwarding (returns once its devices exist and it forwards); its files in
-        ``workdir`` are ``<label>.json``, ``.stdout`` and ``.stderr``."""
+        ``workdir`` are ``<label>.json``, ``.stdout`` and ``.stderr``. ``medium``: the file of a
+        medium shared with the other forwarders given it (a shared segment)."""
         argv = [str(find_linkem()), "--netns-a", str(a.netns_path), "--dev-a", a.device,
                 "--netns-b", str(b.netns_path), "--dev-b", b.device,
                 "--up", spec.up.canonical(), "--down", spec.down.canonical(),
                 "--seed", str(secrets.randbits(63)), "--report", str(workdir / f"{label}.json"),
                 "--realtime", str(REALTIME_PRIORITY)]
+        if medium is not None:
+            argv += ["--medium", str(medium)]
         out_path, err_path = workdir / f"{label}.stdout", workdir / f"{label}.stderr"
         with open(out_path, "wb") as out, open(err_path, "wb") as err:
             popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,

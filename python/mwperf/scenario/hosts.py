@@ -7,6 +7,8 @@ and which host each role and daemon runs on (docs/scenarios.md, "Hosts and links
       master<->echoer: delay=1ms            # a spec: a preset and/or KEY=VALUE items
       # or a shared segment (a routed hub, one wire per member):
       # lan: {hosts: [master, sender, echoer], link: ethernet-1g}
+      # a WiFi cell: one medium for all members (its rate is shared, not per member):
+      # cell: {hosts: [robot1, robot2, base], link: wifi-80211n, medium: shared}
     place: {rosmaster: master, ping: sender, pong: echoer}
 
 A link written without a spec (``sender<->echoer:`` or a segment without ``link``) takes the
@@ -31,7 +33,10 @@ from .source import Item
 KEYS = ("hosts", "links", "place")
 HOST_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
 PAIR = "<->"
-SEGMENT_KEYS = ("hosts", "link")
+SEGMENT_KEYS = ("hosts", "link", "medium")
+MEDIA = ("switched", "shared")
+"""a segment's medium: switched (each member's wire has the spec's rate, as ports of a switch;
+the default) or shared (one medium for all, as a WiFi cell or a bus)"""
 
 
 def parse_topology(top: dict[str, Item], document: Item, where: str,
@@ -147,7 +152,12 @@ def _segment(name: str, value: Item, line: int, hosts: tuple[str, ...], where: s
         names.append(member.value)
     spec_item = value.value.get("link")
     spec = None if spec_item is None else _spec(name, spec_item, where, segment=True)
-    return Link(name, tuple(names), spec, segment=True)
+    medium = value.value.get("medium")
+    if medium is not None and medium.value not in MEDIA:
+        raise _error(where, medium.line, "links", f"segment '{name}': medium "
+                     f"'{medium.plain()}' is not one of {', '.join(MEDIA)}")
+    return Link(name, tuple(names), spec, segment=True,
+                shared=medium is not None and medium.value == "shared")
 
 
 def _known(host: object, link: str, line: int, hosts: tuple[str, ...], where: str) -> None:
