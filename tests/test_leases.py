@@ -36,6 +36,15 @@ def test_released_newest_first_and_file_removed(tmp_path: Path, lease_folder: Pa
     assert list(lease_folder.iterdir()) == []
 
 
+def test_a_path_pattern_releases_every_match(tmp_path: Path) -> None:
+    for name in ("mwpabc_1", "mwpabc_2.global_mgmt", "mwpabd_1"):
+        (tmp_path / name).write_text("x")
+    (tmp_path / "mwpabc_dir").mkdir()
+    with Lease.take("unit") as lease:
+        lease.add("path", f"{tmp_path}/mwpabc_*")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["leases", "mwpabd_1"]
+
+
 def test_unknown_kind_is_refused() -> None:
     lease = Lease.take("unit")
     with pytest.raises(ValueError, match="allowed process, netns"):

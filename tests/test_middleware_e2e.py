@@ -79,6 +79,20 @@ def test_roundtrip(real_env: dict[str, str], tmp_path: Path, transport: str) -> 
 
 
 @pytest.mark.agent
+def test_iceoryx2_leaves_nothing_in_shared_memory(real_env: dict[str, str],
+                                                  tmp_path: Path) -> None:
+    """iceoryx2 keeps a node counter in /dev/shm for good; mwperf runs it in a domain of the
+    run's own, which the run removes."""
+    needs("iceoryx2")
+    shm = Path("/dev/shm")
+    before = set(shm.iterdir())
+    result = run(real_env, tmp_path, "--transport", "iceoryx2")
+    check(result, ["ping", "pong"], [])
+    assert set(shm.iterdir()) <= before, sorted(set(shm.iterdir()) - before)
+    assert result["config"]["opts"] == []  # the domain is mwperf's, not the user's
+
+
+@pytest.mark.agent
 def test_zenoh_client_mode_through_a_router(real_env: dict[str, str], tmp_path: Path) -> None:
     needs("zenoh")
     result = run(real_env, tmp_path, "--transport", "zenoh", "--opt", "mode=client")

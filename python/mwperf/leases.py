@@ -17,7 +17,7 @@ reaper in a fresh process can release any stale lease without importing those mo
 ``netns`` (``ip netns delete``), ``link`` (``ip link delete``), ``cgroup`` (a cgroup directory:
 its tasks are killed, then it is removed), ``cgroup-parent`` (a cgroup that several runs
 share: removed only when empty, left to its other users otherwise), ``path`` (a file or
-directory, e.g. in /dev/shm).
+directory, e.g. in /dev/shm; a name with ``*`` is a glob pattern: every match goes).
 Releasing is idempotent: a resource that is already gone is not an error.
 """
 
@@ -261,6 +261,11 @@ def _release_cgroup_parent(name: str) -> None:
 
 
 def _release_path(name: str) -> None:
+    if "*" in name:
+        pattern = Path(name)
+        for match in pattern.parent.glob(pattern.name):
+            _release_path(str(match))
+        return
     path = Path(name)
     if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path, ignore_errors=False)

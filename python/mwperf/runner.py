@@ -94,9 +94,9 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
         with AgentSet(workdir, placement) as agents:
             try:
                 plan = prepare(cfg, workdir, agent, daemons, network)
-                given = cfg
+                given = replace(cfg, opts=cfg.opts + _own_domain(cfg, lease))
                 if network is not None:
-                    given = replace(cfg, opts=cfg.opts + network.agent_opts(cfg.transport))
+                    given = replace(given, opts=given.opts + network.agent_opts(cfg.transport))
                     window = network.outage_window()
                     given = outlasting(given, window)
                 servers: list[AgentProcess] = []
@@ -188,6 +188,19 @@ def outage_args(role: str, window: tuple[int, int] | None) -> list[str]:
     if window is None or role == "pong":
         return []
     return ["--outage-window", f"{window[0]}:{window[1]}"]
+
+
+SHM = Path("/dev/shm")
+
+
+def _own_domain(cfg: PointConfig, lease: Lease) -> tuple[str, ...]:
+    """``--opt`` settings that keep a run's files apart: iceoryx2 in a domain named after the
+    lease, whose files (iceoryx2 keeps a node counter in /dev/shm for good) the lease removes;
+    nothing when the user chose a domain."""
+    if cfg.transport != "iceoryx2" or cfg.option("domain") is not None:
+        return ()
+    lease.add("path", f"{SHM}/{lease.prefix}_*")
+    return (f"domain={lease.prefix}",)
 
 
 def outlasting(cfg: PointConfig, window: tuple[int, int] | None) -> PointConfig:

@@ -359,12 +359,13 @@ class CpuPlacement:
             out["hosts"] = hosts
         return out
 
-    def _cgroup(self, key: str, quota: float) -> cgroups.CpuCgroup:
-        if key in self.groups:  # a host's, shared by everything placed there
-            return self.groups[key]
-        role = key
-        group = cgroups.create(self.lease, key, quota)
-        self.groups[key] = group
+    def _cgroup(self, role: str, quota: float) -> cgroups.CpuCgroup:
+        """The cgroup named ``role`` (an agent's role, or ``host-H``), created on first use: a
+        host's is shared by everything placed there."""
+        if role in self.groups:
+            return self.groups[role]
+        group = cgroups.create(self.lease, role, quota)
+        self.groups[role] = group
         if self.limits.rt_priority is not None:
             if not group.has_rt_group_scheduling():
                 raise RunError(

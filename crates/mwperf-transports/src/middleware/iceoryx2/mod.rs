@@ -69,9 +69,11 @@ pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError
         Side::Sub => "sub",
     };
     let node_name = NodeName::new(&format!("mwperf-{role}")).map_err(|e| middleware(format!("node name: {e:?}")))?;
-    let node = NodeBuilder::new()
-        .name(&node_name)
-        .signal_handling_mode(SignalHandlingMode::Disabled)
+    let mut builder = NodeBuilder::new().name(&node_name).signal_handling_mode(SignalHandlingMode::Disabled);
+    if let Some(config) = settings::domain_config(spec)? {
+        builder = builder.config(&config);
+    }
+    let node = builder
         .create::<Svc>()
         .map_err(|e| middleware(format!("cannot create a node: {e:?} (is /dev/shm writable?)")))?;
     let inc = match side.in_topic() {

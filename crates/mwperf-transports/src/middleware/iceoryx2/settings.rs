@@ -13,7 +13,26 @@ use crate::TransportError;
 use super::NAME;
 
 /// Options this transport knows.
-pub const OPTIONS: &[&str] = &["send-timeout", "max-shm"];
+pub const OPTIONS: &[&str] = &["send-timeout", "max-shm", "domain"];
+
+/// Longest `--opt domain=` name (it prefixes every file iceoryx2 creates, in /dev/shm too).
+const MAX_DOMAIN: usize = 32;
+
+/// The iceoryx2 configuration for `--opt domain=NAME`: every file of the run (services, nodes,
+/// and the node counter iceoryx2 keeps in /dev/shm for good) starts with `NAME_` instead of
+/// `iox2_`, so only peers in the same domain meet, and the run's files can be found and removed
+/// afterwards (mwperf passes its lease tag). None without the option: iceoryx2's defaults.
+pub fn domain_config(spec: &Spec) -> Result<Option<iceoryx2::prelude::Config>, TransportError> {
+    use iceoryx2::prelude::{Config, FileName, SemanticString};
+    let opts = spec.options_for(NAME, OPTIONS)?;
+    let Some(domain) = opts.get("domain") else { return Ok(None) };
+    if domain.is_empty() || domain.len() > MAX_DOMAIN || !domain.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
+        return Err(unsupported_value("domain", domain, &format!("1 to {MAX_DOMAIN} letters, digits or '-'")));
+    }
+    let mut config = Config::default();
+    config.global.prefix = FileName::new(format!("{domain}_").as_bytes()).map_err(|e| unsupported_value("domain", domain, &format!("{e:?}")))?;
+    Ok(Some(config))
+}
 
 /// How long a reliable send waits for a full subscriber queue (or a full memory pool) to drain
 /// before it reports an error for that message (`--opt send-timeout=`).
@@ -117,6 +136,17 @@ mod tests {
 
     fn spec(r: Reliability, h: History, d: Durability) -> Spec {
         Spec::new("x").with_qos(Qos { reliability: r, history: h, durability: d })
+    }
+
+    #[test]
+    fn a_domain_prefixes_the_files_and_is_checked() {
+        assert!(domain_config(&Spec::new("x")).unwrap().is_none());
+        let c = domain_config(&Spec::new("x").with_option("domain", "mwp12ab34")).unwrap().unwrap();
+        assert_eq!(c.global.prefix.to_string(), "mwp12ab34_");
+        for bad in ["", "a/b", "x y", &"d".repeat(33)] {
+            let e = domain_config(&Spec::new("x").with_option("domain", bad)).unwrap_err();
+            assert!(e.is_usage() && e.to_string().contains("--opt domain="), "{e}");
+        }
     }
 
     #[test]
