@@ -89,10 +89,11 @@ def cli() -> None:
               "it), netem or userspace (mwperf-linkem).  [default: auto]")
 @click.option("--session-timeout", help="With a --link outage: a session that delivers nothing "
               "this long after the link is back is reported dead (docs/links.md).  [default: 5s]")
-@click.option("--cpu-quota", metavar="[ROLE=]PCT%", help="Limit agents' CPU (cgroup), e.g. 50% "
-              "(every agent) or pong=50%,ping=25%; 100% = one CPU.")
-@click.option("--cpu-pin", metavar="[ROLE=]CPUS", help="Pin agents to CPUs, e.g. 1, 0-1 or "
-              "pong=1,ping=0.")
+@click.option("--cpu-quota", metavar="[ROLE=|HOST=]PCT%", help="Limit agents' CPU (cgroup), "
+              "e.g. 50% (every agent) or pong=50%,ping=25%; 100% = one CPU. With emulated hosts "
+              "HOST=50% limits everything on that host, daemons included (--link: hosts a, b).")
+@click.option("--cpu-pin", metavar="[ROLE=|HOST=]CPUS", help="Pin agents to CPUs, e.g. 1, 0-1 "
+              "or pong=1,ping=0 (or HOST=1: everything on that emulated host).")
 @click.option("--rt-priority", metavar="N", help="Run the agents SCHED_FIFO at priority N "
               "(1-99) when permitted; a warning in the result otherwise.")
 @click.option("--samples", is_flag=True, help="Also keep every message's timestamps (samples.csv).")
