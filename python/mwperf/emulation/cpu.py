@@ -201,16 +201,11 @@ def _cpus(flag: str, text: str, hint: str) -> tuple[int, ...]:
 
 
 def summary_lines(cpu: dict[str, Any] | None) -> list[str]:
-    """One line per agent of a result's ``cpu`` block, for the human summary."""
+    """One line per agent of a result's ``cpu`` block, then one per limited host, for the
+    human summary."""
     lines = []
     for role, agent in ((cpu or {}).get("agents") or {}).items():
-        parts = []
-        if agent["quota_pct"] is not None:
-            parts.append(f"quota {agent['quota_pct']:g}% (cgroup v{cpu['cgroup_version']})")
-            throttling = agent.get("throttling") or {}
-            if throttling.get("periods"):
-                parts.append(f"throttled in {throttling['throttled_periods']} of "
-                             f"{throttling['periods']} periods")
+        parts = _quota_parts(agent, f"(cgroup v{(cpu or {}).get('cgroup_version')})")
         if agent["pinned"]:
             parts.append(f"CPUs {','.join(map(str, agent['cpus']))}")
         if agent["rt_priority"] is not None:
@@ -219,17 +214,23 @@ def summary_lines(cpu: dict[str, Any] | None) -> list[str]:
             parts.append(f"on host {agent['host']}")
         lines.append(f"{role}: {', '.join(parts) or 'not limited'}")
     for host, entry in ((cpu or {}).get("hosts") or {}).items():
-        parts = []
-        if entry["quota_pct"] is not None:
-            parts.append(f"quota {entry['quota_pct']:g}% shared")
-            throttling = entry.get("throttling") or {}
-            if throttling.get("periods"):
-                parts.append(f"throttled in {throttling['throttled_periods']} of "
-                             f"{throttling['periods']} periods")
+        parts = _quota_parts(entry, "shared")
         if entry["cpus"] is not None:
             parts.append(f"CPUs {','.join(map(str, entry['cpus']))}")
         lines.append(f"host {host}: {', '.join(parts)} by {', '.join(entry['members'])}")
     return lines
+
+
+def _quota_parts(entry: dict[str, Any], what: str) -> list[str]:
+    """'quota Q% WHAT' and how often it throttled, for an agent's or a host's entry."""
+    if entry["quota_pct"] is None:
+        return []
+    parts = [f"quota {entry['quota_pct']:g}% {what}"]
+    throttling = entry.get("throttling") or {}
+    if throttling.get("periods"):
+        parts.append(f"throttled in {throttling['throttled_periods']} of "
+                     f"{throttling['periods']} periods")
+    return parts
 
 
 class CpuPlacement:
