@@ -32,10 +32,13 @@ fn client_mode_through_the_agents_router() {
     assert!(at.starts_with("tcp/127.0.0.1:") && !at.ends_with(":0"), "{at}");
 
     let listen = format!("{at}#agent-router");
-    let (mut pong, ready) = start(&["pong", "--transport", "zenoh", "--listen", &listen, "--opt", "mode=client", "--quiet"]);
+    // A deep keep-last queue and a warm-up, as the Python end-to-end tests use: on a loaded
+    // 2-core host a late sender catches up in a burst that the default depth of 10 drops by
+    // design, and zero loss must check the router path, not the host's scheduling.
+    let (mut pong, ready) = start(&["pong", "--transport", "zenoh", "--listen", &listen, "--opt", "mode=client", "--depth", "1000", "--quiet"]);
     assert_eq!(ready[2], listen);
     let out = Command::new(AGENT)
-        .args(["ping", "--transport", "zenoh", "--connect", &listen, "--opt", "mode=client", "--rate", "1000", "--duration", "1s", "--payload", "64", "--quiet", "--json", "-"])
+        .args(["ping", "--transport", "zenoh", "--connect", &listen, "--opt", "mode=client", "--depth", "1000", "--warmup", "200ms", "--rate", "1000", "--duration", "1s", "--payload", "64", "--quiet", "--json", "-"])
         .output()
         .unwrap();
     assert!(out.status.success(), "ping: {}", String::from_utf8_lossy(&out.stderr));
