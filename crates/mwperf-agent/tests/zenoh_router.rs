@@ -8,20 +8,30 @@ use std::process::{Child, Command, Stdio};
 
 const AGENT: &str = env!("CARGO_BIN_EXE_mwperf-agent");
 
+/// A started agent, killed when dropped: a failing assertion leaves no router or pong behind.
+struct Agent(Child);
+
+impl Drop for Agent {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// Start the agent with `args` and return it with the words of its READY line.
-fn start(args: &[&str]) -> (Child, Vec<String>) {
-    let mut child = Command::new(AGENT).args(args).stdin(Stdio::null()).stdout(Stdio::piped()).spawn().unwrap();
+fn start(args: &[&str]) -> (Agent, Vec<String>) {
+    let mut child = Agent(Command::new(AGENT).args(args).stdin(Stdio::null()).stdout(Stdio::piped()).spawn().unwrap());
     let mut line = String::new();
-    BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut line).unwrap();
+    BufReader::new(child.0.stdout.as_mut().unwrap()).read_line(&mut line).unwrap();
     let words: Vec<String> = line.split_whitespace().map(String::from).collect();
     assert_eq!(words.first().map(String::as_str), Some("READY"), "{args:?} printed {line:?}");
     (child, words)
 }
 
-fn terminate(child: &mut Child) -> std::process::ExitStatus {
+fn terminate(agent: &mut Agent) -> std::process::ExitStatus {
     // SAFETY: signalling a child we started and have not reaped.
-    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-    child.wait().unwrap()
+    unsafe { libc::kill(agent.0.id() as i32, libc::SIGTERM) };
+    agent.0.wait().unwrap()
 }
 
 #[test]
