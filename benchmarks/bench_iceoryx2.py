@@ -25,6 +25,9 @@ from benchlib import med, revision, stamp, stop, write_section  # noqa: E402  (r
 
 ROOT = Path(__file__).resolve().parents[1]
 PAYLOAD = 64
+DOMAIN = f"mwperfbench{os.getpid()}"
+"""an iceoryx2 domain of this run's own (as mwperf gives each run): its files are removed at the
+end, iceoryx2's persistent node counter in /dev/shm included"""
 
 
 def default_agent() -> Path:
@@ -34,7 +37,8 @@ def default_agent() -> Path:
 
 def start_server(agent: Path, role: str, json_out: str | None = None) -> tuple[subprocess.Popen, str]:
     """Start a pong/sub on an automatic base name; returns it and the address from READY."""
-    cmd = [str(agent), role, "--transport", "iceoryx2", "--listen", "auto", "--busy-poll", "--quiet"]
+    cmd = [str(agent), role, "--transport", "iceoryx2", "--opt", f"domain={DOMAIN}", "--listen", "auto",
+           "--busy-poll", "--quiet"]
     if json_out:
         cmd += ["--json", json_out]
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
@@ -52,7 +56,7 @@ def rtt(agent: Path, rate: int, seconds: float) -> dict:
     try:
         with tempfile.TemporaryDirectory() as d:
             out = f"{d}/ping.json"
-            subprocess.run([str(agent), "ping", "--transport", "iceoryx2", "--connect", addr, "--rate", str(rate),
+            subprocess.run([str(agent), "ping", "--transport", "iceoryx2", "--opt", f"domain={DOMAIN}", "--connect", addr, "--rate", str(rate),
                             "--payload", str(PAYLOAD), "--duration", f"{seconds}s", "--warmup", "1s", "--busy-poll",
                             "--quiet", "--json", out], check=False)
             m = json.load(open(out)).get("measurement") or {}
@@ -67,7 +71,7 @@ def one_way(agent: Path, seconds: float) -> dict:
     with tempfile.TemporaryDirectory() as d:
         sub, addr = start_server(agent, "sub", f"{d}/sub.json")
         try:
-            subprocess.run([str(agent), "pub", "--transport", "iceoryx2", "--connect", addr, "--rate", "0",
+            subprocess.run([str(agent), "pub", "--transport", "iceoryx2", "--opt", f"domain={DOMAIN}", "--connect", addr, "--rate", "0",
                             "--payload", str(PAYLOAD), "--duration", f"{seconds}s", "--warmup", "500ms", "--busy-poll",
                             "--quiet", "--json", f"{d}/pub.json"], check=False)
             sub.wait(timeout=30)
@@ -82,6 +86,14 @@ def one_way(agent: Path, seconds: float) -> dict:
 
 
 def main() -> None:
+    try:
+        measure_all()
+    finally:
+        for leftover in Path("/dev/shm").glob(f"{DOMAIN}_*"):
+            leftover.unlink(missing_ok=True)
+
+
+def measure_all() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--seconds", type=float, default=5)
