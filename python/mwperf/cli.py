@@ -40,7 +40,8 @@ POINT_OPTIONS = ("transport", "mode", "rate", "payload", "duration", "count", "w
                  "session_timeout", "subscribers")
 CONDITION_OPTIONS = ("peer_timeout", "spin_margin", "busy_poll", "prevent_cpu_idle",
                      "reliability", "history", "depth", "durability", "discovery_timeout",
-                     "cpu_quota", "cpu_pin", "rt_priority")
+                     "cpu_quota", "cpu_pin", "rt_priority", "host", "remote_place", "ssh_config",
+                     "accept_new_host_key")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -89,6 +90,18 @@ def cli() -> None:
               "it), netem or userspace (mwperf-linkem).  [default: auto]")
 @click.option("--session-timeout", help="With a --link outage: a session that delivers nothing "
               "this long after the link is back is reported dead (docs/links.md).  [default: 5s]")
+@click.option("--host", "host", multiple=True, metavar="NAME=ssh://[USER@]HOST[:PORT]",
+              help="A real machine (a robot) reached with OpenSSH: keys or ssh-agent only, the "
+              "host key checked against known_hosts. mwperf puts its agent there (copied when "
+              "missing) and, without --place, runs pong/sub and the daemons on it and ping/pub "
+              "here (host 'local'). Repeatable. docs/hosts.md.")
+@click.option("--place", "remote_place", metavar="ROLE=HOST,...", help="With --host: where "
+              "each of ping, pong, pub, sub, rosmaster, mosquitto, zenohd runs, e.g. "
+              "pong=b,rosmaster=b (host 'local' is this machine).")
+@click.option("--ssh-config", metavar="FILE", help="With --host: the ssh configuration file "
+              "to use (ssh -F): IdentityFile, UserKnownHostsFile, ProxyJump ...")
+@click.option("--accept-new-host-key", is_flag=True, help="With --host: record the host key "
+              "of a host seen for the first time (a changed key is still refused).")
 @click.option("--cpu-quota", metavar="[ROLE=|HOST=]PCT%", help="Limit agents' CPU (cgroup), "
               "e.g. 50% (every agent) or pong=50%,ping=25%; 100% = one CPU. With emulated hosts "
               "HOST=50% limits everything on that host, daemons included (--link: hosts a, b).")
@@ -125,6 +138,7 @@ def run(scenario: str | None, json_file: str | None, results: str, no_save: bool
       mwperf run --resume results/20261123T101500Z-default-3f2a
     """
     results_dir = None if no_save else Path(results)
+    options["host"] = ",".join(options["host"]) or None  # --host is repeatable
     reap_stale(lambda line: click.echo(f"mwperf: {line}", err=True))
     if scenario is not None or resume is not None:
         request = Request(scenario, quick, results_dir, Path(resume) if resume else None,

@@ -15,6 +15,7 @@ from .emulation.network import check_transport as check_link_transport
 from .emulation.network import link_specs, require_root
 from .emulation.cpu import CpuLimits, parse_limits
 from .emulation.topology import Topology, two_hosts
+from .remote.plan import RemotePlan, parse_remote
 from .errors import UsageError
 from .sizes import parse_size
 from .subscribers import check_subscribers, parse_subscribers
@@ -60,6 +61,7 @@ OPTIONS: dict[str, str] = {
     "link": "text", "link_backend": "text", "session_timeout": "text", "cpu_quota": "text", "cpu_pin": "text",
     "rt_priority": "text",
     "subscribers": "text",
+    "host": "text", "remote_place": "text", "ssh_config": "text", "accept_new_host_key": "flag",
 }
 """every option of a point, keyed like the command-line flags (``-`` as ``_``), as
 ``build_point`` takes it: ``text`` (a value), ``flag`` (a boolean) or ``repeated`` (a list of
@@ -115,6 +117,8 @@ class PointConfig:
     (hosts a and b) or loopback"""
     subscribers: int = 1
     """one-way: sub agents per topic, each measuring its own stream (subscribers.py)"""
+    remote: RemotePlan | None = None
+    """real hosts over SSH (``--host``) and where each role and daemon runs (remote/)"""
 
     @property
     def max_queued(self) -> int:
@@ -140,6 +144,10 @@ class PointConfig:
         data["opts"] = list(self.opts)
         data["cpu"] = self.cpu.to_dict()
         del data["qos_given"]
+        if self.remote is None:
+            del data["remote"]
+        else:
+            data["remote"] = self.remote.to_dict()
         if self.topology is None:
             del data["topology"]
         else:
@@ -208,6 +216,7 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
         spin_margin_ns=spin_margin_ns, samples=bool(options.get("samples")), **qos, **workload,
         **link,
         cpu=cpu, subscribers=subscribers,
+        remote=parse_remote(options, ROLES[mode], transport),
     )
     if point.link is not None or point.topology is not None:
         check_link_transport(transport, point.option, point.topology, ROLES[mode])

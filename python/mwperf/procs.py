@@ -160,6 +160,11 @@ class AgentSet:
             self.placement.confirm(role, popen.pid)
         return agent
 
+    def adopt(self, agent: AgentProcess) -> AgentProcess:
+        """Register an agent started elsewhere (on a real host: remote/supervised.py)."""
+        self.agents.append(agent)
+        return agent
+
     def stop_all(self, sig: signal.Signals = signal.SIGINT, grace_s: float = STOP_GRACE_S) -> None:
         """Send ``sig`` to every running agent, wait up to ``grace_s`` in all, then SIGKILL.
 

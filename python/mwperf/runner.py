@@ -11,6 +11,7 @@ them with SIGINT, and whatever they reported still becomes a (partial) result.
 """
 
 import contextlib
+import functools
 import json
 import secrets
 import signal
@@ -18,6 +19,7 @@ import time
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from decimal import Decimal
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +35,9 @@ from .middleware import prepare
 from .emulation.cpu import CpuPlacement
 from .leases import Lease
 from .procs import STOP_GRACE_S, AgentProcess, AgentSet
+from .remote.daemon import remote_daemon
+from .remote.hosts import PointHosts, point_hosts
+from .remote.ssh import SshOptions
 from .resilience import missed_warning, section as resilience_section
 from .schema import validation_error
 from .subscribers import connect_address, listen_address, names
@@ -86,12 +91,18 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
     window: tuple[int, int] | None = None
     sender_stopped_ns: int | None = None
     with (Lease.take(f"{cfg.transport} {cfg.mode} point") as lease,
-          _emulated_link(cfg, workdir, tag) as network,
+          _emulated_link(cfg, workdir, tag) as emulated,
+          _real_hosts(cfg, agent, lease) as real,
           DaemonSet(workdir, lease) as daemons):
+        network = emulated or real
         placement = CpuPlacement(cfg.cpu, lease)
         daemons.on_spawn = lambda spec, pid: placement.join(
             spec.name, DAEMON_PLACED_AS.get(spec.name, spec.name), pid)
+        if real is not None:
+            daemons.remote = lambda spec: remote_daemon(
+                real, DAEMON_PLACED_AS.get(spec.name, spec.name), spec, workdir, agent)
         with AgentSet(workdir, placement) as agents:
+            spawn = functools.partial(_spawn, agents, real, workdir, cfg)
             try:
                 plan = prepare(cfg, workdir, agent, daemons, network)
                 given = replace(cfg, opts=cfg.opts + _own_domain(cfg, lease))
@@ -105,19 +116,19 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
                     for index, name in enumerate(server_names(cfg)):
                         listen = listen_address(cfg.transport, plan.listen, index,
                                                 ready[0] if ready else None)
-                        servers.append(agents.spawn(
-                            server_role, role_argv(agent, server_role, given, workdir, tag,
-                                                   listen, name)
+                        servers.append(spawn(
+                            server_role, lambda here, agent_path: role_argv(
+                                agent_path, server_role, given, here, tag, listen, name)
                             + outage_args(server_role, window),
-                            *_placed(network, server_role, cfg.transport), name=name))
+                            _placed(network, server_role, cfg.transport), name, agent))
                         ready.append(servers[-1].wait_ready(cfg.transport, ready_timeout_s(cfg)))
                     address = connect_address(cfg.transport, ready)
                 else:
                     address = plan.connect or ""
-                sender = agents.spawn(sender_role,
-                                      role_argv(agent, sender_role, given, workdir, tag, address)
-                                      + outage_args(sender_role, window),
-                                      *_placed(network, sender_role, cfg.transport))
+                sender = spawn(sender_role, lambda here, agent_path: role_argv(
+                    agent_path, sender_role, given, here, tag, address)
+                               + outage_args(sender_role, window),
+                               _placed(network, sender_role, cfg.transport), sender_role, agent)
                 limit_s = sender_timeout_s(given)
                 if sender.wait(limit_s) is None:
                     stopped = f"{sender_role} did not finish within {limit_s:g} s and was stopped"
@@ -156,8 +167,11 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
         if interrupted:  # nothing usable, and the user asked to stop: a suite must stop too
             raise StoppedRunError(str(exc)) from None
         raise
-    if network is not None:
-        result["link"] = network.describe()
+    if emulated is not None:
+        result["link"] = emulated.describe()
+    if real is not None:
+        result["hosts"] = real.describe()
+        result["warnings"] += _lost_warnings(agents.agents)
     outage = {run.role: run.report.get("outage") for run in runs if run.report is not None}
     counts = outage.get(sender_role), outage.get(MEASURING_ROLE[cfg.mode])
     result["resilience"] = resilience_section(result.get("discovery"), *counts,
@@ -166,6 +180,39 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
     if missed is not None:
         result["warnings"].append(make_warning(*missed))
     return Outcome(result, samples_path, interrupted, daemons.folder if daemons.daemons else None)
+
+
+def _real_hosts(cfg: PointConfig, agent: Agent, lease: Lease
+                ) -> contextlib.AbstractContextManager[PointHosts | None]:
+    """The point's real hosts over SSH (remote/hosts.py), or nothing."""
+    if cfg.remote is None:
+        return contextlib.nullcontext()
+    options = SshOptions(Path(cfg.remote.ssh_config) if cfg.remote.ssh_config else None,
+                         cfg.remote.accept_new_host_key)
+    return point_hosts(cfg.remote.hosts, cfg.remote.place, options, agent, lease.prefix)
+
+
+def _spawn(agents: AgentSet, real: PointHosts | None, workdir: Path, cfg: PointConfig,
+           role: str, argv: Callable[[Path, Agent], list[str]],
+           placed: tuple[Path | None, dict[str, str] | None], name: str, agent: Agent
+           ) -> AgentProcess:
+    """Start agent ``name`` where its role is placed: here (in an emulated host's namespace,
+    or mwperf's own) or on a real host (its paths then the remote scratch folder's)."""
+    netns, env = placed
+    if real is None or not real.is_remote(role):
+        return agents.spawn(role, argv(workdir, agent), netns, env, name=name)
+    host = real.hosts[real.host_of(role)]
+    command = argv(Path("."), Agent(Path(host.agent.path)))
+    sends = [f"{name}.json"] + ([SAMPLES_NAME] if "--samples" in command else [])
+    return agents.adopt(real.spawn(role, command, workdir, name, env, sends))
+
+
+def _lost_warnings(agents: list[AgentProcess]) -> list[dict[str, Any]]:
+    """A real host's agent whose SSH channel closed before it reported (remote/supervised)."""
+    return [make_warning("connection-lost", f"{a.name} on host '{a.host}': {a.channel.lost}",
+                         "what it measured before is kept if it reported; check the network "
+                         "to that host and run again")
+            for a in agents if getattr(a, "channel", None) is not None and a.channel.lost]
 
 
 def _emulated_link(cfg: PointConfig, workdir: Path, tag: int
@@ -212,7 +259,7 @@ def outlasting(cfg: PointConfig, window: tuple[int, int] | None) -> PointConfig:
     return replace(cfg, peer_timeout_ns=max(cfg.peer_timeout_ns, need_ns))
 
 
-def _placed(network: Network | None, role: str, transport: str
+def _placed(network: "Network | PointHosts | None", role: str, transport: str
             ) -> tuple[Path | None, dict[str, str] | None]:
     """The namespace ``role`` runs in and the environment it needs there (ROS 1 nodes advertise
     their host's address, as ROS_IP tells roscpp): (None, None) on loopback."""

@@ -28,6 +28,8 @@ from ..leases import Lease, process_id
 from ..procs import _die_with_parent, _ignoring_interrupts
 
 STOP_GRACE_S = 2.0
+NOT_FOUND = 127
+"""the exit code of a program that could not be started (a shell's, and the supervisor's)"""
 POLL_S = 0.05
 START_ATTEMPTS = 3
 """a free port can be taken between our check and the daemon's bind: try again with another"""
@@ -111,13 +113,15 @@ class DaemonProcess:
 
     def sample(self) -> None:
         """Record CPU time since the baseline and the peak RSS (call while it still runs)."""
-        cpu, rss = _cpu_times(self.popen.pid), _peak_rss_kib(self.popen.pid)
+        cpu, memory = _cpu_times(self.popen.pid), status_memory(self.popen.pid)
         user0, sys0, t0 = self._baseline
         self.usage = {
             "cpu_user_s": round(max(0.0, cpu[0] - user0), 3) if cpu else None,
             "cpu_sys_s": round(max(0.0, cpu[1] - sys0), 3) if cpu else None,
             "wall_s": round(time.monotonic() - t0, 3) if t0 else None,
-            "peak_rss_kib": rss,
+            "peak_rss_kib": memory.get("VmHWM"),
+            "rss_anon_kib": memory.get("RssAnon"),
+            "rss_shmem_kib": memory.get("RssShmem"),
         }
 
     def stop(self, grace_s: float = STOP_GRACE_S) -> None:
@@ -156,6 +160,9 @@ class DaemonSet:
         self.folder = workdir / "daemons"
         self.lease = lease
         self.daemons: list[DaemonProcess] = []
+        self.remote: Callable[[DaemonSpec], "DaemonProcess | None"] | None = None
+        """starts a daemon placed on a real host there (remote/daemon.py) and returns it, or
+        returns None for a daemon that runs here"""
         self.on_spawn: Callable[[DaemonSpec, int], None] | None = None
         """called with each daemon's spec and pid right after it starts (e.g. to put it under
         its emulated host's CPU limits); a RunError from it fails the start"""
@@ -184,12 +191,20 @@ class DaemonSet:
                                    f"{spec.ready_timeout_s:g} s; its log: {daemon.log_tail()} "
                                    f"({daemon.log_path})")
                 time.sleep(POLL_S)
+            if daemon.exit_code == NOT_FOUND:
+                raise RunError(f"{spec.name}: {spec.argv[0]} not found on its host; install it "
+                               f"there with 'apt-get install {spec.package}'")
             if attempt == START_ATTEMPTS or "in use" not in daemon.log_text().lower():
                 raise RunError(f"{spec.name} exited before it was ready (exit code "
                                f"{daemon.exit_code}): {daemon.log_tail()}")
         raise AssertionError("unreachable")
 
     def _spawn(self, spec: DaemonSpec) -> DaemonProcess:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        remote = self.remote(spec) if self.remote is not None else None
+        if remote is not None:
+            self.daemons.append(remote)
+            return remote
         program = spec.argv[0]
         if shutil.which(program) is None:
             raise RunError(f"{spec.name}: {program} not found; install it with "
@@ -249,15 +264,23 @@ def _cpu_times(pid: int) -> tuple[float, float] | None:
     return int(fields[11]) / _TICKS, int(fields[12]) / _TICKS
 
 
-def _peak_rss_kib(pid: int) -> int | None:
-    """VmHWM (peak resident set size) from /proc/<pid>/status, in KiB."""
+MEMORY_LINES = ("VmHWM", "RssAnon", "RssFile", "RssShmem")
+
+
+def status_memory(pid: int) -> dict[str, int]:
+    """The process's own memory lines of /proc/<pid>/status in KiB: VmHWM (its peak resident set
+    since its exec: never a parent's, unlike getrusage's ru_maxrss), and the resident set now by
+    kind (RssAnon: heap and stacks; RssFile: code and mapped files; RssShmem: shared memory).
+    Empty when the process is gone."""
+    found: dict[str, int] = {}
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1])
+            key, _, rest = line.partition(":")
+            if key in MEMORY_LINES:
+                found[key] = int(rest.split()[0])
     except (OSError, ValueError, IndexError):
-        return None
-    return None
+        return {}
+    return found
 
 
 def package_version(package: str) -> str | None:

@@ -81,13 +81,8 @@ class Network:
             return ("network=auto",)
         if transport != "cyclonedds":
             return ()
-        peers = "".join(f'<Peer address="{self.addressing.addresses[h]}"/>'
-                        for h in self.topology.hosts)
-        return ("config=<CycloneDDS><Domain Id=\"any\"><General><Interfaces>"
-                "<NetworkInterface autodetermine=\"true\"/></Interfaces>"
-                "<AllowMulticast>false</AllowMulticast></General><Discovery>"
-                f"<ParticipantIndex>auto</ParticipantIndex><Peers>{peers}</Peers></Discovery>"
-                "</Domain></CycloneDDS>",)
+        return (cyclone_unicast_config([self.addressing.addresses[h]
+                                        for h in self.topology.hosts]),)
 
     def describe(self) -> dict[str, Any]:
         """The run-result's ``link`` section: the first link's spec and emulator counters at
@@ -112,6 +107,17 @@ class Network:
                 "links": links, "place": dict(self.topology.place),
                 "outage_window": None if window is None else {"start_ns": window[0],
                                                               "end_ns": window[1]}}
+
+
+def cyclone_unicast_config(addresses: list[str]) -> str:
+    """``--opt config=...`` for Cyclone DDS across hosts: autodetermined interfaces, no
+    multicast, unicast discovery of every host's address (emulated or real)."""
+    peers = "".join(f'<Peer address="{address}"/>' for address in addresses)
+    return ("config=<CycloneDDS><Domain Id=\"any\"><General><Interfaces>"
+            "<NetworkInterface autodetermine=\"true\"/></Interfaces>"
+            "<AllowMulticast>false</AllowMulticast></General><Discovery>"
+            f"<ParticipantIndex>auto</ParticipantIndex><Peers>{peers}</Peers></Discovery>"
+            "</Domain></CycloneDDS>")
 
 
 def scheduled_window(epoch_ns: int, spec: LinkSpec) -> tuple[int, int] | None:

@@ -1,0 +1,104 @@
+"""A daemon (rosmaster, mosquitto, the zenoh router, the ROS 1 relay) on a real host.
+
+The daemon's spec is the one a local run uses (daemons/): its files, paths and environment
+name the point's local work folder; here they are moved into the daemon's scratch folder on the
+host (the supervisor's working folder, removed with it), its files are written there through
+the SSH connection, and it runs under ``mwperf-agent supervise`` like a remote agent. Its
+readiness is checked from mwperf's machine across the real network (the check the daemon's
+spec defines: a CONNACK, the master's getPid ...), and its CPU and peak RSS come from the
+supervisor (``sample``), read from /proc of its own pid on that host.
+"""
+
+import signal
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..agent import Agent
+from ..daemons.base import STOP_GRACE_S, DaemonProcess, DaemonSpec
+from .hosts import PointHosts
+from .supervised import Channel
+
+WRITE_SCRIPT = 'set -e; umask 077; mkdir -p "$(dirname "$1")"; cat > "$1"'
+"""a fixed script: the file's path comes as a positional argument"""
+
+
+@dataclass
+class RemoteDaemon(DaemonProcess):
+    """A daemon whose process is on a real host, behind a supervisor's channel."""
+
+    channel: Channel | None = None
+
+    @property
+    def exit_code(self) -> int | None:
+        return self.channel.returncode if self.channel.done.is_set() else None
+
+    def mark_baseline(self) -> None:
+        figures = self.channel.sample()
+        if figures and figures.get("cpu_user_s") is not None:
+            import time
+            self._baseline = (figures["cpu_user_s"], figures["cpu_sys_s"], time.monotonic())
+
+    def sample(self) -> None:
+        import time
+        figures = self.channel.sample() or {}
+        user0, sys0, t0 = self._baseline
+        user, system = figures.get("cpu_user_s"), figures.get("cpu_sys_s")
+        self.usage = {
+            "cpu_user_s": round(max(0.0, user - user0), 3) if user is not None else None,
+            "cpu_sys_s": round(max(0.0, system - sys0), 3) if system is not None else None,
+            "wall_s": round(time.monotonic() - t0, 3) if t0 else None,
+            "peak_rss_kib": figures.get("peak_rss_kib"),
+            "rss_anon_kib": figures.get("rss_anon_kib"),
+            "rss_shmem_kib": figures.get("rss_shmem_kib"),
+        }
+
+    def stop(self, grace_s: float = STOP_GRACE_S) -> None:
+        if self.exit_code is None and not self.usage:
+            self.sample()
+        self._signal(signal.SIGTERM)
+        if not self.channel.wait(grace_s):
+            self.killed = True
+            self._signal(signal.SIGKILL)
+            if not self.channel.wait(3.0):
+                self.channel.hang_up()
+                self.channel.wait(5.0)
+        self.channel.hang_up()
+
+    def _signal(self, sig: signal.Signals) -> None:
+        if self.exit_code is None:
+            self.channel.tell(f"signal {sig.name.removeprefix('SIG')}")
+
+
+def remote_daemon(hosts: PointHosts, placed_as: str, spec: DaemonSpec, workdir: Path,
+                  agent: Agent) -> DaemonProcess | None:
+    """Start ``spec`` on the real host it is placed on; None when it is placed here."""
+    if not hosts.is_remote(placed_as):
+        return None
+    host = hosts.hosts[hosts.host_of(placed_as)]
+    scratch = hosts.scratch(spec.name)
+    local = str(workdir)
+
+    def moved(text: str) -> str:
+        if text == str(agent.path):
+            return host.agent.path
+        return text.replace(local, scratch)
+
+    for path, text in spec.files.items():
+        done = host.conn.run(["sh", "-c", WRITE_SCRIPT, "sh", moved(path)],
+                             stdin=text.encode())
+        if done.returncode != 0:
+            from ..errors import RunError
+            raise RunError(f"{spec.name}: cannot write {moved(path)} on host "
+                           f"'{host.conn.name}': {done.stderr.decode(errors='replace').strip()}")
+    env = [f"{k}={moved(v)}" for k, v in (spec.env or {}).items()]
+    unset = [arg for name in spec.unset for arg in ("-u", name)]
+    argv = ["env", *unset, *env, *(moved(a) for a in spec.argv)]
+    log_path = workdir / "daemons" / f"{spec.name}.log"
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    log_path.write_bytes(b"")
+    popen = host.conn.popen([host.agent.path, "supervise", "--scratch", scratch, "--", *argv])
+    daemon = RemoteDaemon(spec, popen, log_path)
+    daemon.channel = Channel(popen, log_path, log_path, workdir)
+    return daemon

@@ -1,0 +1,176 @@
+"""The real hosts of a run: one SSH connection each, reused by every point of a sweep.
+
+``RealHosts.open`` connects to each ``--host``, makes sure the host has this agent
+(deploy.py), cleans up what a dead mwperf left there (``mwperf-agent supervise-clean``), learns
+the addresses each side sees (``$SSH_CONNECTION`` on the host: the address mwperf's machine is
+reached at, and the host's own address on that path) and the host's facts (``mwperf-agent
+facts``: kernel, CPU, clock source, time synchronisation). Connections live in a module-level
+pool for the whole mwperf process and are closed at exit (and killed with it: they are its
+children), so a sweep connects once per host.
+
+Per point, ``PointHosts`` gives the runner what ``emulation.network.Network`` gives it for
+emulated hosts: the address of the host a role or daemon is placed on, the ``--opt`` settings
+the agents need to meet, where a process runs, and the result's ``hosts`` section.
+"""
+
+import atexit
+import contextlib
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..agent import Agent
+from ..errors import RunError
+from .deploy import RemoteAgent, ensure_agent, remote_cache
+from .ssh import SshConnection, SshOptions
+from .supervised import RemoteProcess
+from .target import LOCAL, SshTarget
+
+
+@dataclass
+class RealHost:
+    """One connected host: its connection, agent, addresses and facts."""
+
+    conn: SshConnection
+    agent: RemoteAgent
+    address: str
+    """the host's address as mwperf's machine reaches it"""
+    local_address: str
+    """mwperf's machine's address as this host sees it"""
+    facts: dict[str, Any]
+    cleaned: dict[str, Any] = field(default_factory=dict)
+
+
+_POOL: dict[tuple[str, SshTarget, Path | None, bool], RealHost] = {}
+
+
+def close_all() -> None:
+    """Close every pooled connection (at exit; tests call it too)."""
+    for host in _POOL.values():
+        host.conn.close()
+    _POOL.clear()
+
+
+atexit.register(close_all)
+
+
+def _say(text: str) -> None:
+    print(f"mwperf: {text}", file=sys.stderr)
+
+
+def connect(name: str, target: SshTarget, options: SshOptions, local: Agent,
+            say: Callable[[str], None] = _say) -> RealHost:
+    """The pooled host ``name``, connected and prepared on first use."""
+    key = (name, target, options.config, options.accept_new_host_key)
+    host = _POOL.get(key)
+    if host is not None and host.conn.alive():
+        return host
+    conn = SshConnection.open(name, target, options)
+    try:
+        home, _, seen_text = conn.text(["sh", "-c", 'echo "$HOME"; echo "$SSH_CONNECTION"']
+                                       ).partition("\n")
+        seen = seen_text.split()
+        if len(seen) != 4 or not home.startswith("/"):
+            raise RunError(f"host '{name}': cannot tell its home folder and address ($HOME "
+                           f"{home!r}, $SSH_CONNECTION {seen_text!r})")
+        conn.cache = remote_cache(home)
+        agent = ensure_agent(conn, local, say)
+        cleaned = _clean(conn, agent.path, say)
+        facts = json.loads(conn.text([agent.path, "facts"]))
+    except BaseException:
+        conn.close()
+        raise
+    host = RealHost(conn, agent, address=_unbracket(seen[2]), local_address=_unbracket(seen[0]),
+                    facts=facts, cleaned=cleaned)
+    _POOL[key] = host
+    return host
+
+
+def _unbracket(address: str) -> str:
+    return address.removeprefix("::ffff:")
+
+
+def _clean(conn: SshConnection, agent: str, say: Callable[[str], None]) -> dict[str, Any]:
+    """Remove what a dead mwperf left on the host (its supervisor gone: processes, folders)."""
+    done = conn.run([agent, "supervise-clean", "--root", f"{conn.cache}/runs"])
+    try:
+        report = json.loads(done.stdout.decode(errors="replace").strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return {}
+    if report.get("removed") or report.get("killed"):
+        say(f"host '{conn.name}': removed what an earlier mwperf left there: "
+            f"{len(report.get('killed', []))} process(es), {len(report.get('removed', []))} "
+            f"folder(s)")
+    return report
+
+
+@dataclass
+class PointHosts:
+    """The real hosts one point uses, and where each role and daemon runs."""
+
+    hosts: dict[str, RealHost]
+    place: dict[str, str]
+    prefix: str
+    """the point's lease prefix: names the remote scratch folders"""
+
+    def host_of(self, name: str) -> str:
+        return self.place.get(name, LOCAL)
+
+    def is_remote(self, name: str) -> bool:
+        return self.host_of(name) != LOCAL
+
+    def address_of(self, name: str) -> str:
+        """The address of the host ``name`` is placed on, as the other hosts reach it."""
+        host = self.host_of(name)
+        if host != LOCAL:
+            return self.hosts[host].address
+        return next(iter(self.hosts.values())).local_address
+
+    def netns_of(self, name: str) -> None:
+        return None
+
+    def scratch(self, name: str) -> str:
+        """The remote folder a process ``name`` works in (the supervisor creates and removes
+        it)."""
+        return f"{self.hosts[self.host_of(name)].conn.cache}/runs/{self.prefix}-{name}"
+
+    def agent_opts(self, transport: str) -> tuple[str, ...]:
+        """What the agents need to meet across real hosts (as across emulated ones)."""
+        from ..emulation.network import cyclone_unicast_config
+        if transport == "rustdds":
+            return ("network=auto",)
+        if transport == "cyclonedds":
+            addresses = {self.address_of(n) for n in ("ping", "pong", "pub", "sub")}
+            return (cyclone_unicast_config(sorted(addresses)),)
+        return ()
+
+    def outage_window(self) -> None:
+        return None
+
+    def spawn(self, role: str, argv: list[str], workdir: Path, name: str,
+              env: dict[str, str] | None, send: list[str]) -> RemoteProcess:
+        """Start ``argv`` (an agent command line with remote paths) on the role's host."""
+        host = self.hosts[self.host_of(role)]
+        prefix = ["env", *(f"{k}={v}" for k, v in (env or {}).items())] if env else []
+        return RemoteProcess.start(host.conn, host.agent.path, self.scratch(name), role,
+                                   prefix + [host.agent.path, *argv[1:]], workdir, name, send)
+
+    def describe(self) -> dict[str, Any]:
+        """The result's ``hosts`` section: every real host, its agent, addresses and facts."""
+        return {"place": dict(sorted(self.place.items())),
+                "local_address": next(iter(self.hosts.values())).local_address,
+                "hosts": {name: {"ssh": h.conn.target.url, "address": h.address,
+                                 "agent": h.agent.path, "agent_version": h.agent.version,
+                                 "agent_copied": h.agent.copied, "facts": h.facts}
+                          for name, h in self.hosts.items()}}
+
+
+@contextlib.contextmanager
+def point_hosts(hosts: tuple[tuple[str, SshTarget], ...], place: tuple[tuple[str, str], ...],
+                options: SshOptions, local: Agent, prefix: str):
+    """The connected hosts of one point (connections stay pooled after it)."""
+    connected = {name: connect(name, target, options, local) for name, target in hosts}
+    yield PointHosts(connected, dict(place), prefix)

@@ -1,0 +1,55 @@
+"""A point's real hosts as configuration: ``--host``, ``--place``, ``--ssh-config`` and
+``--accept-new-host-key``, checked before anything connects."""
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageError
+from .target import LOCAL, SshTarget, parse_hosts, parse_place
+
+TRANSPORTS = ("udp", "tcp", "zenoh", "cyclonedds", "rustdds", "mqtt", "ros1")
+"""what crosses between real hosts (addressed by IP); uds and iceoryx2 are host-local IPC"""
+
+
+@dataclass(frozen=True)
+class RemotePlan:
+    """The real hosts of a point and where every role and daemon runs."""
+
+    hosts: tuple[tuple[str, SshTarget], ...]
+    place: tuple[tuple[str, str], ...]
+    ssh_config: str | None = None
+    accept_new_host_key: bool = False
+
+    def host_of(self, name: str) -> str:
+        return dict(self.place).get(name, LOCAL)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"hosts": {name: target.url for name, target in self.hosts},
+                "place": dict(self.place), "ssh_config": self.ssh_config,
+                "accept_new_host_key": self.accept_new_host_key}
+
+
+def parse_remote(options: dict[str, Any], roles: tuple[str, str], transport: str | None
+                 ) -> RemotePlan | None:
+    """The point's RemotePlan from its options, or None without ``--host``."""
+    hosts = parse_hosts(options.get("host"))
+    if not hosts:
+        for key, flag in (("remote_place", "--place"), ("ssh_config", "--ssh-config"),
+                          ("accept_new_host_key", "--accept-new-host-key")):
+            if options.get(key):
+                raise UsageError(f"{flag}: only together with --host NAME=ssh://user@host")
+        return None
+    if options.get("link") is not None or options.get("topology") is not None:
+        raise UsageError(f"--host {hosts[0][0]}: a real host cannot be on an emulated link "
+                         f"(--link / a scenario's links join emulated hosts); the network "
+                         f"between {LOCAL} and {hosts[0][0]} is the real one")
+    if transport is not None and transport not in TRANSPORTS:
+        raise UsageError(f"--host: --transport {transport} cannot cross between hosts (it is "
+                         f"host-local IPC); use {', '.join(TRANSPORTS)}")
+    config = options.get("ssh_config")
+    if config is not None and not Path(str(config)).is_file():
+        raise UsageError(f"--ssh-config: no file '{config}'")
+    place = parse_place(options.get("remote_place"), tuple(n for n, _ in hosts), roles)
+    return RemotePlan(hosts, place, None if config is None else str(Path(str(config)).resolve()),
+                      bool(options.get("accept_new_host_key")))
