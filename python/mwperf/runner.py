@@ -381,7 +381,8 @@ def _collect(proc: AgentProcess, workdir: Path) -> AgentRun:
     try:
         report = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        note = f"no report written; stderr: {note}"
+        lost = getattr(getattr(proc, "channel", None), "lost", None)
+        note = f"no report: {lost}" if lost else f"no report written; stderr: {note}"
     except (OSError, ValueError) as exc:
         note = f"{path.name} is not JSON ({exc})"
     if report is not None:

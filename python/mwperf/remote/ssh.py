@@ -114,16 +114,25 @@ class SshConnection:
         if "Host key verification failed" in text or "No ED25519 host key is known" in text \
                 or "host key is known" in text:
             return (f"{where}: its host key is not in known_hosts, so it cannot be verified; "
-                    f"check it and connect once with 'ssh {self.target}', or pass "
+                    f"check it and connect once with '{self.manual()}', or pass "
                     f"--accept-new-host-key to record it on first use")
         if "Permission denied" in text:
             return (f"{where}: authentication failed ({last}); mwperf uses keys or the "
                     f"ssh-agent only, never a password: 'ssh-copy-id {self.target}' or "
-                    f"'ssh-add', or set IdentityFile in --ssh-config")
-        if self.master is not None and self.master.poll() is None:
-            return (f"{where}: no connection within {self.options.connect_timeout_s + 5} s; "
-                    f"is it on and reachable from here?")
+                    f"'ssh-add', or set IdentityFile in --ssh-config; check with "
+                    f"'{self.manual()}'")
+        if (self.master is not None and self.master.poll() is None) or "timed out" in text:
+            return (f"{where}: unreachable: no answer within "
+                    f"{self.options.connect_timeout_s} s; is it on and reachable from here? "
+                    f"({last})")
         return f"{where}: cannot connect: {last}"
+
+    def manual(self) -> str:
+        """The ssh command a person would type to reach the host."""
+        t = self.target
+        return shlex.join(["ssh", *(["-F", str(self.options.config)] if self.options.config
+                                    else []), *(["-p", str(t.port)] if t.port else []),
+                           f"{t.user}@{t.host}" if t.user else t.host])
 
     def command(self, argv: list[str]) -> list[str]:
         """The local ssh command line that runs ``argv`` on the host through the master."""

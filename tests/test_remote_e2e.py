@@ -1,0 +1,167 @@
+"""--host end to end: a real OpenSSH server in an emulated host (tests/ssh_support.py) serves
+as the robot. Every SSH path runs for real: deploy, daemons, the host key, an unreachable host,
+a dropped connection, a SIGKILLed mwperf."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import require_emulation, run_mwperf
+from ssh_support import Robot
+
+pytestmark = pytest.mark.agent
+
+
+@pytest.fixture
+def robot(tmp_path: Path) -> Iterator[Robot]:
+    require_emulation("the --host tests (a real sshd in an emulated host)", "ssh", "/usr/sbin/sshd")
+    folder = tmp_path / "robot"
+    folder.mkdir()
+    made = Robot(folder)
+    yield made
+    made.close()
+
+
+@pytest.fixture
+def env(leased_env: dict[str, str], tmp_path: Path) -> dict[str, str]:
+    """A remote cache of the test's own: the first run copies the agent there."""
+    return {**leased_env, "MWPERF_REMOTE_CACHE": str(tmp_path / "remote-cache")}
+
+
+def run(env: dict[str, str], tmp_path: Path, robot: Robot, *args: str, config: str = "ssh_config",
+        timeout: float = 120) -> tuple[subprocess.CompletedProcess[str], dict | None]:
+    out = tmp_path / "result.json"
+    out.unlink(missing_ok=True)
+    done = run_mwperf("run", "--host", f"b={robot.url}", "--ssh-config",
+                      str(robot.folder / config), *args, "--json", str(out),
+                      "--results", str(tmp_path / "r"), env=env, timeout=timeout)
+    assert "Traceback" not in done.stderr, done.stderr
+    return done, json.loads(out.read_text()) if out.is_file() else None
+
+
+def test_udp_roundtrip_to_a_real_host_copies_the_agent_once(env, tmp_path, robot) -> None:
+    done, result = run(env, tmp_path, robot, "--transport", "udp", "--rate", "500",
+                       "--duration", "1s")
+    assert done.returncode == 0, done.stderr
+    assert "copying mwperf-agent" in done.stderr
+    assert result["status"] == "complete"
+    accounting = result["measurement"]["accounting"]
+    assert accounting["received"] == accounting["sent"] > 400 and accounting["lost"] == 0
+    host = result["hosts"]["hosts"]["b"]
+    assert host["address"] == robot.address and host["agent_copied"] is True
+    assert result["hosts"]["local_address"] == robot.local
+    assert host["facts"]["machine"] and host["facts"]["kernel"]
+    pong = next(a for a in result["agents"] if a["role"] == "pong")
+    assert pong["process"]["max_rss_kib"] > 0
+    assert robot.processes() == []  # nothing left on the robot
+    assert not list((tmp_path / "remote-cache" / "runs").glob("*"))
+    done, result = run(env, tmp_path, robot, "--transport", "udp", "--duration", "0.5s")
+    assert done.returncode == 0 and "copying" not in done.stderr
+    assert result["hosts"]["hosts"]["b"]["agent_copied"] is False
+
+
+def test_ros1_master_and_pong_on_the_robot(env, tmp_path, robot) -> None:
+    done, result = run(env, tmp_path, robot, "--transport", "ros1", "--place",
+                       "pong=b,rosmaster=b", "--rate", "200", "--duration", "1s")
+    assert done.returncode == 0, done.stderr
+    assert result["status"] == "complete", result["status_reason"]
+    master = next(d for d in result["daemons"] if d["name"] == "rosmaster")
+    assert master["address"].startswith(f"http://{robot.address}:")
+    assert master["peak_rss_kib"] > 1000 and master["cpu_user_s"] is not None
+    assert robot.processes() == []
+
+
+def test_oneway_pub_on_the_robot(env, tmp_path, robot) -> None:
+    done, result = run(env, tmp_path, robot, "--transport", "tcp", "--mode", "oneway",
+                       "--place", "pub=b,sub=local", "--rate", "200", "--duration", "1s")
+    assert done.returncode == 0, done.stderr
+    assert result["measurement"]["accounting"]["received"] > 150
+
+
+def test_unknown_host_key_names_the_flag_then_is_accepted(env, tmp_path, robot) -> None:
+    started = time.monotonic()
+    done, result = run(env, tmp_path, robot, "--transport", "udp", "--duration", "0.3s",
+                       config="ssh_config_unknown")
+    assert done.returncode == 1 and result is None
+    assert "--accept-new-host-key" in done.stderr and "host key is not in known_hosts" in done.stderr
+    assert time.monotonic() - started < 30
+    done, result = run(env, tmp_path, robot, "--transport", "udp", "--duration", "0.3s",
+                       "--accept-new-host-key", config="ssh_config_unknown")
+    assert done.returncode == 0, done.stderr
+    assert robot.address in (robot.folder / "known_hosts_empty").read_text()
+
+
+def test_wrong_host_key_is_refused(env, tmp_path, robot) -> None:
+    other = subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f",
+                            str(tmp_path / "other")], check=True)
+    key = (tmp_path / "other.pub").read_text().split()
+    (robot.folder / "known_hosts").write_text(f"[{robot.address}]:2222 {key[0]} {key[1]}\n")
+    done, _ = run(env, tmp_path, robot, "--transport", "udp", "--duration", "0.3s",
+                  "--accept-new-host-key")
+    assert done.returncode == 1 and "CHANGED" in done.stderr, done.stderr
+
+
+def test_unreachable_host_fails_within_bounded_time(env, tmp_path, robot) -> None:
+    robot.sshd.terminate()
+    robot.sshd.wait(5)
+    started = time.monotonic()
+    done, result = run(env, tmp_path, robot, "--transport", "udp", "--duration", "0.3s")
+    assert done.returncode == 1 and result is None
+    assert "host 'b'" in done.stderr and "cannot connect" in done.stderr
+    assert time.monotonic() - started < 30
+
+
+def _start_mwperf(env, tmp_path, robot, *args) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "mwperf.cli", "run", "--host", f"b={robot.url}",
+                             "--ssh-config", str(robot.folder / "ssh_config"), *args,
+                             "--json", str(tmp_path / "result.json"),
+                             "--results", str(tmp_path / "r")],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _wait_for_remote_agent(robot: Robot, timeout_s: float = 60, then_s: float = 1.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not any("pong" in p for p in robot.processes()):
+        assert time.monotonic() < deadline, "the pong never started on the robot"
+        time.sleep(0.1)
+    time.sleep(then_s)
+
+
+def test_dropped_connection_is_a_partial_result_with_the_reason(env, tmp_path, robot) -> None:
+    proc = _start_mwperf(env, tmp_path, robot, "--transport", "udp", "--rate", "200",
+                         "--duration", "8s", "--warmup", "0.2s", "--peer-timeout", "2s")
+    _wait_for_remote_agent(robot, then_s=3.0)
+    subprocess.run(["pkill", "-f", f"sshd: root@notty"], check=False)  # the session's sshd
+    out, err = proc.communicate(timeout=60)
+    assert "Traceback" not in err, err
+    result = json.loads((tmp_path / "result.json").read_text())
+    assert proc.returncode in (1, 3), err
+    kinds = {w["code"] for w in result["warnings"]}
+    assert "connection-lost" in kinds, result["warnings"]
+    assert "SSH connection closed" in result["status_reason"]
+    assert result["measurement"]["accounting"]["received"] > 0  # what it measured is kept
+    deadline = time.monotonic() + 10
+    while robot.processes() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert robot.processes() == []
+
+
+def test_sigkilled_mwperf_leaves_nothing_on_the_robot(env, tmp_path, robot) -> None:
+    proc = _start_mwperf(env, tmp_path, robot, "--transport", "udp", "--rate", "100",
+                         "--duration", "20s")
+    _wait_for_remote_agent(robot)
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=10)
+    deadline = time.monotonic() + 10
+    while robot.processes() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert robot.processes() == [], "the robot's side did not end itself"
+    done, _ = run(env, tmp_path, robot, "--transport", "udp", "--duration", "0.3s")
+    assert done.returncode == 0, done.stderr
+    assert not list((tmp_path / "remote-cache" / "runs").glob("*"))
