@@ -165,3 +165,17 @@ def test_sigkilled_mwperf_leaves_nothing_on_the_robot(env, tmp_path, robot) -> N
     done, _ = run(env, tmp_path, robot, "--transport", "udp", "--duration", "0.3s")
     assert done.returncode == 0, done.stderr
     assert not list((tmp_path / "remote-cache" / "runs").glob("*"))
+
+
+def test_a_sweep_reuses_one_connection_per_host(env, tmp_path, robot) -> None:
+    scenario = tmp_path / "robot.yaml"
+    scenario.write_text(f"description: two rates on a robot\ntransport: udp\nrate: [100, 200]\n"
+                        f"duration: 300ms\nwarmup: 100ms\nhost: b={robot.url}\n"
+                        f"ssh_config: {robot.folder / 'ssh_config'}\n")
+    done = run_mwperf("run", str(scenario), "--results", str(tmp_path / "r"), env=env,
+                      timeout=180)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("copying mwperf-agent") == 1
+    logins = (robot.folder / "sshd.log").read_text().count("Accepted publickey")
+    assert logins == 1, (robot.folder / "sshd.log").read_text()
+    assert robot.processes() == []

@@ -65,6 +65,8 @@ def test_remote_plan_refuses_what_cannot_work(tmp_path: Path) -> None:
         parse_remote({"host": "b=ssh://robot"}, roles, "iceoryx2")
     with pytest.raises(UsageError, match="--ssh-config: no file"):
         parse_remote({"host": "b=ssh://robot", "ssh_config": str(tmp_path / "x")}, roles, "udp")
+    with pytest.raises(UsageError, match="--cpu-quota: not with --host yet"):
+        parse_remote({"host": "b=ssh://robot", "cpu_quota": "50%"}, roles, "udp")
     plan = parse_remote({"host": "b=ssh://pi@robot:2200"}, roles, "ros1")
     assert plan.to_dict()["hosts"] == {"b": "ssh://pi@robot:2200"}
 

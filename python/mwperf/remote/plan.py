@@ -47,6 +47,11 @@ def parse_remote(options: dict[str, Any], roles: tuple[str, str], transport: str
     if transport is not None and transport not in TRANSPORTS:
         raise UsageError(f"--host: --transport {transport} cannot cross between hosts (it is "
                          f"host-local IPC); use {', '.join(TRANSPORTS)}")
+    for key in ("cpu_quota", "cpu_pin", "rt_priority"):
+        if options.get(key):
+            raise UsageError(f"--{key.replace('_', '-')}: not with --host yet: mwperf limits "
+                             f"CPUs of emulated hosts and of agents on this machine only; "
+                             f"limit the robot's CPUs there (cgroups) or drop --host")
     config = options.get("ssh_config")
     if config is not None and not Path(str(config)).is_file():
         raise UsageError(f"--ssh-config: no file '{config}'")
