@@ -170,7 +170,9 @@ def test_sigkilled_mwperf_leaves_nothing_on_the_robot(env, tmp_path, robot) -> N
 def test_a_sweep_reuses_one_connection_per_host(env, tmp_path, robot) -> None:
     scenario = tmp_path / "robot.yaml"
     scenario.write_text(f"description: two rates on a robot\ntransport: udp\nrate: [100, 200]\n"
-                        f"duration: 300ms\nwarmup: 100ms\nhost: b={robot.url}\n"
+                        f"duration: 300ms\nwarmup: 100ms\n"
+                        f"hosts:\n  robot: {{ssh: '{robot.url}'}}\n"
+                        f"place: {{pong: robot, ping: local}}\n"
                         f"ssh_config: {robot.folder / 'ssh_config'}\n")
     done = run_mwperf("run", str(scenario), "--results", str(tmp_path / "r"), env=env,
                       timeout=180)

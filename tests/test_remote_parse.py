@@ -119,3 +119,38 @@ def test_a_channel_closed_without_exit_is_a_lost_connection(tmp_path: Path) -> N
     assert channel.wait(5)
     assert channel.returncode == LOST
     assert "SSH connection closed" in channel.lost and "reset by peer" in channel.lost
+
+
+SCENARIO = """description: a robot
+transport: udp
+rate: [100, 200]
+hosts:
+  robot: {ssh: pi@robot.local:2222}
+place: {pong: robot, ping: local}
+"""
+
+
+def test_scenario_real_hosts_reach_every_point() -> None:
+    from mwperf.scenario.expand import expand
+    from mwperf.scenario.parse import parse_scenario
+    scenario = parse_scenario(SCENARIO, "s.yaml", "s")
+    points = expand(scenario, ["udp"])
+    assert len(points) == 2
+    for point in points:
+        assert point.options["host"] == "robot=ssh://pi@robot.local:2222"
+        assert point.options["remote_place"] == "pong=robot,ping=local"
+        assert "topology" not in point.options
+
+
+@pytest.mark.parametrize("text, words", [
+    (SCENARIO.replace("pong: robot", "pong: rover"), r"s.yaml:6: field 'place': pong is placed "
+                                                     r"on 'rover'"),
+    (SCENARIO + "links:\n  robot<->local: wifi-80211n\n", "field 'links': real hosts"),
+    (SCENARIO.replace("{ssh: pi@robot.local:2222}", "{ssh: 'pi@robot:99999'}"), "1..65535"),
+    (SCENARIO.replace("{ssh: pi@robot.local:2222}", "{user: pi}"), "give {ssh: user@host"),
+    (SCENARIO.replace("  robot: {ssh", "  sim: {}\n  robot: {ssh"), "cannot mix"),
+])
+def test_scenario_real_host_errors_name_file_line_and_field(text: str, words: str) -> None:
+    from mwperf.scenario.parse import parse_scenario
+    with pytest.raises(UsageError, match=words):
+        parse_scenario(text, "s.yaml", "s")

@@ -51,8 +51,8 @@ class Channel:
         self._thread = threading.Thread(target=self._read, name="mwperf-remote", daemon=True)
         self._ssh_err = threading.Thread(target=self._read_ssh_errors, daemon=True)
         self._ssh_text: list[str] = []
+        self._ssh_err.start()  # first: the reader joins it when the channel closes
         self._thread.start()
-        self._ssh_err.start()
 
     def _read(self) -> None:
         out = open(self.stdout_path, "ab", buffering=0)

@@ -75,6 +75,9 @@ def expand(scenario: Scenario, built: list[str] | None,
         options = {name: _option_value(value) for name, value in chosen.items()}
         if scenario.topology is not None:
             options["topology"] = scenario.topology
+        for key, value in (scenario.real_hosts or {}).items():
+            if value is not None:
+                options[key] = value
         options.update(conditions or {})
         lines = {name: value.line for name, value in chosen.items()}
         for rep in range(1, scenario.repeat + 1):

@@ -81,6 +81,9 @@ class Scenario:
     topology: dict[str, Any] | None = None
     """the declared hosts, links and placement (emulation/topology.py's ``to_dict``), given to
     every point as its ``topology`` option; None = no hosts (loopback, or ``link`` alone)"""
+    real_hosts: dict[str, Any] | None = None
+    """real hosts over SSH (scenario/real_hosts.py): the ``host`` and ``remote_place``
+    options every point gets; None = none"""
 
     def get(self, name: str) -> Field | None:
         """The field called ``name``, if the scenario sets it."""

@@ -16,6 +16,7 @@ from ..durations import parse_duration
 from ..errors import UsageError
 from .hosts import KEYS as HOST_KEYS
 from .hosts import parse_topology
+from .real_hosts import parse_real_hosts
 from .model import Analysis, Exclusion, Field, Scenario, Value
 from .source import Item, parse_document
 
@@ -43,8 +44,9 @@ def parse_scenario(text: str, where: str, name: str, quick: bool = False) -> Sce
     fields = _fields(top, document, where)
     exclusions = _exclusions(top.get("exclude"), fields, where, strict=True)
     repeat, timeout_ns = _repeat(top.get("repeat"), where), _timeout(top.get("timeout"), where)
-    topology = parse_topology(top, document, where,
-                              next((f.line for f in fields if f.name == "link"), None))
+    real = parse_real_hosts(top, where)
+    topology = None if real is not None else parse_topology(
+        top, document, where, next((f.line for f in fields if f.name == "link"), None))
     chosen = dict(top)
     if quick:  # the full variant is checked above; the quick one replaces whole fields
         for key, item in overrides.items():
@@ -68,7 +70,7 @@ def parse_scenario(text: str, where: str, name: str, quick: bool = False) -> Sce
         name=name, where=where, description=(description.value if description else "").strip(),
         fields=fields, exclusions=exclusions, repeat=repeat, timeout_ns=timeout_ns,
         analysis=_analysis(top.get("analysis"), where), quick=quick, source=text,
-        topology=topology.to_dict() if topology is not None else None)
+        topology=topology.to_dict() if topology is not None else None, real_hosts=real)
 
 
 def _fields(entries: dict[str, Item], lines: Item | dict[str, int], where: str
