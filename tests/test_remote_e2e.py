@@ -77,6 +77,31 @@ def test_ros1_master_and_pong_on_the_robot(env, tmp_path, robot) -> None:
     assert robot.processes() == []
 
 
+@pytest.mark.parametrize("transport, daemon, extra", [
+    ("mqtt", "mosquitto", ()), ("zenoh", "zenoh-router", ("--opt", "mode=client"))])
+def test_broker_and_router_on_the_robot(env, tmp_path, robot, transport, daemon, extra) -> None:
+    done, result = run(env, tmp_path, robot, "--transport", transport, *extra,
+                       "--place", f"pong=b,{'mosquitto' if transport == 'mqtt' else 'zenohd'}=b",
+                       "--rate", "200", "--duration", "1s")
+    assert done.returncode == 0, done.stderr
+    found = next(d for d in result["daemons"] if d["name"] == daemon)
+    assert robot.address in found["address"] and found["peak_rss_kib"] > 0
+    assert result["measurement"]["accounting"]["lost"] == 0
+    assert robot.processes() == []
+
+
+def test_sigterm_keeps_what_was_measured_and_cleans_the_robot(env, tmp_path, robot) -> None:
+    proc = _start_mwperf(env, tmp_path, robot, "--transport", "udp", "--rate", "200",
+                         "--duration", "20s", "--warmup", "0.2s")
+    _wait_for_remote_agent(robot, then_s=2.0)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 3, err
+    result = json.loads((tmp_path / "result.json").read_text())
+    assert result["status"] == "partial" and result["measurement"]["accounting"]["received"] > 0
+    assert robot.processes() == []
+
+
 def test_oneway_pub_on_the_robot(env, tmp_path, robot) -> None:
     done, result = run(env, tmp_path, robot, "--transport", "tcp", "--mode", "oneway",
                        "--place", "pub=b,sub=local", "--rate", "200", "--duration", "1s")

@@ -20,8 +20,10 @@ from ..daemons.base import STOP_GRACE_S, DaemonProcess, DaemonSpec
 from .hosts import PointHosts
 from .supervised import Channel
 
-WRITE_SCRIPT = 'set -e; umask 077; mkdir -p "$(dirname "$1")"; cat > "$1"'
-"""a fixed script: the file's path comes as a positional argument"""
+WRITE_THEN_EXEC = ('set -e; umask 077; while [ "$1" != -- ]; do mkdir -p "$(dirname "$1")"; '
+                   'printf %s "$2" > "$1"; shift 2; done; shift; exec "$@"')
+"""a fixed script run as the supervised child: writes each (path, text) pair given as
+positional arguments (never pasted into the script), then becomes the daemon (same pid)"""
 
 
 @dataclass
@@ -77,7 +79,7 @@ def remote_daemon(hosts: PointHosts, placed_as: str, spec: DaemonSpec, workdir: 
     if not hosts.is_remote(placed_as):
         return None
     host = hosts.hosts[hosts.host_of(placed_as)]
-    scratch = hosts.scratch(spec.name)
+    scratch = hosts.scratch(spec.name, placed_as)
     local = str(workdir)
 
     def moved(text: str) -> str:
@@ -85,16 +87,11 @@ def remote_daemon(hosts: PointHosts, placed_as: str, spec: DaemonSpec, workdir: 
             return host.agent.path
         return text.replace(local, scratch)
 
-    for path, text in spec.files.items():
-        done = host.conn.run(["sh", "-c", WRITE_SCRIPT, "sh", moved(path)],
-                             stdin=text.encode())
-        if done.returncode != 0:
-            from ..errors import RunError
-            raise RunError(f"{spec.name}: cannot write {moved(path)} on host "
-                           f"'{host.conn.name}': {done.stderr.decode(errors='replace').strip()}")
     env = [f"{k}={moved(v)}" for k, v in (spec.env or {}).items()]
     unset = [arg for name in spec.unset for arg in ("-u", name)]
-    argv = ["env", *unset, *env, *(moved(a) for a in spec.argv)]
+    files = [arg for path, text in spec.files.items() for arg in (moved(path), text)]
+    argv = ["sh", "-c", WRITE_THEN_EXEC, "sh", *files, "--",
+            "env", *unset, *env, *(moved(a) for a in spec.argv)]
     log_path = workdir / "daemons" / f"{spec.name}.log"
     log_path.parent.mkdir(parents=True, exist_ok=True)
     log_path.write_bytes(b"")

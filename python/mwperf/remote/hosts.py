@@ -132,10 +132,11 @@ class PointHosts:
     def netns_of(self, name: str) -> None:
         return None
 
-    def scratch(self, name: str) -> str:
-        """The remote folder a process ``name`` works in (the supervisor creates and removes
-        it)."""
-        return f"{self.hosts[self.host_of(name)].conn.cache}/runs/{self.prefix}-{name}"
+    def scratch(self, name: str, placed_as: str | None = None) -> str:
+        """The remote folder process ``name`` works in (the supervisor creates and removes
+        it) on the host ``placed_as`` (default: ``name``) is placed on."""
+        host = self.hosts[self.host_of(placed_as or name)]
+        return f"{host.conn.cache}/runs/{self.prefix}-{name}"
 
     def agent_opts(self, transport: str) -> tuple[str, ...]:
         """What the agents need to meet across real hosts (as across emulated ones)."""
@@ -155,7 +156,7 @@ class PointHosts:
         """Start ``argv`` (an agent command line with remote paths) on the role's host."""
         host = self.hosts[self.host_of(role)]
         prefix = ["env", *(f"{k}={v}" for k, v in (env or {}).items())] if env else []
-        return RemoteProcess.start(host.conn, host.agent.path, self.scratch(name), role,
+        return RemoteProcess.start(host.conn, host.agent.path, self.scratch(name, role), role,
                                    prefix + [host.agent.path, *argv[1:]], workdir, name, send)
 
     def describe(self) -> dict[str, Any]:

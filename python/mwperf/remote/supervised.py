@@ -68,6 +68,9 @@ class Channel:
             self._ssh_err.join(2)
             if self.returncode is None:
                 said = " ".join(" ".join(self._ssh_text).split())[-200:]
+                if said:  # what ssh or the remote shell said goes where the process's would
+                    with open(self.stderr_path, "ab") as log:
+                        log.write(said.encode() + b"\n")
                 self.lost = ("the SSH connection closed before the process reported its exit"
                              + (f" ({said})" if said else ""))
                 self.returncode = LOST
