@@ -7,7 +7,7 @@ use mwperf_transports::{Durability, History, Kind, Qos, Reliability, Spec};
 use serde::Serialize;
 
 #[derive(Parser, Debug)]
-#[command(name = "mwperf-agent", version = concat!(env!("CARGO_PKG_VERSION"), " (git ", env!("MWPERF_GIT_REV"), ")"),
+#[command(name = "mwperf-agent", version = crate::version::VERSION,
           about = "mwperf data plane: ping | pong | pub | sub over one transport")]
 pub struct Cli {
     #[command(subcommand)]
@@ -30,6 +30,12 @@ pub enum Role {
     Transports(ListArgs),
     /// Run a middleware router in this process until SIGINT/SIGTERM (zenoh client mode).
     Router(RouterArgs),
+    /// Run a program as a child and talk a line protocol about it on stdin/stdout (docs/agent-contract.md).
+    Supervise(crate::supervise::SuperviseArgs),
+    /// Kill and remove what dead supervisors left in a folder of scratch folders.
+    SuperviseClean(crate::supervise::CleanArgs),
+    /// Print this host's facts as JSON (kernel, CPU, clock source, machine, time synchronisation).
+    Facts,
 }
 
 /// `router`: the transport whose router to run and where it listens.

@@ -7,6 +7,7 @@ mod cli;
 mod collector;
 mod cpu_idle;
 mod executor;
+mod facts;
 mod fanout;
 mod human;
 mod lane;
@@ -17,6 +18,8 @@ mod report;
 mod roles;
 mod router;
 mod signals;
+mod supervise;
+mod version;
 mod wait;
 
 use std::io::Write;
@@ -83,6 +86,9 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Role::Router(a) => return router::run(a),
+        Role::Supervise(a) => return supervise::run(a),
+        Role::SuperviseClean(a) => return supervise::clean::run(a),
+        Role::Facts => return facts::run(),
         Role::Ping(a) => ("ping", &a.common, serde_json::to_value(a)),
         Role::Pub(a) => ("pub", &a.common, serde_json::to_value(a)),
         Role::Pong(a) => ("pong", &a.common, serde_json::to_value(a)),
