@@ -11,6 +11,7 @@ mod facts;
 mod fanout;
 mod human;
 mod lane;
+mod listing;
 mod multi;
 mod outgoing;
 mod pacer;
@@ -28,7 +29,7 @@ use std::process::ExitCode;
 use clap::Parser as _;
 use cli::{Cli, Common, Role};
 use mwperf_core::result::{Conditions, Status};
-use mwperf_transports::{Kind, Side, TransportError};
+use mwperf_transports::{Side, TransportError};
 
 fn usage(msg: &str) -> ExitCode {
     eprintln!("mwperf-agent: error: {msg}");
@@ -50,21 +51,6 @@ fn list(json: bool, items: Vec<(String, Option<usize>)>) {
     }
 }
 
-fn transports(json: bool) {
-    if json {
-        let v: Vec<_> = Kind::ALL
-            .iter()
-            .map(|k| serde_json::json!({"name": k.name(), "built": k.built(), "daemon": k.daemon(), "address": k.address_form(), "description": k.describe()}))
-            .collect();
-        println!("{}", serde_json::Value::from(v));
-    } else {
-        for k in Kind::ALL {
-            let built = if k.built() { "" } else { " (not built into this binary)" };
-            println!("{:<11} {}{built}\n            address: {}", k.name(), k.describe(), k.address_form());
-        }
-    }
-}
-
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
@@ -82,7 +68,7 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Role::Transports(a) => {
-            transports(a.json);
+            listing::transports(a.json);
             return ExitCode::SUCCESS;
         }
         Role::Router(a) => return router::run(a),

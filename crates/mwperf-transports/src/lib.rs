@@ -2,26 +2,15 @@
 //! one place ([`Kind`], [`open`]). Middleware transports are cargo features (all on by default);
 //! one compiled out stays listed and fails with [`TransportError::NotBuilt`].
 //!
-//! # The Endpoint contract (checked for every transport by `tests/conformance.rs`)
-//! - An endpoint moves whole messages: what one `send` was given, one `recv` returns, byte for
-//!   byte, or not at all (loss is allowed only where the transport itself may lose).
-//! - `recv(buf, wait_ns)` waits at most `wait_ns` (0 = do not block, for busy polling) and returns
-//!   `Ok(None)` when nothing arrived; it may return early (also `Ok(None)`), e.g. when a signal
-//!   arrives, so callers can check their stop flag. It never panics on foreign or malformed
-//!   input: bytes that cannot be framed are returned as one message for the caller to classify
-//!   with `mwperf_core::wire::Header::decode` (stream transports then drop that connection).
-//! - Sides: a `Ping` sends on `<base>/ping` and receives `<base>/pong`; a `Pong` the reverse; a
-//!   `Pub` only sends on `<base>/ping`, a `Sub` only receives it. Socket transports map Ping/Pub to
-//!   connecting and Pong/Sub to listening; a listener answers the peer it last heard from.
-//! - `wait_matched` returns once the peer's endpoints are known to the middleware (discovery), or
-//!   fails with `NotMatched` after its timeout. Socket transports return at once.
-//! - `send` never blocks forever: stream transports queue what the socket cannot take yet and
-//!   flush it during later `send`/`recv` calls, so two peers writing at once cannot deadlock;
-//!   reliable middleware bounds its blocking (then reports an error for that message).
-//! - Dropping an endpoint releases everything it created (sockets, files, shared memory).
+//! - The contract: [`Endpoint`] (endpoint.rs), checked for every transport by
+//!   `tests/conformance.rs`.
+//! - What each transport is: its [`Descriptor`] (descriptor.rs), declared next to its code;
+//!   [`Kind::descriptor`] is the one table that maps a kind to it.
 
 use std::fmt;
 
+pub mod descriptor;
+mod endpoint;
 mod middleware;
 mod poll;
 pub mod spec;
@@ -30,62 +19,9 @@ pub mod tcp;
 pub mod udp;
 pub mod uds;
 
+pub use descriptor::{Descriptor, Fanout, Framing, Opt, QosSupport};
+pub use endpoint::{Endpoint, Side};
 pub use spec::{Durability, History, Qos, Reliability, Spec};
-
-/// One message-oriented endpoint (see the module docs for the contract).
-pub trait Endpoint: Send {
-    /// Send one whole message.
-    fn send(&mut self, msg: &[u8]) -> Result<(), TransportError>;
-    /// Receive one whole message into `buf` (resized to its length); `Ok(None)` = nothing yet.
-    fn recv(&mut self, buf: &mut Vec<u8>, wait_ns: u64) -> Result<Option<usize>, TransportError>;
-    /// The address a peer passes to reach this endpoint (`host:port`, a socket path, a topic base).
-    fn local_addr(&self) -> String;
-    /// Connections accepted so far (stream listeners); 0 where there are none.
-    fn connections(&self) -> u64 {
-        0
-    }
-    /// Wait until discovery has matched the peer (both directions for a Ping), at most `timeout_ns`.
-    fn wait_matched(&mut self, _timeout_ns: u64) -> Result<(), TransportError> {
-        Ok(())
-    }
-    /// How many subscribers discovery has matched to this endpoint's publishing side so far
-    /// (a pub waiting for `--subscribers N`); None where the middleware cannot tell.
-    fn matched_subscribers(&mut self) -> Option<u64> {
-        None
-    }
-}
-
-/// Which end of a measurement an endpoint is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Side {
-    Ping,
-    Pong,
-    Pub,
-    Sub,
-}
-
-impl Side {
-    /// Pong and Sub are opened first and wait for their peer (socket transports listen).
-    pub fn is_listener(self) -> bool {
-        matches!(self, Side::Pong | Side::Sub)
-    }
-    /// The topic suffix this side publishes on, if it publishes.
-    pub fn out_topic(self) -> Option<&'static str> {
-        match self {
-            Side::Ping | Side::Pub => Some("ping"),
-            Side::Pong => Some("pong"),
-            Side::Sub => None,
-        }
-    }
-    /// The topic suffix this side subscribes to, if it subscribes.
-    pub fn in_topic(self) -> Option<&'static str> {
-        match self {
-            Side::Ping => Some("pong"),
-            Side::Pong | Side::Sub => Some("ping"),
-            Side::Pub => None,
-        }
-    }
-}
 
 /// The transports this binary knows (compiled in or not).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,17 +41,7 @@ impl Kind {
     pub const ALL: &'static [Kind] = &[Kind::Udp, Kind::Tcp, Kind::Uds, Kind::Iceoryx2, Kind::CycloneDds, Kind::RustDds, Kind::Zenoh, Kind::Mqtt, Kind::Ros1];
 
     pub fn name(self) -> &'static str {
-        match self {
-            Kind::Udp => "udp",
-            Kind::Tcp => "tcp",
-            Kind::Uds => "uds",
-            Kind::Iceoryx2 => "iceoryx2",
-            Kind::CycloneDds => "cyclonedds",
-            Kind::RustDds => "rustdds",
-            Kind::Zenoh => "zenoh",
-            Kind::Mqtt => "mqtt",
-            Kind::Ros1 => "ros1",
-        }
+        self.descriptor().name
     }
 
     pub fn parse(text: &str) -> Result<Kind, String> {
@@ -125,19 +51,24 @@ impl Kind {
         })
     }
 
+    /// What the transport is (declared by its own module).
+    pub fn descriptor(self) -> &'static Descriptor {
+        match self {
+            Kind::Udp => &udp::DESCRIPTOR,
+            Kind::Tcp => &tcp::DESCRIPTOR,
+            Kind::Uds => &uds::DESCRIPTOR,
+            Kind::Iceoryx2 => &middleware::iceoryx2_descriptor::DESCRIPTOR,
+            Kind::CycloneDds => &middleware::cyclonedds_descriptor::DESCRIPTOR,
+            Kind::RustDds => &middleware::rustdds_descriptor::DESCRIPTOR,
+            Kind::Zenoh => &middleware::zenoh_descriptor::DESCRIPTOR,
+            Kind::Mqtt => &middleware::mqtt_descriptor::DESCRIPTOR,
+            Kind::Ros1 => &middleware::ros1_descriptor::DESCRIPTOR,
+        }
+    }
+
     /// One line for `transports` listings.
     pub fn describe(self) -> &'static str {
-        match self {
-            Kind::Udp => "UDP datagrams (loopback or any IP)",
-            Kind::Tcp => "TCP stream, length-framed",
-            Kind::Uds => "Unix domain stream socket",
-            Kind::Iceoryx2 => "iceoryx2 zero-copy shared-memory publish/subscribe (one host)",
-            Kind::CycloneDds => "Eclipse Cyclone DDS (Debian libddsc), ROS 2 topic and type names",
-            Kind::RustDds => "RustDDS (pure Rust DDS), ROS 2 topic and type names",
-            Kind::Zenoh => "zenoh, peer mode or client mode through a router",
-            Kind::Mqtt => "MQTT 3.1.1 through a mosquitto broker, QoS 0/1/2",
-            Kind::Ros1 => "ROS 1 TCPROS through rosmaster",
-        }
+        self.descriptor().description
     }
 
     /// Whether this binary was built with the transport (cargo feature of the same name).
@@ -155,42 +86,27 @@ impl Kind {
 
     /// Whether peers find each other through discovery (everything but plain sockets).
     pub fn has_discovery(self) -> bool {
-        !matches!(self, Kind::Udp | Kind::Tcp | Kind::Uds)
+        self.descriptor().discovery
     }
 
     /// The daemon the control plane must start first, if any.
     pub fn daemon(self) -> Option<&'static str> {
-        match self {
-            Kind::Mqtt => Some("mosquitto"),
-            Kind::Ros1 => Some("rosmaster"),
-            _ => None,
-        }
+        self.descriptor().daemon
     }
 
     /// Largest message (header + payload) one send can carry, if limited.
     pub fn max_message(self) -> Option<usize> {
-        match self {
-            Kind::Udp => Some(udp::MAX_DATAGRAM),
-            _ => None,
-        }
+        self.descriptor().max_message
     }
 
     /// Whether the transport itself may drop or reorder messages (datagrams).
     pub fn datagram(self) -> bool {
-        self == Kind::Udp
+        self.descriptor().datagram()
     }
 
     /// What the address looks like, for error messages and `transports`.
     pub fn address_form(self) -> &'static str {
-        match self {
-            Kind::Udp | Kind::Tcp => "host:port",
-            Kind::Uds => "a socket file path",
-            Kind::Iceoryx2 => "<base> (service names mwperf/<base>/ping|pong; 'auto' picks one)",
-            Kind::CycloneDds | Kind::RustDds => "[<domain>/]<base> (topics rt/mwperf/<base>/ping|pong; 'auto' picks one)",
-            Kind::Zenoh => "<endpoint>[#<base>], e.g. tcp/127.0.0.1:7447#demo",
-            Kind::Mqtt => "<broker host>:<port>[/<base>]",
-            Kind::Ros1 => "http://<master host>:<port>/[#<base>]",
-        }
+        self.descriptor().address
     }
 }
 

@@ -133,6 +133,11 @@ impl Spec {
         self
     }
 
+    /// The options, after checking every key against the `--opt` keys `descriptor` declares.
+    pub fn options_of(&self, descriptor: &crate::Descriptor) -> Result<Options<'_>, TransportError> {
+        self.options_for(descriptor.name, &descriptor.opt_keys())
+    }
+
     /// The options, after checking that every key is one `transport` knows (`allowed`).
     pub fn options_for(&self, transport: &'static str, allowed: &[&str]) -> Result<Options<'_>, TransportError> {
         for (k, _) in &self.options {

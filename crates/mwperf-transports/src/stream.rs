@@ -351,7 +351,7 @@ impl<A: Acceptor> Endpoint for Server<A> {
         self.acceptor.local()
     }
 
-    fn connections(&self) -> u64 {
-        self.accepted
+    fn connection_count(&self) -> Option<u64> {
+        Some(self.accepted)
     }
 }

@@ -5,7 +5,23 @@ use std::net::{TcpListener, TcpStream};
 
 use crate::stream::{Acceptor, Client, Server};
 use crate::udp::resolve;
-use crate::TransportError;
+use crate::{Descriptor, Fanout, Framing, QosSupport, TransportError};
+
+/// What TCP is (see [`crate::descriptor`]).
+pub const DESCRIPTOR: Descriptor = Descriptor {
+    name: "tcp",
+    description: "TCP stream, length-framed",
+    address: "host:port",
+    daemon: None,
+    discovery: false,
+    framing: Framing::Stream,
+    max_message: None,
+    local_only: false,
+    crosses_hosts: true,
+    fanout: Fanout::SenderLoops,
+    opts: &[],
+    qos: QosSupport::NONE,
+};
 
 impl Acceptor for TcpListener {
     type Stream = TcpStream;

@@ -6,11 +6,27 @@ use std::net::{SocketAddr, ToSocketAddrs, UdpSocket};
 use std::os::fd::AsRawFd;
 
 use crate::poll::{self, check, coarse_timeout, RecvTimeout, LONG_WAIT_NS};
-use crate::{Endpoint, TransportError};
+use crate::{Descriptor, Endpoint, Fanout, Framing, QosSupport, TransportError};
 
 /// Largest UDP payload over IPv4 (65535 − 8 UDP − 20 IP).
 pub const MAX_DATAGRAM: usize = 65_507;
 const SOCKET_BUFFER: usize = 4 << 20;
+
+/// What UDP is (see [`crate::descriptor`]).
+pub const DESCRIPTOR: Descriptor = Descriptor {
+    name: "udp",
+    description: "UDP datagrams (loopback or any IP)",
+    address: "host:port",
+    daemon: None,
+    discovery: false,
+    framing: Framing::Datagram,
+    max_message: Some(MAX_DATAGRAM),
+    local_only: false,
+    crosses_hosts: true,
+    fanout: Fanout::SenderLoops,
+    opts: &[],
+    qos: QosSupport::NONE,
+};
 
 pub struct UdpEndpoint {
     sock: UdpSocket,

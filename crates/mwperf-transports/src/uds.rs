@@ -8,7 +8,23 @@ use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::PathBuf;
 
 use crate::stream::{Acceptor, Client, Server};
-use crate::TransportError;
+use crate::{Descriptor, Fanout, Framing, QosSupport, TransportError};
+
+/// What a Unix domain socket is (see [`crate::descriptor`]).
+pub const DESCRIPTOR: Descriptor = Descriptor {
+    name: "uds",
+    description: "Unix domain stream socket",
+    address: "a socket file path",
+    daemon: None,
+    discovery: false,
+    framing: Framing::Stream,
+    max_message: None,
+    local_only: true,
+    crosses_hosts: false,
+    fanout: Fanout::SenderLoops,
+    opts: &[],
+    qos: QosSupport::NONE,
+};
 
 /// A listener that removes its socket file on drop.
 pub struct UdsListener {

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use mwperf_core::clock::now_ns;
 use mwperf_core::wire::{build_message, payload_intact, Header, FLAG_PROBE, HEADER_LEN};
-use mwperf_transports::{open, Durability, Endpoint, History, Kind, Qos, Reliability, Side, Spec, TransportError};
+use mwperf_transports::{open, Durability, Endpoint, Fanout, History, Kind, Qos, Reliability, Side, Spec, TransportError};
 
 mod support;
 use support::Fixture;
@@ -401,6 +401,26 @@ pub fn qos_is_honoured_or_refused(fx: &Fixture) {
     }
 }
 
+/// The descriptor's fan-out claim holds: a pub of a `Counted` transport counts the subscribers
+/// discovery matched; every other transport says it cannot tell (None) rather than pretending.
+pub fn fanout_counting_matches_the_descriptor(fx: &Fixture) {
+    let kind = fx.kind;
+    let sub = open(kind, Side::Sub, &fx.spec(&fx.listen_addr("fan"))).unwrap_or_else(|e| panic!("{kind:?}: sub: {e}"));
+    let mut publisher = open(kind, Side::Pub, &fx.spec(&sub.local_addr())).unwrap_or_else(|e| panic!("{kind:?}: pub: {e}"));
+    publisher.wait_matched(MATCH_NS).unwrap_or_else(|e| panic!("{kind:?}: pub not matched: {e}"));
+    match kind.descriptor().fanout {
+        Fanout::Counted => {
+            let end = Instant::now() + Duration::from_secs(10);
+            while publisher.matched_subscribers().unwrap_or(0) < 1 {
+                assert!(Instant::now() < end, "{kind:?}: descriptor says Counted, matched_subscribers {:?}", publisher.matched_subscribers());
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+        Fanout::Uncounted | Fanout::SenderLoops => assert_eq!(publisher.matched_subscribers(), None, "{kind:?}: counts subscribers, descriptor says it cannot"),
+    }
+    drop(sub);
+}
+
 macro_rules! conformance {
     ($($(#[$attr:meta])* $module:ident => $kind:expr),* $(,)?) => {$(
         $(#[$attr])*
@@ -418,6 +438,7 @@ macro_rules! conformance {
             #[test] fn serves_a_new_peer_after_the_first_left() { super::serves_a_new_peer_after_the_first_left(&fx()) }
             #[test] fn discovery_without_a_peer_is_bounded() { super::discovery_without_a_peer_is_bounded(&fx()) }
             #[test] fn qos_is_honoured_or_refused() { super::qos_is_honoured_or_refused(&fx()) }
+            #[test] fn fanout_counting_matches_the_descriptor() { super::fanout_counting_matches_the_descriptor(&fx()) }
         }
     )*};
 }

@@ -1,5 +1,19 @@
 //! Middleware transports, one module (or folder) each, each behind its cargo feature.
-//! Each exposes `open(side, spec) -> Result<Box<dyn Endpoint>, TransportError>`.
+//! Each exposes `open(side, spec) -> Result<Box<dyn Endpoint>, TransportError>`, and declares
+//! what it is in `<name>/descriptor.rs`, compiled whether or not the feature is on.
+
+#[path = "cyclonedds/descriptor.rs"]
+pub mod cyclonedds_descriptor;
+#[path = "iceoryx2/descriptor.rs"]
+pub mod iceoryx2_descriptor;
+#[path = "mqtt/descriptor.rs"]
+pub mod mqtt_descriptor;
+#[path = "ros1/descriptor.rs"]
+pub mod ros1_descriptor;
+#[path = "rustdds/descriptor.rs"]
+pub mod rustdds_descriptor;
+#[path = "zenoh/descriptor.rs"]
+pub mod zenoh_descriptor;
 
 #[cfg(feature = "cyclonedds")]
 pub mod cyclonedds;

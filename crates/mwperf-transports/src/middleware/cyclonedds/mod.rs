@@ -62,9 +62,6 @@ use {
 #[cfg(mwperf_cyclonedds)]
 const T: &str = "cyclonedds";
 
-/// Options this transport knows (`--opt KEY=VALUE`).
-#[cfg(mwperf_cyclonedds)]
-const OPTIONS: &[&str] = &["max-blocking", "config"];
 
 /// A Cyclone return code < 0 as an error naming what failed; else the value.
 /// `what` is formatted only on failure (pass `format_args!`): this runs on every send and take.
@@ -104,7 +101,7 @@ pub struct CycloneEndpoint {
 #[cfg(mwperf_cyclonedds)]
 impl CycloneEndpoint {
     pub fn open(side: Side, spec: &Spec) -> Result<CycloneEndpoint, TransportError> {
-        let opts = spec.options_for(T, OPTIONS)?;
+        let opts = spec.options_of(&super::cyclonedds_descriptor::DESCRIPTOR)?;
         let max_blocking = match opts.get("max-blocking") {
             Some(v) => mwperf_core::units::parse_duration_ns(v).map_err(|e| TransportError::Unsupported { transport: T, what: format!("--opt max-blocking={v} ({e}; e.g. 100ms)") })?,
             None => qos::DEFAULT_MAX_BLOCKING_NS,

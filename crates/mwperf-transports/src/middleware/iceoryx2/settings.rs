@@ -12,8 +12,6 @@ use crate::TransportError;
 
 use super::NAME;
 
-/// Options this transport knows.
-pub const OPTIONS: &[&str] = &["send-timeout", "max-shm", "domain"];
 
 /// Longest `--opt domain=` name (it prefixes every file iceoryx2 creates, in /dev/shm too).
 const MAX_DOMAIN: usize = 32;
@@ -24,7 +22,7 @@ const MAX_DOMAIN: usize = 32;
 /// afterwards (mwperf passes its lease tag). None without the option: iceoryx2's defaults.
 pub fn domain_config(spec: &Spec) -> Result<Option<iceoryx2::prelude::Config>, TransportError> {
     use iceoryx2::prelude::{Config, FileName, SemanticString};
-    let opts = spec.options_for(NAME, OPTIONS)?;
+    let opts = spec.options_of(&super::super::iceoryx2_descriptor::DESCRIPTOR)?;
     let Some(domain) = opts.get("domain") else { return Ok(None) };
     if domain.is_empty() || domain.len() > MAX_DOMAIN || !domain.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
         return Err(unsupported_value("domain", domain, &format!("1 to {MAX_DOMAIN} letters, digits or '-'")));
@@ -95,7 +93,7 @@ pub struct Settings {
 
 impl Settings {
     pub fn from_spec(spec: &Spec) -> Result<Settings, TransportError> {
-        let opts = spec.options_for(NAME, OPTIONS)?;
+        let opts = spec.options_of(&super::super::iceoryx2_descriptor::DESCRIPTOR)?;
         let depth = match spec.qos.history {
             History::KeepLast(n) => n as usize,
             History::KeepAll => {

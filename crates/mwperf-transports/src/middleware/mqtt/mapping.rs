@@ -14,8 +14,6 @@ use super::codec::QoS;
 use crate::{Durability, History, Spec, TransportError};
 
 pub const TRANSPORT: &str = "mqtt";
-/// `--opt` keys mqtt knows.
-pub const OPTIONS: &[&str] = &["qos"];
 
 /// What one endpoint publishes and subscribes with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,7 +23,7 @@ pub struct Delivery {
 }
 
 pub fn delivery(spec: &Spec) -> Result<Delivery, TransportError> {
-    let options = spec.options_for(TRANSPORT, OPTIONS)?;
+    let options = spec.options_of(&super::super::mqtt_descriptor::DESCRIPTOR)?;
     let qos = match options.get("qos") {
         None => match spec.qos.reliability {
             crate::Reliability::BestEffort => QoS::AtMostOnce,

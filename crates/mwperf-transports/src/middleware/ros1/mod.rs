@@ -111,7 +111,7 @@ fn advertised_host() -> String {
 }
 
 pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError> {
-    spec.options_for(NAME, &[])?;
+    spec.options_of(&super::ros1_descriptor::DESCRIPTOR)?;
     let (policy, latching) = queue_policy(spec)?;
     let addr = parse_address(&spec.addr, side.is_listener())?;
     let cfg = Config {
@@ -375,8 +375,8 @@ impl Endpoint for Ros1Endpoint {
         self.local.clone()
     }
 
-    fn connections(&self) -> u64 {
-        self.served
+    fn connection_count(&self) -> Option<u64> {
+        Some(self.served)
     }
 
     /// Ping/Pub: until a subscriber is connected to our publisher (the pong's subscription, or

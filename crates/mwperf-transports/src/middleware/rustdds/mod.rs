@@ -29,8 +29,6 @@ use super::dds_address::Address;
 use cdr::{BytesCdr, BytesMsg, Encoded};
 
 const NAME: &str = "rustdds";
-/// Options this transport knows (unknown `--opt` keys are refused).
-const OPTIONS: &[&str] = &["network"];
 /// Kernel socket buffers to ask for (RustDDS asks 8 MiB by default and warns when the kernel
 /// clamps it; 4 MiB is the usual `net.core.rmem_max` ceiling here).
 const SOCKET_BUFFER: usize = 4 << 20;
@@ -41,7 +39,7 @@ fn middleware(what: &str, e: impl std::fmt::Display) -> TransportError {
 }
 
 pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError> {
-    let opts = spec.options_for(NAME, OPTIONS)?;
+    let opts = spec.options_of(&super::rustdds_descriptor::DESCRIPTOR)?;
     let network = network::Network::parse(opts.get("network"))?;
     let addr = Address::parse("rustdds", &spec.addr, side.is_listener())?;
     Ok(Box::new(RustDdsEndpoint::open(side, spec, addr, &network)?))

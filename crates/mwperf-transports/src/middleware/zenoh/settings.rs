@@ -8,8 +8,6 @@ use zenoh::Config;
 use super::{middleware_error, NAME};
 use crate::{Durability, History, Reliability, Spec, TransportError};
 
-/// Options `--opt KEY=VALUE` this transport knows.
-pub const OPTIONS: &[&str] = &["mode", "express"];
 
 /// How the session reaches its peer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,7 +53,7 @@ fn parse_bool(key: &str, value: &str) -> Result<bool, TransportError> {
 
 impl Settings {
     pub fn from_spec(spec: &Spec) -> Result<Settings, TransportError> {
-        let opts = spec.options_for(NAME, OPTIONS)?;
+        let opts = spec.options_of(&super::super::zenoh_descriptor::DESCRIPTOR)?;
         let mode = match opts.get("mode") {
             None | Some("peer") => Mode::Peer,
             Some("client") => Mode::Client,

@@ -1,0 +1,63 @@
+//! `mwperf-agent transports [--json]`: every transport's descriptor (crates/mwperf-transports,
+//! descriptor.rs), built into this binary or not. The JSON keeps the first keys readers relied
+//! on (`name`, `built`, `daemon`, `address`, `description`) and adds the rest of the descriptor.
+
+use mwperf_transports::{Descriptor, Kind};
+
+/// One transport as the JSON listing shows it.
+pub fn transport_json(kind: Kind) -> serde_json::Value {
+    let d: &Descriptor = kind.descriptor();
+    let opts: serde_json::Map<_, _> = d.opts.iter().map(|o| (o.key.to_string(), serde_json::json!(o.help))).collect();
+    serde_json::json!({
+        "name": d.name,
+        "built": kind.built(),
+        "daemon": d.daemon,
+        "address": d.address,
+        "description": d.description,
+        "discovery": d.discovery,
+        "framing": d.framing.name(),
+        "datagram": d.datagram(),
+        "max_message": d.max_message,
+        "local_only": d.local_only,
+        "crosses_hosts": d.crosses_hosts,
+        "fanout": d.fanout.name(),
+        "opts": opts,
+        "qos": {
+            "reliability": d.qos.reliability,
+            "history": d.qos.history,
+            "durability": d.qos.durability,
+            "note": d.qos.note,
+        },
+    })
+}
+
+/// Print the listing: one JSON list, or for people a name, description and address each.
+pub fn transports(json: bool) {
+    if json {
+        let v: Vec<_> = Kind::ALL.iter().map(|k| transport_json(*k)).collect();
+        println!("{}", serde_json::Value::from(v));
+    } else {
+        for k in Kind::ALL {
+            let built = if k.built() { "" } else { " (not built into this binary)" };
+            println!("{:<11} {}{built}\n            address: {}", k.name(), k.describe(), k.address_form());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_transport_lists_its_whole_descriptor() {
+        for k in Kind::ALL {
+            let v = transport_json(*k);
+            for key in ["name", "built", "daemon", "address", "description", "discovery", "framing", "max_message", "local_only", "crosses_hosts", "fanout", "opts", "qos"] {
+                assert!(v.get(key).is_some(), "{}: no '{key}'", k.name());
+            }
+            assert_eq!(v["name"], k.name());
+        }
+        assert_eq!(transport_json(Kind::Udp)["max_message"], 65_507);
+        assert_eq!(transport_json(Kind::Zenoh)["opts"]["mode"].as_str().map(|h| h.contains("client")), Some(true));
+    }
+}

@@ -1,0 +1,83 @@
+//! The contract every transport implements, checked for every transport by
+//! `tests/conformance.rs`.
+//!
+//! - An endpoint moves whole messages: what one `send` was given, one `recv` returns, byte for
+//!   byte, or not at all (loss is allowed only where the transport itself may lose).
+//! - `recv(buf, wait_ns)` waits at most `wait_ns` (0 = do not block, for busy polling) and returns
+//!   `Ok(None)` when nothing arrived; it may return early (also `Ok(None)`), e.g. when a signal
+//!   arrives, so callers can check their stop flag. It never panics on foreign or malformed
+//!   input: bytes that cannot be framed are returned as one message for the caller to classify
+//!   with `mwperf_core::wire::Header::decode` (stream transports then drop that connection).
+//! - Sides: a `Ping` sends on `<base>/ping` and receives `<base>/pong`; a `Pong` the reverse; a
+//!   `Pub` only sends on `<base>/ping`, a `Sub` only receives it. Socket transports map Ping/Pub to
+//!   connecting and Pong/Sub to listening; a listener answers the peer it last heard from.
+//! - `wait_matched` returns once the peer's endpoints are known to the middleware (discovery), or
+//!   fails with `NotMatched` after its timeout. Socket transports return at once.
+//! - `send` never blocks forever: stream transports queue what the socket cannot take yet and
+//!   flush it during later `send`/`recv` calls, so two peers writing at once cannot deadlock;
+//!   reliable middleware bounds its blocking (then reports an error for that message).
+//! - Dropping an endpoint releases everything it created (sockets, files, shared memory).
+
+
+use crate::TransportError;
+
+/// One message-oriented endpoint (see the module docs for the contract).
+pub trait Endpoint: Send {
+    /// Send one whole message.
+    fn send(&mut self, msg: &[u8]) -> Result<(), TransportError>;
+    /// Receive one whole message into `buf` (resized to its length); `Ok(None)` = nothing yet.
+    fn recv(&mut self, buf: &mut Vec<u8>, wait_ns: u64) -> Result<Option<usize>, TransportError>;
+    /// The address a peer passes to reach this endpoint (`host:port`, a socket path, a topic base).
+    fn local_addr(&self) -> String;
+    /// Capability query: connections accepted so far, where the transport has connections to
+    /// count (stream listeners, ROS 1 subscriber links); None where it has none.
+    fn connection_count(&self) -> Option<u64> {
+        None
+    }
+    /// The report's `connections` counter: [`Endpoint::connection_count`], 0 where there is none.
+    fn connections(&self) -> u64 {
+        self.connection_count().unwrap_or(0)
+    }
+    /// Wait until discovery has matched the peer (both directions for a Ping), at most `timeout_ns`.
+    fn wait_matched(&mut self, _timeout_ns: u64) -> Result<(), TransportError> {
+        Ok(())
+    }
+    /// Capability query: how many subscribers discovery has matched to this endpoint's
+    /// publishing side so far (a pub waiting for `--subscribers N`); None where the middleware
+    /// cannot tell. A transport whose descriptor says `Fanout::Counted` answers Some.
+    fn matched_subscribers(&mut self) -> Option<u64> {
+        None
+    }
+}
+
+/// Which end of a measurement an endpoint is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    Ping,
+    Pong,
+    Pub,
+    Sub,
+}
+
+impl Side {
+    /// Pong and Sub are opened first and wait for their peer (socket transports listen).
+    pub fn is_listener(self) -> bool {
+        matches!(self, Side::Pong | Side::Sub)
+    }
+    /// The topic suffix this side publishes on, if it publishes.
+    pub fn out_topic(self) -> Option<&'static str> {
+        match self {
+            Side::Ping | Side::Pub => Some("ping"),
+            Side::Pong => Some("pong"),
+            Side::Sub => None,
+        }
+    }
+    /// The topic suffix this side subscribes to, if it subscribes.
+    pub fn in_topic(self) -> Option<&'static str> {
+        match self {
+            Side::Ping => Some("pong"),
+            Side::Pong | Side::Sub => Some("ping"),
+            Side::Pub => None,
+        }
+    }
+}

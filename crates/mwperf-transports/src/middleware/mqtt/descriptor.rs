@@ -1,0 +1,26 @@
+//! What MQTT is (see [`crate::descriptor`]); compiled with or without the `mqtt`
+//! feature, so a transport compiled out is still listed.
+
+use crate::{Descriptor, Fanout, Framing, Opt, QosSupport};
+
+pub const DESCRIPTOR: Descriptor = Descriptor {
+    name: "mqtt",
+    description: "MQTT 3.1.1 through a mosquitto broker, QoS 0/1/2",
+    address: "<broker host>:<port>[/<base>]",
+    daemon: Some("mosquitto"),
+    discovery: true,
+    framing: Framing::Middleware,
+    max_message: None,
+    local_only: false,
+    crosses_hosts: true,
+    fanout: Fanout::Uncounted,
+    opts: &[
+        Opt { key: "qos", help: "MQTT QoS 0, 1 or 2 (default: 0 for best-effort, 1 for reliable)" },
+    ],
+    qos: QosSupport {
+        reliability: QosSupport::RELIABILITY,
+        history: QosSupport::HISTORY,
+        durability: QosSupport::DURABILITY,
+        note: "history is the broker's queue (max_queued_messages); transient-local = retained messages, only with keep-last:1",
+    },
+};

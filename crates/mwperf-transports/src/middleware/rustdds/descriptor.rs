@@ -1,0 +1,26 @@
+//! What RustDDS is (see [`crate::descriptor`]); compiled with or without the `rustdds`
+//! feature, so a transport compiled out is still listed.
+
+use crate::{Descriptor, Fanout, Framing, Opt, QosSupport};
+
+pub const DESCRIPTOR: Descriptor = Descriptor {
+    name: "rustdds",
+    description: "RustDDS (pure Rust DDS), ROS 2 topic and type names",
+    address: "[<domain>/]<base> (topics rt/mwperf/<base>/ping|pong; 'auto' picks one)",
+    daemon: None,
+    discovery: true,
+    framing: Framing::Middleware,
+    max_message: None,
+    local_only: false,
+    crosses_hosts: true,
+    fanout: Fanout::Counted,
+    opts: &[
+        Opt { key: "network", help: "the interfaces RustDDS uses: loopback (default), auto (every multicast-capable non-loopback IPv4 interface) or an IPv4 address of this host" },
+    ],
+    qos: QosSupport {
+        reliability: QosSupport::RELIABILITY,
+        history: QosSupport::HISTORY,
+        durability: QosSupport::DURABILITY,
+        note: "every value maps to the DDS policy of the same name",
+    },
+};

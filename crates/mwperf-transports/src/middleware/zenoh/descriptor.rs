@@ -1,0 +1,27 @@
+//! What zenoh is (see [`crate::descriptor`]); compiled with or without the `zenoh`
+//! feature, so a transport compiled out is still listed.
+
+use crate::{Descriptor, Fanout, Framing, Opt, QosSupport};
+
+pub const DESCRIPTOR: Descriptor = Descriptor {
+    name: "zenoh",
+    description: "zenoh, peer mode or client mode through a router",
+    address: "<endpoint>[#<base>], e.g. tcp/127.0.0.1:7447#demo",
+    daemon: None,
+    discovery: true,
+    framing: Framing::Middleware,
+    max_message: None,
+    local_only: false,
+    crosses_hosts: true,
+    fanout: Fanout::Uncounted,
+    opts: &[
+        Opt { key: "mode", help: "peer (pong/sub listen, ping/pub connect; default) or client (both connect to a router at the endpoint)" },
+        Opt { key: "express", help: "true (default: each message at once) or false (zenoh may batch)" },
+    ],
+    qos: QosSupport {
+        reliability: QosSupport::RELIABILITY,
+        history: &["keep-last"],
+        durability: &["volatile"],
+        note: "reliable = congestion control Block, best-effort = Drop; keep-last N = a ring of N samples per subscriber",
+    },
+};
