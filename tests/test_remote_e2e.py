@@ -206,3 +206,29 @@ def test_a_sweep_reuses_one_connection_per_host(env, tmp_path, robot) -> None:
     logins = (robot.folder / "sshd.log").read_text().count("Accepted publickey")
     assert logins == 1, (robot.folder / "sshd.log").read_text()
     assert robot.processes() == []
+
+
+def test_foreign_datagrams_to_the_robots_pong_are_counted_and_said(env, tmp_path, robot) -> None:
+    """The pong listens on the robot's network address: what does not carry the run's id is
+    counted as foreign, never echoed or measured, and the run says so."""
+    import random
+    import socket
+    proc = _start_mwperf(env, tmp_path, robot, "--transport", "udp", "--rate", "200",
+                         "--duration", "4s", "--warmup", "0.2s")
+    _wait_for_remote_agent(robot, then_s=0.5)
+    done = subprocess.run(["ip", "netns", "exec", robot.netns, "ss", "-Hunlp"],
+                          capture_output=True, text=True, check=True)
+    port = next(int(line.split()[3].rsplit(":", 1)[1]) for line in done.stdout.splitlines()
+                if "mwperf-agent" in line)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    rng = random.Random(7)
+    for _ in range(2000):
+        sock.sendto(rng.randbytes(rng.randint(1, 300)), (robot.address, port))
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    result = json.loads((tmp_path / "result.json").read_text())
+    pong = next(a for a in result["agents"] if a["role"] == "pong")
+    assert pong["counters"]["foreign"] + pong["counters"]["malformed"] >= 1900  # UDP may drop
+    assert result["measurement"]["accounting"]["lost"] == 0
+    assert any(w["code"] == "foreign-traffic" and "pong" in w["message"]
+               for w in result["warnings"])

@@ -94,6 +94,7 @@ def merge(*, run_id: str, mode: str, config: dict[str, Any], runs: list[AgentRun
         raise RunError(f"no agent wrote a usable report ({notes})")
     warnings = [w for report in reports.values() for w in report["warnings"]]
     warnings += own_warnings or []
+    warnings += _foreign_warnings(reports)
     subscribers = [run for run in runs if run.role == "sub"] if mode == "oneway" else []
     per_subscriber: list[dict[str, Any]] = []
     if len(subscribers) > 1:
@@ -130,6 +131,22 @@ def merge(*, run_id: str, mode: str, config: dict[str, Any], runs: list[AgentRun
     if problem:
         raise RunError(f"bug: the run-result does not match schema/result.v1.json at {problem}")
     return result
+
+
+def _foreign_warnings(reports: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """A pong's or sub's packets that were not from this run (another program, a scan, a late
+    run): counted and dropped by the agent, never echoed or measured, and said here."""
+    found = []
+    for label, report in reports.items():
+        counters = report.get("counters") or {}
+        foreign, malformed = counters.get("foreign", 0), counters.get("malformed", 0)
+        if foreign or malformed:
+            found.append(make_warning(
+                "foreign-traffic", f"{label} received {foreign} packet(s) not from this run "
+                f"and {malformed} malformed; they were dropped, not measured",
+                "another program sends to this address or port: a stray client, a scan, or "
+                "an earlier run's late replies; measure on a quiet network for clean numbers"))
+    return found
 
 
 def _per_subscriber(config: dict[str, Any], subscribers: list[AgentRun],
