@@ -74,7 +74,7 @@ def built_agent() -> Path:
 
 @functools.cache
 def _payloads(path: Path) -> dict[str, int]:
-    catalogue = _query_json(path, "payloads", "--json")
+    catalogue = query_json(path, "payloads", "--json")
     if not (isinstance(catalogue, dict)
             and all(isinstance(v, int) and not isinstance(v, bool) for v in catalogue.values())):
         raise RunError(f"'{path} payloads --json' did not print a JSON object of name -> bytes")
@@ -83,13 +83,14 @@ def _payloads(path: Path) -> dict[str, int]:
 
 @functools.cache
 def _transports(path: Path) -> list[str]:
-    entries = _query_json(path, "transports", "--json")
+    entries = query_json(path, "transports", "--json")
     if not (isinstance(entries, list) and all(isinstance(e, dict) and isinstance(e.get("name"), str) for e in entries)):
         raise RunError(f"'{path} transports --json' did not print a JSON list of transports")
     return [e["name"] for e in entries if e.get("built", True)]
 
 
-def _query_json(path: Path, *args: str) -> object:
+def query_json(path: Path, *args: str) -> object:
+    """What ``path args`` printed, parsed as JSON (RunError naming the command otherwise)."""
     text = _query(path, *args)
     try:
         return json.loads(text)

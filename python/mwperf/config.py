@@ -19,6 +19,7 @@ from .remote.plan import RemotePlan, parse_remote
 from .errors import UsageError
 from .sizes import parse_size
 from .subscribers import check_subscribers, parse_subscribers
+from .transports import hook
 
 MODES = ("roundtrip", "oneway")
 ROLES = {"roundtrip": ("pong", "ping"), "oneway": ("sub", "pub")}
@@ -45,7 +46,6 @@ MAX_SUBSCRIBERS = 16
 DURABILITIES = ("volatile", "transient-local")
 PONGS = ("agent", "relay")
 """who answers a round trip: mwperf's own pong, or a foreign echo (ROS 1 topic_tools relay)"""
-RELAY_TRANSPORTS = ("ros1",)
 QOS_DEFAULTS: dict[str, str] = {"reliability": "reliable", "history": "keep-last", "depth": "10",
                                 "durability": "volatile", "discovery_timeout": "10s"}
 """the agent's own defaults (ROS 2's): recorded in the config, passed on only when given"""
@@ -197,9 +197,10 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
                        options.get("rt_priority"), agents, hosts.place if hosts else ())
     catalogue = agent()
     transport = _choice("--transport", "transport", given("transport"), catalogue.transports())
-    if qos["pong"] != "agent" and transport not in RELAY_TRANSPORTS:
+    relays = [t for t in TRANSPORTS if hook(t).relay]  # their hooks start a foreign echo
+    if qos["pong"] != "agent" and transport not in relays:
         raise UsageError(f"--pong {qos['pong']}: only with --transport "
-                         f"{' or '.join(RELAY_TRANSPORTS)} (got {transport}); other transports "
+                         f"{' or '.join(relays)} (got {transport}); other transports "
                          f"use --pong agent")
     if qos["pong"] != "agent" and mode != "roundtrip":
         raise UsageError(f"--pong {qos['pong']}: only for --mode roundtrip (a relay echoes)")

@@ -41,11 +41,10 @@ from .remote.ssh import SshOptions
 from .resilience import missed_warning, section as resilience_section
 from .schema import validation_error
 from .subscribers import connect_address, listen_address, names
+from .transports import hook, profile
 
 READY_TIMEOUT_S = 10.0
 SLACK_S = 10.0
-PLAIN_SOCKETS = ("udp", "tcp", "uds")
-"""transports without discovery: the sender needs no time to find its peer"""
 COUNT_PACE_S = 0.001
 """assumed worst time per message for --count at rate 0 (closed loop), to bound the wait"""
 SAMPLES_NAME = "samples.csv"
@@ -265,13 +264,13 @@ def _placed(network: "Network | PointHosts | None", role: str, transport: str
     their host's address, as ROS_IP tells roscpp): (None, None) on loopback."""
     if network is None:
         return None, None
-    env = {"ROS_IP": network.address_of(role)} if transport == "ros1" else None
+    env = hook(transport).agent_env(network.address_of(role))
     return network.netns_of(role), env
 
 
 def ready_timeout_s(cfg: PointConfig) -> float:
     """How long a pong/sub may take to print READY (middleware may discover before it is ready)."""
-    if cfg.transport in PLAIN_SOCKETS:
+    if not profile(cfg.transport).discovery:
         return READY_TIMEOUT_S
     return max(READY_TIMEOUT_S, cfg.discovery_timeout_ns / 1e9)
 
@@ -294,7 +293,7 @@ def sender_timeout_s(cfg: PointConfig) -> float:
         measure_s = 2 * cfg.count * per_message_s
     else:
         measure_s = (cfg.duration_ns or 0) / 1e9
-    discovery_ns = 0 if cfg.transport in PLAIN_SOCKETS else cfg.discovery_timeout_ns
+    discovery_ns = cfg.discovery_timeout_ns if profile(cfg.transport).discovery else 0
     return (discovery_ns + cfg.warmup_ns + cfg.peer_timeout_ns) / 1e9 + measure_s + SLACK_S
 
 

@@ -17,8 +17,8 @@ Round trip has one pong: ``--subscribers`` > 1 is a usage error there.
 from typing import Any
 
 from .errors import UsageError
+from .transports import hook, profile
 
-SOCKETS = ("udp", "tcp", "uds")
 SEPARATOR = ";"
 """between the subscribers' addresses in the pub's --connect (sockets)"""
 
@@ -46,9 +46,7 @@ def check_subscribers(point: Any, options: dict[str, Any]) -> None:
     if point.samples:
         raise UsageError(f"--samples: raw samples are kept only with --subscribers 1 (got "
                          f"{flag})")
-    if point.transport == "zenoh" and point.option("mode") != "client":
-        raise UsageError(f"{flag} with zenoh needs --opt mode=client (subscribers and pub meet "
-                         f"at a router); in peer mode the pub reaches only the first subscriber")
+    hook(point.transport).check_subscribers(point, flag)
     for key in ("cpu_quota", "cpu_pin"):
         if options.get(key) is not None:
             raise UsageError(f"--{key.replace('_', '-')}: limits one agent per role; not with "
@@ -65,12 +63,11 @@ def listen_address(transport: str, planned: str, index: int, first: str | None) 
     base the first one printed (``first``, its READY address)."""
     if index == 0 or first is None:
         return planned
-    if transport in SOCKETS:
-        # uds: a file of its own, named apart from the topics' (path.1, path.2, ...)
-        return f"{planned}.s{index}" if transport == "uds" else planned
+    if not profile(transport).native_fanout:
+        return hook(transport).subscriber_listen(planned, index)
     return first
 
 
 def connect_address(transport: str, ready: list[str]) -> str:
     """The pub's --connect: every subscriber's addresses (sockets) or the shared one."""
-    return SEPARATOR.join(ready) if transport in SOCKETS else ready[0]
+    return ready[0] if profile(transport).native_fanout else SEPARATOR.join(ready)

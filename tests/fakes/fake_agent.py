@@ -40,7 +40,9 @@ from mwperf.sizes import parse_size  # noqa: E402
 
 CATALOGUE = {"Array32": 32, "Array64": 64, "Array1k": 1024, "Array16k": 16384,
              "Struct256": 256, "PointCloud4m": 4 * 1024 * 1024}
-TRANSPORTS = [{"name": n, "built": True, "daemon": None} for n in ("udp", "tcp", "uds")]
+DESCRIPTORS = json.loads((Path(__file__).parent / "transports.json").read_text())
+"""the real agent's 'transports --json' (tests/test_transport_registry.py keeps it current)"""
+BUILT = ("udp", "tcp", "uds")
 WARNING = {"code": "cpu-idle", "message": "CPU idle states are enabled",
            "hint": "use --prevent-cpu-idle"}
 stop = False
@@ -99,8 +101,9 @@ def route(args: argparse.Namespace) -> int:
 
 
 def transports() -> list[dict]:
+    """The real descriptors; built in: udp, tcp, uds and those named in FAKE_AGENT_TRANSPORTS."""
     extra = [n for n in os.environ.get("FAKE_AGENT_TRANSPORTS", "").split(",") if n]
-    return TRANSPORTS + [{"name": n, "built": True, "daemon": None} for n in extra]
+    return [{**d, "built": d["name"] in BUILT or d["name"] in extra} for d in DESCRIPTORS]
 
 
 def endpoint(transport: str, address: str) -> tuple[int, int, object]:

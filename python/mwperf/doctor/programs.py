@@ -2,7 +2,8 @@
 library, and the tools the benchmarks and reports use.
 
 A transport not built into the agent is reported, not needed; a daemon is needed when its
-transport is built in (the default suite runs every built-in transport). Program names and
+transport is built in (the default suite runs every built-in transport). What each transport
+needs is its hook's ``doctor`` (python/mwperf/transports/<name>.py), whose program names and
 packages come from the daemon modules, so the doctor checks what a run would start.
 """
 
@@ -10,19 +11,13 @@ import ctypes.util
 import shutil
 
 from ..agent import find_agent
-from ..daemons import mosquitto, ros1
 from ..daemons.base import package_version
 from ..errors import RunError
 from ..config import TRANSPORTS
+from ..transports import hook
 from .finding import Finding
 
 SETUP = "make setup"
-BUILT_IN = {"udp": "sockets", "tcp": "sockets", "uds": "sockets", "iceoryx2": "iceoryx2 crate",
-            "rustdds": "RustDDS crate", "zenoh": "zenoh crate; its client-mode router is the "
-            "agent itself"}
-"""transports whose whole implementation is inside the agent binary"""
-CYCLONEDDS_LIBRARY = "ddsc"
-CYCLONEDDS_PACKAGE = "libddsc0debian"
 TOOLS = (
     ("ddsperf", "cyclonedds-tools", "Cyclone DDS reference for the benchmarks"),
     ("sockperf", "sockperf", "UDP/TCP reference for the benchmarks"),
@@ -54,29 +49,28 @@ def check_agent_and_transports() -> list[Finding]:
         if transport not in built:
             findings.append(Finding(transport, "warn", "not built into the agent",
                                     f"{SETUP} && make build"))
-        elif transport in BUILT_IN:
-            findings.append(Finding(transport, "ok", f"built in ({BUILT_IN[transport]})"))
         else:
-            findings += _needs(transport)
+            findings += hook(transport).doctor(Checks())
     return findings
 
 
-def _needs(transport: str) -> list[Finding]:
-    """What a built-in transport needs outside the agent."""
-    if transport == "mqtt":
-        return [_program("mqtt", mosquitto.PROGRAM, mosquitto.PACKAGE, "broker", needed=True)]
-    if transport == "ros1":
-        return [_program("ros1", ros1.MASTER_PROGRAM, ros1.MASTER_PACKAGE, "master",
-                         needed=True),
-                _program("ros1 relay", ros1.RELAY_PROGRAM, ros1.RELAY_PACKAGE,
-                         "foreign echo for --pong relay", needed=False)]
-    if transport == "cyclonedds":
-        found = find_library(CYCLONEDDS_LIBRARY)
+class Checks:
+    """What a transport's ``doctor`` hook probes (transports/hooks.py, DoctorChecks); looks
+    ``which`` and ``find_library`` up when called, so tests can replace them."""
+
+    def built_in(self, name: str, what: str) -> Finding:
+        return Finding(name, "ok", f"built in ({what})")
+
+    def program(self, name: str, program: str, package: str, role: str,
+                needed: bool) -> Finding:
+        return _program(name, program, package, role, needed)
+
+    def library(self, name: str, library: str, package: str) -> Finding:
+        found = find_library(library)
         if found:
-            return [Finding("cyclonedds", "ok", f"library {found}", needed=True)]
-        return [Finding("cyclonedds", "missing", f"library lib{CYCLONEDDS_LIBRARY} not found",
-                        f"apt-get install {CYCLONEDDS_PACKAGE} (or {SETUP})", needed=True)]
-    return [Finding(transport, "ok", "built in")]
+            return Finding(name, "ok", f"library {found}", needed=True)
+        return Finding(name, "missing", f"library lib{library} not found",
+                       f"apt-get install {package} (or {SETUP})", needed=True)
 
 
 def _program(name: str, program: str, package: str, role: str, needed: bool) -> Finding:

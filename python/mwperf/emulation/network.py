@@ -28,6 +28,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..leases import Lease
+from ..transports import crossing_transports, hook, profiles
 from . import netem
 from .hosts import Host, Port, add_route, address_port, create_host, enable_forwarding
 from .links import Direction, LinkSpec, parse_link
@@ -35,9 +36,6 @@ from .topology import Addressing, Topology, Wire, plan_addresses
 from .userspace import Forwarder
 
 BACKENDS = ("auto", "netem", "userspace")
-TRANSPORTS = ("udp", "tcp", "zenoh", "cyclonedds", "rustdds", "mqtt", "ros1")
-"""transports that work across emulated links (addressed by the hosts' IPs; the daemons of mqtt,
-ros1 and zenoh client mode run on the host they are placed on)"""
 
 
 @dataclass
@@ -73,16 +71,9 @@ class Network:
         return self.hosts[self.topology.host_of(name)].netns_path
 
     def agent_opts(self, transport: str) -> tuple[str, ...]:
-        """``--opt`` settings the agents need to meet across the links: Cyclone DDS with
-        autodetermined interfaces, no multicast, and unicast discovery of every host; RustDDS on
-        the host's link interfaces with multicast discovery (it has no unicast peer list; see
-        ``check_transport``)."""
-        if transport == "rustdds":
-            return ("network=auto",)
-        if transport != "cyclonedds":
-            return ()
-        return (cyclone_unicast_config([self.addressing.addresses[h]
-                                        for h in self.topology.hosts]),)
+        """``--opt`` settings the agents need to meet across the links (the transport's hook:
+        e.g. Cyclone DDS with unicast discovery of every host, RustDDS on the link interfaces)."""
+        return hook(transport).link_opts(self)
 
     def describe(self) -> dict[str, Any]:
         """The run-result's ``link`` section: the first link's spec and emulator counters at
@@ -130,10 +121,6 @@ def scheduled_window(epoch_ns: int, spec: LinkSpec) -> tuple[int, int] | None:
     return min(w[0] for w in windows), max(w[1] for w in windows)
 
 
-LOCAL_ONLY = ("uds", "iceoryx2")
-"""host-local IPC: nothing crosses a network, so there is no link to emulate"""
-
-
 def check_transport(transport: str, option: Callable[[str], str | None],
                     topology: Topology | None = None,
                     roles: tuple[str, str] = ("pong", "ping")) -> None:
@@ -141,36 +128,18 @@ def check_transport(transport: str, option: Callable[[str], str | None],
 
     ``option``: the value of a transport ``--opt KEY`` (PointConfig.option); ``topology`` a
     scenario's hosts (None: ``--link`` alone, two hosts on one point-to-point link); ``roles``
-    the point's two agents.
+    the point's two agents. What a transport itself refuses is its hook's ``check_link``.
     """
-    if transport in LOCAL_ONLY:
+    known = profiles()
+    crossing = crossing_transports()
+    if transport in known and known[transport].local_only:
         raise UsageError(f"--link is not supported with --transport {transport}: it is "
                          f"host-local IPC, nothing crosses a link; use "
-                         f"{', '.join(TRANSPORTS)}")
-    if transport not in TRANSPORTS:
+                         f"{', '.join(crossing)}")
+    if transport not in crossing:
         raise UsageError(f"--link is not supported with --transport {transport} yet; use "
-                         f"{', '.join(TRANSPORTS)}")
-    if transport == "cyclonedds" and option("config") is not None:
-        raise UsageError("--opt config: with --link mwperf configures Cyclone DDS itself (the "
-                         "link's interface, unicast discovery of every host); drop --opt config")
-    if transport == "rustdds":
-        if option("network") is not None:
-            raise UsageError("--opt network: with --link mwperf puts RustDDS on the link's "
-                             "interfaces itself; drop --opt network")
-        if topology is not None:
-            _check_multicast_path(topology, roles)
-
-
-def _check_multicast_path(topology: Topology, roles: tuple[str, str]) -> None:
-    """RustDDS discovers by multicast only, which crosses one point-to-point link (a TUN or veth
-    pair) but no routed hop: the two agents must share a host or a point-to-point link."""
-    a, b = (topology.host_of(role) for role in roles)
-    if a == b or any(not k.segment and set(k.hosts) == {a, b} for k in topology.links):
-        return
-    raise UsageError(f"transport rustdds: its agents on hosts '{a}' and '{b}' share no "
-                     f"point-to-point link, and RustDDS discovers peers by multicast only, which "
-                     f"mwperf's routed hops and segments do not carry; link {a}<->{b} directly, "
-                     f"or use cyclonedds (unicast discovery)")
+                         f"{', '.join(crossing)}")
+    hook(transport).check_link(option, topology, roles)
 
 
 def require_root() -> None:

@@ -6,10 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from ..transports import crossing_transports
 from .target import LOCAL, SshTarget, parse_hosts, parse_place
-
-TRANSPORTS = ("udp", "tcp", "zenoh", "cyclonedds", "rustdds", "mqtt", "ros1")
-"""what crosses between real hosts (addressed by IP); uds and iceoryx2 are host-local IPC"""
 
 
 @dataclass(frozen=True)
@@ -44,9 +42,10 @@ def parse_remote(options: dict[str, Any], roles: tuple[str, str], transport: str
         raise UsageError(f"--host {hosts[0][0]}: a real host cannot be on an emulated link "
                          f"(--link / a scenario's links join emulated hosts); the network "
                          f"between {LOCAL} and {hosts[0][0]} is the real one")
-    if transport is not None and transport not in TRANSPORTS:
+    crossing = crossing_transports()  # what crosses between hosts: the transports' profiles
+    if transport is not None and transport not in crossing:
         raise UsageError(f"--host: --transport {transport} cannot cross between hosts (it is "
-                         f"host-local IPC); use {', '.join(TRANSPORTS)}")
+                         f"host-local IPC); use {', '.join(crossing)}")
     for key in ("cpu_quota", "cpu_pin", "rt_priority"):
         if options.get(key):
             raise UsageError(f"--{key.replace('_', '-')}: not with --host yet: mwperf limits "

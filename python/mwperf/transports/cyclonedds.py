@@ -1,0 +1,34 @@
+"""Cyclone DDS: domain 0, a topic base the listening agent picks. Across emulated hosts mwperf
+configures it itself (the link's interfaces, no multicast, unicast discovery of every host), so
+a user's ``--opt config`` is refused there. Needs the Debian library libddsc."""
+
+from collections.abc import Callable
+
+from ..emulation.network import Network, cyclone_unicast_config
+from ..errors import UsageError
+from .hooks import DoctorChecks, Hooks, Plan, Setup
+
+LIBRARY = "ddsc"
+PACKAGE = "libddsc0debian"
+
+
+def prepare(setup: Setup) -> Plan:
+    return Plan("0/auto")
+
+
+def link_opts(network: Network) -> tuple[str, ...]:
+    return (cyclone_unicast_config([network.addressing.addresses[h]
+                                    for h in network.topology.hosts]),)
+
+
+def check_link(option: Callable[[str], str | None], topology: object, roles: object) -> None:
+    if option("config") is not None:
+        raise UsageError("--opt config: with --link mwperf configures Cyclone DDS itself (the "
+                         "link's interface, unicast discovery of every host); drop --opt config")
+
+
+def doctor(check: DoctorChecks) -> list:
+    return [check.library("cyclonedds", LIBRARY, PACKAGE)]
+
+
+HOOKS = Hooks(prepare=prepare, doctor=doctor, link_opts=link_opts, check_link=check_link)

@@ -1,0 +1,82 @@
+"""Each transport's profile: its Rust descriptor as ``mwperf-agent transports --json`` prints it
+(crates/mwperf-transports/src/descriptor.rs), read once per agent binary."""
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..agent import Agent, find_agent, query_json
+from ..errors import RunError
+
+FIELDS = ("name", "built", "daemon", "address", "description", "discovery", "framing",
+          "max_message", "local_only", "crosses_hosts", "fanout", "opts", "qos")
+"""every key of one descriptor in the agent's listing"""
+
+
+@dataclass(frozen=True)
+class Profile:
+    """What one transport is (the agent's descriptor of it)."""
+
+    name: str
+    built: bool
+    daemon: str | None
+    """the daemon every run needs (mosquitto, rosmaster)"""
+    address: str
+    """what an ADDR looks like"""
+    description: str
+    discovery: bool
+    """peers meet through discovery (plain sockets do not: nothing to wait for)"""
+    framing: str
+    """datagram, stream or middleware"""
+    max_message: int | None
+    local_only: bool
+    """host-local IPC: nothing crosses a network"""
+    crosses_hosts: bool
+    """agents on two hosts (emulated or real) can meet over it"""
+    fanout: str
+    """sender-loops (one address per subscriber), counted or uncounted (native)"""
+    opts: dict[str, str]
+    """--opt key -> one line of help"""
+    qos: dict[str, Any]
+    """the reliability/history/durability values honoured, and a note"""
+
+    @property
+    def native_fanout(self) -> bool:
+        """Subscribers share one address (middleware), instead of one each (sockets)."""
+        return self.fanout != "sender-loops"
+
+
+def profiles(agent: Agent | None = None) -> dict[str, Profile]:
+    """Every transport the agent describes (built in or not), by name, in its order."""
+    return _profiles((agent or find_agent()).path)
+
+
+def profile(name: str, agent: Agent | None = None) -> Profile:
+    """The profile of transport ``name``; RunError when the agent does not describe it."""
+    known = profiles(agent)
+    if name not in known:
+        raise RunError(f"--transport {name}: the agent describes no such transport (it knows "
+                       f"{', '.join(known)}); is it an up-to-date build? run 'make build'")
+    return known[name]
+
+
+def crossing_transports(agent: Agent | None = None) -> list[str]:
+    """Transports whose agents can meet across hosts, emulated or real (not host-local IPC)."""
+    return [p.name for p in profiles(agent).values() if p.crosses_hosts]
+
+
+@functools.cache
+def _profiles(path: Path) -> dict[str, Profile]:
+    entries = query_json(path, "transports", "--json")
+    if not isinstance(entries, list):
+        raise RunError(f"'{path} transports --json' did not print a JSON list of transports")
+    found = {}
+    for entry in entries:
+        missing = [key for key in FIELDS if not isinstance(entry, dict) or key not in entry]
+        if missing:
+            name = entry.get("name", "?") if isinstance(entry, dict) else "?"
+            raise RunError(f"'{path} transports --json': transport '{name}' lacks "
+                           f"{', '.join(missing)}; is it an up-to-date build? run 'make build'")
+        found[entry["name"]] = Profile(**{key: entry[key] for key in FIELDS})
+    return found

@@ -1,0 +1,36 @@
+"""zenoh: peer mode listens on a free port of the listening host; client mode (``--opt
+mode=client``) first starts a router (the agent itself, ``mwperf-agent router``), where several
+subscribers can meet a pub (in peer mode a pub reaches only the peer it connects to)."""
+
+from ..agent import Agent
+from ..daemons import zenoh as router
+from ..errors import RunError, UsageError
+from .hooks import DoctorChecks, Hooks, Plan, Setup
+
+
+def prepare(setup: Setup) -> Plan:
+    if setup.cfg.option("mode") == "client":
+        started = setup.daemons.start(lambda: router.router_spec(
+            setup.agent.path, _agent_version(setup.agent), *setup.where("zenohd")))
+        return Plan(started.address)
+    return Plan(f"tcp/{setup.server}:0")
+
+
+def check_subscribers(point: object, flag: str) -> None:
+    if point.option("mode") != "client":  # type: ignore[attr-defined]
+        raise UsageError(f"{flag} with zenoh needs --opt mode=client (subscribers and pub meet "
+                         f"at a router); in peer mode the pub reaches only the first subscriber")
+
+
+def doctor(check: DoctorChecks) -> list:
+    return [check.built_in("zenoh", "zenoh crate; its client-mode router is the agent itself")]
+
+
+def _agent_version(agent: Agent) -> str | None:
+    try:
+        return agent.version()
+    except RunError:
+        return None
+
+
+HOOKS = Hooks(prepare=prepare, doctor=doctor, check_subscribers=check_subscribers)
