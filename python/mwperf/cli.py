@@ -41,7 +41,7 @@ POINT_OPTIONS = ("transport", "mode", "rate", "payload", "duration", "count", "w
 CONDITION_OPTIONS = ("peer_timeout", "spin_margin", "busy_poll", "prevent_cpu_idle",
                      "reliability", "history", "depth", "durability", "discovery_timeout",
                      "cpu_quota", "cpu_pin", "rt_priority", "host", "remote_place", "ssh_config",
-                     "accept_new_host_key")
+                     "accept_new_host_key", "clock_sync", "test_clock")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -110,6 +110,14 @@ def cli() -> None:
 @click.option("--rt-priority", metavar="N", help="Run the agents SCHED_FIFO at priority N "
               "(1-99) when permitted; a warning in the result otherwise.")
 @click.option("--samples", is_flag=True, help="Also keep every message's timestamps (samples.csv).")
+@click.option("--clock-sync", is_flag=True, default=None, help="One-way points: measure the pub "
+              "clock's offset and drift with NTP-style probes (UDP side channel) before, during "
+              "and after the stream and correct every one-way sample; the result's "
+              "measurement.clock_sync has the offset, drift and error bound. For agents on "
+              "different clocks (--link/--host); round trips need none.")
+@click.option("--test-clock", metavar="HOST=OFFSET_S[,DRIFT_PPM]", hidden=True,
+              help="TEST ONLY: run an emulated host's agents in a time namespace OFFSET_S ahead "
+              "and DRIFT_PPM fast (';' between hosts): ground truth for --clock-sync tests.")
 @click.option("--json", "json_file", metavar="FILE", help="Also write the result (a suite: its "
               "summary rows) to FILE; '-' prints it instead of the table.")
 @click.option("--results", default="results", show_default=True, metavar="DIR",

@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 from .durations import parse_duration
+from .clocksync import parse_test_clock
 from .emulation.links import parse_link
 from .emulation.network import BACKENDS as LINK_BACKENDS
 from .emulation.network import check_transport as check_link_transport
@@ -62,6 +63,7 @@ OPTIONS: dict[str, str] = {
     "rt_priority": "text",
     "subscribers": "text",
     "host": "text", "remote_place": "text", "ssh_config": "text", "accept_new_host_key": "flag",
+    "clock_sync": "flag", "test_clock": "text",
 }
 """every option of a point, keyed like the command-line flags (``-`` as ``_``), as
 ``build_point`` takes it: ``text`` (a value), ``flag`` (a boolean) or ``repeated`` (a list of
@@ -119,6 +121,10 @@ class PointConfig:
     """one-way: sub agents per topic, each measuring its own stream (subscribers.py)"""
     remote: RemotePlan | None = None
     """real hosts over SSH (``--host``) and where each role and daemon runs (remote/)"""
+    clock_sync: bool = False
+    """one-way: measure the pub clock's offset and drift and correct every sample (clocksync.py)"""
+    test_clock: tuple[tuple[str, int, float], ...] = ()
+    """TEST ONLY: (emulated host, CLOCK_MONOTONIC offset s, drift ppm) given to its agents"""
 
     @property
     def max_queued(self) -> int:
@@ -152,6 +158,12 @@ class PointConfig:
             del data["topology"]
         else:
             data["topology"] = self.topology.to_dict()
+        if not self.clock_sync:
+            del data["clock_sync"]
+        if not self.test_clock:
+            del data["test_clock"]
+        else:
+            data["test_clock"] = [list(item) for item in self.test_clock]
         return data
 
 
@@ -218,6 +230,8 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
         **link,
         cpu=cpu, subscribers=subscribers,
         remote=parse_remote(options, ROLES[mode], transport),
+        clock_sync=bool(options.get("clock_sync")),
+        test_clock=parse_test_clock(options.get("test_clock"), hosts.hosts if hosts else None),
     )
     if point.link is not None or point.topology is not None:
         check_link_transport(transport, point.option, point.topology, ROLES[mode])

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .agent import Agent
+from .clocksync import annotate as annotate_clock, clock_address, clock_args, in_test_clock
 from .config import MEASURING_ROLE, ROLES, SENDERS, PointConfig
 from .durations import format_duration_arg
 from .errors import RunError, UsageError
@@ -109,6 +110,7 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
                     given = replace(given, opts=given.opts + network.agent_opts(cfg.transport))
                     window = network.outage_window()
                     given = outlasting(given, window)
+                clock = clock_address(given, network)  # --clock-sync: the pub's probe port
                 servers: list[AgentProcess] = []
                 if plan.listen is not None:
                     ready: list[str] = []
@@ -116,17 +118,17 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
                         listen = listen_address(cfg.transport, plan.listen, index,
                                                 ready[0] if ready else None)
                         servers.append(spawn(
-                            server_role, lambda here, agent_path: role_argv(
+                            server_role, lambda here, agent_path: in_test_clock(given, server_role, role_argv(
                                 agent_path, server_role, given, here, tag, listen, name)
-                            + outage_args(server_role, window),
+                            + outage_args(server_role, window) + clock_args(server_role, given, clock)),
                             _placed(network, server_role, cfg.transport), name, agent))
                         ready.append(servers[-1].wait_ready(cfg.transport, ready_timeout_s(cfg)))
                     address = connect_address(cfg.transport, ready)
                 else:
                     address = plan.connect or ""
-                sender = spawn(sender_role, lambda here, agent_path: role_argv(
+                sender = spawn(sender_role, lambda here, agent_path: in_test_clock(given, sender_role, role_argv(
                     agent_path, sender_role, given, here, tag, address)
-                               + outage_args(sender_role, window),
+                               + outage_args(sender_role, window) + clock_args(sender_role, given, clock)),
                                _placed(network, sender_role, cfg.transport), sender_role, agent)
                 limit_s = sender_timeout_s(given)
                 if sender.wait(limit_s) is None:
@@ -173,6 +175,7 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
         result["warnings"] += _lost_warnings(agents.agents)
     outage = {run.role: run.report.get("outage") for run in runs if run.report is not None}
     counts = outage.get(sender_role), outage.get(MEASURING_ROLE[cfg.mode])
+    annotate_clock(result, cfg)  # --test-clock: the injected truth beside the estimate
     result["resilience"] = resilience_section(result.get("discovery"), *counts,
                                               cfg.session_timeout_ns, sender_stopped_ns)
     missed = missed_warning(result["resilience"], *counts, sender_stopped_ns)

@@ -135,6 +135,23 @@ pub struct Common {
     /// Topics, each with its own endpoint, sequence numbers, statistics and schedule at --rate.
     #[arg(long, default_value = "1", value_parser = clap::value_parser!(u32).range(1..=MAX_TOPICS as i64))]
     pub topics: u32,
+    /// TEST ONLY (ground truth for the clock-sync tests): add this drift, in parts per million
+    /// (-1000..1000), to every timestamp and sleep of this agent, as a host with a fast or slow
+    /// oscillator would. Never use it for a real measurement.
+    #[arg(long = "test-clock-drift-ppm", value_parser = drift_ppm, allow_negative_numbers = true)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub test_clock_drift_ppm: Option<f64>,
+}
+
+fn drift_ppm(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v.abs() <= 1000.0 => Ok(v),
+        _ => Err(format!("'{s}' is not a drift in ppm between -1000 and 1000")),
+    }
+}
+
+fn socket_addr(s: &str) -> Result<std::net::SocketAddr, String> {
+    s.trim().parse().map_err(|_| format!("'{s}' is not IP:PORT (e.g. 10.0.0.1:7999 or [::1]:7999)"))
 }
 
 /// Upper bound of --topics (one thread per topic on each side).
@@ -205,6 +222,11 @@ pub struct SenderArgs {
     #[arg(long = "spin-margin", default_value = "100us", value_parser = duration)]
     #[serde(rename = "spin_margin_ns")]
     pub spin_margin: u64,
+    /// pub: answer clock-sync probes of the sub (`sub --clock-peer`) on this UDP IP:PORT, a side
+    /// channel beside the transport under test; keeps answering 0.5 s after the last message.
+    #[arg(long = "clock-serve", value_parser = socket_addr)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clock_serve: Option<std::net::SocketAddr>,
 }
 
 /// pong and sub.
@@ -235,4 +257,10 @@ pub struct ServerArgs {
     #[arg(long = "busy-loop", default_value = "0s", value_parser = duration, allow_hyphen_values = true)]
     #[serde(rename = "busy_loop_ns")]
     pub busy_loop: u64,
+    /// sub: the pub's clock-sync server (`pub --clock-serve`): measure its clock's offset and
+    /// drift with probes before, during and after the stream and correct every one-way sample
+    /// (one-way latency across two hosts' clocks; the report's measurement.clock_sync).
+    #[arg(long = "clock-peer", value_parser = socket_addr)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clock_peer: Option<std::net::SocketAddr>,
 }

@@ -87,8 +87,13 @@ impl Collector {
     /// One arrival of a measured message with header `h`, received at `recv_ns`; `msg` is the whole
     /// message (payload checked against the pattern of `h.seq`).
     pub fn arrive(&mut self, h: &Header, msg: &[u8], recv_ns: u64) {
+        self.arrive_checked(h, payload_intact(&msg[HEADER_LEN..], h.seq), recv_ns);
+    }
+
+    /// [`Self::arrive`] with the payload already checked (`intact`): a sub replaying arrivals it
+    /// kept for the final clock fit (clocksync/buffer.rs).
+    pub fn arrive_checked(&mut self, h: &Header, intact: bool, recv_ns: u64) {
         self.payload_bytes.get_or_insert(h.payload_len as u64);
-        let intact = payload_intact(&msg[HEADER_LEN..], h.seq);
         if self.seq.arrive(h.seq, intact) == Arrival::Duplicate || !intact {
             return;
         }
@@ -164,6 +169,7 @@ impl Collector {
             schedule,
             series: self.series.finish(),
             samples_file: self.samples_path,
+            clock_sync: None,
         }
     }
 }

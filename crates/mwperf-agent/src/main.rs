@@ -4,6 +4,7 @@
 mod addresses;
 mod busy;
 mod cli;
+mod clocksync;
 mod collector;
 mod cpu_idle;
 mod executor;
@@ -27,7 +28,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser as _;
-use cli::{Cli, Common, Role};
+use cli::{Cli, Common, Role, SenderArgs, ServerArgs};
 use mwperf_core::result::{Conditions, Status};
 use mwperf_transports::{Side, TransportError};
 
@@ -80,6 +81,17 @@ fn main() -> ExitCode {
         Role::Pong(a) => ("pong", &a.common, serde_json::to_value(a)),
         Role::Sub(a) => ("sub", &a.common, serde_json::to_value(a)),
     };
+    if let Some(ppm) = common.test_clock_drift_ppm {
+        mwperf_core::clock::set_test_drift_ppm(ppm); // TEST ONLY: before any timestamp is taken
+    }
+    match &cli.role {
+        Role::Ping(a) if a.clock_serve.is_some() => return usage("--clock-serve: only a pub serves clock-sync probes (a round trip needs no clock sync)"),
+        Role::Pong(a) if a.clock_peer.is_some() => return usage("--clock-peer: only a sub probes a peer's clock (a round trip needs no clock sync)"),
+        Role::Pub(SenderArgs { clock_serve: Some(_), .. }) | Role::Sub(ServerArgs { clock_peer: Some(_), .. }) if common.topics > 1 => {
+            return usage(&format!("--clock-serve/--clock-peer: clock sync works with --topics 1 (got --topics {})", common.topics))
+        }
+        _ => {}
+    }
     let started_at = mwperf_core::clock::rfc3339_now();
     let start = std::time::Instant::now();
     signals::install();
@@ -96,6 +108,14 @@ fn main() -> ExitCode {
         clock_read_overhead_ns: mwperf_core::clock::read_overhead_ns(1001),
     };
     let waiter = wait::Waiter { busy_poll: common.busy_poll, spin_margin_ns: spin };
+    // a pub's clock-sync server starts first: the sub's "before" probes are already coming
+    let clock_server = match &cli.role {
+        Role::Pub(SenderArgs { clock_serve: Some(addr), .. }) => match clocksync::server::Server::start(*addr, common.run_id) {
+            Ok(s) => Some(s),
+            Err(e) => return finish(role, common, config.unwrap_or_default(), started_at, start, conditions, roles::RoleOutcome::failed(e), None),
+        },
+        _ => None,
+    };
 
     let (side, flag, addr, samples) = match &cli.role {
         Role::Ping(a) => (Side::Ping, "--connect", &a.connect, &a.samples),
@@ -171,11 +191,13 @@ fn main() -> ExitCode {
             }
         }
     };
-    finish(role, common, config.unwrap_or_default(), started_at, start, conditions, outcome)
+    let clock_serve = clock_server.map(|s| s.finish(mwperf_core::clock::now_ns()));
+    finish(role, common, config.unwrap_or_default(), started_at, start, conditions, outcome, clock_serve)
 }
 
-fn finish(role: &'static str, common: &Common, config: serde_json::Value, started_at: String, start: std::time::Instant, conditions: Conditions, outcome: roles::RoleOutcome) -> ExitCode {
-    let session = report::Session { role, started_at, start, config, conditions };
+#[allow(clippy::too_many_arguments)]
+fn finish(role: &'static str, common: &Common, config: serde_json::Value, started_at: String, start: std::time::Instant, conditions: Conditions, outcome: roles::RoleOutcome, clock_serve: Option<mwperf_core::result::ClockServe>) -> ExitCode {
+    let session = report::Session { role, started_at, start, config, conditions, clock_serve };
     let rep = report::build(session, outcome);
     if let Some(path) = &common.json {
         if let Err(e) = report::write(&rep, path) {

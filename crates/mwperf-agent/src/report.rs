@@ -11,6 +11,8 @@ pub struct Session {
     pub start: std::time::Instant,
     pub config: serde_json::Value,
     pub conditions: Conditions,
+    /// A pub's clock-sync server counters (`--clock-serve`).
+    pub clock_serve: Option<mwperf_core::result::ClockServe>,
 }
 
 pub fn build(s: Session, out: RoleOutcome) -> AgentReport {
@@ -50,6 +52,7 @@ pub fn build(s: Session, out: RoleOutcome) -> AgentReport {
         discovery: out.discovery,
         per_topic: out.per_topic,
         outage: out.outage,
+        clock_serve: s.clock_serve,
         warnings: warns,
     }
 }

@@ -4,17 +4,59 @@
 /// Name recorded in results for timestamps taken with [`now_ns`].
 pub const CLOCK_NAME: &str = "CLOCK_MONOTONIC (one host)";
 
-/// CLOCK_MONOTONIC now, in nanoseconds (vDSO, no system call).
-#[inline]
-pub fn now_ns() -> u64 {
+use std::sync::atomic::{AtomicI64, Ordering};
+
+/// Name recorded in one-way results whose receive times were moved onto the sender's clock
+/// with a measured offset and drift (clocksync).
+pub const CLOCK_SYNCED_NAME: &str = "CLOCK_MONOTONIC of each host, corrected by measured offset and drift (clock_sync)";
+
+/// TEST ONLY (`--test-clock-drift-ppm`): drift added to every timestamp, in parts per billion;
+/// 0 = the real clock. Anchored at CLOCK_MONOTONIC 0: the agent's clock reads t·(1 + drift).
+static TEST_DRIFT_PPB: AtomicI64 = AtomicI64::new(0);
+
+/// TEST ONLY: make [`now_ns`] and [`sleep_until_ns`] run `ppm` parts per million fast (negative:
+/// slow), as a host whose oscillator is off would. Ground truth for the clock-sync tests.
+pub fn set_test_drift_ppm(ppm: f64) {
+    TEST_DRIFT_PPB.store((ppm * 1000.0).round() as i64, Ordering::Relaxed);
+}
+
+/// The injected test drift in ppm (0 when unused).
+pub fn test_drift_ppm() -> f64 {
+    TEST_DRIFT_PPB.load(Ordering::Relaxed) as f64 / 1000.0
+}
+
+fn raw_now_ns() -> u64 {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: valid pointer to a timespec; CLOCK_MONOTONIC is always available on Linux.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
+/// raw → drifted: t + t·ppb/1e9.
+#[cold]
+fn drifted(t: u64, ppb: i64) -> u64 {
+    (t as i128 + t as i128 * ppb as i128 / 1_000_000_000) as u64
+}
+
+/// drifted → raw (the inverse of [`drifted`], for sleeping until a drifted deadline).
+#[cold]
+fn undrifted(t: u64, ppb: i64) -> u64 {
+    (t as i128 * 1_000_000_000 / (1_000_000_000 + ppb as i128)) as u64
+}
+
+/// CLOCK_MONOTONIC now, in nanoseconds (vDSO, no system call). With a test drift set, the
+/// drifted clock (one predictable branch when unused).
+#[inline]
+pub fn now_ns() -> u64 {
+    let t = raw_now_ns();
+    let ppb = TEST_DRIFT_PPB.load(Ordering::Relaxed);
+    if ppb == 0 { t } else { drifted(t, ppb) }
+}
+
 /// Sleep until the absolute CLOCK_MONOTONIC time `deadline_ns` (returns early on a signal).
 pub fn sleep_until_ns(deadline_ns: u64) {
+    let ppb = TEST_DRIFT_PPB.load(Ordering::Relaxed);
+    let deadline_ns = if ppb == 0 { deadline_ns } else { undrifted(deadline_ns, ppb) };
     let ts = libc::timespec { tv_sec: (deadline_ns / 1_000_000_000) as libc::time_t, tv_nsec: (deadline_ns % 1_000_000_000) as libc::c_long };
     // SAFETY: plain syscall with a valid timespec; EINTR simply returns early.
     unsafe { libc::clock_nanosleep(libc::CLOCK_MONOTONIC, libc::TIMER_ABSTIME, &ts, std::ptr::null_mut()) };
@@ -70,6 +112,15 @@ mod tests {
         let a = now_ns();
         sleep_until_ns(a + 2_000_000);
         assert!(now_ns() >= a + 2_000_000);
+    }
+
+    #[test]
+    fn test_drift_round_trips() {
+        let t = 1_234_567_890_123_456u64;
+        assert_eq!(drifted(t, 50_000), t + t / 20_000); // 50 ppm
+        for ppb in [50_000, -50_000, 1_000] {
+            assert!(undrifted(drifted(t, ppb), ppb).abs_diff(t) <= 1);
+        }
     }
 
     #[test]

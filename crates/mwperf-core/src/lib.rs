@@ -3,6 +3,7 @@
 //! and the result document (schema/result.v1.json).
 
 pub mod clock;
+pub mod clocksync;
 pub mod host;
 pub mod payload;
 pub mod process;

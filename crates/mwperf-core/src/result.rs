@@ -118,6 +118,67 @@ pub struct Measurement {
     pub schedule: Option<Schedule>,
     pub series: Vec<SeriesPoint>,
     pub samples_file: Option<String>,
+    /// One way across two clocks (`sub --clock-peer`): the measured offset and drift every
+    /// receive time was corrected with, and the error bound of the result.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clock_sync: Option<ClockSync>,
+}
+
+/// How a sub put the pub's send times and its own receive times on one clock (docs/agent-contract.md
+/// "Clock sync"): NTP on-wire probes over a UDP side channel, a least-squares offset/drift fit.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct ClockSync {
+    pub method: &'static str,
+    /// The pub's probe server (`--clock-peer`).
+    pub peer: String,
+    /// "ok", or why there is no fit ("no-answer": no probe came back; latencies then uncorrected).
+    pub status: &'static str,
+    pub probes_sent: u64,
+    pub probes_answered: u64,
+    /// The lowest-delay probes the fit used (per 250 ms bin, close to the minimum round trip).
+    pub probes_used: u64,
+    /// Datagrams on the probe socket that were not answers to this run's probes.
+    pub probes_foreign: u64,
+    /// Offset (pub clock − sub clock) at `t0_ns`, the first measured arrival (sub's clock).
+    pub offset_ns: Option<i64>,
+    pub t0_ns: Option<u64>,
+    /// d(offset)/dt in parts per million (pub clock fast: positive).
+    pub drift_ppm: Option<f64>,
+    pub min_rtt_ns: Option<u64>,
+    /// Largest distance of a used probe from the fitted line, ns.
+    pub fit_residual_ns: Option<f64>,
+    /// Half the minimum probe round trip + the fit residual: how far the corrected one-way
+    /// latencies can be off, in either direction.
+    pub error_bound_ns: Option<u64>,
+    /// First to last used probe, s.
+    pub span_s: f64,
+    /// Median of the uncorrected (receive − send, across clocks; may be negative) service latency,
+    /// over the samples still buffered at the end.
+    pub raw_p50_ns: Option<i64>,
+    /// Samples corrected with the final fit (kept until the end, at most `buffer_capacity`).
+    pub corrected_final_fit: u64,
+    /// Samples that overflowed the buffer and were corrected with the fit as it stood then.
+    pub corrected_running_fit: u64,
+    /// Samples recorded uncorrected (no probe had been answered yet / at all).
+    pub uncorrected: u64,
+    /// Samples whose corrected latency was still negative (recorded as 0).
+    pub negative_after_correction: u64,
+    pub buffer_capacity: u64,
+    /// TEST ONLY: the drift this agent injected into its own clock (`--test-clock-drift-ppm`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub test_own_drift_ppm: Option<f64>,
+}
+
+/// A pub's probe server (`--clock-serve`): what it answered and what it ignored.
+#[derive(Serialize, Debug, Clone, Default, PartialEq)]
+pub struct ClockServe {
+    pub address: String,
+    pub answered: u64,
+    pub foreign: u64,
+    pub malformed: u64,
+    /// TEST ONLY: the drift this agent injected into its own clock (`--test-clock-drift-ppm`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub test_own_drift_ppm: Option<f64>,
 }
 
 /// One topic of an agent serving several (`--topics N`): its own measurement, the same shape as
@@ -197,5 +258,8 @@ pub struct AgentReport {
     /// With --outage-window: what this agent saw around the outage.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub outage: Option<OutageCounts>,
+    /// A pub with --clock-serve: its probe server's counters.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clock_serve: Option<ClockServe>,
     pub warnings: Vec<crate::warnings::Warning>,
 }

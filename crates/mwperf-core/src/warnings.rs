@@ -115,11 +115,48 @@ pub fn check_measurement(m: &Measurement) -> Vec<Warning> {
     if let Some(s) = &m.schedule {
         w.extend(check_schedule(s, m.accounting.sent, false));
     }
+    if let Some(cs) = &m.clock_sync {
+        w.extend(check_clock_sync(cs, m.service.p50_ns));
+    }
     if m.accounting.foreign > 0 {
         w.push(Warning::new(
             "foreign-traffic",
             format!("{} packets that were not from this run arrived", m.accounting.foreign),
             Some("another program or an earlier run is sending to this port; use a free port"),
+        ));
+    }
+    w
+}
+
+/// One way across two clocks: the correction's error bound against the median it qualifies
+/// (> 10 % is a warning), a sync that never got a fit, and samples the correction left negative.
+pub fn check_clock_sync(cs: &crate::result::ClockSync, p50_ns: Option<u64>) -> Vec<Warning> {
+    let mut w = Vec::new();
+    match (cs.error_bound_ns, p50_ns) {
+        (None, _) => w.push(Warning::new(
+            "clock-sync-failed",
+            format!("clock sync with {} gave no fit ({}; {} of {} probes answered): one-way latencies are NOT corrected and mix two clocks", cs.peer, cs.status, cs.probes_answered, cs.probes_sent),
+            Some("check that the pub serves probes (--clock-serve) on that address and that UDP reaches it"),
+        )),
+        (Some(bound), Some(p50)) if bound as f64 > 0.1 * p50 as f64 => w.push(Warning::new(
+            "clock-sync-bound",
+            format!("the clock offset is known to ±{bound} ns (half the minimum probe round trip {} ns + fit residual), more than 10 % of the one-way p50 {p50} ns", cs.min_rtt_ns.unwrap_or(0)),
+            Some("one-way figures across hosts are only as good as this bound; a shorter, more symmetric path for the probes narrows it"),
+        )),
+        _ => {}
+    }
+    if cs.negative_after_correction > 0 {
+        w.push(Warning::new(
+            "clock-sync-negative",
+            format!("{} one-way samples were still negative after the clock correction and were recorded as 0", cs.negative_after_correction),
+            Some("the clock offset moved more than the fit follows; see measurement.clock_sync"),
+        ));
+    }
+    if cs.corrected_running_fit > 0 {
+        w.push(Warning::new(
+            "clock-sync-running-fit",
+            format!("{} samples overflowed the {}-sample buffer and were corrected with the fit as it stood then, not the final one", cs.corrected_running_fit, cs.buffer_capacity),
+            None,
         ));
     }
     w

@@ -63,6 +63,7 @@ fn agent_report_matches_the_schema() {
         schedule: Some(Schedule { period_ns: 1_000_000, lateness: stats(), behind_count: 0 }),
         series: series.finish(),
         samples_file: None,
+        clock_sync: None,
     };
     let report = AgentReport {
         schema_version: SCHEMA_VERSION,
@@ -92,6 +93,7 @@ fn agent_report_matches_the_schema() {
             first_after_ns: None,
             series_origin_ns: Some(1),
         }),
+        clock_serve: None,
         warnings: vec![Warning::new("no-warmup", "x", Some("y"))],
     };
     let doc = serde_json::to_value(&report).unwrap();

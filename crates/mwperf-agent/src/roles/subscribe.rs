@@ -8,12 +8,16 @@
 
 use mwperf_core::clock::now_ns;
 use mwperf_core::result::{Counters, Status};
-use mwperf_core::wire::{Header, FLAG_ECHO, FLAG_FIN, FLAG_PROBE, FLAG_WARMUP};
+use mwperf_core::clocksync::Fit;
+use mwperf_core::result::ClockSync;
+use mwperf_core::wire::{payload_intact, Header, FLAG_ECHO, FLAG_FIN, FLAG_PROBE, FLAG_WARMUP, HEADER_LEN};
 use mwperf_transports::Endpoint;
 
 use super::RoleOutcome;
 use crate::cli::ServerArgs;
 use crate::executor::Callback;
+use crate::clocksync::buffer::{Arrival, Correction, Deferred, CAPACITY};
+use crate::clocksync::client::Client;
 use crate::collector::Collector;
 use crate::signals;
 
@@ -21,6 +25,12 @@ use crate::signals;
 /// the callback does besides recording.
 pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> RoleOutcome {
     let mut col: Option<Collector> = None;
+    // --clock-peer: arrivals wait in a bounded FIFO for the final offset/drift fit (clocksync)
+    let mut sync = match args.clock_peer.map(|peer| ClockSyncing::start(peer, args)) {
+        Some(Ok(s)) => Some(s),
+        Some(Err(e)) => return RoleOutcome::failed(e),
+        None => None,
+    };
     let mut run_id = args.common.run_id;
     let mut fin: Option<(u64, u64, u64, u64)> = None; // (sent, warmup_sent, period_ns, at_ns)
     let mut counters = Counters::default();
@@ -59,6 +69,25 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
         run_id.get_or_insert(h.run_id);
         if h.flags & FLAG_FIN != 0 {
             fin.get_or_insert((h.seq, h.intended_ns, h.peer_rx_ns, recv_ns));
+            if let Some(c) = sync.as_ref().and_then(|s| s.client.as_ref()) {
+                c.end_of_stream();
+            }
+            continue;
+        }
+        if let Some(s) = &mut sync {
+            // recorded at the end, on the pub's clock; the payload is checked now
+            if h.flags & FLAG_WARMUP != 0 {
+                s.warmup_received += 1;
+            } else {
+                let intact = payload_intact(&buf[HEADER_LEN..], h.seq);
+                if let Some(old) = s.kept.push(Arrival::new(&h, intact, recv_ns)) {
+                    let fit = s.client.as_ref().and_then(Client::running_fit);
+                    if let Err(e) = s.record(&mut col, old, fit.as_ref(), false, args) {
+                        return RoleOutcome::failed(e);
+                    }
+                }
+            }
+            crate::busy::spin_for(cb.busy_loop_ns);
             continue;
         }
         if col.is_none() {
@@ -84,6 +113,13 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
         crate::busy::spin_for(cb.busy_loop_ns);
     };
     counters.connections = ep.connections();
+    let mut clock_sync = None;
+    if let Some(s) = sync.take() {
+        match s.finish(&mut col, args) {
+            Ok(cs) => clock_sync = Some(cs),
+            Err(e) => return RoleOutcome::failed(e),
+        }
+    }
     let Some(mut c) = col else {
         let mut out = RoleOutcome { counters: Some(counters), ..RoleOutcome::failed(reason.unwrap_or_else(|| "no message arrived".into())) };
         if fin.is_some() {
@@ -102,6 +138,84 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
     };
     let payload = c.payload_bytes().unwrap_or(0);
     let outage = c.outage_counts(false);
-    let m = c.finish("oneway", sent, warmup_sent, payload, 0, None);
+    let mut m = c.finish("oneway", sent, warmup_sent, payload, 0, None);
+    if let Some(cs) = clock_sync {
+        if cs.status == "ok" {
+            m.clock = mwperf_core::clock::CLOCK_SYNCED_NAME;
+        }
+        m.clock_sync = Some(cs);
+    }
     RoleOutcome { status: Status::Complete, reason, measurement: Some(m), counters: Some(counters), sent: None, schedule: None, warmup_ns: None, discovery: None, per_topic: Vec::new(), outage }
+}
+
+/// A sub's clock sync: the prober, the arrivals kept for the final fit, and how they were corrected.
+struct ClockSyncing {
+    client: Option<Client>,
+    kept: Deferred,
+    correction: Correction,
+    warmup_received: u64,
+    t0_ns: Option<u64>,
+}
+
+impl ClockSyncing {
+    fn start(peer: std::net::SocketAddr, args: &ServerArgs) -> Result<ClockSyncing, String> {
+        let client = Client::start(peer, args.common.run_id, args.common.discovery_timeout)?;
+        Ok(ClockSyncing { client: Some(client), kept: Deferred::new(CAPACITY), correction: Correction::default(), warmup_received: 0, t0_ns: None })
+    }
+
+    /// Record one arrival into the collector (created on the first, at its corrected time).
+    fn record(&mut self, col: &mut Option<Collector>, a: Arrival, fit: Option<&Fit>, is_final: bool, args: &ServerArgs) -> Result<(), String> {
+        self.t0_ns.get_or_insert(a.recv_ns);
+        let a = self.correction.apply(a, fit, is_final);
+        if col.is_none() {
+            let mut c = Collector::new(a.recv_ns, 0, args.samples.as_deref()).map_err(|e| format!("--samples: cannot write: {e}"))?;
+            c.watch_outage(args.common.outage_window);
+            *col = Some(c);
+        }
+        let c = col.as_mut().expect("created above");
+        c.window_start(a.recv_ns);
+        c.arrive_checked(&a.header(), a.intact, a.recv_ns);
+        Ok(())
+    }
+
+    /// After the stream: the last probes, the final fit, every kept arrival recorded with it.
+    fn finish(mut self, col: &mut Option<Collector>, args: &ServerArgs) -> Result<ClockSync, String> {
+        let raw_p50_ns = self.kept.raw_p50_ns();
+        let client = self.client.take().expect("started with a client");
+        let peer = client.peer.clone();
+        let gathered = client.finish();
+        let kept: Vec<Arrival> = self.kept.drain().collect();
+        let t0 = self.t0_ns.or(kept.first().map(|a| a.recv_ns));
+        let fit = t0.and_then(|t0| gathered.bins.fit(t0));
+        for a in kept {
+            self.record(col, a, fit.as_ref(), true, args)?;
+        }
+        if let Some(c) = col.as_mut() {
+            c.seq.warmup_received += self.warmup_received;
+        }
+        let drift = mwperf_core::clock::test_drift_ppm();
+        Ok(ClockSync {
+            method: crate::clocksync::METHOD,
+            peer,
+            status: if fit.is_some() { "ok" } else if gathered.bins.answered == 0 { "no-answer" } else { "no-samples" },
+            probes_sent: gathered.sent,
+            probes_answered: gathered.bins.answered,
+            probes_used: fit.map_or(0, |f| f.used),
+            probes_foreign: gathered.foreign + gathered.bins.implausible,
+            offset_ns: fit.map(|f| f.offset0_ns.round() as i64),
+            t0_ns: fit.map(|f| f.t0_ns),
+            drift_ppm: fit.map(|f| f.drift * 1e6),
+            min_rtt_ns: fit.map(|f| f.min_rtt_ns),
+            fit_residual_ns: fit.map(|f| f.residual_max_ns),
+            error_bound_ns: fit.map(|f| f.error_bound_ns()),
+            span_s: fit.map_or(0.0, |f| f.span_ns as f64 / 1e9),
+            raw_p50_ns,
+            corrected_final_fit: self.correction.final_fit,
+            corrected_running_fit: self.correction.running_fit,
+            uncorrected: self.correction.uncorrected,
+            negative_after_correction: self.correction.negative,
+            buffer_capacity: CAPACITY as u64,
+            test_own_drift_ppm: (drift != 0.0).then_some(drift),
+        })
+    }
 }

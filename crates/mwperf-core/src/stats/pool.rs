@@ -145,6 +145,7 @@ pub fn pool_measurements(parts: &[&Measurement]) -> Measurement {
         schedule: pool_schedules(&parts.iter().filter_map(|m| m.schedule.as_ref()).collect::<Vec<_>>()),
         series: pool_series(&parts.iter().map(|m| m.series.as_slice()).collect::<Vec<_>>()),
         samples_file: None,
+        clock_sync: None,
     }
 }
 
