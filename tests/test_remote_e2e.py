@@ -232,3 +232,13 @@ def test_foreign_datagrams_to_the_robots_pong_are_counted_and_said(env, tmp_path
     assert result["measurement"]["accounting"]["lost"] == 0
     assert any(w["code"] == "foreign-traffic" and "pong" in w["message"]
                for w in result["warnings"])
+
+
+@pytest.mark.parametrize("transport", ["tcp", "cyclonedds", "rustdds", "zenoh"])
+def test_every_networked_transport_reaches_the_robot(env, tmp_path, robot, transport) -> None:
+    done, result = run(env, tmp_path, robot, "--transport", transport, "--rate", "100",
+                       "--duration", "1s", "--warmup", "0.3s")
+    assert done.returncode == 0, done.stderr
+    accounting = result["measurement"]["accounting"]
+    assert accounting["received"] == accounting["sent"] > 80, accounting
+    assert robot.processes() == []

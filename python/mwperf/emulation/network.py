@@ -70,6 +70,10 @@ class Network:
         """The namespace file of the host role or daemon ``name`` is placed on."""
         return self.hosts[self.topology.host_of(name)].netns_path
 
+    def host_addresses(self) -> list[str]:
+        """Every host's address, in the topology's order."""
+        return [self.addressing.addresses[h] for h in self.topology.hosts]
+
     def agent_opts(self, transport: str) -> tuple[str, ...]:
         """``--opt`` settings the agents need to meet across the links (the transport's hook:
         e.g. Cyclone DDS with unicast discovery of every host, RustDDS on the link interfaces)."""
@@ -100,12 +104,15 @@ class Network:
                                                               "end_ns": window[1]}}
 
 
-def cyclone_unicast_config(addresses: list[str]) -> str:
-    """``--opt config=...`` for Cyclone DDS across hosts: autodetermined interfaces, no
-    multicast, unicast discovery of every host's address (emulated or real)."""
+def cyclone_unicast_config(addresses: list[str], interface: str | None = None) -> str:
+    """``--opt config=...`` for Cyclone DDS across hosts: no multicast, unicast discovery of
+    every host's address (emulated or real), on the interface holding ``interface`` (an
+    address), else the one Cyclone picks (an emulated host has one)."""
     peers = "".join(f'<Peer address="{address}"/>' for address in addresses)
+    chosen = (f'<NetworkInterface address=\"{interface}\"/>' if interface
+              else '<NetworkInterface autodetermine=\"true\"/>')
     return ("config=<CycloneDDS><Domain Id=\"any\"><General><Interfaces>"
-            "<NetworkInterface autodetermine=\"true\"/></Interfaces>"
+            f"{chosen}</Interfaces>"
             "<AllowMulticast>false</AllowMulticast></General><Discovery>"
             f"<ParticipantIndex>auto</ParticipantIndex><Peers>{peers}</Peers></Discovery>"
             "</Domain></CycloneDDS>")

@@ -138,15 +138,27 @@ class PointHosts:
         host = self.hosts[self.host_of(placed_as or name)]
         return f"{host.conn.cache}/runs/{self.prefix}-{name}"
 
+    def host_addresses(self) -> list[str]:
+        """Every address the agents meet at: this machine's (as the hosts see it) and each
+        real host's."""
+        return sorted({self.address_of(n) for n in ("ping", "pong", "pub", "sub")})
+
     def agent_opts(self, transport: str) -> tuple[str, ...]:
-        """What the agents need to meet across real hosts (as across emulated ones)."""
+        """What every agent needs to meet across real hosts: the transport's hook, as across
+        emulated ones — except Cyclone DDS, which gets its configuration per agent
+        (``role_opts``)."""
+        from ..transports.hooks import hook
+        return () if transport == "cyclonedds" else hook(transport).link_opts(self)
+
+    def role_opts(self, role: str, transport: str) -> tuple[str, ...]:
+        """What one agent needs on its host. Cyclone DDS: unicast discovery of every host, on
+        the interface that holds the agent's own address on the path between the hosts — a
+        real machine has several interfaces (Ethernet, WiFi, docker bridges, VPNs) and Cyclone's
+        automatic choice may be one the other host cannot reach."""
+        if transport != "cyclonedds":
+            return ()
         from ..emulation.network import cyclone_unicast_config
-        if transport == "rustdds":
-            return ("network=auto",)
-        if transport == "cyclonedds":
-            addresses = {self.address_of(n) for n in ("ping", "pong", "pub", "sub")}
-            return (cyclone_unicast_config(sorted(addresses)),)
-        return ()
+        return (cyclone_unicast_config(self.host_addresses(), self.address_of(role)),)
 
     def outage_window(self) -> None:
         return None

@@ -17,8 +17,8 @@ def prepare(setup: Setup) -> Plan:
 
 
 def link_opts(network: Network) -> tuple[str, ...]:
-    return (cyclone_unicast_config([network.addressing.addresses[h]
-                                    for h in network.topology.hosts]),)
+    """Unicast discovery of every host's address (emulated hosts, or real ones: remote/)."""
+    return (cyclone_unicast_config(network.host_addresses()),)
 
 
 def check_link(option: Callable[[str], str | None], topology: object, roles: object) -> None:
