@@ -201,10 +201,12 @@ def _spawn(agents: AgentSet, real: PointHosts | None, workdir: Path, cfg: PointC
     """Start agent ``name`` where its role is placed: here (in an emulated host's namespace,
     or mwperf's own) or on a real host (its paths then the remote scratch folder's)."""
     netns, env = placed
+    own = [arg for opt in (real.role_opts(role, cfg.transport) if real else ())
+           for arg in ("--opt", opt)]
     if real is None or not real.is_remote(role):
-        return agents.spawn(role, argv(workdir, agent), netns, env, name=name)
+        return agents.spawn(role, argv(workdir, agent) + own, netns, env, name=name)
     host = real.hosts[real.host_of(role)]
-    command = argv(Path("."), Agent(Path(host.agent.path)))
+    command = argv(Path("."), Agent(Path(host.agent.path))) + own
     sends = [f"{name}.json"] + ([SAMPLES_NAME] if "--samples" in command else [])
     return agents.adopt(real.spawn(role, command, workdir, name, env, sends))
 
