@@ -107,6 +107,11 @@ def test_oneway_pub_on_the_robot(env, tmp_path, robot) -> None:
                        "--place", "pub=b,sub=local", "--rate", "200", "--duration", "1s")
     assert done.returncode == 0, done.stderr
     assert result["measurement"]["accounting"]["received"] > 150
+    sync = result["measurement"]["clock_sync"]  # two hosts, two clocks: measured unasked
+    assert result["config"]["clock_sync"] is True and sync["status"] == "ok"
+    assert sync["peer"].startswith(robot.address)
+    bound = sync["error_bound_ns"]  # one kernel here: the true offset is 0
+    assert bound < 1_000_000 and abs(sync["offset_ns"]) <= bound
 
 
 def test_unknown_host_key_names_the_flag_then_is_accepted(env, tmp_path, robot) -> None:

@@ -5,7 +5,7 @@ Every error names the flag it is about, what was given and what is allowed.
 
 import math
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import replace, asdict, dataclass
 from typing import Any, Protocol
 
 from .durations import parse_duration
@@ -235,6 +235,9 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
     )
     if point.link is not None or point.topology is not None:
         check_link_transport(transport, point.option, point.topology, ROLES[mode])
+    if point.remote is not None and mode == "oneway" and not point.clock_sync and \
+            any(point.remote.host_of("pub") != point.remote.host_of(s) for s in ("sub",)):
+        point = replace(point, clock_sync=True)  # two real clocks: measure their offset
     if point.subscribers > 1:
         check_subscribers(point, options)
     return point
