@@ -114,14 +114,18 @@ class DaemonProcess:
     def sample(self) -> None:
         """Record CPU time since the baseline and the peak RSS (call while it still runs)."""
         cpu, memory = _cpu_times(self.popen.pid), status_memory(self.popen.pid)
+        self.usage = self.usage_since_baseline(cpu, memory.get("VmHWM"), memory.get("RssAnon"),
+                                               memory.get("RssShmem"))
+
+    def usage_since_baseline(self, cpu: tuple[float, float] | None, peak_kib: int | None,
+                             anon_kib: int | None, shmem_kib: int | None) -> dict[str, Any]:
+        """The ``usage`` entry for CPU times read now (user, sys in s) and memory figures."""
         user0, sys0, t0 = self._baseline
-        self.usage = {
+        return {
             "cpu_user_s": round(max(0.0, cpu[0] - user0), 3) if cpu else None,
             "cpu_sys_s": round(max(0.0, cpu[1] - sys0), 3) if cpu else None,
             "wall_s": round(time.monotonic() - t0, 3) if t0 else None,
-            "peak_rss_kib": memory.get("VmHWM"),
-            "rss_anon_kib": memory.get("RssAnon"),
-            "rss_shmem_kib": memory.get("RssShmem"),
+            "peak_rss_kib": peak_kib, "rss_anon_kib": anon_kib, "rss_shmem_kib": shmem_kib,
         }
 
     def stop(self, grace_s: float = STOP_GRACE_S) -> None:

@@ -10,6 +10,7 @@ supervisor (``sample``), read from /proc of its own pid on that host.
 """
 
 import signal
+import time
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,22 +40,15 @@ class RemoteDaemon(DaemonProcess):
     def mark_baseline(self) -> None:
         figures = self.channel.sample()
         if figures and figures.get("cpu_user_s") is not None:
-            import time
             self._baseline = (figures["cpu_user_s"], figures["cpu_sys_s"], time.monotonic())
 
     def sample(self) -> None:
-        import time
+        """CPU and memory of the daemon's own pid on its host, read by the supervisor."""
         figures = self.channel.sample() or {}
-        user0, sys0, t0 = self._baseline
         user, system = figures.get("cpu_user_s"), figures.get("cpu_sys_s")
-        self.usage = {
-            "cpu_user_s": round(max(0.0, user - user0), 3) if user is not None else None,
-            "cpu_sys_s": round(max(0.0, system - sys0), 3) if system is not None else None,
-            "wall_s": round(time.monotonic() - t0, 3) if t0 else None,
-            "peak_rss_kib": figures.get("peak_rss_kib"),
-            "rss_anon_kib": figures.get("rss_anon_kib"),
-            "rss_shmem_kib": figures.get("rss_shmem_kib"),
-        }
+        self.usage = self.usage_since_baseline(
+            (user, system) if user is not None and system is not None else None,
+            figures.get("peak_rss_kib"), figures.get("rss_anon_kib"), figures.get("rss_shmem_kib"))
 
     def stop(self, grace_s: float = STOP_GRACE_S) -> None:
         if self.exit_code is None and not self.usage:
