@@ -77,6 +77,16 @@ def test_ros1_master_and_pong_on_the_robot(env, tmp_path, robot) -> None:
     assert robot.processes() == []
 
 
+def test_ros1_relay_on_the_robot(env, tmp_path, robot) -> None:
+    done, result = run(env, tmp_path, robot, "--transport", "ros1", "--pong", "relay",
+                       "--rate", "100", "--duration", "1s")
+    assert done.returncode == 0, done.stderr
+    names = {d["name"] for d in result["daemons"]}
+    assert names == {"rosmaster", "relay"}
+    assert result["measurement"]["accounting"]["received"] > 80
+    assert robot.processes() == []
+
+
 @pytest.mark.parametrize("transport, daemon, extra", [
     ("mqtt", "mosquitto", ()), ("zenoh", "zenoh-router", ("--opt", "mode=client"))])
 def test_broker_and_router_on_the_robot(env, tmp_path, robot, transport, daemon, extra) -> None:

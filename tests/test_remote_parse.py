@@ -154,3 +154,42 @@ def test_scenario_real_host_errors_name_file_line_and_field(text: str, words: st
     from mwperf.scenario.parse import parse_scenario
     with pytest.raises(UsageError, match=words):
         parse_scenario(text, "s.yaml", "s")
+
+
+class _FakeConnection:
+    """What ensure_agent asks of a host: answers to --version and uname -m."""
+
+    name, target, cache = "b", SshTarget("robot", "pi"), "/home/pi/.cache/mwperf"
+
+    def __init__(self, machine: str) -> None:
+        self.machine = machine
+        self.commands: list[list[str]] = []
+
+    def run(self, argv, stdin=None, timeout_s=0):
+        self.commands.append(argv)
+        return subprocess.CompletedProcess(argv, 127, b"", b"not found")
+
+    def text(self, argv, timeout_s=0):
+        self.commands.append(argv)
+        return self.machine
+
+
+def test_another_architecture_gets_one_line_with_the_cargo_target(tmp_path: Path) -> None:
+    from mwperf.errors import RunError
+    from mwperf.remote.deploy import ensure_agent
+
+    class Local:
+        path = tmp_path / "mwperf-agent"
+
+        @staticmethod
+        def version() -> str:
+            return "mwperf-agent 0.1.0 (git abc) transports: udp"
+
+    Local.path.write_bytes(b"\x7fELF fake")
+    conn = _FakeConnection("aarch64")
+    with pytest.raises(RunError) as caught:
+        ensure_agent(conn, Local, lambda _: None)
+    message = str(caught.value)
+    assert "\n" not in message and "aarch64" in message
+    assert "cargo build --release --target aarch64-unknown-linux-gnu" in message
+    assert not any(c[:2] == ["sh", "-c"] for c in conn.commands)  # nothing was copied
