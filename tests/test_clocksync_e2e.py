@@ -1,0 +1,108 @@
+"""One-way latency across two clocks, end to end, against injected ground truth: emulated hosts
+whose agents run in a time namespace with a known CLOCK_MONOTONIC offset and with a known
+drift (mwperf's test-only --test-clock), measured with --clock-sync.
+
+- symmetric link: the estimated offset within 50 µs and the drift within 5 ppm of the injected;
+- asymmetric link (1 ms up, 9 ms down): the reported error bound contains the true offset;
+- loopback (one clock): offset ~0 within the bound; round trips stay clock-free.
+
+Needs root, time namespaces, mwperf-linkem and the real agent; skipped without them, except in
+CI (CI=true). Nothing may be left behind (checked by the agents' process group ending with the
+run, and the lease folder being empty as in the other e2e tests).
+"""
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import require_emulation, run_mwperf
+
+from mwperf.schema import validation_error
+
+pytestmark = pytest.mark.agent
+
+
+@pytest.fixture(autouse=True)
+def _needs_namespaces() -> None:
+    require_emulation("--clock-sync tests", "unshare")
+    if not os.path.exists("/proc/self/ns/time"):
+        pytest.skip("the kernel has no time namespaces")
+
+
+@pytest.fixture
+def env(leased_env: dict[str, str]) -> dict[str, str]:
+    return leased_env
+
+
+def run(env: dict[str, str], tmp_path: Path, *args: str) -> tuple[int, dict[str, Any]]:
+    out = tmp_path / "result.json"
+    out.unlink(missing_ok=True)
+    done = run_mwperf("run", "--transport", "udp", "--mode", "oneway", "--payload", "64",
+                      *args, "--json", str(out), "--no-save", env=env, timeout=120)
+    assert "Traceback" not in done.stderr, done.stderr
+    assert out.is_file(), done.stderr
+    result = json.loads(out.read_text())
+    assert validation_error(result, "run-result") is None
+    return done.returncode, result
+
+
+def synced(result: dict[str, Any]) -> dict[str, Any]:
+    cs = result["measurement"]["clock_sync"]
+    assert cs["status"] == "ok", cs
+    assert cs["probes_answered"] >= 16 and cs["probes_used"] >= 4, cs
+    assert cs["corrected_final_fit"] == result["measurement"]["response"]["count"] > 0
+    assert cs["negative_after_correction"] == 0
+    return cs
+
+
+def test_symmetric_link_offset_and_drift_match_the_injected(env: dict[str, str],
+                                                             tmp_path: Path) -> None:
+    code, result = run(env, tmp_path, "--rate", "200", "--duration", "12s", "--link",
+                       "delay=5ms", "--clock-sync", "--test-clock", "b=1000,30;a=0,-10")
+    assert code == 0, result["status_reason"]
+    cs = synced(result)
+    truth = cs["test_truth"]
+    assert abs(truth["offset_ns"] + 1000e9) < 1e9  # sub 1000 s ahead (+ drift since boot)
+    assert abs(cs["offset_ns"] - truth["offset_ns"]) <= 50_000, cs
+    assert abs(cs["drift_ppm"] - truth["drift_ppm"]) <= 5.0, cs
+    assert truth["within_bound"], cs
+    # corrected one-way latency is the link's 5 ms, not the 1000 s between the clocks
+    p50 = result["measurement"]["service"]["p50_ns"]
+    assert 4.9e6 < p50 < 7e6, p50
+    assert abs(cs["raw_p50_ns"]) > 900e9
+    assert "CLOCK_MONOTONIC of each host" in result["measurement"]["clock"]
+
+
+def test_asymmetric_link_bound_contains_the_true_offset(env: dict[str, str],
+                                                        tmp_path: Path) -> None:
+    code, result = run(env, tmp_path, "--rate", "200", "--duration", "4s", "--link",
+                       "up:delay=1ms,down:delay=9ms", "--clock-sync", "--test-clock", "b=500")
+    assert code == 0, result["status_reason"]
+    cs = synced(result)
+    error = cs["offset_ns"] - cs["test_truth"]["offset_ns"]
+    # a 1 ms / 9 ms path shifts every probe by ~4 ms; the bound (half the ~10 ms round trip) covers it
+    assert 3e6 < abs(error) <= cs["error_bound_ns"], cs
+    assert cs["test_truth"]["within_bound"]
+    assert "clock-sync-bound" in {w["code"] for w in result["warnings"]}
+
+
+def test_loopback_one_clock_offset_is_zero_within_the_bound(env: dict[str, str],
+                                                          tmp_path: Path) -> None:
+    code, result = run(env, tmp_path, "--rate", "500", "--duration", "2s", "--clock-sync")
+    assert code == 0, result["status_reason"]
+    cs = synced(result)
+    assert abs(cs["offset_ns"]) <= cs["error_bound_ns"] <= 1_000_000, cs
+    assert result["config"]["clock_sync"] is True
+
+
+def test_test_clock_needs_emulated_hosts(env: dict[str, str]) -> None:
+    done = run_mwperf("run", "--transport", "udp", "--mode", "oneway", "--clock-sync",
+                      "--test-clock", "b=10", "--no-save", env=env, timeout=60)
+    assert done.returncode == 2
+    assert "--test-clock" in done.stderr and "emulated hosts" in done.stderr
+    done = run_mwperf("run", "--transport", "udp", "--mode", "oneway", "--link", "delay=1ms",
+                      "--test-clock", "c=10", "--no-save", env=env, timeout=60)
+    assert done.returncode == 2
+    assert "HOST=OFFSET_S" in done.stderr
