@@ -57,3 +57,16 @@ def test_true_offset_from_the_injected_clocks() -> None:
     assert true_offset_ns(cfg, 2_000 * 10**9) == pytest.approx(2000e9 * 50e-6)
     assert true_drift_ppm(cfg) == pytest.approx(50.0)
     assert true_offset_ns(POINT, 1) is None
+
+
+def test_details_line() -> None:
+    from mwperf.table import render_clock_sync
+    cs = {"status": "ok", "offset_ns": -1_000_000_123_456, "drift_ppm": -40.4,
+          "error_bound_ns": 5_100_000, "min_rtt_ns": 10_100_000, "probes_used": 43,
+          "probes_answered": 239, "probes_sent": 240}
+    line = render_clock_sync(cs)
+    assert "offset -1000.000123456 s" in line and "drift -40.40 ppm" in line and "5.10 ms" in line
+    failed = render_clock_sync({**cs, "status": "no-answer", "error_bound_ns": None,
+                                "probes_answered": 0})
+    assert "NOT corrected" in failed
+    assert render_clock_sync(None) == ""

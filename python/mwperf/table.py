@@ -177,6 +177,7 @@ def render_details(result: dict[str, Any]) -> str:
         text += (f"discovery     matched {format_ns(discovery['matched_ns'])}"
                  + (f"  first echo after {format_ns(reply)}" if reply is not None else "")
                  + f"  probes {discovery['probes']}\n")
+    text += render_clock_sync(m.get("clock_sync"))
     for line in summary_lines(result.get("cpu")):
         text += f"cpu           {line}\n"
     for daemon in result.get("daemons") or []:
@@ -187,6 +188,20 @@ def render_details(result: dict[str, Any]) -> str:
         text += (f"daemon        {daemon['name']} {daemon.get('version') or ''}".rstrip()
                  + f"  {usage}  peak RSS {_kib(rss)}\n")
     return text + render_link(result)
+
+
+def render_clock_sync(cs: dict[str, Any] | None) -> str:
+    """With --clock-sync: the pub clock's offset and drift the one-way figures were corrected by,
+    and their error bound."""
+    if not cs:
+        return ""
+    if cs["error_bound_ns"] is None:
+        return (f"clock sync    {cs['status']}: {cs['probes_answered']} of {cs['probes_sent']} "
+                f"probes answered, latencies NOT corrected\n")
+    return (f"clock sync    offset {cs['offset_ns'] / 1e9:+.9f} s  drift {cs['drift_ppm']:+.2f} ppm"
+            f"  bound \u00b1{format_ns(cs['error_bound_ns'])}  (min probe RTT "
+            f"{format_ns(cs['min_rtt_ns'])}, {cs['probes_used']} of {cs['probes_answered']} "
+            f"probes used)\n")
 
 
 def render_workload(result: dict[str, Any]) -> str:
