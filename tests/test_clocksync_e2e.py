@@ -106,3 +106,13 @@ def test_test_clock_needs_emulated_hosts(env: dict[str, str]) -> None:
                       "--test-clock", "c=10", "--no-save", env=env, timeout=60)
     assert done.returncode == 2
     assert "HOST=OFFSET_S" in done.stderr
+
+
+def test_several_subscribers_each_correct_and_the_pool_carries_the_loosest(
+        env: dict[str, str], tmp_path: Path) -> None:
+    code, result = run(env, tmp_path, "--rate", "200", "--duration", "2s", "--subscribers", "2",
+                       "--clock-sync")
+    assert code == 0, result["status_reason"]
+    bounds = [synced({"measurement": s["measurement"]})["error_bound_ns"]
+              for s in result["per_subscriber"]]
+    assert result["measurement"]["clock_sync"]["error_bound_ns"] == max(bounds)

@@ -101,6 +101,10 @@ def merge(*, run_id: str, mode: str, config: dict[str, Any], runs: list[AgentRun
         per_subscriber = _per_subscriber(config, subscribers, reports.get("pub"), warnings)
         measured = [s["measurement"] for s in per_subscriber if s["measurement"] is not None]
         measurement = pool_measurements(measured) if measured else None
+        synced = [m["clock_sync"] for m in measured if m.get("clock_sync")]
+        if measurement is not None and synced:  # the loosest subscriber's qualifies the pool
+            measurement["clock_sync"] = max(synced, key=lambda c: float("inf") if c[
+                "error_bound_ns"] is None else c["error_bound_ns"])
         per_topic = _pooled_topics([run.report for run in subscribers if run.report])
     else:
         measurement = _measurement(mode, config, reports, warnings)
