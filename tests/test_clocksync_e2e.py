@@ -116,3 +116,18 @@ def test_several_subscribers_each_correct_and_the_pool_carries_the_loosest(
     bounds = [synced({"measurement": s["measurement"]})["error_bound_ns"]
               for s in result["per_subscriber"]]
     assert result["measurement"]["clock_sync"]["error_bound_ns"] == max(bounds)
+
+
+def test_round_trips_stay_clock_free_and_one_way_needs_clock_sync(env: dict[str, str],
+                                                                  tmp_path: Path) -> None:
+    out = tmp_path / "rtt.json"
+    done = run_mwperf("run", "--transport", "udp", "--rate", "100", "--duration", "1s",
+                      "--payload", "64", "--link", "delay=2ms", "--test-clock", "b=1000,50",
+                      "--json", str(out), "--no-save", env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    m = json.loads(out.read_text())["measurement"]
+    assert "clock_sync" not in m
+    assert 3.9e6 < m["response"]["p50_ns"] < 6e6  # 2 x 2 ms whatever the pong's clock says
+    done = run_mwperf("run", "--transport", "udp", "--mode", "oneway", "--link", "delay=2ms",
+                      "--test-clock", "b=1000", "--no-save", env=env, timeout=60)
+    assert done.returncode == 2 and "needs --clock-sync" in done.stderr

@@ -238,6 +238,9 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
     if point.remote is not None and mode == "oneway" and not point.clock_sync and \
             any(point.remote.host_of("pub") != point.remote.host_of(s) for s in ("sub",)):
         point = replace(point, clock_sync=True)  # two real clocks: measure their offset
+    if point.test_clock and mode == "oneway" and not point.clock_sync:
+        raise UsageError("--test-clock: a one-way point across shifted clocks needs --clock-sync "
+                         "(else every latency mixes the two clocks); round trips need none")
     if point.subscribers > 1:
         check_subscribers(point, options)
     return point
