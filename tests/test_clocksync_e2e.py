@@ -131,3 +131,19 @@ def test_round_trips_stay_clock_free_and_one_way_needs_clock_sync(env: dict[str,
     done = run_mwperf("run", "--transport", "udp", "--mode", "oneway", "--link", "delay=2ms",
                       "--test-clock", "b=1000", "--no-save", env=env, timeout=60)
     assert done.returncode == 2 and "needs --clock-sync" in done.stderr
+
+
+def test_beyond_the_buffer_the_running_fit_corrects_in_order(env: dict[str, str],
+                                                             tmp_path: Path) -> None:
+    # the agent's test-only MWPERF_CLOCKSYNC_BUFFER shrinks the FIFO of arrivals kept for the final fit
+    code, result = run({**env, "MWPERF_CLOCKSYNC_BUFFER": "100"}, tmp_path, "--rate", "200",
+                       "--duration", "3s", "--link", "delay=2ms", "--clock-sync",
+                       "--test-clock", "b=100")
+    assert code == 0, result["status_reason"]
+    m = result["measurement"]
+    cs = m["clock_sync"]
+    assert cs["buffer_capacity"] == 100 and cs["corrected_final_fit"] == 100
+    assert cs["corrected_running_fit"] == m["response"]["count"] - 100 > 400
+    assert m["accounting"]["reordered"] == 0 and m["accounting"]["lost"] == 0
+    assert 1.9e6 < m["service"]["p50_ns"] < 4e6  # corrected, not 100 s
+    assert "clock-sync-running-fit" in {w["code"] for w in result["warnings"]}

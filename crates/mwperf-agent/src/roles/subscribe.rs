@@ -155,12 +155,15 @@ struct ClockSyncing {
     correction: Correction,
     warmup_received: u64,
     t0_ns: Option<u64>,
+    capacity: usize,
 }
 
 impl ClockSyncing {
     fn start(peer: std::net::SocketAddr, args: &ServerArgs) -> Result<ClockSyncing, String> {
         let client = Client::start(peer, args.common.run_id, args.common.discovery_timeout)?;
-        Ok(ClockSyncing { client: Some(client), kept: Deferred::new(CAPACITY), correction: Correction::default(), warmup_received: 0, t0_ns: None })
+        // TEST ONLY: MWPERF_CLOCKSYNC_BUFFER=N shrinks the FIFO so a test reaches the running-fit path
+        let capacity = std::env::var("MWPERF_CLOCKSYNC_BUFFER").ok().and_then(|v| v.parse().ok()).unwrap_or(CAPACITY);
+        Ok(ClockSyncing { client: Some(client), kept: Deferred::new(capacity), capacity, correction: Correction::default(), warmup_received: 0, t0_ns: None })
     }
 
     /// Record one arrival into the collector (created on the first, at its corrected time).
@@ -214,7 +217,7 @@ impl ClockSyncing {
             corrected_running_fit: self.correction.running_fit,
             uncorrected: self.correction.uncorrected,
             negative_after_correction: self.correction.negative,
-            buffer_capacity: CAPACITY as u64,
+            buffer_capacity: self.capacity as u64,
             test_own_drift_ppm: (drift != 0.0).then_some(drift),
         })
     }
