@@ -38,11 +38,17 @@ from ssh_support import Robot  # noqa: E402
 SIZE = 64
 
 
-def mwperf_rtt(robot: Robot, seconds: float) -> tuple[float, float]:
+CONDITIONS = (("rate max, blocking (both)", 0), ("1 kHz, sender spins between sends (both)", 1000))
+"""(label, rate): sockperf paces a fixed rate by spinning, so mwperf's sender spins there too
+(--spin-margin = the period), as benchmarks/bench.py compares them"""
+
+
+def mwperf_rtt(robot: Robot, seconds: float, rate: int) -> tuple[float, float]:
     agent = find_agent()
-    cfg = build_point({"transport": "udp", "rate": "1000", "payload": str(SIZE - 56),
+    spin = {"spin_margin": "1ms"} if rate else {}
+    cfg = build_point({"transport": "udp", "rate": str(rate), "payload": str(SIZE - 56),
                        "duration": f"{seconds}s", "warmup": "500ms", "host": f"b={robot.url}",
-                       "ssh_config": str(robot.folder / "ssh_config"), "spin_margin": "1ms"},
+                       "ssh_config": str(robot.folder / "ssh_config"), **spin},
                       lambda: agent)
     with tempfile.TemporaryDirectory(prefix="mwperf-bench-") as scratch:
         result = run_point(cfg, agent, Path(scratch)).result
@@ -50,14 +56,15 @@ def mwperf_rtt(robot: Robot, seconds: float) -> tuple[float, float]:
     return response["p50_ns"], response["p99_ns"]
 
 
-def sockperf_rtt(robot: Robot, seconds: float) -> tuple[float, float]:
+def sockperf_rtt(robot: Robot, seconds: float, rate: int) -> tuple[float, float]:
     server = subprocess.Popen(["ip", "netns", "exec", robot.netns, "sockperf", "server", "-i",
                                robot.address, "-p", "11111"], stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
     try:
         time.sleep(0.5)
         out = subprocess.run(["sockperf", "ping-pong", "-i", robot.address, "-p", "11111", "-m",
-                              str(SIZE), "-t", str(int(seconds)), "--mps", "1000", "--full-rtt"],
+                              str(SIZE), "-t", str(int(seconds)),
+                              *(["--mps", str(rate)] if rate else []), "--full-rtt"],
                              capture_output=True, text=True, timeout=seconds + 30).stdout
     finally:
         server.terminate()
@@ -100,32 +107,36 @@ def main() -> None:
     robot = Robot(folder)
     try:
         connect, copy, found = deploy_times(robot)
-        ours, theirs = [], []
+        ours: dict[int, list] = {rate: [] for _, rate in CONDITIONS}
+        theirs: dict[int, list] = {rate: [] for _, rate in CONDITIONS}
         for _ in range(args.reps):
-            ours.append(mwperf_rtt(robot, args.seconds))
-            theirs.append(sockperf_rtt(robot, args.seconds))
+            for _, rate in CONDITIONS:
+                ours[rate].append(mwperf_rtt(robot, args.seconds, rate))
+                theirs[rate].append(sockperf_rtt(robot, args.seconds, rate))
     finally:
         remote_hosts.close_all()
         robot.close()
         shutil.rmtree(folder, ignore_errors=True)
     size = find_agent().path.stat().st_size
-    m50, m99 = (statistics.median(x[i] for x in ours) for i in (0, 1))
-    s50, s99 = (statistics.median(x[i] for x in theirs) for i in (0, 1))
-    ratios = sorted(o[0] / t[0] for o, t in zip(ours, theirs))
     lines = [f"Measured {stamp()} at {revision()}, {args.reps} interleaved repetitions of "
              f"{args.seconds:g} s, medians; load average {os.getloadavg()[0]:.2f} at the end "
              f"(2 shared cores).", "", "```",
              f"python3 benchmarks/bench_remote.py --reps {args.reps} --seconds {args.seconds:g} "
              f"--write", "```",
-             "| what | mwperf --host (pong on the robot, via SSH) | sockperf (same veth) | ratio |",
-             "|---|---|---|---|",
-             f"| UDP RTT p50, 1 kHz, {SIZE} B | {m50 / 1e3:.1f} µs | {s50 / 1e3:.1f} µs | "
-             f"{m50 / s50:.3f} (per repetition {ratios[0]:.3f}–{ratios[-1]:.3f}) |",
-             f"| UDP RTT p99 | {m99 / 1e3:.1f} µs | {s99 / 1e3:.1f} µs | {m99 / s99:.3f} |", "",
-             f"Agent binary (release, no debug info, symbols kept for perf): {size / 1e6:.1f} MB. "
-             f"Connect (ControlMaster up): {connect:.2f} s; first use of a host with an empty "
-             f"cache (connect, copy, SHA-256 check, facts): {copy:.2f} s; later use (connect, "
-             f"version check, facts): {found:.2f} s."]
+             "| UDP RTT, 64 B datagrams | condition | mwperf --host (pong on the robot, via "
+             "SSH) p50 / p99 | sockperf (same veth) p50 / p99 | ratio p50 |", "|---|---|---|---|---|"]
+    for label, rate in CONDITIONS:
+        m50, m99 = (statistics.median(x[i] for x in ours[rate]) for i in (0, 1))
+        s50, s99 = (statistics.median(x[i] for x in theirs[rate]) for i in (0, 1))
+        ratios = sorted(o[0] / t[0] for o, t in zip(ours[rate], theirs[rate]))
+        lines.append(f"| local → robot → local | {label} | {m50 / 1e3:.1f} / {m99 / 1e3:.1f} µs"
+                     f" | {s50 / 1e3:.1f} / {s99 / 1e3:.1f} µs | **{m50 / s50:.3f}** (per "
+                     f"repetition {ratios[0]:.3f}–{ratios[-1]:.3f}) |")
+    lines += ["",
+              f"Agent binary (release, no debug info, symbols kept for perf): {size / 1e6:.1f} MB "
+              f"(95.2 MB with debug info before). Connect (ControlMaster up): {connect:.2f} s; "
+              f"first use of a host with an empty cache (connect, copy, SHA-256 check, facts): "
+              f"{copy:.2f} s; later use (connect, version check, facts): {found:.2f} s."]
     text = "\n".join(lines)
     print(text)
     if args.write:
