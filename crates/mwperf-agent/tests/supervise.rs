@@ -336,7 +336,103 @@ fn supervise_clean_kills_and_removes_what_a_sigkilled_supervisor_left() {
 
     // A missing root is not an error.
     let v = clean(&tmp.0.join("absent"));
-    assert_eq!(v, serde_json::json!({"removed": [], "killed": [], "kept": 0}));
+    assert_eq!(v, serde_json::json!({"removed": [], "killed": [], "kept": 0, "cgroups": []}));
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// The cpu hierarchy's mount and version, from /proc/self/mountinfo (v2 when it offers cpu).
+fn cpu_mount() -> Option<(PathBuf, u8)> {
+    let info = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+    let mut v1 = None;
+    for l in info.lines() {
+        let (before, after) = l.split_once(" - ")?;
+        let (mount, rest): (&str, Vec<&str>) = (before.split_whitespace().nth(4)?, after.split_whitespace().collect());
+        if rest[0] == "cgroup2" && std::fs::read_to_string(Path::new(mount).join("cgroup.controllers")).is_ok_and(|c| c.split_whitespace().any(|x| x == "cpu")) {
+            return Some((mount.into(), 2));
+        }
+        if rest[0] == "cgroup" && rest.get(2).is_some_and(|o| o.split(',').any(|x| x == "cpu")) {
+            v1 = Some((mount.into(), 1));
+        }
+    }
+    v1
+}
+
+#[test]
+fn supervise_cgroup_holds_the_child_and_is_gone_afterwards() {
+    if !is_root() || cpu_mount().is_none() {
+        eprintln!("skipped: --cgroup needs root and a cpu cgroup hierarchy");
+        return;
+    }
+    let (mount, version) = cpu_mount().unwrap();
+    let tmp = Tmp::new("cgroup");
+    let name = format!("t-{}", std::process::id());
+    let dir = tmp.0.join("w");
+    let mut s = Sup::start(&["supervise", "--scratch", dir.to_str().unwrap(), "--cgroup", &name, "--cpu-quota", "20", "--", "sh", "-c", "cat /proc/self/cgroup"]);
+    let _pid = s.started_pid();
+    let l = s.line();
+    let report: serde_json::Value = serde_json::from_str(l.strip_prefix("cgroup ").unwrap_or_else(|| panic!("{l}"))).unwrap();
+    let path = mount.join("mwperf").join(&name);
+    assert_eq!(report["path"], path.to_str().unwrap(), "{report}");
+    assert_eq!((report["quota_pct"].as_f64(), report["version"].as_u64(), report["period_us"].as_u64()), (Some(20.0), Some(version as u64), Some(100_000)));
+    assert!(!report["cpus"].as_array().unwrap().is_empty());
+    let lines = s.until("exit ");
+    let want = if version == 2 { format!("0::/mwperf/{name}") } else { format!("/mwperf/{name}") };
+    assert!(lines.iter().any(|l| l.starts_with("out ") && l.ends_with(&want) && (version == 2 || l.contains("cpu"))), "{lines:?}");
+    let end: serde_json::Value = serde_json::from_str(lines.iter().find_map(|l| l.strip_prefix("cgroupend ")).unwrap()).unwrap();
+    assert_eq!(end["removed"], true, "{end}");
+    assert_eq!(lines.last().unwrap(), "exit 0");
+    assert!(!path.exists(), "the cgroup is removed");
+    assert!(s.child.wait().unwrap().success());
+    assert!(!dir.exists());
+}
+
+#[test]
+fn supervise_cpu_limit_errors() {
+    let tmp = Tmp::new("cgroup-err");
+    let dir = tmp.0.join("w");
+    // --cgroup and --cpu-quota need each other: a usage error.
+    let o = Command::new(AGENT).args(["supervise", "--scratch", dir.to_str().unwrap(), "--cgroup", "x", "--", "true"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--cpu-quota"));
+    // A CPU this host does not have: one line saying so, `exit 126`, the program never runs.
+    let o = Command::new(AGENT).args(["supervise", "--scratch", dir.to_str().unwrap(), "--cpu-pin", "1000", "--", "touch", "ran"]).stdin(Stdio::null()).output().unwrap();
+    let out = String::from_utf8(o.stdout).unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert!(lines[0].starts_with("err mwperf-agent supervise: --cpu-pin: CPU 1000 is not available"), "{out}");
+    assert_eq!(lines[1], "exit 126");
+    assert!(!dir.exists());
+}
+
+#[test]
+fn supervise_clean_removes_a_dead_supervisors_cgroup() {
+    if !is_root() || cpu_mount().is_none() {
+        eprintln!("skipped: --cgroup needs root and a cpu cgroup hierarchy");
+        return;
+    }
+    let (mount, _) = cpu_mount().unwrap();
+    let tmp = Tmp::new("cgroup-clean");
+    let root = tmp.0.join("runs");
+    let name = format!("c-{}", std::process::id());
+    let path = mount.join("mwperf").join(&name);
+    // The child starts a process in a session of its own: it outlives the SIGKILLed supervisor
+    // and its process group, but not its cgroup.
+    let mut s = Sup::start(&["supervise", "--scratch", root.join("k").to_str().unwrap(), "--cgroup", &name, "--cpu-quota", "50", "--", "sh", "-c", "setsid sleep 100 & echo $!; wait"]);
+    s.started_pid();
+    s.until("cgroup ");
+    let sleeper: i32 = s.line().strip_prefix("out ").unwrap().parse().unwrap();
+    s.child.kill().unwrap();
+    s.child.wait().unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(running(sleeper) && path.exists());
+    let v = clean(&root);
+    assert_eq!(v["cgroups"], serde_json::json!([path.to_str().unwrap()]), "{v}");
+    assert!(wait_gone(|| running(sleeper), Duration::from_secs(2)));
+    assert!(!path.exists() && !root.join("k").exists());
 }
 
 #[test]

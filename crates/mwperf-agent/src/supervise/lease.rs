@@ -17,6 +17,10 @@ pub struct Lease {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub child_start: Option<u64>,
     pub started_unix_s: u64,
+    /// The cgroup the child runs in (`--cgroup`), recorded before it is made: a stale one is
+    /// removed by `supervise-clean` (its tasks killed first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cgroup: Option<String>,
 }
 
 impl Lease {
@@ -129,7 +133,7 @@ mod tests {
 
     #[test]
     fn lease_round_trip_and_bad_input() {
-        let l = Lease { supervisor_pid: 10, supervisor_start: 5, child_pid: Some(11), child_start: Some(6), started_unix_s: 1_700_000_000 };
+        let l = Lease { supervisor_pid: 10, supervisor_start: 5, child_pid: Some(11), child_start: Some(6), started_unix_s: 1_700_000_000, cgroup: Some("/sys/fs/cgroup/cpu/mwperf/mwp1-b".into()) };
         assert_eq!(Lease::parse(&serde_json::to_string(&l).unwrap()), Some(l.clone()));
         let early = r#"{"supervisor_pid":10,"supervisor_start":5,"started_unix_s":1}"#;
         assert_eq!(Lease::parse(early).unwrap().child_pid, None);
@@ -143,7 +147,7 @@ mod tests {
 
     #[test]
     fn clean_decision() {
-        let l = Lease { supervisor_pid: 10, supervisor_start: 5, child_pid: Some(11), child_start: Some(6), started_unix_s: 0 };
+        let l = Lease { supervisor_pid: 10, supervisor_start: 5, child_pid: Some(11), child_start: Some(6), started_unix_s: 0, cgroup: None };
         let yes = |_: i32, _: u64| true;
         let no = |_: i32, _: u64| false;
         assert_eq!(decide(&l, yes, yes), Decision::Keep);

@@ -14,6 +14,7 @@
 //! is also its process group id) cannot be handed to another process while signals are sent to
 //! the group.
 
+pub mod cgroup;
 pub mod clean;
 pub mod lease;
 pub mod protocol;
@@ -45,6 +46,16 @@ pub struct SuperviseArgs {
     /// wait this long before SIGKILL.
     #[arg(long, default_value = "3s", value_parser = grace)]
     pub grace: u64,
+    /// Run the child in the cgroup `mwperf/NAME` of this host's cpu hierarchy (created, or joined
+    /// when another supervisor made it; removed by the last one to end), limited by --cpu-quota.
+    #[arg(long, value_parser = cgroup::name_arg, requires = "cpu_quota")]
+    pub cgroup: Option<String>,
+    /// The cgroup's CPU quota in % of one CPU (50 = half a CPU, 150 = one and a half); with --cgroup.
+    #[arg(long = "cpu-quota", value_parser = cgroup::quota_arg, requires = "cgroup")]
+    pub cpu_quota: Option<f64>,
+    /// Pin the child (and every thread it starts) to these CPUs: 1, 0-1, 0,2-3.
+    #[arg(long = "cpu-pin", value_parser = cpus)]
+    pub cpu_pin: Option<Cpus>,
     /// The program and its arguments, after `--`.
     #[arg(last = true, required = true, num_args = 1.., value_name = "PROGRAM")]
     pub command: Vec<String>,
@@ -76,12 +87,69 @@ pub fn send_name(s: &str) -> Result<String, String> {
     Ok(s.to_string())
 }
 
+/// A --cpu-pin list (a type of its own: clap would take a Vec as a repeated flag).
+#[derive(Debug, Clone)]
+pub struct Cpus(pub Vec<usize>);
+
+fn cpus(s: &str) -> Result<Cpus, String> {
+    cgroup::cpus_arg(s).map(Cpus)
+}
+
 fn grace(s: &str) -> Result<u64, String> {
     let ns = mwperf_core::units::parse_duration_ns(s)?;
     if ns > 3_600_000_000_000 {
         return Err(format!("{s} is longer than an hour"));
     }
     Ok(ns)
+}
+
+/// The `exit` line's value when a CPU limit could not be applied (the child never ran).
+pub const LIMIT_REFUSED: i32 = 126;
+
+/// The child's command: its own process group, a clean signal state, killed with the supervisor,
+/// and (between fork and exec) in the cgroup whose `cgroup.procs` is `procs` and on `pin`'s CPUs.
+fn command(a: &SuperviseArgs, dir: &Path, procs: Option<std::os::fd::RawFd>, pin: Option<libc::cpu_set_t>) -> Command {
+    let parent = std::process::id() as libc::pid_t;
+    let mut cmd = Command::new(&a.command[0]);
+    cmd.args(&a.command[1..]).current_dir(dir).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
+    // SAFETY: only async-signal-safe calls between fork and exec (the pid is formatted on the stack).
+    unsafe {
+        cmd.pre_exec(move || {
+            let mut empty: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut empty);
+            libc::pthread_sigmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
+            for s in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT, libc::SIGPIPE] {
+                libc::signal(s, libc::SIG_DFL);
+            }
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
+            if libc::getppid() != parent {
+                libc::_exit(127); // the supervisor died before the death signal was armed
+            }
+            if let Some(fd) = procs {
+                let (mut buf, mut i, mut n) = ([0u8; 12], 12usize, libc::getpid() as u32);
+                loop {
+                    i -= 1;
+                    buf[i] = b'0' + (n % 10) as u8;
+                    n /= 10;
+                    if n == 0 {
+                        break;
+                    }
+                }
+                if libc::write(fd, buf[i..].as_ptr().cast(), 12 - i) < 0 {
+                    let errno = std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO);
+                    return Err(std::io::Error::from_raw_os_error(cgroup::JOIN_ERR + errno));
+                }
+            }
+            if let Some(set) = &pin {
+                if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) != 0 {
+                    let errno = std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EINVAL);
+                    return Err(std::io::Error::from_raw_os_error(cgroup::PIN_ERR + errno));
+                }
+            }
+            Ok(())
+        });
+    }
+    cmd
 }
 
 enum Ev {
@@ -142,7 +210,7 @@ pub fn run(a: &SuperviseArgs) -> ExitCode {
         }
     }
     let made = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).and_then(|_| std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)));
-    let mut lease = Lease { supervisor_pid: std::process::id() as i32, supervisor_start: lease::own_start(), child_pid: None, child_start: None, started_unix_s: unix_now() };
+    let mut lease = Lease { supervisor_pid: std::process::id() as i32, supervisor_start: lease::own_start(), child_pid: None, child_start: None, started_unix_s: unix_now(), cgroup: None };
     if let Err(e) = made.and_then(|_| lease.write(dir)) {
         eprintln!("mwperf-agent: error: --scratch '{}': {e}", dir.display());
         let _ = std::fs::remove_dir_all(dir);
@@ -171,34 +239,91 @@ pub fn run(a: &SuperviseArgs) -> ExitCode {
         });
     }
 
-    let parent = std::process::id() as libc::pid_t;
-    let mut cmd = Command::new(&a.command[0]);
-    cmd.args(&a.command[1..]).current_dir(dir).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
-    // SAFETY: only async-signal-safe calls between fork and exec.
-    unsafe {
-        cmd.pre_exec(move || {
-            let mut empty: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut empty);
-            libc::pthread_sigmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
-            for s in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT, libc::SIGPIPE] {
-                libc::signal(s, libc::SIG_DFL);
+    // The CPU limits: set up before the child exists; one that does not take means no child.
+    let refuse = |msg: &str, group: Option<&Path>| {
+        let _ = otx.send(Msg::Line(notice(msg)));
+        let _ = otx.send(Msg::Line(line("exit", &LIMIT_REFUSED.to_string())));
+        let _ = otx.send(Msg::Done);
+        if let Some(g) = group {
+            cgroup::remove_if_empty(g, Duration::from_secs(1));
+        }
+        let _ = std::fs::remove_dir_all(dir);
+    };
+    let hierarchy = match &a.cgroup {
+        None => None,
+        Some(_) => match cgroup::detect() {
+            Some(h) => Some(h),
+            None => {
+                refuse("--cpu-quota: no cgroup hierarchy with the cpu controller is mounted on this host; mount cgroup2 (or cgroup v1 with -o cpu) there, or drop the CPU limit for this host", None);
+                let _ = writer.join();
+                return ExitCode::SUCCESS;
             }
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
-            if libc::getppid() != parent {
-                libc::_exit(127); // the supervisor died before the death signal was armed
-            }
-            Ok(())
-        });
-    }
-    let mut child = match cmd.spawn() {
-        Ok(c) => c,
-        Err(e) => {
-            let _ = otx.send(Msg::Line(notice(&format!("cannot start {}: {e}", a.command[0]))));
-            let _ = otx.send(Msg::Line(line("exit", "127")));
-            let _ = otx.send(Msg::Done);
+        },
+    };
+    if let (Some(name), Some(h), Some(pct)) = (&a.cgroup, &hierarchy, a.cpu_quota) {
+        let most = 100.0 * cgroup::affinity(0).map_or(1, |c| c.len()) as f64;
+        if pct > most {
+            refuse(&format!("--cpu-quota: {pct}% is more than this host's {most}% ({} CPUs); ask for at most {most}%", most / 100.0), None);
             let _ = writer.join();
-            let _ = std::fs::remove_dir_all(dir);
             return ExitCode::SUCCESS;
+        }
+        lease.cgroup = Some(cgroup::group_path(h, name).display().to_string());
+        if let Err(e) = lease.write(dir) {
+            let _ = otx.send(Msg::Line(notice(&format!("cannot update {}: {e}", dir.join(lease::FILE).display()))));
+        }
+    }
+    if let Some(cpus) = &a.cpu_pin {
+        let usable = cgroup::affinity(0).unwrap_or_default();
+        if let Some(c) = cpus.0.iter().find(|c| !usable.contains(c)) {
+            let list: Vec<String> = usable.iter().map(|c| c.to_string()).collect();
+            refuse(&format!("--cpu-pin: CPU {c} is not available on this host (available: {}); pin to those", list.join(",")), None);
+            let _ = writer.join();
+            return ExitCode::SUCCESS;
+        }
+    }
+    let pin = a.cpu_pin.as_ref().map(|c| cgroup::cpu_set(&c.0));
+    let mut attempts = 0;
+    let (mut child, group) = loop {
+        attempts += 1;
+        let group = match (&a.cgroup, &hierarchy, a.cpu_quota) {
+            (Some(name), Some(h), Some(pct)) => match cgroup::setup(h, name, pct) {
+                Ok(g) => Some(g),
+                Err(msg) => {
+                    let path = lease.cgroup.clone().map(PathBuf::from);
+                    refuse(&msg, path.as_deref());
+                    let _ = writer.join();
+                    return ExitCode::SUCCESS;
+                }
+            },
+            _ => None,
+        };
+        match command(a, dir, group.as_ref().map(|g| g.procs_fd()), pin).spawn() {
+            Ok(c) => break (c, group),
+            Err(e) => {
+                let code = e.raw_os_error().unwrap_or(0);
+                let path = group.as_ref().map(|g| g.path.clone());
+                if (cgroup::JOIN_ERR..cgroup::PIN_ERR).contains(&code) && attempts < 3 && path.as_ref().is_some_and(|p| !p.exists()) {
+                    continue; // the group's last member of this run removed it meanwhile: make it again
+                }
+                let msg = if code >= cgroup::PIN_ERR {
+                    format!("--cpu-pin: cannot pin {} to CPUs {:?}: {}; pin to CPUs this host has", a.command[0], a.cpu_pin.as_ref().map(|c| &c.0).unwrap_or(&Vec::new()), std::io::Error::from_raw_os_error(code - cgroup::PIN_ERR))
+                } else if code >= cgroup::JOIN_ERR {
+                    format!("--cpu-quota: {} could not join {}: {}; limiting CPU needs root on this host (connect as root) or drop the CPU limit for this host", a.command[0], path.as_ref().map_or(String::new(), |p| p.display().to_string()), std::io::Error::from_raw_os_error(code - cgroup::JOIN_ERR))
+                } else {
+                    let _ = otx.send(Msg::Line(notice(&format!("cannot start {}: {e}", a.command[0]))));
+                    let _ = otx.send(Msg::Line(line("exit", "127")));
+                    let _ = otx.send(Msg::Done);
+                    let _ = writer.join();
+                    if let Some(p) = &path {
+                        cgroup::remove_if_empty(p, Duration::from_secs(1));
+                    }
+                    let _ = std::fs::remove_dir_all(dir);
+                    return ExitCode::SUCCESS;
+                };
+                refuse(&msg, path.as_deref());
+                let _ = writer.join();
+                return ExitCode::SUCCESS;
+            }
         }
     };
     let pid = child.id() as i32;
@@ -209,6 +334,12 @@ pub fn run(a: &SuperviseArgs) -> ExitCode {
         let _ = otx.send(Msg::Line(notice(&format!("cannot update {}: {e}", dir.join(lease::FILE).display()))));
     }
     let _ = otx.send(Msg::Line(line("started", &pid.to_string())));
+    if group.is_some() || a.cpu_pin.is_some() {
+        let cpus = cgroup::affinity(pid).or_else(|| a.cpu_pin.as_ref().map(|c| c.0.clone())).unwrap_or_default();
+        let _ = otx.send(Msg::Line(line("cgroup", &cgroup::report(group.as_ref(), &cpus).to_string())));
+    }
+    let group_path = group.as_ref().map(|g| g.path.clone());
+    drop(group); // closes cgroup.procs
 
     for (kind, pipe) in [("out", child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>)), ("err", child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>))] {
         let (tx, otx) = (tx.clone(), otx.clone());
@@ -246,7 +377,7 @@ pub fn run(a: &SuperviseArgs) -> ExitCode {
     }
     drop(tx);
 
-    let mut sup = Supervisor { pid, child_start, grace: Duration::from_nanos(a.grace), rx, otx, readers_done: 0, exited: None, stopping: false };
+    let mut sup = Supervisor { pid, child_start, cgroup: group_path.clone(), grace: Duration::from_nanos(a.grace), rx, otx, readers_done: 0, exited: None, stopping: false };
     sup.main_loop();
     if sup.stopping {
         sup.stop();
@@ -264,8 +395,14 @@ pub fn run(a: &SuperviseArgs) -> ExitCode {
             send_file(&mut out, dir, name);
         }
     }
-    write_out(&mut out, &line("exit", &code.to_string()));
     let _ = child.wait(); // reap: the pid is free again only now
+    if let Some(p) = &group_path {
+        // The group's figures at the end, then the group removed if this was its last member.
+        let throttling = cgroup::throttling(p);
+        let removed = cgroup::remove_if_empty(p, Duration::from_secs(1));
+        write_out(&mut out, &line("cgroupend", &serde_json::json!({"path": p.display().to_string(), "throttling": throttling, "removed": removed}).to_string()));
+    }
+    write_out(&mut out, &line("exit", &code.to_string()));
     let _ = std::fs::remove_dir_all(dir);
     ExitCode::SUCCESS
 }
@@ -343,6 +480,8 @@ fn send_file(out: &mut impl Write, dir: &Path, name: &str) {
 
 struct Supervisor {
     pid: i32,
+    /// the cgroup the child runs in (--cgroup): its throttling goes into `usage`
+    cgroup: Option<PathBuf>,
     child_start: u64,
     grace: Duration,
     rx: Receiver<Ev>,
@@ -369,7 +508,13 @@ impl Supervisor {
             Ev::Control(text) => match protocol::parse_control(&text) {
                 Control::Signal(sig) if self.exited.is_none() => self.signal_group(sig),
                 Control::Signal(_) => {}
-                Control::Sample => self.send(line("usage", &usage::sample(self.pid).to_string())),
+                Control::Sample => {
+                    let mut figures = usage::sample(self.pid);
+                    if let Some(p) = &self.cgroup {
+                        figures["throttling"] = cgroup::throttling(p);
+                    }
+                    self.send(line("usage", &figures.to_string()));
+                }
                 Control::Invalid(l) => self.send(notice(&format!("ignored control line '{l}'"))),
             },
             Ev::StdinEof => self.stopping = true,
