@@ -23,6 +23,22 @@ def run(*argv: str) -> None:
     subprocess.run(argv, check=True, capture_output=True)
 
 
+def cpu_cgroup_mount() -> str:
+    """Shell commands that mount this machine's cpu cgroup hierarchy at the same place (in a
+    new mount namespace whose /sys is fresh); empty when there is none."""
+    v1 = None
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        before, _, after = line.partition(" - ")
+        mount, rest = before.split()[4], after.split()
+        if rest[0] == "cgroup2" and "cpu" in Path(mount, "cgroup.controllers").read_text().split():
+            return f"mount -t cgroup2 none {mount} && "
+        if rest[0] == "cgroup" and "cpu" in rest[2].split(","):
+            options = ",".join(o for o in rest[2].split(",") if o in ("cpu", "cpuacct"))
+            v1 = (f"mount -t tmpfs cgroups {Path(mount).parent} && mkdir -p {mount} && "
+                  f"mount -t cgroup -o {options} cgroup {mount} && ")
+    return v1 or ""
+
+
 class Robot:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
@@ -72,8 +88,11 @@ class Robot:
 
     def start_sshd(self) -> None:
         Path("/run/sshd").mkdir(exist_ok=True)  # sshd's privilege separation folder
-        self.sshd = subprocess.Popen(["ip", "netns", "exec", self.netns, SSHD, "-D", "-e", "-f",
-                                      str(self.folder / "sshd_config")],
+        # `ip netns exec` mounts a fresh /sys without cgroups: mount this machine's cpu
+        # hierarchy there again (the same one), as a robot has its cgroups mounted.
+        self.sshd = subprocess.Popen(["ip", "netns", "exec", self.netns, "sh", "-c",
+                                      cpu_cgroup_mount() + 'exec "$@"', "sh", SSHD, "-D", "-e",
+                                      "-f", str(self.folder / "sshd_config")],
                                      stdout=subprocess.DEVNULL,
                                      stderr=open(self.folder / "sshd.log", "ab"))
         deadline = time.monotonic() + 10

@@ -257,3 +257,50 @@ def test_every_networked_transport_reaches_the_robot(env, tmp_path, robot, trans
     accounting = result["measurement"]["accounting"]
     assert accounting["received"] == accounting["sent"] > 80, accounting
     assert robot.processes() == []
+
+
+def _cpu_share(result: dict) -> float:
+    """The robot's pong's CPU use over the run, in shares of one CPU (from its own report)."""
+    process = next(a for a in result["agents"] if a["role"] == "pong")["process"]
+    return (process["cpu_user_s"] + process["cpu_sys_s"]) / process["wall_s"]
+
+
+def test_cpu_quota_on_the_robot_throttles_its_pong_and_leaves_no_cgroup(env, tmp_path, robot) -> None:
+    point = ("--transport", "udp", "--rate", "0", "--duration", "2s")
+    done, limited = run(env, tmp_path, robot, *point, "--cpu-quota", "b=20%")
+    assert done.returncode == 0, done.stderr
+    done, free = run(env, tmp_path, robot, *point)
+    assert done.returncode == 0, done.stderr
+    share, unlimited = _cpu_share(limited), _cpu_share(free)
+    assert share <= 0.25 and unlimited > share + 0.05, (share, unlimited)
+    host = limited["cpu"]["hosts"]["b"]
+    assert host["quota_pct"] == 20.0 and host["members"] == ["pong"]
+    assert host["throttling"]["throttled_periods"] > 0, host
+    pong = limited["cpu"]["agents"]["pong"]
+    assert pong["host"] == "b" and pong["cgroup"] == host["cgroup"]
+    group = Path(host["cgroup"])
+    assert group.name.endswith("-b") and group.parent.name == "mwperf"
+    assert not group.exists(), "the robot's cgroup is removed"
+    assert "cpu" not in free
+    assert robot.processes() == []
+
+
+def test_cpu_quota_on_the_robot_holds_rosmaster_too(env, tmp_path, robot) -> None:
+    done, result = run(env, tmp_path, robot, "--transport", "ros1", "--place",
+                       "pong=b,rosmaster=b", "--cpu-quota", "b=50%", "--rate", "200",
+                       "--duration", "1s")
+    assert done.returncode == 0, done.stderr
+    assert result["status"] == "complete", result["status_reason"]
+    host = result["cpu"]["hosts"]["b"]
+    assert sorted(host["members"]) == ["pong", "rosmaster"] and host["quota_pct"] == 50.0
+    assert not Path(host["cgroup"]).exists()
+    assert robot.processes() == []
+
+
+def test_cpu_limits_on_the_robot_that_cannot_be_applied(env, tmp_path, robot) -> None:
+    done, _ = run(env, tmp_path, robot, "--transport", "udp", "--cpu-pin", "b=1000",
+                  "--duration", "0.5s")
+    assert done.returncode != 0 and "--cpu-pin: CPU 1000 is not available" in done.stderr
+    done, _ = run(env, tmp_path, robot, "--transport", "udp", "--rt-priority", "10")
+    assert done.returncode == 2 and "--rt-priority: not for pong on real host b" in done.stderr
+    assert robot.processes() == []

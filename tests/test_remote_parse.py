@@ -65,8 +65,7 @@ def test_remote_plan_refuses_what_cannot_work(tmp_path: Path) -> None:
         parse_remote({"host": "b=ssh://robot"}, roles, "iceoryx2")
     with pytest.raises(UsageError, match="--ssh-config: no file"):
         parse_remote({"host": "b=ssh://robot", "ssh_config": str(tmp_path / "x")}, roles, "udp")
-    with pytest.raises(UsageError, match="--cpu-quota: not with --host yet"):
-        parse_remote({"host": "b=ssh://robot", "cpu_quota": "50%"}, roles, "udp")
+    assert parse_remote({"host": "b=ssh://robot", "cpu_quota": "b=50%"}, roles, "udp") is not None
     plan = parse_remote({"host": "b=ssh://pi@robot:2200"}, roles, "ros1")
     assert plan.to_dict()["hosts"] == {"b": "ssh://pi@robot:2200"}
 
@@ -193,3 +192,56 @@ def test_another_architecture_gets_one_line_with_the_cargo_target(tmp_path: Path
     assert "\n" not in message and "aarch64" in message
     assert "cargo build --release --target aarch64-unknown-linux-gnu" in message
     assert not any(c[:2] == ["sh", "-c"] for c in conn.commands)  # nothing was copied
+
+
+class _Lease:
+    prefix = "mwp1a2b3c"
+
+
+class _Channel:
+    def __init__(self, report, throttling=None) -> None:
+        self.cgroup, self.throttling, self.lost = report, throttling, None
+
+    def wait_limits(self, timeout_s: float = 30.0):
+        return self.cgroup
+
+    def refused(self):
+        return None if self.cgroup else "--cpu-quota: cannot create cgroup X: Permission denied; connect as root"
+
+
+def test_cpu_limits_on_real_hosts() -> None:
+    from mwperf.emulation.cpu import CpuPlacement, parse_limits
+    from mwperf.errors import RunError
+    roles = ("pong", "ping")
+    plan = parse_remote({"host": "b=ssh://robot", "remote_place": "pong=b,rosmaster=b"}, roles, "ros1")
+    away, remote = plan.away(), ("b",)
+    assert dict(away)["pong"] == "b" and "ping" not in dict(away)
+    # A host's quota: everything placed there shares one cgroup <prefix>-<host>; the CPUs are
+    # the host's (checked there, not against this machine's).
+    limits = parse_limits("b=20%", "b=7", None, roles, away, remote)
+    placement = CpuPlacement(limits, _Lease())
+    assert placement.supervise_args("pong") == ["--cgroup", "mwp1a2b3c-b", "--cpu-quota", "20", "--cpu-pin", "7-7"]
+    assert placement.supervise_args("rosmaster", daemon=True) == placement.supervise_args("pong")
+    assert placement.supervise_args("ping") == []
+    report = {"path": "/sys/fs/cgroup/cpu/mwperf/mwp1a2b3c-b", "version": 1, "quota_pct": 20.0, "cpus": [7]}
+    placement.confirm_remote("rosmaster", "rosmaster", _Channel(report, {"periods": 30, "throttled_periods": 20, "throttled_s": 1.2}), daemon=True)
+    placement.confirm_remote("pong", "pong", _Channel(report, {"periods": 10, "throttled_periods": 9, "throttled_s": 0.5}))
+    cpu = placement.describe()
+    assert cpu["cgroup_version"] == 1 and cpu["period_us"] == 100_000
+    assert cpu["agents"]["pong"]["host"] == "b" and cpu["agents"]["pong"]["quota_pct"] == 20.0
+    host = cpu["hosts"]["b"]
+    assert host["members"] == ["rosmaster", "pong"] and host["cgroup"] == report["path"]
+    assert host["throttling"]["periods"] == 30 and host["cpus"] == [7]
+    # A role's own quota on a real host: a cgroup of its own, daemons there unlimited.
+    placement = CpuPlacement(parse_limits("pong=50%", None, None, roles, away, remote), _Lease())
+    assert placement.supervise_args("pong") == ["--cgroup", "mwp1a2b3c-pong", "--cpu-quota", "50"]
+    assert placement.supervise_args("rosmaster", daemon=True) == []
+    with pytest.raises(RunError, match="Permission denied; connect as root"):
+        placement.confirm_remote("pong", "pong", _Channel(None))
+    # Refused: a real-time priority on a real host, a role's limit on a limited host.
+    with pytest.raises(UsageError, match="--rt-priority: not for pong on real host b.*--place pong=local"):
+        parse_limits(None, None, "50", roles, away, remote)
+    with pytest.raises(UsageError, match="pong runs on host b, which has a limit of its own"):
+        parse_limits("b=20%,pong=50%", None, None, roles, away, remote)
+    with pytest.raises(UsageError, match="no agent 'c'.*hosts: b"):
+        parse_limits("c=20%", None, None, roles, away, remote)

@@ -205,8 +205,11 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
                          f"(got --topics {workload['topics']})")
     link = _link(options)
     hosts = link.get("topology") or (two_hosts() if link.get("link") else None)
+    real = parse_remote(options, ROLES[mode], None)  # real hosts (the transport is checked below)
     cpu = parse_limits(options.get("cpu_quota"), options.get("cpu_pin"),
-                       options.get("rt_priority"), agents, hosts.place if hosts else ())
+                       options.get("rt_priority"), agents,
+                       hosts.place if hosts else real.away() if real else (),
+                       tuple(name for name, _ in real.hosts) if real else ())
     catalogue = agent()
     transport = _choice("--transport", "transport", given("transport"), catalogue.transports())
     relays = [t for t in TRANSPORTS if hook(t).relay]  # their hooks start a foreign echo

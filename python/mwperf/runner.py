@@ -99,6 +99,7 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
         daemons.on_spawn = lambda spec, pid: placement.join(
             spec.name, DAEMON_PLACED_AS.get(spec.name, spec.name), pid)
         if real is not None:
+            real.cpu = placement  # the supervisors there apply the CPU limits
             daemons.remote = lambda spec: remote_daemon(
                 real, DAEMON_PLACED_AS.get(spec.name, spec.name), spec, workdir, agent)
         with AgentSet(workdir, placement) as agents:

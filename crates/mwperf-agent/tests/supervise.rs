@@ -339,6 +339,26 @@ fn supervise_clean_kills_and_removes_what_a_sigkilled_supervisor_left() {
     assert_eq!(v, serde_json::json!({"removed": [], "killed": [], "kept": 0, "cgroups": []}));
 }
 
+/// A cgroup a test names: whatever is left in it is killed and it is removed when dropped (a
+/// failing assertion leaves nothing behind).
+struct CgGuard(PathBuf);
+
+impl Drop for CgGuard {
+    fn drop(&mut self) {
+        for _ in 0..100 {
+            let procs = std::fs::read_to_string(self.0.join("cgroup.procs")).unwrap_or_default();
+            for pid in procs.lines().filter_map(|l| l.trim().parse::<i32>().ok()) {
+                // SAFETY: a process in the test's own cgroup.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            }
+            if std::fs::remove_dir(&self.0).is_ok() || !self.0.exists() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
 fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() == 0 }
@@ -371,6 +391,7 @@ fn supervise_cgroup_holds_the_child_and_is_gone_afterwards() {
     let tmp = Tmp::new("cgroup");
     let name = format!("t-{}", std::process::id());
     let dir = tmp.0.join("w");
+    let _guard = CgGuard(mount.join("mwperf").join(&name));
     let mut s = Sup::start(&["supervise", "--scratch", dir.to_str().unwrap(), "--cgroup", &name, "--cpu-quota", "20", "--", "sh", "-c", "cat /proc/self/cgroup"]);
     let _pid = s.started_pid();
     let l = s.line();
@@ -419,6 +440,7 @@ fn supervise_clean_removes_a_dead_supervisors_cgroup() {
     let root = tmp.0.join("runs");
     let name = format!("c-{}", std::process::id());
     let path = mount.join("mwperf").join(&name);
+    let _guard = CgGuard(path.clone());
     // The child starts a process in a session of its own: it outlives the SIGKILLed supervisor
     // and its process group, but not its cgroup.
     let mut s = Sup::start(&["supervise", "--scratch", root.join("k").to_str().unwrap(), "--cgroup", &name, "--cpu-quota", "50", "--", "sh", "-c", "setsid sleep 100 & echo $!; wait"]);

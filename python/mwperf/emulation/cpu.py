@@ -41,9 +41,9 @@ MAX_RT_PRIORITY = 99
 AGENTS_PER_POINT = 2
 """a point's agents (ping + pong, or pub + sub): each gets part of the real-time budget"""
 QUOTA_HINT = ("use a share of one CPU such as 50% (every agent), pong=50%,ping=25% (per role) or "
-              "echoer=50% (per emulated host); above 100% allows more than one CPU")
+              "echoer=50% (per emulated or real host); above 100% allows more than one CPU")
 PIN_HINT = ("use CPU numbers such as 1 or 0-1 (every agent), pong=1,ping=0 (per role) or "
-            "echoer=1 (per emulated host)")
+            "echoer=1 (per emulated or real host)")
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,15 @@ class CpuLimits:
     pin: tuple[tuple[str, tuple[int, ...]], ...] = ()
     rt_priority: int | None = None
     place: tuple[tuple[str, str], ...] = ()
-    """(role or daemon, host) when a limit names a host (empty otherwise)"""
+    """(role or daemon, host) when a limit names a host or there are real hosts (empty
+    otherwise)"""
+    remote: tuple[str, ...] = ()
+    """the real hosts (--host): what is placed there is limited by its supervisor"""
+
+    def remote_host(self, name: str) -> str | None:
+        """The real host ``name`` (a role or daemon) runs on, None when it runs here."""
+        host = dict(self.place).get(name)
+        return host if host in self.remote else None
 
     def host_of(self, name: str) -> str | None:
         """The host ``name`` (a role or daemon) runs on when that host has a limit, else None."""
@@ -117,12 +125,16 @@ def _for(entries: tuple[tuple[str, Any], ...], role: str) -> Any:
 
 
 def parse_limits(quota: str | None, pin: str | None, rt_priority: str | None,
-                 roles: tuple[str, ...], place: tuple[tuple[str, str], ...] = ()) -> CpuLimits:
+                 roles: tuple[str, ...], place: tuple[tuple[str, str], ...] = (),
+                 remote: tuple[str, ...] = ()) -> CpuLimits:
     """Validate --cpu-quota, --cpu-pin and --rt-priority for a point whose agents are ``roles``;
-    ``place``: (role or daemon, host) of the emulated hosts (empty on loopback)."""
+    ``place``: (role or daemon, host) of the emulated hosts, or of the real hosts ``remote``
+    (what runs here is left out; empty on loopback). A limit for a real host is checked
+    there, by its supervisor (its CPUs are not this machine's)."""
     hosts = tuple(dict.fromkeys(host for _, host in place))
-    quotas = _per_role("--cpu-quota", quota, roles, _quota, QUOTA_HINT, hosts)
-    pins = _per_role("--cpu-pin", pin, roles, _cpus, PIN_HINT, hosts)
+    there = {key for key, host in place if host in remote} | set(remote)
+    quotas = _per_role("--cpu-quota", quota, roles, _quota, QUOTA_HINT, hosts, there)
+    pins = _per_role("--cpu-pin", pin, roles, _cpus, PIN_HINT, hosts, there)
     named_hosts = [key for key, _ in quotas + pins if key in hosts and key not in roles]
     for flag, entries in (("--cpu-quota", quotas), ("--cpu-pin", pins)):
         for role, _ in entries:
@@ -131,6 +143,12 @@ def parse_limits(quota: str | None, pin: str | None, rt_priority: str | None,
                 raise UsageError(f"{flag}: {role} runs on host {host}, which has a limit of its "
                                  f"own; give the limit to one of them (a process is in one "
                                  f"cgroup)")
+    away = [role for role in roles if dict(place).get(role) in remote]
+    if away and rt_priority is not None:
+        raise UsageError(f"--rt-priority: not for {away[0]} on real host "
+                         f"{dict(place)[away[0]]}: mwperf sets real-time priorities on this "
+                         f"machine and emulated hosts only; drop --rt-priority, or place "
+                         f"{away[0]} here (--place {away[0]}=local)")
     if named_hosts and rt_priority is not None:
         raise UsageError(f"--rt-priority: not with a limit on host {named_hosts[0]} (its "
                          f"daemons would run without it); limit the roles instead")
@@ -141,12 +159,14 @@ def parse_limits(quota: str | None, pin: str | None, rt_priority: str | None,
             raise UsageError(f"--rt-priority: must be a whole number from 1 to "
                              f"{MAX_RT_PRIORITY} (SCHED_FIFO priority), got '{text}'")
         priority = int(text)
-    return CpuLimits(quotas, pins, priority, place if named_hosts else ())
+    return CpuLimits(quotas, pins, priority, place if named_hosts or remote else (),
+                     tuple(remote))
 
 
 def _per_role(flag: str, text: str | None, roles: tuple[str, ...],
-              parse: Callable[[str, str, str], Any], hint: str,
-              hosts: tuple[str, ...] = ()) -> tuple[tuple[str, Any], ...]:
+              parse: Callable[[str, str, str, bool], Any], hint: str,
+              hosts: tuple[str, ...] = (), there: set[str] | frozenset[str] = frozenset()
+              ) -> tuple[tuple[str, Any], ...]:
     if text is None:
         return ()
     found: dict[str, Any] = {}
@@ -166,11 +186,11 @@ def _per_role(flag: str, text: str | None, roles: tuple[str, ...],
         if role in found:
             raise UsageError(f"{flag}: {'every agent' if role == ALL else role} given twice "
                              f"in '{text}'")
-        found[role] = parse(flag, value.strip(), hint)
+        found[role] = parse(flag, value.strip(), hint, role in there)
     return tuple(found.items())
 
 
-def _quota(flag: str, text: str, hint: str) -> float:
+def _quota(flag: str, text: str, hint: str, remote: bool = False) -> float:
     number = text[:-1].strip() if text.endswith("%") else None
     try:
         value = float(number) if number else None
@@ -179,19 +199,23 @@ def _quota(flag: str, text: str, hint: str) -> float:
     if value is None:
         raise UsageError(f"{flag}: cannot parse '{text}'; {hint}")
     most = 100 * (os.cpu_count() or 1)
+    if remote and value >= 1:  # the host's supervisor checks it against the host's CPUs
+        return value
     if not 1 <= value <= most:
         raise UsageError(f"{flag}: {text} is outside 1% to {most}% (this machine has "
                          f"{os.cpu_count()} CPUs)")
     return value
 
 
-def _cpus(flag: str, text: str, hint: str) -> tuple[int, ...]:
+def _cpus(flag: str, text: str, hint: str, remote: bool = False) -> tuple[int, ...]:
     first, dash, last = text.partition("-")
     if not first.strip().isdigit() or (dash and not last.strip().isdigit()):
         raise UsageError(f"{flag}: cannot parse '{text}'; {hint}")
     low, high = int(first), int(last) if dash else int(first)
     if high < low:
         raise UsageError(f"{flag}: '{text}' is an empty range; {hint}")
+    if remote:  # the host's supervisor checks them against the host's CPUs
+        return tuple(range(low, high + 1))
     usable = os.sched_getaffinity(0)
     missing = [cpu for cpu in range(low, high + 1) if cpu not in usable]
     if missing:
@@ -249,6 +273,78 @@ class CpuPlacement:
         self.members: dict[str, list[str]] = {}
         """limited host -> the daemons placed in its cgroup"""
         self._rt_budget: dict[str, float] = {}
+        self.remote: dict[str, tuple[str, str, Any]] = {}
+        """a process on a real host with limits: name -> (placed as, host, its supervisor's
+        channel: remote/supervised.Channel)"""
+
+    def remote_group(self, placed: str) -> tuple[str, float] | None:
+        """The cgroup name (``<lease prefix>-<host>`` for a limited host, ``<prefix>-<role>``
+        for a role's own quota) and quota of what is placed as ``placed`` on a real host."""
+        host = self.limits.remote_host(placed)
+        if host is None:
+            return None
+        if self.limits.host_of(placed) == host:  # the host's limit: everything placed there
+            quota = dict(self.limits.quota_pct).get(host)
+            return None if quota is None else (f"{self.lease.prefix}-{host}", quota)
+        quota = _for(self.limits.quota_pct, placed) if placed in ROLE_NAMES else None
+        return None if quota is None else (f"{self.lease.prefix}-{placed}", quota)
+
+    def supervise_args(self, placed: str, daemon: bool = False) -> list[str]:
+        """The supervisor's flags that limit a process placed as ``placed`` (a role, or a
+        daemon's topology name) on a real host: its host's shared cgroup or its role's own (a
+        daemon only ever gets its host's, as on emulated hosts)."""
+        host = self.limits.remote_host(placed) if self.limits else None
+        if host is None or (daemon and self.limits.host_of(placed) != host):
+            return []
+        args: list[str] = []
+        group = self.remote_group(placed)
+        if group is not None:
+            args += ["--cgroup", group[0], "--cpu-quota", f"{group[1]:g}"]
+        cpus = self.limits.cpus_for(placed)
+        if cpus is not None:
+            args += ["--cpu-pin", f"{cpus[0]}-{cpus[-1]}"]
+        return args
+
+    def confirm_remote(self, name: str, placed: str, channel: Any, daemon: bool = False) -> None:
+        """Wait for what the supervisor of ``name`` applied (its ``cgroup`` line); RunError
+        with the supervisor's reason when a limit did not take (the process never ran)."""
+        if not self.supervise_args(placed, daemon):
+            return
+        host = self.limits.remote_host(placed)
+        report = channel.wait_limits()
+        if report is None:
+            reason = channel.refused() or channel.lost or "no report of its CPU limits came"
+            flag = "--cpu-pin" if reason.startswith("--cpu-pin") else "--cpu-quota"
+            raise RunError(f"{reason}" if reason.startswith("--cpu") else
+                           f"{flag}: {name} on host {host}: {reason}")
+        self.remote[name] = (placed, str(host), channel)
+        if not daemon:
+            self.applied[name] = {
+                "quota_pct": report.get("quota_pct"), "cgroup": report.get("path"),
+                "cpus": list(report.get("cpus") or []),
+                "pinned": self.limits.cpus_for(placed) is not None, "rt_priority": None,
+                "policy": "SCHED_OTHER", "host": host,
+                "cgroup_version": report.get("version")}
+        else:
+            self.members.setdefault(str(host), []).append(name)
+
+    def _remote_throttling(self, name: str) -> dict[str, Any] | None:
+        return self.remote[name][2].throttling if name in self.remote else None
+
+    def _remote_host_entry(self, host: str) -> dict[str, Any]:
+        """A limited real host's entry: its group as its supervisors reported it, the group's
+        throttling from the member that saw most of it."""
+        names = [n for n, (placed, h, _) in self.remote.items()
+                 if h == host and self.limits.host_of(placed) == host]
+        reports = [self.remote[n][2].cgroup or {} for n in names]
+        seen = [self.remote[n][2].throttling for n in names if self.remote[n][2].throttling]
+        cpus = dict(self.limits.pin).get(host)
+        first = reports[0] if reports else {}
+        return {"quota_pct": first.get("quota_pct"), "cgroup": first.get("path"),
+                "cpus": list(first.get("cpus") or []) if cpus is not None else None,
+                "members": names,
+                "throttling": max(seen, key=lambda t: t.get("periods") or 0) if seen else None,
+                "cgroup_version": first.get("version")}
 
     def child_setup(self, role: str) -> Callable[[], None] | None:
         """Create ``role``'s cgroup (now, in mwperf) and return what the child must do."""
@@ -341,13 +437,21 @@ class CpuPlacement:
         hierarchy = next(iter(self.groups.values())).hierarchy if self.groups else None
         agents = {}
         for role, entry in self.applied.items():
+            if role in self.remote:
+                agents[role] = {**entry, "throttling": self._remote_throttling(role)}
+                continue
             wanted = self.limits.group_for(role)
             group = self.groups.get(wanted[0]) if wanted else None
             agents[role] = {**entry, "throttling": group.throttling() if group else None}
-        out = {"cgroup_version": hierarchy.version if hierarchy else None,
-               "period_us": cgroups.PERIOD_US if hierarchy else None, "agents": agents}
+        versions = [c.cgroup.get("version") for _, _, c in self.remote.values() if c.cgroup]
+        version = hierarchy.version if hierarchy else next((v for v in versions if v), None)
+        out = {"cgroup_version": version,
+               "period_us": cgroups.PERIOD_US if version else None, "agents": agents}
         hosts = {}
         for host in self.limits.limited_hosts():
+            if host in self.limits.remote:
+                hosts[host] = self._remote_host_entry(host)
+                continue
             group = self.groups.get(f"host-{host}")
             cpus = dict(self.limits.pin).get(host)
             members = [role for role in self.applied if self.limits.host_of(role) == host]

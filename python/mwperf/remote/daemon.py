@@ -89,7 +89,16 @@ def remote_daemon(hosts: PointHosts, placed_as: str, spec: DaemonSpec, workdir: 
     log_path = workdir / "daemons" / f"{spec.name}.log"
     log_path.parent.mkdir(parents=True, exist_ok=True)
     log_path.write_bytes(b"")
-    popen = host.conn.popen([host.agent.path, "supervise", "--scratch", scratch, "--", *argv])
+    limits = hosts.cpu.supervise_args(placed_as, daemon=True) if hosts.cpu is not None else []
+    popen = host.conn.popen([host.agent.path, "supervise", "--scratch", scratch, *limits, "--",
+                             *argv])
     daemon = RemoteDaemon(spec, popen, log_path)
     daemon.channel = Channel(popen, log_path, log_path, workdir)
+    if limits:  # in its host's cgroup from its first instruction (its supervisor put it there)
+        try:
+            hosts.cpu.confirm_remote(spec.name, placed_as, daemon.channel, daemon=True)
+        except BaseException:
+            daemon.channel.hang_up()
+            daemon.channel.wait(10)
+            raise
     return daemon

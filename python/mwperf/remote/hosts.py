@@ -100,10 +100,11 @@ def _clean(conn: SshConnection, agent: str, say: Callable[[str], None]) -> dict[
         report = json.loads(done.stdout.decode(errors="replace").strip().splitlines()[-1])
     except (ValueError, IndexError):
         return {}
-    if report.get("removed") or report.get("killed"):
+    if report.get("removed") or report.get("killed") or report.get("cgroups"):
+        groups = len(report.get("cgroups") or [])
         say(f"host '{conn.name}': removed what an earlier mwperf left there: "
             f"{len(report.get('killed', []))} process(es), {len(report.get('removed', []))} "
-            f"folder(s)")
+            f"folder(s)" + (f", {groups} cgroup(s)" if groups else ""))
     return report
 
 
@@ -115,6 +116,8 @@ class PointHosts:
     place: dict[str, str]
     prefix: str
     """the point's lease prefix: names the remote scratch folders"""
+    cpu: Any = None
+    """the point's emulation.cpu.CpuPlacement: CPU limits of what runs on these hosts"""
 
     def host_of(self, name: str) -> str:
         return self.place.get(name, LOCAL)
@@ -168,8 +171,18 @@ class PointHosts:
         """Start ``argv`` (an agent command line with remote paths) on the role's host."""
         host = self.hosts[self.host_of(role)]
         prefix = ["env", *(f"{k}={v}" for k, v in (env or {}).items())] if env else []
-        return RemoteProcess.start(host.conn, host.agent.path, self.scratch(name, role), role,
-                                   prefix + [host.agent.path, *argv[1:]], workdir, name, send)
+        limits = self.cpu.supervise_args(role) if self.cpu is not None else []
+        proc = RemoteProcess.start(host.conn, host.agent.path, self.scratch(name, role), role,
+                                   prefix + [host.agent.path, *argv[1:]], workdir, name, send,
+                                   limits)
+        if limits:
+            try:
+                self.cpu.confirm_remote(name, role, proc.channel)
+            except BaseException:
+                proc.close()
+                proc.wait(10)
+                raise
+        return proc
 
     def describe(self) -> dict[str, Any]:
         """The result's ``hosts`` section: every real host, its agent, addresses and facts."""

@@ -22,6 +22,11 @@ class RemotePlan:
     def host_of(self, name: str) -> str:
         return dict(self.place).get(name, LOCAL)
 
+    def away(self) -> tuple[tuple[str, str], ...]:
+        """(role or daemon, real host) of what does not run here: where CPU limits by host
+        apply (--cpu-quota HOST=PCT; emulation/cpu.py)."""
+        return tuple((name, host) for name, host in self.place if host != LOCAL)
+
     def to_dict(self) -> dict[str, Any]:
         return {"hosts": {name: target.url for name, target in self.hosts},
                 "place": dict(self.place), "ssh_config": self.ssh_config,
@@ -46,11 +51,6 @@ def parse_remote(options: dict[str, Any], roles: tuple[str, str], transport: str
     if transport is not None and transport not in crossing:
         raise UsageError(f"--host: --transport {transport} cannot cross between hosts (it is "
                          f"host-local IPC); use {', '.join(crossing)}")
-    for key in ("cpu_quota", "cpu_pin", "rt_priority"):
-        if options.get(key):
-            raise UsageError(f"--{key.replace('_', '-')}: not with --host yet: mwperf limits "
-                             f"CPUs of emulated hosts and of agents on this machine only; "
-                             f"limit the robot's CPUs there (cgroups) or drop --host")
     config = options.get("ssh_config")
     if config is not None and not Path(str(config)).is_file():
         raise UsageError(f"--ssh-config: no file '{config}'")

@@ -28,6 +28,9 @@ from .ssh import SshConnection
 
 LOST = 255
 """the exit code of a process whose SSH channel closed before it reported its own"""
+LIMIT_REFUSED = 126
+"""the exit code of a process whose CPU limits could not be applied (it never ran)"""
+NOTICE = b"mwperf-agent supervise: "
 SIGNAL_NAMES = {signal.SIGINT: "INT", signal.SIGTERM: "TERM", signal.SIGKILL: "KILL"}
 
 
@@ -43,6 +46,15 @@ class Channel:
         self.lost: str | None = None
         """why the channel closed without an exit line"""
         self.files: dict[str, bytes] = {}
+        self.cgroup: dict[str, Any] | None = None
+        """what the supervisor's CPU limits took (``cgroup`` line: path, quota, CPUs)"""
+        self.throttling: dict[str, Any] | None = None
+        """the cgroup's latest throttling figures (from ``usage`` and ``cgroupend``)"""
+        self.cgroup_removed: bool | None = None
+        self.notices: list[str] = []
+        """the supervisor's own notices (``err mwperf-agent supervise: ...``)"""
+        self.limited = threading.Event()
+        """set when the ``cgroup`` line came (or the channel closed)"""
         self._chunks: dict[str, list[bytes]] = {}
         self._usage: list[dict[str, Any]] = []
         self._usage_ready = threading.Condition()
@@ -77,18 +89,32 @@ class Channel:
             with self._usage_ready:
                 self._usage_ready.notify_all()
             self.done.set()
+            self.limited.set()
 
     def _dispatch(self, kind: str, rest: bytes, out: Any, err: Any) -> None:
         if kind == "out":
             out.write(rest + b"\n")
         elif kind == "err":
             err.write(rest + b"\n")
+            if rest.startswith(NOTICE):
+                self.notices.append(rest[len(NOTICE):].decode(errors="replace"))
+        elif kind in ("cgroup", "cgroupend"):
+            with contextlib.suppress(ValueError):
+                figures = json.loads(rest)
+                if isinstance(figures, dict) and kind == "cgroup":
+                    self.cgroup = figures
+                    self.limited.set()
+                elif isinstance(figures, dict):
+                    self.throttling = figures.get("throttling") or self.throttling
+                    self.cgroup_removed = figures.get("removed")
         elif kind == "started":
             with contextlib.suppress(ValueError):
                 self.remote_pid = int(rest)
         elif kind == "usage":
             with contextlib.suppress(ValueError):
                 figures = json.loads(rest)
+                if isinstance(figures, dict) and figures.get("throttling"):
+                    self.throttling = figures["throttling"]
                 with self._usage_ready:
                     self._usage.append(figures if isinstance(figures, dict) else {})
                     self._usage_ready.notify_all()
@@ -132,6 +158,18 @@ class Channel:
                                        timeout_s)
             return self._usage[seen] if len(self._usage) > seen else None
 
+    def wait_limits(self, timeout_s: float = 30.0) -> dict[str, Any] | None:
+        """The ``cgroup`` line's figures once they came; None when the process ended first
+        (see ``refused``) or nothing came in time."""
+        self.limited.wait(timeout_s)
+        return self.cgroup
+
+    def refused(self) -> str | None:
+        """Why the supervisor refused to run the process (a CPU limit that did not take)."""
+        if self.done.is_set() and self.returncode == LIMIT_REFUSED and self.notices:
+            return self.notices[-1]
+        return None
+
     def hang_up(self) -> None:
         """Close the control channel: the supervisor stops the child and cleans up."""
         with self._write_lock, contextlib.suppress(OSError):
@@ -148,14 +186,16 @@ class RemoteProcess(AgentProcess):
 
     @classmethod
     def start(cls, conn: SshConnection, remote_agent: str, scratch: str, role: str,
-              argv: list[str], workdir: Path, name: str, send: list[str]) -> "RemoteProcess":
-        """Run ``argv`` (its paths already the remote scratch's) under the supervisor."""
+              argv: list[str], workdir: Path, name: str, send: list[str],
+              limits: list[str] | None = None) -> "RemoteProcess":
+        """Run ``argv`` (its paths already the remote scratch's) under the supervisor;
+        ``limits``: its CPU limit flags (``--cgroup``, ``--cpu-quota``, ``--cpu-pin``)."""
         stdout_path, stderr_path = workdir / f"{name}.stdout", workdir / f"{name}.stderr"
         for path in (stdout_path, stderr_path):
             path.write_bytes(b"")
         sends = [arg for file in send for arg in ("--send", file)]
-        popen = conn.popen([remote_agent, "supervise", "--scratch", scratch, *sends, "--",
-                            *argv])
+        popen = conn.popen([remote_agent, "supervise", "--scratch", scratch, *sends,
+                            *(limits or []), "--", *argv])
         proc = cls(role, popen, stdout_path, stderr_path, name=name)
         proc.channel = Channel(popen, stdout_path, stderr_path, workdir)
         proc.host = conn.name
