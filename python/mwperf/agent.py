@@ -44,6 +44,21 @@ class Agent:
         return line
 
 
+ALLOC_LIBRARY = "libmwperf_alloc.so"
+"""the allocation counter (crates/mwperf-alloc), built by cargo next to the agent binary"""
+
+
+def alloc_preload(agent: Agent) -> str:
+    """``LD_PRELOAD`` for an agent run with ``--count-allocs``: the counter library next to the
+    agent binary, ahead of any preload already set; RunError when it was not built."""
+    library = agent.path.resolve().parent / ALLOC_LIBRARY
+    if not library.is_file():
+        raise RunError(f"--count-allocs: {library} is missing (the allocation counter is built "
+                       f"with the agent: run 'make build')")
+    existing = os.environ.get("LD_PRELOAD")
+    return f"{library}:{existing}" if existing else str(library)
+
+
 def find_agent() -> Agent:
     """Locate mwperf-agent or raise RunError saying how to get one."""
     configured = os.environ.get(ENV_VAR)

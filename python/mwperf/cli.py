@@ -41,7 +41,7 @@ POINT_OPTIONS = ("transport", "mode", "rate", "payload", "duration", "count", "w
 CONDITION_OPTIONS = ("peer_timeout", "spin_margin", "busy_poll", "prevent_cpu_idle",
                      "reliability", "history", "depth", "durability", "discovery_timeout",
                      "cpu_quota", "cpu_pin", "rt_priority", "host", "remote_place", "ssh_config",
-                     "accept_new_host_key", "clock_sync", "test_clock")
+                     "accept_new_host_key", "clock_sync", "test_clock", "count_allocs")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -115,6 +115,10 @@ def cli() -> None:
               "and after the stream and correct every one-way sample; the result's "
               "measurement.clock_sync has the offset, drift and error bound. For agents on "
               "different clocks (--link/--host); round trips need none.")
+@click.option("--count-allocs", is_flag=True, default=None, help="Count every heap "
+              "allocation of each agent (Rust and C libraries: LD_PRELOAD of "
+              "libmwperf_alloc.so) per phase; the details show allocations per message in the "
+              "steady state. Agents on this machine only.")
 @click.option("--test-clock", metavar="HOST=OFFSET_S[,DRIFT_PPM]", hidden=True,
               help="TEST ONLY: run an emulated host's agents in a time namespace OFFSET_S ahead "
               "and DRIFT_PPM fast (';' between hosts): ground truth for --clock-sync tests.")

@@ -64,6 +64,7 @@ OPTIONS: dict[str, str] = {
     "subscribers": "text",
     "host": "text", "remote_place": "text", "ssh_config": "text", "accept_new_host_key": "flag",
     "clock_sync": "flag", "test_clock": "text",
+    "count_allocs": "flag",
 }
 """every option of a point, keyed like the command-line flags (``-`` as ``_``), as
 ``build_point`` takes it: ``text`` (a value), ``flag`` (a boolean) or ``repeated`` (a list of
@@ -125,6 +126,8 @@ class PointConfig:
     """one-way: measure the pub clock's offset and drift and correct every sample (clocksync.py)"""
     test_clock: tuple[tuple[str, int, float], ...] = ()
     """TEST ONLY: (emulated host, CLOCK_MONOTONIC offset s, drift ppm) given to its agents"""
+    count_allocs: bool = False
+    """count every heap allocation of each agent per phase (LD_PRELOAD libmwperf_alloc.so)"""
 
     @property
     def max_queued(self) -> int:
@@ -160,6 +163,8 @@ class PointConfig:
             data["topology"] = self.topology.to_dict()
         if not self.clock_sync:
             del data["clock_sync"]
+        if not self.count_allocs:
+            del data["count_allocs"]
         if not self.test_clock:
             del data["test_clock"]
         else:
@@ -235,7 +240,11 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
         remote=parse_remote(options, ROLES[mode], transport),
         clock_sync=bool(options.get("clock_sync")),
         test_clock=parse_test_clock(options.get("test_clock"), hosts.hosts if hosts else None),
+        count_allocs=bool(options.get("count_allocs")),
     )
+    if point.count_allocs and point.remote is not None:
+        raise UsageError("--count-allocs: not yet for agents on real hosts (--host); count "
+                         "allocations with the agents on this machine (loopback or --link)")
     if point.link is not None or point.topology is not None:
         check_link_transport(transport, point.option, point.topology, ROLES[mode])
     if point.remote is not None and mode == "oneway" and not point.clock_sync and \

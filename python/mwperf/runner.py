@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .agent import Agent
+from .agent import Agent, alloc_preload
 from .clocksync import annotate as annotate_clock, clock_address, clock_args, in_test_clock
 from .config import MEASURING_ROLE, ROLES, SENDERS, PointConfig
 from .durations import format_duration_arg
@@ -205,6 +205,8 @@ def _spawn(agents: AgentSet, real: PointHosts | None, workdir: Path, cfg: PointC
     own = [arg for opt in (real.role_opts(role, cfg.transport) if real else ())
            for arg in ("--opt", opt)]
     if real is None or not real.is_remote(role):
+        if cfg.count_allocs:
+            env = {**(env or {}), "LD_PRELOAD": alloc_preload(agent)}
         return agents.spawn(role, argv(workdir, agent) + own, netns, env, name=name)
     host = real.hosts[real.host_of(role)]
     command = argv(Path("."), Agent(Path(host.agent.path))) + own
@@ -317,6 +319,7 @@ def role_argv(agent: Agent, role: str, cfg: PointConfig, workdir: Path, tag: int
             "--connect" if sender else "--listen", address, "--run-id", str(tag),
             "--json", str(workdir / f"{name or role}.json"), "--quiet"]
     argv += ["--busy-poll"] * cfg.busy_poll + ["--prevent-cpu-idle"] * cfg.prevent_cpu_idle
+    argv += ["--count-allocs"] * cfg.count_allocs
     argv += qos_args(cfg) + workload_args(cfg, sender)
     if sender:
         argv += sender_args(cfg)

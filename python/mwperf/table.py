@@ -178,6 +178,7 @@ def render_details(result: dict[str, Any]) -> str:
                  + (f"  first echo after {format_ns(reply)}" if reply is not None else "")
                  + f"  probes {discovery['probes']}\n")
     text += render_clock_sync(m.get("clock_sync"))
+    text += render_allocations(result.get("agents") or [])
     for line in summary_lines(result.get("cpu")):
         text += f"cpu           {line}\n"
     for daemon in result.get("daemons") or []:
@@ -188,6 +189,23 @@ def render_details(result: dict[str, Any]) -> str:
         text += (f"daemon        {daemon['name']} {daemon.get('version') or ''}".rstrip()
                  + f"  {usage}  peak RSS {_kib(rss)}\n")
     return text + render_link(result)
+
+
+def render_allocations(agents: list[dict[str, Any]]) -> str:
+    """With --count-allocs: one line, each agent's heap allocations per message in the steady
+    state (whole process, C libraries included) and its peak live heap."""
+    parts = []
+    for agent in agents:
+        a = agent.get("allocations")
+        if not a:
+            continue
+        name = agent.get("name") or agent.get("role", "?")
+        if a["allocs_per_msg"] is None:
+            parts.append(f"{name} — ({a['steady_messages'] + 1} measured messages)")
+            continue
+        parts.append(f"{name} {a['allocs_per_msg']:.3f}/msg {a['bytes_per_msg']:.0f} B/msg "
+                     f"(peak heap {format_bytes(a['peak_live_bytes'])})")
+    return f"allocations   {'  '.join(parts)}\n" if parts else ""
 
 
 def render_clock_sync(cs: dict[str, Any] | None) -> str:

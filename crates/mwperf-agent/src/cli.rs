@@ -141,6 +141,11 @@ pub struct Common {
     #[arg(long = "test-clock-drift-ppm", value_parser = drift_ppm, allow_negative_numbers = true)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub test_clock_drift_ppm: Option<f64>,
+    /// Count every heap allocation of this process per phase (needs LD_PRELOAD of
+    /// libmwperf_alloc.so, built next to this binary): the report's `allocations` section.
+    #[arg(long = "count-allocs")]
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub count_allocs: bool,
 }
 
 fn drift_ppm(s: &str) -> Result<f64, String> {
@@ -227,6 +232,11 @@ pub struct SenderArgs {
     #[arg(long = "clock-serve", value_parser = socket_addr)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub clock_serve: Option<std::net::SocketAddr>,
+    /// TEST ONLY (ground truth for --count-allocs): allocate and free exactly N heap blocks per
+    /// message sent (0-1000). Never use it for a real measurement.
+    #[arg(long = "test-allocs-per-msg", value_parser = clap::value_parser!(u32).range(0..=1000))]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub test_allocs_per_msg: Option<u32>,
 }
 
 /// pong and sub.

@@ -2,6 +2,7 @@
 //! (0 complete, 3 partial, 1 failed, 2 usage). See docs/agent-contract.md.
 
 mod addresses;
+mod allocs;
 mod busy;
 mod cli;
 mod clocksync;
@@ -81,6 +82,11 @@ fn main() -> ExitCode {
         Role::Pong(a) => ("pong", &a.common, serde_json::to_value(a)),
         Role::Sub(a) => ("sub", &a.common, serde_json::to_value(a)),
     };
+    if common.count_allocs {
+        if let Err(m) = allocs::enable() {
+            return usage(&m);
+        }
+    }
     if let Some(ppm) = common.test_clock_drift_ppm {
         mwperf_core::clock::set_test_drift_ppm(ppm); // TEST ONLY: before any timestamp is taken
     }
@@ -174,6 +180,7 @@ fn main() -> ExitCode {
         if side.is_listener() {
             println!("READY {} {}", common.transport.name(), names.join(","));
             let _ = std::io::stdout().flush();
+            allocs::setup_done();
         }
     }
     let outcome = match topics {
@@ -197,7 +204,8 @@ fn main() -> ExitCode {
 
 #[allow(clippy::too_many_arguments)]
 fn finish(role: &'static str, common: &Common, config: serde_json::Value, started_at: String, start: std::time::Instant, conditions: Conditions, outcome: roles::RoleOutcome, clock_serve: Option<mwperf_core::result::ClockServe>) -> ExitCode {
-    let session = report::Session { role, started_at, start, config, conditions, clock_serve };
+    let allocations = allocs::report(); // the last snapshot: before the report is built
+    let session = report::Session { role, started_at, start, config, conditions, clock_serve, allocations };
     let rep = report::build(session, outcome);
     if let Some(path) = &common.json {
         if let Err(e) = report::write(&rep, path) {

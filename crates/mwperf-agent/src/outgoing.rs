@@ -12,12 +12,19 @@ pub struct Outgoing {
     tx: Vec<u8>,
     run_id: u32,
     topic: u16,
+    /// TEST ONLY (`--test-allocs-per-msg`): heap blocks allocated and freed per message.
+    test_allocs: u32,
 }
 
 impl Outgoing {
     /// Messages of `run_id` on topic index `topic` (0 with one topic).
     pub fn new(run_id: u32, topic: u16, payload: usize) -> Self {
-        Outgoing { tx: vec![0; HEADER_LEN + payload], run_id, topic }
+        Outgoing { tx: vec![0; HEADER_LEN + payload], run_id, topic, test_allocs: 0 }
+    }
+
+    /// TEST ONLY (`--test-allocs-per-msg N`): allocate and free N heap blocks per message sent.
+    pub fn test_allocs(self, n: Option<u32>) -> Self {
+        Outgoing { test_allocs: n.unwrap_or(0), ..self }
     }
 
     pub fn run_id(&self) -> u32 {
@@ -30,6 +37,9 @@ impl Outgoing {
 
     /// Send the message for `slot`; returns its actual send time and the transport's verdict.
     pub fn send(&mut self, ep: &mut dyn Endpoint, slot: &Slot) -> (u64, Result<(), TransportError>) {
+        if self.test_allocs > 0 {
+            crate::allocs::test_pattern(self.test_allocs);
+        }
         fill_payload(&mut self.tx[HEADER_LEN..], slot.seq);
         let sent_ns = now_ns();
         Header {

@@ -13,6 +13,8 @@ pub struct Session {
     pub conditions: Conditions,
     /// A pub's clock-sync server counters (`--clock-serve`).
     pub clock_serve: Option<mwperf_core::result::ClockServe>,
+    /// With --count-allocs: the process's heap allocations per phase.
+    pub allocations: Option<mwperf_core::result::Allocations>,
 }
 
 pub fn build(s: Session, out: RoleOutcome) -> AgentReport {
@@ -53,6 +55,7 @@ pub fn build(s: Session, out: RoleOutcome) -> AgentReport {
         per_topic: out.per_topic,
         outage: out.outage,
         clock_serve: s.clock_serve,
+        allocations: s.allocations,
         warnings: warns,
     }
 }

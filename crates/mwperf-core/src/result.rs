@@ -261,5 +261,45 @@ pub struct AgentReport {
     /// A pub with --clock-serve: its probe server's counters.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub clock_serve: Option<ClockServe>,
+    /// With --count-allocs: the whole process's heap allocations per phase (LD_PRELOAD counter).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allocations: Option<Allocations>,
     pub warnings: Vec<crate::warnings::Warning>,
+}
+
+/// Heap allocations of one phase: deltas of the process-wide counters.
+#[derive(Serialize, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AllocPhase {
+    /// successful allocations (malloc, calloc, realloc, aligned variants)
+    pub count: u64,
+    /// bytes requested by them
+    pub bytes: u64,
+    /// blocks freed (free, realloc's old block)
+    pub frees: u64,
+}
+
+/// `--count-allocs`: every heap allocation of the agent process (Rust code and C libraries),
+/// counted by libmwperf_alloc.so (LD_PRELOAD) and snapshotted at the phase boundaries: process
+/// start → setup done (endpoint open, discovery/first contact) → the first measured message →
+/// the last measured message → the report. `steady` spans the messages between the first and
+/// the last measured one: `steady_messages` = measured messages − 1, each one's whole handling
+/// (ping: one send and one echo received; pong: one receive and echo; pub: one send; sub: one
+/// receive) inside the window.
+#[derive(Serialize, Debug, Clone)]
+pub struct Allocations {
+    /// "ld-preload"
+    pub method: &'static str,
+    pub setup: AllocPhase,
+    pub warmup: AllocPhase,
+    pub steady: AllocPhase,
+    pub teardown: AllocPhase,
+    /// process start → report
+    pub total: AllocPhase,
+    pub steady_messages: u64,
+    /// steady.count / steady_messages (null below two measured messages)
+    pub allocs_per_msg: Option<f64>,
+    pub bytes_per_msg: Option<f64>,
+    /// the largest live heap (usable bytes of allocated blocks) at any moment
+    pub peak_live_bytes: u64,
+    pub live_bytes_at_end: u64,
 }

@@ -94,11 +94,28 @@ fn agent_report_matches_the_schema() {
             series_origin_ns: Some(1),
         }),
         clock_serve: None,
+        allocations: Some(Allocations {
+            method: "ld-preload",
+            setup: AllocPhase { count: 10, bytes: 1000, frees: 4 },
+            warmup: AllocPhase::default(),
+            steady: AllocPhase::default(),
+            teardown: AllocPhase { count: 3, bytes: 30, frees: 9 },
+            total: AllocPhase { count: 13, bytes: 1030, frees: 13 },
+            steady_messages: 999,
+            allocs_per_msg: Some(0.0),
+            bytes_per_msg: Some(0.0),
+            peak_live_bytes: 4096,
+            live_bytes_at_end: 0,
+        }),
         warnings: vec![Warning::new("no-warmup", "x", Some("y"))],
     };
     let doc = serde_json::to_value(&report).unwrap();
     let s = schema();
     check(&s, "agent_report", &doc, "report");
+    check(&s, "allocations", &doc["allocations"], "report.allocations");
+    for phase in ["setup", "warmup", "steady", "teardown", "total"] {
+        check(&s, "alloc_phase", &doc["allocations"][phase], &format!("report.allocations.{phase}"));
+    }
     check(&s, "measurement", &doc["measurement"], "report.measurement");
     check(&s, "series_point", &doc["measurement"]["series"][0], "report.measurement.series[0]");
     check(&s, "warning", &doc["warnings"][0], "report.warnings[0]");

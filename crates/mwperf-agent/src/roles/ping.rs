@@ -59,6 +59,7 @@ impl Ping<'_> {
         if !slot.warmup {
             self.col.window_start(slot.intended_ns);
             self.col.sent(sent_ns);
+            crate::allocs::message();
         }
         self.awaiting = Some((slot.seq, slot.warmup, sent_ns));
         self.last_send_ns = sent_ns;
@@ -182,10 +183,13 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, peer: &str, waiter: &Wa
         Ok(d) => d,
         Err(outcome) => return *outcome,
     };
+    crate::allocs::setup_done();
     let period = mwperf_core::schedule::period_ns(args.rate);
     let col = match Collector::new(start_ns + args.warmup, period, args.samples.as_deref()) {
         Ok(mut c) => {
             c.watch_outage(args.common.outage_window);
+            // the whole sequence bitmap now: no allocation per message later (--count-allocs)
+            c.seq.reserve(args.count.unwrap_or_else(|| (args.duration as f64 * args.rate / 1e9) as u64).saturating_add(1024).min(1 << 27)); // at most 16 MiB up front
             c
         }
         Err(e) => return RoleOutcome::failed(format!("--samples: cannot write '{}': {e}", args.samples.as_deref().unwrap_or(""))),
@@ -194,7 +198,7 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, peer: &str, waiter: &Wa
         args,
         peer,
         ep,
-        out: Outgoing::new(run_id, lane.as_ref().map_or(0, Lane::topic), args.payload),
+        out: Outgoing::new(run_id, lane.as_ref().map_or(0, Lane::topic), args.payload).test_allocs(args.test_allocs_per_msg),
         col,
         pacer: Pacer::new(args, start_ns),
         rx: Vec::with_capacity(HEADER_LEN + args.payload),

@@ -8,7 +8,7 @@
 
 use mwperf_core::clock::now_ns;
 use mwperf_core::result::{Counters, Status};
-use mwperf_core::wire::{Header, FLAG_ECHO};
+use mwperf_core::wire::{Header, FLAG_ECHO, FLAG_PROBE, FLAG_WARMUP};
 use mwperf_transports::Endpoint;
 
 use super::RoleOutcome;
@@ -44,6 +44,9 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
                         match ep.send(&buf) {
                             Ok(()) => c.echoed += 1,
                             Err(_) => c.send_errors += 1,
+                        }
+                        if h.flags & (FLAG_WARMUP | FLAG_PROBE) == 0 {
+                            crate::allocs::message();
                         }
                     }
                     Ok(_) => c.foreign += 1,

@@ -30,7 +30,8 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter, lane: 
     };
     let mut pacer = Pacer::new(args, start_ns);
     let topic = lane.as_ref().map_or(0, Lane::topic);
-    let mut out = Outgoing::new(run_id, topic, args.payload);
+    let mut out = Outgoing::new(run_id, topic, args.payload).test_allocs(args.test_allocs_per_msg);
+    crate::allocs::setup_done();
     let mut rx = Vec::new();
     let mut send_errors = 0u64;
     // one subscriber leaving must not end a natively fanned-out stream for the others
@@ -87,6 +88,9 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter, lane: 
         pacer.sent(&slot, sent_ns);
         if let (Some(w), false) = (&mut outage, slot.warmup) {
             w.sent(sent_ns);
+        }
+        if !slot.warmup {
+            crate::allocs::message();
         }
     }
     drop(lane); // this topic sends no more ticks: the next one must not wait for it

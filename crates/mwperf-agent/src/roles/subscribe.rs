@@ -111,6 +111,9 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
             c.arrive(&h, &buf, recv_ns);
         }
         crate::busy::spin_for(cb.busy_loop_ns);
+        if h.flags & FLAG_WARMUP == 0 {
+            crate::allocs::message();
+        }
     };
     counters.connections = ep.connections();
     let mut clock_sync = None;

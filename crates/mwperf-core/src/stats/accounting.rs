@@ -4,7 +4,13 @@
 //! - duplicated: an arrival of a sequence number that already arrived (intact or corrupted).
 //! - reordered: a first arrival whose seq is below the highest seq seen before it.
 //! - lost: sent − distinct sequence numbers that arrived, computed at the end.
-//! Memory: one bit per sequence number (10^7 messages = 1.25 MB).
+//! Memory: one bit per sequence number (10^7 messages = 1.25 MB), at least [`MIN_WORDS`] words
+//! from the first arrival on, so the steady state allocates nothing (`--count-allocs`): the
+//! bitmap grows (doubling) only past 65 536 messages, or never when [`SeqTracker::reserve`] was
+//! told the count in advance.
+
+/// The bitmap's first size: 1024 words = 8 KiB = 65 536 sequence numbers (65 s at 1 kHz).
+pub const MIN_WORDS: usize = 1024;
 
 use crate::result::Accounting;
 
@@ -34,7 +40,7 @@ impl SeqTracker {
     pub fn arrive(&mut self, seq: u64, intact: bool) -> Arrival {
         let (word, bit) = ((seq / 64) as usize, seq % 64);
         if word >= self.seen.len() {
-            self.seen.resize((word + 1).next_power_of_two(), 0);
+            self.seen.resize((word + 1).next_power_of_two().max(MIN_WORDS), 0);
         }
         if self.seen[word] & (1 << bit) != 0 {
             self.duplicated += 1;
@@ -53,6 +59,15 @@ impl SeqTracker {
             self.corrupted += 1;
         }
         Arrival::First { reordered }
+    }
+
+    /// Make room for sequence numbers 0..`seqs` now (a sender that knows its count), so no
+    /// arrival allocates.
+    pub fn reserve(&mut self, seqs: u64) {
+        let words = (seqs.div_ceil(64) as usize).max(MIN_WORDS);
+        if words > self.seen.len() {
+            self.seen.resize(words.next_power_of_two(), 0);
+        }
     }
 
     /// Distinct sequence numbers that arrived (intact or corrupted).

@@ -4,6 +4,9 @@
 use super::latency::LatencyRecorder;
 use crate::result::SeriesPoint;
 
+/// Rows reserved when a series starts (a longer measurement grows the vector, doubling).
+pub const ROWS: usize = 128;
+
 pub struct SecondSeries {
     origin_ns: u64,
     current: Option<u64>,
@@ -14,7 +17,8 @@ pub struct SecondSeries {
 
 impl SecondSeries {
     pub fn new(origin_ns: u64) -> Self {
-        SecondSeries { origin_ns, current: None, rec: LatencyRecorder::with_precision(2), sent: 0, rows: Vec::new() }
+        // room for ROWS seconds up front: the steady state allocates nothing (--count-allocs)
+        SecondSeries { origin_ns, current: None, rec: LatencyRecorder::with_precision(2), sent: 0, rows: Vec::with_capacity(ROWS) }
     }
 
     /// CLOCK_MONOTONIC at the start of second 0 (the end of the warm-up, or a sub's first arrival).
