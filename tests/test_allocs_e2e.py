@@ -22,6 +22,8 @@ from mwperf.table import render_allocations
 pytestmark = pytest.mark.agent
 
 LIBRARY = REAL_AGENT.resolve().parent / ALLOC_LIBRARY
+PYTHONPATH = str(Path(__file__).resolve().parents[1] / "python")
+"""`python -m mwperf` from this checkout, whichever copy is installed"""
 
 
 def agent_pair(tmp_path: Path, transport: str, address: str, server: str, sender: str,
@@ -67,7 +69,7 @@ def test_socket_agents_allocate_nothing_per_message(real_env: dict[str, str], tm
     done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--transport", transport,
                            "--rate", "1000", "--duration", "1s", "--payload", "Struct256",
                            "--count-allocs", "--json", str(out), "--results", str(tmp_path / "r")],
-                          capture_output=True, text=True, env=real_env, timeout=120, check=False)
+                          capture_output=True, text=True, env={**real_env, "PYTHONPATH": PYTHONPATH}, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     result = json.loads(out.read_text())
     assert validation_error(result, "run-result") is None
@@ -93,7 +95,7 @@ def test_no_flag_no_section(real_env: dict[str, str], tmp_path: Path) -> None:
     out = tmp_path / "result.json"
     done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--transport", "udp",
                            "--duration", "0.2s", "--json", str(out), "--no-save"],
-                          capture_output=True, text=True, env=real_env, timeout=60, check=False)
+                          capture_output=True, text=True, env={**real_env, "PYTHONPATH": PYTHONPATH}, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     result = json.loads(out.read_text())
     assert all("allocations" not in agent for agent in result["agents"])
@@ -104,7 +106,7 @@ def test_no_flag_no_section(real_env: dict[str, str], tmp_path: Path) -> None:
 def test_real_hosts_are_not_yet_supported(real_env: dict[str, str]) -> None:
     done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--transport", "udp",
                            "--count-allocs", "--host", "robot=ssh://u@127.0.0.1:1"],
-                          capture_output=True, text=True, env=real_env, timeout=60, check=False)
+                          capture_output=True, text=True, env={**real_env, "PYTHONPATH": PYTHONPATH}, timeout=60, check=False)
     assert done.returncode == 2
     assert "--count-allocs: not yet for agents on real hosts" in done.stderr
 
