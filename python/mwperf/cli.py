@@ -37,7 +37,7 @@ from .table import format_rate, label, render, render_details, render_notes, row
 
 POINT_OPTIONS = ("transport", "mode", "rate", "payload", "duration", "count", "warmup", "pong",
                  "topics", "executor", "busy_loop", "link", "link_backend",
-                 "session_timeout", "subscribers")
+                 "session_timeout", "subscribers", "bridge")
 CONDITION_OPTIONS = ("peer_timeout", "spin_margin", "busy_poll", "prevent_cpu_idle",
                      "reliability", "history", "depth", "durability", "discovery_timeout",
                      "cpu_quota", "cpu_pin", "rt_priority", "host", "remote_place", "ssh_config",
@@ -86,6 +86,10 @@ def cli() -> None:
 @click.option("--link", help="Put ping/pub and pong/sub on two emulated hosts joined by this link: "
               "a preset (see 'mwperf links') and/or KEY=VALUE items, e.g. delay=10ms,loss=1% "
               "(docs/links.md). Needs root.")
+@click.option("--bridge", help="A real bridge in the path: mqtt-bridge (two mosquitto brokers "
+              "joined by mosquitto's bridge), zenoh-ros2dds; or direct (the same middleware end "
+              "to end, same hosts and links). With --link each half runs on a host of its own "
+              "and the link is the WAN between them (docs/bridges.md).")
 @click.option("--link-backend", help="How --link is emulated: auto (netem when the kernel has "
               "it), netem or userspace (mwperf-linkem).  [default: auto]")
 @click.option("--session-timeout", help="With a --link outage: a session that delivers nothing "

@@ -65,6 +65,7 @@ OPTIONS: dict[str, str] = {
     "host": "text", "remote_place": "text", "ssh_config": "text", "accept_new_host_key": "flag",
     "clock_sync": "flag", "test_clock": "text",
     "count_allocs": "flag",
+    "bridge": "text",
 }
 """every option of a point, keyed like the command-line flags (``-`` as ``_``), as
 ``build_point`` takes it: ``text`` (a value), ``flag`` (a boolean) or ``repeated`` (a list of
@@ -128,6 +129,9 @@ class PointConfig:
     """TEST ONLY: (emulated host, CLOCK_MONOTONIC offset s, drift ppm) given to its agents"""
     count_allocs: bool = False
     """count every heap allocation of each agent per phase (LD_PRELOAD libmwperf_alloc.so)"""
+    bridge: str | None = None
+    """``--bridge``: a bridge in the path (bridges/), ``direct`` (the same path without one), or
+    None (not asked: the plain two-host layout)"""
 
     @property
     def max_queued(self) -> int:
@@ -165,6 +169,8 @@ class PointConfig:
             del data["clock_sync"]
         if not self.count_allocs:
             del data["count_allocs"]
+        if self.bridge is None:
+            del data["bridge"]
         if not self.test_clock:
             del data["test_clock"]
         else:
@@ -242,6 +248,8 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
         test_clock=parse_test_clock(options.get("test_clock"), hosts.hosts if hosts else None),
         count_allocs=bool(options.get("count_allocs")),
     )
+    if options.get("bridge") is not None:
+        point = _bridged(point, str(options["bridge"]).strip(), options.get("topology"))
     if point.count_allocs and point.remote is not None:
         raise UsageError("--count-allocs: not yet for agents on real hosts (--host); count "
                          "allocations with the agents on this machine (loopback or --link)")
@@ -256,6 +264,22 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
     if point.subscribers > 1:
         check_subscribers(point, options)
     return point
+
+
+def _bridged(point: PointConfig, name: str, topology: Any) -> PointConfig:
+    """``--bridge NAME``, checked against the transport and the rest of the point; with --link
+    the bridge layout (bridges/topology.py: each half on a host of its own)."""
+    from .bridges import check_pair
+    from .bridges.topology import bridge_hosts
+    check_pair(name, point.transport, point.mode)
+    for flag, given in (("--host", point.remote is not None), ("--pong relay", point.pong != "agent"),
+                        ("--subscribers", point.subscribers > 1),
+                        ("a scenario's hosts:", topology is not None)):
+        if given:
+            raise UsageError(f"--bridge {name}: not together with {flag} (yet); a bridged point "
+                             f"runs on loopback or, with --link, on its own four hosts")
+    return replace(point, bridge=name,
+                   topology=bridge_hosts() if point.link is not None else None)
 
 
 def _link(options: dict[str, Any]) -> dict[str, Any]:

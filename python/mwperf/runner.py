@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from .agent import Agent, alloc_preload
+from .bridges.base import BridgePlan
+from .bridges.run import bridge_died, ensure_bridge, rate_warnings, section as bridge_section, sides, start_bridge
 from .clocksync import annotate as annotate_clock, clock_address, clock_args, in_test_clock
 from .config import MEASURING_ROLE, ROLES, SENDERS, PointConfig
 from .durations import format_duration_arg
@@ -32,7 +34,7 @@ from .merge import AgentRun, make_warning, merge
 from .daemons import DaemonSet
 from .emulation.network import Network, emulated_network
 from .emulation.topology import two_hosts
-from .middleware import prepare
+from .middleware import Plan, prepare
 from .emulation.cpu import CpuPlacement
 from .leases import Lease
 from .procs import STOP_GRACE_S, AgentProcess, AgentSet
@@ -82,6 +84,7 @@ echoes where the pong would)"""
 
 def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
     """Measure one point with agents working in ``workdir`` (which the caller removes)."""
+    ensure_bridge(cfg, agent)
     tag = secrets.randbits(32)
     started = datetime.now(timezone.utc)
     server_role, sender_role = ROLES[cfg.mode]
@@ -90,6 +93,8 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
     interrupted = False
     window: tuple[int, int] | None = None
     sender_stopped_ns: int | None = None
+    bplan: BridgePlan | None = None
+    bridge_gone: str | None = None
     with (Lease.take(f"{cfg.transport} {cfg.mode} point") as lease,
           _emulated_link(cfg, workdir, tag) as emulated,
           _real_hosts(cfg, agent, lease) as real,
@@ -105,12 +110,16 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
         with AgentSet(workdir, placement) as agents:
             spawn = functools.partial(_spawn, agents, real, workdir, cfg)
             try:
-                plan = prepare(cfg, workdir, agent, daemons, network)
+                bplan = start_bridge(cfg, workdir, agent, daemons, network, tag)
+                plan = (Plan(bplan.listen) if bplan is not None
+                        else prepare(cfg, workdir, agent, daemons, network))
                 given = replace(cfg, opts=cfg.opts + _own_domain(cfg, lease))
                 if network is not None:
-                    given = replace(given, opts=given.opts + network.agent_opts(cfg.transport))
+                    if bplan is None:  # a bridge configures each side's middleware itself
+                        given = replace(given, opts=given.opts + network.agent_opts(cfg.transport))
                     window = network.outage_window()
                     given = outlasting(given, window)
+                given_server, given_sender = sides(given, bplan)
                 clock = clock_address(given, network)  # --clock-sync: the pub's probe port
                 servers: list[AgentProcess] = []
                 if plan.listen is not None:
@@ -120,15 +129,16 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
                                                 ready[0] if ready else None)
                         servers.append(spawn(
                             server_role, lambda here, agent_path: in_test_clock(given, server_role, role_argv(
-                                agent_path, server_role, given, here, tag, listen, name)
+                                agent_path, server_role, given_server, here, tag, listen, name)
                             + outage_args(server_role, window) + clock_args(server_role, given, clock)),
                             _placed(network, server_role, cfg.transport), name, agent))
                         ready.append(servers[-1].wait_ready(cfg.transport, ready_timeout_s(cfg)))
-                    address = connect_address(cfg.transport, ready)
+                    address = (bplan.sender(ready[0]) if bplan is not None
+                               else connect_address(cfg.transport, ready))
                 else:
                     address = plan.connect or ""
                 sender = spawn(sender_role, lambda here, agent_path: in_test_clock(given, sender_role, role_argv(
-                    agent_path, sender_role, given, here, tag, address)
+                    agent_path, sender_role, given_sender, here, tag, address)
                                + outage_args(sender_role, window) + clock_args(sender_role, given, clock)),
                                _placed(network, sender_role, cfg.transport), sender_role, agent)
                 limit_s = sender_timeout_s(given)
@@ -140,6 +150,8 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
                     agents.stop_all()
                 sender_stopped_ns = time.monotonic_ns()
                 daemons.sample_all()  # the end of the measurement
+                if bplan is not None:
+                    bridge_gone = bridge_died(daemons)
                 if sender.exit_code == 2:
                     raise UsageError(f"{sender_role} rejected the point: {sender.stderr_tail()}")
                 for server in servers:
@@ -169,6 +181,14 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
         if interrupted:  # nothing usable, and the user asked to stop: a suite must stop too
             raise StoppedRunError(str(exc)) from None
         raise
+    if bridge_gone is not None and result["measurement"] is not None:
+        # what was measured before the bridge died is kept; the agents' own failure (their
+        # broker or peer vanished) is the consequence, so the bridge is the reason
+        result["status"] = "partial"
+        result["status_reason"] = f"{bridge_gone}; then {result['status_reason']}"
+    if cfg.bridge is not None:
+        result["bridge"] = bridge_section(cfg, bplan, daemons.describe(), result)
+        result["warnings"] += rate_warnings(result["bridge"])
     if emulated is not None:
         result["link"] = emulated.describe()
     if real is not None:

@@ -1,0 +1,81 @@
+"""A bridge inside one point (runner.py calls these): start its halves, give each side its
+address and settings, notice a half that died, and write the result's ``bridge`` section."""
+
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..merge import make_warning
+from .base import HALVES, BridgePlan, BridgeSetup
+from .rate import achieved, short_warning
+from .registry import DIRECT, bridge
+
+if TYPE_CHECKING:
+    from ..agent import Agent
+    from ..config import PointConfig
+    from ..daemons import DaemonSet
+    from ..emulation.network import Network
+
+LOOPBACK = "127.0.0.1"
+
+
+def ensure_bridge(cfg: "PointConfig", agent: "Agent") -> None:
+    """Before anything starts: the bridge's program is there (or is built now), else RunError
+    naming the bridge and the command that builds it."""
+    if cfg.bridge not in (None, DIRECT):
+        bridge(cfg.bridge).ensure(agent)
+
+
+def start_bridge(cfg: "PointConfig", workdir: Path, agent: "Agent", daemons: "DaemonSet",
+                 network: "Network | None", tag: int) -> BridgePlan | None:
+    """Start the point's bridge (None for no bridge or ``direct``)."""
+    if cfg.bridge in (None, DIRECT):
+        return None
+    found = bridge(cfg.bridge)
+
+    def where(name: str) -> tuple[str, Path | None]:
+        if network is None:
+            return LOOPBACK, None
+        return network.address_of(name), network.netns_of(name)
+
+    def addresses(names: tuple[str, ...]) -> list[str]:
+        return [] if network is None else sorted({network.address_of(n) for n in names})
+
+    return found.prepare(BridgeSetup(cfg, workdir, agent, daemons, where, tag, addresses))
+
+
+def sides(cfg: "PointConfig", plan: BridgePlan | None) -> tuple["PointConfig", "PointConfig"]:
+    """(the server's point, the sender's point): each side's transport and own settings."""
+    if plan is None:
+        return cfg, cfg
+    server = replace(cfg, opts=cfg.opts + plan.server_opts)
+    sender = replace(cfg, transport=plan.sender_transport or cfg.transport,
+                     opts=cfg.opts + plan.sender_opts)
+    return server, sender
+
+
+def bridge_died(daemons: "DaemonSet") -> str | None:
+    """Why the point is partial when a bridge half exited during the measurement."""
+    dead = [d for d in daemons.daemons if d.name in HALVES and d.died is not None]
+    if not dead:
+        return None
+    return "; ".join(f"{d.name} exited during the run (exit code {d.died}): {d.log_tail()}"
+                     for d in dead)
+
+
+def section(cfg: "PointConfig", plan: BridgePlan | None, daemons: list[dict[str, Any]],
+            result: dict[str, Any]) -> dict[str, Any]:
+    """The result's ``bridge``: which bridge, the path, each half's daemon entry (CPU, RSS,
+    version), and achieved vs offered rate."""
+    name = cfg.bridge or DIRECT
+    path = (f"{cfg.transport} end to end, no bridge" if name == DIRECT
+            else bridge(name).path(cfg.transport))
+    halves = [d for d in daemons if d["name"] in HALVES]
+    return {"name": name, "path": path, "halves": halves,
+            **achieved(cfg.rate, cfg.topics, result.get("measurement")),
+            **(plan.facts if plan is not None else {})}
+
+
+def rate_warnings(bridge_section: dict[str, Any]) -> list[dict[str, Any]]:
+    found = short_warning(bridge_section["name"], bridge_section)
+    return [] if found is None else [make_warning(*found)]

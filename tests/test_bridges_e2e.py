@@ -1,0 +1,138 @@
+"""Bridges in the path, end to end through the real programs (docs/bridges.md): mosquitto's
+bridge between two brokers (loopback and across the bridge topology's emulated hosts), the
+usage error of a pair that cannot work, a bridge half killed mid-run (partial, with the
+reason), and nothing left running afterwards."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import require_emulation, run_mwperf
+
+pytestmark = pytest.mark.agent
+
+SHORT = ("--rate", "100", "--duration", "1s", "--warmup", "300ms")
+
+
+def _bridge_processes() -> list[int]:
+    """Processes whose command line names a bridge half's configuration (ours only run)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
+            except OSError:
+                continue
+            if "/daemons/bridge-a." in cmdline or "/daemons/bridge-b." in cmdline:
+                found.append(int(entry.name))
+    return found
+
+
+def _children(pid: int) -> list[tuple[int, str]]:
+    """(pid, command line) of ``pid``'s children."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == pid:
+            out.append((int(entry.name), cmdline))
+    return out
+
+
+def test_a_pair_that_cannot_work_is_a_usage_error_naming_both(real_env: dict[str, str]) -> None:
+    done = run_mwperf("run", "--transport", "udp", "--bridge", "mqtt-bridge", "--no-save",
+                      env=real_env)
+    assert done.returncode == 2, done.stderr
+    assert "--bridge mqtt-bridge --transport udp" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    unknown = run_mwperf("run", "--transport", "mqtt", "--bridge", "rosbridge", "--no-save",
+                         env=real_env)
+    assert unknown.returncode == 2
+    assert "--bridge: unknown bridge 'rosbridge'; allowed: direct, mqtt-bridge" in unknown.stderr
+
+
+def test_mqtt_bridge_carries_a_round_trip_between_two_brokers(real_env: dict[str, str],
+                                                              tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    done = run_mwperf("run", "--transport", "mqtt", "--bridge", "mqtt-bridge", *SHORT,
+                      "--json", str(out), "--no-save", env=real_env)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(out.read_text())
+    bridge = result["bridge"]
+    assert result["status"] == "complete" and result["config"]["bridge"] == "mqtt-bridge"
+    assert [h["name"] for h in bridge["halves"]] == ["bridge-b", "bridge-a"]
+    assert bridge["bridge_a"] != bridge["bridge_b"]
+    for half in bridge["halves"]:  # real mosquitto processes, measured like every daemon
+        assert half["version"] and half["peak_rss_kib"] > 0 and half["cpu_user_s"] is not None
+    # the two agents were given different brokers: the messages had to cross the bridge
+    accounting = result["measurement"]["accounting"]
+    assert accounting["received"] == accounting["sent"] > 50
+    assert 0.95 < bridge["delivered_ratio"] < 1.05
+    assert bridge["offered_msgs_per_s"] == 100
+    assert _bridge_processes() == []
+
+
+def test_a_bridge_killed_mid_run_gives_a_partial_result_with_the_reason(
+        real_env: dict[str, str], tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    proc = subprocess.Popen([sys.executable, "-m", "mwperf.cli", "run", "--transport", "mqtt",
+                             "--bridge", "mqtt-bridge", "--rate", "200", "--duration", "4s",
+                             "--warmup", "300ms", "--peer-timeout", "1s", "--json", str(out),
+                             "--no-save"], env=real_env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        victim = None
+        deadline = time.monotonic() + 20
+        while victim is None and time.monotonic() < deadline:
+            victim = next((pid for pid, cmd in _children(proc.pid) if "bridge-a.conf" in cmd),
+                          None)
+            time.sleep(0.1)
+        assert victim is not None, "bridge-a never started"
+        time.sleep(2.0)  # well into the measurement
+        os.kill(victim, signal.SIGKILL)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    result = json.loads(out.read_text())
+    assert result["status"] == "partial", stderr
+    assert "bridge-a exited during the run (exit code -9)" in result["status_reason"]
+    counts = result["measurement"]["accounting"]
+    assert 0 < counts["received"] <= counts["sent"] < 200 * 4  # what came before, not all
+    assert _bridge_processes() == []
+
+
+def test_mqtt_bridge_and_direct_across_the_bridge_hosts(real_env: dict[str, str],
+                                                        tmp_path: Path) -> None:
+    """--link: the halves on hosts ga and gb with the WAN between them; direct takes the same
+    hosts and links, so bridge minus direct is the bridge's own cost."""
+    require_emulation("bridges across emulated hosts")
+    p50 = {}
+    for name in ("mqtt-bridge", "direct"):
+        out = tmp_path / f"{name}.json"
+        done = run_mwperf("run", "--transport", "mqtt", "--bridge", name,
+                          "--link", "delay=5ms", *SHORT, "--json", str(out), "--no-save",
+                          env=real_env)
+        assert done.returncode == 0, done.stderr
+        result = json.loads(out.read_text())
+        place = result["link"]["place"]
+        assert (place["ping"], place["bridge-a"], place["bridge-b"], place["pong"]) == \
+            ("a", "ga", "gb", "b")
+        assert [k["name"] for k in result["link"]["links"]] == ["ga<->gb", "a<->ga", "gb<->b"]
+        p50[name] = result["measurement"]["response"]["p50_ns"]
+        assert result["bridge"]["name"] == name
+        assert bool(result["bridge"]["halves"]) == (name != "direct")
+    assert p50["direct"] > 10e6 and p50["mqtt-bridge"] > 10e6  # 5 ms each way on the WAN
+    assert _bridge_processes() == []
