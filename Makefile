@@ -3,7 +3,7 @@ SHELL := /bin/bash
 PY ?= python3
 RESULTS ?= results
 
-.PHONY: run test bench setup build rust-test py-test clean
+.PHONY: run test bench setup build bridges rust-test py-test clean
 
 ## run: install, build, run the default side-by-side suite (every transport built in), write results + summary
 run: setup build
@@ -26,6 +26,11 @@ setup:
 
 build:
 	cargo build --release --quiet
+
+## bridges: the bridges mwperf compiles itself (zenoh-plugin-ros2dds + Cyclone DDS from source; minutes, not in 'build')
+bridges: setup
+	@bash scripts/system-deps.sh bridges
+	nice -n 10 cargo build --release --manifest-path crates/mwperf-bridge-zenoh/Cargo.toml
 
 rust-test:
 	cargo test --release --quiet --workspace

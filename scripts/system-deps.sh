@@ -6,11 +6,16 @@
 #   chromium                         headless browser for the HTML report's test (tests only)
 #   iproute2                         ip netns / ip link / tc for --link (emulated hosts and links)
 #   openssh-client openssh-server    --host over SSH (the tests run a real sshd in an emulated host)
+# With the argument 'bridges': only what building the bridges needs (make bridges; docs/bridges.md):
+#   cmake libclang-dev               Cyclone DDS built from source by cyclors, and its bindgen
 # As root it installs them (no prompts, no stdin); otherwise it prints the command and goes on
 # (the transports needing a missing package then fail with that install line).
 set -euo pipefail
 PACKAGES=(cyclonedds-dev cyclonedds-tools mosquitto mosquitto-clients python3-rosmaster topic-tools
           chromium iproute2 openssh-client openssh-server)
+if [[ "${1:-}" == "bridges" ]]; then
+    PACKAGES=(cmake libclang-dev)
+fi
 
 if ! command -v dpkg-query >/dev/null || ! command -v apt-get >/dev/null; then
     echo "mwperf: not a Debian system: install ${PACKAGES[*]} (or equivalents) yourself" >&2

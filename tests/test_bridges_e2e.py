@@ -136,3 +136,56 @@ def test_mqtt_bridge_and_direct_across_the_bridge_hosts(real_env: dict[str, str]
         assert bool(result["bridge"]["halves"]) == (name != "direct")
     assert p50["direct"] > 10e6 and p50["mqtt-bridge"] > 10e6  # 5 ms each way on the WAN
     assert _bridge_processes() == []
+
+
+@pytest.fixture(scope="module")
+def zenoh_bridge() -> None:
+    """The zenoh-ros2dds bridge binary: built here when missing (CI: a cold build of
+    zenoh-plugin-ros2dds and Cyclone DDS, see BENCHMARKS.md), its build tools installed first."""
+    from mwperf.bridges.build import ensure_zenoh_bridge
+    subprocess.run(["bash", str(Path(__file__).parent.parent / "scripts" / "system-deps.sh"),
+                    "bridges"], check=False, timeout=600)
+    ensure_zenoh_bridge("zenoh-ros2dds")
+
+
+def test_zenoh_ros2dds_carries_dds_through_two_bridges(real_env: dict[str, str], tmp_path: Path,
+                                                      zenoh_bridge: None) -> None:
+    """DDS domain A -> zenoh-plugin-ros2dds A -> zenoh -> B -> DDS domain B: the two agents are
+    in different DDS domains, so every message crossed both bridges."""
+    out = tmp_path / "r.json"
+    done = run_mwperf("run", "--transport", "cyclonedds", "--bridge", "zenoh-ros2dds", *SHORT,
+                      "--json", str(out), "--no-save", env=real_env)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(out.read_text())
+    bridge = result["bridge"]
+    assert result["status"] == "complete"
+    domain_a, domain_b = bridge["dds_domains"]
+    assert domain_a != domain_b
+    assert [h["name"] for h in bridge["halves"]] == ["bridge-a", "bridge-b"]
+    for half in bridge["halves"]:
+        assert half["version"] == "zenoh-plugin-ros2dds v1.10.2" and half["peak_rss_kib"] > 0
+    counts = result["measurement"]["accounting"]
+    assert counts["received"] == counts["sent"] > 50
+    assert _bridge_processes() == []
+
+
+def test_a_bridge_that_fails_to_build_fails_its_point_in_one_line_and_the_sweep_goes_on(
+        real_env: dict[str, str], tmp_path: Path) -> None:
+    env = {**real_env, "MWPERF_BRIDGE_TARGET_DIR": str(tmp_path / "empty-target"),
+           "MWPERF_CARGO": "false"}
+    env.pop("MWPERF_BRIDGE_ZENOH", None)
+    done = run_mwperf("run", "--transport", "cyclonedds", "--bridge", "zenoh-ros2dds", *SHORT,
+                      "--no-save", env=env)
+    assert done.returncode == 1
+    error = [ln for ln in done.stderr.splitlines() if ln.startswith("mwperf: error:")]
+    assert len(error) == 1 and "--bridge zenoh-ros2dds: building mwperf-bridge-zenoh failed" \
+        in error[0] and "make bridges" in error[0], done.stderr
+    sweep = tmp_path / "s.yaml"
+    sweep.write_text("transport: cyclonedds\nbridge: [zenoh-ros2dds, direct]\nrate: 100\n"
+                     "duration: 1s\nwarmup: 300ms\n")
+    done = run_mwperf("run", str(sweep), "--results", str(tmp_path / "res"), "--json", "-",
+                      env=env)
+    rows = json.loads(done.stdout)["rows"]
+    statuses = {row["axes"]["bridge"]: row["status"] for row in rows}
+    assert statuses == {"zenoh-ros2dds": "failed", "direct": "complete"}, done.stderr
+    assert "make bridges" in rows[0]["status_reason"]

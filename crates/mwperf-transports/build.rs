@@ -142,6 +142,12 @@ static const size_t layout[] = {
   offsetof (dds_publication_matched_status_t, current_count),
   sizeof (dds_subscription_matched_status_t),
   offsetof (dds_subscription_matched_status_t, current_count),
+  sizeof (rmw_dds_common_msg_dds__NodeEntitiesInfo_),
+  offsetof (rmw_dds_common_msg_dds__NodeEntitiesInfo_, node_name),
+  offsetof (rmw_dds_common_msg_dds__NodeEntitiesInfo_, reader_gid_seq),
+  offsetof (rmw_dds_common_msg_dds__NodeEntitiesInfo_, writer_gid_seq),
+  sizeof (rmw_dds_common_msg_dds__ParticipantEntitiesInfo_),
+  offsetof (rmw_dds_common_msg_dds__ParticipantEntitiesInfo_, node_entities_info_seq),
 };
 
 const size_t *mwperf_cyclonedds_layout (size_t *n)

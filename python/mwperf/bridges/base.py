@@ -37,8 +37,9 @@ class BridgeSetup:
     daemons: "DaemonSet"
     where: Callable[[str], tuple[str, Path | None]]
     tag: int
-    addresses: Callable[[tuple[str, ...]], list[str]] = lambda names: []
-    """the addresses of the hosts the given placeable names run on (emulated hosts only)"""
+    facing: Callable[[str, str], str | None] = lambda name, peer: None
+    """the address of ``name``'s host on the link towards ``peer``'s host (its own address when
+    both are on one host); None on loopback"""
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,12 @@
 """Every bridge mwperf knows, in side-by-side order, and the checks of ``--bridge``."""
 
 from ..errors import UsageError
-from . import mqtt_bridge
+from . import mqtt_bridge, zenoh_ros2dds
 from .base import Bridge
 
 DIRECT = "direct"
 """no bridge: the same middleware end to end (over the same hosts and links)"""
-BRIDGES: dict[str, Bridge] = {b.name: b for b in (mqtt_bridge.BRIDGE,)}
+BRIDGES: dict[str, Bridge] = {b.name: b for b in (mqtt_bridge.BRIDGE, zenoh_ros2dds.BRIDGE)}
 
 
 def names() -> tuple[str, ...]:

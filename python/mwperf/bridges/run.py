@@ -38,10 +38,17 @@ def start_bridge(cfg: "PointConfig", workdir: Path, agent: "Agent", daemons: "Da
             return LOOPBACK, None
         return network.address_of(name), network.netns_of(name)
 
-    def addresses(names: tuple[str, ...]) -> list[str]:
-        return [] if network is None else sorted({network.address_of(n) for n in names})
+    def facing(name: str, peer: str) -> str | None:
+        if network is None:
+            return None
+        here, there = network.topology.host_of(name), network.topology.host_of(peer)
+        for wire in network.addressing.wires:
+            ends = {wire.near.node: wire.near, wire.far.node: wire.far}
+            if here != there and set(ends) == {here, there}:
+                return ends[here].address
+        return network.address_of(name)
 
-    return found.prepare(BridgeSetup(cfg, workdir, agent, daemons, where, tag, addresses))
+    return found.prepare(BridgeSetup(cfg, workdir, agent, daemons, where, tag, facing))
 
 
 def sides(cfg: "PointConfig", plan: BridgePlan | None) -> tuple["PointConfig", "PointConfig"]:

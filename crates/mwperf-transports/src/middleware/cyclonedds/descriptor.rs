@@ -17,6 +17,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     opts: &[
         Opt { key: "max-blocking", help: "how long a reliable write may block on a full history before it fails (a duration; default 100ms)" },
         Opt { key: "config", help: "a Cyclone DDS XML configuration (as CYCLONEDDS_URI takes)" },
+        Opt { key: "ros-node", help: "announce the endpoint as ROS 2 node [<namespace>/]<name> on ros_discovery_info (Humble GIDs), as rmw_cyclonedds does; bridges following the ROS 2 graph need it" },
     ],
     qos: QosSupport {
         reliability: QosSupport::RELIABILITY,

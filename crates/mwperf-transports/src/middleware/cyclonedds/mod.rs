@@ -13,13 +13,16 @@
 //!
 //! Options (`--opt`): `max-blocking=<duration>` (how long a reliable write may wait for a full
 //! history to drain, default 100ms), `config=<xml or file://...>` (the Cyclone configuration
-//! instead of the loopback one, e.g. for two hosts).
+//! instead of the loopback one, e.g. for two hosts), `ros-node=[<namespace>/]<name>` (announce
+//! the endpoint as a ROS 2 node on `ros_discovery_info`, see `graph.rs`).
 
 #[cfg(mwperf_cyclonedds)]
 #[cfg(mwperf_cyclonedds)]
 mod domain;
 #[cfg(mwperf_cyclonedds)]
 mod ffi;
+#[cfg(mwperf_cyclonedds)]
+mod graph;
 #[cfg(mwperf_cyclonedds)]
 mod qos;
 #[cfg(mwperf_cyclonedds)]
@@ -135,6 +138,11 @@ impl CycloneEndpoint {
                 (r, ws)
             };
             ep.inbox = Some(Inbox { reader, waitset, topic: name, sample: Sample::new(api) });
+        }
+        if let Some(node) = opts.get("ros-node") {
+            let readers: Vec<_> = ep.inbox.iter().map(|i| i.reader).collect();
+            let writers: Vec<_> = ep.writer.iter().map(|(w, _)| *w).collect();
+            graph::announce(api, participant, node, &readers, &writers)?;
         }
         Ok(ep)
     }
