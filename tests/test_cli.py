@@ -18,11 +18,11 @@ import mwperf.cli
     (["run", "--count", "5", "--duration", "1s"], "--count and --duration are mutually exclusive"),
     (["run", "--quick"], "--quick: only applies to a scenario"),
     (["run", "nosuch"], "SCENARIO: unknown scenario 'nosuch'; allowed: a YAML file or a "
-                        "built-in name (bridge-payloads, busy-loop-executors, cpu-quotas, "),
+                        "built-in name (bridge-payloads, bridges, busy-loop-executors, "),
     (["run", "--dry-run"], "--dry-run: only applies to a scenario"),
     (["run", "--resume", "nowhere"], "--resume: nowhere has no sweep.json; give a sweep folder"),
     (["run", "bridge-payloads", "--reliability", "reliable"],
-     "--reliability: scenario 'bridge-payloads' sets 'reliability' itself (bridge-payloads:9); "
+     "--reliability: scenario 'bridge-payloads' sets 'reliability' itself (bridge-payloads:17); "
      "give one of them"),
     (["run", "default", "--payload", "Array64"], "--payload: cannot be combined with scenario"),
     (["run", "--frobnicate"], "No such option"),

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import UsageError
-from . import distribution, latency_rate, loss_jitter, page, resources, summary, timeline, topics
+from . import (bridges, distribution, latency_rate, loss_jitter, page, resources, summary,
+               timeline, topics)
 from .data import Run, load_runs
 
 FORMATS = ("html", "markdown", "csv", "json")
@@ -38,7 +39,7 @@ def html(runs: Sequence[Run], table: list[dict]) -> str:
     """The HTML page of ``runs``."""
     numbers = summary.numbering(runs)
     sections = [latency_rate.section(runs), distribution.section(runs), timeline.section(runs),
-                loss_jitter.section(runs), topics.section(runs),
+                loss_jitter.section(runs), topics.section(runs), bridges.section(runs),
                 resources.section(runs, numbers)]
     return page.render(runs, sections, table)
 

@@ -59,6 +59,8 @@ class Point:
     """topic -> its response histogram (from the result's per_topic)"""
     series: list[dict[str, Any]] = field(default_factory=list)
     messages: list[Bucket] = field(default_factory=list)
+    bridge: dict[str, Any] | None = None
+    """the result's ``bridge`` section (--bridge points: which bridge, or ``direct``)"""
 
     @property
     def point_id(self) -> str:
@@ -156,7 +158,8 @@ def _point(row: dict[str, Any]) -> Point:
                  outage_exact=exact_outage(result) is not None,
                  message_bytes=measurement.get("message_bytes"),
                  message_bytes_per_s=(measurement.get("throughput") or {}).get(
-                     "message_bytes_per_s"), topic_histograms=topics)
+                     "message_bytes_per_s"), topic_histograms=topics,
+                 bridge=result.get("bridge"))
 
 
 def _outage(result: dict[str, Any]) -> tuple[float, float] | None:

@@ -10,17 +10,20 @@ from .model import Scenario
 from .parse import parse_scenario
 
 SUFFIXES = (".yaml", ".yml")
+ALIASES = {"bridge-payloads": "bridges"}
+"""old built-in names -> the scenario that replaced them (they keep working)"""
 
 
 def built_in_names() -> list[str]:
-    """The built-in scenarios, sorted."""
+    """The built-in scenarios (and their aliases), sorted."""
     folder = resources.files("mwperf") / "scenarios"
-    return sorted(entry.name.rsplit(".", 1)[0] for entry in folder.iterdir()
-                  if entry.name.endswith(".yaml"))
+    return sorted([entry.name.rsplit(".", 1)[0] for entry in folder.iterdir()
+                   if entry.name.endswith(".yaml")] + list(ALIASES))
 
 
 def built_in_text(name: str) -> str:
-    """The YAML of built-in scenario ``name``."""
+    """The YAML of built-in scenario ``name`` (an alias: of the scenario it names)."""
+    name = ALIASES.get(name, name)
     return (resources.files("mwperf") / "scenarios" / f"{name}.yaml").read_text("utf-8")
 
 
@@ -43,7 +46,8 @@ def load_scenario(spec: str, quick: bool = False) -> Scenario:
 
 def describe_built_ins() -> list[tuple[str, str]]:
     """(name, description) of every built-in scenario."""
-    return [(name, parse_scenario(built_in_text(name), name, name).description)
+    return [(name, f"alias of '{ALIASES[name]}'" if name in ALIASES else
+             parse_scenario(built_in_text(name), name, name).description)
             for name in built_in_names()]
 
 

@@ -15,6 +15,7 @@ from .knee import Knee, knees
 from .manifest import NOT_SUPPORTED, PENDING, SKIPPED
 from .observe import Observation, observations
 from .sweep import SweepRun
+from .bridges import BridgeRanking, rank_bridges
 from .topics import TopicRanking, rank_subscribers, rank_topics
 
 
@@ -28,6 +29,7 @@ class Summary:
     comparisons: list[Comparison]
     rankings: list[TopicRanking]
     subscriber_rankings: list[TopicRanking] = field(default_factory=list)
+    bridge_rankings: list[BridgeRanking] = field(default_factory=list)
 
     @property
     def status(self) -> str:
@@ -57,6 +59,8 @@ class Summary:
             ("Topics ranked by p50 (multi-topic points)", [r.line() for r in self.rankings]),
             ("Subscribers ranked by p50 (--subscribers points)",
              [r.line() for r in self.subscriber_rankings]),
+            ("Bridges ranked by added latency (p50 minus the direct path's, same transport)",
+             [r.line() for r in self.bridge_rankings]),
         ]
         for title, lines in sections:
             if lines:
@@ -81,6 +85,7 @@ class Summary:
             "comparisons": [c.to_dict() for c in self.comparisons],
             "topics": [r.to_dict() for r in self.rankings],
             "subscribers": [r.to_dict() for r in self.subscriber_rankings],
+            "bridges": [r.to_dict() for r in self.bridge_rankings],
         }
 
     def _notes(self) -> list[str]:
@@ -126,4 +131,5 @@ def summarize(run: SweepRun) -> Summary:
     observed = observations(run)
     measured = [o for o in observed if o.status != NOT_SUPPORTED]
     return Summary(run, observed, knees(measured, run.sweep.scenario.analysis),
-                   comparisons(measured), rank_topics(measured), rank_subscribers(measured))
+                   comparisons(measured), rank_topics(measured), rank_subscribers(measured),
+                   rank_bridges(measured))
