@@ -1,6 +1,7 @@
 """A bridge inside one point (runner.py calls these): start its halves, give each side its
 address and settings, notice a half that died, and write the result's ``bridge`` section."""
 
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -48,7 +49,10 @@ def start_bridge(cfg: "PointConfig", workdir: Path, agent: "Agent", daemons: "Da
                 return ends[here].address
         return network.address_of(name)
 
-    return found.prepare(BridgeSetup(cfg, workdir, agent, daemons, where, tag, facing))
+    started = time.monotonic()
+    plan = found.prepare(BridgeSetup(cfg, workdir, agent, daemons, where, tag, facing))
+    plan.facts["start_s"] = round(time.monotonic() - started, 3)  # both halves, health-checked
+    return plan
 
 
 def sides(cfg: "PointConfig", plan: BridgePlan | None) -> tuple["PointConfig", "PointConfig"]:
