@@ -1,0 +1,82 @@
+"""Bridges without running any: the pair checks, achieved vs offered rate and its warning, and
+the summary's ranking by added latency (pure functions; end to end: test_bridges_e2e.py)."""
+
+import pytest
+
+from mwperf.bridges import check_pair, names
+from mwperf.bridges.rate import achieved, short_warning
+from mwperf.errors import UsageError
+from mwperf.scenario.bridges import rank_bridges
+from mwperf.scenario.expand import PlannedPoint
+from mwperf.scenario.observe import Observation
+from mwperf.table import Row
+
+
+def test_every_bridge_and_direct_are_allowed_values() -> None:
+    assert names() == ("direct", "mqtt-bridge", "zenoh-ros2dds")
+
+
+@pytest.mark.parametrize(("bridge", "transport", "message"), [
+    ("mqtt-bridge", "ros1", "--bridge mqtt-bridge --transport ros1: mqtt-bridge does not carry "
+                            "ros1"),
+    ("zenoh-ros2dds", "zenoh", "--bridge zenoh-ros2dds --transport zenoh: zenoh-ros2dds does not "
+                               "carry zenoh"),
+    ("foxglove", "udp", "--bridge: unknown bridge 'foxglove'; allowed: direct, mqtt-bridge, "
+                        "zenoh-ros2dds"),
+])
+def test_a_pair_that_cannot_work_names_both(bridge: str, transport: str, message: str) -> None:
+    with pytest.raises(UsageError) as error:
+        check_pair(bridge, transport, "roundtrip")
+    assert str(error.value).startswith(message) and error.value.exit_code == 2
+
+
+def test_direct_goes_with_every_transport() -> None:
+    for transport in ("udp", "ros1", "iceoryx2"):
+        check_pair("direct", transport, "oneway")
+
+
+def test_achieved_against_offered_and_the_95_percent_warning() -> None:
+    # zenoh-plugin-ros2dds#192: 1 kHz offered, ~50 Hz arriving
+    rates = achieved(1000.0, 1, {"throughput": {"msgs_per_s": 50.0}})
+    assert rates == {"offered_msgs_per_s": 1000.0, "achieved_msgs_per_s": 50.0,
+                     "delivered_ratio": 0.05}
+    code, message, _ = short_warning("zenoh-ros2dds", rates)
+    assert code == "bridge-rate-short"
+    assert message == ("zenoh-ros2dds delivered 50 msg/s of the 1000 msg/s offered (5.0 %, "
+                       "below 95 %)")
+    assert short_warning("x", achieved(100.0, 3, {"throughput": {"msgs_per_s": 285.0}})) is None
+    assert short_warning("x", achieved(100.0, 3, {"throughput": {"msgs_per_s": 284.0}}))
+    # closed loop (rate 0) offers nothing to fall short of; no measurement: unknown
+    assert achieved(0.0, 1, {"throughput": {"msgs_per_s": 9e4}})["delivered_ratio"] is None
+    assert achieved(100.0, 1, None)["delivered_ratio"] is None
+
+
+def _obs(index: int, transport: str, bridge: str, rate: float, p50: float | None,
+         p99: float | None = None, msgs: float | None = None) -> Observation:
+    point = PlannedPoint(index, {"transport": transport, "bridge": bridge, "rate": rate,
+                                 "payload": "Array1k"},
+                         (("transport", transport), ("bridge", bridge), ("rate", f"{rate:g}")),
+                         {})
+    row = Row(transport, "roundtrip", rate, "Array1k", 1024, p50_ns=p50, p99_ns=p99 or p50,
+              msgs_per_s=msgs if msgs is not None else rate, status="complete")
+    return Observation(point, "complete", None, row)
+
+
+def test_bridges_are_ranked_by_added_p50_against_their_own_direct_path() -> None:
+    observed = [
+        _obs(1, "mqtt", "direct", 100, 60e6), _obs(2, "mqtt", "mqtt-bridge", 100, 61e6),
+        _obs(3, "cyclonedds", "direct", 100, 62e6),
+        _obs(4, "cyclonedds", "zenoh-ros2dds", 100, 62.5e6, 70e6, msgs=50),
+        _obs(5, "mqtt", "direct", 1000, 60e6), _obs(6, "mqtt", "mqtt-bridge", 1000, None),
+    ]
+    rankings = {r.point: r for r in rank_bridges(observed)}
+    at_100 = rankings["roundtrip 100 Hz Array1k"]
+    assert [(c.bridge, c.added_p50_ns) for c in at_100.costs] == [("zenoh-ros2dds", 0.5e6),
+                                                                   ("mqtt-bridge", 1e6)]
+    assert at_100.costs[0].added_p99_ns == 8e6 and at_100.costs[0].delivered == 0.5
+    assert at_100.line().startswith("roundtrip 100 Hz Array1k: zenoh-ros2dds (cyclonedds) "
+                                    "+500 µs (p50 62.5 ms vs direct 62.0 ms; p99 +8.00 ms, "
+                                    "50 % delivered) < mqtt-bridge (mqtt) +1.00 ms")
+    unmeasured = rankings["roundtrip 1000 Hz Array1k"]
+    assert unmeasured.costs[0].added_p50_ns is None
+    assert "mqtt-bridge (mqtt) not measured" in unmeasured.line()
