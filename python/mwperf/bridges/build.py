@@ -42,7 +42,7 @@ def build_command() -> list[str]:
     return ["nice", "-n", "10", cargo, "build", "--release", "--manifest-path", str(MANIFEST)]
 
 
-def _missing_tools() -> list[str]:
+def missing_tools() -> list[str]:
     missing = [] if shutil.which("cmake") else [NEEDS["cmake"]]
     libclang = any(Path(p).glob("libclang*.so*") for p in
                    ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib",
@@ -63,7 +63,7 @@ def ensure_zenoh_bridge(name: str) -> Path:
     if os.environ.get("MWPERF_BRIDGE_ZENOH"):
         raise RunError(f"--bridge {name}: MWPERF_BRIDGE_ZENOH={path}: no executable file there; "
                        f"unset it, or build the bridge with {how}")
-    missing = _missing_tools()
+    missing = missing_tools()
     if missing:
         _failed[name] = (f"--bridge {name}: its build needs {', '.join(missing)}; install "
                          f"with 'bash scripts/system-deps.sh bridges' (apt-get install "

@@ -22,7 +22,12 @@ def checks() -> list[Check]:
     return [leftovers.check_leftovers, system.check_root, system.check_netns_and_netem,
             system.check_tun, system.check_cgroups, system.check_rt_priority,
             system.check_clocksource, system.check_governor, programs.check_agent_and_transports,
-            programs.check_tools]
+            programs.check_tools, _bridges]
+
+
+def _bridges() -> list[Finding]:
+    from ..bridges.doctor import check_bridges  # the bridges import the daemons, which import us
+    return check_bridges()
 
 
 def examine(run: list[Check] | None = None) -> list[Finding]:
