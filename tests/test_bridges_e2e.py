@@ -134,6 +134,10 @@ def test_mqtt_bridge_and_direct_across_the_bridge_hosts(real_env: dict[str, str]
         p50[name] = result["measurement"]["response"]["p50_ns"]
         assert result["bridge"]["name"] == name
         assert bool(result["bridge"]["halves"]) == (name != "direct")
+        if result["link"]["backend"] == "userspace":  # bytes on the wire on each hop
+            hops = {h["link"]: h for h in result["bridge"]["hops"]}
+            assert set(hops) == {"ga<->gb", "a<->ga", "gb<->b"}
+            assert all(h["up_bytes_per_message"] > 1024 for h in hops.values())
     assert p50["direct"] > 10e6 and p50["mqtt-bridge"] > 10e6  # 5 ms each way on the WAN
     assert _bridge_processes() == []
 

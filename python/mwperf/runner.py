@@ -25,7 +25,7 @@ from typing import Any
 
 from .agent import Agent, alloc_preload
 from .bridges.base import BridgePlan
-from .bridges.run import bridge_died, ensure_bridge, rate_warnings, section as bridge_section, sides, start_bridge
+from .bridges.run import bridge_died, ensure_bridge, hops as bridge_hops, rate_warnings, section as bridge_section, sides, start_bridge
 from .clocksync import annotate as annotate_clock, clock_address, clock_args, in_test_clock
 from .config import MEASURING_ROLE, ROLES, SENDERS, PointConfig
 from .durations import format_duration_arg
@@ -191,6 +191,8 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
         result["warnings"] += rate_warnings(result["bridge"])
     if emulated is not None:
         result["link"] = emulated.describe()
+        if cfg.bridge is not None:
+            result["bridge"]["hops"] = bridge_hops(result["link"], result["measurement"])
     if real is not None:
         result["hosts"] = real.describe()
         result["warnings"] += _lost_warnings(agents.agents)

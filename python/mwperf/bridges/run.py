@@ -90,3 +90,26 @@ def section(cfg: "PointConfig", plan: BridgePlan | None, daemons: list[dict[str,
 def rate_warnings(bridge_section: dict[str, Any]) -> list[dict[str, Any]]:
     found = short_warning(bridge_section["name"], bridge_section)
     return [] if found is None else [make_warning(*found)]
+
+
+def hops(link: dict[str, Any], measurement: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """Bytes on the wire on each hop (the userspace emulator's counters of every link: IP
+    packets forwarded each way over the whole point, discovery and warm-up included), and per
+    message sent (warm-up included) where the count is known. Empty with netem (no counters)."""
+    counts = (measurement or {}).get("accounting") or {}
+    messages = (counts.get("sent") or 0) + (counts.get("warmup_sent") or 0)
+    out = []
+    for item in link.get("links") or []:
+        for wire in item.get("emulator") or []:
+            report = wire.get("report") or {}
+            if "up" not in report:
+                continue
+            entry = {"link": item["name"], "from": wire["from"], "to": wire["to"]}
+            for way in ("up", "down"):
+                sent = report[way].get("forwarded_bytes")
+                entry[f"{way}_bytes"] = sent
+                entry[f"{way}_packets"] = report[way].get("forwarded")
+                entry[f"{way}_bytes_per_message"] = (round(sent / messages, 1)
+                                                     if sent is not None and messages else None)
+            out.append(entry)
+    return out
