@@ -37,6 +37,13 @@ def binary_path() -> Path:
     return Path(configured) if configured else target_dir() / "release" / BINARY
 
 
+def _stale(path: Path) -> bool:
+    """The binary is older than its sources (a checkout changed them): cargo rebuilds."""
+    sources = [MANIFEST, MANIFEST.with_name("Cargo.lock"), *MANIFEST.parent.glob("src/*.rs")]
+    built = path.stat().st_mtime
+    return any(source.stat().st_mtime > built for source in sources if source.exists())
+
+
 def build_command() -> list[str]:
     cargo = os.environ.get("MWPERF_CARGO", "cargo")
     return ["nice", "-n", "10", cargo, "build", "--release", "--manifest-path", str(MANIFEST)]
@@ -54,7 +61,8 @@ def ensure_zenoh_bridge(name: str) -> Path:
     """The bridge binary, built now if missing (one line on stderr while it builds); RunError
     naming the bridge and the command that builds it when that fails."""
     path = binary_path()
-    if path.is_file() and os.access(path, os.X_OK):
+    if path.is_file() and os.access(path, os.X_OK) and (
+            os.environ.get("MWPERF_BRIDGE_ZENOH") or not _stale(path)):
         return path
     how = (f"'{MAKE_LINE}' (nice -n 10 cargo build --release --manifest-path "
            f"{MANIFEST.relative_to(REPO_ROOT)})")
