@@ -336,13 +336,16 @@ def query(sql: str, results: str, fmt: str) -> None:
               show_default=True, help="html: one self-contained page; markdown, csv, json: the "
               "summary tables.")
 def report(runs: tuple[str, ...], results: str, output: str | None, fmt: str) -> None:
-    """Report on RUNS side by side: run ids, unique prefixes, or 'latest' (the default).
+    """Report on RUNS side by side: run ids, unique prefixes or 'latest' (the default) of the
+    --results catalogue, or paths to result files, point folders, sweep folders or results
+    folders (a results folder: its latest run).
 
     \b
     Examples:
       mwperf report -o report.html
       mwperf report 20261122T1015 20261122T1102 -o both.html
       mwperf report latest --format markdown
+      mwperf report baseline/results/ results/20261123T152248Z-suite-default-852d/
     """
     text = report_module.build(Path(results), runs, fmt)
     target = output or ("report.html" if fmt == "html" else "-")
@@ -369,11 +372,14 @@ def report(runs: tuple[str, ...], results: str, output: str | None, fmt: str) ->
 def compare(base: str, new: str, budget_flags: tuple[str, ...], budget_file: str | None,
             results: str, fmt: str) -> int:
     """Compare run NEW against run BASE point by point (matched by configuration); exit 0
-    within budget, 1 on a regression, 2 on a usage error.
+    within budget, 1 on a regression, 2 on a usage error. BASE and NEW: run ids, unique
+    prefixes or 'latest' of the --results catalogue, or paths to result files, point folders,
+    sweep folders or results folders (a results folder: its latest run).
 
     \b
     Examples:
       mwperf compare 20261122T1015 latest
+      mwperf compare main-artifact/results/ results/
       mwperf compare BASE NEW --budget p99=+10% --budget loss=+0.5pp
       mwperf compare BASE NEW --budget-file budgets/ci-x86.yaml --format markdown
     """

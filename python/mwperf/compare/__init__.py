@@ -17,6 +17,7 @@ from ..errors import UsageError
 from ..report.data import Point, load_run
 from ..report.select import resolve_one
 from ..store.catalogue import connect
+from ..store.sources import staged
 from .budget import METRICS, Budgets
 from .match import match
 from .evidence import Evidence
@@ -46,7 +47,13 @@ class Comparison:
 
 
 def compare(root: Path, base: str, new: str, budgets: Budgets) -> Comparison:
-    """Compare run ``new`` against run ``base`` (ids, prefixes or 'latest')."""
+    """Compare run ``new`` against run ``base`` (ids, prefixes, 'latest', or paths to result
+    files, point, sweep or results folders: see mwperf.store.sources)."""
+    with staged(root, [base, new], ["BASE", "NEW"]) as (where, (base, new)):
+        return _compare(where, base, new, budgets)
+
+
+def _compare(root: Path, base: str, new: str, budgets: Budgets) -> Comparison:
     with connect(root, read_only=True) as con:
         ids = [r[0] for r in con.execute("SELECT run_id FROM runs ORDER BY started_at DESC "
                                          "NULLS LAST, run_id DESC").fetchall()]

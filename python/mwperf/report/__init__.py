@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import UsageError
+from ..store.sources import staged
 from . import (bridges, distribution, latency_rate, loss_jitter, page, resources, summary,
                timeline, topics)
 from .data import Run, load_runs
@@ -20,10 +21,12 @@ FORMATS = ("html", "markdown", "csv", "json")
 
 
 def build(root: Path, wanted: Sequence[str], fmt: str = "html") -> str:
-    """The report on the runs ``wanted`` names (ids, prefixes, 'latest') in format ``fmt``."""
+    """The report on the runs ``wanted`` names (ids, prefixes, 'latest', or paths: see
+    mwperf.store.sources) in format ``fmt``."""
     if fmt not in FORMATS:
         raise UsageError(f"--format: '{fmt}' is not one of {', '.join(FORMATS)}")
-    runs = load_runs(root, list(wanted), messages=fmt == "html")
+    with staged(root, list(wanted)) as (where, names):
+        runs = load_runs(where, names, messages=fmt == "html")
     table = summary.rows(runs)
     if fmt == "html":
         return html(runs, table)
