@@ -36,29 +36,33 @@ def test_direct_goes_with_every_transport() -> None:
 
 
 def test_achieved_against_offered_and_the_95_percent_warning() -> None:
-    # zenoh-plugin-ros2dds#192: 1 kHz offered, ~50 Hz arriving
-    rates = achieved(1000.0, 1, {"throughput": {"msgs_per_s": 50.0}})
+    # zenoh-plugin-ros2dds#192: 1 kHz offered for 10 s, 500 arrived (~50 Hz)
+    rates = achieved(1000.0, 1, {"accounting": {"received": 500}}, 10.0)
     assert rates == {"offered_msgs_per_s": 1000.0, "achieved_msgs_per_s": 50.0,
                      "delivered_ratio": 0.05}
     code, message, _ = short_warning("zenoh-ros2dds", rates)
     assert code == "bridge-rate-short"
     assert message == ("zenoh-ros2dds delivered 50 msg/s of the 1000 msg/s offered (5.0 %, "
                        "below 95 %)")
-    assert short_warning("x", achieved(100.0, 3, {"throughput": {"msgs_per_s": 285.0}})) is None
-    assert short_warning("x", achieved(100.0, 3, {"throughput": {"msgs_per_s": 284.0}}))
+    # 3 topics at 100 Hz for 2 s: 600 offered; 570 is 95 %, 569 is short
+    assert short_warning("x", achieved(100.0, 3, {"accounting": {"received": 570}}, 2.0)) is None
+    assert short_warning("x", achieved(100.0, 3, {"accounting": {"received": 569}}, 2.0))
+    # --count: the window is count / rate
+    assert achieved(100.0, 1, {"accounting": {"received": 50}}, None, 100)["delivered_ratio"] \
+        == 0.5
     # closed loop (rate 0) offers nothing to fall short of; no measurement: unknown
-    assert achieved(0.0, 1, {"throughput": {"msgs_per_s": 9e4}})["delivered_ratio"] is None
-    assert achieved(100.0, 1, None)["delivered_ratio"] is None
+    assert achieved(0.0, 1, {"accounting": {"received": 9}}, 1.0)["delivered_ratio"] is None
+    assert achieved(100.0, 1, None, 1.0)["delivered_ratio"] is None
 
 
 def _obs(index: int, transport: str, bridge: str, rate: float, p50: float | None,
          p99: float | None = None, msgs: float | None = None) -> Observation:
     point = PlannedPoint(index, {"transport": transport, "bridge": bridge, "rate": rate,
-                                 "payload": "Array1k"},
+                                 "payload": "Array1k", "duration": "2s"},
                          (("transport", transport), ("bridge", bridge), ("rate", f"{rate:g}")),
                          {})
     row = Row(transport, "roundtrip", rate, "Array1k", 1024, p50_ns=p50, p99_ns=p99 or p50,
-              msgs_per_s=msgs if msgs is not None else rate, status="complete")
+              count=int(2 * (msgs if msgs is not None else rate)), status="complete")
     return Observation(point, "complete", None, row)
 
 
@@ -80,3 +84,5 @@ def test_bridges_are_ranked_by_added_p50_against_their_own_direct_path() -> None
     unmeasured = rankings["roundtrip 1000 Hz Array1k"]
     assert unmeasured.costs[0].added_p50_ns is None
     assert "mqtt-bridge (mqtt) not measured" in unmeasured.line()
+    no_direct = rank_bridges([_obs(7, "mqtt", "mqtt-bridge", 10, 5e6)])[0]
+    assert "mqtt-bridge (mqtt) p50 5.00 ms, direct path not measured" in no_direct.line()

@@ -80,6 +80,8 @@ def test_mqtt_bridge_carries_a_round_trip_between_two_brokers(real_env: dict[str
     assert accounting["received"] == accounting["sent"] > 50
     assert 0.95 < bridge["delivered_ratio"] < 1.05
     assert bridge["offered_msgs_per_s"] == 100
+    assert "bridge        mqtt-bridge: mqtt -> mosquitto A =bridge=> mosquitto B -> mqtt; " \
+        "delivered" in done.stdout
     assert _bridge_processes() == []
 
 

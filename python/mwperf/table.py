@@ -188,7 +188,18 @@ def render_details(result: dict[str, Any]) -> str:
         rss = daemon.get("peak_rss_kib")
         text += (f"daemon        {daemon['name']} {daemon.get('version') or ''}".rstrip()
                  + f"  {usage}  peak RSS {_kib(rss)}\n")
-    return text + render_link(result)
+    return text + render_bridge(result.get("bridge")) + render_link(result)
+
+
+def render_bridge(bridge: dict[str, Any] | None) -> str:
+    """With --bridge: one line, the path and the rate it delivered against the offered one."""
+    if not bridge:
+        return ""
+    ratio = bridge.get("delivered_ratio")
+    rate = (f"; delivered {bridge['achieved_msgs_per_s']:g} of {bridge['offered_msgs_per_s']:g} "
+            f"msg/s offered ({100 * ratio:.1f} %)" if ratio is not None else "")
+    start = f"; started in {bridge['start_s']:.2f} s" if bridge.get("start_s") is not None else ""
+    return f"bridge        {bridge['name']}: {bridge['path']}{rate}{start}\n"
 
 
 def render_allocations(agents: list[dict[str, Any]]) -> str:

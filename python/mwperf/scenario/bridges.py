@@ -11,7 +11,7 @@ bridge delivered (a #192-style shortfall shows there).
 import statistics
 from dataclasses import dataclass
 
-from ..durations import format_ns
+from ..durations import format_ns, parse_duration
 from .observe import Observation
 
 DIRECT = "direct"
@@ -54,9 +54,12 @@ class BridgeRanking:
         """'100 Hz Array1k: zenoh-ros2dds +1.2 ms (p99 +3 ms, 100 % delivered) < ...'."""
         parts = []
         for c in self.costs:
-            if c.added_p50_ns is None:
-                parts.append(f"{c.bridge} ({c.transport}) not measured"
-                             + ("" if c.direct_p50_ns is not None else " (no direct path)"))
+            if c.p50_ns is None:
+                parts.append(f"{c.bridge} ({c.transport}) not measured")
+                continue
+            if c.direct_p50_ns is None:
+                parts.append(f"{c.bridge} ({c.transport}) p50 {format_ns(c.p50_ns)}, direct "
+                             f"path not measured (no difference)")
                 continue
             delivered = f", {100 * c.delivered:.0f} % delivered" if c.delivered is not None else ""
             parts.append(f"{c.bridge} ({c.transport}) {_signed(c.added_p50_ns)} "
@@ -106,12 +109,25 @@ def rank_bridges(observations: list[Observation]) -> list[BridgeRanking]:
                 _median([o.row.p50_ns for o in direct if o.row.p50_ns]),
                 _median([o.row.p99_ns for o in found if o.row.p99_ns]),
                 _median([o.row.p99_ns for o in direct if o.row.p99_ns]),
-                _median([o.row.msgs_per_s / o.row.rate for o in found
-                         if o.row.msgs_per_s is not None and o.row.rate > 0])))
+                _median([d for d in (_delivered(o) for o in found) if d is not None])))
         if costs:
             costs.sort(key=lambda c: (c.added_p50_ns is None, c.added_p50_ns or 0.0))
             rankings.append(BridgeRanking(names[key], tuple(costs)))
     return rankings
+
+
+def _delivered(obs: Observation) -> float | None:
+    """Replies that arrived / messages the sender was asked to send (rate x topics x duration,
+    or the count per topic), as the result's bridge.delivered_ratio (bridges/rate.py)."""
+    options, row = obs.point.options, obs.row
+    if row.rate <= 0 or row.count is None:
+        return None
+    topics = int(options.get("topics") or 1)
+    if options.get("count") is not None:
+        planned = float(options["count"]) * topics
+    else:
+        planned = row.rate * topics * parse_duration(str(options.get("duration") or "10s")) / 1e9
+    return row.count / planned if planned else None
 
 
 def _point_name(obs: Observation) -> str:
