@@ -1,8 +1,9 @@
 """Finding the data-plane binary (mwperf-agent) and asking it what it supports.
 
-Search order: the ``MWPERF_AGENT`` environment variable, then ``release/mwperf-agent`` in
-``$CARGO_TARGET_DIR`` (where cargo put it, e.g. a CI cache), then ``target/release/mwperf-agent``
-in the checkout this package lives in, then ``PATH``. Catalogue queries are cached per binary.
+Search order: the ``MWPERF_AGENT`` environment variable, then the binary an installed wheel
+carries (``mwperf/bin/``, see setup.py), then ``release/mwperf-agent`` in ``$CARGO_TARGET_DIR``
+(where cargo put it, e.g. a CI cache), then ``target/release/mwperf-agent`` in the checkout
+this package lives in, then ``PATH``. Catalogue queries are cached per binary.
 """
 
 import functools
@@ -13,7 +14,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import REPO_ROOT
+from . import BUNDLED_BIN, REPO_ROOT
 from .errors import RunError
 
 AGENT_NAME = "mwperf-agent"
@@ -68,6 +69,9 @@ def find_agent() -> Agent:
             raise RunError(f"{ENV_VAR}={configured}: no executable file there; "
                            f"unset it to use the agent built by 'make build'")
         return Agent(path)
+    bundled = BUNDLED_BIN / AGENT_NAME
+    if bundled.is_file() and os.access(bundled, os.X_OK):
+        return Agent(bundled)
     built = built_agent()
     if built.is_file() and os.access(built, os.X_OK):
         return Agent(built)

@@ -11,10 +11,13 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
-from . import REPO_ROOT
+from . import BUNDLED_DATA, REPO_ROOT
 from .errors import RunError
 
-SCHEMA_PATH = REPO_ROOT / "schema" / "result.v1.json"
+SCHEMA_NAME = "result.v1.json"
+SCHEMA_PATH = (BUNDLED_DATA / SCHEMA_NAME if (BUNDLED_DATA / SCHEMA_NAME).is_file()
+               else REPO_ROOT / "schema" / SCHEMA_NAME)
+"""the installed wheel's copy, else the checkout's schema/result.v1.json"""
 KIND_DEFS = {"agent-report": "agent_report", "run-result": "run_result"}
 
 
@@ -32,7 +35,7 @@ def _validator(kind: str) -> Draft202012Validator:
         schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
     except OSError as exc:
         raise RunError(f"cannot read the result schema {SCHEMA_PATH}: {exc.strerror}; "
-                       f"mwperf must be installed from a checkout (pip install -e .)") from None
+                       f"reinstall mwperf (pip install . from a checkout)") from None
     # Validate against one kind directly: the top-level oneOf would only say "matches neither".
     schema.pop("oneOf")
     schema["$ref"] = f"#/$defs/{KIND_DEFS[kind]}"

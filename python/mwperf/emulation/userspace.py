@@ -2,7 +2,7 @@
 
 Used when the kernel has no netem (this project's machines) or on request
 (``--link-backend userspace``). The binary is found like the agent (python/mwperf/agent.py):
-``$MWPERF_LINKEM``, ``release/mwperf-linkem`` in ``$CARGO_TARGET_DIR``, ``target/release`` in
+``$MWPERF_LINKEM``, an installed wheel's ``mwperf/bin/``, ``release/mwperf-linkem`` in ``$CARGO_TARGET_DIR``, ``target/release`` in
 this checkout, then PATH. It runs in its own process group, is killed by the kernel if mwperf
 dies (PDEATHSIG), is recorded in the lease as soon as it exists, and its TUN devices vanish
 with it. Its READY line carries its epoch (CLOCK_MONOTONIC at the link's time 0, where a
@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .. import REPO_ROOT
+from .. import BUNDLED_BIN, REPO_ROOT
 from ..errors import RunError
 from ..leases import Lease, process_id
 from ..procs import _die_with_parent
@@ -44,6 +44,8 @@ def find_linkem() -> Path:
         if not os.access(configured, os.X_OK):
             raise RunError(f"{ENV_VAR}={configured}: no executable file there")
         return Path(configured)
+    if os.access(BUNDLED_BIN / NAME, os.X_OK):  # an installed wheel's
+        return BUNDLED_BIN / NAME
     target = os.environ.get("CARGO_TARGET_DIR")
     root = Path(target) if target else REPO_ROOT / "target"
     built = (root if root.is_absolute() else REPO_ROOT / root) / "release" / NAME
