@@ -247,3 +247,28 @@ def test_a_measured_outage_window_is_shaded_exactly(tmp_path: Path) -> None:
     chart = re.search(r'<svg class="chart" data-chart="timeline-seconds".*?</svg>',
                       build(root, ["latest"]), re.S)[0]
     assert "link outage 2.123–3.123 s (as the link emulator applied it" in chart
+
+
+def test_bridge_points_are_drawn_beside_their_direct_path(tmp_path: Path) -> None:
+    from report_support import result, write_point
+    from mwperf.store import ingest_point
+    root = tmp_path / "results"
+    sweep = root / "bridges"
+    entries = []
+    for index, (name, median) in enumerate((("direct", 60e6), ("mqtt-bridge", 71e6)), start=1):
+        document = result(f"p{index}", latencies(500, median),
+                          config(transport="mqtt", rate=100.0))
+        document["bridge"] = {"name": name, "path": f"path of {name}", "halves": [],
+                              "offered_msgs_per_s": 100.0, "achieved_msgs_per_s": 99.0,
+                              "delivered_ratio": 0.99}
+        folder = write_point(sweep / "points" / f"p{index}", document)
+        entries.append({"index": index, "label": name, "result": f"points/p{index}"})
+        (sweep / "sweep.json").write_text(json.dumps({"scenario": "synthetic",
+                                                       "entries": entries}))
+        ingest_point(folder, index=index)
+    chart = re.search(r'<svg class="chart" data-chart="bridges-mqtt-Array1k".*?</svg>',
+                      build(root, ["latest"]), re.S)[0]
+    assert "direct" in chart and "mqtt-bridge (path of mqtt-bridge) at 100 Hz" in chart
+    assert "99 % of the offered rate delivered" in chart
+    bars = re.findall(r'<rect[^>]*data-tip="([^"]*)"', chart)
+    assert [tip.split(" (")[0] for tip in bars] == ["direct", "mqtt-bridge"]
