@@ -3,14 +3,20 @@ SHELL := /bin/bash
 PY ?= python3
 RESULTS ?= results
 
-.PHONY: run test bench setup build bridges rust-test py-test clean
+.PHONY: run test test-fast bench setup build bridges rust-test py-test rust-unit py-fast clean
 
-## run: install, build, run the default side-by-side suite (every transport built in), write results + summary
+## run: install, build, run the default side-by-side suite (every transport built in), write results,
+## its summary and the HTML report ($(RESULTS)/report.html)
 run: setup build
-	mwperf run default --results $(RESULTS)
+	mwperf run default --results $(RESULTS); status=$$?; \
+	mwperf report latest --results $(RESULTS) -o $(RESULTS)/report.html && exit $$status
 
 ## test: all tests (Rust unit + conformance, Python unit + end-to-end)
 test: setup build rust-test py-test
+
+## test-fast: unit tests only (Rust unit tests, Python tests against the fake agent; no
+## middleware, no real agent, no end-to-end), for the edit-test loop
+test-fast: setup build rust-unit py-fast
 
 ## bench: the benchmarks against sockperf, written into BENCHMARKS.md
 bench: setup build
@@ -32,11 +38,22 @@ bridges: setup
 	@bash scripts/system-deps.sh bridges
 	nice -n 10 cargo build --release --manifest-path crates/mwperf-bridge-zenoh/Cargo.toml
 
+# Rust tests use the test-release profile (release optimisations without LTO, Cargo.toml); the
+# Python end-to-end tests use target/release/mwperf-agent from 'build'.
 rust-test:
-	cargo test --release --quiet --workspace
+	cargo test --profile test-release --quiet --workspace
+
+rust-unit:
+	cargo test --profile test-release --quiet --workspace --lib --bins
 
 py-test:
 	$(PY) -m pytest -q
+
+# the Python tests that start no real agent, daemon or browser (the fake agent stands in)
+PY_FAST := -m "not agent" --ignore-glob='tests/test_*_e2e.py' --ignore=tests/test_agent_binary.py \
+	--ignore=tests/test_report_browser.py --ignore=tests/test_daemons.py --ignore=tests/test_teardown.py
+py-fast:
+	$(PY) -m pytest -q $(PY_FAST)
 
 clean:
 	cargo clean

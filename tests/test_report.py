@@ -168,11 +168,12 @@ def test_many_lines_are_split_into_one_chart_per_payload(tmp_path: Path) -> None
 def test_commands_are_documented() -> None:
     repo = Path(__file__).resolve().parent.parent
     readme = (repo / "README.md").read_text()
+    results = (repo / "docs" / "results.md").read_text()
     details = (repo / "docs" / "report.md").read_text()
     for command in ("mwperf report", "mwperf compare", "mwperf import performance-test",
                     "mwperf import ros2-performance"):
-        assert command in readme and command in details, command
-    assert "docs/report.png" in readme and (repo / "docs" / "report.png").stat().st_size > 10_000
+        assert command in results and command in details, command
+    assert "docs/results.md" in readme and "docs/report.png" in readme and (repo / "docs" / "report.png").stat().st_size > 10_000
     helped = run_mwperf("import", "--help")
     assert "performance-test" in helped.stdout and "ros2-performance" in helped.stdout
 

@@ -1,5 +1,5 @@
 """The results store: ingest of measured points, sweeps, per-topic rows, relocation, rebuild,
-SQL errors, damaged or foreign-version catalogues, a busy catalogue, and the README example."""
+SQL errors, damaged or foreign-version catalogues, a busy catalogue, and the docs/results.md example."""
 
 import json
 import re
@@ -22,7 +22,7 @@ from mwperf.store.record import catalogue_point
 from mwperf.store import schema
 from mwperf.store.schema import SchemaMismatch
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+RESULTS_DOC = Path(__file__).resolve().parent.parent / "docs" / "results.md"
 
 
 def test_a_measured_point_is_catalogued_with_its_parquet(fake_env: dict[str, str],
@@ -343,10 +343,10 @@ def test_a_busy_catalogue_is_waited_for_then_named(fake_env: dict[str, str], tmp
 
 
 def test_readme_example_runs(fake_env: dict[str, str], tmp_path: Path) -> None:
-    pytest.importorskip("pandas", reason="the README example uses pandas (pip install pandas)")
+    pytest.importorskip("pandas", reason="the docs/results.md example uses pandas (pip install pandas)")
     snippet = re.search(r"<!-- store-example:begin -->\n```python\n(.*?)```\n"
-                        r"<!-- store-example:end -->", README.read_text(), re.S)
-    assert snippet, "README.md lacks the store example between its markers"
+                        r"<!-- store-example:end -->", RESULTS_DOC.read_text(), re.S)
+    assert snippet, "docs/results.md lacks the store example between its markers"
     measure_point(tmp_path / "results", samples=True)
     measure_point(tmp_path / "results", samples=True, transport="tcp")
     done = subprocess.run([sys.executable, "-c", snippet[1]], cwd=tmp_path, capture_output=True,

@@ -1,6 +1,7 @@
 """A transport is complete when it has all of its parts: a descriptor in the agent (every
-field), a Python hook module, an instance in the Rust conformance suite, a row in the README's
-transports table, and its name in config.TRANSPORTS (docs/contributing.md, "Add a transport").
+field), a Python hook module, an instance in the Rust conformance suite, a row in
+docs/transports.md's table, and its name in config.TRANSPORTS (docs/contributing.md, "Add a
+transport").
 These tests fail naming the transport and the part it lacks."""
 
 import json
@@ -18,7 +19,7 @@ from mwperf.transports.hooks import Hooks
 from mwperf.transports.profiles import FIELDS
 
 CONFORMANCE = REPO_ROOT / "crates/mwperf-transports/tests/conformance.rs"
-README = REPO_ROOT / "README.md"
+TRANSPORTS_DOC = REPO_ROOT / "docs" / "transports.md"
 FAKE_DESCRIPTORS = Path(__file__).parent / "fakes" / "transports.json"
 
 needs_agent = pytest.mark.skipif(not REAL_AGENT.is_file(),
@@ -39,9 +40,9 @@ def conformance_instances() -> dict[str, str]:
     return dict(re.findall(r"(\w+)\s*=>\s*Kind::(\w+)", block))
 
 
-def readme_rows() -> set[str]:
-    """Transports with a row in the README's transports table (the one with an 'opts' column)."""
-    text = README.read_text()
+def docs_rows() -> set[str]:
+    """Transports with a row in docs/transports.md's table (the one with an 'opts' column)."""
+    text = TRANSPORTS_DOC.read_text()
     return set(re.findall(r"^\| `(\w+)` \| .*\|.*\|.*\|.*\|.*\|.*\|$", text, re.MULTILINE))
 
 
@@ -83,7 +84,7 @@ def test_conformance_instance(name: str) -> None:
 
 @pytest.mark.parametrize("name", TRANSPORTS)
 def test_docs_row(name: str) -> None:
-    assert name in readme_rows(), f"{name}: no row in the README's transports table"
+    assert name in docs_rows(), f"{name}: no row in docs/transports.md's transports table"
 
 
 @needs_agent
