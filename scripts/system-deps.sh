@@ -3,6 +3,8 @@
 #   cyclonedds-dev cyclonedds-tools  Cyclone DDS library + idlc (built into the agent)
 #   mosquitto mosquitto-clients      MQTT broker (+ clients for interop checks)
 #   python3-rosmaster topic-tools    ROS 1 master and the relay used as a foreign pong
+#   python3-rosbag python3-sensor-msgs  ROS 1 bags (mwperf bag example, rosbag play) and message types
+#   python3-rospy                    rospy publishers in the probe's tests
 #   chromium                         headless browser for the HTML report's test (tests only)
 #   iproute2                         ip netns / ip link / tc for --link (emulated hosts and links)
 #   openssh-client openssh-server    --host over SSH (the tests run a real sshd in an emulated host)
@@ -12,6 +14,7 @@
 # (the transports needing a missing package then fail with that install line).
 set -euo pipefail
 PACKAGES=(cyclonedds-dev cyclonedds-tools mosquitto mosquitto-clients python3-rosmaster topic-tools
+          python3-rosbag python3-sensor-msgs python3-rospy
           chromium iproute2 openssh-client openssh-server)
 if [[ "${1:-}" == "bridges" ]]; then
     PACKAGES=(cmake libclang-dev)

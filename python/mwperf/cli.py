@@ -21,6 +21,7 @@ from . import report as report_module
 from .compare import budget as compare_budget
 from . import doctor as doctor_checks
 from .agent import find_agent
+from .bags.commands import bag_group
 from .config import build_point
 from .durations import format_ns
 from .emulation.presets import PRESETS
@@ -387,6 +388,9 @@ def compare(base: str, new: str, budget_flags: tuple[str, ...], budget_file: str
     outcome = compare_module.compare(Path(results), base, new, budgets)
     click.echo(compare_module.render(outcome, fmt), nl=False)
     return outcome.exit_code
+
+
+cli.add_command(bag_group)
 
 
 @cli.group(name="import")
