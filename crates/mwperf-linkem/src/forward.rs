@@ -13,6 +13,7 @@ use std::sync::Arc;
 use crate::clock::Clock;
 use crate::counters::Counters;
 use crate::model::Model;
+use crate::packetlog::PacketLog;
 use crate::tun::Tun;
 
 /// Sleep at most this long, so a stop request is seen promptly.
@@ -54,8 +55,9 @@ pub struct Waiting {
     pub realtime: i32,
 }
 
-/// Forward from `from` to `to` through `model` until `stop` is set.
-pub fn run(from: &Tun, to: &Tun, mut model: Model, clock: &Clock, counters: &Arc<Counters>, stop: &AtomicBool, waiting: Waiting) {
+/// Forward from `from` to `to` through `model` until `stop` is set; with `log`, every released
+/// packet is logged (returned at the end).
+pub fn run(from: &Tun, to: &Tun, mut model: Model, clock: &Clock, counters: &Arc<Counters>, stop: &AtomicBool, waiting: Waiting, mut log: Option<PacketLog>) -> Option<PacketLog> {
     let Waiting { spin_ns, realtime } = waiting;
     if realtime > 0 {
         let param = libc::sched_param { sched_priority: realtime };
@@ -78,7 +80,12 @@ pub fn run(from: &Tun, to: &Tun, mut model: Model, clock: &Clock, counters: &Arc
             // receiving side's network stack (tens of µs for TCP) in this thread
             let late_ns = clock.now_ns().saturating_sub(p.at_ns);
             match to.write(&p.packet) {
-                Ok(()) => counters.released(p.packet.len(), late_ns),
+                Ok(()) => {
+                    counters.released(p.packet.len(), late_ns);
+                    if let Some(log) = log.as_mut() {
+                        log.push(clock.now_ns(), p.packet.len());
+                    }
+                }
                 Err(_) => {
                     counters.dropped_write.fetch_add(1, Relaxed);
                 }
@@ -118,6 +125,7 @@ pub fn run(from: &Tun, to: &Tun, mut model: Model, clock: &Clock, counters: &Arc
         }
     }
     counters.dropped_pending.fetch_add(queue.len() as u64, Relaxed);
+    log
 }
 
 /// Sleep up to `timeout_ns` or until `tun` has a packet; false on timeout.

@@ -13,9 +13,11 @@
 //!
 //! usage: mwperf-linkem --netns-a PATH --dev-a NAME --netns-b PATH --dev-b NAME
 //!                      [--up SPEC] [--down SPEC] [--seed N] [--report FILE] [--spin-ns N]
-//!                      [--realtime PRIORITY] [--medium FILE]
+//!                      [--realtime PRIORITY] [--medium FILE] [--packet-log PREFIX [--packet-log-max N]]
 //! `--medium FILE`: rate-limited directions serialize on a medium shared with every emulator
 //! given the same FILE (src/medium.rs), e.g. the members of one WiFi segment.
+//! `--packet-log PREFIX [--packet-log-max N]`: every released packet's time and size to
+//! `PREFIX-up.bin` / `PREFIX-down.bin` (src/packetlog.rs), for bytes on the wire per phase.
 //! `up` is a -> b, `down` is b -> a; SPEC is the canonical `key=value,...` form (src/spec.rs).
 
 mod clock;
@@ -23,6 +25,7 @@ mod counters;
 mod forward;
 mod medium;
 mod model;
+mod packetlog;
 mod rng;
 mod spec;
 mod tun;
@@ -57,7 +60,12 @@ struct Args {
     spin_ns: u64,
     realtime: i32,
     medium: Option<String>,
+    packet_log: Option<String>,
+    packet_log_max: usize,
 }
+
+/// Default room of a packet log per direction (12 bytes each: 48 MB, touched only as it fills).
+const DEFAULT_PACKET_LOG_MAX: usize = 4_000_000;
 
 fn parse_args(argv: &[String]) -> Result<Args, String> {
     let mut netns = [None, None];
@@ -66,6 +74,7 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
     let (mut seed, mut report, mut spin_ns) = (1u64, None, DEFAULT_SPIN_NS);
     let mut realtime = 0;
     let mut medium = None;
+    let (mut packet_log, mut packet_log_max) = (None, DEFAULT_PACKET_LOG_MAX);
     let mut it = argv.iter();
     while let Some(flag) = it.next() {
         let mut value = || it.next().cloned().ok_or_else(|| format!("{flag}: missing value"));
@@ -80,6 +89,8 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
             "--report" => report = Some(value()?),
             "--realtime" => realtime = value()?.parse().ok().filter(|p| (1..=99).contains(p)).ok_or_else(|| "--realtime: a priority from 1 to 99".to_string())?,
             "--medium" => medium = Some(value()?),
+            "--packet-log" => packet_log = Some(value()?),
+            "--packet-log-max" => packet_log_max = value()?.parse().ok().filter(|n| *n > 0).ok_or_else(|| "--packet-log-max: a whole number above 0".to_string())?,
             "--spin-ns" => spin_ns = value()?.parse().map_err(|_| "--spin-ns: not a whole number".to_string())?,
             _ => return Err(format!("unknown argument '{flag}'")),
         }
@@ -96,6 +107,8 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
         spin_ns,
         realtime,
         medium,
+        packet_log,
+        packet_log_max,
     })
 }
 
@@ -140,9 +153,10 @@ fn main() {
                 model = model.with_medium(m.clone(), clock.epoch_ns());
             }
             let waiting = forward::Waiting { spin_ns: args.spin_ns, realtime: args.realtime };
+            let log = args.packet_log.as_ref().map(|_| packetlog::PacketLog::new(args.packet_log_max));
             std::thread::Builder::new()
                 .name(["up", "down"][i].into())
-                .spawn(move || forward::run(&tuns[i], &tuns[1 - i], model, &clock, &counters, &stop, waiting))
+                .spawn(move || forward::run(&tuns[i], &tuns[1 - i], model, &clock, &counters, &stop, waiting, log))
                 .expect("spawn a forwarding thread")
         })
         .collect();
@@ -152,11 +166,26 @@ fn main() {
         std::thread::sleep(Duration::from_millis(5));
     }
     stop.store(true, Relaxed);
-    for w in workers {
-        let _ = w.join();
-    }
+    let logs: Vec<Option<packetlog::PacketLog>> = workers.into_iter().map(|w| w.join().ok().flatten()).collect();
+    let packet_log = match &args.packet_log {
+        None => String::new(),
+        Some(prefix) => {
+            let mut parts = Vec::new();
+            for (way, log) in ["up", "down"].iter().zip(&logs) {
+                let path = format!("{prefix}-{way}.bin");
+                match log {
+                    Some(log) => match log.write(&path) {
+                        Ok(()) => parts.push(format!("\"{way}\": {}", log.to_json(&path))),
+                        Err(e) => eprintln!("mwperf-linkem: writing {path}: {e}"),
+                    },
+                    None => eprintln!("mwperf-linkem: the {way} direction's packet log was lost"),
+                }
+            }
+            format!(", \"packet_log\": {{{}}}", parts.join(", "))
+        }
+    };
     let report = format!(
-        "{{\"emulator\": \"userspace\", \"epoch_ns\": {}, \"elapsed_ns\": {}, \"outages\": {outages}, \"up\": {}, \"down\": {}}}",
+        "{{\"emulator\": \"userspace\", \"epoch_ns\": {}, \"elapsed_ns\": {}, \"outages\": {outages}, \"up\": {}, \"down\": {}{packet_log}}}",
         clock.epoch_ns(), clock.now_ns(), counters[0].to_json(clock.epoch_ns()), counters[1].to_json(clock.epoch_ns())
     );
     if let Some(path) = &args.report {
