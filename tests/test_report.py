@@ -273,3 +273,47 @@ def test_bridge_points_are_drawn_beside_their_direct_path(tmp_path: Path) -> Non
     assert "99 % of the offered rate delivered" in chart
     bars = re.findall(r'<rect[^>]*data-tip="([^"]*)"', chart)
     assert [tip.split(" (")[0] for tip in bars] == ["direct", "mqtt-bridge"]
+
+
+def test_first_screen_ranks_transports_per_payload_and_rate(tmp_path: Path) -> None:
+    """The ranking from known data: per payload x rate, by p50 and by p99 separately (a
+    transport with the better median but the worse tail swaps places), loss beside the entry,
+    repetitions by their medians; then warnings by kind (points folded) and one knee line per
+    transport."""
+    from mwperf.report.data import load_runs
+    from mwperf.report.ranking import knee_lines, situations
+    root = tmp_path / "results"
+    points = []
+    for rate in (100.0, 1000.0):
+        for transport, median, spread in (("udp", 40_000, 0.9), ("tcp", 50_000, 0.05),
+                                          ("uds", 30_000, 0.05)):
+            for rep in (1, 2):
+                slow = transport == "udp" and rate == 1000.0
+                points.append((f"{transport}-{int(rate)}-{rep}",
+                               latencies(400, median * (30 if slow else 1), seed=rep,
+                                         spread=spread),
+                               {"cfg": config(transport=transport, rate=rate),
+                                "lost": 4 if transport == "tcp" else 0,
+                                "warnings": [{"code": "too-few-samples", "message": "few",
+                                              "hint": "longer"}] if rep == 1 else []}))
+    add_sweep(root, "20261122T100000Z-grid-aaaa", points)
+    runs = load_runs(root, [], messages=False)
+    found = situations(runs)
+    assert [s.title for s in found] == ["100 Hz", "1000 Hz"]
+    low = found[0]
+    assert [e.name for e in low.by_p50] == ["uds", "udp", "tcp"]
+    assert [e.name for e in low.by_p99] == ["uds", "tcp", "udp"]  # udp's wide tail
+    tcp = next(e for e in low.by_p50 if e.name == "tcp")
+    assert tcp.loss_pct == pytest.approx(100 * 4 / 404) and len(tcp.points) == 2
+    assert found[1].by_p50[-1].name == "udp"
+    knees = {line.name: line.knees for line in knee_lines(runs)}
+    assert knees["udp"] == [("", "100 Hz")] and knees["uds"] == [("", "≥ 1000 Hz (every rate)")]
+    html = build(root, [])
+    first = html[:html.index('id="runs"')]  # the first screen, before the runs' metadata
+    assert first.index('id="ranking-table"') < first.index('id="warnings"') < first.index(
+        'id="knees"')
+    assert "<details><summary><b>too-few-samples</b> at 6 points" in first
+    assert '<span class="lost">0.99%</span>' in first
+    single = tmp_path / "single"
+    add_point(single, "20261122T100000Z-udp-roundtrip-0001", latencies(100))
+    assert 'id="ranking-table"' not in build(single, [])  # nothing to rank

@@ -2,8 +2,11 @@
 inline JavaScript for hover read-outs. Nothing is fetched (no CDN, no fonts, no favicon), so
 the file opens from disk, offline, and can be attached to a pull request or an e-mail.
 
-Order matters: what can make the numbers untrustworthy — failed and partial points, warnings —
-comes first, right after the runs' metadata, before any chart.
+Order matters. The first screen answers the question the user ran mwperf for: which points did
+not complete (one line when all did), then per payload and rate the transports ranked by p50
+and by p99 with their loss (ranking.py), the warnings grouped by kind with the affected points
+folded away, and each transport's saturation knee in one line. The runs' metadata, the full
+summary table and the charts follow.
 """
 
 from collections.abc import Sequence
@@ -12,8 +15,10 @@ from html import escape
 from typing import Any
 
 from .. import __version__
+from ..durations import format_ns
 from .data import Run
 from .labels import describe, run_tags
+from .ranking import KneeLine, Situation, knee_lines, knee_rule, situations
 from .section import Section
 from .summary import COLUMNS, numbering, shown
 
@@ -26,9 +31,13 @@ table{border-collapse:collapse;margin:6px 0;font-size:12.5px}
 td,th{border:1px solid #ddd;padding:2px 6px;text-align:left;white-space:nowrap}
 th{background:#f3f3f3;position:sticky;top:0}.scroll{max-height:460px;overflow:auto}
 td.num{text-align:right}.wide{overflow-x:auto}
-.attention{border:2px solid #c0392b;background:#fdecea;padding:8px 12px;margin:10px 0}
+.attention{border:2px solid #c0392b;background:#fdecea;padding:4px 10px;margin:6px 0}
+#ranking-table{font-size:11.5px}#ranking-table td,#ranking-table th{padding:1px 3px}#ranking-table td.sit{font-weight:600}
+#ranking-table td.by{color:#555}#ranking-table tr.p50 td{border-top:2px solid #bbb}
+.lost{color:#b71c1c}.val{color:#444}details{margin:2px 0}summary{cursor:pointer}
+ul.knees{margin:4px 0;padding-left:20px}ul.knees li{white-space:nowrap}
 .attention.ok{border-color:#2e7d32;background:#edf7ed}
-.warnbox{border:2px solid #e69500;background:#fff6e0;padding:8px 12px;margin:10px 0}
+.warnbox{border:2px solid #e69500;background:#fff6e0;padding:4px 10px;margin:6px 0}
 .status-failed{color:#b71c1c;font-weight:bold}.status-partial{color:#e65100;font-weight:bold}
 .charts{display:flex;flex-wrap:wrap;gap:8px}.note{color:#555;font-size:13px}
 svg.chart{background:#fff;border:1px solid #e4e4e4}
@@ -56,8 +65,10 @@ def render(runs: Sequence[Run], sections: Sequence[Section], table: list[dict[st
     title = "mwperf report: " + (", ".join(run.run_id for run in runs) if len(runs) <= 2
                                  else f"{len(runs)} runs")
     body = [f"<h1>{escape(title)}</h1>",
-            f'<p class="note">generated {now} by mwperf {escape(__version__)}</p>',
-            _runs_table(runs), _attention(runs), _warnings(runs),
+            f'<p class="note">generated {now} by mwperf {escape(__version__)}; runs, '
+            f'every number and the charts: <a href="#runs">below</a></p>',
+            _attention(runs), _ranking(situations(runs)), _warnings(runs),
+            _knees(knee_lines(runs)), _runs_table(runs),
             "<h2 id=\"summary\">Summary</h2>", _summary(table)]
     for section in sections:
         if not section.charts and not section.note:
@@ -114,23 +125,68 @@ def _attention(runs: Sequence[Run]) -> str:
 
 
 def _warnings(runs: Sequence[Run]) -> str:
+    """One line per kind of warning (how many points, one example, the hint); the affected
+    points folded away under it."""
     numbers = numbering(runs)
-    by_code: dict[str, list[tuple[int, dict[str, Any]]]] = {}
+    by_code: dict[str, list[tuple[int, Any, dict[str, Any]]]] = {}
     for run in runs:
         for point in run.points:
             for warning in point.warnings:
-                by_code.setdefault(warning["code"], []).append((numbers[point.point_id], warning))
+                by_code.setdefault(warning["code"], []).append(
+                    (numbers[point.point_id], point, warning))
     if not by_code:
         return ""
     items = []
     for code, found in sorted(by_code.items(), key=lambda kv: -len(kv[1])):
-        where = ", ".join(f"#{n}" for n, _ in found[:20]) + (" …" if len(found) > 20 else "")
-        examples = "; ".join(sorted({w["message"] for _, w in found})[:MAX_WARNING_EXAMPLES])
-        hint = found[0][1].get("hint")
-        items.append(f"<li><b>{escape(code)}</b> on {len(found)} point"
-                     f"{'s' if len(found) != 1 else ''} ({where}): {escape(examples)}"
-                     + (f" <i>Hint: {escape(hint)}</i>" if hint else "") + "</li>")
-    return f'<div class="warnbox" id="warnings"><b>Warnings</b><ul>{"".join(items)}</ul></div>'
+        hint = found[0][2].get("hint")
+        shown = "".join(f"<li>#{n} {escape(describe(p))}: {escape(w['message'])}</li>"
+                        for n, p, w in found)
+        items.append(f"<details><summary><b>{escape(code)}</b> at {len(found)} point"
+                     f"{'s' if len(found) != 1 else ''}, e.g. {escape(found[0][2]['message'])}"
+                     + (f" <i>Hint: {escape(hint)}</i>" if hint else "")
+                     + f"</summary><ul>{shown}</ul></details>")
+    return (f'<div class="warnbox" id="warnings"><b>Warnings</b> (click one for its points)'
+            f'{"".join(items)}</div>')
+
+
+def _ranking(found: list[Situation]) -> str:
+    """Per situation two rows, ranked by p50 and by p99: 'transport value' per rank."""
+    if not found:
+        return ""
+    width = max(len(s.by_p50) for s in found)
+    head = ("<tr><th>at</th><th>by</th>"
+            + "".join(f"<th>{i}.</th>" for i in range(1, width + 1)) + "</tr>")
+    lines = []
+    for situation in found:
+        for key, entries in (("p50", situation.by_p50), ("p99", situation.by_p99)):
+            first = (f'<td class="sit" rowspan="2">'
+                     f'{"<br>".join(escape(part) for part in situation.title.split(" · "))}</td>'
+                     if key == "p50" else "")
+            cells = "".join(_ranked(entry, key) for entry in entries)
+            cells += "<td></td>" * (width - len(entries))
+            lines.append(f'<tr class="{key}">{first}<td class="by">{key}</td>{cells}</tr>')
+    return ('<h2 id="ranking">Fastest first</h2><p class="note">At each payload and rate, the '
+            "transports ranked by median round-trip or one-way latency (p50) and by p99, "
+            "lower first; in red the share of messages lost, where any was.</p>"
+            f'<div class="wide"><table id="ranking-table">{head}{"".join(lines)}</table></div>')
+
+
+def _ranked(entry: Any, key: str) -> str:
+    value = format_ns(entry.p50_ns if key == "p50" else entry.p99_ns)
+    loss = f' <span class="lost">{entry.loss_pct:.2g}%</span>' if entry.loss_pct else ""
+    return (f'<td data-tip="{escape(entry.name)}: p50 {format_ns(entry.p50_ns)}, p99 '
+            f'{format_ns(entry.p99_ns)}, loss {entry.loss_pct or 0:.2f} %">'
+            f'<b>{escape(entry.name)}</b> <span class="val">{value}</span>{loss}</td>')
+
+
+def _knees(lines: list[KneeLine]) -> str:
+    if not lines:
+        return ""
+    items = "".join(f"<li><b>{escape(line.name)}</b>: "
+                    + " · ".join(f"{escape(where)} {escape(knee)}" if where else escape(knee)
+                                 for where, knee in line.knees) + "</li>" for line in lines)
+    return (f'<div id="knees"><b>Saturation knee</b> <span class="note">({escape(knee_rule())})'
+            f'</span><ul class="knees">{items}</ul></div>')
 
 
 def _summary(table: list[dict[str, Any]]) -> str:
