@@ -22,6 +22,7 @@ from .compare import budget as compare_budget
 from . import doctor as doctor_checks
 from .agent import find_agent
 from .bags.commands import bag_group
+from .probe.command import probe as probe_command
 from .config import build_point
 from .durations import format_ns
 from .emulation.presets import PRESETS
@@ -391,6 +392,7 @@ def compare(base: str, new: str, budget_flags: tuple[str, ...], budget_file: str
 
 
 cli.add_command(bag_group)
+cli.add_command(probe_command)
 
 
 @cli.group(name="import")
