@@ -43,7 +43,8 @@ POINT_OPTIONS = ("transport", "mode", "rate", "payload", "duration", "count", "w
 CONDITION_OPTIONS = ("peer_timeout", "spin_margin", "busy_poll", "prevent_cpu_idle",
                      "reliability", "history", "depth", "durability", "discovery_timeout",
                      "cpu_quota", "cpu_pin", "rt_priority", "host", "remote_place", "ssh_config",
-                     "accept_new_host_key", "clock_sync", "test_clock", "count_allocs")
+                     "accept_new_host_key", "clock_sync", "test_clock", "count_allocs",
+                     "wire_bytes", "idle")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -125,6 +126,14 @@ def cli() -> None:
               "allocation of each agent (Rust and C libraries: LD_PRELOAD of "
               "libmwperf_alloc.so) per phase; the details show allocations per message in the "
               "steady state. Agents on this machine only.")
+@click.option("--wire-bytes", is_flag=True, default=None, help="Count bytes and packets on "
+              "the wire per phase (setup, warm-up, steady state, idle, teardown) where they "
+              "pass: mwperf's userspace link emulator logs every packet (without --link: a "
+              "clean link between two emulated hosts). The details show bytes per message each "
+              "way, setup bytes and idle bytes/s. docs/costs.md.")
+@click.option("--idle", metavar="DURATION", help="After the last reply, the sender keeps its "
+              "endpoint open this long sending nothing (default 2s with --wire-bytes, else 0s): "
+              "what an idle session costs.")
 @click.option("--test-clock", metavar="HOST=OFFSET_S[,DRIFT_PPM]", hidden=True,
               help="TEST ONLY: run an emulated host's agents in a time namespace OFFSET_S ahead "
               "and DRIFT_PPM fast (';' between hosts): ground truth for --clock-sync tests.")

@@ -20,7 +20,7 @@ from .remote.plan import RemotePlan, parse_remote
 from .errors import UsageError
 from .sizes import parse_size
 from .subscribers import check_subscribers, parse_subscribers
-from .transports import hook
+from .transports import hook, profile
 
 MODES = ("roundtrip", "oneway")
 ROLES = {"roundtrip": ("pong", "ping"), "oneway": ("sub", "pub")}
@@ -65,6 +65,7 @@ OPTIONS: dict[str, str] = {
     "host": "text", "remote_place": "text", "ssh_config": "text", "accept_new_host_key": "flag",
     "clock_sync": "flag", "test_clock": "text",
     "count_allocs": "flag",
+    "wire_bytes": "flag", "idle": "text",
     "bridge": "text",
 }
 """every option of a point, keyed like the command-line flags (``-`` as ``_``), as
@@ -129,6 +130,11 @@ class PointConfig:
     """TEST ONLY: (emulated host, CLOCK_MONOTONIC offset s, drift ppm) given to its agents"""
     count_allocs: bool = False
     """count every heap allocation of each agent per phase (LD_PRELOAD libmwperf_alloc.so)"""
+    wire_bytes: bool = False
+    """count bytes and packets on the wire per phase (wire.py: the userspace emulator's packet
+    log on every emulated wire; a clean two-host link when no --link is given)"""
+    idle_ns: int = 0
+    """the sender keeps its endpoint open this long after the last reply, sending nothing"""
     bridge: str | None = None
     """``--bridge``: a bridge in the path (bridges/), ``direct`` (the same path without one), or
     None (not asked: the plain two-host layout)"""
@@ -169,6 +175,10 @@ class PointConfig:
             del data["clock_sync"]
         if not self.count_allocs:
             del data["count_allocs"]
+        if not self.wire_bytes:
+            del data["wire_bytes"]
+        if not self.idle_ns:
+            del data["idle_ns"]
         if self.bridge is None:
             del data["bridge"]
         if not self.test_clock:
@@ -214,6 +224,8 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
     if workload["topics"] > 1 and options.get("samples"):
         raise UsageError(f"--samples: raw samples are kept only with --topics 1 "
                          f"(got --topics {workload['topics']})")
+    if options.get("wire_bytes"):
+        options = _wire_bytes(options)
     link = _link(options)
     hosts = link.get("topology") or (two_hosts() if link.get("link") else None)
     real = parse_remote(options, ROLES[mode], None)  # real hosts (the transport is checked below)
@@ -247,7 +259,17 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
         clock_sync=bool(options.get("clock_sync")),
         test_clock=parse_test_clock(options.get("test_clock"), hosts.hosts if hosts else None),
         count_allocs=bool(options.get("count_allocs")),
+        wire_bytes=bool(options.get("wire_bytes")),
+        idle_ns=_duration("--idle", options.get("idle") or ("2s" if options.get("wire_bytes")
+                                                           else "0s"), 0),
     )
+    if point.wire_bytes and point.remote is not None:
+        raise UsageError("--wire-bytes: not for agents on real hosts (--host): it counts the "
+                         "packets mwperf's emulated links forward; use --link or a scenario's "
+                         "emulated hosts")
+    if point.wire_bytes and not profile(transport, catalogue).crosses_hosts:
+        raise UsageError(f"--wire-bytes: {transport} never crosses a network (it stays on one "
+                         f"machine), so it puts nothing on a wire to count")
     if options.get("bridge") is not None:
         point = _bridged(point, str(options["bridge"]).strip(), options.get("topology"))
     if point.count_allocs and point.remote is not None:
@@ -264,6 +286,19 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
     if point.subscribers > 1:
         check_subscribers(point, options)
     return point
+
+
+def _wire_bytes(options: dict[str, Any]) -> dict[str, Any]:
+    """--wire-bytes counts with the userspace emulator's packet log (wire.py): its backend on
+    every link, and a clean link between two emulated hosts when none is given."""
+    backend = str(options.get("link_backend") or "auto").strip()
+    if backend == "netem":
+        raise UsageError("--wire-bytes: counts the packets mwperf's userspace link emulator "
+                         "forwards; use --link-backend userspace or auto (not netem)")
+    extra: dict[str, Any] = {"link_backend": "userspace"}
+    if options.get("link") is None and options.get("topology") is None:
+        extra["link"] = "delay=0ms"  # two emulated hosts, nothing impaired
+    return {**options, **extra}
 
 
 def _bridged(point: PointConfig, name: str, topology: Any) -> PointConfig:

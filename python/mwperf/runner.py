@@ -45,6 +45,7 @@ from .resilience import missed_warning, section as resilience_section
 from .schema import validation_error
 from .subscribers import connect_address, listen_address, names
 from .transports import hook, profile
+from .wire import section as wire_section
 
 READY_TIMEOUT_S = 10.0
 SLACK_S = 10.0
@@ -191,6 +192,11 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
         result["warnings"] += rate_warnings(result["bridge"])
     if emulated is not None:
         result["link"] = emulated.describe()
+        if cfg.wire_bytes:
+            result["wire"] = wire_section(emulated.reports, emulated.wire_ends(),
+                                          _sender_phases(runs, sender_role),
+                                          (result["measurement"] or {}).get("accounting", {})
+                                          .get("sent"), cfg.payload_bytes)
         if cfg.bridge is not None:
             result["bridge"]["hops"] = bridge_hops(result["link"], result["measurement"])
     if real is not None:
@@ -205,6 +211,14 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
     if missed is not None:
         result["warnings"].append(make_warning(*missed))
     return Outcome(result, samples_path, interrupted, daemons.folder if daemons.daemons else None)
+
+
+def _sender_phases(runs: list[Any], sender_role: str) -> dict[str, Any] | None:
+    """The sender's phase boundaries (its report's ``phases``), for --wire-bytes."""
+    for run in runs:
+        if run.role == sender_role and run.report is not None:
+            return run.report.get("phases")
+    return None
 
 
 def _real_hosts(cfg: PointConfig, agent: Agent, lease: Lease
@@ -251,7 +265,7 @@ def _emulated_link(cfg: PointConfig, workdir: Path, tag: int
     if cfg.link is None and cfg.topology is None:
         return contextlib.nullcontext()
     return emulated_network(cfg.topology or two_hosts(), cfg.link, cfg.link_backend, workdir,
-                            f"run {tag & 0xFFFF:04x}")
+                            f"run {tag & 0xFFFF:04x}", packet_log=cfg.wire_bytes)
 
 
 def server_names(cfg: PointConfig) -> list[str]:
@@ -313,7 +327,8 @@ def sender_args(cfg: PointConfig) -> list[str]:
             *amount, "--warmup", format_duration_arg(cfg.warmup_ns),
             "--peer-timeout", format_duration_arg(cfg.peer_timeout_ns),
             "--spin-margin", format_duration_arg(cfg.spin_margin_ns),
-            *(["--subscribers", str(cfg.subscribers)] if cfg.subscribers > 1 else [])]
+            *(["--subscribers", str(cfg.subscribers)] if cfg.subscribers > 1 else []),
+            *(["--idle", format_duration_arg(cfg.idle_ns)] if cfg.idle_ns else [])]
 
 
 def sender_timeout_s(cfg: PointConfig) -> float:
@@ -324,7 +339,8 @@ def sender_timeout_s(cfg: PointConfig) -> float:
     else:
         measure_s = (cfg.duration_ns or 0) / 1e9
     discovery_ns = cfg.discovery_timeout_ns if profile(cfg.transport).discovery else 0
-    return (discovery_ns + cfg.warmup_ns + cfg.peer_timeout_ns) / 1e9 + measure_s + SLACK_S
+    return ((discovery_ns + cfg.warmup_ns + cfg.peer_timeout_ns + cfg.idle_ns) / 1e9 + measure_s
+            + SLACK_S)
 
 
 def make_run_id(cfg: PointConfig, tag: int, started: datetime) -> str:

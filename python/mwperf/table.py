@@ -179,6 +179,7 @@ def render_details(result: dict[str, Any]) -> str:
                  + f"  probes {discovery['probes']}\n")
     text += render_clock_sync(m.get("clock_sync"))
     text += render_allocations(result.get("agents") or [])
+    text += render_wire(result.get("wire"))
     for line in summary_lines(result.get("cpu")):
         text += f"cpu           {line}\n"
     for daemon in result.get("daemons") or []:
@@ -217,6 +218,30 @@ def render_allocations(agents: list[dict[str, Any]]) -> str:
         parts.append(f"{name} {a['allocs_per_msg']:.3f}/msg {a['bytes_per_msg']:.0f} B/msg "
                      f"(peak heap {format_bytes(a['peak_live_bytes'])})")
     return f"allocations   {'  '.join(parts)}\n" if parts else ""
+
+
+def render_wire(wire: dict[str, Any] | None) -> str:
+    """With --wire-bytes: the first wire's bytes per message each way (IP bytes, headers
+    included) and overhead, what setup cost, and what an idle session costs per second."""
+    if not wire:
+        return ""
+    if "up_bytes_per_message" not in wire:
+        return f"wire          {wire.get('status', 'not counted')}\n"
+    link = next(k for k in wire["links"] if "up" in k)
+    up, down = link["up"], link["down"]
+
+    def way(d: dict[str, Any]) -> str:
+        if d["bytes_per_message"] is None:
+            return "—"
+        return (f"{d['bytes_per_message']:g} B/msg ({d['packets_per_message']:g} pkt, "
+                f"×{d['overhead']:.2f})")
+    idle = wire["idle_bytes_per_s"]
+    text = (f"wire          {link['from']}→{link['to']} {way(up)}  "
+            f"{link['to']}→{link['from']} {way(down)}  setup {format_bytes(wire['setup_bytes'])}"
+            f"  idle {'—' if idle is None else format_bytes(idle) + '/s'}\n")
+    if any(k.get("truncated") for k in wire["links"]):
+        text += "wire          (the packet log ran out of room: the figures are short)\n"
+    return text
 
 
 def render_clock_sync(cs: dict[str, Any] | None) -> str:

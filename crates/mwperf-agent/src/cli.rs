@@ -232,6 +232,11 @@ pub struct SenderArgs {
     #[arg(long = "clock-serve", value_parser = socket_addr)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub clock_serve: Option<std::net::SocketAddr>,
+    /// After the last message and its replies, keep the endpoint open this long without
+    /// sending (what an idle session costs on the wire: keep-alives, heartbeats, announcements).
+    #[arg(long, default_value = "0s", value_parser = duration)]
+    #[serde(rename = "idle_ns")]
+    pub idle: u64,
     /// TEST ONLY (ground truth for --count-allocs): allocate and free exactly N heap blocks per
     /// message sent (0-1000). Never use it for a real measurement.
     #[arg(long = "test-allocs-per-msg", value_parser = clap::value_parser!(u32).range(0..=1000))]

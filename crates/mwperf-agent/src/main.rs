@@ -17,6 +17,7 @@ mod listing;
 mod multi;
 mod outgoing;
 mod pacer;
+mod phases;
 mod report;
 mod roles;
 mod router;

@@ -56,6 +56,7 @@ pub fn build(s: Session, out: RoleOutcome) -> AgentReport {
         outage: out.outage,
         clock_serve: s.clock_serve,
         allocations: s.allocations,
+        phases: crate::phases::report(),
         warnings: warns,
     }
 }

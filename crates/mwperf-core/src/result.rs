@@ -264,7 +264,24 @@ pub struct AgentReport {
     /// With --count-allocs: the whole process's heap allocations per phase (LD_PRELOAD counter).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub allocations: Option<Allocations>,
+    /// A ping's or pub's phase boundaries on CLOCK_MONOTONIC.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phases: Option<Phases>,
     pub warnings: Vec<crate::warnings::Warning>,
+}
+
+/// A sender's phase boundaries on CLOCK_MONOTONIC: setup ends at `setup_done_ns` (endpoint open,
+/// peer matched or answered), warm-up runs from the first message sent to the first measured
+/// one's scheduled time `measure_start_ns`, steady state from there to `drained_ns` (the last
+/// measured message's replies are in, or given up on), idle (`--idle`) to `idle_end_ns`.
+#[derive(Serialize, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Phases {
+    pub setup_done_ns: u64,
+    pub first_send_ns: Option<u64>,
+    pub measure_start_ns: Option<u64>,
+    pub last_send_ns: Option<u64>,
+    pub drained_ns: Option<u64>,
+    pub idle_end_ns: Option<u64>,
 }
 
 /// Heap allocations of one phase: deltas of the process-wide counters.

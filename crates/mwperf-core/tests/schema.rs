@@ -107,6 +107,7 @@ fn agent_report_matches_the_schema() {
             peak_live_bytes: 4096,
             live_bytes_at_end: 0,
         }),
+        phases: Some(Phases { setup_done_ns: 1, first_send_ns: Some(2), measure_start_ns: Some(3), last_send_ns: Some(4), drained_ns: Some(5), idle_end_ns: None }),
         warnings: vec![Warning::new("no-warmup", "x", Some("y"))],
     };
     let doc = serde_json::to_value(&report).unwrap();

@@ -79,6 +79,11 @@ class Network:
         e.g. Cyclone DDS with unicast discovery of every host, RustDDS on the link interfaces)."""
         return hook(transport).link_opts(self)
 
+    def wire_ends(self) -> list[dict[str, str]]:
+        """Each wire's link and hosts (``from`` = up's sender), in the order of ``reports``."""
+        return [{"link": w.link.name, "from": w.near.node, "to": w.far.node}
+                for w in self.addressing.wires]
+
     def describe(self) -> dict[str, Any]:
         """The run-result's ``link`` section: the first link's spec and emulator counters at
         the top (as with ``--link``), every host, every link with its wires' counters, and the
@@ -178,8 +183,9 @@ def wire_spec(wire: Wire, spec: LinkSpec) -> LinkSpec:
 
 @contextlib.contextmanager
 def emulated_network(topology: Topology, point_link: str | None, backend: str, workdir: Path,
-                     purpose: str) -> Iterator[Network]:
-    """The hosts of ``topology`` joined by its links; everything is gone again after the block."""
+                     purpose: str, packet_log: bool = False) -> Iterator[Network]:
+    """The hosts of ``topology`` joined by its links; everything is gone again after the block.
+    ``packet_log``: the userspace emulators log every packet (``--wire-bytes``, wire.py)."""
     require_root()
     specs = link_specs(topology, point_link)
     with Lease.take(purpose) as lease:
@@ -214,7 +220,7 @@ def emulated_network(topology: Topology, point_link: str | None, backend: str, w
                               else None)
                     started.append(Forwarder.start(spec, near, far, workdir, lease,
                                                    "linkem" if number == 0 else
-                                                   f"linkem-{number}", medium))
+                                                   f"linkem-{number}", medium, packet_log))
                     window = (None if started[-1].epoch_ns is None
                               else scheduled_window(started[-1].epoch_ns, spec))
                     network.outages += [window] if window else []

@@ -71,7 +71,8 @@ class Forwarder:
 
     @classmethod
     def start(cls, spec: LinkSpec, a: Port, b: Port, workdir: Path, lease: Lease,
-              label: str = "linkem", medium: Path | None = None) -> "Forwarder":
+              label: str = "linkem", medium: Path | None = None,
+              packet_log: bool = False) -> "Forwarder":
         """Start forwarding (returns once its devices exist and it forwards); its files in
         ``workdir`` are ``<label>.json``, ``.stdout`` and ``.stderr``. ``medium``: the file of a
         medium shared with the other forwarders given it (a shared segment)."""
@@ -82,6 +83,8 @@ class Forwarder:
                 "--realtime", str(REALTIME_PRIORITY)]
         if medium is not None:
             argv += ["--medium", str(medium)]
+        if packet_log:  # --wire-bytes: <label>-up.bin / -down.bin (wire.py reads them)
+            argv += ["--packet-log", str(workdir / label)]
         out_path, err_path = workdir / f"{label}.stdout", workdir / f"{label}.stderr"
         with open(out_path, "wb") as out, open(err_path, "wb") as err:
             popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,

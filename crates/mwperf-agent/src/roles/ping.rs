@@ -56,6 +56,7 @@ impl Ping<'_> {
             lane.after_send(slot.index);
         }
         self.pacer.sent(&slot, sent_ns);
+        crate::phases::sent(slot.intended_ns, sent_ns, !slot.warmup);
         if !slot.warmup {
             self.col.window_start(slot.intended_ns);
             self.col.sent(sent_ns);
@@ -184,6 +185,7 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, peer: &str, waiter: &Wa
         Err(outcome) => return *outcome,
     };
     crate::allocs::setup_done();
+    crate::phases::setup_done();
     let period = mwperf_core::schedule::period_ns(args.rate);
     let col = match Collector::new(start_ns + args.warmup, period, args.samples.as_deref()) {
         Ok(mut c) => {
@@ -215,6 +217,7 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, peer: &str, waiter: &Wa
         Ok(()) => Stop::Done,
         Err(s) => s,
     };
+    crate::phases::drained_then_idle(if matches!(stop, Stop::Done) { args.idle } else { 0 });
     let (status, reason) = match stop {
         Stop::Done => (Status::Complete, None),
         Stop::Partial(r) => (Status::Partial, Some(r)),

@@ -32,6 +32,7 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter, lane: 
     let topic = lane.as_ref().map_or(0, Lane::topic);
     let mut out = Outgoing::new(run_id, topic, args.payload).test_allocs(args.test_allocs_per_msg);
     crate::allocs::setup_done();
+    crate::phases::setup_done();
     let mut rx = Vec::new();
     let mut send_errors = 0u64;
     // one subscriber leaving must not end a natively fanned-out stream for the others
@@ -86,6 +87,7 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter, lane: 
             }
         }
         pacer.sent(&slot, sent_ns);
+        crate::phases::sent(slot.intended_ns, sent_ns, !slot.warmup);
         if let (Some(w), false) = (&mut outage, slot.warmup) {
             w.sent(sent_ns);
         }
@@ -94,6 +96,8 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter, lane: 
         }
     }
     drop(lane); // this topic sends no more ticks: the next one must not wait for it
+    // the sub ends at the FIN below: the idle session comes first
+    crate::phases::drained_then_idle(if stop.is_none() { args.idle } else { 0 });
     let fin = Header { flags: FLAG_FIN, run_id, topic, seq: pacer.measured_sent, intended_ns: pacer.warmup_sent, peer_rx_ns: pacer.period_ns(), ..Default::default() };
     let mut buf = vec![0u8; HEADER_LEN];
     fin.encode(&mut buf);

@@ -1,0 +1,94 @@
+"""--wire-bytes end to end, against exact ground truth: a UDP message is one IP packet of
+payload + 56 (mwperf header) + 28 (IPv4 + UDP headers) bytes each way, so every phase's count is
+known to the byte and to the packet (the warm-up's messages, the first-contact probe in setup,
+nothing while idle). A middleware (Cyclone DDS) costs more than its messages: discovery in
+setup, heartbeats while idle. Bad combinations are usage errors naming the flag.
+"""
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import require_emulation, run_mwperf
+
+from mwperf.schema import validation_error
+
+pytestmark = pytest.mark.agent
+
+PAYLOAD = 64
+UDP_PACKET = PAYLOAD + 56 + 28
+
+
+@pytest.fixture(autouse=True)
+def _needs_namespaces() -> None:
+    require_emulation("--wire-bytes tests")
+
+
+def run(env: dict[str, str], tmp_path: Path, *args: str) -> tuple[int, dict[str, Any], str]:
+    out = tmp_path / "result.json"
+    out.unlink(missing_ok=True)
+    done = run_mwperf("run", "--wire-bytes", "--json", str(out), "--no-save", *args, env=env,
+                      timeout=120)
+    assert "Traceback" not in done.stderr, done.stderr
+    if not out.is_file():
+        return done.returncode, {}, done.stderr
+    result = json.loads(out.read_text())
+    assert validation_error(result, "run-result") is None
+    return done.returncode, result, done.stdout
+
+
+def test_udp_is_payload_plus_84_bytes_per_message_to_the_byte(leased_env: dict[str, str],
+                                                              tmp_path: Path) -> None:
+    code, result, stdout = run(leased_env, tmp_path, "--transport", "udp", "--rate", "200",
+                               "--payload", str(PAYLOAD), "--count", "300", "--warmup",
+                               "100ms", "--idle", "500ms")
+    assert code == 0, stdout
+    wire = result["wire"]
+    sent = result["measurement"]["accounting"]["sent"]
+    warmup = result["measurement"]["accounting"]["warmup_sent"]
+    assert sent == wire["messages"] == 300 and warmup > 0
+    assert wire["message_bytes"] == PAYLOAD + 56
+    assert wire["up_bytes_per_message"] == wire["down_bytes_per_message"] == UDP_PACKET
+    (link,) = wire["links"]
+    assert (link["from"], link["to"], link["truncated"]) == ("a", "b", 0)
+    for way in ("up", "down"):
+        d = link[way]
+        phases = d["phases"]
+        assert phases["steady"] == {**phases["steady"], "bytes": sent * UDP_PACKET,
+                                    "packets": sent}
+        assert phases["warmup"]["packets"] == warmup
+        assert phases["warmup"]["bytes"] == warmup * UDP_PACKET
+        assert phases["idle"]["packets"] == 0 and 0.45 < phases["idle"]["seconds"] < 1.5
+        assert d["packets_per_message"] == 1.0
+        assert d["overhead"] == round(UDP_PACKET / (PAYLOAD + 56), 4)
+        # setup: the first-contact probe(s) and their echo, full-size messages too
+        assert phases["setup"]["packets"] >= 1
+        assert phases["setup"]["bytes"] == phases["setup"]["packets"] * UDP_PACKET
+        assert phases["teardown"]["packets"] == 0
+    assert "wire          a\u2192b 148 B/msg (1 pkt" in stdout
+
+
+def test_cyclonedds_pays_for_discovery_and_heartbeats(leased_env: dict[str, str],
+                                                      tmp_path: Path) -> None:
+    code, result, stdout = run(leased_env, tmp_path, "--transport", "cyclonedds", "--rate",
+                               "100", "--payload", str(PAYLOAD), "--duration", "2s", "--idle",
+                               "1500ms")
+    assert code == 0, stdout
+    wire = result["wire"]
+    # RTPS wraps each sample (header, DATA submessage, inline QoS...): more than the UDP packet
+    assert wire["up_bytes_per_message"] > UDP_PACKET
+    assert wire["down_bytes_per_message"] > UDP_PACKET
+    assert wire["setup_bytes"] > 1000  # SPDP/SEDP discovery of the participants and endpoints
+    assert wire["idle_bytes_per_s"] > 0  # heartbeats and SPDP announcements go on
+
+
+@pytest.mark.parametrize("args, named", [
+    (("--transport", "iceoryx2"), "--wire-bytes: iceoryx2"),
+    (("--transport", "udp", "--link-backend", "netem"), "--link-backend"),
+    (("--transport", "udp", "--idle", "soon"), "--idle"),
+])
+def test_bad_combinations_are_usage_errors(leased_env: dict[str, str], tmp_path: Path,
+                                           args: tuple[str, ...], named: str) -> None:
+    code, result, stderr = run(leased_env, tmp_path, *args)
+    assert code == 2 and not result
+    assert named in stderr
