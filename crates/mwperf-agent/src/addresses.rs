@@ -5,6 +5,7 @@
 //! - middleware: the same address for every topic; a listener whose base is picked (`auto` or
 //!   none) gets a distinct base per topic. Topics that would share one address are refused
 //!   ([`distinct`]) — give N addresses then.
+//!
 //! With one topic the address is used exactly as given.
 
 use mwperf_transports::Kind;

@@ -29,7 +29,7 @@ pub fn parse_duration_ns(text: &str) -> Result<u64, String> {
     let mut place = scale;
     for d in frac.chars() {
         let digit = d.to_digit(10).ok_or_else(bad)? as u64;
-        if place % 10 != 0 && digit != 0 {
+        if !place.is_multiple_of(10) && digit != 0 {
             return Err(format!("'{text}' is finer than 1 ns"));
         }
         place /= 10;

@@ -57,6 +57,7 @@ pub struct Waiting {
 
 /// Forward from `from` to `to` through `model` until `stop` is set; with `log`, every released
 /// packet is logged (returned at the end).
+#[allow(clippy::too_many_arguments)] // the forwarding thread's whole context, passed once
 pub fn run(from: &Tun, to: &Tun, mut model: Model, clock: &Clock, counters: &Arc<Counters>, stop: &AtomicBool, waiting: Waiting, mut log: Option<PacketLog>) -> Option<PacketLog> {
     let Waiting { spin_ns, realtime } = waiting;
     if realtime > 0 {

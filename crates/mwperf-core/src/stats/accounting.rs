@@ -4,6 +4,7 @@
 //! - duplicated: an arrival of a sequence number that already arrived (intact or corrupted).
 //! - reordered: a first arrival whose seq is below the highest seq seen before it.
 //! - lost: sent − distinct sequence numbers that arrived, computed at the end.
+//!
 //! Memory: one bit per sequence number (10^7 messages = 1.25 MB), at least [`MIN_WORDS`] words
 //! from the first arrival on, so the steady state allocates nothing (`--count-allocs`): the
 //! bitmap grows (doubling) only past 65 536 messages, or never when [`SeqTracker::reserve`] was
