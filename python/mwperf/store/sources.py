@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from ..result_types import RunResult
 from .catalogue import CATALOGUE_NAME, catalogue_path, connect
 from .layout import MANIFEST_NAME, POINTS_DIR, RESULT_NAME, place, point_folders
 from .rebuild import rebuild
@@ -167,7 +168,7 @@ def _link_contents(source: Path, folder: Path) -> None:
             (folder / entry.name).symlink_to(entry)
 
 
-def _read_result(path: Path, label: str) -> dict[str, Any]:
+def _read_result(path: Path, label: str) -> RunResult:
     try:
         result = json.loads(path.read_text("utf-8"))
     except (OSError, ValueError) as exc:
