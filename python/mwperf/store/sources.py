@@ -19,7 +19,6 @@ import shutil
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 from ..errors import UsageError
 from ..result_types import RunResult
