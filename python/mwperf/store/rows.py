@@ -53,6 +53,7 @@ def point_row(result: dict[str, Any], place: PointPlace) -> dict[str, Any]:
     row.update(measurement_columns(result.get("measurement")))
     row.update(process_columns(result))
     row.update(resilience_columns(result))
+    row.update(cost_columns(result))
     row["result"] = json.dumps(result, ensure_ascii=False)
     return row
 
@@ -111,6 +112,22 @@ def process_columns(result: dict[str, Any]) -> dict[str, Any]:
     discovery = result.get("discovery") or {}
     row["discovery_matched_ns"] = discovery.get("matched_ns")
     row["discovery_first_reply_ns"] = discovery.get("first_reply_ns")
+    return row
+
+
+def cost_columns(result: dict[str, Any]) -> dict[str, Any]:
+    """Bytes on the wire (--wire-bytes, the first wire) and heap allocations per message per
+    role (--count-allocs; several agents of a role: the largest)."""
+    wire = result.get("wire") or {}
+    row: dict[str, Any] = {"wire_up_bytes_per_msg": wire.get("up_bytes_per_message"),
+                           "wire_down_bytes_per_msg": wire.get("down_bytes_per_message"),
+                           "wire_setup_bytes": wire.get("setup_bytes"),
+                           "wire_idle_bytes_per_s": wire.get("idle_bytes_per_s")}
+    for role in ROLES:
+        per = [(a.get("allocations") or {}).get("allocs_per_msg")
+               for a in result.get("agents") or [] if a.get("role") == role]
+        per = [p for p in per if p is not None]
+        row[f"{role}_allocs_per_msg"] = max(per) if per else None
     return row
 
 

@@ -14,9 +14,9 @@ import duckdb
 
 from ..errors import RunError
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """2: the resilience columns (time to connect, outage lost/recovery/session); 3: the
-``subscribers`` table"""
+``subscribers`` table; 4: the cost columns (bytes on the wire, allocations per message)"""
 
 CONFIG_COLUMNS: tuple[tuple[str, str], ...] = (
     ("transport", "VARCHAR"), ("mode", "VARCHAR"), ("rate", "DOUBLE"), ("payload", "VARCHAR"),
@@ -58,6 +58,16 @@ RESILIENCE_COLUMNS: tuple[tuple[str, str], ...] = (
 )
 """the result's ``resilience`` section (python/mwperf/resilience.py); outage_* NULL without one"""
 
+COST_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("wire_up_bytes_per_msg", "DOUBLE"), ("wire_down_bytes_per_msg", "DOUBLE"),
+    ("wire_setup_bytes", "BIGINT"), ("wire_idle_bytes_per_s", "DOUBLE"),
+    *((f"{role}_allocs_per_msg", "DOUBLE") for role in ROLES),
+)
+"""what the middleware costs (docs/costs.md): --wire-bytes' figures of the first wire (IP
+bytes per measured message each way, setup bytes, idle bytes/s) and --count-allocs' heap
+allocations per message in the steady state per agent role (several agents of a role: the
+largest); NULL when not measured"""
+
 POINT_KEYS: tuple[tuple[str, str], ...] = (
     ("point_id", "VARCHAR PRIMARY KEY"), ("run_id", "VARCHAR NOT NULL"),
     ("point_index", "INTEGER"), ("repetition", "INTEGER"), ("folder", "VARCHAR NOT NULL"),
@@ -65,7 +75,7 @@ POINT_KEYS: tuple[tuple[str, str], ...] = (
     ("status_reason", "VARCHAR"), ("mwperf_version", "VARCHAR"), ("agent_version", "VARCHAR"),
 )
 POINT_COLUMNS = (POINT_KEYS + CONFIG_COLUMNS + MEASUREMENT_COLUMNS + PROCESS_COLUMNS
-                 + RESILIENCE_COLUMNS + (("result", "JSON NOT NULL"),))
+                 + RESILIENCE_COLUMNS + COST_COLUMNS + (("result", "JSON NOT NULL"),))
 TOPIC_COLUMNS = (("point_id", "VARCHAR NOT NULL"), ("topic", "INTEGER NOT NULL"),
                  ("name", "VARCHAR")) + MEASUREMENT_COLUMNS
 SUBSCRIBER_COLUMNS = (("point_id", "VARCHAR NOT NULL"), ("subscriber", "INTEGER NOT NULL"),
@@ -112,9 +122,26 @@ def _add_subscribers_table(con: duckdb.DuckDBPyConnection) -> None:
                         [[record.get(name) for name in names] for record in records])
 
 
+def _add_cost_columns(con: duckdb.DuckDBPyConnection) -> None:
+    """3 -> 4: the cost columns, filled from the points' results (NULL where not measured)."""
+    from .rows import cost_columns  # rows imports this module's column lists
+
+    for column, kind in COST_COLUMNS:
+        con.execute(f"ALTER TABLE points ADD COLUMN IF NOT EXISTS {column} {kind}")
+    names = [name for name, _ in COST_COLUMNS]
+    found = con.execute("SELECT point_id, result FROM points WHERE json_exists(result, "
+                        "'$.wire') OR result LIKE '%\"allocations\"%'").fetchall()
+    updates = [[cost_columns(json.loads(text)).get(name) for name in names] + [point_id]
+               for point_id, text in found]
+    if updates:
+        con.executemany(f"UPDATE points SET {', '.join(f'{n} = ?' for n in names)} "
+                        f"WHERE point_id = ?", updates)
+
+
 MIGRATIONS: dict[int, Callable[[duckdb.DuckDBPyConnection], None]] = {
     1: _add_resilience_columns,
     2: _add_subscribers_table,
+    3: _add_cost_columns,
 }
 """version -> the step that upgrades a catalogue of that version to the next one"""
 
