@@ -181,6 +181,35 @@ mod tests {
         assert_eq!(pool_stats(&[]).count, 0);
     }
 
+    fn stats_from(v: &serde_json::Value) -> Stats {
+        let int = |k: &str| v[k].as_u64();
+        let float = |k: &str| v[k].as_f64();
+        let histogram = v["histogram"].as_array().unwrap().iter()
+            .map(|b| [b[0].as_u64().unwrap(), b[1].as_u64().unwrap()]).collect();
+        Stats { count: int("count").unwrap(), min_ns: int("min_ns"), mean_ns: float("mean_ns"), p50_ns: int("p50_ns"), p90_ns: int("p90_ns"), p99_ns: int("p99_ns"), p999_ns: int("p999_ns"), p9999_ns: int("p9999_ns"), max_ns: int("max_ns"), stddev_ns: float("stddev_ns"), range_ns: int("range_ns"), histogram }
+    }
+
+    /// The hand-computed cases shared with the Python control plane (python/mwperf/pool.py,
+    /// tests/test_pool_vectors.py): both pool the same way.
+    #[test]
+    fn shared_pooling_vectors() {
+        let text = include_str!("../../../../tests/vectors/pooling.json");
+        let v: serde_json::Value = serde_json::from_str(text).unwrap();
+        for case in v["cases"].as_array().unwrap() {
+            let parts: Vec<Stats> = case["parts"].as_array().unwrap().iter().map(stats_from).collect();
+            let refs: Vec<&Stats> = parts.iter().collect();
+            let (got, want) = (pool_stats(&refs), stats_from(&case["pooled"]));
+            let name = case["name"].as_str().unwrap();
+            let close = |a: Option<f64>, b: Option<f64>| match (a, b) {
+                (Some(a), Some(b)) => (a - b).abs() <= 1e-9 * b.abs().max(1.0),
+                (a, b) => a == b,
+            };
+            assert!(close(got.mean_ns, want.mean_ns) && close(got.stddev_ns, want.stddev_ns), "{name}: {got:?}");
+            let (got, want) = (Stats { mean_ns: None, stddev_ns: None, ..got }, Stats { mean_ns: None, stddev_ns: None, ..want });
+            assert_eq!(got, want, "{name}");
+        }
+    }
+
     #[test]
     fn accounting_adds_up_per_counter() {
         let a = Accounting { sent: 10, received: 9, lost: 1, reordered: 2, ..Default::default() };
