@@ -18,10 +18,10 @@ from ..report.data import Point, load_run
 from ..report.select import resolve_one
 from ..store.catalogue import connect
 from ..store.sources import staged
-from .budget import METRICS, Budgets
+from .budget import COST_METRICS, METRICS, Budgets
 from .match import match
 from .evidence import Evidence
-from .verdict import Row, decide, failed_row
+from .verdict import Row, decide, failed_row, value
 
 FORMATS = ("table", "markdown", "json")
 
@@ -69,7 +69,8 @@ def _compare(root: Path, base: str, new: str, budgets: Budgets) -> Comparison:
         evidence = Evidence(con)
         rows = [decide(pair.name, metric, pair.base, pair.new, budgets.limits.get(metric),
                        budgets.alpha, evidence)
-                for pair in pairs for metric in METRICS]
+                for pair in pairs for metric in METRICS
+                if metric not in COST_METRICS or _measured(metric, pair.base + pair.new)]
         rows += [failed_row(name, points) for name, points in lost]
     return Comparison(base_id, new_id, rows, only_base, only_new, budgets)
 
@@ -111,9 +112,18 @@ def render(result: Comparison, fmt: str = "table") -> str:
     return body + "\n".join(notes) + "\n"
 
 
+def _measured(metric: str, points: list[Point]) -> bool:
+    """A cost metric is compared where either side measured it (a budget then needs both)."""
+    return any(value(p, metric) is not None for p in points)
+
+
 def _show(metric: str, value: float | None) -> str:
     if value is None:
         return "\u2014"
+    if metric == "allocs_per_msg":
+        return f"{value:.3g}/msg"
+    if metric == "wire_bytes":
+        return f"{value:.6g} B/msg"
     if metric in ("p50", "p99", "max"):
         return format_ns(value)
     if metric == "rss":
@@ -130,6 +140,10 @@ def _delta(row: Row) -> str:
     if row.metric in ("p50", "p99", "max"):
         sign = "+" if row.delta >= 0 else "-"
         return f"{sign}{format_ns(abs(row.delta))}{pct}"
+    if row.metric == "allocs_per_msg":
+        return f"{row.delta:+.3g}/msg{pct}"
+    if row.metric == "wire_bytes":
+        return f"{row.delta:+.6g} B/msg{pct}"
     return f"{row.delta:+.3g}{pct}" if row.metric == "cpu" else f"{row.delta / 1024:+.3g} MiB{pct}"
 
 

@@ -3,7 +3,8 @@
 ``--budget METRIC=LIMIT`` (repeatable) or ``--budget-file F.yaml`` (one file per platform,
 as ros2-performance keeps its targets): a mapping ``METRIC: LIMIT`` and optionally
 ``alpha: 0.05``. LIMIT is relative (``+10%``), in percentage points for loss (``+0.5pp``), a
-duration for latencies (``+50us``) or a size for RSS (``+8MiB``); the sign is optional
+duration for latencies (``+50us``), a size for RSS (``+8MiB``), a count for allocations per
+message (``+0``) or bytes for wire bytes per message (``+16``); the sign is optional
 (budgets only ever allow getting worse). Without any budget the defaults below apply; a metric
 without a budget is shown but never fails the comparison.
 """
@@ -20,7 +21,12 @@ from ..errors import UsageError
 from ..sizes import parse_size
 from .stats import ALPHA
 
-METRICS = ("p50", "p99", "max", "loss", "cpu", "rss")
+METRICS = ("p50", "p99", "max", "loss", "cpu", "rss", "allocs_per_msg", "wire_bytes")
+COST_METRICS = ("allocs_per_msg", "wire_bytes")
+"""what the middleware costs (docs/costs.md): heap allocations per message (every agent's,
+summed; --count-allocs) and IP bytes on the wire per message (both ways; --wire-bytes).
+Compared only where both sides measured them; budgets as a count (allocs_per_msg=+0) or
+bytes (wire_bytes=+16), or relative (+5%)"""
 LATENCY_METRICS = ("p50", "p99", "max")
 DEFAULTS = {"p50": "+10%", "p99": "+10%", "loss": "+0.5pp"}
 _FORM = re.compile(r"^\+?\s*(?P<number>[^%p]+?)\s*(?P<unit>%|pp)?$")
@@ -81,6 +87,10 @@ def parse_budget(metric: str, text: str, where: str) -> Budget:
             return Budget(metric, raw, absolute=float(parse_duration(number)))
         if metric == "rss":
             return Budget(metric, raw, absolute=parse_size(number) / 1024)
+        if metric in COST_METRICS:
+            amount = float(number)
+            if math.isfinite(amount) and amount >= 0:
+                return Budget(metric, raw, absolute=amount)
     except ValueError:
         pass
     raise UsageError(f"{where}: {metric}={raw!r} is not a budget; {hint}")
@@ -148,7 +158,9 @@ def resolve(flags: tuple[str, ...], file: str | None) -> Budgets:
 
 
 def _allowed(metric: str) -> str:
-    extra = {"loss": " or +0.5pp", "cpu": " or +5pp", "rss": " or +8MiB"}.get(metric, "")
+    extra = {"loss": " or +0.5pp", "cpu": " or +5pp", "rss": " or +8MiB",
+             "allocs_per_msg": " or +N allocations per message (e.g. +0)",
+             "wire_bytes": " or +N bytes per message (e.g. +16)"}.get(metric, "")
     if metric in LATENCY_METRICS:
         extra = " or +50us"
     return f"allowed: +N% (relative){extra}"

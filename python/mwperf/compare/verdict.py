@@ -57,7 +57,8 @@ class Row:
 
 def value(point: Point, metric: str) -> float | None:
     """The metric of one point: ns for latencies, % for loss and CPU (sender + server, of one
-    core), KiB for RSS (agents + daemons)."""
+    core), KiB for RSS (agents + daemons), allocations per message (every agent's, summed),
+    IP bytes on the wire per message (both ways)."""
     if metric in ("p50", "p99", "max"):
         return point.get(f"latency_{metric}_ns")
     if metric == "loss":
@@ -66,6 +67,13 @@ def value(point: Point, metric: str) -> float | None:
         parts = [point.get(f"{r}_cpu_pct") for r in ("ping", "pong", "pub", "sub")]
         return sum(p for p in parts if p is not None) if any(p is not None for p in parts) \
             else None
+    if metric == "allocs_per_msg":
+        parts = [point.get(f"{r}_allocs_per_msg") for r in ("ping", "pong", "pub", "sub")]
+        return (float(sum(p for p in parts if p is not None))
+                if any(p is not None for p in parts) else None)
+    if metric == "wire_bytes":
+        up, down = point.get("wire_up_bytes_per_msg"), point.get("wire_down_bytes_per_msg")
+        return None if up is None else float(up + (down or 0))
     parts = [point.get(f"{r}_rss_kib") for r in ("ping", "pong", "pub", "sub")]
     parts.append(point.get("daemons_rss_kib"))
     return float(sum(p for p in parts if p is not None)) if any(parts) else None
