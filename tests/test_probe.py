@@ -86,7 +86,7 @@ def test_rate_within_one_percent_and_age_only_with_a_header(probed: tuple[dict, 
     stamped, paused = topics["/stamped"], topics["/paused"]
     assert stamped["msgtype"] == "geometry_msgs/PointStamped"
     assert stamped["rate_hz"] == pytest.approx(100, rel=0.01)
-    assert stamped["gaps"] == 0 and stamped["count"] >= 300
+    assert stamped["gap_max_ns"] < 200e6 and stamped["count"] >= 300
     assert 0 <= stamped["age_p50_ns"] < 50e6  # same machine: arrival - header.stamp, small
     assert paused["age_p50_ns"] is None  # std_msgs/String has no header
     assert 0 < doc["probe_cpu_percent"] < 50 and "clock" in doc["clock_caveat"]
@@ -94,7 +94,9 @@ def test_rate_within_one_percent_and_age_only_with_a_header(probed: tuple[dict, 
 
 def test_a_500_ms_pause_is_one_gap_of_500_ms(probed: tuple[dict, list]) -> None:
     paused = {t["topic"]: t for t in probed[0]["topics"]}["/paused"]
-    assert paused["gaps"] == 1
+    # exactly one long gap (a loaded machine may add short ones over 3x the median)
+    assert [g for _, g in paused["longest_gaps"] if g > 300e6] == [paused["gap_max_ns"]]
+    assert paused["gaps"] >= 1
     # a 500 ms pause of a 50 Hz stream: last message before it to first after = 500 + 20 ms
     assert 490e6 <= paused["gap_max_ns"] <= 570e6
     assert paused["gap_p50_ns"] == pytest.approx(20e6, rel=0.1)

@@ -1,0 +1,88 @@
+"""Probe an MQTT broker's topics: Debian's ``mosquitto_sub`` subscribes (QoS 0, publishes
+nothing) to the topic filters (default ``#``: every topic) and prints one line per message,
+``<receive time with ns> <payload length> <topic>`` (``-F '%U %l %t'``); the payloads are not
+printed. Topics are those that carried a message. MQTT has no header, so there is no age.
+"""
+
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from ..daemons.mosquitto import connack
+from ..errors import RunError, UsageError
+from .listen import ProbeResult
+from .stats import summarise_topic
+
+PROGRAM = "mosquitto_sub"
+DEFAULT_PORT = 1883
+
+
+def parse_endpoint(text: str) -> tuple[str, int]:
+    """'HOST' or 'HOST:PORT' (default port 1883); UsageError naming --mqtt otherwise."""
+    host, _, port = text.rpartition(":") if ":" in text else (text, "", str(DEFAULT_PORT))
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise UsageError(f"--mqtt: expected HOST or HOST:PORT such as robot:1883, got {text!r}")
+    return host, int(port)
+
+
+def probe_mqtt(endpoint: str, filters: list[str], duration_s: float,
+               gap_factor: float) -> ProbeResult:
+    host, port = parse_endpoint(endpoint)
+    if shutil.which(PROGRAM) is None:
+        raise RunError(f"{PROGRAM}: not found; the MQTT probe subscribes with it "
+                       f"(apt-get install mosquitto-clients)")
+    if not connack(port, host):
+        raise RunError(f"--mqtt {endpoint}: no MQTT broker answers at {host}:{port}")
+    work = Path(tempfile.mkdtemp(prefix="mwperf-probe-"))
+    try:
+        log = work / "arrivals.txt"
+        args = [PROGRAM, "-h", host, "-p", str(port), "-q", "0", "-F", "%U %l %t",
+                "-i", f"mwperf-probe-{os.getpid()}"]
+        for f in filters or ["#"]:
+            args += ["-t", f]
+        with log.open("w") as out:
+            child = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out,
+                                     stderr=subprocess.PIPE, text=True)
+            start = time.time_ns()
+            try:
+                deadline = time.monotonic() + duration_s
+                while child.poll() is None and time.monotonic() < deadline:
+                    time.sleep(min(0.05, max(0.0, deadline - time.monotonic())))
+                end = time.time_ns()
+                if child.poll() is None:
+                    child.send_signal(signal.SIGINT)
+                _, status, usage = os.wait4(child.pid, 0)
+            except BaseException:
+                child.kill()
+                child.wait()
+                raise
+        child.returncode = os.waitstatus_to_exitcode(status)
+        if child.returncode not in (0, -signal.SIGINT, 130) and end - start < duration_s * 1e9:
+            last = ((child.stderr.read() if child.stderr else "").strip().splitlines()
+                    or ["no output"])[-1]
+            raise RunError(f"--mqtt {endpoint}: {PROGRAM} stopped: {last}")
+        return _summarise(endpoint, log, start, end, usage.ru_utime + usage.ru_stime, gap_factor)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _summarise(endpoint: str, log: Path, start: int, end: int, cpu_s: float,
+               gap_factor: float) -> ProbeResult:
+    arrivals: dict[str, list[int]] = {}
+    sizes: dict[str, list[int]] = {}
+    for line in log.read_text(errors="replace").splitlines():
+        parts = line.split(" ", 2)
+        if len(parts) != 3 or "." not in parts[0]:
+            continue
+        secs, _, frac = parts[0].partition(".")
+        t = int(secs) * 1_000_000_000 + int(frac.ljust(9, "0")[:9])
+        if start <= t <= end:
+            arrivals.setdefault(parts[2], []).append(t)
+            sizes.setdefault(parts[2], []).append(int(parts[1]))
+    topics = [summarise_topic(name, "mqtt", arrivals[name], sizes[name], [-1] * len(sizes[name]),
+                              start, end, gap_factor) for name in sorted(arrivals)]
+    return ProbeResult(f"mqtt {endpoint}", start, end - start, cpu_s, gap_factor, topics)

@@ -1,0 +1,89 @@
+"""mwperf probe --mqtt against a real mosquitto started here, with two mosquitto_pub publishers at
+known rates (/steady 100 Hz; /paused 50 Hz with one 500 ms pause): rate within +-1 %, the pause
+one gap of ~520 ms, an absent broker exit 1, a bad endpoint exit 2."""
+
+import json
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from mwperf.daemons.base import free_port
+from mwperf.daemons.mosquitto import connack
+
+
+def publish(port: int, topic: str, hz: float, seconds: float, pause: tuple[float, float]) -> None:
+    pub = subprocess.Popen(["mosquitto_pub", "-h", "127.0.0.1", "-p", str(port), "-t", topic,
+                            "-l"], stdin=subprocess.PIPE, text=True)
+    assert pub.stdin is not None
+    time.sleep(0.3)  # connected before the schedule starts
+    start = time.monotonic()
+    for k in range(int(seconds * hz)):
+        if pause[0] <= k / hz < pause[1]:
+            continue
+        delay = start + k / hz - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+        pub.stdin.write("x" * 64 + "\n")
+        pub.stdin.flush()
+    pub.stdin.close()
+    pub.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def probed() -> dict:
+    if shutil.which("mosquitto_sub") is None or shutil.which("mosquitto") is None:
+        pytest.fail("mosquitto missing: run scripts/system-deps.sh")
+    port = free_port()
+    broker = subprocess.Popen(["mosquitto", "-p", str(port)], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(50):
+            if connack(port):
+                break
+            time.sleep(0.1)
+        probe = subprocess.Popen([sys.executable, "-m", "mwperf", "probe", "--mqtt",
+                                  f"127.0.0.1:{port}", "--duration", "4s", "--json"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.5)  # the probe is subscribed
+        pubs = [threading.Thread(target=publish, args=(port, "/steady", 100, 3.0, (9, 9))),
+                threading.Thread(target=publish, args=(port, "/paused", 50, 3.0, (1.5, 2.0)))]
+        for t in pubs:
+            t.start()
+        out, err = probe.communicate(timeout=30)
+        for t in pubs:
+            t.join()
+        assert probe.returncode == 0, err
+        return json.loads(out)
+    finally:
+        broker.terminate()
+        broker.wait(timeout=10)
+
+
+def test_mqtt_rate_and_pause(probed: dict) -> None:
+    topics = {t["topic"]: t for t in probed["topics"]}
+    assert set(topics) == {"/steady", "/paused"}
+    steady, paused = topics["/steady"], topics["/paused"]
+    assert steady["rate_hz"] == pytest.approx(100, rel=0.01)
+    assert steady["gap_max_ns"] < 200e6  # no pause (a loaded machine may stall it 30+ ms)
+    assert steady["size_p50"] == 64 and steady["age_p50_ns"] is None
+    # exactly one long gap: 500 ms + one period
+    assert [g for _, g in paused["longest_gaps"] if g > 300e6] == [paused["gap_max_ns"]]
+    assert 490e6 <= paused["gap_max_ns"] <= 570e6 and paused["gaps"] >= 1
+    assert 0 <= probed["probe_cpu_percent"] < 50
+
+
+def test_mqtt_absent_broker_and_bad_endpoint() -> None:
+    port = free_port()
+    done = subprocess.run([sys.executable, "-m", "mwperf", "probe", "--mqtt", f"127.0.0.1:{port}",
+                           "--duration", "1s"], capture_output=True, text=True)
+    assert done.returncode == 1 and f"--mqtt 127.0.0.1:{port}: no MQTT broker answers" in done.stderr
+    done = subprocess.run([sys.executable, "-m", "mwperf", "probe", "--mqtt", "host:port"],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and "--mqtt: expected HOST or HOST:PORT" in done.stderr
+    done = subprocess.run([sys.executable, "-m", "mwperf", "probe", "--duration", "1s"],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and "--ros1" in done.stderr and "--mqtt" in done.stderr
