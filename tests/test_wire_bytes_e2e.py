@@ -82,8 +82,17 @@ def test_cyclonedds_pays_for_discovery_and_heartbeats(leased_env: dict[str, str]
     assert wire["idle_bytes_per_s"] > 0  # heartbeats and SPDP announcements go on
 
 
+def test_a_transport_on_one_machine_says_nothing_crossed_a_wire(
+        leased_env: dict[str, str], tmp_path: Path) -> None:
+    code, result, stdout = run(leased_env, tmp_path, "--transport", "uds", "--rate", "100",
+                               "--duration", "300ms")
+    assert code == 0, stdout
+    assert result["wire"]["links"] == [] and "link" not in result
+    assert "uds stays on one machine" in result["wire"]["status"]
+    assert "wire          uds stays on one machine" in stdout
+
+
 @pytest.mark.parametrize("args, named", [
-    (("--transport", "iceoryx2"), "--wire-bytes: iceoryx2"),
     (("--transport", "udp", "--link-backend", "netem"), "--link-backend"),
     (("--transport", "udp", "--idle", "soon"), "--idle"),
 ])

@@ -17,10 +17,10 @@ from .emulation.network import link_specs, require_root
 from .emulation.cpu import CpuLimits, parse_limits
 from .emulation.topology import Topology, two_hosts
 from .remote.plan import RemotePlan, parse_remote
-from .errors import UsageError
+from .errors import RunError, UsageError
 from .sizes import parse_size
 from .subscribers import check_subscribers, parse_subscribers
-from .transports import hook, profile
+from .transports import hook, profiles
 
 MODES = ("roundtrip", "oneway")
 ROLES = {"roundtrip": ("pong", "ping"), "oneway": ("sub", "pub")}
@@ -225,7 +225,7 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
         raise UsageError(f"--samples: raw samples are kept only with --topics 1 "
                          f"(got --topics {workload['topics']})")
     if options.get("wire_bytes"):
-        options = _wire_bytes(options)
+        options = _wire_bytes(options, str(given("transport")).strip())
     link = _link(options)
     hosts = link.get("topology") or (two_hosts() if link.get("link") else None)
     real = parse_remote(options, ROLES[mode], None)  # real hosts (the transport is checked below)
@@ -267,9 +267,7 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
         raise UsageError("--wire-bytes: not for agents on real hosts (--host): it counts the "
                          "packets mwperf's emulated links forward; use --link or a scenario's "
                          "emulated hosts")
-    if point.wire_bytes and not profile(transport, catalogue).crosses_hosts:
-        raise UsageError(f"--wire-bytes: {transport} never crosses a network (it stays on one "
-                         f"machine), so it puts nothing on a wire to count")
+
     if options.get("bridge") is not None:
         point = _bridged(point, str(options["bridge"]).strip(), options.get("topology"))
     if point.count_allocs and point.remote is not None:
@@ -288,9 +286,19 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
     return point
 
 
-def _wire_bytes(options: dict[str, Any]) -> dict[str, Any]:
+def _wire_bytes(options: dict[str, Any], transport: str) -> dict[str, Any]:
     """--wire-bytes counts with the userspace emulator's packet log (wire.py): its backend on
-    every link, and a clean link between two emulated hosts when none is given."""
+    every link, and a clean link between two emulated hosts when none is given — except for a
+    transport that stays on one machine (shared memory, Unix sockets): nothing crosses a wire,
+    and its result says so (a sweep over every transport goes on)."""
+    if options.get("link") is None and options.get("topology") is None:
+        try:
+            known = profiles()
+        except RunError:
+            known = {}  # no agent: the transport check below says so
+        local = transport in known and not known[transport].crosses_hosts
+        if local:
+            return options
     backend = str(options.get("link_backend") or "auto").strip()
     if backend == "netem":
         raise UsageError("--wire-bytes: counts the packets mwperf's userspace link emulator "

@@ -45,7 +45,7 @@ from .resilience import missed_warning, section as resilience_section
 from .schema import validation_error
 from .subscribers import connect_address, listen_address, names
 from .transports import hook, profile
-from .wire import section as wire_section
+from .wire import not_applicable as wire_not_applicable, section as wire_section
 
 READY_TIMEOUT_S = 10.0
 SLACK_S = 10.0
@@ -199,6 +199,8 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
                                           .get("sent"), cfg.payload_bytes)
         if cfg.bridge is not None:
             result["bridge"]["hops"] = bridge_hops(result["link"], result["measurement"])
+    if cfg.wire_bytes and emulated is None:
+        result["wire"] = wire_not_applicable(cfg.transport)
     if real is not None:
         result["hosts"] = real.describe()
         result["warnings"] += _lost_warnings(agents.agents)

@@ -48,6 +48,16 @@ class Row:
     daemon_rss_kib: int | None = None
     first_message_ns: int | None = None
     """time to the first message: discovery + (round trip) the first echo"""
+    wire_up_bytes_per_msg: float | None = None
+    """--wire-bytes: IP bytes per measured message, sender -> server (first wire)"""
+    wire_down_bytes_per_msg: float | None = None
+    wire_overhead: float | None = None
+    """wire bytes per message (sender -> server) / the message (payload + 56-byte header)"""
+    wire_setup_bytes: int | None = None
+    wire_idle_bytes_per_s: float | None = None
+    sender_allocs_per_msg: float | None = None
+    """--count-allocs: the sender's heap allocations per message in the steady state"""
+    server_allocs_per_msg: float | None = None
     status: str = "failed"
     status_reason: str | None = None
     result: str | None = None
@@ -79,8 +89,24 @@ def row_from_result(result: dict[str, Any], location: str | None = None) -> Row:
                daemon_cpu_pct=daemon_cpu_percent(daemons),
                daemon_rss_kib=_sum_or_none([d.get("peak_rss_kib") for d in daemons]),
                first_message_ns=first_message_ns(result.get("discovery")),
+               **cost_fields(result),
                status=result["status"],
                status_reason=result["status_reason"], result=location, **numbers)
+
+
+def cost_fields(result: dict[str, Any]) -> dict[str, Any]:
+    """The row's cost columns from ``wire`` (--wire-bytes) and the agents' ``allocations``."""
+    wire = result.get("wire") or {}
+    first = next((k for k in wire.get("links") or [] if "up" in k), None)
+    sender, server = ROLES[result["config"]["mode"]][1], ROLES[result["config"]["mode"]][0]
+    allocs = {a.get("role"): (a.get("allocations") or {}).get("allocs_per_msg")
+              for a in result.get("agents") or []}
+    return {"wire_up_bytes_per_msg": wire.get("up_bytes_per_message"),
+            "wire_down_bytes_per_msg": wire.get("down_bytes_per_message"),
+            "wire_overhead": first["up"]["overhead"] if first else None,
+            "wire_setup_bytes": wire.get("setup_bytes"),
+            "wire_idle_bytes_per_s": wire.get("idle_bytes_per_s"),
+            "sender_allocs_per_msg": allocs.get(sender), "server_allocs_per_msg": allocs.get(server)}
 
 
 def cpu_percent(agents: list[dict[str, Any]], expected: int) -> float | None:

@@ -76,6 +76,12 @@ def split(packets: list[tuple[int, int]], epoch_ns: int,
     return out
 
 
+def not_applicable(transport: str) -> dict[str, Any]:
+    """The ``wire`` section of a transport that stays on one machine."""
+    return {"method": METHOD, "status": f"{transport} stays on one machine: nothing crosses "
+                                        f"a wire to count", "links": []}
+
+
 def section(reports: list[dict[str, Any] | None], wires: list[dict[str, str]],
             phases: dict[str, Any] | None, messages: int | None, payload_bytes: int
             ) -> dict[str, Any]:

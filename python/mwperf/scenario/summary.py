@@ -16,6 +16,7 @@ from .manifest import NOT_SUPPORTED, PENDING, SKIPPED
 from .observe import Observation, observations
 from .sweep import SweepRun
 from .bridges import BridgeRanking, rank_bridges
+from .costs import cost_table
 from .topics import TopicRanking, rank_subscribers, rank_topics
 
 
@@ -50,6 +51,12 @@ class Summary:
         out = [_with_axes(render(rows, markdown=markdown), self.observed, markdown),
                render_notes(rows, warnings)]
         out += [line + "\n" for line in self._notes()]
+        costs = cost_table(self.observed, markdown)
+        if costs:
+            out.append(f"\n{'## ' if markdown else ''}What the middleware costs (IP bytes per "
+                       f"message each way, setup, idle per second; heap allocations per "
+                       f"message; the agents' own peak RSS)\n" + ("\n" if markdown else "")
+                       + costs)
         analysis = self.run.sweep.scenario.analysis
         sections = [
             ("Saturation knee (p99 < period x {:g}, loss < {:g}%)".format(
