@@ -1,5 +1,6 @@
 //! The Rust side of the schema contract: every document the agent serialises carries exactly the
-//! fields `schema/result.v1.json` requires, and no field the schema does not know. (The Python
+//! fields `schema/result.v1.json` requires, no field the schema does not know, and each value of
+//! a type the schema allows there (integer, number, string, null, enum values). (The Python
 //! tests validate real agent output with a full JSON-Schema validator.)
 
 use mwperf_core::host::HostFacts;
@@ -13,7 +14,9 @@ fn schema() -> Value {
     serde_json::from_str(include_str!("../../../schema/result.v1.json")).unwrap()
 }
 
-/// Check `doc` against the `$defs` entry `def`, recursing through the references we know.
+/// Check `doc` against the `$defs` entry `def`, recursing through the references we know:
+/// required fields present, no unknown field, and each value of a JSON type (and, for enums and
+/// consts, a value) the schema allows.
 fn check(schema: &Value, def: &str, doc: &Value, path: &str) {
     let d = &schema["$defs"][def];
     let obj = doc.as_object().unwrap_or_else(|| panic!("{path}: not an object"));
@@ -23,6 +26,7 @@ fn check(schema: &Value, def: &str, doc: &Value, path: &str) {
     let props = d["properties"].as_object().unwrap();
     for (k, v) in obj {
         let p = props.get(k).unwrap_or_else(|| panic!("{path}.{k}: not in the schema"));
+        check_type(schema, p, v, &format!("{path}.{k}"));
         let reference = p.get("$ref").and_then(Value::as_str).or_else(|| {
             p.get("oneOf").and_then(|o| o[0].get("$ref")).and_then(Value::as_str)
         });
@@ -32,6 +36,71 @@ fn check(schema: &Value, def: &str, doc: &Value, path: &str) {
                 check(schema, name, v, &format!("{path}.{k}"));
             }
         }
+        let items = p.get("items").and_then(|i| i.get("$ref")).and_then(Value::as_str);
+        if let (Some(r), Some(list)) = (items, v.as_array()) {
+            let name = r.trim_start_matches("#/$defs/");
+            if schema["$defs"][name].get("properties").is_some() {
+                for (i, item) in list.iter().enumerate() {
+                    check(schema, name, item, &format!("{path}.{k}[{i}]"));
+                }
+            }
+        }
+    }
+}
+
+/// The JSON type of `v` as JSON Schema names it.
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// The JSON types `spec` allows (None: not stated in a form this test reads, e.g. allOf).
+fn allowed(schema: &Value, spec: &Value) -> Option<Vec<String>> {
+    if let Some(r) = spec.get("$ref").and_then(Value::as_str) {
+        return allowed(schema, &schema["$defs"][r.trim_start_matches("#/$defs/")]);
+    }
+    if let Some(t) = spec.get("type") {
+        return Some(match t {
+            Value::String(one) => vec![one.clone()],
+            Value::Array(many) => many.iter().filter_map(|x| x.as_str().map(String::from)).collect(),
+            _ => return None,
+        });
+    }
+    if let Some(alternatives) = spec.get("oneOf").or_else(|| spec.get("anyOf")).and_then(Value::as_array) {
+        let mut all = Vec::new();
+        for alternative in alternatives {
+            all.extend(allowed(schema, alternative)?);
+        }
+        return Some(all);
+    }
+    if let Some(values) = spec.get("enum").and_then(Value::as_array) {
+        return Some(values.iter().map(|x| json_type(x).to_string()).collect());
+    }
+    spec.get("const").map(|c| vec![json_type(c).to_string()])
+}
+
+fn check_type(schema: &Value, spec: &Value, v: &Value, path: &str) {
+    let kind = json_type(v);
+    if let Some(kinds) = allowed(schema, spec) {
+        let fits = kinds.iter().any(|k| k == kind || (k == "number" && kind == "integer"));
+        assert!(fits, "{path}: a JSON {kind} ({v}), the schema allows {kinds:?}");
+    }
+    let spec = match spec.get("$ref").and_then(Value::as_str) {
+        Some(r) => &schema["$defs"][r.trim_start_matches("#/$defs/")],
+        None => spec,
+    };
+    if let Some(values) = spec.get("enum").and_then(Value::as_array) {
+        assert!(values.contains(v), "{path}: {v} is not one of {values:?}");
+    }
+    if let Some(c) = spec.get("const") {
+        assert_eq!(v, c, "{path}: must be {c}");
     }
 }
 
@@ -128,4 +197,17 @@ fn agent_report_matches_the_schema() {
     assert_eq!(s["$defs"]["agent_report"]["properties"]["per_topic"]["items"]["$ref"], "#/$defs/topic_measurement");
     assert_eq!(doc["status"], "complete");
     assert_eq!(s["$defs"]["agent_report"]["properties"]["schema_version"]["const"], SCHEMA_VERSION);
+}
+
+/// The type check can fail: a count given as a string, a status outside its enum.
+#[test]
+fn wrong_types_are_caught() {
+    let schema = schema();
+    let mut doc = serde_json::to_value(stats()).unwrap();
+    check(&schema, "stats", &doc, "$");
+    doc["count"] = Value::String("2".into());
+    assert!(std::panic::catch_unwind(|| check(&schema, "stats", &doc, "$")).is_err());
+    let status = serde_json::json!({"$ref": "#/$defs/status"});
+    assert!(std::panic::catch_unwind(|| check_type(&schema, &status, &Value::String("fine".into()), "$.status")).is_err());
+    check_type(&schema, &status, &Value::String("partial".into()), "$.status");
 }
