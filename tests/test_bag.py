@@ -56,6 +56,10 @@ def test_info_reads_every_format_alike(name: str, rosbag2_folder: Path) -> None:
     assert scan.gap_p50_ns == pytest.approx(25e6, rel=0.1)
     assert scan.gap_max_ns > scan.gap_p50_ns + 1e6 and scan.gaps == 0
     assert info.duration_ns == pytest.approx(1e9, rel=0.1)
+    # header.stamp parsed from the raw bytes (ROS 1 and CDR alike): the writer records scans
+    # 2 ms and images 5 ms after their stamp, plus jitter (sigma 1 ms and 2 ms)
+    assert scan.age_p50_ns == pytest.approx(2e6, abs=1e6)
+    assert image.age_p50_ns == pytest.approx(5e6, abs=2e6)
 
 
 def test_info_cli_text_and_json() -> None:

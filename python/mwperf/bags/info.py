@@ -13,7 +13,8 @@ from typing import Any
 
 from ..durations import format_ns
 from ..sizes import format_bytes
-from .recording import Topic, check_topics, detect_format, messages, open_reader, topics_of
+from .recording import (Topic, check_topics, detect_format, header_stamp, messages, open_reader,
+                        stamp_offsets, topics_of)
 
 GAP_FACTOR = 3.0
 
@@ -35,6 +36,9 @@ class TopicInfo:
     gaps: int
     first_offset_ns: int
     last_offset_ns: int
+    age_p50_ns: int | None = None
+    """record time - header.stamp (types with a std_msgs/Header), p50 and max"""
+    age_max_ns: int | None = None
 
 
 @dataclass
@@ -86,12 +90,22 @@ def inspect(path: Path, wanted: list[str] | None = None) -> RecordingInfo:
         topics: list[Topic] = check_topics(path, topics_of(reader), wanted, flag="--topics")
         times: dict[str, list[int]] = {t.name: [] for t in topics}
         sizes: dict[str, list[int]] = {t.name: [] for t in topics}
+        ages: dict[str, list[int]] = {t.name: [] for t in topics}
+        layouts = stamp_offsets(reader)
         for topic, log_time, raw in messages(path, reader, topics):
             times[topic].append(log_time)
             sizes[topic].append(len(raw))
+            if topic in layouts:
+                stamp = header_stamp(raw, layouts[topic])
+                if stamp:
+                    ages[topic].append(log_time - stamp)
         start = min((v[0] for v in times.values() if v), default=reader.start_time)
         end = max((v[-1] for v in times.values() if v), default=start)
     infos = [summarise(t.name, t.msgtype, times[t.name], sizes[t.name], start) for t in topics]
+    for info in infos:
+        age = sorted(ages[info.topic])
+        if age:
+            info.age_p50_ns, info.age_max_ns = nearest_rank(age, 0.5), age[-1]
     return RecordingInfo(path=str(path), format=kind, start_ns=start, duration_ns=end - start,
                          count=sum(i.count for i in infos), bytes=sum(i.bytes for i in infos),
                          topics=infos)
@@ -105,18 +119,20 @@ def render(info: RecordingInfo) -> str:
              f"{format_bytes(info.bytes)}{throughput}",
              ""]
     header = ["topic", "type", "count", "size p50", "size max", "rate", "gap p50", "gap p99",
-              "gap max", f"gaps >{GAP_FACTOR:g}x"]
+              "gap max", f"gaps >{GAP_FACTOR:g}x", "age p50", "age max"]
     rows = [header] + [[
         t.topic, t.msgtype, str(t.count), format_bytes(t.size_p50), format_bytes(t.size_max),
         f"{t.rate_hz:.2f} Hz" if t.rate_hz else "-", format_ns(t.gap_p50_ns),
-        format_ns(t.gap_p99_ns), format_ns(t.gap_max_ns), str(t.gaps)] for t in info.topics]
+        format_ns(t.gap_p99_ns), format_ns(t.gap_max_ns), str(t.gaps), format_ns(t.age_p50_ns),
+        format_ns(t.age_max_ns)] for t in info.topics]
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     for row in rows:
         lines.append("  ".join(c.ljust(w) if i < 2 else c.rjust(w)
                                for i, (c, w) in enumerate(zip(row, widths))).rstrip())
     lines.append("")
     lines.append(f"Times are the recording's log times; a gap is an inter-arrival time longer "
-                 f"than {GAP_FACTOR:g}x the topic's median.")
+                 f"than {GAP_FACTOR:g}x the topic's median; age = log time - header.stamp (the "
+                 f"recorder's clock against the publisher's).")
     return "\n".join(lines) + "\n"
 
 

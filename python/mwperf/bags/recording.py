@@ -99,6 +99,31 @@ def messages(path: Path, reader, topics: list[Topic]) -> Iterator[tuple[str, int
                          f"is it truncated?") from None
 
 
+def stamp_offsets(reader) -> dict[str, tuple[int, str]]:  # type: ignore[no-untyped-def]
+    """Per topic whose type begins with a std_msgs/Header: where header.stamp (sec u32/i32,
+    nanosec u32) sits in the raw bytes and its byte order. ROS 1: after the u32 seq, little
+    endian. ROS 2 CDR: after the 4-byte encapsulation header, whose second byte says the order."""
+    found: dict[str, tuple[int, str]] = {}
+    for conn in reader.connections:
+        fields = reader.typestore.fielddefs.get(conn.msgtype, ((), ()))[1]
+        if not fields or fields[0][1][1:] != ("std_msgs/msg/Header",):
+            continue
+        found[conn.topic] = (4, "ros1" if type(conn.ext).__name__ == "ConnectionExtRosbag1"
+                             else "cdr")
+    return found
+
+
+def header_stamp(raw: bytes, layout: tuple[int, str]) -> int | None:
+    """header.stamp in ns from a message's raw bytes laid out as ``layout`` (stamp_offsets)."""
+    offset, kind = layout
+    if len(raw) < offset + 8:
+        return None
+    order = "little" if kind == "ros1" or raw[1] & 1 else "big"
+    sec = int.from_bytes(raw[offset:offset + 4], order)
+    nsec = int.from_bytes(raw[offset + 4:offset + 8], order)
+    return sec * 1_000_000_000 + nsec
+
+
 def _short(exc: BaseException) -> str:
     text = " ".join(str(exc).split()) or type(exc).__name__
     return text if len(text) <= 160 else text[:157] + "..."
