@@ -8,6 +8,7 @@
 #   chromium                         headless browser for the HTML report's test (tests only)
 #   iproute2                         ip netns / ip link / tc for --link (emulated hosts and links)
 #   openssh-client openssh-server    --host over SSH (the tests run a real sshd in an emulated host)
+#   python3-venv                     the wheel's install test (a fresh virtual environment)
 # With the argument 'bridges': only what building the bridges needs (make bridges; docs/bridges.md):
 #   cmake libclang-dev               Cyclone DDS built from source by cyclors, and its bindgen
 # As root it installs them (no prompts, no stdin); otherwise it prints the command and goes on
@@ -15,7 +16,7 @@
 set -euo pipefail
 PACKAGES=(cyclonedds-dev cyclonedds-tools mosquitto mosquitto-clients python3-rosmaster topic-tools
           python3-rosbag python3-sensor-msgs python3-rospy
-          chromium iproute2 openssh-client openssh-server)
+          chromium iproute2 openssh-client openssh-server python3-venv)
 if [[ "${1:-}" == "bridges" ]]; then
     PACKAGES=(cmake libclang-dev)
 fi
