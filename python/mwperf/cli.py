@@ -2,8 +2,10 @@
 2 for a usage error, 1 for a run-time error; ``run`` exits 0 complete, 3 partial, 1 failed.
 """
 
+import dataclasses
 import json
 import os
+import tempfile
 import signal
 import sys
 import textwrap
@@ -21,10 +23,11 @@ from . import report as report_module
 from .compare import budget as compare_budget
 from . import doctor as doctor_checks
 from .agent import find_agent
+from .bags import trace as replay_trace
 from .bags.commands import bag_group
 from .probe.command import probe as probe_command
-from .config import build_point
-from .durations import format_ns
+from .config import PointConfig, build_point
+from .durations import format_duration_arg, format_ns
 from .emulation.presets import PRESETS
 from .errors import MwperfError, UsageError
 from .leases import reap_stale
@@ -134,6 +137,14 @@ def cli() -> None:
 @click.option("--idle", metavar="DURATION", help="After the last reply, the sender keeps its "
               "endpoint open this long sending nothing (default 2s with --wire-bytes, else 0s): "
               "what an idle session costs.")
+@click.option("--replay", metavar="FILE", help="Send a recording's messages (a ROS 1 .bag, an "
+              ".mcap or a rosbag2 folder): each recorded topic on its own topic, each message's "
+              "real bytes at its recorded time. docs/replay-and-probe.md.")
+@click.option("--replay-topics", metavar="A,B", help="With --replay: only these topics.")
+@click.option("--replay-rate", metavar="FACTOR", help="With --replay: time scale (2 = twice as "
+              "fast).  [default: 1]")
+@click.option("--replay-window", metavar="START+LENGTH", help="With --replay: only this part "
+              "of the recording, e.g. 10s+60s.")
 @click.option("--test-clock", metavar="HOST=OFFSET_S[,DRIFT_PPM]", hidden=True,
               help="TEST ONLY: run an emulated host's agents in a time namespace OFFSET_S ahead "
               "and DRIFT_PPM fast (';' between hosts): ground truth for --clock-sync tests.")
@@ -179,7 +190,26 @@ def run(scenario: str | None, json_file: str | None, results: str, no_save: bool
 
 
 def _run_point(options: dict[str, Any], json_file: str | None, results_dir: Path | None) -> int:
-    cfg = build_point(options, find_agent)
+    spec = replay_trace.parse_spec(options)
+    if spec is None:
+        return _measure_point(build_point(options, find_agent), json_file, results_dir)
+    if options.get("host"):
+        raise UsageError("--replay: agents on this machine only (not with --host)")
+    with tempfile.TemporaryDirectory(prefix="mwperf-replay-") as folder:
+        plan = replay_trace.write_traces(spec, Path(folder))
+        largest = max(plan.max_bytes)
+        options = dict(options, topics=str(len(plan.topics)),
+                       payload=str(max(0, largest - replay_trace.HEADER_LEN)),
+                       rate=format(max(1e9 / p for p in plan.periods_ns if p) if any(
+                           plan.periods_ns) else 1, ".3f"),
+                       duration=format_duration_arg(max(plan.duration_ns, 1_000_000)),
+                       warmup=options.get("warmup") or "0s")  # every recorded message counts
+        cfg = dataclasses.replace(build_point(options, find_agent), replay=plan.config(spec),
+                                  replay_trace=folder)
+        return _measure_point(cfg, json_file, results_dir)
+
+
+def _measure_point(cfg: PointConfig, json_file: str | None, results_dir: Path | None) -> int:
     how_long = f"{cfg.count} messages" if cfg.count is not None else format_ns(cfg.duration_ns)
     rate = "as fast as possible" if cfg.rate == 0 else f"at {format_rate(cfg.rate)}"
     click.echo(f"mwperf: measuring {cfg.transport} {cfg.mode} {rate}, "
@@ -208,6 +238,8 @@ def _conditions(scenario: str, options: dict[str, Any]) -> dict[str, Any]:
     """The condition flags given with a scenario (they apply to every point)."""
     point_flags = [name for name in POINT_OPTIONS if options[name] is not None]
     point_flags += ["samples"] * options["samples"] + ["opt"] * bool(options["opt"])
+    point_flags += [k for k in ("replay", "replay_topics", "replay_rate", "replay_window")
+                    if options.get(k) is not None]
     if point_flags:
         flag = "--" + point_flags[0].replace("_", "-")
         raise UsageError(f"{flag}: cannot be combined with scenario '{scenario}', which defines "
@@ -246,6 +278,26 @@ def payloads() -> None:
     width = max((len(name) for name in catalogue), default=0)
     for name, size in catalogue.items():
         click.echo(f"{name.ljust(width)}  {size:>10}  {format_bytes(size)}")
+
+
+@cli.command()
+@click.option("--payload", "wanted", multiple=True, metavar="NAME", help="Only these payloads "
+              "(repeatable): Struct256, Array1k, Array64k, PointCloud512k.  [default: all]")
+@click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")
+def encodings(wanted: tuple[str, ...], as_json: bool) -> None:
+    """The size of one message and its encode/decode time as CDR (ROS 2), ROS 1 serialization,
+    JSON as rosbridge sends it and CBOR, with real serializers (rosbags, json, cbor2), beside
+    the bridge latency comparison's sizes (docs/costs.md)."""
+    from . import encodings as enc
+
+    unknown = [w for w in wanted if w not in enc.PAYLOADS]
+    if unknown:
+        raise UsageError(f"--payload: '{unknown[0]}' is not one of {', '.join(enc.PAYLOADS)}")
+    rows = enc.measure(tuple(wanted) or enc.PAYLOADS)
+    if as_json:
+        click.echo(json.dumps([r.to_dict() for r in rows], indent=2))
+    else:
+        click.echo(enc.render(rows), nl=False)
 
 
 @cli.command()
