@@ -47,7 +47,7 @@ CONDITION_OPTIONS = ("peer_timeout", "spin_margin", "busy_poll", "prevent_cpu_id
                      "reliability", "history", "depth", "durability", "discovery_timeout",
                      "cpu_quota", "cpu_pin", "rt_priority", "host", "remote_place", "ssh_config",
                      "accept_new_host_key", "clock_sync", "test_clock", "count_allocs",
-                     "wire_bytes", "idle")
+                     "wire_bytes", "idle", "profile")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -134,6 +134,10 @@ def cli() -> None:
               "pass: mwperf's userspace link emulator logs every packet (without --link: a "
               "clean link between two emulated hosts). The details show bytes per message each "
               "way, setup bytes and idle bytes/s. docs/costs.md.")
+@click.option("--profile", is_flag=True, default=None, help="Sample every agent and daemon "
+              "with Linux perf during the point (DWARF call graphs): a flame graph (SVG) and the "
+              "top functions per process in the result folder (profile/) and the report. A "
+              "warning says what to change where perf cannot sample.")
 @click.option("--idle", metavar="DURATION", help="After the last reply, the sender keeps its "
               "endpoint open this long sending nothing (default 2s with --wire-bytes, else 0s): "
               "what an idle session costs.")

@@ -65,7 +65,7 @@ OPTIONS: dict[str, str] = {
     "host": "text", "remote_place": "text", "ssh_config": "text", "accept_new_host_key": "flag",
     "clock_sync": "flag", "test_clock": "text",
     "count_allocs": "flag",
-    "wire_bytes": "flag", "idle": "text",
+    "wire_bytes": "flag", "idle": "text", "profile": "flag",
     "bridge": "text",
 }
 """every option of a point, keyed like the command-line flags (``-`` as ``_``), as
@@ -130,11 +130,17 @@ class PointConfig:
     """TEST ONLY: (emulated host, CLOCK_MONOTONIC offset s, drift ppm) given to its agents"""
     count_allocs: bool = False
     """count every heap allocation of each agent per phase (LD_PRELOAD libmwperf_alloc.so)"""
+    replay: dict[str, Any] | None = None
+    """``--replay``: the recording replayed (file, rate, window, topics in topic-index order)"""
+    replay_trace: str | None = None
+    """``--replay``: the folder of the per-topic traces the sender streams (bags/trace.py)"""
     wire_bytes: bool = False
     """count bytes and packets on the wire per phase (wire.py: the userspace emulator's packet
     log on every emulated wire; a clean two-host link when no --link is given)"""
     idle_ns: int = 0
     """the sender keeps its endpoint open this long after the last reply, sending nothing"""
+    profile: bool = False
+    """sample every local agent and daemon with perf during the point (profiling/)"""
     bridge: str | None = None
     """``--bridge``: a bridge in the path (bridges/), ``direct`` (the same path without one), or
     None (not asked: the plain two-host layout)"""
@@ -163,6 +169,9 @@ class PointConfig:
         data["opts"] = list(self.opts)
         data["cpu"] = self.cpu.to_dict()
         del data["qos_given"]
+        del data["replay_trace"]  # a temporary folder; ``replay`` says what was replayed
+        if self.replay is None:
+            del data["replay"]
         if self.remote is None:
             del data["remote"]
         else:
@@ -179,6 +188,8 @@ class PointConfig:
             del data["wire_bytes"]
         if not self.idle_ns:
             del data["idle_ns"]
+        if not self.profile:
+            del data["profile"]
         if self.bridge is None:
             del data["bridge"]
         if not self.test_clock:
@@ -260,9 +271,13 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
         test_clock=parse_test_clock(options.get("test_clock"), hosts.hosts if hosts else None),
         count_allocs=bool(options.get("count_allocs")),
         wire_bytes=bool(options.get("wire_bytes")),
+        profile=bool(options.get("profile")),
         idle_ns=_duration("--idle", options.get("idle") or ("2s" if options.get("wire_bytes")
                                                            else "0s"), 0),
     )
+    if point.profile and point.remote is not None:
+        raise UsageError("--profile: samples the processes on this machine only (not with "
+                         "--host); run perf on the robot yourself, or measure locally")
     if point.wire_bytes and point.remote is not None:
         raise UsageError("--wire-bytes: not for agents on real hosts (--host): it counts the "
                          "packets mwperf's emulated links forward; use --link or a scenario's "

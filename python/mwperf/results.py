@@ -28,6 +28,11 @@ def save_point(outcome: Outcome, directory: Path) -> Path:
             if source.is_file():
                 _publish(directory / "daemons" / source.name,
                          lambda tmp, src=source: shutil.copyfile(src, tmp))
+    if outcome.profile_dir is not None and outcome.profile_dir.is_dir():
+        for source in sorted(outcome.profile_dir.iterdir()):  # flame graphs, stacks, tops
+            if source.is_file() and source.suffix in (".svg", ".folded", ".txt"):
+                _publish(directory / "profile" / source.name,
+                         lambda tmp, src=source: shutil.copyfile(src, tmp))
     write_json(directory / "result.json", result)
     return directory
 

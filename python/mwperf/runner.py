@@ -45,6 +45,7 @@ from .resilience import missed_warning, section as resilience_section
 from .schema import validation_error
 from .subscribers import connect_address, listen_address, names
 from .transports import hook, profile
+from .profiling import PROFILE_DIR, Recorder, unavailable, write_profiles
 from .wire import not_applicable as wire_not_applicable, section as wire_section
 
 READY_TIMEOUT_S = 10.0
@@ -76,6 +77,8 @@ class Outcome:
     """True when the user stopped it (Ctrl-C / SIGTERM): a suite stops after this point."""
     daemons_dir: Path | None = None
     """the daemons' logs and configurations, saved with the result"""
+    profile_dir: Path | None = None
+    """--profile: the flame graphs, folded stacks and top functions, saved with the result"""
 
 
 DAEMON_PLACED_AS = {"relay": "pong", "zenoh-router": "zenohd"}
@@ -96,6 +99,8 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
     sender_stopped_ns: int | None = None
     bplan: BridgePlan | None = None
     bridge_gone: str | None = None
+    recorder: Recorder | None = None
+    profiled: dict[int, str] = {}
     with (Lease.take(f"{cfg.transport} {cfg.mode} point") as lease,
           _emulated_link(cfg, workdir, tag) as emulated,
           _real_hosts(cfg, agent, lease) as real,
@@ -142,6 +147,9 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
                     agent_path, sender_role, given_sender, here, tag, address)
                                + outage_args(sender_role, window) + clock_args(sender_role, given, clock)),
                                _placed(network, sender_role, cfg.transport), sender_role, agent)
+                if cfg.profile:
+                    recorder, profiled = _start_profile(workdir, servers, sender, daemons,
+                                                        real, own_warnings, lease)
                 limit_s = sender_timeout_s(given)
                 if sender.wait(limit_s) is None:
                     stopped = f"{sender_role} did not finish within {limit_s:g} s and was stopped"
@@ -150,6 +158,12 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
                         "the agent seems stuck: please report it with the command line"))
                     agents.stop_all()
                 sender_stopped_ns = time.monotonic_ns()
+                if recorder is not None:
+                    failed = recorder.stop()
+                    if failed is not None:
+                        own_warnings.append(make_warning("profile-failed", failed,
+                                                         "see profile/perf.log"))
+                        recorder = None
                 daemons.sample_all()  # the end of the measurement
                 if bplan is not None:
                     bridge_gone = bridge_died(daemons)
@@ -161,6 +175,9 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
                 stopped = exc.reason if isinstance(exc, Interrupted) else "interrupted by Ctrl-C"
                 interrupted = True
                 agents.stop_all()
+                if recorder is not None:
+                    recorder.stop()
+                    recorder = None  # an interrupted point keeps what it measured, no profile
         cpu = placement.describe()  # before the lease releases the cgroups
     if interrupted and not agents.agents:  # stopped while daemons started: nothing measured
         raise Interrupted(stopped or "interrupted")
@@ -199,6 +216,8 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
                                           .get("sent"), cfg.payload_bytes)
         if cfg.bridge is not None:
             result["bridge"]["hops"] = bridge_hops(result["link"], result["measurement"])
+    if recorder is not None:
+        result["profile"] = write_profiles(recorder, profiled, workdir / PROFILE_DIR)
     if cfg.wire_bytes and emulated is None:
         result["wire"] = wire_not_applicable(cfg.transport)
     if real is not None:
@@ -212,7 +231,25 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
     missed = missed_warning(result["resilience"], *counts, sender_stopped_ns)
     if missed is not None:
         result["warnings"].append(make_warning(*missed))
-    return Outcome(result, samples_path, interrupted, daemons.folder if daemons.daemons else None)
+    return Outcome(result, samples_path, interrupted, daemons.folder if daemons.daemons else None,
+                   workdir / PROFILE_DIR if recorder is not None else None)
+
+
+def _start_profile(workdir: Path, servers: list[AgentProcess], sender: AgentProcess,
+                   daemons: DaemonSet, real: PointHosts | None, warnings: list[dict[str, Any]],
+                   lease: Lease) -> tuple[Recorder | None, dict[int, str]]:
+    """--profile: perf on every local agent and daemon from now on; (None, {}) with a warning
+    saying what to change when perf cannot sample here."""
+    why = unavailable()
+    if why is not None:
+        warnings.append(make_warning("profile-unavailable", f"--profile: {why}",
+                                     "the point was measured without a profile"))
+        return None, {}
+    names = {a.popen.pid: a.name for a in (*servers, sender)
+             if real is None or not real.is_remote(a.role)}
+    names.update({d.popen.pid: d.name for d in daemons.daemons
+                  if getattr(d, "popen", None) is not None and d.popen.poll() is None})
+    return Recorder(list(names), workdir / PROFILE_DIR, lease), names
 
 
 def _sender_phases(runs: list[Any], sender_role: str) -> dict[str, Any] | None:
@@ -330,7 +367,8 @@ def sender_args(cfg: PointConfig) -> list[str]:
             "--peer-timeout", format_duration_arg(cfg.peer_timeout_ns),
             "--spin-margin", format_duration_arg(cfg.spin_margin_ns),
             *(["--subscribers", str(cfg.subscribers)] if cfg.subscribers > 1 else []),
-            *(["--idle", format_duration_arg(cfg.idle_ns)] if cfg.idle_ns else [])]
+            *(["--idle", format_duration_arg(cfg.idle_ns)] if cfg.idle_ns else []),
+            *(["--replay-trace", cfg.replay_trace] if cfg.replay_trace else [])]
 
 
 def sender_timeout_s(cfg: PointConfig) -> float:

@@ -206,6 +206,7 @@ def render_details(result: dict[str, Any]) -> str:
     text += render_clock_sync(m.get("clock_sync"))
     text += render_allocations(result.get("agents") or [])
     text += render_wire(result.get("wire"))
+    text += render_profile(result.get("profile"))
     for line in summary_lines(result.get("cpu")):
         text += f"cpu           {line}\n"
     for daemon in result.get("daemons") or []:
@@ -244,6 +245,18 @@ def render_allocations(agents: list[dict[str, Any]]) -> str:
         parts.append(f"{name} {a['allocs_per_msg']:.3f}/msg {a['bytes_per_msg']:.0f} B/msg "
                      f"(peak heap {format_bytes(a['peak_live_bytes'])})")
     return f"allocations   {'  '.join(parts)}\n" if parts else ""
+
+
+def render_profile(profile: dict[str, Any] | None) -> str:
+    """With --profile: per process, its samples and the function with the most of its own."""
+    if not profile:
+        return ""
+    parts = []
+    for proc in profile["processes"]:
+        top = proc["top"][0] if proc["top"] else None
+        parts.append(f"{proc['name']} {proc['samples']} samples"
+                     + (f", top {top['function'][:60]} {top['self_pct']:.0f} %" if top else ""))
+    return "profile       " + "; ".join(parts) + "  (flame graphs in profile/)\n"
 
 
 def render_wire(wire: dict[str, Any] | None) -> str:

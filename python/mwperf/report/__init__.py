@@ -13,8 +13,8 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..store.sources import staged
-from . import (bridges, costs, distribution, latency_rate, loss_jitter, page, resources,
-               summary, timeline, topics)
+from . import (bridges, costs, distribution, latency_rate, loss_jitter, page, profiles,
+               resources, summary, timeline, topics)
 from .data import Run, load_runs
 
 FORMATS = ("html", "markdown", "csv", "json")
@@ -43,7 +43,8 @@ def html(runs: Sequence[Run], table: list[dict]) -> str:
     numbers = summary.numbering(runs)
     sections = [latency_rate.section(runs), distribution.section(runs), timeline.section(runs),
                 loss_jitter.section(runs), topics.section(runs), bridges.section(runs),
-                resources.section(runs, numbers), costs.section(runs, numbers)]
+                resources.section(runs, numbers), costs.section(runs, numbers),
+                profiles.section(runs, numbers)]
     return page.render(runs, sections, table)
 
 

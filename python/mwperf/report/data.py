@@ -61,6 +61,8 @@ class Point:
     messages: list[Bucket] = field(default_factory=list)
     bridge: dict[str, Any] | None = None
     """the result's ``bridge`` section (--bridge points: which bridge, or ``direct``)"""
+    profile: dict[str, Any] | None = None
+    """the result's ``profile`` section (--profile: top functions per process)"""
 
     @property
     def point_id(self) -> str:
@@ -159,7 +161,7 @@ def _point(row: dict[str, Any]) -> Point:
                  message_bytes=measurement.get("message_bytes"),
                  message_bytes_per_s=(measurement.get("throughput") or {}).get(
                      "message_bytes_per_s"), topic_histograms=topics,
-                 bridge=result.get("bridge"))
+                 bridge=result.get("bridge"), profile=result.get("profile"))
 
 
 def _outage(result: dict[str, Any]) -> tuple[float, float] | None:

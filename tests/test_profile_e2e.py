@@ -1,0 +1,37 @@
+"""--profile end to end: perf samples both agents of a UDP run; the result names functions of
+the agent's receive path, and the flame graphs and top tables are in the point folder."""
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import run_mwperf
+
+from mwperf.profiling import unavailable
+
+pytestmark = pytest.mark.agent
+
+
+def test_a_udp_run_is_profiled(real_env: dict[str, str], tmp_path: Path) -> None:
+    why = unavailable()
+    if why is not None:
+        pytest.skip(why)
+    done = run_mwperf("run", "--transport", "udp", "--rate", "0", "--duration", "2s",
+                      "--warmup", "100ms", "--profile", "--results", str(tmp_path / "results"),
+                      env=real_env, timeout=180)
+    assert done.returncode == 0, done.stderr
+    (point,) = [p for p in (tmp_path / "results").iterdir() if p.is_dir()]
+    result = json.loads((point / "result.json").read_text())
+    processes = {p["name"]: p for p in result["profile"]["processes"]}
+    assert set(processes) == {"ping", "pong"}
+    ping = processes["ping"]
+    assert ping["samples"] >= 5
+    names = [t["function"] for t in ping["top"]]
+    assert any("mwperf" in n for n in names), names  # Rust frames are named
+    folded = (point / "profile" / "ping.folded").read_text()
+    assert "mwperf_agent::roles::ping" in folded
+    assert (point / "profile" / "ping.svg").read_text().startswith("<svg")
+    assert not (point / "profile" / "perf.data").exists()
+    line = next(x for x in done.stdout.splitlines() if x.startswith("profile "))
+    assert "ping" in line and "pong" in line and "samples" in line
+    assert shutil.which("perf") is not None
