@@ -242,6 +242,12 @@ pub struct SenderArgs {
     #[arg(long = "test-allocs-per-msg", value_parser = clap::value_parser!(u32).range(0..=1000))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub test_allocs_per_msg: Option<u32>,
+    /// Replay a recording: topic i sends the messages of DIR/topic-<i>.trace (written by
+    /// `mwperf run --replay`) at their recorded offsets, their real bytes with the header over
+    /// the first 56 (see replay.rs); --rate, --payload and --count then only size buffers.
+    #[arg(long = "replay-trace", value_name = "DIR")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replay_trace: Option<String>,
 }
 
 /// pong and sub.

@@ -6,7 +6,7 @@ use std::io::{BufWriter, Write};
 
 use mwperf_core::result::{Late, Measurement, Throughput};
 use mwperf_core::stats::{accounting::Arrival, LatencyRecorder, OutageWatch, Rfc3550Jitter, SecondSeries, SeqTracker};
-use mwperf_core::wire::{payload_intact, Header, Reject, HEADER_LEN};
+use mwperf_core::wire::{payload_intact, Header, Reject, FLAG_RECORDED, HEADER_LEN};
 
 pub struct Collector {
     pub response: LatencyRecorder,
@@ -87,7 +87,7 @@ impl Collector {
     /// One arrival of a measured message with header `h`, received at `recv_ns`; `msg` is the whole
     /// message (payload checked against the pattern of `h.seq`).
     pub fn arrive(&mut self, h: &Header, msg: &[u8], recv_ns: u64) {
-        self.arrive_checked(h, payload_intact(&msg[HEADER_LEN..], h.seq), recv_ns);
+        self.arrive_checked(h, h.flags & FLAG_RECORDED != 0 || payload_intact(&msg[HEADER_LEN..], h.seq), recv_ns);
     }
 
     /// [`Self::arrive`] with the payload already checked (`intact`): a sub replaying arrivals it

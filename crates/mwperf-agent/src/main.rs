@@ -18,6 +18,7 @@ mod multi;
 mod outgoing;
 mod pacer;
 mod phases;
+mod replay;
 mod report;
 mod roles;
 mod router;

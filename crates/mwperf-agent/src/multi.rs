@@ -25,7 +25,8 @@ pub fn run(role: &Role, topics: Vec<Topic>, waiter: &Waiter) -> RoleOutcome {
         Role::Ping(a) | Role::Pub(a) => {
             let mut args = a.clone();
             args.common.run_id.get_or_insert_with(roles::random_run_id); // one run id for all topics
-            let lanes = Lanes::new(topics.len(), args.rate > 0.0);
+            // a replay's topics follow their own recorded times: no common ticks to order
+            let lanes = Lanes::new(topics.len(), args.rate > 0.0 && args.replay_trace.is_none());
             let ping = matches!(role, Role::Ping(_));
             each(topics, |i, ep, peer| {
                 let lane = Some(lanes.lane(i));

@@ -3,7 +3,7 @@
 //! `sent_ns` and the transport call is only the header encoding.
 
 use mwperf_core::clock::now_ns;
-use mwperf_core::wire::{fill_payload, Header, FLAG_WARMUP, HEADER_LEN};
+use mwperf_core::wire::{fill_payload, Header, FLAG_RECORDED, FLAG_WARMUP, HEADER_LEN};
 use mwperf_transports::{Endpoint, TransportError};
 
 use crate::pacer::Slot;
@@ -14,12 +14,14 @@ pub struct Outgoing {
     topic: u16,
     /// TEST ONLY (`--test-allocs-per-msg`): heap blocks allocated and freed per message.
     test_allocs: u32,
+    /// The next message's payload was loaded from a recording (`load`): no pattern fill.
+    loaded: bool,
 }
 
 impl Outgoing {
     /// Messages of `run_id` on topic index `topic` (0 with one topic).
     pub fn new(run_id: u32, topic: u16, payload: usize) -> Self {
-        Outgoing { tx: vec![0; HEADER_LEN + payload], run_id, topic, test_allocs: 0 }
+        Outgoing { tx: vec![0; HEADER_LEN + payload], run_id, topic, test_allocs: 0, loaded: false }
     }
 
     /// TEST ONLY (`--test-allocs-per-msg N`): allocate and free N heap blocks per message sent.
@@ -35,15 +37,29 @@ impl Outgoing {
         self.topic
     }
 
+    /// Make the next message a recorded one: its bytes, with the header written over the first
+    /// 56 (the size on the wire stays the recorded size; shorter ones are padded to 56).
+    pub fn load(&mut self, recorded: &[u8]) {
+        self.tx.clear();
+        self.tx.extend_from_slice(recorded);
+        if self.tx.len() < HEADER_LEN {
+            self.tx.resize(HEADER_LEN, 0);
+        }
+        self.loaded = true;
+    }
+
     /// Send the message for `slot`; returns its actual send time and the transport's verdict.
     pub fn send(&mut self, ep: &mut dyn Endpoint, slot: &Slot) -> (u64, Result<(), TransportError>) {
         if self.test_allocs > 0 {
             crate::allocs::test_pattern(self.test_allocs);
         }
-        fill_payload(&mut self.tx[HEADER_LEN..], slot.seq);
+        let recorded = std::mem::take(&mut self.loaded);
+        if !recorded {
+            fill_payload(&mut self.tx[HEADER_LEN..], slot.seq);
+        }
         let sent_ns = now_ns();
         Header {
-            flags: if slot.warmup { FLAG_WARMUP } else { 0 },
+            flags: (if slot.warmup { FLAG_WARMUP } else { 0 }) | (if recorded { FLAG_RECORDED } else { 0 }),
             run_id: self.run_id,
             topic: self.topic,
             seq: slot.seq,

@@ -4,6 +4,7 @@
 use mwperf_core::schedule::Schedule;
 
 use crate::cli::SenderArgs;
+use crate::replay::Trace;
 
 /// The next message to send.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,6 +30,10 @@ pub struct Pacer {
     pub warmup_sent: u64,
     pub measured_sent: u64,
     measure_start_ns: Option<u64>,
+    /// `--replay-trace`: the recorded messages' times and bytes instead of a rate.
+    trace: Option<Trace>,
+    /// The trace could not be read to its end (what went wrong).
+    pub replay_error: Option<String>,
 }
 
 impl Pacer {
@@ -49,7 +54,28 @@ impl Pacer {
             warmup_sent: 0,
             measured_sent: 0,
             measure_start_ns: None,
+            trace: None,
+            replay_error: None,
         }
+    }
+
+    /// The pacer of sender topic `topic`: on the rate's schedule, or with `--replay-trace` on
+    /// the recorded offsets (message k due at start + offset_k, warm-up = offsets before
+    /// `--warmup`), each message's bytes from the trace.
+    pub fn for_sender(args: &SenderArgs, start_ns: u64, topic: u16) -> Result<Self, String> {
+        let mut pacer = Pacer::new(args, start_ns);
+        if let Some(dir) = &args.replay_trace {
+            let trace = Trace::open(dir, topic)?;
+            pacer.schedule = Schedule::new(start_ns, trace.period_ns.max(1));
+            pacer.measure_n = None;
+            pacer.trace = Some(trace);
+        }
+        Ok(pacer)
+    }
+
+    /// With `--replay-trace`: the bytes of the message claimed last.
+    pub fn replay_bytes(&self) -> Option<&[u8]> {
+        self.trace.as_ref().map(Trace::current)
     }
 
     pub fn period_ns(&self) -> u64 {
@@ -65,6 +91,9 @@ impl Pacer {
 
     /// When the next message is due (None = now, rate 0), or Err(()) when all are sent.
     pub fn next_due(&self, now_ns: u64) -> Result<Option<u64>, ()> {
+        if let Some(trace) = &self.trace {
+            return trace.next_offset().map(|o| Some(self.start_ns + o)).ok_or(());
+        }
         if self.done(now_ns) {
             return Err(());
         }
@@ -81,6 +110,27 @@ impl Pacer {
 
     /// Claim the next message at time `now_ns` (call only when it is due).
     pub fn take(&mut self, now_ns: u64) -> Slot {
+        if let Some(trace) = &mut self.trace {
+            let offset = match trace.advance() {
+                Ok(o) => o,
+                Err(e) => {
+                    self.replay_error.get_or_insert(e);
+                    self.trace = None; // no more messages: the role ends at the next next_due
+                    self.measure_n = Some(self.measured_sent);
+                    0
+                }
+            };
+            let index = self.warmup_sent + self.measured_sent;
+            let intended_ns = self.start_ns + offset;
+            return if offset < self.warmup_ns {
+                self.warmup_sent += 1;
+                Slot { intended_ns, warmup: true, seq: self.warmup_sent - 1, index }
+            } else {
+                self.measure_start_ns.get_or_insert(intended_ns);
+                self.measured_sent += 1;
+                Slot { intended_ns, warmup: false, seq: self.measured_sent - 1, index }
+            };
+        }
         let k = self.schedule.next_index();
         let intended_ns = self.schedule.take(now_ns);
         let warmup = if self.period_ns() > 0 { k < self.warmup_n } else { now_ns < self.start_ns + self.warmup_ns };

@@ -31,6 +31,8 @@ pub const FLAG_FIN: u8 = 1 << 1;
 pub const FLAG_ECHO: u8 = 1 << 2;
 /// A ping's first-contact probe (sent until the first echo arrives; never in the statistics).
 pub const FLAG_PROBE: u8 = 1 << 3;
+/// The payload is a recording's bytes (`--replay-trace`), not the pattern: not checked.
+pub const FLAG_RECORDED: u8 = 1 << 4;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Header {

@@ -51,6 +51,9 @@ impl Ping<'_> {
         if let Some(lane) = &self.lane {
             lane.before_send(slot.index);
         }
+        if let Some(recorded) = self.pacer.replay_bytes() {
+            self.out.load(recorded);
+        }
         let (sent_ns, r) = self.out.send(self.ep.as_mut(), &slot);
         if let Some(lane) = &self.lane {
             lane.after_send(slot.index);
@@ -196,13 +199,17 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, peer: &str, waiter: &Wa
         }
         Err(e) => return RoleOutcome::failed(format!("--samples: cannot write '{}': {e}", args.samples.as_deref().unwrap_or(""))),
     };
+    let pacer = match Pacer::for_sender(args, start_ns, lane.as_ref().map_or(0, Lane::topic)) {
+        Ok(p) => p,
+        Err(e) => return RoleOutcome::failed(e),
+    };
     let mut p = Ping {
         args,
         peer,
         ep,
         out: Outgoing::new(run_id, lane.as_ref().map_or(0, Lane::topic), args.payload).test_allocs(args.test_allocs_per_msg),
         col,
-        pacer: Pacer::new(args, start_ns),
+        pacer,
         rx: Vec::with_capacity(HEADER_LEN + args.payload),
         awaiting: None,
         last_heard_ns: None,

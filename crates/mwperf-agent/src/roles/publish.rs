@@ -28,7 +28,10 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter, lane: 
         Ok(t) => t,
         Err(e) => return RoleOutcome::failed(e.to_string()),
     };
-    let mut pacer = Pacer::new(args, start_ns);
+    let mut pacer = match Pacer::for_sender(args, start_ns, lane.as_ref().map_or(0, Lane::topic)) {
+        Ok(p) => p,
+        Err(e) => return RoleOutcome::failed(e),
+    };
     let topic = lane.as_ref().map_or(0, Lane::topic);
     let mut out = Outgoing::new(run_id, topic, args.payload).test_allocs(args.test_allocs_per_msg);
     crate::allocs::setup_done();
@@ -68,6 +71,9 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter, lane: 
         let slot = pacer.take(now);
         if let Some(lane) = &lane {
             lane.before_send(slot.index);
+        }
+        if let Some(recorded) = pacer.replay_bytes() {
+            out.load(recorded);
         }
         let (sent_ns, r) = out.send(ep.as_mut(), &slot);
         if let Some(lane) = &lane {

@@ -10,7 +10,7 @@ use mwperf_core::clock::now_ns;
 use mwperf_core::result::{Counters, Status};
 use mwperf_core::clocksync::Fit;
 use mwperf_core::result::ClockSync;
-use mwperf_core::wire::{payload_intact, Header, FLAG_ECHO, FLAG_FIN, FLAG_PROBE, FLAG_WARMUP, HEADER_LEN};
+use mwperf_core::wire::{payload_intact, Header, FLAG_ECHO, FLAG_FIN, FLAG_PROBE, FLAG_RECORDED, FLAG_WARMUP, HEADER_LEN};
 use mwperf_transports::Endpoint;
 
 use super::RoleOutcome;
@@ -79,7 +79,7 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
             if h.flags & FLAG_WARMUP != 0 {
                 s.warmup_received += 1;
             } else {
-                let intact = payload_intact(&buf[HEADER_LEN..], h.seq);
+                let intact = h.flags & FLAG_RECORDED != 0 || payload_intact(&buf[HEADER_LEN..], h.seq);
                 if let Some(old) = s.kept.push(Arrival::new(&h, intact, recv_ns)) {
                     let fit = s.client.as_ref().and_then(Client::running_fit);
                     if let Err(e) = s.record(&mut col, old, fit.as_ref(), false, args) {
