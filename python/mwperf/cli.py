@@ -305,6 +305,33 @@ def encodings(wanted: tuple[str, ...], as_json: bool) -> None:
 
 
 @cli.command()
+@click.option("--transport", "wanted", multiple=True, metavar="NAME", help="Only these "
+              "transports (repeatable).  [default: every transport built into the agent]")
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+def footprint(wanted: tuple[str, ...], as_json: bool) -> None:
+    """The agent's size by crate (symbol sizes), and per transport the shared libraries its
+    pong maps beyond plain UDP's and its resident memory after setup with one endpoint open
+    (one short round trip each; daemons are started as for a run)."""
+    from . import footprint as fp
+
+    agent = find_agent()
+    built = agent.transports()
+    unknown = [w for w in wanted if w not in built]
+    if unknown:
+        raise UsageError(f"--transport: '{unknown[0]}' is not built into the agent "
+                         f"(built: {', '.join(built)})")
+    names = list(dict.fromkeys(["udp", *(wanted or built)]))  # udp: the libraries' baseline
+    rows = fp.with_added_libraries([fp.transport_memory(t) for t in names])
+    if wanted and "udp" not in wanted:
+        rows = [r for r in rows if r["transport"] != "udp"]
+    binary = fp.binary(agent.path)
+    if as_json:
+        click.echo(json.dumps({"agent": binary.to_dict(), "transports": rows}, indent=2))
+    else:
+        click.echo(fp.render(binary, rows), nl=False)
+
+
+@cli.command()
 def links() -> None:
     """List the link presets for --link: their spec, what they model, and their sources."""
     for name, preset in PRESETS.items():

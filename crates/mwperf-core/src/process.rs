@@ -29,6 +29,22 @@ pub struct ProcessUsage {
     pub rss_shmem_kib: Option<u64>,
     pub voluntary_ctx_switches: u64,
     pub involuntary_ctx_switches: u64,
+    /// The shared libraries mapped when the report is written (file names, in load order):
+    /// what the transport pulled in (libddsc, ...), for `mwperf footprint`.
+    pub libraries: Vec<String>,
+}
+
+/// The shared objects (`*.so*`) in a /proc/<pid>/maps text, by file name, first mapping first.
+pub fn mapped_libraries(maps: &str) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    for line in maps.lines() {
+        let Some(path) = line.split_whitespace().nth(5) else { continue };
+        let name = path.rsplit('/').next().unwrap_or(path);
+        if path.starts_with('/') && name.contains(".so") && !found.iter().any(|f| f == name) {
+            found.push(name.to_string());
+        }
+    }
+    found
 }
 
 /// The memory lines of a /proc/<pid>/status text, in KiB.
@@ -88,6 +104,7 @@ impl ProcessUsage {
             rss_shmem_kib: memory.shmem_kib,
             voluntary_ctx_switches: ru.ru_nvcsw.max(0) as u64,
             involuntary_ctx_switches: ru.ru_nivcsw.max(0) as u64,
+            libraries: std::fs::read_to_string("/proc/self/maps").map(|m| mapped_libraries(&m)).unwrap_or_default(),
         }
     }
 }
@@ -95,6 +112,17 @@ impl ProcessUsage {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mapped_libraries_are_named_once_in_load_order() {
+        let maps = "55d0-55e0 r-xp 0 08:01 1 /usr/bin/mwperf-agent\n\
+                    7f00-7f10 r--p 0 08:01 2 /usr/lib/x86_64-linux-gnu/libddsc.so.0.10.2\n\
+                    7f10-7f20 r-xp 0 08:01 2 /usr/lib/x86_64-linux-gnu/libddsc.so.0.10.2\n\
+                    7f20-7f30 rw-s 0 00:05 3 /dev/shm/iox2_segment\n\
+                    7f30-7f40 r-xp 0 08:01 4 /usr/lib/x86_64-linux-gnu/libc.so.6\n\
+                    7ffd-7ffe rw-p 0 00:00 0 [stack]\n";
+        assert_eq!(mapped_libraries(maps), vec!["libddsc.so.0.10.2".to_string(), "libc.so.6".to_string()]);
+    }
 
     #[test]
     fn parses_the_memory_lines_of_proc_status() {
