@@ -129,7 +129,11 @@ mod tests {
         let g = client.finish();
         assert!(g.bins.answered >= 16, "{} answered", g.bins.answered);
         let f = g.bins.fit(now_ns()).unwrap();
-        assert!(f.offset0_ns.abs() < f.error_bound_ns() as f64 + 1.0, "{f:?}");
+        // one clock: the true offset is 0. On a loaded machine the fit over 0.4 s can see a
+        // spurious drift, and offset0 is that line extrapolated to the first probe: allow the
+        // bound plus what the fitted drift moves over the span
+        let extrapolated = f.drift.abs() * f.span_ns as f64;
+        assert!(f.offset0_ns.abs() < f.error_bound_ns() as f64 + extrapolated + 1.0, "{f:?}");
         drop(server);
     }
 }
