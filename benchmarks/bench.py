@@ -106,7 +106,10 @@ def schedule_rows(reps: int, seconds: float) -> list[str]:
             for _ in range(reps):
                 m = mwperf_rtt("udp", rate, 64, seconds, busy, extra)
                 lat = m["schedule"]["lateness"]
-                p50.append(lat["p50_ns"]); p99.append(lat["p99_ns"]); mx.append(lat["max_ns"]); rtt.append(m["response"]["p50_ns"])
+                p50.append(lat["p50_ns"])
+                p99.append(lat["p99_ns"])
+                mx.append(lat["max_ns"])
+                rtt.append(m["response"]["p50_ns"])
             rows.append(f"| {rate} Hz | {cond} | {med(p50)/1e3:.2f} µs | **{med(p99)/1e3:.2f} µs** | {med(mx)/1e3:.0f} µs | {med(rtt)/1e3:.1f} µs |")
             print(rows[-1], file=sys.stderr)
     return rows

@@ -125,7 +125,9 @@ def main() -> None:
     r50, r99 = med(x for x, _ in ref), med(y for _, y in ref)
     m50, m99 = med(x for x, _ in mw), med(y for _, y in mw)
     ratio = m50 / r50
-    runs = lambda xs: ", ".join(f"{x / 1e3:.1f}" for x, _ in xs)
+    def runs(xs: list) -> str:
+        return ", ".join(f"{x / 1e3:.1f}" for x, _ in xs)
+
     when = stamp()
     rev = revision()
     text = "\n".join([

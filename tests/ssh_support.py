@@ -103,7 +103,7 @@ class Robot:
             except OSError:
                 if self.sshd.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError("sshd did not start: "
-                                       + (self.folder / "sshd.log").read_text())
+                                       + (self.folder / "sshd.log").read_text()) from None
                 time.sleep(0.05)
 
     def processes(self) -> list[str]:

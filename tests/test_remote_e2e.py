@@ -3,7 +3,6 @@ as the robot. Every SSH path runs for real: deploy, daemons, the host key, an un
 a dropped connection, a SIGKILLed mwperf."""
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -138,7 +137,7 @@ def test_unknown_host_key_names_the_flag_then_is_accepted(env, tmp_path, robot) 
 
 
 def test_wrong_host_key_is_refused(env, tmp_path, robot) -> None:
-    other = subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f",
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f",
                             str(tmp_path / "other")], check=True)
     key = (tmp_path / "other.pub").read_text().split()
     (robot.folder / "known_hosts").write_text(f"[{robot.address}]:2222 {key[0]} {key[1]}\n")
@@ -177,7 +176,7 @@ def test_dropped_connection_is_a_partial_result_with_the_reason(env, tmp_path, r
     proc = _start_mwperf(env, tmp_path, robot, "--transport", "udp", "--rate", "200",
                          "--duration", "8s", "--warmup", "0.2s", "--peer-timeout", "2s")
     _wait_for_remote_agent(robot, then_s=3.0)
-    subprocess.run(["pkill", "-f", f"sshd: root@notty"], check=False)  # the session's sshd
+    subprocess.run(["pkill", "-f", "sshd: root@notty"], check=False)  # the session's sshd
     out, err = proc.communicate(timeout=60)
     assert "Traceback" not in err, err
     result = json.loads((tmp_path / "result.json").read_text())

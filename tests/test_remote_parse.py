@@ -5,7 +5,6 @@ import base64
 import io
 import shlex
 import subprocess
-import threading
 from pathlib import Path
 
 import pytest

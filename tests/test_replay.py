@@ -3,7 +3,6 @@ checks (one line, exit 2, before any agent starts), and, with the real agent, a 
 fixture recording over udp one way and round trip: every recorded message of each topic arrives
 on its own topic, with its recorded size, on the recorded schedule."""
 
-import json
 import struct
 import subprocess
 import sys

@@ -177,12 +177,13 @@ def measure(payloads: tuple[str, ...] = PAYLOADS, budget_s: float = 0.2) -> list
         msg = message(store, name)
         topic = f"/{name}"
         codecs: dict[str, tuple[Callable[[], bytes], Callable[[bytes], Any]]] = {
-            "cdr": (lambda: store.serialize_cdr(msg, typename),
-                    lambda raw: store.deserialize_cdr(raw, typename)),
-            "ros1": (lambda: store.serialize_ros1(msg, typename),
-                     lambda raw: store.deserialize_ros1(raw, typename)),
-            "rosbridge-json": (lambda: rosbridge_json(store, msg, typename, topic), json.loads),
-            "cbor": (lambda: cbor(store, msg, typename), cbor2.loads),
+            "cdr": (lambda msg=msg, typename=typename: store.serialize_cdr(msg, typename),
+                    lambda raw, typename=typename: store.deserialize_cdr(raw, typename)),
+            "ros1": (lambda msg=msg, typename=typename: store.serialize_ros1(msg, typename),
+                     lambda raw, typename=typename: store.deserialize_ros1(raw, typename)),
+            "rosbridge-json": (lambda msg=msg, typename=typename, topic=topic:
+                               rosbridge_json(store, msg, typename, topic), json.loads),
+            "cbor": (lambda msg=msg, typename=typename: cbor(store, msg, typename), cbor2.loads),
         }
         for encoding, (encode, decode) in codecs.items():
             raw = bytes(encode())

@@ -134,7 +134,7 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
                         listen = listen_address(cfg.transport, plan.listen, index,
                                                 ready[0] if ready else None)
                         servers.append(spawn(
-                            server_role, lambda here, agent_path: in_test_clock(given, server_role, role_argv(
+                            server_role, lambda here, agent_path, listen=listen, name=name: in_test_clock(given, server_role, role_argv(
                                 agent_path, server_role, given_server, here, tag, listen, name)
                             + outage_args(server_role, window) + clock_args(server_role, given, clock)),
                             _placed(network, server_role, cfg.transport), name, agent))

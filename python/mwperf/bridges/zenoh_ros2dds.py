@@ -20,7 +20,6 @@ from pathlib import Path
 from ..agent import Agent
 from ..daemons.base import DaemonProcess, DaemonSpec, free_port
 from ..emulation.network import cyclone_unicast_config
-from ..errors import RunError
 from .base import Bridge, BridgePlan, BridgeSetup
 from .build import BINARY, ensure_zenoh_bridge
 

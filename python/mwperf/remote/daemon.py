@@ -11,10 +11,8 @@ supervisor (``sample``), read from /proc of its own pid on that host.
 
 import signal
 import time
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..agent import Agent
 from ..daemons.base import STOP_GRACE_S, DaemonProcess, DaemonSpec

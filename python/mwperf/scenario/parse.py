@@ -90,7 +90,7 @@ def _option(key: str) -> str | None:
 def _fields_of(mapping: Item, where: str, own: tuple[str, ...]) -> dict[str, Item]:
     """The mapping's entries, every key known (an option or one of ``own``)."""
     allowed = [*OPTIONS, *own]
-    for key, item in mapping.value.items():
+    for key in mapping.value:
         if key in OWN_KEYS and key not in own:
             raise _error(where, mapping.key_line(key), key, f"a quick variant cannot change "
                          f"it; allowed in quick: {', '.join(allowed)}")
