@@ -13,7 +13,15 @@ fn main() {
         .ok()
         .map(|o| !o.stdout.is_empty())
         .unwrap_or(false);
-    println!("cargo:rustc-env=MWPERF_GIT_REV={}{}", rev, if dirty && rev != "unknown" { "-dirty" } else { "" });
+    println!(
+        "cargo:rustc-env=MWPERF_GIT_REV={}{}",
+        rev,
+        if dirty && rev != "unknown" {
+            "-dirty"
+        } else {
+            ""
+        }
+    );
     println!("cargo:rerun-if-changed=../../.git/HEAD");
     println!("cargo:rerun-if-changed=../../.git/index");
 }

@@ -46,17 +46,22 @@ mod cyclonedds {
         let lib = Library::probe()?;
         generate_types(&idlc, &out, &lib)?;
         let probe = out.join("layout_probe.c");
-        std::fs::write(&probe, LAYOUT_PROBE).map_err(|e| format!("writing {}: {e}", probe.display()))?;
+        std::fs::write(&probe, LAYOUT_PROBE)
+            .map_err(|e| format!("writing {}: {e}", probe.display()))?;
 
         let mut cc = cc::Build::new();
-        cc.file(out.join("mwperf_msgs.c")).file(&probe).include(&out).warnings(false);
+        cc.file(out.join("mwperf_msgs.c"))
+            .file(&probe)
+            .include(&out)
+            .warnings(false);
         for dir in &lib.include_dirs {
             cc.include(dir);
         }
         for (k, v) in &lib.defines {
             cc.define(k, v.as_deref());
         }
-        cc.try_compile("mwperf_cyclonedds_types").map_err(|e| format!("compiling the generated C: {e}"))?;
+        cc.try_compile("mwperf_cyclonedds_types")
+            .map_err(|e| format!("compiling the generated C: {e}"))?;
         Ok(())
     }
 
@@ -66,7 +71,9 @@ mod cyclonedds {
             return Some(PathBuf::from(p));
         }
         let path = std::env::var_os("PATH")?;
-        std::env::split_paths(&path).map(|d| d.join("idlc")).find(|p| p.is_file())
+        std::env::split_paths(&path)
+            .map(|d| d.join("idlc"))
+            .find(|p| p.is_file())
     }
 
     /// `idlc -l c -x final -o OUT idl/mwperf_msgs.idl` → OUT/mwperf_msgs.{c,h}.
@@ -76,9 +83,15 @@ mod cyclonedds {
         for dir in &lib.include_dirs {
             cmd.arg("-I").arg(dir);
         }
-        let res = cmd.output().map_err(|e| format!("running {}: {e}", idlc.display()))?;
+        let res = cmd
+            .output()
+            .map_err(|e| format!("running {}: {e}", idlc.display()))?;
         if !res.status.success() {
-            return Err(format!("{} failed: {}", idlc.display(), String::from_utf8_lossy(&res.stderr).trim()));
+            return Err(format!(
+                "{} failed: {}",
+                idlc.display(),
+                String::from_utf8_lossy(&res.stderr).trim()
+            ));
         }
         if !out.join("mwperf_msgs.c").is_file() {
             return Err(format!("{} did not write mwperf_msgs.c", idlc.display()));
@@ -89,20 +102,27 @@ mod cyclonedds {
     /// Where the libddsc headers are: pkg-config `CycloneDDS`, else the system default paths.
     struct Library {
         include_dirs: Vec<PathBuf>,
-            defines: Vec<(String, Option<String>)>,
+        defines: Vec<(String, Option<String>)>,
     }
 
     impl Library {
         fn probe() -> Result<Library, String> {
-            let mut lib = Library { include_dirs: vec![], defines: vec![] };
-            let flags = Command::new("pkg-config").args(["--cflags", "CycloneDDS"]).output();
+            let mut lib = Library {
+                include_dirs: vec![],
+                defines: vec![],
+            };
+            let flags = Command::new("pkg-config")
+                .args(["--cflags", "CycloneDDS"])
+                .output();
             match flags {
                 Ok(o) if o.status.success() => {
                     for flag in String::from_utf8_lossy(&o.stdout).split_whitespace() {
                         if let Some(d) = flag.strip_prefix("-I") {
                             lib.include_dirs.push(d.into());
                         } else if let Some(d) = flag.strip_prefix("-D") {
-                            let (k, v) = d.split_once('=').map_or((d, None), |(k, v)| (k, Some(v.to_string())));
+                            let (k, v) = d
+                                .split_once('=')
+                                .map_or((d, None), |(k, v)| (k, Some(v.to_string())));
                             lib.defines.push((k.to_string(), v));
                         }
                     }

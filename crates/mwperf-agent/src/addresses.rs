@@ -23,14 +23,20 @@ pub fn split(kind: Kind, flag: &str, given: &str, topics: u32) -> Result<Vec<Str
     if parts.len() != 1 {
         return Err(format!("{flag}: {} addresses given for --topics {topics}; give one (the others are derived from it) or {topics}, comma-separated", parts.len()));
     }
-    (0..n).map(|i| derive(kind, flag, given.trim(), i)).collect()
+    (0..n)
+        .map(|i| derive(kind, flag, given.trim(), i))
+        .collect()
 }
 
 fn derive(kind: Kind, flag: &str, addr: &str, i: usize) -> Result<String, String> {
     match kind {
         Kind::Udp | Kind::Tcp => {
-            let (host, port) = addr.rsplit_once(':').ok_or_else(|| format!("{flag}: '{addr}' is not host:port"))?;
-            let port: u16 = port.parse().map_err(|_| format!("{flag}: '{port}' in '{addr}' is not a port number"))?;
+            let (host, port) = addr
+                .rsplit_once(':')
+                .ok_or_else(|| format!("{flag}: '{addr}' is not host:port"))?;
+            let port: u16 = port
+                .parse()
+                .map_err(|_| format!("{flag}: '{port}' in '{addr}' is not a port number"))?;
             if port == 0 {
                 return Ok(addr.to_string());
             }
@@ -49,7 +55,12 @@ fn derive(kind: Kind, flag: &str, addr: &str, i: usize) -> Result<String, String
 /// A pub's `--connect` split into one part per subscriber (`--subscribers N`): plain sockets
 /// take every subscriber's addresses, separated by ';' (the pub sends to each); middleware takes
 /// the one address all subscribers share (it fans out natively). Err names the flag.
-pub fn subscribers(kind: Kind, flag: &str, given: &str, subscribers: u32) -> Result<Vec<String>, String> {
+pub fn subscribers(
+    kind: Kind,
+    flag: &str,
+    given: &str,
+    subscribers: u32,
+) -> Result<Vec<String>, String> {
     let parts: Vec<String> = given.split(';').map(|p| p.trim().to_string()).collect();
     if kind.has_discovery() {
         if parts.len() > 1 {
@@ -72,7 +83,17 @@ pub fn fixed(kind: Kind, addrs: &[String]) -> Vec<String> {
         Kind::Uds => false,
         _ => true,
     };
-    addrs.iter().enumerate().map(|(i, a)| if picks(a) { format!("\u{0}{i}") } else { a.clone() }).collect()
+    addrs
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            if picks(a) {
+                format!("\u{0}{i}")
+            } else {
+                a.clone()
+            }
+        })
+        .collect()
 }
 
 /// Refuse topics that ended up on one address (the peer could not tell them apart).
@@ -96,31 +117,72 @@ mod tests {
 
     #[test]
     fn derived_per_transport() {
-        assert_eq!(split(Kind::Udp, "--listen", "127.0.0.1:7000", 3).unwrap(), vec!["127.0.0.1:7000", "127.0.0.1:7001", "127.0.0.1:7002"]);
-        assert_eq!(split(Kind::Tcp, "--listen", "127.0.0.1:0", 2).unwrap(), vec!["127.0.0.1:0", "127.0.0.1:0"]);
-        assert_eq!(split(Kind::Uds, "--listen", "/tmp/s", 3).unwrap(), vec!["/tmp/s", "/tmp/s.1", "/tmp/s.2"]);
-        assert_eq!(split(Kind::Zenoh, "--connect", "tcp/127.0.0.1:1#a, tcp/127.0.0.1:2#b", 2).unwrap(), vec!["tcp/127.0.0.1:1#a", "tcp/127.0.0.1:2#b"]);
+        assert_eq!(
+            split(Kind::Udp, "--listen", "127.0.0.1:7000", 3).unwrap(),
+            vec!["127.0.0.1:7000", "127.0.0.1:7001", "127.0.0.1:7002"]
+        );
+        assert_eq!(
+            split(Kind::Tcp, "--listen", "127.0.0.1:0", 2).unwrap(),
+            vec!["127.0.0.1:0", "127.0.0.1:0"]
+        );
+        assert_eq!(
+            split(Kind::Uds, "--listen", "/tmp/s", 3).unwrap(),
+            vec!["/tmp/s", "/tmp/s.1", "/tmp/s.2"]
+        );
+        assert_eq!(
+            split(
+                Kind::Zenoh,
+                "--connect",
+                "tcp/127.0.0.1:1#a, tcp/127.0.0.1:2#b",
+                2
+            )
+            .unwrap(),
+            vec!["tcp/127.0.0.1:1#a", "tcp/127.0.0.1:2#b"]
+        );
     }
 
     #[test]
     fn subscribers_split_on_sockets_only() {
-        assert_eq!(subscribers(Kind::Udp, "--connect", "h:1,h:2; h:3,h:4", 2).unwrap(), vec!["h:1,h:2", "h:3,h:4"]);
-        assert_eq!(subscribers(Kind::Uds, "--connect", "/a", 1).unwrap(), vec!["/a"]);
-        assert_eq!(subscribers(Kind::CycloneDds, "--connect", "0/base", 3).unwrap(), vec!["0/base"]);
+        assert_eq!(
+            subscribers(Kind::Udp, "--connect", "h:1,h:2; h:3,h:4", 2).unwrap(),
+            vec!["h:1,h:2", "h:3,h:4"]
+        );
+        assert_eq!(
+            subscribers(Kind::Uds, "--connect", "/a", 1).unwrap(),
+            vec!["/a"]
+        );
+        assert_eq!(
+            subscribers(Kind::CycloneDds, "--connect", "0/base", 3).unwrap(),
+            vec!["0/base"]
+        );
         let e = subscribers(Kind::Tcp, "--connect", "h:1;h:2", 3).unwrap_err();
-        assert!(e.starts_with("--connect: 2 subscribers' addresses given for --subscribers 3"), "{e}");
+        assert!(
+            e.starts_with("--connect: 2 subscribers' addresses given for --subscribers 3"),
+            "{e}"
+        );
         let e = subscribers(Kind::Zenoh, "--connect", "a;b", 2).unwrap_err();
-        assert!(e.contains("zenoh fans out to its subscribers itself"), "{e}");
+        assert!(
+            e.contains("zenoh fans out to its subscribers itself"),
+            "{e}"
+        );
     }
 
     #[test]
     fn errors_name_the_flag() {
         let e = split(Kind::Udp, "--connect", "a:1,b:2", 3).unwrap_err();
-        assert!(e.starts_with("--connect: 2 addresses given for --topics 3"), "{e}");
-        assert!(split(Kind::Udp, "--listen", "127.0.0.1:65535", 2).unwrap_err().contains("65536"));
+        assert!(
+            e.starts_with("--connect: 2 addresses given for --topics 3"),
+            "{e}"
+        );
+        assert!(split(Kind::Udp, "--listen", "127.0.0.1:65535", 2)
+            .unwrap_err()
+            .contains("65536"));
         let e = distinct("--listen", &["x".into(), "y".into(), "x".into()]).unwrap_err();
         assert!(distinct("--listen", &fixed(Kind::Udp, &["h:0".into(), "h:0".into()])).is_ok());
         assert!(distinct("--listen", &fixed(Kind::Uds, &["/s".into(), "/s".into()])).is_err());
-        assert!(e.contains("topics 0 and 2 would share the address 'x'"), "{e}");
+        assert!(
+            e.contains("topics 0 and 2 would share the address 'x'"),
+            "{e}"
+        );
     }
 }

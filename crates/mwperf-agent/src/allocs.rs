@@ -43,7 +43,12 @@ struct Snap {
 
 impl Snap {
     const fn new() -> Self {
-        Snap { set: AtomicBool::new(false), allocs: AtomicU64::new(0), bytes: AtomicU64::new(0), frees: AtomicU64::new(0) }
+        Snap {
+            set: AtomicBool::new(false),
+            allocs: AtomicU64::new(0),
+            bytes: AtomicU64::new(0),
+            frees: AtomicU64::new(0),
+        }
     }
     fn store(&self, p: AllocPhase) {
         self.allocs.store(p.count, Relaxed);
@@ -52,7 +57,11 @@ impl Snap {
         self.set.store(true, Relaxed);
     }
     fn load(&self) -> Option<AllocPhase> {
-        self.set.load(Relaxed).then(|| AllocPhase { count: self.allocs.load(Relaxed), bytes: self.bytes.load(Relaxed), frees: self.frees.load(Relaxed) })
+        self.set.load(Relaxed).then(|| AllocPhase {
+            count: self.allocs.load(Relaxed),
+            bytes: self.bytes.load(Relaxed),
+            frees: self.frees.load(Relaxed),
+        })
     }
 }
 
@@ -66,15 +75,23 @@ fn counters() -> Option<&'static Counters> {
 }
 
 fn now() -> AllocPhase {
-    counters().map_or_else(AllocPhase::default, |c| AllocPhase { count: c.allocs.load(Relaxed), bytes: c.bytes.load(Relaxed), frees: c.frees.load(Relaxed) })
+    counters().map_or_else(AllocPhase::default, |c| AllocPhase {
+        count: c.allocs.load(Relaxed),
+        bytes: c.bytes.load(Relaxed),
+        frees: c.frees.load(Relaxed),
+    })
 }
 
 /// Find the preloaded counters; Err = a usage message naming the flag.
 pub fn enable() -> Result<(), String> {
     // SAFETY: dlsym with a NUL-terminated name; the result is only read as the library's layout
     // after its magic matched
-    let p = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"mwperf_alloc_counters".as_ptr()) } as *mut Counters;
-    let here = std::env::current_exe().ok().and_then(|e| e.parent().map(|d| d.join(LIBRARY).display().to_string())).unwrap_or_else(|| LIBRARY.to_string());
+    let p = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"mwperf_alloc_counters".as_ptr()) }
+        as *mut Counters;
+    let here = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(|d| d.join(LIBRARY).display().to_string()))
+        .unwrap_or_else(|| LIBRARY.to_string());
     if p.is_null() {
         return Err(format!("--count-allocs: the allocation counter is not loaded (LD_PRELOAD={}); start the agent with LD_PRELOAD={here} (built by cargo build --release next to mwperf-agent), or leave out --count-allocs", std::env::var("LD_PRELOAD").unwrap_or_default()));
     }
@@ -112,7 +129,11 @@ fn message_counted() {
 }
 
 fn delta(a: AllocPhase, b: AllocPhase) -> AllocPhase {
-    AllocPhase { count: b.count.saturating_sub(a.count), bytes: b.bytes.saturating_sub(a.bytes), frees: b.frees.saturating_sub(a.frees) }
+    AllocPhase {
+        count: b.count.saturating_sub(a.count),
+        bytes: b.bytes.saturating_sub(a.bytes),
+        frees: b.frees.saturating_sub(a.frees),
+    }
 }
 
 /// The report section (None without --count-allocs); the final snapshot is taken now.

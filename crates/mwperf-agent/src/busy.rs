@@ -14,7 +14,10 @@ pub fn spin_for(ns: u64) -> u64 {
     let mut x = start;
     loop {
         for _ in 0..32 {
-            x = std::hint::black_box(x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407));
+            x = std::hint::black_box(
+                x.wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407),
+            );
         }
         let spent = now_ns() - start;
         if spent >= ns {
@@ -28,7 +31,10 @@ mod tests {
     use super::*;
 
     fn cpu_ns() -> u64 {
-        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
         unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
         ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
     }
@@ -39,7 +45,10 @@ mod tests {
         let (t0, c0) = (now_ns(), cpu_ns());
         let spent = spin_for(3_000_000);
         let (wall, cpu) = (now_ns() - t0, cpu_ns() - c0);
-        assert!(spent >= 3_000_000 && wall >= 3_000_000, "spent {spent} wall {wall}");
+        assert!(
+            spent >= 3_000_000 && wall >= 3_000_000,
+            "spent {spent} wall {wall}"
+        );
         // CPU work, not a sleep: most of the wall time was spent on this thread's CPU
         // (wide margin for a loaded machine that preempts the thread).
         assert!(cpu * 2 >= wall, "cpu {cpu} ns of wall {wall} ns");

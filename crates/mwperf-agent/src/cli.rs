@@ -65,19 +65,31 @@ fn duration(s: &str) -> Result<u64, String> {
 fn window(s: &str) -> Result<(u64, u64), String> {
     let bad = || format!("'{s}' is not START_NS:END_NS (CLOCK_MONOTONIC nanoseconds, START < END)");
     let (a, b) = s.split_once(':').ok_or_else(bad)?;
-    let (a, b): (u64, u64) = (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
-    if a < b { Ok((a, b)) } else { Err(bad()) }
+    let (a, b): (u64, u64) = (
+        a.trim().parse().map_err(|_| bad())?,
+        b.trim().parse().map_err(|_| bad())?,
+    );
+    if a < b {
+        Ok((a, b))
+    } else {
+        Err(bad())
+    }
 }
 fn payload_bytes(s: &str) -> Result<usize, String> {
     payload::resolve(s)
 }
 fn rate(s: &str) -> Result<f64, String> {
-    let r: f64 = s.trim().parse().map_err(|_| format!("'{s}' is not a number of messages per second"))?;
+    let r: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a number of messages per second"))?;
     if !r.is_finite() || r < 0.0 {
         return Err(format!("must be >= 0 (0 = as fast as possible), got {s}"));
     }
     if r > 10_000_000.0 {
-        return Err(format!("{s} Hz is above the 10 MHz limit; use 0 for as fast as possible"));
+        return Err(format!(
+            "{s} Hz is above the 10 MHz limit; use 0 for as fast as possible"
+        ));
     }
     Ok(r)
 }
@@ -151,12 +163,16 @@ pub struct Common {
 fn drift_ppm(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(v) if v.is_finite() && v.abs() <= 1000.0 => Ok(v),
-        _ => Err(format!("'{s}' is not a drift in ppm between -1000 and 1000")),
+        _ => Err(format!(
+            "'{s}' is not a drift in ppm between -1000 and 1000"
+        )),
     }
 }
 
 fn socket_addr(s: &str) -> Result<std::net::SocketAddr, String> {
-    s.trim().parse().map_err(|_| format!("'{s}' is not IP:PORT (e.g. 10.0.0.1:7999 or [::1]:7999)"))
+    s.trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not IP:PORT (e.g. 10.0.0.1:7999 or [::1]:7999)"))
 }
 
 /// Upper bound of --topics (one thread per topic on each side).
@@ -177,11 +193,18 @@ impl Common {
     /// The transport's open arguments; Err names the flag that is wrong.
     pub fn spec(&self, addr: &str) -> Result<Spec, String> {
         let qos = Qos {
-            reliability: Reliability::parse(&self.reliability).map_err(|e| format!("--reliability: {e}"))?,
-            history: History::parse(&self.history, self.depth).map_err(|e| format!("--history: {e}"))?,
-            durability: Durability::parse(&self.durability).map_err(|e| format!("--durability: {e}"))?,
+            reliability: Reliability::parse(&self.reliability)
+                .map_err(|e| format!("--reliability: {e}"))?,
+            history: History::parse(&self.history, self.depth)
+                .map_err(|e| format!("--history: {e}"))?,
+            durability: Durability::parse(&self.durability)
+                .map_err(|e| format!("--durability: {e}"))?,
         };
-        Ok(Spec { addr: addr.to_string(), qos, options: self.opt.clone() })
+        Ok(Spec {
+            addr: addr.to_string(),
+            qos,
+            options: self.opt.clone(),
+        })
     }
 }
 

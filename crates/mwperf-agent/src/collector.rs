@@ -5,7 +5,9 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 
 use mwperf_core::result::{Late, Measurement, Throughput};
-use mwperf_core::stats::{accounting::Arrival, LatencyRecorder, OutageWatch, Rfc3550Jitter, SecondSeries, SeqTracker};
+use mwperf_core::stats::{
+    accounting::Arrival, LatencyRecorder, OutageWatch, Rfc3550Jitter, SecondSeries, SeqTracker,
+};
 use mwperf_core::wire::{payload_intact, Header, Reject, FLAG_RECORDED, HEADER_LEN};
 
 pub struct Collector {
@@ -25,11 +27,18 @@ pub struct Collector {
 }
 
 impl Collector {
-    pub fn new(origin_ns: u64, period_ns: u64, samples_path: Option<&str>) -> std::io::Result<Self> {
+    pub fn new(
+        origin_ns: u64,
+        period_ns: u64,
+        samples_path: Option<&str>,
+    ) -> std::io::Result<Self> {
         let samples = match samples_path {
             Some(p) => {
                 let mut w = BufWriter::with_capacity(1 << 20, File::create(p)?);
-                writeln!(w, "seq,intended_ns,sent_ns,peer_rx_ns,recv_ns,response_ns,service_ns")?;
+                writeln!(
+                    w,
+                    "seq,intended_ns,sent_ns,peer_rx_ns,recv_ns,response_ns,service_ns"
+                )?;
                 Some(w)
             }
             None => None,
@@ -59,7 +68,12 @@ impl Collector {
     /// The outage counts so far (None without a window); `sender`: this agent also sends.
     pub fn outage_counts(&self, sender: bool) -> Option<mwperf_core::result::OutageCounts> {
         let origin_ns = Some(self.series.origin_ns());
-        self.outage.as_ref().map(|w| mwperf_core::result::OutageCounts { series_origin_ns: origin_ns, ..w.counts(sender, true) })
+        self.outage
+            .as_ref()
+            .map(|w| mwperf_core::result::OutageCounts {
+                series_origin_ns: origin_ns,
+                ..w.counts(sender, true)
+            })
     }
 
     /// Count a buffer that is not a usable message of this run.
@@ -87,7 +101,11 @@ impl Collector {
     /// One arrival of a measured message with header `h`, received at `recv_ns`; `msg` is the whole
     /// message (payload checked against the pattern of `h.seq`).
     pub fn arrive(&mut self, h: &Header, msg: &[u8], recv_ns: u64) {
-        self.arrive_checked(h, h.flags & FLAG_RECORDED != 0 || payload_intact(&msg[HEADER_LEN..], h.seq), recv_ns);
+        self.arrive_checked(
+            h,
+            h.flags & FLAG_RECORDED != 0 || payload_intact(&msg[HEADER_LEN..], h.seq),
+            recv_ns,
+        );
     }
 
     /// [`Self::arrive`] with the payload already checked (`intact`): a sub replaying arrivals it
@@ -113,7 +131,11 @@ impl Collector {
         self.last_ns = self.last_ns.max(recv_ns);
         if let Some(w) = &mut self.samples {
             // Buffered: a write(2) every ~1 MiB, after the timestamp was taken.
-            let _ = writeln!(w, "{},{},{},{},{},{},{}", h.seq, h.intended_ns, h.sent_ns, h.peer_rx_ns, recv_ns, response, service);
+            let _ = writeln!(
+                w,
+                "{},{},{},{},{},{},{}",
+                h.seq, h.intended_ns, h.sent_ns, h.peer_rx_ns, recv_ns, response, service
+            );
         }
     }
 
@@ -134,7 +156,15 @@ impl Collector {
     /// The measurement section of the report. The throughput window runs from the first measured
     /// send (or arrival) to the later of the last arrival and `end_ns` (the planned end of the
     /// schedule, so a slow rate is not divided by one round trip).
-    pub fn finish(mut self, mode: &'static str, sent: u64, warmup_sent: u64, payload_bytes: u64, end_ns: u64, schedule: Option<mwperf_core::result::Schedule>) -> Measurement {
+    pub fn finish(
+        mut self,
+        mode: &'static str,
+        sent: u64,
+        warmup_sent: u64,
+        payload_bytes: u64,
+        end_ns: u64,
+        schedule: Option<mwperf_core::result::Schedule>,
+    ) -> Measurement {
         if let Some(w) = &mut self.samples {
             let _ = w.flush();
         }
@@ -142,12 +172,22 @@ impl Collector {
         let start = self.first_ns.unwrap_or(end_ns);
         let end = self.last_ns.max(end_ns).max(start);
         let duration_s = (end - start) as f64 / 1e9;
-        let rate = |n: f64| if duration_s > 0.0 { n / duration_s } else { 0.0 };
+        let rate = |n: f64| {
+            if duration_s > 0.0 {
+                n / duration_s
+            } else {
+                0.0
+            }
+        };
         let message_bytes = payload_bytes + HEADER_LEN as u64;
         let received = accounting.received as f64;
         Measurement {
             mode,
-            latency_kind: if mode == "roundtrip" { "rtt" } else { "one-way" },
+            latency_kind: if mode == "roundtrip" {
+                "rtt"
+            } else {
+                "one-way"
+            },
             clock: mwperf_core::clock::CLOCK_NAME,
             payload_bytes,
             message_bytes,
@@ -157,7 +197,11 @@ impl Collector {
             late: self.late_threshold_ns.map(|t| Late {
                 threshold_ns: t,
                 count: self.late,
-                fraction: if accounting.received > 0 { self.late as f64 / received } else { 0.0 },
+                fraction: if accounting.received > 0 {
+                    self.late as f64 / received
+                } else {
+                    0.0
+                },
             }),
             throughput: Throughput {
                 duration_s,
@@ -180,7 +224,14 @@ mod tests {
     use mwperf_core::wire::build_message;
 
     fn msg(seq: u64, intended: u64, sent: u64) -> (Header, Vec<u8>) {
-        let h = Header { run_id: 1, seq, intended_ns: intended, sent_ns: sent, payload_len: 16, ..Default::default() };
+        let h = Header {
+            run_id: 1,
+            seq,
+            intended_ns: intended,
+            sent_ns: sent,
+            payload_len: 16,
+            ..Default::default()
+        };
         let mut b = Vec::new();
         build_message(&mut b, &h);
         (h, b)
@@ -190,7 +241,11 @@ mod tests {
     fn response_service_late_and_window() {
         let mut c = Collector::new(0, 1_000_000, None).unwrap();
         // three messages due every 1 ms; the second left 0.5 ms late and arrives 2 ms after its due time
-        for (seq, intended, sent, recv) in [(0, 0, 0, 100_000), (2, 2_000_000, 2_000_000, 2_100_000), (1, 1_000_000, 1_500_000, 3_000_000)] {
+        for (seq, intended, sent, recv) in [
+            (0, 0, 0, 100_000),
+            (2, 2_000_000, 2_000_000, 2_100_000),
+            (1, 1_000_000, 1_500_000, 3_000_000),
+        ] {
             c.window_start(intended);
             let (h, b) = msg(seq, intended, sent);
             c.arrive(&h, &b, recv);
@@ -217,7 +272,15 @@ mod tests {
         c.arrive(&h1, &b1, 30_000);
         let m = c.finish("oneway", 2, 0, 16, 0, None);
         assert_eq!(m.response.count, 1);
-        assert_eq!((m.accounting.received, m.accounting.duplicated, m.accounting.corrupted, m.accounting.lost), (1, 1, 1, 0));
+        assert_eq!(
+            (
+                m.accounting.received,
+                m.accounting.duplicated,
+                m.accounting.corrupted,
+                m.accounting.lost
+            ),
+            (1, 1, 1, 0)
+        );
         assert!(m.late.is_none());
     }
 
@@ -242,6 +305,12 @@ mod tests {
         c.finish("roundtrip", 1, 0, 16, 0, None);
         let text = std::fs::read_to_string(&path).unwrap();
         std::fs::remove_file(&path).unwrap();
-        assert_eq!(text.lines().collect::<Vec<_>>(), vec!["seq,intended_ns,sent_ns,peer_rx_ns,recv_ns,response_ns,service_ns", "7,100,200,0,1200,1100,1000"]);
+        assert_eq!(
+            text.lines().collect::<Vec<_>>(),
+            vec![
+                "seq,intended_ns,sent_ns,peer_rx_ns,recv_ns,response_ns,service_ns",
+                "7,100,200,0,1200,1100,1000"
+            ]
+        );
     }
 }

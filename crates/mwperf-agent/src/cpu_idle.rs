@@ -12,10 +12,23 @@ pub struct IdleGuard {
 
 pub fn prevent(requested: bool) -> IdleGuard {
     if !requested {
-        return IdleGuard { _file: None, state: "off" };
+        return IdleGuard {
+            _file: None,
+            state: "off",
+        };
     }
-    match File::options().write(true).open("/dev/cpu_dma_latency").and_then(|mut f| f.write_all(&0i32.to_ne_bytes()).map(|_| f)) {
-        Ok(f) => IdleGuard { _file: Some(f), state: "on" },
-        Err(_) => IdleGuard { _file: None, state: "unavailable" },
+    match File::options()
+        .write(true)
+        .open("/dev/cpu_dma_latency")
+        .and_then(|mut f| f.write_all(&0i32.to_ne_bytes()).map(|_| f))
+    {
+        Ok(f) => IdleGuard {
+            _file: Some(f),
+            state: "on",
+        },
+        Err(_) => IdleGuard {
+            _file: None,
+            state: "unavailable",
+        },
     }
 }

@@ -43,7 +43,15 @@ pub struct Turn<'a>(&'a Serial);
 
 impl Serial {
     pub fn new(topics: usize) -> Self {
-        Serial { state: Mutex::new(State { next_ticket: 0, serving: 0, arrived: vec![0; topics], ticked: false }), turn: Condvar::new() }
+        Serial {
+            state: Mutex::new(State {
+                next_ticket: 0,
+                serving: 0,
+                arrived: vec![0; topics],
+                ticked: false,
+            }),
+            turn: Condvar::new(),
+        }
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -59,12 +67,22 @@ impl Serial {
             if now >= deadline {
                 break;
             }
-            st = self.turn.wait_timeout(st, std::time::Duration::from_nanos(deadline - now)).unwrap_or_else(|e| e.into_inner()).0;
+            st = self
+                .turn
+                .wait_timeout(st, std::time::Duration::from_nanos(deadline - now))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
         }
         let ticket = st.next_ticket;
         st.next_ticket += 1;
         st.arrived[topic] = st.arrived[topic].max(intended_ns);
-        if !st.ticked && st.arrived.iter().enumerate().any(|(j, &t)| j != topic && t == intended_ns) {
+        if !st.ticked
+            && st
+                .arrived
+                .iter()
+                .enumerate()
+                .any(|(j, &t)| j != topic && t == intended_ns)
+        {
             st.ticked = true;
         }
         self.turn.notify_all(); // higher topics may be waiting for this one to arrive
@@ -93,7 +111,11 @@ pub struct Callback<'a> {
 
 impl Callback<'_> {
     /// Nothing to do: the single-topic fast path.
-    pub const PLAIN: Callback<'static> = Callback { topic: 0, serial: None, busy_loop_ns: 0 };
+    pub const PLAIN: Callback<'static> = Callback {
+        topic: 0,
+        serial: None,
+        busy_loop_ns: 0,
+    };
 }
 
 #[cfg(test)]
@@ -139,7 +161,10 @@ mod tests {
             drop(first);
             h.join().unwrap()
         });
-        assert!(started_second >= Duration::from_millis(30), "{started_second:?}");
+        assert!(
+            started_second >= Duration::from_millis(30),
+            "{started_second:?}"
+        );
     }
 
     #[test]
@@ -168,6 +193,9 @@ mod tests {
         let t0 = Instant::now();
         drop(serial.enter(1, 2)); // topic 0's tick 2 never comes
         let waited = t0.elapsed();
-        assert!(waited >= Duration::from_nanos(TICK_WAIT_NS) && waited < Duration::from_millis(500), "{waited:?}");
+        assert!(
+            waited >= Duration::from_nanos(TICK_WAIT_NS) && waited < Duration::from_millis(500),
+            "{waited:?}"
+        );
     }
 }

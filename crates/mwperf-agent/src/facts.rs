@@ -33,12 +33,20 @@ pub fn machine() -> String {
     if unsafe { libc::uname(&mut u) } != 0 {
         return std::env::consts::ARCH.to_string();
     }
-    let bytes: Vec<u8> = u.machine.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+    let bytes: Vec<u8> = u
+        .machine
+        .iter()
+        .take_while(|&&c| c != 0)
+        .map(|&c| c as u8)
+        .collect();
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
 fn time_sync() -> serde_json::Value {
-    let ptp: Vec<String> = ptp_daemons().into_iter().map(|d| format!("{d} running")).collect();
+    let ptp: Vec<String> = ptp_daemons()
+        .into_iter()
+        .map(|d| format!("{d} running"))
+        .collect();
     serde_json::json!({
         "chrony": chronyc_tracking().as_deref().and_then(parse_tracking),
         "ptp": if ptp.is_empty() { serde_json::Value::Null } else { ptp.into() },
@@ -59,7 +67,11 @@ fn ptp_daemons() -> Vec<&'static str> {
     let mut found = Vec::new();
     if let Ok(dir) = std::fs::read_dir("/proc") {
         for e in dir.flatten() {
-            if !e.file_name().to_str().is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit())) {
+            if !e
+                .file_name()
+                .to_str()
+                .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
+            {
                 continue;
             }
             let comm = std::fs::read_to_string(e.path().join("comm")).unwrap_or_default();
@@ -76,7 +88,13 @@ fn ptp_daemons() -> Vec<&'static str> {
 
 /// `chronyc -n -c tracking`, given at most 1 s; None when chronyc is absent, fails or hangs.
 fn chronyc_tracking() -> Option<String> {
-    let mut child = Command::new("chronyc").args(["-n", "-c", "tracking"]).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().ok()?;
+    let mut child = Command::new("chronyc")
+        .args(["-n", "-c", "tracking"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
     let mut stdout = child.stdout.take()?;
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {

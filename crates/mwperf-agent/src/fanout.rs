@@ -18,7 +18,10 @@ pub struct FanOut {
 
 impl FanOut {
     pub fn new(subscribers: Vec<Box<dyn Endpoint>>) -> Self {
-        FanOut { subscribers: subscribers.into_iter().map(Some).collect(), next: 0 }
+        FanOut {
+            subscribers: subscribers.into_iter().map(Some).collect(),
+            next: 0,
+        }
     }
 
     fn live(&self) -> usize {
@@ -52,7 +55,9 @@ impl Endpoint for FanOut {
         let share = wait_ns / self.live().max(1) as u64;
         for k in 0..n {
             let i = (self.next + k) % n;
-            let Some(ep) = &mut self.subscribers[i] else { continue };
+            let Some(ep) = &mut self.subscribers[i] else {
+                continue;
+            };
             match ep.recv(buf, share) {
                 Ok(Some(len)) => {
                     self.next = (i + 1) % n;
@@ -70,7 +75,12 @@ impl Endpoint for FanOut {
     }
 
     fn local_addr(&self) -> String {
-        let names: Vec<String> = self.subscribers.iter().flatten().map(|ep| ep.local_addr()).collect();
+        let names: Vec<String> = self
+            .subscribers
+            .iter()
+            .flatten()
+            .map(|ep| ep.local_addr())
+            .collect();
         names.join(";")
     }
 
@@ -114,7 +124,13 @@ mod tests {
 
     fn probe(fail: Option<fn() -> TransportError>) -> (Box<dyn Endpoint>, Sent) {
         let got = Arc::new(Mutex::new(Vec::new()));
-        (Box::new(Probe { got: Arc::clone(&got), fail }), got)
+        (
+            Box::new(Probe {
+                got: Arc::clone(&got),
+                fail,
+            }),
+            got,
+        )
     }
 
     #[test]
@@ -124,7 +140,10 @@ mod tests {
         let mut fan = FanOut::new(vec![a, b]);
         fan.send(b"one").unwrap();
         fan.send(b"two").unwrap();
-        assert_eq!(*got_a.lock().unwrap(), vec![b"one".to_vec(), b"two".to_vec()]);
+        assert_eq!(
+            *got_a.lock().unwrap(),
+            vec![b"one".to_vec(), b"two".to_vec()]
+        );
         assert_eq!(*got_b.lock().unwrap(), *got_a.lock().unwrap());
         assert_eq!(fan.matched_subscribers(), Some(2));
     }
@@ -147,15 +166,24 @@ mod tests {
         let (b, _) = probe(Some(|| TransportError::Closed));
         let mut fan = FanOut::new(vec![a, b]);
         assert!(matches!(fan.send(b"x"), Err(TransportError::Closed)));
-        assert!(matches!(fan.recv(&mut Vec::new(), 0), Err(TransportError::Closed)));
+        assert!(matches!(
+            fan.recv(&mut Vec::new(), 0),
+            Err(TransportError::Closed)
+        ));
     }
 
     #[test]
     fn unreachable_is_reported_but_the_rest_still_get_it() {
-        let (a, _) = probe(Some(|| TransportError::Unreachable { addr: "a".into(), err: std::io::ErrorKind::ConnectionRefused.into() }));
+        let (a, _) = probe(Some(|| TransportError::Unreachable {
+            addr: "a".into(),
+            err: std::io::ErrorKind::ConnectionRefused.into(),
+        }));
         let (b, got_b) = probe(None);
         let mut fan = FanOut::new(vec![a, b]);
-        assert!(matches!(fan.send(b"x"), Err(TransportError::Unreachable { .. })));
+        assert!(matches!(
+            fan.send(b"x"),
+            Err(TransportError::Unreachable { .. })
+        ));
         assert_eq!(got_b.lock().unwrap().len(), 1);
     }
 }

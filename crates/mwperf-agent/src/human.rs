@@ -29,7 +29,10 @@ pub fn summary(r: &AgentReport) -> String {
     out.push('\n');
     if let Some(m) = &r.measurement {
         let a = &m.accounting;
-        out += &format!("{} latency, {} B payload ({} B message)\n", m.latency_kind, m.payload_bytes, m.message_bytes);
+        out += &format!(
+            "{} latency, {} B payload ({} B message)\n",
+            m.latency_kind, m.payload_bytes, m.message_bytes
+        );
         out += &row("response", &m.response);
         out.push('\n');
         out += &row("service", &m.service);
@@ -38,24 +41,49 @@ pub fn summary(r: &AgentReport) -> String {
             "  sent {} received {} lost {} duplicated {} reordered {} corrupted {} foreign {} malformed {}\n",
             a.sent, a.received, a.lost, a.duplicated, a.reordered, a.corrupted, a.foreign, a.malformed
         );
-        out += &format!("  {:.0} msgs/s, {:.2} MB/s payload", m.throughput.msgs_per_s, m.throughput.payload_bytes_per_s / 1e6);
+        out += &format!(
+            "  {:.0} msgs/s, {:.2} MB/s payload",
+            m.throughput.msgs_per_s,
+            m.throughput.payload_bytes_per_s / 1e6
+        );
         if let Some(j) = m.jitter_rfc3550_ns {
             out += &format!(", RFC 3550 jitter {}", format_ns(j));
         }
         if let Some(l) = &m.late {
-            out += &format!(", late (> {}) {}", format_ns(l.threshold_ns as f64), l.count);
+            out += &format!(
+                ", late (> {}) {}",
+                format_ns(l.threshold_ns as f64),
+                l.count
+            );
         }
         out.push('\n');
         if let Some(s) = &m.schedule {
-            out += &format!("  send lateness p50 {} p99 {} max {}\n", f(s.lateness.p50_ns), f(s.lateness.p99_ns), f(s.lateness.max_ns));
+            out += &format!(
+                "  send lateness p50 {} p99 {} max {}\n",
+                f(s.lateness.p50_ns),
+                f(s.lateness.p99_ns),
+                f(s.lateness.max_ns)
+            );
         }
     }
     for t in &r.per_topic {
         let (s, a) = (&t.measurement.response, &t.measurement.accounting);
-        out += &format!("  topic {} ({}): n={} p50 {} p99 {} max {} lost {}\n", t.topic, t.name, s.count, f(s.p50_ns), f(s.p99_ns), f(s.max_ns), a.lost);
+        out += &format!(
+            "  topic {} ({}): n={} p50 {} p99 {} max {} lost {}\n",
+            t.topic,
+            t.name,
+            s.count,
+            f(s.p50_ns),
+            f(s.p99_ns),
+            f(s.max_ns),
+            a.lost
+        );
     }
     if let Some(c) = &r.counters {
-        out += &format!("  received {} echoed {} foreign {} malformed {} send errors {}\n", c.received, c.echoed, c.foreign, c.malformed, c.send_errors);
+        out += &format!(
+            "  received {} echoed {} foreign {} malformed {} send errors {}\n",
+            c.received, c.echoed, c.foreign, c.malformed, c.send_errors
+        );
     }
     if let Some(n) = r.sent {
         if r.measurement.is_none() {
@@ -63,7 +91,10 @@ pub fn summary(r: &AgentReport) -> String {
         }
     }
     let p = &r.process;
-    out += &format!("  cpu user {:.2}s sys {:.2}s over {:.2}s, max rss {} KiB\n", p.cpu_user_s, p.cpu_sys_s, p.wall_s, p.max_rss_kib);
+    out += &format!(
+        "  cpu user {:.2}s sys {:.2}s over {:.2}s, max rss {} KiB\n",
+        p.cpu_user_s, p.cpu_sys_s, p.wall_s, p.max_rss_kib
+    );
     for w in &r.warnings {
         out += &format!("  warning: {}", w.message);
         if let Some(h) = &w.hint {

@@ -58,7 +58,11 @@ impl Lane<'_> {
     /// first contact and returns the common start of the schedule.
     pub fn start_ns(&self) -> u64 {
         self.lanes.contact.wait();
-        let mut start = self.lanes.start_ns.lock().unwrap_or_else(|e| e.into_inner());
+        let mut start = self
+            .lanes
+            .start_ns
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         *start.get_or_insert_with(|| now_ns() + 1_000_000)
     }
 
@@ -70,7 +74,10 @@ impl Lane<'_> {
             return;
         }
         let prev = self.index - 1;
-        while self.lanes.sent_upto[prev].load(Ordering::Acquire) <= index && !self.lanes.done[prev].load(Ordering::Acquire) && !signals::stopped() {
+        while self.lanes.sent_upto[prev].load(Ordering::Acquire) <= index
+            && !self.lanes.done[prev].load(Ordering::Acquire)
+            && !signals::stopped()
+        {
             std::thread::yield_now();
         }
     }
@@ -118,7 +125,11 @@ mod tests {
         assert!(starts.iter().all(|&t| t == starts[0]));
         let log = log.into_inner().unwrap();
         for k in 0..50u64 {
-            let order: Vec<usize> = log.iter().filter(|(t, _)| *t == k).map(|(_, i)| *i).collect();
+            let order: Vec<usize> = log
+                .iter()
+                .filter(|(t, _)| *t == k)
+                .map(|(_, i)| *i)
+                .collect();
             assert_eq!(order, vec![0, 1, 2], "tick {k}");
         }
     }

@@ -7,7 +7,11 @@ use mwperf_transports::{Descriptor, Kind};
 /// One transport as the JSON listing shows it.
 pub fn transport_json(kind: Kind) -> serde_json::Value {
     let d: &Descriptor = kind.descriptor();
-    let opts: serde_json::Map<_, _> = d.opts.iter().map(|o| (o.key.to_string(), serde_json::json!(o.help))).collect();
+    let opts: serde_json::Map<_, _> = d
+        .opts
+        .iter()
+        .map(|o| (o.key.to_string(), serde_json::json!(o.help)))
+        .collect();
     serde_json::json!({
         "name": d.name,
         "built": kind.built(),
@@ -38,8 +42,17 @@ pub fn transports(json: bool) {
         println!("{}", serde_json::Value::from(v));
     } else {
         for k in Kind::ALL {
-            let built = if k.built() { "" } else { " (not built into this binary)" };
-            println!("{:<11} {}{built}\n            address: {}", k.name(), k.describe(), k.address_form());
+            let built = if k.built() {
+                ""
+            } else {
+                " (not built into this binary)"
+            };
+            println!(
+                "{:<11} {}{built}\n            address: {}",
+                k.name(),
+                k.describe(),
+                k.address_form()
+            );
         }
     }
 }
@@ -52,12 +65,31 @@ mod tests {
     fn every_transport_lists_its_whole_descriptor() {
         for k in Kind::ALL {
             let v = transport_json(*k);
-            for key in ["name", "built", "daemon", "address", "description", "discovery", "framing", "max_message", "local_only", "crosses_hosts", "fanout", "opts", "qos"] {
+            for key in [
+                "name",
+                "built",
+                "daemon",
+                "address",
+                "description",
+                "discovery",
+                "framing",
+                "max_message",
+                "local_only",
+                "crosses_hosts",
+                "fanout",
+                "opts",
+                "qos",
+            ] {
                 assert!(v.get(key).is_some(), "{}: no '{key}'", k.name());
             }
             assert_eq!(v["name"], k.name());
         }
         assert_eq!(transport_json(Kind::Udp)["max_message"], 65_507);
-        assert_eq!(transport_json(Kind::Zenoh)["opts"]["mode"].as_str().map(|h| h.contains("client")), Some(true));
+        assert_eq!(
+            transport_json(Kind::Zenoh)["opts"]["mode"]
+                .as_str()
+                .map(|h| h.contains("client")),
+            Some(true)
+        );
     }
 }

@@ -43,9 +43,17 @@ fn usage(msg: &str) -> ExitCode {
 fn list(json: bool, items: Vec<(String, Option<usize>)>) {
     if json {
         let v: serde_json::Value = if items.iter().all(|(_, n)| n.is_some()) {
-            items.iter().map(|(k, n)| (k.clone(), serde_json::json!(n))).collect::<serde_json::Map<_, _>>().into()
+            items
+                .iter()
+                .map(|(k, n)| (k.clone(), serde_json::json!(n)))
+                .collect::<serde_json::Map<_, _>>()
+                .into()
         } else {
-            items.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>().into()
+            items
+                .iter()
+                .map(|(k, _)| k.clone())
+                .collect::<Vec<_>>()
+                .into()
         };
         println!("{v}");
     } else {
@@ -62,13 +70,23 @@ fn main() -> ExitCode {
         Err(e) => {
             // One line naming the flag, e.g. "invalid value '-5' for '--rate <RATE>': must be >= 0 ..."
             let text = e.render().to_string();
-            let first: Vec<&str> = text.lines().take_while(|l| !l.trim().is_empty()).map(str::trim).collect();
+            let first: Vec<&str> = text
+                .lines()
+                .take_while(|l| !l.trim().is_empty())
+                .map(str::trim)
+                .collect();
             return usage(first.join(" ").trim_start_matches("error: "));
         }
     };
     let (role, common, config) = match &cli.role {
         Role::Payloads(a) => {
-            list(a.json, mwperf_core::payload::CATALOGUE.iter().map(|(k, n)| (k.to_string(), Some(*n))).collect());
+            list(
+                a.json,
+                mwperf_core::payload::CATALOGUE
+                    .iter()
+                    .map(|(k, n)| (k.to_string(), Some(*n)))
+                    .collect(),
+            );
             return ExitCode::SUCCESS;
         }
         Role::Transports(a) => {
@@ -93,10 +111,26 @@ fn main() -> ExitCode {
         mwperf_core::clock::set_test_drift_ppm(ppm); // TEST ONLY: before any timestamp is taken
     }
     match &cli.role {
-        Role::Ping(a) if a.clock_serve.is_some() => return usage("--clock-serve: only a pub serves clock-sync probes (a round trip needs no clock sync)"),
-        Role::Pong(a) if a.clock_peer.is_some() => return usage("--clock-peer: only a sub probes a peer's clock (a round trip needs no clock sync)"),
-        Role::Pub(SenderArgs { clock_serve: Some(_), .. }) | Role::Sub(ServerArgs { clock_peer: Some(_), .. }) if common.topics > 1 => {
-            return usage(&format!("--clock-serve/--clock-peer: clock sync works with --topics 1 (got --topics {})", common.topics))
+        Role::Ping(a) if a.clock_serve.is_some() => return usage(
+            "--clock-serve: only a pub serves clock-sync probes (a round trip needs no clock sync)",
+        ),
+        Role::Pong(a) if a.clock_peer.is_some() => {
+            return usage(
+                "--clock-peer: only a sub probes a peer's clock (a round trip needs no clock sync)",
+            )
+        }
+        Role::Pub(SenderArgs {
+            clock_serve: Some(_),
+            ..
+        })
+        | Role::Sub(ServerArgs {
+            clock_peer: Some(_),
+            ..
+        }) if common.topics > 1 => {
+            return usage(&format!(
+                "--clock-serve/--clock-peer: clock sync works with --topics 1 (got --topics {})",
+                common.topics
+            ))
         }
         _ => {}
     }
@@ -115,12 +149,29 @@ fn main() -> ExitCode {
         spin_margin_ns: spin,
         clock_read_overhead_ns: mwperf_core::clock::read_overhead_ns(1001),
     };
-    let waiter = wait::Waiter { busy_poll: common.busy_poll, spin_margin_ns: spin };
+    let waiter = wait::Waiter {
+        busy_poll: common.busy_poll,
+        spin_margin_ns: spin,
+    };
     // a pub's clock-sync server starts first: the sub's "before" probes are already coming
     let clock_server = match &cli.role {
-        Role::Pub(SenderArgs { clock_serve: Some(addr), .. }) => match clocksync::server::Server::start(*addr, common.run_id) {
+        Role::Pub(SenderArgs {
+            clock_serve: Some(addr),
+            ..
+        }) => match clocksync::server::Server::start(*addr, common.run_id) {
             Ok(s) => Some(s),
-            Err(e) => return finish(role, common, config.unwrap_or_default(), started_at, start, conditions, roles::RoleOutcome::failed(e), None),
+            Err(e) => {
+                return finish(
+                    role,
+                    common,
+                    config.unwrap_or_default(),
+                    started_at,
+                    start,
+                    conditions,
+                    roles::RoleOutcome::failed(e),
+                    None,
+                )
+            }
         },
         _ => None,
     };
@@ -133,7 +184,10 @@ fn main() -> ExitCode {
         _ => unreachable!(),
     };
     if common.topics > 1 && samples.is_some() {
-        return usage(&format!("--samples: raw samples are written only with --topics 1 (got --topics {})", common.topics));
+        return usage(&format!(
+            "--samples: raw samples are written only with --topics 1 (got --topics {})",
+            common.topics
+        ));
     }
     let subscribers = match &cli.role {
         Role::Ping(a) if a.subscribers > 1 => return usage(&format!("--subscribers {}: only a pub (one way) has several subscribers; a ping measures the round trip to one pong (use --subscribers 1)", a.subscribers)),
@@ -156,8 +210,24 @@ fn main() -> ExitCode {
         }
         groups_addrs.push(addrs);
     }
-    let addrs: Vec<String> = (0..common.topics as usize).map(|t| groups_addrs.iter().map(|g| g[t].clone()).collect::<Vec<_>>().join(";")).collect();
-    let specs = match groups_addrs.iter().map(|g| g.iter().map(|a| common.spec(a)).collect::<Result<Vec<_>, _>>()).collect::<Result<Vec<_>, _>>() {
+    let addrs: Vec<String> = (0..common.topics as usize)
+        .map(|t| {
+            groups_addrs
+                .iter()
+                .map(|g| g[t].clone())
+                .collect::<Vec<_>>()
+                .join(";")
+        })
+        .collect();
+    let specs = match groups_addrs
+        .iter()
+        .map(|g| {
+            g.iter()
+                .map(|a| common.spec(a))
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .collect::<Result<Vec<_>, _>>()
+    {
         Ok(s) => s,
         Err(m) => return usage(&m),
     };
@@ -166,12 +236,27 @@ fn main() -> ExitCode {
         _ => Ok(()),
     };
     let open_topic = |t: usize| -> Result<Box<dyn mwperf_transports::Endpoint>, TransportError> {
-        let mut eps = specs.iter().map(|g| mwperf_transports::open(common.transport, side, &g[t])).collect::<Result<Vec<_>, _>>()?;
-        Ok(if eps.len() == 1 { eps.pop().expect("one subscriber") } else { Box::new(fanout::FanOut::new(eps)) })
+        let mut eps = specs
+            .iter()
+            .map(|g| mwperf_transports::open(common.transport, side, &g[t]))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(if eps.len() == 1 {
+            eps.pop().expect("one subscriber")
+        } else {
+            Box::new(fanout::FanOut::new(eps))
+        })
     };
-    let opened = size_ok.map_err(TransportError::Address).and_then(|_| (0..addrs.len()).map(open_topic).collect::<Result<Vec<_>, _>>());
+    let opened = size_ok.map_err(TransportError::Address).and_then(|_| {
+        (0..addrs.len())
+            .map(open_topic)
+            .collect::<Result<Vec<_>, _>>()
+    });
     let topics: Result<Vec<multi::Topic>, TransportError> = opened.map(|eps| {
-        let names: Vec<String> = if side.is_listener() { eps.iter().map(|ep| ep.local_addr()).collect() } else { addrs.clone() };
+        let names: Vec<String> = if side.is_listener() {
+            eps.iter().map(|ep| ep.local_addr()).collect()
+        } else {
+            addrs.clone()
+        };
         eps.into_iter().zip(names).collect()
     });
     if let Ok(t) = &topics {
@@ -194,20 +279,60 @@ fn main() -> ExitCode {
             match &cli.role {
                 Role::Ping(a) => roles::ping::run(a, ep, &name, &waiter, None),
                 Role::Pub(a) => roles::publish::run(a, ep, &waiter, None),
-                Role::Pong(a) => roles::pong::run(a, ep, executor::Callback { busy_loop_ns: a.busy_loop, ..executor::Callback::PLAIN }),
-                Role::Sub(a) => roles::subscribe::run(a, ep, executor::Callback { busy_loop_ns: a.busy_loop, ..executor::Callback::PLAIN }),
+                Role::Pong(a) => roles::pong::run(
+                    a,
+                    ep,
+                    executor::Callback {
+                        busy_loop_ns: a.busy_loop,
+                        ..executor::Callback::PLAIN
+                    },
+                ),
+                Role::Sub(a) => roles::subscribe::run(
+                    a,
+                    ep,
+                    executor::Callback {
+                        busy_loop_ns: a.busy_loop,
+                        ..executor::Callback::PLAIN
+                    },
+                ),
                 _ => unreachable!(),
             }
         }
     };
     let clock_serve = clock_server.map(|s| s.finish(mwperf_core::clock::now_ns()));
-    finish(role, common, config.unwrap_or_default(), started_at, start, conditions, outcome, clock_serve)
+    finish(
+        role,
+        common,
+        config.unwrap_or_default(),
+        started_at,
+        start,
+        conditions,
+        outcome,
+        clock_serve,
+    )
 }
 
 #[allow(clippy::too_many_arguments)]
-fn finish(role: &'static str, common: &Common, config: serde_json::Value, started_at: String, start: std::time::Instant, conditions: Conditions, outcome: roles::RoleOutcome, clock_serve: Option<mwperf_core::result::ClockServe>) -> ExitCode {
+fn finish(
+    role: &'static str,
+    common: &Common,
+    config: serde_json::Value,
+    started_at: String,
+    start: std::time::Instant,
+    conditions: Conditions,
+    outcome: roles::RoleOutcome,
+    clock_serve: Option<mwperf_core::result::ClockServe>,
+) -> ExitCode {
     let allocations = allocs::report(); // the last snapshot: before the report is built
-    let session = report::Session { role, started_at, start, config, conditions, clock_serve, allocations };
+    let session = report::Session {
+        role,
+        started_at,
+        start,
+        config,
+        conditions,
+        clock_serve,
+        allocations,
+    };
     let rep = report::build(session, outcome);
     if let Some(path) = &common.json {
         if let Err(e) = report::write(&rep, path) {
@@ -222,7 +347,10 @@ fn finish(role: &'static str, common: &Common, config: serde_json::Value, starte
         Status::Complete => ExitCode::SUCCESS,
         Status::Partial => ExitCode::from(3),
         Status::Failed => {
-            eprintln!("mwperf-agent: error: {}", rep.status_reason.as_deref().unwrap_or("failed"));
+            eprintln!(
+                "mwperf-agent: error: {}",
+                rep.status_reason.as_deref().unwrap_or("failed")
+            );
             ExitCode::from(1)
         }
     }

@@ -25,12 +25,16 @@ pub fn run(role: &Role, topics: Vec<Topic>, waiter: &Waiter) -> RoleOutcome {
         Role::Ping(a) | Role::Pub(a) => {
             let mut args = a.clone();
             args.common.run_id.get_or_insert_with(roles::random_run_id); // one run id for all topics
-            // a replay's topics follow their own recorded times: no common ticks to order
+                                                                         // a replay's topics follow their own recorded times: no common ticks to order
             let lanes = Lanes::new(topics.len(), args.rate > 0.0 && args.replay_trace.is_none());
             let ping = matches!(role, Role::Ping(_));
             each(topics, |i, ep, peer| {
                 let lane = Some(lanes.lane(i));
-                if ping { roles::ping::run(&args, ep, peer, waiter, lane) } else { roles::publish::run(&args, ep, waiter, lane) }
+                if ping {
+                    roles::ping::run(&args, ep, peer, waiter, lane)
+                } else {
+                    roles::publish::run(&args, ep, waiter, lane)
+                }
             })
         }
         Role::Pong(a) | Role::Sub(a) => {
@@ -38,8 +42,16 @@ pub fn run(role: &Role, topics: Vec<Topic>, waiter: &Waiter) -> RoleOutcome {
             let serial = (a.executor == "single").then_some(&serial);
             let pong = matches!(role, Role::Pong(_));
             each(topics, |topic, ep, _| {
-                let cb = Callback { topic, serial, busy_loop_ns: a.busy_loop };
-                if pong { roles::pong::run(a, ep, cb) } else { roles::subscribe::run(a, ep, cb) }
+                let cb = Callback {
+                    topic,
+                    serial,
+                    busy_loop_ns: a.busy_loop,
+                };
+                if pong {
+                    roles::pong::run(a, ep, cb)
+                } else {
+                    roles::subscribe::run(a, ep, cb)
+                }
             })
         }
         _ => unreachable!("only measuring roles have topics"),
@@ -47,11 +59,24 @@ pub fn run(role: &Role, topics: Vec<Topic>, waiter: &Waiter) -> RoleOutcome {
     combine(outcomes, &names)
 }
 
-fn each(topics: Vec<Topic>, f: impl Fn(usize, Box<dyn Endpoint>, &str) -> RoleOutcome + Sync) -> Vec<RoleOutcome> {
+fn each(
+    topics: Vec<Topic>,
+    f: impl Fn(usize, Box<dyn Endpoint>, &str) -> RoleOutcome + Sync,
+) -> Vec<RoleOutcome> {
     std::thread::scope(|s| {
         let f = &f;
-        let threads: Vec<_> = topics.into_iter().enumerate().map(|(i, (ep, name))| s.spawn(move || f(i, ep, &name))).collect();
-        threads.into_iter().map(|t| t.join().unwrap_or_else(|_| RoleOutcome::failed("a topic's thread panicked"))).collect()
+        let threads: Vec<_> = topics
+            .into_iter()
+            .enumerate()
+            .map(|(i, (ep, name))| s.spawn(move || f(i, ep, &name)))
+            .collect();
+        threads
+            .into_iter()
+            .map(|t| {
+                t.join()
+                    .unwrap_or_else(|_| RoleOutcome::failed("a topic's thread panicked"))
+            })
+            .collect()
     })
 }
 
@@ -65,11 +90,23 @@ fn rank(s: Status) -> u8 {
 
 /// The topics' reasons: one when all topics give the same, else each prefixed with its topic.
 fn reason(outcomes: &[RoleOutcome]) -> Option<String> {
-    let given: Vec<(usize, &String)> = outcomes.iter().enumerate().filter_map(|(i, o)| o.reason.as_ref().map(|r| (i, r))).collect();
+    let given: Vec<(usize, &String)> = outcomes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, o)| o.reason.as_ref().map(|r| (i, r)))
+        .collect();
     match given.first() {
         None => None,
-        Some((_, r)) if given.len() == outcomes.len() && given.iter().all(|(_, x)| x == r) => Some((*r).clone()),
-        Some(_) => Some(given.iter().map(|(i, r)| format!("topic {i}: {r}")).collect::<Vec<_>>().join("; ")),
+        Some((_, r)) if given.len() == outcomes.len() && given.iter().all(|(_, x)| x == r) => {
+            Some((*r).clone())
+        }
+        Some(_) => Some(
+            given
+                .iter()
+                .map(|(i, r)| format!("topic {i}: {r}"))
+                .collect::<Vec<_>>()
+                .join("; "),
+        ),
     }
 }
 
@@ -97,22 +134,48 @@ fn combine(outcomes: Vec<RoleOutcome>, names: &[String]) -> RoleOutcome {
     let per_topic: Vec<TopicMeasurement> = outcomes
         .iter()
         .enumerate()
-        .filter_map(|(i, o)| o.measurement.clone().map(|m| TopicMeasurement { topic: i as u32, name: names[i].clone(), measurement: m }))
+        .filter_map(|(i, o)| {
+            o.measurement.clone().map(|m| TopicMeasurement {
+                topic: i as u32,
+                name: names[i].clone(),
+                measurement: m,
+            })
+        })
         .collect();
     let measured: Vec<_> = per_topic.iter().map(|t| &t.measurement).collect();
-    let counters: Vec<&Counters> = outcomes.iter().filter_map(|o| o.counters.as_ref()).collect();
-    let discoveries: Vec<&Discovery> = outcomes.iter().filter_map(|o| o.discovery.as_ref()).collect();
+    let counters: Vec<&Counters> = outcomes
+        .iter()
+        .filter_map(|o| o.counters.as_ref())
+        .collect();
+    let discoveries: Vec<&Discovery> = outcomes
+        .iter()
+        .filter_map(|o| o.discovery.as_ref())
+        .collect();
     let sent: Vec<u64> = outcomes.iter().filter_map(|o| o.sent).collect();
     RoleOutcome {
-        status: outcomes.iter().map(|o| o.status).max_by_key(|s| rank(*s)).unwrap_or(Status::Failed),
+        status: outcomes
+            .iter()
+            .map(|o| o.status)
+            .max_by_key(|s| rank(*s))
+            .unwrap_or(Status::Failed),
         reason: reason(&outcomes),
         measurement: (!measured.is_empty()).then(|| pool::pool_measurements(&measured)),
         counters: (!counters.is_empty()).then(|| sum_counters(&counters)),
         sent: (!sent.is_empty()).then(|| sent.iter().sum()),
-        schedule: pool::pool_schedules(&outcomes.iter().filter_map(|o| o.schedule.as_ref()).collect::<Vec<_>>()),
+        schedule: pool::pool_schedules(
+            &outcomes
+                .iter()
+                .filter_map(|o| o.schedule.as_ref())
+                .collect::<Vec<_>>(),
+        ),
         warmup_ns: outcomes.iter().find_map(|o| o.warmup_ns),
         discovery: (!discoveries.is_empty()).then(|| slowest(&discoveries)),
-        outage: pool_outage(&outcomes.iter().filter_map(|o| o.outage.as_ref()).collect::<Vec<_>>()),
+        outage: pool_outage(
+            &outcomes
+                .iter()
+                .filter_map(|o| o.outage.as_ref())
+                .collect::<Vec<_>>(),
+        ),
         per_topic,
     }
 }
@@ -128,7 +191,11 @@ fn pool_outage(each: &[&OutageCounts]) -> Option<OutageCounts> {
         sent: sum(|c| c.sent),
         delivered: sum(|c| c.delivered),
         last_before_ns: each.iter().filter_map(|c| c.last_before_ns).max(),
-        first_after_ns: each.iter().map(|c| c.first_after_ns).collect::<Option<Vec<u64>>>().and_then(|v| v.into_iter().max()),
+        first_after_ns: each
+            .iter()
+            .map(|c| c.first_after_ns)
+            .collect::<Option<Vec<u64>>>()
+            .and_then(|v| v.into_iter().max()),
         series_origin_ns: each.iter().filter_map(|c| c.series_origin_ns).min(),
     })
 }
@@ -138,17 +205,38 @@ mod tests {
     use super::*;
 
     fn with(status: Status, reason: Option<&str>) -> RoleOutcome {
-        RoleOutcome { status, reason: reason.map(String::from), counters: Some(Counters { received: 2, echoed: 1, ..Default::default() }), ..RoleOutcome::failed("") }
+        RoleOutcome {
+            status,
+            reason: reason.map(String::from),
+            counters: Some(Counters {
+                received: 2,
+                echoed: 1,
+                ..Default::default()
+            }),
+            ..RoleOutcome::failed("")
+        }
     }
 
     #[test]
     fn worst_status_and_reasons_by_topic() {
         let names = vec!["a".to_string(), "b".to_string()];
-        let c = combine(vec![with(Status::Complete, None), with(Status::Partial, Some("peer silent"))], &names);
+        let c = combine(
+            vec![
+                with(Status::Complete, None),
+                with(Status::Partial, Some("peer silent")),
+            ],
+            &names,
+        );
         assert_eq!(c.status, Status::Partial);
         assert_eq!(c.reason.as_deref(), Some("topic 1: peer silent"));
         assert_eq!(c.counters.unwrap().received, 4);
-        let same = combine(vec![with(Status::Complete, Some("idle timeout")), with(Status::Complete, Some("idle timeout"))], &names);
+        let same = combine(
+            vec![
+                with(Status::Complete, Some("idle timeout")),
+                with(Status::Complete, Some("idle timeout")),
+            ],
+            &names,
+        );
         assert_eq!(same.reason.as_deref(), Some("idle timeout"));
         assert!(same.per_topic.is_empty() && same.measurement.is_none());
     }

@@ -21,12 +21,21 @@ pub struct Outgoing {
 impl Outgoing {
     /// Messages of `run_id` on topic index `topic` (0 with one topic).
     pub fn new(run_id: u32, topic: u16, payload: usize) -> Self {
-        Outgoing { tx: vec![0; HEADER_LEN + payload], run_id, topic, test_allocs: 0, loaded: false }
+        Outgoing {
+            tx: vec![0; HEADER_LEN + payload],
+            run_id,
+            topic,
+            test_allocs: 0,
+            loaded: false,
+        }
     }
 
     /// TEST ONLY (`--test-allocs-per-msg N`): allocate and free N heap blocks per message sent.
     pub fn test_allocs(self, n: Option<u32>) -> Self {
-        Outgoing { test_allocs: n.unwrap_or(0), ..self }
+        Outgoing {
+            test_allocs: n.unwrap_or(0),
+            ..self
+        }
     }
 
     pub fn run_id(&self) -> u32 {
@@ -49,7 +58,11 @@ impl Outgoing {
     }
 
     /// Send the message for `slot`; returns its actual send time and the transport's verdict.
-    pub fn send(&mut self, ep: &mut dyn Endpoint, slot: &Slot) -> (u64, Result<(), TransportError>) {
+    pub fn send(
+        &mut self,
+        ep: &mut dyn Endpoint,
+        slot: &Slot,
+    ) -> (u64, Result<(), TransportError>) {
         if self.test_allocs > 0 {
             crate::allocs::test_pattern(self.test_allocs);
         }
@@ -59,7 +72,8 @@ impl Outgoing {
         }
         let sent_ns = now_ns();
         Header {
-            flags: (if slot.warmup { FLAG_WARMUP } else { 0 }) | (if recorded { FLAG_RECORDED } else { 0 }),
+            flags: (if slot.warmup { FLAG_WARMUP } else { 0 })
+                | (if recorded { FLAG_RECORDED } else { 0 }),
             run_id: self.run_id,
             topic: self.topic,
             seq: slot.seq,

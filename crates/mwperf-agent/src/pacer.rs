@@ -40,7 +40,10 @@ impl Pacer {
     pub fn new(args: &SenderArgs, start_ns: u64) -> Self {
         let period = mwperf_core::schedule::period_ns(args.rate);
         let (warmup_n, measure_n) = if period > 0 {
-            (args.warmup.div_ceil(period), Some(args.count.unwrap_or(args.duration.div_ceil(period).max(1))))
+            (
+                args.warmup.div_ceil(period),
+                Some(args.count.unwrap_or(args.duration.div_ceil(period).max(1))),
+            )
         } else {
             (0, args.count)
         };
@@ -86,13 +89,18 @@ impl Pacer {
     /// plus one period (None without a schedule).
     pub fn planned_end_ns(&self) -> Option<u64> {
         let p = self.period_ns();
-        self.measure_n.filter(|_| p > 0).map(|n| self.start_ns + (self.warmup_n + n) * p)
+        self.measure_n
+            .filter(|_| p > 0)
+            .map(|n| self.start_ns + (self.warmup_n + n) * p)
     }
 
     /// When the next message is due (None = now, rate 0), or Err(()) when all are sent.
     pub fn next_due(&self, now_ns: u64) -> Result<Option<u64>, ()> {
         if let Some(trace) = &self.trace {
-            return trace.next_offset().map(|o| Some(self.start_ns + o)).ok_or(());
+            return trace
+                .next_offset()
+                .map(|o| Some(self.start_ns + o))
+                .ok_or(());
         }
         if self.done(now_ns) {
             return Err(());
@@ -124,29 +132,54 @@ impl Pacer {
             let intended_ns = self.start_ns + offset;
             return if offset < self.warmup_ns {
                 self.warmup_sent += 1;
-                Slot { intended_ns, warmup: true, seq: self.warmup_sent - 1, index }
+                Slot {
+                    intended_ns,
+                    warmup: true,
+                    seq: self.warmup_sent - 1,
+                    index,
+                }
             } else {
                 self.measure_start_ns.get_or_insert(intended_ns);
                 self.measured_sent += 1;
-                Slot { intended_ns, warmup: false, seq: self.measured_sent - 1, index }
+                Slot {
+                    intended_ns,
+                    warmup: false,
+                    seq: self.measured_sent - 1,
+                    index,
+                }
             };
         }
         let k = self.schedule.next_index();
         let intended_ns = self.schedule.take(now_ns);
-        let warmup = if self.period_ns() > 0 { k < self.warmup_n } else { now_ns < self.start_ns + self.warmup_ns };
+        let warmup = if self.period_ns() > 0 {
+            k < self.warmup_n
+        } else {
+            now_ns < self.start_ns + self.warmup_ns
+        };
         if warmup {
             self.warmup_sent += 1;
-            Slot { intended_ns, warmup, seq: self.warmup_sent - 1, index: k }
+            Slot {
+                intended_ns,
+                warmup,
+                seq: self.warmup_sent - 1,
+                index: k,
+            }
         } else {
             self.measure_start_ns.get_or_insert(intended_ns);
             self.measured_sent += 1;
-            Slot { intended_ns, warmup, seq: self.measured_sent - 1, index: k }
+            Slot {
+                intended_ns,
+                warmup,
+                seq: self.measured_sent - 1,
+                index: k,
+            }
         }
     }
 
     /// Record when the slot's message actually left.
     pub fn sent(&mut self, slot: &Slot, actual_ns: u64) {
-        self.schedule.sent(slot.intended_ns, actual_ns, !slot.warmup);
+        self.schedule
+            .sent(slot.intended_ns, actual_ns, !slot.warmup);
     }
 }
 
@@ -156,7 +189,14 @@ mod tests {
     use clap::Parser;
 
     fn args(extra: &[&str]) -> SenderArgs {
-        let mut v = vec!["mwperf-agent", "ping", "--transport", "udp", "--connect", "x:1"];
+        let mut v = vec![
+            "mwperf-agent",
+            "ping",
+            "--transport",
+            "udp",
+            "--connect",
+            "x:1",
+        ];
         v.extend_from_slice(extra);
         match crate::cli::Cli::parse_from(v).role {
             crate::cli::Role::Ping(a) => a,
@@ -166,13 +206,23 @@ mod tests {
 
     #[test]
     fn scheduled_phases_by_count() {
-        let mut p = Pacer::new(&args(&["--rate", "1000", "--warmup", "2ms", "--duration", "3ms"]), 0);
+        let mut p = Pacer::new(
+            &args(&["--rate", "1000", "--warmup", "2ms", "--duration", "3ms"]),
+            0,
+        );
         let mut slots = Vec::new();
         while let Ok(due) = p.next_due(0) {
             slots.push(p.take(due.unwrap()));
         }
         assert_eq!(slots.iter().filter(|s| s.warmup).count(), 2);
-        assert_eq!(slots.iter().filter(|s| !s.warmup).map(|s| s.seq).collect::<Vec<_>>(), vec![0, 1, 2]);
+        assert_eq!(
+            slots
+                .iter()
+                .filter(|s| !s.warmup)
+                .map(|s| s.seq)
+                .collect::<Vec<_>>(),
+            vec![0, 1, 2]
+        );
         assert_eq!(slots[4].intended_ns, 4_000_000);
     }
 

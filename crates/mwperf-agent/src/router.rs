@@ -21,7 +21,11 @@ pub fn run(args: &RouterArgs) -> ExitCode {
             return ExitCode::from(if e.is_usage() { 2 } else { 1 });
         }
     };
-    println!("READY {}-router {}", args.transport.name(), router.local_addr());
+    println!(
+        "READY {}-router {}",
+        args.transport.name(),
+        router.local_addr()
+    );
     let _ = std::io::stdout().flush();
     while !signals::stopped() {
         std::thread::sleep(STOP_POLL);

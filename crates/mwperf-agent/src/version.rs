@@ -6,12 +6,21 @@
 pub const VERSION: &str = {
     macro_rules! mw {
         ($f:literal) => {
-            if cfg!(feature = $f) { concat!(",", $f) } else { "" }
+            if cfg!(feature = $f) {
+                concat!(",", $f)
+            } else {
+                ""
+            }
         };
     }
     // const-evaluable concatenation of the optional parts.
     const PARTS: [&str; 7] = [
-        concat!(env!("CARGO_PKG_VERSION"), " (git ", env!("MWPERF_GIT_REV"), ") transports: udp,tcp,uds"),
+        concat!(
+            env!("CARGO_PKG_VERSION"),
+            " (git ",
+            env!("MWPERF_GIT_REV"),
+            ") transports: udp,tcp,uds"
+        ),
         mw!("iceoryx2"),
         mw!("cyclonedds"),
         mw!("rustdds"),

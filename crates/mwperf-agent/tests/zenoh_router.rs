@@ -20,11 +20,24 @@ impl Drop for Agent {
 
 /// Start the agent with `args` and return it with the words of its READY line.
 fn start(args: &[&str]) -> (Agent, Vec<String>) {
-    let mut child = Agent(Command::new(AGENT).args(args).stdin(Stdio::null()).stdout(Stdio::piped()).spawn().unwrap());
+    let mut child = Agent(
+        Command::new(AGENT)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
     let mut line = String::new();
-    BufReader::new(child.0.stdout.as_mut().unwrap()).read_line(&mut line).unwrap();
+    BufReader::new(child.0.stdout.as_mut().unwrap())
+        .read_line(&mut line)
+        .unwrap();
     let words: Vec<String> = line.split_whitespace().map(String::from).collect();
-    assert_eq!(words.first().map(String::as_str), Some("READY"), "{args:?} printed {line:?}");
+    assert_eq!(
+        words.first().map(String::as_str),
+        Some("READY"),
+        "{args:?} printed {line:?}"
+    );
     (child, words)
 }
 
@@ -36,22 +49,67 @@ fn terminate(agent: &mut Agent) -> std::process::ExitStatus {
 
 #[test]
 fn client_mode_through_the_agents_router() {
-    let (mut router, ready) = start(&["router", "--transport", "zenoh", "--listen", "tcp/127.0.0.1:0"]);
+    let (mut router, ready) = start(&[
+        "router",
+        "--transport",
+        "zenoh",
+        "--listen",
+        "tcp/127.0.0.1:0",
+    ]);
     assert_eq!(ready[1], "zenoh-router");
     let at = ready[2].clone();
-    assert!(at.starts_with("tcp/127.0.0.1:") && !at.ends_with(":0"), "{at}");
+    assert!(
+        at.starts_with("tcp/127.0.0.1:") && !at.ends_with(":0"),
+        "{at}"
+    );
 
     let listen = format!("{at}#agent-router");
     // A deep keep-last queue and a warm-up, as the Python end-to-end tests use: on a loaded
     // 2-core host a late sender catches up in a burst that the default depth of 10 drops by
     // design, and zero loss must check the router path, not the host's scheduling.
-    let (mut pong, ready) = start(&["pong", "--transport", "zenoh", "--listen", &listen, "--opt", "mode=client", "--depth", "1000", "--quiet"]);
+    let (mut pong, ready) = start(&[
+        "pong",
+        "--transport",
+        "zenoh",
+        "--listen",
+        &listen,
+        "--opt",
+        "mode=client",
+        "--depth",
+        "1000",
+        "--quiet",
+    ]);
     assert_eq!(ready[2], listen);
     let out = Command::new(AGENT)
-        .args(["ping", "--transport", "zenoh", "--connect", &listen, "--opt", "mode=client", "--depth", "1000", "--warmup", "200ms", "--rate", "1000", "--duration", "1s", "--payload", "64", "--quiet", "--json", "-"])
+        .args([
+            "ping",
+            "--transport",
+            "zenoh",
+            "--connect",
+            &listen,
+            "--opt",
+            "mode=client",
+            "--depth",
+            "1000",
+            "--warmup",
+            "200ms",
+            "--rate",
+            "1000",
+            "--duration",
+            "1s",
+            "--payload",
+            "64",
+            "--quiet",
+            "--json",
+            "-",
+        ])
         .output()
         .unwrap();
-    assert!(out.status.success(), "ping: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "ping: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["status"], "complete", "{report}");
     let acc = &report["measurement"]["accounting"];
@@ -65,8 +123,25 @@ fn client_mode_through_the_agents_router() {
 
 #[test]
 fn router_usage_errors_exit_2() {
-    let st = Command::new(AGENT).args(["router", "--transport", "tcp", "--listen", "127.0.0.1:0"]).stderr(Stdio::null()).status().unwrap();
+    let st = Command::new(AGENT)
+        .args(["router", "--transport", "tcp", "--listen", "127.0.0.1:0"])
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
     assert_eq!(st.code(), Some(2));
-    let st = Command::new(AGENT).args(["ping", "--transport", "zenoh", "--connect", "tcp/127.0.0.1:1#x", "--opt", "colour=red"]).stderr(Stdio::null()).stdout(Stdio::null()).status().unwrap();
+    let st = Command::new(AGENT)
+        .args([
+            "ping",
+            "--transport",
+            "zenoh",
+            "--connect",
+            "tcp/127.0.0.1:1#x",
+            "--opt",
+            "colour=red",
+        ])
+        .stderr(Stdio::null())
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
     assert_eq!(st.code(), Some(2));
 }

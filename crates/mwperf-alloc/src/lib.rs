@@ -175,7 +175,11 @@ mod tests {
     #[test]
     fn every_hook_counts_and_balances() {
         let c = &mwperf_alloc_counters;
-        let (a0, f0, l0) = (c.allocs.load(Relaxed), c.frees.load(Relaxed), c.live.load(Relaxed));
+        let (a0, f0, l0) = (
+            c.allocs.load(Relaxed),
+            c.frees.load(Relaxed),
+            c.live.load(Relaxed),
+        );
         // black_box: LLVM knows malloc/free by name and would elide unused pairs
         use core::hint::black_box as bb;
         unsafe {

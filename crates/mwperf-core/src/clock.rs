@@ -8,7 +8,8 @@ use std::sync::atomic::{AtomicI64, Ordering};
 
 /// Name recorded in one-way results whose receive times were moved onto the sender's clock
 /// with a measured offset and drift (clocksync).
-pub const CLOCK_SYNCED_NAME: &str = "CLOCK_MONOTONIC of each host, corrected by measured offset and drift (clock_sync)";
+pub const CLOCK_SYNCED_NAME: &str =
+    "CLOCK_MONOTONIC of each host, corrected by measured offset and drift (clock_sync)";
 
 /// TEST ONLY (`--test-clock-drift-ppm`): drift added to every timestamp, in parts per billion;
 /// 0 = the real clock. Anchored at CLOCK_MONOTONIC 0: the agent's clock reads t·(1 + drift).
@@ -26,7 +27,10 @@ pub fn test_drift_ppm() -> f64 {
 }
 
 fn raw_now_ns() -> u64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: valid pointer to a timespec; CLOCK_MONOTONIC is always available on Linux.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
@@ -50,16 +54,34 @@ fn undrifted(t: u64, ppb: i64) -> u64 {
 pub fn now_ns() -> u64 {
     let t = raw_now_ns();
     let ppb = TEST_DRIFT_PPB.load(Ordering::Relaxed);
-    if ppb == 0 { t } else { drifted(t, ppb) }
+    if ppb == 0 {
+        t
+    } else {
+        drifted(t, ppb)
+    }
 }
 
 /// Sleep until the absolute CLOCK_MONOTONIC time `deadline_ns` (returns early on a signal).
 pub fn sleep_until_ns(deadline_ns: u64) {
     let ppb = TEST_DRIFT_PPB.load(Ordering::Relaxed);
-    let deadline_ns = if ppb == 0 { deadline_ns } else { undrifted(deadline_ns, ppb) };
-    let ts = libc::timespec { tv_sec: (deadline_ns / 1_000_000_000) as libc::time_t, tv_nsec: (deadline_ns % 1_000_000_000) as libc::c_long };
+    let deadline_ns = if ppb == 0 {
+        deadline_ns
+    } else {
+        undrifted(deadline_ns, ppb)
+    };
+    let ts = libc::timespec {
+        tv_sec: (deadline_ns / 1_000_000_000) as libc::time_t,
+        tv_nsec: (deadline_ns % 1_000_000_000) as libc::c_long,
+    };
     // SAFETY: plain syscall with a valid timespec; EINTR simply returns early.
-    unsafe { libc::clock_nanosleep(libc::CLOCK_MONOTONIC, libc::TIMER_ABSTIME, &ts, std::ptr::null_mut()) };
+    unsafe {
+        libc::clock_nanosleep(
+            libc::CLOCK_MONOTONIC,
+            libc::TIMER_ABSTIME,
+            &ts,
+            std::ptr::null_mut(),
+        )
+    };
 }
 
 /// Ask the kernel for 1 ns timer slack (the default 50 µs would blur every sleep deadline).
@@ -83,11 +105,19 @@ pub fn read_overhead_ns(n: usize) -> f64 {
 
 /// Wall-clock time as RFC 3339 UTC with milliseconds (for result metadata only, never for latency).
 pub fn rfc3339_now() -> String {
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
     let secs = now.as_secs() as i64;
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
     let (y, m, d) = civil_from_days(days);
-    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z", rem / 3600, rem % 3600 / 60, rem % 60, now.subsec_millis())
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        now.subsec_millis()
+    )
 }
 
 /// Days since 1970-01-01 → (year, month, day), Howard Hinnant's civil-from-days algorithm.

@@ -16,5 +16,11 @@ pub mod wire;
 
 /// Crate version and git revision, as recorded in every result.
 pub fn tool() -> result::Tool {
-    result::Tool { name: "mwperf", version: env!("CARGO_PKG_VERSION"), git_rev: option_env!("MWPERF_GIT_REV").unwrap_or("unknown").to_string() }
+    result::Tool {
+        name: "mwperf",
+        version: env!("CARGO_PKG_VERSION"),
+        git_rev: option_env!("MWPERF_GIT_REV")
+            .unwrap_or("unknown")
+            .to_string(),
+    }
 }

@@ -41,14 +41,19 @@ pub const MAX_PAYLOAD: usize = 64 * MI;
 
 /// Resolve a catalogue name (case-insensitive) or a byte count.
 pub fn resolve(text: &str) -> Result<usize, String> {
-    if let Some((_, n)) = CATALOGUE.iter().find(|(name, _)| name.eq_ignore_ascii_case(text.trim())) {
+    if let Some((_, n)) = CATALOGUE
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case(text.trim()))
+    {
         return Ok(*n);
     }
     let n = parse_bytes(text).map_err(|_| {
         format!("unknown payload '{text}'; use a catalogue name (Array32 … Array4m, Struct16 … Struct32k, PointCloud512k … PointCloud4m; see 'mwperf-agent payloads') or a byte count such as 100 or 64KiB")
     })?;
     if n > MAX_PAYLOAD {
-        return Err(format!("payload of {n} bytes is above the {MAX_PAYLOAD}-byte limit"));
+        return Err(format!(
+            "payload of {n} bytes is above the {MAX_PAYLOAD}-byte limit"
+        ));
     }
     Ok(n)
 }
@@ -63,7 +68,9 @@ mod tests {
         assert_eq!(resolve("pointcloud512k"), Ok(524_288));
         assert_eq!(resolve("100"), Ok(100));
         assert_eq!(resolve("0"), Ok(0));
-        assert!(resolve("Array3k").unwrap_err().contains("unknown payload 'Array3k'"));
+        assert!(resolve("Array3k")
+            .unwrap_err()
+            .contains("unknown payload 'Array3k'"));
         assert!(resolve("65MiB").unwrap_err().contains("limit"));
     }
 }

@@ -38,7 +38,9 @@ pub struct ProcessUsage {
 pub fn mapped_libraries(maps: &str) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
     for line in maps.lines() {
-        let Some(path) = line.split_whitespace().nth(5) else { continue };
+        let Some(path) = line.split_whitespace().nth(5) else {
+            continue;
+        };
         let name = path.rsplit('/').next().unwrap_or(path);
         if path.starts_with('/') && name.contains(".so") && !found.iter().any(|f| f == name) {
             found.push(name.to_string());
@@ -61,7 +63,9 @@ impl StatusMemory {
     pub fn parse(status: &str) -> Self {
         let mut out = StatusMemory::default();
         for line in status.lines() {
-            let Some((key, rest)) = line.split_once(':') else { continue };
+            let Some((key, rest)) = line.split_once(':') else {
+                continue;
+            };
             let slot = match key {
                 "VmHWM" => &mut out.hwm_kib,
                 "RssAnon" => &mut out.anon_kib,
@@ -76,7 +80,9 @@ impl StatusMemory {
 
     /// This process's own figures (all None if /proc is not mounted).
     pub fn own() -> Self {
-        std::fs::read_to_string("/proc/self/status").map(|t| Self::parse(&t)).unwrap_or_default()
+        std::fs::read_to_string("/proc/self/status")
+            .map(|t| Self::parse(&t))
+            .unwrap_or_default()
     }
 }
 
@@ -104,7 +110,9 @@ impl ProcessUsage {
             rss_shmem_kib: memory.shmem_kib,
             voluntary_ctx_switches: ru.ru_nvcsw.max(0) as u64,
             involuntary_ctx_switches: ru.ru_nivcsw.max(0) as u64,
-            libraries: std::fs::read_to_string("/proc/self/maps").map(|m| mapped_libraries(&m)).unwrap_or_default(),
+            libraries: std::fs::read_to_string("/proc/self/maps")
+                .map(|m| mapped_libraries(&m))
+                .unwrap_or_default(),
         }
     }
 }
@@ -121,7 +129,10 @@ mod tests {
                     7f20-7f30 rw-s 0 00:05 3 /dev/shm/iox2_segment\n\
                     7f30-7f40 r-xp 0 08:01 4 /usr/lib/x86_64-linux-gnu/libc.so.6\n\
                     7ffd-7ffe rw-p 0 00:00 0 [stack]\n";
-        assert_eq!(mapped_libraries(maps), vec!["libddsc.so.0.10.2".to_string(), "libc.so.6".to_string()]);
+        assert_eq!(
+            mapped_libraries(maps),
+            vec!["libddsc.so.0.10.2".to_string(), "libc.so.6".to_string()]
+        );
     }
 
     #[test]
@@ -129,7 +140,15 @@ mod tests {
         let text = "Name:\tx\nVmPeak:\t  9000 kB\nVmHWM:\t    6016 kB\nVmRSS:\t 5000 kB\n\
                     RssAnon:\t    1200 kB\nRssFile:\t    3700 kB\nRssShmem:\t     100 kB\n";
         let m = StatusMemory::parse(text);
-        assert_eq!(m, StatusMemory { hwm_kib: Some(6016), anon_kib: Some(1200), file_kib: Some(3700), shmem_kib: Some(100) });
+        assert_eq!(
+            m,
+            StatusMemory {
+                hwm_kib: Some(6016),
+                anon_kib: Some(1200),
+                file_kib: Some(3700),
+                shmem_kib: Some(100)
+            }
+        );
         assert_eq!(StatusMemory::parse("Name:\tx\n"), StatusMemory::default());
     }
 

@@ -15,7 +15,13 @@ pub struct Schedule {
 impl Schedule {
     /// `period_ns` = 0 means no schedule (as fast as possible): every message is due now.
     pub fn new(start_ns: u64, period_ns: u64) -> Self {
-        Schedule { start_ns, period_ns, next: 0, lateness: LatencyRecorder::default(), behind: 0 }
+        Schedule {
+            start_ns,
+            period_ns,
+            next: 0,
+            lateness: LatencyRecorder::default(),
+            behind: 0,
+        }
     }
 
     pub fn period_ns(&self) -> u64 {

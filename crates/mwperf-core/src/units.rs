@@ -6,10 +6,13 @@
 /// A bare number other than 0 is rejected: the unit is never guessed.
 pub fn parse_duration_ns(text: &str) -> Result<u64, String> {
     let t = text.trim();
-    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
     let bad = || format!("cannot parse '{text}'; use e.g. 10s, 500ms, 2m, 250us");
-    if num.is_empty() || num.matches('.').count() > 1 || num.starts_with('.') || num.ends_with('.') {
+    if num.is_empty() || num.matches('.').count() > 1 || num.starts_with('.') || num.ends_with('.')
+    {
         return Err(bad());
     }
     let scale: u64 = match unit {
@@ -72,7 +75,10 @@ pub fn parse_bytes(text: &str) -> Result<usize, String> {
         "m" | "mib" | "mb" => 1 << 20,
         _ => return Err(format!("cannot parse '{text}' as a size")),
     };
-    num.parse::<usize>().ok().and_then(|n| n.checked_mul(mult)).ok_or_else(|| format!("cannot parse '{text}' as a size"))
+    num.parse::<usize>()
+        .ok()
+        .and_then(|n| n.checked_mul(mult))
+        .ok_or_else(|| format!("cannot parse '{text}' as a size"))
 }
 
 #[cfg(test)]

@@ -13,7 +13,11 @@ pub struct Warning {
 
 impl Warning {
     pub fn new(code: &'static str, message: impl Into<String>, hint: Option<&str>) -> Self {
-        Warning { code, message: message.into(), hint: hint.map(str::to_string) }
+        Warning {
+            code,
+            message: message.into(),
+            hint: hint.map(str::to_string),
+        }
     }
 }
 
@@ -32,13 +36,22 @@ pub struct Context<'a> {
 const PERCENTILES: &[(&str, u64)] = &[("p99", 1_000), ("p99.9", 10_000), ("p99.99", 100_000)];
 
 fn sample_size(stats: &Stats) -> Option<Warning> {
-    let weak: Vec<&str> = PERCENTILES.iter().filter(|(_, need)| stats.count < *need).map(|(p, _)| *p).collect();
+    let weak: Vec<&str> = PERCENTILES
+        .iter()
+        .filter(|(_, need)| stats.count < *need)
+        .map(|(p, _)| *p)
+        .collect();
     if weak.is_empty() || stats.count == 0 {
         return None;
     }
     Some(Warning::new(
         "too-few-samples",
-        format!("only {} sample{}: {} rest on fewer than 10 samples beyond them", stats.count, if stats.count == 1 { "" } else { "s" }, weak.join(", ")),
+        format!(
+            "only {} sample{}: {} rest on fewer than 10 samples beyond them",
+            stats.count,
+            if stats.count == 1 { "" } else { "s" },
+            weak.join(", ")
+        ),
         Some("measure longer (--duration or --count) before trusting the tail"),
     ))
 }
@@ -77,7 +90,10 @@ pub fn check_conditions(cx: &Context) -> Vec<Warning> {
     if cx.clock_read_overhead_ns > 1_000.0 {
         w.push(Warning::new(
             "slow-clock",
-            format!("reading the clock costs {:.0} ns: timestamps are coarse", cx.clock_read_overhead_ns),
+            format!(
+                "reading the clock costs {:.0} ns: timestamps are coarse",
+                cx.clock_read_overhead_ns
+            ),
             Some("check the clocksource (tsc is best)"),
         ));
     }
@@ -109,7 +125,11 @@ pub fn check_schedule(s: &Schedule, sent: u64, busy_poll: bool) -> Option<Warnin
 pub fn check_measurement(m: &Measurement) -> Vec<Warning> {
     let mut w = Vec::new();
     if m.response.count == 0 {
-        w.push(Warning::new("no-samples", "no measured message arrived: there is no latency to report", Some("check that the peer is running and reachable")));
+        w.push(Warning::new(
+            "no-samples",
+            "no measured message arrived: there is no latency to report",
+            Some("check that the peer is running and reachable"),
+        ));
     }
     w.extend(sample_size(&m.response));
     if let Some(s) = &m.schedule {
@@ -121,7 +141,10 @@ pub fn check_measurement(m: &Measurement) -> Vec<Warning> {
     if m.accounting.foreign > 0 {
         w.push(Warning::new(
             "foreign-traffic",
-            format!("{} packets that were not from this run arrived", m.accounting.foreign),
+            format!(
+                "{} packets that were not from this run arrived",
+                m.accounting.foreign
+            ),
             Some("another program or an earlier run is sending to this port; use a free port"),
         ));
     }

@@ -75,7 +75,9 @@ fn checksum(bytes: &[u8]) -> u32 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let mut chunks = bytes.chunks_exact(8);
     for c in &mut chunks {
-        h = (h ^ u64::from_le_bytes(c.try_into().unwrap())).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(29);
+        h = (h ^ u64::from_le_bytes(c.try_into().unwrap()))
+            .wrapping_mul(0x0000_0100_0000_01b3)
+            .rotate_left(29);
     }
     let mut tail = [0u8; 8];
     tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
@@ -115,13 +117,18 @@ impl Header {
             return Err(Reject::Foreign);
         }
         if buf.len() < HEADER_LEN {
-            return Err(Reject::Truncated { have: buf.len(), want: HEADER_LEN });
+            return Err(Reject::Truncated {
+                have: buf.len(),
+                want: HEADER_LEN,
+            });
         }
         if buf[4] != VERSION {
             return Err(Reject::BadVersion(buf[4]));
         }
         let want_sum = u32::from_le_bytes(buf[52..56].try_into().unwrap());
-        if checksum(&buf[0..52]) != want_sum || u16::from_le_bytes([buf[6], buf[7]]) as usize != HEADER_LEN {
+        if checksum(&buf[0..52]) != want_sum
+            || u16::from_le_bytes([buf[6], buf[7]]) as usize != HEADER_LEN
+        {
             return Err(Reject::BadChecksum);
         }
         let u64_at = |o: usize| u64::from_le_bytes(buf[o..o + 8].try_into().unwrap());
@@ -142,10 +149,16 @@ impl Header {
         let h = Self::decode_header(buf)?;
         let want = h.message_len();
         if buf.len() < want {
-            return Err(Reject::Truncated { have: buf.len(), want });
+            return Err(Reject::Truncated {
+                have: buf.len(),
+                want,
+            });
         }
         if buf.len() > want {
-            return Err(Reject::Oversized { have: buf.len(), want });
+            return Err(Reject::Oversized {
+                have: buf.len(),
+                want,
+            });
         }
         Ok(h)
     }
@@ -153,7 +166,8 @@ impl Header {
 
 #[inline]
 fn pattern_word(seq: u64, k: u64) -> u64 {
-    (seq ^ 0x6d77_7065_7266_0001).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ k.wrapping_mul(0xD6E8_FEB8_6659_FD93)
+    (seq ^ 0x6d77_7065_7266_0001).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        ^ k.wrapping_mul(0xD6E8_FEB8_6659_FD93)
 }
 
 /// Fill `payload` with the pattern of `seq`.
@@ -197,7 +211,16 @@ mod tests {
     use super::*;
 
     fn sample() -> Header {
-        Header { flags: FLAG_WARMUP, run_id: 7, topic: 2, seq: 42, intended_ns: 1, sent_ns: 2, peer_rx_ns: 3, payload_len: 13 }
+        Header {
+            flags: FLAG_WARMUP,
+            run_id: 7,
+            topic: 2,
+            seq: 42,
+            intended_ns: 1,
+            sent_ns: 2,
+            peer_rx_ns: 3,
+            payload_len: 13,
+        }
     }
 
     #[test]
@@ -231,11 +254,23 @@ mod tests {
         build_message(&mut buf, &sample());
         assert_eq!(Header::decode(b"hello world"), Err(Reject::Foreign));
         assert_eq!(Header::decode(&[]), Err(Reject::Foreign));
-        assert_eq!(Header::decode(&buf[..20]), Err(Reject::Truncated { have: 20, want: HEADER_LEN }));
-        assert_eq!(Header::decode(&buf[..60]), Err(Reject::Truncated { have: 60, want: 69 }));
+        assert_eq!(
+            Header::decode(&buf[..20]),
+            Err(Reject::Truncated {
+                have: 20,
+                want: HEADER_LEN
+            })
+        );
+        assert_eq!(
+            Header::decode(&buf[..60]),
+            Err(Reject::Truncated { have: 60, want: 69 })
+        );
         let mut big = buf.clone();
         big.push(0);
-        assert_eq!(Header::decode(&big), Err(Reject::Oversized { have: 70, want: 69 }));
+        assert_eq!(
+            Header::decode(&big),
+            Err(Reject::Oversized { have: 70, want: 69 })
+        );
         let mut v = buf.clone();
         v[4] = 9;
         assert_eq!(Header::decode(&v), Err(Reject::BadVersion(9)));

@@ -19,16 +19,25 @@ fn schema() -> Value {
 /// consts, a value) the schema allows.
 fn check(schema: &Value, def: &str, doc: &Value, path: &str) {
     let d = &schema["$defs"][def];
-    let obj = doc.as_object().unwrap_or_else(|| panic!("{path}: not an object"));
+    let obj = doc
+        .as_object()
+        .unwrap_or_else(|| panic!("{path}: not an object"));
     for req in d["required"].as_array().unwrap() {
-        assert!(obj.contains_key(req.as_str().unwrap()), "{path}: missing required field {req}");
+        assert!(
+            obj.contains_key(req.as_str().unwrap()),
+            "{path}: missing required field {req}"
+        );
     }
     let props = d["properties"].as_object().unwrap();
     for (k, v) in obj {
-        let p = props.get(k).unwrap_or_else(|| panic!("{path}.{k}: not in the schema"));
+        let p = props
+            .get(k)
+            .unwrap_or_else(|| panic!("{path}.{k}: not in the schema"));
         check_type(schema, p, v, &format!("{path}.{k}"));
         let reference = p.get("$ref").and_then(Value::as_str).or_else(|| {
-            p.get("oneOf").and_then(|o| o[0].get("$ref")).and_then(Value::as_str)
+            p.get("oneOf")
+                .and_then(|o| o[0].get("$ref"))
+                .and_then(Value::as_str)
         });
         if let Some(r) = reference {
             let name = r.trim_start_matches("#/$defs/");
@@ -36,7 +45,10 @@ fn check(schema: &Value, def: &str, doc: &Value, path: &str) {
                 check(schema, name, v, &format!("{path}.{k}"));
             }
         }
-        let items = p.get("items").and_then(|i| i.get("$ref")).and_then(Value::as_str);
+        let items = p
+            .get("items")
+            .and_then(|i| i.get("$ref"))
+            .and_then(Value::as_str);
         if let (Some(r), Some(list)) = (items, v.as_array()) {
             let name = r.trim_start_matches("#/$defs/");
             if schema["$defs"][name].get("properties").is_some() {
@@ -69,11 +81,18 @@ fn allowed(schema: &Value, spec: &Value) -> Option<Vec<String>> {
     if let Some(t) = spec.get("type") {
         return Some(match t {
             Value::String(one) => vec![one.clone()],
-            Value::Array(many) => many.iter().filter_map(|x| x.as_str().map(String::from)).collect(),
+            Value::Array(many) => many
+                .iter()
+                .filter_map(|x| x.as_str().map(String::from))
+                .collect(),
             _ => return None,
         });
     }
-    if let Some(alternatives) = spec.get("oneOf").or_else(|| spec.get("anyOf")).and_then(Value::as_array) {
+    if let Some(alternatives) = spec
+        .get("oneOf")
+        .or_else(|| spec.get("anyOf"))
+        .and_then(Value::as_array)
+    {
         let mut all = Vec::new();
         for alternative in alternatives {
             all.extend(allowed(schema, alternative)?);
@@ -89,8 +108,13 @@ fn allowed(schema: &Value, spec: &Value) -> Option<Vec<String>> {
 fn check_type(schema: &Value, spec: &Value, v: &Value, path: &str) {
     let kind = json_type(v);
     if let Some(kinds) = allowed(schema, spec) {
-        let fits = kinds.iter().any(|k| k == kind || (k == "number" && kind == "integer"));
-        assert!(fits, "{path}: a JSON {kind} ({v}), the schema allows {kinds:?}");
+        let fits = kinds
+            .iter()
+            .any(|k| k == kind || (k == "number" && kind == "integer"));
+        assert!(
+            fits,
+            "{path}: a JSON {kind} ({v}), the schema allows {kinds:?}"
+        );
     }
     let spec = match spec.get("$ref").and_then(Value::as_str) {
         Some(r) => &schema["$defs"][r.trim_start_matches("#/$defs/")],
@@ -126,10 +150,23 @@ fn agent_report_matches_the_schema() {
         response: stats(),
         service: stats(),
         jitter_rfc3550_ns: Some(1.0),
-        late: Some(Late { threshold_ns: 1_000_000, count: 0, fraction: 0.0 }),
+        late: Some(Late {
+            threshold_ns: 1_000_000,
+            count: 0,
+            fraction: 0.0,
+        }),
         accounting: seq.accounting(1, 0),
-        throughput: Throughput { duration_s: 1.0, msgs_per_s: 1.0, payload_bytes_per_s: 64.0, message_bytes_per_s: 120.0 },
-        schedule: Some(Schedule { period_ns: 1_000_000, lateness: stats(), behind_count: 0 }),
+        throughput: Throughput {
+            duration_s: 1.0,
+            msgs_per_s: 1.0,
+            payload_bytes_per_s: 64.0,
+            message_bytes_per_s: 120.0,
+        },
+        schedule: Some(Schedule {
+            period_ns: 1_000_000,
+            lateness: stats(),
+            behind_count: 0,
+        }),
         series: series.finish(),
         samples_file: None,
         clock_sync: None,
@@ -141,7 +178,12 @@ fn agent_report_matches_the_schema() {
         tool: mwperf_core::tool(),
         host: HostFacts::collect(),
         config: serde_json::json!({"transport": "udp"}),
-        conditions: Conditions { busy_poll: false, prevent_cpu_idle: "off", spin_margin_ns: 100_000, clock_read_overhead_ns: 20.0 },
+        conditions: Conditions {
+            busy_poll: false,
+            prevent_cpu_idle: "off",
+            spin_margin_ns: 100_000,
+            clock_read_overhead_ns: 20.0,
+        },
         status: Status::Complete,
         status_reason: None,
         started_at: mwperf_core::clock::rfc3339_now(),
@@ -151,8 +193,16 @@ fn agent_report_matches_the_schema() {
         counters: Some(Counters::default()),
         sent: Some(1),
         schedule: None,
-        discovery: Some(mwperf_core::result::Discovery { matched_ns: 5, first_reply_ns: Some(7), probes: 1 }),
-        per_topic: vec![TopicMeasurement { topic: 0, name: "127.0.0.1:7000".into(), measurement: m }],
+        discovery: Some(mwperf_core::result::Discovery {
+            matched_ns: 5,
+            first_reply_ns: Some(7),
+            probes: 1,
+        }),
+        per_topic: vec![TopicMeasurement {
+            topic: 0,
+            name: "127.0.0.1:7000".into(),
+            measurement: m,
+        }],
         outage: Some(mwperf_core::result::OutageCounts {
             start_ns: 10,
             end_ns: 20,
@@ -165,18 +215,37 @@ fn agent_report_matches_the_schema() {
         clock_serve: None,
         allocations: Some(Allocations {
             method: "ld-preload",
-            setup: AllocPhase { count: 10, bytes: 1000, frees: 4 },
+            setup: AllocPhase {
+                count: 10,
+                bytes: 1000,
+                frees: 4,
+            },
             warmup: AllocPhase::default(),
             steady: AllocPhase::default(),
-            teardown: AllocPhase { count: 3, bytes: 30, frees: 9 },
-            total: AllocPhase { count: 13, bytes: 1030, frees: 13 },
+            teardown: AllocPhase {
+                count: 3,
+                bytes: 30,
+                frees: 9,
+            },
+            total: AllocPhase {
+                count: 13,
+                bytes: 1030,
+                frees: 13,
+            },
             steady_messages: 999,
             allocs_per_msg: Some(0.0),
             bytes_per_msg: Some(0.0),
             peak_live_bytes: 4096,
             live_bytes_at_end: 0,
         }),
-        phases: Some(Phases { setup_done_ns: 1, first_send_ns: Some(2), measure_start_ns: Some(3), last_send_ns: Some(4), drained_ns: Some(5), idle_end_ns: None }),
+        phases: Some(Phases {
+            setup_done_ns: 1,
+            first_send_ns: Some(2),
+            measure_start_ns: Some(3),
+            last_send_ns: Some(4),
+            drained_ns: Some(5),
+            idle_end_ns: None,
+        }),
         warnings: vec![Warning::new("no-warmup", "x", Some("y"))],
     };
     let doc = serde_json::to_value(&report).unwrap();
@@ -184,19 +253,43 @@ fn agent_report_matches_the_schema() {
     check(&s, "agent_report", &doc, "report");
     check(&s, "allocations", &doc["allocations"], "report.allocations");
     for phase in ["setup", "warmup", "steady", "teardown", "total"] {
-        check(&s, "alloc_phase", &doc["allocations"][phase], &format!("report.allocations.{phase}"));
+        check(
+            &s,
+            "alloc_phase",
+            &doc["allocations"][phase],
+            &format!("report.allocations.{phase}"),
+        );
     }
     check(&s, "measurement", &doc["measurement"], "report.measurement");
-    check(&s, "series_point", &doc["measurement"]["series"][0], "report.measurement.series[0]");
+    check(
+        &s,
+        "series_point",
+        &doc["measurement"]["series"][0],
+        "report.measurement.series[0]",
+    );
     check(&s, "warning", &doc["warnings"][0], "report.warnings[0]");
     check(&s, "outage_counts", &doc["outage"], "report.outage");
     // a per-topic entry is a measurement plus the topic's index and name (schema: topic_measurement)
     let mut topic = doc["per_topic"][0].as_object().unwrap().clone();
-    assert_eq!((topic.remove("topic"), topic.remove("name")), (Some(0.into()), Some("127.0.0.1:7000".into())));
-    check(&s, "measurement", &Value::Object(topic), "report.per_topic[0]");
-    assert_eq!(s["$defs"]["agent_report"]["properties"]["per_topic"]["items"]["$ref"], "#/$defs/topic_measurement");
+    assert_eq!(
+        (topic.remove("topic"), topic.remove("name")),
+        (Some(0.into()), Some("127.0.0.1:7000".into()))
+    );
+    check(
+        &s,
+        "measurement",
+        &Value::Object(topic),
+        "report.per_topic[0]",
+    );
+    assert_eq!(
+        s["$defs"]["agent_report"]["properties"]["per_topic"]["items"]["$ref"],
+        "#/$defs/topic_measurement"
+    );
     assert_eq!(doc["status"], "complete");
-    assert_eq!(s["$defs"]["agent_report"]["properties"]["schema_version"]["const"], SCHEMA_VERSION);
+    assert_eq!(
+        s["$defs"]["agent_report"]["properties"]["schema_version"]["const"],
+        SCHEMA_VERSION
+    );
 }
 
 /// The type check can fail: a count given as a string, a status outside its enum.
@@ -208,6 +301,17 @@ fn wrong_types_are_caught() {
     doc["count"] = Value::String("2".into());
     assert!(std::panic::catch_unwind(|| check(&schema, "stats", &doc, "$")).is_err());
     let status = serde_json::json!({"$ref": "#/$defs/status"});
-    assert!(std::panic::catch_unwind(|| check_type(&schema, &status, &Value::String("fine".into()), "$.status")).is_err());
-    check_type(&schema, &status, &Value::String("partial".into()), "$.status");
+    assert!(std::panic::catch_unwind(|| check_type(
+        &schema,
+        &status,
+        &Value::String("fine".into()),
+        "$.status"
+    ))
+    .is_err());
+    check_type(
+        &schema,
+        &status,
+        &Value::String("partial".into()),
+        "$.status",
+    );
 }

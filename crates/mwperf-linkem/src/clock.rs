@@ -10,7 +10,9 @@ pub struct Clock {
 
 impl Clock {
     pub fn start() -> Self {
-        Clock { epoch_ns: monotonic_ns() }
+        Clock {
+            epoch_ns: monotonic_ns(),
+        }
     }
 
     /// CLOCK_MONOTONIC at time 0.
@@ -25,7 +27,10 @@ impl Clock {
 }
 
 fn monotonic_ns() -> u64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: a valid timespec to fill.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64

@@ -35,11 +35,23 @@ impl Default for Counters {
     fn default() -> Self {
         let zero = || AtomicU64::new(0);
         Counters {
-            received: zero(), forwarded: zero(), forwarded_bytes: zero(), duplicated: zero(),
-            reordered: zero(), corrupted: zero(), dropped_outage: zero(), dropped_mtu: zero(),
-            dropped_loss: zero(), dropped_queue: zero(), dropped_write: zero(),
-            dropped_pending: zero(), late_sum_ns: zero(), late_max_ns: zero(),
-            late_over_50us: zero(), outage_first_ns: AtomicU64::new(u64::MAX), outage_last_ns: zero(),
+            received: zero(),
+            forwarded: zero(),
+            forwarded_bytes: zero(),
+            duplicated: zero(),
+            reordered: zero(),
+            corrupted: zero(),
+            dropped_outage: zero(),
+            dropped_mtu: zero(),
+            dropped_loss: zero(),
+            dropped_queue: zero(),
+            dropped_write: zero(),
+            dropped_pending: zero(),
+            late_sum_ns: zero(),
+            late_max_ns: zero(),
+            late_over_50us: zero(),
+            outage_first_ns: AtomicU64::new(u64::MAX),
+            outage_last_ns: zero(),
         }
     }
 }
@@ -76,7 +88,11 @@ impl Counters {
         let get = |c: &AtomicU64| c.load(Relaxed);
         let outage_drops = match get(&self.outage_first_ns) {
             u64::MAX => "null".to_string(),
-            first => format!("{{\"first_ns\": {}, \"last_ns\": {}}}", epoch_ns + first, epoch_ns + get(&self.outage_last_ns)),
+            first => format!(
+                "{{\"first_ns\": {}, \"last_ns\": {}}}",
+                epoch_ns + first,
+                epoch_ns + get(&self.outage_last_ns)
+            ),
         };
         let forwarded = get(&self.forwarded);
         let late_mean = get(&self.late_sum_ns).checked_div(forwarded).unwrap_or(0);
@@ -106,7 +122,10 @@ mod tests {
         c.dropped(Drop::Outage, 20);
         c.dropped(Drop::Outage, 70);
         let json = c.to_json(1000);
-        assert!(json.contains("\"outage_drops\": {\"first_ns\": 1020, \"last_ns\": 1070}"), "{json}");
+        assert!(
+            json.contains("\"outage_drops\": {\"first_ns\": 1020, \"last_ns\": 1070}"),
+            "{json}"
+        );
         assert!(json.contains("\"outage\": 3,"), "{json}");
     }
 }

@@ -58,10 +58,21 @@ pub struct Waiting {
 /// Forward from `from` to `to` through `model` until `stop` is set; with `log`, every released
 /// packet is logged (returned at the end).
 #[allow(clippy::too_many_arguments)] // the forwarding thread's whole context, passed once
-pub fn run(from: &Tun, to: &Tun, mut model: Model, clock: &Clock, counters: &Arc<Counters>, stop: &AtomicBool, waiting: Waiting, mut log: Option<PacketLog>) -> Option<PacketLog> {
+pub fn run(
+    from: &Tun,
+    to: &Tun,
+    mut model: Model,
+    clock: &Clock,
+    counters: &Arc<Counters>,
+    stop: &AtomicBool,
+    waiting: Waiting,
+    mut log: Option<PacketLog>,
+) -> Option<PacketLog> {
     let Waiting { spin_ns, realtime } = waiting;
     if realtime > 0 {
-        let param = libc::sched_param { sched_priority: realtime };
+        let param = libc::sched_param {
+            sched_priority: realtime,
+        };
         // SAFETY: a valid sched_param for the calling thread (pid 0)
         if unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) } != 0 {
             eprintln!("mwperf-linkem: warning: SCHED_FIFO {realtime} refused ({}); running as a normal thread", std::io::Error::last_os_error());
@@ -92,7 +103,9 @@ pub fn run(from: &Tun, to: &Tun, mut model: Model, clock: &Clock, counters: &Arc
                 }
             }
         }
-        let wait_ns = queue.peek().map_or(MAX_SLEEP_NS, |p| p.0.at_ns.saturating_sub(clock.now_ns()));
+        let wait_ns = queue
+            .peek()
+            .map_or(MAX_SLEEP_NS, |p| p.0.at_ns.saturating_sub(clock.now_ns()));
         if wait_ns > spin_ns && !sleep_until_readable(from, (wait_ns - spin_ns).min(MAX_SLEEP_NS)) {
             continue;
         }
@@ -116,23 +129,40 @@ pub fn run(from: &Tun, to: &Tun, mut model: Model, clock: &Clock, counters: &Arc
                     counters.corrupted.fetch_add(a.corrupted as u64, Relaxed);
                     if a.copies > 1 {
                         counters.duplicated.fetch_add(1, Relaxed);
-                        queue.push(Reverse(Pending { at_ns: a.at_ns, seq, packet: packet.clone() }));
+                        queue.push(Reverse(Pending {
+                            at_ns: a.at_ns,
+                            seq,
+                            packet: packet.clone(),
+                        }));
                         seq += 1;
                     }
-                    queue.push(Reverse(Pending { at_ns: a.at_ns, seq, packet }));
+                    queue.push(Reverse(Pending {
+                        at_ns: a.at_ns,
+                        seq,
+                        packet,
+                    }));
                     seq += 1;
                 }
             }
         }
     }
-    counters.dropped_pending.fetch_add(queue.len() as u64, Relaxed);
+    counters
+        .dropped_pending
+        .fetch_add(queue.len() as u64, Relaxed);
     log
 }
 
 /// Sleep up to `timeout_ns` or until `tun` has a packet; false on timeout.
 fn sleep_until_readable(tun: &Tun, timeout_ns: u64) -> bool {
-    let mut pfd = libc::pollfd { fd: tun.raw(), events: libc::POLLIN, revents: 0 };
-    let ts = libc::timespec { tv_sec: (timeout_ns / 1_000_000_000) as _, tv_nsec: (timeout_ns % 1_000_000_000) as _ };
+    let mut pfd = libc::pollfd {
+        fd: tun.raw(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    let ts = libc::timespec {
+        tv_sec: (timeout_ns / 1_000_000_000) as _,
+        tv_nsec: (timeout_ns % 1_000_000_000) as _,
+    };
     // SAFETY: one valid pollfd, a valid timespec, no signal mask change.
     let n = unsafe { libc::ppoll(&mut pfd, 1, &ts, std::ptr::null()) };
     n > 0

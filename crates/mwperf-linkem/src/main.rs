@@ -77,21 +77,47 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
     let (mut packet_log, mut packet_log_max) = (None, DEFAULT_PACKET_LOG_MAX);
     let mut it = argv.iter();
     while let Some(flag) = it.next() {
-        let mut value = || it.next().cloned().ok_or_else(|| format!("{flag}: missing value"));
+        let mut value = || {
+            it.next()
+                .cloned()
+                .ok_or_else(|| format!("{flag}: missing value"))
+        };
         match flag.as_str() {
             "--netns-a" => netns[0] = Some(value()?),
             "--netns-b" => netns[1] = Some(value()?),
             "--dev-a" => dev[0] = Some(value()?),
             "--dev-b" => dev[1] = Some(value()?),
             "--up" => spec[0] = Impairments::parse(&value()?).map_err(|e| format!("--up: {e}"))?,
-            "--down" => spec[1] = Impairments::parse(&value()?).map_err(|e| format!("--down: {e}"))?,
-            "--seed" => seed = value()?.parse().map_err(|_| "--seed: not a whole number".to_string())?,
+            "--down" => {
+                spec[1] = Impairments::parse(&value()?).map_err(|e| format!("--down: {e}"))?
+            }
+            "--seed" => {
+                seed = value()?
+                    .parse()
+                    .map_err(|_| "--seed: not a whole number".to_string())?
+            }
             "--report" => report = Some(value()?),
-            "--realtime" => realtime = value()?.parse().ok().filter(|p| (1..=99).contains(p)).ok_or_else(|| "--realtime: a priority from 1 to 99".to_string())?,
+            "--realtime" => {
+                realtime = value()?
+                    .parse()
+                    .ok()
+                    .filter(|p| (1..=99).contains(p))
+                    .ok_or_else(|| "--realtime: a priority from 1 to 99".to_string())?
+            }
             "--medium" => medium = Some(value()?),
             "--packet-log" => packet_log = Some(value()?),
-            "--packet-log-max" => packet_log_max = value()?.parse().ok().filter(|n| *n > 0).ok_or_else(|| "--packet-log-max: a whole number above 0".to_string())?,
-            "--spin-ns" => spin_ns = value()?.parse().map_err(|_| "--spin-ns: not a whole number".to_string())?,
+            "--packet-log-max" => {
+                packet_log_max = value()?
+                    .parse()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| "--packet-log-max: a whole number above 0".to_string())?
+            }
+            "--spin-ns" => {
+                spin_ns = value()?
+                    .parse()
+                    .map_err(|_| "--spin-ns: not a whole number".to_string())?
+            }
             _ => return Err(format!("unknown argument '{flag}'")),
         }
     }
@@ -125,7 +151,10 @@ fn main() {
         // SAFETY: the handler only stores to an atomic.
         unsafe { libc::signal(sig, on_signal as *const () as libc::sighandler_t) };
     }
-    let tuns = match (Tun::create_in(&args.netns[0], &args.dev[0]), Tun::create_in(&args.netns[1], &args.dev[1])) {
+    let tuns = match (
+        Tun::create_in(&args.netns[0], &args.dev[0]),
+        Tun::create_in(&args.netns[1], &args.dev[1]),
+    ) {
         (Ok(a), Ok(b)) => Arc::new([a, b]),
         (Err(e), _) | (_, Err(e)) => {
             eprintln!("mwperf-linkem: {e}");
@@ -147,26 +176,56 @@ fn main() {
     let workers: Vec<_> = [(0usize, up), (1, down)]
         .into_iter()
         .map(|(i, imp)| {
-            let (tuns, clock, counters, stop) = (tuns.clone(), clock.clone(), counters[i].clone(), stop.clone());
+            let (tuns, clock, counters, stop) = (
+                tuns.clone(),
+                clock.clone(),
+                counters[i].clone(),
+                stop.clone(),
+            );
             let mut model = Model::new(imp, args.seed.wrapping_mul(2).wrapping_add(i as u64));
             if let Some(m) = &medium {
                 model = model.with_medium(m.clone(), clock.epoch_ns());
             }
-            let waiting = forward::Waiting { spin_ns: args.spin_ns, realtime: args.realtime };
-            let log = args.packet_log.as_ref().map(|_| packetlog::PacketLog::new(args.packet_log_max));
+            let waiting = forward::Waiting {
+                spin_ns: args.spin_ns,
+                realtime: args.realtime,
+            };
+            let log = args
+                .packet_log
+                .as_ref()
+                .map(|_| packetlog::PacketLog::new(args.packet_log_max));
             std::thread::Builder::new()
                 .name(["up", "down"][i].into())
-                .spawn(move || forward::run(&tuns[i], &tuns[1 - i], model, &clock, &counters, &stop, waiting, log))
+                .spawn(move || {
+                    forward::run(
+                        &tuns[i],
+                        &tuns[1 - i],
+                        model,
+                        &clock,
+                        &counters,
+                        &stop,
+                        waiting,
+                        log,
+                    )
+                })
                 .expect("spawn a forwarding thread")
         })
         .collect();
-    println!("READY {} {} epoch_ns={}", args.dev[0], args.dev[1], clock.epoch_ns());
+    println!(
+        "READY {} {} epoch_ns={}",
+        args.dev[0],
+        args.dev[1],
+        clock.epoch_ns()
+    );
     let _ = std::io::stdout().flush();
     while !STOP.load(Relaxed) && !stop.load(Relaxed) {
         std::thread::sleep(Duration::from_millis(5));
     }
     stop.store(true, Relaxed);
-    let logs: Vec<Option<packetlog::PacketLog>> = workers.into_iter().map(|w| w.join().ok().flatten()).collect();
+    let logs: Vec<Option<packetlog::PacketLog>> = workers
+        .into_iter()
+        .map(|w| w.join().ok().flatten())
+        .collect();
     let packet_log = match &args.packet_log {
         None => String::new(),
         Some(prefix) => {
@@ -201,7 +260,11 @@ fn main() {
 fn outage_json(spec: &[Impairments; 2], epoch_ns: u64) -> String {
     let one = |imp: &Impairments| match imp.outage_ns {
         0 => "null".to_string(),
-        len => format!("{{\"start_ns\": {}, \"end_ns\": {}}}", epoch_ns + imp.outage_at_ns, epoch_ns + imp.outage_at_ns + len),
+        len => format!(
+            "{{\"start_ns\": {}, \"end_ns\": {}}}",
+            epoch_ns + imp.outage_at_ns,
+            epoch_ns + imp.outage_at_ns + len
+        ),
     };
     format!("{{\"up\": {}, \"down\": {}}}", one(&spec[0]), one(&spec[1]))
 }
@@ -212,7 +275,13 @@ mod tests {
 
     #[test]
     fn outage_windows_on_the_monotonic_clock() {
-        let spec = [Impairments::parse("outage_at_ns=5,outage_ns=2").unwrap(), Impairments::default()];
-        assert_eq!(outage_json(&spec, 100), r#"{"up": {"start_ns": 105, "end_ns": 107}, "down": null}"#);
+        let spec = [
+            Impairments::parse("outage_at_ns=5,outage_ns=2").unwrap(),
+            Impairments::default(),
+        ];
+        assert_eq!(
+            outage_json(&spec, 100),
+            r#"{"up": {"start_ns": 105, "end_ns": 107}, "down": null}"#
+        );
     }
 }

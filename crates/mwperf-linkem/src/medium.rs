@@ -26,15 +26,36 @@ unsafe impl Sync for Medium {}
 impl Medium {
     /// Map the medium's timeline in `path` (created, 8 bytes of zero, when absent).
     pub fn open(path: &str) -> Result<Medium, String> {
-        let file = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path).map_err(|e| format!("--medium {path}: {e}"))?;
-        file.set_len(8).map_err(|e| format!("--medium {path}: {e}"))?;
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(|e| format!("--medium {path}: {e}"))?;
+        file.set_len(8)
+            .map_err(|e| format!("--medium {path}: {e}"))?;
         // SAFETY: an 8-byte shared mapping of a file we just sized; checked for MAP_FAILED.
-        let ptr = unsafe { libc::mmap(std::ptr::null_mut(), 8, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, file.as_raw_fd(), 0) };
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                8,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                file.as_raw_fd(),
+                0,
+            )
+        };
         if ptr == libc::MAP_FAILED {
-            return Err(format!("--medium {path}: mmap: {}", std::io::Error::last_os_error()));
+            return Err(format!(
+                "--medium {path}: mmap: {}",
+                std::io::Error::last_os_error()
+            ));
         }
         // The mapping outlives the file descriptor; it is released when the process ends.
-        Ok(Medium { free_at: ptr as *const AtomicU64 })
+        Ok(Medium {
+            free_at: ptr as *const AtomicU64,
+        })
     }
 
     fn cell(&self) -> &AtomicU64 {
@@ -67,7 +88,8 @@ mod tests {
     use super::*;
 
     fn scratch(name: &str) -> String {
-        let path = std::env::temp_dir().join(format!("mwperf-medium-{}-{name}", std::process::id()));
+        let path =
+            std::env::temp_dir().join(format!("mwperf-medium-{}-{name}", std::process::id()));
         let _ = std::fs::remove_file(&path);
         path.to_string_lossy().into_owned()
     }
@@ -91,7 +113,11 @@ mod tests {
         let ends: Vec<u64> = (0..4)
             .map(|_| {
                 let m = medium.clone();
-                std::thread::spawn(move || (0..1000).map(|_| m.reserve(0, 7, None).unwrap()).collect::<Vec<_>>())
+                std::thread::spawn(move || {
+                    (0..1000)
+                        .map(|_| m.reserve(0, 7, None).unwrap())
+                        .collect::<Vec<_>>()
+                })
             })
             .flat_map(|t| t.join().unwrap())
             .collect();

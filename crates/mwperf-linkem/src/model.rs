@@ -54,7 +54,14 @@ pub struct Model {
 
 impl Model {
     pub fn new(imp: Impairments, seed: u64) -> Self {
-        Model { imp, rng: Rng::new(seed), ge_bad: false, free_at_ns: 0, last_at_ns: 0, medium: None }
+        Model {
+            imp,
+            rng: Rng::new(seed),
+            ge_bad: false,
+            free_at_ns: 0,
+            last_at_ns: 0,
+            medium: None,
+        }
     }
 
     /// Serialize on `medium` instead of a wire of its own; `epoch_ns`: CLOCK_MONOTONIC at this
@@ -67,7 +74,10 @@ impl Model {
     /// Decide the fate of `packet` arriving at `now_ns`; a corrupted packet is changed in place.
     pub fn admit(&mut self, now_ns: u64, packet: &mut [u8]) -> Result<Admitted, Drop> {
         let imp = &self.imp;
-        if imp.outage_ns > 0 && now_ns >= imp.outage_at_ns && now_ns - imp.outage_at_ns < imp.outage_ns {
+        if imp.outage_ns > 0
+            && now_ns >= imp.outage_at_ns
+            && now_ns - imp.outage_at_ns < imp.outage_ns
+        {
             return Err(Drop::Outage);
         }
         if imp.mtu > 0 && packet.len() as u64 > imp.mtu {
@@ -81,19 +91,31 @@ impl Model {
         let at_ns = if reordered {
             tx_end
         } else {
-            let at = tx_end.saturating_add_signed(self.delay_ns()).max(tx_end).max(self.last_at_ns);
+            let at = tx_end
+                .saturating_add_signed(self.delay_ns())
+                .max(tx_end)
+                .max(self.last_at_ns);
             self.last_at_ns = at;
             at
         };
         let copies = if self.rng.chance(self.imp.dup) { 2 } else { 1 };
         let corrupted = self.rng.chance(self.imp.corrupt) && flip_bit(&mut self.rng, packet);
-        Ok(Admitted { at_ns, copies, reordered, corrupted })
+        Ok(Admitted {
+            at_ns,
+            copies,
+            reordered,
+            corrupted,
+        })
     }
 
     /// One step of the Gilbert-Elliott chain (if any), then the Bernoulli loss.
     fn lost(&mut self) -> bool {
         if let Some(ge) = self.imp.ge {
-            self.ge_bad = if self.ge_bad { !self.rng.chance(ge.r) } else { self.rng.chance(ge.p) };
+            self.ge_bad = if self.ge_bad {
+                !self.rng.chance(ge.r)
+            } else {
+                self.rng.chance(ge.p)
+            };
             let delivered = if self.ge_bad { ge.h } else { ge.k };
             if !self.rng.chance(delivered) {
                 return true;
@@ -108,14 +130,25 @@ impl Model {
     fn serialize(&mut self, now_ns: u64, len: u64) -> Result<u64, Drop> {
         let imp = &self.imp;
         let frames = if imp.frame_bytes > 0 {
-            len.div_ceil(imp.frame_bytes - imp.frame_overhead_bytes).max(1)
+            len.div_ceil(imp.frame_bytes - imp.frame_overhead_bytes)
+                .max(1)
         } else {
             1
         };
-        let wire_bytes = len + if imp.frame_bytes > 0 { frames * imp.frame_overhead_bytes } else { 0 };
-        let ns_per_byte = if imp.rate_bps > 0.0 { imp.bits_per_byte * 1e9 / imp.rate_bps } else { 0.0 };
+        let wire_bytes = len
+            + if imp.frame_bytes > 0 {
+                frames * imp.frame_overhead_bytes
+            } else {
+                0
+            };
+        let ns_per_byte = if imp.rate_bps > 0.0 {
+            imp.bits_per_byte * 1e9 / imp.rate_bps
+        } else {
+            0.0
+        };
         // The longest wait before this packet's transmission that its queue can hold.
-        let max_wait_ns = (ns_per_byte > 0.0).then(|| ((imp.queue_bytes as f64 - wire_bytes as f64).max(0.0) * ns_per_byte) as u64);
+        let max_wait_ns = (ns_per_byte > 0.0)
+            .then(|| ((imp.queue_bytes as f64 - wire_bytes as f64).max(0.0) * ns_per_byte) as u64);
         let mut busy_ns = (wire_bytes as f64 * ns_per_byte).round() as u64;
         if imp.backoff_ns > 0 {
             for _ in 0..frames {
@@ -123,7 +156,9 @@ impl Model {
             }
         }
         if let Some((medium, epoch_ns)) = self.medium.as_ref().filter(|_| busy_ns > 0) {
-            let end = medium.reserve(epoch_ns + now_ns, busy_ns, max_wait_ns).ok_or(Drop::Queue)?;
+            let end = medium
+                .reserve(epoch_ns + now_ns, busy_ns, max_wait_ns)
+                .ok_or(Drop::Queue)?;
             return Ok(end - epoch_ns);
         }
         let start = now_ns.max(self.free_at_ns);
@@ -148,7 +183,9 @@ impl Model {
                 Jitter::Pareto => 2.0 * jitter * ((1.0 - self.rng.unit()).powf(-1.0 / 3.0) - 1.0),
             }
         };
-        (delay + extra).round().clamp(i64::MIN as f64, i64::MAX as f64) as i64
+        (delay + extra)
+            .round()
+            .clamp(i64::MIN as f64, i64::MAX as f64) as i64
     }
 }
 
@@ -189,7 +226,15 @@ mod tests {
     fn no_impairment_forwards_at_once() {
         let mut m = model("");
         for t in [0, 5, 5, 1000] {
-            assert_eq!(m.admit(t, &mut ipv4(100)), Ok(Admitted { at_ns: t, copies: 1, reordered: false, corrupted: false }));
+            assert_eq!(
+                m.admit(t, &mut ipv4(100)),
+                Ok(Admitted {
+                    at_ns: t,
+                    copies: 1,
+                    reordered: false,
+                    corrupted: false
+                })
+            );
         }
     }
 
@@ -198,9 +243,14 @@ mod tests {
         for p in [0.01, 0.1, 0.6] {
             let mut m = model(&format!("loss={p}"));
             let n = 100_000;
-            let lost = (0..n).filter(|&i| m.admit(i, &mut ipv4(64)) == Err(Drop::Loss)).count() as f64;
+            let lost = (0..n)
+                .filter(|&i| m.admit(i, &mut ipv4(64)) == Err(Drop::Loss))
+                .count() as f64;
             let sigma = (n as f64 * p * (1.0 - p)).sqrt();
-            assert!((lost - n as f64 * p).abs() < 4.0 * sigma, "p={p}: lost {lost}");
+            assert!(
+                (lost - n as f64 * p).abs() < 4.0 * sigma,
+                "p={p}: lost {lost}"
+            );
         }
     }
 
@@ -208,7 +258,15 @@ mod tests {
     fn gilbert_elliott_rate_and_burst_length() {
         let (p, r) = (0.05, 0.25);
         let mut m = Model::new(
-            Impairments { ge: Some(GilbertElliott { p, r, h: 0.0, k: 1.0 }), ..Default::default() },
+            Impairments {
+                ge: Some(GilbertElliott {
+                    p,
+                    r,
+                    h: 0.0,
+                    k: 1.0,
+                }),
+                ..Default::default()
+            },
             9,
         );
         let n = 200_000;
@@ -222,18 +280,33 @@ mod tests {
         let rate = lost as f64 / n as f64;
         let mean_burst = lost as f64 / bursts as f64;
         assert!((rate - p / (p + r)).abs() < 0.01, "loss rate {rate}");
-        assert!((mean_burst - 1.0 / r).abs() < 0.15, "mean burst {mean_burst}");
+        assert!(
+            (mean_burst - 1.0 / r).abs() < 0.15,
+            "mean burst {mean_burst}"
+        );
     }
 
     #[test]
     fn gilbert_elliott_partial_loss_in_each_state() {
         // h = 0.5: half of the bad state's packets get through; k = 0.9: 10 % lost when good
         let (p, r, h, k) = (0.1, 0.1, 0.5, 0.9);
-        let mut m = Model::new(Impairments { ge: Some(GilbertElliott { p, r, h, k }), ..Default::default() }, 5);
+        let mut m = Model::new(
+            Impairments {
+                ge: Some(GilbertElliott { p, r, h, k }),
+                ..Default::default()
+            },
+            5,
+        );
         let n = 200_000;
-        let lost = (0..n).filter(|&i| m.admit(i, &mut ipv4(64)) == Err(Drop::Loss)).count() as f64;
+        let lost = (0..n)
+            .filter(|&i| m.admit(i, &mut ipv4(64)) == Err(Drop::Loss))
+            .count() as f64;
         let expected = 0.5 * (1.0 - h) + 0.5 * (1.0 - k);
-        assert!((lost / n as f64 - expected).abs() < 0.01, "{}", lost / n as f64);
+        assert!(
+            (lost / n as f64 - expected).abs() < 0.01,
+            "{}",
+            lost / n as f64
+        );
     }
 
     #[test]
@@ -243,11 +316,18 @@ mod tests {
         let per = 100.0 * 10.0 * 1e9 / 115200.0;
         for i in 1..=20u64 {
             let a = m.admit(0, &mut ipv4(100)).unwrap();
-            assert!((a.at_ns as f64 - i as f64 * per).abs() <= 1.0 * i as f64, "{i}: {}", a.at_ns);
+            assert!(
+                (a.at_ns as f64 - i as f64 * per).abs() <= 1.0 * i as f64,
+                "{i}: {}",
+                a.at_ns
+            );
         }
         // an idle link starts at once
         let later = 10_000_000_000;
-        assert_eq!(m.admit(later, &mut ipv4(100)).unwrap().at_ns, later + per.round() as u64);
+        assert_eq!(
+            m.admit(later, &mut ipv4(100)).unwrap().at_ns,
+            later + per.round() as u64
+        );
     }
 
     #[test]
@@ -256,14 +336,14 @@ mod tests {
         let _ = std::fs::remove_file(&path);
         let medium = Arc::new(Medium::open(path.to_str().unwrap()).unwrap());
         let spec = "rate_bps=8000000,queue_bytes=250"; // 1 µs per byte: 100 µs per packet
-        // two emulators whose time 0 differ by 1 µs, and one that has a wire of its own
+                                                       // two emulators whose time 0 differ by 1 µs, and one that has a wire of its own
         let mut a = model(spec).with_medium(medium.clone(), 1_000);
         let mut b = model(spec).with_medium(medium.clone(), 2_000);
         let mut own = model(spec);
         assert_eq!(a.admit(0, &mut ipv4(100)).unwrap().at_ns, 100_000);
         assert_eq!(b.admit(0, &mut ipv4(100)).unwrap().at_ns, 199_000); // after a's, on b's clock
         assert_eq!(own.admit(0, &mut ipv4(100)).unwrap().at_ns, 100_000); // not on the medium
-        // the queue counts the medium's backlog: 200 µs ahead + 100 bytes > 250 bytes
+                                                                          // the queue counts the medium's backlog: 200 µs ahead + 100 bytes > 250 bytes
         assert_eq!(a.admit(0, &mut ipv4(100)), Err(Drop::Queue));
         // a direction without a rate never waits for the medium
         let mut clean = model("").with_medium(medium, 1_000);
@@ -274,7 +354,9 @@ mod tests {
     #[test]
     fn rate_limit_fifo_drops_beyond_its_byte_limit() {
         let mut m = model("rate_bps=8000,queue_bytes=1000"); // 1 ms per byte
-        let fates: Vec<bool> = (0..20).map(|_| m.admit(0, &mut ipv4(100)).is_ok()).collect();
+        let fates: Vec<bool> = (0..20)
+            .map(|_| m.admit(0, &mut ipv4(100)).is_ok())
+            .collect();
         // the queue counts every byte not yet sent, the packet on the wire included: 10 fit
         assert_eq!(fates, [vec![true; 10], vec![false; 10]].concat());
         assert_eq!(m.admit(0, &mut ipv4(100)), Err(Drop::Queue));
@@ -285,9 +367,11 @@ mod tests {
     #[test]
     fn frames_add_overhead_and_backoff() {
         // 200 bytes in 127-byte frames with 25 bytes of overhead: 2 frames, 250 wire bytes
-        let mut m = model("rate_bps=250000,frame_bytes=127,frame_overhead_bytes=25,queue_bytes=100000");
+        let mut m =
+            model("rate_bps=250000,frame_bytes=127,frame_overhead_bytes=25,queue_bytes=100000");
         assert_eq!(m.admit(0, &mut ipv4(200)).unwrap().at_ns, 8_000_000);
-        let mut m = model("rate_bps=250000,frame_bytes=127,frame_overhead_bytes=25,backoff_ns=1000000");
+        let mut m =
+            model("rate_bps=250000,frame_bytes=127,frame_overhead_bytes=25,backoff_ns=1000000");
         let mut extra = 0;
         for i in 0..1000u64 {
             let t = i * 1_000_000_000;
@@ -302,7 +386,9 @@ mod tests {
         let mut m = model("delay_ns=10000000");
         assert_eq!(m.admit(7, &mut ipv4(60)).unwrap().at_ns, 10_000_007);
         for dist in ["uniform", "normal", "pareto"] {
-            let mut m = model(&format!("delay_ns=10000000,jitter_ns=1000000,jitter_dist={dist}"));
+            let mut m = model(&format!(
+                "delay_ns=10000000,jitter_ns=1000000,jitter_dist={dist}"
+            ));
             let mut last = 0;
             let mut sum = 0.0;
             let n = 20_000u64;
@@ -321,24 +407,36 @@ mod tests {
                 sum += d;
             }
             let mean = sum / n as f64;
-            let expected = if dist == "pareto" { 11_000_000.0 } else { 10_000_000.0 };
+            let expected = if dist == "pareto" {
+                11_000_000.0
+            } else {
+                10_000_000.0
+            };
             assert!((mean - expected).abs() < 60_000.0, "{dist}: {mean}");
         }
         // packets close together keep their order even with jitter
         let mut m = model("delay_ns=10000000,jitter_ns=5000000");
-        let ats: Vec<u64> = (0..1000).map(|i| m.admit(i * 1000, &mut ipv4(60)).unwrap().at_ns).collect();
+        let ats: Vec<u64> = (0..1000)
+            .map(|i| m.admit(i * 1000, &mut ipv4(60)).unwrap().at_ns)
+            .collect();
         assert!(ats.windows(2).all(|w| w[0] <= w[1]));
     }
 
     #[test]
     fn reordered_packets_overtake() {
         let mut m = model("delay_ns=10000000,reorder=0.2");
-        let admitted: Vec<Admitted> = (0..10_000).map(|i| m.admit(i * 1000, &mut ipv4(60)).unwrap()).collect();
+        let admitted: Vec<Admitted> = (0..10_000)
+            .map(|i| m.admit(i * 1000, &mut ipv4(60)).unwrap())
+            .collect();
         let reordered = admitted.iter().filter(|a| a.reordered).count();
         assert!((1800..2200).contains(&reordered), "{reordered}");
         for (i, a) in admitted.iter().enumerate() {
             let arrival = i as u64 * 1000;
-            assert!(if a.reordered { a.at_ns == arrival } else { a.at_ns >= arrival + 10_000_000 });
+            assert!(if a.reordered {
+                a.at_ns == arrival
+            } else {
+                a.at_ns >= arrival + 10_000_000
+            });
         }
         assert!(admitted.windows(2).any(|w| w[1].at_ns < w[0].at_ns));
     }
@@ -346,7 +444,9 @@ mod tests {
     #[test]
     fn duplication_outage_and_mtu() {
         let mut m = model("dup=0.5");
-        let dups = (0..10_000).filter(|&i| m.admit(i, &mut ipv4(60)).unwrap().copies == 2).count();
+        let dups = (0..10_000)
+            .filter(|&i| m.admit(i, &mut ipv4(60)).unwrap().copies == 2)
+            .count();
         assert!((4800..5200).contains(&dups), "{dups}");
         let mut m = model("outage_at_ns=1000,outage_ns=500");
         assert!(m.admit(999, &mut ipv4(60)).is_ok());
@@ -365,7 +465,11 @@ mod tests {
             let original = ipv4(64);
             let mut p = original.clone();
             assert!(m.admit(0, &mut p).unwrap().corrupted);
-            let flipped: u32 = p.iter().zip(&original).map(|(a, b)| (a ^ b).count_ones()).sum();
+            let flipped: u32 = p
+                .iter()
+                .zip(&original)
+                .map(|(a, b)| (a ^ b).count_ones())
+                .sum();
             assert_eq!(flipped, 1);
             assert_eq!(p[..20], original[..20]);
         }
@@ -373,8 +477,16 @@ mod tests {
 
     #[test]
     fn malformed_packets_never_panic() {
-        let mut m = model("corrupt=1,dup=0.5,mtu=1500,frame_bytes=127,frame_overhead_bytes=25,rate_bps=1000");
-        for p in [vec![], vec![0x45], vec![0x4F; 3], vec![0x60; 10], vec![0xFF; 2]] {
+        let mut m = model(
+            "corrupt=1,dup=0.5,mtu=1500,frame_bytes=127,frame_overhead_bytes=25,rate_bps=1000",
+        );
+        for p in [
+            vec![],
+            vec![0x45],
+            vec![0x4F; 3],
+            vec![0x60; 10],
+            vec![0xFF; 2],
+        ] {
             let mut p = p;
             let _ = m.admit(0, &mut p);
         }

@@ -66,10 +66,23 @@ pub struct Impairments {
 impl Default for Impairments {
     fn default() -> Self {
         Impairments {
-            delay_ns: 0, jitter_ns: 0, jitter_dist: Jitter::Uniform, loss: 0.0, ge: None,
-            corrupt: 0.0, dup: 0.0, reorder: 0.0, rate_bps: 0.0, bits_per_byte: 8.0,
-            queue_bytes: 64 * 1024, mtu: 0, outage_at_ns: 0, outage_ns: 0, frame_bytes: 0,
-            frame_overhead_bytes: 0, backoff_ns: 0,
+            delay_ns: 0,
+            jitter_ns: 0,
+            jitter_dist: Jitter::Uniform,
+            loss: 0.0,
+            ge: None,
+            corrupt: 0.0,
+            dup: 0.0,
+            reorder: 0.0,
+            rate_bps: 0.0,
+            bits_per_byte: 8.0,
+            queue_bytes: 64 * 1024,
+            mtu: 0,
+            outage_at_ns: 0,
+            outage_ns: 0,
+            frame_bytes: 0,
+            frame_overhead_bytes: 0,
+            backoff_ns: 0,
         }
     }
 }
@@ -82,10 +95,20 @@ impl Impairments {
             let (key, value) = item
                 .split_once('=')
                 .ok_or_else(|| format!("'{item}' is not key=value"))?;
-            let int = || value.parse::<u64>().map_err(|_| format!("{key}: '{value}' is not a whole number"));
+            let int = || {
+                value
+                    .parse::<u64>()
+                    .map_err(|_| format!("{key}: '{value}' is not a whole number"))
+            };
             let prob = || {
-                let p: f64 = value.parse().map_err(|_| format!("{key}: '{value}' is not a number"))?;
-                if (0.0..=1.0).contains(&p) { Ok(p) } else { Err(format!("{key}: {p} is not in [0, 1]")) }
+                let p: f64 = value
+                    .parse()
+                    .map_err(|_| format!("{key}: '{value}' is not a number"))?;
+                if (0.0..=1.0).contains(&p) {
+                    Ok(p)
+                } else {
+                    Err(format!("{key}: {p} is not in [0, 1]"))
+                }
             };
             match key {
                 "delay_ns" => imp.delay_ns = int()?,
@@ -95,7 +118,11 @@ impl Impairments {
                         "uniform" => Jitter::Uniform,
                         "normal" => Jitter::Normal,
                         "pareto" => Jitter::Pareto,
-                        _ => return Err(format!("jitter_dist: '{value}' (allowed: uniform, normal, pareto)")),
+                        _ => {
+                            return Err(format!(
+                                "jitter_dist: '{value}' (allowed: uniform, normal, pareto)"
+                            ))
+                        }
                     }
                 }
                 "loss" => imp.loss = prob()?,
@@ -104,11 +131,18 @@ impl Impairments {
                         .split(':')
                         .map(|p| p.parse::<f64>().ok().filter(|x| (0.0..=1.0).contains(x)))
                         .collect::<Option<_>>()
-                        .ok_or_else(|| format!("ge: '{value}' is not p:r:h:k with each in [0, 1]"))?;
+                        .ok_or_else(|| {
+                            format!("ge: '{value}' is not p:r:h:k with each in [0, 1]")
+                        })?;
                     if parts.len() != 4 {
                         return Err(format!("ge: '{value}' is not p:r:h:k"));
                     }
-                    imp.ge = Some(GilbertElliott { p: parts[0], r: parts[1], h: parts[2], k: parts[3] });
+                    imp.ge = Some(GilbertElliott {
+                        p: parts[0],
+                        r: parts[1],
+                        h: parts[2],
+                        k: parts[3],
+                    });
                 }
                 "corrupt" => imp.corrupt = prob()?,
                 "dup" => imp.dup = prob()?,
@@ -158,18 +192,40 @@ mod tests {
         .unwrap();
         assert_eq!(imp.delay_ns, 10);
         assert_eq!(imp.jitter_dist, Jitter::Normal);
-        assert_eq!(imp.ge, Some(GilbertElliott { p: 0.01, r: 0.3, h: 0.0, k: 1.0 }));
-        assert_eq!((imp.rate_bps, imp.bits_per_byte, imp.queue_bytes), (115200.0, 10.0, 4096));
-        assert_eq!((imp.frame_bytes, imp.frame_overhead_bytes, imp.backoff_ns), (127, 25, 3));
+        assert_eq!(
+            imp.ge,
+            Some(GilbertElliott {
+                p: 0.01,
+                r: 0.3,
+                h: 0.0,
+                k: 1.0
+            })
+        );
+        assert_eq!(
+            (imp.rate_bps, imp.bits_per_byte, imp.queue_bytes),
+            (115200.0, 10.0, 4096)
+        );
+        assert_eq!(
+            (imp.frame_bytes, imp.frame_overhead_bytes, imp.backoff_ns),
+            (127, 25, 3)
+        );
         assert_eq!(Impairments::parse("").unwrap(), Impairments::default());
     }
 
     #[test]
     fn rejects_bad_input_naming_the_key() {
         for (text, needle) in [
-            ("loss=2", "loss"), ("delay_ns=-1", "delay_ns"), ("nope=1", "nope"), ("delay_ns", "key=value"),
-            ("ge=0.1:0.2", "ge"), ("jitter_dist=cauchy", "jitter_dist"), ("bits_per_byte=0", "bits_per_byte"),
-            ("frame_bytes=10,frame_overhead_bytes=10", "frame_overhead_bytes"),
+            ("loss=2", "loss"),
+            ("delay_ns=-1", "delay_ns"),
+            ("nope=1", "nope"),
+            ("delay_ns", "key=value"),
+            ("ge=0.1:0.2", "ge"),
+            ("jitter_dist=cauchy", "jitter_dist"),
+            ("bits_per_byte=0", "bits_per_byte"),
+            (
+                "frame_bytes=10,frame_overhead_bytes=10",
+                "frame_overhead_bytes",
+            ),
         ] {
             let err = Impairments::parse(text).unwrap_err();
             assert!(err.contains(needle), "{text}: {err}");

@@ -35,23 +35,41 @@ impl Tun {
 
     fn create(name: &str) -> io::Result<Tun> {
         if name.is_empty() || name.len() > MAX_NAME {
-            return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("device name '{name}' must be 1 to {MAX_NAME} bytes")));
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("device name '{name}' must be 1 to {MAX_NAME} bytes"),
+            ));
         }
         let path = CString::new("/dev/net/tun").unwrap();
         // SAFETY: a valid C string; the result is checked.
-        let raw = unsafe { libc::open(path.as_ptr(), libc::O_RDWR | libc::O_NONBLOCK | libc::O_CLOEXEC) };
+        let raw = unsafe {
+            libc::open(
+                path.as_ptr(),
+                libc::O_RDWR | libc::O_NONBLOCK | libc::O_CLOEXEC,
+            )
+        };
         if raw < 0 {
             return Err(annotate(io::Error::last_os_error(), "open /dev/net/tun"));
         }
         // SAFETY: `raw` is a file descriptor we own from here on.
         let fd = unsafe { OwnedFd::from_raw_fd(raw) };
-        let mut req = IfReq { name: [0; libc::IFNAMSIZ], flags: IFF_TUN | IFF_NO_PI, _pad: [0; 22] };
+        let mut req = IfReq {
+            name: [0; libc::IFNAMSIZ],
+            flags: IFF_TUN | IFF_NO_PI,
+            _pad: [0; 22],
+        };
         req.name[..name.len()].copy_from_slice(name.as_bytes());
         // SAFETY: TUNSETIFF reads and writes a struct ifreq, which IfReq lays out (40 bytes).
         if unsafe { libc::ioctl(fd.as_raw_fd(), TUNSETIFF as _, &mut req) } < 0 {
-            return Err(annotate(io::Error::last_os_error(), &format!("create TUN device {name}")));
+            return Err(annotate(
+                io::Error::last_os_error(),
+                &format!("create TUN device {name}"),
+            ));
         }
-        Ok(Tun { fd, name: name.to_string() })
+        Ok(Tun {
+            fd,
+            name: name.to_string(),
+        })
     }
 
     pub fn raw(&self) -> RawFd {
@@ -76,23 +94,34 @@ impl Tun {
     pub fn write(&self, packet: &[u8]) -> io::Result<()> {
         // SAFETY: packet is valid for packet.len() bytes.
         let n = unsafe { libc::write(self.raw(), packet.as_ptr().cast(), packet.len()) };
-        if n < 0 { Err(io::Error::last_os_error()) } else { Ok(()) }
+        if n < 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            Ok(())
+        }
     }
 }
 
 fn enter_netns(path: &str) -> io::Result<()> {
-    let cpath = CString::new(path).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL in path"))?;
+    let cpath = CString::new(path)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "NUL in path"))?;
     // SAFETY: a valid C string; the result is checked.
     let raw = unsafe { libc::open(cpath.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
     if raw < 0 {
-        return Err(annotate(io::Error::last_os_error(), &format!("open network namespace {path}")));
+        return Err(annotate(
+            io::Error::last_os_error(),
+            &format!("open network namespace {path}"),
+        ));
     }
     // SAFETY: we own `raw`.
     let fd = unsafe { OwnedFd::from_raw_fd(raw) };
     // SAFETY: fd is a namespace file; setns affects only this thread (the main thread, before
     // any other thread exists).
     if unsafe { libc::setns(fd.as_raw_fd(), libc::CLONE_NEWNET) } < 0 {
-        return Err(annotate(io::Error::last_os_error(), &format!("enter network namespace {path}")));
+        return Err(annotate(
+            io::Error::last_os_error(),
+            &format!("enter network namespace {path}"),
+        ));
     }
     Ok(())
 }

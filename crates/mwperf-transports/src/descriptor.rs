@@ -67,7 +67,12 @@ pub struct QosSupport {
 
 impl QosSupport {
     /// QoS does not apply (plain sockets): the flags are accepted and change nothing.
-    pub const NONE: QosSupport = QosSupport { reliability: &[], history: &[], durability: &[], note: "QoS does not apply: the socket's own semantics hold" };
+    pub const NONE: QosSupport = QosSupport {
+        reliability: &[],
+        history: &[],
+        durability: &[],
+        note: "QoS does not apply: the socket's own semantics hold",
+    };
     /// Every value of each policy (DDS, where the QoS flags come from).
     pub const RELIABILITY: &'static [&'static str] = &["reliable", "best-effort"];
     pub const HISTORY: &'static [&'static str] = &["keep-last", "keep-all"];

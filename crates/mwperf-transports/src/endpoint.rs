@@ -18,7 +18,6 @@
 //!   reliable middleware bounds its blocking (then reports an error for that message).
 //! - Dropping an endpoint releases everything it created (sockets, files, shared memory).
 
-
 use crate::TransportError;
 
 /// One message-oriented endpoint (see the module docs for the contract).

@@ -38,17 +38,31 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const ALL: &'static [Kind] = &[Kind::Udp, Kind::Tcp, Kind::Uds, Kind::Iceoryx2, Kind::CycloneDds, Kind::RustDds, Kind::Zenoh, Kind::Mqtt, Kind::Ros1];
+    pub const ALL: &'static [Kind] = &[
+        Kind::Udp,
+        Kind::Tcp,
+        Kind::Uds,
+        Kind::Iceoryx2,
+        Kind::CycloneDds,
+        Kind::RustDds,
+        Kind::Zenoh,
+        Kind::Mqtt,
+        Kind::Ros1,
+    ];
 
     pub fn name(self) -> &'static str {
         self.descriptor().name
     }
 
     pub fn parse(text: &str) -> Result<Kind, String> {
-        Kind::ALL.iter().copied().find(|k| k.name() == text).ok_or_else(|| {
-            let names: Vec<_> = Kind::ALL.iter().map(|k| k.name()).collect();
-            format!("unknown transport '{text}'; allowed: {}", names.join(", "))
-        })
+        Kind::ALL
+            .iter()
+            .copied()
+            .find(|k| k.name() == text)
+            .ok_or_else(|| {
+                let names: Vec<_> = Kind::ALL.iter().map(|k| k.name()).collect();
+                format!("unknown transport '{text}'; allowed: {}", names.join(", "))
+            })
     }
 
     /// What the transport is (declared by its own module).
@@ -113,9 +127,21 @@ impl Kind {
 /// Open `side` of a measurement over `kind`.
 pub fn open(kind: Kind, side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError> {
     match kind {
-        Kind::Udp => Ok(Box::new(if side.is_listener() { udp::UdpEndpoint::listen(&spec.addr)? } else { udp::UdpEndpoint::connect(&spec.addr)? })),
-        Kind::Tcp => Ok(if side.is_listener() { Box::new(tcp::listen(&spec.addr)?) } else { Box::new(tcp::connect(&spec.addr)?) }),
-        Kind::Uds => Ok(if side.is_listener() { Box::new(uds::listen(&spec.addr)?) } else { Box::new(uds::connect(&spec.addr)?) }),
+        Kind::Udp => Ok(Box::new(if side.is_listener() {
+            udp::UdpEndpoint::listen(&spec.addr)?
+        } else {
+            udp::UdpEndpoint::connect(&spec.addr)?
+        })),
+        Kind::Tcp => Ok(if side.is_listener() {
+            Box::new(tcp::listen(&spec.addr)?)
+        } else {
+            Box::new(tcp::connect(&spec.addr)?)
+        }),
+        Kind::Uds => Ok(if side.is_listener() {
+            Box::new(uds::listen(&spec.addr)?)
+        } else {
+            Box::new(uds::connect(&spec.addr)?)
+        }),
         #[cfg(feature = "iceoryx2")]
         Kind::Iceoryx2 => middleware::iceoryx2::open(side, spec),
         #[cfg(feature = "cyclonedds")]
@@ -129,7 +155,9 @@ pub fn open(kind: Kind, side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, Tr
         #[cfg(feature = "ros1")]
         Kind::Ros1 => middleware::ros1::open(side, spec),
         #[allow(unreachable_patterns)]
-        _ => Err(TransportError::NotBuilt { transport: kind.name() }),
+        _ => Err(TransportError::NotBuilt {
+            transport: kind.name(),
+        }),
     }
 }
 
@@ -148,9 +176,14 @@ pub fn router(kind: Kind, listen: &str) -> Result<Box<dyn Router>, TransportErro
         #[allow(unreachable_patterns)]
         Kind::Zenoh => {
             let _ = listen;
-            Err(TransportError::NotBuilt { transport: kind.name() })
+            Err(TransportError::NotBuilt {
+                transport: kind.name(),
+            })
         }
-        _ => Err(TransportError::Unsupported { transport: kind.name(), what: "running a router in the agent (only zenoh has one)".into() }),
+        _ => Err(TransportError::Unsupported {
+            transport: kind.name(),
+            what: "running a router in the agent (only zenoh has one)".into(),
+        }),
     }
 }
 
@@ -170,7 +203,11 @@ pub enum TransportError {
     /// The address text cannot be used (names the form expected).
     Address(String),
     /// A message larger than the transport can carry.
-    TooLarge { size: usize, max: usize, transport: &'static str },
+    TooLarge {
+        size: usize,
+        max: usize,
+        transport: &'static str,
+    },
     /// Binding failed (e.g. address in use).
     Bind { addr: String, err: std::io::Error },
     /// The peer cannot be reached or refused (e.g. nothing listens there).
@@ -180,20 +217,35 @@ pub enum TransportError {
     /// Any other I/O error.
     Io(std::io::Error),
     /// A setting or option the transport cannot honour (names it and what is possible).
-    Unsupported { transport: &'static str, what: String },
+    Unsupported {
+        transport: &'static str,
+        what: String,
+    },
     /// This binary was built without the transport.
     NotBuilt { transport: &'static str },
     /// A library, program or daemon the transport needs is not there.
     Missing { what: String, install: String },
     /// Discovery did not match the peer in time.
-    NotMatched { transport: &'static str, waited_ns: u64, detail: String },
+    NotMatched {
+        transport: &'static str,
+        waited_ns: u64,
+        detail: String,
+    },
     /// The middleware library reported an error.
-    Middleware { transport: &'static str, detail: String },
+    Middleware {
+        transport: &'static str,
+        detail: String,
+    },
 }
 
 impl TransportError {
     pub fn is_usage(&self) -> bool {
-        matches!(self, TransportError::Address(_) | TransportError::TooLarge { .. } | TransportError::Unsupported { .. })
+        matches!(
+            self,
+            TransportError::Address(_)
+                | TransportError::TooLarge { .. }
+                | TransportError::Unsupported { .. }
+        )
     }
 }
 
@@ -201,19 +253,31 @@ impl fmt::Display for TransportError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             TransportError::Address(m) => write!(f, "{m}"),
-            TransportError::TooLarge { size, max, transport } => {
+            TransportError::TooLarge {
+                size,
+                max,
+                transport,
+            } => {
                 write!(f, "a {size}-byte message does not fit {transport} (at most {max} bytes per message); use a smaller --payload or a stream transport (tcp, uds)")
             }
             TransportError::Bind { addr, err } => write!(f, "cannot listen on {addr}: {err}"),
-            TransportError::Unreachable { addr, err } => write!(f, "peer {addr} unreachable: {err}"),
+            TransportError::Unreachable { addr, err } => {
+                write!(f, "peer {addr} unreachable: {err}")
+            }
             TransportError::Closed => write!(f, "the peer closed the connection"),
             TransportError::Io(e) => write!(f, "{e}"),
-            TransportError::Unsupported { transport, what } => write!(f, "{what} is not supported by {transport}"),
+            TransportError::Unsupported { transport, what } => {
+                write!(f, "{what} is not supported by {transport}")
+            }
             TransportError::NotBuilt { transport } => {
                 write!(f, "this mwperf-agent was built without the {transport} transport; rebuild with `cargo build --release --features {transport}` (on by default)")
             }
             TransportError::Missing { what, install } => write!(f, "{what} not found; {install}"),
-            TransportError::NotMatched { transport, waited_ns, detail } => {
+            TransportError::NotMatched {
+                transport,
+                waited_ns,
+                detail,
+            } => {
                 write!(f, "{transport}: no peer matched within {} ({detail}); is the peer running with the same address and QoS? (--discovery-timeout)", mwperf_core::units::format_ns(*waited_ns as f64))
             }
             TransportError::Middleware { transport, detail } => write!(f, "{transport}: {detail}"),

@@ -9,13 +9,24 @@ pub fn wait(fd: RawFd, events: libc::c_short, timeout_ns: u64) -> io::Result<boo
     if timeout_ns == 0 {
         return Ok(true); // non-blocking callers just try the operation
     }
-    let mut pfd = libc::pollfd { fd, events, revents: 0 };
-    let ts = libc::timespec { tv_sec: (timeout_ns / 1_000_000_000) as libc::time_t, tv_nsec: (timeout_ns % 1_000_000_000) as libc::c_long };
+    let mut pfd = libc::pollfd {
+        fd,
+        events,
+        revents: 0,
+    };
+    let ts = libc::timespec {
+        tv_sec: (timeout_ns / 1_000_000_000) as libc::time_t,
+        tv_nsec: (timeout_ns % 1_000_000_000) as libc::c_long,
+    };
     // SAFETY: one valid pollfd, a valid timespec, no signal mask change.
     let rc = unsafe { libc::ppoll(&mut pfd, 1, &ts, std::ptr::null()) };
     if rc < 0 {
         let e = io::Error::last_os_error();
-        return if e.kind() == io::ErrorKind::Interrupted { Ok(false) } else { Err(e) };
+        return if e.kind() == io::ErrorKind::Interrupted {
+            Ok(false)
+        } else {
+            Err(e)
+        };
     }
     Ok(rc > 0)
 }
@@ -24,7 +35,15 @@ pub fn wait(fd: RawFd, events: libc::c_short, timeout_ns: u64) -> io::Result<boo
 pub fn set_buffer(fd: RawFd, opt: libc::c_int, bytes: usize) {
     let v = bytes as libc::c_int;
     // SAFETY: setsockopt with a valid int option value.
-    unsafe { libc::setsockopt(fd, libc::SOL_SOCKET, opt, &v as *const _ as *const libc::c_void, std::mem::size_of::<libc::c_int>() as libc::socklen_t) };
+    unsafe {
+        libc::setsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            opt,
+            &v as *const _ as *const libc::c_void,
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
 }
 
 /// Waits at least this long use one blocking receive bounded by SO_RCVTIMEO instead of
@@ -50,10 +69,19 @@ impl RecvTimeout {
         if ns == self.current_ns {
             return Ok(());
         }
-        let tv = libc::timeval { tv_sec: (ns / 1_000_000_000) as libc::time_t, tv_usec: ((ns % 1_000_000_000) / 1_000) as libc::suseconds_t };
+        let tv = libc::timeval {
+            tv_sec: (ns / 1_000_000_000) as libc::time_t,
+            tv_usec: ((ns % 1_000_000_000) / 1_000) as libc::suseconds_t,
+        };
         // SAFETY: setsockopt with a valid timeval.
         let rc = unsafe {
-            libc::setsockopt(fd, libc::SOL_SOCKET, libc::SO_RCVTIMEO, &tv as *const _ as *const libc::c_void, std::mem::size_of::<libc::timeval>() as libc::socklen_t)
+            libc::setsockopt(
+                fd,
+                libc::SOL_SOCKET,
+                libc::SO_RCVTIMEO,
+                &tv as *const _ as *const libc::c_void,
+                std::mem::size_of::<libc::timeval>() as libc::socklen_t,
+            )
         };
         if rc < 0 {
             return Err(io::Error::last_os_error());

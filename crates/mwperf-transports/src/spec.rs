@@ -36,7 +36,11 @@ pub struct Qos {
 
 impl Default for Qos {
     fn default() -> Self {
-        Qos { reliability: Reliability::Reliable, history: History::KeepLast(10), durability: Durability::Volatile }
+        Qos {
+            reliability: Reliability::Reliable,
+            history: History::KeepLast(10),
+            durability: Durability::Volatile,
+        }
     }
 }
 
@@ -55,7 +59,9 @@ impl Reliability {
         match s {
             "reliable" => Ok(Reliability::Reliable),
             "best-effort" => Ok(Reliability::BestEffort),
-            _ => Err(format!("'{s}' is not a reliability; allowed: reliable, best-effort")),
+            _ => Err(format!(
+                "'{s}' is not a reliability; allowed: reliable, best-effort"
+            )),
         }
     }
     pub fn name(self) -> &'static str {
@@ -76,7 +82,9 @@ impl History {
                 Ok(n) if n >= 1 => Ok(History::KeepLast(n)),
                 _ => Err(format!("'{n}' is not a depth; keep-last:N needs N >= 1")),
             },
-            _ => Err(format!("'{s}' is not a history; allowed: keep-last, keep-last:N, keep-all")),
+            _ => Err(format!(
+                "'{s}' is not a history; allowed: keep-last, keep-last:N, keep-all"
+            )),
         }
     }
     pub fn name(self) -> String {
@@ -92,7 +100,9 @@ impl Durability {
         match s {
             "volatile" => Ok(Durability::Volatile),
             "transient-local" => Ok(Durability::TransientLocal),
-            _ => Err(format!("'{s}' is not a durability; allowed: volatile, transient-local")),
+            _ => Err(format!(
+                "'{s}' is not a durability; allowed: volatile, transient-local"
+            )),
         }
     }
     pub fn name(self) -> &'static str {
@@ -105,7 +115,13 @@ impl Durability {
 
 impl fmt::Display for Qos {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}, {}, {}", self.reliability.name(), self.history.name(), self.durability.name())
+        write!(
+            f,
+            "{}, {}, {}",
+            self.reliability.name(),
+            self.history.name(),
+            self.durability.name()
+        )
     }
 }
 
@@ -120,7 +136,10 @@ pub struct Spec {
 
 impl Spec {
     pub fn new(addr: impl Into<String>) -> Self {
-        Spec { addr: addr.into(), ..Default::default() }
+        Spec {
+            addr: addr.into(),
+            ..Default::default()
+        }
     }
 
     pub fn with_qos(mut self, qos: Qos) -> Self {
@@ -134,16 +153,30 @@ impl Spec {
     }
 
     /// The options, after checking every key against the `--opt` keys `descriptor` declares.
-    pub fn options_of(&self, descriptor: &crate::Descriptor) -> Result<Options<'_>, TransportError> {
+    pub fn options_of(
+        &self,
+        descriptor: &crate::Descriptor,
+    ) -> Result<Options<'_>, TransportError> {
         self.options_for(descriptor.name, &descriptor.opt_keys())
     }
 
     /// The options, after checking that every key is one `transport` knows (`allowed`).
-    pub fn options_for(&self, transport: &'static str, allowed: &[&str]) -> Result<Options<'_>, TransportError> {
+    pub fn options_for(
+        &self,
+        transport: &'static str,
+        allowed: &[&str],
+    ) -> Result<Options<'_>, TransportError> {
         for (k, _) in &self.options {
             if !allowed.contains(&k.as_str()) {
-                let what = if allowed.is_empty() { "none".to_string() } else { allowed.join(", ") };
-                return Err(TransportError::Unsupported { transport, what: format!("option '--opt {k}=...' (options {transport} knows: {what})") });
+                let what = if allowed.is_empty() {
+                    "none".to_string()
+                } else {
+                    allowed.join(", ")
+                };
+                return Err(TransportError::Unsupported {
+                    transport,
+                    what: format!("option '--opt {k}=...' (options {transport} knows: {what})"),
+                });
             }
         }
         Ok(Options(&self.options))
@@ -155,7 +188,11 @@ pub struct Options<'a>(&'a [(String, String)]);
 
 impl Options<'_> {
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.0.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+        self.0
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
     }
 }
 
@@ -163,7 +200,11 @@ impl Options<'_> {
 /// process start like port 0.
 pub fn auto_base() -> String {
     let t = mwperf_core::clock::now_ns();
-    format!("mwperf-{}-{:x}", std::process::id(), (t ^ (t >> 29)) & 0xffff_ffff)
+    format!(
+        "mwperf-{}-{:x}",
+        std::process::id(),
+        (t ^ (t >> 29)) & 0xffff_ffff
+    )
 }
 
 #[cfg(test)]
@@ -173,18 +214,35 @@ mod tests {
     #[test]
     fn history_forms() {
         assert_eq!(History::parse("keep-last", 7), Ok(History::KeepLast(7)));
-        assert_eq!(History::parse("keep-last:1000", 7), Ok(History::KeepLast(1000)));
+        assert_eq!(
+            History::parse("keep-last:1000", 7),
+            Ok(History::KeepLast(1000))
+        );
         assert_eq!(History::parse("keep-all", 7), Ok(History::KeepAll));
-        assert!(History::parse("keep-last:0", 7).unwrap_err().contains("N >= 1"));
-        assert!(History::parse("all", 7).unwrap_err().contains("allowed: keep-last"));
+        assert!(History::parse("keep-last:0", 7)
+            .unwrap_err()
+            .contains("N >= 1"));
+        assert!(History::parse("all", 7)
+            .unwrap_err()
+            .contains("allowed: keep-last"));
     }
 
     #[test]
     fn unknown_option_names_the_known_ones() {
-        let s = Spec::new("x").with_option("mode", "client").with_option("colour", "red");
+        let s = Spec::new("x")
+            .with_option("mode", "client")
+            .with_option("colour", "red");
         let e = s.options_for("zenoh", &["mode"]).err().unwrap().to_string();
-        assert!(e.contains("--opt colour") && e.contains("zenoh knows: mode"), "{e}");
-        let s = Spec::new("x").with_option("mode", "peer").with_option("mode", "client");
-        assert_eq!(s.options_for("zenoh", &["mode"]).unwrap().get("mode"), Some("client"));
+        assert!(
+            e.contains("--opt colour") && e.contains("zenoh knows: mode"),
+            "{e}"
+        );
+        let s = Spec::new("x")
+            .with_option("mode", "peer")
+            .with_option("mode", "client");
+        assert_eq!(
+            s.options_for("zenoh", &["mode"]).unwrap().get("mode"),
+            Some("client")
+        );
     }
 }

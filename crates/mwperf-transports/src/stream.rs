@@ -47,7 +47,15 @@ enum Frame {
 
 impl<S: Read + Write + AsRawFd> Conn<S> {
     pub fn new(stream: S) -> Self {
-        Conn { stream, rx: vec![0; READ_CHUNK], rx_start: 0, rx_end: 0, tx: Vec::new(), tx_start: 0, rcvtimeo: RecvTimeout::default() }
+        Conn {
+            stream,
+            rx: vec![0; READ_CHUNK],
+            rx_start: 0,
+            rx_end: 0,
+            tx: Vec::new(),
+            tx_start: 0,
+            rcvtimeo: RecvTimeout::default(),
+        }
     }
 
     fn fd(&self) -> RawFd {
@@ -96,7 +104,10 @@ impl<S: Read + Write + AsRawFd> Conn<S> {
         let mut waited = 0;
         while self.backlog() + msg.len() > MAX_BACKLOG {
             if waited >= SEND_STALL_NS {
-                return Err(TransportError::Io(io::Error::new(ErrorKind::TimedOut, "peer stopped reading for 10 s")));
+                return Err(TransportError::Io(io::Error::new(
+                    ErrorKind::TimedOut,
+                    "peer stopped reading for 10 s",
+                )));
             }
             poll::wait(self.fd(), libc::POLLOUT, 100_000_000)?;
             waited += 100_000_000;
@@ -150,7 +161,9 @@ impl<S: Read + Write + AsRawFd> Conn<S> {
         }
         // Room for the frame being assembled, so large messages need few reads.
         let want = match Header::decode_header(&self.rx[..self.rx_end]) {
-            Ok(h) if (h.payload_len as usize) <= MAX_PAYLOAD => h.message_len().max(self.rx_end + READ_CHUNK),
+            Ok(h) if (h.payload_len as usize) <= MAX_PAYLOAD => {
+                h.message_len().max(self.rx_end + READ_CHUNK)
+            }
             _ => self.rx_end + READ_CHUNK,
         };
         if self.rx.len() < want {
@@ -158,7 +171,14 @@ impl<S: Read + Write + AsRawFd> Conn<S> {
         }
         let spare = &mut self.rx[self.rx_end..];
         // SAFETY: `spare` is valid for its length.
-        match check(unsafe { libc::recv(self.stream.as_raw_fd(), spare.as_mut_ptr() as *mut libc::c_void, spare.len(), flags) }) {
+        match check(unsafe {
+            libc::recv(
+                self.stream.as_raw_fd(),
+                spare.as_mut_ptr() as *mut libc::c_void,
+                spare.len(),
+                flags,
+            )
+        }) {
             Ok(0) => Err(TransportError::Closed),
             Ok(n) => {
                 self.rx_end += n;
@@ -173,7 +193,12 @@ impl<S: Read + Write + AsRawFd> Conn<S> {
 
     /// Receive one message; Err(Closed) when the peer went away or sent garbage (after it was
     /// returned once).
-    fn recv(&mut self, out: &mut Vec<u8>, wait_ns: u64, dead: &mut bool) -> Result<Option<usize>, TransportError> {
+    fn recv(
+        &mut self,
+        out: &mut Vec<u8>,
+        wait_ns: u64,
+        dead: &mut bool,
+    ) -> Result<Option<usize>, TransportError> {
         if *dead {
             return Err(TransportError::Closed);
         }
@@ -198,8 +223,13 @@ impl<S: Read + Write + AsRawFd> Conn<S> {
                 self.rcvtimeo.set(self.fd(), coarse_timeout(left))?;
                 0
             } else {
-                let events = if self.backlog() > 0 { libc::POLLIN | libc::POLLOUT } else { libc::POLLIN };
-                if !poll::wait(self.fd(), events, left)? && mwperf_core::clock::now_ns() < deadline {
+                let events = if self.backlog() > 0 {
+                    libc::POLLIN | libc::POLLOUT
+                } else {
+                    libc::POLLIN
+                };
+                if !poll::wait(self.fd(), events, left)? && mwperf_core::clock::now_ns() < deadline
+                {
                     return Ok(None); // interrupted by a signal
                 }
                 libc::MSG_DONTWAIT
@@ -237,12 +267,22 @@ impl<S: Read + Write + AsRawFd> Drop for Conn<S> {
 /// One non-blocking send on a (blocking) socket; never raises SIGPIPE.
 fn write_now(fd: RawFd, data: &[u8]) -> io::Result<usize> {
     // SAFETY: `data` is valid for its length.
-    check(unsafe { libc::send(fd, data.as_ptr() as *const libc::c_void, data.len(), libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL) })
+    check(unsafe {
+        libc::send(
+            fd,
+            data.as_ptr() as *const libc::c_void,
+            data.len(),
+            libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL,
+        )
+    })
 }
 
 fn closed_or(e: io::Error) -> TransportError {
     match e.kind() {
-        ErrorKind::ConnectionReset | ErrorKind::BrokenPipe | ErrorKind::ConnectionAborted | ErrorKind::UnexpectedEof => TransportError::Closed,
+        ErrorKind::ConnectionReset
+        | ErrorKind::BrokenPipe
+        | ErrorKind::ConnectionAborted
+        | ErrorKind::UnexpectedEof => TransportError::Closed,
         _ => TransportError::Io(e),
     }
 }
@@ -256,7 +296,11 @@ pub struct Client<S: Read + Write + AsRawFd> {
 
 impl<S: Read + Write + AsRawFd> Client<S> {
     pub fn new(stream: S, local: String) -> Self {
-        Client { conn: Conn::new(stream), dead: false, local }
+        Client {
+            conn: Conn::new(stream),
+            dead: false,
+            local,
+        }
     }
 }
 
@@ -296,7 +340,12 @@ pub struct Server<A: Acceptor> {
 
 impl<A: Acceptor> Server<A> {
     pub fn new(acceptor: A) -> Self {
-        Server { acceptor, conn: None, dead: false, accepted: 0 }
+        Server {
+            acceptor,
+            conn: None,
+            dead: false,
+            accepted: 0,
+        }
     }
 }
 
@@ -326,7 +375,10 @@ impl<A: Acceptor> Endpoint for Server<A> {
                     }
                     None => {
                         let now = mwperf_core::clock::now_ns();
-                        if wait_ns == 0 || now >= deadline || !poll::wait(self.acceptor.as_raw_fd(), libc::POLLIN, deadline - now)? {
+                        if wait_ns == 0
+                            || now >= deadline
+                            || !poll::wait(self.acceptor.as_raw_fd(), libc::POLLIN, deadline - now)?
+                        {
                             return Ok(None);
                         }
                         continue;
@@ -335,7 +387,11 @@ impl<A: Acceptor> Endpoint for Server<A> {
             }
             let conn = self.conn.as_mut().expect("connection present");
             let left = deadline.saturating_sub(mwperf_core::clock::now_ns());
-            match conn.recv(buf, if wait_ns == 0 { 0 } else { left.max(1) }, &mut self.dead) {
+            match conn.recv(
+                buf,
+                if wait_ns == 0 { 0 } else { left.max(1) },
+                &mut self.dead,
+            ) {
                 Err(TransportError::Closed) => {
                     self.conn = None; // peer gone: serve the next one
                     if wait_ns == 0 || mwperf_core::clock::now_ns() >= deadline {

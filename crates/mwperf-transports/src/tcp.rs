@@ -32,7 +32,12 @@ impl Acceptor for TcpListener {
                 s.set_nodelay(true)?;
                 Ok(Some(s))
             }
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock || e.kind() == io::ErrorKind::Interrupted => Ok(None),
+            Err(e)
+                if e.kind() == io::ErrorKind::WouldBlock
+                    || e.kind() == io::ErrorKind::Interrupted =>
+            {
+                Ok(None)
+            }
             Err(e) => Err(e),
         }
     }
@@ -44,14 +49,22 @@ impl Acceptor for TcpListener {
 
 pub fn listen(addr: &str) -> Result<Server<TcpListener>, TransportError> {
     let at = resolve(addr)?;
-    let l = TcpListener::bind(at).map_err(|err| TransportError::Bind { addr: addr.to_string(), err })?;
+    let l = TcpListener::bind(at).map_err(|err| TransportError::Bind {
+        addr: addr.to_string(),
+        err,
+    })?;
     l.set_nonblocking(true)?;
     Ok(Server::new(l))
 }
 
 pub fn connect(addr: &str) -> Result<Client<TcpStream>, TransportError> {
     let to = resolve(addr)?;
-    let s = TcpStream::connect_timeout(&to, std::time::Duration::from_secs(5)).map_err(|err| TransportError::Unreachable { addr: addr.to_string(), err })?;
+    let s = TcpStream::connect_timeout(&to, std::time::Duration::from_secs(5)).map_err(|err| {
+        TransportError::Unreachable {
+            addr: addr.to_string(),
+            err,
+        }
+    })?;
     s.set_nodelay(true)?;
     let local = s.local_addr().map(|a| a.to_string()).unwrap_or_default();
     Ok(Client::new(s, local))

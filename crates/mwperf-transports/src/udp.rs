@@ -42,9 +42,17 @@ pub struct UdpEndpoint {
 
 pub(crate) fn resolve(addr: &str) -> Result<SocketAddr, TransportError> {
     addr.to_socket_addrs()
-        .map_err(|e| TransportError::Address(format!("cannot use address '{addr}': {e}; expected host:port, e.g. 127.0.0.1:5000")))?
+        .map_err(|e| {
+            TransportError::Address(format!(
+                "cannot use address '{addr}': {e}; expected host:port, e.g. 127.0.0.1:5000"
+            ))
+        })?
         .next()
-        .ok_or_else(|| TransportError::Address(format!("address '{addr}' resolves to nothing; expected host:port")))
+        .ok_or_else(|| {
+            TransportError::Address(format!(
+                "address '{addr}' resolves to nothing; expected host:port"
+            ))
+        })
 }
 
 fn tune(sock: &UdpSocket) {
@@ -55,25 +63,49 @@ fn tune(sock: &UdpSocket) {
 impl UdpEndpoint {
     fn new(sock: UdpSocket, listening: bool, peer: String) -> Self {
         tune(&sock);
-        UdpEndpoint { sock, reply_to: None, listening, peer, rx: vec![0; MAX_DATAGRAM + 1], rcvtimeo: RecvTimeout::default() }
+        UdpEndpoint {
+            sock,
+            reply_to: None,
+            listening,
+            peer,
+            rx: vec![0; MAX_DATAGRAM + 1],
+            rcvtimeo: RecvTimeout::default(),
+        }
     }
 
     pub fn listen(addr: &str) -> Result<Self, TransportError> {
         let at = resolve(addr)?;
-        let sock = UdpSocket::bind(at).map_err(|err| TransportError::Bind { addr: addr.to_string(), err })?;
+        let sock = UdpSocket::bind(at).map_err(|err| TransportError::Bind {
+            addr: addr.to_string(),
+            err,
+        })?;
         Ok(Self::new(sock, true, String::new()))
     }
 
     pub fn connect(addr: &str) -> Result<Self, TransportError> {
         let to = resolve(addr)?;
-        let any: SocketAddr = if to.is_ipv4() { "0.0.0.0:0".parse().unwrap() } else { "[::]:0".parse().unwrap() };
-        let sock = UdpSocket::bind(any).map_err(|err| TransportError::Bind { addr: any.to_string(), err })?;
-        sock.connect(to).map_err(|err| TransportError::Unreachable { addr: addr.to_string(), err })?;
+        let any: SocketAddr = if to.is_ipv4() {
+            "0.0.0.0:0".parse().unwrap()
+        } else {
+            "[::]:0".parse().unwrap()
+        };
+        let sock = UdpSocket::bind(any).map_err(|err| TransportError::Bind {
+            addr: any.to_string(),
+            err,
+        })?;
+        sock.connect(to)
+            .map_err(|err| TransportError::Unreachable {
+                addr: addr.to_string(),
+                err,
+            })?;
         Ok(Self::new(sock, false, addr.to_string()))
     }
 
     fn unreachable(&self, err: io::Error) -> TransportError {
-        TransportError::Unreachable { addr: self.peer.clone(), err }
+        TransportError::Unreachable {
+            addr: self.peer.clone(),
+            err,
+        }
     }
 
     /// One recv/recvfrom with `flags` into the internal buffer (the socket itself is blocking;
@@ -88,7 +120,16 @@ impl UdpEndpoint {
         // SAFETY: zeroed sockaddr_storage is valid; the kernel writes at most `alen` bytes.
         let mut from: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
         let mut alen = std::mem::size_of::<libc::sockaddr_storage>() as libc::socklen_t;
-        let n = check(unsafe { libc::recvfrom(fd, ptr, len, flags, &mut from as *mut _ as *mut libc::sockaddr, &mut alen) })?;
+        let n = check(unsafe {
+            libc::recvfrom(
+                fd,
+                ptr,
+                len,
+                flags,
+                &mut from as *mut _ as *mut libc::sockaddr,
+                &mut alen,
+            )
+        })?;
         self.reply_to = Some((from, alen));
         Ok(n)
     }
@@ -97,14 +138,27 @@ impl UdpEndpoint {
 impl Endpoint for UdpEndpoint {
     fn send(&mut self, msg: &[u8]) -> Result<(), TransportError> {
         if msg.len() > MAX_DATAGRAM {
-            return Err(TransportError::TooLarge { size: msg.len(), max: MAX_DATAGRAM, transport: "udp" });
+            return Err(TransportError::TooLarge {
+                size: msg.len(),
+                max: MAX_DATAGRAM,
+                transport: "udp",
+            });
         }
         let fd = self.sock.as_raw_fd();
         let (ptr, len) = (msg.as_ptr() as *const libc::c_void, msg.len());
         // SAFETY: `msg` is valid for `len` bytes; the stored address came from recvfrom.
         let r = if self.listening {
             match &self.reply_to {
-                Some((to, alen)) => check(unsafe { libc::sendto(fd, ptr, len, libc::MSG_DONTWAIT, to as *const _ as *const libc::sockaddr, *alen) }),
+                Some((to, alen)) => check(unsafe {
+                    libc::sendto(
+                        fd,
+                        ptr,
+                        len,
+                        libc::MSG_DONTWAIT,
+                        to as *const _ as *const libc::sockaddr,
+                        *alen,
+                    )
+                }),
                 None => return Ok(()), // nobody to answer yet
             }
         } else {
@@ -126,7 +180,8 @@ impl Endpoint for UdpEndpoint {
         let r = if wait_ns == 0 {
             self.raw_recv(libc::MSG_DONTWAIT)
         } else if wait_ns >= LONG_WAIT_NS {
-            self.rcvtimeo.set(self.sock.as_raw_fd(), coarse_timeout(wait_ns))?;
+            self.rcvtimeo
+                .set(self.sock.as_raw_fd(), coarse_timeout(wait_ns))?;
             self.raw_recv(0)
         } else {
             if !poll::wait(self.sock.as_raw_fd(), libc::POLLIN, wait_ns)? {
@@ -140,13 +195,18 @@ impl Endpoint for UdpEndpoint {
                 buf.extend_from_slice(&self.rx[..n]);
                 Ok(Some(n))
             }
-            Err(e) if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::Interrupted => Ok(None),
+            Err(e) if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::Interrupted => {
+                Ok(None)
+            }
             Err(e) if e.kind() == ErrorKind::ConnectionRefused => Err(self.unreachable(e)),
             Err(e) => Err(e.into()),
         }
     }
 
     fn local_addr(&self) -> String {
-        self.sock.local_addr().map(|a| a.to_string()).unwrap_or_default()
+        self.sock
+            .local_addr()
+            .map(|a| a.to_string())
+            .unwrap_or_default()
     }
 }

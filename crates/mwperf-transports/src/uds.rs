@@ -49,10 +49,13 @@ impl Acceptor for UdsListener {
 
     fn accept_one(&self) -> io::Result<Option<UnixStream>> {
         match self.listener.accept() {
-            Ok((s, _)) => {
-                Ok(Some(s))
+            Ok((s, _)) => Ok(Some(s)),
+            Err(e)
+                if e.kind() == io::ErrorKind::WouldBlock
+                    || e.kind() == io::ErrorKind::Interrupted =>
+            {
+                Ok(None)
             }
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock || e.kind() == io::ErrorKind::Interrupted => Ok(None),
             Err(e) => Err(e),
         }
     }
@@ -64,7 +67,9 @@ impl Acceptor for UdsListener {
 
 fn check_path(addr: &str) -> Result<PathBuf, TransportError> {
     if addr.is_empty() || addr.len() > 107 {
-        return Err(TransportError::Address(format!("'{addr}' is not a usable socket path (1..107 bytes)")));
+        return Err(TransportError::Address(format!(
+            "'{addr}' is not a usable socket path (1..107 bytes)"
+        )));
     }
     Ok(PathBuf::from(addr))
 }
@@ -73,20 +78,38 @@ pub fn listen(addr: &str) -> Result<Server<UdsListener>, TransportError> {
     let path = check_path(addr)?;
     if let Ok(meta) = std::fs::symlink_metadata(&path) {
         if !meta.file_type().is_socket() {
-            return Err(TransportError::Bind { addr: addr.into(), err: io::Error::new(io::ErrorKind::AlreadyExists, "a file that is not a socket is in the way") });
+            return Err(TransportError::Bind {
+                addr: addr.into(),
+                err: io::Error::new(
+                    io::ErrorKind::AlreadyExists,
+                    "a file that is not a socket is in the way",
+                ),
+            });
         }
         if UnixStream::connect(&path).is_ok() {
-            return Err(TransportError::Bind { addr: addr.into(), err: io::Error::new(io::ErrorKind::AddrInUse, "another process is listening there") });
+            return Err(TransportError::Bind {
+                addr: addr.into(),
+                err: io::Error::new(
+                    io::ErrorKind::AddrInUse,
+                    "another process is listening there",
+                ),
+            });
         }
         let _ = std::fs::remove_file(&path); // stale socket from a crashed run
     }
-    let listener = UnixListener::bind(&path).map_err(|err| TransportError::Bind { addr: addr.into(), err })?;
+    let listener = UnixListener::bind(&path).map_err(|err| TransportError::Bind {
+        addr: addr.into(),
+        err,
+    })?;
     listener.set_nonblocking(true)?;
     Ok(Server::new(UdsListener { listener, path }))
 }
 
 pub fn connect(addr: &str) -> Result<Client<UnixStream>, TransportError> {
     let path = check_path(addr)?;
-    let s = UnixStream::connect(&path).map_err(|err| TransportError::Unreachable { addr: addr.into(), err })?;
+    let s = UnixStream::connect(&path).map_err(|err| TransportError::Unreachable {
+        addr: addr.into(),
+        err,
+    })?;
     Ok(Client::new(s, addr.to_string()))
 }

@@ -6,7 +6,9 @@ use std::time::{Duration, Instant};
 
 use mwperf_core::clock::now_ns;
 use mwperf_core::wire::{build_message, payload_intact, Header, FLAG_PROBE, HEADER_LEN};
-use mwperf_transports::{open, Durability, Endpoint, Fanout, History, Kind, Qos, Reliability, Side, Spec, TransportError};
+use mwperf_transports::{
+    open, Durability, Endpoint, Fanout, History, Kind, Qos, Reliability, Side, Spec, TransportError,
+};
 
 mod support;
 use support::Fixture;
@@ -15,12 +17,15 @@ const MS: u64 = 1_000_000;
 const MATCH_NS: u64 = 15_000 * MS;
 
 fn listen_at(fx: &Fixture, addr: &str) -> Box<dyn Endpoint> {
-    open(fx.kind, Side::Pong, &fx.spec(addr)).unwrap_or_else(|e| panic!("{:?}: listen at {addr}: {e}", fx.kind))
+    open(fx.kind, Side::Pong, &fx.spec(addr))
+        .unwrap_or_else(|e| panic!("{:?}: listen at {addr}: {e}", fx.kind))
 }
 
 fn connect_to(fx: &Fixture, addr: &str) -> Box<dyn Endpoint> {
-    let mut ep = open(fx.kind, Side::Ping, &fx.spec(addr)).unwrap_or_else(|e| panic!("{:?}: connect to {addr}: {e}", fx.kind));
-    ep.wait_matched(MATCH_NS).unwrap_or_else(|e| panic!("{:?}: not matched: {e}", fx.kind));
+    let mut ep = open(fx.kind, Side::Ping, &fx.spec(addr))
+        .unwrap_or_else(|e| panic!("{:?}: connect to {addr}: {e}", fx.kind));
+    ep.wait_matched(MATCH_NS)
+        .unwrap_or_else(|e| panic!("{:?}: not matched: {e}", fx.kind));
     ep
 }
 
@@ -36,16 +41,28 @@ fn pair(fx: &Fixture, tag: &str) -> (Box<dyn Endpoint>, Box<dyn Endpoint>) {
 /// drop what is sent while discovery is still settling, and tests must not count that.
 fn settle(kind: Kind, server: &mut dyn Endpoint, client: &mut dyn Endpoint) {
     let mut probe = Vec::new();
-    build_message(&mut probe, &Header { flags: FLAG_PROBE, run_id: 1, seq: u64::MAX, ..Default::default() });
+    build_message(
+        &mut probe,
+        &Header {
+            flags: FLAG_PROBE,
+            run_id: 1,
+            seq: u64::MAX,
+            ..Default::default()
+        },
+    );
     let mut buf = Vec::new();
     let mut one_way = |from: &mut dyn Endpoint, to: &mut dyn Endpoint, what: &str| {
         let end = Instant::now() + Duration::from_secs(15);
         loop {
-            from.send(&probe).unwrap_or_else(|e| panic!("{kind:?}: probe {what}: {e}"));
+            from.send(&probe)
+                .unwrap_or_else(|e| panic!("{kind:?}: probe {what}: {e}"));
             if recv_within(to, &mut buf, 20).unwrap().is_some() {
                 break;
             }
-            assert!(Instant::now() < end, "{kind:?}: no probe got through {what} in 15 s");
+            assert!(
+                Instant::now() < end,
+                "{kind:?}: no probe got through {what} in 15 s"
+            );
         }
     };
     one_way(client, server, "client to server");
@@ -56,12 +73,24 @@ fn settle(kind: Kind, server: &mut dyn Endpoint, client: &mut dyn Endpoint) {
 
 fn msg(seq: u64, payload: usize) -> Vec<u8> {
     let mut b = Vec::new();
-    build_message(&mut b, &Header { run_id: 1, seq, payload_len: payload as u32, ..Default::default() });
+    build_message(
+        &mut b,
+        &Header {
+            run_id: 1,
+            seq,
+            payload_len: payload as u32,
+            ..Default::default()
+        },
+    );
     b
 }
 
 /// Receive with a bounded total wait, retrying across early (signal/poll) returns.
-fn recv_within(ep: &mut dyn Endpoint, buf: &mut Vec<u8>, ms: u64) -> Result<Option<usize>, TransportError> {
+fn recv_within(
+    ep: &mut dyn Endpoint,
+    buf: &mut Vec<u8>,
+    ms: u64,
+) -> Result<Option<usize>, TransportError> {
     let end = now_ns() + ms * MS;
     loop {
         if let Some(n) = ep.recv(buf, 10 * MS)? {
@@ -127,7 +156,9 @@ pub fn ordered_roundtrip_byte_exact(fx: &Fixture) {
             let seq = round * 100 + i as u64;
             let m = msg(seq, size);
             client.send(&m).unwrap();
-            let n = recv_within(client.as_mut(), &mut buf, 5_000).unwrap().expect("reply");
+            let n = recv_within(client.as_mut(), &mut buf, 5_000)
+                .unwrap()
+                .expect("reply");
             assert_eq!(n, m.len());
             assert_eq!(buf, m, "{kind:?}: reply differs for seq {seq}");
         }
@@ -142,7 +173,9 @@ pub fn pipelined_messages_stay_in_order(fx: &Fixture) {
     }
     let mut buf = Vec::new();
     for seq in 0..200 {
-        recv_within(server.as_mut(), &mut buf, 5_000).unwrap().expect("message");
+        recv_within(server.as_mut(), &mut buf, 5_000)
+            .unwrap()
+            .expect("message");
         assert_eq!(Header::decode(&buf).unwrap().seq, seq);
     }
 }
@@ -156,14 +189,19 @@ pub fn largest_message(fx: &Fixture) {
     let mut buf = Vec::new();
     for _ in 0..3 {
         client.send(&m).unwrap();
-        recv_within(client.as_mut(), &mut buf, 10_000).unwrap().expect("large reply");
+        recv_within(client.as_mut(), &mut buf, 10_000)
+            .unwrap()
+            .expect("large reply");
         assert_eq!(buf.len(), m.len());
         assert!(payload_intact(&buf[HEADER_LEN..], 9));
     }
     echoer.finish();
     if let Some(max) = kind.max_message() {
         let too_big = vec![0u8; max + 1];
-        assert!(matches!(client.send(&too_big), Err(TransportError::TooLarge { .. })));
+        assert!(matches!(
+            client.send(&too_big),
+            Err(TransportError::TooLarge { .. })
+        ));
     }
 }
 
@@ -175,7 +213,9 @@ pub fn simultaneous_large_writes_do_not_deadlock(fx: &Fixture) {
     let (mut server, mut client) = pair(fx, "dead");
     let mut first = Vec::new();
     client.send(&msg(0, 10)).unwrap();
-    recv_within(server.as_mut(), &mut first, 5_000).unwrap().unwrap();
+    recv_within(server.as_mut(), &mut first, 5_000)
+        .unwrap()
+        .unwrap();
     let big = msg(1, 1024 * 1024);
     let client_done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let done = client_done.clone();
@@ -185,7 +225,9 @@ pub fn simultaneous_large_writes_do_not_deadlock(fx: &Fixture) {
         }
         let mut buf = Vec::new();
         for _ in 0..8 {
-            recv_within(server.as_mut(), &mut buf, 10_000).unwrap().expect("server got big");
+            recv_within(server.as_mut(), &mut buf, 10_000)
+                .unwrap()
+                .expect("server got big");
         }
         // Keep the endpoint alive and serviced until the client has everything: a stream
         // backlog moves only while its owner calls in, and a middleware writer that is dropped
@@ -201,7 +243,9 @@ pub fn simultaneous_large_writes_do_not_deadlock(fx: &Fixture) {
     }
     let mut buf = Vec::new();
     for _ in 0..8 {
-        recv_within(client.as_mut(), &mut buf, 10_000).unwrap().expect("client got big");
+        recv_within(client.as_mut(), &mut buf, 10_000)
+            .unwrap()
+            .expect("client got big");
         assert!(payload_intact(&buf[HEADER_LEN..], 1));
     }
     client_done.store(true, std::sync::atomic::Ordering::Release);
@@ -221,8 +265,15 @@ pub fn foreign_and_malformed_input_is_survived(fx: &Fixture) {
     let mut server = listen_at(fx, &fx.listen_addr("garbage"));
     let at = server.local_addr();
     let mut buf = Vec::new();
-    let junk: &[&[u8]] = &[b"GET / HTTP/1.0\r\n\r\n", &[0xff; 3], b"MWPF", &msg(5, 100)[..70], b""];
-    let mut injector = (!matches!(kind, Kind::Udp | Kind::Tcp | Kind::Uds)).then(|| connect_to(fx, &at));
+    let junk: &[&[u8]] = &[
+        b"GET / HTTP/1.0\r\n\r\n",
+        &[0xff; 3],
+        b"MWPF",
+        &msg(5, 100)[..70],
+        b"",
+    ];
+    let mut injector =
+        (!matches!(kind, Kind::Udp | Kind::Tcp | Kind::Uds)).then(|| connect_to(fx, &at));
     for j in junk {
         match (kind, injector.as_mut()) {
             (Kind::Udp, _) => {
@@ -230,18 +281,29 @@ pub fn foreign_and_malformed_input_is_survived(fx: &Fixture) {
                 s.send_to(j, &at).unwrap();
             }
             (Kind::Tcp, _) => {
-                std::net::TcpStream::connect(&at).unwrap().write_all(j).unwrap();
+                std::net::TcpStream::connect(&at)
+                    .unwrap()
+                    .write_all(j)
+                    .unwrap();
             }
             (Kind::Uds, _) => {
-                std::os::unix::net::UnixStream::connect(&at).unwrap().write_all(j).unwrap();
+                std::os::unix::net::UnixStream::connect(&at)
+                    .unwrap()
+                    .write_all(j)
+                    .unwrap();
             }
-            (_, Some(ep)) => ep.send(j).unwrap_or_else(|e| panic!("{kind:?}: sending junk: {e}")),
+            (_, Some(ep)) => ep
+                .send(j)
+                .unwrap_or_else(|e| panic!("{kind:?}: sending junk: {e}")),
             (_, None) => unreachable!(),
         }
         // Streams may deliver a short garbage prefix only when the writer closes; either way the
         // receiver must not fail and must not hand out a valid message.
         if let Some(_) = recv_within(server.as_mut(), &mut buf, 300).unwrap() {
-            assert!(Header::decode(&buf).is_err(), "{kind:?}: junk decoded as a message");
+            assert!(
+                Header::decode(&buf).is_err(),
+                "{kind:?}: junk decoded as a message"
+            );
         }
     }
     drop(injector);
@@ -257,7 +319,11 @@ pub fn foreign_and_malformed_input_is_survived(fx: &Fixture) {
             _ => {}
         }
     }
-    assert_eq!(got.map(|h| h.seq), Some(1), "{kind:?}: no service after junk");
+    assert_eq!(
+        got.map(|h| h.seq),
+        Some(1),
+        "{kind:?}: no service after junk"
+    );
 }
 
 /// The peer going away is reported (or silent for datagrams), never a panic or a hang.
@@ -295,7 +361,10 @@ pub fn recv_wait_is_bounded(fx: &Fixture) {
     let t = Instant::now();
     let _ = recv_within(server.as_mut(), &mut buf, 50);
     let e = t.elapsed();
-    assert!(e >= Duration::from_millis(50) && e < Duration::from_secs(1), "{e:?}");
+    assert!(
+        e >= Duration::from_millis(50) && e < Duration::from_secs(1),
+        "{e:?}"
+    );
     // Short waits end on time too: a wait bounded by a tick-granular socket timeout sleeps a
     // 4 ms tick, and one under 1 µs may become "no timeout" and never end (iceoryx2 0.10's own
     // timed wait did both). 200 waits of 0.5–20 µs must take far less than 200 ticks.
@@ -310,7 +379,10 @@ pub fn recv_wait_is_bounded(fx: &Fixture) {
         server
     });
     match done_rx.recv_timeout(Duration::from_secs(10)) {
-        Ok(e) => assert!(e < Duration::from_millis(400), "{kind:?}: 200 short waits took {e:?}"),
+        Ok(e) => assert!(
+            e < Duration::from_millis(400),
+            "{kind:?}: 200 short waits took {e:?}"
+        ),
         Err(_) => panic!("{kind:?}: a recv with a wait of a few µs never returned"),
     }
     drop(waiter.join().unwrap());
@@ -323,7 +395,10 @@ pub fn clean_shutdown_releases_the_address(fx: &Fixture) {
     drop(client);
     drop(server);
     if fx.kind == Kind::Uds {
-        assert!(!std::path::Path::new(&at).exists(), "socket file left behind");
+        assert!(
+            !std::path::Path::new(&at).exists(),
+            "socket file left behind"
+        );
     }
     let (mut again, mut client) = (listen_at(fx, &at), connect_to(fx, &at));
     settle(fx.kind, again.as_mut(), client.as_mut());
@@ -341,14 +416,20 @@ pub fn serves_a_new_peer_after_the_first_left(fx: &Fixture) {
         client.send(&msg(who, 16)).unwrap();
         let mut seen = false;
         for _ in 0..20 {
-            if recv_within(server.as_mut(), &mut buf, 250).unwrap().is_some() && Header::decode(&buf).map(|h| h.seq) == Ok(who) {
+            if recv_within(server.as_mut(), &mut buf, 250)
+                .unwrap()
+                .is_some()
+                && Header::decode(&buf).map(|h| h.seq) == Ok(who)
+            {
                 seen = true;
                 break;
             }
         }
         assert!(seen, "{kind:?}: peer {who} not served");
         server.send(&buf).unwrap();
-        recv_within(client.as_mut(), &mut buf, 2_000).unwrap().expect("reply");
+        recv_within(client.as_mut(), &mut buf, 2_000)
+            .unwrap()
+            .expect("reply");
     }
 }
 
@@ -365,9 +446,19 @@ pub fn discovery_without_a_peer_is_bounded(fx: &Fixture) {
     let e = t.elapsed();
     assert!(e < Duration::from_secs(3), "{:?}: waited {e:?}", fx.kind);
     if fx.kind.has_discovery() {
-        let err = r.err().unwrap_or_else(|| panic!("{:?}: matched with nobody", fx.kind));
-        assert!(matches!(err, TransportError::NotMatched { .. }), "{:?}: {err}", fx.kind);
-        assert!(e >= Duration::from_millis(250), "{:?}: gave up after {e:?}", fx.kind);
+        let err = r
+            .err()
+            .unwrap_or_else(|| panic!("{:?}: matched with nobody", fx.kind));
+        assert!(
+            matches!(err, TransportError::NotMatched { .. }),
+            "{:?}: {err}",
+            fx.kind
+        );
+        assert!(
+            e >= Duration::from_millis(250),
+            "{:?}: gave up after {e:?}",
+            fx.kind
+        );
     }
 }
 
@@ -375,7 +466,11 @@ pub fn discovery_without_a_peer_is_bounded(fx: &Fixture) {
 /// another error, never a panic.
 pub fn qos_is_honoured_or_refused(fx: &Fixture) {
     let rel = [Reliability::Reliable, Reliability::BestEffort];
-    let his = [History::KeepLast(1), History::KeepLast(1000), History::KeepAll];
+    let his = [
+        History::KeepLast(1),
+        History::KeepLast(1000),
+        History::KeepAll,
+    ];
     let dur = [Durability::Volatile, Durability::TransientLocal];
     let mut combos = Vec::new();
     for r in rel {
@@ -386,18 +481,40 @@ pub fn qos_is_honoured_or_refused(fx: &Fixture) {
         }
     }
     for (i, (r, h, d)) in combos.into_iter().enumerate() {
-        let qos = Qos { reliability: r, history: h, durability: d };
+        let qos = Qos {
+            reliability: r,
+            history: h,
+            durability: d,
+        };
         let addr = fx.listen_addr(&format!("qos{i}"));
-        match open(fx.kind, Side::Pong, &Spec { qos, ..fx.spec(&addr) }) {
+        match open(
+            fx.kind,
+            Side::Pong,
+            &Spec {
+                qos,
+                ..fx.spec(&addr)
+            },
+        ) {
             Ok(_) => {}
-            Err(e @ TransportError::Unsupported { .. }) => assert!(e.is_usage() && e.to_string().contains("not supported by"), "{e}"),
+            Err(e @ TransportError::Unsupported { .. }) => assert!(
+                e.is_usage() && e.to_string().contains("not supported by"),
+                "{e}"
+            ),
             Err(e) => panic!("{:?}: {qos}: {e}", fx.kind),
         }
     }
-    let bad = Spec { options: vec![("no-such-option".into(), "1".into())], ..fx.spec(&fx.listen_addr("opt")) };
+    let bad = Spec {
+        options: vec![("no-such-option".into(), "1".into())],
+        ..fx.spec(&fx.listen_addr("opt"))
+    };
     if !matches!(fx.kind, Kind::Udp | Kind::Tcp | Kind::Uds) {
-        let e = open(fx.kind, Side::Pong, &bad).err().expect("unknown --opt refused");
-        assert!(e.is_usage() && e.to_string().contains("no-such-option"), "{e}");
+        let e = open(fx.kind, Side::Pong, &bad)
+            .err()
+            .expect("unknown --opt refused");
+        assert!(
+            e.is_usage() && e.to_string().contains("no-such-option"),
+            "{e}"
+        );
     }
 }
 
@@ -405,18 +522,30 @@ pub fn qos_is_honoured_or_refused(fx: &Fixture) {
 /// discovery matched; every other transport says it cannot tell (None) rather than pretending.
 pub fn fanout_counting_matches_the_descriptor(fx: &Fixture) {
     let kind = fx.kind;
-    let sub = open(kind, Side::Sub, &fx.spec(&fx.listen_addr("fan"))).unwrap_or_else(|e| panic!("{kind:?}: sub: {e}"));
-    let mut publisher = open(kind, Side::Pub, &fx.spec(&sub.local_addr())).unwrap_or_else(|e| panic!("{kind:?}: pub: {e}"));
-    publisher.wait_matched(MATCH_NS).unwrap_or_else(|e| panic!("{kind:?}: pub not matched: {e}"));
+    let sub = open(kind, Side::Sub, &fx.spec(&fx.listen_addr("fan")))
+        .unwrap_or_else(|e| panic!("{kind:?}: sub: {e}"));
+    let mut publisher = open(kind, Side::Pub, &fx.spec(&sub.local_addr()))
+        .unwrap_or_else(|e| panic!("{kind:?}: pub: {e}"));
+    publisher
+        .wait_matched(MATCH_NS)
+        .unwrap_or_else(|e| panic!("{kind:?}: pub not matched: {e}"));
     match kind.descriptor().fanout {
         Fanout::Counted => {
             let end = Instant::now() + Duration::from_secs(10);
             while publisher.matched_subscribers().unwrap_or(0) < 1 {
-                assert!(Instant::now() < end, "{kind:?}: descriptor says Counted, matched_subscribers {:?}", publisher.matched_subscribers());
+                assert!(
+                    Instant::now() < end,
+                    "{kind:?}: descriptor says Counted, matched_subscribers {:?}",
+                    publisher.matched_subscribers()
+                );
                 std::thread::sleep(Duration::from_millis(10));
             }
         }
-        Fanout::Uncounted | Fanout::SenderLoops => assert_eq!(publisher.matched_subscribers(), None, "{kind:?}: counts subscribers, descriptor says it cannot"),
+        Fanout::Uncounted | Fanout::SenderLoops => assert_eq!(
+            publisher.matched_subscribers(),
+            None,
+            "{kind:?}: counts subscribers, descriptor says it cannot"
+        ),
     }
     drop(sub);
 }

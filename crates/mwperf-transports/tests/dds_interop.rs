@@ -12,7 +12,10 @@ mod support;
 const SECOND: u64 = 1_000_000_000;
 
 fn spec(addr: &str) -> Spec {
-    Spec::new(addr).with_qos(Qos { history: History::KeepLast(1000), ..Qos::default() })
+    Spec::new(addr).with_qos(Qos {
+        history: History::KeepLast(1000),
+        ..Qos::default()
+    })
 }
 
 fn recv_within(ep: &mut dyn Endpoint, buf: &mut Vec<u8>, ns: u64) -> Option<usize> {
@@ -31,7 +34,8 @@ fn roundtrip(ping_kind: Kind, pong_kind: Kind) {
     let addr = format!("{domain}/{}", support::unique("interop"));
     let mut pong = open(pong_kind, Side::Pong, &spec(&addr)).unwrap();
     let mut ping = open(ping_kind, Side::Ping, &spec(&addr)).unwrap();
-    ping.wait_matched(15 * SECOND).unwrap_or_else(|e| panic!("{ping_kind:?} ping never matched the {pong_kind:?} pong: {e}"));
+    ping.wait_matched(15 * SECOND)
+        .unwrap_or_else(|e| panic!("{ping_kind:?} ping never matched the {pong_kind:?} pong: {e}"));
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let stop2 = stop.clone();
     let echo = std::thread::spawn(move || {
@@ -47,7 +51,15 @@ fn roundtrip(ping_kind: Kind, pong_kind: Kind) {
     // First contact: discovery in the pong → ping direction may still be settling.
     let mut first = false;
     for seq in 0..300 {
-        build_message(&mut m, &Header { run_id: 9, seq: 1_000_000 + seq, payload_len: 8, ..Default::default() });
+        build_message(
+            &mut m,
+            &Header {
+                run_id: 9,
+                seq: 1_000_000 + seq,
+                payload_len: 8,
+                ..Default::default()
+            },
+        );
         ping.send(&m).unwrap();
         if recv_within(ping.as_mut(), &mut buf, 50_000_000).is_some() {
             first = true;
@@ -56,10 +68,25 @@ fn roundtrip(ping_kind: Kind, pong_kind: Kind) {
     }
     assert!(first, "{ping_kind:?} → {pong_kind:?}: no echo within 15 s");
     while recv_within(ping.as_mut(), &mut buf, 100_000_000).is_some() {}
-    for (seq, size) in [0usize, 1, 100, 1000, 8000, 60_000, 200_000].iter().cycle().take(70).enumerate() {
-        build_message(&mut m, &Header { run_id: 9, seq: seq as u64, payload_len: *size as u32, ..Default::default() });
+    for (seq, size) in [0usize, 1, 100, 1000, 8000, 60_000, 200_000]
+        .iter()
+        .cycle()
+        .take(70)
+        .enumerate()
+    {
+        build_message(
+            &mut m,
+            &Header {
+                run_id: 9,
+                seq: seq as u64,
+                payload_len: *size as u32,
+                ..Default::default()
+            },
+        );
         ping.send(&m).unwrap();
-        let n = recv_within(ping.as_mut(), &mut buf, 5 * SECOND).unwrap_or_else(|| panic!("{ping_kind:?} → {pong_kind:?}: seq {seq} ({size} B) not echoed"));
+        let n = recv_within(ping.as_mut(), &mut buf, 5 * SECOND).unwrap_or_else(|| {
+            panic!("{ping_kind:?} → {pong_kind:?}: seq {seq} ({size} B) not echoed")
+        });
         assert_eq!(n, m.len());
         assert_eq!(Header::decode(&buf).unwrap().seq, seq as u64);
         assert!(payload_intact(&buf[HEADER_LEN..], seq as u64));

@@ -16,7 +16,15 @@ fn client_spec(addr: &str) -> Spec {
 
 fn msg(seq: u64) -> Vec<u8> {
     let mut b = Vec::new();
-    build_message(&mut b, &Header { run_id: 7, seq, payload_len: 100, ..Default::default() });
+    build_message(
+        &mut b,
+        &Header {
+            run_id: 7,
+            seq,
+            payload_len: 100,
+            ..Default::default()
+        },
+    );
     b
 }
 
@@ -34,8 +42,16 @@ fn recv_within(ep: &mut dyn Endpoint, buf: &mut Vec<u8>, ms: u64) -> Option<usiz
 fn roundtrips_through_an_in_process_router() {
     let r = router(Kind::Zenoh, "tcp/127.0.0.1:0").unwrap();
     let at = r.local_addr();
-    assert!(at.starts_with("tcp/127.0.0.1:") && !at.ends_with(":0"), "{at}");
-    let mut pong = open(Kind::Zenoh, Side::Pong, &client_spec(&format!("{at}#client-rt"))).unwrap();
+    assert!(
+        at.starts_with("tcp/127.0.0.1:") && !at.ends_with(":0"),
+        "{at}"
+    );
+    let mut pong = open(
+        Kind::Zenoh,
+        Side::Pong,
+        &client_spec(&format!("{at}#client-rt")),
+    )
+    .unwrap();
     let addr = pong.local_addr();
     assert_eq!(addr, format!("{at}#client-rt"));
     let mut ping = open(Kind::Zenoh, Side::Ping, &client_spec(&addr)).unwrap();
@@ -68,9 +84,19 @@ fn roundtrips_through_an_in_process_router() {
 
 #[test]
 fn client_without_a_router_is_unreachable() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let t = Instant::now();
-    let e = open(Kind::Zenoh, Side::Ping, &client_spec(&format!("tcp/127.0.0.1:{port}#x"))).err().expect("no router there");
+    let e = open(
+        Kind::Zenoh,
+        Side::Ping,
+        &client_spec(&format!("tcp/127.0.0.1:{port}#x")),
+    )
+    .err()
+    .expect("no router there");
     assert!(matches!(e, TransportError::Unreachable { .. }), "{e}");
     assert!(e.to_string().contains("mwperf-agent router"), "{e}");
     assert!(t.elapsed() < Duration::from_secs(5));
@@ -83,6 +109,9 @@ fn router_port_is_released_on_drop() {
     drop(r);
     let again = router(Kind::Zenoh, &at).unwrap();
     assert_eq!(again.local_addr(), at);
-    assert!(router(Kind::Zenoh, "tcp/127.0.0.1:0#base").err().unwrap().is_usage());
+    assert!(router(Kind::Zenoh, "tcp/127.0.0.1:0#base")
+        .err()
+        .unwrap()
+        .is_usage());
     assert!(router(Kind::Tcp, "127.0.0.1:0").err().unwrap().is_usage());
 }

@@ -28,12 +28,27 @@ pub struct Arrival {
 
 impl Arrival {
     pub fn new(h: &Header, intact: bool, recv_ns: u64) -> Arrival {
-        Arrival { seq: h.seq, intended_ns: h.intended_ns, sent_ns: h.sent_ns, peer_rx_ns: h.peer_rx_ns, recv_ns, payload_len: h.payload_len, intact }
+        Arrival {
+            seq: h.seq,
+            intended_ns: h.intended_ns,
+            sent_ns: h.sent_ns,
+            peer_rx_ns: h.peer_rx_ns,
+            recv_ns,
+            payload_len: h.payload_len,
+            intact,
+        }
     }
 
     /// The header the collector records (run id and topic were checked on arrival).
     pub fn header(&self) -> Header {
-        Header { seq: self.seq, intended_ns: self.intended_ns, sent_ns: self.sent_ns, peer_rx_ns: self.peer_rx_ns, payload_len: self.payload_len, ..Default::default() }
+        Header {
+            seq: self.seq,
+            intended_ns: self.intended_ns,
+            sent_ns: self.sent_ns,
+            peer_rx_ns: self.peer_rx_ns,
+            payload_len: self.payload_len,
+            ..Default::default()
+        }
     }
 
     /// Receive − send across the two clocks, uncorrected (may be negative).
@@ -49,19 +64,29 @@ pub struct Deferred {
 
 impl Deferred {
     pub fn new(cap: usize) -> Deferred {
-        Deferred { q: VecDeque::with_capacity(cap.min(4096)), cap: cap.max(1) }
+        Deferred {
+            q: VecDeque::with_capacity(cap.min(4096)),
+            cap: cap.max(1),
+        }
     }
 
     /// Keep `a`; when full, hand back the oldest arrival (to be corrected now).
     pub fn push(&mut self, a: Arrival) -> Option<Arrival> {
-        let out = (self.q.len() >= self.cap).then(|| self.q.pop_front()).flatten();
+        let out = (self.q.len() >= self.cap)
+            .then(|| self.q.pop_front())
+            .flatten();
         self.q.push_back(a);
         out
     }
 
     /// Median uncorrected latency of the arrivals still kept.
     pub fn raw_p50_ns(&self) -> Option<i64> {
-        let mut v: Vec<i64> = self.q.iter().filter(|a| a.intact).map(Arrival::raw_ns).collect();
+        let mut v: Vec<i64> = self
+            .q
+            .iter()
+            .filter(|a| a.intact)
+            .map(Arrival::raw_ns)
+            .collect();
         if v.is_empty() {
             return None;
         }
@@ -110,7 +135,15 @@ mod tests {
     use super::*;
 
     fn arrival(seq: u64, sent: u64, recv: u64) -> Arrival {
-        Arrival { seq, intended_ns: sent, sent_ns: sent, peer_rx_ns: 0, recv_ns: recv, payload_len: 8, intact: true }
+        Arrival {
+            seq,
+            intended_ns: sent,
+            sent_ns: sent,
+            peer_rx_ns: 0,
+            recv_ns: recv,
+            payload_len: 8,
+            intact: true,
+        }
     }
 
     #[test]
@@ -126,7 +159,15 @@ mod tests {
     #[test]
     fn correction_moves_receive_times_and_never_goes_negative() {
         // the pub's clock is 1 s ahead of the sub's: raw latencies are about −1 s
-        let fit = Fit { t0_ns: 0, offset0_ns: 1e9, drift: 0.0, used: 2, min_rtt_ns: 0, residual_max_ns: 0.0, span_ns: 0 };
+        let fit = Fit {
+            t0_ns: 0,
+            offset0_ns: 1e9,
+            drift: 0.0,
+            used: 2,
+            min_rtt_ns: 0,
+            residual_max_ns: 0.0,
+            span_ns: 0,
+        };
         let mut c = Correction::default();
         let a = c.apply(arrival(0, 1_000_050_000, 50_000 + 30_000), Some(&fit), true);
         assert_eq!(a.recv_ns - a.sent_ns, 30_000);
@@ -134,6 +175,14 @@ mod tests {
         assert_eq!(b.recv_ns, b.sent_ns);
         let u = c.apply(arrival(2, 5, 10), None, true);
         assert_eq!(u.recv_ns, 10);
-        assert_eq!(c, Correction { final_fit: 1, running_fit: 1, uncorrected: 1, negative: 1 });
+        assert_eq!(
+            c,
+            Correction {
+                final_fit: 1,
+                running_fit: 1,
+                uncorrected: 1,
+                negative: 1
+            }
+        );
     }
 }

@@ -48,15 +48,25 @@ impl Client {
     /// Start probing `peer` for run `run_id` (None: any run); give up after `timeout_ns`
     /// without a single answer.
     pub fn start(peer: SocketAddr, run_id: Option<u32>, timeout_ns: u64) -> Result<Client, String> {
-        let local: SocketAddr = if peer.is_ipv4() { "0.0.0.0:0".parse().expect("addr") } else { "[::]:0".parse().expect("addr") };
-        let sock = UdpSocket::bind(local).and_then(|s| s.connect(peer).map(|_| s)).map_err(|e| format!("--clock-peer: cannot reach {peer}: {e}"))?;
+        let local: SocketAddr = if peer.is_ipv4() {
+            "0.0.0.0:0".parse().expect("addr")
+        } else {
+            "[::]:0".parse().expect("addr")
+        };
+        let sock = UdpSocket::bind(local)
+            .and_then(|s| s.connect(peer).map(|_| s))
+            .map_err(|e| format!("--clock-peer: cannot reach {peer}: {e}"))?;
         let shared = Arc::new(Shared::default());
         let s = shared.clone();
         let thread = std::thread::Builder::new()
             .name("clock-probe".into())
             .spawn(move || probe_loop(&sock, run_id, timeout_ns, &s))
             .map_err(|e| format!("--clock-peer: {e}"))?;
-        Ok(Client { peer: peer.to_string(), shared, thread: Some(thread) })
+        Ok(Client {
+            peer: peer.to_string(),
+            shared,
+            thread: Some(thread),
+        })
     }
 
     /// The end-of-stream marker arrived: take the "after" burst now.
@@ -66,7 +76,11 @@ impl Client {
 
     /// The fit over the probes answered so far (None before the first answer).
     pub fn running_fit(&self) -> Option<Fit> {
-        *self.shared.running.lock().unwrap_or_else(|e| e.into_inner())
+        *self
+            .shared
+            .running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
     }
 
     /// Take the "after" burst (if not yet taken), wait for it (~0.2 s) and hand over the probes.
@@ -76,7 +90,11 @@ impl Client {
             let _ = t.join();
         }
         let bins = std::mem::take(&mut *self.shared.bins.lock().unwrap_or_else(|e| e.into_inner()));
-        Gathered { bins, sent: self.shared.sent.load(Ordering::Relaxed), foreign: self.shared.foreign.load(Ordering::Relaxed) }
+        Gathered {
+            bins,
+            sent: self.shared.sent.load(Ordering::Relaxed),
+            foreign: self.shared.foreign.load(Ordering::Relaxed),
+        }
     }
 }
 
@@ -105,7 +123,8 @@ fn probe_loop(sock: &UdpSocket, run_id: Option<u32>, timeout_ns: u64, s: &Shared
     let mut next_send = start;
     let mut buf = [0u8; 2048];
     // diagnostics: every answered probe as CSV (t1,t2,t3,t4) when MWPERF_CLOCKSYNC_PROBES names a file
-    let mut dump: Option<Vec<Probe>> = std::env::var_os("MWPERF_CLOCKSYNC_PROBES").map(|_| Vec::new());
+    let mut dump: Option<Vec<Probe>> =
+        std::env::var_os("MWPERF_CLOCKSYNC_PROBES").map(|_| Vec::new());
     loop {
         let now = now_ns();
         if s.end.load(Ordering::Relaxed) && matches!(phase, Phase::Before | Phase::During) {
@@ -115,10 +134,19 @@ fn probe_loop(sock: &UdpSocket, run_id: Option<u32>, timeout_ns: u64, s: &Shared
         match phase {
             Phase::Before if answered.is_empty() && now > start + timeout_ns => return, // the pub never answered
             Phase::Before if answered.len() as u64 >= BURST => phase = Phase::During,
-            Phase::After { left: 0 } => phase = Phase::Draining { until: now + AFTER_WAIT_NS },
+            Phase::After { left: 0 } => {
+                phase = Phase::Draining {
+                    until: now + AFTER_WAIT_NS,
+                }
+            }
             Phase::Draining { until } if now >= until || answered.len() as u32 >= next_seq => {
-                if let (Some(d), Some(path)) = (dump.take(), std::env::var_os("MWPERF_CLOCKSYNC_PROBES")) {
-                    let text: String = d.iter().map(|p| format!("{},{},{},{}\n", p.t1, p.t2, p.t3, p.t4)).collect();
+                if let (Some(d), Some(path)) =
+                    (dump.take(), std::env::var_os("MWPERF_CLOCKSYNC_PROBES"))
+                {
+                    let text: String = d
+                        .iter()
+                        .map(|p| format!("{},{},{},{}\n", p.t1, p.t2, p.t3, p.t4))
+                        .collect();
                     let _ = std::fs::write(path, format!("t1,t2,t3,t4\n{text}"));
                 }
                 return;
@@ -126,7 +154,14 @@ fn probe_loop(sock: &UdpSocket, run_id: Option<u32>, timeout_ns: u64, s: &Shared
             _ => {}
         }
         if now >= next_send && !matches!(phase, Phase::Draining { .. }) {
-            let req = Datagram { kind: REQUEST, run_id: run_id.unwrap_or(0), seq: next_seq, t1: now_ns(), t2: 0, t3: 0 };
+            let req = Datagram {
+                kind: REQUEST,
+                run_id: run_id.unwrap_or(0),
+                seq: next_seq,
+                t1: now_ns(),
+                t2: 0,
+                t3: 0,
+            };
             if sock.send(&req.encode()).is_ok() {
                 s.sent.fetch_add(1, Ordering::Relaxed);
             }
@@ -148,8 +183,18 @@ fn probe_loop(sock: &UdpSocket, run_id: Option<u32>, timeout_ns: u64, s: &Shared
         let Ok(n) = sock.recv(&mut buf) else { continue }; // timeout, or ICMP refused before the pub is up
         let t4 = now_ns();
         match Datagram::decode(&buf[..n]) {
-            Ok(d) if d.kind == ANSWER && run_id.is_none_or(|id| id == d.run_id) && d.seq < next_seq && answered.insert(d.seq) => {
-                let p = Probe { t1: d.t1, t2: d.t2, t3: d.t3, t4 };
+            Ok(d)
+                if d.kind == ANSWER
+                    && run_id.is_none_or(|id| id == d.run_id)
+                    && d.seq < next_seq
+                    && answered.insert(d.seq) =>
+            {
+                let p = Probe {
+                    t1: d.t1,
+                    t2: d.t2,
+                    t3: d.t3,
+                    t4,
+                };
                 if let Some(d) = &mut dump {
                     d.push(p);
                 }

@@ -51,7 +51,14 @@ impl Datagram {
         }
         let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().expect("4 bytes"));
         let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
-        Ok(Datagram { kind: b[5], run_id: u32_at(8), seq: u32_at(12), t1: u64_at(16), t2: u64_at(24), t3: u64_at(32) })
+        Ok(Datagram {
+            kind: b[5],
+            run_id: u32_at(8),
+            seq: u32_at(12),
+            t1: u64_at(16),
+            t2: u64_at(24),
+            t3: u64_at(32),
+        })
     }
 }
 
@@ -61,7 +68,14 @@ mod tests {
 
     #[test]
     fn round_trip_and_rejects() {
-        let d = Datagram { kind: ANSWER, run_id: 7, seq: 9, t1: 1, t2: u64::MAX, t3: 3 };
+        let d = Datagram {
+            kind: ANSWER,
+            run_id: 7,
+            seq: 9,
+            t1: 1,
+            t2: u64::MAX,
+            t3: 3,
+        };
         assert_eq!(Datagram::decode(&d.encode()), Ok(d));
         assert_eq!(Datagram::decode(b"hello world"), Err(Bad::Foreign));
         assert_eq!(Datagram::decode(b""), Err(Bad::Foreign));

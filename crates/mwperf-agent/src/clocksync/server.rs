@@ -34,14 +34,26 @@ impl Server {
     /// Bind `addr` and start answering probes of `run_id` (None: of any run); Err = cannot bind
     /// (names the flag).
     pub fn start(addr: std::net::SocketAddr, run_id: Option<u32>) -> Result<Server, String> {
-        let sock = UdpSocket::bind(addr).map_err(|e| format!("--clock-serve: cannot bind {addr}: {e}"))?;
-        sock.set_read_timeout(Some(Duration::from_millis(50))).map_err(|e| format!("--clock-serve: {e}"))?;
-        let address = sock.local_addr().map_or_else(|_| addr.to_string(), |a| a.to_string());
+        let sock =
+            UdpSocket::bind(addr).map_err(|e| format!("--clock-serve: cannot bind {addr}: {e}"))?;
+        sock.set_read_timeout(Some(Duration::from_millis(50)))
+            .map_err(|e| format!("--clock-serve: {e}"))?;
+        let address = sock
+            .local_addr()
+            .map_or_else(|_| addr.to_string(), |a| a.to_string());
         let stop = Arc::new(AtomicBool::new(false));
         let counts = Arc::new(Counts::default());
         let (s, c) = (stop.clone(), counts.clone());
-        let thread = std::thread::Builder::new().name("clock-serve".into()).spawn(move || serve(sock, run_id, &s, &c)).map_err(|e| format!("--clock-serve: {e}"))?;
-        Ok(Server { address, stop, counts, thread: Some(thread) })
+        let thread = std::thread::Builder::new()
+            .name("clock-serve".into())
+            .spawn(move || serve(sock, run_id, &s, &c))
+            .map_err(|e| format!("--clock-serve: {e}"))?;
+        Ok(Server {
+            address,
+            stop,
+            counts,
+            thread: Some(thread),
+        })
     }
 
     /// Keep answering until `AFTER_NS` after `last_ns` (the pub's last message), then stop.
@@ -74,11 +86,22 @@ impl Drop for Server {
 fn serve(sock: UdpSocket, run_id: Option<u32>, stop: &AtomicBool, counts: &Counts) {
     let mut buf = [0u8; 2048];
     while !stop.load(Ordering::Relaxed) {
-        let Ok((n, from)) = sock.recv_from(&mut buf) else { continue };
+        let Ok((n, from)) = sock.recv_from(&mut buf) else {
+            continue;
+        };
         let t2 = now_ns();
         match Datagram::decode(&buf[..n]) {
-            Ok(d) if d.kind == REQUEST && run_id.is_none_or(|id| d.run_id == id || d.run_id == 0) => {
-                let mut a = Datagram { kind: ANSWER, run_id: run_id.unwrap_or(d.run_id), seq: d.seq, t1: d.t1, t2, t3: 0 };
+            Ok(d)
+                if d.kind == REQUEST && run_id.is_none_or(|id| d.run_id == id || d.run_id == 0) =>
+            {
+                let mut a = Datagram {
+                    kind: ANSWER,
+                    run_id: run_id.unwrap_or(d.run_id),
+                    seq: d.seq,
+                    t1: d.t1,
+                    t2,
+                    t3: 0,
+                };
                 a.t3 = now_ns();
                 if sock.send_to(&a.encode(), from).is_ok() {
                     counts.answered.fetch_add(1, Ordering::Relaxed);
@@ -107,11 +130,43 @@ mod tests {
         let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
         sock.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
         sock.send_to(b"not a probe at all", to).unwrap();
-        let mut bad = Datagram { kind: REQUEST, run_id: 42, seq: 1, t1: 5, t2: 0, t3: 0 }.encode();
+        let mut bad = Datagram {
+            kind: REQUEST,
+            run_id: 42,
+            seq: 1,
+            t1: 5,
+            t2: 0,
+            t3: 0,
+        }
+        .encode();
         bad[4] = 99; // our magic, another version
         sock.send_to(&bad, to).unwrap();
-        sock.send_to(&Datagram { kind: REQUEST, run_id: 7, seq: 2, t1: 5, t2: 0, t3: 0 }.encode(), to).unwrap(); // another run
-        sock.send_to(&Datagram { kind: REQUEST, run_id: 42, seq: 3, t1: 5, t2: 0, t3: 0 }.encode(), to).unwrap();
+        sock.send_to(
+            &Datagram {
+                kind: REQUEST,
+                run_id: 7,
+                seq: 2,
+                t1: 5,
+                t2: 0,
+                t3: 0,
+            }
+            .encode(),
+            to,
+        )
+        .unwrap(); // another run
+        sock.send_to(
+            &Datagram {
+                kind: REQUEST,
+                run_id: 42,
+                seq: 3,
+                t1: 5,
+                t2: 0,
+                t3: 0,
+            }
+            .encode(),
+            to,
+        )
+        .unwrap();
         let mut buf = [0u8; 64];
         let n = sock.recv(&mut buf).unwrap();
         let a = Datagram::decode(&buf[..n]).unwrap();
@@ -124,7 +179,8 @@ mod tests {
     #[test]
     fn a_client_fits_zero_offset_on_one_host() {
         let server = Server::start("127.0.0.1:0".parse().unwrap(), Some(9)).unwrap();
-        let client = Client::start(server.address.parse().unwrap(), Some(9), 2_000_000_000).unwrap();
+        let client =
+            Client::start(server.address.parse().unwrap(), Some(9), 2_000_000_000).unwrap();
         std::thread::sleep(Duration::from_millis(400));
         let g = client.finish();
         assert!(g.bins.answered >= 16, "{} answered", g.bins.answered);
@@ -133,7 +189,10 @@ mod tests {
         // spurious drift, and offset0 is that line extrapolated to the first probe: allow the
         // bound plus what the fitted drift moves over the span
         let extrapolated = f.drift.abs() * f.span_ns as f64;
-        assert!(f.offset0_ns.abs() < f.error_bound_ns() as f64 + extrapolated + 1.0, "{f:?}");
+        assert!(
+            f.offset0_ns.abs() < f.error_bound_ns() as f64 + extrapolated + 1.0,
+            "{f:?}"
+        );
         drop(server);
     }
 }

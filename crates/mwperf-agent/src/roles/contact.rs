@@ -30,7 +30,12 @@ pub fn matched(ep: &mut dyn Endpoint, timeout_ns: u64) -> Result<u64, TransportE
 /// subscribers, all within `timeout_ns`; Ok = nanoseconds it took. A middleware that cannot
 /// count its subscribers (zenoh, mqtt) returns after the first match: the control plane starts
 /// the pub only once every subscriber printed READY, i.e. had subscribed.
-pub fn matched_all(ep: &mut dyn Endpoint, timeout_ns: u64, subscribers: u32, transport: &'static str) -> Result<u64, TransportError> {
+pub fn matched_all(
+    ep: &mut dyn Endpoint,
+    timeout_ns: u64,
+    subscribers: u32,
+    transport: &'static str,
+) -> Result<u64, TransportError> {
     let t0 = now_ns();
     ep.wait_matched(timeout_ns)?;
     let end = t0.saturating_add(timeout_ns);
@@ -42,14 +47,26 @@ pub fn matched_all(ep: &mut dyn Endpoint, timeout_ns: u64, subscribers: u32, tra
         let now = now_ns();
         if now >= end || signals::stopped() {
             let detail = format!("{seen} of --subscribers {subscribers} matched");
-            return Err(TransportError::NotMatched { transport, waited_ns: now - t0, detail });
+            return Err(TransportError::NotMatched {
+                transport,
+                waited_ns: now - t0,
+                detail,
+            });
         }
         mwperf_core::clock::sleep_until_ns((now + SUBSCRIBER_POLL_NS).min(end));
     }
 }
 
 /// Send probes until one is echoed, for at most `bound_ns`; Err = a reason to fail the run.
-pub fn probe(ep: &mut dyn Endpoint, peer: &str, run_id: u32, payload: usize, bound_ns: u64, busy_poll: bool, matched_ns: u64) -> Result<Discovery, String> {
+pub fn probe(
+    ep: &mut dyn Endpoint,
+    peer: &str,
+    run_id: u32,
+    payload: usize,
+    bound_ns: u64,
+    busy_poll: bool,
+    matched_ns: u64,
+) -> Result<Discovery, String> {
     let mut tx = Vec::new();
     let mut rx = Vec::new();
     let first = now_ns();
@@ -59,10 +76,22 @@ pub fn probe(ep: &mut dyn Endpoint, peer: &str, run_id: u32, payload: usize, bou
         if signals::stopped() {
             return Err("interrupted by signal before the first reply".into());
         }
-        build_message(&mut tx, &Header { flags: FLAG_PROBE, run_id, seq: probes, sent_ns: now_ns(), payload_len: payload as u32, ..Default::default() });
+        build_message(
+            &mut tx,
+            &Header {
+                flags: FLAG_PROBE,
+                run_id,
+                seq: probes,
+                sent_ns: now_ns(),
+                payload_len: payload as u32,
+                ..Default::default()
+            },
+        );
         match ep.send(&tx) {
             Ok(()) | Err(TransportError::Unreachable { .. }) => {}
-            Err(TransportError::Closed) => return Err("the peer closed the connection before the first reply".into()),
+            Err(TransportError::Closed) => {
+                return Err("the peer closed the connection before the first reply".into())
+            }
             Err(e) => return Err(format!("send failed: {e}")),
         }
         probes += 1;
@@ -77,12 +106,18 @@ pub fn probe(ep: &mut dyn Endpoint, peer: &str, run_id: u32, payload: usize, bou
                 Ok(Some(_)) => {
                     if let Ok(h) = Header::decode(&rx) {
                         if h.run_id == run_id && h.flags & FLAG_PROBE != 0 {
-                            return Ok(Discovery { matched_ns, first_reply_ns: Some(now_ns() - first), probes });
+                            return Ok(Discovery {
+                                matched_ns,
+                                first_reply_ns: Some(now_ns() - first),
+                                probes,
+                            });
                         }
                     }
                 }
                 Ok(None) | Err(TransportError::Unreachable { .. }) => {}
-                Err(TransportError::Closed) => return Err("the peer closed the connection before the first reply".into()),
+                Err(TransportError::Closed) => {
+                    return Err("the peer closed the connection before the first reply".into())
+                }
                 Err(e) => return Err(format!("receive failed: {e}")),
             }
             if signals::stopped() {
@@ -90,7 +125,10 @@ pub fn probe(ep: &mut dyn Endpoint, peer: &str, run_id: u32, payload: usize, bou
             }
         }
     }
-    Err(format!("no reply from {peer} within {} ({probes} probes sent); is a pong running there?", format_ns(bound_ns as f64)))
+    Err(format!(
+        "no reply from {peer} within {} ({probes} probes sent); is a pong running there?",
+        format_ns(bound_ns as f64)
+    ))
 }
 
 #[cfg(test)]
@@ -122,15 +160,23 @@ mod tests {
 
     #[test]
     fn waits_until_every_subscriber_is_matched() {
-        let mut ep = Growing { seen: 0, max: Some(5) };
+        let mut ep = Growing {
+            seen: 0,
+            max: Some(5),
+        };
         matched_all(&mut ep, 5_000_000_000, 4, "test").unwrap();
         assert_eq!(ep.seen, 4);
     }
 
     #[test]
     fn too_few_subscribers_fail_naming_the_count() {
-        let mut ep = Growing { seen: 0, max: Some(2) };
-        let e = matched_all(&mut ep, 20_000_000, 3, "test").unwrap_err().to_string();
+        let mut ep = Growing {
+            seen: 0,
+            max: Some(2),
+        };
+        let e = matched_all(&mut ep, 20_000_000, 3, "test")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("2 of --subscribers 3 matched"), "{e}");
     }
 

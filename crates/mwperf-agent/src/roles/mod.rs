@@ -28,14 +28,26 @@ pub struct RoleOutcome {
 
 impl RoleOutcome {
     pub fn failed(reason: impl Into<String>) -> Self {
-        RoleOutcome { status: Status::Failed, reason: Some(reason.into()), measurement: None, counters: None, sent: None, schedule: None, warmup_ns: None, discovery: None, per_topic: Vec::new(), outage: None }
+        RoleOutcome {
+            status: Status::Failed,
+            reason: Some(reason.into()),
+            measurement: None,
+            counters: None,
+            sent: None,
+            schedule: None,
+            warmup_ns: None,
+            discovery: None,
+            per_topic: Vec::new(),
+            outage: None,
+        }
     }
 }
 
 /// A run-id when none was given: different for every process start.
 pub fn random_run_id() -> u32 {
     let t = mwperf_core::clock::now_ns();
-    let mixed = (t ^ (std::process::id() as u64).rotate_left(32)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let mixed =
+        (t ^ (std::process::id() as u64).rotate_left(32)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     ((mixed >> 32) as u32).max(1)
 }
 

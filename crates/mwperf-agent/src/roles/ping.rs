@@ -76,7 +76,9 @@ impl Ping<'_> {
     fn on_packet(&mut self, recv_ns: u64) {
         let h = match Header::decode(&self.rx) {
             Ok(h) if h.run_id == self.out.run_id() && h.flags & FLAG_PROBE != 0 => return, // a late first-contact probe
-            Ok(h) if h.run_id == self.out.run_id() && h.topic != self.out.topic() => return self.col.seq.foreign += 1, // another topic's
+            Ok(h) if h.run_id == self.out.run_id() && h.topic != self.out.topic() => {
+                return self.col.seq.foreign += 1
+            } // another topic's
             Ok(h) if h.run_id == self.out.run_id() => h, // echoes that do not stamp (sockperf, relays) count too
             Ok(_) => return self.col.seq.foreign += 1,
             Err(r) => return self.col.reject(r),
@@ -88,7 +90,10 @@ impl Ping<'_> {
         } else {
             self.col.arrive(&h, &self.rx, recv_ns);
         }
-        if self.awaiting.is_some_and(|(s, w, _)| s == h.seq && w == warmup) {
+        if self
+            .awaiting
+            .is_some_and(|(s, w, _)| s == h.seq && w == warmup)
+        {
             self.awaiting = None;
         }
     }
@@ -98,7 +103,9 @@ impl Ping<'_> {
         match waiter.recv_until(self.ep.as_mut(), &mut self.rx, deadline_ns) {
             Ok(Some(t)) => self.on_packet(t),
             Ok(None) | Err(TransportError::Unreachable { .. }) => {}
-            Err(TransportError::Closed) => return Err(self.peer_gone("the peer closed the connection")),
+            Err(TransportError::Closed) => {
+                return Err(self.peer_gone("the peer closed the connection"))
+            }
             Err(e) => return Err(Stop::Failed(format!("receive failed: {e}"))),
         }
         Ok(())
@@ -106,7 +113,10 @@ impl Ping<'_> {
 
     fn peer_gone(&self, what: &str) -> Stop {
         match self.last_heard_ns {
-            None => Stop::Failed(format!("no reply from {} ({what}); is a pong running there?", self.peer)),
+            None => Stop::Failed(format!(
+                "no reply from {} ({what}); is a pong running there?",
+                self.peer
+            )),
             Some(_) => Stop::Partial(format!("{what} after {} replies", self.col.seq.received)),
         }
     }
@@ -114,7 +124,10 @@ impl Ping<'_> {
     fn check_peer(&self, now: u64) -> Result<(), Stop> {
         let since = self.last_heard_ns.unwrap_or(self.start_ns);
         if now > since + self.args.peer_timeout {
-            let what = format!("peer silent for {}", format_ns(self.args.peer_timeout as f64));
+            let what = format!(
+                "peer silent for {}",
+                format_ns(self.args.peer_timeout as f64)
+            );
             return Err(self.peer_gone(&what));
         }
         Ok(())
@@ -133,7 +146,13 @@ impl Ping<'_> {
                 Ok(Some(due)) => due,
                 Ok(None) => match self.awaiting {
                     Some((_, _, sent)) if now < sent + reply_timeout => {
-                        self.receive(&Waiter { busy_poll: waiter.busy_poll, spin_margin_ns: 0 }, (sent + reply_timeout).min(now + 100_000_000))?;
+                        self.receive(
+                            &Waiter {
+                                busy_poll: waiter.busy_poll,
+                                spin_margin_ns: 0,
+                            },
+                            (sent + reply_timeout).min(now + 100_000_000),
+                        )?;
                         continue;
                     }
                     _ => now,
@@ -143,7 +162,9 @@ impl Ping<'_> {
                 let slot = self.pacer.take(now);
                 match self.send(slot) {
                     Ok(()) => {}
-                    Err(TransportError::Closed) => return Err(self.peer_gone("the peer closed the connection")),
+                    Err(TransportError::Closed) => {
+                        return Err(self.peer_gone("the peer closed the connection"))
+                    }
                     Err(e) => return Err(Stop::Failed(format!("send failed: {e}"))),
                 }
             } else {
@@ -154,9 +175,15 @@ impl Ping<'_> {
 
     fn drain(&mut self, waiter: &Waiter) -> Result<(), Stop> {
         let largest = self.col.response.max().unwrap_or(self.first_rtt_ns);
-        let limit = self.args.peer_timeout.min(200_000_000u64.max(largest.saturating_mul(20)));
+        let limit = self
+            .args
+            .peer_timeout
+            .min(200_000_000u64.max(largest.saturating_mul(20)));
         let end = self.last_send_ns + limit;
-        let blocking = Waiter { busy_poll: waiter.busy_poll, spin_margin_ns: 0 };
+        let blocking = Waiter {
+            busy_poll: waiter.busy_poll,
+            spin_margin_ns: 0,
+        };
         while self.col.seq.distinct() < self.pacer.measured_sent && now_ns() < end {
             if signals::stopped() {
                 return Err(Stop::Partial("interrupted by signal".into()));
@@ -168,21 +195,55 @@ impl Ping<'_> {
 }
 
 /// Discovery, then probes until the first echo; Err = the outcome of a run that cannot start.
-fn first_contact(args: &SenderArgs, ep: &mut dyn Endpoint, peer: &str, run_id: u32) -> Result<mwperf_core::result::Discovery, Box<RoleOutcome>> {
-    let matched_ns = super::contact::matched(ep, args.common.discovery_timeout).map_err(|e| Box::new(RoleOutcome::failed(e.to_string())))?;
+fn first_contact(
+    args: &SenderArgs,
+    ep: &mut dyn Endpoint,
+    peer: &str,
+    run_id: u32,
+) -> Result<mwperf_core::result::Discovery, Box<RoleOutcome>> {
+    let matched_ns = super::contact::matched(ep, args.common.discovery_timeout)
+        .map_err(|e| Box::new(RoleOutcome::failed(e.to_string())))?;
     // Socket transports have no discovery: the peer must answer within --peer-timeout.
-    let bound = if args.common.transport.has_discovery() { args.common.discovery_timeout } else { args.peer_timeout };
-    super::contact::probe(ep, peer, run_id, args.payload, bound, args.common.busy_poll, matched_ns).map_err(|reason| {
-        let status = if signals::stopped() { Status::Partial } else { Status::Failed };
-        Box::new(RoleOutcome { status, ..RoleOutcome::failed(reason) })
+    let bound = if args.common.transport.has_discovery() {
+        args.common.discovery_timeout
+    } else {
+        args.peer_timeout
+    };
+    super::contact::probe(
+        ep,
+        peer,
+        run_id,
+        args.payload,
+        bound,
+        args.common.busy_poll,
+        matched_ns,
+    )
+    .map_err(|reason| {
+        let status = if signals::stopped() {
+            Status::Partial
+        } else {
+            Status::Failed
+        };
+        Box::new(RoleOutcome {
+            status,
+            ..RoleOutcome::failed(reason)
+        })
     })
 }
 
 /// One topic's round trips to the pong at `peer`; `lane` = its place among several topics.
-pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, peer: &str, waiter: &Waiter, lane: Option<Lane<'_>>) -> RoleOutcome {
+pub fn run(
+    args: &SenderArgs,
+    mut ep: Box<dyn Endpoint>,
+    peer: &str,
+    waiter: &Waiter,
+    lane: Option<Lane<'_>>,
+) -> RoleOutcome {
     let run_id = args.common.run_id.unwrap_or_else(super::random_run_id);
     let contact = first_contact(args, ep.as_mut(), peer, run_id);
-    let start_ns = lane.as_ref().map_or_else(|| now_ns() + 1_000_000, Lane::start_ns);
+    let start_ns = lane
+        .as_ref()
+        .map_or_else(|| now_ns() + 1_000_000, Lane::start_ns);
     let discovery = match contact {
         Ok(d) => d,
         Err(outcome) => return *outcome,
@@ -194,10 +255,20 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, peer: &str, waiter: &Wa
         Ok(mut c) => {
             c.watch_outage(args.common.outage_window);
             // the whole sequence bitmap now: no allocation per message later (--count-allocs)
-            c.seq.reserve(args.count.unwrap_or_else(|| (args.duration as f64 * args.rate / 1e9) as u64).saturating_add(1024).min(1 << 27)); // at most 16 MiB up front
+            c.seq.reserve(
+                args.count
+                    .unwrap_or_else(|| (args.duration as f64 * args.rate / 1e9) as u64)
+                    .saturating_add(1024)
+                    .min(1 << 27),
+            ); // at most 16 MiB up front
             c
         }
-        Err(e) => return RoleOutcome::failed(format!("--samples: cannot write '{}': {e}", args.samples.as_deref().unwrap_or(""))),
+        Err(e) => {
+            return RoleOutcome::failed(format!(
+                "--samples: cannot write '{}': {e}",
+                args.samples.as_deref().unwrap_or("")
+            ))
+        }
     };
     let pacer = match Pacer::for_sender(args, start_ns, lane.as_ref().map_or(0, Lane::topic)) {
         Ok(p) => p,
@@ -207,7 +278,8 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, peer: &str, waiter: &Wa
         args,
         peer,
         ep,
-        out: Outgoing::new(run_id, lane.as_ref().map_or(0, Lane::topic), args.payload).test_allocs(args.test_allocs_per_msg),
+        out: Outgoing::new(run_id, lane.as_ref().map_or(0, Lane::topic), args.payload)
+            .test_allocs(args.test_allocs_per_msg),
         col,
         pacer,
         rx: Vec::with_capacity(HEADER_LEN + args.payload),
@@ -224,7 +296,11 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, peer: &str, waiter: &Wa
         Ok(()) => Stop::Done,
         Err(s) => s,
     };
-    crate::phases::drained_then_idle(if matches!(stop, Stop::Done) { args.idle } else { 0 });
+    crate::phases::drained_then_idle(if matches!(stop, Stop::Done) {
+        args.idle
+    } else {
+        0
+    });
     let (status, reason) = match stop {
         Stop::Done => (Status::Complete, None),
         Stop::Partial(r) => (Status::Partial, Some(r)),
@@ -232,8 +308,29 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, peer: &str, waiter: &Wa
     };
     let sent = p.pacer.measured_sent;
     let schedule = p.pacer.schedule.summary();
-    let end = p.pacer.planned_end_ns().map_or(p.last_send_ns, |e| e.min(now_ns()));
+    let end = p
+        .pacer
+        .planned_end_ns()
+        .map_or(p.last_send_ns, |e| e.min(now_ns()));
     let outage = p.col.outage_counts(true);
-    let measurement = p.col.finish("roundtrip", sent, p.pacer.warmup_sent, args.payload as u64, end, schedule);
-    RoleOutcome { status, reason, measurement: Some(measurement), counters: None, sent: Some(sent), schedule: None, warmup_ns: Some(args.warmup), discovery: Some(discovery), per_topic: Vec::new(), outage }
+    let measurement = p.col.finish(
+        "roundtrip",
+        sent,
+        p.pacer.warmup_sent,
+        args.payload as u64,
+        end,
+        schedule,
+    );
+    RoleOutcome {
+        status,
+        reason,
+        measurement: Some(measurement),
+        counters: None,
+        sent: Some(sent),
+        schedule: None,
+        warmup_ns: Some(args.warmup),
+        discovery: Some(discovery),
+        per_topic: Vec::new(),
+        outage,
+    }
 }

@@ -20,7 +20,11 @@ use crate::signals;
 pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> RoleOutcome {
     let mut c = Counters::default();
     let mut buf = Vec::with_capacity(64 * 1024);
-    let wait = if args.common.busy_poll { 0 } else { 100_000_000 };
+    let wait = if args.common.busy_poll {
+        0
+    } else {
+        100_000_000
+    };
     let mut last_ns = now_ns();
     let mut errors_in_a_row = 0u32;
     let reason = loop {
@@ -36,11 +40,19 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
                 last_ns = rx_ns;
                 c.received += 1;
                 match Header::decode(&buf) {
-                    Ok(h) if args.common.run_id.is_none_or(|id| id == h.run_id) && h.flags & FLAG_ECHO == 0 => {
+                    Ok(h)
+                        if args.common.run_id.is_none_or(|id| id == h.run_id)
+                            && h.flags & FLAG_ECHO == 0 =>
+                    {
                         let _turn = cb.serial.map(|s| s.enter(cb.topic, h.intended_ns));
                         let start_ns = if _turn.is_some() { now_ns() } else { rx_ns };
                         crate::busy::spin_for(cb.busy_loop_ns);
-                        Header { peer_rx_ns: start_ns, flags: h.flags | FLAG_ECHO, ..h }.encode(&mut buf);
+                        Header {
+                            peer_rx_ns: start_ns,
+                            flags: h.flags | FLAG_ECHO,
+                            ..h
+                        }
+                        .encode(&mut buf);
                         match ep.send(&buf) {
                             Ok(()) => c.echoed += 1,
                             Err(_) => c.send_errors += 1,
@@ -60,12 +72,26 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
                 // A transient receive error must not end a server; a persistent one must not spin.
                 errors_in_a_row += 1;
                 if errors_in_a_row > 100 {
-                    return RoleOutcome { counters: Some(c), ..RoleOutcome::failed(format!("receive keeps failing: {e}")) };
+                    return RoleOutcome {
+                        counters: Some(c),
+                        ..RoleOutcome::failed(format!("receive keeps failing: {e}"))
+                    };
                 }
                 std::thread::sleep(std::time::Duration::from_millis(10));
             }
         }
     };
     c.connections = ep.connections();
-    RoleOutcome { status: Status::Complete, reason, measurement: None, counters: Some(c), sent: None, schedule: None, warmup_ns: None, discovery: None, per_topic: Vec::new(), outage: None }
+    RoleOutcome {
+        status: Status::Complete,
+        reason,
+        measurement: None,
+        counters: Some(c),
+        sent: None,
+        schedule: None,
+        warmup_ns: None,
+        discovery: None,
+        per_topic: Vec::new(),
+        outage: None,
+    }
 }

@@ -20,10 +20,22 @@ use crate::signals;
 use crate::wait::Waiter;
 
 /// One topic's stream to the sub; `lane` = its place among several topics.
-pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter, lane: Option<Lane<'_>>) -> RoleOutcome {
+pub fn run(
+    args: &SenderArgs,
+    mut ep: Box<dyn Endpoint>,
+    waiter: &Waiter,
+    lane: Option<Lane<'_>>,
+) -> RoleOutcome {
     let run_id = args.common.run_id.unwrap_or_else(super::random_run_id);
-    let matched = super::contact::matched_all(ep.as_mut(), args.common.discovery_timeout, args.subscribers, args.common.transport.name());
-    let start_ns = lane.as_ref().map_or_else(|| now_ns() + 1_000_000, Lane::start_ns);
+    let matched = super::contact::matched_all(
+        ep.as_mut(),
+        args.common.discovery_timeout,
+        args.subscribers,
+        args.common.transport.name(),
+    );
+    let start_ns = lane
+        .as_ref()
+        .map_or_else(|| now_ns() + 1_000_000, Lane::start_ns);
     let matched_ns = match matched {
         Ok(t) => t,
         Err(e) => return RoleOutcome::failed(e.to_string()),
@@ -41,7 +53,10 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter, lane: 
     // one subscriber leaving must not end a natively fanned-out stream for the others
     let shared = args.subscribers > 1 && args.common.transport.has_discovery();
     let mut left = 0u64;
-    let mut outage = args.common.outage_window.map(|(start, end)| mwperf_core::stats::OutageWatch::new(start, end));
+    let mut outage = args
+        .common
+        .outage_window
+        .map(|(start, end)| mwperf_core::stats::OutageWatch::new(start, end));
     let mut stop: Option<(Status, String)> = None;
     loop {
         if signals::stopped() {
@@ -62,7 +77,10 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter, lane: 
                     continue;
                 }
                 Err(TransportError::Closed) => {
-                    stop = Some((Status::Partial, "the subscriber closed the connection".into()));
+                    stop = Some((
+                        Status::Partial,
+                        "the subscriber closed the connection".into(),
+                    ));
                     break;
                 }
                 _ => continue,
@@ -84,7 +102,10 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter, lane: 
             Err(TransportError::Unreachable { .. }) => send_errors += 1,
             Err(TransportError::Closed) if shared => left += 1,
             Err(TransportError::Closed) => {
-                stop = Some((Status::Partial, "the subscriber closed the connection".into()));
+                stop = Some((
+                    Status::Partial,
+                    "the subscriber closed the connection".into(),
+                ));
                 break;
             }
             Err(e) => {
@@ -102,9 +123,17 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter, lane: 
         }
     }
     drop(lane); // this topic sends no more ticks: the next one must not wait for it
-    // the sub ends at the FIN below: the idle session comes first
+                // the sub ends at the FIN below: the idle session comes first
     crate::phases::drained_then_idle(if stop.is_none() { args.idle } else { 0 });
-    let fin = Header { flags: FLAG_FIN, run_id, topic, seq: pacer.measured_sent, intended_ns: pacer.warmup_sent, peer_rx_ns: pacer.period_ns(), ..Default::default() };
+    let fin = Header {
+        flags: FLAG_FIN,
+        run_id,
+        topic,
+        seq: pacer.measured_sent,
+        intended_ns: pacer.warmup_sent,
+        peer_rx_ns: pacer.period_ns(),
+        ..Default::default()
+    };
     let mut buf = vec![0u8; HEADER_LEN];
     fin.encode(&mut buf);
     for _ in 0..3 {
@@ -113,11 +142,34 @@ pub fn run(args: &SenderArgs, mut ep: Box<dyn Endpoint>, waiter: &Waiter, lane: 
     }
     let (status, reason) = match stop {
         Some((s, r)) => (s, Some(r)),
-        None if send_errors > 0 => (Status::Complete, Some(format!("{send_errors} sends found nobody listening"))),
-        None if left > 0 => (Status::Complete, Some(format!("told {left} times that a subscriber left; kept sending to the others"))),
+        None if send_errors > 0 => (
+            Status::Complete,
+            Some(format!("{send_errors} sends found nobody listening")),
+        ),
+        None if left > 0 => (
+            Status::Complete,
+            Some(format!(
+                "told {left} times that a subscriber left; kept sending to the others"
+            )),
+        ),
         None => (Status::Complete, None),
     };
     // The schedule accuracy belongs to the sender; the sub owns the latency measurement.
     let schedule = pacer.schedule.summary();
-    RoleOutcome { status, reason, measurement: None, counters: None, sent: Some(pacer.measured_sent), schedule, warmup_ns: Some(args.warmup), discovery: Some(mwperf_core::result::Discovery { matched_ns, first_reply_ns: None, probes: 0 }), per_topic: Vec::new(), outage: outage.map(|w| w.counts(true, false)) }
+    RoleOutcome {
+        status,
+        reason,
+        measurement: None,
+        counters: None,
+        sent: Some(pacer.measured_sent),
+        schedule,
+        warmup_ns: Some(args.warmup),
+        discovery: Some(mwperf_core::result::Discovery {
+            matched_ns,
+            first_reply_ns: None,
+            probes: 0,
+        }),
+        per_topic: Vec::new(),
+        outage: outage.map(|w| w.counts(true, false)),
+    }
 }

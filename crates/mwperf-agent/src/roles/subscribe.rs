@@ -7,18 +7,20 @@
 //! starts (publish → callback, what an application sees); then it burns `--busy-loop` of CPU.
 
 use mwperf_core::clock::now_ns;
-use mwperf_core::result::{Counters, Status};
 use mwperf_core::clocksync::Fit;
 use mwperf_core::result::ClockSync;
-use mwperf_core::wire::{payload_intact, Header, FLAG_ECHO, FLAG_FIN, FLAG_PROBE, FLAG_RECORDED, FLAG_WARMUP, HEADER_LEN};
+use mwperf_core::result::{Counters, Status};
+use mwperf_core::wire::{
+    payload_intact, Header, FLAG_ECHO, FLAG_FIN, FLAG_PROBE, FLAG_RECORDED, FLAG_WARMUP, HEADER_LEN,
+};
 use mwperf_transports::Endpoint;
 
 use super::RoleOutcome;
 use crate::cli::ServerArgs;
-use crate::executor::Callback;
 use crate::clocksync::buffer::{Arrival, Correction, Deferred, CAPACITY};
 use crate::clocksync::client::Client;
 use crate::collector::Collector;
+use crate::executor::Callback;
 use crate::signals;
 
 /// Receive topic `cb.topic`'s stream (messages of other topics count as foreign); `cb` = what
@@ -39,7 +41,9 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
     let mut last_ns = now_ns();
     let reason = loop {
         if signals::stopped() {
-            break fin.is_none().then(|| "stopped by signal before the end-of-stream marker".to_string());
+            break fin
+                .is_none()
+                .then(|| "stopped by signal before the end-of-stream marker".to_string());
         }
         let now = now_ns();
         if fin.is_some_and(|(_, _, _, at)| now > at + args.linger) {
@@ -48,18 +52,30 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
         if args.idle_timeout.is_some_and(|t| now > last_ns + t) {
             break Some("idle timeout before the end-of-stream marker".to_string());
         }
-        let Ok(Some(_)) = ep.recv(&mut buf, wait) else { continue };
+        let Ok(Some(_)) = ep.recv(&mut buf, wait) else {
+            continue;
+        };
         let mut recv_ns = now_ns();
         last_ns = recv_ns;
         counters.received += 1;
         let h = match Header::decode(&buf) {
-            Ok(h) if h.flags & FLAG_ECHO == 0 && h.topic as usize == cb.topic && run_id.is_none_or(|id| id == h.run_id) => h,
+            Ok(h)
+                if h.flags & FLAG_ECHO == 0
+                    && h.topic as usize == cb.topic
+                    && run_id.is_none_or(|id| id == h.run_id) =>
+            {
+                h
+            }
             Ok(_) => {
                 counters.foreign += 1;
                 continue;
             }
             Err(r) => {
-                if r.is_foreign() { counters.foreign += 1 } else { counters.malformed += 1 }
+                if r.is_foreign() {
+                    counters.foreign += 1
+                } else {
+                    counters.malformed += 1
+                }
                 continue;
             }
         };
@@ -79,7 +95,8 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
             if h.flags & FLAG_WARMUP != 0 {
                 s.warmup_received += 1;
             } else {
-                let intact = h.flags & FLAG_RECORDED != 0 || payload_intact(&buf[HEADER_LEN..], h.seq);
+                let intact =
+                    h.flags & FLAG_RECORDED != 0 || payload_intact(&buf[HEADER_LEN..], h.seq);
                 if let Some(old) = s.kept.push(Arrival::new(&h, intact, recv_ns)) {
                     let fit = s.client.as_ref().and_then(Client::running_fit);
                     if let Err(e) = s.record(&mut col, old, fit.as_ref(), false, args) {
@@ -124,7 +141,10 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
         }
     }
     let Some(mut c) = col else {
-        let mut out = RoleOutcome { counters: Some(counters), ..RoleOutcome::failed(reason.unwrap_or_else(|| "no message arrived".into())) };
+        let mut out = RoleOutcome {
+            counters: Some(counters),
+            ..RoleOutcome::failed(reason.unwrap_or_else(|| "no message arrived".into()))
+        };
         if fin.is_some() {
             out.status = Status::Complete; // a pub that sent nothing measured, e.g. --count with only warm-up
         }
@@ -148,7 +168,18 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
         }
         m.clock_sync = Some(cs);
     }
-    RoleOutcome { status: Status::Complete, reason, measurement: Some(m), counters: Some(counters), sent: None, schedule: None, warmup_ns: None, discovery: None, per_topic: Vec::new(), outage }
+    RoleOutcome {
+        status: Status::Complete,
+        reason,
+        measurement: Some(m),
+        counters: Some(counters),
+        sent: None,
+        schedule: None,
+        warmup_ns: None,
+        discovery: None,
+        per_topic: Vec::new(),
+        outage,
+    }
 }
 
 /// A sub's clock sync: the prober, the arrivals kept for the final fit, and how they were corrected.
@@ -165,16 +196,34 @@ impl ClockSyncing {
     fn start(peer: std::net::SocketAddr, args: &ServerArgs) -> Result<ClockSyncing, String> {
         let client = Client::start(peer, args.common.run_id, args.common.discovery_timeout)?;
         // TEST ONLY: MWPERF_CLOCKSYNC_BUFFER=N shrinks the FIFO so a test reaches the running-fit path
-        let capacity = std::env::var("MWPERF_CLOCKSYNC_BUFFER").ok().and_then(|v| v.parse().ok()).unwrap_or(CAPACITY);
-        Ok(ClockSyncing { client: Some(client), kept: Deferred::new(capacity), capacity, correction: Correction::default(), warmup_received: 0, t0_ns: None })
+        let capacity = std::env::var("MWPERF_CLOCKSYNC_BUFFER")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(CAPACITY);
+        Ok(ClockSyncing {
+            client: Some(client),
+            kept: Deferred::new(capacity),
+            capacity,
+            correction: Correction::default(),
+            warmup_received: 0,
+            t0_ns: None,
+        })
     }
 
     /// Record one arrival into the collector (created on the first, at its corrected time).
-    fn record(&mut self, col: &mut Option<Collector>, a: Arrival, fit: Option<&Fit>, is_final: bool, args: &ServerArgs) -> Result<(), String> {
+    fn record(
+        &mut self,
+        col: &mut Option<Collector>,
+        a: Arrival,
+        fit: Option<&Fit>,
+        is_final: bool,
+        args: &ServerArgs,
+    ) -> Result<(), String> {
         self.t0_ns.get_or_insert(a.recv_ns);
         let a = self.correction.apply(a, fit, is_final);
         if col.is_none() {
-            let mut c = Collector::new(a.recv_ns, 0, args.samples.as_deref()).map_err(|e| format!("--samples: cannot write: {e}"))?;
+            let mut c = Collector::new(a.recv_ns, 0, args.samples.as_deref())
+                .map_err(|e| format!("--samples: cannot write: {e}"))?;
             c.watch_outage(args.common.outage_window);
             *col = Some(c);
         }
@@ -185,7 +234,11 @@ impl ClockSyncing {
     }
 
     /// After the stream: the last probes, the final fit, every kept arrival recorded with it.
-    fn finish(mut self, col: &mut Option<Collector>, args: &ServerArgs) -> Result<ClockSync, String> {
+    fn finish(
+        mut self,
+        col: &mut Option<Collector>,
+        args: &ServerArgs,
+    ) -> Result<ClockSync, String> {
         let raw_p50_ns = self.kept.raw_p50_ns();
         let client = self.client.take().expect("started with a client");
         let peer = client.peer.clone();
@@ -203,7 +256,13 @@ impl ClockSyncing {
         Ok(ClockSync {
             method: crate::clocksync::METHOD,
             peer,
-            status: if fit.is_some() { "ok" } else if gathered.bins.answered == 0 { "no-answer" } else { "no-samples" },
+            status: if fit.is_some() {
+                "ok"
+            } else if gathered.bins.answered == 0 {
+                "no-answer"
+            } else {
+                "no-samples"
+            },
             probes_sent: gathered.sent,
             probes_answered: gathered.bins.answered,
             probes_used: fit.map_or(0, |f| f.used),

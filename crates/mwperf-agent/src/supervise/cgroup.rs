@@ -38,15 +38,38 @@ pub struct Hierarchy {
     pub controllers: Vec<String>,
 }
 
-const V1_CONTROLLERS: &[&str] = &["cpu", "cpuacct", "cpuset", "memory", "devices", "freezer", "blkio", "pids", "net_cls", "net_prio", "perf_event", "hugetlb", "rdma", "misc"];
+const V1_CONTROLLERS: &[&str] = &[
+    "cpu",
+    "cpuacct",
+    "cpuset",
+    "memory",
+    "devices",
+    "freezer",
+    "blkio",
+    "pids",
+    "net_cls",
+    "net_prio",
+    "perf_event",
+    "hugetlb",
+    "rdma",
+    "misc",
+];
 
 /// Every cgroup hierarchy in `mountinfo` (the text of /proc/self/mountinfo); `v2_controllers`
 /// reads a cgroup2 mount's `cgroup.controllers`.
-pub fn hierarchies(mountinfo: &str, v2_controllers: impl Fn(&Path) -> Vec<String>) -> Vec<Hierarchy> {
+pub fn hierarchies(
+    mountinfo: &str,
+    v2_controllers: impl Fn(&Path) -> Vec<String>,
+) -> Vec<Hierarchy> {
     let mut found = Vec::new();
     for l in mountinfo.lines() {
-        let Some((before, after)) = l.split_once(" - ") else { continue };
-        let (fields, rest): (Vec<&str>, Vec<&str>) = (before.split_whitespace().collect(), after.split_whitespace().collect());
+        let Some((before, after)) = l.split_once(" - ") else {
+            continue;
+        };
+        let (fields, rest): (Vec<&str>, Vec<&str>) = (
+            before.split_whitespace().collect(),
+            after.split_whitespace().collect(),
+        );
         if fields.len() < 5 || rest.len() < 3 {
             continue;
         }
@@ -54,11 +77,23 @@ pub fn hierarchies(mountinfo: &str, v2_controllers: impl Fn(&Path) -> Vec<String
         match rest[0] {
             "cgroup2" => {
                 let controllers = v2_controllers(&mount);
-                found.push(Hierarchy { version: 2, mount, controllers });
+                found.push(Hierarchy {
+                    version: 2,
+                    mount,
+                    controllers,
+                });
             }
             "cgroup" => {
-                let controllers = rest[2].split(',').filter(|o| V1_CONTROLLERS.contains(o)).map(String::from).collect();
-                found.push(Hierarchy { version: 1, mount, controllers });
+                let controllers = rest[2]
+                    .split(',')
+                    .filter(|o| V1_CONTROLLERS.contains(o))
+                    .map(String::from)
+                    .collect();
+                found.push(Hierarchy {
+                    version: 1,
+                    mount,
+                    controllers,
+                });
             }
             _ => {}
         }
@@ -67,8 +102,14 @@ pub fn hierarchies(mountinfo: &str, v2_controllers: impl Fn(&Path) -> Vec<String
 }
 
 /// The hierarchy with the cpu controller (v2 preferred), None when there is none.
-pub fn cpu_hierarchy(mountinfo: &str, v2_controllers: impl Fn(&Path) -> Vec<String>) -> Option<Hierarchy> {
-    let mut all: Vec<Hierarchy> = hierarchies(mountinfo, v2_controllers).into_iter().filter(|h| h.controllers.iter().any(|c| c == "cpu")).collect();
+pub fn cpu_hierarchy(
+    mountinfo: &str,
+    v2_controllers: impl Fn(&Path) -> Vec<String>,
+) -> Option<Hierarchy> {
+    let mut all: Vec<Hierarchy> = hierarchies(mountinfo, v2_controllers)
+        .into_iter()
+        .filter(|h| h.controllers.iter().any(|c| c == "cpu"))
+        .collect();
     all.sort_by_key(|h| std::cmp::Reverse(h.version));
     all.into_iter().next()
 }
@@ -76,7 +117,11 @@ pub fn cpu_hierarchy(mountinfo: &str, v2_controllers: impl Fn(&Path) -> Vec<Stri
 /// This host's cpu hierarchy.
 pub fn detect() -> Option<Hierarchy> {
     let text = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
-    cpu_hierarchy(&text, |m| std::fs::read_to_string(m.join("cgroup.controllers")).map(|t| t.split_whitespace().map(String::from).collect()).unwrap_or_default())
+    cpu_hierarchy(&text, |m| {
+        std::fs::read_to_string(m.join("cgroup.controllers"))
+            .map(|t| t.split_whitespace().map(String::from).collect())
+            .unwrap_or_default()
+    })
 }
 
 /// `<mount>/mwperf/<name>`.
@@ -94,7 +139,10 @@ pub fn quota_files(version: u8, quota_us: u64) -> Vec<(&'static str, String)> {
     if version == 2 {
         vec![("cpu.max", format!("{quota_us} {PERIOD_US}"))]
     } else {
-        vec![("cpu.cfs_period_us", PERIOD_US.to_string()), ("cpu.cfs_quota_us", quota_us.to_string())]
+        vec![
+            ("cpu.cfs_period_us", PERIOD_US.to_string()),
+            ("cpu.cfs_quota_us", quota_us.to_string()),
+        ]
     }
 }
 
@@ -103,9 +151,15 @@ pub fn quota_files(version: u8, quota_us: u64) -> Vec<(&'static str, String)> {
 pub fn parse_quota_pct(version: u8, max_or_quota: &str, period: Option<&str>) -> Option<f64> {
     let (quota, period) = if version == 2 {
         let mut w = max_or_quota.split_whitespace();
-        (w.next()?.parse::<i64>().ok()?, w.next()?.parse::<i64>().ok()?)
+        (
+            w.next()?.parse::<i64>().ok()?,
+            w.next()?.parse::<i64>().ok()?,
+        )
     } else {
-        (max_or_quota.trim().parse::<i64>().ok()?, period?.trim().parse::<i64>().ok()?)
+        (
+            max_or_quota.trim().parse::<i64>().ok()?,
+            period?.trim().parse::<i64>().ok()?,
+        )
     };
     (quota > 0 && period > 0).then(|| (100_000.0 * quota as f64 / period as f64).round() / 1000.0)
 }
@@ -113,20 +167,38 @@ pub fn parse_quota_pct(version: u8, max_or_quota: &str, period: Option<&str>) ->
 /// The throttling figures of a `cpu.stat` (v1 `throttled_time` in ns, v2 `throttled_usec`), in
 /// the control plane's shape: `{"periods","throttled_periods","throttled_s"}`.
 pub fn parse_cpu_stat(text: &str) -> serde_json::Value {
-    let get = |key: &str| text.lines().find_map(|l| l.split_once(' ').filter(|(k, _)| *k == key).and_then(|(_, v)| v.trim().parse::<u64>().ok()));
-    let throttled_s = get("throttled_usec").map(|u| u as f64 / 1e6).or_else(|| get("throttled_time").map(|n| n as f64 / 1e9));
+    let get = |key: &str| {
+        text.lines().find_map(|l| {
+            l.split_once(' ')
+                .filter(|(k, _)| *k == key)
+                .and_then(|(_, v)| v.trim().parse::<u64>().ok())
+        })
+    };
+    let throttled_s = get("throttled_usec")
+        .map(|u| u as f64 / 1e6)
+        .or_else(|| get("throttled_time").map(|n| n as f64 / 1e9));
     serde_json::json!({"periods": get("nr_periods"), "throttled_periods": get("nr_throttled"), "throttled_s": throttled_s.map(|s| (s * 1e6).round() / 1e6)})
 }
 
 /// A `--cgroup` name: one folder name (letters, digits, `.`, `_`, `-`; not starting with `.`).
 pub fn name_arg(s: &str) -> Result<String, String> {
-    let ok = !s.is_empty() && s.len() <= 100 && !s.starts_with('.') && s.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c));
-    ok.then(|| s.to_string()).ok_or_else(|| format!("'{s}' is not a cgroup name (letters, digits, '.', '_', '-'; at most 100)"))
+    let ok = !s.is_empty()
+        && s.len() <= 100
+        && !s.starts_with('.')
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c));
+    ok.then(|| s.to_string()).ok_or_else(|| {
+        format!("'{s}' is not a cgroup name (letters, digits, '.', '_', '-'; at most 100)")
+    })
 }
 
 /// A `--cpu-quota`: a share of one CPU in % (`50` or `50%`; above 100 = more than one CPU).
 pub fn quota_arg(s: &str) -> Result<f64, String> {
-    let v: f64 = s.trim().trim_end_matches('%').parse().map_err(|_| format!("'{s}' is not a percentage of one CPU such as 50"))?;
+    let v: f64 = s
+        .trim()
+        .trim_end_matches('%')
+        .parse()
+        .map_err(|_| format!("'{s}' is not a percentage of one CPU such as 50"))?;
     if !(1.0..=100_000.0).contains(&v) {
         return Err(format!("{s} is outside 1 to 100000 (% of one CPU)"));
     }
@@ -139,7 +211,10 @@ pub fn cpus_arg(s: &str) -> Result<Vec<usize>, String> {
     let mut cpus = Vec::new();
     for part in s.split(',') {
         let (a, b) = part.split_once('-').unwrap_or((part, part));
-        let (a, b): (usize, usize) = (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
+        let (a, b): (usize, usize) = (
+            a.trim().parse().map_err(|_| bad())?,
+            b.trim().parse().map_err(|_| bad())?,
+        );
         if b < a || b >= libc::CPU_SETSIZE as usize {
             return Err(bad());
         }
@@ -158,7 +233,11 @@ pub fn affinity(pid: i32) -> Option<Vec<usize>> {
         if libc::sched_getaffinity(pid, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
             return None;
         }
-        Some((0..libc::CPU_SETSIZE as usize).filter(|&c| libc::CPU_ISSET(c, &set)).collect())
+        Some(
+            (0..libc::CPU_SETSIZE as usize)
+                .filter(|&c| libc::CPU_ISSET(c, &set))
+                .collect(),
+        )
     }
 }
 
@@ -190,7 +269,10 @@ impl Group {
 }
 
 fn write(path: &Path, text: &str) -> std::io::Result<()> {
-    std::fs::OpenOptions::new().write(true).open(path)?.write_all(text.as_bytes())
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)?
+        .write_all(text.as_bytes())
 }
 
 /// What to change, after the kernel's reason, for a cgroup that cannot be set up.
@@ -206,7 +288,13 @@ fn hint(e: &std::io::Error) -> &'static str {
 pub fn setup(h: &Hierarchy, name: &str, pct: f64) -> Result<Group, String> {
     let path = group_path(h, name);
     let quota = quota_us(pct);
-    let failed = |what: &str, p: &Path, e: std::io::Error| format!("--cpu-quota: cannot {what} {}: {e}{}", p.display(), hint(&e));
+    let failed = |what: &str, p: &Path, e: std::io::Error| {
+        format!(
+            "--cpu-quota: cannot {what} {}: {e}{}",
+            p.display(),
+            hint(&e)
+        )
+    };
     // Another run's supervisor may remove the empty parent meanwhile, or the group's last member
     // (of this run) remove the group: then make them again.
     let mut attempt = 0;
@@ -215,7 +303,16 @@ pub fn setup(h: &Hierarchy, name: &str, pct: f64) -> Result<Group, String> {
         let r: Result<Group, (String, bool)> = (|| {
             let parent = h.mount.join(PARENT);
             if h.version == 2 {
-                enable_cpu(&h.mount).map_err(|e| (failed("enable the cpu controller in", &h.mount.join("cgroup.subtree_control"), e), false))?;
+                enable_cpu(&h.mount).map_err(|e| {
+                    (
+                        failed(
+                            "enable the cpu controller in",
+                            &h.mount.join("cgroup.subtree_control"),
+                            e,
+                        ),
+                        false,
+                    )
+                })?;
             }
             match std::fs::create_dir(&parent) {
                 Ok(()) => {}
@@ -225,7 +322,14 @@ pub fn setup(h: &Hierarchy, name: &str, pct: f64) -> Result<Group, String> {
             if h.version == 2 {
                 enable_cpu(&parent).map_err(|e| {
                     let gone = e.kind() == std::io::ErrorKind::NotFound;
-                    (failed("enable the cpu controller in", &parent.join("cgroup.subtree_control"), e), gone)
+                    (
+                        failed(
+                            "enable the cpu controller in",
+                            &parent.join("cgroup.subtree_control"),
+                            e,
+                        ),
+                        gone,
+                    )
                 })?;
             }
             match std::fs::create_dir(&path) {
@@ -239,14 +343,29 @@ pub fn setup(h: &Hierarchy, name: &str, pct: f64) -> Result<Group, String> {
             for (file, text) in quota_files(h.version, quota) {
                 write(&path.join(file), &text).map_err(|e| {
                     let gone = e.kind() == std::io::ErrorKind::NotFound;
-                    (format!("--cpu-quota: cannot write '{text}' to {}: {e}{}", path.join(file).display(), hint(&e)), gone)
+                    (
+                        format!(
+                            "--cpu-quota: cannot write '{text}' to {}: {e}{}",
+                            path.join(file).display(),
+                            hint(&e)
+                        ),
+                        gone,
+                    )
                 })?;
             }
-            let procs = std::fs::OpenOptions::new().write(true).open(path.join("cgroup.procs")).map_err(|e| {
-                let gone = e.kind() == std::io::ErrorKind::NotFound;
-                (failed("open", &path.join("cgroup.procs"), e), gone)
-            })?;
-            Ok(Group { hierarchy: h.clone(), quota_pct: read_quota(h.version, &path), path: path.clone(), procs })
+            let procs = std::fs::OpenOptions::new()
+                .write(true)
+                .open(path.join("cgroup.procs"))
+                .map_err(|e| {
+                    let gone = e.kind() == std::io::ErrorKind::NotFound;
+                    (failed("open", &path.join("cgroup.procs"), e), gone)
+                })?;
+            Ok(Group {
+                hierarchy: h.clone(),
+                quota_pct: read_quota(h.version, &path),
+                path: path.clone(),
+                procs,
+            })
         })();
         match r {
             Ok(g) => return Ok(g),
@@ -259,7 +378,10 @@ pub fn setup(h: &Hierarchy, name: &str, pct: f64) -> Result<Group, String> {
 /// v2: offer the cpu controller to `folder`'s children.
 fn enable_cpu(folder: &Path) -> std::io::Result<()> {
     let control = folder.join("cgroup.subtree_control");
-    if std::fs::read_to_string(&control)?.split_whitespace().any(|c| c == "cpu") {
+    if std::fs::read_to_string(&control)?
+        .split_whitespace()
+        .any(|c| c == "cpu")
+    {
         return Ok(());
     }
     write(&control, "+cpu")
@@ -268,21 +390,34 @@ fn enable_cpu(folder: &Path) -> std::io::Result<()> {
 /// The quota in effect in `path` (None: no limit or unreadable).
 pub fn read_quota(version: u8, path: &Path) -> Option<f64> {
     if version == 2 {
-        parse_quota_pct(2, &std::fs::read_to_string(path.join("cpu.max")).ok()?, None)
+        parse_quota_pct(
+            2,
+            &std::fs::read_to_string(path.join("cpu.max")).ok()?,
+            None,
+        )
     } else {
         let q = std::fs::read_to_string(path.join("cpu.cfs_quota_us")).ok()?;
-        parse_quota_pct(1, &q, std::fs::read_to_string(path.join("cpu.cfs_period_us")).ok().as_deref())
+        parse_quota_pct(
+            1,
+            &q,
+            std::fs::read_to_string(path.join("cpu.cfs_period_us"))
+                .ok()
+                .as_deref(),
+        )
     }
 }
 
 /// The group's throttling so far (`cpu.stat`), null when unreadable.
 pub fn throttling(path: &Path) -> serde_json::Value {
-    std::fs::read_to_string(path.join("cpu.stat")).map_or(serde_json::Value::Null, |t| parse_cpu_stat(&t))
+    std::fs::read_to_string(path.join("cpu.stat"))
+        .map_or(serde_json::Value::Null, |t| parse_cpu_stat(&t))
 }
 
 /// The live pids in the cgroup `path`.
 pub fn members(path: &Path) -> Vec<i32> {
-    std::fs::read_to_string(path.join("cgroup.procs")).map(|t| t.lines().filter_map(|l| l.trim().parse().ok()).collect()).unwrap_or_default()
+    std::fs::read_to_string(path.join("cgroup.procs"))
+        .map(|t| t.lines().filter_map(|l| l.trim().parse().ok()).collect())
+        .unwrap_or_default()
 }
 
 /// Removes the cgroup `path` when it has no members (others of the run may still be in it:
@@ -295,11 +430,16 @@ pub fn remove_if_empty(path: &Path, patience: Duration) -> bool {
         match std::fs::remove_dir(path) {
             Ok(()) => break,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => break,
-            Err(_) if members(path).is_empty() && Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
+            Err(_) if members(path).is_empty() && Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(20))
+            }
             Err(_) => return false,
         }
     }
-    if let Some(parent) = path.parent().filter(|p| p.file_name().is_some_and(|n| n == PARENT)) {
+    if let Some(parent) = path
+        .parent()
+        .filter(|p| p.file_name().is_some_and(|n| n == PARENT))
+    {
         let _ = std::fs::remove_dir(parent); // busy with other groups: fine
     }
     true
@@ -336,30 +476,58 @@ mod tests {
         let cpu = |_: &Path| vec!["cpuset".to_string(), "cpu".to_string(), "io".to_string()];
         // Hybrid with an empty unified hierarchy: the v1 cpu hierarchy.
         let h = cpu_hierarchy(V1, none).unwrap();
-        assert_eq!((h.version, h.mount.as_path()), (1, Path::new("/sys/fs/cgroup/cpu,cpuacct")));
+        assert_eq!(
+            (h.version, h.mount.as_path()),
+            (1, Path::new("/sys/fs/cgroup/cpu,cpuacct"))
+        );
         assert_eq!(h.controllers, ["cpu", "cpuacct"]);
         assert_eq!(hierarchies(V1, none).len(), 4);
         // A unified hierarchy offering cpu wins.
         assert_eq!(cpu_hierarchy(V1, cpu).unwrap().version, 2);
         let h = cpu_hierarchy(V2, cpu).unwrap();
-        assert_eq!((h.version, h.mount.as_path()), (2, Path::new("/sys/fs/cgroup")));
+        assert_eq!(
+            (h.version, h.mount.as_path()),
+            (2, Path::new("/sys/fs/cgroup"))
+        );
         // v2 without the cpu controller, and no cgroup at all: none.
         assert_eq!(cpu_hierarchy(V2, none), None);
-        assert_eq!(cpu_hierarchy("26 1 0:23 / / rw - ext4 /dev/sda1 rw\ngarbage\n", cpu), None);
+        assert_eq!(
+            cpu_hierarchy("26 1 0:23 / / rw - ext4 /dev/sda1 rw\ngarbage\n", cpu),
+            None
+        );
         // An escaped space in the mount point.
         let odd = "40 31 0:37 / /mnt/my\\040cg rw - cgroup cgroup rw,cpu\n";
-        assert_eq!(cpu_hierarchy(odd, none).unwrap().mount, PathBuf::from("/mnt/my cg"));
+        assert_eq!(
+            cpu_hierarchy(odd, none).unwrap().mount,
+            PathBuf::from("/mnt/my cg")
+        );
     }
 
     #[test]
     fn paths_and_quota_formatting() {
-        let v1 = Hierarchy { version: 1, mount: "/sys/fs/cgroup/cpu".into(), controllers: vec!["cpu".into()] };
-        assert_eq!(group_path(&v1, "mwp1a2b3c-b"), PathBuf::from("/sys/fs/cgroup/cpu/mwperf/mwp1a2b3c-b"));
+        let v1 = Hierarchy {
+            version: 1,
+            mount: "/sys/fs/cgroup/cpu".into(),
+            controllers: vec!["cpu".into()],
+        };
+        assert_eq!(
+            group_path(&v1, "mwp1a2b3c-b"),
+            PathBuf::from("/sys/fs/cgroup/cpu/mwperf/mwp1a2b3c-b")
+        );
         assert_eq!(quota_us(20.0), 20_000);
         assert_eq!(quota_us(150.0), 150_000);
         assert_eq!(quota_us(0.5), 1000);
-        assert_eq!(quota_files(1, 20_000), vec![("cpu.cfs_period_us", "100000".to_string()), ("cpu.cfs_quota_us", "20000".to_string())]);
-        assert_eq!(quota_files(2, 50_000), vec![("cpu.max", "50000 100000".to_string())]);
+        assert_eq!(
+            quota_files(1, 20_000),
+            vec![
+                ("cpu.cfs_period_us", "100000".to_string()),
+                ("cpu.cfs_quota_us", "20000".to_string())
+            ]
+        );
+        assert_eq!(
+            quota_files(2, 50_000),
+            vec![("cpu.max", "50000 100000".to_string())]
+        );
         assert_eq!(parse_quota_pct(2, "50000 100000\n", None), Some(50.0));
         assert_eq!(parse_quota_pct(2, "max 100000\n", None), None);
         assert_eq!(parse_quota_pct(1, "20000\n", Some("100000\n")), Some(20.0));
@@ -370,10 +538,19 @@ mod tests {
     #[test]
     fn cpu_stat_v1_and_v2() {
         let v1 = "nr_periods 120\nnr_throttled 80\nthrottled_time 1600000000\nnr_bursts 0\n";
-        assert_eq!(parse_cpu_stat(v1), serde_json::json!({"periods": 120, "throttled_periods": 80, "throttled_s": 1.6}));
+        assert_eq!(
+            parse_cpu_stat(v1),
+            serde_json::json!({"periods": 120, "throttled_periods": 80, "throttled_s": 1.6})
+        );
         let v2 = "usage_usec 400000\nuser_usec 1\nsystem_usec 2\nnr_periods 20\nnr_throttled 19\nthrottled_usec 1500000\n";
-        assert_eq!(parse_cpu_stat(v2), serde_json::json!({"periods": 20, "throttled_periods": 19, "throttled_s": 1.5}));
-        assert_eq!(parse_cpu_stat(""), serde_json::json!({"periods": null, "throttled_periods": null, "throttled_s": null}));
+        assert_eq!(
+            parse_cpu_stat(v2),
+            serde_json::json!({"periods": 20, "throttled_periods": 19, "throttled_s": 1.5})
+        );
+        assert_eq!(
+            parse_cpu_stat(""),
+            serde_json::json!({"periods": null, "throttled_periods": null, "throttled_s": null})
+        );
     }
 
     #[test]
@@ -383,7 +560,12 @@ mod tests {
         assert!(quota_arg("0").is_err() && quota_arg("x").is_err() && quota_arg("").is_err());
         assert_eq!(cpus_arg("1"), Ok(vec![1]));
         assert_eq!(cpus_arg("0-2,5"), Ok(vec![0, 1, 2, 5]));
-        assert!(cpus_arg("2-1").is_err() && cpus_arg("a").is_err() && cpus_arg("").is_err() && cpus_arg("99999").is_err());
+        assert!(
+            cpus_arg("2-1").is_err()
+                && cpus_arg("a").is_err()
+                && cpus_arg("").is_err()
+                && cpus_arg("99999").is_err()
+        );
         assert!(name_arg("mwp1a2b3c-b").is_ok());
         for bad in ["", "..", ".x", "a/b", "a b", &"x".repeat(101)] {
             assert!(name_arg(bad).is_err(), "{bad}");

@@ -11,14 +11,19 @@ use super::lease::{self, Decision, Lease};
 
 pub fn run(a: &super::CleanArgs) -> ExitCode {
     let (removed, killed, kept, cgroups) = clean(&a.root);
-    println!("{}", serde_json::json!({"removed": removed, "killed": killed, "kept": kept, "cgroups": cgroups}));
+    println!(
+        "{}",
+        serde_json::json!({"removed": removed, "killed": killed, "kept": kept, "cgroups": cgroups})
+    );
     ExitCode::SUCCESS
 }
 
 /// (removed folder names, killed process group ids, kept folder count, removed cgroup paths).
 pub fn clean(root: &Path) -> (Vec<String>, Vec<i32>, usize, Vec<String>) {
     let (mut removed, mut killed, mut kept, mut cgroups) = (Vec::new(), Vec::new(), 0, Vec::new());
-    let Ok(entries) = std::fs::read_dir(root) else { return (removed, killed, kept, cgroups) };
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return (removed, killed, kept, cgroups);
+    };
     let mut stale = Vec::new();
     let mut live_groups = std::collections::HashSet::new();
     for entry in entries.flatten() {
@@ -31,8 +36,14 @@ pub fn clean(root: &Path) -> (Vec<String>, Vec<i32>, usize, Vec<String>) {
         if !std::fs::symlink_metadata(&lease_path).is_ok_and(|m| m.file_type().is_file()) {
             continue;
         }
-        let Some(l) = std::fs::read_to_string(&lease_path).ok().and_then(|t| Lease::parse(&t)) else {
-            eprintln!("mwperf-agent supervise-clean: {}: unreadable lease, kept", lease_path.display());
+        let Some(l) = std::fs::read_to_string(&lease_path)
+            .ok()
+            .and_then(|t| Lease::parse(&t))
+        else {
+            eprintln!(
+                "mwperf-agent supervise-clean: {}: unreadable lease, kept",
+                lease_path.display()
+            );
             kept += 1;
             continue;
         };
@@ -42,7 +53,12 @@ pub fn clean(root: &Path) -> (Vec<String>, Vec<i32>, usize, Vec<String>) {
                 kept += 1;
                 live_groups.extend(l.cgroup.clone());
             }
-            Decision::Remove { kill_group } => stale.push((entry.file_name().to_string_lossy().into_owned(), folder, l.cgroup.clone(), kill_group)),
+            Decision::Remove { kill_group } => stale.push((
+                entry.file_name().to_string_lossy().into_owned(),
+                folder,
+                l.cgroup.clone(),
+                kill_group,
+            )),
         }
     }
     for (name, folder, group, kill_group) in stale {
@@ -53,7 +69,11 @@ pub fn clean(root: &Path) -> (Vec<String>, Vec<i32>, usize, Vec<String>) {
             killed.push(pgid);
         }
         // A cgroup no live supervisor shares: what is still in it was left by the dead one.
-        if let Some(path) = group.filter(|g| !live_groups.contains(g)).map(std::path::PathBuf::from).filter(|p| ours(p)) {
+        if let Some(path) = group
+            .filter(|g| !live_groups.contains(g))
+            .map(std::path::PathBuf::from)
+            .filter(|p| ours(p))
+        {
             for pid in cgroup::members(&path) {
                 // SAFETY: a process in this run's leased cgroup, whose supervisors are all gone.
                 unsafe { libc::kill(pid, libc::SIGKILL) };
@@ -65,12 +85,18 @@ pub fn clean(root: &Path) -> (Vec<String>, Vec<i32>, usize, Vec<String>) {
             if path.exists() && cgroup::remove_if_empty(&path, std::time::Duration::from_secs(2)) {
                 cgroups.push(path.display().to_string());
             } else if path.exists() {
-                eprintln!("mwperf-agent supervise-clean: cannot remove cgroup {} (still busy)", path.display());
+                eprintln!(
+                    "mwperf-agent supervise-clean: cannot remove cgroup {} (still busy)",
+                    path.display()
+                );
             }
         }
         match std::fs::remove_dir_all(&folder) {
             Ok(()) => removed.push(name),
-            Err(e) => eprintln!("mwperf-agent supervise-clean: cannot remove {}: {e}", folder.display()),
+            Err(e) => eprintln!(
+                "mwperf-agent supervise-clean: cannot remove {}: {e}",
+                folder.display()
+            ),
         }
     }
     (removed, killed, kept, cgroups)
@@ -79,7 +105,15 @@ pub fn clean(root: &Path) -> (Vec<String>, Vec<i32>, usize, Vec<String>) {
 /// Whether `path` is a supervisor's cgroup: `<cpu hierarchy>/mwperf/<name>` (a lease names
 /// nothing else for killing).
 fn ours(path: &Path) -> bool {
-    let named = path.file_name().and_then(|n| n.to_str()).is_some_and(|n| cgroup::name_arg(n).is_ok());
+    let named = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| cgroup::name_arg(n).is_ok());
     let parent = path.parent();
-    named && parent.and_then(|p| p.file_name()).is_some_and(|n| n == cgroup::PARENT) && cgroup::detect().is_some_and(|h| parent.and_then(|p| p.parent()) == Some(h.mount.as_path()))
+    named
+        && parent
+            .and_then(|p| p.file_name())
+            .is_some_and(|n| n == cgroup::PARENT)
+        && cgroup::detect()
+            .is_some_and(|h| parent.and_then(|p| p.parent()) == Some(h.mount.as_path()))
 }

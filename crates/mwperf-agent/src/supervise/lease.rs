@@ -32,7 +32,10 @@ impl Lease {
     /// Written to a temporary file and renamed over lease.json, so a reader never sees half a lease.
     pub fn write(&self, dir: &Path) -> std::io::Result<()> {
         let tmp = dir.join(".lease.json.tmp");
-        std::fs::write(&tmp, serde_json::to_vec(self).map_err(std::io::Error::other)?)?;
+        std::fs::write(
+            &tmp,
+            serde_json::to_vec(self).map_err(std::io::Error::other)?,
+        )?;
         std::fs::rename(&tmp, dir.join(FILE))
     }
 }
@@ -72,7 +75,10 @@ impl Stat {
 
 /// Start time of this process (field 22 of /proc/self/stat).
 pub fn own_start() -> u64 {
-    std::fs::read_to_string("/proc/self/stat").ok().and_then(|t| Stat::parse(&t)).map_or(0, |s| s.start_ticks)
+    std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|t| Stat::parse(&t))
+        .map_or(0, |s| s.start_ticks)
 }
 
 /// Whether `pid` is the process that started at `start` and has not exited (a zombie has).
@@ -83,9 +89,15 @@ pub fn alive(pid: i32, start: u64) -> bool {
 /// Live processes of process group `pgrp` that started no earlier than `since` (a group id is
 /// not handed out again while any member lives, so these belong to the leased child's group).
 pub fn group_members(pgrp: i32, since: u64) -> Vec<i32> {
-    let Ok(dir) = std::fs::read_dir("/proc") else { return Vec::new() };
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
     dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|&pid| Stat::of(pid).is_some_and(|s| s.pgrp == pgrp && s.start_ticks >= since && s.state != 'Z' && s.state != 'X'))
+        .filter(|&pid| {
+            Stat::of(pid).is_some_and(|s| {
+                s.pgrp == pgrp && s.start_ticks >= since && s.state != 'Z' && s.state != 'X'
+            })
+        })
         .collect()
 }
 
@@ -101,7 +113,11 @@ pub enum Decision {
 
 /// `supervisor_alive`: whether pid + start time match a running process; `group_alive`: whether
 /// the child's process group (pgid = child pid) has live members started since the child.
-pub fn decide(lease: &Lease, supervisor_alive: impl Fn(i32, u64) -> bool, group_alive: impl Fn(i32, u64) -> bool) -> Decision {
+pub fn decide(
+    lease: &Lease,
+    supervisor_alive: impl Fn(i32, u64) -> bool,
+    group_alive: impl Fn(i32, u64) -> bool,
+) -> Decision {
     if supervisor_alive(lease.supervisor_pid, lease.supervisor_start) {
         return Decision::Keep;
     }
@@ -121,7 +137,16 @@ mod tests {
     #[test]
     fn parses_proc_stat_after_the_last_paren() {
         let s = Stat::parse(STAT).unwrap();
-        assert_eq!(s, Stat { state: 'S', pgrp: 4242, utime_ticks: 250, stime_ticks: 75, start_ticks: 987654 });
+        assert_eq!(
+            s,
+            Stat {
+                state: 'S',
+                pgrp: 4242,
+                utime_ticks: 250,
+                stime_ticks: 75,
+                start_ticks: 987654
+            }
+        );
         assert_eq!(Stat::parse("garbage"), None);
         assert_eq!(Stat::parse("1 (x) S 1"), None);
         let own = Stat::of(std::process::id() as i32).unwrap();
@@ -133,30 +158,73 @@ mod tests {
 
     #[test]
     fn lease_round_trip_and_bad_input() {
-        let l = Lease { supervisor_pid: 10, supervisor_start: 5, child_pid: Some(11), child_start: Some(6), started_unix_s: 1_700_000_000, cgroup: Some("/sys/fs/cgroup/cpu/mwperf/mwp1-b".into()) };
-        assert_eq!(Lease::parse(&serde_json::to_string(&l).unwrap()), Some(l.clone()));
+        let l = Lease {
+            supervisor_pid: 10,
+            supervisor_start: 5,
+            child_pid: Some(11),
+            child_start: Some(6),
+            started_unix_s: 1_700_000_000,
+            cgroup: Some("/sys/fs/cgroup/cpu/mwperf/mwp1-b".into()),
+        };
+        assert_eq!(
+            Lease::parse(&serde_json::to_string(&l).unwrap()),
+            Some(l.clone())
+        );
         let early = r#"{"supervisor_pid":10,"supervisor_start":5,"started_unix_s":1}"#;
         assert_eq!(Lease::parse(early).unwrap().child_pid, None);
         assert_eq!(Lease::parse(""), None);
         assert_eq!(Lease::parse(r#"{"supervisor_pid":10}"#), None);
-        assert_eq!(Lease::parse(r#"{"supervisor_pid":0,"supervisor_start":5,"started_unix_s":1}"#), None);
-        assert_eq!(Lease::parse(r#"{"supervisor_pid":-1,"supervisor_start":5,"started_unix_s":1}"#), None);
-        assert_eq!(Lease::parse(r#"{"supervisor_pid":10,"supervisor_start":5,"started_unix_s":1,"child_pid":-1,"child_start":1}"#), None);
+        assert_eq!(
+            Lease::parse(r#"{"supervisor_pid":0,"supervisor_start":5,"started_unix_s":1}"#),
+            None
+        );
+        assert_eq!(
+            Lease::parse(r#"{"supervisor_pid":-1,"supervisor_start":5,"started_unix_s":1}"#),
+            None
+        );
+        assert_eq!(
+            Lease::parse(
+                r#"{"supervisor_pid":10,"supervisor_start":5,"started_unix_s":1,"child_pid":-1,"child_start":1}"#
+            ),
+            None
+        );
         assert_eq!(Lease::parse("[1,2]"), None);
     }
 
     #[test]
     fn clean_decision() {
-        let l = Lease { supervisor_pid: 10, supervisor_start: 5, child_pid: Some(11), child_start: Some(6), started_unix_s: 0, cgroup: None };
+        let l = Lease {
+            supervisor_pid: 10,
+            supervisor_start: 5,
+            child_pid: Some(11),
+            child_start: Some(6),
+            started_unix_s: 0,
+            cgroup: None,
+        };
         let yes = |_: i32, _: u64| true;
         let no = |_: i32, _: u64| false;
         assert_eq!(decide(&l, yes, yes), Decision::Keep);
-        assert_eq!(decide(&l, no, yes), Decision::Remove { kill_group: Some(11) });
+        assert_eq!(
+            decide(&l, no, yes),
+            Decision::Remove {
+                kill_group: Some(11)
+            }
+        );
         assert_eq!(decide(&l, no, no), Decision::Remove { kill_group: None });
         // The supervisor's pid now belongs to another process (start time differs): gone.
-        assert_eq!(decide(&l, |p, s| p == 10 && s == 99, no), Decision::Remove { kill_group: None });
+        assert_eq!(
+            decide(&l, |p, s| p == 10 && s == 99, no),
+            Decision::Remove { kill_group: None }
+        );
         // No child recorded yet: nothing to kill.
-        let early = Lease { child_pid: None, child_start: None, ..l };
-        assert_eq!(decide(&early, no, yes), Decision::Remove { kill_group: None });
+        let early = Lease {
+            child_pid: None,
+            child_start: None,
+            ..l
+        };
+        assert_eq!(
+            decide(&early, no, yes),
+            Decision::Remove { kill_group: None }
+        );
     }
 }

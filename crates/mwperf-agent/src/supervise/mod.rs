@@ -72,7 +72,9 @@ pub struct CleanArgs {
 fn scratch(s: &str) -> Result<PathBuf, String> {
     let p = PathBuf::from(s);
     if s.is_empty() || p.parent().is_none() || p.file_name().is_none() {
-        return Err(format!("'{s}' is not a folder the supervisor may create and remove"));
+        return Err(format!(
+            "'{s}' is not a folder the supervisor may create and remove"
+        ));
     }
     Ok(p)
 }
@@ -80,9 +82,13 @@ fn scratch(s: &str) -> Result<PathBuf, String> {
 /// A --send name: relative, inside the folder, and one protocol word (no whitespace).
 pub fn send_name(s: &str) -> Result<String, String> {
     let p = Path::new(s);
-    let inside = p.components().all(|c| matches!(c, std::path::Component::Normal(_)));
+    let inside = p
+        .components()
+        .all(|c| matches!(c, std::path::Component::Normal(_)));
     if s.is_empty() || !inside || s.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err(format!("'{s}' is not a file name relative to --scratch (no '..', no leading '/', no spaces)"));
+        return Err(format!(
+            "'{s}' is not a file name relative to --scratch (no '..', no leading '/', no spaces)"
+        ));
     }
     Ok(s.to_string())
 }
@@ -108,20 +114,42 @@ pub const LIMIT_REFUSED: i32 = 126;
 
 /// The child's command: its own process group, a clean signal state, killed with the supervisor,
 /// and (between fork and exec) in the cgroup whose `cgroup.procs` is `procs` and on `pin`'s CPUs.
-fn command(a: &SuperviseArgs, dir: &Path, procs: Option<std::os::fd::RawFd>, pin: Option<libc::cpu_set_t>) -> Command {
+fn command(
+    a: &SuperviseArgs,
+    dir: &Path,
+    procs: Option<std::os::fd::RawFd>,
+    pin: Option<libc::cpu_set_t>,
+) -> Command {
     let parent = std::process::id() as libc::pid_t;
     let mut cmd = Command::new(&a.command[0]);
-    cmd.args(&a.command[1..]).current_dir(dir).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
+    cmd.args(&a.command[1..])
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
     // SAFETY: only async-signal-safe calls between fork and exec (the pid is formatted on the stack).
     unsafe {
         cmd.pre_exec(move || {
             let mut empty: libc::sigset_t = std::mem::zeroed();
             libc::sigemptyset(&mut empty);
             libc::pthread_sigmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
-            for s in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT, libc::SIGPIPE] {
+            for s in [
+                libc::SIGINT,
+                libc::SIGTERM,
+                libc::SIGHUP,
+                libc::SIGQUIT,
+                libc::SIGPIPE,
+            ] {
                 libc::signal(s, libc::SIG_DFL);
             }
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
+            libc::prctl(
+                libc::PR_SET_PDEATHSIG,
+                libc::SIGKILL as libc::c_ulong,
+                0,
+                0,
+                0,
+            );
             if libc::getppid() != parent {
                 libc::_exit(127); // the supervisor died before the death signal was armed
             }
@@ -136,13 +164,17 @@ fn command(a: &SuperviseArgs, dir: &Path, procs: Option<std::os::fd::RawFd>, pin
                     }
                 }
                 if libc::write(fd, buf[i..].as_ptr().cast(), 12 - i) < 0 {
-                    let errno = std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO);
+                    let errno = std::io::Error::last_os_error()
+                        .raw_os_error()
+                        .unwrap_or(libc::EIO);
                     return Err(std::io::Error::from_raw_os_error(cgroup::JOIN_ERR + errno));
                 }
             }
             if let Some(set) = &pin {
                 if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) != 0 {
-                    let errno = std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EINVAL);
+                    let errno = std::io::Error::last_os_error()
+                        .raw_os_error()
+                        .unwrap_or(libc::EINVAL);
                     return Err(std::io::Error::from_raw_os_error(cgroup::PIN_ERR + errno));
                 }
             }
@@ -167,7 +199,9 @@ enum Msg {
 }
 
 fn unix_now() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 fn write_out(out: &mut impl Write, bytes: &[u8]) -> bool {
@@ -209,8 +243,19 @@ pub fn run(a: &SuperviseArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    let made = std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).and_then(|_| std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)));
-    let mut lease = Lease { supervisor_pid: std::process::id() as i32, supervisor_start: lease::own_start(), child_pid: None, child_start: None, started_unix_s: unix_now(), cgroup: None };
+    let made = std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .and_then(|_| std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)));
+    let mut lease = Lease {
+        supervisor_pid: std::process::id() as i32,
+        supervisor_start: lease::own_start(),
+        child_pid: None,
+        child_start: None,
+        started_unix_s: unix_now(),
+        cgroup: None,
+    };
     if let Err(e) = made.and_then(|_| lease.write(dir)) {
         eprintln!("mwperf-agent: error: --scratch '{}': {e}", dir.display());
         let _ = std::fs::remove_dir_all(dir);
@@ -233,7 +278,9 @@ pub fn run(a: &SuperviseArgs) -> ExitCode {
         std::thread::spawn(move || loop {
             let mut sig: libc::c_int = 0;
             // SAFETY: waits for one of the blocked signals of the set built above.
-            if unsafe { libc::sigwait(&stop_set, &mut sig) } == 0 && tx.send(Ev::Signal(sig)).is_err() {
+            if unsafe { libc::sigwait(&stop_set, &mut sig) } == 0
+                && tx.send(Ev::Signal(sig)).is_err()
+            {
                 break;
             }
         });
@@ -269,7 +316,10 @@ pub fn run(a: &SuperviseArgs) -> ExitCode {
         }
         lease.cgroup = Some(cgroup::group_path(h, name).display().to_string());
         if let Err(e) = lease.write(dir) {
-            let _ = otx.send(Msg::Line(notice(&format!("cannot update {}: {e}", dir.join(lease::FILE).display()))));
+            let _ = otx.send(Msg::Line(notice(&format!(
+                "cannot update {}: {e}",
+                dir.join(lease::FILE).display()
+            ))));
         }
     }
     if let Some(cpus) = &a.cpu_pin {
@@ -302,15 +352,26 @@ pub fn run(a: &SuperviseArgs) -> ExitCode {
             Err(e) => {
                 let code = e.raw_os_error().unwrap_or(0);
                 let path = group.as_ref().map(|g| g.path.clone());
-                if (cgroup::JOIN_ERR..cgroup::PIN_ERR).contains(&code) && attempts < 3 && path.as_ref().is_some_and(|p| !p.exists()) {
+                if (cgroup::JOIN_ERR..cgroup::PIN_ERR).contains(&code)
+                    && attempts < 3
+                    && path.as_ref().is_some_and(|p| !p.exists())
+                {
                     continue; // the group's last member of this run removed it meanwhile: make it again
                 }
                 let msg = if code >= cgroup::PIN_ERR {
-                    format!("--cpu-pin: cannot pin {} to CPUs {:?}: {}; pin to CPUs this host has", a.command[0], a.cpu_pin.as_ref().map(|c| &c.0).unwrap_or(&Vec::new()), std::io::Error::from_raw_os_error(code - cgroup::PIN_ERR))
+                    format!(
+                        "--cpu-pin: cannot pin {} to CPUs {:?}: {}; pin to CPUs this host has",
+                        a.command[0],
+                        a.cpu_pin.as_ref().map(|c| &c.0).unwrap_or(&Vec::new()),
+                        std::io::Error::from_raw_os_error(code - cgroup::PIN_ERR)
+                    )
                 } else if code >= cgroup::JOIN_ERR {
                     format!("--cpu-quota: {} could not join {}: {}; limiting CPU needs root on this host (connect as root) or drop the CPU limit for this host", a.command[0], path.as_ref().map_or(String::new(), |p| p.display().to_string()), std::io::Error::from_raw_os_error(code - cgroup::JOIN_ERR))
                 } else {
-                    let _ = otx.send(Msg::Line(notice(&format!("cannot start {}: {e}", a.command[0]))));
+                    let _ = otx.send(Msg::Line(notice(&format!(
+                        "cannot start {}: {e}",
+                        a.command[0]
+                    ))));
                     let _ = otx.send(Msg::Line(line("exit", "127")));
                     let _ = otx.send(Msg::Done);
                     let _ = writer.join();
@@ -331,17 +392,40 @@ pub fn run(a: &SuperviseArgs) -> ExitCode {
     lease.child_pid = Some(pid);
     lease.child_start = Some(child_start);
     if let Err(e) = lease.write(dir) {
-        let _ = otx.send(Msg::Line(notice(&format!("cannot update {}: {e}", dir.join(lease::FILE).display()))));
+        let _ = otx.send(Msg::Line(notice(&format!(
+            "cannot update {}: {e}",
+            dir.join(lease::FILE).display()
+        ))));
     }
     let _ = otx.send(Msg::Line(line("started", &pid.to_string())));
     if group.is_some() || a.cpu_pin.is_some() {
-        let cpus = cgroup::affinity(pid).or_else(|| a.cpu_pin.as_ref().map(|c| c.0.clone())).unwrap_or_default();
-        let _ = otx.send(Msg::Line(line("cgroup", &cgroup::report(group.as_ref(), &cpus).to_string())));
+        let cpus = cgroup::affinity(pid)
+            .or_else(|| a.cpu_pin.as_ref().map(|c| c.0.clone()))
+            .unwrap_or_default();
+        let _ = otx.send(Msg::Line(line(
+            "cgroup",
+            &cgroup::report(group.as_ref(), &cpus).to_string(),
+        )));
     }
     let group_path = group.as_ref().map(|g| g.path.clone());
     drop(group); // closes cgroup.procs
 
-    for (kind, pipe) in [("out", child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>)), ("err", child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>))] {
+    for (kind, pipe) in [
+        (
+            "out",
+            child
+                .stdout
+                .take()
+                .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        ),
+        (
+            "err",
+            child
+                .stderr
+                .take()
+                .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        ),
+    ] {
         let (tx, otx) = (tx.clone(), otx.clone());
         std::thread::spawn(move || {
             if let Some(p) = pipe {
@@ -366,7 +450,10 @@ pub fn run(a: &SuperviseArgs) -> ExitCode {
                 match (&mut stdin).take(4096).read_until(b'\n', &mut buf) {
                     Ok(0) | Err(_) => break,
                     Ok(_) => {
-                        if tx.send(Ev::Control(String::from_utf8_lossy(&buf).into_owned())).is_err() {
+                        if tx
+                            .send(Ev::Control(String::from_utf8_lossy(&buf).into_owned()))
+                            .is_err()
+                        {
                             return;
                         }
                     }
@@ -377,7 +464,17 @@ pub fn run(a: &SuperviseArgs) -> ExitCode {
     }
     drop(tx);
 
-    let mut sup = Supervisor { pid, child_start, cgroup: group_path.clone(), grace: Duration::from_nanos(a.grace), rx, otx, readers_done: 0, exited: None, stopping: false };
+    let mut sup = Supervisor {
+        pid,
+        child_start,
+        cgroup: group_path.clone(),
+        grace: Duration::from_nanos(a.grace),
+        rx,
+        otx,
+        readers_done: 0,
+        exited: None,
+        stopping: false,
+    };
     sup.main_loop();
     if sup.stopping {
         sup.stop();
@@ -412,7 +509,14 @@ fn wait_nowait(pid: i32) -> i32 {
     loop {
         // SAFETY: zeroed siginfo is a valid out-parameter; waitid on our own child.
         let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-        let r = unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, libc::WEXITED | libc::WNOWAIT) };
+        let r = unsafe {
+            libc::waitid(
+                libc::P_PID,
+                pid as libc::id_t,
+                &mut info,
+                libc::WEXITED | libc::WNOWAIT,
+            )
+        };
         if r == 0 {
             return unsafe { protocol::exit_value(info.si_code, info.si_status()) };
         }
@@ -445,12 +549,20 @@ fn forward(kind: &str, pipe: Box<dyn Read + Send>, otx: &Sender<Msg>) {
 fn send_file(out: &mut impl Write, dir: &Path, name: &str) {
     let path = dir.join(name);
     let regular = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_file());
-    let file = if regular { std::fs::File::open(&path).ok() } else { None };
+    let file = if regular {
+        std::fs::File::open(&path).ok()
+    } else {
+        None
+    };
     let Some(mut file) = file else {
         write_out(out, &line("nofile", name));
         return;
     };
-    let (mut sha, mut total, mut chunk) = (protocol::Sha256::default(), 0u64, vec![0u8; protocol::CHUNK]);
+    let (mut sha, mut total, mut chunk) = (
+        protocol::Sha256::default(),
+        0u64,
+        vec![0u8; protocol::CHUNK],
+    );
     loop {
         let mut n = 0;
         while n < chunk.len() {
@@ -470,12 +582,18 @@ fn send_file(out: &mut impl Write, dir: &Path, name: &str) {
         }
         sha.update(&chunk[..n]);
         total += n as u64;
-        write_out(out, &line("file", &format!("{name} {}", protocol::base64(&chunk[..n]))));
+        write_out(
+            out,
+            &line("file", &format!("{name} {}", protocol::base64(&chunk[..n]))),
+        );
         if n < chunk.len() {
             break;
         }
     }
-    write_out(out, &line("fileend", &format!("{name} {total} {}", sha.hex())));
+    write_out(
+        out,
+        &line("fileend", &format!("{name} {total} {}", sha.hex())),
+    );
 }
 
 struct Supervisor {
@@ -556,12 +674,16 @@ impl Supervisor {
         let deadline = Instant::now() + self.grace;
         self.signal_group(libc::SIGTERM);
         self.wait_until(deadline, |s| s.exited.is_some());
-        while Instant::now() < deadline && !lease::group_members(self.pid, self.child_start).is_empty() {
+        while Instant::now() < deadline
+            && !lease::group_members(self.pid, self.child_start).is_empty()
+        {
             // Only while ending a run, never while the child runs.
             let _ = self.wait_until(Instant::now() + Duration::from_millis(20), |_| false);
         }
         self.signal_group(libc::SIGKILL);
-        self.wait_until(Instant::now() + Duration::from_secs(5), |s| s.exited.is_some());
+        self.wait_until(Instant::now() + Duration::from_secs(5), |s| {
+            s.exited.is_some()
+        });
     }
 
     /// The child has exited: whatever it left in its process group (a daemon's children, a
@@ -571,10 +693,15 @@ impl Supervisor {
         if left.is_empty() {
             return;
         }
-        self.send(notice(&format!("{} process(es) left in the child's process group after it exited: terminating them", left.len())));
+        self.send(notice(&format!(
+            "{} process(es) left in the child's process group after it exited: terminating them",
+            left.len()
+        )));
         self.signal_group(libc::SIGTERM);
         let deadline = Instant::now() + self.grace;
-        while Instant::now() < deadline && !lease::group_members(self.pid, self.child_start).is_empty() {
+        while Instant::now() < deadline
+            && !lease::group_members(self.pid, self.child_start).is_empty()
+        {
             // Only while ending a run, never while the child runs.
             let _ = self.wait_until(Instant::now() + Duration::from_millis(20), |_| false);
         }

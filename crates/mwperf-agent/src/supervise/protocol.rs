@@ -11,7 +11,10 @@ pub fn line(kind: &str, rest: &str) -> Vec<u8> {
     let mut v = Vec::with_capacity(kind.len() + rest.len() + 2);
     v.extend_from_slice(kind.as_bytes());
     v.push(b' ');
-    v.extend(rest.bytes().map(|b| if b == b'\n' || b == b'\r' { b' ' } else { b }));
+    v.extend(
+        rest.bytes()
+            .map(|b| if b == b'\n' || b == b'\r' { b' ' } else { b }),
+    );
     v.push(b'\n');
     v
 }
@@ -47,7 +50,12 @@ pub fn parse_control(raw: &str) -> Control {
         ["signal", "INT"] => Control::Signal(libc::SIGINT),
         ["signal", "TERM"] => Control::Signal(libc::SIGTERM),
         ["signal", "KILL"] => Control::Signal(libc::SIGKILL),
-        _ => Control::Invalid(raw.trim_end_matches(['\r', '\n']).chars().take(200).collect()),
+        _ => Control::Invalid(
+            raw.trim_end_matches(['\r', '\n'])
+                .chars()
+                .take(200)
+                .collect(),
+        ),
     }
 }
 
@@ -65,7 +73,9 @@ const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 pub fn base64(data: &[u8]) -> String {
     let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
     for c in data.chunks(3) {
-        let n = (c[0] as u32) << 16 | (*c.get(1).unwrap_or(&0) as u32) << 8 | *c.get(2).unwrap_or(&0) as u32;
+        let n = (c[0] as u32) << 16
+            | (*c.get(1).unwrap_or(&0) as u32) << 8
+            | *c.get(2).unwrap_or(&0) as u32;
         for i in 0..4 {
             if i <= c.len() {
                 out.push(B64[(n >> (18 - 6 * i) & 63) as usize] as char);
@@ -86,15 +96,27 @@ pub struct Sha256 {
 }
 
 const K: [u32; 64] = [
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 ];
 
 impl Default for Sha256 {
     fn default() -> Self {
-        Sha256 { h: [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19], buf: [0; 64], used: 0, len: 0 }
+        Sha256 {
+            h: [
+                0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
+                0x5be0cd19,
+            ],
+            buf: [0; 64],
+            used: 0,
+            len: 0,
+        }
     }
 }
 
@@ -107,17 +129,25 @@ impl Sha256 {
         for i in 16..64 {
             let s0 = w[i - 15].rotate_right(7) ^ w[i - 15].rotate_right(18) ^ (w[i - 15] >> 3);
             let s1 = w[i - 2].rotate_right(17) ^ w[i - 2].rotate_right(19) ^ (w[i - 2] >> 10);
-            w[i] = w[i - 16].wrapping_add(s0).wrapping_add(w[i - 7]).wrapping_add(s1);
+            w[i] = w[i - 16]
+                .wrapping_add(s0)
+                .wrapping_add(w[i - 7])
+                .wrapping_add(s1);
         }
         let [mut a, mut b_, mut c, mut d, mut e, mut f, mut g, mut h] = self.h;
         for i in 0..64 {
             let s1 = e.rotate_right(6) ^ e.rotate_right(11) ^ e.rotate_right(25);
             let ch = (e & f) ^ (!e & g);
-            let t1 = h.wrapping_add(s1).wrapping_add(ch).wrapping_add(K[i]).wrapping_add(w[i]);
+            let t1 = h
+                .wrapping_add(s1)
+                .wrapping_add(ch)
+                .wrapping_add(K[i])
+                .wrapping_add(w[i]);
             let s0 = a.rotate_right(2) ^ a.rotate_right(13) ^ a.rotate_right(22);
             let maj = (a & b_) ^ (a & c) ^ (b_ & c);
             let t2 = s0.wrapping_add(maj);
-            (h, g, f, e, d, c, b_, a) = (g, f, e, d.wrapping_add(t1), c, b_, a, t1.wrapping_add(t2));
+            (h, g, f, e, d, c, b_, a) =
+                (g, f, e, d.wrapping_add(t1), c, b_, a, t1.wrapping_add(t2));
         }
         for (s, v) in self.h.iter_mut().zip([a, b_, c, d, e, f, g, h]) {
             *s = s.wrapping_add(v);
@@ -162,7 +192,10 @@ mod tests {
         assert_eq!(child_line("err", b"dos line\r\n"), b"err dos line\n");
         assert_eq!(child_line("out", b"no newline"), b"out no newline\n");
         assert_eq!(child_line("out", b"\n"), b"out \n");
-        assert_eq!(child_line("out", b"bad \xff utf8\n"), "out bad \u{fffd} utf8\n".as_bytes());
+        assert_eq!(
+            child_line("out", b"bad \xff utf8\n"),
+            "out bad \u{fffd} utf8\n".as_bytes()
+        );
         assert_eq!(notice("x"), b"err mwperf-agent supervise: x\n");
     }
 
@@ -170,12 +203,24 @@ mod tests {
     fn control_lines() {
         assert_eq!(parse_control("sample\n"), Control::Sample);
         assert_eq!(parse_control("signal INT"), Control::Signal(libc::SIGINT));
-        assert_eq!(parse_control(" signal  TERM \r\n"), Control::Signal(libc::SIGTERM));
+        assert_eq!(
+            parse_control(" signal  TERM \r\n"),
+            Control::Signal(libc::SIGTERM)
+        );
         assert_eq!(parse_control("signal KILL"), Control::Signal(libc::SIGKILL));
-        assert_eq!(parse_control("signal STOP"), Control::Invalid("signal STOP".into()));
-        assert_eq!(parse_control("signal int"), Control::Invalid("signal int".into()));
+        assert_eq!(
+            parse_control("signal STOP"),
+            Control::Invalid("signal STOP".into())
+        );
+        assert_eq!(
+            parse_control("signal int"),
+            Control::Invalid("signal int".into())
+        );
         assert_eq!(parse_control(""), Control::Invalid("".into()));
-        assert_eq!(parse_control(&"x".repeat(1000)), Control::Invalid("x".repeat(200)));
+        assert_eq!(
+            parse_control(&"x".repeat(1000)),
+            Control::Invalid("x".repeat(200))
+        );
     }
 
     #[test]
@@ -187,7 +232,15 @@ mod tests {
 
     #[test]
     fn base64_matches_rfc4648() {
-        for (i, o) in [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="), ("foobar", "Zm9vYmFy")] {
+        for (i, o) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
             assert_eq!(base64(i.as_bytes()), o);
         }
         assert_eq!(base64(&[0xff, 0xfe, 0x00]), "//4A");
@@ -202,16 +255,31 @@ mod tests {
 
     #[test]
     fn sha256_known_vectors() {
-        assert_eq!(sha(b""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-        assert_eq!(sha(b"abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-        assert_eq!(sha(b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"), "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+        assert_eq!(
+            sha(b""),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+        assert_eq!(
+            sha(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert_eq!(
+            sha(b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+        );
         let million = vec![b'a'; 1_000_000];
-        assert_eq!(sha(&million), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+        assert_eq!(
+            sha(&million),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"
+        );
         // Fed in uneven pieces, the same digest.
         let mut s = Sha256::default();
         for c in million.chunks(777) {
             s.update(c);
         }
-        assert_eq!(s.hex(), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+        assert_eq!(
+            s.hex(),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"
+        );
     }
 }

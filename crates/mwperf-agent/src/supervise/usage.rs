@@ -9,8 +9,14 @@ pub fn sample(pid: i32) -> serde_json::Value {
     let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
     let hz = if hz > 0 { hz as f64 } else { 100.0 };
     let stat = Stat::of(pid);
-    let mem = std::fs::read_to_string(format!("/proc/{pid}/status")).map(|t| StatusMemory::parse(&t)).unwrap_or_default();
-    json(stat.as_ref().map(|s| (s.utime_ticks as f64 / hz, s.stime_ticks as f64 / hz)), mem)
+    let mem = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .map(|t| StatusMemory::parse(&t))
+        .unwrap_or_default();
+    json(
+        stat.as_ref()
+            .map(|s| (s.utime_ticks as f64 / hz, s.stime_ticks as f64 / hz)),
+        mem,
+    )
 }
 
 fn json(cpu: Option<(f64, f64)>, mem: StatusMemory) -> serde_json::Value {
@@ -30,7 +36,13 @@ mod tests {
     #[test]
     fn nulls_when_unreadable_and_figures_for_a_live_process() {
         let none = sample(i32::MAX);
-        let keys = ["cpu_user_s", "cpu_sys_s", "peak_rss_kib", "rss_anon_kib", "rss_shmem_kib"];
+        let keys = [
+            "cpu_user_s",
+            "cpu_sys_s",
+            "peak_rss_kib",
+            "rss_anon_kib",
+            "rss_shmem_kib",
+        ];
         assert_eq!(none.as_object().unwrap().len(), keys.len());
         assert!(keys.iter().all(|k| none[k].is_null()), "{none}");
         let own = sample(std::process::id() as i32);

@@ -38,7 +38,10 @@ impl MinRttBins {
         }
         self.answered += 1;
         let bin = p.mid_ns() / BIN_NS;
-        let keep = self.bins.get(&bin).is_none_or(|q| p.delay_ns() < q.delay_ns());
+        let keep = self
+            .bins
+            .get(&bin)
+            .is_none_or(|q| p.delay_ns() < q.delay_ns());
         if keep {
             self.bins.insert(bin, p);
         }
@@ -46,8 +49,14 @@ impl MinRttBins {
 
     /// The probes the fit uses: each bin's minimum, if close to the overall minimum round trip.
     pub fn used(&self) -> Vec<Probe> {
-        let Some(min) = self.bins.values().map(Probe::delay_ns).min() else { return Vec::new() };
-        self.bins.values().filter(|p| usable(p.delay_ns(), min)).copied().collect()
+        let Some(min) = self.bins.values().map(Probe::delay_ns).min() else {
+            return Vec::new();
+        };
+        self.bins
+            .values()
+            .filter(|p| usable(p.delay_ns(), min))
+            .copied()
+            .collect()
     }
 
     /// The fit over the used probes, with the offset reported at `t0_ns` (client clock): least
@@ -96,18 +105,41 @@ impl Fit {
         let n = probes.len() as f64;
         let y_ref = probes[0].offset_ns();
         // centred in i128 first, so a large offset (namespaces: thousands of seconds) keeps f64 precision
-        let xs: Vec<f64> = probes.iter().map(|p| (p.mid_ns() as i128 - t0_ns as i128) as f64).collect();
-        let ys: Vec<f64> = probes.iter().map(|p| (p.offset_ns() - y_ref) as f64).collect();
+        let xs: Vec<f64> = probes
+            .iter()
+            .map(|p| (p.mid_ns() as i128 - t0_ns as i128) as f64)
+            .collect();
+        let ys: Vec<f64> = probes
+            .iter()
+            .map(|p| (p.offset_ns() - y_ref) as f64)
+            .collect();
         let (mx, my) = (xs.iter().sum::<f64>() / n, ys.iter().sum::<f64>() / n);
         let sxx: f64 = xs.iter().map(|x| (x - mx) * (x - mx)).sum();
         let sxy: f64 = xs.iter().zip(&ys).map(|(x, y)| (x - mx) * (y - my)).sum();
         let drift = if sxx > 0.0 { sxy / sxx } else { 0.0 };
         let intercept = my - drift * mx; // at x = 0, i.e. t0, relative to y_ref
-        let residual_max_ns = xs.iter().zip(&ys).map(|(x, y)| (y - (intercept + drift * x)).abs()).fold(0.0, f64::max);
-        let min_rtt_ns = probes.iter().map(|p| p.delay_ns()).min().unwrap_or(0).max(0) as u64;
+        let residual_max_ns = xs
+            .iter()
+            .zip(&ys)
+            .map(|(x, y)| (y - (intercept + drift * x)).abs())
+            .fold(0.0, f64::max);
+        let min_rtt_ns = probes
+            .iter()
+            .map(|p| p.delay_ns())
+            .min()
+            .unwrap_or(0)
+            .max(0) as u64;
         let first = probes.iter().map(Probe::mid_ns).min().unwrap_or(0);
         let last = probes.iter().map(Probe::mid_ns).max().unwrap_or(0);
-        Some(Fit { t0_ns, offset0_ns: y_ref as f64 + intercept, drift, used: probes.len() as u64, min_rtt_ns, residual_max_ns, span_ns: last - first })
+        Some(Fit {
+            t0_ns,
+            offset0_ns: y_ref as f64 + intercept,
+            drift,
+            used: probes.len() as u64,
+            min_rtt_ns,
+            residual_max_ns,
+            span_ns: last - first,
+        })
     }
 
     /// Offset (server − client) at client time `t_ns`, ns.
@@ -127,7 +159,11 @@ impl Fit {
 
     /// The same line, reported at another client time.
     pub fn at(&self, t0_ns: u64) -> Fit {
-        Fit { t0_ns, offset0_ns: self.offset_at(t0_ns), ..*self }
+        Fit {
+            t0_ns,
+            offset0_ns: self.offset_at(t0_ns),
+            ..*self
+        }
     }
 }
 
@@ -143,21 +179,48 @@ mod tests {
         let t3 = t2 + turn;
         // the client sees the answer `down` after the server sent it, on its own clock
         let sent_client = t1 + up + (turn as f64 / (1.0 + drift)).round() as u64;
-        Probe { t1, t2, t3, t4: sent_client + down }
+        Probe {
+            t1,
+            t2,
+            t3,
+            t4: sent_client + down,
+        }
     }
 
     #[test]
     fn offset_and_delay_of_one_probe() {
-        let p = Probe { t1: 100, t2: 1_150, t3: 1_160, t4: 220 };
+        let p = Probe {
+            t1: 100,
+            t2: 1_150,
+            t3: 1_160,
+            t4: 220,
+        };
         assert_eq!(p.delay_ns(), 110);
         assert_eq!(p.offset_ns(), 995);
         assert!(p.plausible());
-        assert!(!Probe { t1: 100, t2: 0, t3: 500, t4: 120 }.plausible()); // turnaround longer than the round trip
+        assert!(!Probe {
+            t1: 100,
+            t2: 0,
+            t3: 500,
+            t4: 120
+        }
+        .plausible()); // turnaround longer than the round trip
     }
 
     #[test]
     fn exact_offset_without_drift() {
-        let probes: Vec<Probe> = (0..10).map(|i| probe(1_000_000_000 + i * 100_000_000, 7_000_000_000, 0.0, 50_000, 50_000, 3_000)).collect();
+        let probes: Vec<Probe> = (0..10)
+            .map(|i| {
+                probe(
+                    1_000_000_000 + i * 100_000_000,
+                    7_000_000_000,
+                    0.0,
+                    50_000,
+                    50_000,
+                    3_000,
+                )
+            })
+            .collect();
         let f = Fit::least_squares(&probes, 1_000_000_000).unwrap();
         assert!((f.offset0_ns - 7e9).abs() < 1.0, "{f:?}");
         assert!(f.drift.abs() < 1e-12);
@@ -170,10 +233,25 @@ mod tests {
     fn exact_offset_and_drift() {
         let drift = 40e-6;
         let t0 = 5_000_000_000u64;
-        let probes: Vec<Probe> = (0..50).map(|i| probe(t0 + i * 200_000_000, 3_000_000_000_000, drift, 20_000, 20_000, 0)).collect();
+        let probes: Vec<Probe> = (0..50)
+            .map(|i| {
+                probe(
+                    t0 + i * 200_000_000,
+                    3_000_000_000_000,
+                    drift,
+                    20_000,
+                    20_000,
+                    0,
+                )
+            })
+            .collect();
         let f = Fit::least_squares(&probes, t0).unwrap();
         let truth = t0 as f64 * drift + 3e12; // server − client at t0
-        assert!((f.offset0_ns - truth).abs() < 2.0, "{} vs {truth}", f.offset0_ns);
+        assert!(
+            (f.offset0_ns - truth).abs() < 2.0,
+            "{} vs {truth}",
+            f.offset0_ns
+        );
         assert!((f.drift - drift).abs() < 1e-9, "{}", f.drift);
         assert!(f.residual_max_ns < 2.0);
         // moved to another reference time, the same line
@@ -184,7 +262,18 @@ mod tests {
     #[test]
     fn asymmetric_link_is_inside_the_bound() {
         // 1 ms up, 9 ms down: every probe is 4 ms off, and the bound (5 ms) covers it
-        let probes: Vec<Probe> = (0..20).map(|i| probe(1_000_000_000 + i * 100_000_000, 123_456, 0.0, 1_000_000, 9_000_000, 1_000)).collect();
+        let probes: Vec<Probe> = (0..20)
+            .map(|i| {
+                probe(
+                    1_000_000_000 + i * 100_000_000,
+                    123_456,
+                    0.0,
+                    1_000_000,
+                    9_000_000,
+                    1_000,
+                )
+            })
+            .collect();
         let f = Fit::least_squares(&probes, 1_000_000_000).unwrap();
         assert!((f.offset0_ns - (123_456.0 - 4_000_000.0)).abs() < 1.0);
         assert!((f.offset0_ns - 123_456.0).abs() <= f.error_bound_ns() as f64);
@@ -200,7 +289,12 @@ mod tests {
             let up = if queued { 2_050_000 } else { 50_000 };
             bins.add(probe(t0 + i * 50_000_000, 1_000_000, 0.0, up, 50_000, 0));
         }
-        bins.add(Probe { t1: 5, t2: 1, t3: 0, t4: 6 }); // implausible
+        bins.add(Probe {
+            t1: 5,
+            t2: 1,
+            t3: 0,
+            t4: 6,
+        }); // implausible
         assert_eq!((bins.answered, bins.implausible), (40, 1));
         let used = bins.used();
         assert_eq!(used.len(), 8); // 40 probes × 50 ms over 250 ms bins
@@ -215,11 +309,21 @@ mod tests {
         for i in 0..20u64 {
             // one bin's best probe still queued 60 µs up (30 µs off): within the delay filter
             let up = if i == 7 { 110_000 } else { 50_000 };
-            bins.add(probe(1_000_000_000 + i * 250_000_000, 500_000, 0.0, up, 50_000, 0));
+            bins.add(probe(
+                1_000_000_000 + i * 250_000_000,
+                500_000,
+                0.0,
+                up,
+                50_000,
+                0,
+            ));
         }
         let f = bins.fit(1_000_000_000).unwrap();
         assert_eq!(f.used, 19);
-        assert!((f.offset0_ns - 500_000.0).abs() < 1.0 && f.drift.abs() < 1e-12, "{f:?}");
+        assert!(
+            (f.offset0_ns - 500_000.0).abs() < 1.0 && f.drift.abs() < 1e-12,
+            "{f:?}"
+        );
     }
 
     #[test]

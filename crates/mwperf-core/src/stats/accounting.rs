@@ -41,7 +41,8 @@ impl SeqTracker {
     pub fn arrive(&mut self, seq: u64, intact: bool) -> Arrival {
         let (word, bit) = ((seq / 64) as usize, seq % 64);
         if word >= self.seen.len() {
-            self.seen.resize((word + 1).next_power_of_two().max(MIN_WORDS), 0);
+            self.seen
+                .resize((word + 1).next_power_of_two().max(MIN_WORDS), 0);
         }
         if self.seen[word] & (1 << bit) != 0 {
             self.duplicated += 1;
@@ -109,14 +110,27 @@ mod tests {
             assert_eq!(t.arrive(s, true), Arrival::First { reordered: false });
         }
         let a = t.accounting(1000, 0);
-        assert_eq!((a.received, a.lost, a.duplicated, a.reordered), (1000, 0, 0, 0));
+        assert_eq!(
+            (a.received, a.lost, a.duplicated, a.reordered),
+            (1000, 0, 0, 0)
+        );
     }
 
     #[test]
     fn loss_duplicates_reordering_corruption() {
         let mut t = SeqTracker::default();
         // sent 0..10; 3 and 7 lost; 5 duplicated; 2 arrives after 4; 9 corrupted
-        for (s, ok) in [(0, true), (1, true), (4, true), (2, true), (5, true), (5, true), (6, true), (8, true), (9, false)] {
+        for (s, ok) in [
+            (0, true),
+            (1, true),
+            (4, true),
+            (2, true),
+            (5, true),
+            (5, true),
+            (6, true),
+            (8, true),
+            (9, false),
+        ] {
             t.arrive(s, ok);
         }
         let a = t.accounting(10, 0);

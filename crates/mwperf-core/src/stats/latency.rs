@@ -32,7 +32,8 @@ impl LatencyRecorder {
     /// A recorder with `sigfig` significant digits in its histogram (3 for results, 2 for series).
     pub fn with_precision(sigfig: u8) -> Self {
         LatencyRecorder {
-            hist: Histogram::new_with_bounds(HIST_LOW_NS, HIST_HIGH_NS, sigfig).expect("valid histogram bounds"),
+            hist: Histogram::new_with_bounds(HIST_LOW_NS, HIST_HIGH_NS, sigfig)
+                .expect("valid histogram bounds"),
             count: 0,
             min: u64::MAX,
             max: 0,
@@ -43,7 +44,8 @@ impl LatencyRecorder {
 
     #[inline]
     pub fn record(&mut self, ns: u64) {
-        self.hist.saturating_record(ns.clamp(HIST_LOW_NS, HIST_HIGH_NS));
+        self.hist
+            .saturating_record(ns.clamp(HIST_LOW_NS, HIST_HIGH_NS));
         self.count += 1;
         self.min = self.min.min(ns);
         self.max = self.max.max(ns);
@@ -100,7 +102,15 @@ impl LatencyRecorder {
     /// Summary for the result document, with the non-empty histogram buckets.
     pub fn summary(&self) -> Stats {
         let histogram = if self.count > 0 {
-            self.hist.iter_recorded().map(|v| [self.hist.highest_equivalent(v.value_iterated_to()), v.count_at_value()]).collect()
+            self.hist
+                .iter_recorded()
+                .map(|v| {
+                    [
+                        self.hist.highest_equivalent(v.value_iterated_to()),
+                        v.count_at_value(),
+                    ]
+                })
+                .collect()
         } else {
             Vec::new()
         };
@@ -158,7 +168,10 @@ mod tests {
             r.record(5_700);
         }
         let s = r.summary();
-        assert_eq!((s.p50_ns, s.p9999_ns, s.max_ns), (Some(5_700), Some(5_700), Some(5_700)));
+        assert_eq!(
+            (s.p50_ns, s.p9999_ns, s.max_ns),
+            (Some(5_700), Some(5_700), Some(5_700))
+        );
         assert_eq!(s.stddev_ns, Some(0.0));
     }
 

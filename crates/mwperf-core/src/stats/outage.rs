@@ -24,7 +24,14 @@ pub struct OutageWatch {
 
 impl OutageWatch {
     pub fn new(start_ns: u64, end_ns: u64) -> Self {
-        OutageWatch { start_ns, end_ns, sent: 0, delivered: 0, last_before_ns: None, first_after_ns: None }
+        OutageWatch {
+            start_ns,
+            end_ns,
+            sent: 0,
+            delivered: 0,
+            last_before_ns: None,
+            first_after_ns: None,
+        }
     }
 
     fn inside(&self, t_ns: u64) -> bool {
@@ -79,9 +86,15 @@ mod tests {
         w.delivered(2_100, 2_200);
         let c = w.counts(true, true);
         assert_eq!((c.sent, c.delivered), (Some(10), Some(1)));
-        assert_eq!((c.last_before_ns, c.first_after_ns), (Some(900), Some(2_200)));
+        assert_eq!(
+            (c.last_before_ns, c.first_after_ns),
+            (Some(900), Some(2_200))
+        );
         let pub_side = w.counts(true, false);
-        assert_eq!((pub_side.sent, pub_side.delivered, pub_side.first_after_ns), (Some(10), None, None));
+        assert_eq!(
+            (pub_side.sent, pub_side.delivered, pub_side.first_after_ns),
+            (Some(10), None, None)
+        );
     }
 
     #[test]
@@ -89,6 +102,9 @@ mod tests {
         let mut w = OutageWatch::new(1_000, 2_000);
         w.delivered(500, 600);
         let c = w.counts(false, true);
-        assert_eq!((c.sent, c.delivered, c.first_after_ns), (None, Some(0), None));
+        assert_eq!(
+            (c.sent, c.delivered, c.first_after_ns),
+            (None, Some(0), None)
+        );
     }
 }

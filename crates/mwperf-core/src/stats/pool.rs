@@ -17,7 +17,20 @@ pub fn pool_stats(parts: &[&Stats]) -> Stats {
     let parts: Vec<&Stats> = parts.iter().copied().filter(|s| s.count > 0).collect();
     let count: u64 = parts.iter().map(|s| s.count).sum();
     if count == 0 {
-        return Stats { count: 0, min_ns: None, mean_ns: None, p50_ns: None, p90_ns: None, p99_ns: None, p999_ns: None, p9999_ns: None, max_ns: None, stddev_ns: None, range_ns: None, histogram: Vec::new() };
+        return Stats {
+            count: 0,
+            min_ns: None,
+            mean_ns: None,
+            p50_ns: None,
+            p90_ns: None,
+            p99_ns: None,
+            p999_ns: None,
+            p9999_ns: None,
+            max_ns: None,
+            stddev_ns: None,
+            range_ns: None,
+            histogram: Vec::new(),
+        };
     }
     let mut buckets: BTreeMap<u64, u64> = BTreeMap::new();
     for s in &parts {
@@ -61,10 +74,13 @@ fn quantile(buckets: &[[u64; 2]], q: f64) -> Option<u64> {
     let total: u64 = buckets.iter().map(|b| b[1]).sum();
     let wanted = ((q * total as f64).ceil() as u64).clamp(1, total.max(1));
     let mut seen = 0;
-    buckets.iter().find(|[_, n]| {
-        seen += n;
-        seen >= wanted
-    }).map(|b| b[0])
+    buckets
+        .iter()
+        .find(|[_, n]| {
+            seen += n;
+            seen >= wanted
+        })
+        .map(|b| b[0])
 }
 
 /// Accounting of independent streams: every counter adds up.
@@ -97,7 +113,20 @@ fn pool_series(parts: &[&[SeriesPoint]]) -> Vec<SeriesPoint> {
     let mut rows: BTreeMap<u64, (SeriesPoint, f64)> = BTreeMap::new();
     for p in parts.iter().flat_map(|s| s.iter()) {
         let (row, sum) = rows.entry(p.t_s).or_insert_with(|| {
-            (SeriesPoint { t_s: p.t_s, sent: 0, received: 0, min_ns: None, p50_ns: None, p90_ns: None, p99_ns: None, max_ns: None, mean_ns: None }, 0.0)
+            (
+                SeriesPoint {
+                    t_s: p.t_s,
+                    sent: 0,
+                    received: 0,
+                    min_ns: None,
+                    p50_ns: None,
+                    p90_ns: None,
+                    p99_ns: None,
+                    max_ns: None,
+                    mean_ns: None,
+                },
+                0.0,
+            )
         });
         row.sent += p.sent;
         row.received += p.received;
@@ -118,11 +147,33 @@ pub fn pool_measurements(parts: &[&Measurement]) -> Measurement {
     let first = parts[0];
     let accounting = sum_accounting(&parts.iter().map(|m| &m.accounting).collect::<Vec<_>>());
     let response = pool_stats(&parts.iter().map(|m| &m.response).collect::<Vec<_>>());
-    let jitter_weight: f64 = parts.iter().filter(|m| m.jitter_rfc3550_ns.is_some()).map(|m| m.service.count as f64).sum();
-    let jitter = (jitter_weight > 0.0).then(|| parts.iter().filter_map(|m| m.jitter_rfc3550_ns.map(|j| j * m.service.count as f64)).sum::<f64>() / jitter_weight);
+    let jitter_weight: f64 = parts
+        .iter()
+        .filter(|m| m.jitter_rfc3550_ns.is_some())
+        .map(|m| m.service.count as f64)
+        .sum();
+    let jitter = (jitter_weight > 0.0).then(|| {
+        parts
+            .iter()
+            .filter_map(|m| m.jitter_rfc3550_ns.map(|j| j * m.service.count as f64))
+            .sum::<f64>()
+            / jitter_weight
+    });
     let late = parts.iter().find_map(|m| m.late.as_ref()).map(|l| {
-        let count: u64 = parts.iter().filter_map(|m| m.late.as_ref()).map(|l| l.count).sum();
-        Late { threshold_ns: l.threshold_ns, count, fraction: if accounting.received > 0 { count as f64 / accounting.received as f64 } else { 0.0 } }
+        let count: u64 = parts
+            .iter()
+            .filter_map(|m| m.late.as_ref())
+            .map(|l| l.count)
+            .sum();
+        Late {
+            threshold_ns: l.threshold_ns,
+            count,
+            fraction: if accounting.received > 0 {
+                count as f64 / accounting.received as f64
+            } else {
+                0.0
+            },
+        }
     });
     let sum = |f: fn(&Throughput) -> f64| parts.iter().map(|m| f(&m.throughput)).sum::<f64>();
     Measurement {
@@ -137,13 +188,26 @@ pub fn pool_measurements(parts: &[&Measurement]) -> Measurement {
         late,
         accounting,
         throughput: Throughput {
-            duration_s: parts.iter().map(|m| m.throughput.duration_s).fold(0.0, f64::max),
+            duration_s: parts
+                .iter()
+                .map(|m| m.throughput.duration_s)
+                .fold(0.0, f64::max),
             msgs_per_s: sum(|t| t.msgs_per_s),
             payload_bytes_per_s: sum(|t| t.payload_bytes_per_s),
             message_bytes_per_s: sum(|t| t.message_bytes_per_s),
         },
-        schedule: pool_schedules(&parts.iter().filter_map(|m| m.schedule.as_ref()).collect::<Vec<_>>()),
-        series: pool_series(&parts.iter().map(|m| m.series.as_slice()).collect::<Vec<_>>()),
+        schedule: pool_schedules(
+            &parts
+                .iter()
+                .filter_map(|m| m.schedule.as_ref())
+                .collect::<Vec<_>>(),
+        ),
+        series: pool_series(
+            &parts
+                .iter()
+                .map(|m| m.series.as_slice())
+                .collect::<Vec<_>>(),
+        ),
         samples_file: None,
         clock_sync: None,
     }
@@ -165,12 +229,26 @@ mod tests {
         let a: Vec<u64> = (0..1000).map(|i| 10_000 + i * 37).collect();
         let b: Vec<u64> = (0..300).map(|i| 2_000_000 + i * 1_001).collect();
         let all = recorded(a.iter().chain(&b).copied()).summary();
-        let pooled = pool_stats(&[&recorded(a.into_iter()).summary(), &recorded(b.into_iter()).summary()]);
-        assert_eq!((pooled.count, pooled.min_ns, pooled.max_ns), (all.count, all.min_ns, all.max_ns));
-        assert_eq!((pooled.p50_ns, pooled.p90_ns, pooled.p99_ns, pooled.p999_ns), (all.p50_ns, all.p90_ns, all.p99_ns, all.p999_ns));
+        let pooled = pool_stats(&[
+            &recorded(a.into_iter()).summary(),
+            &recorded(b.into_iter()).summary(),
+        ]);
+        assert_eq!(
+            (pooled.count, pooled.min_ns, pooled.max_ns),
+            (all.count, all.min_ns, all.max_ns)
+        );
+        assert_eq!(
+            (pooled.p50_ns, pooled.p90_ns, pooled.p99_ns, pooled.p999_ns),
+            (all.p50_ns, all.p90_ns, all.p99_ns, all.p999_ns)
+        );
         assert_eq!(pooled.histogram, all.histogram);
-        assert!((pooled.mean_ns.unwrap() - all.mean_ns.unwrap()).abs() < 1e-6 * all.mean_ns.unwrap());
-        assert!((pooled.stddev_ns.unwrap() - all.stddev_ns.unwrap()).abs() < 1e-6 * all.stddev_ns.unwrap());
+        assert!(
+            (pooled.mean_ns.unwrap() - all.mean_ns.unwrap()).abs() < 1e-6 * all.mean_ns.unwrap()
+        );
+        assert!(
+            (pooled.stddev_ns.unwrap() - all.stddev_ns.unwrap()).abs()
+                < 1e-6 * all.stddev_ns.unwrap()
+        );
     }
 
     #[test]
@@ -184,9 +262,26 @@ mod tests {
     fn stats_from(v: &serde_json::Value) -> Stats {
         let int = |k: &str| v[k].as_u64();
         let float = |k: &str| v[k].as_f64();
-        let histogram = v["histogram"].as_array().unwrap().iter()
-            .map(|b| [b[0].as_u64().unwrap(), b[1].as_u64().unwrap()]).collect();
-        Stats { count: int("count").unwrap(), min_ns: int("min_ns"), mean_ns: float("mean_ns"), p50_ns: int("p50_ns"), p90_ns: int("p90_ns"), p99_ns: int("p99_ns"), p999_ns: int("p999_ns"), p9999_ns: int("p9999_ns"), max_ns: int("max_ns"), stddev_ns: float("stddev_ns"), range_ns: int("range_ns"), histogram }
+        let histogram = v["histogram"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| [b[0].as_u64().unwrap(), b[1].as_u64().unwrap()])
+            .collect();
+        Stats {
+            count: int("count").unwrap(),
+            min_ns: int("min_ns"),
+            mean_ns: float("mean_ns"),
+            p50_ns: int("p50_ns"),
+            p90_ns: int("p90_ns"),
+            p99_ns: int("p99_ns"),
+            p999_ns: int("p999_ns"),
+            p9999_ns: int("p9999_ns"),
+            max_ns: int("max_ns"),
+            stddev_ns: float("stddev_ns"),
+            range_ns: int("range_ns"),
+            histogram,
+        }
     }
 
     /// The hand-computed cases shared with the Python control plane (python/mwperf/pool.py,
@@ -196,7 +291,12 @@ mod tests {
         let text = include_str!("../../../../tests/vectors/pooling.json");
         let v: serde_json::Value = serde_json::from_str(text).unwrap();
         for case in v["cases"].as_array().unwrap() {
-            let parts: Vec<Stats> = case["parts"].as_array().unwrap().iter().map(stats_from).collect();
+            let parts: Vec<Stats> = case["parts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(stats_from)
+                .collect();
             let refs: Vec<&Stats> = parts.iter().collect();
             let (got, want) = (pool_stats(&refs), stats_from(&case["pooled"]));
             let name = case["name"].as_str().unwrap();
@@ -204,17 +304,45 @@ mod tests {
                 (Some(a), Some(b)) => (a - b).abs() <= 1e-9 * b.abs().max(1.0),
                 (a, b) => a == b,
             };
-            assert!(close(got.mean_ns, want.mean_ns) && close(got.stddev_ns, want.stddev_ns), "{name}: {got:?}");
-            let (got, want) = (Stats { mean_ns: None, stddev_ns: None, ..got }, Stats { mean_ns: None, stddev_ns: None, ..want });
+            assert!(
+                close(got.mean_ns, want.mean_ns) && close(got.stddev_ns, want.stddev_ns),
+                "{name}: {got:?}"
+            );
+            let (got, want) = (
+                Stats {
+                    mean_ns: None,
+                    stddev_ns: None,
+                    ..got
+                },
+                Stats {
+                    mean_ns: None,
+                    stddev_ns: None,
+                    ..want
+                },
+            );
             assert_eq!(got, want, "{name}");
         }
     }
 
     #[test]
     fn accounting_adds_up_per_counter() {
-        let a = Accounting { sent: 10, received: 9, lost: 1, reordered: 2, ..Default::default() };
-        let b = Accounting { sent: 5, received: 5, duplicated: 1, ..Default::default() };
+        let a = Accounting {
+            sent: 10,
+            received: 9,
+            lost: 1,
+            reordered: 2,
+            ..Default::default()
+        };
+        let b = Accounting {
+            sent: 5,
+            received: 5,
+            duplicated: 1,
+            ..Default::default()
+        };
         let s = sum_accounting(&[&a, &b]);
-        assert_eq!((s.sent, s.received, s.lost, s.duplicated, s.reordered), (15, 14, 1, 1, 2));
+        assert_eq!(
+            (s.sent, s.received, s.lost, s.duplicated, s.reordered),
+            (15, 14, 1, 1, 2)
+        );
     }
 }

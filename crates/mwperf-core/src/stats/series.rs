@@ -18,7 +18,13 @@ pub struct SecondSeries {
 impl SecondSeries {
     pub fn new(origin_ns: u64) -> Self {
         // room for ROWS seconds up front: the steady state allocates nothing (--count-allocs)
-        SecondSeries { origin_ns, current: None, rec: LatencyRecorder::with_precision(2), sent: 0, rows: Vec::with_capacity(ROWS) }
+        SecondSeries {
+            origin_ns,
+            current: None,
+            rec: LatencyRecorder::with_precision(2),
+            sent: 0,
+            rows: Vec::with_capacity(ROWS),
+        }
     }
 
     /// CLOCK_MONOTONIC at the start of second 0 (the end of the warm-up, or a sub's first arrival).
@@ -95,6 +101,9 @@ mod tests {
         let rows = s.finish();
         assert_eq!(rows.len(), 2);
         assert_eq!((rows[0].t_s, rows[0].sent, rows[0].received), (0, 1, 1));
-        assert_eq!((rows[1].t_s, rows[1].received, rows[1].max_ns), (1, 2, Some(40_000)));
+        assert_eq!(
+            (rows[1].t_s, rows[1].received, rows[1].max_ns),
+            (1, 2, Some(40_000))
+        );
     }
 }

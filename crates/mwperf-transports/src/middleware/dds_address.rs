@@ -19,10 +19,14 @@ impl Address {
     /// `listening` (the "port 0" of topics), and refused otherwise (a ping needs the real one).
     /// `transport` names the transport in errors.
     pub fn parse(transport: &str, text: &str, listening: bool) -> Result<Address, TransportError> {
-        let bad = |why: String| TransportError::Address(format!("'{text}' is not a {transport} address: {why}; expected [<domain>/]<base>, e.g. 0/demo or 0/auto (domain 0..={MAX_DOMAIN})"));
+        let bad = |why: String| {
+            TransportError::Address(format!("'{text}' is not a {transport} address: {why}; expected [<domain>/]<base>, e.g. 0/demo or 0/auto (domain 0..={MAX_DOMAIN})"))
+        };
         let (domain, base) = match text.split_once('/') {
             Some((d, rest)) if !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()) => {
-                let domain: u32 = d.parse().map_err(|_| bad(format!("domain {d} is out of range")))?;
+                let domain: u32 = d
+                    .parse()
+                    .map_err(|_| bad(format!("domain {d} is out of range")))?;
                 (domain, rest)
             }
             _ => (0, text),
@@ -32,14 +36,25 @@ impl Address {
         }
         let base = match base {
             "" | "auto" if listening => auto_base(),
-            "" | "auto" => return Err(bad("a ping/pub needs the base name the pong/sub printed (not 'auto')".into())),
+            "" | "auto" => {
+                return Err(bad(
+                    "a ping/pub needs the base name the pong/sub printed (not 'auto')".into(),
+                ))
+            }
             b => b.to_string(),
         };
-        if let Some(c) = base.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '/'))) {
-            return Err(bad(format!("'{c}' is not allowed in a base name (letters, digits, '_', '-', '/')")));
+        if let Some(c) = base
+            .chars()
+            .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '/')))
+        {
+            return Err(bad(format!(
+                "'{c}' is not allowed in a base name (letters, digits, '_', '-', '/')"
+            )));
         }
         if base.starts_with('/') || base.ends_with('/') || base.contains("//") {
-            return Err(bad("a base name cannot start or end with '/' or contain '//'".into()));
+            return Err(bad(
+                "a base name cannot start or end with '/' or contain '//'".into(),
+            ));
         }
         Ok(Address { domain, base })
     }
@@ -69,19 +84,47 @@ mod tests {
 
     #[test]
     fn forms() {
-        assert_eq!(Address::parse("dds", "7/demo", false).unwrap(), Address { domain: 7, base: "demo".into() });
-        assert_eq!(Address::parse("dds", "demo", false).unwrap(), Address { domain: 0, base: "demo".into() });
-        assert_eq!(Address::parse("dds", "ns/demo", false).unwrap(), Address { domain: 0, base: "ns/demo".into() });
+        assert_eq!(
+            Address::parse("dds", "7/demo", false).unwrap(),
+            Address {
+                domain: 7,
+                base: "demo".into()
+            }
+        );
+        assert_eq!(
+            Address::parse("dds", "demo", false).unwrap(),
+            Address {
+                domain: 0,
+                base: "demo".into()
+            }
+        );
+        assert_eq!(
+            Address::parse("dds", "ns/demo", false).unwrap(),
+            Address {
+                domain: 0,
+                base: "ns/demo".into()
+            }
+        );
         let a = Address::parse("dds", "0/auto", true).unwrap();
         assert!(a.base.starts_with("mwperf-"), "{a}");
         assert_eq!(Address::parse("dds", &a.to_string(), false).unwrap(), a);
-        assert_eq!(a.topic("ping"), format!("rt/mwperf/{}/ping", a.base.replace('-', "_")));
-        assert_eq!(Address::parse("dds", "0/my-run", false).unwrap().topic("pong"), "rt/mwperf/my_run/pong");
+        assert_eq!(
+            a.topic("ping"),
+            format!("rt/mwperf/{}/ping", a.base.replace('-', "_"))
+        );
+        assert_eq!(
+            Address::parse("dds", "0/my-run", false)
+                .unwrap()
+                .topic("pong"),
+            "rt/mwperf/my_run/pong"
+        );
     }
 
     #[test]
     fn refusals_name_the_form() {
-        for bad in ["0/auto", "233/x", "99999/x", "0/", "/x", "0/a b", "0/a.b", "0//x", "0/x/"] {
+        for bad in [
+            "0/auto", "233/x", "99999/x", "0/", "/x", "0/a b", "0/a.b", "0//x", "0/x/",
+        ] {
             let e = Address::parse("dds", bad, false).unwrap_err().to_string();
             assert!(e.contains("[<domain>/]<base>"), "{bad}: {e}");
         }

@@ -8,7 +8,15 @@ use super::{unique, Fixture};
 
 pub fn fixture() -> Fixture {
     let domain = 1 + std::process::id() % 200;
-    let mut fx = Fixture::simple(Kind::CycloneDds, move |tag| format!("{domain}/{}", unique(tag)), &format!("{domain}/{}", unique("nobody")));
-    fx.qos = Qos { reliability: Reliability::Reliable, history: History::KeepLast(1000), durability: Durability::Volatile };
+    let mut fx = Fixture::simple(
+        Kind::CycloneDds,
+        move |tag| format!("{domain}/{}", unique(tag)),
+        &format!("{domain}/{}", unique("nobody")),
+    );
+    fx.qos = Qos {
+        reliability: Reliability::Reliable,
+        history: History::KeepLast(1000),
+        durability: Durability::Volatile,
+    };
     fx
 }

@@ -20,7 +20,11 @@ fn domain() -> String {
 
 extern "C" fn remove_domain_files() {
     let prefix = format!("{}_", domain());
-    for entry in std::fs::read_dir("/dev/shm").into_iter().flatten().flatten() {
+    for entry in std::fs::read_dir("/dev/shm")
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
         if entry.file_name().to_string_lossy().starts_with(&prefix) {
             let _ = std::fs::remove_file(entry.path());
         }
@@ -33,7 +37,10 @@ pub fn fixture() -> Fixture {
         libc::atexit(remove_domain_files);
     });
     let mut fx = Fixture::simple(Kind::Iceoryx2, |tag| unique(tag), &unique("nobody"));
-    fx.qos = Qos { history: History::KeepLast(1000), ..Qos::default() };
+    fx.qos = Qos {
+        history: History::KeepLast(1000),
+        ..Qos::default()
+    };
     fx.options = vec![("domain".into(), domain())];
     fx
 }

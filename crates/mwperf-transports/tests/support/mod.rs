@@ -37,8 +37,25 @@ pub struct Fixture {
 impl Fixture {
     pub fn new(kind: Kind) -> Fixture {
         match kind {
-            Kind::Udp | Kind::Tcp => Fixture::simple(kind, |_| "127.0.0.1:0".into(), if kind == Kind::Udp { "127.0.0.1:9" } else { "127.0.0.1:1" }),
-            Kind::Uds => Fixture::simple(kind, |tag| std::env::temp_dir().join(format!("mwperf-conf-{}-{tag}.sock", unique(""))).display().to_string(), "/nonexistent/mwperf.sock"),
+            Kind::Udp | Kind::Tcp => Fixture::simple(
+                kind,
+                |_| "127.0.0.1:0".into(),
+                if kind == Kind::Udp {
+                    "127.0.0.1:9"
+                } else {
+                    "127.0.0.1:1"
+                },
+            ),
+            Kind::Uds => Fixture::simple(
+                kind,
+                |tag| {
+                    std::env::temp_dir()
+                        .join(format!("mwperf-conf-{}-{tag}.sock", unique("")))
+                        .display()
+                        .to_string()
+                },
+                "/nonexistent/mwperf.sock",
+            ),
             #[cfg(feature = "iceoryx2")]
             Kind::Iceoryx2 => iceoryx2::fixture(),
             #[cfg(feature = "cyclonedds")]
@@ -57,11 +74,22 @@ impl Fixture {
     }
 
     pub fn simple(kind: Kind, listen: impl Fn(&str) -> String + 'static, nobody: &str) -> Fixture {
-        Fixture { kind, qos: Qos::default(), options: vec![], listen: Box::new(listen), nobody: nobody.into(), guards: vec![] }
+        Fixture {
+            kind,
+            qos: Qos::default(),
+            options: vec![],
+            listen: Box::new(listen),
+            nobody: nobody.into(),
+            guards: vec![],
+        }
     }
 
     pub fn spec(&self, addr: &str) -> Spec {
-        Spec { addr: addr.into(), qos: self.qos, options: self.options.clone() }
+        Spec {
+            addr: addr.into(),
+            qos: self.qos,
+            options: self.options.clone(),
+        }
     }
 
     pub fn listen_addr(&self, tag: &str) -> String {
@@ -77,12 +105,21 @@ impl Fixture {
 pub fn unique(tag: &str) -> String {
     use std::sync::atomic::{AtomicU32, Ordering};
     static N: AtomicU32 = AtomicU32::new(0);
-    format!("t{}-{}{}{tag}", std::process::id(), N.fetch_add(1, Ordering::Relaxed), if tag.is_empty() { "" } else { "-" })
+    format!(
+        "t{}-{}{}{tag}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed),
+        if tag.is_empty() { "" } else { "-" }
+    )
 }
 
 /// A TCP port free right now on 127.0.0.1.
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 /// A child process killed (and reaped) on drop.
@@ -95,12 +132,23 @@ impl Daemon {
     /// Start `argv`; panics with `install` when the program is not there.
     pub fn start(name: &str, argv: &[&str], env: &[(&str, &str)], install: &str) -> Daemon {
         let mut cmd = Command::new(argv[0]);
-        cmd.args(&argv[1..]).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+        cmd.args(&argv[1..])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
         for (k, v) in env {
             cmd.env(k, v);
         }
-        let child = cmd.spawn().unwrap_or_else(|e| panic!("cannot start {name} ({}): {e}; install it: {install}", argv[0]));
-        Daemon { name: name.into(), child }
+        let child = cmd.spawn().unwrap_or_else(|e| {
+            panic!(
+                "cannot start {name} ({}): {e}; install it: {install}",
+                argv[0]
+            )
+        });
+        Daemon {
+            name: name.into(),
+            child,
+        }
     }
 
     /// Wait until `ready()` holds, at most `secs`; panics naming the daemon otherwise.
@@ -110,7 +158,11 @@ impl Daemon {
             if let Ok(Some(st)) = self.child.try_wait() {
                 panic!("{} exited during start-up: {st}", self.name);
             }
-            assert!(std::time::Instant::now() < end, "{} not ready after {secs} s", self.name);
+            assert!(
+                std::time::Instant::now() < end,
+                "{} not ready after {secs} s",
+                self.name
+            );
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
     }

@@ -22,13 +22,28 @@ pub fn fixture() -> Fixture {
     );
     std::fs::write(&conf, text).expect("write mosquitto config");
     let conf_arg = conf.display().to_string();
-    let mut broker = Daemon::start("mosquitto", &[MOSQUITTO, "-c", &conf_arg], &[], "apt-get install mosquitto");
+    let mut broker = Daemon::start(
+        "mosquitto",
+        &[MOSQUITTO, "-c", &conf_arg],
+        &[],
+        "apt-get install mosquitto",
+    );
     broker.wait_ready(10, || connack(port));
     let _ = std::fs::remove_file(&conf); // read once at start-up
-    let mut fx = Fixture::simple(Kind::Mqtt, move |tag| format!("127.0.0.1:{port}/{}", unique(tag)), &format!("127.0.0.1:{port}/nobody-{}", unique("")));
-    fx.qos = Qos { reliability: Reliability::Reliable, history: History::KeepLast(DEPTH), ..Qos::default() };
+    let mut fx = Fixture::simple(
+        Kind::Mqtt,
+        move |tag| format!("127.0.0.1:{port}/{}", unique(tag)),
+        &format!("127.0.0.1:{port}/nobody-{}", unique("")),
+    );
+    fx.qos = Qos {
+        reliability: Reliability::Reliable,
+        history: History::KeepLast(DEPTH),
+        ..Qos::default()
+    };
     // MQTT_QOS=0|1|2 runs the suite at that MQTT QoS (`--opt qos=N`); default: reliable → 1.
-    fx.options = std::env::var("MQTT_QOS").map(|q| vec![("qos".to_string(), q)]).unwrap_or_default();
+    fx.options = std::env::var("MQTT_QOS")
+        .map(|q| vec![("qos".to_string(), q)])
+        .unwrap_or_default();
     fx.guards.push(broker);
     fx
 }
@@ -36,7 +51,9 @@ pub fn fixture() -> Fixture {
 /// Whether the broker answers a minimal CONNECT (MQTT 3.1.1, empty client id, clean session)
 /// with CONNACK "accepted".
 fn connack(port: u16) -> bool {
-    let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) else { return false };
+    let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
     let _ = s.set_read_timeout(Some(Duration::from_secs(1)));
     let connect = [0x10, 12, 0, 4, b'M', b'Q', b'T', b'T', 4, 0x02, 0, 0, 0, 0];
     let mut reply = [0u8; 4];

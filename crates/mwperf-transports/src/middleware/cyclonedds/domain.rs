@@ -46,12 +46,25 @@ pub fn ensure(api: &Api, domain: u32, config: Option<&str>) -> Result<(), Transp
         }
         return Ok(());
     }
-    let text = CString::new(config).map_err(|_| TransportError::Unsupported { transport: "cyclonedds", what: "a NUL byte in --opt config=...".into() })?;
+    let text = CString::new(config).map_err(|_| TransportError::Unsupported {
+        transport: "cyclonedds",
+        what: "a NUL byte in --opt config=...".into(),
+    })?;
     // SAFETY: valid C string; Cyclone copies what it needs.
     let rc = unsafe { (api.dds_create_domain)(domain, text.as_ptr()) };
     if rc < 0 && rc != ffi::DDS_RETCODE_PRECONDITION_NOT_MET {
-        let what = if config == LOOPBACK_CONFIG { "the loopback configuration".to_string() } else { format!("--opt config={config}") };
-        return Err(TransportError::Middleware { transport: "cyclonedds", detail: format!("cannot create domain {domain} with {what}: {}", ffi::retcode_text(api, rc)) });
+        let what = if config == LOOPBACK_CONFIG {
+            "the loopback configuration".to_string()
+        } else {
+            format!("--opt config={config}")
+        };
+        return Err(TransportError::Middleware {
+            transport: "cyclonedds",
+            detail: format!(
+                "cannot create domain {domain} with {what}: {}",
+                ffi::retcode_text(api, rc)
+            ),
+        });
     }
     // PRECONDITION_NOT_MET: the domain already exists (created outside this module); use it.
     created.push((domain, config.to_string()));

@@ -117,7 +117,12 @@ impl<T> Seq<T> {
     /// A sequence over `items` (borrowed: Cyclone only reads it while writing).
     pub fn borrowing(items: &mut [T]) -> Seq<T> {
         let n = items.len() as u32;
-        Seq { maximum: n, length: n, buffer: items.as_mut_ptr(), release: false }
+        Seq {
+            maximum: n,
+            length: n,
+            buffer: items.as_mut_ptr(),
+            release: false,
+        }
     }
 }
 
@@ -142,7 +147,9 @@ pub struct ParticipantEntitiesInfo {
 /// The topic descriptor of the ROS 2 graph message.
 pub fn graph_descriptor() -> *const dds_topic_descriptor_t {
     #[allow(unused_unsafe)] // needed before Rust 1.82
-    unsafe { std::ptr::addr_of!(rmw_dds_common_msg_dds__ParticipantEntitiesInfo__desc) }
+    unsafe {
+        std::ptr::addr_of!(rmw_dds_common_msg_dds__ParticipantEntitiesInfo__desc)
+    }
 }
 
 /// Declares the libddsc functions used, as a table of function pointers resolved with `dlsym`.
@@ -203,7 +210,12 @@ const LIBRARY_NAMES: [&str; 3] = ["libddsc.so.0debian", "libddsc.so.0", "libddsc
 /// this transport usable for every other transport on a host without Cyclone DDS.
 pub fn api() -> Result<&'static Api, TransportError> {
     static API: OnceLock<Result<Api, String>> = OnceLock::new();
-    API.get_or_init(open_library).as_ref().map_err(|why| TransportError::Missing { what: format!("Cyclone DDS (libddsc: {why})"), install: INSTALL.into() })
+    API.get_or_init(open_library)
+        .as_ref()
+        .map_err(|why| TransportError::Missing {
+            what: format!("Cyclone DDS (libddsc: {why})"),
+            install: INSTALL.into(),
+        })
 }
 
 pub const INSTALL: &str = "install it: apt-get install cyclonedds-dev cyclonedds-tools";
@@ -219,14 +231,19 @@ fn open_library() -> Result<Api, String> {
             return unsafe { Api::resolve(lib) };
         }
     }
-    Err(format!("none of {} could be opened", LIBRARY_NAMES.join(", ")))
+    Err(format!(
+        "none of {} could be opened",
+        LIBRARY_NAMES.join(", ")
+    ))
 }
 
 /// The topic descriptor of `mwperf_msgs::msg::dds_::Bytes_`.
 pub fn bytes_descriptor() -> *const dds_topic_descriptor_t {
     // SAFETY: taking the address of a static defined in the linked C object; never dereferenced here.
     #[allow(unused_unsafe)] // needed before Rust 1.82
-    unsafe { std::ptr::addr_of!(mwperf_msgs_msg_dds__Bytes__desc) }
+    unsafe {
+        std::ptr::addr_of!(mwperf_msgs_msg_dds__Bytes__desc)
+    }
 }
 
 /// Cyclone's text for a return code (e.g. "Bad Parameter").
@@ -236,7 +253,9 @@ pub fn retcode_text(api: &Api, ret: dds_return_t) -> String {
     if p.is_null() {
         return format!("return code {ret}");
     }
-    unsafe { std::ffi::CStr::from_ptr(p) }.to_string_lossy().into_owned()
+    unsafe { std::ffi::CStr::from_ptr(p) }
+        .to_string_lossy()
+        .into_owned()
 }
 
 #[cfg(test)]
@@ -287,6 +306,10 @@ mod tests {
             size_of::<ParticipantEntitiesInfo>(),
             offset_of!(ParticipantEntitiesInfo, node_entities_info_seq),
         ];
-        assert_eq!(c, &rust[..], "C layout (left) differs from the Rust mirrors in ffi.rs (right)");
+        assert_eq!(
+            c,
+            &rust[..],
+            "C layout (left) differs from the Rust mirrors in ffi.rs (right)"
+        );
     }
 }

@@ -47,31 +47,34 @@ pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError
         let _ = (side, spec);
         Err(TransportError::Missing {
             what: "Cyclone DDS (this build found no idlc/libddsc headers)".into(),
-            install: "install it: apt-get install cyclonedds-dev cyclonedds-tools, then rebuild".into(),
+            install: "install it: apt-get install cyclonedds-dev cyclonedds-tools, then rebuild"
+                .into(),
         })
     }
 }
 
 #[cfg(mwperf_cyclonedds)]
 use {
+    super::dds_address::Address,
     ffi::{Api, SampleInfo},
     mwperf_core::clock::now_ns,
     mwperf_core::wire::Header,
     sample::Sample,
-    super::dds_address::Address,
     std::ffi::{c_void, CString},
 };
 
 #[cfg(mwperf_cyclonedds)]
 const T: &str = "cyclonedds";
 
-
 /// A Cyclone return code < 0 as an error naming what failed; else the value.
 /// `what` is formatted only on failure (pass `format_args!`): this runs on every send and take.
 #[cfg(mwperf_cyclonedds)]
 fn check(api: &Api, rc: i32, what: impl std::fmt::Display) -> Result<i32, TransportError> {
     if rc < 0 {
-        return Err(TransportError::Middleware { transport: T, detail: format!("{what}: {}", ffi::retcode_text(api, rc)) });
+        return Err(TransportError::Middleware {
+            transport: T,
+            detail: format!("{what}: {}", ffi::retcode_text(api, rc)),
+        });
     }
     Ok(rc)
 }
@@ -106,24 +109,46 @@ impl CycloneEndpoint {
     pub fn open(side: Side, spec: &Spec) -> Result<CycloneEndpoint, TransportError> {
         let opts = spec.options_of(&super::cyclonedds_descriptor::DESCRIPTOR)?;
         let max_blocking = match opts.get("max-blocking") {
-            Some(v) => mwperf_core::units::parse_duration_ns(v).map_err(|e| TransportError::Unsupported { transport: T, what: format!("--opt max-blocking={v} ({e}; e.g. 100ms)") })?,
+            Some(v) => mwperf_core::units::parse_duration_ns(v).map_err(|e| {
+                TransportError::Unsupported {
+                    transport: T,
+                    what: format!("--opt max-blocking={v} ({e}; e.g. 100ms)"),
+                }
+            })?,
             None => qos::DEFAULT_MAX_BLOCKING_NS,
         };
         let addr = Address::parse(T, &spec.addr, side.is_listener())?;
         let api = ffi::api()?;
         domain::ensure(api, addr.domain, opts.get("config"))?;
         // SAFETY: plain constructor call; a negative return is an error code.
-        let participant = unsafe { (api.dds_create_participant)(addr.domain, std::ptr::null(), std::ptr::null()) };
-        check(api, participant, format_args!("creating a participant in domain {}", addr.domain))?;
+        let participant = unsafe {
+            (api.dds_create_participant)(addr.domain, std::ptr::null(), std::ptr::null())
+        };
+        check(
+            api,
+            participant,
+            format_args!("creating a participant in domain {}", addr.domain),
+        )?;
         // From here on, dropping `ep` deletes the participant and everything created in it.
-        let mut ep = CycloneEndpoint { api, participant, writer: None, inbox: None, addr };
+        let mut ep = CycloneEndpoint {
+            api,
+            participant,
+            writer: None,
+            inbox: None,
+            addr,
+        };
         let qos = qos::build(api, &spec.qos, max_blocking)?;
         if let Some(suffix) = side.out_topic() {
             let name = ep.addr.topic(suffix);
             let topic = ep.topic(&name)?;
             // SAFETY: valid participant, topic and QoS handles.
-            let w = unsafe { (api.dds_create_writer)(participant, topic, qos.ptr, std::ptr::null()) };
-            check(api, w, format_args!("creating a writer on {name} ({})", spec.qos))?;
+            let w =
+                unsafe { (api.dds_create_writer)(participant, topic, qos.ptr, std::ptr::null()) };
+            check(
+                api,
+                w,
+                format_args!("creating a writer on {name} ({})", spec.qos),
+            )?;
             ep.writer = Some((w, name));
         }
         if let Some(suffix) = side.in_topic() {
@@ -131,13 +156,34 @@ impl CycloneEndpoint {
             let topic = ep.topic(&name)?;
             // SAFETY: as above; the waitset belongs to this participant.
             let (reader, waitset) = unsafe {
-                let r = check(api, (api.dds_create_reader)(participant, topic, qos.ptr, std::ptr::null()), format_args!("creating a reader on {name} ({})", spec.qos))?;
-                check(api, (api.dds_set_status_mask)(r, ffi::DDS_DATA_AVAILABLE_STATUS), "setting the reader's status mask")?;
-                let ws = check(api, (api.dds_create_waitset)(participant), "creating a waitset")?;
-                check(api, (api.dds_waitset_attach)(ws, r, 0), "attaching the reader to a waitset")?;
+                let r = check(
+                    api,
+                    (api.dds_create_reader)(participant, topic, qos.ptr, std::ptr::null()),
+                    format_args!("creating a reader on {name} ({})", spec.qos),
+                )?;
+                check(
+                    api,
+                    (api.dds_set_status_mask)(r, ffi::DDS_DATA_AVAILABLE_STATUS),
+                    "setting the reader's status mask",
+                )?;
+                let ws = check(
+                    api,
+                    (api.dds_create_waitset)(participant),
+                    "creating a waitset",
+                )?;
+                check(
+                    api,
+                    (api.dds_waitset_attach)(ws, r, 0),
+                    "attaching the reader to a waitset",
+                )?;
                 (r, ws)
             };
-            ep.inbox = Some(Inbox { reader, waitset, topic: name, sample: Sample::new(api) });
+            ep.inbox = Some(Inbox {
+                reader,
+                waitset,
+                topic: name,
+                sample: Sample::new(api),
+            });
         }
         if let Some(node) = opts.get("ros-node") {
             let readers: Vec<_> = ep.inbox.iter().map(|i| i.reader).collect();
@@ -149,16 +195,27 @@ impl CycloneEndpoint {
 
     /// The topic `name` of the mwperf type in this participant.
     fn topic(&self, name: &str) -> Result<ffi::dds_entity_t, TransportError> {
-        let cname = CString::new(name).map_err(|_| TransportError::Address(format!("topic name {name:?} contains NUL")))?;
+        let cname = CString::new(name)
+            .map_err(|_| TransportError::Address(format!("topic name {name:?} contains NUL")))?;
         // SAFETY: valid participant and descriptor; Cyclone copies the name.
-        let t = unsafe { (self.api.dds_create_topic)(self.participant, ffi::bytes_descriptor(), cname.as_ptr(), std::ptr::null(), std::ptr::null()) };
+        let t = unsafe {
+            (self.api.dds_create_topic)(
+                self.participant,
+                ffi::bytes_descriptor(),
+                cname.as_ptr(),
+                std::ptr::null(),
+                std::ptr::null(),
+            )
+        };
         check(self.api, t, format_args!("creating topic {name}"))
     }
 
     /// Take one sample with data (skipping the data-less ones Cyclone uses for writer state).
     fn take(&mut self, buf: &mut Vec<u8>) -> Result<Option<usize>, TransportError> {
         let api = self.api;
-        let Some(inbox) = self.inbox.as_mut() else { return Ok(None) };
+        let Some(inbox) = self.inbox.as_mut() else {
+            return Ok(None);
+        };
         loop {
             let mut info = SampleInfo::default();
             let mut ptr = inbox.sample.as_mut_ptr();
@@ -182,12 +239,26 @@ impl CycloneEndpoint {
         let mut st = ffi::MatchedStatus::default();
         let w = match &self.writer {
             // SAFETY: valid writer; the status struct mirrors the C one (layout test).
-            Some((w, name)) => Some(check(self.api, unsafe { (self.api.dds_get_publication_matched_status)(*w, &mut st) }, format_args!("matched status of the writer on {name}")).map(|_| st.current_count)?),
+            Some((w, name)) => Some(
+                check(
+                    self.api,
+                    unsafe { (self.api.dds_get_publication_matched_status)(*w, &mut st) },
+                    format_args!("matched status of the writer on {name}"),
+                )
+                .map(|_| st.current_count)?,
+            ),
             None => None,
         };
         let r = match &self.inbox {
             // SAFETY: as above.
-            Some(i) => Some(check(self.api, unsafe { (self.api.dds_get_subscription_matched_status)(i.reader, &mut st) }, format_args!("matched status of the reader on {}", i.topic)).map(|_| st.current_count)?),
+            Some(i) => Some(
+                check(
+                    self.api,
+                    unsafe { (self.api.dds_get_subscription_matched_status)(i.reader, &mut st) },
+                    format_args!("matched status of the reader on {}", i.topic),
+                )
+                .map(|_| st.current_count)?,
+            ),
             None => None,
         };
         Ok((w, r))
@@ -198,14 +269,32 @@ impl CycloneEndpoint {
 impl Endpoint for CycloneEndpoint {
     fn send(&mut self, msg: &[u8]) -> Result<(), TransportError> {
         let Some((writer, name)) = &self.writer else {
-            return Err(TransportError::Middleware { transport: T, detail: "a sub endpoint does not publish".into() });
+            return Err(TransportError::Middleware {
+                transport: T,
+                detail: "a sub endpoint does not publish".into(),
+            });
         };
-        let len = u32::try_from(msg.len()).map_err(|_| TransportError::TooLarge { size: msg.len(), max: u32::MAX as usize, transport: T })?;
+        let len = u32::try_from(msg.len()).map_err(|_| TransportError::TooLarge {
+            size: msg.len(),
+            max: u32::MAX as usize,
+            transport: T,
+        })?;
         let (time, id) = Header::decode_header(msg).map_or((0, 0), |h| (h.sent_ns as i64, h.seq));
         // Cyclone only reads the sample (release = false: the buffer stays ours).
-        let sample = ffi::Bytes { data: ffi::SeqOctet { maximum: len, length: len, buffer: msg.as_ptr() as *mut u8, release: false }, time, id };
+        let sample = ffi::Bytes {
+            data: ffi::SeqOctet {
+                maximum: len,
+                length: len,
+                buffer: msg.as_ptr() as *mut u8,
+                release: false,
+            },
+            time,
+            id,
+        };
         // SAFETY: valid writer; the sample points into `msg`, alive for the call; Cyclone serializes it before returning.
-        let rc = unsafe { (self.api.dds_write)(*writer, (&sample as *const ffi::Bytes).cast::<c_void>()) };
+        let rc = unsafe {
+            (self.api.dds_write)(*writer, (&sample as *const ffi::Bytes).cast::<c_void>())
+        };
         if rc == ffi::DDS_RETCODE_TIMEOUT {
             return Err(TransportError::Middleware { transport: T, detail: format!("write on {name} timed out: the reliable history is full of unacknowledged messages (--opt max-blocking, --history)") });
         }
@@ -225,7 +314,14 @@ impl Endpoint for CycloneEndpoint {
             return Ok(None);
         }
         // SAFETY: valid waitset; no attach array wanted (the read condition is the only entry).
-        let rc = unsafe { (self.api.dds_waitset_wait)(waitset, std::ptr::null_mut(), 0, wait_ns.min(MAX_WAIT_NS) as i64) };
+        let rc = unsafe {
+            (self.api.dds_waitset_wait)(
+                waitset,
+                std::ptr::null_mut(),
+                0,
+                wait_ns.min(MAX_WAIT_NS) as i64,
+            )
+        };
         check(self.api, rc, "waiting for data")?;
         if rc == 0 {
             return Ok(None);
@@ -261,9 +357,15 @@ impl Endpoint for CycloneEndpoint {
                 if let (Some(0), Some(i)) = (r, &self.inbox) {
                     missing.push(format!("no writer on {}", i.topic));
                 }
-                return Err(TransportError::NotMatched { transport: T, waited_ns: now - start, detail: format!("domain {}: {}", self.addr.domain, missing.join(", ")) });
+                return Err(TransportError::NotMatched {
+                    transport: T,
+                    waited_ns: now - start,
+                    detail: format!("domain {}: {}", self.addr.domain, missing.join(", ")),
+                });
             }
-            std::thread::sleep(std::time::Duration::from_nanos((end - now).min(MATCH_POLL_NS)));
+            std::thread::sleep(std::time::Duration::from_nanos(
+                (end - now).min(MATCH_POLL_NS),
+            ));
         }
     }
 }

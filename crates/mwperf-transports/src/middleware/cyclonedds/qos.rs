@@ -29,17 +29,27 @@ impl Drop for QosHandle<'_> {
 }
 
 /// Build the QoS; `max_blocking_ns` bounds a reliable write (`--opt max-blocking=...`).
-pub fn build<'a>(api: &'a Api, qos: &Qos, max_blocking_ns: u64) -> Result<QosHandle<'a>, TransportError> {
+pub fn build<'a>(
+    api: &'a Api,
+    qos: &Qos,
+    max_blocking_ns: u64,
+) -> Result<QosHandle<'a>, TransportError> {
     // SAFETY: dds_create_qos returns a fresh object (or NULL on allocation failure).
     let ptr = unsafe { (api.dds_create_qos)() };
     if ptr.is_null() {
-        return Err(TransportError::Middleware { transport: "cyclonedds", detail: "cannot allocate a QoS object".into() });
+        return Err(TransportError::Middleware {
+            transport: "cyclonedds",
+            detail: "cannot allocate a QoS object".into(),
+        });
     }
     let handle = QosHandle { api, ptr };
     let blocking = i64::try_from(max_blocking_ns).unwrap_or(i64::MAX);
     let (kind, depth) = match qos.history {
         History::KeepLast(n) => {
-            let n = i32::try_from(n).map_err(|_| TransportError::Unsupported { transport: "cyclonedds", what: format!("--history keep-last:{n} (depth at most {})", i32::MAX) })?;
+            let n = i32::try_from(n).map_err(|_| TransportError::Unsupported {
+                transport: "cyclonedds",
+                what: format!("--history keep-last:{n} (depth at most {})", i32::MAX),
+            })?;
             (ffi::DDS_HISTORY_KEEP_LAST, n)
         }
         History::KeepAll => (ffi::DDS_HISTORY_KEEP_ALL, 0),
@@ -47,8 +57,12 @@ pub fn build<'a>(api: &'a Api, qos: &Qos, max_blocking_ns: u64) -> Result<QosHan
     // SAFETY: ptr is a valid QoS object; the setters only store values.
     unsafe {
         match qos.reliability {
-            Reliability::Reliable => (api.dds_qset_reliability)(ptr, ffi::DDS_RELIABILITY_RELIABLE, blocking),
-            Reliability::BestEffort => (api.dds_qset_reliability)(ptr, ffi::DDS_RELIABILITY_BEST_EFFORT, blocking),
+            Reliability::Reliable => {
+                (api.dds_qset_reliability)(ptr, ffi::DDS_RELIABILITY_RELIABLE, blocking)
+            }
+            Reliability::BestEffort => {
+                (api.dds_qset_reliability)(ptr, ffi::DDS_RELIABILITY_BEST_EFFORT, blocking)
+            }
         }
         (api.dds_qset_history)(ptr, kind, depth);
         if qos.history == History::KeepAll {
@@ -57,7 +71,9 @@ pub fn build<'a>(api: &'a Api, qos: &Qos, max_blocking_ns: u64) -> Result<QosHan
         }
         match qos.durability {
             Durability::Volatile => (api.dds_qset_durability)(ptr, ffi::DDS_DURABILITY_VOLATILE),
-            Durability::TransientLocal => (api.dds_qset_durability)(ptr, ffi::DDS_DURABILITY_TRANSIENT_LOCAL),
+            Durability::TransientLocal => {
+                (api.dds_qset_durability)(ptr, ffi::DDS_DURABILITY_TRANSIENT_LOCAL)
+            }
         }
     }
     Ok(handle)

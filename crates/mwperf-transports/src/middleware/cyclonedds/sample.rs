@@ -17,8 +17,20 @@ unsafe impl Send for Sample {}
 impl Sample {
     pub fn new(api: &'static Api) -> Sample {
         // maximum 0 and release false: Cyclone mallocs the buffer and sets release on first use.
-        let data = SeqOctet { maximum: 0, length: 0, buffer: std::ptr::null_mut(), release: false };
-        Sample { api, bytes: Box::new(Bytes { data, time: 0, id: 0 }) }
+        let data = SeqOctet {
+            maximum: 0,
+            length: 0,
+            buffer: std::ptr::null_mut(),
+            release: false,
+        };
+        Sample {
+            api,
+            bytes: Box::new(Bytes {
+                data,
+                time: 0,
+                id: 0,
+            }),
+        }
     }
 
     /// The pointer `dds_take` fills.

@@ -12,8 +12,8 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use iceoryx2::port::listener::Listener;
-use iceoryx2::prelude::FileDescriptorBased;
 use iceoryx2::port::subscriber::Subscriber;
+use iceoryx2::prelude::FileDescriptorBased;
 
 use super::services::{Events, PubSub};
 use super::{middleware, Svc};
@@ -54,10 +54,28 @@ pub struct Incoming {
 }
 
 impl Incoming {
-    pub fn new(service: PubSub, events: Events, depth: usize, name: String) -> Result<Incoming, TransportError> {
-        let subscriber = service.subscriber_builder().buffer_size(depth).create().map_err(|e| middleware(format!("cannot subscribe to {name}: {e:?}")))?;
-        let shared = Arc::new(Mutex::new(Drain { subscriber, backlog: VecDeque::new() }));
-        Ok(Incoming { listener: None, shared, events, service, name })
+    pub fn new(
+        service: PubSub,
+        events: Events,
+        depth: usize,
+        name: String,
+    ) -> Result<Incoming, TransportError> {
+        let subscriber = service
+            .subscriber_builder()
+            .buffer_size(depth)
+            .create()
+            .map_err(|e| middleware(format!("cannot subscribe to {name}: {e:?}")))?;
+        let shared = Arc::new(Mutex::new(Drain {
+            subscriber,
+            backlog: VecDeque::new(),
+        }));
+        Ok(Incoming {
+            listener: None,
+            shared,
+            events,
+            service,
+            name,
+        })
     }
 
     /// The handle a publisher of the same endpoint drains through while it waits.
@@ -80,11 +98,18 @@ impl Incoming {
                 Ok(Some(payload.len()))
             }
             Ok(None) => Ok(None),
-            Err(e) => Err(middleware(format!("receive on {} failed: {e:?}", self.name))),
+            Err(e) => Err(middleware(format!(
+                "receive on {} failed: {e:?}",
+                self.name
+            ))),
         }
     }
 
-    pub fn recv(&mut self, buf: &mut Vec<u8>, wait_ns: u64) -> Result<Option<usize>, TransportError> {
+    pub fn recv(
+        &mut self,
+        buf: &mut Vec<u8>,
+        wait_ns: u64,
+    ) -> Result<Option<usize>, TransportError> {
         if let Some(n) = self.take(buf)? {
             return Ok(Some(n));
         }
@@ -93,7 +118,12 @@ impl Incoming {
         }
         let end = now_ns() + wait_ns.min(MAX_WAIT_NS);
         if self.listener.is_none() {
-            let l = self.events.listener_builder().create().map_err(|e| middleware(format!("cannot create a listener on {}.ev: {e:?}", self.name)))?;
+            let l = self.events.listener_builder().create().map_err(|e| {
+                middleware(format!(
+                    "cannot create a listener on {}.ev: {e:?}",
+                    self.name
+                ))
+            })?;
             self.listener = Some(l);
             // What was sent before the listener existed woke nobody.
             if let Some(n) = self.take(buf)? {
@@ -119,12 +149,20 @@ impl Incoming {
                 // contract's "returns Ok(None) early" so the caller can check its stop flag.
                 Ok(false) => return self.take(buf),
                 Ok(true) => {}
-                Err(e) => return Err(middleware(format!("waiting on {}.ev failed: {e}", self.name))),
+                Err(e) => {
+                    return Err(middleware(format!(
+                        "waiting on {}.ev failed: {e}",
+                        self.name
+                    )))
+                }
             }
             // Consume the wake-ups; they may be stale (their sample was taken without waiting).
             let listener = self.listener.as_ref().expect("created above");
             if let Err(e) = listener.try_wait(|_| {}) {
-                return Err(middleware(format!("reading the wake-ups of {}.ev failed: {e:?}", self.name)));
+                return Err(middleware(format!(
+                    "reading the wake-ups of {}.ev failed: {e:?}",
+                    self.name
+                )));
             }
             if let Some(n) = self.take(buf)? {
                 return Ok(Some(n));
@@ -132,4 +170,3 @@ impl Incoming {
         }
     }
 }
-

@@ -37,7 +37,10 @@ type Svc = ipc_threadsafe::Service;
 const MATCH_POLL: Duration = Duration::from_millis(1);
 
 fn middleware(detail: String) -> TransportError {
-    TransportError::Middleware { transport: NAME, detail }
+    TransportError::Middleware {
+        transport: NAME,
+        detail,
+    }
 }
 
 /// iceoryx2 logs to stderr; only errors by default (its warnings, e.g. "no config file was
@@ -68,21 +71,31 @@ pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError
         Side::Pub => "pub",
         Side::Sub => "sub",
     };
-    let node_name = NodeName::new(&format!("mwperf-{role}")).map_err(|e| middleware(format!("node name: {e:?}")))?;
-    let mut builder = NodeBuilder::new().name(&node_name).signal_handling_mode(SignalHandlingMode::Disabled);
+    let node_name = NodeName::new(&format!("mwperf-{role}"))
+        .map_err(|e| middleware(format!("node name: {e:?}")))?;
+    let mut builder = NodeBuilder::new()
+        .name(&node_name)
+        .signal_handling_mode(SignalHandlingMode::Disabled);
     if let Some(config) = settings::domain_config(spec)? {
         builder = builder.config(&config);
     }
-    let node = builder
-        .create::<Svc>()
-        .map_err(|e| middleware(format!("cannot create a node: {e:?} (is /dev/shm writable?)")))?;
+    let node = builder.create::<Svc>().map_err(|e| {
+        middleware(format!(
+            "cannot create a node: {e:?} (is /dev/shm writable?)"
+        ))
+    })?;
     let inc = match side.in_topic() {
         None => None,
         Some(topic) => {
             let name = services::service_name(&base, topic);
             let service = services::open_pubsub(&node, &name, &settings.service)?;
             let events = services::open_events(&node, &name)?;
-            Some(Incoming::new(service, events, settings.service.depth, name)?)
+            Some(Incoming::new(
+                service,
+                events,
+                settings.service.depth,
+                name,
+            )?)
         }
     };
     let out = match side.out_topic() {
@@ -91,10 +104,21 @@ pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError
             let name = services::service_name(&base, topic);
             let service = services::open_pubsub(&node, &name, &settings.service)?;
             let events = services::open_events(&node, &name)?;
-            Some(Outgoing::new(service, events, settings, name, inc.as_ref().map(Incoming::drain_handle))?)
+            Some(Outgoing::new(
+                service,
+                events,
+                settings,
+                name,
+                inc.as_ref().map(Incoming::drain_handle),
+            )?)
         }
     };
-    Ok(Box::new(Iceoryx2Endpoint { out, inc, base, _node: node }))
+    Ok(Box::new(Iceoryx2Endpoint {
+        out,
+        inc,
+        base,
+        _node: node,
+    }))
 }
 
 impl Iceoryx2Endpoint {
@@ -118,7 +142,9 @@ impl Endpoint for Iceoryx2Endpoint {
     fn send(&mut self, msg: &[u8]) -> Result<(), TransportError> {
         match self.out.as_mut() {
             Some(out) => out.send(msg),
-            None => Err(middleware("this side only subscribes (a sub endpoint cannot send)".into())),
+            None => Err(middleware(
+                "this side only subscribes (a sub endpoint cannot send)".into(),
+            )),
         }
     }
 
@@ -138,16 +164,24 @@ impl Endpoint for Iceoryx2Endpoint {
     }
 
     fn matched_subscribers(&mut self) -> Option<u64> {
-        self.out.as_ref().map(|out| out.service.dynamic_config().number_of_subscribers() as u64)
+        self.out
+            .as_ref()
+            .map(|out| out.service.dynamic_config().number_of_subscribers() as u64)
     }
 
     fn wait_matched(&mut self, timeout_ns: u64) -> Result<(), TransportError> {
         let start = std::time::Instant::now();
         let timeout = Duration::from_nanos(timeout_ns);
         loop {
-            let Some(missing) = self.unmatched() else { return Ok(()) };
+            let Some(missing) = self.unmatched() else {
+                return Ok(());
+            };
             if start.elapsed() >= timeout {
-                return Err(TransportError::NotMatched { transport: NAME, waited_ns: start.elapsed().as_nanos() as u64, detail: missing });
+                return Err(TransportError::NotMatched {
+                    transport: NAME,
+                    waited_ns: start.elapsed().as_nanos() as u64,
+                    detail: missing,
+                });
             }
             std::thread::sleep(MATCH_POLL.min(timeout.saturating_sub(start.elapsed())));
         }

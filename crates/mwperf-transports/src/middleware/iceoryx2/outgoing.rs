@@ -47,9 +47,27 @@ pub struct Outgoing {
 }
 
 impl Outgoing {
-    pub fn new(service: PubSub, events: Events, settings: Settings, name: String, drain: Option<Arc<Mutex<Drain>>>) -> Result<Outgoing, TransportError> {
-        let notifier = events.notifier_builder().create().map_err(|e| middleware(format!("cannot create a notifier on {name}.ev: {e:?}")))?;
-        let mut out = Outgoing { publisher: None, slice_len: 0, notifier, events, service, settings, name, drain };
+    pub fn new(
+        service: PubSub,
+        events: Events,
+        settings: Settings,
+        name: String,
+        drain: Option<Arc<Mutex<Drain>>>,
+    ) -> Result<Outgoing, TransportError> {
+        let notifier = events
+            .notifier_builder()
+            .create()
+            .map_err(|e| middleware(format!("cannot create a notifier on {name}.ev: {e:?}")))?;
+        let mut out = Outgoing {
+            publisher: None,
+            slice_len: 0,
+            notifier,
+            events,
+            service,
+            settings,
+            name,
+            drain,
+        };
         out.replace_publisher(INITIAL_SLICE)?;
         Ok(out)
     }
@@ -91,23 +109,30 @@ impl Outgoing {
             .override_sample_preallocation(move |_| count);
         let builder = if self.settings.reliable {
             // Wait (bounded) for a full subscriber queue, then fail this message.
-            builder.backpressure_strategy(BackpressureStrategy::RetryUntilDelivered).set_backpressure_handler(move |info: &BackpressureInfo| {
-                // Keep our peer going while we wait for it (it may be blocked sending to us).
-                if let Some(d) = &drain {
-                    if let Ok(mut d) = d.try_lock() {
-                        d.drain();
+            builder
+                .backpressure_strategy(BackpressureStrategy::RetryUntilDelivered)
+                .set_backpressure_handler(move |info: &BackpressureInfo| {
+                    // Keep our peer going while we wait for it (it may be blocked sending to us).
+                    if let Some(d) = &drain {
+                        if let Ok(mut d) = d.try_lock() {
+                            d.drain();
+                        }
                     }
-                }
-                if info.elapsed_time < timeout {
-                    BackpressureAction::Retry
-                } else {
-                    BackpressureAction::DiscardDataAndFail
-                }
-            })
+                    if info.elapsed_time < timeout {
+                        BackpressureAction::Retry
+                    } else {
+                        BackpressureAction::DiscardDataAndFail
+                    }
+                })
         } else {
             builder.backpressure_strategy(BackpressureStrategy::DiscardData)
         };
-        let publisher = builder.create().map_err(|e| middleware(format!("cannot create a publisher on {} ({count} samples of {slice_len} bytes): {e:?}", self.name)))?;
+        let publisher = builder.create().map_err(|e| {
+            middleware(format!(
+                "cannot create a publisher on {} ({count} samples of {slice_len} bytes): {e:?}",
+                self.name
+            ))
+        })?;
         self.publisher = Some(publisher);
         self.slice_len = slice_len;
         Ok(())

@@ -26,7 +26,11 @@ fn parse_name(name: &str) -> Result<ServiceName, TransportError> {
 }
 
 /// The data service of one direction, with exactly `want`'s settings.
-pub fn open_pubsub(node: &Node<Svc>, name: &str, want: &ServiceSettings) -> Result<PubSub, TransportError> {
+pub fn open_pubsub(
+    node: &Node<Svc>,
+    name: &str,
+    want: &ServiceSettings,
+) -> Result<PubSub, TransportError> {
     let sname = parse_name(name)?;
     let opened = node
         .service_builder(&sname)
@@ -42,10 +46,16 @@ pub fn open_pubsub(node: &Node<Svc>, name: &str, want: &ServiceSettings) -> Resu
         Ok(s) => s,
         Err(e) => {
             // iceoryx2 refuses an existing service with smaller queues: say what the peer chose.
-            return Err(match node.service_builder(&sname).publish_subscribe::<[u8]>().open() {
-                Ok(existing) => mismatch(name, &settings_of(&existing), want),
-                Err(_) => middleware(format!("cannot open or create service {name}: {e:?}")),
-            });
+            return Err(
+                match node
+                    .service_builder(&sname)
+                    .publish_subscribe::<[u8]>()
+                    .open()
+                {
+                    Ok(existing) => mismatch(name, &settings_of(&existing), want),
+                    Err(_) => middleware(format!("cannot open or create service {name}: {e:?}")),
+                },
+            );
         }
     };
     let have = settings_of(&service);
@@ -66,7 +76,11 @@ pub fn open_events(node: &Node<Svc>, name: &str) -> Result<Events, TransportErro
 
 fn settings_of(service: &PubSub) -> ServiceSettings {
     let c = service.static_config();
-    ServiceSettings { depth: c.subscriber_max_buffer_size(), history: c.history_size(), safe_overflow: c.has_safe_overflow() }
+    ServiceSettings {
+        depth: c.subscriber_max_buffer_size(),
+        history: c.history_size(),
+        safe_overflow: c.has_safe_overflow(),
+    }
 }
 
 fn mismatch(name: &str, have: &ServiceSettings, want: &ServiceSettings) -> TransportError {

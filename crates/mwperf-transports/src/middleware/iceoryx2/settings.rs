@@ -12,7 +12,6 @@ use crate::TransportError;
 
 use super::NAME;
 
-
 /// Longest `--opt domain=` name (it prefixes every file iceoryx2 creates, in /dev/shm too).
 const MAX_DOMAIN: usize = 32;
 
@@ -23,12 +22,24 @@ const MAX_DOMAIN: usize = 32;
 pub fn domain_config(spec: &Spec) -> Result<Option<iceoryx2::prelude::Config>, TransportError> {
     use iceoryx2::prelude::{Config, FileName, SemanticString};
     let opts = spec.options_of(&super::super::iceoryx2_descriptor::DESCRIPTOR)?;
-    let Some(domain) = opts.get("domain") else { return Ok(None) };
-    if domain.is_empty() || domain.len() > MAX_DOMAIN || !domain.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
-        return Err(unsupported_value("domain", domain, &format!("1 to {MAX_DOMAIN} letters, digits or '-'")));
+    let Some(domain) = opts.get("domain") else {
+        return Ok(None);
+    };
+    if domain.is_empty()
+        || domain.len() > MAX_DOMAIN
+        || !domain
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+    {
+        return Err(unsupported_value(
+            "domain",
+            domain,
+            &format!("1 to {MAX_DOMAIN} letters, digits or '-'"),
+        ));
     }
     let mut config = Config::default();
-    config.global.prefix = FileName::new(format!("{domain}_").as_bytes()).map_err(|e| unsupported_value("domain", domain, &format!("{e:?}")))?;
+    config.global.prefix = FileName::new(format!("{domain}_").as_bytes())
+        .map_err(|e| unsupported_value("domain", domain, &format!("{e:?}")))?;
     Ok(Some(config))
 }
 
@@ -65,8 +76,16 @@ pub struct ServiceSettings {
 impl ServiceSettings {
     /// Describes the settings in the agent's terms, for mismatch errors.
     pub fn describe(&self) -> String {
-        let rel = if self.safe_overflow { "best-effort" } else { "reliable" };
-        let dur = if self.history > 0 { format!("transient-local (history {})", self.history) } else { "volatile".into() };
+        let rel = if self.safe_overflow {
+            "best-effort"
+        } else {
+            "reliable"
+        };
+        let dur = if self.history > 0 {
+            format!("transient-local (history {})", self.history)
+        } else {
+            "volatile".into()
+        };
         format!("{rel}, keep-last:{}, {dur}", self.depth)
     }
 
@@ -104,11 +123,16 @@ impl Settings {
             }
         };
         let reliable = spec.qos.reliability == Reliability::Reliable;
-        let history = if spec.qos.durability == Durability::TransientLocal { depth } else { 0 };
+        let history = if spec.qos.durability == Durability::TransientLocal {
+            depth
+        } else {
+            0
+        };
         let send_timeout = match opts.get("send-timeout") {
             None => DEFAULT_SEND_TIMEOUT,
             Some(t) => Duration::from_nanos(
-                mwperf_core::units::parse_duration_ns(t).map_err(|e| unsupported_value("send-timeout", t, &e))?,
+                mwperf_core::units::parse_duration_ns(t)
+                    .map_err(|e| unsupported_value("send-timeout", t, &e))?,
             ),
         };
         let max_shm = match opts.get("max-shm") {
@@ -119,12 +143,24 @@ impl Settings {
                 Err(e) => return Err(unsupported_value("max-shm", t, &e)),
             },
         };
-        Ok(Settings { service: ServiceSettings { depth, history, safe_overflow: !reliable }, reliable, send_timeout, max_shm })
+        Ok(Settings {
+            service: ServiceSettings {
+                depth,
+                history,
+                safe_overflow: !reliable,
+            },
+            reliable,
+            send_timeout,
+            max_shm,
+        })
     }
 }
 
 fn unsupported_value(key: &str, value: &str, why: &str) -> TransportError {
-    TransportError::Unsupported { transport: NAME, what: format!("--opt {key}={value} ({why})") }
+    TransportError::Unsupported {
+        transport: NAME,
+        what: format!("--opt {key}={value} ({why})"),
+    }
 }
 
 #[cfg(test)]
@@ -133,36 +169,86 @@ mod tests {
     use crate::spec::Qos;
 
     fn spec(r: Reliability, h: History, d: Durability) -> Spec {
-        Spec::new("x").with_qos(Qos { reliability: r, history: h, durability: d })
+        Spec::new("x").with_qos(Qos {
+            reliability: r,
+            history: h,
+            durability: d,
+        })
     }
 
     #[test]
     fn a_domain_prefixes_the_files_and_is_checked() {
         assert!(domain_config(&Spec::new("x")).unwrap().is_none());
-        let c = domain_config(&Spec::new("x").with_option("domain", "mwp12ab34")).unwrap().unwrap();
+        let c = domain_config(&Spec::new("x").with_option("domain", "mwp12ab34"))
+            .unwrap()
+            .unwrap();
         assert_eq!(c.global.prefix.to_string(), "mwp12ab34_");
         for bad in ["", "a/b", "x y", &"d".repeat(33)] {
             let e = domain_config(&Spec::new("x").with_option("domain", bad)).unwrap_err();
-            assert!(e.is_usage() && e.to_string().contains("--opt domain="), "{e}");
+            assert!(
+                e.is_usage() && e.to_string().contains("--opt domain="),
+                "{e}"
+            );
         }
     }
 
     #[test]
     fn qos_maps_to_service_settings() {
-        let s = Settings::from_spec(&spec(Reliability::Reliable, History::KeepLast(10), Durability::Volatile)).unwrap();
-        assert_eq!(s.service, ServiceSettings { depth: 10, history: 0, safe_overflow: false });
+        let s = Settings::from_spec(&spec(
+            Reliability::Reliable,
+            History::KeepLast(10),
+            Durability::Volatile,
+        ))
+        .unwrap();
+        assert_eq!(
+            s.service,
+            ServiceSettings {
+                depth: 10,
+                history: 0,
+                safe_overflow: false
+            }
+        );
         assert!(s.reliable);
-        let s = Settings::from_spec(&spec(Reliability::BestEffort, History::KeepLast(5), Durability::TransientLocal)).unwrap();
-        assert_eq!(s.service, ServiceSettings { depth: 5, history: 5, safe_overflow: true });
-        let e = Settings::from_spec(&spec(Reliability::Reliable, History::KeepAll, Durability::Volatile)).unwrap_err();
+        let s = Settings::from_spec(&spec(
+            Reliability::BestEffort,
+            History::KeepLast(5),
+            Durability::TransientLocal,
+        ))
+        .unwrap();
+        assert_eq!(
+            s.service,
+            ServiceSettings {
+                depth: 5,
+                history: 5,
+                safe_overflow: true
+            }
+        );
+        let e = Settings::from_spec(&spec(
+            Reliability::Reliable,
+            History::KeepAll,
+            Durability::Volatile,
+        ))
+        .unwrap_err();
         assert!(e.is_usage() && e.to_string().contains("keep-all"), "{e}");
     }
 
     #[test]
     fn options_are_checked() {
-        let s = Settings::from_spec(&Spec::new("x").with_option("send-timeout", "20ms").with_option("max-shm", "64m")).unwrap();
-        assert_eq!((s.send_timeout, s.max_shm), (Duration::from_millis(20), 64 << 20));
-        for (k, v) in [("send-timeout", "soon"), ("max-shm", "1k"), ("colour", "red")] {
+        let s = Settings::from_spec(
+            &Spec::new("x")
+                .with_option("send-timeout", "20ms")
+                .with_option("max-shm", "64m"),
+        )
+        .unwrap();
+        assert_eq!(
+            (s.send_timeout, s.max_shm),
+            (Duration::from_millis(20), 64 << 20)
+        );
+        for (k, v) in [
+            ("send-timeout", "soon"),
+            ("max-shm", "1k"),
+            ("colour", "red"),
+        ] {
             let e = Settings::from_spec(&Spec::new("x").with_option(k, v)).unwrap_err();
             assert!(e.is_usage() && e.to_string().contains(k), "{e}");
         }

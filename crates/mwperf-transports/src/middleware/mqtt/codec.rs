@@ -50,14 +50,20 @@ const DISCONNECT: u8 = 14;
 /// to [`decode`], so nothing is copied.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Packet {
-    ConnAck { session_present: bool, code: u8 },
+    ConnAck {
+        session_present: bool,
+        code: u8,
+    },
     Publish(Publish),
     PubAck(u16),
     PubRec(u16),
     PubRel(u16),
     PubComp(u16),
     /// `codes`: one return code per requested topic (0x00–0x02 granted QoS, 0x80 failure).
-    SubAck { pkid: u16, codes: Range<usize> },
+    SubAck {
+        pkid: u16,
+        codes: Range<usize>,
+    },
     UnsubAck(u16),
     PingResp,
 }
@@ -88,7 +94,9 @@ impl fmt::Display for Malformed {
 pub fn frame_len(buf: &[u8]) -> Result<Option<usize>, Malformed> {
     let mut remaining = 0usize;
     for i in 0..4 {
-        let Some(&b) = buf.get(1 + i) else { return Ok(None) };
+        let Some(&b) = buf.get(1 + i) else {
+            return Ok(None);
+        };
         remaining |= ((b & 0x7f) as usize) << (7 * i);
         if b & 0x80 == 0 {
             return Ok(Some(1 + i + 1 + remaining));
@@ -100,7 +108,9 @@ pub fn frame_len(buf: &[u8]) -> Result<Option<usize>, Malformed> {
 /// Parse one packet from the front of `buf`. `Ok(None)` = incomplete (read more); `Ok(Some((p,
 /// n)))` = packet `p` takes the first `n` bytes.
 pub fn decode(buf: &[u8]) -> Result<Option<(Packet, usize)>, Malformed> {
-    let Some(total) = frame_len(buf)? else { return Ok(None) };
+    let Some(total) = frame_len(buf)? else {
+        return Ok(None);
+    };
     if buf.len() < total {
         return Ok(None);
     }
@@ -115,7 +125,10 @@ pub fn decode(buf: &[u8]) -> Result<Option<(Packet, usize)>, Malformed> {
             if b[0] & 0xfe != 0 {
                 return Err(Malformed("CONNACK reserved flags set"));
             }
-            Packet::ConnAck { session_present: b[0] & 1 == 1, code: b[1] }
+            Packet::ConnAck {
+                session_present: b[0] & 1 == 1,
+                code: b[1],
+            }
         }
         PUBACK => Packet::PubAck(pkid_only(buf, flags, 0, body, "PUBACK")?),
         PUBREC => Packet::PubRec(pkid_only(buf, flags, 0, body, "PUBREC")?),
@@ -124,10 +137,15 @@ pub fn decode(buf: &[u8]) -> Result<Option<(Packet, usize)>, Malformed> {
         UNSUBACK => Packet::UnsubAck(pkid_only(buf, flags, 0, body, "UNSUBACK")?),
         SUBACK => {
             if flags != 0 || body.len() < 3 {
-                return Err(Malformed("SUBACK needs a packet id and at least one return code"));
+                return Err(Malformed(
+                    "SUBACK needs a packet id and at least one return code",
+                ));
             }
             let pkid = u16::from_be_bytes([buf[body.start], buf[body.start + 1]]);
-            Packet::SubAck { pkid, codes: body.start + 2..body.end }
+            Packet::SubAck {
+                pkid,
+                codes: body.start + 2..body.end,
+            }
         }
         PINGRESP => {
             exact(buf, flags, 0, body, 0, "PINGRESP")?;
@@ -145,7 +163,14 @@ fn remaining_of(buf: &[u8], total: usize) -> usize {
     total - 1 - len_bytes
 }
 
-fn exact<'a>(buf: &'a [u8], flags: u8, want_flags: u8, body: Range<usize>, len: usize, what: &'static str) -> Result<&'a [u8], Malformed> {
+fn exact<'a>(
+    buf: &'a [u8],
+    flags: u8,
+    want_flags: u8,
+    body: Range<usize>,
+    len: usize,
+    what: &'static str,
+) -> Result<&'a [u8], Malformed> {
     if flags != want_flags {
         return Err(Malformed(match what {
             "PUBREL" => "PUBREL flags must be 0010",
@@ -162,7 +187,13 @@ fn exact<'a>(buf: &'a [u8], flags: u8, want_flags: u8, body: Range<usize>, len: 
     Ok(&buf[body])
 }
 
-fn pkid_only(buf: &[u8], flags: u8, want_flags: u8, body: Range<usize>, what: &'static str) -> Result<u16, Malformed> {
+fn pkid_only(
+    buf: &[u8],
+    flags: u8,
+    want_flags: u8,
+    body: Range<usize>,
+    what: &'static str,
+) -> Result<u16, Malformed> {
     let b = exact(buf, flags, want_flags, body, 2, what)?;
     Ok(u16::from_be_bytes([b[0], b[1]]))
 }
@@ -194,7 +225,14 @@ fn publish(buf: &[u8], flags: u8, body: Range<usize>) -> Result<Publish, Malform
         }
         at += 2;
     }
-    Ok(Publish { dup, qos, retain, pkid, topic, payload: body.start + at..body.end })
+    Ok(Publish {
+        dup,
+        qos,
+        retain,
+        pkid,
+        topic,
+        payload: body.start + at..body.end,
+    })
 }
 
 /// Append the fixed header: type/flags byte and the remaining-length varint.
@@ -230,7 +268,13 @@ pub struct Will<'a> {
 
 /// CONNECT (§3.1) with protocol level 4 (3.1.1), no user name or password.
 /// Callers keep `client_id` and will topic/payload below 64 KiB.
-pub fn connect(out: &mut Vec<u8>, client_id: &str, keep_alive_s: u16, clean_session: bool, will: Option<&Will>) {
+pub fn connect(
+    out: &mut Vec<u8>,
+    client_id: &str,
+    keep_alive_s: u16,
+    clean_session: bool,
+    will: Option<&Will>,
+) {
     let mut flags = if clean_session { 0x02 } else { 0 };
     let mut remaining = 10 + 2 + client_id.len();
     if let Some(w) = will {
@@ -267,7 +311,15 @@ pub fn max_payload(topic: &str, qos: QoS) -> usize {
 
 /// Everything of a PUBLISH (§3.3) but its payload, which follows it on the wire.
 /// The caller checks `payload_len <= max_payload(topic, qos)`.
-pub fn publish_header(out: &mut Vec<u8>, topic: &str, qos: QoS, retain: bool, dup: bool, pkid: u16, payload_len: usize) {
+pub fn publish_header(
+    out: &mut Vec<u8>,
+    topic: &str,
+    qos: QoS,
+    retain: bool,
+    dup: bool,
+    pkid: u16,
+    payload_len: usize,
+) {
     let id_len = if qos == QoS::AtMostOnce { 0 } else { 2 };
     let flags = (dup as u8) << 3 | (qos as u8) << 1 | retain as u8;
     fixed_header(out, PUBLISH, flags, 2 + topic.len() + id_len + payload_len);
@@ -315,13 +367,25 @@ mod tests {
 
     #[test]
     fn remaining_length_boundaries() {
-        for (len, bytes) in [(0usize, 1usize), (127, 1), (128, 2), (16_383, 2), (16_384, 3), (2_097_151, 3), (2_097_152, 4), (MAX_REMAINING, 4)] {
+        for (len, bytes) in [
+            (0usize, 1usize),
+            (127, 1),
+            (128, 2),
+            (16_383, 2),
+            (16_384, 3),
+            (2_097_151, 3),
+            (2_097_152, 4),
+            (MAX_REMAINING, 4),
+        ] {
             let mut out = Vec::new();
             fixed_header(&mut out, PUBLISH, 0, len);
             assert_eq!(out.len(), 1 + bytes, "{len}");
             assert_eq!(frame_len(&out).unwrap(), Some(1 + bytes + len));
         }
-        assert_eq!(frame_len(&[0x30, 0xff, 0xff, 0xff, 0xff, 0x01]), Err(Malformed("remaining length longer than 4 bytes")));
+        assert_eq!(
+            frame_len(&[0x30, 0xff, 0xff, 0xff, 0xff, 0x01]),
+            Err(Malformed("remaining length longer than 4 bytes"))
+        );
         assert_eq!(frame_len(&[0x30, 0xff]), Ok(None));
         assert_eq!(frame_len(&[0x30]), Ok(None));
         assert_eq!(frame_len(&[]), Ok(None));
@@ -331,10 +395,30 @@ mod tests {
     fn connect_matches_the_spec_example() {
         let mut out = Vec::new();
         connect(&mut out, "", 0, true, None);
-        assert_eq!(out, [0x10, 12, 0, 4, b'M', b'Q', b'T', b'T', 4, 0x02, 0, 0, 0, 0]);
+        assert_eq!(
+            out,
+            [0x10, 12, 0, 4, b'M', b'Q', b'T', b'T', 4, 0x02, 0, 0, 0, 0]
+        );
         out.clear();
-        connect(&mut out, "c", 60, true, Some(&Will { topic: "w", payload: b"", qos: QoS::AtLeastOnce, retain: true }));
-        assert_eq!(out, [0x10, 18, 0, 4, b'M', b'Q', b'T', b'T', 4, 0x2e, 0, 60, 0, 1, b'c', 0, 1, b'w', 0, 0]);
+        connect(
+            &mut out,
+            "c",
+            60,
+            true,
+            Some(&Will {
+                topic: "w",
+                payload: b"",
+                qos: QoS::AtLeastOnce,
+                retain: true,
+            }),
+        );
+        assert_eq!(
+            out,
+            [
+                0x10, 18, 0, 4, b'M', b'Q', b'T', b'T', 4, 0x2e, 0, 60, 0, 1, b'c', 0, 1, b'w', 0,
+                0
+            ]
+        );
     }
 
     #[test]
@@ -345,7 +429,9 @@ mod tests {
                 let mut out = Vec::new();
                 publish_header(&mut out, "mwperf/b/ping", qos, true, false, 7, size);
                 out.extend_from_slice(&payload);
-                let Packet::Publish(p) = parse(&out) else { panic!("not a publish") };
+                let Packet::Publish(p) = parse(&out) else {
+                    panic!("not a publish")
+                };
                 assert_eq!((p.qos, p.retain, p.dup), (qos, true, false));
                 assert_eq!(p.pkid, if qos == QoS::AtMostOnce { 0 } else { 7 });
                 assert_eq!(&out[p.topic], b"mwperf/b/ping");
@@ -356,14 +442,37 @@ mod tests {
 
     #[test]
     fn acks_and_control_packets() {
-        for (kind, want) in [(Ack::PubAck, Packet::PubAck(300)), (Ack::PubRec, Packet::PubRec(300)), (Ack::PubRel, Packet::PubRel(300)), (Ack::PubComp, Packet::PubComp(300))] {
+        for (kind, want) in [
+            (Ack::PubAck, Packet::PubAck(300)),
+            (Ack::PubRec, Packet::PubRec(300)),
+            (Ack::PubRel, Packet::PubRel(300)),
+            (Ack::PubComp, Packet::PubComp(300)),
+        ] {
             let mut out = Vec::new();
             ack(&mut out, kind, 300);
             assert_eq!(parse(&out), want);
         }
-        assert_eq!(parse(&[0x20, 2, 0, 0]), Packet::ConnAck { session_present: false, code: 0 });
-        assert_eq!(parse(&[0x20, 2, 1, 5]), Packet::ConnAck { session_present: true, code: 5 });
-        assert_eq!(parse(&[0x90, 4, 0, 9, 1, 0x80]), Packet::SubAck { pkid: 9, codes: 4..6 });
+        assert_eq!(
+            parse(&[0x20, 2, 0, 0]),
+            Packet::ConnAck {
+                session_present: false,
+                code: 0
+            }
+        );
+        assert_eq!(
+            parse(&[0x20, 2, 1, 5]),
+            Packet::ConnAck {
+                session_present: true,
+                code: 5
+            }
+        );
+        assert_eq!(
+            parse(&[0x90, 4, 0, 9, 1, 0x80]),
+            Packet::SubAck {
+                pkid: 9,
+                codes: 4..6
+            }
+        );
         assert_eq!(parse(&[0xb0, 2, 0, 9]), Packet::UnsubAck(9));
         assert_eq!(parse(&[0xd0, 0]), Packet::PingResp);
         let mut out = Vec::new();
@@ -430,7 +539,9 @@ mod tests {
             if let Ok(Some((p, n))) = decode(&b[..len]) {
                 assert!(n <= len);
                 if let Packet::Publish(p) = p {
-                    assert!(p.topic.end <= n && p.payload.end <= n && p.payload.start <= p.payload.end);
+                    assert!(
+                        p.topic.end <= n && p.payload.end <= n && p.payload.start <= p.payload.end
+                    );
                 }
             }
         }

@@ -31,7 +31,12 @@ pub fn delivery(spec: &Spec) -> Result<Delivery, TransportError> {
         },
         Some(v) => match v.parse::<u8>().ok().and_then(QoS::from_bits) {
             Some(q) => q,
-            None => return Err(TransportError::Unsupported { transport: TRANSPORT, what: format!("'--opt qos={v}' (allowed: 0, 1, 2)") }),
+            None => {
+                return Err(TransportError::Unsupported {
+                    transport: TRANSPORT,
+                    what: format!("'--opt qos={v}' (allowed: 0, 1, 2)"),
+                })
+            }
         },
     };
     let retain = match (spec.qos.durability, spec.qos.history) {
@@ -53,21 +58,68 @@ mod tests {
     use crate::{Qos, Reliability};
 
     fn spec(r: Reliability, h: History, d: Durability) -> Spec {
-        Spec::new("x:1").with_qos(Qos { reliability: r, history: h, durability: d })
+        Spec::new("x:1").with_qos(Qos {
+            reliability: r,
+            history: h,
+            durability: d,
+        })
     }
 
     #[test]
     fn mapping() {
-        let d = delivery(&spec(Reliability::BestEffort, History::KeepAll, Durability::Volatile)).unwrap();
-        assert_eq!(d, Delivery { qos: QoS::AtMostOnce, retain: false });
-        let d = delivery(&spec(Reliability::Reliable, History::KeepLast(1), Durability::TransientLocal)).unwrap();
-        assert_eq!(d, Delivery { qos: QoS::AtLeastOnce, retain: true });
-        let d = delivery(&spec(Reliability::BestEffort, History::KeepLast(5), Durability::Volatile).with_option("qos", "2")).unwrap();
+        let d = delivery(&spec(
+            Reliability::BestEffort,
+            History::KeepAll,
+            Durability::Volatile,
+        ))
+        .unwrap();
+        assert_eq!(
+            d,
+            Delivery {
+                qos: QoS::AtMostOnce,
+                retain: false
+            }
+        );
+        let d = delivery(&spec(
+            Reliability::Reliable,
+            History::KeepLast(1),
+            Durability::TransientLocal,
+        ))
+        .unwrap();
+        assert_eq!(
+            d,
+            Delivery {
+                qos: QoS::AtLeastOnce,
+                retain: true
+            }
+        );
+        let d = delivery(
+            &spec(
+                Reliability::BestEffort,
+                History::KeepLast(5),
+                Durability::Volatile,
+            )
+            .with_option("qos", "2"),
+        )
+        .unwrap();
         assert_eq!(d.qos, QoS::ExactlyOnce);
-        let e = delivery(&spec(Reliability::Reliable, History::KeepLast(10), Durability::TransientLocal)).unwrap_err();
-        assert!(e.is_usage() && e.to_string().contains("keep-last:10") && e.to_string().contains("not supported by mqtt"), "{e}");
+        let e = delivery(&spec(
+            Reliability::Reliable,
+            History::KeepLast(10),
+            Durability::TransientLocal,
+        ))
+        .unwrap_err();
+        assert!(
+            e.is_usage()
+                && e.to_string().contains("keep-last:10")
+                && e.to_string().contains("not supported by mqtt"),
+            "{e}"
+        );
         let e = delivery(&Spec::new("x:1").with_option("qos", "3")).unwrap_err();
-        assert!(e.is_usage() && e.to_string().contains("allowed: 0, 1, 2"), "{e}");
+        assert!(
+            e.is_usage() && e.to_string().contains("allowed: 0, 1, 2"),
+            "{e}"
+        );
         let e = delivery(&Spec::new("x:1").with_option("depth", "3")).unwrap_err();
         assert!(e.is_usage() && e.to_string().contains("knows: qos"), "{e}");
     }

@@ -81,16 +81,35 @@ pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError
 fn connect(broker: &str, side: Side, topics: &Topics) -> Result<Session, TransportError> {
     let to = broker
         .to_socket_addrs()
-        .map_err(|e| TransportError::Address(format!("cannot resolve the MQTT broker '{broker}': {e}")))?
+        .map_err(|e| {
+            TransportError::Address(format!("cannot resolve the MQTT broker '{broker}': {e}"))
+        })?
         .next()
-        .ok_or_else(|| TransportError::Address(format!("the MQTT broker '{broker}' resolves to nothing")))?;
-    let sock = TcpStream::connect_timeout(&to, CONNECT_TIMEOUT).map_err(|e| TransportError::Missing {
-        what: format!("an MQTT broker at {broker} ({e})"),
-        install: format!("start one first, e.g. `mosquitto -p {}` (install: apt-get install mosquitto)", to.port()),
-    })?;
-    let will = Will { topic: &topics.ready, payload: b"", qos: QoS::AtLeastOnce, retain: true };
+        .ok_or_else(|| {
+            TransportError::Address(format!("the MQTT broker '{broker}' resolves to nothing"))
+        })?;
+    let sock =
+        TcpStream::connect_timeout(&to, CONNECT_TIMEOUT).map_err(|e| TransportError::Missing {
+            what: format!("an MQTT broker at {broker} ({e})"),
+            install: format!(
+                "start one first, e.g. `mosquitto -p {}` (install: apt-get install mosquitto)",
+                to.port()
+            ),
+        })?;
+    let will = Will {
+        topic: &topics.ready,
+        payload: b"",
+        qos: QoS::AtLeastOnce,
+        retain: true,
+    };
     let mut packet = Vec::new();
-    codec::connect(&mut packet, &client_id(side), 0, true, side.is_listener().then_some(&will));
+    codec::connect(
+        &mut packet,
+        &client_id(side),
+        0,
+        true,
+        side.is_listener().then_some(&will),
+    );
     Session::connect(sock, broker, &packet, CONNACK_NS)
 }
 
@@ -105,7 +124,11 @@ fn client_id(side: Side) -> String {
         Side::Sub => "sub",
     };
     let salt = (now_ns() >> 10) as u16;
-    format!("mwperf-{role}-{}-{}-{salt:04x}", std::process::id(), N.fetch_add(1, Ordering::Relaxed))
+    format!(
+        "mwperf-{role}-{}-{}-{salt:04x}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
 }
 
 pub struct MqttEndpoint {
@@ -150,28 +173,59 @@ impl MqttEndpoint {
             }
             let now = now_ns();
             if now >= end {
-                return Err(TransportError::Middleware { transport: TRANSPORT, detail: format!("no SUBACK for {input} from the broker at {} within 5 s", self.broker()) });
+                return Err(TransportError::Middleware {
+                    transport: TRANSPORT,
+                    detail: format!(
+                        "no SUBACK for {input} from the broker at {} within 5 s",
+                        self.broker()
+                    ),
+                });
             }
             self.pump(None, end - now)?;
         }
-        let hello = format!("mwperf {} pid {}", if self.side == Side::Pong { "pong" } else { "sub" }, std::process::id());
+        let hello = format!(
+            "mwperf {} pid {}",
+            if self.side == Side::Pong {
+                "pong"
+            } else {
+                "sub"
+            },
+            std::process::id()
+        );
         let ready = self.topics.ready.clone();
-        self.session.publish(&ready, QoS::AtLeastOnce, true, hello.as_bytes())
+        self.session
+            .publish(&ready, QoS::AtLeastOnce, true, hello.as_bytes())
     }
 
     fn broker(&self) -> &str {
-        self.local.rsplit_once('/').map(|(b, _)| b).unwrap_or(&self.local)
+        self.local
+            .rsplit_once('/')
+            .map(|(b, _)| b)
+            .unwrap_or(&self.local)
     }
 
     fn refused(&self, topic: &str) -> TransportError {
-        TransportError::Middleware { transport: TRANSPORT, detail: format!("the broker at {} refused the subscription to {topic} (check its ACL / max_qos)", self.broker()) }
+        TransportError::Middleware {
+            transport: TRANSPORT,
+            detail: format!(
+                "the broker at {} refused the subscription to {topic} (check its ACL / max_qos)",
+                self.broker()
+            ),
+        }
     }
 
     /// Look at the connection once (waiting at most `wait_ns`): a data message goes into `out`
     /// when given, else into `early`; `ready` updates the match state.
     fn pump(&mut self, out: Option<&mut Vec<u8>>, wait_ns: u64) -> Result<Got, TransportError> {
-        let Some(d) = self.session.next(wait_ns)? else { return Ok(Got::Nothing) };
-        if self.topics.input.as_ref().is_some_and(|t| t.as_bytes() == d.topic) {
+        let Some(d) = self.session.next(wait_ns)? else {
+            return Ok(Got::Nothing);
+        };
+        if self
+            .topics
+            .input
+            .as_ref()
+            .is_some_and(|t| t.as_bytes() == d.topic)
+        {
             let n = d.payload.len();
             match out {
                 Some(buf) => {
@@ -196,7 +250,10 @@ impl MqttEndpoint {
 impl Endpoint for MqttEndpoint {
     fn send(&mut self, msg: &[u8]) -> Result<(), TransportError> {
         let Some(topic) = &self.topics.out else {
-            return Err(TransportError::Unsupported { transport: TRANSPORT, what: "sending from a sub (it only subscribes)".into() });
+            return Err(TransportError::Unsupported {
+                transport: TRANSPORT,
+                what: "sending from a sub (it only subscribes)".into(),
+            });
         };
         self.session.publish(topic, self.qos, self.retain, msg)
     }
@@ -208,7 +265,11 @@ impl Endpoint for MqttEndpoint {
         }
         let deadline = now_ns().saturating_add(wait_ns);
         loop {
-            let left = if wait_ns == 0 { 0 } else { deadline.saturating_sub(now_ns()).max(1) };
+            let left = if wait_ns == 0 {
+                0
+            } else {
+                deadline.saturating_sub(now_ns()).max(1)
+            };
             match self.pump(Some(&mut *buf), left)? {
                 Got::Message(n) => return Ok(Some(n)),
                 Got::PeerLeft => return Err(TransportError::Closed),
@@ -231,7 +292,11 @@ impl Endpoint for MqttEndpoint {
         loop {
             let subscribed = self.session.suback(self.sub_pkid);
             if subscribed == Some(false) {
-                let topics = format!("{} / {}", self.topics.ready, self.topics.input.as_deref().unwrap_or("-"));
+                let topics = format!(
+                    "{} / {}",
+                    self.topics.ready,
+                    self.topics.input.as_deref().unwrap_or("-")
+                );
                 return Err(self.refused(&topics));
             }
             if subscribed == Some(true) && self.peer_ready {
@@ -241,10 +306,21 @@ impl Endpoint for MqttEndpoint {
             let now = now_ns();
             if now >= end {
                 let detail = match subscribed {
-                    None => format!("the broker at {} did not acknowledge the subscription", self.broker()),
-                    Some(_) => format!("no pong/sub announced itself on {} at the broker {}", self.topics.ready, self.broker()),
+                    None => format!(
+                        "the broker at {} did not acknowledge the subscription",
+                        self.broker()
+                    ),
+                    Some(_) => format!(
+                        "no pong/sub announced itself on {} at the broker {}",
+                        self.topics.ready,
+                        self.broker()
+                    ),
                 };
-                return Err(TransportError::NotMatched { transport: TRANSPORT, waited_ns: timeout_ns, detail });
+                return Err(TransportError::NotMatched {
+                    transport: TRANSPORT,
+                    waited_ns: timeout_ns,
+                    detail,
+                });
             }
             self.pump(None, (end - now).min(100_000_000))?;
         }
@@ -259,7 +335,8 @@ impl Drop for MqttEndpoint {
             let ready = self.topics.ready.clone();
             let _ = self.session.publish(&ready, QoS::AtLeastOnce, true, b"");
         }
-        self.session.settle(CLOSE_NS, |s| s.unacknowledged() == 0 && s.unsent() == 0);
+        self.session
+            .settle(CLOSE_NS, |s| s.unacknowledged() == 0 && s.unsent() == 0);
         self.session.disconnect(CLOSE_NS);
     }
 }

@@ -44,7 +44,10 @@ struct IdSet {
 
 impl IdSet {
     fn new() -> Self {
-        IdSet { bits: vec![0; 1024], len: 0 }
+        IdSet {
+            bits: vec![0; 1024],
+            len: 0,
+        }
     }
     fn contains(&self, id: u16) -> bool {
         self.bits[id as usize / 64] & (1 << (id % 64)) != 0
@@ -115,7 +118,12 @@ pub struct Session {
 
 impl Session {
     /// Connect, send CONNECT, wait for CONNACK (at most `timeout_ns`).
-    pub fn connect(sock: TcpStream, broker: &str, connect_packet: &[u8], timeout_ns: u64) -> Result<Session, TransportError> {
+    pub fn connect(
+        sock: TcpStream,
+        broker: &str,
+        connect_packet: &[u8],
+        timeout_ns: u64,
+    ) -> Result<Session, TransportError> {
         sock.set_nodelay(true)?;
         let mut s = Session {
             sock,
@@ -147,18 +155,42 @@ impl Session {
                     s.rx_start += n;
                     return match code {
                         0 => Ok(s),
-                        _ => Err(TransportError::Middleware { transport: TRANSPORT, detail: format!("the broker at {broker} refused the connection: {}", connack_reason(code)) }),
+                        _ => Err(TransportError::Middleware {
+                            transport: TRANSPORT,
+                            detail: format!(
+                                "the broker at {broker} refused the connection: {}",
+                                connack_reason(code)
+                            ),
+                        }),
                     };
                 }
-                Some(_) => return Err(TransportError::Middleware { transport: TRANSPORT, detail: format!("{broker} did not answer CONNECT with CONNACK; is it an MQTT broker?") }),
+                Some(_) => {
+                    return Err(TransportError::Middleware {
+                        transport: TRANSPORT,
+                        detail: format!(
+                            "{broker} did not answer CONNECT with CONNACK; is it an MQTT broker?"
+                        ),
+                    })
+                }
                 None => {}
             }
             let left = deadline.saturating_sub(now_ns());
             if left == 0 {
-                return Err(TransportError::Middleware { transport: TRANSPORT, detail: format!("no CONNACK from {broker} within {} ms; is it an MQTT broker?", timeout_ns / 1_000_000) });
+                return Err(TransportError::Middleware {
+                    transport: TRANSPORT,
+                    detail: format!(
+                        "no CONNACK from {broker} within {} ms; is it an MQTT broker?",
+                        timeout_ns / 1_000_000
+                    ),
+                });
             }
             if poll::wait(s.fd(), libc::POLLIN, left)? && s.fill(libc::MSG_DONTWAIT).is_err() {
-                return Err(TransportError::Middleware { transport: TRANSPORT, detail: format!("{broker} closed the connection at CONNECT; is it an MQTT 3.1.1 broker?") });
+                return Err(TransportError::Middleware {
+                    transport: TRANSPORT,
+                    detail: format!(
+                        "{broker} closed the connection at CONNECT; is it an MQTT 3.1.1 broker?"
+                    ),
+                });
             }
         }
     }
@@ -169,7 +201,10 @@ impl Session {
 
     fn fail(&mut self, detail: String) -> TransportError {
         self.broken = Some(detail.clone());
-        TransportError::Middleware { transport: TRANSPORT, detail }
+        TransportError::Middleware {
+            transport: TRANSPORT,
+            detail,
+        }
     }
 
     fn malformed(&mut self, e: Malformed) -> TransportError {
@@ -179,7 +214,12 @@ impl Session {
 
     fn io_failed(&mut self, e: io::Error) -> TransportError {
         let d = match e.kind() {
-            ErrorKind::ConnectionReset | ErrorKind::BrokenPipe | ErrorKind::ConnectionAborted | ErrorKind::UnexpectedEof => format!("the broker at {} closed the connection", self.broker),
+            ErrorKind::ConnectionReset
+            | ErrorKind::BrokenPipe
+            | ErrorKind::ConnectionAborted
+            | ErrorKind::UnexpectedEof => {
+                format!("the broker at {} closed the connection", self.broker)
+            }
             _ => format!("connection to the broker at {}: {e}", self.broker),
         };
         self.fail(d)
@@ -187,7 +227,10 @@ impl Session {
 
     fn check_broken(&self) -> Result<(), TransportError> {
         match &self.broken {
-            Some(d) => Err(TransportError::Middleware { transport: TRANSPORT, detail: d.clone() }),
+            Some(d) => Err(TransportError::Middleware {
+                transport: TRANSPORT,
+                detail: d.clone(),
+            }),
             None => Ok(()),
         }
     }
@@ -239,7 +282,10 @@ impl Session {
 
     /// Whether the SUBACK for `pkid` came: Some(true) = all granted, Some(false) = refused.
     pub fn suback(&self, pkid: u16) -> Option<bool> {
-        self.subacks.iter().find(|(id, _)| *id == pkid).map(|(_, ok)| *ok)
+        self.subacks
+            .iter()
+            .find(|(id, _)| *id == pkid)
+            .map(|(_, ok)| *ok)
     }
 
     /// Messages sent at QoS 1/2 whose acknowledgement has not come yet.
@@ -248,11 +294,21 @@ impl Session {
     }
 
     /// Publish `payload` on `topic`; never blocks indefinitely (see the module docs).
-    pub fn publish(&mut self, topic: &str, qos: QoS, retain: bool, payload: &[u8]) -> Result<(), TransportError> {
+    pub fn publish(
+        &mut self,
+        topic: &str,
+        qos: QoS,
+        retain: bool,
+        payload: &[u8],
+    ) -> Result<(), TransportError> {
         self.check_broken()?;
         let max = codec::max_payload(topic, qos);
         if payload.len() > max {
-            return Err(TransportError::TooLarge { size: payload.len(), max, transport: TRANSPORT });
+            return Err(TransportError::TooLarge {
+                size: payload.len(),
+                max,
+                transport: TRANSPORT,
+            });
         }
         // No flush first: queued acknowledgements leave in the same write as this message.
         let pkid = if qos == QoS::AtMostOnce {
@@ -261,7 +317,10 @@ impl Session {
             if self.in_flight.len >= READ_ACKS_FROM {
                 self.service(0)?;
             }
-            self.wait_until(|s| s.in_flight.len < MAX_IN_FLIGHT, "acknowledge our messages")?;
+            self.wait_until(
+                |s| s.in_flight.len < MAX_IN_FLIGHT,
+                "acknowledge our messages",
+            )?;
             let id = self.new_pkid();
             self.in_flight.insert(id);
             id
@@ -276,7 +335,10 @@ impl Session {
             // A broker forwards a QoS 2 message only on our PUBREL, which answers its PUBREC:
             // wait for it here, or a sender that does not read would hold its messages back.
             self.awaiting_rec.insert(pkid);
-            self.wait_until(|s| !s.awaiting_rec.contains(pkid), "answer PUBLISH (QoS 2) with PUBREC")?;
+            self.wait_until(
+                |s| !s.awaiting_rec.contains(pkid),
+                "answer PUBLISH (QoS 2) with PUBREC",
+            )?;
             self.flush()?;
         }
         Ok(())
@@ -292,7 +354,11 @@ impl Session {
         let total = pending + hdr.len() + payload.len();
         let mut written = 0;
         while written < total {
-            match write_now(self.fd(), &[&self.tx[self.tx_start..], hdr, payload], written) {
+            match write_now(
+                self.fd(),
+                &[&self.tx[self.tx_start..], hdr, payload],
+                written,
+            ) {
                 Ok(0) => break,
                 Ok(n) => written += n,
                 Err(e) if e.kind() == ErrorKind::WouldBlock => break,
@@ -320,12 +386,19 @@ impl Session {
 
     /// Serve the connection (flush, read, handle packets, stash PUBLISHes) until `done` holds,
     /// for at most [`SEND_STALL_NS`].
-    fn wait_until(&mut self, done: impl Fn(&Session) -> bool, what: &str) -> Result<(), TransportError> {
+    fn wait_until(
+        &mut self,
+        done: impl Fn(&Session) -> bool,
+        what: &str,
+    ) -> Result<(), TransportError> {
         let end = now_ns() + SEND_STALL_NS;
         while !done(self) {
             let now = now_ns();
             if now >= end {
-                return Err(TransportError::Io(io::Error::new(ErrorKind::TimedOut, format!("the MQTT broker at {} did not {what} for 10 s", self.broker))));
+                return Err(TransportError::Io(io::Error::new(
+                    ErrorKind::TimedOut,
+                    format!("the MQTT broker at {} did not {what} for 10 s", self.broker),
+                )));
             }
             self.service((end - now).min(100_000_000))?;
         }
@@ -336,7 +409,11 @@ impl Session {
     /// `wait_ns` for the socket, flush, read, handle every complete packet (PUBLISHes stashed).
     fn service(&mut self, wait_ns: u64) -> Result<(), TransportError> {
         self.release();
-        let events = if self.backlog() > 0 { libc::POLLIN | libc::POLLOUT } else { libc::POLLIN };
+        let events = if self.backlog() > 0 {
+            libc::POLLIN | libc::POLLOUT
+        } else {
+            libc::POLLIN
+        };
         poll::wait(self.fd(), events, wait_ns)?;
         self.flush()?;
         for _ in 0..16 {
@@ -345,7 +422,10 @@ impl Session {
             }
         }
         while let Some(p) = self.parse_one()? {
-            let s = Stashed { topic: self.rx[p.topic.clone()].to_vec(), payload: self.rx[p.payload.clone()].to_vec() };
+            let s = Stashed {
+                topic: self.rx[p.topic.clone()].to_vec(),
+                payload: self.rx[p.payload.clone()].to_vec(),
+            };
             self.stash.push_back(s);
             self.release();
         }
@@ -368,8 +448,11 @@ impl Session {
     /// length is then in `self.lent`, its ranges relative to `rx`), or none is left.
     fn parse_one(&mut self) -> Result<Option<codec::Publish>, TransportError> {
         loop {
-            let decoded = codec::decode(&self.rx[self.rx_start..self.rx_end]).map_err(|e| self.malformed(e))?;
-            let Some((packet, n)) = decoded else { return Ok(None) };
+            let decoded = codec::decode(&self.rx[self.rx_start..self.rx_end])
+                .map_err(|e| self.malformed(e))?;
+            let Some((packet, n)) = decoded else {
+                return Ok(None);
+            };
             let base = self.rx_start;
             match packet {
                 Packet::Publish(mut p) => {
@@ -405,11 +488,18 @@ impl Session {
                     self.queue_ack(Ack::PubComp, id);
                 }
                 Packet::SubAck { pkid, codes } => {
-                    let ok = self.rx[base + codes.start..base + codes.end].iter().all(|c| *c <= 2);
+                    let ok = self.rx[base + codes.start..base + codes.end]
+                        .iter()
+                        .all(|c| *c <= 2);
                     self.subacks.push((pkid, ok));
                     self.suback_news = true;
                 }
-                Packet::ConnAck { .. } => return Err(self.fail(format!("a second CONNACK from the broker at {}", self.broker))),
+                Packet::ConnAck { .. } => {
+                    return Err(self.fail(format!(
+                        "a second CONNACK from the broker at {}",
+                        self.broker
+                    )))
+                }
                 Packet::UnsubAck(_) | Packet::PingResp => {}
             }
             self.rx_start += n;
@@ -424,7 +514,10 @@ impl Session {
         self.release();
         if let Some(s) = self.stash.pop_front() {
             let s = self.lent_stash.insert(s);
-            return Ok(Some(Delivery { topic: &s.topic, payload: &s.payload }));
+            return Ok(Some(Delivery {
+                topic: &s.topic,
+                payload: &s.payload,
+            }));
         }
         let deadline = now_ns().saturating_add(wait_ns);
         let found = loop {
@@ -445,7 +538,11 @@ impl Session {
                 self.rcvtimeo.set(fd, coarse_timeout(left))?;
                 0
             } else {
-                let events = if self.backlog() > 0 { libc::POLLIN | libc::POLLOUT } else { libc::POLLIN };
+                let events = if self.backlog() > 0 {
+                    libc::POLLIN | libc::POLLOUT
+                } else {
+                    libc::POLLIN
+                };
                 if !poll::wait(self.fd(), events, left)? && now_ns() < deadline {
                     return Ok(None); // interrupted by a signal
                 }
@@ -458,7 +555,10 @@ impl Session {
                 return Ok(None);
             }
         };
-        Ok(Some(Delivery { topic: &self.rx[found.topic], payload: &self.rx[found.payload] }))
+        Ok(Some(Delivery {
+            topic: &self.rx[found.topic],
+            payload: &self.rx[found.payload],
+        }))
     }
 
     /// Read what the socket has into the receive buffer. Ok(false) = nothing available.
@@ -478,7 +578,14 @@ impl Session {
         }
         let spare = &mut self.rx[self.rx_end..];
         // SAFETY: `spare` is valid for its length.
-        match check(unsafe { libc::recv(self.sock.as_raw_fd(), spare.as_mut_ptr() as *mut libc::c_void, spare.len(), flags) }) {
+        match check(unsafe {
+            libc::recv(
+                self.sock.as_raw_fd(),
+                spare.as_mut_ptr() as *mut libc::c_void,
+                spare.len(),
+                flags,
+            )
+        }) {
             Ok(0) => Err(self.io_failed(io::Error::from(ErrorKind::UnexpectedEof))),
             Ok(n) => {
                 self.rx_end += n;
@@ -527,7 +634,10 @@ impl Session {
 /// One non-blocking gathering send of `parts` (at most 3) after skipping their first `skip`
 /// bytes, on a (blocking) socket; never raises SIGPIPE.
 fn write_now(fd: RawFd, parts: &[&[u8]], mut skip: usize) -> io::Result<usize> {
-    let mut iov: [libc::iovec; 3] = [libc::iovec { iov_base: std::ptr::null_mut(), iov_len: 0 }; 3];
+    let mut iov: [libc::iovec; 3] = [libc::iovec {
+        iov_base: std::ptr::null_mut(),
+        iov_len: 0,
+    }; 3];
     let mut n = 0;
     for p in parts.iter().take(3) {
         if skip >= p.len() {
@@ -536,7 +646,10 @@ fn write_now(fd: RawFd, parts: &[&[u8]], mut skip: usize) -> io::Result<usize> {
         }
         let p = &p[skip..];
         skip = 0;
-        iov[n] = libc::iovec { iov_base: p.as_ptr() as *mut libc::c_void, iov_len: p.len() };
+        iov[n] = libc::iovec {
+            iov_base: p.as_ptr() as *mut libc::c_void,
+            iov_len: p.len(),
+        };
         n += 1;
     }
     if n == 0 {

@@ -28,21 +28,58 @@ fn call(cfg: &Config, method: &str, params: &[Value]) -> Result<Value, Transport
 
 /// The URIs in a master answer's list (strings only; anything else is ignored).
 fn uris(v: &Value) -> Vec<String> {
-    v.as_array().unwrap_or(&[]).iter().filter_map(|u| u.as_str().map(str::to_string)).collect()
+    v.as_array()
+        .unwrap_or(&[])
+        .iter()
+        .filter_map(|u| u.as_str().map(str::to_string))
+        .collect()
 }
 
 /// registerPublisher(caller_id, topic, topic_type, caller_api) → current subscribers (unused:
 /// subscribers connect to us after the master's publisherUpdate reaches them).
 pub fn register_publisher(cfg: &Config, topic: &str, api: &str) -> Result<(), TransportError> {
-    call(cfg, "registerPublisher", &[Value::str(&cfg.caller_id), Value::str(topic), Value::str(super::tcpros::MSG_TYPE), Value::str(api)]).map(|_| ())
+    call(
+        cfg,
+        "registerPublisher",
+        &[
+            Value::str(&cfg.caller_id),
+            Value::str(topic),
+            Value::str(super::tcpros::MSG_TYPE),
+            Value::str(api),
+        ],
+    )
+    .map(|_| ())
 }
 
 /// registerSubscriber(caller_id, topic, topic_type, caller_api) → the publishers' slave URIs.
-pub fn register_subscriber(cfg: &Config, topic: &str, api: &str) -> Result<Vec<String>, TransportError> {
-    call(cfg, "registerSubscriber", &[Value::str(&cfg.caller_id), Value::str(topic), Value::str(super::tcpros::MSG_TYPE), Value::str(api)]).map(|v| uris(&v))
+pub fn register_subscriber(
+    cfg: &Config,
+    topic: &str,
+    api: &str,
+) -> Result<Vec<String>, TransportError> {
+    call(
+        cfg,
+        "registerSubscriber",
+        &[
+            Value::str(&cfg.caller_id),
+            Value::str(topic),
+            Value::str(super::tcpros::MSG_TYPE),
+            Value::str(api),
+        ],
+    )
+    .map(|v| uris(&v))
 }
 
 /// unregisterPublisher / unregisterSubscriber(caller_id, topic, caller_api); best effort (drop).
 pub fn unregister(cfg: &Config, method: &str, topic: &str, api: &str) {
-    let _ = xmlrpc::call(&cfg.master, method, &[Value::str(&cfg.caller_id), Value::str(topic), Value::str(api)], Duration::from_secs(2));
+    let _ = xmlrpc::call(
+        &cfg.master,
+        method,
+        &[
+            Value::str(&cfg.caller_id),
+            Value::str(topic),
+            Value::str(api),
+        ],
+        Duration::from_secs(2),
+    );
 }

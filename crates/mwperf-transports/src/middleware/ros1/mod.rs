@@ -48,7 +48,10 @@ struct Address {
 
 /// ROS graph names: segments of `[A-Za-z][A-Za-z0-9_]*` separated by `/`.
 fn valid_base(base: &str) -> bool {
-    base.split('/').all(|seg| seg.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) && seg.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+    base.split('/').all(|seg| {
+        seg.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && seg.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
 }
 
 fn parse_address(addr: &str, listener: bool) -> Result<Address, TransportError> {
@@ -57,9 +60,21 @@ fn parse_address(addr: &str, listener: bool) -> Result<Address, TransportError> 
         Some((u, b)) => (u, b),
         None => (addr, ""),
     };
-    let uri = if uri.is_empty() { std::env::var("ROS_MASTER_URI").unwrap_or_else(|_| DEFAULT_MASTER.into()) } else { uri.to_string() };
-    let (host, port, _) = xmlrpc::split_uri(&uri).ok_or_else(|| TransportError::Address(format!("ros1 address '{addr}': '{uri}' is not a master URI; expected {form}")))?;
-    let master = if host.contains(':') { format!("http://[{host}]:{port}/") } else { format!("http://{host}:{port}/") };
+    let uri = if uri.is_empty() {
+        std::env::var("ROS_MASTER_URI").unwrap_or_else(|_| DEFAULT_MASTER.into())
+    } else {
+        uri.to_string()
+    };
+    let (host, port, _) = xmlrpc::split_uri(&uri).ok_or_else(|| {
+        TransportError::Address(format!(
+            "ros1 address '{addr}': '{uri}' is not a master URI; expected {form}"
+        ))
+    })?;
+    let master = if host.contains(':') {
+        format!("http://[{host}]:{port}/")
+    } else {
+        format!("http://{host}:{port}/")
+    };
     let base = match base {
         "" | "auto" if listener => spec_auto_base(),
         "" | "auto" => {
@@ -82,13 +97,18 @@ fn topic(base: &str, suffix: &str) -> String {
 
 /// The queue policy for the QoS, or the usage error naming what ROS 1 cannot do.
 fn queue_policy(spec: &Spec) -> Result<(QueuePolicy, bool), TransportError> {
-    let unsupported = |what: String| TransportError::Unsupported { transport: NAME, what };
+    let unsupported = |what: String| TransportError::Unsupported {
+        transport: NAME,
+        what,
+    };
     if spec.qos.reliability == Reliability::BestEffort {
         return Err(unsupported("--reliability best-effort (UDPROS is not implemented; TCPROS is reliable: use --reliability reliable)".into()));
     }
     let policy = match spec.qos.history {
         History::KeepLast(n) => QueuePolicy::KeepLast(n as usize),
-        History::KeepAll => QueuePolicy::KeepAll { max_bytes: KEEP_ALL_BYTES },
+        History::KeepAll => QueuePolicy::KeepAll {
+            max_bytes: KEEP_ALL_BYTES,
+        },
     };
     let latching = spec.qos.durability == Durability::TransientLocal;
     if latching && spec.qos.history != History::KeepLast(1) {
@@ -102,12 +122,20 @@ fn caller_id(side: Side) -> String {
     static N: AtomicU32 = AtomicU32::new(0);
     let t = now_ns();
     let side = format!("{side:?}").to_lowercase();
-    format!("/mwperf_{side}_{}_{}_{:x}", std::process::id(), N.fetch_add(1, Ordering::Relaxed), (t ^ (t >> 23)) & 0xffff)
+    format!(
+        "/mwperf_{side}_{}_{}_{:x}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed),
+        (t ^ (t >> 23)) & 0xffff
+    )
 }
 
 /// The host our servers advertise: ROS_IP when set (as roscpp does), else loopback.
 fn advertised_host() -> String {
-    std::env::var("ROS_IP").ok().filter(|h| h.parse::<std::net::IpAddr>().is_ok()).unwrap_or_else(|| "127.0.0.1".into())
+    std::env::var("ROS_IP")
+        .ok()
+        .filter(|h| h.parse::<std::net::IpAddr>().is_ok())
+        .unwrap_or_else(|| "127.0.0.1".into())
 }
 
 pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError> {
@@ -122,7 +150,13 @@ pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError
         subscribes: side.in_topic().map(|s| topic(&addr.base, s)),
         latching,
     };
-    let node = Node::start(cfg).map_err(|e| TransportError::Middleware { transport: NAME, detail: format!("cannot start the node's servers on {}: {e}", advertised_host()) })?;
+    let node = Node::start(cfg).map_err(|e| TransportError::Middleware {
+        transport: NAME,
+        detail: format!(
+            "cannot start the node's servers on {}: {e}",
+            advertised_host()
+        ),
+    })?;
     let mut ep = Ros1Endpoint {
         local: format!("{}#{}", addr.master, addr.base),
         node,
@@ -192,7 +226,10 @@ impl Ros1Endpoint {
         shared.clear_wake();
         let mut h = shared.lock();
         if let Some(why) = &h.shutdown {
-            return Err(TransportError::Middleware { transport: NAME, detail: why.clone() });
+            return Err(TransportError::Middleware {
+                transport: NAME,
+                detail: why.clone(),
+            });
         }
         for s in h.subscribers.drain(..) {
             let mut o = Outbound::new(s);
@@ -254,7 +291,11 @@ impl Ros1Endpoint {
         let mut got = false;
         let mut idx = 0;
         while idx < self.inbound.len() {
-            let ready = !readable_only || self.pollfds.iter().any(|p| p.fd == self.inbound[idx].fd() && p.revents != 0);
+            let ready = !readable_only
+                || self
+                    .pollfds
+                    .iter()
+                    .any(|p| p.fd == self.inbound[idx].fd() && p.revents != 0);
             if self.inbound[idx].dead {
                 self.forget_inbound(idx);
                 continue;
@@ -278,19 +319,45 @@ impl Ros1Endpoint {
     /// most `wait_ns`. false = timed out or interrupted.
     fn wait(&mut self, wait_ns: u64) -> Result<bool, TransportError> {
         self.pollfds.clear();
-        self.pollfds.push(libc::pollfd { fd: self.shared().wake_fd(), events: libc::POLLIN, revents: 0 });
+        self.pollfds.push(libc::pollfd {
+            fd: self.shared().wake_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        });
         for i in &self.inbound {
-            self.pollfds.push(libc::pollfd { fd: i.fd(), events: libc::POLLIN, revents: 0 });
+            self.pollfds.push(libc::pollfd {
+                fd: i.fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            });
         }
         for o in self.outbound.iter().filter(|o| o.has_backlog()) {
-            self.pollfds.push(libc::pollfd { fd: o.fd(), events: libc::POLLOUT, revents: 0 });
+            self.pollfds.push(libc::pollfd {
+                fd: o.fd(),
+                events: libc::POLLOUT,
+                revents: 0,
+            });
         }
-        let ts = libc::timespec { tv_sec: (wait_ns / 1_000_000_000) as libc::time_t, tv_nsec: (wait_ns % 1_000_000_000) as libc::c_long };
+        let ts = libc::timespec {
+            tv_sec: (wait_ns / 1_000_000_000) as libc::time_t,
+            tv_nsec: (wait_ns % 1_000_000_000) as libc::c_long,
+        };
         // SAFETY: valid pollfd array and timespec.
-        let rc = unsafe { libc::ppoll(self.pollfds.as_mut_ptr(), self.pollfds.len() as libc::nfds_t, &ts, std::ptr::null()) };
+        let rc = unsafe {
+            libc::ppoll(
+                self.pollfds.as_mut_ptr(),
+                self.pollfds.len() as libc::nfds_t,
+                &ts,
+                std::ptr::null(),
+            )
+        };
         if rc < 0 {
             let e = std::io::Error::last_os_error();
-            return if e.kind() == std::io::ErrorKind::Interrupted { Ok(false) } else { Err(e.into()) };
+            return if e.kind() == std::io::ErrorKind::Interrupted {
+                Ok(false)
+            } else {
+                Err(e.into())
+            };
         }
         if self.pollfds[0].revents != 0 {
             // News from the background: reset the eventfd here (the caller adopts next), or a
@@ -302,8 +369,18 @@ impl Ros1Endpoint {
 
     fn not_matched(&self, waited_ns: u64, what: &str) -> TransportError {
         let cfg = &self.shared().cfg;
-        let last = self.shared().lock().last_error.clone().map(|e| format!("; last link error: {e}")).unwrap_or_default();
-        TransportError::NotMatched { transport: NAME, waited_ns, detail: format!("{what} at master {}{last}", cfg.master) }
+        let last = self
+            .shared()
+            .lock()
+            .last_error
+            .clone()
+            .map(|e| format!("; last link error: {e}"))
+            .unwrap_or_default();
+        TransportError::NotMatched {
+            transport: NAME,
+            waited_ns,
+            detail: format!("{what} at master {}{last}", cfg.master),
+        }
     }
 }
 
@@ -314,7 +391,11 @@ impl Endpoint for Ros1Endpoint {
             self.latched = Some(msg.to_vec());
         }
         if msg.len() > tcpros::MAX_FRAME {
-            return Err(TransportError::TooLarge { size: msg.len(), max: tcpros::MAX_FRAME, transport: NAME });
+            return Err(TransportError::TooLarge {
+                size: msg.len(),
+                max: tcpros::MAX_FRAME,
+                transport: NAME,
+            });
         }
         let (prefix, suffix) = tcpros::frame_parts(msg);
         let mut err = None;
@@ -349,7 +430,10 @@ impl Endpoint for Ros1Endpoint {
                 return Ok(None);
             }
             let left = deadline - now;
-            if self.inbound.len() == 1 && left >= tcpros::LONG_WAIT_NS && !self.outbound.iter().any(Outbound::has_backlog) {
+            if self.inbound.len() == 1
+                && left >= tcpros::LONG_WAIT_NS
+                && !self.outbound.iter().any(Outbound::has_backlog)
+            {
                 // The usual case (one publisher, nothing to flush): one blocking recv. New links
                 // wait for the next call (at most this wait).
                 match self.inbound[0].fill_blocking(left) {
@@ -357,7 +441,9 @@ impl Endpoint for Ros1Endpoint {
                         readable_only = false;
                         continue;
                     }
-                    Ok(false) if now_ns() < deadline.saturating_sub(tcpros::LONG_WAIT_NS) => return Ok(None), // a signal
+                    Ok(false) if now_ns() < deadline.saturating_sub(tcpros::LONG_WAIT_NS) => {
+                        return Ok(None)
+                    } // a signal
                     Ok(false) => {}
                     Err(_) => self.forget_inbound(0),
                 }
@@ -385,7 +471,8 @@ impl Endpoint for Ros1Endpoint {
     /// publisher is linked.
     fn matched_subscribers(&mut self) -> Option<u64> {
         self.adopt().ok()?;
-        (self.shared().cfg.publishes.is_some() && !self.side.is_listener()).then_some(self.outbound.len() as u64)
+        (self.shared().cfg.publishes.is_some() && !self.side.is_listener())
+            .then_some(self.outbound.len() as u64)
     }
 
     fn wait_matched(&mut self, timeout_ns: u64) -> Result<(), TransportError> {
@@ -393,7 +480,11 @@ impl Endpoint for Ros1Endpoint {
         let end = start.saturating_add(timeout_ns);
         loop {
             self.adopt()?;
-            let matched = if self.shared().cfg.publishes.is_some() && !self.side.is_listener() { !self.outbound.is_empty() } else { !self.inbound.is_empty() };
+            let matched = if self.shared().cfg.publishes.is_some() && !self.side.is_listener() {
+                !self.outbound.is_empty()
+            } else {
+                !self.inbound.is_empty()
+            };
             if matched {
                 return Ok(());
             }
@@ -425,10 +516,20 @@ impl Drop for Ros1Endpoint {
         let shared = Arc::clone(self.shared());
         let cfg = &shared.cfg;
         if self.registered_pub {
-            master::unregister(cfg, "unregisterPublisher", cfg.publishes.as_deref().unwrap_or(""), &self.node.api);
+            master::unregister(
+                cfg,
+                "unregisterPublisher",
+                cfg.publishes.as_deref().unwrap_or(""),
+                &self.node.api,
+            );
         }
         if self.registered_sub {
-            master::unregister(cfg, "unregisterSubscriber", cfg.subscribes.as_deref().unwrap_or(""), &self.node.api);
+            master::unregister(
+                cfg,
+                "unregisterSubscriber",
+                cfg.subscribes.as_deref().unwrap_or(""),
+                &self.node.api,
+            );
         }
         // Close links before the node goes, so peers see EOF promptly.
         for i in &self.inbound {
@@ -445,13 +546,29 @@ mod tests {
     #[test]
     fn addresses() {
         let a = parse_address("http://127.0.0.1:11311/#demo", false).unwrap();
-        assert_eq!(a, Address { master: "http://127.0.0.1:11311/".into(), base: "demo".into() });
+        assert_eq!(
+            a,
+            Address {
+                master: "http://127.0.0.1:11311/".into(),
+                base: "demo".into()
+            }
+        );
         let a = parse_address("http://localhost:5/#a/b_2", false).unwrap();
         assert_eq!(a.base, "a/b_2");
         let a = parse_address("http://127.0.0.1:11311/", true).unwrap();
         assert!(valid_base(&a.base), "{}", a.base);
-        assert!(parse_address("http://127.0.0.1:11311/#auto", true).unwrap().base.starts_with("mwperf_"));
-        for (bad, listener) in [("http://127.0.0.1:11311/", false), ("127.0.0.1:11311#x", true), ("http://h:1/#a-b", true), ("http://h:1/#9a", true), ("http://h:1/#a//b", true), ("http://h/#a", true)] {
+        assert!(parse_address("http://127.0.0.1:11311/#auto", true)
+            .unwrap()
+            .base
+            .starts_with("mwperf_"));
+        for (bad, listener) in [
+            ("http://127.0.0.1:11311/", false),
+            ("127.0.0.1:11311#x", true),
+            ("http://h:1/#a-b", true),
+            ("http://h:1/#9a", true),
+            ("http://h:1/#a//b", true),
+            ("http://h/#a", true),
+        ] {
             let e = parse_address(bad, listener).unwrap_err();
             assert!(e.is_usage() && e.to_string().contains("ros1"), "{bad}: {e}");
         }
@@ -459,25 +576,66 @@ mod tests {
 
     #[test]
     fn qos_mapping() {
-        let q = |r, h, d| queue_policy(&Spec::new("x").with_qos(Qos { reliability: r, history: h, durability: d }));
+        let q = |r, h, d| {
+            queue_policy(&Spec::new("x").with_qos(Qos {
+                reliability: r,
+                history: h,
+                durability: d,
+            }))
+        };
         use Durability::*;
         use History::*;
         use Reliability::*;
-        assert_eq!(q(Reliable, KeepLast(10), Volatile).unwrap(), (QueuePolicy::KeepLast(10), false));
-        assert_eq!(q(Reliable, KeepAll, Volatile).unwrap(), (QueuePolicy::KeepAll { max_bytes: KEEP_ALL_BYTES }, false));
-        assert_eq!(q(Reliable, KeepLast(1), TransientLocal).unwrap(), (QueuePolicy::KeepLast(1), true));
-        let e = q(BestEffort, KeepLast(1), Volatile).unwrap_err().to_string();
-        assert!(e.contains("UDPROS is not implemented") && e.contains("not supported by ros1"), "{e}");
-        let e = q(Reliable, KeepAll, TransientLocal).unwrap_err().to_string();
+        assert_eq!(
+            q(Reliable, KeepLast(10), Volatile).unwrap(),
+            (QueuePolicy::KeepLast(10), false)
+        );
+        assert_eq!(
+            q(Reliable, KeepAll, Volatile).unwrap(),
+            (
+                QueuePolicy::KeepAll {
+                    max_bytes: KEEP_ALL_BYTES
+                },
+                false
+            )
+        );
+        assert_eq!(
+            q(Reliable, KeepLast(1), TransientLocal).unwrap(),
+            (QueuePolicy::KeepLast(1), true)
+        );
+        let e = q(BestEffort, KeepLast(1), Volatile)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("UDPROS is not implemented") && e.contains("not supported by ros1"),
+            "{e}"
+        );
+        let e = q(Reliable, KeepAll, TransientLocal)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("keep-last:1"), "{e}");
     }
 
     #[test]
     fn unreachable_master_is_one_line_naming_it() {
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let e = open(Side::Pong, &Spec::new(format!("http://127.0.0.1:{port}/#x"))).err().expect("no master there");
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let e = open(
+            Side::Pong,
+            &Spec::new(format!("http://127.0.0.1:{port}/#x")),
+        )
+        .err()
+        .expect("no master there");
         let text = e.to_string();
         assert!(matches!(e, TransportError::Missing { .. }), "{text}");
-        assert!(text.contains(&format!("http://127.0.0.1:{port}/")) && text.contains("rosmaster") && !text.contains('\n'), "{text}");
+        assert!(
+            text.contains(&format!("http://127.0.0.1:{port}/"))
+                && text.contains("rosmaster")
+                && !text.contains('\n'),
+            "{text}"
+        );
     }
 }

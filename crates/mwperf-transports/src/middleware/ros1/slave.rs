@@ -77,21 +77,35 @@ impl Shared {
         self.changed.store(true, Ordering::Release);
         let one: u64 = 1;
         // SAFETY: writing 8 bytes to an eventfd.
-        unsafe { libc::write(self.wake.as_raw_fd(), &one as *const u64 as *const libc::c_void, 8) };
+        unsafe {
+            libc::write(
+                self.wake.as_raw_fd(),
+                &one as *const u64 as *const libc::c_void,
+                8,
+            )
+        };
     }
 
     /// Clear the eventfd after `changed` was taken.
     pub fn clear_wake(&self) {
         let mut v: u64 = 0;
         // SAFETY: reading 8 bytes from a non-blocking eventfd.
-        unsafe { libc::read(self.wake.as_raw_fd(), &mut v as *mut u64 as *mut libc::c_void, 8) };
+        unsafe {
+            libc::read(
+                self.wake.as_raw_fd(),
+                &mut v as *mut u64 as *mut libc::c_void,
+                8,
+            )
+        };
     }
 
     /// The master lists these publishers for our subscription: link to the new ones, forget
     /// the gone ones (the endpoint closes their links). `additive` for the answer of
     /// registerSubscriber, which may be older than an update that raced it.
     pub fn update_publishers(self: &Arc<Self>, uris: Vec<String>, additive: bool) {
-        let Some(topic) = self.cfg.subscribes.clone() else { return };
+        let Some(topic) = self.cfg.subscribes.clone() else {
+            return;
+        };
         let mut h = self.lock();
         if !additive {
             h.listed.retain(|u| uris.contains(u));
@@ -103,7 +117,9 @@ impl Shared {
             if h.linked.insert(uri.clone()) {
                 let me = Arc::clone(self);
                 let topic = topic.clone();
-                let spawned = std::thread::Builder::new().name("ros1-link".into()).spawn(move || me.link_to_publisher(&uri, &topic));
+                let spawned = std::thread::Builder::new()
+                    .name("ros1-link".into())
+                    .spawn(move || me.link_to_publisher(&uri, &topic));
                 if spawned.is_err() {
                     h.last_error = Some("cannot start a thread".into());
                 }
@@ -133,21 +149,50 @@ impl Shared {
 
     fn try_link(&self, uri: &str, topic: &str) -> Result<TcpStream, String> {
         let protocols = Value::Array(vec![Value::Array(vec![Value::str("TCPROS")])]);
-        let answer = xmlrpc::call(uri, "requestTopic", &[Value::str(&self.cfg.caller_id), Value::str(topic), protocols], STEP_TIMEOUT).map_err(|e| format!("requestTopic: {e}"))?;
+        let answer = xmlrpc::call(
+            uri,
+            "requestTopic",
+            &[
+                Value::str(&self.cfg.caller_id),
+                Value::str(topic),
+                protocols,
+            ],
+            STEP_TIMEOUT,
+        )
+        .map_err(|e| format!("requestTopic: {e}"))?;
         let params = xmlrpc::ros_result(answer).map_err(|e| format!("requestTopic: {e}"))?;
         let (host, port) = match params.as_array() {
-            Some([Value::Str(proto), Value::Str(host), Value::Int(port)]) if proto == "TCPROS" => (host.clone(), *port),
-            _ => return Err(format!("requestTopic answered {params:?}, not [\"TCPROS\", host, port]")),
+            Some([Value::Str(proto), Value::Str(host), Value::Int(port)]) if proto == "TCPROS" => {
+                (host.clone(), *port)
+            }
+            _ => {
+                return Err(format!(
+                    "requestTopic answered {params:?}, not [\"TCPROS\", host, port]"
+                ))
+            }
         };
         let port = u16::try_from(port).map_err(|_| format!("requestTopic gave port {port}"))?;
-        let addr = std::net::ToSocketAddrs::to_socket_addrs(&(host.as_str(), port)).ok().and_then(|mut a| a.next()).ok_or_else(|| format!("cannot resolve {host}"))?;
-        let mut s = TcpStream::connect_timeout(&addr, STEP_TIMEOUT).map_err(|e| format!("connect {addr}: {e}"))?;
+        let addr = std::net::ToSocketAddrs::to_socket_addrs(&(host.as_str(), port))
+            .ok()
+            .and_then(|mut a| a.next())
+            .ok_or_else(|| format!("cannot resolve {host}"))?;
+        let mut s = TcpStream::connect_timeout(&addr, STEP_TIMEOUT)
+            .map_err(|e| format!("connect {addr}: {e}"))?;
         s.set_nodelay(true).map_err(|e| e.to_string())?;
-        s.set_read_timeout(Some(STEP_TIMEOUT)).map_err(|e| e.to_string())?;
-        s.set_write_timeout(Some(STEP_TIMEOUT)).map_err(|e| e.to_string())?;
+        s.set_read_timeout(Some(STEP_TIMEOUT))
+            .map_err(|e| e.to_string())?;
+        s.set_write_timeout(Some(STEP_TIMEOUT))
+            .map_err(|e| e.to_string())?;
         tcpros::write_header(
             &mut s,
-            &[("callerid", &self.cfg.caller_id), ("topic", topic), ("md5sum", MSG_MD5), ("type", MSG_TYPE), ("message_definition", MSG_DEFINITION), ("tcp_nodelay", "1")],
+            &[
+                ("callerid", &self.cfg.caller_id),
+                ("topic", topic),
+                ("md5sum", MSG_MD5),
+                ("type", MSG_TYPE),
+                ("message_definition", MSG_DEFINITION),
+                ("tcp_nodelay", "1"),
+            ],
         )
         .map_err(|e| format!("sending the connection header: {e}"))?;
         let answer = tcpros::read_header(&mut s)?;
@@ -155,7 +200,11 @@ impl Shared {
             return Err(format!("refused: {err}"));
         }
         if !tcpros::md5_matches(tcpros::field(&answer, "md5sum")) {
-            return Err(format!("publishes md5sum {:?} (type {:?}), we want {MSG_MD5} ({MSG_TYPE})", tcpros::field(&answer, "md5sum"), tcpros::field(&answer, "type")));
+            return Err(format!(
+                "publishes md5sum {:?} (type {:?}), we want {MSG_MD5} ({MSG_TYPE})",
+                tcpros::field(&answer, "md5sum"),
+                tcpros::field(&answer, "type")
+            ));
         }
         s.set_read_timeout(None).map_err(|e| e.to_string())?;
         s.set_write_timeout(None).map_err(|e| e.to_string())?;
@@ -166,14 +215,25 @@ impl Shared {
     fn accept_subscriber(&self, mut s: TcpStream) {
         let r = (|| -> Result<(), String> {
             s.set_nodelay(true).map_err(|e| e.to_string())?;
-            s.set_read_timeout(Some(STEP_TIMEOUT)).map_err(|e| e.to_string())?;
-            s.set_write_timeout(Some(STEP_TIMEOUT)).map_err(|e| e.to_string())?;
+            s.set_read_timeout(Some(STEP_TIMEOUT))
+                .map_err(|e| e.to_string())?;
+            s.set_write_timeout(Some(STEP_TIMEOUT))
+                .map_err(|e| e.to_string())?;
             let their = tcpros::read_header(&mut s)?;
             let ours = self.cfg.publishes.as_deref().unwrap_or("");
-            let refuse = match (tcpros::field(&their, "topic"), tcpros::field(&their, "md5sum")) {
-                (Some(t), _) if t != ours => Some(format!("this node publishes {ours:?}, not {t:?}")),
-                (None, _) => Some("no topic in the connection header (service calls are not served)".to_string()),
-                (_, md5) if !tcpros::md5_matches(md5) => Some(format!("md5sum mismatch: subscriber wants {md5:?}, {ours} is {MSG_TYPE} {MSG_MD5}")),
+            let refuse = match (
+                tcpros::field(&their, "topic"),
+                tcpros::field(&their, "md5sum"),
+            ) {
+                (Some(t), _) if t != ours => {
+                    Some(format!("this node publishes {ours:?}, not {t:?}"))
+                }
+                (None, _) => Some(
+                    "no topic in the connection header (service calls are not served)".to_string(),
+                ),
+                (_, md5) if !tcpros::md5_matches(md5) => Some(format!(
+                    "md5sum mismatch: subscriber wants {md5:?}, {ours} is {MSG_TYPE} {MSG_MD5}"
+                )),
                 _ => None,
             };
             if let Some(why) = refuse {
@@ -183,7 +243,14 @@ impl Shared {
             let latching = if self.cfg.latching { "1" } else { "0" };
             tcpros::write_header(
                 &mut s,
-                &[("callerid", &self.cfg.caller_id), ("topic", ours), ("md5sum", MSG_MD5), ("type", MSG_TYPE), ("message_definition", MSG_DEFINITION), ("latching", latching)],
+                &[
+                    ("callerid", &self.cfg.caller_id),
+                    ("topic", ours),
+                    ("md5sum", MSG_MD5),
+                    ("type", MSG_TYPE),
+                    ("message_definition", MSG_DEFINITION),
+                    ("latching", latching),
+                ],
             )
             .map_err(|e| e.to_string())?;
             s.set_read_timeout(None).map_err(|e| e.to_string())?;
@@ -204,11 +271,16 @@ impl Shared {
     fn serve_request(self: &Arc<Self>, mut s: TcpStream) {
         let _ = s.set_read_timeout(Some(STEP_TIMEOUT));
         let _ = s.set_write_timeout(Some(STEP_TIMEOUT));
-        let Ok((_, body)) = xmlrpc::read_http(&mut s) else { return };
+        let Ok((_, body)) = xmlrpc::read_http(&mut s) else {
+            return;
+        };
         let reply = match xmlrpc::parse_call(&body) {
             Ok((method, params)) => match self.slave_api(&method, &params) {
                 Some(v) => xmlrpc::method_response(&v),
-                None => xmlrpc::fault_response(-1, &format!("method '{method}' is not served by this node")),
+                None => xmlrpc::fault_response(
+                    -1,
+                    &format!("method '{method}' is not served by this node"),
+                ),
             },
             Err(e) => xmlrpc::fault_response(-1, &format!("cannot parse the call: {e}")),
         };
@@ -217,25 +289,54 @@ impl Shared {
 
     /// The slave API (ROS wiki "Slave API"); None for methods we do not serve.
     fn slave_api(self: &Arc<Self>, method: &str, params: &[Value]) -> Option<Value> {
-        let topics = |t: &Option<String>| Value::Array(t.iter().map(|t| Value::Array(vec![Value::str(t), Value::str(MSG_TYPE)])).collect());
+        let topics = |t: &Option<String>| {
+            Value::Array(
+                t.iter()
+                    .map(|t| Value::Array(vec![Value::str(t), Value::str(MSG_TYPE)]))
+                    .collect(),
+            )
+        };
         Some(match method {
             "getPid" => ros_ok(Value::Int(std::process::id() as i64)),
             "getMasterUri" => ros_ok(Value::str(&self.cfg.master)),
             "getBusInfo" => ros_ok(Value::Array(vec![])),
-            "getBusStats" => ros_ok(Value::Array(vec![Value::Array(vec![]), Value::Array(vec![]), Value::Array(vec![])])),
+            "getBusStats" => ros_ok(Value::Array(vec![
+                Value::Array(vec![]),
+                Value::Array(vec![]),
+                Value::Array(vec![]),
+            ])),
             "getSubscriptions" => ros_ok(topics(&self.cfg.subscribes)),
             "getPublications" => ros_ok(topics(&self.cfg.publishes)),
             "paramUpdate" => ros_ok(Value::Int(0)),
             "shutdown" => {
-                let why = params.get(1).and_then(Value::as_str).unwrap_or("no reason given").to_string();
-                let who = params.first().and_then(Value::as_str).unwrap_or("?").to_string();
-                self.lock().shutdown = Some(format!("{who} asked node {} to shut down: {why}", self.cfg.caller_id));
+                let why = params
+                    .get(1)
+                    .and_then(Value::as_str)
+                    .unwrap_or("no reason given")
+                    .to_string();
+                let who = params
+                    .first()
+                    .and_then(Value::as_str)
+                    .unwrap_or("?")
+                    .to_string();
+                self.lock().shutdown = Some(format!(
+                    "{who} asked node {} to shut down: {why}",
+                    self.cfg.caller_id
+                ));
                 self.notify();
                 ros_ok(Value::Int(0))
             }
-            "publisherUpdate" => match (params.get(1).and_then(Value::as_str), params.get(2).and_then(Value::as_array)) {
+            "publisherUpdate" => match (
+                params.get(1).and_then(Value::as_str),
+                params.get(2).and_then(Value::as_array),
+            ) {
                 (Some(topic), Some(uris)) if self.cfg.subscribes.as_deref() == Some(topic) => {
-                    self.update_publishers(uris.iter().filter_map(|u| u.as_str().map(str::to_string)).collect(), false);
+                    self.update_publishers(
+                        uris.iter()
+                            .filter_map(|u| u.as_str().map(str::to_string))
+                            .collect(),
+                        false,
+                    );
                     ros_ok(Value::Int(0))
                 }
                 (Some(topic), Some(_)) => ros_err(0, &format!("not subscribed to {topic}")),
@@ -243,10 +344,22 @@ impl Shared {
             },
             "requestTopic" => {
                 let topic = params.get(1).and_then(Value::as_str);
-                let tcpros = params.get(2).and_then(Value::as_array).is_some_and(|ps| ps.iter().any(|p| p.as_array().and_then(|p| p.first()).and_then(Value::as_str) == Some("TCPROS")));
+                let tcpros = params.get(2).and_then(Value::as_array).is_some_and(|ps| {
+                    ps.iter().any(|p| {
+                        p.as_array().and_then(|p| p.first()).and_then(Value::as_str)
+                            == Some("TCPROS")
+                    })
+                });
                 match topic {
-                    Some(t) if self.cfg.publishes.as_deref() != Some(t) => ros_err(0, &format!("node {} does not publish {t}", self.cfg.caller_id)),
-                    Some(_) if tcpros => ros_ok(Value::Array(vec![Value::str("TCPROS"), Value::str(&self.cfg.host), Value::Int(self.tcpros_port as i64)])),
+                    Some(t) if self.cfg.publishes.as_deref() != Some(t) => ros_err(
+                        0,
+                        &format!("node {} does not publish {t}", self.cfg.caller_id),
+                    ),
+                    Some(_) if tcpros => ros_ok(Value::Array(vec![
+                        Value::str("TCPROS"),
+                        Value::str(&self.cfg.host),
+                        Value::Int(self.tcpros_port as i64),
+                    ])),
                     Some(_) => ros_err(0, "only TCPROS is served (UDPROS is not implemented)"),
                     None => ros_err(-1, "requestTopic(caller_id, topic, protocols) expected"),
                 }
@@ -277,28 +390,56 @@ fn eventfd() -> io::Result<OwnedFd> {
 impl Node {
     /// Bind the slave API and (if publishing) the TCPROS server, and start serving.
     pub fn start(cfg: Config) -> io::Result<Node> {
-        let bind: SocketAddr = format!("{}:0", cfg.host).parse().unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], 0)));
+        let bind: SocketAddr = format!("{}:0", cfg.host)
+            .parse()
+            .unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], 0)));
         let api_listener = TcpListener::bind(bind)?;
         let tcpros_listener = TcpListener::bind(bind)?;
         api_listener.set_nonblocking(true)?;
         tcpros_listener.set_nonblocking(true)?;
         let api = format!("http://{}:{}/", cfg.host, api_listener.local_addr()?.port());
         let tcpros_port = tcpros_listener.local_addr()?.port();
-        let shared = Arc::new(Shared { cfg, tcpros_port, changed: AtomicBool::new(false), stop: AtomicBool::new(false), handoff: Mutex::default(), wake: eventfd()? });
+        let shared = Arc::new(Shared {
+            cfg,
+            tcpros_port,
+            changed: AtomicBool::new(false),
+            stop: AtomicBool::new(false),
+            handoff: Mutex::default(),
+            wake: eventfd()?,
+        });
         let stop_fd = eventfd()?;
         let stop_raw = stop_fd.as_raw_fd();
         let me = Arc::clone(&shared);
-        let thread = std::thread::Builder::new().name("ros1-node".into()).spawn(move || serve(me, api_listener, tcpros_listener, stop_raw))?;
-        Ok(Node { shared, api, stop_fd, thread: Some(thread) })
+        let thread = std::thread::Builder::new()
+            .name("ros1-node".into())
+            .spawn(move || serve(me, api_listener, tcpros_listener, stop_raw))?;
+        Ok(Node {
+            shared,
+            api,
+            stop_fd,
+            thread: Some(thread),
+        })
     }
 }
 
 /// Accept loop: slave API requests and TCPROS subscribers, each handled on its own thread.
 fn serve(shared: Arc<Shared>, api: TcpListener, tcpros: TcpListener, stop_fd: RawFd) {
     let mut fds = [
-        libc::pollfd { fd: api.as_raw_fd(), events: libc::POLLIN, revents: 0 },
-        libc::pollfd { fd: tcpros.as_raw_fd(), events: libc::POLLIN, revents: 0 },
-        libc::pollfd { fd: stop_fd, events: libc::POLLIN, revents: 0 },
+        libc::pollfd {
+            fd: api.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        },
+        libc::pollfd {
+            fd: tcpros.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        },
+        libc::pollfd {
+            fd: stop_fd,
+            events: libc::POLLIN,
+            revents: 0,
+        },
     ];
     while !shared.stop.load(Ordering::Acquire) {
         // SAFETY: three valid pollfds; no timeout (the stop eventfd wakes us).
@@ -309,7 +450,9 @@ fn serve(shared: Arc<Shared>, api: TcpListener, tcpros: TcpListener, stop_fd: Ra
         while let Ok((s, _)) = api.accept() {
             let _ = s.set_nonblocking(false);
             let me = Arc::clone(&shared);
-            let _ = std::thread::Builder::new().name("ros1-xmlrpc".into()).spawn(move || me.serve_request(s));
+            let _ = std::thread::Builder::new()
+                .name("ros1-xmlrpc".into())
+                .spawn(move || me.serve_request(s));
         }
         while let Ok((s, _)) = tcpros.accept() {
             let _ = s.set_nonblocking(false);
@@ -317,7 +460,9 @@ fn serve(shared: Arc<Shared>, api: TcpListener, tcpros: TcpListener, stop_fd: Ra
                 continue; // nothing to serve: drop it
             }
             let me = Arc::clone(&shared);
-            let _ = std::thread::Builder::new().name("ros1-accept".into()).spawn(move || me.accept_subscriber(s));
+            let _ = std::thread::Builder::new()
+                .name("ros1-accept".into())
+                .spawn(move || me.accept_subscriber(s));
         }
     }
 }
@@ -327,7 +472,13 @@ impl Drop for Node {
         self.shared.stop.store(true, Ordering::Release);
         let one: u64 = 1;
         // SAFETY: writing 8 bytes to our eventfd.
-        unsafe { libc::write(self.stop_fd.as_raw_fd(), &one as *const u64 as *const libc::c_void, 8) };
+        unsafe {
+            libc::write(
+                self.stop_fd.as_raw_fd(),
+                &one as *const u64 as *const libc::c_void,
+                8,
+            )
+        };
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
@@ -373,7 +524,12 @@ mod tests {
         let n = node();
         let port = n.shared.tcpros_port;
         // Garbage first: the node must go on serving.
-        for junk in [&b"GET / HTTP/1.0\r\n\r\n"[..], b"\xff\xff\xff\xff", b"\x08\x00\x00\x00\x04\x00\x00\x00abcd", b""] {
+        for junk in [
+            &b"GET / HTTP/1.0\r\n\r\n"[..],
+            b"\xff\xff\xff\xff",
+            b"\x08\x00\x00\x00\x04\x00\x00\x00abcd",
+            b"",
+        ] {
             let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
             s.write_all(junk).unwrap();
             let _ = s.shutdown(std::net::Shutdown::Write);
@@ -381,14 +537,40 @@ mod tests {
             s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
             let _ = s.read_to_end(&mut out);
         }
-        let ok = subscribe(port, &[("topic", "/mwperf/t/ping"), ("md5sum", MSG_MD5), ("callerid", "/a"), ("type", MSG_TYPE)]);
+        let ok = subscribe(
+            port,
+            &[
+                ("topic", "/mwperf/t/ping"),
+                ("md5sum", MSG_MD5),
+                ("callerid", "/a"),
+                ("type", MSG_TYPE),
+            ],
+        );
         assert_eq!(tcpros::field(&ok, "md5sum"), Some(MSG_MD5));
         assert_eq!(tcpros::field(&ok, "type"), Some(MSG_TYPE));
         assert_eq!(tcpros::field(&ok, "latching"), Some("0"));
-        let relay = subscribe(port, &[("topic", "/mwperf/t/ping"), ("md5sum", "*"), ("callerid", "/relay"), ("type", "*")]);
+        let relay = subscribe(
+            port,
+            &[
+                ("topic", "/mwperf/t/ping"),
+                ("md5sum", "*"),
+                ("callerid", "/relay"),
+                ("type", "*"),
+            ],
+        );
         assert_eq!(tcpros::field(&relay, "error"), None);
-        assert!(wait_for(&n, |h| h.subscribers.len() == 2), "both subscribers handed over");
-        let wrong_md5 = subscribe(port, &[("topic", "/mwperf/t/ping"), ("md5sum", "992ce8a1687cec8c8bd883ec73ca41d1"), ("type", "std_msgs/String")]);
+        assert!(
+            wait_for(&n, |h| h.subscribers.len() == 2),
+            "both subscribers handed over"
+        );
+        let wrong_md5 = subscribe(
+            port,
+            &[
+                ("topic", "/mwperf/t/ping"),
+                ("md5sum", "992ce8a1687cec8c8bd883ec73ca41d1"),
+                ("type", "std_msgs/String"),
+            ],
+        );
         assert!(tcpros::field(&wrong_md5, "error").is_some_and(|e| e.contains("md5sum")));
         let wrong_topic = subscribe(port, &[("topic", "/other"), ("md5sum", "*")]);
         assert!(tcpros::field(&wrong_topic, "error").is_some());
@@ -399,20 +581,69 @@ mod tests {
     fn slave_api_over_http() {
         let n = node();
         let v = xmlrpc::call(&n.api, "getPid", &[Value::str("/x")], STEP_TIMEOUT).unwrap();
-        assert_eq!(xmlrpc::ros_result(v).unwrap(), Value::Int(std::process::id() as i64));
+        assert_eq!(
+            xmlrpc::ros_result(v).unwrap(),
+            Value::Int(std::process::id() as i64)
+        );
         let tcpros = Value::Array(vec![Value::Array(vec![Value::str("TCPROS")])]);
-        let v = xmlrpc::call(&n.api, "requestTopic", &[Value::str("/x"), Value::str("/mwperf/t/ping"), tcpros.clone()], STEP_TIMEOUT).unwrap();
-        assert_eq!(xmlrpc::ros_result(v).unwrap(), Value::Array(vec![Value::str("TCPROS"), Value::str("127.0.0.1"), Value::Int(n.shared.tcpros_port as i64)]));
-        let udpros = Value::Array(vec![Value::Array(vec![Value::str("UDPROS"), Value::Base64("AAAA".into())])]);
-        let v = xmlrpc::call(&n.api, "requestTopic", &[Value::str("/x"), Value::str("/mwperf/t/ping"), udpros], STEP_TIMEOUT).unwrap();
+        let v = xmlrpc::call(
+            &n.api,
+            "requestTopic",
+            &[
+                Value::str("/x"),
+                Value::str("/mwperf/t/ping"),
+                tcpros.clone(),
+            ],
+            STEP_TIMEOUT,
+        )
+        .unwrap();
+        assert_eq!(
+            xmlrpc::ros_result(v).unwrap(),
+            Value::Array(vec![
+                Value::str("TCPROS"),
+                Value::str("127.0.0.1"),
+                Value::Int(n.shared.tcpros_port as i64)
+            ])
+        );
+        let udpros = Value::Array(vec![Value::Array(vec![
+            Value::str("UDPROS"),
+            Value::Base64("AAAA".into()),
+        ])]);
+        let v = xmlrpc::call(
+            &n.api,
+            "requestTopic",
+            &[Value::str("/x"), Value::str("/mwperf/t/ping"), udpros],
+            STEP_TIMEOUT,
+        )
+        .unwrap();
         assert!(xmlrpc::ros_result(v).unwrap_err().contains("UDPROS"));
         // A publisherUpdate naming a dead publisher: the link fails and is forgotten, not retried forever.
         let dead = Value::Array(vec![Value::str("http://127.0.0.1:1/")]);
-        let v = xmlrpc::call(&n.api, "publisherUpdate", &[Value::str("/master"), Value::str("/mwperf/t/pong"), dead], STEP_TIMEOUT).unwrap();
+        let v = xmlrpc::call(
+            &n.api,
+            "publisherUpdate",
+            &[Value::str("/master"), Value::str("/mwperf/t/pong"), dead],
+            STEP_TIMEOUT,
+        )
+        .unwrap();
         assert!(xmlrpc::ros_result(v).is_ok());
-        assert!(wait_for(&n, |h| h.linked.is_empty() && h.last_error.is_some()), "failed link forgotten");
-        let v = xmlrpc::call(&n.api, "shutdown", &[Value::str("/master"), Value::str("new node")], STEP_TIMEOUT).unwrap();
+        assert!(
+            wait_for(&n, |h| h.linked.is_empty() && h.last_error.is_some()),
+            "failed link forgotten"
+        );
+        let v = xmlrpc::call(
+            &n.api,
+            "shutdown",
+            &[Value::str("/master"), Value::str("new node")],
+            STEP_TIMEOUT,
+        )
+        .unwrap();
         assert!(xmlrpc::ros_result(v).is_ok());
-        assert!(n.shared.lock().shutdown.as_deref().is_some_and(|s| s.contains("new node")));
+        assert!(n
+            .shared
+            .lock()
+            .shutdown
+            .as_deref()
+            .is_some_and(|s| s.contains("new node")));
     }
 }

@@ -55,12 +55,19 @@ pub fn decode_header(mut body: &[u8]) -> Result<Fields, String> {
     let mut fields = Vec::new();
     while !body.is_empty() {
         if body.len() < 4 {
-            return Err(format!("{} stray bytes at the end of a connection header", body.len()));
+            return Err(format!(
+                "{} stray bytes at the end of a connection header",
+                body.len()
+            ));
         }
         let n = u32::from_le_bytes(body[..4].try_into().expect("4 bytes")) as usize;
-        let field = body.get(4..4usize.saturating_add(n)).ok_or_else(|| format!("header field of {n} bytes overruns the header"))?;
+        let field = body
+            .get(4..4usize.saturating_add(n))
+            .ok_or_else(|| format!("header field of {n} bytes overruns the header"))?;
         let text = String::from_utf8_lossy(field);
-        let (k, v) = text.split_once('=').ok_or_else(|| format!("header field {text:?} has no '='"))?;
+        let (k, v) = text
+            .split_once('=')
+            .ok_or_else(|| format!("header field {text:?} has no '='"))?;
         fields.push((k.to_string(), v.to_string()));
         body = &body[4 + n..];
     }
@@ -68,19 +75,26 @@ pub fn decode_header(mut body: &[u8]) -> Result<Fields, String> {
 }
 
 pub fn field<'a>(fields: &'a Fields, key: &str) -> Option<&'a str> {
-    fields.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    fields
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
 }
 
 /// Read one connection header from a blocking stream (with a read timeout set by the caller).
 pub fn read_header(s: &mut impl Read) -> Result<Fields, String> {
     let mut len = [0u8; 4];
-    s.read_exact(&mut len).map_err(|e| format!("reading the connection header: {e}"))?;
+    s.read_exact(&mut len)
+        .map_err(|e| format!("reading the connection header: {e}"))?;
     let n = u32::from_le_bytes(len) as usize;
     if n > MAX_HEADER {
-        return Err(format!("connection header of {n} bytes is too large (not TCPROS?)"));
+        return Err(format!(
+            "connection header of {n} bytes is too large (not TCPROS?)"
+        ));
     }
     let mut body = vec![0u8; n];
-    s.read_exact(&mut body).map_err(|e| format!("reading the connection header: {e}"))?;
+    s.read_exact(&mut body)
+        .map_err(|e| format!("reading the connection header: {e}"))?;
     decode_header(&body)
 }
 
@@ -151,7 +165,15 @@ pub struct Inbound {
 
 impl Inbound {
     pub fn new(stream: TcpStream, uri: String) -> Self {
-        Inbound { stream, uri, rx: vec![0; READ_CHUNK], start: 0, end: 0, dead: false, rcvtimeo: RecvTimeout::default() }
+        Inbound {
+            stream,
+            uri,
+            rx: vec![0; READ_CHUNK],
+            start: 0,
+            end: 0,
+            dead: false,
+            rcvtimeo: RecvTimeout::default(),
+        }
     }
 
     pub fn fd(&self) -> RawFd {
@@ -193,7 +215,8 @@ impl Inbound {
     /// SO_RCVTIMEO): one system call per message, as blocking ROS clients do. Ok(false) = timed
     /// out or interrupted.
     pub fn fill_blocking(&mut self, wait_ns: u64) -> io::Result<bool> {
-        self.rcvtimeo.set(self.stream.as_raw_fd(), coarse_timeout(wait_ns))?;
+        self.rcvtimeo
+            .set(self.stream.as_raw_fd(), coarse_timeout(wait_ns))?;
         self.fill_with(0)
     }
 
@@ -204,7 +227,9 @@ impl Inbound {
         }
         // Room for the whole frame being assembled, so large messages need few reads.
         let want = match self.rx.get(..4).filter(|_| self.end >= 4) {
-            Some(b) => (4 + u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize).min(4 + MAX_FRAME).max(self.end + READ_CHUNK),
+            Some(b) => (4 + u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize)
+                .min(4 + MAX_FRAME)
+                .max(self.end + READ_CHUNK),
             None => self.end + READ_CHUNK,
         };
         if self.rx.len() < want {
@@ -212,13 +237,25 @@ impl Inbound {
         }
         let spare = &mut self.rx[self.end..];
         // SAFETY: `spare` is valid for its length.
-        match check(unsafe { libc::recv(self.stream.as_raw_fd(), spare.as_mut_ptr() as *mut libc::c_void, spare.len(), flags) }) {
-            Ok(0) => Err(io::Error::new(ErrorKind::UnexpectedEof, "publisher closed the connection")),
+        match check(unsafe {
+            libc::recv(
+                self.stream.as_raw_fd(),
+                spare.as_mut_ptr() as *mut libc::c_void,
+                spare.len(),
+                flags,
+            )
+        }) {
+            Ok(0) => Err(io::Error::new(
+                ErrorKind::UnexpectedEof,
+                "publisher closed the connection",
+            )),
             Ok(n) => {
                 self.end += n;
                 Ok(true)
             }
-            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::Interrupted) => Ok(false),
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::Interrupted) => {
+                Ok(false)
+            }
             Err(e) => Err(e),
         }
     }
@@ -254,7 +291,15 @@ pub struct Outbound {
 
 impl Outbound {
     pub fn new(stream: TcpStream) -> Self {
-        Outbound { stream, queue: VecDeque::new(), head_sent: 0, head_started: false, queued_bytes: 0, dropped: 0, dead: false }
+        Outbound {
+            stream,
+            queue: VecDeque::new(),
+            head_sent: 0,
+            head_started: false,
+            queued_bytes: 0,
+            dropped: 0,
+            dead: false,
+        }
     }
 
     pub fn fd(&self) -> RawFd {
@@ -288,7 +333,13 @@ impl Outbound {
     }
 
     /// Queue or write one message (`prefix`, `msg`, `suffix` form its frame).
-    pub fn send(&mut self, prefix: &[u8], msg: &[u8], suffix: &[u8], policy: QueuePolicy) -> io::Result<()> {
+    pub fn send(
+        &mut self,
+        prefix: &[u8],
+        msg: &[u8],
+        suffix: &[u8],
+        policy: QueuePolicy,
+    ) -> io::Result<()> {
         self.flush()?;
         if self.queue.is_empty() {
             // Fast path: one vectored write, no copy; queue only what the socket did not take.
@@ -316,7 +367,10 @@ impl Outbound {
             let mut waited = 0;
             while self.queued_bytes + msg.len() > max_bytes && !self.queue.is_empty() {
                 if waited >= SEND_STALL_NS {
-                    return Err(io::Error::new(ErrorKind::TimedOut, "subscriber stopped reading for 10 s (keep-all queue full)"));
+                    return Err(io::Error::new(
+                        ErrorKind::TimedOut,
+                        "subscriber stopped reading for 10 s (keep-all queue full)",
+                    ));
                 }
                 poll::wait(self.fd(), libc::POLLOUT, 100_000_000)?;
                 waited += 100_000_000;
@@ -367,7 +421,13 @@ fn remaining<'a>(bufs: &[&'a [u8]], mut skip: usize) -> Vec<&'a [u8]> {
 
 /// One non-blocking vectored send on a (blocking) socket; never raises SIGPIPE.
 fn write_now(fd: RawFd, parts: &[&[u8]]) -> io::Result<usize> {
-    let iov: Vec<libc::iovec> = parts.iter().map(|p| libc::iovec { iov_base: p.as_ptr() as *mut libc::c_void, iov_len: p.len() }).collect();
+    let iov: Vec<libc::iovec> = parts
+        .iter()
+        .map(|p| libc::iovec {
+            iov_base: p.as_ptr() as *mut libc::c_void,
+            iov_len: p.len(),
+        })
+        .collect();
     // SAFETY: zeroed msghdr is valid; iov points at live slices for the duration of the call.
     let mut mh: libc::msghdr = unsafe { std::mem::zeroed() };
     mh.msg_iov = iov.as_ptr() as *mut libc::iovec;
@@ -397,15 +457,29 @@ mod tests {
 
     #[test]
     fn headers_round_trip_and_reject_garbage() {
-        let h = encode_header(&[("topic", "/a"), ("md5sum", "*"), ("empty", ""), ("eq", "a=b")]);
-        assert_eq!(u32::from_le_bytes(h[..4].try_into().unwrap()) as usize, h.len() - 4);
+        let h = encode_header(&[
+            ("topic", "/a"),
+            ("md5sum", "*"),
+            ("empty", ""),
+            ("eq", "a=b"),
+        ]);
+        assert_eq!(
+            u32::from_le_bytes(h[..4].try_into().unwrap()) as usize,
+            h.len() - 4
+        );
         let f = decode_header(&h[4..]).unwrap();
         assert_eq!(field(&f, "topic"), Some("/a"));
         assert_eq!(field(&f, "empty"), Some(""));
         assert_eq!(field(&f, "eq"), Some("a=b"));
         assert!(md5_matches(field(&f, "md5sum")));
         assert!(!md5_matches(Some("0123")) && !md5_matches(None));
-        for bad in [&b"\x01"[..], b"\xff\xff\xff\xff", b"\x05\x00\x00\x00abc", b"\x03\x00\x00\x00abc", b"\x00\x00\x00\x00\x01"] {
+        for bad in [
+            &b"\x01"[..],
+            b"\xff\xff\xff\xff",
+            b"\x05\x00\x00\x00abc",
+            b"\x03\x00\x00\x00abc",
+            b"\x00\x00\x00\x00\x01",
+        ] {
             assert!(decode_header(bad).is_err(), "{bad:?}");
         }
         assert!(read_header(&mut &b"\xff\xff\xff\x7f"[..]).is_err());
@@ -416,15 +490,35 @@ mod tests {
     #[test]
     fn message_body_codec() {
         let mut m = Vec::new();
-        mwperf_core::wire::build_message(&mut m, &Header { seq: 42, sent_ns: 7, payload_len: 10, ..Default::default() });
+        mwperf_core::wire::build_message(
+            &mut m,
+            &Header {
+                seq: 42,
+                sent_ns: 7,
+                payload_len: 10,
+                ..Default::default()
+            },
+        );
         let f = frame(&m);
         assert_eq!(f.len(), 4 + 4 + m.len() + 16);
-        assert_eq!(u32::from_le_bytes(f[..4].try_into().unwrap()) as usize, f.len() - 4);
+        assert_eq!(
+            u32::from_le_bytes(f[..4].try_into().unwrap()) as usize,
+            f.len() - 4
+        );
         assert_eq!(decode_body(&f[4..]), Some(&m[..]));
-        assert_eq!(i64::from_le_bytes(f[f.len() - 16..f.len() - 8].try_into().unwrap()), 7);
+        assert_eq!(
+            i64::from_le_bytes(f[f.len() - 16..f.len() - 8].try_into().unwrap()),
+            7
+        );
         assert_eq!(u64::from_le_bytes(f[f.len() - 8..].try_into().unwrap()), 42);
         // Foreign bodies: too short, length overrunning, length underrunning, huge length.
-        for bad in [&b""[..], b"\x01\x00", b"\x09\x00\x00\x00abc", &[0u8; 30][..], b"\xff\xff\xff\xff0123456789abcdef"] {
+        for bad in [
+            &b""[..],
+            b"\x01\x00",
+            b"\x09\x00\x00\x00abc",
+            &[0u8; 30][..],
+            b"\xff\xff\xff\xff0123456789abcdef",
+        ] {
             assert_eq!(decode_body(bad), None, "{bad:?}");
         }
         assert_eq!(decode_body(&[0u8; 20]), Some(&b""[..]));

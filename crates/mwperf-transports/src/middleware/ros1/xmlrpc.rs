@@ -76,7 +76,11 @@ fn encode_value(v: &Value, out: &mut String) {
         // <i4> is what every XML-RPC peer reads; wider values need <i8> (Python reads it too).
         Value::Int(i) if i32::try_from(*i).is_ok() => out.push_str(&format!("<i4>{i}</i4>")),
         Value::Int(i) => out.push_str(&format!("<i8>{i}</i8>")),
-        Value::Bool(b) => out.push_str(if *b { "<boolean>1</boolean>" } else { "<boolean>0</boolean>" }),
+        Value::Bool(b) => out.push_str(if *b {
+            "<boolean>1</boolean>"
+        } else {
+            "<boolean>0</boolean>"
+        }),
         Value::Str(s) => {
             out.push_str("<string>");
             escape(s, out);
@@ -132,7 +136,13 @@ pub fn method_response(value: &Value) -> String {
 
 pub fn fault_response(code: i64, text: &str) -> String {
     let mut out = String::from("<?xml version=\"1.0\"?>\n<methodResponse><fault>");
-    encode_value(&Value::Struct(vec![("faultCode".into(), Value::Int(code)), ("faultString".into(), Value::str(text))]), &mut out);
+    encode_value(
+        &Value::Struct(vec![
+            ("faultCode".into(), Value::Int(code)),
+            ("faultString".into(), Value::str(text)),
+        ]),
+        &mut out,
+    );
     out.push_str("</fault></methodResponse>\n");
     out
 }
@@ -192,7 +202,11 @@ impl<'a> Parser<'a> {
         self.skip_misc()?;
         let r = self.rest();
         if !r.starts_with('<') {
-            return Err(format!("expected a tag at byte {}, found {:?}", self.pos, r.chars().take(20).collect::<String>()));
+            return Err(format!(
+                "expected a tag at byte {}, found {:?}",
+                self.pos,
+                r.chars().take(20).collect::<String>()
+            ));
         }
         let end = r.find('>').ok_or("unterminated tag")?;
         self.pos += end + 1;
@@ -271,7 +285,11 @@ impl<'a> Parser<'a> {
             Tag::Empty("base64") => Value::Base64(String::new()),
             Tag::Open(t @ ("i4" | "int" | "i8")) => {
                 let s = self.text_then_close(t)?;
-                Value::Int(s.trim().parse().map_err(|_| format!("<{t}> holds {s:?}, not an integer"))?)
+                Value::Int(
+                    s.trim()
+                        .parse()
+                        .map_err(|_| format!("<{t}> holds {s:?}, not an integer"))?,
+                )
             }
             Tag::Open("boolean") => match self.text_then_close("boolean")?.trim() {
                 "1" | "true" => Value::Bool(true),
@@ -280,7 +298,11 @@ impl<'a> Parser<'a> {
             },
             Tag::Open("double") => {
                 let s = self.text_then_close("double")?;
-                Value::Double(s.trim().parse().map_err(|_| format!("<double> holds {s:?}"))?)
+                Value::Double(
+                    s.trim()
+                        .parse()
+                        .map_err(|_| format!("<double> holds {s:?}"))?,
+                )
             }
             Tag::Open("string") => Value::Str(self.text_then_close("string")?),
             Tag::Open("base64") => Value::Base64(self.text_then_close("base64")?),
@@ -361,7 +383,12 @@ pub fn unescape(text: &str) -> PResult<String> {
     while let Some(i) = rest.find('&') {
         out.push_str(&rest[..i]);
         let after = &rest[i + 1..];
-        let end = after.find(';').filter(|&e| e <= 10).ok_or_else(|| format!("bad entity near {:?}", rest[i..].chars().take(12).collect::<String>()))?;
+        let end = after.find(';').filter(|&e| e <= 10).ok_or_else(|| {
+            format!(
+                "bad entity near {:?}",
+                rest[i..].chars().take(12).collect::<String>()
+            )
+        })?;
         let name = &after[..end];
         let c = match name {
             "lt" => '<',
@@ -370,14 +397,17 @@ pub fn unescape(text: &str) -> PResult<String> {
             "quot" => '"',
             "apos" => '\'',
             _ => {
-                let code = if let Some(hex) = name.strip_prefix("#x").or_else(|| name.strip_prefix("#X")) {
+                let code = if let Some(hex) =
+                    name.strip_prefix("#x").or_else(|| name.strip_prefix("#X"))
+                {
                     u32::from_str_radix(hex, 16).ok()
                 } else if let Some(dec) = name.strip_prefix('#') {
                     dec.parse().ok()
                 } else {
                     None
                 };
-                code.and_then(char::from_u32).ok_or_else(|| format!("unknown entity &{name};"))?
+                code.and_then(char::from_u32)
+                    .ok_or_else(|| format!("unknown entity &{name};"))?
             }
         };
         out.push(c);
@@ -409,7 +439,11 @@ pub fn parse_response(doc: &str) -> PResult<Value> {
         p.open("fault")?;
         let v = p.value(0)?;
         let text = match &v {
-            Value::Struct(m) => m.iter().map(|(k, v)| format!("{k}={v:?}")).collect::<Vec<_>>().join(", "),
+            Value::Struct(m) => m
+                .iter()
+                .map(|(k, v)| format!("{k}={v:?}"))
+                .collect::<Vec<_>>()
+                .join(", "),
             other => format!("{other:?}"),
         };
         return Err(format!("fault: {text}"));
@@ -430,7 +464,10 @@ pub fn ros_result(v: Value) -> PResult<Value> {
             let msg = items.pop().expect("three items");
             match items[0].as_int() {
                 Some(1) => Ok(value),
-                Some(code) => Err(format!("code {code}: {}", msg.as_str().unwrap_or("(no message)"))),
+                Some(code) => Err(format!(
+                    "code {code}: {}",
+                    msg.as_str().unwrap_or("(no message)")
+                )),
                 None => Err(format!("result code is {:?}, not an int", items[0])),
             }
         }
@@ -482,24 +519,41 @@ pub fn split_uri(uri: &str) -> Option<(&str, u16, &str)> {
 }
 
 /// Call `method` on the XML-RPC server at `uri`, waiting at most `timeout` per step.
-pub fn call(uri: &str, method: &str, params: &[Value], timeout: Duration) -> Result<Value, CallError> {
-    let (host, port, path) = split_uri(uri).ok_or_else(|| CallError::Protocol(format!("'{uri}' is not an http://host:port/ URI")))?;
+pub fn call(
+    uri: &str,
+    method: &str,
+    params: &[Value],
+    timeout: Duration,
+) -> Result<Value, CallError> {
+    let (host, port, path) = split_uri(uri)
+        .ok_or_else(|| CallError::Protocol(format!("'{uri}' is not an http://host:port/ URI")))?;
     let addr = (host, port)
         .to_socket_addrs()
         .map_err(CallError::Connect)?
         .next()
-        .ok_or_else(|| CallError::Connect(io::Error::new(io::ErrorKind::NotFound, format!("{host} resolves to nothing"))))?;
+        .ok_or_else(|| {
+            CallError::Connect(io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("{host} resolves to nothing"),
+            ))
+        })?;
     let mut s = TcpStream::connect_timeout(&addr, timeout).map_err(CallError::Connect)?;
     let _ = s.set_nodelay(true);
-    s.set_read_timeout(Some(timeout)).map_err(CallError::Connect)?;
-    s.set_write_timeout(Some(timeout)).map_err(CallError::Connect)?;
+    s.set_read_timeout(Some(timeout))
+        .map_err(CallError::Connect)?;
+    s.set_write_timeout(Some(timeout))
+        .map_err(CallError::Connect)?;
     let body = method_call(method, params);
     let request = format!("POST {path} HTTP/1.0\r\nHost: {host}:{port}\r\nUser-Agent: mwperf\r\nContent-Type: text/xml\r\nContent-Length: {}\r\n\r\n{body}", body.len());
-    s.write_all(request.as_bytes()).map_err(CallError::Connect)?;
-    let (head, body) = read_http(&mut s).map_err(|e| CallError::Protocol(format!("{method} at {uri}: {e}")))?;
+    s.write_all(request.as_bytes())
+        .map_err(CallError::Connect)?;
+    let (head, body) =
+        read_http(&mut s).map_err(|e| CallError::Protocol(format!("{method} at {uri}: {e}")))?;
     let status = head.lines().next().unwrap_or("");
     if status.split_whitespace().nth(1) != Some("200") {
-        return Err(CallError::Protocol(format!("{method} at {uri}: HTTP status '{status}'")));
+        return Err(CallError::Protocol(format!(
+            "{method} at {uri}: HTTP status '{status}'"
+        )));
     }
     parse_response(&body).map_err(|e| CallError::Protocol(format!("{method} at {uri}: {e}")))
 }
@@ -518,14 +572,20 @@ pub fn read_http(s: &mut impl Read) -> Result<(String, String), String> {
         }
         let n = read_some(s, &mut chunk)?;
         if n == 0 {
-            return Err(format!("connection closed after {} bytes, before the HTTP header ended", buf.len()));
+            return Err(format!(
+                "connection closed after {} bytes, before the HTTP header ended",
+                buf.len()
+            ));
         }
         buf.extend_from_slice(&chunk[..n]);
     };
     let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
     let length = head.lines().skip(1).find_map(|l| {
         let (k, v) = l.split_once(':')?;
-        k.trim().eq_ignore_ascii_case("content-length").then(|| v.trim().parse::<usize>().ok()).flatten()
+        k.trim()
+            .eq_ignore_ascii_case("content-length")
+            .then(|| v.trim().parse::<usize>().ok())
+            .flatten()
     });
     let mut body = buf[head_end + 4..].to_vec();
     match length {
@@ -534,7 +594,10 @@ pub fn read_http(s: &mut impl Read) -> Result<(String, String), String> {
             while body.len() < n {
                 let got = read_some(s, &mut chunk)?;
                 if got == 0 {
-                    return Err(format!("connection closed after {} of {n} body bytes", body.len()));
+                    return Err(format!(
+                        "connection closed after {} of {n} body bytes",
+                        body.len()
+                    ));
                 }
                 body.extend_from_slice(&chunk[..got]);
             }
@@ -592,7 +655,8 @@ mod tests {
             Value::Struct(vec![("k".into(), Value::Int(3))]),
         ]);
         assert_eq!(parse_response(&method_response(&v)).unwrap(), v);
-        let (name, params) = parse_call(&method_call("requestTopic", &[Value::str("/n"), v.clone()])).unwrap();
+        let (name, params) =
+            parse_call(&method_call("requestTopic", &[Value::str("/n"), v.clone()])).unwrap();
         assert_eq!(name, "requestTopic");
         assert_eq!(params, vec![Value::str("/n"), v]);
     }
@@ -604,10 +668,20 @@ mod tests {
         let (name, p) = parse_call(call).unwrap();
         assert_eq!(name, "requestTopic");
         assert_eq!(p[0], Value::str("/relay_1"));
-        assert_eq!(p[2], Value::Array(vec![Value::Array(vec![Value::str("TCPROS")])]));
+        assert_eq!(
+            p[2],
+            Value::Array(vec![Value::Array(vec![Value::str("TCPROS")])])
+        );
         let resp = "<?xml version=\"1.0\"?>\r\n<methodResponse><params><param>\r\n\t<value><array><data><value><i4>1</i4></value><value></value><value><array><data><value>TCPROS</value><value>127.0.0.1</value><value><i4>41234</i4></value></data></array></value></data></array></value>\r\n</param></params></methodResponse>\r\n";
         let v = ros_result(parse_response(resp).unwrap()).unwrap();
-        assert_eq!(v, Value::Array(vec![Value::str("TCPROS"), Value::str("127.0.0.1"), Value::Int(41234)]));
+        assert_eq!(
+            v,
+            Value::Array(vec![
+                Value::str("TCPROS"),
+                Value::str("127.0.0.1"),
+                Value::Int(41234)
+            ])
+        );
     }
 
     #[test]
@@ -615,7 +689,10 @@ mod tests {
         let resp = "<?xml version='1.0'?>\n<methodResponse>\n<params>\n<param>\n<value><array><data>\n<value><int>1</int></value>\n<value><string>Registered [/a] as publisher of [/t] &amp; &lt;ok&gt; &#65;&#x42;</string></value>\n<value><array><data>\n</data></array></value>\n</data></array></value>\n</param>\n</params>\n</methodResponse>\n";
         let v = parse_response(resp).unwrap();
         let items = v.as_array().unwrap();
-        assert_eq!(items[1].as_str().unwrap(), "Registered [/a] as publisher of [/t] & <ok> AB");
+        assert_eq!(
+            items[1].as_str().unwrap(),
+            "Registered [/a] as publisher of [/t] & <ok> AB"
+        );
         assert_eq!(ros_result(v).unwrap(), Value::Array(vec![]));
         assert_eq!(parse_response("<methodResponse><params><param><value><boolean>1</boolean></value></param></params></methodResponse>").unwrap(), Value::Bool(true));
         assert_eq!(parse_response("<methodResponse><params><param><value><string/></value></param></params></methodResponse>").unwrap(), Value::str(""));
@@ -626,7 +703,12 @@ mod tests {
     fn faults_and_ros_codes_are_errors() {
         let e = parse_response(&fault_response(-1, "no such method")).unwrap_err();
         assert!(e.contains("no such method"), "{e}");
-        let e = ros_result(Value::Array(vec![Value::Int(-1), Value::str("bad topic"), Value::Int(0)])).unwrap_err();
+        let e = ros_result(Value::Array(vec![
+            Value::Int(-1),
+            Value::str("bad topic"),
+            Value::Int(0),
+        ]))
+        .unwrap_err();
         assert!(e.contains("bad topic"), "{e}");
         assert!(ros_result(Value::Int(1)).is_err());
     }
@@ -653,7 +735,13 @@ mod tests {
             "\u{1F600}<methodCall>\u{e9}".into(),
         ];
         // Every prefix of a valid document is malformed too (never a panic on a char boundary).
-        let valid = method_call("publisherUpdate", &[Value::str("/m\u{e9}"), Value::Array(vec![Value::str("http://h:1/")])]);
+        let valid = method_call(
+            "publisherUpdate",
+            &[
+                Value::str("/m\u{e9}"),
+                Value::Array(vec![Value::str("http://h:1/")]),
+            ],
+        );
         cases.extend(valid.char_indices().map(|(i, _)| valid[..i].to_string()));
         for c in &cases {
             assert!(parse_response(c).is_err(), "accepted {c:?}");
@@ -677,7 +765,10 @@ mod tests {
 
     #[test]
     fn uris() {
-        assert_eq!(split_uri("http://127.0.0.1:11311/"), Some(("127.0.0.1", 11311, "/")));
+        assert_eq!(
+            split_uri("http://127.0.0.1:11311/"),
+            Some(("127.0.0.1", 11311, "/"))
+        );
         assert_eq!(split_uri("http://host:1"), Some(("host", 1, "/")));
         assert_eq!(split_uri("http://host/"), None);
         assert_eq!(split_uri("https://host:1/"), None);
@@ -694,8 +785,19 @@ mod fuzz {
     #[test]
     fn mutated_documents_never_panic() {
         let docs = [
-            method_call("requestTopic", &[Value::str("/a"), Value::str("/t"), Value::Array(vec![Value::Array(vec![Value::str("TCPROS")])])]),
-            method_response(&Value::Array(vec![Value::Int(1), Value::str("a&b"), Value::Array(vec![Value::str("TCPROS"), Value::str("h"), Value::Int(5)])])),
+            method_call(
+                "requestTopic",
+                &[
+                    Value::str("/a"),
+                    Value::str("/t"),
+                    Value::Array(vec![Value::Array(vec![Value::str("TCPROS")])]),
+                ],
+            ),
+            method_response(&Value::Array(vec![
+                Value::Int(1),
+                Value::str("a&b"),
+                Value::Array(vec![Value::str("TCPROS"), Value::str("h"), Value::Int(5)]),
+            ])),
             fault_response(-1, "x"),
         ];
         let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;

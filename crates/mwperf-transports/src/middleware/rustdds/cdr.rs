@@ -52,9 +52,19 @@ pub enum CdrError {
 impl fmt::Display for CdrError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CdrError::Truncated { have, want } => write!(f, "{TYPE_NAME}: {have} bytes, the layout needs at least {want}"),
-            CdrError::Encoding(id) => write!(f, "{TYPE_NAME}: unsupported representation {:02x}{:02x}", id[0], id[1]),
-            CdrError::TooLong(n) => write!(f, "{TYPE_NAME}: {n} data bytes do not fit a CDR sequence length"),
+            CdrError::Truncated { have, want } => write!(
+                f,
+                "{TYPE_NAME}: {have} bytes, the layout needs at least {want}"
+            ),
+            CdrError::Encoding(id) => write!(
+                f,
+                "{TYPE_NAME}: unsupported representation {:02x}{:02x}",
+                id[0], id[1]
+            ),
+            CdrError::TooLong(n) => write!(
+                f,
+                "{TYPE_NAME}: {n} data bytes do not fit a CDR sequence length"
+            ),
         }
     }
 }
@@ -101,9 +111,19 @@ fn layout(encoding: RepresentationIdentifier) -> Result<(bool, usize), CdrError>
 /// writer may add) are ignored.
 pub fn decode(input: &[u8], encoding: RepresentationIdentifier) -> Result<BytesMsg, CdrError> {
     let (little, align8) = layout(encoding)?;
-    let truncated = |want: usize| CdrError::Truncated { have: input.len(), want };
-    let len_bytes: [u8; 4] = input.get(0..4).and_then(|s| s.try_into().ok()).ok_or(truncated(4))?;
-    let n = if little { u32::from_le_bytes(len_bytes) } else { u32::from_be_bytes(len_bytes) } as usize;
+    let truncated = |want: usize| CdrError::Truncated {
+        have: input.len(),
+        want,
+    };
+    let len_bytes: [u8; 4] = input
+        .get(0..4)
+        .and_then(|s| s.try_into().ok())
+        .ok_or(truncated(4))?;
+    let n = if little {
+        u32::from_le_bytes(len_bytes)
+    } else {
+        u32::from_be_bytes(len_bytes)
+    } as usize;
     let data_end = 4usize.checked_add(n).ok_or(truncated(usize::MAX))?;
     let tail = align_up(data_end, align8).ok_or(truncated(usize::MAX))?;
     let want = tail.checked_add(16).ok_or(truncated(usize::MAX))?;
@@ -112,11 +132,21 @@ pub fn decode(input: &[u8], encoding: RepresentationIdentifier) -> Result<BytesM
     }
     let word = |o: usize| -> [u8; 8] { input[o..o + 8].try_into().expect("bounds checked above") };
     let (time, id) = if little {
-        (i64::from_le_bytes(word(tail)), u64::from_le_bytes(word(tail + 8)))
+        (
+            i64::from_le_bytes(word(tail)),
+            u64::from_le_bytes(word(tail + 8)),
+        )
     } else {
-        (i64::from_be_bytes(word(tail)), u64::from_be_bytes(word(tail + 8)))
+        (
+            i64::from_be_bytes(word(tail)),
+            u64::from_be_bytes(word(tail + 8)),
+        )
     };
-    Ok(BytesMsg { data: input[4..data_end].to_vec(), time, id })
+    Ok(BytesMsg {
+        data: input[4..data_end].to_vec(),
+        time,
+        id,
+    })
 }
 
 /// The RustDDS adapter: serializes [`Encoded`], deserializes [`BytesMsg`].
@@ -161,7 +191,11 @@ pub struct BytesDecoder;
 impl<'de> Decode<'de, BytesMsg> for BytesDecoder {
     type Error = CdrError;
 
-    fn decode_bytes(self, input: &'de [u8], encoding: RepresentationIdentifier) -> Result<BytesMsg, CdrError> {
+    fn decode_bytes(
+        self,
+        input: &'de [u8],
+        encoding: RepresentationIdentifier,
+    ) -> Result<BytesMsg, CdrError> {
         decode(input, encoding)
     }
 }
@@ -190,7 +224,10 @@ mod tests {
         assert_eq!(&e.0[..], want);
         // 4 data bytes end exactly on 8: no padding.
         let e = encode(&[1, 2, 3, 4], 5, 6).unwrap();
-        assert_eq!(&e.0[..], &[4, 0, 0, 0, 1, 2, 3, 4, 5, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(
+            &e.0[..],
+            &[4, 0, 0, 0, 1, 2, 3, 4, 5, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0]
+        );
         // Empty data: length, pad 4, time, id.
         let e = encode(&[], 0, 1).unwrap();
         assert_eq!(e.0.len(), 24);
@@ -205,7 +242,14 @@ mod tests {
             let e = encode(&data, n as i64 * 1000, n as u64).unwrap();
             assert_eq!(e.0.len(), encoded_len(n));
             assert_eq!(e.0.len() % 8, 0);
-            assert_eq!(decode(&e.0, LE).unwrap(), BytesMsg { data, time: n as i64 * 1000, id: n as u64 });
+            assert_eq!(
+                decode(&e.0, LE).unwrap(),
+                BytesMsg {
+                    data,
+                    time: n as i64 * 1000,
+                    id: n as u64
+                }
+            );
         }
     }
 
@@ -213,28 +257,55 @@ mod tests {
     fn big_endian_and_xcdr2_are_read() {
         #[rustfmt::skip]
         let be: &[u8] = &[0, 0, 0, 1, 0x42, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 7];
-        assert_eq!(decode(be, RepresentationIdentifier::CDR_BE).unwrap(), BytesMsg { data: vec![0x42], time: 9, id: 7 });
+        assert_eq!(
+            decode(be, RepresentationIdentifier::CDR_BE).unwrap(),
+            BytesMsg {
+                data: vec![0x42],
+                time: 9,
+                id: 7
+            }
+        );
         // XCDR2: 8-byte members align to 4, so time follows at offset 8 for 1 data byte.
         #[rustfmt::skip]
         let x2: &[u8] = &[1, 0, 0, 0, 0x42, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0];
-        assert_eq!(decode(x2, RepresentationIdentifier::XCDR2_LE).unwrap(), BytesMsg { data: vec![0x42], time: 9, id: 7 });
+        assert_eq!(
+            decode(x2, RepresentationIdentifier::XCDR2_LE).unwrap(),
+            BytesMsg {
+                data: vec![0x42],
+                time: 9,
+                id: 7
+            }
+        );
         #[rustfmt::skip]
         let x2: &[u8] = &[4, 0, 0, 0, 1, 2, 3, 4, 9, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0];
-        assert_eq!(decode(x2, RepresentationIdentifier::XCDR2_LE).unwrap().time, 9);
+        assert_eq!(
+            decode(x2, RepresentationIdentifier::XCDR2_LE).unwrap().time,
+            9
+        );
     }
 
     #[test]
     fn trailing_padding_is_ignored() {
         let mut v = encode(b"abc", 1, 2).unwrap().0.to_vec();
         v.extend_from_slice(&[0, 0, 0]);
-        assert_eq!(decode(&v, LE).unwrap(), BytesMsg { data: b"abc".to_vec(), time: 1, id: 2 });
+        assert_eq!(
+            decode(&v, LE).unwrap(),
+            BytesMsg {
+                data: b"abc".to_vec(),
+                time: 1,
+                id: 2
+            }
+        );
     }
 
     #[test]
     fn truncated_and_malformed_input_is_an_error_not_a_panic() {
         let good = encode(b"hello", 1, 2).unwrap().0.to_vec();
         for cut in 0..good.len() {
-            assert!(matches!(decode(&good[..cut], LE), Err(CdrError::Truncated { .. })), "cut at {cut}");
+            assert!(
+                matches!(decode(&good[..cut], LE), Err(CdrError::Truncated { .. })),
+                "cut at {cut}"
+            );
         }
         // A length pointing beyond the buffer, including ones that would overflow. (Length 6
         // still fits "hello"'s padded layout, so it is a valid, different sample.)
@@ -243,7 +314,10 @@ mod tests {
             bad[0..4].copy_from_slice(&n.to_le_bytes());
             assert!(decode(&bad, LE).is_err(), "length {n}");
         }
-        assert!(matches!(decode(&good, RepresentationIdentifier::PL_CDR_LE), Err(CdrError::Encoding(_))));
+        assert!(matches!(
+            decode(&good, RepresentationIdentifier::PL_CDR_LE),
+            Err(CdrError::Encoding(_))
+        ));
         assert!(decode(&[], LE).is_err());
         // Every short garbage buffer: never a panic.
         for len in 0..64usize {
@@ -257,9 +331,22 @@ mod tests {
     #[test]
     fn adapters_hand_over_the_same_bytes() {
         let e = encode(b"xyz", 3, 4).unwrap();
-        assert_eq!(<BytesCdr as SerializerAdapter<Encoded>>::to_bytes(&e).unwrap(), e.0);
-        assert_eq!(<BytesCdr as SerializerAdapter<Encoded>>::output_encoding(), LE);
+        assert_eq!(
+            <BytesCdr as SerializerAdapter<Encoded>>::to_bytes(&e).unwrap(),
+            e.0
+        );
+        assert_eq!(
+            <BytesCdr as SerializerAdapter<Encoded>>::output_encoding(),
+            LE
+        );
         let got = BytesDecoder.decode_bytes(&e.0, LE).unwrap();
-        assert_eq!(got, BytesMsg { data: b"xyz".to_vec(), time: 3, id: 4 });
+        assert_eq!(
+            got,
+            BytesMsg {
+                data: b"xyz".to_vec(),
+                time: 3,
+                id: 4
+            }
+        );
     }
 }

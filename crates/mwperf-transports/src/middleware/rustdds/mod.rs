@@ -21,11 +21,14 @@ use std::time::{Duration, Instant};
 
 use ::rustdds::mio1::{Events, Interest, Poll, Token};
 use ::rustdds::no_key::{DataReader, DataWriter};
-use ::rustdds::{DataReaderStatus, DataWriterStatus, DomainParticipant, DomainParticipantBuilder, StatusEvented, TopicKind};
+use ::rustdds::{
+    DataReaderStatus, DataWriterStatus, DomainParticipant, DomainParticipantBuilder, StatusEvented,
+    TopicKind,
+};
 use mwperf_core::wire::Header;
 
-use crate::{Endpoint, Side, Spec, TransportError};
 use super::dds_address::Address;
+use crate::{Endpoint, Side, Spec, TransportError};
 use cdr::{BytesCdr, BytesMsg, Encoded};
 
 const NAME: &str = "rustdds";
@@ -35,7 +38,10 @@ const SOCKET_BUFFER: usize = 4 << 20;
 const READER: Token = Token(0);
 
 fn middleware(what: &str, e: impl std::fmt::Display) -> TransportError {
-    TransportError::Middleware { transport: NAME, detail: format!("{what}: {e}") }
+    TransportError::Middleware {
+        transport: NAME,
+        detail: format!("{what}: {e}"),
+    }
 }
 
 pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError> {
@@ -59,32 +65,60 @@ pub struct RustDdsEndpoint {
 }
 
 impl RustDdsEndpoint {
-    fn open(side: Side, spec: &Spec, addr: Address, network: &network::Network) -> Result<Self, TransportError> {
+    fn open(
+        side: Side,
+        spec: &Spec,
+        addr: Address,
+        network: &network::Network,
+    ) -> Result<Self, TransportError> {
         let (only, same_host) = network.resolve()?;
         let builder = DomainParticipantBuilder::new(addr.domain as u16)
             .with_only_networks(only)
             .same_host_loopback(same_host)
             .socket_receive_buffer_size(SOCKET_BUFFER)
             .socket_send_buffer_size(SOCKET_BUFFER);
-        let participant = signals::with_async_signals_blocked(|| builder.build())
-            .map_err(|e| middleware(&format!("cannot create a participant in domain {}", addr.domain), e))?;
+        let participant = signals::with_async_signals_blocked(|| builder.build()).map_err(|e| {
+            middleware(
+                &format!("cannot create a participant in domain {}", addr.domain),
+                e,
+            )
+        })?;
         let qos = qos::policies(&spec.qos);
         let topic = |suffix: &str| {
-            participant.create_topic(addr.topic(suffix), cdr::TYPE_NAME.to_string(), &qos, TopicKind::NoKey).map_err(|e| middleware(&format!("topic {}", addr.topic(suffix)), e))
+            participant
+                .create_topic(
+                    addr.topic(suffix),
+                    cdr::TYPE_NAME.to_string(),
+                    &qos,
+                    TopicKind::NoKey,
+                )
+                .map_err(|e| middleware(&format!("topic {}", addr.topic(suffix)), e))
         };
         let writer = match side.out_topic() {
             Some(suffix) => {
                 let t = topic(suffix)?;
-                let publisher = participant.create_publisher(&qos).map_err(|e| middleware("publisher", e))?;
-                Some(publisher.create_datawriter_no_key::<Encoded, BytesCdr>(&t, Some(qos.clone())).map_err(|e| middleware("writer", e))?)
+                let publisher = participant
+                    .create_publisher(&qos)
+                    .map_err(|e| middleware("publisher", e))?;
+                Some(
+                    publisher
+                        .create_datawriter_no_key::<Encoded, BytesCdr>(&t, Some(qos.clone()))
+                        .map_err(|e| middleware("writer", e))?,
+                )
             }
             None => None,
         };
         let mut reader = match side.in_topic() {
             Some(suffix) => {
                 let t = topic(suffix)?;
-                let subscriber = participant.create_subscriber(&qos).map_err(|e| middleware("subscriber", e))?;
-                Some(subscriber.create_datareader_no_key::<BytesMsg, BytesCdr>(&t, Some(qos.clone())).map_err(|e| middleware("reader", e))?)
+                let subscriber = participant
+                    .create_subscriber(&qos)
+                    .map_err(|e| middleware("subscriber", e))?;
+                Some(
+                    subscriber
+                        .create_datareader_no_key::<BytesMsg, BytesCdr>(&t, Some(qos.clone()))
+                        .map_err(|e| middleware("reader", e))?,
+                )
             }
             None => None,
         };
@@ -92,7 +126,16 @@ impl RustDdsEndpoint {
         if let Some(r) = reader.as_mut() {
             poll.registry().register(r, READER, Interest::READABLE)?;
         }
-        Ok(RustDdsEndpoint { writer, reader, poll, events: Events::with_capacity(4), writer_matched: 0, reader_matched: 0, addr, _participant: participant })
+        Ok(RustDdsEndpoint {
+            writer,
+            reader,
+            poll,
+            events: Events::with_capacity(4),
+            writer_matched: 0,
+            reader_matched: 0,
+            addr,
+            _participant: participant,
+        })
     }
 
     /// Fold the status events queued so far into the matched counts.
@@ -114,12 +157,15 @@ impl RustDdsEndpoint {
     }
 
     fn matched(&self) -> bool {
-        (self.writer.is_none() || self.writer_matched > 0) && (self.reader.is_none() || self.reader_matched > 0)
+        (self.writer.is_none() || self.writer_matched > 0)
+            && (self.reader.is_none() || self.reader_matched > 0)
     }
 
     /// Take one sample if there is one (never blocks).
     fn take(&mut self, buf: &mut Vec<u8>) -> Result<Option<usize>, TransportError> {
-        let Some(reader) = self.reader.as_mut() else { return Ok(None) };
+        let Some(reader) = self.reader.as_mut() else {
+            return Ok(None);
+        };
         match reader.take_next_sample() {
             Ok(Some(sample)) => {
                 // The decoded Vec becomes the caller's buffer: no second copy.
@@ -135,15 +181,23 @@ impl RustDdsEndpoint {
 impl Endpoint for RustDdsEndpoint {
     fn send(&mut self, msg: &[u8]) -> Result<(), TransportError> {
         let Some(writer) = &self.writer else {
-            return Err(TransportError::Unsupported { transport: NAME, what: "sending on a subscribe-only (sub) endpoint".into() });
+            return Err(TransportError::Unsupported {
+                transport: NAME,
+                what: "sending on a subscribe-only (sub) endpoint".into(),
+            });
         };
         // time and id mirror the mwperf header so a plain DDS tool sees them; junk gets zeros.
-        let (time, id) = Header::decode_header(msg).map(|h| (h.sent_ns as i64, h.seq)).unwrap_or((0, 0));
+        let (time, id) = Header::decode_header(msg)
+            .map(|h| (h.sent_ns as i64, h.seq))
+            .unwrap_or((0, 0));
         let sample = cdr::encode(msg, time, id).map_err(|e| middleware("serialize", e))?;
         writer.write(sample, None).map_err(|e| match e {
             ::rustdds::dds::result::WriteError::WouldBlock { .. } => TransportError::Middleware {
                 transport: NAME,
-                detail: format!("reliable send window still full after {} ms (is the reader keeping up?)", qos::MAX_BLOCKING_MS),
+                detail: format!(
+                    "reliable send window still full after {} ms (is the reader keeping up?)",
+                    qos::MAX_BLOCKING_MS
+                ),
             },
             other => middleware("write", other),
         })
@@ -187,7 +241,9 @@ impl Endpoint for RustDdsEndpoint {
 
     fn matched_subscribers(&mut self) -> Option<u64> {
         self.drain_status();
-        self.writer.as_ref().map(|_| self.writer_matched.max(0) as u64)
+        self.writer
+            .as_ref()
+            .map(|_| self.writer_matched.max(0) as u64)
     }
 
     fn wait_matched(&mut self, timeout_ns: u64) -> Result<(), TransportError> {
@@ -203,10 +259,18 @@ impl Endpoint for RustDdsEndpoint {
                     "topics {} in domain {}: writer matched {}, reader matched {}",
                     self.addr.topic("ping|pong"),
                     self.addr.domain,
-                    self.writer.as_ref().map_or("-".into(), |_| self.writer_matched.to_string()),
-                    self.reader.as_ref().map_or("-".into(), |_| self.reader_matched.to_string()),
+                    self.writer
+                        .as_ref()
+                        .map_or("-".into(), |_| self.writer_matched.to_string()),
+                    self.reader
+                        .as_ref()
+                        .map_or("-".into(), |_| self.reader_matched.to_string()),
                 );
-                return Err(TransportError::NotMatched { transport: NAME, waited_ns: start.elapsed().as_nanos() as u64, detail });
+                return Err(TransportError::NotMatched {
+                    transport: NAME,
+                    waited_ns: start.elapsed().as_nanos() as u64,
+                    detail,
+                });
             }
             // Status events arrive on RustDDS's threads; 1 ms steps bound the added delay.
             std::thread::sleep(Duration::from_millis(1).min(limit.saturating_sub(start.elapsed())));

@@ -27,9 +27,11 @@ impl Network {
         match value {
             None | Some("loopback") => Ok(Network::Loopback),
             Some("auto") => Ok(Network::Auto),
-            Some(text) => text.parse::<Ipv4Addr>().map(Network::Address).map_err(|_| TransportError::Unsupported {
-                transport: super::NAME,
-                what: format!("'--opt network={text}' (allowed: {ALLOWED})"),
+            Some(text) => text.parse::<Ipv4Addr>().map(Network::Address).map_err(|_| {
+                TransportError::Unsupported {
+                    transport: super::NAME,
+                    what: format!("'--opt network={text}' (allowed: {ALLOWED})"),
+                }
             }),
         }
     }
@@ -41,13 +43,20 @@ impl Network {
             Network::Address(a) => {
                 let mine = interfaces()?;
                 if !mine.iter().any(|i| i.addr == *a) {
-                    return Err(nowhere(format!("no interface of this host has the address {a} (this host has: {})", list(&mine))));
+                    return Err(nowhere(format!(
+                        "no interface of this host has the address {a} (this host has: {})",
+                        list(&mine)
+                    )));
                 }
                 Ok((vec![IpAddr::V4(*a)], false))
             }
             Network::Auto => {
                 let mine = interfaces()?;
-                let usable: Vec<IpAddr> = mine.iter().filter(|i| i.usable()).map(|i| IpAddr::V4(i.addr)).collect();
+                let usable: Vec<IpAddr> = mine
+                    .iter()
+                    .filter(|i| i.usable())
+                    .map(|i| IpAddr::V4(i.addr))
+                    .collect();
                 if usable.is_empty() {
                     return Err(nowhere(format!(
                         "'--opt network=auto' found no interface that is up, not loopback and multicast-capable (this host has: {}); give an address or use network=loopback",
@@ -61,7 +70,10 @@ impl Network {
 }
 
 fn nowhere(detail: String) -> TransportError {
-    TransportError::Middleware { transport: super::NAME, detail }
+    TransportError::Middleware {
+        transport: super::NAME,
+        detail,
+    }
 }
 
 /// One IPv4 address of an interface, with the flags that decide whether discovery can use it.
@@ -97,7 +109,11 @@ fn list(interfaces: &[Interface]) -> String {
             if !i.multicast {
                 flags.push("no multicast");
             }
-            if flags.is_empty() { format!("{} {}", i.name, i.addr) } else { format!("{} {} ({})", i.name, i.addr, flags.join(", ")) }
+            if flags.is_empty() {
+                format!("{} {}", i.name, i.addr)
+            } else {
+                format!("{} {} ({})", i.name, i.addr, flags.join(", "))
+            }
         })
         .collect::<Vec<_>>()
         .join(", ")
@@ -121,7 +137,9 @@ fn interfaces() -> Result<Vec<Interface>, TransportError> {
         }
         // SAFETY: an AF_INET address is a sockaddr_in; the name is a NUL-terminated C string.
         let sin = unsafe { &*(ifa.ifa_addr as *const libc::sockaddr_in) };
-        let name = unsafe { std::ffi::CStr::from_ptr(ifa.ifa_name) }.to_string_lossy().into_owned();
+        let name = unsafe { std::ffi::CStr::from_ptr(ifa.ifa_name) }
+            .to_string_lossy()
+            .into_owned();
         let flags = ifa.ifa_flags as i32;
         out.push(Interface {
             name,
@@ -145,31 +163,68 @@ mod tests {
         assert_eq!(Network::parse(None).unwrap(), Network::Loopback);
         assert_eq!(Network::parse(Some("loopback")).unwrap(), Network::Loopback);
         assert_eq!(Network::parse(Some("auto")).unwrap(), Network::Auto);
-        assert_eq!(Network::parse(Some("10.0.0.1")).unwrap(), Network::Address(Ipv4Addr::new(10, 0, 0, 1)));
+        assert_eq!(
+            Network::parse(Some("10.0.0.1")).unwrap(),
+            Network::Address(Ipv4Addr::new(10, 0, 0, 1))
+        );
         let e = Network::parse(Some("eth0")).unwrap_err().to_string();
-        assert!(e.contains("network=eth0") && e.contains("loopback, auto"), "{e}");
+        assert!(
+            e.contains("network=eth0") && e.contains("loopback, auto"),
+            "{e}"
+        );
     }
 
     #[test]
     fn loopback_pins_to_localhost_with_same_host_discovery() {
-        assert_eq!(Network::Loopback.resolve().unwrap(), (vec![IpAddr::V4(Ipv4Addr::LOCALHOST)], true));
+        assert_eq!(
+            Network::Loopback.resolve().unwrap(),
+            (vec![IpAddr::V4(Ipv4Addr::LOCALHOST)], true)
+        );
     }
 
     #[test]
     fn this_host_has_loopback_and_a_foreign_address_is_refused() {
         let mine = interfaces().unwrap();
-        assert!(mine.iter().any(|i| i.loopback && i.addr == Ipv4Addr::LOCALHOST), "{mine:?}");
+        assert!(
+            mine.iter()
+                .any(|i| i.loopback && i.addr == Ipv4Addr::LOCALHOST),
+            "{mine:?}"
+        );
         assert!(!mine.iter().any(|i| i.addr == Ipv4Addr::new(192, 0, 2, 77)));
-        let e = Network::Address(Ipv4Addr::new(192, 0, 2, 77)).resolve().unwrap_err().to_string();
-        assert!(e.contains("192.0.2.77") && e.contains("lo 127.0.0.1"), "{e}");
+        let e = Network::Address(Ipv4Addr::new(192, 0, 2, 77))
+            .resolve()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("192.0.2.77") && e.contains("lo 127.0.0.1"),
+            "{e}"
+        );
     }
 
     #[test]
     fn auto_takes_only_usable_interfaces() {
-        let lo = Interface { name: "lo".into(), addr: Ipv4Addr::LOCALHOST, up: true, loopback: true, multicast: false };
-        let tun = Interface { name: "mwp0".into(), addr: Ipv4Addr::new(10, 77, 0, 1), up: true, loopback: false, multicast: true };
-        let down = Interface { up: false, ..tun.clone() };
+        let lo = Interface {
+            name: "lo".into(),
+            addr: Ipv4Addr::LOCALHOST,
+            up: true,
+            loopback: true,
+            multicast: false,
+        };
+        let tun = Interface {
+            name: "mwp0".into(),
+            addr: Ipv4Addr::new(10, 77, 0, 1),
+            up: true,
+            loopback: false,
+            multicast: true,
+        };
+        let down = Interface {
+            up: false,
+            ..tun.clone()
+        };
         assert!(!lo.usable() && tun.usable() && !down.usable());
-        assert_eq!(list(&[lo, down]), "lo 127.0.0.1 (loopback, no multicast), mwp0 10.77.0.1 (down)");
+        assert_eq!(
+            list(&[lo, down]),
+            "lo 127.0.0.1 (loopback, no multicast), mwp0 10.77.0.1 (down)"
+        );
     }
 }

@@ -14,17 +14,25 @@ pub const MAX_BLOCKING_MS: i64 = 100;
 
 pub fn policies(qos: &Qos) -> QosPolicies {
     let reliability = match qos.reliability {
-        Reliability::Reliable => policy::Reliability::Reliable { max_blocking_time: ::rustdds::Duration::from_millis(MAX_BLOCKING_MS) },
+        Reliability::Reliable => policy::Reliability::Reliable {
+            max_blocking_time: ::rustdds::Duration::from_millis(MAX_BLOCKING_MS),
+        },
         Reliability::BestEffort => policy::Reliability::BestEffort,
     };
     let history = match qos.history {
         // The spec's depth is a u32 >= 1; RustDDS takes an i32.
-        History::KeepLast(n) => policy::History::KeepLast { depth: n.min(i32::MAX as u32) as i32 },
+        History::KeepLast(n) => policy::History::KeepLast {
+            depth: n.min(i32::MAX as u32) as i32,
+        },
         History::KeepAll => policy::History::KeepAll,
     };
     let durability = match qos.durability {
         Durability::Volatile => policy::Durability::Volatile,
         Durability::TransientLocal => policy::Durability::TransientLocal,
     };
-    QosPolicyBuilder::new().reliability(reliability).history(history).durability(durability).build()
+    QosPolicyBuilder::new()
+        .reliability(reliability)
+        .history(history)
+        .durability(durability)
+        .build()
 }

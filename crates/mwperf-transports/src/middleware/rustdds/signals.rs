@@ -18,7 +18,14 @@ pub fn with_async_signals_blocked<T>(f: impl FnOnce() -> T) -> T {
         let mut block: libc::sigset_t = std::mem::zeroed();
         libc::sigfillset(&mut block);
         // Faults must stay deliverable (blocking them would turn a crash into a hang/kill).
-        for sync in [libc::SIGSEGV, libc::SIGBUS, libc::SIGFPE, libc::SIGILL, libc::SIGTRAP, libc::SIGABRT] {
+        for sync in [
+            libc::SIGSEGV,
+            libc::SIGBUS,
+            libc::SIGFPE,
+            libc::SIGILL,
+            libc::SIGTRAP,
+            libc::SIGABRT,
+        ] {
             libc::sigdelset(&mut block, sync);
         }
         let mut old: libc::sigset_t = std::mem::zeroed();
@@ -41,7 +48,9 @@ mod tests {
             libc::sigismember(&cur, sig) == 1
         };
         let before = is_blocked(libc::SIGINT);
-        let child = with_async_signals_blocked(|| std::thread::spawn(move || is_blocked(libc::SIGINT) && !is_blocked(libc::SIGSEGV)));
+        let child = with_async_signals_blocked(|| {
+            std::thread::spawn(move || is_blocked(libc::SIGINT) && !is_blocked(libc::SIGSEGV))
+        });
         assert!(child.join().unwrap());
         assert_eq!(is_blocked(libc::SIGINT), before);
     }

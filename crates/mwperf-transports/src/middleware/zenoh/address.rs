@@ -14,7 +14,9 @@ pub struct Address {
 }
 
 fn bad(addr: &str, why: &str) -> TransportError {
-    TransportError::Address(format!("zenoh address '{addr}': {why}; expected <endpoint>[#<base>], e.g. tcp/127.0.0.1:7447#demo"))
+    TransportError::Address(format!(
+        "zenoh address '{addr}': {why}; expected <endpoint>[#<base>], e.g. tcp/127.0.0.1:7447#demo"
+    ))
 }
 
 impl Address {
@@ -29,14 +31,30 @@ impl Address {
             return Err(bad(addr, "the endpoint needs a protocol prefix"));
         };
         if proto.is_empty() || rest.is_empty() {
-            return Err(bad(addr, "the endpoint needs a protocol prefix and a host:port"));
+            return Err(bad(
+                addr,
+                "the endpoint needs a protocol prefix and a host:port",
+            ));
         }
         let base = match base {
             None | Some("") | Some("auto") => None,
-            Some(b) if b.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)) => Some(b.to_string()),
-            Some(b) => return Err(bad(addr, &format!("'{b}' is not a base name (letters, digits, '-', '_', '.')"))),
+            Some(b)
+                if b.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)) =>
+            {
+                Some(b.to_string())
+            }
+            Some(b) => {
+                return Err(bad(
+                    addr,
+                    &format!("'{b}' is not a base name (letters, digits, '-', '_', '.')"),
+                ))
+            }
         };
-        Ok(Address { endpoint: endpoint.to_string(), base })
+        Ok(Address {
+            endpoint: endpoint.to_string(),
+            base,
+        })
     }
 
     /// The base, or a fresh one for a listener (`auto`, like port 0 for sockets).
@@ -55,7 +73,10 @@ impl Address {
 
     /// The endpoint with its port replaced (only meaningful after `wants_free_port`).
     pub fn with_port(&self, port: u16) -> String {
-        let (proto, rest) = self.endpoint.split_once('/').unwrap_or(("tcp", &self.endpoint));
+        let (proto, rest) = self
+            .endpoint
+            .split_once('/')
+            .unwrap_or(("tcp", &self.endpoint));
         let tail_at = rest.find(['?', '#']).unwrap_or(rest.len());
         let (hostport, tail) = rest.split_at(tail_at);
         let host = hostport.rsplit_once(':').map_or(hostport, |(h, _)| h);
@@ -67,7 +88,10 @@ impl Address {
 /// The small race with other programs is handled by the caller retrying.
 pub fn free_tcp_port(host: &str) -> Result<u16, TransportError> {
     let host = host.trim_start_matches('[').trim_end_matches(']');
-    let listener = std::net::TcpListener::bind((host, 0)).map_err(|err| TransportError::Bind { addr: format!("{host}:0"), err })?;
+    let listener = std::net::TcpListener::bind((host, 0)).map_err(|err| TransportError::Bind {
+        addr: format!("{host}:0"),
+        err,
+    })?;
     Ok(listener.local_addr()?.port())
 }
 
@@ -78,11 +102,23 @@ mod tests {
     #[test]
     fn forms() {
         let a = Address::parse("tcp/127.0.0.1:7447#demo").unwrap();
-        assert_eq!((a.endpoint.as_str(), a.base.as_deref()), ("tcp/127.0.0.1:7447", Some("demo")));
+        assert_eq!(
+            (a.endpoint.as_str(), a.base.as_deref()),
+            ("tcp/127.0.0.1:7447", Some("demo"))
+        );
         assert_eq!(Address::parse("tcp/127.0.0.1:7447").unwrap().base, None);
-        assert_eq!(Address::parse("tcp/127.0.0.1:7447#auto").unwrap().base, None);
-        assert!(Address::parse("127.0.0.1:7447").unwrap_err().to_string().contains("protocol prefix"));
-        assert!(Address::parse("tcp/127.0.0.1:7447#a/b").unwrap_err().to_string().contains("not a base"));
+        assert_eq!(
+            Address::parse("tcp/127.0.0.1:7447#auto").unwrap().base,
+            None
+        );
+        assert!(Address::parse("127.0.0.1:7447")
+            .unwrap_err()
+            .to_string()
+            .contains("protocol prefix"));
+        assert!(Address::parse("tcp/127.0.0.1:7447#a/b")
+            .unwrap_err()
+            .to_string()
+            .contains("not a base"));
         assert!(Address::parse("tcp/127.0.0.1:7447#iface=lo").is_err());
     }
 
@@ -94,6 +130,11 @@ mod tests {
         let a = Address::parse("tcp/[::1]:0").unwrap();
         assert_eq!(a.wants_free_port(), Some(("[::1]", "tcp")));
         assert_eq!(a.with_port(7), "tcp/[::1]:7");
-        assert_eq!(Address::parse("tcp/127.0.0.1:7447").unwrap().wants_free_port(), None);
+        assert_eq!(
+            Address::parse("tcp/127.0.0.1:7447")
+                .unwrap()
+                .wants_free_port(),
+            None
+        );
     }
 }

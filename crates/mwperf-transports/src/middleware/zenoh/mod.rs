@@ -37,8 +37,14 @@ const MATCH_POLL: Duration = Duration::from_millis(1);
 /// Attempts at binding a free port for `tcp/HOST:0` (another program may take it in between).
 const FREE_PORT_ATTEMPTS: usize = 5;
 
-pub(crate) fn middleware_error(what: impl std::fmt::Display, err: impl std::fmt::Display) -> TransportError {
-    TransportError::Middleware { transport: NAME, detail: format!("{what}: {err}") }
+pub(crate) fn middleware_error(
+    what: impl std::fmt::Display,
+    err: impl std::fmt::Display,
+) -> TransportError {
+    TransportError::Middleware {
+        transport: NAME,
+        detail: format!("{what}: {err}"),
+    }
 }
 
 /// One side of a measurement over a zenoh session.
@@ -90,26 +96,53 @@ pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError
         None => None,
     };
     let out_key = side.out_topic().map_or_else(String::new, key);
-    Ok(Box::new(ZenohEndpoint { publisher, subscriber, session, addr: format!("{endpoint}#{base}"), out_key, mode: settings.mode }))
+    Ok(Box::new(ZenohEndpoint {
+        publisher,
+        subscriber,
+        session,
+        addr: format!("{endpoint}#{base}"),
+        out_key,
+        mode: settings.mode,
+    }))
 }
 
 /// Open the session for `side`; returns it with the endpoint actually used (port 0 resolved).
-fn open_session(side: Side, mode: Mode, address: &Address) -> Result<(Session, String), TransportError> {
+fn open_session(
+    side: Side,
+    mode: Mode,
+    address: &Address,
+) -> Result<(Session, String), TransportError> {
     match (mode, side.is_listener()) {
         (Mode::Peer, true) => listen_session("peer", address),
         (Mode::Peer, false) => {
             let cfg = settings::session_config("peer", None, Some(&address.endpoint))?;
-            Ok((zenoh::open(cfg).wait().map_err(|e| middleware_error(format!("open peer session towards {}", address.endpoint), e))?, address.endpoint.clone()))
+            Ok((
+                zenoh::open(cfg).wait().map_err(|e| {
+                    middleware_error(format!("open peer session towards {}", address.endpoint), e)
+                })?,
+                address.endpoint.clone(),
+            ))
         }
         (Mode::Client, _) => {
             if address.wants_free_port().is_some() {
-                return Err(TransportError::Address(format!("--opt mode=client connects to a zenoh router: give its port, not {}", address.endpoint)));
+                return Err(TransportError::Address(format!(
+                    "--opt mode=client connects to a zenoh router: give its port, not {}",
+                    address.endpoint
+                )));
             }
             let cfg = settings::session_config("client", None, Some(&address.endpoint))?;
-            let session = zenoh::open(cfg).wait().map_err(|e| TransportError::Unreachable {
-                addr: format!("zenoh router {}", address.endpoint),
-                err: std::io::Error::new(std::io::ErrorKind::ConnectionRefused, format!("{e}; is `mwperf-agent router --transport zenoh --listen {}` running?", address.endpoint)),
-            })?;
+            let session = zenoh::open(cfg)
+                .wait()
+                .map_err(|e| TransportError::Unreachable {
+                    addr: format!("zenoh router {}", address.endpoint),
+                    err: std::io::Error::new(
+                        std::io::ErrorKind::ConnectionRefused,
+                        format!(
+                            "{e}; is `mwperf-agent router --transport zenoh --listen {}` running?",
+                            address.endpoint
+                        ),
+                    ),
+                })?;
             Ok((session, address.endpoint.clone()))
         }
     }
@@ -117,14 +150,26 @@ fn open_session(side: Side, mode: Mode, address: &Address) -> Result<(Session, S
 
 /// A session in `mode` ("peer" or "router") listening on the address's endpoint; `HOST:0` picks
 /// a free port first, because zenoh's stable API cannot tell which port it bound.
-pub(crate) fn listen_session(mode: &str, address: &Address) -> Result<(Session, String), TransportError> {
-    let bind_error = |endpoint: &str, e: zenoh::Error| TransportError::Bind { addr: endpoint.to_string(), err: std::io::Error::new(std::io::ErrorKind::AddrInUse, e.to_string()) };
+pub(crate) fn listen_session(
+    mode: &str,
+    address: &Address,
+) -> Result<(Session, String), TransportError> {
+    let bind_error = |endpoint: &str, e: zenoh::Error| TransportError::Bind {
+        addr: endpoint.to_string(),
+        err: std::io::Error::new(std::io::ErrorKind::AddrInUse, e.to_string()),
+    };
     let Some((host, proto)) = address.wants_free_port() else {
         let cfg = settings::session_config(mode, Some(&address.endpoint), None)?;
-        return zenoh::open(cfg).wait().map(|s| (s, address.endpoint.clone())).map_err(|e| bind_error(&address.endpoint, e));
+        return zenoh::open(cfg)
+            .wait()
+            .map(|s| (s, address.endpoint.clone()))
+            .map_err(|e| bind_error(&address.endpoint, e));
     };
     if proto != "tcp" {
-        return Err(TransportError::Address(format!("zenoh endpoint {}: port 0 (pick a free port) works for tcp/ endpoints only", address.endpoint)));
+        return Err(TransportError::Address(format!(
+            "zenoh endpoint {}: port 0 (pick a free port) works for tcp/ endpoints only",
+            address.endpoint
+        )));
     }
     let mut last = None;
     for _ in 0..FREE_PORT_ATTEMPTS {
@@ -141,9 +186,14 @@ pub(crate) fn listen_session(mode: &str, address: &Address) -> Result<(Session, 
 impl Endpoint for ZenohEndpoint {
     fn send(&mut self, msg: &[u8]) -> Result<(), TransportError> {
         let Some(p) = &self.publisher else {
-            return Err(TransportError::Middleware { transport: NAME, detail: "this side only subscribes (a sub does not send)".into() });
+            return Err(TransportError::Middleware {
+                transport: NAME,
+                detail: "this side only subscribes (a sub does not send)".into(),
+            });
         };
-        p.put(msg.to_vec()).wait().map_err(|e| middleware_error(format!("put on {}", self.out_key), e))
+        p.put(msg.to_vec())
+            .wait()
+            .map_err(|e| middleware_error(format!("put on {}", self.out_key), e))
     }
 
     fn recv(&mut self, buf: &mut Vec<u8>, wait_ns: u64) -> Result<Option<usize>, TransportError> {
@@ -152,7 +202,11 @@ impl Endpoint for ZenohEndpoint {
             std::thread::sleep(Duration::from_nanos(wait_ns).min(MAX_WAIT));
             return Ok(None);
         };
-        let got = if wait_ns == 0 { sub.try_recv() } else { sub.recv_timeout(Duration::from_nanos(wait_ns).min(MAX_WAIT)) };
+        let got = if wait_ns == 0 {
+            sub.try_recv()
+        } else {
+            sub.recv_timeout(Duration::from_nanos(wait_ns).min(MAX_WAIT))
+        };
         match got.map_err(|e| middleware_error("receive", e))? {
             Some(sample) => {
                 buf.clear();
@@ -173,11 +227,17 @@ impl Endpoint for ZenohEndpoint {
     /// pong's publisher sees our subscriber cannot be observed through zenoh's stable API: the
     /// first-contact probes cover that direction. A sub has no publisher and returns at once.
     fn wait_matched(&mut self, timeout_ns: u64) -> Result<(), TransportError> {
-        let Some(p) = &self.publisher else { return Ok(()) };
+        let Some(p) = &self.publisher else {
+            return Ok(());
+        };
         let start = Instant::now();
         let timeout = Duration::from_nanos(timeout_ns);
         loop {
-            if p.matching_status().wait().map_err(|e| middleware_error("matching status", e))?.matching() {
+            if p.matching_status()
+                .wait()
+                .map_err(|e| middleware_error("matching status", e))?
+                .matching()
+            {
                 return Ok(());
             }
             let waited = start.elapsed();
@@ -185,7 +245,12 @@ impl Endpoint for ZenohEndpoint {
                 return Err(TransportError::NotMatched {
                     transport: NAME,
                     waited_ns: waited.as_nanos() as u64,
-                    detail: format!("no subscriber for {} reached through {} in {} mode", self.out_key, self.addr, self.mode.name()),
+                    detail: format!(
+                        "no subscriber for {} reached through {} in {} mode",
+                        self.out_key,
+                        self.addr,
+                        self.mode.name()
+                    ),
                 });
             }
             std::thread::sleep(MATCH_POLL.min(timeout - waited));

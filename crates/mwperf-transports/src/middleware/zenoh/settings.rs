@@ -8,7 +8,6 @@ use zenoh::Config;
 use super::{middleware_error, NAME};
 use crate::{Durability, History, Reliability, Spec, TransportError};
 
-
 /// How the session reaches its peer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -40,14 +39,19 @@ pub struct Settings {
 }
 
 fn unsupported(what: impl Into<String>) -> TransportError {
-    TransportError::Unsupported { transport: NAME, what: what.into() }
+    TransportError::Unsupported {
+        transport: NAME,
+        what: what.into(),
+    }
 }
 
 fn parse_bool(key: &str, value: &str) -> Result<bool, TransportError> {
     match value {
         "true" | "1" | "yes" | "on" => Ok(true),
         "false" | "0" | "no" | "off" => Ok(false),
-        _ => Err(unsupported(format!("'--opt {key}={value}' (allowed values: true, false)"))),
+        _ => Err(unsupported(format!(
+            "'--opt {key}={value}' (allowed values: true, false)"
+        ))),
     }
 }
 
@@ -59,7 +63,9 @@ impl Settings {
             Some("client") => Mode::Client,
             Some(other) => return Err(unsupported(format!("'--opt mode={other}' (allowed: peer, client; a router is `mwperf-agent router --transport zenoh`)"))),
         };
-        let express = opts.get("express").map_or(Ok(true), |v| parse_bool("express", v))?;
+        let express = opts
+            .get("express")
+            .map_or(Ok(true), |v| parse_bool("express", v))?;
         let congestion = match spec.qos.reliability {
             Reliability::Reliable => CongestionControl::Block,
             Reliability::BestEffort => CongestionControl::Drop,
@@ -71,13 +77,22 @@ impl Settings {
         if spec.qos.durability == Durability::TransientLocal {
             return Err(unsupported("--durability transient-local (core zenoh keeps no history for late joiners; use --durability volatile)"));
         }
-        Ok(Settings { mode, express, congestion, depth })
+        Ok(Settings {
+            mode,
+            express,
+            congestion,
+            depth,
+        })
     }
 }
 
 /// A session configuration: `mode` ("peer", "client", "router"), listening on `listen` and
 /// connecting to `connect` (each at most one endpoint), multicast scouting off.
-pub fn session_config(mode: &str, listen: Option<&str>, connect: Option<&str>) -> Result<Config, TransportError> {
+pub fn session_config(
+    mode: &str,
+    listen: Option<&str>,
+    connect: Option<&str>,
+) -> Result<Config, TransportError> {
     let list = |e: Option<&str>| match e {
         Some(e) => format!("[{}]", json_string(e)),
         None => "[]".to_string(),
@@ -89,10 +104,14 @@ pub fn session_config(mode: &str, listen: Option<&str>, connect: Option<&str>) -
         ("listen/endpoints", list(listen)),
         ("connect/endpoints", list(connect)),
         // A peer whose pong is not up yet retries quickly (zenoh's default starts at 1 s).
-        ("connect/retry", "{ period_init_ms: 100, period_max_ms: 1000, period_increase_factor: 2 }".into()),
+        (
+            "connect/retry",
+            "{ period_init_ms: 100, period_max_ms: 1000, period_increase_factor: 2 }".into(),
+        ),
     ];
     for (key, value) in entries {
-        cfg.insert_json5(key, &value).map_err(|e| middleware_error(format!("config {key}={value}"), e))?;
+        cfg.insert_json5(key, &value)
+            .map_err(|e| middleware_error(format!("config {key}={value}"), e))?;
     }
     Ok(cfg)
 }
@@ -121,30 +140,71 @@ mod tests {
     #[test]
     fn qos_mapping() {
         let s = Settings::from_spec(&Spec::new("x")).unwrap();
-        assert_eq!((s.mode, s.express, s.congestion, s.depth), (Mode::Peer, true, CongestionControl::Block, 10));
-        let qos = Qos { reliability: Reliability::BestEffort, history: History::KeepLast(1), ..Qos::default() };
-        let s = Settings::from_spec(&Spec::new("x").with_qos(qos).with_option("mode", "client").with_option("express", "false")).unwrap();
-        assert_eq!((s.mode, s.express, s.congestion, s.depth), (Mode::Client, false, CongestionControl::Drop, 1));
-        let keep_all = Qos { history: History::KeepAll, ..Qos::default() };
-        assert!(Settings::from_spec(&Spec::new("x").with_qos(keep_all)).unwrap_err().to_string().contains("keep-all"));
-        let tl = Qos { durability: Durability::TransientLocal, ..Qos::default() };
-        assert!(Settings::from_spec(&Spec::new("x").with_qos(tl)).unwrap_err().is_usage());
+        assert_eq!(
+            (s.mode, s.express, s.congestion, s.depth),
+            (Mode::Peer, true, CongestionControl::Block, 10)
+        );
+        let qos = Qos {
+            reliability: Reliability::BestEffort,
+            history: History::KeepLast(1),
+            ..Qos::default()
+        };
+        let s = Settings::from_spec(
+            &Spec::new("x")
+                .with_qos(qos)
+                .with_option("mode", "client")
+                .with_option("express", "false"),
+        )
+        .unwrap();
+        assert_eq!(
+            (s.mode, s.express, s.congestion, s.depth),
+            (Mode::Client, false, CongestionControl::Drop, 1)
+        );
+        let keep_all = Qos {
+            history: History::KeepAll,
+            ..Qos::default()
+        };
+        assert!(Settings::from_spec(&Spec::new("x").with_qos(keep_all))
+            .unwrap_err()
+            .to_string()
+            .contains("keep-all"));
+        let tl = Qos {
+            durability: Durability::TransientLocal,
+            ..Qos::default()
+        };
+        assert!(Settings::from_spec(&Spec::new("x").with_qos(tl))
+            .unwrap_err()
+            .is_usage());
     }
 
     #[test]
     fn options_are_checked() {
-        let e = Settings::from_spec(&Spec::new("x").with_option("colour", "red")).unwrap_err().to_string();
-        assert!(e.contains("--opt colour") && e.contains("mode, express"), "{e}");
-        let e = Settings::from_spec(&Spec::new("x").with_option("mode", "router")).unwrap_err().to_string();
+        let e = Settings::from_spec(&Spec::new("x").with_option("colour", "red"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("--opt colour") && e.contains("mode, express"),
+            "{e}"
+        );
+        let e = Settings::from_spec(&Spec::new("x").with_option("mode", "router"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("allowed: peer, client"), "{e}");
-        assert!(Settings::from_spec(&Spec::new("x").with_option("express", "maybe")).unwrap_err().is_usage());
+        assert!(
+            Settings::from_spec(&Spec::new("x").with_option("express", "maybe"))
+                .unwrap_err()
+                .is_usage()
+        );
     }
 
     #[test]
     fn config_is_pinned() {
         let cfg = session_config("peer", Some("tcp/127.0.0.1:7447"), None).unwrap();
         assert_eq!(cfg.get_json("scouting/multicast/enabled").unwrap(), "false");
-        assert!(cfg.get_json("listen/endpoints").unwrap().contains("tcp/127.0.0.1:7447"));
+        assert!(cfg
+            .get_json("listen/endpoints")
+            .unwrap()
+            .contains("tcp/127.0.0.1:7447"));
         assert_eq!(json_string("a\"b"), "\"a\\\"b\"");
     }
 }
