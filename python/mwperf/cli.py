@@ -27,6 +27,7 @@ from .bags import trace as replay_trace
 from .bags.commands import bag_group
 from .probe.command import probe as probe_command
 from .config import PointConfig, build_point
+from .options import point_options
 from .durations import format_duration_arg, format_ns
 from .emulation.presets import PRESETS
 from .errors import MwperfError, UsageError
@@ -57,90 +58,7 @@ def cli() -> None:
 
 @cli.command()
 @click.argument("scenario", required=False)
-@click.option("--transport", help="Transport to measure (see 'mwperf transports').  [default: udp]")
-@click.option("--mode", help="roundtrip (ping/pong) or oneway (pub/sub).  [default: roundtrip]")
-@click.option("--rate", help="Messages per second; 0 = as fast as possible.  [default: 1000]")
-@click.option("--payload", help="Catalogue name (see 'mwperf payloads') or a byte count such as "
-              "100 or 64KiB.  [default: Array1k]")
-@click.option("--duration", help="Measured time after warm-up, e.g. 10s, 500ms.  [default: 10s]")
-@click.option("--count", help="Measure this many messages instead of a duration.")
-@click.option("--warmup", help="Sent and echoed first, excluded from statistics.  [default: 1s]")
-@click.option("--peer-timeout", help="Give up when the peer is silent this long.  [default: 2s]")
-@click.option("--spin-margin", help="Sleep until deadline - margin, then spin.  [default: 100us]")
-@click.option("--busy-poll", is_flag=True, help="Agents never block in receive (spins a core).")
-@click.option("--prevent-cpu-idle", is_flag=True, help="Keep CPUs out of deep idle states.")
-@click.option("--reliability", help="QoS: reliable or best-effort (mapped per middleware).  "
-              "[default: reliable]")
-@click.option("--history", help="QoS: keep-last (with --depth), keep-last:N or keep-all.  "
-              "[default: keep-last]")
-@click.option("--depth", help="QoS: queue depth for keep-last.  [default: 10]")
-@click.option("--durability", help="QoS: volatile or transient-local.  [default: volatile]")
-@click.option("--opt", multiple=True, metavar="KEY=VALUE", help="Transport setting for both "
-              "agents, repeatable: zenoh mode=client|peer, express=true|false; mqtt qos=0|1|2.")
-@click.option("--discovery-timeout", help="Give up when the peer is not discovered within this "
-              "time.  [default: 10s]")
-@click.option("--pong", help="Who echoes a round trip: agent (mwperf's pong) or relay (ros1: "
-              "topic_tools relay, a foreign echo).  [default: agent]")
-@click.option("--topics", help="Topics per agent, each with its own sequence numbers, statistics "
-              "and schedule at --rate.  [default: 1]")
-@click.option("--executor", help="How the pong/sub runs several topics' callbacks: single (one "
-              "at a time) or multi (one thread per topic).  [default: single]")
-@click.option("--busy-loop", help="CPU work inside every pong/sub callback, e.g. 1.8ms.  "
-              "[default: 0s]")
-@click.option("--subscribers", help="One-way: sub agents per topic (1-16), each measuring its own "
-              "stream; the result lists each and pools them.  [default: 1]")
-@click.option("--link", help="Put ping/pub and pong/sub on two emulated hosts joined by this link: "
-              "a preset (see 'mwperf links') and/or KEY=VALUE items, e.g. delay=10ms,loss=1% "
-              "(docs/links.md). Needs root.")
-@click.option("--bridge", help="A real bridge in the path: mqtt-bridge (two mosquitto brokers "
-              "joined by mosquitto's bridge), zenoh-ros2dds; or direct (the same middleware end "
-              "to end, same hosts and links). With --link each half runs on a host of its own "
-              "and the link is the WAN between them (docs/bridges.md).")
-@click.option("--link-backend", help="How --link is emulated: auto (netem when the kernel has "
-              "it), netem or userspace (mwperf-linkem).  [default: auto]")
-@click.option("--session-timeout", help="With a --link outage: a session that delivers nothing "
-              "this long after the link is back is reported dead (docs/links.md).  [default: 5s]")
-@click.option("--host", "host", multiple=True, metavar="NAME=ssh://[USER@]HOST[:PORT]",
-              help="A real machine (a robot) reached with OpenSSH: keys or ssh-agent only, the "
-              "host key checked against known_hosts. mwperf puts its agent there (copied when "
-              "missing) and, without --place, runs pong/sub and the daemons on it and ping/pub "
-              "here (host 'local'). Repeatable. docs/hosts.md.")
-@click.option("--place", "remote_place", metavar="ROLE=HOST,...", help="With --host: where "
-              "each of ping, pong, pub, sub, rosmaster, mosquitto, zenohd runs, e.g. "
-              "pong=b,rosmaster=b (host 'local' is this machine).")
-@click.option("--ssh-config", metavar="FILE", help="With --host: the ssh configuration file "
-              "to use (ssh -F): IdentityFile, UserKnownHostsFile, ProxyJump ...")
-@click.option("--accept-new-host-key", is_flag=True, help="With --host: record the host key "
-              "of a host seen for the first time (a changed key is still refused).")
-@click.option("--cpu-quota", metavar="[ROLE=|HOST=]PCT%", help="Limit agents' CPU (cgroup), "
-              "e.g. 50% (every agent) or pong=50%,ping=25%; 100% = one CPU. With emulated hosts "
-              "HOST=50% limits everything on that host, daemons included (--link: hosts a, b).")
-@click.option("--cpu-pin", metavar="[ROLE=|HOST=]CPUS", help="Pin agents to CPUs, e.g. 1, 0-1 "
-              "or pong=1,ping=0 (or HOST=1: everything on that emulated host).")
-@click.option("--rt-priority", metavar="N", help="Run the agents SCHED_FIFO at priority N "
-              "(1-99) when permitted; a warning in the result otherwise.")
-@click.option("--samples", is_flag=True, help="Also keep every message's timestamps (samples.csv).")
-@click.option("--clock-sync", is_flag=True, default=None, help="One-way points: measure the pub "
-              "clock's offset and drift with NTP-style probes (UDP side channel) before, during "
-              "and after the stream and correct every one-way sample; the result's "
-              "measurement.clock_sync has the offset, drift and error bound. For agents on "
-              "different clocks (--link/--host); round trips need none.")
-@click.option("--count-allocs", is_flag=True, default=None, help="Count every heap "
-              "allocation of each agent (Rust and C libraries: LD_PRELOAD of "
-              "libmwperf_alloc.so) per phase; the details show allocations per message in the "
-              "steady state. Agents on this machine only.")
-@click.option("--wire-bytes", is_flag=True, default=None, help="Count bytes and packets on "
-              "the wire per phase (setup, warm-up, steady state, idle, teardown) where they "
-              "pass: mwperf's userspace link emulator logs every packet (without --link: a "
-              "clean link between two emulated hosts). The details show bytes per message each "
-              "way, setup bytes and idle bytes/s. docs/costs.md.")
-@click.option("--profile", is_flag=True, default=None, help="Sample every agent and daemon "
-              "with Linux perf during the point (DWARF call graphs): a flame graph (SVG) and the "
-              "top functions per process in the result folder (profile/) and the report. A "
-              "warning says what to change where perf cannot sample.")
-@click.option("--idle", metavar="DURATION", help="After the last reply, the sender keeps its "
-              "endpoint open this long sending nothing (default 2s with --wire-bytes, else 0s): "
-              "what an idle session costs.")
+@point_options
 @click.option("--replay", metavar="FILE", help="Send a recording's messages (a ROS 1 .bag, an "
               ".mcap or a rosbag2 folder): each recorded topic on its own topic, each message's "
               "real bytes at its recorded time. docs/replay-and-probe.md.")
@@ -149,9 +67,6 @@ def cli() -> None:
               "fast).  [default: 1]")
 @click.option("--replay-window", metavar="START+LENGTH", help="With --replay: only this part "
               "of the recording, e.g. 10s+60s.")
-@click.option("--test-clock", metavar="HOST=OFFSET_S[,DRIFT_PPM]", hidden=True,
-              help="TEST ONLY: run an emulated host's agents in a time namespace OFFSET_S ahead "
-              "and DRIFT_PPM fast (';' between hosts): ground truth for --clock-sync tests.")
 @click.option("--json", "json_file", metavar="FILE", help="Also write the result (a suite: its "
               "summary rows) to FILE; '-' prints it instead of the table.")
 @click.option("--results", default="results", show_default=True, metavar="DIR",

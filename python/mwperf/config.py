@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import replace, asdict, dataclass
 from typing import Any, Protocol
 
+from .options import KINDS
 from .durations import parse_duration
 from .clocksync import parse_test_clock
 from .emulation.links import parse_link
@@ -52,25 +53,11 @@ QOS_DEFAULTS: dict[str, str] = {"reliability": "reliable", "history": "keep-last
 """the agent's own defaults (ROS 2's): recorded in the config, passed on only when given"""
 TRANSPORTS = ("udp", "tcp", "uds", "iceoryx2", "cyclonedds", "rustdds", "zenoh", "mqtt", "ros1")
 """every transport mwperf knows, in side-by-side order (an agent may be built without some)"""
-OPTIONS: dict[str, str] = {
-    "transport": "text", "mode": "text", "rate": "text", "payload": "text", "duration": "text",
-    "count": "text", "warmup": "text", "peer_timeout": "text", "spin_margin": "text",
-    "busy_poll": "flag", "prevent_cpu_idle": "flag", "samples": "flag",
-    "reliability": "text", "history": "text", "depth": "text", "durability": "text",
-    "opt": "repeated", "discovery_timeout": "text", "pong": "text",
-    "topics": "text", "executor": "text", "busy_loop": "text",
-    "link": "text", "link_backend": "text", "session_timeout": "text", "cpu_quota": "text", "cpu_pin": "text",
-    "rt_priority": "text",
-    "subscribers": "text",
-    "host": "text", "remote_place": "text", "ssh_config": "text", "accept_new_host_key": "flag",
-    "clock_sync": "flag", "test_clock": "text",
-    "count_allocs": "flag",
-    "wire_bytes": "flag", "idle": "text", "profile": "flag",
-    "bridge": "text",
-}
+OPTIONS: dict[str, str] = KINDS
 """every option of a point, keyed like the command-line flags (``-`` as ``_``), as
 ``build_point`` takes it: ``text`` (a value), ``flag`` (a boolean) or ``repeated`` (a list of
-values). Scenario files accept exactly these keys, so a new option added here is accepted there."""
+values). Derived from the one definition, python/mwperf/options.py (which also makes the
+``mwperf run`` flags): scenario files accept exactly these keys."""
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,147 @@
+"""Every option of a measured point, defined once.
+
+The table below is what the ``mwperf run`` command offers (click options built from it), what a
+scenario file accepts (keys named like the flags, ``-`` as ``_``: ``config.OPTIONS`` is derived
+from it, and the scenario parser and validation read that), and what docs/cli.md lists
+(generated from the click command). Add a point option here, and handle it in
+``config.build_point``: the command line, scenarios and the docs follow. The options that only
+steer a run (``--json``, ``--results``, ``--quick``, ...) stay with the command in cli.py.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import click
+
+
+@dataclass(frozen=True)
+class PointOption:
+    """One option: click's declarations and attributes, as ``click.option`` takes them."""
+
+    decls: tuple[str, ...]
+    attrs: dict[str, Any] = field(default_factory=dict)
+    scenario_kind: str | None = None
+    """the kind in scenario files when it differs from the flag's (``--host`` is repeatable on
+    the command line, one comma-separated value in a scenario)"""
+
+    @property
+    def name(self) -> str:
+        """The key (``config.OPTIONS``, scenario files): the explicit name, else the flag."""
+        explicit = [d for d in self.decls if not d.startswith("-")]
+        return explicit[0] if explicit else self.decls[0].lstrip("-").replace("-", "_")
+
+    @property
+    def kind(self) -> str:
+        """``flag`` (a boolean), ``repeated`` (a list of values) or ``text`` (a value)."""
+        if self.scenario_kind:
+            return self.scenario_kind
+        if self.attrs.get("is_flag"):
+            return "flag"
+        return "repeated" if self.attrs.get("multiple") else "text"
+
+
+def option(*decls: str, scenario_kind: str | None = None, **attrs: Any) -> PointOption:
+    """A table entry, written like ``click.option``."""
+    return PointOption(decls, attrs, scenario_kind)
+
+
+POINT_OPTIONS: tuple[PointOption, ...] = (
+    option("--transport", help="Transport to measure (see 'mwperf transports').  [default: udp]"),
+    option("--mode", help="roundtrip (ping/pong) or oneway (pub/sub).  [default: roundtrip]"),
+    option("--rate", help="Messages per second; 0 = as fast as possible.  [default: 1000]"),
+    option("--payload", help="Catalogue name (see 'mwperf payloads') or a byte count such as "
+           "100 or 64KiB.  [default: Array1k]"),
+    option("--duration", help="Measured time after warm-up, e.g. 10s, 500ms.  [default: 10s]"),
+    option("--count", help="Measure this many messages instead of a duration."),
+    option("--warmup", help="Sent and echoed first, excluded from statistics.  [default: 1s]"),
+    option("--peer-timeout", help="Give up when the peer is silent this long.  [default: 2s]"),
+    option("--spin-margin", help="Sleep until deadline - margin, then spin.  [default: 100us]"),
+    option("--busy-poll", is_flag=True, help="Agents never block in receive (spins a core)."),
+    option("--prevent-cpu-idle", is_flag=True, help="Keep CPUs out of deep idle states."),
+    option("--reliability", help="QoS: reliable or best-effort (mapped per middleware).  "
+           "[default: reliable]"),
+    option("--history", help="QoS: keep-last (with --depth), keep-last:N or keep-all.  "
+           "[default: keep-last]"),
+    option("--depth", help="QoS: queue depth for keep-last.  [default: 10]"),
+    option("--durability", help="QoS: volatile or transient-local.  [default: volatile]"),
+    option("--opt", multiple=True, metavar="KEY=VALUE", help="Transport setting for both "
+           "agents, repeatable: zenoh mode=client|peer, express=true|false; mqtt qos=0|1|2."),
+    option("--discovery-timeout", help="Give up when the peer is not discovered within this "
+           "time.  [default: 10s]"),
+    option("--pong", help="Who echoes a round trip: agent (mwperf's pong) or relay (ros1: "
+           "topic_tools relay, a foreign echo).  [default: agent]"),
+    option("--topics", help="Topics per agent, each with its own sequence numbers, statistics "
+           "and schedule at --rate.  [default: 1]"),
+    option("--executor", help="How the pong/sub runs several topics' callbacks: single (one "
+           "at a time) or multi (one thread per topic).  [default: single]"),
+    option("--busy-loop", help="CPU work inside every pong/sub callback, e.g. 1.8ms.  "
+           "[default: 0s]"),
+    option("--subscribers", help="One-way: sub agents per topic (1-16), each measuring its own "
+           "stream; the result lists each and pools them.  [default: 1]"),
+    option("--link", help="Put ping/pub and pong/sub on two emulated hosts joined by this link: "
+           "a preset (see 'mwperf links') and/or KEY=VALUE items, e.g. delay=10ms,loss=1% "
+           "(docs/links.md). Needs root."),
+    option("--bridge", help="A real bridge in the path: mqtt-bridge (two mosquitto brokers "
+           "joined by mosquitto's bridge), zenoh-ros2dds; or direct (the same middleware end "
+           "to end, same hosts and links). With --link each half runs on a host of its own "
+           "and the link is the WAN between them (docs/bridges.md)."),
+    option("--link-backend", help="How --link is emulated: auto (netem when the kernel has "
+           "it), netem or userspace (mwperf-linkem).  [default: auto]"),
+    option("--session-timeout", help="With a --link outage: a session that delivers nothing "
+           "this long after the link is back is reported dead (docs/links.md).  [default: 5s]"),
+    option("--host", "host", multiple=True, scenario_kind="text", metavar="NAME=ssh://[USER@]HOST[:PORT]",
+           help="A real machine (a robot) reached with OpenSSH: keys or ssh-agent only, the "
+           "host key checked against known_hosts. mwperf puts its agent there (copied when "
+           "missing) and, without --place, runs pong/sub and the daemons on it and ping/pub "
+           "here (host 'local'). Repeatable. docs/hosts.md."),
+    option("--place", "remote_place", metavar="ROLE=HOST,...", help="With --host: where "
+           "each of ping, pong, pub, sub, rosmaster, mosquitto, zenohd runs, e.g. "
+           "pong=b,rosmaster=b (host 'local' is this machine)."),
+    option("--ssh-config", metavar="FILE", help="With --host: the ssh configuration file "
+           "to use (ssh -F): IdentityFile, UserKnownHostsFile, ProxyJump ..."),
+    option("--accept-new-host-key", is_flag=True, help="With --host: record the host key "
+           "of a host seen for the first time (a changed key is still refused)."),
+    option("--cpu-quota", metavar="[ROLE=|HOST=]PCT%", help="Limit agents' CPU (cgroup), "
+           "e.g. 50% (every agent) or pong=50%,ping=25%; 100% = one CPU. With emulated hosts "
+           "HOST=50% limits everything on that host, daemons included (--link: hosts a, b)."),
+    option("--cpu-pin", metavar="[ROLE=|HOST=]CPUS", help="Pin agents to CPUs, e.g. 1, 0-1 "
+           "or pong=1,ping=0 (or HOST=1: everything on that emulated host)."),
+    option("--rt-priority", metavar="N", help="Run the agents SCHED_FIFO at priority N "
+           "(1-99) when permitted; a warning in the result otherwise."),
+    option("--samples", is_flag=True, help="Also keep every message's timestamps (samples.csv)."),
+    option("--clock-sync", is_flag=True, default=None, help="One-way points: measure the pub "
+           "clock's offset and drift with NTP-style probes (UDP side channel) before, during "
+           "and after the stream and correct every one-way sample; the result's "
+           "measurement.clock_sync has the offset, drift and error bound. For agents on "
+           "different clocks (--link/--host); round trips need none."),
+    option("--count-allocs", is_flag=True, default=None, help="Count every heap "
+           "allocation of each agent (Rust and C libraries: LD_PRELOAD of "
+           "libmwperf_alloc.so) per phase; the details show allocations per message in the "
+           "steady state. Agents on this machine only."),
+    option("--wire-bytes", is_flag=True, default=None, help="Count bytes and packets on "
+           "the wire per phase (setup, warm-up, steady state, idle, teardown) where they "
+           "pass: mwperf's userspace link emulator logs every packet (without --link: a "
+           "clean link between two emulated hosts). The details show bytes per message each "
+           "way, setup bytes and idle bytes/s. docs/costs.md."),
+    option("--profile", is_flag=True, default=None, help="Sample every agent and daemon "
+           "with Linux perf during the point (DWARF call graphs): a flame graph (SVG) and the "
+           "top functions per process in the result folder (profile/) and the report. A "
+           "warning says what to change where perf cannot sample."),
+    option("--idle", metavar="DURATION", help="After the last reply, the sender keeps its "
+           "endpoint open this long sending nothing (default 2s with --wire-bytes, else 0s): "
+           "what an idle session costs."),
+    option("--test-clock", metavar="HOST=OFFSET_S[,DRIFT_PPM]", hidden=True,
+           help="TEST ONLY: run an emulated host's agents in a time namespace OFFSET_S ahead "
+           "and DRIFT_PPM fast (';' between hosts): ground truth for --clock-sync tests."),
+)
+
+KINDS: dict[str, str] = {o.name: o.kind for o in POINT_OPTIONS}
+"""option name -> its kind, in the table's order (``config.OPTIONS``)"""
+
+
+def point_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Decorate ``command`` with every point option, in the table's order."""
+    for entry in reversed(POINT_OPTIONS):
+        command = click.option(*entry.decls, **entry.attrs)(command)
+    return command
