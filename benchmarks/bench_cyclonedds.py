@@ -28,15 +28,8 @@ from benchlib import med, revision, stamp, write_section  # noqa: E402  (run as 
 ROOT = Path(__file__).resolve().parents[1]
 HEADER = 56  # mwperf header bytes
 
-# Same text as LOOPBACK_CONFIG in crates/mwperf-transports/src/middleware/cyclonedds/domain.rs.
-LOOPBACK_CONFIG = ('<CycloneDDS><Domain Id="any">'
-                   '<General><Interfaces><NetworkInterface address="127.0.0.1"/></Interfaces>'
-                   '<AllowMulticast>false</AllowMulticast></General>'
-                   '<Discovery><ParticipantIndex>auto</ParticipantIndex>'
-                   '<MaxAutoParticipantIndex>100</MaxAutoParticipantIndex>'
-                   '<Peers><Peer address="127.0.0.1"/></Peers></Discovery>'
-                   '<Internal><SocketReceiveBufferSize min="default" max="4MiB"/></Internal>'
-                   '</Domain></CycloneDDS>')
+sys.path.insert(0, str(ROOT / "python"))
+from mwperf.transports.cyclonedds import LOOPBACK_CONFIG  # noqa: E402  (the agents' own)
 
 DDSPERF_LINE = re.compile(r"size (\d+) mean [\d.]+us min [\d.]+us 50% ([\d.]+)us 90% [\d.]+us 99% ([\d.]+)us max [\d.]+us cnt (\d+)")
 

@@ -277,3 +277,18 @@ RELEASERS: dict[str, Callable[[str], None]] = {
     "process": _release_process, "netns": _release_netns, "link": _release_link,
     "cgroup": _release_cgroup, "cgroup-parent": _release_cgroup_parent, "path": _release_path,
 }
+
+
+def stop_leased(popen: subprocess.Popen, lease: Any, lease_id: str, timeout_s: float) -> None:
+    """Stop a helper process mwperf started in its own process group and leased as
+    ``("process", lease_id)``: SIGINT (it writes what it collected), SIGKILL after
+    ``timeout_s``; then release it from ``lease``."""
+    if popen.poll() is None:
+        os.killpg(popen.pid, signal.SIGINT)
+        try:
+            popen.wait(timeout_s)
+        except subprocess.TimeoutExpired:
+            os.killpg(popen.pid, signal.SIGKILL)
+            popen.wait()
+    if ("process", lease_id) in lease.resources:
+        lease.release_one("process", lease_id)

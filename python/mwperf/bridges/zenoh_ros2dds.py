@@ -20,19 +20,12 @@ from pathlib import Path
 from ..agent import Agent
 from ..daemons.base import DaemonProcess, DaemonSpec, free_port
 from ..emulation.network import cyclone_unicast_config
+from ..transports.cyclonedds import LOOPBACK_CONFIG
 from .base import Bridge, BridgePlan, BridgeSetup
 from .build import BINARY, ensure_zenoh_bridge
 
-LOOPBACK_CYCLONE = ('<CycloneDDS><Domain Id="any">'
-                    '<General><Interfaces><NetworkInterface address="127.0.0.1"/></Interfaces>'
-                    '<AllowMulticast>false</AllowMulticast></General>'
-                    '<Discovery><ParticipantIndex>auto</ParticipantIndex>'
-                    '<MaxAutoParticipantIndex>100</MaxAutoParticipantIndex>'
-                    '<Peers><Peer address="127.0.0.1"/></Peers></Discovery>'
-                    '<Internal><SocketReceiveBufferSize min="default" max="4MiB"/></Internal>'
-                    '</Domain></CycloneDDS>')
-"""the agents' own loopback configuration (LOOPBACK_CONFIG in the cyclonedds transport's
-domain.rs): the bridge's Cyclone joins the agents' domain the same way"""
+LOOPBACK_CYCLONE = LOOPBACK_CONFIG
+"""the agents' own loopback configuration: the bridge's Cyclone joins their domain the same way"""
 ROS_DISTRO = "humble"
 """the GID layout the agents announce (24 bytes) and the bridges read"""
 FIRST_DOMAIN = 100

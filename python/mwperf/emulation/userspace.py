@@ -15,7 +15,6 @@ import json
 import os
 import secrets
 import shutil
-import signal
 import subprocess
 import time
 from pathlib import Path
@@ -23,7 +22,7 @@ from typing import Any
 
 from .. import BUNDLED_BIN, REPO_ROOT
 from ..errors import RunError
-from ..leases import Lease, process_id
+from ..leases import Lease, process_id, stop_leased
 from ..procs import _die_with_parent
 from .hosts import Port
 from .links import LinkSpec
@@ -104,15 +103,7 @@ class Forwarder:
 
     def stop(self) -> dict[str, Any] | None:
         """Stop it (SIGINT, then SIGKILL) and return its report, None when it wrote none."""
-        if self.popen.poll() is None:
-            os.killpg(self.popen.pid, signal.SIGINT)
-            try:
-                self.popen.wait(STOP_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.popen.pid, signal.SIGKILL)
-                self.popen.wait()
-        if (("process", self._lease_id)) in self._lease.resources:
-            self._lease.release_one("process", self._lease_id)
+        stop_leased(self.popen, self._lease, self._lease_id, STOP_TIMEOUT_S)
         try:
             return json.loads(self.report.read_text())
         except (OSError, ValueError):

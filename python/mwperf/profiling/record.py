@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
 from pathlib import Path
 
-from ..leases import Lease, process_id
+from ..leases import Lease, process_id, stop_leased
 from ..procs import _die_with_parent
 
 FREQUENCY_HZ = 299
@@ -68,15 +67,7 @@ class Recorder:
 
     def stop(self) -> str | None:
         """Stop sampling and write perf.data; an error line, or None when it recorded."""
-        if self.popen.poll() is None:
-            os.killpg(self.popen.pid, signal.SIGINT)
-            try:
-                self.popen.wait(STOP_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.popen.pid, signal.SIGKILL)
-                self.popen.wait()
-        if ("process", self._lease_id) in self._lease.resources:
-            self._lease.release_one("process", self._lease_id)
+        stop_leased(self.popen, self._lease, self._lease_id, STOP_TIMEOUT_S)
         if not self.data.is_file() or self.data.stat().st_size == 0:
             words = self.log.read_text(errors="replace").strip().splitlines()
             return f"perf recorded nothing: {words[-1] if words else 'no output'}"

@@ -8,6 +8,17 @@ from ..emulation.network import Network, cyclone_unicast_config
 from ..errors import UsageError
 from .hooks import DoctorChecks, Hooks, Plan, Setup
 
+LOOPBACK_CONFIG = ('<CycloneDDS><Domain Id="any">'
+                   '<General><Interfaces><NetworkInterface address="127.0.0.1"/></Interfaces>'
+                   '<AllowMulticast>false</AllowMulticast></General>'
+                   '<Discovery><ParticipantIndex>auto</ParticipantIndex>'
+                   '<MaxAutoParticipantIndex>100</MaxAutoParticipantIndex>'
+                   '<Peers><Peer address="127.0.0.1"/></Peers></Discovery>'
+                   '<Internal><SocketReceiveBufferSize min="default" max="4MiB"/></Internal>'
+                   '</Domain></CycloneDDS>')
+"""the agents' own loopback configuration (LOOPBACK_CONFIG in the transport's domain.rs; the
+same text, so a bridge or a reference tool here joins the agents' domain the same way)"""
+
 LIBRARY = "ddsc"
 PACKAGE = "libddsc0debian"
 
