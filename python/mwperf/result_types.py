@@ -160,6 +160,7 @@ class Process(TypedDict):
     rss_anon_kib: NotRequired[int | None]
     rss_file_kib: NotRequired[int | None]
     rss_shmem_kib: NotRequired[int | None]
+    libraries: NotRequired[list[str]]
     voluntary_ctx_switches: int
     involuntary_ctx_switches: int
 
@@ -344,6 +345,29 @@ class RunResultLink(TypedDict):
     outage_window: NotRequired[RunResultLinkOutageWindow | None]
 
 
+class RunResultProfileProcessesItemTopItem(TypedDict):
+    function: str
+    self_pct: float
+    total_pct: float
+
+
+class RunResultProfileProcessesItem(TypedDict):
+    name: str
+    pid: int
+    samples: int
+    svg: str | None
+    top: list[RunResultProfileProcessesItemTopItem]
+
+
+class RunResultProfile(TypedDict):
+    """with --profile (docs/costs.md): perf's samples of every local agent and daemon during the point, per process: samples, its flame graph (relative to the point folder) and its top functions by self share (and total share: with callees)"""
+
+    tool: str
+    frequency_hz: int
+    call_graph: NotRequired[str]
+    processes: list[RunResultProfileProcessesItem]
+
+
 class WireDirection(TypedDict):
     phases: dict[str, Any]
     bytes_per_message: float | None
@@ -421,6 +445,7 @@ class RunResult(TypedDict):
     per_topic: NotRequired[list[TopicMeasurement]]
     resilience: NotRequired[Resilience]
     link: NotRequired[RunResultLink]
+    profile: NotRequired[RunResultProfile]
     wire: NotRequired[RunResultWire]
     bridge: NotRequired[RunResultBridge]
     per_subscriber: NotRequired[list[SubscriberMeasurement]]
