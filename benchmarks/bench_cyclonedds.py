@@ -7,7 +7,12 @@ handed to ddsperf through CYCLONEDDS_URI), reliable keep-last 1 (ddsperf's ping/
 wake-ups on both sides, the same message size (ddsperf `size 64` = its 64-byte KS sample; mwperf
 `--payload 8` = 56-byte header + 8 bytes). ddsperf prints HALF the round trip: its figures are
 doubled here. Prints medians over the repetitions and the ratio
-mwperf RTT p50 / (2 x ddsperf 50%) (target <= 1.10). Standalone: python3 only, no extra packages.
+mwperf RTT p50 / (2 x ddsperf 50%) (target <= 1.10), the spread of that ratio over the interleaved
+pairs, and what one round trip costs each tool: CPU time (user + system, ping + pong) and context
+switches per round trip, from the kernel's counters of each process (wait4: the process's own,
+all its threads). Those two do not move with the machine's load the way latency does, so they
+tell whether a latency gap is work the tool does or the scheduler's timing.
+Standalone: python3 only, no extra packages.
 
     python3 benchmarks/bench_cyclonedds.py --reps 5 --seconds 4 --write
 """
@@ -22,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 from benchlib import med, revision, stamp, write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
 
@@ -42,30 +48,61 @@ def find_agent(given: str | None) -> Path:
     sys.exit("bench_cyclonedds: build the agent first (cargo build --release) or pass --agent PATH")
 
 
-def ddsperf_rtt(domain: int, seconds: float, size: int, rate: int) -> tuple[float, float, float | None]:
-    """(RTT p50 ns, RTT p99 ns, answered fraction at a fixed rate): medians of ddsperf's per-second
-    lines after the first, doubled; answered = pongs counted / (rate x seconds counted)."""
+class Run(NamedTuple):
+    """One tool's ping/pong run: RTT p50/p99 (ns), answered fraction at a fixed rate, and per
+    round trip the CPU (µs, ping + pong) and context switches (voluntary + involuntary, both)."""
+    p50: float
+    p99: float
+    answered: float | None
+    cpu_us: float
+    switches: float
+
+
+def finish(proc: subprocess.Popen, terminate: bool) -> os.struct_rusage:
+    """Stop (optionally) and reap `proc`; its own resource usage (all its threads, not this
+    script's: wait4 of that pid)."""
+    if terminate:
+        proc.terminate()
+    _, _, usage = os.wait4(proc.pid, 0)
+    proc.returncode = 0  # reaped here: keep Popen from waiting again
+    return usage
+
+
+def per_rt(ping: os.struct_rusage, pong: os.struct_rusage, round_trips: int) -> tuple[float, float]:
+    """(CPU µs, context switches) per round trip of ping and pong together."""
+    n = max(round_trips, 1)
+    cpu = sum(u.ru_utime + u.ru_stime for u in (ping, pong))
+    switches = sum(u.ru_nvcsw + u.ru_nivcsw for u in (ping, pong))
+    return cpu * 1e6 / n, switches / n
+
+
+def ddsperf_rtt(domain: int, seconds: float, size: int, rate: int) -> Run:
+    """Medians of ddsperf's per-second lines after the first, doubled; answered = pongs counted /
+    (rate x seconds counted); the costs over all the round trips its lines counted."""
     env = dict(os.environ, CYCLONEDDS_URI=LOOPBACK_CONFIG)
     dur = str(int(seconds) + 1)
     pong = subprocess.Popen(["ddsperf", "-i", str(domain), "-D", str(int(seconds) + 10), "pong", "waitset"],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        ping = ["ping"] + ([f"{rate}Hz"] if rate else []) + ["size", str(size), "waitset"]
-        out = subprocess.run(["ddsperf", "-i", str(domain), "-D", dur, "-Q", "minmatch:1", "-Q", "initwait:10", *ping],
-                             env=env, capture_output=True, text=True, timeout=seconds + 30).stdout
+        ping_args = ["ping"] + ([f"{rate}Hz"] if rate else []) + ["size", str(size), "waitset"]
+        ping = subprocess.Popen(["ddsperf", "-i", str(domain), "-D", dur, "-Q", "minmatch:1", "-Q", "initwait:10", *ping_args],
+                                env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        out = ping.stdout.read()
+        ping_usage = finish(ping, terminate=False)
     finally:
-        pong.terminate()
-        pong.wait()
-    lines = DDSPERF_LINE.findall(out)[1:]  # the first second holds discovery and warm-up
+        pong_usage = finish(pong, terminate=True)
+    all_lines = DDSPERF_LINE.findall(out)
+    lines = all_lines[1:]  # the first second holds discovery and warm-up
     if not lines:
         sys.exit(f"bench_cyclonedds: no ddsperf figures; its output was:\n{out}")
     half50 = statistics.median(float(p50) for _, p50, _, _ in lines)
     half99 = statistics.median(float(p99) for _, _, p99, _ in lines)
     answered = sum(int(cnt) for *_, cnt in lines) / (rate * len(lines)) if rate else None
-    return 2 * half50 * 1e3, 2 * half99 * 1e3, answered
+    cpu, switches = per_rt(ping_usage, pong_usage, sum(int(cnt) for *_, cnt in all_lines))
+    return Run(2 * half50 * 1e3, 2 * half99 * 1e3, answered, cpu, switches)
 
 
-def mwperf_rtt(agent: Path, domain: int, seconds: float, size: int, rate: int) -> tuple[float, float, float | None]:
+def mwperf_rtt(agent: Path, domain: int, seconds: float, size: int, rate: int, extra: list[str]) -> Run:
     qos = ["--history", "keep-last:1"]
     pong = subprocess.Popen([str(agent), "pong", "--transport", "cyclonedds", "--listen", f"{domain}/auto", "--quiet", *qos],
                             stdout=subprocess.PIPE, text=True)
@@ -75,16 +112,17 @@ def mwperf_rtt(agent: Path, domain: int, seconds: float, size: int, rate: int) -
             sys.exit("bench_cyclonedds: mwperf-agent pong did not start")
         with tempfile.TemporaryDirectory() as d:
             out = f"{d}/ping.json"
-            subprocess.run([str(agent), "ping", "--transport", "cyclonedds", "--connect", line[2], "--rate", str(rate),
-                            "--payload", str(size - HEADER), "--duration", f"{seconds}s", "--warmup", "1s", "--quiet",
-                            "--json", out, *qos], check=False, timeout=seconds + 60)
+            ping = subprocess.Popen([str(agent), "ping", "--transport", "cyclonedds", "--connect", line[2], "--rate", str(rate),
+                                     "--payload", str(size - HEADER), "--duration", f"{seconds}s", "--warmup", "1s", "--quiet",
+                                     "--json", out, *qos, *extra])
+            ping_usage = finish(ping, terminate=False)
             m = json.load(open(out))["measurement"]
     finally:
-        pong.terminate()
-        pong.wait()
+        pong_usage = finish(pong, terminate=True)
     acc = m["accounting"]
     answered = acc["received"] / max(acc["sent"], 1) if rate else None
-    return m["response"]["p50_ns"], m["response"]["p99_ns"], answered
+    cpu, switches = per_rt(ping_usage, pong_usage, acc["received"] + acc.get("warmup_received", 0))
+    return Run(m["response"]["p50_ns"], m["response"]["p99_ns"], answered, cpu, switches)
 
 
 def main() -> None:
@@ -94,20 +132,31 @@ def main() -> None:
     ap.add_argument("--size", type=int, default=64, help="message bytes (ddsperf size; mwperf header + payload)")
     ap.add_argument("--domain", type=int, default=97, help="DDS domain for both tools (keep other DDS runs out)")
     ap.add_argument("--agent", help="mwperf-agent binary (default: $MWPERF_AGENT or target/release)")
+    ap.add_argument("--rates", default="0,1000", help="comma-separated ping rates in Hz (0 = closed loop)")
+    ap.add_argument("--ping-arg", action="append", default=[], metavar="ARG",
+                    help="an extra mwperf-agent ping argument (repeat), e.g. --ping-arg=--spin-margin=0")
     ap.add_argument("--write", action="store_true", help="update BENCHMARKS.md between the bench:cyclonedds markers")
     a = ap.parse_args()
     agent = find_agent(a.agent)
     rows = []
-    for rate, label in ((0, "closed loop (rate max)"), (1000, "1000 Hz")):
-        mw, dp = [], []
+    rates = [int(r) for r in a.rates.split(",")]
+    for rate, label in ((r, f"{r} Hz" if r else "closed loop (rate max)") for r in rates):
+        mw: list[Run] = []
+        dp: list[Run] = []
         for i in range(a.reps):
             dp.append(ddsperf_rtt(a.domain, a.seconds, a.size, rate))
-            mw.append(mwperf_rtt(agent, a.domain, a.seconds, a.size, rate))
-            print(f"  {label} rep {i + 1}: ddsperf RTT p50 {dp[-1][0] / 1e3:.2f} µs, mwperf {mw[-1][0] / 1e3:.2f} µs", file=sys.stderr)
-        m50, m99 = med([x[0] for x in mw]), med([x[1] for x in mw])
-        d50, d99 = med([x[0] for x in dp]), med([x[1] for x in dp])
-        answered = f"{100 * med([x[2] for x in mw]):.1f} / {100 * med([x[2] for x in dp]):.1f} %" if rate else "closed loop"
-        rows.append(f"| {label} | {m50 / 1e3:.2f} µs | {d50 / 1e3:.2f} µs | **{m50 / d50:.3f}** | {m99 / 1e3:.1f} / {d99 / 1e3:.1f} µs | {answered} |")
+            mw.append(mwperf_rtt(agent, a.domain, a.seconds, a.size, rate, a.ping_arg))
+            print(f"  {label} rep {i + 1}: RTT p50 ddsperf {dp[-1].p50 / 1e3:.2f} µs, mwperf {mw[-1].p50 / 1e3:.2f} µs; "
+                  f"CPU/RT {dp[-1].cpu_us:.1f} / {mw[-1].cpu_us:.1f} µs; switches/RT {dp[-1].switches:.2f} / {mw[-1].switches:.2f}",
+                  file=sys.stderr)
+        m50, m99 = med(x.p50 for x in mw), med(x.p99 for x in mw)
+        d50, d99 = med(x.p50 for x in dp), med(x.p99 for x in dp)
+        pairs = sorted(m.p50 / d.p50 for m, d in zip(mw, dp))
+        answered = f"{100 * med(x.answered for x in mw):.1f} / {100 * med(x.answered for x in dp):.1f} %" if rate else "closed loop"
+        rows.append(f"| {label} | {m50 / 1e3:.2f} µs | {d50 / 1e3:.2f} µs | **{m50 / d50:.3f}** | {pairs[0]:.2f}–{pairs[-1]:.2f} "
+                    f"| {m99 / 1e3:.1f} / {d99 / 1e3:.1f} µs | {answered} "
+                    f"| {med(x.cpu_us for x in mw):.1f} / {med(x.cpu_us for x in dp):.1f} µs "
+                    f"| {med(x.switches for x in mw):.2f} / {med(x.switches for x in dp):.2f} |")
         print(rows[-1], file=sys.stderr)
     when = stamp()
     rev = revision()
@@ -115,15 +164,18 @@ def main() -> None:
         f"Measured {when} at {rev}, {a.reps} interleaved repetitions of {a.seconds:g} s, medians; "
         f"{a.size}-byte messages, reliable keep-last 1, waitset on both sides, loopback config of the transport.",
         "",
-        "| RTT, Cyclone DDS | mwperf p50 | ddsperf p50 (2 × its 50%) | ratio (target ≤ 1.10) | p99 mwperf / ddsperf | answered mwperf / ddsperf |",
-        "|---|---|---|---|---|---|",
+        "| RTT, Cyclone DDS | mwperf p50 | ddsperf p50 (2 × its 50%) | ratio (target ≤ 1.10) | ratio per pair, min–max "
+        "| p99 mwperf / ddsperf | answered mwperf / ddsperf | CPU per round trip mwperf / ddsperf | context switches per round trip |",
+        "|---|---|---|---|---|---|---|---|---|",
         *rows,
         "",
         "ddsperf prints percentiles per second: its p50/p99 here are the medians of those lines (first second",
         "dropped), doubled; mwperf's are over the whole measurement, so its p99 keeps outliers ddsperf's smooths.",
         "At a fixed rate, keep-last 1 drops a message whenever the next one arrives before the receiver took it",
         "(a sender catching up after being descheduled sends two back to back; measured: no loss with keep-last 10),",
-        "for both tools alike; \"answered\" shows how often.",
+        "for both tools alike; \"answered\" shows how often. CPU and context switches per round trip: ping and",
+        "pong together, user + system time and voluntary + involuntary switches from each process's own kernel",
+        "counters (wait4), over all its round trips including warm-up; they change little with the machine's load.",
         "",
         "```",
         f"python3 benchmarks/bench_cyclonedds.py --reps {a.reps} --seconds {a.seconds:g} --size {a.size} --write",
@@ -131,7 +183,7 @@ def main() -> None:
         f"ddsperf -i {a.domain} -D {int(a.seconds) + 1} -Q minmatch:1 -Q initwait:10 ping [1000Hz] size {a.size} waitset",
         f"# mwperf side: mwperf-agent pong --transport cyclonedds --listen {a.domain}/auto --history keep-last:1 & "
         f"mwperf-agent ping --transport cyclonedds --connect <READY addr> --rate 0|1000 --payload {a.size - HEADER} "
-        f"--history keep-last:1 --duration {a.seconds:g}s --warmup 1s",
+        f"--history keep-last:1 --duration {a.seconds:g}s --warmup 1s{''.join(' ' + x for x in a.ping_arg)}",
         "```",
     ])
     print(text)
