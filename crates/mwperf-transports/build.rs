@@ -1,4 +1,5 @@
-//! Build step for the Cyclone DDS transport (cargo feature `cyclonedds`), and nothing else.
+//! Build step for the Cyclone DDS transport (cargo feature `cyclonedds`) and the Fast DDS one
+//! (feature `fastdds`: its C++ shim, see `fastdds::build` below), and nothing else.
 //!
 //! No bindgen/libclang: `idlc` (Debian cyclonedds-tools) turns `idl/mwperf_msgs.idl` into C (the
 //! type's struct and its topic descriptor), the `cc` crate compiles that plus a small layout probe
@@ -13,9 +14,60 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     // The cfg the Rust side checks: set only when the types were generated and compiled.
     println!("cargo:rustc-check-cfg=cfg(mwperf_cyclonedds)");
+    println!("cargo:rustc-check-cfg=cfg(mwperf_fastdds)");
     if std::env::var_os("CARGO_FEATURE_CYCLONEDDS").is_some() {
         #[cfg(feature = "cyclonedds")]
         cyclonedds::build();
+    }
+    if std::env::var_os("CARGO_FEATURE_FASTDDS").is_some() {
+        #[cfg(feature = "fastdds")]
+        fastdds::build();
+    }
+}
+
+/// The Fast DDS shim: `src/middleware/fastdds/shim.cpp` compiled with the C++ compiler the `cc`
+/// crate picks into a shared object linked to libfastrtps/libfastcdr (OUT_DIR/libmwperf_fastdds.so),
+/// which the agent embeds and loads at run time (`fastdds/ffi.rs`). Without the headers or the
+/// libraries the build still succeeds (with a cargo warning) and the transport reports the
+/// install line at run time, like cyclonedds.
+#[cfg(feature = "fastdds")]
+mod fastdds {
+    use std::path::PathBuf;
+    use std::process::Command;
+
+    const SHIM: &str = "src/middleware/fastdds/shim.cpp";
+    const INSTALL: &str = "apt-get install libfastrtps-dev libfastcdr-dev";
+
+    pub fn build() {
+        println!("cargo:rerun-if-changed={SHIM}");
+        match try_build() {
+            Ok(()) => println!("cargo:rustc-cfg=mwperf_fastdds"),
+            Err(why) => println!("cargo:warning=fastdds transport built without Fast DDS ({why}); it will report that at run time. Install it: {INSTALL}"),
+        }
+    }
+
+    fn try_build() -> Result<(), String> {
+        if !std::path::Path::new("/usr/include/fastdds/dds/domain/DomainParticipant.hpp").is_file()
+            && std::env::var_os("FASTDDS_INCLUDE").is_none()
+        {
+            return Err("no Fast DDS headers (/usr/include/fastdds; or set FASTDDS_INCLUDE)".into());
+        }
+        let out = PathBuf::from(std::env::var("OUT_DIR").map_err(|e| e.to_string())?);
+        let so = out.join("libmwperf_fastdds.so");
+        let compiler = cc::Build::new().cpp(true).get_compiler();
+        let mut cmd = Command::new(compiler.path());
+        cmd.args(["-std=c++17", "-O2", "-fPIC", "-shared"]);
+        if let Some(dir) = std::env::var_os("FASTDDS_INCLUDE") {
+            cmd.arg("-I").arg(dir);
+        }
+        cmd.arg(SHIM).arg("-o").arg(&so).args(["-lfastrtps", "-lfastcdr", "-s"]);
+        let res = cmd.output().map_err(|e| format!("running {}: {e}", compiler.path().display()))?;
+        if !res.status.success() {
+            let text = String::from_utf8_lossy(&res.stderr);
+            let first: Vec<&str> = text.lines().take(5).collect();
+            return Err(format!("compiling {SHIM} failed: {}", first.join(" | ")));
+        }
+        Ok(())
     }
 }
 

@@ -31,6 +31,7 @@ pub enum Kind {
     Uds,
     Iceoryx2,
     CycloneDds,
+    FastDds,
     RustDds,
     Zenoh,
     Mqtt,
@@ -44,6 +45,7 @@ impl Kind {
         Kind::Uds,
         Kind::Iceoryx2,
         Kind::CycloneDds,
+        Kind::FastDds,
         Kind::RustDds,
         Kind::Zenoh,
         Kind::Mqtt,
@@ -73,6 +75,7 @@ impl Kind {
             Kind::Uds => &uds::DESCRIPTOR,
             Kind::Iceoryx2 => &middleware::iceoryx2_descriptor::DESCRIPTOR,
             Kind::CycloneDds => &middleware::cyclonedds_descriptor::DESCRIPTOR,
+            Kind::FastDds => &middleware::fastdds_descriptor::DESCRIPTOR,
             Kind::RustDds => &middleware::rustdds_descriptor::DESCRIPTOR,
             Kind::Zenoh => &middleware::zenoh_descriptor::DESCRIPTOR,
             Kind::Mqtt => &middleware::mqtt_descriptor::DESCRIPTOR,
@@ -91,6 +94,7 @@ impl Kind {
             Kind::Udp | Kind::Tcp | Kind::Uds => true,
             Kind::Iceoryx2 => cfg!(feature = "iceoryx2"),
             Kind::CycloneDds => cfg!(feature = "cyclonedds"),
+            Kind::FastDds => cfg!(feature = "fastdds"),
             Kind::RustDds => cfg!(feature = "rustdds"),
             Kind::Zenoh => cfg!(feature = "zenoh"),
             Kind::Mqtt => cfg!(feature = "mqtt"),
@@ -146,6 +150,8 @@ pub fn open(kind: Kind, side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, Tr
         Kind::Iceoryx2 => middleware::iceoryx2::open(side, spec),
         #[cfg(feature = "cyclonedds")]
         Kind::CycloneDds => middleware::cyclonedds::open(side, spec),
+        #[cfg(feature = "fastdds")]
+        Kind::FastDds => middleware::fastdds::open(side, spec),
         #[cfg(feature = "rustdds")]
         Kind::RustDds => middleware::rustdds::open(side, spec),
         #[cfg(feature = "zenoh")]

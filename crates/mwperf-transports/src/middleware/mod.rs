@@ -4,6 +4,8 @@
 
 #[path = "cyclonedds/descriptor.rs"]
 pub mod cyclonedds_descriptor;
+#[path = "fastdds/descriptor.rs"]
+pub mod fastdds_descriptor;
 #[path = "iceoryx2/descriptor.rs"]
 pub mod iceoryx2_descriptor;
 #[path = "mqtt/descriptor.rs"]
@@ -17,8 +19,10 @@ pub mod zenoh_descriptor;
 
 #[cfg(feature = "cyclonedds")]
 pub mod cyclonedds;
-#[cfg(any(feature = "cyclonedds", feature = "rustdds"))]
+#[cfg(any(feature = "cyclonedds", feature = "rustdds", feature = "fastdds"))]
 mod dds_address;
+#[cfg(feature = "fastdds")]
+pub mod fastdds;
 #[cfg(feature = "iceoryx2")]
 pub mod iceoryx2;
 #[cfg(feature = "mqtt")]

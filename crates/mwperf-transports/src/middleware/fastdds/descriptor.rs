@@ -1,0 +1,31 @@
+//! What Fast DDS is (see [`crate::descriptor`]); compiled with or without the `fastdds` feature,
+//! so a transport compiled out is still listed.
+
+use crate::{Descriptor, Fanout, Framing, Opt, QosSupport};
+
+pub const DESCRIPTOR: Descriptor = Descriptor {
+    name: "fastdds",
+    description: "eProsima Fast DDS 2.x (Debian libfastrtps; ROS 2's default RMW), ROS 2 topic and type names",
+    address: "[<domain>/]<base> (topics rt/mwperf/<base>/ping|pong; 'auto' picks one)",
+    daemon: None,
+    discovery: true,
+    framing: Framing::Middleware,
+    max_message: None,
+    local_only: false,
+    crosses_hosts: true,
+    fanout: Fanout::Counted,
+    opts: &[
+        Opt { key: "shm", help: "on|off: Fast DDS's shared-memory transport beside UDP for peers on this host (default on, as Fast DDS; a Cyclone or RustDDS peer is reached over UDP either way)" },
+        Opt { key: "publish-mode", help: "sync|async: write from the caller's thread, or hand the sample to Fast DDS's publishing thread (default sync)" },
+        Opt { key: "data-sharing", help: "off|on: zero-copy data-sharing; needs a bounded (plain) type, and mwperf's message is an unbounded sequence<octet>, so 'on' is refused (default off)" },
+        Opt { key: "max-blocking", help: "how long a reliable write may block on a full history before it fails (a duration; default 100ms)" },
+        Opt { key: "interface", help: "the IPv4 address to use (default 127.0.0.1; 'auto' = this host's address among --opt peers)" },
+        Opt { key: "peers", help: "comma-separated IPv4 addresses to discover participants at (unicast, no multicast; default the interface)" },
+    ],
+    qos: QosSupport {
+        reliability: QosSupport::RELIABILITY,
+        history: QosSupport::HISTORY,
+        durability: QosSupport::DURABILITY,
+        note: "every value maps to the DDS policy of the same name (keep-all: unlimited resource limits)",
+    },
+};

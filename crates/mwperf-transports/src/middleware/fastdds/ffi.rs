@@ -1,0 +1,129 @@
+//! The C shim (`shim.cpp`, compiled by build.rs against Debian's Fast DDS into a shared object)
+//! and how it is loaded: its bytes are embedded in the agent, written to an anonymous memory
+//! file (memfd) and `dlopen`ed from there on first use. So the agent stays one file (copied to
+//! robots over SSH as it is), and starts where Fast DDS is not installed: only opening a fastdds
+//! endpoint fails there, naming the package.
+
+#![allow(non_camel_case_types)]
+
+use std::ffi::{c_char, CStr, CString};
+use std::sync::OnceLock;
+
+use crate::TransportError;
+
+/// Opaque endpoint handle of the shim.
+#[repr(C)]
+pub struct mwfd_endpoint {
+    _private: [u8; 0],
+}
+
+/// `struct mwfd_config` in shim.cpp (same order and types).
+#[repr(C)]
+pub struct Config {
+    pub domain: u32,
+    pub topic_out: *const c_char,
+    pub topic_in: *const c_char,
+    pub reliable: i32,
+    pub keep_all: i32,
+    pub depth: i32,
+    pub transient_local: i32,
+    pub max_blocking_ns: i64,
+    pub shm: i32,
+    pub async_publish: i32,
+    pub data_sharing: i32,
+    pub interface: *const c_char,
+    pub peers: *const c_char,
+}
+
+pub struct Api {
+    pub open: unsafe extern "C" fn(*const Config, *mut c_char, usize) -> *mut mwfd_endpoint,
+    pub close: unsafe extern "C" fn(*mut mwfd_endpoint),
+    pub write: unsafe extern "C" fn(*mut mwfd_endpoint, *const u8, u32, i64, u64) -> i32,
+    pub take: unsafe extern "C" fn(*mut mwfd_endpoint, *mut *const u8, *mut u32) -> i32,
+    pub wait: unsafe extern "C" fn(*mut mwfd_endpoint, i64) -> i32,
+    pub matched: unsafe extern "C" fn(*mut mwfd_endpoint, *mut i32, *mut i32) -> i32,
+}
+
+pub const INSTALL: &str = "install it: apt-get install libfastrtps2.9 (to build: libfastrtps-dev libfastcdr-dev)";
+
+/// The shim, as build.rs compiled it.
+static SHIM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libmwperf_fastdds.so"));
+
+/// The shim's functions, loaded on first use.
+pub fn api() -> Result<&'static Api, TransportError> {
+    static API: OnceLock<Result<Api, String>> = OnceLock::new();
+    API.get_or_init(load)
+        .as_ref()
+        .map_err(|why| TransportError::Missing {
+            what: format!("Fast DDS ({why})"),
+            install: INSTALL.into(),
+        })
+}
+
+fn dl_error() -> String {
+    // SAFETY: dlerror returns NULL or a C string valid until the next dl call on this thread.
+    let e = unsafe { libc::dlerror() };
+    if e.is_null() {
+        "unknown dlopen error".into()
+    } else {
+        // SAFETY: non-null C string from dlerror.
+        unsafe { CStr::from_ptr(e) }.to_string_lossy().into_owned()
+    }
+}
+
+fn load() -> Result<Api, String> {
+    let name = CString::new("mwperf-fastdds-shim").expect("no NUL");
+    // SAFETY: plain syscall wrapper; the fd is ours and closed below.
+    let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
+    if fd < 0 {
+        return Err(format!(
+            "memfd_create: {}",
+            std::io::Error::last_os_error()
+        ));
+    }
+    let mut written = 0;
+    while written < SHIM.len() {
+        // SAFETY: valid fd and a slice of SHIM.
+        let n = unsafe {
+            libc::write(
+                fd,
+                SHIM[written..].as_ptr().cast(),
+                SHIM.len() - written,
+            )
+        };
+        if n <= 0 {
+            let e = std::io::Error::last_os_error();
+            // SAFETY: closing our own fd.
+            unsafe { libc::close(fd) };
+            return Err(format!("writing the shim to memory: {e}"));
+        }
+        written += n as usize;
+    }
+    let path = CString::new(format!("/proc/self/fd/{fd}")).expect("no NUL");
+    // SAFETY: dlopen of the shim we just wrote; the handle stays open for the process's life.
+    let lib = unsafe { libc::dlopen(path.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
+    // SAFETY: the mapping outlives the fd.
+    unsafe { libc::close(fd) };
+    if lib.is_null() {
+        return Err(dl_error());
+    }
+    macro_rules! sym {
+        ($name:literal) => {{
+            // SAFETY: looking up a symbol of the shim by its C name.
+            let p = unsafe { libc::dlsym(lib, concat!($name, "\0").as_ptr().cast()) };
+            if p.is_null() {
+                return Err(format!("the shim lacks {}", $name));
+            }
+            // SAFETY: the shim defines it with the signature the field declares (shim.cpp).
+            unsafe { std::mem::transmute::<*mut libc::c_void, _>(p) }
+        }};
+    }
+    Ok(Api {
+        open: sym!("mwfd_open"),
+        close: sym!("mwfd_close"),
+        write: sym!("mwfd_write"),
+        take: sym!("mwfd_take"),
+        wait: sym!("mwfd_wait"),
+        matched: sym!("mwfd_matched"),
+    })
+}

@@ -1,0 +1,284 @@
+//! eProsima Fast DDS 2.x (Debian libfastrtps 2.9: ROS 2's default middleware) with the same ROS 2
+//! conventions as the cyclonedds and rustdds transports — topics `rt/mwperf/<base>/ping|pong`,
+//! type `mwperf_msgs::msg::dds_::Bytes_`, XCDR1 — so any of the three can be the other's peer.
+//!
+//! Fast DDS is C++: `shim.cpp` wraps the few calls used behind a C ABI (participant, writer,
+//! reader, take, wait, matched counts), build.rs compiles it against the system library and
+//! `ffi.rs` loads it at run time. One participant per endpoint in the address's domain, on
+//! 127.0.0.1 with unicast discovery of the participant ports there (as the cyclonedds transport's
+//! loopback configuration), no multicast; `--opt interface/peers` for real or emulated hosts.
+//! `recv` takes without blocking first and sleeps in `wait_for_unread_message` only when nothing
+//! is there (waits capped at [`MAX_WAIT_NS`] so callers see their stop flag).
+//!
+//! Options: see the descriptor (`shm`, `publish-mode`, `data-sharing`, `max-blocking`,
+//! `interface`, `peers`). Shared memory (on by default, as in Fast DDS) leaves segments in
+//! /dev/shm that Fast DDS does not always remove: [`shm`] removes the ones this process made.
+
+#[cfg(mwperf_fastdds)]
+mod ffi;
+#[cfg(mwperf_fastdds)]
+pub mod shm;
+
+use crate::{Endpoint, Side, Spec, TransportError};
+
+/// Longest single sleep in `recv`.
+#[cfg(mwperf_fastdds)]
+pub const MAX_WAIT_NS: u64 = 50_000_000;
+
+/// How often `wait_matched` looks at the matched statuses.
+#[cfg(mwperf_fastdds)]
+const MATCH_POLL_NS: u64 = 1_000_000;
+
+/// Default `--opt max-blocking` (Fast DDS's own default for reliable writers is 100 ms too).
+#[cfg(mwperf_fastdds)]
+const DEFAULT_MAX_BLOCKING_NS: u64 = 100_000_000;
+
+/// Open `side` at `spec.addr` (`[<domain>/]<base>`).
+pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError> {
+    #[cfg(mwperf_fastdds)]
+    return Ok(Box::new(FastddsEndpoint::open(side, spec)?));
+    #[cfg(not(mwperf_fastdds))]
+    {
+        let _ = (side, spec);
+        Err(TransportError::Missing {
+            what: "Fast DDS (this build found no libfastrtps headers)".into(),
+            install: "install it: apt-get install libfastrtps-dev libfastcdr-dev, then rebuild"
+                .into(),
+        })
+    }
+}
+
+#[cfg(mwperf_fastdds)]
+use {
+    super::dds_address::Address,
+    crate::spec::{Durability, History, Reliability},
+    mwperf_core::clock::now_ns,
+    mwperf_core::wire::Header,
+    std::ffi::{c_char, CString},
+};
+
+#[cfg(mwperf_fastdds)]
+const T: &str = "fastdds";
+
+#[cfg(mwperf_fastdds)]
+fn unsupported(what: String) -> TransportError {
+    TransportError::Unsupported { transport: T, what }
+}
+
+/// `on|off` of option `key`, `default` when absent.
+#[cfg(mwperf_fastdds)]
+fn on_off(value: Option<&str>, key: &str, default: bool) -> Result<bool, TransportError> {
+    match value {
+        None => Ok(default),
+        Some("on") => Ok(true),
+        Some("off") => Ok(false),
+        Some(v) => Err(unsupported(format!("--opt {key}={v} (allowed: on, off)"))),
+    }
+}
+
+#[cfg(mwperf_fastdds)]
+pub struct FastddsEndpoint {
+    api: &'static ffi::Api,
+    ep: *mut ffi::mwfd_endpoint,
+    out_topic: Option<String>,
+    in_topic: Option<String>,
+    addr: Address,
+}
+
+// SAFETY: the handle is used from one thread at a time (the endpoint is moved, not shared); Fast
+// DDS's own objects are thread-safe.
+#[cfg(mwperf_fastdds)]
+unsafe impl Send for FastddsEndpoint {}
+
+#[cfg(mwperf_fastdds)]
+impl FastddsEndpoint {
+    pub fn open(side: Side, spec: &Spec) -> Result<FastddsEndpoint, TransportError> {
+        let opts = spec.options_of(&super::fastdds_descriptor::DESCRIPTOR)?;
+        let shm = on_off(opts.get("shm"), "shm", true)?;
+        let async_publish = match opts.get("publish-mode") {
+            None | Some("sync") => false,
+            Some("async") => true,
+            Some(v) => return Err(unsupported(format!("--opt publish-mode={v} (allowed: sync, async)"))),
+        };
+        if on_off(opts.get("data-sharing"), "data-sharing", false)? {
+            return Err(unsupported("--opt data-sharing=on (Fast DDS shares data only for bounded, plain types; mwperf's message is an unbounded sequence<octet>, as a ROS 2 uint8[] is)".into()));
+        }
+        let max_blocking = match opts.get("max-blocking") {
+            Some(v) => mwperf_core::units::parse_duration_ns(v)
+                .map_err(|e| unsupported(format!("--opt max-blocking={v} ({e}; e.g. 100ms)")))?,
+            None => DEFAULT_MAX_BLOCKING_NS,
+        };
+        let (keep_all, depth) = match spec.qos.history {
+            History::KeepLast(n) => (
+                false,
+                i32::try_from(n).map_err(|_| {
+                    unsupported(format!("--history keep-last:{n} (depth at most {})", i32::MAX))
+                })?,
+            ),
+            History::KeepAll => (true, 0),
+        };
+        let addr = Address::parse(T, &spec.addr, side.is_listener())?;
+        let api = ffi::api()?;
+        if shm {
+            shm::watch();
+        }
+        let out_topic = side.out_topic().map(|s| addr.topic(s));
+        let in_topic = side.in_topic().map(|s| addr.topic(s));
+        let c = |s: Option<&str>| s.map(|s| CString::new(s).expect("topic and option texts have no NUL"));
+        let (c_out, c_in) = (c(out_topic.as_deref()), c(in_topic.as_deref()));
+        let c_iface = c(opts.get("interface"));
+        let c_peers = c(opts.get("peers"));
+        let ptr = |s: &Option<CString>| s.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
+        let config = ffi::Config {
+            domain: addr.domain,
+            topic_out: ptr(&c_out),
+            topic_in: ptr(&c_in),
+            reliable: i32::from(spec.qos.reliability == Reliability::Reliable),
+            keep_all: i32::from(keep_all),
+            depth,
+            transient_local: i32::from(spec.qos.durability == Durability::TransientLocal),
+            max_blocking_ns: i64::try_from(max_blocking).unwrap_or(i64::MAX),
+            shm: i32::from(shm),
+            async_publish: i32::from(async_publish),
+            data_sharing: 0,
+            interface: ptr(&c_iface),
+            peers: ptr(&c_peers),
+        };
+        let mut err = [0 as c_char; 512];
+        // SAFETY: the config's strings live until the call returns; err is a writable buffer.
+        let ep = unsafe { (api.open)(&config, err.as_mut_ptr(), err.len()) };
+        if ep.is_null() {
+            // SAFETY: the shim wrote a NUL-terminated text (snprintf) or left zeros.
+            let why = unsafe { std::ffi::CStr::from_ptr(err.as_ptr()) }.to_string_lossy().into_owned();
+            return Err(TransportError::Middleware {
+                transport: T,
+                detail: format!("{why} (domain {}, {})", addr.domain, spec.qos),
+            });
+        }
+        Ok(FastddsEndpoint { api, ep, out_topic, in_topic, addr })
+    }
+
+    fn take(&mut self, buf: &mut Vec<u8>) -> Result<Option<usize>, TransportError> {
+        let mut data: *const u8 = std::ptr::null();
+        let mut len: u32 = 0;
+        // SAFETY: valid handle; data/len point into the shim's sample until the next take.
+        let rc = unsafe { (self.api.take)(self.ep, &mut data, &mut len) };
+        match rc {
+            1 => {
+                buf.clear();
+                if len > 0 {
+                    // SAFETY: the shim's sample holds len bytes at data.
+                    buf.extend_from_slice(unsafe { std::slice::from_raw_parts(data, len as usize) });
+                }
+                Ok(Some(len as usize))
+            }
+            0 => Ok(None),
+            _ => Err(TransportError::Middleware {
+                transport: T,
+                detail: format!("taking from {}", self.in_topic.as_deref().unwrap_or("?")),
+            }),
+        }
+    }
+
+    /// (readers of our writer, writers of our reader); `None` where this side has none.
+    fn matched(&self) -> Result<(Option<u32>, Option<u32>), TransportError> {
+        let (mut r, mut w) = (-1, -1);
+        // SAFETY: valid handle and two writable ints.
+        if unsafe { (self.api.matched)(self.ep, &mut r, &mut w) } < 0 {
+            return Err(TransportError::Middleware {
+                transport: T,
+                detail: "reading the matched statuses".into(),
+            });
+        }
+        let some = |n: i32| (n >= 0).then_some(n as u32);
+        Ok((some(r), some(w)))
+    }
+}
+
+#[cfg(mwperf_fastdds)]
+impl Endpoint for FastddsEndpoint {
+    fn send(&mut self, msg: &[u8]) -> Result<(), TransportError> {
+        let Some(name) = &self.out_topic else {
+            return Err(TransportError::Middleware {
+                transport: T,
+                detail: "a sub endpoint does not publish".into(),
+            });
+        };
+        let len = u32::try_from(msg.len()).map_err(|_| TransportError::TooLarge {
+            size: msg.len(),
+            max: u32::MAX as usize,
+            transport: T,
+        })?;
+        let (time, id) = Header::decode_header(msg).map_or((0, 0), |h| (h.sent_ns as i64, h.seq));
+        // SAFETY: valid handle; msg is alive for the call and Fast DDS serializes it before returning.
+        match unsafe { (self.api.write)(self.ep, msg.as_ptr(), len, time, id) } {
+            0 => Ok(()),
+            -1 => Err(TransportError::Middleware { transport: T, detail: format!("write on {name} failed: with reliable QoS the history stayed full of unacknowledged messages for --opt max-blocking (--history)") }),
+            _ => Err(TransportError::Middleware { transport: T, detail: format!("write on {name} failed") }),
+        }
+    }
+
+    fn recv(&mut self, buf: &mut Vec<u8>, wait_ns: u64) -> Result<Option<usize>, TransportError> {
+        if self.in_topic.is_none() {
+            // A pub receives nothing; still honour the wait so callers do not spin.
+            std::thread::sleep(std::time::Duration::from_nanos(wait_ns.min(MAX_WAIT_NS)));
+            return Ok(None);
+        }
+        if let Some(n) = self.take(buf)? {
+            return Ok(Some(n));
+        }
+        if wait_ns == 0 {
+            return Ok(None);
+        }
+        // SAFETY: valid handle with a reader.
+        let rc = unsafe { (self.api.wait)(self.ep, wait_ns.min(MAX_WAIT_NS) as i64) };
+        if rc <= 0 {
+            return Ok(None);
+        }
+        self.take(buf)
+    }
+
+    fn local_addr(&self) -> String {
+        self.addr.text()
+    }
+
+    fn matched_subscribers(&mut self) -> Option<u64> {
+        self.matched().ok()?.0.map(u64::from)
+    }
+
+    fn wait_matched(&mut self, timeout_ns: u64) -> Result<(), TransportError> {
+        let start = now_ns();
+        loop {
+            let (r, w) = self.matched()?;
+            if r != Some(0) && w != Some(0) {
+                return Ok(());
+            }
+            let now = now_ns();
+            let end = start.saturating_add(timeout_ns);
+            if now >= end {
+                let mut missing = Vec::new();
+                if let (Some(0), Some(name)) = (r, &self.out_topic) {
+                    missing.push(format!("no reader on {name}"));
+                }
+                if let (Some(0), Some(name)) = (w, &self.in_topic) {
+                    missing.push(format!("no writer on {name}"));
+                }
+                return Err(TransportError::NotMatched {
+                    transport: T,
+                    waited_ns: now - start,
+                    detail: format!("domain {}: {}", self.addr.domain, missing.join(", ")),
+                });
+            }
+            std::thread::sleep(std::time::Duration::from_nanos((end - now).min(MATCH_POLL_NS)));
+        }
+    }
+}
+
+#[cfg(mwperf_fastdds)]
+impl Drop for FastddsEndpoint {
+    fn drop(&mut self) {
+        // SAFETY: the handle is closed once; nothing refers to it afterwards.
+        unsafe { (self.api.close)(self.ep) };
+        shm::sweep();
+    }
+}

@@ -1,0 +1,443 @@
+// mwperf's Fast DDS transport, C side: a small C ABI over the Fast DDS 2.x DDS API (Debian
+// libfastrtps 2.9), compiled by build.rs into a shared object that the agent loads at run time
+// (so an agent built with it still starts where Fast DDS is not installed).
+//
+// One endpoint = one participant in the address's domain, with a writer and/or a reader of the
+// ROS 2 type mwperf_msgs/msg/Bytes (DDS name mwperf_msgs::msg::dds_::Bytes_, XCDR1 like ROS 2
+// Humble): sequence<octet> data; int64 time; uint64 id. The same type, topic names and CDR as the
+// cyclonedds and rustdds transports, so they interoperate on the wire.
+//
+// Every function returns 0 (or a count) on success and a negative value on failure, with a
+// human-readable reason in the caller's `err` buffer. C++ exceptions never cross the ABI.
+
+#include <fastcdr/Cdr.h>
+#include <fastcdr/FastBuffer.h>
+#include <fastcdr/exceptions/Exception.h>
+#include <fastdds/dds/domain/DomainParticipant.hpp>
+#include <fastdds/dds/domain/DomainParticipantFactory.hpp>
+#include <fastdds/dds/publisher/DataWriter.hpp>
+#include <fastdds/dds/publisher/Publisher.hpp>
+#include <fastdds/dds/subscriber/DataReader.hpp>
+#include <fastdds/dds/subscriber/SampleInfo.hpp>
+#include <fastdds/dds/subscriber/Subscriber.hpp>
+#include <fastdds/dds/topic/Topic.hpp>
+#include <fastdds/dds/topic/TopicDataType.hpp>
+#include <fastdds/rtps/transport/UDPv4TransportDescriptor.h>
+#include <fastdds/rtps/transport/shared_mem/SharedMemTransportDescriptor.h>
+#include <fastrtps/utils/IPLocator.h>
+
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace eprosima::fastdds::dds;
+using eprosima::fastrtps::rtps::IPLocator;
+using eprosima::fastrtps::rtps::Locator_t;
+using eprosima::fastrtps::rtps::SerializedPayload_t;
+using eprosima::fastrtps::rtps::InstanceHandle_t;
+
+namespace {
+
+const char* const TYPE_NAME = "mwperf_msgs::msg::dds_::Bytes_";
+
+// What a writer hands to serialize(): the caller's bytes, not copied before serialization.
+struct Outgoing {
+    const uint8_t* data;
+    uint32_t len;
+    int64_t time;
+    uint64_t id;
+};
+
+// What a reader deserializes into (reused between takes: no allocation once grown).
+struct Incoming {
+    std::vector<uint8_t> data;
+    int64_t time = 0;
+    uint64_t id = 0;
+};
+
+// Serialized size of an Outgoing: encapsulation 4, length 4, bytes, padding to 8 (relative to
+// the end of the encapsulation), time 8, id 8.
+uint32_t serialized_size(uint32_t len) {
+    uint32_t body = 4 + len;
+    body = (body + 7) & ~7u;
+    return 4 + body + 16;
+}
+
+class BytesType : public TopicDataType {
+public:
+    BytesType() {
+        setName(TYPE_NAME);
+        m_typeSize = serialized_size(64);  // a small preallocation; payloads grow as needed
+        m_isGetKeyDefined = false;
+    }
+
+    bool serialize(void* data, SerializedPayload_t* payload) override {
+        const Outgoing* o = static_cast<const Outgoing*>(data);
+        try {
+            eprosima::fastcdr::FastBuffer buf(reinterpret_cast<char*>(payload->data), payload->max_size);
+            eprosima::fastcdr::Cdr ser(buf, eprosima::fastcdr::Cdr::DEFAULT_ENDIAN, eprosima::fastcdr::Cdr::DDS_CDR);
+            payload->encapsulation = ser.endianness() == eprosima::fastcdr::Cdr::BIG_ENDIANNESS ? CDR_BE : CDR_LE;
+            ser.serialize_encapsulation();
+            ser.serialize(o->len);
+            ser.serializeArray(o->data, o->len);
+            ser.serialize(o->time);
+            ser.serialize(o->id);
+            payload->length = static_cast<uint32_t>(ser.getSerializedDataLength());
+            return true;
+        } catch (const eprosima::fastcdr::exception::Exception&) {
+            return false;
+        }
+    }
+
+    // Foreign or malformed payloads fail here (false: Fast DDS drops the sample), never crash.
+    bool deserialize(SerializedPayload_t* payload, void* data) override {
+        Incoming* in = static_cast<Incoming*>(data);
+        try {
+            eprosima::fastcdr::FastBuffer buf(reinterpret_cast<char*>(payload->data), payload->length);
+            eprosima::fastcdr::Cdr de(buf, eprosima::fastcdr::Cdr::DEFAULT_ENDIAN, eprosima::fastcdr::Cdr::DDS_CDR);
+            de.read_encapsulation();
+            payload->encapsulation = de.endianness() == eprosima::fastcdr::Cdr::BIG_ENDIANNESS ? CDR_BE : CDR_LE;
+            uint32_t n = 0;
+            de.deserialize(n);
+            if (n > payload->length) return false;
+            in->data.resize(n);
+            de.deserializeArray(in->data.data(), n);
+            de.deserialize(in->time);
+            de.deserialize(in->id);
+            return true;
+        } catch (const eprosima::fastcdr::exception::Exception&) {
+            return false;
+        }
+    }
+
+    std::function<uint32_t()> getSerializedSizeProvider(void* data) override {
+        const Outgoing* o = static_cast<const Outgoing*>(data);
+        uint32_t size = serialized_size(o->len);
+        return [size]() { return size; };
+    }
+
+    void* createData() override { return new Incoming(); }
+    void deleteData(void* data) override { delete static_cast<Incoming*>(data); }
+    bool getKey(void*, InstanceHandle_t*, bool) override { return false; }
+};
+
+void say(char* err, size_t cap, const std::string& what) {
+    if (err && cap) {
+        std::snprintf(err, cap, "%s", what.c_str());
+    }
+}
+
+}  // namespace
+
+extern "C" {
+
+// QoS and options as plain values (the Rust side maps mwperf's flags onto them).
+struct mwfd_config {
+    uint32_t domain;
+    const char* topic_out;     // NULL: no writer
+    const char* topic_in;      // NULL: no reader
+    int32_t reliable;          // 1 reliable, 0 best effort
+    int32_t keep_all;          // 1 keep-all, 0 keep-last depth
+    int32_t depth;
+    int32_t transient_local;   // 1 transient-local, 0 volatile
+    int64_t max_blocking_ns;   // reliable write: longest wait on a full history
+    int32_t shm;               // 1: shared-memory transport beside UDP (Fast DDS's default)
+    int32_t async_publish;     // 1: asynchronous publish mode
+    int32_t data_sharing;      // 1: data-sharing on (needs a bounded type: refused), 0: off
+    const char* interface;     // the interface address to use (NULL/"": 127.0.0.1)
+    const char* peers;         // comma-separated discovery peers (NULL/"": the interface)
+};
+
+struct mwfd_endpoint {
+    DomainParticipant* participant = nullptr;
+    Publisher* publisher = nullptr;
+    Subscriber* subscriber = nullptr;
+    Topic* out_topic = nullptr;
+    Topic* in_topic = nullptr;
+    DataWriter* writer = nullptr;
+    DataReader* reader = nullptr;
+    bool reliable = false;
+    Incoming sample;
+};
+
+static void destroy(mwfd_endpoint* ep) {
+    if (!ep) return;
+    if (ep->participant) {
+        ep->participant->delete_contained_entities();
+        DomainParticipantFactory::get_instance()->delete_participant(ep->participant);
+    }
+    delete ep;
+}
+
+static Duration_t duration_of(int64_t ns) {
+    if (ns < 0) ns = 0;
+    return Duration_t(static_cast<int32_t>(ns / 1000000000), static_cast<uint32_t>(ns % 1000000000));
+}
+
+static std::vector<std::string> split(const char* text) {
+    std::vector<std::string> out;
+    if (!text) return out;
+    std::string s(text), cur;
+    for (char c : s) {
+        if (c == ',') {
+            if (!cur.empty()) out.push_back(cur);
+            cur.clear();
+        } else if (c != ' ') {
+            cur.push_back(c);
+        }
+    }
+    if (!cur.empty()) out.push_back(cur);
+    return out;
+}
+
+// This host's IPv4 addresses (getifaddrs), for interface=auto.
+static std::vector<std::string> local_ipv4() {
+    std::vector<std::string> out;
+    struct ifaddrs* ifs = nullptr;
+    if (getifaddrs(&ifs) != 0) return out;
+    for (auto* i = ifs; i; i = i->ifa_next) {
+        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET) continue;
+        char text[INET_ADDRSTRLEN];
+        auto* sin = reinterpret_cast<struct sockaddr_in*>(i->ifa_addr);
+        if (inet_ntop(AF_INET, &sin->sin_addr, text, sizeof text)) out.push_back(text);
+    }
+    freeifaddrs(ifs);
+    return out;
+}
+
+static bool locator_v4(const std::string& addr, Locator_t& loc) {
+    loc = Locator_t();
+    loc.kind = LOCATOR_KIND_UDPv4;
+    return IPLocator::setIPv4(loc, addr) && IPLocator::isIPv4(addr);
+}
+
+int32_t mwfd_version(char* out, size_t cap) {
+    say(out, cap, "Fast DDS 2.x (libfastrtps)");
+    return 0;
+}
+
+mwfd_endpoint* mwfd_open(const mwfd_config* cfg, char* err, size_t cap) {
+    auto* ep = new mwfd_endpoint();
+    ep->reliable = cfg->reliable != 0;
+    try {
+        std::string iface = (cfg->interface && *cfg->interface) ? cfg->interface : "127.0.0.1";
+        std::vector<std::string> peers = split(cfg->peers);
+        if (iface == "auto") {
+            // The one address of this host among the peers (hosts joined by an emulated link).
+            iface.clear();
+            for (const auto& mine : local_ipv4())
+                for (const auto& p : peers)
+                    if (p == mine && iface.empty()) iface = mine;
+            if (iface.empty()) {
+                say(err, cap, "--opt interface=auto: none of this host's addresses is among --opt peers");
+                destroy(ep);
+                return nullptr;
+            }
+        }
+        if (peers.empty()) peers.push_back(iface);
+
+        DomainParticipantQos pq;
+        pq.name("mwperf");
+        // Transports: UDPv4 on the one interface (no multicast anywhere), plus shared memory
+        // when asked (Fast DDS's default for peers on the same host).
+        pq.transport().use_builtin_transports = false;
+        auto udp = std::make_shared<eprosima::fastdds::rtps::UDPv4TransportDescriptor>();
+        udp->interfaceWhiteList.push_back(iface);
+        udp->sendBufferSize = 4 * 1024 * 1024;
+        udp->receiveBufferSize = 4 * 1024 * 1024;
+        udp->maxInitialPeersRange = 100;  // participant ids 0..99 on each peer, like Cyclone's index range
+        pq.transport().user_transports.push_back(udp);
+        if (cfg->shm) {
+            auto shm = std::make_shared<eprosima::fastdds::rtps::SharedMemTransportDescriptor>();
+            shm->segment_size(8 * 1024 * 1024);
+            pq.transport().user_transports.push_back(shm);
+        }
+        // Discovery: unicast to the peers' well-known ports, metatraffic unicast on the interface.
+        auto& builtin = pq.wire_protocol().builtin;
+        builtin.initialPeersList.clear();
+        for (const auto& p : peers) {
+            Locator_t loc;
+            if (!locator_v4(p, loc)) {
+                say(err, cap, "'" + p + "' is not an IPv4 address (--opt peers / interface)");
+                destroy(ep);
+                return nullptr;
+            }
+            builtin.initialPeersList.push_back(loc);
+        }
+        Locator_t meta;
+        if (!locator_v4(iface, meta)) {
+            say(err, cap, "'" + iface + "' is not an IPv4 address (--opt interface)");
+            destroy(ep);
+            return nullptr;
+        }
+        builtin.metatrafficUnicastLocatorList.clear();
+        builtin.metatrafficUnicastLocatorList.push_back(meta);
+        builtin.metatrafficMulticastLocatorList.clear();
+        builtin.avoid_builtin_multicast = true;
+
+        ep->participant = DomainParticipantFactory::get_instance()->create_participant(cfg->domain, pq);
+        if (!ep->participant) {
+            say(err, cap, "cannot create a participant in domain " + std::to_string(cfg->domain));
+            destroy(ep);
+            return nullptr;
+        }
+        TypeSupport type(new BytesType());
+        if (type.register_type(ep->participant) != ReturnCode_t::RETCODE_OK) {
+            say(err, cap, "cannot register the type " + std::string(TYPE_NAME));
+            destroy(ep);
+            return nullptr;
+        }
+
+        auto reliability = cfg->reliable ? RELIABLE_RELIABILITY_QOS : BEST_EFFORT_RELIABILITY_QOS;
+        auto durability = cfg->transient_local ? TRANSIENT_LOCAL_DURABILITY_QOS : VOLATILE_DURABILITY_QOS;
+        auto set_history = [&](HistoryQosPolicy& h, ResourceLimitsQosPolicy& r) {
+            if (cfg->keep_all) {
+                h.kind = KEEP_ALL_HISTORY_QOS;
+                r.max_samples = -1;  // LENGTH_UNLIMITED
+                r.max_instances = -1;
+                r.max_samples_per_instance = -1;
+                r.allocated_samples = 100;
+            } else {
+                h.kind = KEEP_LAST_HISTORY_QOS;
+                h.depth = cfg->depth;
+            }
+        };
+
+        if (cfg->topic_out) {
+            ep->out_topic = ep->participant->create_topic(cfg->topic_out, TYPE_NAME, TOPIC_QOS_DEFAULT);
+            ep->publisher = ep->participant->create_publisher(PUBLISHER_QOS_DEFAULT);
+            DataWriterQos wq = DATAWRITER_QOS_DEFAULT;
+            wq.reliability().kind = reliability;
+            wq.reliability().max_blocking_time = duration_of(cfg->max_blocking_ns);
+            wq.durability().kind = durability;
+            set_history(wq.history(), wq.resource_limits());
+            wq.publish_mode().kind = cfg->async_publish ? ASYNCHRONOUS_PUBLISH_MODE : SYNCHRONOUS_PUBLISH_MODE;
+            wq.endpoint().history_memory_policy = eprosima::fastrtps::rtps::PREALLOCATED_WITH_REALLOC_MEMORY_MODE;
+            if (cfg->data_sharing) {
+                wq.data_sharing().on(".");
+            } else {
+                wq.data_sharing().off();
+            }
+            if (!ep->out_topic || !ep->publisher) {
+                say(err, cap, std::string("cannot create topic ") + cfg->topic_out);
+                destroy(ep);
+                return nullptr;
+            }
+            ep->writer = ep->publisher->create_datawriter(ep->out_topic, wq);
+            if (!ep->writer) {
+                say(err, cap, std::string("cannot create a writer on ") + cfg->topic_out +
+                                  (cfg->data_sharing ? " (data-sharing needs a bounded type; mwperf's message is an unbounded sequence<octet>)" : ""));
+                destroy(ep);
+                return nullptr;
+            }
+        }
+        if (cfg->topic_in) {
+            ep->in_topic = ep->participant->create_topic(cfg->topic_in, TYPE_NAME, TOPIC_QOS_DEFAULT);
+            ep->subscriber = ep->participant->create_subscriber(SUBSCRIBER_QOS_DEFAULT);
+            DataReaderQos rq = DATAREADER_QOS_DEFAULT;
+            rq.reliability().kind = reliability;
+            rq.durability().kind = durability;
+            set_history(rq.history(), rq.resource_limits());
+            rq.endpoint().history_memory_policy = eprosima::fastrtps::rtps::PREALLOCATED_WITH_REALLOC_MEMORY_MODE;
+            if (cfg->data_sharing) {
+                rq.data_sharing().on(".");
+            } else {
+                rq.data_sharing().off();
+            }
+            if (!ep->in_topic || !ep->subscriber) {
+                say(err, cap, std::string("cannot create topic ") + cfg->topic_in);
+                destroy(ep);
+                return nullptr;
+            }
+            ep->reader = ep->subscriber->create_datareader(ep->in_topic, rq);
+            if (!ep->reader) {
+                say(err, cap, std::string("cannot create a reader on ") + cfg->topic_in +
+                                  (cfg->data_sharing ? " (data-sharing needs a bounded type; mwperf's message is an unbounded sequence<octet>)" : ""));
+                destroy(ep);
+                return nullptr;
+            }
+        }
+        return ep;
+    } catch (const std::exception& e) {
+        say(err, cap, std::string("Fast DDS: ") + e.what());
+        destroy(ep);
+        return nullptr;
+    }
+}
+
+void mwfd_close(mwfd_endpoint* ep) {
+    try {
+        destroy(ep);
+    } catch (...) {
+    }
+}
+
+// 0 written; -1 not written (reliable: the history stayed full for max_blocking); -2 no writer
+// or an exception.
+int32_t mwfd_write(mwfd_endpoint* ep, const uint8_t* data, uint32_t len, int64_t time, uint64_t id) {
+    if (!ep || !ep->writer) return -2;
+    Outgoing o{data, len, time, id};
+    try {
+        return ep->writer->write(&o) ? 0 : -1;
+    } catch (...) {
+        return -2;
+    }
+}
+
+// Take one sample with data: 1 (`*data`/`*len` point into the endpoint's sample, valid until the
+// next take), 0 none, -1 an error. Samples without data (disposals) are skipped.
+int32_t mwfd_take(mwfd_endpoint* ep, const uint8_t** data, uint32_t* len) {
+    if (!ep || !ep->reader) return 0;
+    try {
+        for (;;) {
+            SampleInfo info;
+            ReturnCode_t rc = ep->reader->take_next_sample(&ep->sample, &info);
+            if (rc == ReturnCode_t::RETCODE_NO_DATA) return 0;
+            if (rc != ReturnCode_t::RETCODE_OK) return -1;
+            if (info.valid_data) {
+                *data = ep->sample.data.data();
+                *len = static_cast<uint32_t>(ep->sample.data.size());
+                return 1;
+            }
+        }
+    } catch (...) {
+        return -1;
+    }
+}
+
+// Sleep until an unread sample is there (1) or `timeout_ns` passed (0); -1 without a reader.
+int32_t mwfd_wait(mwfd_endpoint* ep, int64_t timeout_ns) {
+    if (!ep || !ep->reader) return -1;
+    try {
+        return ep->reader->wait_for_unread_message(duration_of(timeout_ns)) ? 1 : 0;
+    } catch (...) {
+        return -1;
+    }
+}
+
+// Matched peers: readers of our writer, writers of our reader (-1 where we have none).
+int32_t mwfd_matched(mwfd_endpoint* ep, int32_t* readers, int32_t* writers) {
+    *readers = -1;
+    *writers = -1;
+    if (!ep) return -1;
+    if (ep->writer) {
+        PublicationMatchedStatus st;
+        if (ep->writer->get_publication_matched_status(st) != ReturnCode_t::RETCODE_OK) return -1;
+        *readers = st.current_count;
+    }
+    if (ep->reader) {
+        SubscriptionMatchedStatus st;
+        if (ep->reader->get_subscription_matched_status(st) != ReturnCode_t::RETCODE_OK) return -1;
+        *writers = st.current_count;
+    }
+    return 0;
+}
+
+}  // extern "C"

@@ -1,0 +1,86 @@
+//! Fast DDS's shared-memory transport leaves files in /dev/shm (`fastrtps_*` segments, their
+//! `_el` lock files and `sem.fastrtps_*` semaphores) that it does not always remove, and never
+//! after a crash. This process removes the ones that appeared since its first shared-memory
+//! endpoint opened and that no live process maps any more — its own and its peers' leftovers,
+//! never a segment someone still uses — when each endpoint closes. The control plane sweeps the
+//! same way after a run (python/mwperf/transports/fastdds.py), covering agents that were killed.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::Mutex;
+
+const DIR: &str = "/dev/shm";
+
+/// /dev/shm entries that are Fast DDS's.
+pub fn is_fastdds(name: &str) -> bool {
+    name.starts_with("fastrtps_") || name.starts_with("sem.fastrtps_")
+}
+
+/// What was there before this process opened its first shared-memory endpoint (not ours).
+static BEFORE: Mutex<Option<HashSet<String>>> = Mutex::new(None);
+
+fn listing() -> HashSet<String> {
+    std::fs::read_dir(DIR)
+        .map(|d| {
+            d.filter_map(|e| e.ok()?.file_name().into_string().ok())
+                .filter(|n| is_fastdds(n))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Remember the entries present now (once per process).
+pub fn watch() {
+    let mut before = BEFORE.lock().unwrap_or_else(|p| p.into_inner());
+    if before.is_none() {
+        *before = Some(listing());
+    }
+}
+
+/// Every /dev/shm path some live process maps (from /proc/<pid>/maps).
+pub fn mapped() -> HashSet<String> {
+    let mut out = HashSet::new();
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return out;
+    };
+    for p in procs.flatten() {
+        if !p.file_name().to_string_lossy().bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let Ok(maps) = std::fs::read_to_string(p.path().join("maps")) else {
+            continue;
+        };
+        for line in maps.lines() {
+            if let Some(i) = line.find("/dev/shm/") {
+                let name = line[i + "/dev/shm/".len()..].trim_end_matches(" (deleted)");
+                out.insert(name.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// Remove the entries that appeared since [`watch`] and that nobody maps; returns their names.
+pub fn sweep() -> Vec<String> {
+    let before = BEFORE.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(before) = before.as_ref() else {
+        return Vec::new(); // shared memory never used here
+    };
+    let new: Vec<String> = listing().difference(before).cloned().collect();
+    if new.is_empty() {
+        return new;
+    }
+    let in_use = mapped();
+    let mut removed = Vec::new();
+    for name in new {
+        // A lock file belongs to its segment: kept while the segment is mapped.
+        let segment = name.strip_suffix("_el").unwrap_or(&name);
+        if in_use.contains(&name) || in_use.contains(segment) {
+            continue;
+        }
+        if std::fs::remove_file(Path::new(DIR).join(&name)).is_ok() {
+            removed.push(name);
+        }
+    }
+    removed
+}
