@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install the Debian packages the middleware transports need (build and run), only if missing:
 #   cyclonedds-dev cyclonedds-tools  Cyclone DDS library + idlc (built into the agent)
+#   libfastrtps-dev libfastcdr-dev   Fast DDS 2.x (the agent's fastdds shim is compiled against it)
 #   mosquitto mosquitto-clients      MQTT broker (+ clients for interop checks)
 #   python3-rosmaster topic-tools    ROS 1 master and the relay used as a foreign pong
 #   python3-rosbag python3-sensor-msgs  ROS 1 bags (mwperf bag example, rosbag play) and message types
@@ -14,7 +15,7 @@
 # As root it installs them (no prompts, no stdin); otherwise it prints the command and goes on
 # (the transports needing a missing package then fail with that install line).
 set -euo pipefail
-PACKAGES=(cyclonedds-dev cyclonedds-tools mosquitto mosquitto-clients python3-rosmaster topic-tools
+PACKAGES=(cyclonedds-dev cyclonedds-tools libfastrtps-dev libfastcdr-dev mosquitto mosquitto-clients python3-rosmaster topic-tools
           python3-rosbag python3-sensor-msgs python3-rospy
           chromium iproute2 openssh-client openssh-server python3-venv)
 if [[ "${1:-}" == "bridges" ]]; then

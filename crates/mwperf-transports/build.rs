@@ -50,7 +50,9 @@ mod fastdds {
         if !std::path::Path::new("/usr/include/fastdds/dds/domain/DomainParticipant.hpp").is_file()
             && std::env::var_os("FASTDDS_INCLUDE").is_none()
         {
-            return Err("no Fast DDS headers (/usr/include/fastdds; or set FASTDDS_INCLUDE)".into());
+            return Err(
+                "no Fast DDS headers (/usr/include/fastdds; or set FASTDDS_INCLUDE)".into(),
+            );
         }
         let out = PathBuf::from(std::env::var("OUT_DIR").map_err(|e| e.to_string())?);
         let so = out.join("libmwperf_fastdds.so");
@@ -60,8 +62,13 @@ mod fastdds {
         if let Some(dir) = std::env::var_os("FASTDDS_INCLUDE") {
             cmd.arg("-I").arg(dir);
         }
-        cmd.arg(SHIM).arg("-o").arg(&so).args(["-lfastrtps", "-lfastcdr", "-s"]);
-        let res = cmd.output().map_err(|e| format!("running {}: {e}", compiler.path().display()))?;
+        cmd.arg(SHIM)
+            .arg("-o")
+            .arg(&so)
+            .args(["-lfastrtps", "-lfastcdr", "-s"]);
+        let res = cmd
+            .output()
+            .map_err(|e| format!("running {}: {e}", compiler.path().display()))?;
         if !res.status.success() {
             let text = String::from_utf8_lossy(&res.stderr);
             let first: Vec<&str> = text.lines().take(5).collect();

@@ -578,6 +578,7 @@ conformance! {
     uds => Kind::Uds,
     #[cfg(feature = "iceoryx2")] iceoryx2 => Kind::Iceoryx2,
     #[cfg(feature = "cyclonedds")] cyclonedds => Kind::CycloneDds,
+    #[cfg(feature = "fastdds")] fastdds => Kind::FastDds,
     #[cfg(feature = "rustdds")] rustdds => Kind::RustDds,
     #[cfg(feature = "zenoh")] zenoh => Kind::Zenoh,
     #[cfg(feature = "mqtt")] mqtt => Kind::Mqtt,

@@ -1,7 +1,7 @@
-//! Two DDS implementations, one wire: a RustDDS ping against a Cyclone DDS pong and the reverse,
-//! on the same domain, topics and type. This is what lets a ROS 2 node (rmw_cyclonedds or
+//! Three DDS implementations, one wire: each of RustDDS, Cyclone DDS and Fast DDS pings a pong of
+//! each other one, on the same domain, topics and type. This is what lets a ROS 2 node (rmw_cyclonedds or
 //! rmw_fastrtps) be the peer on a real robot: the conventions are checked here without ROS 2.
-#![cfg(all(feature = "cyclonedds", feature = "rustdds"))]
+#![cfg(all(feature = "cyclonedds", feature = "rustdds", feature = "fastdds"))]
 
 use mwperf_core::clock::now_ns;
 use mwperf_core::wire::{build_message, payload_intact, Header, HEADER_LEN};
@@ -84,7 +84,8 @@ fn roundtrip(ping_kind: Kind, pong_kind: Kind) {
             },
         );
         ping.send(&m).unwrap();
-        let n = recv_within(ping.as_mut(), &mut buf, 5 * SECOND).unwrap_or_else(|| {
+        // 10 s: a lost fragment waits for the writer's next heartbeat (Fast DDS: every 3 s by default)
+        let n = recv_within(ping.as_mut(), &mut buf, 10 * SECOND).unwrap_or_else(|| {
             panic!("{ping_kind:?} → {pong_kind:?}: seq {seq} ({size} B) not echoed")
         });
         assert_eq!(n, m.len());
@@ -103,4 +104,24 @@ fn rustdds_ping_cyclonedds_pong() {
 #[test]
 fn cyclonedds_ping_rustdds_pong() {
     roundtrip(Kind::CycloneDds, Kind::RustDds);
+}
+
+#[test]
+fn fastdds_ping_cyclonedds_pong() {
+    roundtrip(Kind::FastDds, Kind::CycloneDds);
+}
+
+#[test]
+fn cyclonedds_ping_fastdds_pong() {
+    roundtrip(Kind::CycloneDds, Kind::FastDds);
+}
+
+#[test]
+fn fastdds_ping_rustdds_pong() {
+    roundtrip(Kind::FastDds, Kind::RustDds);
+}
+
+#[test]
+fn rustdds_ping_fastdds_pong() {
+    roundtrip(Kind::RustDds, Kind::FastDds);
 }

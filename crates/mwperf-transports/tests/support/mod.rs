@@ -10,6 +10,8 @@ use mwperf_transports::{Kind, Qos, Spec};
 
 #[cfg(feature = "cyclonedds")]
 mod cyclonedds;
+#[cfg(feature = "fastdds")]
+mod fastdds;
 #[cfg(feature = "iceoryx2")]
 mod iceoryx2;
 #[cfg(feature = "mqtt")]
@@ -60,6 +62,8 @@ impl Fixture {
             Kind::Iceoryx2 => iceoryx2::fixture(),
             #[cfg(feature = "cyclonedds")]
             Kind::CycloneDds => cyclonedds::fixture(),
+            #[cfg(feature = "fastdds")]
+            Kind::FastDds => fastdds::fixture(),
             #[cfg(feature = "rustdds")]
             Kind::RustDds => rustdds::fixture(),
             #[cfg(feature = "zenoh")]

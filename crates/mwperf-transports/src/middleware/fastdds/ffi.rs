@@ -35,16 +35,25 @@ pub struct Config {
     pub peers: *const c_char,
 }
 
+type OpenFn = unsafe extern "C" fn(*const Config, *mut c_char, usize) -> *mut mwfd_endpoint;
+type CloseFn = unsafe extern "C" fn(*mut mwfd_endpoint);
+type WriteFn = unsafe extern "C" fn(*mut mwfd_endpoint, *const u8, u32, i64, u64) -> i32;
+type TakeFn = unsafe extern "C" fn(*mut mwfd_endpoint, *mut *const u8, *mut u32) -> i32;
+type WaitFn = unsafe extern "C" fn(*mut mwfd_endpoint, i64) -> i32;
+type MatchedFn = unsafe extern "C" fn(*mut mwfd_endpoint, *mut i32, *mut i32) -> i32;
+
+/// The shim's functions (signatures as in shim.cpp).
 pub struct Api {
-    pub open: unsafe extern "C" fn(*const Config, *mut c_char, usize) -> *mut mwfd_endpoint,
-    pub close: unsafe extern "C" fn(*mut mwfd_endpoint),
-    pub write: unsafe extern "C" fn(*mut mwfd_endpoint, *const u8, u32, i64, u64) -> i32,
-    pub take: unsafe extern "C" fn(*mut mwfd_endpoint, *mut *const u8, *mut u32) -> i32,
-    pub wait: unsafe extern "C" fn(*mut mwfd_endpoint, i64) -> i32,
-    pub matched: unsafe extern "C" fn(*mut mwfd_endpoint, *mut i32, *mut i32) -> i32,
+    pub open: OpenFn,
+    pub close: CloseFn,
+    pub write: WriteFn,
+    pub take: TakeFn,
+    pub wait: WaitFn,
+    pub matched: MatchedFn,
 }
 
-pub const INSTALL: &str = "install it: apt-get install libfastrtps2.9 (to build: libfastrtps-dev libfastcdr-dev)";
+pub const INSTALL: &str =
+    "install it: apt-get install libfastrtps2.9 (to build: libfastrtps-dev libfastcdr-dev)";
 
 /// The shim, as build.rs compiled it.
 static SHIM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libmwperf_fastdds.so"));
@@ -76,21 +85,12 @@ fn load() -> Result<Api, String> {
     // SAFETY: plain syscall wrapper; the fd is ours and closed below.
     let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
     if fd < 0 {
-        return Err(format!(
-            "memfd_create: {}",
-            std::io::Error::last_os_error()
-        ));
+        return Err(format!("memfd_create: {}", std::io::Error::last_os_error()));
     }
     let mut written = 0;
     while written < SHIM.len() {
         // SAFETY: valid fd and a slice of SHIM.
-        let n = unsafe {
-            libc::write(
-                fd,
-                SHIM[written..].as_ptr().cast(),
-                SHIM.len() - written,
-            )
-        };
+        let n = unsafe { libc::write(fd, SHIM[written..].as_ptr().cast(), SHIM.len() - written) };
         if n <= 0 {
             let e = std::io::Error::last_os_error();
             // SAFETY: closing our own fd.
@@ -108,22 +108,22 @@ fn load() -> Result<Api, String> {
         return Err(dl_error());
     }
     macro_rules! sym {
-        ($name:literal) => {{
+        ($name:literal, $ty:ty) => {{
             // SAFETY: looking up a symbol of the shim by its C name.
             let p = unsafe { libc::dlsym(lib, concat!($name, "\0").as_ptr().cast()) };
             if p.is_null() {
                 return Err(format!("the shim lacks {}", $name));
             }
             // SAFETY: the shim defines it with the signature the field declares (shim.cpp).
-            unsafe { std::mem::transmute::<*mut libc::c_void, _>(p) }
+            unsafe { std::mem::transmute::<*mut libc::c_void, $ty>(p) }
         }};
     }
     Ok(Api {
-        open: sym!("mwfd_open"),
-        close: sym!("mwfd_close"),
-        write: sym!("mwfd_write"),
-        take: sym!("mwfd_take"),
-        wait: sym!("mwfd_wait"),
-        matched: sym!("mwfd_matched"),
+        open: sym!("mwfd_open", OpenFn),
+        close: sym!("mwfd_close", CloseFn),
+        write: sym!("mwfd_write", WriteFn),
+        take: sym!("mwfd_take", TakeFn),
+        wait: sym!("mwfd_wait", WaitFn),
+        matched: sym!("mwfd_matched", MatchedFn),
     })
 }

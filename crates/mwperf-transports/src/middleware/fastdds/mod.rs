@@ -98,7 +98,11 @@ impl FastddsEndpoint {
         let async_publish = match opts.get("publish-mode") {
             None | Some("sync") => false,
             Some("async") => true,
-            Some(v) => return Err(unsupported(format!("--opt publish-mode={v} (allowed: sync, async)"))),
+            Some(v) => {
+                return Err(unsupported(format!(
+                    "--opt publish-mode={v} (allowed: sync, async)"
+                )))
+            }
         };
         if on_off(opts.get("data-sharing"), "data-sharing", false)? {
             return Err(unsupported("--opt data-sharing=on (Fast DDS shares data only for bounded, plain types; mwperf's message is an unbounded sequence<octet>, as a ROS 2 uint8[] is)".into()));
@@ -112,7 +116,10 @@ impl FastddsEndpoint {
             History::KeepLast(n) => (
                 false,
                 i32::try_from(n).map_err(|_| {
-                    unsupported(format!("--history keep-last:{n} (depth at most {})", i32::MAX))
+                    unsupported(format!(
+                        "--history keep-last:{n} (depth at most {})",
+                        i32::MAX
+                    ))
                 })?,
             ),
             History::KeepAll => (true, 0),
@@ -124,7 +131,9 @@ impl FastddsEndpoint {
         }
         let out_topic = side.out_topic().map(|s| addr.topic(s));
         let in_topic = side.in_topic().map(|s| addr.topic(s));
-        let c = |s: Option<&str>| s.map(|s| CString::new(s).expect("topic and option texts have no NUL"));
+        let c = |s: Option<&str>| {
+            s.map(|s| CString::new(s).expect("topic and option texts have no NUL"))
+        };
         let (c_out, c_in) = (c(out_topic.as_deref()), c(in_topic.as_deref()));
         let c_iface = c(opts.get("interface"));
         let c_peers = c(opts.get("peers"));
@@ -149,13 +158,21 @@ impl FastddsEndpoint {
         let ep = unsafe { (api.open)(&config, err.as_mut_ptr(), err.len()) };
         if ep.is_null() {
             // SAFETY: the shim wrote a NUL-terminated text (snprintf) or left zeros.
-            let why = unsafe { std::ffi::CStr::from_ptr(err.as_ptr()) }.to_string_lossy().into_owned();
+            let why = unsafe { std::ffi::CStr::from_ptr(err.as_ptr()) }
+                .to_string_lossy()
+                .into_owned();
             return Err(TransportError::Middleware {
                 transport: T,
                 detail: format!("{why} (domain {}, {})", addr.domain, spec.qos),
             });
         }
-        Ok(FastddsEndpoint { api, ep, out_topic, in_topic, addr })
+        Ok(FastddsEndpoint {
+            api,
+            ep,
+            out_topic,
+            in_topic,
+            addr,
+        })
     }
 
     fn take(&mut self, buf: &mut Vec<u8>) -> Result<Option<usize>, TransportError> {
@@ -168,7 +185,9 @@ impl FastddsEndpoint {
                 buf.clear();
                 if len > 0 {
                     // SAFETY: the shim's sample holds len bytes at data.
-                    buf.extend_from_slice(unsafe { std::slice::from_raw_parts(data, len as usize) });
+                    buf.extend_from_slice(unsafe {
+                        std::slice::from_raw_parts(data, len as usize)
+                    });
                 }
                 Ok(Some(len as usize))
             }
@@ -269,7 +288,9 @@ impl Endpoint for FastddsEndpoint {
                     detail: format!("domain {}: {}", self.addr.domain, missing.join(", ")),
                 });
             }
-            std::thread::sleep(std::time::Duration::from_nanos((end - now).min(MATCH_POLL_NS)));
+            std::thread::sleep(std::time::Duration::from_nanos(
+                (end - now).min(MATCH_POLL_NS),
+            ));
         }
     }
 }

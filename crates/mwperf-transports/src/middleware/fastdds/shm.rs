@@ -1,9 +1,11 @@
 //! Fast DDS's shared-memory transport leaves files in /dev/shm (`fastrtps_*` segments, their
-//! `_el` lock files and `sem.fastrtps_*` semaphores) that it does not always remove, and never
-//! after a crash. This process removes the ones that appeared since its first shared-memory
-//! endpoint opened and that no live process maps any more — its own and its peers' leftovers,
-//! never a segment someone still uses — when each endpoint closes. The control plane sweeps the
-//! same way after a run (python/mwperf/transports/fastdds.py), covering agents that were killed.
+//! `_el` lock files and `sem.fastrtps_*` semaphores): it removes its own at a clean exit, never
+//! after a crash (measured: a SIGKILLed pong leaves its 8 MiB segment, its port segments and a
+//! semaphore). Never removing a segment someone still uses, this process removes
+//! - when it opens its first shared-memory endpoint: leftovers that no live process maps and
+//!   that are older than [`STALE_AFTER`] (a crashed run's; the age spares a segment another
+//!   process created a moment ago and has not mapped yet),
+//! - when an endpoint closes: what appeared since that first open and nobody maps any more.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -29,10 +31,20 @@ fn listing() -> HashSet<String> {
         .unwrap_or_default()
 }
 
-/// Remember the entries present now (once per process).
+/// How old an unmapped entry must be to count as a crashed run's leftover.
+pub const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Remove stale leftovers, then remember the entries present now (once per process).
 pub fn watch() {
     let mut before = BEFORE.lock().unwrap_or_else(|p| p.into_inner());
     if before.is_none() {
+        remove_unmapped(listing(), |name| {
+            std::fs::metadata(Path::new(DIR).join(name))
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age >= STALE_AFTER)
+        });
         *before = Some(listing());
     }
 }
@@ -44,7 +56,12 @@ pub fn mapped() -> HashSet<String> {
         return out;
     };
     for p in procs.flatten() {
-        if !p.file_name().to_string_lossy().bytes().all(|b| b.is_ascii_digit()) {
+        if !p
+            .file_name()
+            .to_string_lossy()
+            .bytes()
+            .all(|b| b.is_ascii_digit())
+        {
             continue;
         }
         let Ok(maps) = std::fs::read_to_string(p.path().join("maps")) else {
@@ -66,13 +83,21 @@ pub fn sweep() -> Vec<String> {
     let Some(before) = before.as_ref() else {
         return Vec::new(); // shared memory never used here
     };
-    let new: Vec<String> = listing().difference(before).cloned().collect();
-    if new.is_empty() {
-        return new;
+    let new: HashSet<String> = listing().difference(before).cloned().collect();
+    remove_unmapped(new, |_| true)
+}
+
+/// Remove the entries of `names` that `also` accepts and no live process maps.
+fn remove_unmapped(names: HashSet<String>, also: impl Fn(&str) -> bool) -> Vec<String> {
+    if names.is_empty() {
+        return Vec::new();
     }
     let in_use = mapped();
     let mut removed = Vec::new();
-    for name in new {
+    for name in names {
+        if !also(&name) {
+            continue;
+        }
         // A lock file belongs to its segment: kept while the segment is mapped.
         let segment = name.strip_suffix("_el").unwrap_or(&name);
         if in_use.contains(&name) || in_use.contains(segment) {

@@ -1,0 +1,37 @@
+"""Fast DDS (eProsima, ROS 2's default middleware): domain 0, a topic base the listening agent
+picks, the same ROS 2 topic and type names as cyclonedds and rustdds (they interoperate). On
+loopback by default with unicast discovery; across emulated or real hosts mwperf gives every
+agent the hosts' addresses as discovery peers and lets it pick its own among them. Needs the
+Debian library libfastrtps (the agent loads its shim of it at run time)."""
+
+from collections.abc import Callable
+
+from ..emulation.network import Network
+from ..errors import UsageError
+from .hooks import DoctorChecks, Hooks, Plan, Setup
+
+LIBRARY = "fastrtps"
+PACKAGE = "libfastrtps2.9"
+
+
+def prepare(setup: Setup) -> Plan:
+    return Plan("0/auto")
+
+
+def link_opts(network: Network) -> tuple[str, ...]:
+    """Unicast discovery of every host's address; each agent uses its own host's."""
+    return ("interface=auto", "peers=" + ",".join(network.host_addresses()))
+
+
+def check_link(option: Callable[[str], str | None], topology: object, roles: object) -> None:
+    for key in ("interface", "peers"):
+        if option(key) is not None:
+            raise UsageError(f"--opt {key}: with --link mwperf sets Fast DDS's interface and "
+                             f"discovery peers itself (each host's link address); drop --opt {key}")
+
+
+def doctor(check: DoctorChecks) -> list:
+    return [check.library("fastdds", LIBRARY, PACKAGE)]
+
+
+HOOKS = Hooks(prepare=prepare, doctor=doctor, link_opts=link_opts, check_link=check_link)
