@@ -64,6 +64,9 @@ def mwperf(*args: str) -> subprocess.CompletedProcess[str]:
      "--replay-topics: topic '/odom' is not in"),
     (["--replay", str(FIXTURES / "small.bag"), "--payload", "Array1k"], "--payload: not with"),
     (["--replay-rate", "2"], "--replay-rate: only with --replay"),
+    (["--replay", str(FIXTURES / "small.bag"), "--replay-loop"], "--replay-loop: give --duration"),
+    (["--replay", str(FIXTURES / "small.bag"), "--duration", "5s"], "--duration: with --replay"),
+    (["--replay-loop"], "--replay-loop: only with --replay"),
     (["default", "--replay", str(FIXTURES / "small.bag")], "--replay: cannot be combined"),
 ])
 def test_bad_replay_flags_are_one_line_exit_2(args: list[str], words: str) -> None:

@@ -37,3 +37,43 @@ def test_replay_over_udp(tmp_path: Path, mode: str) -> None:
     sender = next(a for a in result["agents"] if a["role"] in ("pub", "ping"))
     schedule = sender.get("schedule") or sender["measurement"]["schedule"]
     assert schedule["lateness"]["count"] == 70
+
+
+def _offsets(path: Path, folder: Path) -> tuple[list[list[int]], int]:
+    """Each topic's recorded offsets (ns) as the traces hold them, and one loop pass's span."""
+    import struct
+
+    from mwperf.bags.trace import MAGIC, ReplaySpec, write_traces
+    plan = write_traces(ReplaySpec(path), folder)
+    offsets = []
+    for i in range(len(plan.topics)):
+        data = (folder / f"topic-{i}.trace").read_bytes()[len(MAGIC) + 8:]
+        mine, at = [], 0
+        while at < len(data):
+            offset, length = struct.unpack_from("<QI", data, at)
+            mine.append(offset)
+            at += 12 + length
+        offsets.append(mine)
+    return offsets, plan.loop_span_ns()
+
+
+@pytest.mark.agent
+def test_replay_loop_sends_every_pass_until_the_duration(tmp_path: Path) -> None:
+    """--replay-loop --duration 2500ms: the recording (about 1 s) goes out twice whole and a
+    third time up to 2.5 s — exactly the messages whose offset + k x span is below 2.5 s."""
+    bag = FIXTURES / "small.bag"
+    (tmp_path / "traces").mkdir()
+    offsets, span = _offsets(bag, tmp_path / "traces")
+    duration_ns = 2_500_000_000
+    expected = [sum(1 for k in range(10) for o in offs if o + k * span < duration_ns)
+                for offs in offsets]
+    assert expected[0] > 2 * len(offsets[0]), "the fixture must give a partial third pass"
+    out = tmp_path / "result.json"
+    done = mwperf("--transport", "udp", "--mode", "oneway", "--replay", str(bag), "--replay-loop",
+                  "--duration", "2500ms", "--json", str(out))
+    assert done.returncode == 0, done.stderr
+    result = json.loads(out.read_text())
+    assert result["config"]["replay"]["loop_span_ns"] == span
+    sub = next(a for a in result["agents"] if a["role"] == "sub")
+    assert [t["accounting"]["received"] for t in sub["per_topic"]] == expected
+    assert sub["measurement"]["accounting"]["lost"] == 0

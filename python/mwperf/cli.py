@@ -67,6 +67,9 @@ def cli() -> None:
               "fast).  [default: 1]")
 @click.option("--replay-window", metavar="START+LENGTH", help="With --replay: only this part "
               "of the recording, e.g. 10s+60s.")
+@click.option("--replay-loop", is_flag=True, default=None, help="With --replay and --duration: "
+              "start the recording over at its end (one period later, on the same schedule) "
+              "until --duration has passed.")
 @click.option("--json", "json_file", metavar="FILE", help="Also write the result (a suite: its "
               "summary rows) to FILE; '-' prints it instead of the table.")
 @click.option("--results", default="results", show_default=True, metavar="DIR",
@@ -117,11 +120,13 @@ def _run_point(options: dict[str, Any], json_file: str | None, results_dir: Path
     with tempfile.TemporaryDirectory(prefix="mwperf-replay-") as folder:
         plan = replay_trace.write_traces(spec, Path(folder))
         largest = max(plan.max_bytes)
+        duration = (options["duration"] if spec.loop
+                    else format_duration_arg(max(plan.duration_ns, 1_000_000)))
         options = dict(options, topics=str(len(plan.topics)),
                        payload=str(max(0, largest - replay_trace.HEADER_LEN)),
                        rate=format(max(1e9 / p for p in plan.periods_ns if p) if any(
                            plan.periods_ns) else 1, ".3f"),
-                       duration=format_duration_arg(max(plan.duration_ns, 1_000_000)),
+                       duration=duration,
                        warmup=options.get("warmup") or "0s")  # every recorded message counts
         cfg = dataclasses.replace(build_point(options, find_agent), replay=plan.config(spec),
                                   replay_trace=folder)
@@ -157,7 +162,8 @@ def _conditions(scenario: str, options: dict[str, Any]) -> dict[str, Any]:
     """The condition flags given with a scenario (they apply to every point)."""
     point_flags = [name for name in POINT_OPTIONS if options[name] is not None]
     point_flags += ["samples"] * options["samples"] + ["opt"] * bool(options["opt"])
-    point_flags += [k for k in ("replay", "replay_topics", "replay_rate", "replay_window")
+    point_flags += [k for k in ("replay", "replay_topics", "replay_rate", "replay_window",
+                                "replay_loop")
                     if options.get(k) is not None]
     if point_flags:
         flag = "--" + point_flags[0].replace("_", "-")

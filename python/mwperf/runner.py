@@ -368,7 +368,9 @@ def sender_args(cfg: PointConfig) -> list[str]:
             "--spin-margin", format_duration_arg(cfg.spin_margin_ns),
             *(["--subscribers", str(cfg.subscribers)] if cfg.subscribers > 1 else []),
             *(["--idle", format_duration_arg(cfg.idle_ns)] if cfg.idle_ns else []),
-            *(["--replay-trace", cfg.replay_trace] if cfg.replay_trace else [])]
+            *(["--replay-trace", cfg.replay_trace] if cfg.replay_trace else []),
+            *(["--replay-loop", f"{cfg.replay['loop_span_ns']}ns"]
+              if cfg.replay_trace and cfg.replay and "loop_span_ns" in cfg.replay else [])]
 
 
 def sender_timeout_s(cfg: PointConfig) -> float:

@@ -271,6 +271,11 @@ pub struct SenderArgs {
     #[arg(long = "replay-trace", value_name = "DIR")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replay_trace: Option<String>,
+    /// With --replay-trace: start the recording over every SPAN (its length plus one period),
+    /// on the same absolute schedule, until --duration has passed.
+    #[arg(long = "replay-loop", value_name = "SPAN", value_parser = duration, requires = "replay_trace")]
+    #[serde(rename = "replay_loop_ns", skip_serializing_if = "Option::is_none")]
+    pub replay_loop: Option<u64>,
 }
 
 /// pong and sub.

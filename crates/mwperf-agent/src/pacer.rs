@@ -34,6 +34,8 @@ pub struct Pacer {
     trace: Option<Trace>,
     /// The trace could not be read to its end (what went wrong).
     pub replay_error: Option<String>,
+    /// `--replay-loop`: no message at an offset of --duration or later.
+    replay_end_ns: Option<u64>,
 }
 
 impl Pacer {
@@ -59,6 +61,7 @@ impl Pacer {
             measure_start_ns: None,
             trace: None,
             replay_error: None,
+            replay_end_ns: None,
         }
     }
 
@@ -68,7 +71,11 @@ impl Pacer {
     pub fn for_sender(args: &SenderArgs, start_ns: u64, topic: u16) -> Result<Self, String> {
         let mut pacer = Pacer::new(args, start_ns);
         if let Some(dir) = &args.replay_trace {
-            let trace = Trace::open(dir, topic)?;
+            let mut trace = Trace::open(dir, topic)?;
+            if let Some(span) = args.replay_loop {
+                trace = trace.looping(span);
+                pacer.replay_end_ns = Some(args.warmup + args.duration);
+            }
             pacer.schedule = Schedule::new(start_ns, trace.period_ns.max(1));
             pacer.measure_n = None;
             pacer.trace = Some(trace);
@@ -99,6 +106,7 @@ impl Pacer {
         if let Some(trace) = &self.trace {
             return trace
                 .next_offset()
+                .filter(|o| self.replay_end_ns.is_none_or(|end| *o < end))
                 .map(|o| Some(self.start_ns + o))
                 .ok_or(());
         }

@@ -6,9 +6,13 @@
 //! schedule section's period: a message later than it counts as "behind"), then records
 //! `<offset_ns u64 LE><len u32 LE><len bytes>` in offset order; offset = the message's time from
 //! the replay's start (already scaled by --replay-rate and cut to --replay-window).
+//!
+//! `--replay-loop SPAN`: at the end of the file the trace starts over, its offsets SPAN later
+//! each pass (SPAN = the recording's length plus one period, the same for every topic, so the
+//! topics stay in step); the pacer stops at --duration.
 
 use std::fs::File;
-use std::io::{BufReader, ErrorKind, Read};
+use std::io::{BufReader, ErrorKind, Read, Seek, SeekFrom};
 use std::path::Path;
 
 pub const MAGIC: &[u8; 8] = b"MWPTRC01";
@@ -23,6 +27,11 @@ pub struct Trace {
     current: Vec<u8>,
     pub period_ns: u64,
     what: String,
+    /// `--replay-loop`: each pass's span; `base_ns` = this pass's start.
+    loop_span_ns: Option<u64>,
+    base_ns: u64,
+    /// Records read in this pass (a pass without any ends the loop: an empty trace).
+    in_pass: u64,
 }
 
 impl Trace {
@@ -51,17 +60,39 @@ impl Trace {
             current: Vec::new(),
             period_ns,
             what,
+            loop_span_ns: None,
+            base_ns: 0,
+            in_pass: 0,
         };
         trace.read_head()?;
         Ok(trace)
     }
 
+    /// Start the trace over every `span_ns` (`--replay-loop`).
+    pub fn looping(mut self, span_ns: u64) -> Self {
+        self.loop_span_ns = Some(span_ns.max(1));
+        self
+    }
+
     fn read_head(&mut self) -> Result<(), String> {
         let mut head = [0u8; 12];
-        match self.reader.read_exact(&mut head) {
+        let mut read = self.reader.read_exact(&mut head);
+        if matches!(&read, Err(e) if e.kind() == ErrorKind::UnexpectedEof) {
+            if let (Some(span), true) = (self.loop_span_ns, self.in_pass > 0) {
+                self.reader
+                    .seek(SeekFrom::Start(16))
+                    .map_err(|e| format!("--replay-trace: {}: {e}", self.what))?;
+                self.base_ns += span;
+                self.in_pass = 0;
+                read = self.reader.read_exact(&mut head);
+            }
+        }
+        match read {
             Ok(()) => {
-                self.next_offset =
-                    Some(u64::from_le_bytes(head[..8].try_into().unwrap_or_default()));
+                self.in_pass += 1;
+                self.next_offset = Some(
+                    self.base_ns + u64::from_le_bytes(head[..8].try_into().unwrap_or_default()),
+                );
                 self.next_len =
                     u32::from_le_bytes(head[8..12].try_into().unwrap_or_default()) as usize;
                 Ok(())
@@ -129,6 +160,29 @@ mod tests {
         assert!(Trace::open(dir.to_str().unwrap(), 7)
             .unwrap_err()
             .contains("topic-7.trace"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_looping_trace_starts_over_one_span_later() {
+        let dir = std::env::temp_dir().join(format!("mwperf-trace-loop-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        write(&dir, 0, &[(0, vec![1; 10]), (10, vec![2; 20])]);
+        let mut t = Trace::open(dir.to_str().unwrap(), 0).unwrap().looping(35);
+        let offsets: Vec<u64> = (0..6).map(|_| t.advance().unwrap()).collect();
+        assert_eq!(offsets, [0, 10, 35, 45, 70, 80]);
+        assert_eq!(
+            t.current(),
+            &[2u8; 20][..],
+            "the bytes come round again too"
+        );
+        write(&dir, 1, &[]);
+        let empty = Trace::open(dir.to_str().unwrap(), 1).unwrap().looping(35);
+        assert_eq!(
+            empty.next_offset(),
+            None,
+            "an empty trace does not loop forever"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -30,6 +30,8 @@ class ReplaySpec:
     rate: float = 1.0
     window_start_ns: int = 0
     window_length_ns: int | None = None
+    loop: bool = False
+    """--replay-loop: start over at the end until --duration"""
 
 
 @dataclass
@@ -43,17 +45,24 @@ class ReplayPlan:
     periods_ns: list[int] = field(default_factory=list)
     duration_ns: int = 0
 
+    def loop_span_ns(self) -> int:
+        """One pass of --replay-loop: the replayed length plus the fastest topic's period (so a
+        pass's first message does not land on the previous pass's last)."""
+        periods = [p for p in self.periods_ns if p > 0]
+        return self.duration_ns + (min(periods) if periods else 1_000_000)
+
     def config(self, spec: ReplaySpec) -> dict[str, Any]:
         """The result's config.replay section."""
         return {"file": str(spec.path), "rate": spec.rate, "window_start_ns": spec.window_start_ns,
                 "window_length_ns": spec.window_length_ns, "topics": self.topics,
-                "msgtypes": self.msgtypes, "counts": self.counts, "duration_ns": self.duration_ns}
+                "msgtypes": self.msgtypes, "counts": self.counts, "duration_ns": self.duration_ns,
+                **({"loop_span_ns": self.loop_span_ns()} if spec.loop else {})}
 
 
 def parse_spec(options: dict[str, Any]) -> ReplaySpec | None:
     """The --replay* flags checked (UsageError naming the flag); None without --replay."""
     given = {k: options.get(k) for k in ("replay", "replay_topics", "replay_rate",
-                                         "replay_window")}
+                                         "replay_window", "replay_loop")}
     if options.get("replay") is None:
         extra = [k for k, v in given.items() if v is not None]
         if extra:
@@ -80,7 +89,14 @@ def parse_spec(options: dict[str, Any]) -> ReplaySpec | None:
         if options.get(flag) is not None:
             raise UsageError(f"--{flag}: not with --replay (the recording sets the messages, their "
                              f"times, sizes and topics); use --replay-rate/--replay-window")
-    return ReplaySpec(path, topics, rate, start, length)
+    loop = bool(given["replay_loop"])
+    if loop and options.get("duration") is None:
+        raise UsageError("--replay-loop: give --duration (how long to keep replaying the "
+                         "recording)")
+    if not loop and options.get("duration") is not None:
+        raise UsageError("--duration: with --replay the recording's length sets it; add "
+                         "--replay-loop to replay it for --duration")
+    return ReplaySpec(path, topics, rate, start, length, loop)
 
 
 def _window(text: str) -> tuple[int, int | None]:
