@@ -29,7 +29,7 @@ import tempfile
 from pathlib import Path
 from typing import NamedTuple
 
-from benchlib import med, revision, stamp, write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
+from benchlib import CpuIdleHeld, med, revision, stamp, write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADER = 56  # mwperf header bytes
@@ -135,9 +135,15 @@ def main() -> None:
     ap.add_argument("--rates", default="0,1000", help="comma-separated ping rates in Hz (0 = closed loop)")
     ap.add_argument("--ping-arg", action="append", default=[], metavar="ARG",
                     help="an extra mwperf-agent ping argument (repeat), e.g. --ping-arg=--spin-margin=0")
+    ap.add_argument("--prevent-cpu-idle", action="store_true",
+                    help="hold /dev/cpu_dma_latency at 0 for the whole run (both tools alike): no idle-state exits")
+    ap.add_argument("--section", default="cyclonedds", help="the BENCHMARKS.md section --write updates")
     ap.add_argument("--write", action="store_true", help="update BENCHMARKS.md between the bench:cyclonedds markers")
     a = ap.parse_args()
     agent = find_agent(a.agent)
+    CpuIdleHeld(a.prevent_cpu_idle).__enter__()  # held until this process exits
+    idle = ("CPUs held out of idle states (--prevent-cpu-idle)" if a.prevent_cpu_idle
+            else "CPUs free to idle (the machine's default)")
     rows = []
     rates = [int(r) for r in a.rates.split(",")]
     for rate, label in ((r, f"{r} Hz" if r else "closed loop (rate max)") for r in rates):
@@ -162,7 +168,7 @@ def main() -> None:
     rev = revision()
     text = "\n".join([
         f"Measured {when} at {rev}, {a.reps} interleaved repetitions of {a.seconds:g} s, medians; "
-        f"{a.size}-byte messages, reliable keep-last 1, waitset on both sides, loopback config of the transport.",
+        f"{a.size}-byte messages, reliable keep-last 1, waitset on both sides, loopback config of the transport; {idle}.",
         "",
         "| RTT, Cyclone DDS | mwperf p50 | ddsperf p50 (2 × its 50%) | ratio (target ≤ 1.10) | ratio per pair, min–max "
         "| p99 mwperf / ddsperf | answered mwperf / ddsperf | CPU per round trip mwperf / ddsperf | context switches per round trip |",
@@ -188,7 +194,7 @@ def main() -> None:
     ])
     print(text)
     if a.write:
-        write_section("cyclonedds", text)
+        write_section(a.section, text)
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchlib import med, revision, stamp, stop, write_section  # noqa: E402  (run as a script)
+from benchlib import CpuIdleHeld, med, revision, stamp, stop, write_section  # noqa: E402  (run as a script)
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADER = 56
@@ -109,9 +109,15 @@ def main() -> None:
     ap.add_argument("--domain", type=int, default=96)
     ap.add_argument("--agent")
     ap.add_argument("--skip-matrix", action="store_true", help="part 1 only")
+    ap.add_argument("--prevent-cpu-idle", action="store_true",
+                    help="hold /dev/cpu_dma_latency at 0 for the whole run (both tools alike): no idle-state exits")
+    ap.add_argument("--section", default="fastdds", help="the BENCHMARKS.md section --write updates")
     ap.add_argument("--write", action="store_true", help="update BENCHMARKS.md between the bench:fastdds markers")
     a = ap.parse_args()
     agent = find_agent(a.agent)
+    CpuIdleHeld(a.prevent_cpu_idle).__enter__()  # held until this process exits
+    idle = ("CPUs held out of idle states (--prevent-cpu-idle)" if a.prevent_cpu_idle
+            else "CPUs free to idle (the machine's default)")
     with tempfile.TemporaryDirectory() as d:
         ref = build_reference(Path(d))
         rows = []
@@ -151,7 +157,7 @@ def main() -> None:
     head = " | ".join(f"{p} {r}" for p in PAYLOADS for r in ("1 kHz", "max"))
     text = "\n".join([
         f"Measured {stamp()} at {revision()}, {a.reps} interleaved repetitions of {a.seconds:g} s after 1 s warm-up, medians; "
-        "reliable keep-last 1, synchronous publishing, 127.0.0.1 with unicast discovery.",
+        f"reliable keep-last 1, synchronous publishing, 127.0.0.1 with unicast discovery; {idle}.",
         "",
         "| Fast DDS RTT, 64-byte message | transport | mwperf p50 | C++ reference p50 | ratio (goal ≤ 1.10) | ratio per pair, min–max | p99 mwperf / reference |",
         "|---|---|---|---|---|---|---|",
@@ -175,7 +181,7 @@ def main() -> None:
     ])
     print(text)
     if a.write:
-        write_section("fastdds", text)
+        write_section(a.section, text)
 
 
 if __name__ == "__main__":

@@ -51,3 +51,30 @@ def write_section(name: str, text: str, path: Path = BENCHMARKS) -> None:
     if n != 1:
         sys.exit(f"bench: {path} lacks the markers {begin} ... {end}")
     path.write_text(new)
+
+
+class CpuIdleHeld:
+    """While open, /dev/cpu_dma_latency holds 0 µs: the kernel keeps every CPU out of deep idle
+    states (on a VM with the haltpoll driver: no halting exit per wake-up). Both tools of a
+    comparison run under it alike; it removes the idle-exit cost that otherwise dominates
+    small-message round trips on an idle machine. Needs root; says so otherwise."""
+
+    def __init__(self, wanted: bool) -> None:
+        self.wanted = wanted
+        self.fd: int | None = None
+
+    def __enter__(self) -> "CpuIdleHeld":
+        if self.wanted:
+            import os
+            import struct
+            try:
+                self.fd = os.open("/dev/cpu_dma_latency", os.O_WRONLY)
+                os.write(self.fd, struct.pack("<i", 0))
+            except OSError as exc:
+                sys.exit(f"bench: --prevent-cpu-idle: cannot hold /dev/cpu_dma_latency ({exc}); run as root")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.fd is not None:
+            import os
+            os.close(self.fd)
