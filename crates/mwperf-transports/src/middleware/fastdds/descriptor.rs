@@ -18,6 +18,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
         Opt { key: "shm", help: "on|off: Fast DDS's shared-memory transport beside UDP for peers on this host (default on, as Fast DDS; a Cyclone or RustDDS peer is reached over UDP either way)" },
         Opt { key: "publish-mode", help: "sync|async: write from the caller's thread, or hand the sample to Fast DDS's publishing thread (default sync)" },
         Opt { key: "data-sharing", help: "off|on: zero-copy data-sharing; needs a bounded (plain) type, and mwperf's message is an unbounded sequence<octet>, so 'on' is refused (default off)" },
+        Opt { key: "max-rate", help: "cap what a writer sends with Fast DDS's flow controller (asynchronous publishing), e.g. 5MB/s or 8Mbit/s: what Fast DDS needs to send large messages over a slow link without flooding it (default: no cap)" },
         Opt { key: "max-blocking", help: "how long a reliable write may block on a full history before it fails (a duration; default 100ms)" },
         Opt { key: "interface", help: "the IPv4 address to use (default 127.0.0.1; 'auto' = this host's address among --opt peers)" },
         Opt { key: "peers", help: "comma-separated IPv4 addresses to discover participants at (unicast, no multicast; default the interface)" },

@@ -76,6 +76,41 @@ fn on_off(value: Option<&str>, key: &str, default: bool) -> Result<bool, Transpo
     }
 }
 
+/// Bytes per second of `--opt max-rate` (`5MB/s`, `800kB/s`, `10Mbit/s`, `1.5MiB/s`; > 0).
+#[cfg(any(mwperf_fastdds, test))]
+fn parse_rate(text: &str) -> Option<i64> {
+    let t = text.trim();
+    let units: [(&str, f64); 8] = [
+        ("Gbit/s", 1e9 / 8.0),
+        ("Mbit/s", 1e6 / 8.0),
+        ("kbit/s", 1e3 / 8.0),
+        ("MiB/s", 1048576.0),
+        ("KiB/s", 1024.0),
+        ("MB/s", 1e6),
+        ("kB/s", 1e3),
+        ("B/s", 1.0),
+    ];
+    let (number, scale) = units
+        .iter()
+        .find_map(|(u, s)| t.strip_suffix(u).map(|n| (n.trim(), *s)))?;
+    let v: f64 = number.parse().ok()?;
+    let bytes = v * scale;
+    (bytes.is_finite() && bytes >= 1.0 && bytes < 1e15).then_some(bytes as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn rates() {
+        assert_eq!(super::parse_rate("5MB/s"), Some(5_000_000));
+        assert_eq!(super::parse_rate("10Mbit/s"), Some(1_250_000));
+        assert_eq!(super::parse_rate("1.5 KiB/s"), Some(1536));
+        for bad in ["", "5", "fast", "0MB/s", "-1MB/s", "5 MB"] {
+            assert_eq!(super::parse_rate(bad), None, "{bad}");
+        }
+    }
+}
+
 #[cfg(mwperf_fastdds)]
 pub struct FastddsEndpoint {
     api: &'static ffi::Api,
@@ -107,6 +142,14 @@ impl FastddsEndpoint {
         if on_off(opts.get("data-sharing"), "data-sharing", false)? {
             return Err(unsupported("--opt data-sharing=on (Fast DDS shares data only for bounded, plain types; mwperf's message is an unbounded sequence<octet>, as a ROS 2 uint8[] is)".into()));
         }
+        let max_rate = match opts.get("max-rate") {
+            None => 0,
+            Some(v) => parse_rate(v).ok_or_else(|| {
+                unsupported(format!(
+                    "--opt max-rate={v} (a data rate such as 5MB/s, 800kB/s or 10Mbit/s)"
+                ))
+            })?,
+        };
         let max_blocking = match opts.get("max-blocking") {
             Some(v) => mwperf_core::units::parse_duration_ns(v)
                 .map_err(|e| unsupported(format!("--opt max-blocking={v} ({e}; e.g. 100ms)")))?,
@@ -152,6 +195,7 @@ impl FastddsEndpoint {
             data_sharing: 0,
             interface: ptr(&c_iface),
             peers: ptr(&c_peers),
+            max_bytes_per_s: max_rate,
         };
         let mut err = [0 as c_char; 512];
         // SAFETY: the config's strings live until the call returns; err is a writable buffer.

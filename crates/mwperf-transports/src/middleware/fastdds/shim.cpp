@@ -22,6 +22,7 @@
 #include <fastdds/dds/subscriber/Subscriber.hpp>
 #include <fastdds/dds/topic/Topic.hpp>
 #include <fastdds/dds/topic/TopicDataType.hpp>
+#include <fastdds/rtps/flowcontrol/FlowControllerDescriptor.hpp>
 #include <fastdds/rtps/transport/UDPv4TransportDescriptor.h>
 #include <fastdds/rtps/transport/shared_mem/SharedMemTransportDescriptor.h>
 #include <fastrtps/utils/IPLocator.h>
@@ -30,6 +31,8 @@
 #include <ifaddrs.h>
 #include <netinet/in.h>
 
+#include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -153,6 +156,7 @@ struct mwfd_config {
     int32_t data_sharing;      // 1: data-sharing on (needs a bounded type: refused), 0: off
     const char* interface;     // the interface address to use (NULL/"": 127.0.0.1)
     const char* peers;         // comma-separated discovery peers (NULL/"": the interface)
+    int64_t max_bytes_per_s;   // > 0: asynchronous publishing through a flow controller of this rate
 };
 
 struct mwfd_endpoint {
@@ -282,6 +286,17 @@ mwfd_endpoint* mwfd_open(const mwfd_config* cfg, char* err, size_t cap) {
         builtin.metatrafficMulticastLocatorList.clear();
         builtin.avoid_builtin_multicast = true;
 
+        // A rate limit: Fast DDS's flow controller (FIFO, 10 ms periods), used by async writers.
+        static const char* const FLOW = "mwperf_rate_limit";
+        if (cfg->max_bytes_per_s > 0) {
+            auto fc = std::make_shared<eprosima::fastdds::rtps::FlowControllerDescriptor>();
+            fc->name = FLOW;
+            fc->period_ms = 10;
+            int64_t per_period = cfg->max_bytes_per_s / 100;
+            fc->max_bytes_per_period = static_cast<int32_t>(std::max<int64_t>(1, std::min<int64_t>(per_period, INT32_MAX)));
+            pq.flow_controllers().push_back(fc);
+        }
+
         ep->participant = DomainParticipantFactory::get_instance()->create_participant(cfg->domain, pq);
         if (!ep->participant) {
             say(err, cap, "cannot create a participant in domain " + std::to_string(cfg->domain));
@@ -319,6 +334,10 @@ mwfd_endpoint* mwfd_open(const mwfd_config* cfg, char* err, size_t cap) {
             wq.durability().kind = durability;
             set_history(wq.history(), wq.resource_limits());
             wq.publish_mode().kind = cfg->async_publish ? ASYNCHRONOUS_PUBLISH_MODE : SYNCHRONOUS_PUBLISH_MODE;
+            if (cfg->max_bytes_per_s > 0) {
+                wq.publish_mode().kind = ASYNCHRONOUS_PUBLISH_MODE;
+                wq.publish_mode().flow_controller_name = FLOW;
+            }
             wq.endpoint().history_memory_policy = eprosima::fastrtps::rtps::PREALLOCATED_WITH_REALLOC_MEMORY_MODE;
             if (cfg->data_sharing) {
                 wq.data_sharing().on(".");

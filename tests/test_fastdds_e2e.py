@@ -1,0 +1,53 @@
+"""The fastdds transport through `mwperf run` with the real agent and Debian's Fast DDS: a round
+trip completes with every message back and nothing of Fast DDS's left in /dev/shm; its options
+work (publish-mode, max-rate) or are refused in one line naming the option (exit 2)."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SHM = Path("/dev/shm")
+
+
+def fastdds_files() -> set[str]:
+    return {p.name for p in SHM.iterdir() if p.name.startswith(("fastrtps_", "sem.fastrtps_"))}
+
+
+def mwperf(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "mwperf", "run", "--no-save", "--transport",
+                           "fastdds", "--duration", "1s", "--warmup", "200ms", *args],
+                          capture_output=True, text=True, timeout=90)
+
+
+@pytest.mark.agent
+@pytest.mark.parametrize("opts", [[], ["--opt", "shm=off"], ["--opt", "publish-mode=async"],
+                                  ["--opt", "max-rate=5MB/s"]])
+def test_a_round_trip_completes_and_leaves_nothing(tmp_path: Path, opts: list[str]) -> None:
+    before = fastdds_files()
+    out = tmp_path / "result.json"
+    done = mwperf("--rate", "200", "--payload", "Array1k", "--json", str(out), *opts)
+    if done.returncode != 0 and not os.environ.get("CI") and "not found" in done.stderr:
+        pytest.skip(done.stderr.strip().splitlines()[-1])
+    assert done.returncode == 0, done.stderr
+    result = json.loads(out.read_text())
+    accounting = result["measurement"]["accounting"]
+    assert accounting["received"] == accounting["sent"] > 100, accounting
+    assert accounting["corrupted"] == 0
+    assert fastdds_files() <= before, f"left in /dev/shm: {fastdds_files() - before}"
+
+
+@pytest.mark.agent
+@pytest.mark.parametrize(("opt", "words"), [
+    ("data-sharing=on", "--opt data-sharing=on (Fast DDS shares data only for bounded"),
+    ("max-rate=fast", "--opt max-rate=fast (a data rate such as"),
+    ("publish-mode=maybe", "--opt publish-mode=maybe (allowed: sync, async)"),
+    ("shm=yes", "--opt shm=yes (allowed: on, off)"),
+])
+def test_bad_options_are_one_line_exit_2(opt: str, words: str) -> None:
+    done = mwperf("--opt", opt)
+    assert done.returncode == 2, done.stderr
+    assert words in done.stderr
