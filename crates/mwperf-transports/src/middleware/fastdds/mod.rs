@@ -95,7 +95,7 @@ fn parse_rate(text: &str) -> Option<i64> {
         .find_map(|(u, s)| t.strip_suffix(u).map(|n| (n.trim(), *s)))?;
     let v: f64 = number.parse().ok()?;
     let bytes = v * scale;
-    (bytes.is_finite() && bytes >= 1.0 && bytes < 1e15).then_some(bytes as i64)
+    (1.0..1e15).contains(&bytes).then_some(bytes as i64)
 }
 
 #[cfg(test)]
