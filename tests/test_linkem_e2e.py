@@ -138,7 +138,7 @@ def test_scheduled_outage(env: dict[str, str], tmp_path: Path) -> None:
     assert result["link"]["emulator"]["up"]["dropped"]["loss"] == 0
 
 
-@pytest.mark.parametrize("transport", ["zenoh", "cyclonedds", "rustdds"])
+@pytest.mark.parametrize("transport", ["zenoh", "cyclonedds", "fastdds", "rustdds"])
 def test_middleware_across_the_link(env: dict[str, str], tmp_path: Path, transport: str) -> None:
     code, result, _ = run(env, tmp_path, "--transport", transport, "--rate", "50", "--duration",
                           "2s", "--warmup", "500ms", "--link", "delay=5ms")

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from conftest import REAL_AGENT, alive, children, real_agent_answers, run_mwperf
 
-MIDDLEWARE = ("iceoryx2", "cyclonedds", "rustdds", "zenoh", "mqtt", "ros1")
+MIDDLEWARE = ("iceoryx2", "cyclonedds", "fastdds", "rustdds", "zenoh", "mqtt", "ros1")
 DAEMONS = {"mqtt": ["mosquitto"], "ros1": ["rosmaster"]}
 """the daemons mwperf starts for each transport (default options)"""
 

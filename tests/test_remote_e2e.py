@@ -248,7 +248,7 @@ def test_foreign_datagrams_to_the_robots_pong_are_counted_and_said(env, tmp_path
                for w in result["warnings"])
 
 
-@pytest.mark.parametrize("transport", ["tcp", "cyclonedds", "rustdds", "zenoh"])
+@pytest.mark.parametrize("transport", ["tcp", "cyclonedds", "fastdds", "rustdds", "zenoh"])
 def test_every_networked_transport_reaches_the_robot(env, tmp_path, robot, transport) -> None:
     done, result = run(env, tmp_path, robot, "--transport", transport, "--rate", "100",
                        "--duration", "1s", "--warmup", "0.3s")

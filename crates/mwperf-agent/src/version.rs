@@ -14,7 +14,7 @@ pub const VERSION: &str = {
         };
     }
     // const-evaluable concatenation of the optional parts.
-    const PARTS: [&str; 7] = [
+    const PARTS: [&str; 8] = [
         concat!(
             env!("CARGO_PKG_VERSION"),
             " (git ",
@@ -23,6 +23,7 @@ pub const VERSION: &str = {
         ),
         mw!("iceoryx2"),
         mw!("cyclonedds"),
+        mw!("fastdds"),
         mw!("rustdds"),
         mw!("zenoh"),
         mw!("mqtt"),
