@@ -30,6 +30,8 @@ pub enum Role {
     Transports(ListArgs),
     /// Run a middleware router in this process until SIGINT/SIGTERM (zenoh client mode).
     Router(RouterArgs),
+    /// Listen to a live system's keys, publishing nothing; one line per message (mwperf probe --zenoh).
+    Probe(ProbeArgs),
     /// Run a program as a child and talk a line protocol about it on stdin/stdout (docs/agent-contract.md).
     Supervise(crate::supervise::SuperviseArgs),
     /// Kill and remove what dead supervisors left in a folder of scratch folders.
@@ -47,6 +49,23 @@ pub struct RouterArgs {
     /// Endpoint to listen on, e.g. tcp/127.0.0.1:7447 (port 0 = any free port; READY prints it).
     #[arg(long)]
     pub listen: String,
+}
+
+/// `probe`: the live system to listen to.
+#[derive(Args, Debug)]
+pub struct ProbeArgs {
+    /// Transport to probe (zenoh).
+    #[arg(long, value_parser = transport)]
+    pub transport: Kind,
+    /// Endpoint of a router or a listening peer, e.g. tcp/robot:7447.
+    #[arg(long)]
+    pub connect: String,
+    /// Key expression to subscribe to (repeatable; default '**', every key).
+    #[arg(long)]
+    pub key: Vec<String>,
+    /// How long to listen.
+    #[arg(long, default_value = "30s", value_parser = duration)]
+    pub duration: u64,
 }
 
 #[derive(Args, Debug)]

@@ -18,6 +18,7 @@ mod multi;
 mod outgoing;
 mod pacer;
 mod phases;
+mod probe;
 mod replay;
 mod report;
 mod roles;
@@ -94,6 +95,7 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Role::Router(a) => return router::run(a),
+        Role::Probe(a) => return probe::run(a),
         Role::Supervise(a) => return supervise::run(a),
         Role::SuperviseClean(a) => return supervise::clean::run(a),
         Role::Facts => return facts::run(),

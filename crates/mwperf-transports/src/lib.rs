@@ -194,6 +194,33 @@ pub fn router(kind: Kind, listen: &str) -> Result<Box<dyn Router>, TransportErro
 }
 
 /// Open the receiving side (pong) at `addr` with default QoS (socket transports, tests).
+/// Listen to a live system's messages as an ordinary subscriber, publishing nothing (`mwperf
+/// probe`): `each(arrival_unix_ns, payload_bytes, topic)` per message until `stop()`. zenoh only.
+pub fn probe(
+    kind: Kind,
+    endpoint: &str,
+    keys: &[String],
+    stop: &dyn Fn() -> bool,
+    each: &mut dyn FnMut(u64, usize, &str),
+) -> Result<(), TransportError> {
+    match kind {
+        #[cfg(feature = "zenoh")]
+        Kind::Zenoh => middleware::zenoh::probe::listen(endpoint, keys, stop, each),
+        #[allow(unreachable_patterns)]
+        Kind::Zenoh => {
+            let _ = (endpoint, keys, stop, each);
+            Err(TransportError::NotBuilt {
+                transport: kind.name(),
+            })
+        }
+        _ => Err(TransportError::Unsupported {
+            transport: kind.name(),
+            what: "probing from the agent (mwperf probe --ros1/--mqtt use the system's own tools)"
+                .into(),
+        }),
+    }
+}
+
 pub fn listen(kind: Kind, addr: &str) -> Result<Box<dyn Endpoint>, TransportError> {
     open(kind, Side::Pong, &Spec::new(addr))
 }

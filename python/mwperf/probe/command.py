@@ -6,6 +6,7 @@ from ..durations import parse_duration
 from ..errors import UsageError
 from .listen import probe_ros1
 from .mqtt import probe_mqtt
+from .zenoh import probe_zenoh
 from .render import render, to_json
 
 
@@ -15,13 +16,17 @@ from .render import render, to_json
               help="The ROS 1 master to probe, e.g. http://robot:11311.")
 @click.option("--mqtt", metavar="HOST[:PORT]",
               help="The MQTT broker to probe (TOPICS are topic filters, default '#').")
+@click.option("--zenoh", metavar="ENDPOINT",
+              help="The zenoh router or listening peer to probe, e.g. tcp/robot:7447 (TOPICS are "
+              "key expressions, default '**').")
 @click.option("--duration", default="30s", show_default=True, help="How long to listen.")
 @click.option("--gap-factor", default=3.0, show_default=True, type=float,
               help="A gap is an inter-arrival time over this many median periods.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-def probe(topics: tuple[str, ...], master: str | None, mqtt: str | None, duration: str,
+def probe(topics: tuple[str, ...], master: str | None, mqtt: str | None, zenoh: str | None,
+          duration: str,
           gap_factor: float, as_json: bool) -> None:
-    """Listen to a live ROS 1 system's (or MQTT broker's) TOPICS (default: every published
+    """Listen to a live ROS 1 system's (or MQTT broker's, or zenoh system's) TOPICS (default: every published
     topic) as an ordinary subscriber, publishing nothing, and report per topic: rate and its stability, inter-arrival
     gaps (p50/p99/max), gaps and bursts, sizes, and the age of messages with a std_msgs/Header.
 
@@ -30,10 +35,11 @@ def probe(topics: tuple[str, ...], master: str | None, mqtt: str | None, duratio
       mwperf probe --ros1 http://robot:11311 --duration 30s
       mwperf probe --ros1 http://robot:11311 /scan /camera/image_raw --json
       mwperf probe --mqtt robot:1883 'sensors/#' --duration 10s
+      mwperf probe --zenoh tcp/robot:7447 'robot/**' --duration 10s
     """
-    if (master is None) == (mqtt is None):
-        raise UsageError("probe: give one system to listen to: --ros1 http://HOST:11311 or "
-                         "--mqtt HOST[:PORT]")
+    if sum(x is not None for x in (master, mqtt, zenoh)) != 1:
+        raise UsageError("probe: give one system to listen to: --ros1 http://HOST:11311, "
+                         "--mqtt HOST[:PORT] or --zenoh tcp/HOST:PORT")
     try:
         duration_ns = parse_duration(duration)
     except ValueError:
@@ -43,7 +49,9 @@ def probe(topics: tuple[str, ...], master: str | None, mqtt: str | None, duratio
         raise UsageError(f"--duration: must be > 0, got {duration!r}")
     if not gap_factor > 1:
         raise UsageError(f"--gap-factor: must be > 1, got {gap_factor:g}")
-    if mqtt is not None:
+    if zenoh is not None:
+        result = probe_zenoh(zenoh, list(topics), duration_ns / 1e9, gap_factor)
+    elif mqtt is not None:
         result = probe_mqtt(mqtt, list(topics), duration_ns / 1e9, gap_factor)
     else:
         result = probe_ros1(str(master), list(topics), duration_ns / 1e9, gap_factor)

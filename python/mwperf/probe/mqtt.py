@@ -14,8 +14,8 @@ from pathlib import Path
 
 from ..daemons.mosquitto import connack
 from ..errors import RunError, UsageError
+from .arrivals import summarise_log
 from .listen import ProbeResult
-from .stats import summarise_topic
 
 PROGRAM = "mosquitto_sub"
 DEFAULT_PORT = 1883
@@ -65,24 +65,7 @@ def probe_mqtt(endpoint: str, filters: list[str], duration_s: float,
             last = ((child.stderr.read() if child.stderr else "").strip().splitlines()
                     or ["no output"])[-1]
             raise RunError(f"--mqtt {endpoint}: {PROGRAM} stopped: {last}")
-        return _summarise(endpoint, log, start, end, usage.ru_utime + usage.ru_stime, gap_factor)
+        return summarise_log(f"mqtt {endpoint}", "mqtt", log, start, end,
+                             usage.ru_utime + usage.ru_stime, gap_factor)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-
-
-def _summarise(endpoint: str, log: Path, start: int, end: int, cpu_s: float,
-               gap_factor: float) -> ProbeResult:
-    arrivals: dict[str, list[int]] = {}
-    sizes: dict[str, list[int]] = {}
-    for line in log.read_text(errors="replace").splitlines():
-        parts = line.split(" ", 2)
-        if len(parts) != 3 or "." not in parts[0]:
-            continue
-        secs, _, frac = parts[0].partition(".")
-        t = int(secs) * 1_000_000_000 + int(frac.ljust(9, "0")[:9])
-        if start <= t <= end:
-            arrivals.setdefault(parts[2], []).append(t)
-            sizes.setdefault(parts[2], []).append(int(parts[1]))
-    topics = [summarise_topic(name, "mqtt", arrivals[name], sizes[name], [-1] * len(sizes[name]),
-                              start, end, gap_factor) for name in sorted(arrivals)]
-    return ProbeResult(f"mqtt {endpoint}", start, end - start, cpu_s, gap_factor, topics)

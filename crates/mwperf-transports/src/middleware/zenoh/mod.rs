@@ -10,6 +10,7 @@
 //! so no traffic leaves through other interfaces. QoS mapping: see [`settings`].
 
 mod address;
+pub mod probe;
 mod router;
 mod settings;
 
