@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerate python/mwperf/result_types.py from schema/result.v1.json."""
+"""Regenerate python/mwperf/result_types.py from schema/result.v2.json."""
 
 from pathlib import Path
 
@@ -9,5 +9,5 @@ ROOT = Path(__file__).resolve().parent.parent
 TARGET = ROOT / "python" / "mwperf" / "result_types.py"
 
 if __name__ == "__main__":
-    TARGET.write_text(render(ROOT / "schema" / "result.v1.json"), encoding="utf-8")
+    TARGET.write_text(render(ROOT / "schema" / "result.v2.json"), encoding="utf-8")
     print(f"wrote {TARGET}")

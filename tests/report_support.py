@@ -109,7 +109,7 @@ def result(run_id: str, values: list[int], cfg: dict[str, Any] | None = None, *,
                            "involuntary_ctx_switches": 0}} for role in (sender, server)]
     per_topic = [dict(measurement(t, cfg), topic=i, name=f"topic{i}")
                  for i, t in enumerate(topics or [])]
-    return {"schema_version": 1, "kind": "run-result", "run_id": run_id, "tool": TOOL,
+    return {"schema_version": 2, "kind": "run-result", "run_id": run_id, "tool": TOOL,
             "host": HOST, "config": cfg, "status": status, "status_reason": reason,
             "started_at": started_at, "finished_at": started_at,
             "measurement": measurement(values, cfg, lost) if values else None,

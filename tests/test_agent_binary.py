@@ -1,5 +1,5 @@
 """Black-box tests of the real Rust agent (target/release/mwperf-agent): the contract in
-docs/agent-contract.md, its reports against schema/result.v1.json, fault handling, and loss /
+docs/agent-contract.md, its reports against schema/result.v2.json, fault handling, and loss /
 duplicate / reorder / corruption accounting against a relay that injects a known ground truth."""
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from conftest import REAL_AGENT
 
 ROOT = Path(__file__).resolve().parents[1]
 AGENT = REAL_AGENT  # $MWPERF_AGENT, else where cargo put it ($CARGO_TARGET_DIR or target/)
-SCHEMA = json.loads((ROOT / "schema" / "result.v1.json").read_text())
+SCHEMA = json.loads((ROOT / "schema" / "result.v2.json").read_text())
 
 pytestmark = pytest.mark.skipif(not AGENT.exists(), reason="agent not built (make build)")
 

@@ -1,4 +1,4 @@
-"""Typed results (python/mwperf/result_types.py) are generated from schema/result.v1.json: the
+"""Typed results (python/mwperf/result_types.py) are generated from schema/result.v2.json: the
 file is up to date, and a real run-result (the fake agent through the real runner) conforms
 to the types key by key and value by value — required keys present, no unknown key, each value
 of its declared type."""
@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_result_types_are_generated_from_the_current_schema() -> None:
-    generated = render(ROOT / "schema" / "result.v1.json")
+    generated = render(ROOT / "schema" / "result.v2.json")
     assert (ROOT / "python" / "mwperf" / "result_types.py").read_text("utf-8") == generated, (
         "python/mwperf/result_types.py is stale: run 'python3 scripts/result_types.py'")
 

@@ -21,7 +21,7 @@ from typing import Any
 from .config import MEASURING_ROLE, SENDERS
 from .errors import RunError
 from .pool import pool_measurements
-from .schema import validation_error
+from .schema import RESULT_VERSION, validation_error
 
 SEVERITY = {"complete": 0, "partial": 1, "failed": 2}
 EXIT_CODES = {"complete": 0, "partial": 3, "failed": 1}
@@ -119,7 +119,7 @@ def merge(*, run_id: str, mode: str, config: dict[str, Any], runs: list[AgentRun
         statuses.append((status, f"{run.label}: {reason}" if reason else None))
     status, reason = worst(statuses)
     result = {
-        "schema_version": 1, "kind": "run-result", "run_id": run_id,
+        "schema_version": RESULT_VERSION, "kind": "run-result", "run_id": run_id,
         "tool": origin["tool"], "host": origin["host"], "config": config,
         "status": status, "status_reason": reason,
         "started_at": started_at, "finished_at": finished_at,
@@ -133,7 +133,7 @@ def merge(*, run_id: str, mode: str, config: dict[str, Any], runs: list[AgentRun
         result["per_subscriber"] = per_subscriber
     problem = validation_error(result, "run-result")
     if problem:
-        raise RunError(f"bug: the run-result does not match schema/result.v1.json at {problem}")
+        raise RunError(f"bug: the run-result does not match schema/result.v2.json at {problem}")
     return result
 
 

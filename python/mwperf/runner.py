@@ -478,7 +478,7 @@ def _collect(proc: AgentProcess, workdir: Path) -> AgentRun:
         if problem is None and report["role"] != proc.role:
             problem = f"$.role: '{report['role']}', expected '{proc.role}'"
         if problem:
-            report, note = None, f"{path.name} does not match schema/result.v1.json at {problem}"
+            report, note = None, f"{path.name} does not match schema/result.v2.json at {problem}"
     return AgentRun(proc.role, proc.exit_code, report, note, proc.killed, proc.name)
 
 

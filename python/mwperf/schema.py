@@ -1,4 +1,4 @@
-"""Validation against schema/result.v1.json, the Rust <-> Python result contract.
+"""Validation against schema/result.v2.json, the Rust <-> Python result contract.
 
 Errors point at the offending field (``$.measurement.accounting.lost``) so a broken document
 can be traced to the code that wrote it.
@@ -14,10 +14,13 @@ from jsonschema.exceptions import best_match
 from . import BUNDLED_DATA, REPO_ROOT
 from .errors import RunError
 
-SCHEMA_NAME = "result.v1.json"
+SCHEMA_NAME = "result.v2.json"
+RESULT_VERSION = 2
+"""the schema_version this mwperf writes (agents and run results); run results of version 1 are
+still read, without their agents' memory figures (see the schema's description)"""
 SCHEMA_PATH = (BUNDLED_DATA / SCHEMA_NAME if (BUNDLED_DATA / SCHEMA_NAME).is_file()
                else REPO_ROOT / "schema" / SCHEMA_NAME)
-"""the installed wheel's copy, else the checkout's schema/result.v1.json"""
+"""the installed wheel's copy, else the checkout's schema/result.v2.json"""
 KIND_DEFS = {"agent-report": "agent_report", "run-result": "run_result"}
 
 

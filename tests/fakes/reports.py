@@ -1,4 +1,4 @@
-"""Hand-made agent reports that follow schema/result.v1.json, for tests and the fake agent.
+"""Hand-made agent reports that follow schema/result.v2.json, for tests and the fake agent.
 
 The numbers are invented and only have to be self-consistent; they stand in for the real
 agent's measurements in tests of the control plane.
@@ -58,7 +58,7 @@ def agent_report(role: str, status: str = "complete", reason: str | None = None,
     """An agent report for ``role``; servers get counters, senders ``sent``."""
     server = role in ("pong", "sub")
     report: dict[str, Any] = {
-        "schema_version": 1, "kind": "agent-report", "role": role, "tool": TOOL, "host": HOST,
+        "schema_version": 2, "kind": "agent-report", "role": role, "tool": TOOL, "host": HOST,
         "config": config or {}, "status": status, "status_reason": reason,
         "conditions": {"busy_poll": False, "prevent_cpu_idle": "off", "spin_margin_ns": 50_000,
                        "clock_read_overhead_ns": 20.0},

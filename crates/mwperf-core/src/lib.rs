@@ -1,6 +1,6 @@
 //! mwperf-core: everything the agents share that does not depend on a middleware — the wire
 //! header, clocks, the absolute-deadline scheduler, the payload catalogue, streaming statistics
-//! and the result document (schema/result.v1.json).
+//! and the result document (schema/result.v2.json).
 
 pub mod clock;
 pub mod clocksync;

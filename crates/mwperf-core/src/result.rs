@@ -1,9 +1,9 @@
-//! The result document written by agents: mirrors `schema/result.v1.json` (kind `agent-report`).
+//! The result document written by agents: mirrors `schema/result.v2.json` (kind `agent-report`).
 //! Field names are the contract with the Python control plane; add fields, never rename.
 
 use serde::Serialize;
 
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 #[derive(Serialize, Debug, Clone, PartialEq)]
 pub struct Stats {

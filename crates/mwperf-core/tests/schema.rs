@@ -1,5 +1,5 @@
 //! The Rust side of the schema contract: every document the agent serialises carries exactly the
-//! fields `schema/result.v1.json` requires, no field the schema does not know, and each value of
+//! fields `schema/result.v2.json` requires, no field the schema does not know, and each value of
 //! a type the schema allows there (integer, number, string, null, enum values). (The Python
 //! tests validate real agent output with a full JSON-Schema validator.)
 
@@ -11,7 +11,7 @@ use mwperf_core::warnings::Warning;
 use serde_json::Value;
 
 fn schema() -> Value {
-    serde_json::from_str(include_str!("../../../schema/result.v1.json")).unwrap()
+    serde_json::from_str(include_str!("../../../schema/result.v2.json")).unwrap()
 }
 
 /// Check `doc` against the `$defs` entry `def`, recursing through the references we know:

@@ -1,4 +1,4 @@
-"""Flattening a run-result (schema/result.v1.json) into catalogue rows.
+"""Flattening a run-result (schema/result.v2.json) into catalogue rows.
 
 Pure functions: a result dict in, dicts keyed by the column names of schema.py out. Missing
 blocks (a failed point has no measurement) give NULL columns; config fields the catalogue has no
@@ -89,8 +89,11 @@ def process_columns(result: dict[str, Any]) -> dict[str, Any]:
     """CPU (seconds and % of the process's wall time) and peak RSS per role, daemons, discovery.
 
     Several agents of one role (``--subscribers``): CPU and RSS summed, over the longest wall time.
+    A result of schema version 1 has no agent RSS here: its agents reported getrusage's figure,
+    which was the control plane's (the process that forked them), not theirs.
     """
     row: dict[str, Any] = {}
+    own_memory = result.get("schema_version", 2) >= 2
     agents: dict[str, list[dict[str, Any]]] = {}
     for agent in result.get("agents") or []:
         agents.setdefault(agent.get("role"), []).append(agent.get("process") or {})
@@ -102,7 +105,8 @@ def process_columns(result: dict[str, Any]) -> dict[str, Any]:
         rss = [p.get("max_rss_kib") for p in processes or []]
         row[f"{role}_cpu_s"] = cpu
         row[f"{role}_cpu_pct"] = 100.0 * cpu / wall if cpu is not None and wall else None
-        row[f"{role}_rss_kib"] = sum(rss) if rss and None not in rss else None
+        row[f"{role}_rss_kib"] = (sum(rss) if own_memory and rss and None not in rss
+                                  else None)
     daemons = result.get("daemons") or []
     cpus = [(d.get("cpu_user_s") or 0) + (d.get("cpu_sys_s") or 0) for d in daemons
             if d.get("cpu_user_s") is not None or d.get("cpu_sys_s") is not None]
