@@ -77,3 +77,21 @@ def test_replay_loop_sends_every_pass_until_the_duration(tmp_path: Path) -> None
     sub = next(a for a in result["agents"] if a["role"] == "sub")
     assert [t["accounting"]["received"] for t in sub["per_topic"]] == expected
     assert sub["measurement"]["accounting"]["lost"] == 0
+
+
+@pytest.mark.agent
+def test_the_ros1_bag_replay_scenario_quick(tmp_path: Path) -> None:
+    """The built-in scenario (quick: the example bag's first 2 s over ros1, queue 1 and 1000, CPU
+    100 % and 50 %): every point completes with every recorded message of the window: 80 scans
+    and 60 images."""
+    done = subprocess.run([sys.executable, "-m", "mwperf", "run", "ros1-bag-replay", "--quick",
+                           "--results", str(tmp_path)], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    results = sorted(tmp_path.glob("*/points/*/result.json"))
+    assert len(results) == 4
+    for path in results:
+        result = json.loads(path.read_text())
+        assert result["status"] == "complete"
+        sub = next(a for a in result["agents"] if a["role"] == "sub")
+        assert [t["accounting"]["received"] for t in sub["per_topic"]] == [60, 80]

@@ -2,7 +2,6 @@
 2 for a usage error, 1 for a run-time error; ``run`` exits 0 complete, 3 partial, 1 failed.
 """
 
-import dataclasses
 import json
 import os
 import tempfile
@@ -23,12 +22,12 @@ from . import report as report_module
 from .compare import budget as compare_budget
 from . import doctor as doctor_checks
 from .agent import find_agent
-from .bags import trace as replay_trace
+from .bags import replay_point
 from .bags.commands import bag_group
 from .probe.command import probe as probe_command
 from .config import PointConfig, build_point
 from .options import point_options
-from .durations import format_duration_arg, format_ns
+from .durations import format_ns
 from .emulation.presets import PRESETS
 from .errors import MwperfError, UsageError
 from .leases import reap_stale
@@ -43,7 +42,8 @@ from .table import format_rate, label, render, render_details, render_notes, row
 
 POINT_OPTIONS = ("transport", "mode", "rate", "payload", "duration", "count", "warmup", "pong",
                  "topics", "executor", "busy_loop", "link", "link_backend",
-                 "session_timeout", "subscribers", "bridge")
+                 "session_timeout", "subscribers", "bridge", "replay", "replay_topics",
+                 "replay_rate", "replay_window", "replay_loop")
 CONDITION_OPTIONS = ("peer_timeout", "spin_margin", "busy_poll", "prevent_cpu_idle",
                      "reliability", "history", "depth", "durability", "discovery_timeout",
                      "cpu_quota", "cpu_pin", "rt_priority", "host", "remote_place", "ssh_config",
@@ -59,17 +59,6 @@ def cli() -> None:
 @cli.command()
 @click.argument("scenario", required=False)
 @point_options
-@click.option("--replay", metavar="FILE", help="Send a recording's messages (a ROS 1 .bag, an "
-              ".mcap or a rosbag2 folder): each recorded topic on its own topic, each message's "
-              "real bytes at its recorded time. docs/replay-and-probe.md.")
-@click.option("--replay-topics", metavar="A,B", help="With --replay: only these topics.")
-@click.option("--replay-rate", metavar="FACTOR", help="With --replay: time scale (2 = twice as "
-              "fast).  [default: 1]")
-@click.option("--replay-window", metavar="START+LENGTH", help="With --replay: only this part "
-              "of the recording, e.g. 10s+60s.")
-@click.option("--replay-loop", is_flag=True, default=None, help="With --replay and --duration: "
-              "start the recording over at its end (one period later, on the same schedule) "
-              "until --duration has passed.")
 @click.option("--json", "json_file", metavar="FILE", help="Also write the result (a suite: its "
               "summary rows) to FILE; '-' prints it instead of the table.")
 @click.option("--results", default="results", show_default=True, metavar="DIR",
@@ -112,24 +101,10 @@ def run(scenario: str | None, json_file: str | None, results: str, no_save: bool
 
 
 def _run_point(options: dict[str, Any], json_file: str | None, results_dir: Path | None) -> int:
-    spec = replay_trace.parse_spec(options)
-    if spec is None:
-        return _measure_point(build_point(options, find_agent), json_file, results_dir)
-    if options.get("host"):
+    if options.get("replay") is not None and options.get("host"):
         raise UsageError("--replay: agents on this machine only (not with --host)")
     with tempfile.TemporaryDirectory(prefix="mwperf-replay-") as folder:
-        plan = replay_trace.write_traces(spec, Path(folder))
-        largest = max(plan.max_bytes)
-        duration = (options["duration"] if spec.loop
-                    else format_duration_arg(max(plan.duration_ns, 1_000_000)))
-        options = dict(options, topics=str(len(plan.topics)),
-                       payload=str(max(0, largest - replay_trace.HEADER_LEN)),
-                       rate=format(max(1e9 / p for p in plan.periods_ns if p) if any(
-                           plan.periods_ns) else 1, ".3f"),
-                       duration=duration,
-                       warmup=options.get("warmup") or "0s")  # every recorded message counts
-        cfg = dataclasses.replace(build_point(options, find_agent), replay=plan.config(spec),
-                                  replay_trace=folder)
+        cfg = replay_point.build(options, Path(folder), lambda o: build_point(o, find_agent))
         return _measure_point(cfg, json_file, results_dir)
 
 
@@ -162,9 +137,6 @@ def _conditions(scenario: str, options: dict[str, Any]) -> dict[str, Any]:
     """The condition flags given with a scenario (they apply to every point)."""
     point_flags = [name for name in POINT_OPTIONS if options[name] is not None]
     point_flags += ["samples"] * options["samples"] + ["opt"] * bool(options["opt"])
-    point_flags += [k for k in ("replay", "replay_topics", "replay_rate", "replay_window",
-                                "replay_loop")
-                    if options.get(k) is not None]
     if point_flags:
         flag = "--" + point_flags[0].replace("_", "-")
         raise UsageError(f"{flag}: cannot be combined with scenario '{scenario}', which defines "

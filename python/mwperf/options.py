@@ -131,6 +131,18 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
     option("--idle", metavar="DURATION", help="After the last reply, the sender keeps its "
            "endpoint open this long sending nothing (default 2s with --wire-bytes, else 0s): "
            "what an idle session costs."),
+    option("--replay", metavar="FILE", help="Send a recording's messages (a ROS 1 .bag, an "
+           ".mcap, a rosbag2 folder, or 'example': mwperf's example bag, written once into "
+           "~/.cache/mwperf): each recorded topic on its own topic, each message's real bytes "
+           "at its recorded time. docs/replay-and-probe.md."),
+    option("--replay-topics", metavar="A,B", help="With --replay: only these topics."),
+    option("--replay-rate", metavar="FACTOR", help="With --replay: time scale (2 = twice as "
+           "fast).  [default: 1]"),
+    option("--replay-window", metavar="START+LENGTH", help="With --replay: only this part "
+           "of the recording, e.g. 10s+60s."),
+    option("--replay-loop", is_flag=True, default=None, help="With --replay and --duration: "
+           "start the recording over at its end (one period later, on the same schedule) "
+           "until --duration has passed."),
     option("--test-clock", metavar="HOST=OFFSET_S[,DRIFT_PPM]", hidden=True,
            help="TEST ONLY: run an emulated host's agents in a time namespace OFFSET_S ahead "
            "and DRIFT_PPM fast (';' between hosts): ground truth for --clock-sync tests."),

@@ -5,10 +5,15 @@ A transport mwperf knows but the agent was built without is valid here (its poin
 with a note when the sweep runs); payload names come from the agent's catalogue.
 """
 
+import atexit
 import re
+import shutil
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
+from ..bags import replay_point
 from ..config import TRANSPORTS, Catalogue, PointConfig, build_point
 from ..errors import UsageError
 from .expand import PlannedPoint
@@ -50,11 +55,27 @@ def check_points(scenario: Scenario, points: list[PlannedPoint],
         key = repr(sorted(point.options.items()))
         if key not in built:
             try:
-                built[key] = build_point(point.options, known)
+                built[key] = replay_point.build(
+                    point.options, _trace_folder(len(built)) if point.options.get("replay") else Path(),
+                    lambda options: build_point(options, known))
             except UsageError as exc:
                 raise located(exc, scenario, point) from None
         configs[point.index] = built[key]
     return configs
+
+
+_TRACES: list[Path] = []
+
+
+def _trace_folder(index: int) -> Path:
+    """A folder for one replaying point's traces, kept until this process exits (the sweep
+    measures the point later)."""
+    if not _TRACES:
+        _TRACES.append(Path(tempfile.mkdtemp(prefix="mwperf-replay-")))
+        atexit.register(shutil.rmtree, _TRACES[0], True)
+    folder = _TRACES[0] / f"point-{index}"
+    folder.mkdir(exist_ok=True)
+    return folder
 
 
 def located(exc: UsageError, scenario: Scenario, point: PlannedPoint) -> UsageError:

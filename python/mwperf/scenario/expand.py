@@ -10,6 +10,7 @@ into the agent (mwperf's side-by-side order, then any others the agent has); wit
 import hashlib
 import itertools
 import json
+from pathlib import Path
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,6 +49,8 @@ class PlannedPoint:
         head = [self.transport, str(options.get("mode") or "roundtrip"),
                 format_rate(float(rate)) if _is_number(rate) else f"{rate or 1000} Hz",
                 _payload(str(options.get("payload") or "Array1k"))]
+        if options.get("replay"):  # the recording sets rates and sizes
+            head[2:] = [f"replay {Path(str(options['replay'])).name}"]
         rest = [f"{name}={value}" for name, value in self.axes if name not in MAIN_FIELDS]
         rep = [f"(rep {self.repetition}/{self.repeats})"] if self.repeats > 1 else []
         return " ".join(head + rest + rep)
