@@ -45,7 +45,7 @@ def probed() -> dict:
             if connack(port):
                 break
             time.sleep(0.1)
-        probe = subprocess.Popen([sys.executable, "-m", "mwperf", "probe", "--mqtt",
+        probe = subprocess.Popen([sys.executable, "-m", "mwperf", "probe", "--no-save", "--mqtt",
                                   f"127.0.0.1:{port}", "--duration", "4s", "--json"],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         time.sleep(0.5)  # the probe is subscribed
@@ -78,12 +78,12 @@ def test_mqtt_rate_and_pause(probed: dict) -> None:
 
 def test_mqtt_absent_broker_and_bad_endpoint() -> None:
     port = free_port()
-    done = subprocess.run([sys.executable, "-m", "mwperf", "probe", "--mqtt", f"127.0.0.1:{port}",
+    done = subprocess.run([sys.executable, "-m", "mwperf", "probe", "--no-save", "--mqtt", f"127.0.0.1:{port}",
                            "--duration", "1s"], capture_output=True, text=True)
     assert done.returncode == 1 and f"--mqtt 127.0.0.1:{port}: no MQTT broker answers" in done.stderr
-    done = subprocess.run([sys.executable, "-m", "mwperf", "probe", "--mqtt", "host:port"],
+    done = subprocess.run([sys.executable, "-m", "mwperf", "probe", "--no-save", "--mqtt", "host:port"],
                           capture_output=True, text=True)
     assert done.returncode == 2 and "--mqtt: expected HOST or HOST:PORT" in done.stderr
-    done = subprocess.run([sys.executable, "-m", "mwperf", "probe", "--duration", "1s"],
+    done = subprocess.run([sys.executable, "-m", "mwperf", "probe", "--no-save", "--duration", "1s"],
                           capture_output=True, text=True)
     assert done.returncode == 2 and "--ros1" in done.stderr and "--mqtt" in done.stderr

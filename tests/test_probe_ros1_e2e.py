@@ -63,7 +63,7 @@ def probed(master: str) -> tuple[dict, list]:
             if {"/stamped", "/paused"} <= {t for t, _ in state}:
                 break
             time.sleep(0.1)
-        probe = mwperf("probe", "--ros1", master, "/stamped", "/paused", "--duration", "4s",
+        probe = mwperf("probe", "--no-save", "--ros1", master, "/stamped", "/paused", "--duration", "4s",
                        "--json")
         graph: list = []
         timer = threading.Timer(2.0, lambda: graph.append(
@@ -110,7 +110,7 @@ def test_the_probe_subscribes_and_publishes_nothing(probed: tuple[dict, list]) -
 
 def test_master_not_answering_is_exit_1_naming_it() -> None:
     uri = f"http://127.0.0.1:{free_port()}"
-    out, err = mwperf("probe", "--ros1", uri, "--duration", "1s").communicate(timeout=30)
+    out, err = mwperf("probe", "--no-save", "--ros1", uri, "--duration", "1s").communicate(timeout=30)
     assert out == "" and f"--ros1 {uri}: the ROS master" in err and "does not answer" in err
     assert len(err.strip().splitlines()) == 1
 
@@ -122,12 +122,12 @@ def test_master_not_answering_is_exit_1_naming_it() -> None:
     (["--gap-factor", "1"], "--gap-factor: must be > 1", 2),
 ])
 def test_bad_input_is_one_line(master: str, args: list[str], words: str, code: int) -> None:
-    proc = mwperf("probe", "--ros1", master, "--duration", "1s", *args)
+    proc = mwperf("probe", "--no-save", "--ros1", master, "--duration", "1s", *args)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == code and words in err and out == "", err
 
 
 def test_bad_uri_is_usage() -> None:
-    proc = mwperf("probe", "--ros1", "robot:11311")
+    proc = mwperf("probe", "--no-save", "--ros1", "robot:11311")
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 2 and "--ros1: expected the master's URI" in err

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -42,7 +43,7 @@ def probed() -> dict:
         for p in publishers:
             p.start()
         time.sleep(0.4)
-        done = subprocess.run([sys.executable, "-m", "mwperf", "probe", "--zenoh", endpoint,
+        done = subprocess.run([sys.executable, "-m", "mwperf", "probe", "--no-save", "--zenoh", endpoint,
                                "mwperf/**", "--duration", "3s", "--json"],
                               capture_output=True, text=True, timeout=60)
         for p in publishers:
@@ -75,8 +76,43 @@ def test_the_pause_is_one_gap(probed: dict) -> None:
     ("tcp/127.0.0.1:1", 1, "--zenoh tcp/127.0.0.1:1"),
 ])
 def test_bad_or_absent_endpoint(endpoint: str, code: int, words: str) -> None:
-    done = subprocess.run([sys.executable, "-m", "mwperf", "probe", "--zenoh", endpoint,
+    done = subprocess.run([sys.executable, "-m", "mwperf", "probe", "--no-save", "--zenoh", endpoint,
                            "--duration", "1s"], capture_output=True, text=True, timeout=60)
     assert done.returncode == code, done.stderr
     assert words in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.agent
+def test_a_saved_probe_is_in_the_catalogue_and_shown(tmp_path) -> None:
+    """Without --no-save the probe lands in the results folder (probe.json, probe.txt), one
+    catalogue row per topic, and 'mwperf show FOLDER' prints its table again."""
+    router = subprocess.Popen([agent_path(), "router", "--transport", "zenoh", "--listen",
+                               "tcp/127.0.0.1:0"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert router.stdout is not None
+        endpoint = router.stdout.readline().split()[2]
+        pub = threading.Thread(target=publish, args=(endpoint, "saved", 100, 2.5))
+        pub.start()
+        time.sleep(0.4)
+        done = subprocess.run([sys.executable, "-m", "mwperf", "probe", "--zenoh", endpoint,
+                               "--duration", "1s", "--results", str(tmp_path)],
+                              capture_output=True, text=True, timeout=60)
+        pub.join()
+    finally:
+        router.terminate()
+        router.wait(10)
+    assert done.returncode == 0, done.stderr
+    folder = Path(done.stdout.strip().splitlines()[-1].removeprefix("saved in "))
+    assert (folder / "probe.json").is_file() and (folder / "probe.txt").is_file()
+    query = subprocess.run([sys.executable, "-m", "mwperf", "query", "--results", str(tmp_path),
+                            "SELECT topic, count, rate_hz FROM probes", "--format", "json"],
+                           capture_output=True, text=True, timeout=60)
+    assert query.returncode == 0, query.stderr
+    rows = json.loads(query.stdout)
+    assert [r["topic"] for r in rows] == ["mwperf/saved/ping"]
+    assert rows[0]["rate_hz"] == pytest.approx(100, rel=0.02)
+    shown = subprocess.run([sys.executable, "-m", "mwperf", "show", str(folder)],
+                           capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    assert "mwperf/saved/ping" in shown.stdout and f"from {folder}" in shown.stdout

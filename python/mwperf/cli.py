@@ -37,6 +37,7 @@ from .runner import Interrupted
 from .scenario import Request, describe_built_ins, dry_run, launch, plan_sweep, resolve
 from .session import measure
 from .show import load_targets, render_points
+from .store.probes import is_probe_folder, probe_text
 from .sizes import format_bytes
 from .table import format_rate, label, render, render_details, render_notes, row_from_result
 
@@ -290,8 +291,14 @@ def show(targets: tuple[str, ...], results: str, point: int | None) -> None:
       mwperf show
       mwperf show 20261123T1522 --point 3
       mwperf show results/20261123T152248Z-three-852d/points/*/
+      mwperf show results/20261124T235900Z-probe-zenoh-1a2b
     """
-    click.echo(render_points(load_targets(Path(results), targets, point)), nl=False)
+    probes = [t for t in targets if is_probe_folder(Path(t))]
+    for folder in probes:  # a saved probe: what it printed
+        click.echo(probe_text(Path(folder)) + f"from {folder}\n", nl=False)
+    rest = tuple(t for t in targets if t not in probes)
+    if rest or not probes:
+        click.echo(render_points(load_targets(Path(results), rest, point)), nl=False)
 
 
 @cli.command()
@@ -302,7 +309,7 @@ def show(targets: tuple[str, ...], results: str, point: int | None) -> None:
               show_default=True, help="Output format.")
 def query(sql: str, results: str, fmt: str) -> None:
     """Run SQL (read-only) over the results catalogue: tables runs, points, topics, subscribers,
-    warnings; views samples and series over the Parquet files.
+    warnings, probes; views samples and series over the Parquet files.
 
     \b
     Examples:

@@ -14,7 +14,7 @@ import duckdb
 
 from ..errors import RunError
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """2: the resilience columns (time to connect, outage lost/recovery/session); 3: the
 ``subscribers`` table; 4: the cost columns (bytes on the wire, allocations per message)"""
 
@@ -93,9 +93,19 @@ RUN_COLUMNS: tuple[tuple[str, str], ...] = (
 WARNING_COLUMNS = (("point_id", "VARCHAR NOT NULL"), ("seq", "INTEGER NOT NULL"),
                    ("code", "VARCHAR NOT NULL"), ("message", "VARCHAR NOT NULL"),
                    ("hint", "VARCHAR"))
+PROBE_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("probe_id", "VARCHAR NOT NULL"), ("folder", "VARCHAR NOT NULL"),
+    ("started_at", "TIMESTAMP"), ("system", "VARCHAR NOT NULL"), ("duration_ns", "BIGINT"),
+    ("probe_cpu_s", "DOUBLE"), ("topic", "VARCHAR NOT NULL"), ("msgtype", "VARCHAR"),
+    ("count", "BIGINT"), ("rate_hz", "DOUBLE"), ("rate_cv", "DOUBLE"), ("gap_p50_ns", "BIGINT"),
+    ("gap_p99_ns", "BIGINT"), ("gap_max_ns", "BIGINT"), ("gaps", "INTEGER"),
+    ("bursts", "INTEGER"), ("size_p50", "BIGINT"), ("size_max", "BIGINT"),
+    ("age_p50_ns", "BIGINT"), ("age_p99_ns", "BIGINT"),
+)
+"""one row per topic of a saved ``mwperf probe`` (its folder holds probe.json: the source)"""
 TABLES: dict[str, tuple[tuple[str, str], ...]] = {
     "runs": RUN_COLUMNS, "points": POINT_COLUMNS, "topics": TOPIC_COLUMNS,
-    "subscribers": SUBSCRIBER_COLUMNS, "warnings": WARNING_COLUMNS,
+    "subscribers": SUBSCRIBER_COLUMNS, "warnings": WARNING_COLUMNS, "probes": PROBE_COLUMNS,
 }
 
 def _add_resilience_columns(con: duckdb.DuckDBPyConnection) -> None:
@@ -138,10 +148,17 @@ def _add_cost_columns(con: duckdb.DuckDBPyConnection) -> None:
                         f"WHERE point_id = ?", updates)
 
 
+def _add_probes_table(con: duckdb.DuckDBPyConnection) -> None:
+    """4 -> 5: the probes table (probes were not saved before: it starts empty)."""
+    body = ", ".join(f"{column} {kind}" for column, kind in PROBE_COLUMNS)
+    con.execute(f"CREATE TABLE IF NOT EXISTS probes ({body})")
+
+
 MIGRATIONS: dict[int, Callable[[duckdb.DuckDBPyConnection], None]] = {
     1: _add_resilience_columns,
     2: _add_subscribers_table,
     3: _add_cost_columns,
+    4: _add_probes_table,
 }
 """version -> the step that upgrades a catalogue of that version to the next one"""
 
