@@ -13,8 +13,8 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..store.sources import staged
-from . import (bridges, costs, distribution, latency_rate, loss_jitter, page, profiles,
-               resources, summary, timeline, topics)
+from . import (bridges, costs, distribution, latency_rate, loss_jitter, page, probes,
+               profiles, resources, summary, timeline, topics)
 from .data import Run, load_runs
 
 FORMATS = ("html", "markdown", "csv", "json")
@@ -25,27 +25,47 @@ def build(root: Path, wanted: Sequence[str], fmt: str = "html") -> str:
     mwperf.store.sources) in format ``fmt``."""
     if fmt not in FORMATS:
         raise UsageError(f"--format: '{fmt}' is not one of {', '.join(FORMATS)}")
-    with staged(root, list(wanted)) as (where, names):
-        runs = load_runs(where, names, messages=fmt == "html")
+    probe_ids, rest = probes.split(root, list(wanted))
+    found = probes.load(root, probe_ids)
+    runs = []
+    if rest or not probe_ids:
+        with staged(root, rest) as (where, names):
+            runs = load_runs(where, names, messages=fmt == "html")
     table = summary.rows(runs)
     if fmt == "html":
-        return html(runs, table)
+        return html(runs, table, found)
     if fmt == "json":
         return json.dumps({"runs": [_plain(r.row) for r in runs], "points": table,
-                           "warnings": _warnings(runs)}, indent=2, ensure_ascii=False) + "\n"
+                           "warnings": _warnings(runs),
+                           "probes": [[_plain(t) for t in p] for p in found]},
+                          indent=2, ensure_ascii=False) + "\n"
     if fmt == "csv":
         return summary.render(table, "csv")
-    return markdown(runs, table)
+    return markdown(runs, table) + _probes_markdown(found)
 
 
-def html(runs: Sequence[Run], table: list[dict]) -> str:
-    """The HTML page of ``runs``."""
+def html(runs: Sequence[Run], table: list[dict], found: Sequence[probes.Probe] = ()) -> str:
+    """The HTML page of ``runs`` (and of the probes ``found``)."""
     numbers = summary.numbering(runs)
     sections = [latency_rate.section(runs), distribution.section(runs), timeline.section(runs),
                 loss_jitter.section(runs), topics.section(runs), bridges.section(runs),
                 resources.section(runs, numbers), costs.section(runs, numbers),
-                profiles.section(runs, numbers)]
+                profiles.section(runs, numbers), probes.section(found)]
     return page.render(runs, sections, table)
+
+
+def _probes_markdown(found: Sequence[probes.Probe]) -> str:
+    """The probes' topics as a Markdown table ("" without probes)."""
+    if not found:
+        return ""
+    lines = ["", "| probe | system | topic | count | rate | gap p50 | gap p99 | gap max | gaps |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for probe in found:
+        for t in probe:
+            lines.append(f"| {t['probe_id']} | {t['system']} | {t['topic']} | {t['count']} | "
+                         f"{t['rate_hz'] or 0:.2f} Hz | {t['gap_p50_ns']} | {t['gap_p99_ns']} | "
+                         f"{t['gap_max_ns']} | {t['gaps']} |")
+    return "\n".join(lines) + "\n"
 
 
 def markdown(runs: Sequence[Run], table: list[dict]) -> str:

@@ -1,0 +1,78 @@
+"""Plot: probes of live systems (``mwperf probe``, from the catalogue's ``probes`` table): per
+probe, each topic's inter-arrival time (bar = p50, ● = p99, ◆ = the longest gap) with its rate,
+gap count and message size in the read-out. A report takes probes the way it takes runs: by
+their folder name (the probe id), a unique prefix of it, or the folder's path."""
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..durations import format_ns
+from ..sizes import format_bytes
+from ..store.catalogue import connect
+from ..store.probes import is_probe_folder
+from .section import Section
+from .svg import Axis, Chart, colour
+
+Probe = list[dict[str, Any]]
+"""one probe: its catalogue rows (one per topic)"""
+
+
+def split(root: Path, wanted: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(the probe ids among ``wanted``, the rest: runs): a probe folder's path, or an id or
+    unique prefix of a probe in the catalogue of ``root``."""
+    if not wanted:
+        return [], []
+    known: list[str] = []
+    if (root / "catalogue.duckdb").is_file():
+        with connect(root, read_only=True, views=False) as con:
+            known = [r[0] for r in con.execute("SELECT DISTINCT probe_id FROM probes").fetchall()]
+    probes, rest = [], []
+    for name in wanted:
+        path = Path(name)
+        if is_probe_folder(path):
+            probes.append(path.resolve().name)
+            continue
+        matches = [k for k in known if k.startswith(name)]
+        (probes.extend(matches[:1]) if len(matches) == 1 and "probe" in matches[0]
+         else rest.append(name))
+    return probes, rest
+
+
+def load(root: Path, ids: Sequence[str]) -> list[Probe]:
+    """The catalogue rows of each probe in ``ids`` (in that order)."""
+    if not ids:
+        return []
+    with connect(root, read_only=True, views=False) as con:
+        cursor = con.execute("SELECT * FROM probes WHERE probe_id IN ("
+                             + ", ".join("?" for _ in ids) + ") ORDER BY probe_id, topic",
+                             list(ids))
+        names = [d[0] for d in cursor.description]
+        rows = [dict(zip(names, r)) for r in cursor.fetchall()]
+    return [[r for r in rows if r["probe_id"] == i] for i in ids]
+
+
+def section(probes: Sequence[Probe]) -> Section:
+    """The probes section (empty without probes)."""
+    out = Section("probes", "Probes of live systems")
+    for probe in probes:
+        if not probe:
+            continue
+        head = probe[0]
+        chart = Chart(f"{head['system']} ({head['probe_id']}): inter-arrival time per topic "
+                      f"(bar p50, ● p99, ◆ longest gap)",
+                      Axis("topic", ticks=[(i, str(t["topic"])) for i, t in enumerate(probe)]),
+                      Axis("inter-arrival", fmt=format_ns), f"probe-{head['probe_id']}")
+        for i, t in enumerate(probe):
+            tip = (f"{t['topic']}: {t['count']} messages, {t['rate_hz'] or 0:.2f} Hz, gap p50 "
+                   f"{format_ns(t['gap_p50_ns'])} p99 {format_ns(t['gap_p99_ns'])} max "
+                   f"{format_ns(t['gap_max_ns'])}, {t['gaps']} gaps, size p50 "
+                   f"{format_bytes(t['size_p50'])}")
+            chart.bar(i, 0.6, t["gap_p50_ns"], colour(i), tip)
+            chart.marker(i, t["gap_p99_ns"], "#000", f"p99: {tip}")
+            chart.marker(i, t["gap_max_ns"], "#c00", f"longest gap: {tip}", shape="diamond")
+        out.add(chart)
+    if probes:
+        out.note = ("rates, gaps and sizes of every topic: mwperf query \"SELECT * FROM probes\"; "
+                    "a probe's own table: mwperf show FOLDER")
+    return out
