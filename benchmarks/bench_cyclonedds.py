@@ -29,7 +29,7 @@ import tempfile
 from pathlib import Path
 from typing import NamedTuple
 
-from benchlib import CpuIdleHeld, med, revision, stamp, write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
+from benchlib import CpuIdleHeld, find_agent, med, revision, stamp, write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADER = 56  # mwperf header bytes
@@ -38,14 +38,6 @@ sys.path.insert(0, str(ROOT / "python"))
 from mwperf.transports.cyclonedds import LOOPBACK_CONFIG  # noqa: E402  (the agents' own)
 
 DDSPERF_LINE = re.compile(r"size (\d+) mean [\d.]+us min [\d.]+us 50% ([\d.]+)us 90% [\d.]+us 99% ([\d.]+)us max [\d.]+us cnt (\d+)")
-
-
-def find_agent(given: str | None) -> Path:
-    for p in ([given] if given else []) + [os.environ.get("MWPERF_AGENT"),
-                                           os.path.join(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"), "release", "mwperf-agent")]:
-        if p and Path(p).is_file():
-            return Path(p)
-    sys.exit("bench_cyclonedds: build the agent first (cargo build --release) or pass --agent PATH")
 
 
 class Run(NamedTuple):
@@ -140,7 +132,7 @@ def main() -> None:
     ap.add_argument("--section", default="cyclonedds", help="the BENCHMARKS.md section --write updates")
     ap.add_argument("--write", action="store_true", help="update BENCHMARKS.md between the bench:cyclonedds markers")
     a = ap.parse_args()
-    agent = find_agent(a.agent)
+    agent = find_agent(a.agent, "bench_cyclonedds")
     CpuIdleHeld(a.prevent_cpu_idle).__enter__()  # held until this process exits
     idle = ("CPUs held out of idle states (--prevent-cpu-idle)" if a.prevent_cpu_idle
             else "CPUs free to idle (the machine's default)")

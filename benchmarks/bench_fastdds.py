@@ -22,26 +22,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from benchlib import CpuIdleHeld, med, revision, stamp, stop, write_section  # noqa: E402  (run as a script)
+from benchlib import CpuIdleHeld, find_agent, med, revision, stamp, stop, write_section  # noqa: E402  (run as a script)
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADER = 56
 REF_SRC = ROOT / "benchmarks" / "fastdds_ref" / "pingpong.cpp"
 PAYLOADS = {"Struct256": 256, "Array1k": 1024, "Array64k": 65536, "PointCloud512k": 524288}
-
-
-def find_agent(given: str | None) -> Path:
-    for p in ([given] if given else []) + [os.environ.get("MWPERF_AGENT"),
-                                           os.path.join(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"), "release", "mwperf-agent")]:
-        if p and Path(p).is_file():
-            return Path(p)
-    sys.exit("bench_fastdds: build the agent first (cargo build --release) or pass --agent PATH")
 
 
 def build_reference(out: Path) -> Path:
@@ -114,7 +105,7 @@ def main() -> None:
     ap.add_argument("--section", default="fastdds", help="the BENCHMARKS.md section --write updates")
     ap.add_argument("--write", action="store_true", help="update BENCHMARKS.md between the bench:fastdds markers")
     a = ap.parse_args()
-    agent = find_agent(a.agent)
+    agent = find_agent(a.agent, "bench_fastdds")
     CpuIdleHeld(a.prevent_cpu_idle).__enter__()  # held until this process exits
     idle = ("CPUs held out of idle states (--prevent-cpu-idle)" if a.prevent_cpu_idle
             else "CPUs free to idle (the machine's default)")

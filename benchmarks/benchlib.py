@@ -78,3 +78,15 @@ class CpuIdleHeld:
         if self.fd is not None:
             import os
             os.close(self.fd)
+
+
+def find_agent(given: str | None, bench: str) -> Path:
+    """The agent to measure: --agent, else $MWPERF_AGENT, else cargo's release build
+    ($CARGO_TARGET_DIR or target/); exits naming ``bench`` and the fix when none is there."""
+    import os
+    target = os.environ.get("CARGO_TARGET_DIR") or str(ROOT / "target")
+    for p in ([given] if given else []) + [os.environ.get("MWPERF_AGENT"),
+                                           os.path.join(target, "release", "mwperf-agent")]:
+        if p and Path(p).is_file():
+            return Path(p)
+    sys.exit(f"{bench}: build the agent first (cargo build --release) or pass --agent PATH")

@@ -24,7 +24,7 @@ fn stale_leftovers_go_fresh_ones_stay() {
     let ep = open(
         Kind::FastDds,
         Side::Pong,
-        &Spec::new(&format!("{domain}/auto")),
+        &Spec::new(format!("{domain}/auto")),
     );
     let ep = match ep {
         Ok(ep) => ep,

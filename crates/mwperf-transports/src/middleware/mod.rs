@@ -21,6 +21,8 @@ pub mod zenoh_descriptor;
 pub mod cyclonedds;
 #[cfg(any(feature = "cyclonedds", feature = "rustdds", feature = "fastdds"))]
 mod dds_address;
+#[cfg(any(feature = "cyclonedds", feature = "fastdds"))]
+mod dds_match;
 #[cfg(feature = "fastdds")]
 pub mod fastdds;
 #[cfg(feature = "iceoryx2")]

@@ -7,9 +7,15 @@ use mwperf_transports::{Durability, History, Kind, Qos, Reliability};
 use super::{unique, Fixture};
 
 pub fn fixture() -> Fixture {
-    let domain = 1 + std::process::id() % 200;
+    dds_fixture(Kind::CycloneDds, 0)
+}
+
+/// A DDS transport's fixture (cyclonedds, fastdds): a domain from the pid plus `offset` (so two
+/// DDS transports' tests running at once stay apart), unique bases, reliable keep-last 1000.
+pub fn dds_fixture(kind: Kind, offset: u32) -> Fixture {
+    let domain = 1 + (std::process::id() + offset) % 200;
     let mut fx = Fixture::simple(
-        Kind::CycloneDds,
+        kind,
         move |tag| format!("{domain}/{}", unique(tag)),
         &format!("{domain}/{}", unique("nobody")),
     );

@@ -34,10 +34,6 @@ use crate::{Endpoint, Side, Spec, TransportError};
 #[cfg(mwperf_cyclonedds)]
 pub const MAX_WAIT_NS: u64 = 50_000_000;
 
-/// How often `wait_matched` looks at the matched statuses.
-#[cfg(mwperf_cyclonedds)]
-pub const MATCH_POLL_NS: u64 = 1_000_000;
-
 /// Open `side` at `spec.addr` (`[<domain>/]<base>`).
 pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError> {
     #[cfg(mwperf_cyclonedds)]
@@ -57,7 +53,6 @@ pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError
 use {
     super::dds_address::Address,
     ffi::{Api, SampleInfo},
-    mwperf_core::clock::now_ns,
     mwperf_core::wire::Header,
     sample::Sample,
     std::ffi::{c_void, CString},
@@ -340,33 +335,16 @@ impl Endpoint for CycloneEndpoint {
     }
 
     fn wait_matched(&mut self, timeout_ns: u64) -> Result<(), TransportError> {
-        let start = now_ns();
-        loop {
-            let (w, r) = self.matched()?;
-            // None: this side has no writer (reader); Some(0): nothing matched it yet.
-            if w != Some(0) && r != Some(0) {
-                return Ok(());
-            }
-            let now = now_ns();
-            let end = start.saturating_add(timeout_ns);
-            if now >= end {
-                let mut missing = Vec::new();
-                if let (Some(0), Some((_, name))) = (w, &self.writer) {
-                    missing.push(format!("no reader on {name}"));
-                }
-                if let (Some(0), Some(i)) = (r, &self.inbox) {
-                    missing.push(format!("no writer on {}", i.topic));
-                }
-                return Err(TransportError::NotMatched {
-                    transport: T,
-                    waited_ns: now - start,
-                    detail: format!("domain {}: {}", self.addr.domain, missing.join(", ")),
-                });
-            }
-            std::thread::sleep(std::time::Duration::from_nanos(
-                (end - now).min(MATCH_POLL_NS),
-            ));
-        }
+        let out = self.writer.as_ref().map(|(_, name)| name.clone());
+        let inp = self.inbox.as_ref().map(|i| i.topic.clone());
+        super::dds_match::wait_matched(
+            T,
+            self.addr.domain,
+            out.as_deref(),
+            inp.as_deref(),
+            timeout_ns,
+            || self.matched(),
+        )
     }
 }
 

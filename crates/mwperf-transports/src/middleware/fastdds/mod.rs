@@ -25,10 +25,6 @@ use crate::{Endpoint, Side, Spec, TransportError};
 #[cfg(mwperf_fastdds)]
 pub const MAX_WAIT_NS: u64 = 50_000_000;
 
-/// How often `wait_matched` looks at the matched statuses.
-#[cfg(mwperf_fastdds)]
-const MATCH_POLL_NS: u64 = 1_000_000;
-
 /// Default `--opt max-blocking` (Fast DDS's own default for reliable writers is 100 ms too).
 #[cfg(mwperf_fastdds)]
 const DEFAULT_MAX_BLOCKING_NS: u64 = 100_000_000;
@@ -52,7 +48,6 @@ pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError
 use {
     super::dds_address::Address,
     crate::spec::{Durability, History, Reliability},
-    mwperf_core::clock::now_ns,
     mwperf_core::wire::Header,
     std::ffi::{c_char, CString},
 };
@@ -96,19 +91,6 @@ fn parse_rate(text: &str) -> Option<i64> {
     let v: f64 = number.parse().ok()?;
     let bytes = v * scale;
     (1.0..1e15).contains(&bytes).then_some(bytes as i64)
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn rates() {
-        assert_eq!(super::parse_rate("5MB/s"), Some(5_000_000));
-        assert_eq!(super::parse_rate("10Mbit/s"), Some(1_250_000));
-        assert_eq!(super::parse_rate("1.5 KiB/s"), Some(1536));
-        for bad in ["", "5", "fast", "0MB/s", "-1MB/s", "5 MB"] {
-            assert_eq!(super::parse_rate(bad), None, "{bad}");
-        }
-    }
 }
 
 #[cfg(mwperf_fastdds)]
@@ -310,32 +292,15 @@ impl Endpoint for FastddsEndpoint {
     }
 
     fn wait_matched(&mut self, timeout_ns: u64) -> Result<(), TransportError> {
-        let start = now_ns();
-        loop {
-            let (r, w) = self.matched()?;
-            if r != Some(0) && w != Some(0) {
-                return Ok(());
-            }
-            let now = now_ns();
-            let end = start.saturating_add(timeout_ns);
-            if now >= end {
-                let mut missing = Vec::new();
-                if let (Some(0), Some(name)) = (r, &self.out_topic) {
-                    missing.push(format!("no reader on {name}"));
-                }
-                if let (Some(0), Some(name)) = (w, &self.in_topic) {
-                    missing.push(format!("no writer on {name}"));
-                }
-                return Err(TransportError::NotMatched {
-                    transport: T,
-                    waited_ns: now - start,
-                    detail: format!("domain {}: {}", self.addr.domain, missing.join(", ")),
-                });
-            }
-            std::thread::sleep(std::time::Duration::from_nanos(
-                (end - now).min(MATCH_POLL_NS),
-            ));
-        }
+        let (out, inp) = (self.out_topic.clone(), self.in_topic.clone());
+        super::dds_match::wait_matched(
+            T,
+            self.addr.domain,
+            out.as_deref(),
+            inp.as_deref(),
+            timeout_ns,
+            || self.matched(),
+        )
     }
 }
 
@@ -345,5 +310,18 @@ impl Drop for FastddsEndpoint {
         // SAFETY: the handle is closed once; nothing refers to it afterwards.
         unsafe { (self.api.close)(self.ep) };
         shm::sweep();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn rates() {
+        assert_eq!(super::parse_rate("5MB/s"), Some(5_000_000));
+        assert_eq!(super::parse_rate("10Mbit/s"), Some(1_250_000));
+        assert_eq!(super::parse_rate("1.5 KiB/s"), Some(1536));
+        for bad in ["", "5", "fast", "0MB/s", "-1MB/s", "5 MB"] {
+            assert_eq!(super::parse_rate(bad), None, "{bad}");
+        }
     }
 }
