@@ -13,6 +13,7 @@ from typing import Any
 
 from .. import __version__
 from ..config import PointConfig
+from ..schema import RESULT_VERSION
 
 TOOL = {"name": "mwperf-import", "version": __version__, "git_rev": "import"}
 
@@ -120,7 +121,7 @@ def run_result(imported: Imported, point_id: str) -> dict[str, Any]:
     agents = []
     if imported.cpu_s is not None or imported.max_rss_kib is not None:
         agents.append({  # the foreign tool's one process, as the measuring role
-            "schema_version": 1, "kind": "agent-report", "role": "sub", "tool": TOOL,
+            "schema_version": RESULT_VERSION, "kind": "agent-report", "role": "sub", "tool": TOOL,
             "host": host, "config": cfg, "status": "complete", "status_reason": None,
             "conditions": {"busy_poll": False, "prevent_cpu_idle": "off", "spin_margin_ns": 0,
                            "clock_read_overhead_ns": 0},
@@ -129,7 +130,7 @@ def run_result(imported: Imported, point_id: str) -> dict[str, Any]:
             "counters": {"received": whole.received, "echoed": 0, "foreign": 0,
                          "malformed": 0, "send_errors": 0}, "warnings": []})
     return {
-        "schema_version": 1, "kind": "run-result", "run_id": point_id, "tool": TOOL,
+        "schema_version": RESULT_VERSION, "kind": "run-result", "run_id": point_id, "tool": TOOL,
         "host": host, "config": cfg, "status": "complete" if whole.received else "failed",
         "status_reason": None if whole.received else "the imported log holds no samples",
         "started_at": now, "finished_at": now,
