@@ -13,7 +13,7 @@ from mwperf.table import Row
 
 
 def test_every_bridge_and_direct_are_allowed_values() -> None:
-    assert names() == ("direct", "mqtt-bridge", "zenoh-ros2dds")
+    assert names() == ("direct", "mqtt-bridge", "zenoh-ros2dds", "foxglove")
 
 
 @pytest.mark.parametrize(("bridge", "transport", "message"), [
@@ -21,8 +21,11 @@ def test_every_bridge_and_direct_are_allowed_values() -> None:
                             "ros1"),
     ("zenoh-ros2dds", "zenoh", "--bridge zenoh-ros2dds --transport zenoh: zenoh-ros2dds does not "
                                "carry zenoh"),
-    ("foxglove", "udp", "--bridge: unknown bridge 'foxglove'; allowed: direct, mqtt-bridge, "
-                        "zenoh-ros2dds"),
+    ("foxglove", "ros1", "--bridge foxglove --transport ros1: foxglove does not carry ros1"),
+    ("foxglove", "foxglove", "--bridge foxglove --transport foxglove: foxglove does not carry "
+                             "foxglove"),
+    ("rosbridge", "udp", "--bridge: unknown bridge 'rosbridge'; allowed: direct, mqtt-bridge, "
+                         "zenoh-ros2dds, foxglove"),
 ])
 def test_a_pair_that_cannot_work_names_both(bridge: str, transport: str, message: str) -> None:
     with pytest.raises(UsageError) as error:
@@ -86,3 +89,15 @@ def test_bridges_are_ranked_by_added_p50_against_their_own_direct_path() -> None
     assert "mqtt-bridge (mqtt) not measured" in unmeasured.line()
     no_direct = rank_bridges([_obs(7, "mqtt", "mqtt-bridge", 10, 5e6)])[0]
     assert "mqtt-bridge (mqtt) p50 5.00 ms, direct path not measured" in no_direct.line()
+
+
+def test_a_missing_foxglove_package_names_it_and_the_install(monkeypatch: pytest.MonkeyPatch
+                                                             ) -> None:
+    from mwperf.bridges import foxglove_bridge
+    from mwperf.errors import RunError
+    monkeypatch.setattr(foxglove_bridge, "_installed", lambda package: package != "cyclonedds")
+    with pytest.raises(RunError) as error:
+        foxglove_bridge.ensure(None)  # type: ignore[arg-type]
+    assert str(error.value) == ("--bridge foxglove: the Python package cyclonedds is not "
+                                "installed; install with pip install 'mwperf[bridges]' "
+                                "(foxglove-sdk and cyclonedds)")

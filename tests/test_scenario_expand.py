@@ -106,9 +106,9 @@ def test_built_in_sizes_match_the_seeds() -> None:
     assert sizes["ros1-rate-sweep"] == 2 * 11 * 5  # relay/agent x 200 Hz..10 kHz x 5 runs
     assert sizes["busy-loop-executors"] == 10 * 3 * 2 * 20  # busy x (1s, 3s, 3m) x QoS x 20
     assert sizes["rate-sweep-3-topics"] == 2 * 10 * 20  # QoS x 10..100 Hz x 20 samples
-    # payloads x rates x (mqtt direct/mqtt-bridge, cyclonedds direct/zenoh-ros2dds); the old
-    # name is an alias
-    assert sizes["bridges"] == sizes["bridge-payloads"] == 3 * 4 * 4
+    # payloads x rates x (mqtt direct/mqtt-bridge, cyclonedds direct/zenoh-ros2dds/foxglove);
+    # the old name is an alias
+    assert sizes["bridges"] == sizes["bridge-payloads"] == 3 * 4 * 5
     assert sizes["cpu-quotas"] == 2 * 2 * 4 * 3  # udp/ros1 x echo work x quota x 3 runs
     assert sizes["ros1-subscribers"] == 2 * 5 * 2 * 5  # ros1/udp x 1..16 subs x 2 rates x 5 runs
     # (udp, tcp, zenoh x 2, cyclonedds x 2 reliabilities) x 8 disturbances x 3 runs

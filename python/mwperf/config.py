@@ -51,7 +51,8 @@ PONGS = ("agent", "relay")
 QOS_DEFAULTS: dict[str, str] = {"reliability": "reliable", "history": "keep-last", "depth": "10",
                                 "durability": "volatile", "discovery_timeout": "10s"}
 """the agent's own defaults (ROS 2's): recorded in the config, passed on only when given"""
-TRANSPORTS = ("udp", "tcp", "uds", "iceoryx2", "cyclonedds", "fastdds", "rustdds", "zenoh", "mqtt", "ros1")
+TRANSPORTS = ("udp", "tcp", "uds", "iceoryx2", "cyclonedds", "fastdds", "rustdds", "zenoh", "mqtt", "foxglove",
+              "ros1")
 """every transport mwperf knows, in side-by-side order (an agent may be built without some)"""
 OPTIONS: dict[str, str] = KINDS
 """every option of a point, keyed like the command-line flags (``-`` as ``_``), as

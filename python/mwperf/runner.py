@@ -131,14 +131,15 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
                 if plan.listen is not None:
                     ready: list[str] = []
                     for index, name in enumerate(server_names(cfg)):
-                        listen = listen_address(cfg.transport, plan.listen, index,
+                        listen = listen_address(given_server.transport, plan.listen, index,
                                                 ready[0] if ready else None)
                         servers.append(spawn(
                             server_role, lambda here, agent_path, listen=listen, name=name: in_test_clock(given, server_role, role_argv(
                                 agent_path, server_role, given_server, here, tag, listen, name)
                             + outage_args(server_role, window) + clock_args(server_role, given, clock)),
-                            _placed(network, server_role, cfg.transport), name, agent))
-                        ready.append(servers[-1].wait_ready(cfg.transport, ready_timeout_s(cfg)))
+                            _placed(network, server_role, given_server.transport), name, agent))
+                        ready.append(servers[-1].wait_ready(given_server.transport,
+                                                            ready_timeout_s(cfg)))
                     address = (bplan.sender(ready[0]) if bplan is not None
                                else connect_address(cfg.transport, ready))
                 else:
@@ -146,7 +147,7 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
                 sender = spawn(sender_role, lambda here, agent_path: in_test_clock(given, sender_role, role_argv(
                     agent_path, sender_role, given_sender, here, tag, address)
                                + outage_args(sender_role, window) + clock_args(sender_role, given, clock)),
-                               _placed(network, sender_role, cfg.transport), sender_role, agent)
+                               _placed(network, sender_role, given_sender.transport), sender_role, agent)
                 if cfg.profile:
                     recorder, profiled = _start_profile(workdir, servers, sender, daemons,
                                                         real, own_warnings, lease)

@@ -14,7 +14,7 @@ pub const VERSION: &str = {
         };
     }
     // const-evaluable concatenation of the optional parts.
-    const PARTS: [&str; 8] = [
+    const PARTS: [&str; 9] = [
         concat!(
             env!("CARGO_PKG_VERSION"),
             " (git ",
@@ -27,6 +27,7 @@ pub const VERSION: &str = {
         mw!("rustdds"),
         mw!("zenoh"),
         mw!("mqtt"),
+        mw!("foxglove"),
         mw!("ros1"),
     ];
     const LEN: usize = {

@@ -35,6 +35,7 @@ pub enum Kind {
     RustDds,
     Zenoh,
     Mqtt,
+    Foxglove,
     Ros1,
 }
 
@@ -49,6 +50,7 @@ impl Kind {
         Kind::RustDds,
         Kind::Zenoh,
         Kind::Mqtt,
+        Kind::Foxglove,
         Kind::Ros1,
     ];
 
@@ -79,6 +81,7 @@ impl Kind {
             Kind::RustDds => &middleware::rustdds_descriptor::DESCRIPTOR,
             Kind::Zenoh => &middleware::zenoh_descriptor::DESCRIPTOR,
             Kind::Mqtt => &middleware::mqtt_descriptor::DESCRIPTOR,
+            Kind::Foxglove => &middleware::foxglove_descriptor::DESCRIPTOR,
             Kind::Ros1 => &middleware::ros1_descriptor::DESCRIPTOR,
         }
     }
@@ -98,6 +101,7 @@ impl Kind {
             Kind::RustDds => cfg!(feature = "rustdds"),
             Kind::Zenoh => cfg!(feature = "zenoh"),
             Kind::Mqtt => cfg!(feature = "mqtt"),
+            Kind::Foxglove => cfg!(feature = "foxglove"),
             Kind::Ros1 => cfg!(feature = "ros1"),
         }
     }
@@ -158,6 +162,8 @@ pub fn open(kind: Kind, side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, Tr
         Kind::Zenoh => middleware::zenoh::open(side, spec),
         #[cfg(feature = "mqtt")]
         Kind::Mqtt => middleware::mqtt::open(side, spec),
+        #[cfg(feature = "foxglove")]
+        Kind::Foxglove => middleware::foxglove::open(side, spec),
         #[cfg(feature = "ros1")]
         Kind::Ros1 => middleware::ros1::open(side, spec),
         #[allow(unreachable_patterns)]

@@ -582,5 +582,6 @@ conformance! {
     #[cfg(feature = "rustdds")] rustdds => Kind::RustDds,
     #[cfg(feature = "zenoh")] zenoh => Kind::Zenoh,
     #[cfg(feature = "mqtt")] mqtt => Kind::Mqtt,
+    #[cfg(feature = "foxglove")] foxglove => Kind::Foxglove,
     #[cfg(feature = "ros1")] ros1 => Kind::Ros1,
 }

@@ -51,7 +51,9 @@ class BridgePlan:
     sender: Callable[[str], str]
     """the sender's --connect address, from the address the server printed when ready"""
     sender_transport: str | None = None
-    """the sender's transport when it differs from the server's (a bridge between middlewares)"""
+    """the sender's transport when it differs from the point's (a bridge between middlewares)"""
+    server_transport: str | None = None
+    """the server's transport when it differs from the point's (foxglove: a WebSocket client)"""
     sender_opts: tuple[str, ...] = ()
     server_opts: tuple[str, ...] = ()
     """``--opt`` settings for one side only (e.g. that side's DDS configuration)"""

@@ -1,12 +1,13 @@
 """Every bridge mwperf knows, in side-by-side order, and the checks of ``--bridge``."""
 
 from ..errors import UsageError
-from . import mqtt_bridge, zenoh_ros2dds
+from . import foxglove_bridge, mqtt_bridge, zenoh_ros2dds
 from .base import Bridge
 
 DIRECT = "direct"
 """no bridge: the same middleware end to end (over the same hosts and links)"""
-BRIDGES: dict[str, Bridge] = {b.name: b for b in (mqtt_bridge.BRIDGE, zenoh_ros2dds.BRIDGE)}
+BRIDGES: dict[str, Bridge] = {b.name: b for b in (mqtt_bridge.BRIDGE, zenoh_ros2dds.BRIDGE,
+                                                   foxglove_bridge.BRIDGE)}
 
 
 def names() -> tuple[str, ...]:

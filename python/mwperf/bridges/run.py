@@ -56,13 +56,19 @@ def start_bridge(cfg: "PointConfig", workdir: Path, agent: "Agent", daemons: "Da
 
 
 def sides(cfg: "PointConfig", plan: BridgePlan | None) -> tuple["PointConfig", "PointConfig"]:
-    """(the server's point, the sender's point): each side's transport and own settings."""
+    """(the server's point, the sender's point): each side's transport and own settings. A side
+    whose transport is not the point's gets only the bridge's settings for it (the point's
+    ``--opt`` are the point's transport's)."""
     if plan is None:
         return cfg, cfg
-    server = replace(cfg, opts=cfg.opts + plan.server_opts)
-    sender = replace(cfg, transport=plan.sender_transport or cfg.transport,
-                     opts=cfg.opts + plan.sender_opts)
-    return server, sender
+
+    def side(transport: str | None, opts: tuple[str, ...]) -> "PointConfig":
+        own = transport in (None, cfg.transport)
+        return replace(cfg, transport=transport or cfg.transport,
+                       opts=(cfg.opts if own else ()) + opts)
+
+    return side(plan.server_transport, plan.server_opts), side(plan.sender_transport,
+                                                               plan.sender_opts)
 
 
 def bridge_died(daemons: "DaemonSet") -> str | None:

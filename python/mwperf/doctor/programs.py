@@ -9,6 +9,7 @@ packages come from the daemon modules, so the doctor checks what a run would sta
 
 import ctypes.util
 import shutil
+from importlib import metadata
 
 from ..agent import find_agent
 from ..daemons.base import package_version
@@ -71,6 +72,15 @@ class Checks:
             return Finding(name, "ok", f"library {found}", needed=True)
         return Finding(name, "missing", f"library lib{library} not found",
                        f"apt-get install {package} (or {SETUP})", needed=True)
+
+
+    def python_package(self, name: str, package: str, role: str) -> Finding:
+        try:
+            version = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            return Finding(name, "missing", f"{role}: Python package {package} not installed",
+                           f"pip install {package}", needed=True)
+        return Finding(name, "ok", f"{role}: Python package {package} {version}", needed=True)
 
 
 def _program(name: str, program: str, package: str, role: str, needed: bool) -> Finding:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 ROLES = ("ping", "pong", "pub", "sub")
-DAEMONS = ("rosmaster", "mosquitto", "zenohd")
+DAEMONS = ("rosmaster", "mosquitto", "zenohd", "foxglove-server")
 PLACEABLE = ROLES + DAEMONS
 SENDER_ROLES = ("ping", "pub")
 SERVER_ROLES = ("pong", "sub")

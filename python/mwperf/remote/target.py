@@ -7,14 +7,13 @@
 import re
 from dataclasses import dataclass
 
+from ..emulation.topology import PLACEABLE
 from ..errors import UsageError
 
 LOCAL = "local"
 HOST_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
 USER = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,31}")
 HOSTNAME = re.compile(r"[A-Za-z0-9]([A-Za-z0-9.-]{0,252})|\[[0-9A-Fa-f:.]+\]")
-PLACEABLE = ("ping", "pong", "pub", "sub", "rosmaster", "mosquitto", "zenohd")
-"""what --place may put on a host (the ROS 1 relay echoes where the pong would run)"""
 SCHEME = "ssh://"
 
 

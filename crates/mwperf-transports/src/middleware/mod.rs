@@ -6,6 +6,8 @@
 pub mod cyclonedds_descriptor;
 #[path = "fastdds/descriptor.rs"]
 pub mod fastdds_descriptor;
+#[path = "foxglove/descriptor.rs"]
+pub mod foxglove_descriptor;
 #[path = "iceoryx2/descriptor.rs"]
 pub mod iceoryx2_descriptor;
 #[path = "mqtt/descriptor.rs"]
@@ -25,6 +27,8 @@ mod dds_address;
 mod dds_match;
 #[cfg(feature = "fastdds")]
 pub mod fastdds;
+#[cfg(feature = "foxglove")]
+pub mod foxglove;
 #[cfg(feature = "iceoryx2")]
 pub mod iceoryx2;
 #[cfg(feature = "mqtt")]

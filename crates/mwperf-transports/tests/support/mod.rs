@@ -12,6 +12,8 @@ use mwperf_transports::{Kind, Qos, Spec};
 mod cyclonedds;
 #[cfg(feature = "fastdds")]
 mod fastdds;
+#[cfg(feature = "foxglove")]
+mod foxglove;
 #[cfg(feature = "iceoryx2")]
 mod iceoryx2;
 #[cfg(feature = "mqtt")]
@@ -70,6 +72,8 @@ impl Fixture {
             Kind::Zenoh => zenoh::fixture(),
             #[cfg(feature = "mqtt")]
             Kind::Mqtt => mqtt::fixture(),
+            #[cfg(feature = "foxglove")]
+            Kind::Foxglove => foxglove::fixture(),
             #[cfg(feature = "ros1")]
             Kind::Ros1 => ros1::fixture(),
             #[allow(unreachable_patterns)]

@@ -1,0 +1,25 @@
+//! What the Foxglove WebSocket transport is (see [`crate::descriptor`]); compiled with or without
+//! the `foxglove` feature, so a transport compiled out is still listed.
+
+use crate::{Descriptor, Fanout, Framing, QosSupport};
+
+pub const DESCRIPTOR: Descriptor = Descriptor {
+    name: "foxglove",
+    description: "Foxglove WebSocket protocol (as foxglove_bridge speaks it) through a foxglove-sdk server: client publish and subscribe",
+    address: "<server host>:<port>[/<base>]",
+    daemon: Some("foxglove-server"),
+    discovery: true,
+    framing: Framing::Middleware,
+    // tungstenite's default frame limit in the server (16 MiB), less the 5-byte message prefix
+    max_message: Some((16 << 20) - 5),
+    local_only: false,
+    crosses_hosts: true,
+    fanout: Fanout::Counted,
+    opts: &[],
+    qos: QosSupport {
+        reliability: QosSupport::RELIABILITY,
+        history: QosSupport::HISTORY,
+        durability: &["volatile"],
+        note: "one TCP connection per client: reliable and ordered (best-effort asks for no more, so it is the same); the server's per-client queue (its backlog) drops when a client cannot keep up; no late-joiner history",
+    },
+};

@@ -1,0 +1,392 @@
+//! A blocking WebSocket client (RFC 6455) on one TCP connection: the opening handshake with a
+//! subprotocol, masked client frames, and whole messages out of (possibly fragmented) server
+//! frames. No runtime, no crates; buffers are kept and reused, so steady state does not allocate.
+
+use std::io::{self, Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::os::fd::AsRawFd;
+use std::time::Duration;
+
+use mwperf_core::clock::now_ns;
+
+use crate::{poll, TransportError};
+
+pub const TEXT: u8 = 0x1;
+pub const BINARY: u8 = 0x2;
+const CONTINUATION: u8 = 0x0;
+const CLOSE: u8 = 0x8;
+const PING: u8 = 0x9;
+const PONG: u8 = 0xA;
+
+/// A message larger than this from the server is refused (the connection is dropped).
+const MAX_INCOMING: usize = 256 << 20;
+/// How long one frame may take to go out before `send` gives up (the server reads on its own).
+const SEND_BOUND_NS: u64 = 10_000_000_000;
+/// Room kept free for one read (a large message grows the buffer by doubling).
+const READ_CHUNK: usize = 64 * 1024;
+
+pub struct WebSocket {
+    sock: TcpStream,
+    /// Bytes read but not yet consumed: `rbuf[start..end]` (the rest is room to read into).
+    rbuf: Vec<u8>,
+    start: usize,
+    end: usize,
+    /// The message being assembled from frames, and its opcode.
+    msg: Vec<u8>,
+    msg_op: u8,
+    /// A whole message is in `msg` (returned by the last `next`): cleared on the next call.
+    delivered: bool,
+    wbuf: Vec<u8>,
+    mask_state: u64,
+}
+
+/// What one look at the connection produced.
+pub enum Incoming<'a> {
+    Message(u8, &'a [u8]),
+    Nothing,
+}
+
+impl WebSocket {
+    /// Connect to `host:port` and open `path` with one of `protocols`; returns the socket and the
+    /// subprotocol the server chose.
+    pub fn connect(
+        hostport: &str,
+        path: &str,
+        protocols: &[&str],
+        timeout: Duration,
+    ) -> Result<(WebSocket, String), TransportError> {
+        let unreachable = |err: io::Error| TransportError::Unreachable {
+            addr: hostport.to_string(),
+            err,
+        };
+        let to = hostport
+            .to_socket_addrs()
+            .map_err(|e| TransportError::Address(format!("cannot resolve '{hostport}': {e}")))?
+            .next()
+            .ok_or_else(|| TransportError::Address(format!("'{hostport}' resolves to nothing")))?;
+        let mut sock = TcpStream::connect_timeout(&to, timeout).map_err(unreachable)?;
+        sock.set_nodelay(true).map_err(TransportError::Io)?;
+        let seed = now_ns() ^ ((std::process::id() as u64) << 32);
+        let key = base64(&seed.to_le_bytes().repeat(2));
+        let request = format!(
+            "GET {path} HTTP/1.1\r\nHost: {hostport}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+             Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: {}\r\n\r\n",
+            protocols.join(", ")
+        );
+        sock.write_all(request.as_bytes()).map_err(unreachable)?;
+        sock.set_read_timeout(Some(timeout))
+            .map_err(TransportError::Io)?;
+        let mut head = Vec::with_capacity(1024);
+        let mut byte = [0u8; 1024];
+        let end = loop {
+            let n = sock.read(&mut byte).map_err(unreachable)?;
+            if n == 0 {
+                return Err(unreachable(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "closed during the WebSocket handshake",
+                )));
+            }
+            head.extend_from_slice(&byte[..n]);
+            if let Some(i) = head.windows(4).position(|w| w == b"\r\n\r\n") {
+                break i + 4;
+            }
+            if head.len() > 16 * 1024 {
+                return Err(unreachable(io::Error::other(
+                    "no end of the HTTP response header",
+                )));
+            }
+        };
+        let text = String::from_utf8_lossy(&head[..end]).to_string();
+        let status = text.lines().next().unwrap_or("");
+        if !status.starts_with("HTTP/1.1 101") {
+            return Err(unreachable(io::Error::other(format!(
+                "not a WebSocket server (answered '{status}')"
+            ))));
+        }
+        let chosen = text
+            .lines()
+            .find_map(|l| {
+                let (k, v) = l.split_once(':')?;
+                k.trim()
+                    .eq_ignore_ascii_case("sec-websocket-protocol")
+                    .then(|| v.trim().to_string())
+            })
+            .unwrap_or_default();
+        sock.set_read_timeout(None).map_err(TransportError::Io)?;
+        sock.set_nonblocking(true).map_err(TransportError::Io)?;
+        let mut rest = head[end..].to_vec();
+        let filled = rest.len();
+        rest.resize(filled.max(READ_CHUNK), 0);
+        Ok((
+            WebSocket {
+                sock,
+                rbuf: rest,
+                start: 0,
+                end: filled,
+                msg: Vec::new(),
+                msg_op: 0,
+                delivered: false,
+                wbuf: Vec::new(),
+                mask_state: seed | 1,
+            },
+            chosen,
+        ))
+    }
+
+    /// Send one message made of `parts` as one masked frame with `opcode`.
+    pub fn send(&mut self, opcode: u8, parts: &[&[u8]]) -> Result<(), TransportError> {
+        let len: usize = parts.iter().map(|p| p.len()).sum();
+        self.wbuf.clear();
+        self.wbuf.push(0x80 | opcode);
+        if len < 126 {
+            self.wbuf.push(0x80 | len as u8);
+        } else if len <= u16::MAX as usize {
+            self.wbuf.push(0x80 | 126);
+            self.wbuf.extend_from_slice(&(len as u16).to_be_bytes());
+        } else {
+            self.wbuf.push(0x80 | 127);
+            self.wbuf.extend_from_slice(&(len as u64).to_be_bytes());
+        }
+        // xorshift: masking keys need not be secret here, only vary (RFC 6455 §5.3)
+        self.mask_state ^= self.mask_state << 13;
+        self.mask_state ^= self.mask_state >> 7;
+        self.mask_state ^= self.mask_state << 17;
+        let mask = (self.mask_state as u32).to_ne_bytes();
+        self.wbuf.extend_from_slice(&mask);
+        let body = self.wbuf.len();
+        for p in parts {
+            self.wbuf.extend_from_slice(p);
+        }
+        apply_mask(&mut self.wbuf[body..], mask);
+        self.write_out()
+    }
+
+    fn write_out(&mut self) -> Result<(), TransportError> {
+        let mut done = 0;
+        let deadline = now_ns() + SEND_BOUND_NS;
+        while done < self.wbuf.len() {
+            match self.sock.write(&self.wbuf[done..]) {
+                Ok(0) => return Err(TransportError::Closed),
+                Ok(n) => done += n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    let now = now_ns();
+                    if now >= deadline {
+                        return Err(TransportError::Io(io::Error::new(
+                            io::ErrorKind::TimedOut,
+                            "the WebSocket server took no data for 10 s",
+                        )));
+                    }
+                    poll::wait(self.sock.as_raw_fd(), libc::POLLOUT, deadline - now)
+                        .map_err(TransportError::Io)?;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(closed_or(e)),
+            }
+        }
+        Ok(())
+    }
+
+    /// The next whole text or binary message, waiting at most `wait_ns` (0: only what has
+    /// arrived). Pings are answered; a close frame or EOF is `Closed`.
+    pub fn next(&mut self, wait_ns: u64) -> Result<Incoming<'_>, TransportError> {
+        if self.delivered {
+            self.delivered = false;
+            self.msg.clear();
+        }
+        let deadline = now_ns().saturating_add(wait_ns);
+        loop {
+            if let Some(op) = self.frame()? {
+                self.delivered = true;
+                return Ok(Incoming::Message(op, &self.msg));
+            }
+            // need more bytes: make room for a chunk (compact, else grow), then read
+            if self.start == self.end {
+                self.start = 0;
+                self.end = 0;
+            }
+            if self.rbuf.len() - self.end < READ_CHUNK {
+                if self.start > 0 {
+                    self.rbuf.copy_within(self.start..self.end, 0);
+                    self.end -= self.start;
+                    self.start = 0;
+                }
+                if self.rbuf.len() - self.end < READ_CHUNK {
+                    let grown = (self.rbuf.len() * 2).max(self.end + READ_CHUNK);
+                    self.rbuf.resize(grown, 0);
+                }
+            }
+            match self.sock.read(&mut self.rbuf[self.end..]) {
+                Ok(0) => return Err(TransportError::Closed),
+                Ok(n) => {
+                    self.end += n;
+                    continue;
+                }
+                Err(e) => match e.kind() {
+                    io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted => {}
+                    _ => return Err(closed_or(e)),
+                },
+            }
+            let now = now_ns();
+            if wait_ns == 0 || now >= deadline {
+                return Ok(Incoming::Nothing);
+            }
+            if !poll::wait(self.sock.as_raw_fd(), libc::POLLIN, deadline - now)
+                .map_err(TransportError::Io)?
+            {
+                return Ok(Incoming::Nothing);
+            }
+        }
+    }
+
+    /// Consume one complete frame from `rbuf` if there is one; Some(opcode) when it completed a
+    /// data message (in `msg`).
+    fn frame(&mut self) -> Result<Option<u8>, TransportError> {
+        loop {
+            let b = &self.rbuf[self.start..self.end];
+            if b.len() < 2 {
+                return Ok(None);
+            }
+            let fin = b[0] & 0x80 != 0;
+            let op = b[0] & 0x0F;
+            let masked = b[1] & 0x80 != 0;
+            let (len, mut at) = match b[1] & 0x7F {
+                126 if b.len() >= 4 => (u16::from_be_bytes([b[2], b[3]]) as u64, 4),
+                127 if b.len() >= 10 => (u64::from_be_bytes(b[2..10].try_into().unwrap()), 10),
+                126 | 127 => return Ok(None),
+                n => (n as u64, 2),
+            };
+            if len > MAX_INCOMING as u64 || self.msg.len() as u64 + len > MAX_INCOMING as u64 {
+                return Err(protocol(format!(
+                    "a server message larger than {MAX_INCOMING} bytes"
+                )));
+            }
+            let mask = if masked {
+                if b.len() < at + 4 {
+                    return Ok(None);
+                }
+                at += 4;
+                Some([b[at - 4], b[at - 3], b[at - 2], b[at - 1]])
+            } else {
+                None
+            };
+            let len = len as usize;
+            if b.len() < at + len {
+                return Ok(None);
+            }
+            let body = self.start + at..self.start + at + len;
+            self.start += at + len;
+            match op {
+                PING => {
+                    let payload = self.rbuf[body].to_vec();
+                    self.send(PONG, &[&payload])?;
+                }
+                PONG => {}
+                CLOSE => return Err(TransportError::Closed),
+                TEXT | BINARY | CONTINUATION => {
+                    if op != CONTINUATION {
+                        self.msg.clear();
+                        self.msg_op = op;
+                    }
+                    let from = self.msg.len();
+                    self.msg.extend_from_slice(&self.rbuf[body]);
+                    if let Some(m) = mask {
+                        apply_mask(&mut self.msg[from..], m);
+                    }
+                    if fin {
+                        return Ok(Some(self.msg_op));
+                    }
+                }
+                other => return Err(protocol(format!("unknown WebSocket opcode {other:#x}"))),
+            }
+        }
+    }
+
+    /// Say goodbye (a close frame, best effort).
+    pub fn close(&mut self) {
+        let _ = self.send(CLOSE, &[&1000u16.to_be_bytes()]);
+    }
+}
+
+fn apply_mask(data: &mut [u8], mask: [u8; 4]) {
+    let word = u64::from_ne_bytes([
+        mask[0], mask[1], mask[2], mask[3], mask[0], mask[1], mask[2], mask[3],
+    ]);
+    let mut chunks = data.chunks_exact_mut(8);
+    for c in &mut chunks {
+        let v = u64::from_ne_bytes((&*c).try_into().unwrap()) ^ word;
+        c.copy_from_slice(&v.to_ne_bytes());
+    }
+    for (i, b) in chunks.into_remainder().iter_mut().enumerate() {
+        *b ^= mask[i % 4];
+    }
+}
+
+fn protocol(detail: String) -> TransportError {
+    TransportError::Middleware {
+        transport: "foxglove",
+        detail,
+    }
+}
+
+fn closed_or(e: io::Error) -> TransportError {
+    match e.kind() {
+        io::ErrorKind::ConnectionReset
+        | io::ErrorKind::BrokenPipe
+        | io::ErrorKind::ConnectionAborted => TransportError::Closed,
+        _ => TransportError::Io(e),
+    }
+}
+
+/// Standard base64 with padding (the handshake's key).
+fn base64(data: &[u8]) -> String {
+    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for c in data.chunks(3) {
+        let n = (c[0] as u32) << 16
+            | (*c.get(1).unwrap_or(&0) as u32) << 8
+            | *c.get(2).unwrap_or(&0) as u32;
+        for i in 0..4 {
+            if i <= c.len() {
+                out.push(T[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_matches_rfc4648_vectors() {
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foo"), "Zm9v");
+        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
+    }
+
+    #[test]
+    fn masking_twice_is_identity_at_any_length() {
+        for n in [0, 1, 7, 8, 9, 1000] {
+            let orig: Vec<u8> = (0..n).map(|i| i as u8).collect();
+            let mut d = orig.clone();
+            apply_mask(&mut d, [1, 2, 3, 250]);
+            if n > 0 {
+                assert_ne!(d, orig);
+            }
+            assert_eq!(
+                d[..n.min(4)],
+                orig[..n.min(4)]
+                    .iter()
+                    .zip([1, 2, 3, 250])
+                    .map(|(a, m)| a ^ m)
+                    .collect::<Vec<_>>()[..]
+            );
+            apply_mask(&mut d, [1, 2, 3, 250]);
+            assert_eq!(d, orig);
+        }
+    }
+}
