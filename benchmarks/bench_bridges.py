@@ -28,7 +28,8 @@ from benchlib import med, revision, stamp, write_section  # noqa: E402  (benchma
 
 REPO = Path(__file__).resolve().parent.parent
 PATHS = (("mqtt", "direct"), ("mqtt", "mqtt-bridge"), ("cyclonedds", "direct"),
-         ("cyclonedds", "zenoh-ros2dds"))
+         ("cyclonedds", "zenoh-ros2dds"), ("cyclonedds", "foxglove"), ("zenoh", "direct"),
+         ("zenoh", "zenoh-ros2dds"))
 PAYLOADS = ("Struct256", "Array1k", "PointCloud512k")
 RATES = (100, 300, 1000, 3000, 10000)
 
@@ -119,8 +120,9 @@ def main() -> None:
     parser.add_argument("--write", action="store_true")
     parser.add_argument("--skip-max", action="store_true")
     args = parser.parse_args()
-    out = [f"Measured {stamp()} at {revision()}; 2 shared cores, under load from other work "
-           f"(figures are medians of {args.reps} interleaved repetitions, {args.seconds:g} s "
+    load = os.getloadavg()[0]
+    out = [f"Measured {stamp()} at {revision()}; 2 shared cores, load average {load:.1f} at the "
+           f"start (figures are medians of {args.reps} interleaved repetitions, {args.seconds:g} s "
            f"after 1 s warm-up; round trip, best-effort).", "",
            "**Added latency at 100 Hz Array1k, loopback** (the bridges' own cost):", ""]
     out += added(args.reps, args.seconds, None)

@@ -86,7 +86,9 @@ def mwperf_rtt(agent: Path, pong_transport: str, ping_transport: str, listen: st
     acc = m["accounting"]
     if not acc.get("received"):
         return None
-    return m["response"]["p50_ns"], m["response"]["p99_ns"], acc["received"] / max(acc["sent"], 1)
+    # service time = receive - actual send, what the C++ reference measures (its clock starts at
+    # its write); "response" (from the intended send time) adds the sender's wake-up lateness
+    return m["service"]["p50_ns"], m["service"]["p99_ns"], acc["received"] / max(acc["sent"], 1)
 
 
 def us(ns: float) -> str:

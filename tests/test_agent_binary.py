@@ -230,6 +230,7 @@ def test_catalogue_and_transports_lists():
     assert cat["Array1k"] == 1024 and cat["PointCloud512k"] == 524288 and cat["Struct16"] == 16
     ts = json.loads(subprocess.run([str(AGENT), "transports", "--json"], capture_output=True, text=True).stdout)
     names = [t["name"] for t in ts]
-    assert names == ["udp", "tcp", "uds", "iceoryx2", "cyclonedds", "fastdds", "rustdds", "zenoh", "mqtt", "ros1"]
+    assert names == ["udp", "tcp", "uds", "iceoryx2", "cyclonedds", "fastdds", "rustdds", "zenoh", "mqtt", "foxglove",
+                     "ros1"]
     assert all(t["built"] for t in ts if t["name"] in ("udp", "tcp", "uds"))
     assert {t["name"]: t["daemon"] for t in ts}["mqtt"] == "mosquitto"

@@ -19,8 +19,8 @@ def test_every_bridge_and_direct_are_allowed_values() -> None:
 @pytest.mark.parametrize(("bridge", "transport", "message"), [
     ("mqtt-bridge", "ros1", "--bridge mqtt-bridge --transport ros1: mqtt-bridge does not carry "
                             "ros1"),
-    ("zenoh-ros2dds", "zenoh", "--bridge zenoh-ros2dds --transport zenoh: zenoh-ros2dds does not "
-                               "carry zenoh"),
+    ("zenoh-ros2dds", "mqtt", "--bridge zenoh-ros2dds --transport mqtt: zenoh-ros2dds does not "
+                              "carry mqtt"),
     ("foxglove", "ros1", "--bridge foxglove --transport ros1: foxglove does not carry ros1"),
     ("foxglove", "foxglove", "--bridge foxglove --transport foxglove: foxglove does not carry "
                              "foxglove"),

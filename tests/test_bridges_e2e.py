@@ -175,6 +175,25 @@ def test_zenoh_ros2dds_carries_dds_through_two_bridges(real_env: dict[str, str],
     assert _bridge_processes() == []
 
 
+def test_zenoh_ros2dds_carries_dds_to_a_zenoh_pong(real_env: dict[str, str], tmp_path: Path,
+                                                   zenoh_bridge: None) -> None:
+    """The mixed path: a cyclonedds ping -> zenoh-plugin-ros2dds -> a zenoh pong (client of the
+    bridge's router, unwrapping the CDR sample the plugin forwards), and back. Only bridge A
+    runs: the zenoh pong is the far end."""
+    out = tmp_path / "r.json"
+    done = run_mwperf("run", "--transport", "zenoh", "--bridge", "zenoh-ros2dds", *SHORT,
+                      "--json", str(out), "--no-save", env=real_env)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(out.read_text())
+    bridge = result["bridge"]
+    assert result["status"] == "complete", result.get("status_reason")
+    assert [h["name"] for h in bridge["halves"]] == ["bridge-a"]
+    assert "a zenoh pong" in bridge["path"]
+    counts = result["measurement"]["accounting"]
+    assert counts["received"] == counts["sent"] > 50 and counts["corrupted"] == 0
+    assert _bridge_processes() == []
+
+
 def test_a_bridge_that_fails_to_build_fails_its_point_in_one_line_and_the_sweep_goes_on(
         real_env: dict[str, str], tmp_path: Path) -> None:
     env = {**real_env, "MWPERF_BRIDGE_TARGET_DIR": str(tmp_path / "empty-target"),

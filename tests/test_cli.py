@@ -22,7 +22,7 @@ import mwperf.cli
     (["run", "--dry-run"], "--dry-run: only applies to a scenario"),
     (["run", "--resume", "nowhere"], "--resume: nowhere has no sweep.json; give a sweep folder"),
     (["run", "bridge-payloads", "--reliability", "reliable"],
-     "--reliability: scenario 'bridge-payloads' sets 'reliability' itself (bridge-payloads:17); "
+     "--reliability: scenario 'bridge-payloads' sets 'reliability' itself (bridge-payloads:19); "
      "give one of them"),
     (["run", "default", "--payload", "Array64"], "--payload: cannot be combined with scenario"),
     (["run", "--frobnicate"], "No such option"),

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from conftest import REAL_AGENT, alive, children, real_agent_answers, run_mwperf
 
-MIDDLEWARE = ("iceoryx2", "cyclonedds", "fastdds", "rustdds", "zenoh", "mqtt", "ros1")
-DAEMONS = {"mqtt": ["mosquitto"], "ros1": ["rosmaster"]}
+MIDDLEWARE = ("iceoryx2", "cyclonedds", "fastdds", "rustdds", "zenoh", "mqtt", "foxglove", "ros1")
+DAEMONS = {"mqtt": ["mosquitto"], "foxglove": ["foxglove-server"], "ros1": ["rosmaster"]}
 """the daemons mwperf starts for each transport (default options)"""
 
 

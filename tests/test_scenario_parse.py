@@ -122,7 +122,8 @@ BAD = [
     ("payload: [Array1k, Array3k]\n", "t.yaml:1: field 'payload': unknown payload 'Array3k'; "
      "use a catalogue name (Array32 \u2026 PointCloud4m, see 'mwperf payloads') or a byte count"),
     ("transport: [udp, udpx]\n", "t.yaml:1: field 'transport': unknown transport 'udpx'; "
-     "allowed: udp, tcp, uds, iceoryx2, cyclonedds, fastdds, rustdds, zenoh, mqtt, ros1, built-in"),
+     "allowed: udp, tcp, uds, iceoryx2, cyclonedds, fastdds, rustdds, zenoh, mqtt, foxglove, ros1, "
+     "built-in"),
     ("count: 100\nduration: 1s\n", "t.yaml:1: field 'count': --count and --duration are "
                                    "mutually exclusive; give one of them"),
     ("transport: udp\npong: relay\n", "t.yaml:2: field 'pong': --pong relay: only with "

@@ -1,7 +1,9 @@
 """zenoh-ros2dds: zenoh-plugin-ros2dds 1.10.2 (the bridge ROS 2 users deploy), in a zenoh runtime
 of the same zenoh version as the agent's zenoh transport (crates/mwperf-bridge-zenoh, built on
-demand: build.py). The seed-002 path: a cyclonedds ping in DDS domain A -> bridge A -> zenoh
-over the WAN -> bridge B -> a cyclonedds pong in DDS domain B, and back.
+demand: build.py). The seed-002 path (``--transport cyclonedds``): a cyclonedds ping in DDS domain A ->
+bridge A -> zenoh over the WAN -> bridge B -> a cyclonedds pong in DDS domain B, and back. The
+mixed path (``--transport zenoh``): a cyclonedds ping -> bridge A -> a zenoh pong (a client of
+bridge A's router, ``--opt cdr=true``: the plugin forwards the CDR sample), and back.
 
 - The two DDS sides use different domain ids (from the point's tag), so nothing reaches the
   other side except through the bridges, even on loopback.
@@ -77,14 +79,15 @@ def prepare(setup: BridgeSetup) -> BridgePlan:
     host_a, _ = setup.where("bridge-a")
     port = free_port()
     endpoint = f"tcp/{host_a}:{port}"
+    zenoh_pong = setup.cfg.transport == "zenoh"  # the mixed path: no DDS side B, no bridge B
     configs: dict[str, str | None] = {}  # each side's agent and bridge: one DDS island
-    for agent_role, half in (("ping", "bridge-a"), ("pong", "bridge-b")):
+    for agent_role, half in (("ping", "bridge-a"), ("pong", "bridge-b"))[:1 if zenoh_pong else 2]:
         near, far = setup.facing(agent_role, half), setup.facing(half, agent_role)
         for name, own in ((agent_role, near), (half, far)):
             configs[name] = (None if own is None
                              else cyclone_unicast_config([near, far], own))  # type: ignore[list-item]
-    for half, domain, listen, connect in (("bridge-a", domain_a, endpoint, None),
-                                          ("bridge-b", domain_b, None, endpoint)):
+    halves = (("bridge-a", domain_a, endpoint, None), ("bridge-b", domain_b, None, endpoint))
+    for half, domain, listen, connect in halves[:1 if zenoh_pong else 2]:
         given = configs[half]
         cyclone = given.removeprefix("config=") if given else LOOPBACK_CYCLONE
         config = zenoh_config(domain, half.replace("-", "_"), listen, connect)
@@ -92,13 +95,24 @@ def prepare(setup: BridgeSetup) -> BridgePlan:
             binary, setup.workdir, h, c, x, setup.where(h), endpoint))
 
     def sender(ready: str) -> str:
-        _, _, base = ready.partition("/")
+        _, _, base = ready.rpartition("#") if zenoh_pong else ready.partition("/")
         return f"{domain_a}/{base}"
 
-    own = {role: ((configs[role],) if configs[role] else ()) for role in ("ping", "pong")}
+    ping_own = (configs["ping"],) if configs["ping"] else ()
+    if zenoh_pong:
+        # the pong is a zenoh client of bridge A's router; its keys are the plugin's names for
+        # the ROS 2 topics (rt/mwperf/<base>/x -> mwperf/<base>/x), so the base has no '-'
+        # (the DDS side writes it as '_')
+        return BridgePlan(listen=f"{endpoint}#b{setup.tag}", sender=sender,
+                          sender_transport="cyclonedds",
+                          sender_opts=("ros-node=mwperf_ping",) + ping_own,
+                          server_opts=("mode=client", "cdr=true"),
+                          facts={"dds_domains": [domain_a], "zenoh_endpoint": endpoint,
+                                 "ros_distro": ROS_DISTRO})
+    pong_own = (configs["pong"],) if configs["pong"] else ()
     return BridgePlan(listen=f"{domain_b}/auto", sender=sender,
-                      sender_opts=("ros-node=mwperf_ping",) + own["ping"],
-                      server_opts=("ros-node=mwperf_pong",) + own["pong"],
+                      sender_opts=("ros-node=mwperf_ping",) + ping_own,
+                      server_opts=("ros-node=mwperf_pong",) + pong_own,
                       facts={"dds_domains": [domain_a, domain_b], "zenoh_endpoint": endpoint,
                              "ros_distro": ROS_DISTRO})
 
@@ -110,9 +124,11 @@ def ensure(agent: Agent) -> None:
 BRIDGE = Bridge(
     name="zenoh-ros2dds",
     description="zenoh-plugin-ros2dds: ROS 2 DDS <-> zenoh, one bridge per DDS side",
-    transports=("cyclonedds",),
+    transports=("cyclonedds", "zenoh"),
     prepare=prepare, ensure=ensure,
     path=lambda transport: ("cyclonedds (domain A) -> zenoh-plugin-ros2dds A =zenoh=> "
-                            "zenoh-plugin-ros2dds B -> cyclonedds (domain B)"),
+                            + ("a zenoh pong (client of bridge A's router, CDR unwrapped)"
+                               if transport == "zenoh" else
+                               "zenoh-plugin-ros2dds B -> cyclonedds (domain B)")),
     modes=("roundtrip", "oneway"),
 )

@@ -17,6 +17,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     opts: &[
         Opt { key: "mode", help: "peer (pong/sub listen, ping/pub connect; default) or client (both connect to a router at the endpoint)" },
         Opt { key: "express", help: "true (default: each message at once) or false (zenoh may batch)" },
+        Opt { key: "cdr", help: "false (default) or true: each message as the CDR sample of the DDS transports' type, as zenoh-plugin-ros2dds forwards ROS 2 messages (a zenoh end of --bridge zenoh-ros2dds)" },
     ],
     qos: QosSupport {
         reliability: QosSupport::RELIABILITY,

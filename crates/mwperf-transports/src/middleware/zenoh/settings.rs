@@ -36,6 +36,8 @@ pub struct Settings {
     pub congestion: CongestionControl,
     /// keep-last N → a ring of N samples per subscriber (oldest dropped when the reader lags).
     pub depth: usize,
+    /// Messages as CDR samples of the DDS type (what zenoh-plugin-ros2dds forwards).
+    pub cdr: bool,
 }
 
 fn unsupported(what: impl Into<String>) -> TransportError {
@@ -66,6 +68,9 @@ impl Settings {
         let express = opts
             .get("express")
             .map_or(Ok(true), |v| parse_bool("express", v))?;
+        let cdr = opts
+            .get("cdr")
+            .map_or(Ok(false), |v| parse_bool("cdr", v))?;
         let congestion = match spec.qos.reliability {
             Reliability::Reliable => CongestionControl::Block,
             Reliability::BestEffort => CongestionControl::Drop,
@@ -82,6 +87,7 @@ impl Settings {
             express,
             congestion,
             depth,
+            cdr,
         })
     }
 }
