@@ -152,7 +152,7 @@ def main() -> None:
         f"Measured {stamp()} at {revision()}, {a.reps} interleaved repetitions of {a.seconds:g} s after 1 s warm-up, medians; "
         f"reliable keep-last 1, synchronous publishing, 127.0.0.1 with unicast discovery; {idle}.",
         "",
-        "| Fast DDS RTT, 64-byte message | transport | mwperf p50 | C++ reference p50 | ratio (goal ≤ 1.10) | ratio per pair, min–max | p99 mwperf / reference |",
+        "| Fast DDS RTT, 64-byte message | transport | mwperf p50 (service time) | C++ reference p50 | ratio (goal ≤ 1.10) | ratio per pair, min–max | p99 mwperf / reference |",
         "|---|---|---|---|---|---|---|",
         *rows,
         "",

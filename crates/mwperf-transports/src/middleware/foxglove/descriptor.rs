@@ -1,7 +1,7 @@
 //! What the Foxglove WebSocket transport is (see [`crate::descriptor`]); compiled with or without
 //! the `foxglove` feature, so a transport compiled out is still listed.
 
-use crate::{Descriptor, Fanout, Framing, QosSupport};
+use crate::{Descriptor, Fanout, Framing, Opt, QosSupport};
 
 pub const DESCRIPTOR: Descriptor = Descriptor {
     name: "foxglove",
@@ -15,7 +15,10 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     local_only: false,
     crosses_hosts: true,
     fanout: Fanout::Counted,
-    opts: &[],
+    opts: &[Opt {
+        key: "quickack",
+        help: "off (default: the kernel's delayed ACKs, as an ordinary client) or on (acknowledge every read at once: TCP_QUICKACK)",
+    }],
     qos: QosSupport {
         reliability: QosSupport::RELIABILITY,
         history: QosSupport::HISTORY,

@@ -50,7 +50,17 @@ const OP_MESSAGE_DATA: u8 = 0x01;
 const DATA_PREFIX: usize = 1 + 4 + 8;
 
 pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError> {
-    spec.options_of(&DESCRIPTOR)?;
+    let opts = spec.options_of(&DESCRIPTOR)?;
+    let quickack = match opts.get("quickack") {
+        None | Some("off") => false,
+        Some("on") => true,
+        Some(other) => {
+            return Err(TransportError::Unsupported {
+                transport: TRANSPORT,
+                what: format!("'--opt quickack={other}' (allowed: on, off)"),
+            })
+        }
+    };
     if spec.qos.durability == Durability::TransientLocal {
         return Err(TransportError::Unsupported {
             transport: TRANSPORT,
@@ -67,6 +77,7 @@ pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError
             },
             other => other,
         })?;
+    socket.quickack = quickack;
     let out = side.out_topic().map(topic);
     let input = side.in_topic().map(topic);
     let ready_prefix = topic("ready/");

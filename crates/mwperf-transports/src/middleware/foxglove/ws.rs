@@ -38,6 +38,8 @@ pub struct WebSocket {
     delivered: bool,
     wbuf: Vec<u8>,
     mask_state: u64,
+    /// Acknowledge every read at once (TCP_QUICKACK), instead of the kernel's delayed ACK.
+    pub quickack: bool,
 }
 
 /// What one look at the connection produced.
@@ -128,6 +130,7 @@ impl WebSocket {
                 delivered: false,
                 wbuf: Vec::new(),
                 mask_state: seed | 1,
+                quickack: false,
             },
             chosen,
         ))
@@ -219,6 +222,9 @@ impl WebSocket {
                 Ok(0) => return Err(TransportError::Closed),
                 Ok(n) => {
                     self.end += n;
+                    if self.quickack {
+                        quickack(self.sock.as_raw_fd());
+                    }
                     continue;
                 }
                 Err(e) => match e.kind() {
@@ -305,6 +311,22 @@ impl WebSocket {
     pub fn close(&mut self) {
         let _ = self.send(CLOSE, &[&1000u16.to_be_bytes()]);
     }
+}
+
+/// Acknowledge what arrived at once (Linux clears TCP_QUICKACK after a while, so it is set again
+/// after every read).
+fn quickack(fd: std::os::fd::RawFd) {
+    let one: libc::c_int = 1;
+    // SAFETY: setsockopt with a valid int option value on our own socket.
+    unsafe {
+        libc::setsockopt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_QUICKACK,
+            &one as *const _ as *const libc::c_void,
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
 }
 
 fn apply_mask(data: &mut [u8], mask: [u8; 4]) {
