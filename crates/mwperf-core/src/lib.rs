@@ -2,6 +2,7 @@
 //! header, clocks, the absolute-deadline scheduler, the payload catalogue, streaming statistics
 //! and the result document (schema/result.v2.json).
 
+pub mod base64;
 pub mod clock;
 pub mod clocksync;
 pub mod host;

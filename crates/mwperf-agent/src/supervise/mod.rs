@@ -584,7 +584,10 @@ fn send_file(out: &mut impl Write, dir: &Path, name: &str) {
         total += n as u64;
         write_out(
             out,
-            &line("file", &format!("{name} {}", protocol::base64(&chunk[..n]))),
+            &line(
+                "file",
+                &format!("{name} {}", mwperf_core::base64::encode(&chunk[..n])),
+            ),
         );
         if n < chunk.len() {
             break;

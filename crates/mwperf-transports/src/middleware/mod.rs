@@ -33,6 +33,8 @@ pub mod foxglove;
 pub mod iceoryx2;
 #[cfg(feature = "mqtt")]
 pub mod mqtt;
+#[cfg(any(feature = "mqtt", feature = "foxglove"))]
+mod pumped;
 #[cfg(feature = "ros1")]
 pub mod ros1;
 #[cfg(feature = "rustdds")]

@@ -32,6 +32,7 @@ use serde_json::{json, Value};
 
 use self::ws::{Incoming, WebSocket, BINARY, TEXT};
 use super::foxglove_descriptor::DESCRIPTOR;
+use super::pumped::{recv_loop, Got};
 use crate::{spec, Durability, Endpoint, Side, Spec, TransportError};
 
 const TRANSPORT: &str = "foxglove";
@@ -188,13 +189,6 @@ pub struct FoxgloveEndpoint {
     publish_allowed: Option<bool>,
     /// Messages that arrived while `open`/`wait_matched` waited for something else.
     early: VecDeque<Vec<u8>>,
-}
-
-enum Got {
-    Message(usize),
-    Other,
-    PeerLeft,
-    Nothing,
 }
 
 impl FoxgloveEndpoint {
@@ -361,21 +355,7 @@ impl Endpoint for FoxgloveEndpoint {
             *buf = m;
             return Ok(Some(buf.len()));
         }
-        let deadline = now_ns().saturating_add(wait_ns);
-        loop {
-            let left = if wait_ns == 0 {
-                0
-            } else {
-                deadline.saturating_sub(now_ns()).max(1)
-            };
-            match self.pump(Some(&mut *buf), left)? {
-                Got::Message(n) => return Ok(Some(n)),
-                Got::PeerLeft => return Err(TransportError::Closed),
-                Got::Nothing => return Ok(None),
-                Got::Other if wait_ns == 0 || now_ns() >= deadline => return Ok(None),
-                Got::Other => {}
-            }
-        }
+        recv_loop(wait_ns, |left| self.pump(Some(&mut *buf), left))
     }
 
     fn local_addr(&self) -> String {

@@ -69,7 +69,7 @@ impl WebSocket {
         let mut sock = TcpStream::connect_timeout(&to, timeout).map_err(unreachable)?;
         sock.set_nodelay(true).map_err(TransportError::Io)?;
         let seed = now_ns() ^ ((std::process::id() as u64) << 32);
-        let key = base64(&seed.to_le_bytes().repeat(2));
+        let key = mwperf_core::base64::encode(&seed.to_le_bytes().repeat(2));
         let request = format!(
             "GET {path} HTTP/1.1\r\nHost: {hostport}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
              Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: {}\r\n\r\n",
@@ -359,36 +359,9 @@ fn closed_or(e: io::Error) -> TransportError {
     }
 }
 
-/// Standard base64 with padding (the handshake's key).
-fn base64(data: &[u8]) -> String {
-    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for c in data.chunks(3) {
-        let n = (c[0] as u32) << 16
-            | (*c.get(1).unwrap_or(&0) as u32) << 8
-            | *c.get(2).unwrap_or(&0) as u32;
-        for i in 0..4 {
-            if i <= c.len() {
-                out.push(T[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn base64_matches_rfc4648_vectors() {
-        assert_eq!(base64(b"f"), "Zg==");
-        assert_eq!(base64(b"fo"), "Zm8=");
-        assert_eq!(base64(b"foo"), "Zm9v");
-        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
-    }
 
     #[test]
     fn masking_twice_is_identity_at_any_length() {

@@ -27,6 +27,7 @@ use self::address::{Address, Topics};
 use self::codec::{QoS, Will};
 use self::mapping::TRANSPORT;
 use self::session::Session;
+use super::pumped::{recv_loop, Got};
 use crate::{spec, Endpoint, Side, Spec, TransportError};
 
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
@@ -148,17 +149,6 @@ pub struct MqttEndpoint {
     early: VecDeque<Vec<u8>>,
 }
 
-/// What one look at the connection produced.
-enum Got {
-    /// A message on the input topic, copied into the caller's buffer.
-    Message(usize),
-    /// Something else was handled (an announcement, a foreign topic).
-    Other,
-    /// The peer's `ready` was cleared after matching: it left.
-    PeerLeft,
-    Nothing,
-}
-
 impl MqttEndpoint {
     /// Pong/sub: subscribe, wait for SUBACK, announce `ready` (retained).
     fn listen(&mut self) -> Result<(), TransportError> {
@@ -263,21 +253,7 @@ impl Endpoint for MqttEndpoint {
             *buf = m;
             return Ok(Some(buf.len()));
         }
-        let deadline = now_ns().saturating_add(wait_ns);
-        loop {
-            let left = if wait_ns == 0 {
-                0
-            } else {
-                deadline.saturating_sub(now_ns()).max(1)
-            };
-            match self.pump(Some(&mut *buf), left)? {
-                Got::Message(n) => return Ok(Some(n)),
-                Got::PeerLeft => return Err(TransportError::Closed),
-                Got::Nothing => return Ok(None),
-                Got::Other if wait_ns == 0 || now_ns() >= deadline => return Ok(None),
-                Got::Other => {}
-            }
-        }
+        recv_loop(wait_ns, |left| self.pump(Some(&mut *buf), left))
     }
 
     fn local_addr(&self) -> String {
