@@ -52,8 +52,9 @@ py-test:
 # the Python tests that start no real agent, daemon or browser (the fake agent stands in)
 PY_FAST := -m "not agent" --ignore-glob='tests/test_*_e2e.py' --ignore=tests/test_agent_binary.py \
 	--ignore=tests/test_report_browser.py --ignore=tests/test_daemons.py --ignore=tests/test_teardown.py
+# two workers (pytest-xdist, from the test extra) when it is installed: the tier is CPU-bound
 py-fast:
-	$(PY) -m pytest -q $(PY_FAST)
+	$(PY) -m pytest -q $$($(PY) -c 'import xdist' 2>/dev/null && echo '-n 2') $(PY_FAST)
 
 clean:
 	cargo clean
