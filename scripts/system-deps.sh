@@ -10,6 +10,7 @@
 #   iproute2                         ip netns / ip link / tc for --link (emulated hosts and links)
 #   openssh-client openssh-server    --host over SSH (the tests run a real sshd in an emulated host)
 #   python3-venv                     the wheel's install test (a fresh virtual environment)
+#   heaptrack                        --alloc-sites: allocations with their backtraces (heaptrack_interpret)
 # With the argument 'bridges': only what building the bridges needs (make bridges; docs/bridges.md):
 #   cmake libclang-dev               Cyclone DDS built from source by cyclors, and its bindgen
 # As root it installs them (no prompts, no stdin); otherwise it prints the command and goes on
@@ -17,7 +18,7 @@
 set -euo pipefail
 PACKAGES=(cyclonedds-dev cyclonedds-tools libfastrtps-dev libfastcdr-dev mosquitto mosquitto-clients python3-rosmaster topic-tools
           python3-rosbag python3-sensor-msgs python3-rospy
-          chromium iproute2 openssh-client openssh-server python3-venv)
+          chromium iproute2 openssh-client openssh-server python3-venv heaptrack)
 if [[ "${1:-}" == "bridges" ]]; then
     PACKAGES=(cmake libclang-dev)
 fi

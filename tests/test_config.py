@@ -58,6 +58,9 @@ def test_everything_given() -> None:
     ({"count": "0"}, "--count: must be >= 1, got 0"),
     ({"count": "5", "duration": "1s"}, "--count and --duration are mutually exclusive; "
                                        "give one of them"),
+    ({"alloc_sites": True, "count_allocs": True},
+     "--alloc-sites and --count-allocs: one at a time (both intercept malloc and would count "
+     "each other); --alloc-sites reports allocations per message too"),
 ])
 def test_bad_values(options: dict[str, Any], message: str) -> None:
     with pytest.raises(UsageError) as caught:

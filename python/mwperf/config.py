@@ -118,6 +118,9 @@ class PointConfig:
     """TEST ONLY: (emulated host, CLOCK_MONOTONIC offset s, drift ppm) given to its agents"""
     count_allocs: bool = False
     """count every heap allocation of each agent per phase (LD_PRELOAD libmwperf_alloc.so)"""
+    alloc_sites: bool = False
+    """record each agent's allocations with their backtraces (heaptrack) and list the top call
+    sites (allocsites/)"""
     replay: dict[str, Any] | None = None
     """``--replay``: the recording replayed (file, rate, window, topics in topic-index order)"""
     replay_trace: str | None = None
@@ -172,6 +175,8 @@ class PointConfig:
             del data["clock_sync"]
         if not self.count_allocs:
             del data["count_allocs"]
+        if not self.alloc_sites:
+            del data["alloc_sites"]
         if not self.wire_bytes:
             del data["wire_bytes"]
         if not self.idle_ns:
@@ -258,6 +263,7 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
         clock_sync=bool(options.get("clock_sync")),
         test_clock=parse_test_clock(options.get("test_clock"), hosts.hosts if hosts else None),
         count_allocs=bool(options.get("count_allocs")),
+        alloc_sites=bool(options.get("alloc_sites")),
         wire_bytes=bool(options.get("wire_bytes")),
         profile=bool(options.get("profile")),
         idle_ns=_duration("--idle", options.get("idle") or ("2s" if options.get("wire_bytes")
@@ -273,6 +279,13 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
 
     if options.get("bridge") is not None:
         point = _bridged(point, str(options["bridge"]).strip(), options.get("topology"))
+    if point.alloc_sites and point.remote is not None:
+        raise UsageError("--alloc-sites: not for agents on real hosts (--host); record the call "
+                         "sites with the agents on this machine (loopback or --link)")
+    if point.alloc_sites and point.count_allocs:
+        raise UsageError("--alloc-sites and --count-allocs: one at a time (both intercept "
+                         "malloc and would count each other); --alloc-sites reports "
+                         "allocations per message too")
     if point.count_allocs and point.remote is not None:
         raise UsageError("--count-allocs: not yet for agents on real hosts (--host); count "
                          "allocations with the agents on this machine (loopback or --link)")

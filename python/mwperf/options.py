@@ -119,6 +119,11 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
            "allocation of each agent (Rust and C libraries: LD_PRELOAD of "
            "libmwperf_alloc.so) per phase; the details show allocations per message in the "
            "steady state. Agents on this machine only."),
+    option("--alloc-sites", is_flag=True, default=None, help="Record every heap "
+           "allocation of each agent with its backtrace (heaptrack) and list the top call "
+           "sites: allocations per message in the steady state and in the whole run "
+           "(alloc-sites/ in the result folder, the details and the report). Slows every "
+           "allocation: use --count-allocs for the counts alone. Agents on this machine only."),
     option("--wire-bytes", is_flag=True, default=None, help="Count bytes and packets on "
            "the wire per phase (setup, warm-up, steady state, idle, teardown) where they "
            "pass: mwperf's userspace link emulator logs every packet (without --link: a "

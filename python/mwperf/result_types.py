@@ -345,6 +345,40 @@ class RunResultLink(TypedDict):
     outage_window: NotRequired[RunResultLinkOutageWindow | None]
 
 
+class RunResultAllocSitesProcessesItemSitesItem(TypedDict):
+    function: str
+    module: str
+    callers: list[str]
+    steady_count: int
+    per_msg: float | None
+    steady_bytes: int
+    total_count: int
+    total_bytes: int
+
+
+class RunResultAllocSitesProcessesItem(TypedDict):
+    name: str
+    role: str
+    error: NotRequired[str]
+    steady_messages: NotRequired[int]
+    steady_allocs: NotRequired[int]
+    allocs_per_msg: NotRequired[float | None]
+    bytes_per_msg: NotRequired[float | None]
+    total_allocs: NotRequired[int]
+    total_bytes: NotRequired[int]
+    record: NotRequired[str]
+    table: NotRequired[str]
+    sites: NotRequired[list[RunResultAllocSitesProcessesItemSitesItem]]
+
+
+class RunResultAllocSites(TypedDict):
+    """with --alloc-sites (docs/costs.md): every heap allocation of each local agent recorded with its backtrace by heaptrack; per process the steady state (cut by the agent's per-message markers, which are left out: the same window as --count-allocs), the totals of the whole run, and the top call sites (the first frame outside the allocator, with up to 3 callers) by steady-state count; the record (gzipped, for heaptrack_print/heaptrack_gui) and the table are in the point folder"""
+
+    tool: str
+    version: NotRequired[str]
+    processes: list[RunResultAllocSitesProcessesItem]
+
+
 class RunResultProfileProcessesItemTopItem(TypedDict):
     function: str
     self_pct: float
@@ -445,6 +479,7 @@ class RunResult(TypedDict):
     per_topic: NotRequired[list[TopicMeasurement]]
     resilience: NotRequired[Resilience]
     link: NotRequired[RunResultLink]
+    alloc_sites: NotRequired[RunResultAllocSites]
     profile: NotRequired[RunResultProfile]
     wire: NotRequired[RunResultWire]
     bridge: NotRequired[RunResultBridge]

@@ -33,6 +33,11 @@ def save_point(outcome: Outcome, directory: Path) -> Path:
             if source.is_file() and source.suffix in (".svg", ".folded", ".txt"):
                 _publish(directory / "profile" / source.name,
                          lambda tmp, src=source: shutil.copyfile(src, tmp))
+    if outcome.alloc_sites_dir is not None and outcome.alloc_sites_dir.is_dir():
+        for source in sorted(outcome.alloc_sites_dir.iterdir()):  # heaptrack records, tables
+            if source.is_file() and source.name.endswith((".txt", ".heaptrack.gz")):
+                _publish(directory / "alloc-sites" / source.name,
+                         lambda tmp, src=source: shutil.copyfile(src, tmp))
     write_json(directory / "result.json", result)
     return directory
 

@@ -44,6 +44,7 @@ from .remote.ssh import SshOptions
 from .resilience import missed_warning, section as resilience_section
 from .schema import validation_error
 from .subscribers import connect_address, listen_address, names
+from .allocsites import heaptrack
 from .transports import hook, profile
 from .profiling import PROFILE_DIR, Recorder, unavailable, write_profiles
 from .wire import not_applicable as wire_not_applicable, section as wire_section
@@ -79,6 +80,8 @@ class Outcome:
     """the daemons' logs and configurations, saved with the result"""
     profile_dir: Path | None = None
     """--profile: the flame graphs, folded stacks and top functions, saved with the result"""
+    alloc_sites_dir: Path | None = None
+    """--alloc-sites: each agent's heaptrack record (gzipped) and its table of call sites"""
 
 
 DAEMON_PLACED_AS = {"relay": "pong", "zenoh-router": "zenohd"}
@@ -219,6 +222,10 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
             result["bridge"]["hops"] = bridge_hops(result["link"], result["measurement"])
     if recorder is not None:
         result["profile"] = write_profiles(recorder, profiled, workdir / PROFILE_DIR)
+    if cfg.alloc_sites:
+        result["alloc_sites"] = heaptrack.collect(
+            heaptrack.find(), workdir, [(a.name, a.role) for a in agents.agents
+                                        if real is None or not real.is_remote(a.role)])
     if cfg.wire_bytes and emulated is None:
         result["wire"] = wire_not_applicable(cfg.transport)
     if real is not None:
@@ -233,7 +240,8 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
     if missed is not None:
         result["warnings"].append(make_warning(*missed))
     return Outcome(result, samples_path, interrupted, daemons.folder if daemons.daemons else None,
-                   workdir / PROFILE_DIR if recorder is not None else None)
+                   workdir / PROFILE_DIR if recorder is not None else None,
+                   workdir / heaptrack.ALLOC_SITES_DIR if cfg.alloc_sites else None)
 
 
 def _start_profile(workdir: Path, servers: list[AgentProcess], sender: AgentProcess,
@@ -283,6 +291,8 @@ def _spawn(agents: AgentSet, real: PointHosts | None, workdir: Path, cfg: PointC
     if real is None or not real.is_remote(role):
         if cfg.count_allocs:
             env = {**(env or {}), "LD_PRELOAD": alloc_preload(agent)}
+        if cfg.alloc_sites:
+            env = heaptrack.environment(heaptrack.find(), workdir, name, env)
         return agents.spawn(role, argv(workdir, agent) + own, netns, env, name=name)
     host = real.hosts[real.host_of(role)]
     command = argv(Path("."), Agent(Path(host.agent.path))) + own
@@ -401,6 +411,7 @@ def role_argv(agent: Agent, role: str, cfg: PointConfig, workdir: Path, tag: int
             "--json", str(workdir / f"{name or role}.json"), "--quiet"]
     argv += ["--busy-poll"] * cfg.busy_poll + ["--prevent-cpu-idle"] * cfg.prevent_cpu_idle
     argv += ["--count-allocs"] * cfg.count_allocs
+    argv += ["--alloc-site-markers"] * cfg.alloc_sites
     argv += qos_args(cfg) + workload_args(cfg, sender)
     if sender:
         argv += sender_args(cfg)

@@ -207,6 +207,7 @@ def render_details(result: dict[str, Any]) -> str:
     text += render_allocations(result.get("agents") or [])
     text += render_wire(result.get("wire"))
     text += render_profile(result.get("profile"))
+    text += render_alloc_sites(result.get("alloc_sites"))
     for line in summary_lines(result.get("cpu")):
         text += f"cpu           {line}\n"
     for daemon in result.get("daemons") or []:
@@ -245,6 +246,32 @@ def render_allocations(agents: list[dict[str, Any]]) -> str:
         parts.append(f"{name} {a['allocs_per_msg']:.3f}/msg {a['bytes_per_msg']:.0f} B/msg "
                      f"(peak heap {format_bytes(a['peak_live_bytes'])})")
     return f"allocations   {'  '.join(parts)}\n" if parts else ""
+
+
+ALLOC_SITES_SHOWN = 3
+
+
+def render_alloc_sites(section: dict[str, Any] | None) -> str:
+    """With --alloc-sites: per agent, its allocations per message in the steady state and the
+    call sites that make them (the whole table in alloc-sites/<agent>.txt)."""
+    if not section:
+        return ""
+    lines = []
+    for proc in section["processes"]:
+        if "error" in proc:
+            lines.append(f"{proc['name']}: {proc['error']}")
+            continue
+        if proc["allocs_per_msg"] is None:
+            lines.append(f"{proc['name']}: no steady state ({proc['total_allocs']} allocations "
+                         "in the whole run)")
+            continue
+        busy = [s for s in proc["sites"] if s["steady_count"] > 0][:ALLOC_SITES_SHOWN]
+        where = "; ".join(f"{s['per_msg']:.2f} {s['function'][:70]}" for s in busy)
+        lines.append(f"{proc['name']} {proc['allocs_per_msg']:.2f}/msg"
+                     + (f": {where}" if where else " (none per message)"))
+    return "".join(f"{'alloc sites' if i == 0 else '':<14}{line}\n"
+                   for i, line in enumerate(lines)) + ("" if not lines else
+                                                       f"{'':<14}(tables in alloc-sites/)\n")
 
 
 def render_profile(profile: dict[str, Any] | None) -> str:

@@ -31,6 +31,7 @@ const MAGIC: u64 = u64::from_le_bytes(*b"MWALLOC1");
 pub const LIBRARY: &str = "libmwperf_alloc.so";
 
 static ON: AtomicBool = AtomicBool::new(false);
+static MARKERS: AtomicBool = AtomicBool::new(false);
 static COUNTERS: AtomicPtr<Counters> = AtomicPtr::new(std::ptr::null_mut());
 static MESSAGES: AtomicU64 = AtomicU64::new(0);
 
@@ -111,12 +112,35 @@ pub fn setup_done() {
     }
 }
 
+/// `--alloc-site-markers`: from now on every measured message calls [`mwperf_alloc_sites_marker`].
+pub fn enable_markers() {
+    MARKERS.store(true, Relaxed);
+}
+
 /// One measured message has been handled completely.
 #[inline]
 pub fn message() {
     if ON.load(Relaxed) {
         message_counted();
     }
+    if MARKERS.load(Relaxed) {
+        mwperf_alloc_sites_marker();
+    }
+}
+
+/// The size of the marker's block: an odd size no middleware asks for, a second check beside
+/// the function's name (python/mwperf/allocsites/sites.py looks for both).
+pub const MARKER_BYTES: usize = 4093;
+
+/// `--alloc-site-markers`: one allocation (and its free) per measured message, from a function
+/// whose unmangled name a heap profiler's backtraces show, so the steady state can be cut out of
+/// its record: from the first marker to the last, `markers - 1` messages (as --count-allocs).
+#[no_mangle]
+#[inline(never)]
+pub extern "C" fn mwperf_alloc_sites_marker() {
+    // black_box: the optimiser would remove an unused allocation
+    let v: Vec<u8> = std::hint::black_box(Vec::with_capacity(MARKER_BYTES));
+    drop(std::hint::black_box(v));
 }
 
 #[inline(never)]

@@ -177,6 +177,13 @@ pub struct Common {
     #[arg(long = "count-allocs")]
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub count_allocs: bool,
+    /// Mark every measured message with one heap allocation by `mwperf_alloc_sites_marker`, so
+    /// that a heap profiler's record of this process (heaptrack: `mwperf run --alloc-sites`) can
+    /// be cut at the steady state and divided by its messages exactly; the marker's own
+    /// allocations are left out there. Costs one allocation per message.
+    #[arg(long = "alloc-site-markers")]
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub alloc_site_markers: bool,
 }
 
 fn drift_ppm(s: &str) -> Result<f64, String> {

@@ -109,6 +109,9 @@ fn main() -> ExitCode {
             return usage(&m);
         }
     }
+    if common.alloc_site_markers {
+        allocs::enable_markers();
+    }
     if let Some(ppm) = common.test_clock_drift_ppm {
         mwperf_core::clock::set_test_drift_ppm(ppm); // TEST ONLY: before any timestamp is taken
     }

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..store.sources import staged
-from . import (bridges, costs, distribution, latency_rate, loss_jitter, page, probes,
+from . import (alloc_sites, bridges, costs, distribution, latency_rate, loss_jitter, page, probes,
                profiles, resources, summary, timeline, topics)
 from .data import Run, load_runs
 
@@ -50,7 +50,8 @@ def html(runs: Sequence[Run], table: list[dict], found: Sequence[probes.Probe] =
     sections = [latency_rate.section(runs), distribution.section(runs), timeline.section(runs),
                 loss_jitter.section(runs), topics.section(runs), bridges.section(runs),
                 resources.section(runs, numbers), costs.section(runs, numbers),
-                profiles.section(runs, numbers), probes.section(found)]
+                alloc_sites.section(runs, numbers), profiles.section(runs, numbers),
+                probes.section(found)]
     return page.render(runs, sections, table)
 
 

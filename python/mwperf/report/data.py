@@ -63,6 +63,8 @@ class Point:
     """the result's ``bridge`` section (--bridge points: which bridge, or ``direct``)"""
     profile: dict[str, Any] | None = None
     """the result's ``profile`` section (--profile: top functions per process)"""
+    alloc_sites: dict[str, Any] | None = None
+    """the result's ``alloc_sites`` section (--alloc-sites: top call sites per agent)"""
 
     @property
     def point_id(self) -> str:
@@ -161,7 +163,8 @@ def _point(row: dict[str, Any]) -> Point:
                  message_bytes=measurement.get("message_bytes"),
                  message_bytes_per_s=(measurement.get("throughput") or {}).get(
                      "message_bytes_per_s"), topic_histograms=topics,
-                 bridge=result.get("bridge"), profile=result.get("profile"))
+                 bridge=result.get("bridge"), profile=result.get("profile"),
+                 alloc_sites=result.get("alloc_sites"))
 
 
 def _outage(result: dict[str, Any]) -> tuple[float, float] | None:

@@ -121,7 +121,8 @@ def process_columns(result: dict[str, Any]) -> dict[str, Any]:
 
 def cost_columns(result: dict[str, Any]) -> dict[str, Any]:
     """Bytes on the wire (--wire-bytes, the first wire) and heap allocations per message per
-    role (--count-allocs; several agents of a role: the largest)."""
+    role (--count-allocs, else --alloc-sites' heaptrack count; several agents of a role: the
+    largest)."""
     wire = result.get("wire") or {}
     row: dict[str, Any] = {"wire_up_bytes_per_msg": wire.get("up_bytes_per_message"),
                            "wire_down_bytes_per_msg": wire.get("down_bytes_per_message"),
@@ -130,7 +131,9 @@ def cost_columns(result: dict[str, Any]) -> dict[str, Any]:
     for role in ROLES:
         per = [(a.get("allocations") or {}).get("allocs_per_msg")
                for a in result.get("agents") or [] if a.get("role") == role]
-        per = [p for p in per if p is not None]
+        per = [p for p in per if p is not None] or [
+            p.get("allocs_per_msg") for p in (result.get("alloc_sites") or {}).get("processes", [])
+            if p.get("role") == role and p.get("allocs_per_msg") is not None]
         row[f"{role}_allocs_per_msg"] = max(per) if per else None
     return row
 

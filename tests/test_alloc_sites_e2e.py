@@ -1,0 +1,88 @@
+"""--alloc-sites on real agents (issue 13): heaptrack records each agent, the steady state is cut
+at the agent's per-message markers, and the call sites' counts are exact.
+
+Ground truth: the test-only agent option `--test-allocs-per-msg N` allocates and frees N heap
+blocks per message sent, in `mwperf_agent::allocs::test_pattern`: that site must show exactly
+N x the steady-state messages, and the receiver nothing more. The UDP agents allocate nothing
+per message (tests/test_allocs_e2e.py holds it with the other counter): heaptrack must agree.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REAL_AGENT
+from mwperf.allocsites import heaptrack
+from mwperf.schema import validation_error
+
+pytestmark = pytest.mark.agent
+
+PYTHONPATH = str(Path(__file__).resolve().parents[1] / "python")
+"""`python -m mwperf` from this checkout, whichever copy is installed"""
+
+
+def test_an_injected_pattern_is_found_at_its_call_site_exactly(tmp_path: Path) -> None:
+    tool = heaptrack.find()
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    common = ["--transport", "udp", "--alloc-site-markers", "--quiet"]
+    pong = subprocess.Popen([str(REAL_AGENT), "pong", *common, "--listen", "127.0.0.1:0",
+                             "--idle-timeout", "1s", "--json", str(tmp_path / "pong.json")],
+                            stdout=subprocess.PIPE, text=True,
+                            env=heaptrack.environment(tool, tmp_path, "pong", env))
+    try:
+        ready = pong.stdout.readline().split()
+        assert ready[:2] == ["READY", "udp"], ready
+        done = subprocess.run([str(REAL_AGENT), "ping", *common, "--connect", ready[2],
+                               "--rate", "1000", "--duration", "1s", "--warmup", "100ms",
+                               "--payload", "Struct256", "--test-allocs-per-msg", "3",
+                               "--json", str(tmp_path / "ping.json")],
+                              env=heaptrack.environment(tool, tmp_path, "ping", env),
+                              capture_output=True, text=True, timeout=60, check=False)
+        assert done.returncode == 0, done.stderr
+        assert pong.wait(timeout=30) == 0
+    finally:
+        pong.kill()
+    section = heaptrack.collect(tool, tmp_path, [("ping", "ping"), ("pong", "pong")])
+    by_name = {p["name"]: p for p in section["processes"]}
+    ping, pong_sites = by_name["ping"], by_name["pong"]
+    assert ping["steady_messages"] >= 900
+    pattern = [s for s in ping["sites"] if s["function"] == "mwperf_agent::allocs::test_pattern"]
+    assert len(pattern) == 1, ping["sites"][:3]
+    assert pattern[0]["steady_count"] == 3 * ping["steady_messages"]
+    assert pattern[0]["per_msg"] == 3.0
+    assert ping["allocs_per_msg"] == 3.0  # nothing else allocates per message, markers left out
+    assert "mwperf_agent::outgoing::Outgoing::send" in pattern[0]["callers"]
+    assert pong_sites["steady_messages"] >= 900 and pong_sites["allocs_per_msg"] == 0.0
+    assert (tmp_path / "alloc-sites" / "ping.txt").read_text().count("test_pattern") == 1
+    assert not (tmp_path / "alloc-sites" / "ping.raw").exists()  # interpreted, then removed
+
+
+def test_a_run_with_alloc_sites_keeps_the_records_and_shows_the_sites(
+        real_env: dict[str, str], tmp_path: Path) -> None:
+    out = tmp_path / "result.json"
+    done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--transport", "udp",
+                           "--rate", "500", "--duration", "1s", "--alloc-sites",
+                           "--json", str(out), "--results", str(tmp_path / "r")],
+                          capture_output=True, text=True,
+                          env={**real_env, "PYTHONPATH": PYTHONPATH}, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "alloc sites   " in done.stdout and "(none per message)" in done.stdout
+    result = json.loads(out.read_text())
+    assert validation_error(result, "run-result") is None
+    section = result["alloc_sites"]
+    assert section["tool"] == "heaptrack"
+    assert {p["name"] for p in section["processes"]} == {"ping", "pong"}
+    for proc in section["processes"]:
+        assert proc["allocs_per_msg"] == 0.0 and proc["steady_messages"] >= 400, proc
+        assert proc["total_allocs"] > 100  # setup allocates: the record is not empty
+    folder = next((tmp_path / "r").glob("*-udp-roundtrip-*"))
+    for name in ("ping", "pong"):
+        assert (folder / "alloc-sites" / f"{name}.txt").is_file()
+        assert (folder / "alloc-sites" / f"{name}.heaptrack.gz").stat().st_size > 1000
+    shown = subprocess.run(["heaptrack_print", "-f", str(folder / "alloc-sites" / "ping.heaptrack.gz")],
+                           capture_output=True, text=True, timeout=60, check=False)
+    assert "MOST CALLS TO ALLOCATION FUNCTIONS" in shown.stdout  # heaptrack's own tools read it
