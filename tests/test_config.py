@@ -74,3 +74,16 @@ def test_agent_not_asked_before_plain_values_are_valid() -> None:
         raise AssertionError("the agent was asked too early")
     with pytest.raises(UsageError, match="--rate"):
         build_point({"rate": "-1"}, no_agent)
+
+
+def test_an_option_the_transport_does_not_know_is_refused_with_the_known_ones() -> None:
+    """The known options are the agent's descriptor's (the built agent's listing)."""
+    class WithZenoh(Catalogue):
+        def transports(self) -> list[str]:
+            return ["udp", "zenoh"]
+
+    with pytest.raises(UsageError) as caught:
+        build_point({"transport": "zenoh", "opt": ("mode=client", "mod=client")}, WithZenoh)
+    assert str(caught.value) == "--opt mod: not an option of zenoh; allowed: cdr, express, mode"
+    assert build_point({"transport": "zenoh", "opt": ("mode=client",)}, WithZenoh).opts == (
+        "mode=client",)

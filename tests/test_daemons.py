@@ -222,6 +222,8 @@ def test_missing_daemon_through_the_cli(fake_env: dict[str, str], tmp_path: Path
     (["--depth", "0"], "--depth: must be >= 1, got 0"),
     (["--reliability", "maybe"], "--reliability: unknown reliability 'maybe'"),
     (["--opt", "mode"], "--opt: 'mode' is not KEY=VALUE"),
+    (["--transport", "udp", "--opt", "mode=client"],
+     "--opt mode: not an option of udp; allowed: none (it takes no --opt)"),
     (["--discovery-timeout", "soon"], "--discovery-timeout: cannot parse 'soon'"),
 ])
 def test_new_flags_are_checked(fake_env: dict[str, str], args: list[str], message: str) -> None:

@@ -279,6 +279,8 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
 
     if options.get("bridge") is not None:
         point = _bridged(point, str(options["bridge"]).strip(), options.get("topology"))
+    elif point.opts:
+        _check_opts(transport, point.opts)
     if point.alloc_sites and point.remote is not None:
         raise UsageError("--alloc-sites: not for agents on real hosts (--host); record the call "
                          "sites with the agents on this machine (loopback or --link)")
@@ -323,6 +325,18 @@ def _wire_bytes(options: dict[str, Any], transport: str) -> dict[str, Any]:
     if options.get("link") is None and options.get("topology") is None:
         extra["link"] = "delay=0ms"  # two emulated hosts, nothing impaired
     return {**options, **extra}
+
+
+def _check_opts(transport: str, opts: tuple[str, ...]) -> None:
+    """Every --opt key is one the transport knows (its descriptor's), before anything starts."""
+    known = profiles().get(transport)
+    if known is None:
+        return  # an unknown transport is reported on its own
+    for item in opts:
+        key = item.split("=", 1)[0].strip()
+        if key not in known.opts:
+            allowed = ", ".join(known.opts) or "none (it takes no --opt)"
+            raise UsageError(f"--opt {key}: not an option of {transport}; allowed: {allowed}")
 
 
 def _bridged(point: PointConfig, name: str, topology: Any) -> PointConfig:

@@ -134,6 +134,9 @@ impl Kind {
 
 /// Open `side` of a measurement over `kind`.
 pub fn open(kind: Kind, side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError> {
+    // every transport refuses an --opt it does not know (the sockets know none), not only
+    // those that read options
+    spec.options_for(kind.name(), &kind.descriptor().opt_keys())?;
     match kind {
         Kind::Udp => Ok(Box::new(if side.is_listener() {
             udp::UdpEndpoint::listen(&spec.addr)?
