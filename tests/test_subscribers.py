@@ -12,7 +12,7 @@ from fakes.reports import agent_report, measurement
 from mwperf.config import MAX_SUBSCRIBERS, build_point
 from mwperf.errors import UsageError
 from mwperf.merge import AgentRun, merge
-from mwperf.pool import pool_measurements, pool_stats, quantile
+from mwperf.pool import pool_measurements
 from mwperf.runner import role_argv, server_names
 from mwperf.scenario.digest import digest
 from mwperf.scenario.topics import rank_subscribers
@@ -33,6 +33,25 @@ class Catalogue:
 
 def point(**options: Any) -> Any:
     return build_point({"mode": "oneway", **options}, Catalogue)
+
+
+def quantile(buckets: list[list[int]], q: float) -> int:
+    """hdrhistogram's value at quantile q of exact [value, count] buckets (the test's truth)."""
+    total = sum(n for _, n in buckets)
+    wanted, seen = min(max(math.ceil(q * total), 1), total), 0
+    for value, n in buckets:
+        seen += n
+        if seen >= wanted:
+            return value
+    raise AssertionError("no buckets")
+
+
+def pool_stats(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """The agent's pooling of latency distributions (``mwperf-agent pool``), stats only."""
+    def wrap(stats: dict[str, Any]) -> dict[str, Any]:
+        m = measurement("oneway", sent=max(stats["count"], 1), lost=0)
+        return {**m, "response": stats, "service": stats}
+    return pool_measurements([wrap(p) for p in parts])["response"]
 
 
 def exact_stats(values: list[int]) -> dict[str, Any]:

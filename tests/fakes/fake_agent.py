@@ -35,6 +35,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from reports import agent_report, measurement  # noqa: E402
 
+from mwperf.agent import built_agent  # noqa: E402
 from mwperf.durations import parse_duration  # noqa: E402
 from mwperf.sizes import parse_size  # noqa: E402
 
@@ -83,6 +84,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
         p.add_argument("--prevent-cpu-idle", action="store_true")
     for name in ("payloads", "transports"):
         sub.add_parser(name).add_argument("--json", action="store_true")
+    sub.add_parser("pool")
     router = sub.add_parser("router")
     router.add_argument("--transport", required=True)
     router.add_argument("--listen", required=True)
@@ -201,6 +203,8 @@ def main() -> int:
     if args.role == "router":
         signal.signal(signal.SIGTERM, on_signal)
         return route(args)
+    if args.role == "pool":  # arithmetic, not measurement: the real agent's one implementation
+        os.execv(str(built_agent()), [str(built_agent()), "pool"])
     how = behaviours(args.role)
     trace = os.environ.get("FAKE_AGENT_TRACE")
     if trace:

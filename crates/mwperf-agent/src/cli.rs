@@ -38,6 +38,9 @@ pub enum Role {
     SuperviseClean(crate::supervise::CleanArgs),
     /// Print this host's facts as JSON (kernel, CPU, clock source, machine, time synchronisation).
     Facts,
+    /// Pool finished measurements into one: a JSON array of measurements on stdin, the pooled
+    /// measurement on stdout (the control plane's pooling of subscribers uses it: one method).
+    Pool,
 }
 
 /// `router`: the transport whose router to run and where it listens.

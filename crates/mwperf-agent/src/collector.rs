@@ -182,13 +182,13 @@ impl Collector {
         let message_bytes = payload_bytes + HEADER_LEN as u64;
         let received = accounting.received as f64;
         Measurement {
-            mode,
+            mode: mode.into(),
             latency_kind: if mode == "roundtrip" {
-                "rtt"
+                "rtt".into()
             } else {
-                "one-way"
+                "one-way".into()
             },
-            clock: mwperf_core::clock::CLOCK_NAME,
+            clock: mwperf_core::clock::CLOCK_NAME.into(),
             payload_bytes,
             message_bytes,
             response: self.response.summary(),

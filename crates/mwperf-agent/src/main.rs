@@ -18,6 +18,7 @@ mod multi;
 mod outgoing;
 mod pacer;
 mod phases;
+mod pooling;
 mod probe;
 mod replay;
 mod report;
@@ -99,6 +100,7 @@ fn main() -> ExitCode {
         Role::Supervise(a) => return supervise::run(a),
         Role::SuperviseClean(a) => return supervise::clean::run(a),
         Role::Facts => return facts::run(),
+        Role::Pool => return pooling::run(),
         Role::Ping(a) => ("ping", &a.common, serde_json::to_value(a)),
         Role::Pub(a) => ("pub", &a.common, serde_json::to_value(a)),
         Role::Pong(a) => ("pong", &a.common, serde_json::to_value(a)),

@@ -1,11 +1,13 @@
 //! The result document written by agents: mirrors `schema/result.v2.json` (kind `agent-report`).
 //! Field names are the contract with the Python control plane; add fields, never rename.
 
-use serde::Serialize;
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
 
 pub const SCHEMA_VERSION: u32 = 2;
 
-#[derive(Serialize, Debug, Clone, PartialEq)]
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Stats {
     pub count: u64,
     pub min_ns: Option<u64>,
@@ -21,7 +23,7 @@ pub struct Stats {
     pub histogram: Vec<[u64; 2]>,
 }
 
-#[derive(Serialize, Debug, Clone, Default, PartialEq)]
+#[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq)]
 pub struct Accounting {
     pub sent: u64,
     pub received: u64,
@@ -35,14 +37,14 @@ pub struct Accounting {
     pub warmup_received: u64,
 }
 
-#[derive(Serialize, Debug, Clone)]
+#[derive(Serialize, Deserialize, Debug, Clone)]
 pub struct Schedule {
     pub period_ns: u64,
     pub lateness: Stats,
     pub behind_count: u64,
 }
 
-#[derive(Serialize, Debug, Clone)]
+#[derive(Serialize, Deserialize, Debug, Clone)]
 pub struct Throughput {
     pub duration_s: f64,
     pub msgs_per_s: f64,
@@ -50,7 +52,7 @@ pub struct Throughput {
     pub message_bytes_per_s: f64,
 }
 
-#[derive(Serialize, Debug, Clone, PartialEq)]
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct SeriesPoint {
     pub t_s: u64,
     pub sent: u64,
@@ -95,18 +97,18 @@ pub struct OutageCounts {
     pub series_origin_ns: Option<u64>,
 }
 
-#[derive(Serialize, Debug, Clone)]
+#[derive(Serialize, Deserialize, Debug, Clone)]
 pub struct Late {
     pub threshold_ns: u64,
     pub count: u64,
     pub fraction: f64,
 }
 
-#[derive(Serialize, Debug, Clone)]
+#[derive(Serialize, Deserialize, Debug, Clone)]
 pub struct Measurement {
-    pub mode: &'static str,
-    pub latency_kind: &'static str,
-    pub clock: &'static str,
+    pub mode: Cow<'static, str>,
+    pub latency_kind: Cow<'static, str>,
+    pub clock: Cow<'static, str>,
     pub payload_bytes: u64,
     pub message_bytes: u64,
     pub response: Stats,
@@ -119,8 +121,9 @@ pub struct Measurement {
     pub series: Vec<SeriesPoint>,
     pub samples_file: Option<String>,
     /// One way across two clocks (`sub --clock-peer`): the measured offset and drift every
-    /// receive time was corrected with, and the error bound of the result.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// receive time was corrected with, and the error bound of the result. Not read back by
+    /// `mwperf-agent pool` (a pool of several clocks has no one offset: the caller decides).
+    #[serde(skip_serializing_if = "Option::is_none", skip_deserializing)]
     pub clock_sync: Option<ClockSync>,
 }
 

@@ -142,9 +142,9 @@ fn agent_report_matches_the_schema() {
     let mut seq = SeqTracker::default();
     seq.arrive(0, true);
     let m = Measurement {
-        mode: "roundtrip",
-        latency_kind: "rtt",
-        clock: mwperf_core::clock::CLOCK_NAME,
+        mode: "roundtrip".into(),
+        latency_kind: "rtt".into(),
+        clock: mwperf_core::clock::CLOCK_NAME.into(),
         payload_bytes: 64,
         message_bytes: 120,
         response: stats(),

@@ -164,7 +164,7 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
     let mut m = c.finish("oneway", sent, warmup_sent, payload, 0, None);
     if let Some(cs) = clock_sync {
         if cs.status == "ok" {
-            m.clock = mwperf_core::clock::CLOCK_SYNCED_NAME;
+            m.clock = mwperf_core::clock::CLOCK_SYNCED_NAME.into();
         }
         m.clock_sync = Some(cs);
     }

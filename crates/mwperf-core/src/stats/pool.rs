@@ -177,9 +177,9 @@ pub fn pool_measurements(parts: &[&Measurement]) -> Measurement {
     });
     let sum = |f: fn(&Throughput) -> f64| parts.iter().map(|m| f(&m.throughput)).sum::<f64>();
     Measurement {
-        mode: first.mode,
-        latency_kind: first.latency_kind,
-        clock: first.clock,
+        mode: first.mode.clone(),
+        latency_kind: first.latency_kind.clone(),
+        clock: first.clock.clone(),
         payload_bytes: first.payload_bytes,
         message_bytes: first.message_bytes,
         response,
