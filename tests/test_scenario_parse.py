@@ -13,14 +13,14 @@ from mwperf.scenario.model import Analysis
 
 GOOD = """\
 description: a good one
-transport: [udp, tcp]
+transport: [zenoh, tcp]
 rate:
   - 100
   - 1000
 payload: Array1k
 busy-loop: 1ms
 busy_poll: true
-opt: [[mode=client, express=false]]
+reliability: best-effort
 duration: 500ms
 repeat: 2
 timeout: 30s
@@ -41,14 +41,25 @@ def test_a_good_file(tmp_path: Path) -> None:
     assert scenario.analysis == Analysis(knee_factor=0.5, knee_loss_pct=2.0)
     assert [(f.name, f.axis, f.line) for f in scenario.fields] == [
         ("transport", True, 2), ("rate", True, 3), ("payload", False, 6),
-        ("busy_loop", False, 7), ("busy_poll", False, 8), ("opt", False, 9),
+        ("busy_loop", False, 7), ("busy_poll", False, 8), ("reliability", False, 9),
         ("duration", False, 10)]
     assert [v.line for v in scenario.get("rate").values] == [4, 5]
     assert len(points) == 3 * 2  # (udp 100, udp 1000, tcp 100) x repeat 2
     cfg = configs[1]
-    assert (cfg.busy_loop_ns, cfg.busy_poll, cfg.opts) == (1_000_000, True,
-                                                           ("mode=client", "express=false"))
+    assert (cfg.busy_loop_ns, cfg.busy_poll, cfg.reliability) == (1_000_000, True,
+                                                                  "best-effort")
     assert scenario.source == GOOD
+
+
+def test_opt_reaches_the_points_and_is_checked_against_each_transport(tmp_path: Path) -> None:
+    """Every point's transport must know every --opt key: a sweep mixing transports gives
+    its options where they apply (include entries), not to all."""
+    _, _, configs = validate(tmp_path / "z.yaml", "transport: zenoh\nopt: [[mode=client, "
+                             "express=false]]\n")
+    assert {c.opts for c in configs.values()} == {("mode=client", "express=false")}
+    with pytest.raises(UsageError) as caught:
+        validate(tmp_path / "t.yaml", "transport: [zenoh, udp]\nopt: [[mode=client]]\n")
+    assert "--opt mode: not an option of udp; allowed: none" in str(caught.value)
 
 
 def test_the_quick_variant_overrides_fields(tmp_path: Path) -> None:

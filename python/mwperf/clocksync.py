@@ -18,6 +18,7 @@ import socket
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import UsageError
+from .result_types import RunResult
 
 if TYPE_CHECKING:
     from .config import PointConfig
@@ -140,7 +141,7 @@ def true_drift_ppm(cfg: "PointConfig") -> float | None:
     return ((1 + dp * 1e-6) / (1 + ds * 1e-6) - 1) * 1e6
 
 
-def annotate(result: dict[str, Any], cfg: "PointConfig") -> None:
+def annotate(result: RunResult, cfg: "PointConfig") -> None:
     """TEST ONLY: add the injected truth (``test_truth``) to the measurement's clock_sync."""
     m = result.get("measurement") or {}
     cs = m.get("clock_sync")

@@ -15,17 +15,21 @@ stays in its own row, the others' numbers stay.
 """
 
 import copy
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from .config import MEASURING_ROLE, SENDERS
 from .errors import RunError
 from .pool import pool_measurements
+from .result_types import (Accounting, AgentReport, Daemon, Measurement, RunResult, SubscriberMeasurement,
+                           TopicMeasurement, Warning)
 from .schema import RESULT_VERSION, validation_error
 
 SEVERITY = {"complete": 0, "partial": 1, "failed": 2}
 EXIT_CODES = {"complete": 0, "partial": 3, "failed": 1}
-Status = tuple[str, str | None]
+StatusName = Literal["complete", "partial", "failed"]
+Status = tuple[StatusName, str | None]
 
 
 @dataclass
@@ -34,7 +38,7 @@ class AgentRun:
 
     role: str
     exit_code: int | None
-    report: dict[str, Any] | None
+    report: AgentReport | None
     note: str
     """the last stderr line, or why the report could not be used"""
     killed: bool = False
@@ -47,7 +51,7 @@ class AgentRun:
         return self.name or self.role
 
 
-def make_warning(code: str, message: str, hint: str | None = None) -> dict[str, Any]:
+def make_warning(code: str, message: str, hint: str | None = None) -> Warning:
     """A warning as the schema wants it: code (kebab-case), message, hint."""
     return {"code": code, "message": message, "hint": hint}
 
@@ -82,9 +86,9 @@ def agent_status(run: AgentRun) -> Status:
 
 def merge(*, run_id: str, mode: str, config: dict[str, Any], runs: list[AgentRun],
           started_at: str, finished_at: str, interrupted: str | None = None,
-          own_warnings: list[dict[str, Any]] | None = None,
+          own_warnings: list[Warning] | None = None,
           samples_file: str | None = None,
-          daemons: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+          daemons: list[Daemon] | None = None) -> RunResult:
     """Build and validate the run-result; raise RunError if no agent left a usable report."""
     reports = {run.label: run.report for run in runs if run.report is not None}
     sender = next((reports[r] for r in SENDERS if r in reports), None)
@@ -96,7 +100,7 @@ def merge(*, run_id: str, mode: str, config: dict[str, Any], runs: list[AgentRun
     warnings += own_warnings or []
     warnings += _foreign_warnings(reports)
     subscribers = [run for run in runs if run.role == "sub"] if mode == "oneway" else []
-    per_subscriber: list[dict[str, Any]] = []
+    per_subscriber: list[SubscriberMeasurement] = []
     if len(subscribers) > 1:
         per_subscriber = _per_subscriber(config, subscribers, reports.get("pub"), warnings)
         measured = [s["measurement"] for s in per_subscriber if s["measurement"] is not None]
@@ -118,7 +122,7 @@ def merge(*, run_id: str, mode: str, config: dict[str, Any], runs: list[AgentRun
             status = "partial"  # the other subscribers measured: their numbers stand
         statuses.append((status, f"{run.label}: {reason}" if reason else None))
     status, reason = worst(statuses)
-    result = {
+    result: RunResult = {
         "schema_version": RESULT_VERSION, "kind": "run-result", "run_id": run_id,
         "tool": origin["tool"], "host": origin["host"], "config": config,
         "status": status, "status_reason": reason,
@@ -137,13 +141,14 @@ def merge(*, run_id: str, mode: str, config: dict[str, Any], runs: list[AgentRun
     return result
 
 
-def _foreign_warnings(reports: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+def _foreign_warnings(reports: Mapping[str, AgentReport]) -> list[Warning]:
     """A pong's or sub's packets that were not from this run (another program, a scan, a late
     run): counted and dropped by the agent, never echoed or measured, and said here."""
     found = []
     for label, report in reports.items():
-        counters = report.get("counters") or {}
-        foreign, malformed = counters.get("foreign", 0), counters.get("malformed", 0)
+        counters = report.get("counters")
+        foreign = counters["foreign"] if counters else 0
+        malformed = counters["malformed"] if counters else 0
         if foreign or malformed:
             found.append(make_warning(
                 "foreign-traffic", f"{label} received {foreign} packet(s) not from this run "
@@ -153,13 +158,13 @@ def _foreign_warnings(reports: dict[str, dict[str, Any]]) -> list[dict[str, Any]
     return found
 
 
-def _per_subscriber(config: dict[str, Any], subscribers: list[AgentRun],
-                    pub: dict[str, Any] | None,
-                    warnings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _per_subscriber(config: Mapping[str, Any], subscribers: list[AgentRun],
+                    pub: AgentReport | None,
+                    warnings: list[Warning]) -> list[SubscriberMeasurement]:
     """Each subscriber's status and measurement (loss against pub's sends), in order."""
-    rows = []
+    rows: list[SubscriberMeasurement] = []
     for index, run in enumerate(subscribers):
-        reports = {"sub": run.report} if run.report is not None else {}
+        reports: dict[str, AgentReport] = {"sub": run.report} if run.report is not None else {}
         if pub is not None:
             reports["pub"] = pub
         status, reason = agent_status(run)
@@ -169,18 +174,18 @@ def _per_subscriber(config: dict[str, Any], subscribers: list[AgentRun],
     return rows
 
 
-def _pooled_topics(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _pooled_topics(reports: list[AgentReport]) -> list[TopicMeasurement]:
     """Each topic pooled over the subscribers that measured it (empty for one topic)."""
-    by_topic: dict[int, list[dict[str, Any]]] = {}
+    by_topic: dict[int, list[TopicMeasurement]] = {}
     for report in reports:
         for topic in report.get("per_topic") or []:
             by_topic.setdefault(topic["topic"], []).append(topic)
-    return [{**pool_measurements(found), "topic": index, "name": found[0]["name"]}
+    return [TopicMeasurement(**pool_measurements(found), topic=index, name=found[0]["name"])
             for index, found in sorted(by_topic.items())]
 
 
-def _measurement(mode: str, config: dict[str, Any], reports: dict[str, dict[str, Any]],
-                 warnings: list[dict[str, Any]]) -> dict[str, Any] | None:
+def _measurement(mode: str, config: Mapping[str, Any], reports: Mapping[str, AgentReport],
+                 warnings: list[Warning]) -> Measurement | None:
     """The measuring role's measurement; for one-way, with loss counted against pub's sends."""
     measuring = reports.get(MEASURING_ROLE[mode])
     if measuring is None or measuring["measurement"] is None:
@@ -198,14 +203,15 @@ def _measurement(mode: str, config: dict[str, Any], reports: dict[str, dict[str,
     return measurement
 
 
-def _per_topic(mode: str, reports: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+def _per_topic(mode: str, reports: Mapping[str, AgentReport]) -> list[TopicMeasurement]:
     """The measuring role's per-topic measurements, ordered by topic."""
-    measuring = reports.get(MEASURING_ROLE[mode]) or {}
-    return sorted(copy.deepcopy(measuring.get("per_topic") or []), key=lambda t: t["topic"])
+    measuring = reports.get(MEASURING_ROLE[mode])
+    topics = (measuring.get("per_topic") if measuring is not None else None) or []
+    return sorted(copy.deepcopy(topics), key=lambda t: t["topic"])
 
 
-def _recount_oneway(accounting: dict[str, Any], pub: dict[str, Any] | None,
-                    warnings: list[dict[str, Any]]) -> None:
+def _recount_oneway(accounting: Accounting, pub: AgentReport | None,
+                    warnings: list[Warning]) -> None:
     """Replace sub's idea of 'sent' by pub's own count: lost = pub.sent - arrived."""
     if pub is None or pub.get("sent") is None:
         warnings.append(make_warning(
@@ -224,9 +230,9 @@ def _recount_oneway(accounting: dict[str, Any], pub: dict[str, Any] | None,
     accounting["lost"] = lost
 
 
-def _dedupe(warnings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _dedupe(warnings: list[Warning]) -> list[Warning]:
     seen: set[tuple[str, str]] = set()
-    unique = []
+    unique: list[Warning] = []
     for warning in warnings:
         key = (warning["code"], warning["message"])
         if key not in seen:

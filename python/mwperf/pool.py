@@ -13,16 +13,18 @@ from summaries and stay null). A ``clock_sync`` block is not pooled (merge.py pi
 
 import json
 import subprocess
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .agent import Agent, find_agent, last_line
 from .errors import RunError
+from .result_types import Measurement
 
-Measurement = dict[str, Any]
 POOL_TIMEOUT_S = 60
 
 
-def pool_measurements(parts: list[Measurement], agent: Agent | None = None) -> Measurement:
+def pool_measurements(parts: Sequence[Mapping[str, Any]], agent: Agent | None = None
+                      ) -> Measurement:
     """Several measurements of one point as one (``parts`` not empty), by ``mwperf-agent pool``."""
     path = (agent or find_agent()).path
     try:

@@ -345,6 +345,14 @@ class RunResultLink(TypedDict):
     outage_window: NotRequired[RunResultLinkOutageWindow | None]
 
 
+class RunResultHosts(TypedDict):
+    """with --host (docs/hosts-and-links.md): where each role and daemon ran, this machine's address towards the hosts, and per real host its SSH target, address, the agent used there (path, version, whether mwperf copied it) and the host's facts (mwperf-agent facts)"""
+
+    place: dict[str, Any]
+    local_address: NotRequired[str | None]
+    hosts: dict[str, Any]
+
+
 class RunResultAllocSitesProcessesItemSitesItem(TypedDict):
     function: str
     module: str
@@ -479,6 +487,7 @@ class RunResult(TypedDict):
     per_topic: NotRequired[list[TopicMeasurement]]
     resilience: NotRequired[Resilience]
     link: NotRequired[RunResultLink]
+    hosts: NotRequired[RunResultHosts]
     alloc_sites: NotRequired[RunResultAllocSites]
     profile: NotRequired[RunResultProfile]
     wire: NotRequired[RunResultWire]

@@ -42,6 +42,7 @@ from .remote.daemon import remote_daemon
 from .remote.hosts import PointHosts, point_hosts
 from .remote.ssh import SshOptions
 from .resilience import missed_warning, section as resilience_section
+from .result_types import RunResult
 from .schema import validation_error
 from .subscribers import connect_address, listen_address, names
 from .allocsites import heaptrack
@@ -72,7 +73,7 @@ class StoppedRunError(RunError):
 class Outcome:
     """A finished point: the validated run-result and where its raw files are."""
 
-    result: dict[str, Any]
+    result: RunResult
     samples_path: Path | None
     interrupted: bool
     """True when the user stopped it (Ctrl-C / SIGTERM): a suite stops after this point."""

@@ -6,7 +6,7 @@ can be traced to the code that wrote it.
 
 import functools
 import json
-from typing import Any
+from typing import Any, Literal
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
@@ -15,7 +15,7 @@ from . import BUNDLED_DATA, REPO_ROOT
 from .errors import RunError
 
 SCHEMA_NAME = "result.v2.json"
-RESULT_VERSION = 2
+RESULT_VERSION: Literal[2] = 2
 """the schema_version this mwperf writes (agents and run results); run results of version 1 are
 still read, without their agents' memory figures (see the schema's description)"""
 SCHEMA_PATH = (BUNDLED_DATA / SCHEMA_NAME if (BUNDLED_DATA / SCHEMA_NAME).is_file()

@@ -25,6 +25,8 @@ import struct
 from pathlib import Path
 from typing import Any
 
+from .result_types import RunResultWire
+
 HEADER_BYTES = 56
 """mwperf's message header (crates/mwperf-core: sequence, timestamps, flags)"""
 RECORD = struct.Struct("<QI")
@@ -76,7 +78,7 @@ def split(packets: list[tuple[int, int]], epoch_ns: int,
     return out
 
 
-def not_applicable(transport: str) -> dict[str, Any]:
+def not_applicable(transport: str) -> RunResultWire:
     """The ``wire`` section of a transport that stays on one machine."""
     return {"method": METHOD, "status": f"{transport} stays on one machine: nothing crosses "
                                         f"a wire to count", "links": []}

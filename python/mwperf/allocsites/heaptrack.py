@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import RunError
+from ..result_types import RunResultAllocSites
 from .sites import analyse, parse, table
 
 ALLOC_SITES_DIR = "alloc-sites"
@@ -86,7 +87,7 @@ def demangle(names: list[str]) -> list[str]:
 
 
 def collect(tool: Heaptrack, workdir: Path, processes: list[tuple[str, str]]
-            ) -> dict[str, Any]:
+            ) -> RunResultAllocSites:
     """The run-result's ``alloc_sites`` section for (name, role) of every recorded agent; each
     one's record is kept gzipped for heaptrack_print/heaptrack_gui and its table as text."""
     folder = workdir / ALLOC_SITES_DIR

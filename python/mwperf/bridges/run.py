@@ -4,12 +4,14 @@ address and settings, notice a half that died, and write the result's ``bridge``
 import time
 from dataclasses import replace
 from pathlib import Path
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..merge import make_warning
 from .base import HALVES, BridgePlan, BridgeSetup
 from .rate import achieved, short_warning
 from .registry import DIRECT, bridge
+from ..result_types import Warning
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -94,12 +96,12 @@ def section(cfg: "PointConfig", plan: BridgePlan | None, daemons: list[dict[str,
             **(plan.facts if plan is not None else {})}
 
 
-def rate_warnings(bridge_section: dict[str, Any]) -> list[dict[str, Any]]:
+def rate_warnings(bridge_section: Mapping[str, Any]) -> list[Warning]:
     found = short_warning(bridge_section["name"], bridge_section)
     return [] if found is None else [make_warning(*found)]
 
 
-def hops(link: dict[str, Any], measurement: dict[str, Any] | None) -> list[dict[str, Any]]:
+def hops(link: Mapping[str, Any], measurement: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     """Bytes on the wire on each hop (the userspace emulator's counters of every link: IP
     packets forwarded each way over the whole point, discovery and warm-up included), and per
     message sent (warm-up included) where the count is known. Empty with netem (no counters)."""

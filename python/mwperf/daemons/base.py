@@ -26,6 +26,7 @@ from ..emulation.hosts import inside
 from ..errors import RunError
 from ..leases import Lease, process_id
 from ..procs import _die_with_parent, _ignoring_interrupts
+from ..result_types import Daemon
 
 STOP_GRACE_S = 2.0
 NOT_FOUND = 127
@@ -140,7 +141,7 @@ class DaemonProcess:
         self._signal(signal.SIGKILL)  # also any child it left in its group
         self.popen.wait()
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> Daemon:
         """The run-result's ``daemons[]`` entry."""
         version = None
         if self.spec.version is not None:
@@ -249,7 +250,7 @@ class DaemonSet:
             else:
                 daemon.died = daemon.exit_code
 
-    def describe(self) -> list[dict[str, Any]]:
+    def describe(self) -> list[Daemon]:
         return [daemon.describe() for daemon in self.daemons]
 
     def __enter__(self) -> "DaemonSet":

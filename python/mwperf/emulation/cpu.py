@@ -34,6 +34,7 @@ from ..errors import RunError, UsageError
 from ..leases import Lease
 from . import cgroups
 from .topology import ROLES as ROLE_NAMES
+from ..result_types import RunResultCpu
 
 ALL = "*"
 """the role key of a value given without a role: every agent not named otherwise"""
@@ -428,7 +429,7 @@ class CpuPlacement:
                            f"{host}'s limits: {exc.strerror or exc}") from None
         self.members.setdefault(host, []).append(name)
 
-    def describe(self) -> dict[str, Any] | None:
+    def describe(self) -> RunResultCpu | None:
         """The result's ``cpu`` block (call before the cgroups are released), None if no limits.
         With host limits also ``hosts``: each limited host's quota, CPUs, throttling, and who
         ran there."""

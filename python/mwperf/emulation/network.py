@@ -34,6 +34,7 @@ from .hosts import Host, Port, add_route, address_port, create_host, enable_forw
 from .links import Direction, LinkSpec, parse_link
 from .topology import Addressing, Topology, Wire, plan_addresses
 from .userspace import Forwarder
+from ..result_types import RunResultLink
 
 BACKENDS = ("auto", "netem", "userspace")
 
@@ -84,7 +85,7 @@ class Network:
         return [{"link": w.link.name, "from": w.near.node, "to": w.far.node}
                 for w in self.addressing.wires]
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> RunResultLink:
         """The run-result's ``link`` section: the first link's spec and emulator counters at
         the top (as with ``--link``), every host, every link with its wires' counters, and the
         outage window on CLOCK_MONOTONIC (``outage_window``, null without one)."""

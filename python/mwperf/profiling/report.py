@@ -7,13 +7,14 @@ from pathlib import Path
 from typing import Any
 
 from . import flamegraph
+from ..result_types import RunResultProfile
 from .record import FREQUENCY_HZ, PROFILE_DIR, Recorder
 from .stacks import fold, folded_text
 
 TOP = 15
 
 
-def write_profiles(recorder: Recorder, names: dict[int, str], folder: Path) -> dict[str, Any]:
+def write_profiles(recorder: Recorder, names: dict[int, str], folder: Path) -> RunResultProfile:
     """Fold what ``recorder`` sampled, per process named by ``names`` (pid -> name), into
     ``folder``; the section for the run-result."""
     profiles = fold(recorder.script())

@@ -28,6 +28,7 @@ from .deploy import RemoteAgent, ensure_agent, remote_cache
 from .ssh import SshConnection, SshOptions
 from .supervised import RemoteProcess
 from .target import LOCAL, SshTarget
+from ..result_types import RunResultHosts
 
 
 @dataclass
@@ -184,7 +185,7 @@ class PointHosts:
                 raise
         return proc
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> RunResultHosts:
         """The result's ``hosts`` section: every real host, its agent, addresses and facts."""
         return {"place": dict(sorted(self.place.items())),
                 "local_address": next(iter(self.hosts.values())).local_address,
