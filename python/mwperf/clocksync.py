@@ -15,7 +15,7 @@ ahead (``unshare --time --monotonic``) and makes them add DRIFT_PPM to every tim
 
 import shutil
 import socket
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from .errors import UsageError
 from .result_types import RunResult

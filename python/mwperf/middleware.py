@@ -10,6 +10,7 @@ relay was started for.
 """
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .agent import Agent
 from .config import ROLES, PointConfig
@@ -18,13 +19,16 @@ from .emulation.network import Network
 from .transports import hook
 from .transports.hooks import Plan, Setup
 
+if TYPE_CHECKING:
+    from .remote.hosts import PointHosts
+
 LOOPBACK = "127.0.0.1"
 
 __all__ = ["LOOPBACK", "Plan", "prepare"]
 
 
 def prepare(cfg: PointConfig, workdir: Path, agent: Agent, daemons: DaemonSet,
-            network: Network | None = None) -> Plan:
+            network: "Network | PointHosts | None" = None) -> Plan:
     """Start what ``cfg.transport`` needs and say where the agents meet (on emulated hosts
     when ``network`` is given)."""
 

@@ -24,16 +24,18 @@ scheduled inside the set-up, or begun after the sender finished) has nothing to 
 or recovery: those stay unknown, the session ``undetermined``, and ``missed_warning`` says why.
 """
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Literal
 
+from .result_types import Resilience, ResilienceOutage
 from .table import first_message_ns
 
 SESSION_STATES = ("survived", "dead", "undetermined")
 
 
-def section(discovery: dict[str, Any] | None, sender: dict[str, Any] | None,
-            receiver: dict[str, Any] | None, session_timeout_ns: int,
-            sender_stopped_ns: int | None) -> dict[str, Any]:
+def section(discovery: Mapping[str, Any] | None, sender: Mapping[str, Any] | None,
+            receiver: Mapping[str, Any] | None, session_timeout_ns: int,
+            sender_stopped_ns: int | None) -> Resilience:
     """The run-result's ``resilience`` section.
 
     ``sender``/``receiver``: the ``outage`` sections of the sending and the measuring agent's
@@ -41,7 +43,7 @@ def section(discovery: dict[str, Any] | None, sender: dict[str, Any] | None,
     when the sender had exited (None = unknown), which bounds what could still be observed.
     """
     counts = receiver or sender
-    outage = None
+    outage: ResilienceOutage | None = None
     if counts is not None:
         start, end = counts["start_ns"], counts["end_ns"]
         sent = (sender or {}).get("sent")
@@ -64,7 +66,7 @@ def section(discovery: dict[str, Any] | None, sender: dict[str, Any] | None,
 
 
 def session_state(recovery_ns: int | None, end_ns: int, timeout_ns: int,
-                  sender_stopped_ns: int | None) -> str:
+                  sender_stopped_ns: int | None) -> Literal["survived", "dead", "undetermined"]:
     """survived / dead / undetermined (see the module docstring)."""
     if recovery_ns is not None and recovery_ns <= timeout_ns:
         return "survived"
@@ -85,8 +87,8 @@ def _missed(sent: int | None, last_before_ns: int | None, start_ns: int,
     return None
 
 
-def missed_warning(section_: dict[str, Any], sender: dict[str, Any] | None,
-                   receiver: dict[str, Any] | None, sender_stopped_ns: int | None
+def missed_warning(section_: Mapping[str, Any], sender: Mapping[str, Any] | None,
+                   receiver: Mapping[str, Any] | None, sender_stopped_ns: int | None
                    ) -> tuple[str, str, str] | None:
     """(code, message, hint) when the outage missed the measurement, else None."""
     outage = section_.get("outage")

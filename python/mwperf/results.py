@@ -22,24 +22,30 @@ def save_point(outcome: Outcome, directory: Path) -> Path:
     for agent in result["agents"]:
         write_json(directory / "agents" / f"{agent['role']}.json", agent)
     if outcome.samples_path is not None:
-        _publish(directory / "samples.csv", lambda tmp: shutil.copyfile(outcome.samples_path, tmp))
-    if outcome.daemons_dir is not None and outcome.daemons_dir.is_dir():
-        for source in sorted(outcome.daemons_dir.iterdir()):  # logs and generated configurations
-            if source.is_file():
-                _publish(directory / "daemons" / source.name,
-                         lambda tmp, src=source: shutil.copyfile(src, tmp))
-    if outcome.profile_dir is not None and outcome.profile_dir.is_dir():
-        for source in sorted(outcome.profile_dir.iterdir()):  # flame graphs, stacks, tops
-            if source.is_file() and source.suffix in (".svg", ".folded", ".txt"):
-                _publish(directory / "profile" / source.name,
-                         lambda tmp, src=source: shutil.copyfile(src, tmp))
-    if outcome.alloc_sites_dir is not None and outcome.alloc_sites_dir.is_dir():
-        for source in sorted(outcome.alloc_sites_dir.iterdir()):  # heaptrack records, tables
-            if source.is_file() and source.name.endswith((".txt", ".heaptrack.gz")):
-                _publish(directory / "alloc-sites" / source.name,
-                         lambda tmp, src=source: shutil.copyfile(src, tmp))
+        _copy(outcome.samples_path, directory / "samples.csv")
+    _copy_folder(outcome.daemons_dir, directory / "daemons",  # logs, generated configurations
+                 lambda source: True)
+    _copy_folder(outcome.profile_dir, directory / "profile",  # flame graphs, stacks, tops
+                 lambda source: source.suffix in (".svg", ".folded", ".txt"))
+    _copy_folder(outcome.alloc_sites_dir, directory / "alloc-sites",  # heaptrack records, tables
+                 lambda source: source.name.endswith((".txt", ".heaptrack.gz")))
     write_json(directory / "result.json", result)
     return directory
+
+
+def _copy(source: Path, target: Path) -> None:
+    def fill(tmp: Path) -> None:
+        shutil.copyfile(source, tmp)
+    _publish(target, fill)
+
+
+def _copy_folder(folder: Path | None, target: Path, keep: Callable[[Path], bool]) -> None:
+    """The files of ``folder`` that ``keep`` wants, into ``target`` (nothing without it)."""
+    if folder is None or not folder.is_dir():
+        return
+    for source in sorted(folder.iterdir()):
+        if source.is_file() and keep(source):
+            _copy(source, target / source.name)
 
 
 def write_json(path: Path, document: Any) -> None:

@@ -40,9 +40,10 @@ from .leases import Lease
 from .procs import STOP_GRACE_S, AgentProcess, AgentSet
 from .remote.daemon import remote_daemon
 from .remote.hosts import PointHosts, point_hosts
+from .remote.supervised import RemoteProcess
 from .remote.ssh import SshOptions
 from .resilience import missed_warning, section as resilience_section
-from .result_types import RunResult
+from .result_types import RunResult, Warning
 from .schema import validation_error
 from .subscribers import connect_address, listen_address, names
 from .allocsites import heaptrack
@@ -96,7 +97,7 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
     tag = secrets.randbits(32)
     started = datetime.now(timezone.utc)
     server_role, sender_role = ROLES[cfg.mode]
-    own_warnings: list[dict[str, Any]] = []
+    own_warnings: list[Warning] = []
     stopped: str | None = None
     interrupted = False
     window: tuple[int, int] | None = None
@@ -120,7 +121,7 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
         with AgentSet(workdir, placement) as agents:
             spawn = functools.partial(_spawn, agents, real, workdir, cfg)
             try:
-                bplan = start_bridge(cfg, workdir, agent, daemons, network, tag)
+                bplan = start_bridge(cfg, workdir, agent, daemons, emulated, tag)  # (not --host)
                 plan = (Plan(bplan.listen) if bplan is not None
                         else prepare(cfg, workdir, agent, daemons, network))
                 given = replace(cfg, opts=cfg.opts + _own_domain(cfg, lease))
@@ -137,11 +138,14 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
                     for index, name in enumerate(server_names(cfg)):
                         listen = listen_address(given_server.transport, plan.listen, index,
                                                 ready[0] if ready else None)
-                        servers.append(spawn(
-                            server_role, lambda here, agent_path, listen=listen, name=name: in_test_clock(given, server_role, role_argv(
+                        def server_argv(here: Path, agent_path: Agent, listen: str = listen,
+                                        name: str = name) -> list[str]:
+                            return in_test_clock(given, server_role, role_argv(
                                 agent_path, server_role, given_server, here, tag, listen, name)
-                            + outage_args(server_role, window) + clock_args(server_role, given, clock)),
-                            _placed(network, server_role, given_server.transport), name, agent))
+                                + outage_args(server_role, window)
+                                + clock_args(server_role, given, clock))
+                        servers.append(spawn(server_role, server_argv, _placed(
+                            network, server_role, given_server.transport), name, agent))
                         ready.append(servers[-1].wait_ready(given_server.transport,
                                                             ready_timeout_s(cfg)))
                     address = (bplan.sender(ready[0]) if bplan is not None
@@ -215,10 +219,11 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
     if emulated is not None:
         result["link"] = emulated.describe()
         if cfg.wire_bytes:
+            measured = result["measurement"]
             result["wire"] = wire_section(emulated.reports, emulated.wire_ends(),
                                           _sender_phases(runs, sender_role),
-                                          (result["measurement"] or {}).get("accounting", {})
-                                          .get("sent"), cfg.payload_bytes)
+                                          measured["accounting"]["sent"] if measured else None,
+                                          cfg.payload_bytes)
         if cfg.bridge is not None:
             result["bridge"]["hops"] = bridge_hops(result["link"], result["measurement"])
     if recorder is not None:
@@ -246,7 +251,7 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
 
 
 def _start_profile(workdir: Path, servers: list[AgentProcess], sender: AgentProcess,
-                   daemons: DaemonSet, real: PointHosts | None, warnings: list[dict[str, Any]],
+                   daemons: DaemonSet, real: PointHosts | None, warnings: list[Warning],
                    lease: Lease) -> tuple[Recorder | None, dict[int, str]]:
     """--profile: perf on every local agent and daemon from now on; (None, {}) with a warning
     saying what to change when perf cannot sample here."""
@@ -301,12 +306,12 @@ def _spawn(agents: AgentSet, real: PointHosts | None, workdir: Path, cfg: PointC
     return agents.adopt(real.spawn(role, command, workdir, name, env, sends))
 
 
-def _lost_warnings(agents: list[AgentProcess]) -> list[dict[str, Any]]:
+def _lost_warnings(agents: list[AgentProcess]) -> list[Warning]:
     """A real host's agent whose SSH channel closed before it reported (remote/supervised)."""
     return [make_warning("connection-lost", f"{a.name} on host '{a.host}': {a.channel.lost}",
                          "what it measured before is kept if it reported; check the network "
                          "to that host and run again")
-            for a in agents if getattr(a, "channel", None) is not None and a.channel.lost]
+            for a in agents if isinstance(a, RemoteProcess) and a.channel.lost]
 
 
 def _emulated_link(cfg: PointConfig, workdir: Path, tag: int
@@ -446,7 +451,7 @@ def qos_args(cfg: PointConfig) -> list[str]:
     return args
 
 
-def _daemon_warnings(daemons: DaemonSet) -> list[dict[str, Any]]:
+def _daemon_warnings(daemons: DaemonSet) -> list[Warning]:
     warnings = [make_warning("daemon-exited", f"{d.name} exited during the run (exit code "
                              f"{d.died}): {d.log_tail()}", f"see daemons/{d.log_path.name}")
                 for d in daemons.daemons if d.died is not None]
@@ -456,9 +461,9 @@ def _daemon_warnings(daemons: DaemonSet) -> list[dict[str, Any]]:
                        for d in daemons.daemons if d.killed]
 
 
-def _stop_server(server: AgentProcess, mode: str) -> list[dict[str, Any]]:
+def _stop_server(server: AgentProcess, mode: str) -> list[Warning]:
     """pong runs until told; sub exits by itself after pub's end-of-stream marker."""
-    warnings = []
+    warnings: list[Warning] = []
     if mode == "oneway" and server.wait(STOP_GRACE_S) is None:
         warnings.append(make_warning(
             "no-end-of-stream", f"{server.name} did not exit within {STOP_GRACE_S:g} s after pub finished "
@@ -469,7 +474,7 @@ def _stop_server(server: AgentProcess, mode: str) -> list[dict[str, Any]]:
     return warnings
 
 
-def _kill_warnings(agents: list[AgentProcess]) -> list[dict[str, Any]]:
+def _kill_warnings(agents: list[AgentProcess]) -> list[Warning]:
     return [make_warning("agent-killed", f"{a.name} did not stop within {STOP_GRACE_S:g} s of "
                          "being asked and was killed (SIGKILL)", "its report may be missing")
             for a in agents if a.killed]

@@ -5,6 +5,7 @@ A value that was not measured is shown as an em dash, never as zero.
 """
 
 from dataclasses import asdict, dataclass
+from collections.abc import Mapping
 from typing import Any
 
 from .config import ROLES
@@ -130,7 +131,7 @@ def daemon_cpu_percent(daemons: list[dict[str, Any]]) -> float | None:
     return 100 * busy / wall
 
 
-def first_message_ns(discovery: dict[str, Any] | None) -> int | None:
+def first_message_ns(discovery: Mapping[str, Any] | None) -> int | None:
     """Discovery plus (round trip) the first echo: how long until messages flow."""
     if not discovery:
         return None

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import struct
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 from .result_types import RunResultWire
@@ -85,8 +86,8 @@ def not_applicable(transport: str) -> RunResultWire:
 
 
 def section(reports: list[dict[str, Any] | None], wires: list[dict[str, str]],
-            phases: dict[str, Any] | None, messages: int | None, payload_bytes: int
-            ) -> dict[str, Any]:
+            phases: Mapping[str, Any] | None, messages: int | None, payload_bytes: int
+            ) -> RunResultWire:
     """The run-result's ``wire`` section from the emulators' reports (one per wire, with
     ``wires``' from/to hosts) and the sender's phases; ``messages``: measured messages sent."""
     if phases is None:

@@ -15,10 +15,9 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..errors import RunError
-from ..result_types import RunResultAllocSites
+from ..result_types import RunResultAllocSites, RunResultAllocSitesProcessesItem
 from .sites import analyse, parse, table
 
 ALLOC_SITES_DIR = "alloc-sites"
@@ -91,12 +90,12 @@ def collect(tool: Heaptrack, workdir: Path, processes: list[tuple[str, str]]
     """The run-result's ``alloc_sites`` section for (name, role) of every recorded agent; each
     one's record is kept gzipped for heaptrack_print/heaptrack_gui and its table as text."""
     folder = workdir / ALLOC_SITES_DIR
-    out: list[dict[str, Any]] = []
+    out: list[RunResultAllocSitesProcessesItem] = []
     for name, role in processes:
         raw = raw_path(workdir, name)
-        entry: dict[str, Any] = {"name": name, "role": role}
         if not raw.is_file() or raw.stat().st_size == 0:
-            out.append({**entry, "error": "heaptrack wrote no record (the agent did not start?)"})
+            out.append({"name": name, "role": role,
+                        "error": "heaptrack wrote no record (the agent did not start?)"})
             continue
         kept = folder / f"{name}.heaptrack.gz"
         try:
@@ -106,18 +105,20 @@ def collect(tool: Heaptrack, workdir: Path, processes: list[tuple[str, str]]
                                       timeout=600)
                 sink.write(proc.stdout)
         except (OSError, subprocess.SubprocessError) as exc:
-            out.append({**entry, "error": f"heaptrack_interpret failed: {exc}"})
+            out.append({"name": name, "role": role,
+                        "error": f"heaptrack_interpret failed: {exc}"})
             continue
         finally:
             raw.unlink(missing_ok=True)
         if proc.returncode != 0:
-            out.append({**entry, "error": f"heaptrack_interpret failed: "
+            out.append({"name": name, "role": role, "error": f"heaptrack_interpret failed: "
                         f"{proc.stderr.decode(errors='replace').strip()[-300:]}"})
             continue
         record = parse(proc.stdout.decode(errors="replace").splitlines())
         record.strings = demangle(record.strings)
         analysis = analyse(record)
         (folder / f"{name}.txt").write_text(table(name, analysis), encoding="utf-8")
-        out.append({**entry, **analysis, "record": f"{ALLOC_SITES_DIR}/{kept.name}",
+        out.append({"name": name, "role": role, **analysis,
+                    "record": f"{ALLOC_SITES_DIR}/{kept.name}",
                     "table": f"{ALLOC_SITES_DIR}/{name}.txt"})
     return {"tool": "heaptrack", "version": tool.version, "processes": out}

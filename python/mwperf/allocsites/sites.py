@@ -14,7 +14,9 @@ first marker and the last are those of ``markers - 1`` messages — the same win
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
+
+from ..result_types import RunResultAllocSitesProcessesItemSitesItem
 
 MARKER_FUNCTION = "mwperf_alloc_sites_marker"
 MARKER_BYTES = 4093
@@ -170,7 +172,19 @@ class _Namer:
         return function, module, []
 
 
-def analyse(rec: Record, top: int = TOP) -> dict[str, Any]:
+class Analysis(TypedDict):
+    """What :func:`analyse` finds (the result's ``alloc_sites.processes[]`` fields)."""
+
+    steady_messages: int
+    steady_allocs: int
+    allocs_per_msg: float | None
+    bytes_per_msg: float | None
+    total_allocs: int
+    total_bytes: int
+    sites: list[RunResultAllocSitesProcessesItemSitesItem]
+
+
+def analyse(rec: Record, top: int = TOP) -> Analysis:
     """Per call site: allocations (count, bytes) in the steady state and in the whole run; the
     top ``top`` by steady count (then by total), the steady state's messages and totals."""
     namer = _Namer(rec)
@@ -200,7 +214,9 @@ def analyse(rec: Record, top: int = TOP) -> dict[str, Any]:
             steady_allocs += 1
             steady_bytes += size
     messages = max(len(markers) - 1, 0)
-    per = (lambda x: x / messages) if messages else (lambda x: None)
+    def per(count: int) -> float | None:
+        return count / messages if messages else None
+
     ranked = sorted(sites.values(), key=lambda s: (-s.steady_count, -s.total_count, s.function))
     return {
         "steady_messages": messages,
@@ -216,7 +232,7 @@ def analyse(rec: Record, top: int = TOP) -> dict[str, Any]:
     }
 
 
-def table(name: str, analysis: dict[str, Any]) -> str:
+def table(name: str, analysis: Analysis) -> str:
     """The sites as a text table (alloc-sites/<process>.txt), like seed 004's."""
     n = analysis["steady_messages"]
     lines = [f"{name}: heap allocations by call site (heaptrack; steady state = {n} messages, "

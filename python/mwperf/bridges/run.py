@@ -4,14 +4,14 @@ address and settings, notice a half that died, and write the result's ``bridge``
 import time
 from dataclasses import replace
 from pathlib import Path
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..merge import make_warning
 from .base import HALVES, BridgePlan, BridgeSetup
 from .rate import achieved, short_warning
 from .registry import DIRECT, bridge
-from ..result_types import Warning
+from ..result_types import Daemon, RunResultBridge, Warning
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -82,8 +82,8 @@ def bridge_died(daemons: "DaemonSet") -> str | None:
                      for d in dead)
 
 
-def section(cfg: "PointConfig", plan: BridgePlan | None, daemons: list[dict[str, Any]],
-            result: dict[str, Any]) -> dict[str, Any]:
+def section(cfg: "PointConfig", plan: BridgePlan | None, daemons: "Sequence[Daemon]",
+            result: Mapping[str, Any]) -> "RunResultBridge":
     """The result's ``bridge``: which bridge, the path, each half's daemon entry (CPU, RSS,
     version), and achieved vs offered rate."""
     name = cfg.bridge or DIRECT

@@ -34,7 +34,7 @@ from ..errors import RunError, UsageError
 from ..leases import Lease
 from . import cgroups
 from .topology import ROLES as ROLE_NAMES
-from ..result_types import RunResultCpu
+from ..result_types import RunResultCpu, Warning
 
 ALL = "*"
 """the role key of a value given without a role: every agent not named otherwise"""
@@ -270,7 +270,7 @@ class CpuPlacement:
         self.lease = lease
         self.groups: dict[str, cgroups.CpuCgroup] = {}
         self.applied: dict[str, dict[str, Any]] = {}
-        self.warnings: list[dict[str, Any]] = []
+        self.warnings: list[Warning] = []
         self.members: dict[str, list[str]] = {}
         """limited host -> the daemons placed in its cgroup"""
         self._rt_budget: dict[str, float] = {}

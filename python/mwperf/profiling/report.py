@@ -4,7 +4,6 @@ graph and its top functions."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from . import flamegraph
 from ..result_types import RunResultProfile

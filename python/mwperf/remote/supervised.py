@@ -183,6 +183,8 @@ class RemoteProcess(AgentProcess):
     """An agent on a real host, with a local agent's interface (procs.AgentProcess)."""
 
     channel: Channel
+    host: str
+    """the name of the real host it runs on (--host NAME=...)"""
 
     @classmethod
     def start(cls, conn: SshConnection, remote_agent: str, scratch: str, role: str,
