@@ -33,3 +33,25 @@ def test_no_costs_no_section(tmp_path: Path) -> None:
     root = tmp_path / "results"
     point(root, "20261122T100000Z-udp-roundtrip-0c02", costs=False)
     assert "What the middleware costs" not in build(root, ["latest"])
+
+
+def test_alloc_sites_show_their_table_and_feed_the_allocation_chart(tmp_path: Path) -> None:
+    """--alloc-sites without --count-allocs: the call-site section, and the catalogue's
+    allocations per message (the cost chart) from heaptrack's count."""
+    root = tmp_path / "results"
+    run_id = "20261122T100000Z-cyclonedds-roundtrip-0c03"
+    doc = result(run_id, latencies(500))
+    site = {"function": "dds_write (+3 unnamed in libddsc.so.0)", "module": "libddsc.so.0",
+            "callers": ["<CycloneEndpoint as Endpoint>::send"], "steady_count": 998,
+            "per_msg": 2.0, "steady_bytes": 1000, "total_count": 1200, "total_bytes": 2000}
+    doc["alloc_sites"] = {"tool": "heaptrack", "version": "1.4.0", "processes": [
+        {"name": role, "role": role, "steady_messages": 499, "steady_allocs": 998,
+         "allocs_per_msg": 2.0, "bytes_per_msg": 2.0, "total_allocs": 1200, "total_bytes": 2000,
+         "record": f"alloc-sites/{role}.heaptrack.gz", "table": f"alloc-sites/{role}.txt",
+         "sites": [site]} for role in ("ping", "pong")]}
+    ingest_point(write_point(root / run_id, json.loads(json.dumps(doc))))
+    page = build(root, ["latest"])
+    assert 'id="alloc-sites"' in page
+    assert "dds_write (+3 unnamed in libddsc.so.0)" in page
+    assert "2.00 allocations per message over 499 messages" in page
+    assert "ping: 2 allocations per message" in page  # the cost chart, from heaptrack's count

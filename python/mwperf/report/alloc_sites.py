@@ -24,9 +24,7 @@ def section(runs: Sequence[Run], numbers: dict[str, int]) -> Section:
     recorded = [p for run in runs for p in run.points if p.alloc_sites]
     if not recorded:
         return out
-    if len(recorded) > MAX_POINTS:
-        out.note = f"The first {MAX_POINTS} of {len(recorded)} recorded points are shown."
-    for point in recorded[:MAX_POINTS]:
+    for point in out.first(recorded, MAX_POINTS, "recorded points"):
         for proc in point.alloc_sites.get("processes") or []:
             head = (f'<p><b>#{numbers.get(point.point_id, "?")} {escape(describe(point))}: '
                     f'{escape(proc["name"])}</b> ')

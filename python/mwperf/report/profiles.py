@@ -19,9 +19,7 @@ def section(runs: Sequence[Run], numbers: dict[str, int]) -> Section:
     profiled = [p for run in runs for p in run.points if p.profile]
     if not profiled:
         return out
-    if len(profiled) > MAX_POINTS:
-        out.note = f"The first {MAX_POINTS} of {len(profiled)} profiled points are shown."
-    for point in profiled[:MAX_POINTS]:
+    for point in out.first(profiled, MAX_POINTS, "profiled points"):
         for proc in point.profile.get("processes") or []:
             rows = "".join(
                 f"<tr><td>{t['self_pct']:.1f}</td><td>{t['total_pct']:.1f}</td>"
