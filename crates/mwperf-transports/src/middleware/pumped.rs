@@ -3,6 +3,8 @@
 //! announcement, a control message), nothing, or news that the peer left; `recv` keeps looking
 //! until a message, nothing more within the wait, or the deadline.
 
+use std::collections::VecDeque;
+
 use mwperf_core::clock::now_ns;
 
 use crate::TransportError;
@@ -38,5 +40,28 @@ pub fn recv_loop(
             Got::Other if wait_ns == 0 || now_ns() >= deadline => return Ok(None),
             Got::Other => {}
         }
+    }
+}
+
+/// A transport that reads its connection through [`Pumped::pump`] and keeps the messages that
+/// came while it waited for something else (matching) in [`Pumped::early`]: its
+/// `Endpoint::recv` is [`Pumped::recv_pumped`].
+pub trait Pumped {
+    /// Messages received before the caller asked (kept in arrival order).
+    fn early(&mut self) -> &mut VecDeque<Vec<u8>>;
+    /// Look at the connection once, waiting at most `wait_ns` (see [`recv_loop`]).
+    fn pump(&mut self, out: Option<&mut Vec<u8>>, wait_ns: u64) -> Result<Got, TransportError>;
+
+    /// `Endpoint::recv`: an early message first, else the connection until the wait ends.
+    fn recv_pumped(
+        &mut self,
+        buf: &mut Vec<u8>,
+        wait_ns: u64,
+    ) -> Result<Option<usize>, TransportError> {
+        if let Some(m) = self.early().pop_front() {
+            *buf = m;
+            return Ok(Some(buf.len()));
+        }
+        recv_loop(wait_ns, |left| self.pump(Some(&mut *buf), left))
     }
 }

@@ -32,7 +32,7 @@ use serde_json::{json, Value};
 
 use self::ws::{Incoming, WebSocket, BINARY, TEXT};
 use super::foxglove_descriptor::DESCRIPTOR;
-use super::pumped::{recv_loop, Got};
+use super::pumped::{Got, Pumped};
 use crate::{spec, Durability, Endpoint, Side, Spec, TransportError};
 
 const TRANSPORT: &str = "foxglove";
@@ -195,7 +195,7 @@ impl FoxgloveEndpoint {
     /// Look at the connection once (waiting at most `wait_ns`): message data for our
     /// subscription goes into `out` when given, else into `early`; control messages update
     /// the subscription and the graph.
-    fn pump(&mut self, out: Option<&mut Vec<u8>>, wait_ns: u64) -> Result<Got, TransportError> {
+    fn look(&mut self, out: Option<&mut Vec<u8>>, wait_ns: u64) -> Result<Got, TransportError> {
         let text: Value = match self.ws.next(wait_ns)? {
             Incoming::Nothing => return Ok(Got::Nothing),
             Incoming::Message(BINARY, data) => {
@@ -321,7 +321,7 @@ impl FoxgloveEndpoint {
                     ),
                 });
             }
-            self.pump(None, end - now)?;
+            self.look(None, end - now)?;
         }
         send_json(&mut self.ws, &json!({"op": "unsubscribeConnectionGraph"}))
     }
@@ -351,11 +351,7 @@ impl Endpoint for FoxgloveEndpoint {
     }
 
     fn recv(&mut self, buf: &mut Vec<u8>, wait_ns: u64) -> Result<Option<usize>, TransportError> {
-        if let Some(m) = self.early.pop_front() {
-            *buf = m;
-            return Ok(Some(buf.len()));
-        }
-        recv_loop(wait_ns, |left| self.pump(Some(&mut *buf), left))
+        self.recv_pumped(buf, wait_ns)
     }
 
     fn local_addr(&self) -> String {
@@ -385,7 +381,7 @@ impl Endpoint for FoxgloveEndpoint {
                     ),
                 });
             }
-            if let Got::PeerLeft = self.pump(None, (end - now).min(100_000_000))? {
+            if let Got::PeerLeft = self.look(None, (end - now).min(100_000_000))? {
                 return Err(TransportError::Closed);
             }
         }
@@ -394,7 +390,7 @@ impl Endpoint for FoxgloveEndpoint {
     }
 
     fn matched_subscribers(&mut self) -> Option<u64> {
-        while let Got::Other | Got::Message(_) = self.pump(None, 0).unwrap_or(Got::Nothing) {}
+        while let Got::Other | Got::Message(_) = self.look(None, 0).unwrap_or(Got::Nothing) {}
         Some(self.ready.len() as u64)
     }
 }
@@ -402,6 +398,15 @@ impl Endpoint for FoxgloveEndpoint {
 impl Drop for FoxgloveEndpoint {
     fn drop(&mut self) {
         self.ws.close();
+    }
+}
+
+impl Pumped for FoxgloveEndpoint {
+    fn early(&mut self) -> &mut VecDeque<Vec<u8>> {
+        &mut self.early
+    }
+    fn pump(&mut self, out: Option<&mut Vec<u8>>, wait_ns: u64) -> Result<Got, TransportError> {
+        self.look(out, wait_ns)
     }
 }
 

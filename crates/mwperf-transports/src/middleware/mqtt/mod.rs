@@ -27,7 +27,7 @@ use self::address::{Address, Topics};
 use self::codec::{QoS, Will};
 use self::mapping::TRANSPORT;
 use self::session::Session;
-use super::pumped::{recv_loop, Got};
+use super::pumped::{Got, Pumped};
 use crate::{spec, Endpoint, Side, Spec, TransportError};
 
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
@@ -171,7 +171,7 @@ impl MqttEndpoint {
                     ),
                 });
             }
-            self.pump(None, end - now)?;
+            self.look(None, end - now)?;
         }
         let hello = format!(
             "mwperf {} pid {}",
@@ -206,7 +206,7 @@ impl MqttEndpoint {
 
     /// Look at the connection once (waiting at most `wait_ns`): a data message goes into `out`
     /// when given, else into `early`; `ready` updates the match state.
-    fn pump(&mut self, out: Option<&mut Vec<u8>>, wait_ns: u64) -> Result<Got, TransportError> {
+    fn look(&mut self, out: Option<&mut Vec<u8>>, wait_ns: u64) -> Result<Got, TransportError> {
         let Some(d) = self.session.next(wait_ns)? else {
             return Ok(Got::Nothing);
         };
@@ -249,11 +249,7 @@ impl Endpoint for MqttEndpoint {
     }
 
     fn recv(&mut self, buf: &mut Vec<u8>, wait_ns: u64) -> Result<Option<usize>, TransportError> {
-        if let Some(m) = self.early.pop_front() {
-            *buf = m;
-            return Ok(Some(buf.len()));
-        }
-        recv_loop(wait_ns, |left| self.pump(Some(&mut *buf), left))
+        self.recv_pumped(buf, wait_ns)
     }
 
     fn local_addr(&self) -> String {
@@ -298,7 +294,7 @@ impl Endpoint for MqttEndpoint {
                     detail,
                 });
             }
-            self.pump(None, (end - now).min(100_000_000))?;
+            self.look(None, (end - now).min(100_000_000))?;
         }
     }
 }
@@ -314,5 +310,14 @@ impl Drop for MqttEndpoint {
         self.session
             .settle(CLOSE_NS, |s| s.unacknowledged() == 0 && s.unsent() == 0);
         self.session.disconnect(CLOSE_NS);
+    }
+}
+
+impl Pumped for MqttEndpoint {
+    fn early(&mut self) -> &mut VecDeque<Vec<u8>> {
+        &mut self.early
+    }
+    fn pump(&mut self, out: Option<&mut Vec<u8>>, wait_ns: u64) -> Result<Got, TransportError> {
+        self.look(out, wait_ns)
     }
 }
