@@ -355,8 +355,9 @@ def report(runs: tuple[str, ...], results: str, output: str | None, fmt: str) ->
 @click.argument("new")
 @click.option("--budget", "budget_flags", multiple=True, metavar="METRIC=LIMIT",
               help="How much worse NEW may be, repeatable: p50|p99|max=+10% or +50us, "
-              "loss=+0.5pp, cpu=+20% or +5pp, rss=+20% or +8MiB.  [default: p50=+10% "
-              "p99=+10% loss=+0.5pp]")
+              "loss=+0.5pp, cpu=+20% or +5pp, rss=+20% or +8MiB, allocs_per_msg=+0 "
+              "(--count-allocs or --alloc-sites), wire_bytes=+5% or +16 (--wire-bytes).  "
+              "[default: p50=+10% p99=+10% loss=+0.5pp]")
 @click.option("--budget-file", metavar="FILE", help="YAML budgets (METRIC: LIMIT, optional "
               "alpha: 0.05), e.g. one file per platform; --budget flags override it.")
 @click.option("--results", default="results", show_default=True, metavar="DIR",
