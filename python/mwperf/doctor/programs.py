@@ -24,8 +24,11 @@ TOOLS = (
     ("sockperf", "sockperf", "UDP/TCP reference for the benchmarks"),
     ("iperf3", "iperf3", "throughput reference for the link emulator's benchmarks"),
     ("chromium", "chromium", "rendering and testing HTML reports"),
+    ("perf", "linux-perf", "--profile: CPU profiles of agents and daemons"),
+    ("heaptrack", "heaptrack", "--alloc-sites: allocations by call site"),
 )
-"""(program, Debian package, what it is for): used by benchmarks and reports, not by runs"""
+"""(program, Debian package, what it is for): used by benchmarks, reports and the optional cost
+measurements (--profile, --alloc-sites), not by a plain run"""
 
 
 def which(program: str) -> str | None:
