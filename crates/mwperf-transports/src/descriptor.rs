@@ -116,4 +116,28 @@ impl Descriptor {
     pub fn datagram(&self) -> bool {
         self.framing == Framing::Datagram
     }
+
+    /// Whether a message that is late may still come: a byte stream always retransmits, a
+    /// middleware does when it honours the reliability asked for and it is `reliable`.
+    pub fn retransmits(&self, asked: crate::Reliability) -> bool {
+        match self.framing {
+            Framing::Datagram => false,
+            Framing::Stream => true,
+            Framing::Middleware => {
+                asked == crate::Reliability::Reliable && self.qos.reliability.contains(&"reliable")
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Kind, Reliability};
+
+    #[test]
+    fn streams_and_reliable_middleware_retransmit_datagrams_do_not() {
+        let d = |name: &str| Kind::parse(name).unwrap().descriptor();
+        assert!(d("tcp").retransmits(Reliability::BestEffort));
+        assert!(!d("udp").retransmits(Reliability::Reliable));
+    }
 }

@@ -3,7 +3,10 @@
 //! Closed loop at rate 0: one message in flight; a reply that does not come within
 //! min(--peer-timeout, 1 s) is counted lost and the next message goes out.
 //! The last replies are awaited for min(--peer-timeout, max(200 ms, 20 × the largest RTT seen, or
-//! the first contact's when no measured reply came back yet)).
+//! the first contact's when no measured reply came back yet)); over a transport that retransmits
+//! (a byte stream, or a middleware asked for `reliable`) for the whole --peer-timeout: there a
+//! missing reply is late, not lost, and TCP's retransmission timer alone starts at 200 ms and
+//! doubles.
 
 use mwperf_core::clock::now_ns;
 use mwperf_core::result::Status;
@@ -38,6 +41,17 @@ struct Ping<'a> {
     first_rtt_ns: u64,
     /// With several topics: this topic's place in the common schedule.
     lane: Option<Lane<'a>>,
+    /// The transport retransmits what was lost (see the module's note on the final wait).
+    retransmits: bool,
+}
+
+/// How long the last replies are awaited after the last send (see the module's note).
+fn drain_limit(peer_timeout: u64, largest_rtt: u64, retransmits: bool) -> u64 {
+    if retransmits {
+        peer_timeout
+    } else {
+        peer_timeout.min(200_000_000u64.max(largest_rtt.saturating_mul(20)))
+    }
 }
 
 enum Stop {
@@ -175,10 +189,7 @@ impl Ping<'_> {
 
     fn drain(&mut self, waiter: &Waiter) -> Result<(), Stop> {
         let largest = self.col.response.max().unwrap_or(self.first_rtt_ns);
-        let limit = self
-            .args
-            .peer_timeout
-            .min(200_000_000u64.max(largest.saturating_mul(20)));
+        let limit = drain_limit(self.args.peer_timeout, largest, self.retransmits);
         let end = self.last_send_ns + limit;
         let blocking = Waiter {
             busy_poll: waiter.busy_poll,
@@ -240,6 +251,8 @@ pub fn run(
     lane: Option<Lane<'_>>,
 ) -> RoleOutcome {
     let run_id = args.common.run_id.unwrap_or_else(super::random_run_id);
+    let retransmits = mwperf_transports::Reliability::parse(&args.common.reliability)
+        .is_ok_and(|r| args.common.transport.descriptor().retransmits(r));
     let contact = first_contact(args, ep.as_mut(), peer, run_id);
     let start_ns = lane
         .as_ref()
@@ -289,6 +302,7 @@ pub fn run(
         start_ns,
         first_rtt_ns: discovery.first_reply_ns.unwrap_or(0),
         lane,
+        retransmits,
     };
     let sending = p.send_phase(waiter);
     p.lane = None; // this topic sends no more: the next one must not wait for it
@@ -332,5 +346,26 @@ pub fn run(
         discovery: Some(discovery),
         per_topic: Vec::new(),
         outage,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::drain_limit;
+
+    const MS: u64 = 1_000_000;
+
+    #[test]
+    fn the_final_wait_scales_with_the_largest_rtt_between_200_ms_and_the_peer_timeout() {
+        assert_eq!(drain_limit(2000 * MS, MS, false), 200 * MS);
+        assert_eq!(drain_limit(2000 * MS, 30 * MS, false), 600 * MS);
+        assert_eq!(drain_limit(2000 * MS, 500 * MS, false), 2000 * MS);
+    }
+
+    #[test]
+    fn a_retransmitting_transport_is_awaited_for_the_whole_peer_timeout() {
+        // TCP at 100 Hz over a 5 % lossy link: a 20 ms largest RTT so far, and the last segment
+        // lost twice (200 + 400 ms of retransmission timer) must still arrive.
+        assert_eq!(drain_limit(2000 * MS, 20 * MS, true), 2000 * MS);
     }
 }
