@@ -47,7 +47,7 @@ def mwperf(*args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.agent
 @pytest.mark.parametrize("opts", [[], ["--opt", "shm=off"], ["--opt", "publish-mode=async"],
-                                  ["--opt", "max-rate=5MB/s"]])
+                                  ["--opt", "max-rate=5MB/s"], ["--opt", "heartbeat=100ms"]])
 def test_a_round_trip_completes_and_leaves_nothing(tmp_path: Path, opts: list[str]) -> None:
     before = fastdds_files()
     out = tmp_path / "result.json"
@@ -68,6 +68,8 @@ def test_a_round_trip_completes_and_leaves_nothing(tmp_path: Path, opts: list[st
     ("max-rate=fast", "--opt max-rate=fast (a data rate such as"),
     ("publish-mode=maybe", "--opt publish-mode=maybe (allowed: sync, async)"),
     ("shm=yes", "--opt shm=yes (allowed: on, off)"),
+    ("heartbeat=0s", "--opt heartbeat=0s (a period above 0, e.g. 100ms)"),
+    ("heartbeat=soon", "--opt heartbeat=soon ("),
 ])
 def test_bad_options_are_one_line_exit_2(opt: str, words: str) -> None:
     done = mwperf("--opt", opt)

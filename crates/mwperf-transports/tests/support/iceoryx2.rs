@@ -36,7 +36,7 @@ pub fn fixture() -> Fixture {
     CLEANUP.call_once(|| unsafe {
         libc::atexit(remove_domain_files);
     });
-    let mut fx = Fixture::simple(Kind::Iceoryx2, |tag| unique(tag), &unique("nobody"));
+    let mut fx = Fixture::simple(Kind::Iceoryx2, unique, &unique("nobody"));
     fx.qos = Qos {
         history: History::KeepLast(1000),
         ..Qos::default()

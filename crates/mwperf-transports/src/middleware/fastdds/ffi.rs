@@ -34,6 +34,7 @@ pub struct Config {
     pub interface: *const c_char,
     pub peers: *const c_char,
     pub max_bytes_per_s: i64,
+    pub heartbeat_ns: i64,
 }
 
 type OpenFn = unsafe extern "C" fn(*const Config, *mut c_char, usize) -> *mut mwfd_endpoint;

@@ -137,6 +137,22 @@ impl FastddsEndpoint {
                 .map_err(|e| unsupported(format!("--opt max-blocking={v} ({e}; e.g. 100ms)")))?,
             None => DEFAULT_MAX_BLOCKING_NS,
         };
+        let heartbeat = match opts.get("heartbeat") {
+            Some(v) => match mwperf_core::units::parse_duration_ns(v) {
+                Ok(ns) if ns > 0 => ns,
+                Ok(_) => {
+                    return Err(unsupported(format!(
+                        "--opt heartbeat={v} (a period above 0, e.g. 100ms)"
+                    )))
+                }
+                Err(e) => {
+                    return Err(unsupported(format!(
+                        "--opt heartbeat={v} ({e}; e.g. 100ms)"
+                    )))
+                }
+            },
+            None => 0,
+        };
         let (keep_all, depth) = match spec.qos.history {
             History::KeepLast(n) => (
                 false,
@@ -178,6 +194,7 @@ impl FastddsEndpoint {
             interface: ptr(&c_iface),
             peers: ptr(&c_peers),
             max_bytes_per_s: max_rate,
+            heartbeat_ns: i64::try_from(heartbeat).unwrap_or(i64::MAX),
         };
         let mut err = [0 as c_char; 512];
         // SAFETY: the config's strings live until the call returns; err is a writable buffer.
