@@ -55,7 +55,7 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
     option("--duration", help="Measured time after warm-up, e.g. 10s, 500ms.  [default: 10s]"),
     option("--count", help="Measure this many messages instead of a duration."),
     option("--warmup", help="Sent and echoed first, excluded from statistics.  [default: 1s]"),
-    option("--peer-timeout", help="Give up when the peer is silent this long.  [default: 2s]"),
+    option("--peer-timeout", help="Give up when the peer is silent this long; also how long the last replies are awaited over a transport that retransmits.  [default: 2s]"),
     option("--spin-margin", help="Sleep until deadline - margin, then spin.  [default: 100us]"),
     option("--busy-poll", is_flag=True, help="Agents never block in receive (spins a core)."),
     option("--prevent-cpu-idle", is_flag=True, help="Keep CPUs out of deep idle states."),

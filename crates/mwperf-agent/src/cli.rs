@@ -263,7 +263,8 @@ pub struct SenderArgs {
     #[arg(long, default_value = "0s", value_parser = duration)]
     #[serde(rename = "warmup_ns")]
     pub warmup: u64,
-    /// Give up when the peer has been silent this long; also the wait for the last replies.
+    /// Give up when the peer has been silent this long; also the longest wait for the last replies
+    /// (all of it over a transport that retransmits: see roles/ping.rs).
     #[arg(long = "peer-timeout", default_value = "2s", value_parser = duration)]
     #[serde(rename = "peer_timeout_ns")]
     pub peer_timeout: u64,
