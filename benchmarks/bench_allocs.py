@@ -33,7 +33,7 @@ TRANSPORTS = ("udp", "tcp", "uds", "cyclonedds", "zenoh", "mqtt", "ros1", "iceor
 def run(tmp: Path, *args: str) -> dict:
     out = tmp / "r.json"
     done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--rate", "1000", "--payload",
-                           "Struct256", "--warmup", "0.3s", "--json", str(out), "--no-save", *args],
+                           "Struct256", "--warmup", "0.3s", "--json-out", str(out), "--no-save", *args],
                           capture_output=True, text=True, timeout=300, check=False,
                           env={**os.environ, "MWPERF_AGENT": str(AGENT),
                                "PYTHONPATH": str(ROOT / "python")})  # this checkout's mwperf

@@ -38,7 +38,7 @@ def run_point(transport: str, bridge: str, rate: int, payload: str, seconds: flo
               link: str | None) -> dict | None:
     argv = [sys.executable, "-m", "mwperf.cli", "run", "--transport", transport, "--bridge",
             bridge, "--rate", str(rate), "--payload", payload, "--duration", f"{seconds}s",
-            "--warmup", "1s", "--reliability", "best-effort", "--no-save", "--json", "-"]
+            "--warmup", "1s", "--reliability", "best-effort", "--no-save", "--json"]
     argv += ["--link", link] if link else []
     env = {**os.environ, "PYTHONPATH": str(REPO / "python")}
     done = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)

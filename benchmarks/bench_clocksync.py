@@ -28,7 +28,7 @@ CASES = {
 def one(case: str, out: Path) -> dict:
     subprocess.run([sys.executable, "-m", "mwperf.cli", "run", "--transport", "udp", "--mode",
                     "oneway", "--payload", "64", "--rate", "200", *CASES[case], "--clock-sync",
-                    "--no-save", "--json", str(out)], capture_output=True, check=False)
+                    "--no-save", "--json-out", str(out)], capture_output=True, check=False)
     m = json.loads(out.read_text())["measurement"]
     cs = m["clock_sync"]
     truth = cs.get("test_truth") or {"offset_ns": 0, "drift_ppm": 0.0}

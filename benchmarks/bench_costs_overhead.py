@@ -30,7 +30,7 @@ def p50(args: list[str], seconds: float) -> float:
         out = Path(scratch) / "r.json"
         subprocess.run([sys.executable, "-m", "mwperf.cli", "run", "--transport", "udp", "--rate",
                         "1000", "--payload", "64", "--duration", f"{seconds}s", "--warmup",
-                        "300ms", "--no-save", "--json", str(out), *args], check=True,
+                        "300ms", "--no-save", "--json-out", str(out), *args], check=True,
                        capture_output=True, env=os.environ)
         return json.loads(out.read_text())["measurement"]["response"]["p50_ns"]
 

@@ -42,7 +42,7 @@ MODES = {"idle": [], "0.3 ms work": ["--busy-loop", "300us"], "busy-poll": ["--b
 
 def run_point(quota: str, extra: list[str], seconds: float) -> dict:
     argv = [sys.executable, "-m", "mwperf.cli", "run", "--transport", "udp", "--rate", "1000",
-            "--duration", f"{seconds}s", "--warmup", "1s", "--no-save", "--json", "-", *extra]
+            "--duration", f"{seconds}s", "--warmup", "1s", "--no-save", "--json", *extra]
     if quota != "none":
         argv += ["--cpu-quota", quota]
     env = {**os.environ, "PYTHONPATH": str(REPO / "python")}

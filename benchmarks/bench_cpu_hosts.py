@@ -40,7 +40,7 @@ SPIN_S = 3.0
 def relay_point(quota: str, seconds: float) -> dict:
     argv = [sys.executable, "-m", "mwperf.cli", "run", "--transport", "ros1", "--pong", "relay",
             "--rate", "1000", "--payload", "Array1k", "--duration", f"{seconds}s", "--warmup",
-            "1s", "--link", "delay=0", "--no-save", "--json", "-"]
+            "1s", "--link", "delay=0", "--no-save", "--json"]
     if quota != "none":
         argv += ["--cpu-quota", f"b={quota}"]
     env = {**os.environ, "PYTHONPATH": str(REPO / "python")}

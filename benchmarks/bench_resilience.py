@@ -38,7 +38,7 @@ def measure(transport: str, mode: str, extra: tuple[str, ...]) -> dict:
         out = Path(tmp) / "result.json"
         argv = [sys.executable, "-m", "mwperf", "run", "--transport", transport, "--mode", mode,
                 "--rate", str(RATE), "--duration", "4s", "--warmup", "500ms", "--payload", "64",
-                "--link", f"outage=1500ms+{OUTAGE_S:g}s", *extra, "--json", str(out),
+                "--link", f"outage=1500ms+{OUTAGE_S:g}s", *extra, "--json-out", str(out),
                 "--no-save"]
         env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
         subprocess.run(argv, env=env, capture_output=True, text=True, timeout=180, check=False)

@@ -30,7 +30,7 @@ def run_point(transport: str, subscribers: int) -> dict | None:
     argv = [sys.executable, "-m", "mwperf.cli", "run", "--transport", transport, "--mode",
             "oneway", "--rate", "1000", "--payload", "Array32", "--count", "1000", "--warmup",
             "300ms", "--depth", "1000", "--subscribers", str(subscribers), "--no-save",
-            "--json", "-"]
+            "--json"]
     env = {**os.environ, "PYTHONPATH": str(REPO / "python")}
     done = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
     if done.returncode not in (0, 3):

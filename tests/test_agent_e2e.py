@@ -16,7 +16,7 @@ pytestmark = pytest.mark.agent
 
 def run(env: dict[str, str], tmp_path: Path, *args: str) -> tuple[int, dict[str, Any]]:
     out = tmp_path / "result.json"
-    done = run_mwperf("run", *args, "--json", str(out), "--results", str(tmp_path / "r"),
+    done = run_mwperf("run", *args, "--json-out", str(out), "--results", str(tmp_path / "r"),
                       env=env, timeout=120)
     assert "Traceback" not in done.stderr, done.stderr
     assert out.is_file(), done.stderr

@@ -28,7 +28,7 @@ runpy.run_module("mwperf.cli", run_name="__main__")
 def run_with_ballast(env: dict[str, str], tmp_path: Path, *args: str) -> tuple[dict, int]:
     out = tmp_path / "result.json"
     done = subprocess.run([sys.executable, "-c", CONTROL_PLANE.format(mb=BALLAST_MB), "run",
-                           *args, "--duration", "0.5s", "--json", str(out),
+                           *args, "--duration", "0.5s", "--json-out", str(out),
                            "--results", str(tmp_path / "r")],
                           capture_output=True, text=True, env=env, timeout=120, check=False)
     assert done.returncode == 0, done.stderr

@@ -66,7 +66,7 @@ def test_a_run_with_alloc_sites_keeps_the_records_and_shows_the_sites(
     out = tmp_path / "result.json"
     done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--transport", "udp",
                            "--rate", "500", "--duration", "1s", "--alloc-sites",
-                           "--json", str(out), "--results", str(tmp_path / "r")],
+                           "--json-out", str(out), "--results", str(tmp_path / "r")],
                           capture_output=True, text=True,
                           env={**real_env, "PYTHONPATH": PYTHONPATH}, timeout=120, check=False)
     assert done.returncode == 0, done.stderr

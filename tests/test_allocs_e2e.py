@@ -68,7 +68,7 @@ def test_socket_agents_allocate_nothing_per_message(real_env: dict[str, str], tm
     out = tmp_path / "result.json"
     done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--transport", transport,
                            "--rate", "1000", "--duration", "1s", "--payload", "Struct256",
-                           "--count-allocs", "--json", str(out), "--results", str(tmp_path / "r")],
+                           "--count-allocs", "--json-out", str(out), "--results", str(tmp_path / "r")],
                           capture_output=True, text=True, env={**real_env, "PYTHONPATH": PYTHONPATH}, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     result = json.loads(out.read_text())
@@ -94,7 +94,7 @@ def test_without_the_preload_the_agent_says_so(tmp_path: Path) -> None:
 def test_no_flag_no_section(real_env: dict[str, str], tmp_path: Path) -> None:
     out = tmp_path / "result.json"
     done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--transport", "udp",
-                           "--duration", "0.2s", "--json", str(out), "--no-save"],
+                           "--duration", "0.2s", "--json-out", str(out), "--no-save"],
                           capture_output=True, text=True, env={**real_env, "PYTHONPATH": PYTHONPATH}, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     result = json.loads(out.read_text())

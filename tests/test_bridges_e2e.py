@@ -66,7 +66,7 @@ def test_mqtt_bridge_carries_a_round_trip_between_two_brokers(real_env: dict[str
                                                               tmp_path: Path) -> None:
     out = tmp_path / "r.json"
     done = run_mwperf("run", "--transport", "mqtt", "--bridge", "mqtt-bridge", *SHORT,
-                      "--json", str(out), "--no-save", env=real_env)
+                      "--json-out", str(out), "--no-save", env=real_env)
     assert done.returncode == 0, done.stderr
     result = json.loads(out.read_text())
     bridge = result["bridge"]
@@ -90,7 +90,7 @@ def test_a_bridge_killed_mid_run_gives_a_partial_result_with_the_reason(
     out = tmp_path / "r.json"
     proc = subprocess.Popen([sys.executable, "-m", "mwperf.cli", "run", "--transport", "mqtt",
                              "--bridge", "mqtt-bridge", "--rate", "200", "--duration", "4s",
-                             "--warmup", "300ms", "--peer-timeout", "1s", "--json", str(out),
+                             "--warmup", "300ms", "--peer-timeout", "1s", "--json-out", str(out),
                              "--no-save"], env=real_env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     try:
@@ -125,7 +125,7 @@ def test_mqtt_bridge_and_direct_across_the_bridge_hosts(real_env: dict[str, str]
     for name in ("mqtt-bridge", "direct"):
         out = tmp_path / f"{name}.json"
         done = run_mwperf("run", "--transport", "mqtt", "--bridge", name,
-                          "--link", "delay=5ms", *SHORT, "--json", str(out), "--no-save",
+                          "--link", "delay=5ms", *SHORT, "--json-out", str(out), "--no-save",
                           env=real_env)
         assert done.returncode == 0, done.stderr
         result = json.loads(out.read_text())
@@ -160,7 +160,7 @@ def test_zenoh_ros2dds_carries_dds_through_two_bridges(real_env: dict[str, str],
     in different DDS domains, so every message crossed both bridges."""
     out = tmp_path / "r.json"
     done = run_mwperf("run", "--transport", "cyclonedds", "--bridge", "zenoh-ros2dds", *SHORT,
-                      "--json", str(out), "--no-save", env=real_env)
+                      "--json-out", str(out), "--no-save", env=real_env)
     assert done.returncode == 0, done.stderr
     result = json.loads(out.read_text())
     bridge = result["bridge"]
@@ -182,7 +182,7 @@ def test_zenoh_ros2dds_carries_dds_to_a_zenoh_pong(real_env: dict[str, str], tmp
     runs: the zenoh pong is the far end."""
     out = tmp_path / "r.json"
     done = run_mwperf("run", "--transport", "zenoh", "--bridge", "zenoh-ros2dds", *SHORT,
-                      "--json", str(out), "--no-save", env=real_env)
+                      "--json-out", str(out), "--no-save", env=real_env)
     assert done.returncode == 0, done.stderr
     result = json.loads(out.read_text())
     bridge = result["bridge"]
@@ -208,7 +208,7 @@ def test_a_bridge_that_fails_to_build_fails_its_point_in_one_line_and_the_sweep_
     sweep = tmp_path / "s.yaml"
     sweep.write_text("transport: cyclonedds\nbridge: [zenoh-ros2dds, direct]\nrate: 100\n"
                      "duration: 1s\nwarmup: 300ms\n")
-    done = run_mwperf("run", str(sweep), "--results", str(tmp_path / "res"), "--json", "-",
+    done = run_mwperf("run", str(sweep), "--results", str(tmp_path / "res"), "--json",
                       env=env)
     rows = json.loads(done.stdout)["rows"]
     statuses = {row["axes"]["bridge"]: row["status"] for row in rows}

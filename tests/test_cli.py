@@ -1,6 +1,8 @@
 """The command line as a user meets it: one error line, the right exit code, no traceback."""
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import click
@@ -28,6 +30,14 @@ import mwperf.cli
     (["run", "--frobnicate"], "No such option"),
     (["run", "--rate"], "Option '--rate' requires an argument"),
     (["launch"], "No such command 'launch'"),
+    (["run", "--json", "out.json"], "--json: takes no value (got 'out.json'); --json alone "
+                                    "prints the result as JSON, --json-out FILE writes it to FILE"),
+    (["run", "--duration", "1s", "--json", "-"], "--json: takes no value (got '-'); "),
+    (["run", "--json=out.json"], "--json: takes no value (got 'out.json'); "),
+    (["run", "--json-out", "-"], "--json-out: expected a file name, got '-'; to print the JSON "
+                                 "on standard output use --json"),
+    (["run", "default", "--dry-run", "--json"], "--json: not with --dry-run"),
+    (["doctor", "--json-out", ""], "--json-out: expected a file name"),
 ])
 def test_bad_input_is_one_line_exit_2(fake_env: dict[str, str], args: list[str], flag: str) -> None:
     done = run_mwperf(*args, env=fake_env)
@@ -62,7 +72,7 @@ def test_catalogue_commands(fake_env: dict[str, str]) -> None:
 
 def test_run_writes_results_and_json(fake_env: dict[str, str], tmp_path: Path) -> None:
     done = run_mwperf("run", "--duration", "300ms", "--results", str(tmp_path / "r"),
-                  "--json", str(tmp_path / "out.json"), env=fake_env)
+                  "--json-out", str(tmp_path / "out.json"), env=fake_env)
     assert done.returncode == 0, done.stderr
     (folder,) = (tmp_path / "r").glob("*/")
     result = json.loads((folder / "result.json").read_text())
@@ -87,7 +97,107 @@ def test_no_arguments_prints_help(fake_env: dict[str, str]) -> None:
 
 
 def test_json_to_stdout_replaces_the_table(fake_env: dict[str, str]) -> None:
-    done = run_mwperf("run", "--duration", "200ms", "--no-save", "--json", "-", env=fake_env)
+    done = run_mwperf("run", "--duration", "200ms", "--no-save", "--json", env=fake_env)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["kind"] == "run-result" and result["status"] == "complete"
+
+
+BAGS = Path(__file__).parent / "fixtures" / "bags"
+PATCHED = """
+import runpy, sys
+import mwperf.footprint as fp
+import mwperf.probe.command as probe
+from mwperf.probe.listen import ProbeResult
+from mwperf.probe.stats import summarise_topic
+# no live ROS 1 system: the probe hears ten messages; no binutils on a script: fixed sizes
+arrivals = [i * 100_000_000 for i in range(10)]
+topic = summarise_topic("/scan", "sensor_msgs/msg/LaserScan", arrivals, [4000] * 10, [-1] * 10,
+                        0, 1_000_000_000, 3.0)
+probe.probe_ros1 = lambda master, topics, seconds, gap_factor: ProbeResult(
+    master, 0, 1_000_000_000, 0.01, gap_factor, [topic])
+fp.binary = lambda path: fp.Binary(str(path), 1000, 800, 100, 100, [("mwperf_agent", 600)])
+sys.argv = ["mwperf", *sys.argv[1:]]
+runpy.run_module("mwperf.cli", run_name="__main__")
+"""
+JSON_COMMANDS = {  # every command with JSON output: its arguments (SUITE: a scenario file)
+    "run": ["run", "--duration", "200ms", "--no-save"],
+    "run SCENARIO": ["run", "SUITE", "--no-save"],
+    "probe": ["probe", "--ros1", "http://robot:11311", "--duration", "1s", "--no-save"],
+    "bag info": ["bag", "info", str(BAGS / "small.mcap")],
+    "doctor": ["doctor"],
+    "encodings": ["encodings", "--payload", "Struct256"],
+    "footprint": ["footprint", "--transport", "udp"],  # a real round trip, with the fake agent
+}
+
+
+def test_every_json_option_is_covered() -> None:
+    """Each command with --json also has --json-out, and is in JSON_COMMANDS."""
+    def walk(group: click.Group, path: str) -> list[tuple[str, click.Command]]:
+        found = []
+        for name, command in group.commands.items():
+            if isinstance(command, click.Group):
+                found += walk(command, f"{path}{name} ")
+            else:
+                found.append((f"{path}{name}", command))
+        return found
+
+    with_json = {path: {o for p in command.params if isinstance(p, click.Option) for o in p.opts}
+                 for path, command in walk(mwperf.cli.cli, "")}
+    with_json = {path: opts for path, opts in with_json.items() if opts & {"--json", "--json-out"}}
+    assert all({"--json", "--json-out"} <= opts for opts in with_json.values()), with_json
+    assert set(with_json) == {name.split(" SCENARIO")[0] for name in JSON_COMMANDS}
+
+
+@pytest.mark.parametrize("name", list(JSON_COMMANDS))
+def test_json_prints_and_json_out_writes_the_same_document(fake_env: dict[str, str],
+                                                           tmp_path: Path, name: str) -> None:
+    """--json: the JSON on stdout instead of the text; --json-out FILE: the same JSON in FILE,
+    the text on stdout; both together: stdout and FILE hold the same bytes."""
+    suite = tmp_path / "suite.yaml"
+    suite.write_text("rate: [100, 200]\nduration: 200ms\nwarmup: 0s\n")
+    args = [str(suite) if a == "SUITE" else a for a in JSON_COMMANDS[name]]
+
+    def mwperf(*more: str) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run([sys.executable, "-c", PATCHED, *args, *more], capture_output=True,
+                              text=True, env={**fake_env, "MWPERF_LEASE_DIR": str(tmp_path)},
+                              cwd=tmp_path, timeout=120, check=False)
+        assert done.returncode == 0, done.stderr
+        return done
+
+    printed = json.loads(mwperf("--json").stdout)
+    assert isinstance(printed, dict | list) and printed
+    both = mwperf("--json", "--json-out", str(tmp_path / "both.json"))
+    assert both.stdout == (tmp_path / "both.json").read_text(encoding="utf-8")
+    text = mwperf("--json-out", str(tmp_path / "out.json"))
+    written = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
+    assert text.stdout.strip() and text.stdout.lstrip()[0] not in "[{"  # the human text
+    assert type(written) is type(printed)
+    if isinstance(printed, dict):
+        assert written.keys() == printed.keys()
+    if name == "footprint":  # footprint.py's own 'mwperf run --json-out' worked
+        assert [r["transport"] for r in written["transports"]] == ["udp"]
+        assert written["transports"][0]["peak_rss_kib"] > 0, written
+
+
+def test_json_before_an_old_result_file_is_refused(fake_env: dict[str, str],
+                                                    tmp_path: Path) -> None:
+    """'mwperf run --json out.json' (the old --json FILE) must not run out.json as SCENARIO,
+    even when out.json exists from an earlier run."""
+    old = tmp_path / "out.json"
+    old.write_text('{"kind": "run-result", "status": "complete"}\n')
+    done = run_mwperf("run", "--duration", "200ms", "--json", str(old), env=fake_env)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == (f"mwperf: error: --json: takes no value (got '{old}'); --json alone "
+                           f"prints the result as JSON, --json-out FILE writes it to FILE\n")
+    assert old.read_text() == '{"kind": "run-result", "status": "complete"}\n'
+
+
+def test_json_before_a_scenario_in_a_json_file_runs_it(fake_env: dict[str, str],
+                                                       tmp_path: Path) -> None:
+    """A scenario may be a .json file (JSON is YAML): after --json it is still SCENARIO."""
+    suite = tmp_path / "suite.json"
+    suite.write_text('{"rate": [100], "duration": "200ms", "warmup": "0s"}\n')
+    done = run_mwperf("run", "--json", str(suite), "--no-save", env=fake_env)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["scenario"] == "suite"

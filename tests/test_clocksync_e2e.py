@@ -41,7 +41,7 @@ def run(env: dict[str, str], tmp_path: Path, *args: str) -> tuple[int, dict[str,
     out = tmp_path / "result.json"
     out.unlink(missing_ok=True)
     done = run_mwperf("run", "--transport", "udp", "--mode", "oneway", "--payload", "64",
-                      *args, "--json", str(out), "--no-save", env=env, timeout=120)
+                      *args, "--json-out", str(out), "--no-save", env=env, timeout=120)
     assert "Traceback" not in done.stderr, done.stderr
     assert out.is_file(), done.stderr
     result = json.loads(out.read_text())
@@ -127,7 +127,7 @@ def test_round_trips_stay_clock_free_and_one_way_needs_clock_sync(env: dict[str,
     out = tmp_path / "rtt.json"
     done = run_mwperf("run", "--transport", "udp", "--rate", "100", "--duration", "1s",
                       "--payload", "64", "--link", "delay=2ms", "--test-clock", "b=1000,50",
-                      "--json", str(out), "--no-save", env=env, timeout=120)
+                      "--json-out", str(out), "--no-save", env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     m = json.loads(out.read_text())["measurement"]
     assert "clock_sync" not in m

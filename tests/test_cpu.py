@@ -280,7 +280,7 @@ def test_real_agent_busy_polling_under_a_quota(real_env: dict[str, str], tmp_pat
     out = tmp_path / "result.json"
     done = run_mwperf("run", "--transport", "udp", "--rate", "1000", "--duration", "2s",
                       "--busy-poll", "--cpu-quota", "pong=30%", "--cpu-pin", "pong=1",
-                      "--json", str(out), "--no-save",
+                      "--json-out", str(out), "--no-save",
                       env={**real_env, "MWPERF_LEASE_DIR": str(tmp_path / "leases")})
     assert done.returncode in (0, 3), done.stderr
     result = json.loads(out.read_text())

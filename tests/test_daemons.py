@@ -235,7 +235,7 @@ def test_new_flags_are_checked(fake_env: dict[str, str], args: list[str], messag
 def test_zenoh_client_mode_starts_a_router(fake_env: dict[str, str], tmp_path: Path) -> None:
     """Fake agents (incl. 'router'): the router's endpoint is the address of both agents."""
     done = run_mwperf("run", "--transport", "zenoh", "--opt", "mode=client", "--duration",
-                      "300ms", "--json", str(tmp_path / "out.json"), "--no-save",
+                      "300ms", "--json-out", str(tmp_path / "out.json"), "--no-save",
                       env=fake_with(fake_env, "zenoh"))
     assert done.returncode == 0, done.stderr
     (router,) = json.loads((tmp_path / "out.json").read_text())["daemons"]
@@ -248,7 +248,7 @@ def test_zenoh_client_mode_starts_a_router(fake_env: dict[str, str], tmp_path: P
 
 
 def test_zenoh_peer_mode_needs_no_daemon(fake_env: dict[str, str], tmp_path: Path) -> None:
-    done = run_mwperf("run", "--transport", "zenoh", "--duration", "200ms", "--json",
+    done = run_mwperf("run", "--transport", "zenoh", "--duration", "200ms", "--json-out",
                       str(tmp_path / "out.json"), "--no-save", env=fake_with(fake_env, "zenoh"))
     assert done.returncode == 0, done.stderr
     assert json.loads((tmp_path / "out.json").read_text())["daemons"] == []

@@ -51,7 +51,7 @@ def mwperf(*args: str) -> subprocess.CompletedProcess[str]:
 def test_a_round_trip_completes_and_leaves_nothing(tmp_path: Path, opts: list[str]) -> None:
     before = fastdds_files()
     out = tmp_path / "result.json"
-    done = mwperf("--rate", "200", "--payload", "Array1k", "--json", str(out), *opts)
+    done = mwperf("--rate", "200", "--payload", "Array1k", "--json-out", str(out), *opts)
     if done.returncode != 0 and not os.environ.get("CI") and "not found" in done.stderr:
         pytest.skip(done.stderr.strip().splitlines()[-1])
     assert done.returncode == 0, done.stderr

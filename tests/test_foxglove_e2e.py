@@ -42,7 +42,7 @@ _BEFORE.update(_servers())
 
 def _run(tmp_path: Path, env: dict[str, str], *args: str) -> dict:
     out = tmp_path / "r.json"
-    done = run_mwperf("run", *args, "--json", str(out), "--no-save", env=env)
+    done = run_mwperf("run", *args, "--json-out", str(out), "--no-save", env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     return json.loads(out.read_text())
 
@@ -98,7 +98,7 @@ def test_a_foxglove_bridge_killed_mid_run_gives_a_partial_result_with_the_reason
     proc = subprocess.Popen([sys.executable, "-m", "mwperf.cli", "run", "--transport",
                              "cyclonedds", "--bridge", "foxglove", "--rate", "200",
                              "--duration", "4s", "--warmup", "300ms", "--peer-timeout", "1s",
-                             "--json", str(out), "--no-save"], env=real_env,
+                             "--json-out", str(out), "--no-save"], env=real_env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 20

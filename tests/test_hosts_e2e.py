@@ -154,7 +154,7 @@ def test_daemons_across_a_link(env: dict[str, str], tmp_path: Path, transport: s
     out = tmp_path / "result.json"
     opts = ["--opt", "mode=client"] if transport == "zenoh" else []
     done = run_mwperf("run", "--transport", transport, *opts, "--rate", "50", "--duration", "2s",
-                      "--warmup", "500ms", "--link", "delay=5ms", "--json", str(out),
+                      "--warmup", "500ms", "--link", "delay=5ms", "--json-out", str(out),
                       "--no-save", env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     result = json.loads(out.read_text())
@@ -212,7 +212,7 @@ def test_a_cpu_quota_on_a_host_holds_its_agents_and_daemons(env: dict[str, str],
     out = tmp_path / "result.json"
     done = run_mwperf("run", "--transport", "mqtt", "--rate", "100", "--duration", "1s",
                       "--warmup", "200ms", "--link", "delay=1ms", "--cpu-quota", "b=30%",
-                      "--json", str(out), "--no-save", env=env, timeout=120)
+                      "--json-out", str(out), "--no-save", env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     result = json.loads(out.read_text())
     assert result["config"]["cpu"]["hosts"] == {"b": ["foxglove-server", "mosquitto", "pong",

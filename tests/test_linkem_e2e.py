@@ -41,7 +41,7 @@ def env(leased_env: dict[str, str]) -> dict[str, str]:
 def run(env: dict[str, str], tmp_path: Path, *args: str) -> tuple[int, dict[str, Any], str]:
     out = tmp_path / "result.json"
     out.unlink(missing_ok=True)
-    done = run_mwperf("run", *args, "--json", str(out), "--no-save", env=env, timeout=120)
+    done = run_mwperf("run", *args, "--json-out", str(out), "--no-save", env=env, timeout=120)
     assert "Traceback" not in done.stderr, done.stderr
     assert out.is_file(), done.stderr
     return done.returncode, json.loads(out.read_text()), done.stderr

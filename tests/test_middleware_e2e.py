@@ -45,7 +45,7 @@ def run(env: dict[str, str], tmp_path: Path, *args: str) -> dict[str, Any]:
     # the ROS 2 default depth of 10 drops by design (seed 000's queue-of-1000 finding). Zero loss
     # below is then a real check of the transport, not of the host's scheduling.
     done = run_mwperf("run", "--depth", "1000", "--rate", "1000", "--duration", "1s", "--warmup",
-                      "200ms", "--payload", "Array64", "--json", str(out), "--results",
+                      "200ms", "--payload", "Array64", "--json-out", str(out), "--results",
                       str(tmp_path / "r"), *args, env=env, timeout=120)  # args win (last given)
     assert "Traceback" not in done.stderr, done.stderr
     assert done.returncode == 0, done.stdout + done.stderr

@@ -38,7 +38,7 @@ def run(env: dict[str, str], tmp_path: Path, robot: Robot, *args: str, config: s
     out = tmp_path / "result.json"
     out.unlink(missing_ok=True)
     done = run_mwperf("run", "--host", f"b={robot.url}", "--ssh-config",
-                      str(robot.folder / config), *args, "--json", str(out),
+                      str(robot.folder / config), *args, "--json-out", str(out),
                       "--results", str(tmp_path / "r"), env=env, timeout=timeout)
     assert "Traceback" not in done.stderr, done.stderr
     return done, json.loads(out.read_text()) if out.is_file() else None
@@ -159,7 +159,7 @@ def test_unreachable_host_fails_within_bounded_time(env, tmp_path, robot) -> Non
 def _start_mwperf(env, tmp_path, robot, *args) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "mwperf.cli", "run", "--host", f"b={robot.url}",
                              "--ssh-config", str(robot.folder / "ssh_config"), *args,
-                             "--json", str(tmp_path / "result.json"),
+                             "--json-out", str(tmp_path / "result.json"),
                              "--results", str(tmp_path / "r")],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 

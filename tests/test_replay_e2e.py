@@ -22,7 +22,7 @@ def mwperf(*args: str) -> subprocess.CompletedProcess[str]:
 def test_replay_over_udp(tmp_path: Path, mode: str) -> None:
     out = tmp_path / "result.json"
     done = mwperf("--transport", "udp", "--mode", mode, "--replay", str(FIXTURES / "small.bag"),
-                  "--json", str(out))
+                  "--json-out", str(out))
     assert done.returncode == 0, done.stderr
     result = json.loads(out.read_text())
     assert result["config"]["replay"]["topics"] == ["/camera/image_raw", "/scan"]
@@ -70,7 +70,7 @@ def test_replay_loop_sends_every_pass_until_the_duration(tmp_path: Path) -> None
     assert expected[0] > 2 * len(offsets[0]), "the fixture must give a partial third pass"
     out = tmp_path / "result.json"
     done = mwperf("--transport", "udp", "--mode", "oneway", "--replay", str(bag), "--replay-loop",
-                  "--duration", "2500ms", "--json", str(out))
+                  "--duration", "2500ms", "--json-out", str(out))
     assert done.returncode == 0, done.stderr
     result = json.loads(out.read_text())
     assert result["config"]["replay"]["loop_span_ns"] == span

@@ -39,7 +39,7 @@ def env(leased_env: dict[str, str]) -> dict[str, str]:
 def run(env: dict[str, str], tmp_path: Path, *args: str) -> dict[str, Any]:
     out = tmp_path / "result.json"
     done = run_mwperf("run", "--rate", str(RATE), "--duration", "4s", "--warmup", "200ms",
-                      "--payload", "64", "--link", LINK, *args, "--json", str(out),
+                      "--payload", "64", "--link", LINK, *args, "--json-out", str(out),
                       "--no-save", env=env, timeout=120)
     assert "Traceback" not in done.stderr, done.stderr
     assert out.is_file(), done.stderr
@@ -85,7 +85,7 @@ def test_reliable_transport_retransmits_after_the_outage(env: dict[str, str],
 def test_no_outage_no_outage_section(env: dict[str, str], tmp_path: Path) -> None:
     out = tmp_path / "result.json"
     done = run_mwperf("run", "--transport", "udp", "--rate", "100", "--duration", "1s",
-                      "--link", "delay=1ms", "--json", str(out), "--no-save", env=env)
+                      "--link", "delay=1ms", "--json-out", str(out), "--no-save", env=env)
     assert done.returncode == 0, done.stderr
     result = json.loads(out.read_text())
     assert result["resilience"]["outage"] is None and result["link"]["outage_window"] is None
@@ -100,7 +100,7 @@ def test_a_session_silent_beyond_the_bound_is_reported_dead(env: dict[str, str],
     out = tmp_path / "result.json"
     done = run_mwperf("run", "--transport", "tcp", "--rate", "100", "--duration", "10s",
                       "--warmup", "300ms", "--link", "outage=2s+4s", "--session-timeout",
-                      "300ms", "--json", str(out), "--no-save", env=env, timeout=120)
+                      "300ms", "--json-out", str(out), "--no-save", env=env, timeout=120)
     result = json.loads(out.read_text())
     assert done.returncode == 3 and result["status"] == "partial", done.stderr
     outage = result["resilience"]["outage"]

@@ -67,7 +67,7 @@ def problems(value: Any, kind: Any, where: str = "$") -> list[str]:
 def test_a_real_run_result_conforms(fake_env: dict[str, str], tmp_path: Path) -> None:
     out = tmp_path / "result.json"
     done = run_mwperf("run", "--transport", "udp", "--duration", "300ms", "--warmup", "100ms",
-                      "--no-save", "--json", str(out), env=fake_env)
+                      "--no-save", "--json-out", str(out), env=fake_env)
     assert done.returncode == 0, done.stderr
     document = json.loads(out.read_text())
     assert problems(document, result_types.RunResult) == []

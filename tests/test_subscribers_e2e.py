@@ -27,7 +27,7 @@ def measure(env: dict[str, str], tmp_path: Path, transport: str) -> dict[str, An
     out = tmp_path / "result.json"
     done = run_mwperf("run", "--transport", transport, "--mode", "oneway", "--rate",
                       str(RATE_HZ), "--duration", f"{DURATION_S}s", "--warmup", "300ms",
-                      "--payload", "Array64", "--subscribers", "3", "--json", str(out),
+                      "--payload", "Array64", "--subscribers", "3", "--json-out", str(out),
                       "--no-save", env=env, timeout=120)
     assert done.returncode in (0, 3), done.stdout + done.stderr
     return json.loads(out.read_text())
@@ -62,7 +62,7 @@ def test_a_killed_subscriber_fails_alone(real_env: dict[str, str], tmp_path: Pat
     proc = subprocess.Popen(
         [sys.executable, "-m", "mwperf.cli", "run", "--transport", transport, "--mode", "oneway",
          "--rate", str(RATE_HZ), "--duration", "3s", "--warmup", "200ms", "--payload",
-         "Array64", "--subscribers", "3", "--json", str(out), "--no-save"],
+         "Array64", "--subscribers", "3", "--json-out", str(out), "--no-save"],
         env=real_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     victim = None
     deadline = time.monotonic() + 30

@@ -27,7 +27,7 @@ def _needs_namespaces() -> None:
 def run(env: dict[str, str], tmp_path: Path, *args: str) -> tuple[int, dict[str, Any], str]:
     out = tmp_path / "result.json"
     out.unlink(missing_ok=True)
-    done = run_mwperf("run", "--wire-bytes", "--json", str(out), "--no-save", *args, env=env,
+    done = run_mwperf("run", "--wire-bytes", "--json-out", str(out), "--no-save", *args, env=env,
                       timeout=120)
     assert "Traceback" not in done.stderr, done.stderr
     if not out.is_file():

@@ -29,7 +29,7 @@ def measure(env: dict[str, str], tmp_path: Path, *args: str) -> dict[str, Any]:
     out = tmp_path / "result.json"
     done = run_mwperf("run", "--transport", "udp", "--rate", "50", "--duration", "2s",
                       "--warmup", "200ms", "--busy-loop", f"{BUSY_MS}ms", "--payload", "Array64",
-                      *args, "--json", str(out), "--no-save", env=env, timeout=60)
+                      *args, "--json-out", str(out), "--no-save", env=env, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
     return json.loads(out.read_text())
 
@@ -142,7 +142,7 @@ def test_oneway_topics_count_each_stream(real_env: dict[str, str], tmp_path: Pat
     out = tmp_path / "result.json"
     done = run_mwperf("run", "--transport", "tcp", "--mode", "oneway", "--rate", "200",
                       "--duration", "1s", "--warmup", "100ms", "--topics", "2", "--busy-loop",
-                      "200us", "--json", str(out), "--results", str(tmp_path / "r"), env=real_env,
+                      "200us", "--json-out", str(out), "--results", str(tmp_path / "r"), env=real_env,
                       timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
     result = json.loads(out.read_text())

@@ -2,7 +2,6 @@
 2 for a usage error, 1 for a run-time error; ``run`` exits 0 complete, 3 partial, 1 failed.
 """
 
-import json
 import os
 import tempfile
 import signal
@@ -30,11 +29,13 @@ from .options import point_options
 from .durations import format_ns
 from .emulation.presets import PRESETS
 from .errors import MwperfError, UsageError
+from .jsonout import emit_json, json_options
 from .leases import reap_stale
 from .merge import EXIT_CODES
-from .results import write_json, write_text
+from .results import write_text
 from .runner import Interrupted
 from .scenario import Request, describe_built_ins, dry_run, launch, plan_sweep, resolve
+from .scenario.catalog import load_scenario
 from .session import measure
 from .show import load_targets, render_points
 from .store.probes import is_probe_folder, probe_text
@@ -57,11 +58,42 @@ def cli() -> None:
     """mwperf: measure how well middleware communicates (latency, loss, jitter, CPU)."""
 
 
-@cli.command()
+JsonTo = tuple[bool, str | None]
+"""(--json, --json-out FILE)"""
+
+
+class _RunCommand(click.Command):
+    """``run``, refusing the old ``--json FILE``: --json is a flag now, so FILE would become
+    SCENARIO."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        for index, arg in enumerate(args):
+            if arg == "--":
+                break
+            value = arg[len("--json="):] if arg.startswith("--json=") else None
+            if arg == "--json" and index + 1 < len(args):
+                following = args[index + 1]
+                if following == "-" or (following.endswith(".json")
+                                        and not _is_scenario(following)):
+                    value = following
+            if value is not None:
+                raise UsageError(f"--json: takes no value (got '{value}'); --json alone prints "
+                                 f"the result as JSON, --json-out FILE writes it to FILE")
+        return super().parse_args(ctx, args)
+
+
+def _is_scenario(spec: str) -> bool:
+    try:
+        load_scenario(spec)
+    except MwperfError:
+        return False
+    return True
+
+
+@cli.command(cls=_RunCommand)
 @click.argument("scenario", required=False)
 @point_options
-@click.option("--json", "json_file", metavar="FILE", help="Also write the result (a suite: its "
-              "summary rows) to FILE; '-' prints it instead of the table.")
+@json_options("the result (a suite: its summary rows)")
 @click.option("--results", default="results", show_default=True, metavar="DIR",
               help="Where result directories are written.")
 @click.option("--no-save", is_flag=True, help="Do not write a result directory.")
@@ -69,8 +101,8 @@ def cli() -> None:
 @click.option("--dry-run", is_flag=True, help="With a scenario: list its points, measure nothing.")
 @click.option("--resume", metavar="FOLDER", help="Continue the sweep in FOLDER (a sweep folder "
               "under --results): measure only the points without a complete result.")
-def run(scenario: str | None, json_file: str | None, results: str, no_save: bool, quick: bool,
-        dry_run: bool, resume: str | None, **options: Any) -> int:
+def run(scenario: str | None, as_json: bool, json_out: str | None, results: str, no_save: bool,
+        quick: bool, dry_run: bool, resume: str | None, **options: Any) -> int:
     """Measure one point, or every point of SCENARIO: a YAML file or a built-in name (see
     'mwperf scenarios'; docs/scenarios.md describes the format).
 
@@ -83,55 +115,47 @@ def run(scenario: str | None, json_file: str | None, results: str, no_save: bool
       mwperf run --transport udp --rate 100 --topics 3 --executor single --busy-loop 1.8ms
       mwperf run --transport ros1 --mode oneway --rate 1000 --subscribers 4
       mwperf run --transport udp --link wifi-80211n
+      mwperf run --transport udp --duration 5s --json-out result.json
       mwperf run default --quick
       mwperf run my-sweep.yaml --dry-run
       mwperf run --resume results/20261123T101500Z-default-3f2a
     """
     results_dir = None if no_save else Path(results)
     options["host"] = ",".join(options["host"]) or None  # --host is repeatable
+    json_to = (as_json, json_out)
     reap_stale(lambda line: click.echo(f"mwperf: {line}", err=True))
     if scenario is not None or resume is not None:
         request = Request(scenario, quick, results_dir, Path(resume) if resume else None,
                           _conditions(scenario or resume or "", options))
-        return _run_scenario(request, json_file, dry_run)
+        return _run_scenario(request, json_to, dry_run)
     for flag, given in (("--quick", quick), ("--dry-run", dry_run)):
         if given:
             raise UsageError(f"{flag}: only applies to a scenario, e.g. 'mwperf run default "
                              f"{flag}'")
-    return _run_point(options, json_file, results_dir)
+    return _run_point(options, json_to, results_dir)
 
 
-def _run_point(options: dict[str, Any], json_file: str | None, results_dir: Path | None) -> int:
+def _run_point(options: dict[str, Any], json_to: JsonTo, results_dir: Path | None) -> int:
     if options.get("replay") is not None and options.get("host"):
         raise UsageError("--replay: agents on this machine only (not with --host)")
     with tempfile.TemporaryDirectory(prefix="mwperf-replay-") as folder:
         cfg = replay_point.build(options, Path(folder), lambda o: build_point(o, find_agent))
-        return _measure_point(cfg, json_file, results_dir)
+        return _measure_point(cfg, json_to, results_dir)
 
 
-def _measure_point(cfg: PointConfig, json_file: str | None, results_dir: Path | None) -> int:
+def _measure_point(cfg: PointConfig, json_to: JsonTo, results_dir: Path | None) -> int:
     how_long = f"{cfg.count} messages" if cfg.count is not None else format_ns(cfg.duration_ns)
     rate = "as fast as possible" if cfg.rate == 0 else f"at {format_rate(cfg.rate)}"
     click.echo(f"mwperf: measuring {cfg.transport} {cfg.mode} {rate}, "
                f"{format_bytes(cfg.payload_bytes)} payload, {how_long} ...", err=True)
     outcome, saved = measure(cfg, find_agent(), results_dir)
     result = outcome.result
-    if not _emit_json(json_file, result):
+    if not emit_json(result, *json_to):
         row = row_from_result(result, str(saved) if saved else None)
         notes = render_notes([row], [(label(row), w) for w in result["warnings"]])
         click.echo(render([row]) + render_details(result) + notes
                    + (f"saved in {saved}\n" if saved else ""), nl=False)
     return EXIT_CODES[result["status"]]
-
-
-def _emit_json(json_file: str | None, document: Any) -> bool:
-    """Write ``document`` to --json FILE; True when FILE is '-' (stdout), replacing the table."""
-    if json_file == "-":
-        click.echo(json.dumps(document, indent=2, ensure_ascii=False))
-        return True
-    if json_file:
-        write_json(Path(json_file), document)
-    return False
 
 
 def _conditions(scenario: str, options: dict[str, Any]) -> dict[str, Any]:
@@ -148,13 +172,17 @@ def _conditions(scenario: str, options: dict[str, Any]) -> dict[str, Any]:
             if options[name] is not None and options[name] is not False}
 
 
-def _run_scenario(request: Request, json_file: str | None, list_only: bool) -> int:
+def _run_scenario(request: Request, json_to: JsonTo, list_only: bool) -> int:
     scenario, _ = resolve(request)  # a bad file fails before the agent is looked for
     if list_only:
+        if json_to[0] or json_to[1]:
+            flag = "--json" if json_to[0] else "--json-out"
+            raise UsageError(f"{flag}: not with --dry-run, which measures nothing and prints "
+                             f"only the points; give one of them")
         click.echo(dry_run(plan_sweep(scenario, find_agent(), request.conditions)), nl=False)
         return 0
     summary = launch(request, find_agent())
-    if not _emit_json(json_file, summary.to_dict()):
+    if not emit_json(summary.to_dict(), *json_to):
         folder = summary.run.folder
         click.echo(summary.text() + (f"saved in {folder}\n" if folder else ""), nl=False)
     return EXIT_CODES[summary.status]
@@ -181,8 +209,8 @@ def payloads() -> None:
 @cli.command()
 @click.option("--payload", "wanted", multiple=True, metavar="NAME", help="Only these payloads "
               "(repeatable): Struct256, Array1k, Array64k, PointCloud512k.  [default: all]")
-@click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")
-def encodings(wanted: tuple[str, ...], as_json: bool) -> None:
+@json_options("the rows")
+def encodings(wanted: tuple[str, ...], as_json: bool, json_out: str | None) -> None:
     """The size of one message and its encode/decode time as CDR (ROS 2), ROS 1 serialization,
     JSON as rosbridge sends it and CBOR, with real serializers (rosbags, json, cbor2), beside
     the bridge latency comparison's sizes (docs/costs.md)."""
@@ -192,17 +220,15 @@ def encodings(wanted: tuple[str, ...], as_json: bool) -> None:
     if unknown:
         raise UsageError(f"--payload: '{unknown[0]}' is not one of {', '.join(enc.PAYLOADS)}")
     rows = enc.measure(tuple(wanted) or enc.PAYLOADS)
-    if as_json:
-        click.echo(json.dumps([r.to_dict() for r in rows], indent=2))
-    else:
+    if not emit_json([r.to_dict() for r in rows], as_json, json_out):
         click.echo(enc.render(rows), nl=False)
 
 
 @cli.command()
 @click.option("--transport", "wanted", multiple=True, metavar="NAME", help="Only these "
               "transports (repeatable).  [default: every transport built into the agent]")
-@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
-def footprint(wanted: tuple[str, ...], as_json: bool) -> None:
+@json_options("the findings")
+def footprint(wanted: tuple[str, ...], as_json: bool, json_out: str | None) -> None:
     """The agent's size by crate (symbol sizes), and per transport the shared libraries its
     pong maps beyond plain UDP's and its resident memory after setup with one endpoint open
     (one short round trip each; daemons are started as for a run)."""
@@ -219,9 +245,7 @@ def footprint(wanted: tuple[str, ...], as_json: bool) -> None:
     if wanted and "udp" not in wanted:
         rows = [r for r in rows if r["transport"] != "udp"]
     binary = fp.binary(agent.path)
-    if as_json:
-        click.echo(json.dumps({"agent": binary.to_dict(), "transports": rows}, indent=2))
-    else:
+    if not emit_json({"agent": binary.to_dict(), "transports": rows}, as_json, json_out):
         click.echo(fp.render(binary, rows), nl=False)
 
 
@@ -427,17 +451,16 @@ def _imported(run: Path) -> None:
 
 
 @cli.command()
-@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
-def doctor(as_json: bool) -> int:
+@json_options("the findings")
+def doctor(as_json: bool, json_out: str | None) -> int:
     """Check what this machine has for mwperf: root, namespaces, netem, TUN, cgroups, real-time
     priority, the agent and every transport's daemon or library, benchmark and report tools,
     clock source, CPU governor, leftovers of killed runs. Exit 0 when the default suite can run.
     """
     findings = doctor_checks.examine()
-    if as_json:
-        click.echo(json.dumps({"ok": doctor_checks.exit_code(findings) == 0,
-                               "findings": [f.to_dict() for f in findings]}, indent=2))
-    else:
+    document = {"ok": doctor_checks.exit_code(findings) == 0,
+                "findings": [f.to_dict() for f in findings]}
+    if not emit_json(document, as_json, json_out):
         click.echo(doctor_checks.render(findings), nl=False)
     return doctor_checks.exit_code(findings)
 

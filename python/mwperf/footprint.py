@@ -76,7 +76,7 @@ def transport_memory(transport: str, env: dict[str, str] | None = None) -> dict[
         out = Path(scratch) / "result.json"
         done = subprocess.run([sys.executable, "-m", "mwperf.cli", "run", "--transport",
                                transport, "--rate", "100", "--count", "20", "--warmup", "0s",
-                               "--no-save", "--json", str(out)], capture_output=True, text=True,
+                               "--no-save", "--json-out", str(out)], capture_output=True, text=True,
                               env=env or os.environ.copy(), timeout=180, check=False)
         if not out.is_file():
             return {"transport": transport, "status": "failed",

@@ -6,6 +6,7 @@ import click
 
 from ..durations import parse_duration
 from ..errors import UsageError
+from ..jsonout import emit_json, json_options
 from ..sizes import format_bytes
 from . import example as example_module
 from . import info as info_module
@@ -19,8 +20,8 @@ def bag_group() -> None:
 @bag_group.command(name="info")
 @click.argument("recording", type=click.Path(path_type=Path))
 @click.option("--topics", metavar="A,B", help="Only these topics.")
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-def info(recording: Path, topics: str | None, as_json: bool) -> None:
+@json_options("the summary")
+def info(recording: Path, topics: str | None, as_json: bool, json_out: str | None) -> None:
     """Summarise RECORDING (a .bag, an .mcap or a rosbag2 folder): per topic its type, count,
     sizes (p50/max), rate, inter-arrival gaps (p50/p99/max) and gaps longer than 3x the median.
 
@@ -31,7 +32,8 @@ def info(recording: Path, topics: str | None, as_json: bool) -> None:
     """
     wanted = [t.strip() for t in topics.split(",") if t.strip()] if topics else None
     summary = info_module.inspect(recording, wanted)
-    click.echo(info_module.to_json(summary) if as_json else info_module.render(summary), nl=False)
+    if not emit_json(summary.to_dict(), as_json, json_out):
+        click.echo(info_module.render(summary), nl=False)
 
 
 @bag_group.command(name="example")

@@ -6,7 +6,6 @@ One streaming pass over the messages; per topic it keeps only the sizes and arri
 Times are the recording's log times (when the recorder received each message).
 """
 
-import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -134,7 +133,3 @@ def render(info: RecordingInfo) -> str:
                  f"than {GAP_FACTOR:g}x the topic's median; age = log time - header.stamp (the "
                  f"recorder's clock against the publisher's).")
     return "\n".join(lines) + "\n"
-
-
-def to_json(info: RecordingInfo) -> str:
-    return json.dumps(info.to_dict(), indent=2) + "\n"

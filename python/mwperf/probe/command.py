@@ -6,11 +6,12 @@ import click
 
 from ..durations import parse_duration
 from ..errors import UsageError
+from ..jsonout import emit_json, json_options
 from .listen import probe_ros1
 from .mqtt import probe_mqtt
 from .zenoh import probe_zenoh
 from ..store.probes import save_probe
-from .render import render, to_json
+from .render import render
 
 
 @click.command(name="probe")
@@ -25,13 +26,14 @@ from .render import render, to_json
 @click.option("--duration", default="30s", show_default=True, help="How long to listen.")
 @click.option("--gap-factor", default=3.0, show_default=True, type=float,
               help="A gap is an inter-arrival time over this many median periods.")
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@json_options("the summary")
 @click.option("--results", default="results", show_default=True, metavar="DIR",
               help="Save the probe here (a folder with probe.json and probe.txt) and in the "
               "folder's catalogue (table probes).")
 @click.option("--no-save", is_flag=True, help="Only print; save nothing.")
 def probe(topics: tuple[str, ...], master: str | None, mqtt: str | None, zenoh: str | None,
-          duration: str, gap_factor: float, as_json: bool, results: str, no_save: bool) -> None:
+          duration: str, gap_factor: float, as_json: bool, json_out: str | None, results: str,
+          no_save: bool) -> None:
     """Listen to a live ROS 1 system's (or MQTT broker's, or zenoh system's) TOPICS (default: every published
     topic) as an ordinary subscriber, publishing nothing, and report per topic: rate and its stability, inter-arrival
     gaps (p50/p99/max), gaps and bursts, sizes, and the age of messages with a std_msgs/Header.
@@ -62,7 +64,8 @@ def probe(topics: tuple[str, ...], master: str | None, mqtt: str | None, zenoh: 
     else:
         result = probe_ros1(str(master), list(topics), duration_ns / 1e9, gap_factor)
     text = render(result)
-    click.echo(to_json(result) if as_json else text, nl=False)
+    if not emit_json(result.to_dict(), as_json, json_out):
+        click.echo(text, nl=False)
     if not no_save:
         folder = save_probe(Path(results), result.to_dict(), text)
         click.echo(f"saved in {folder}", err=as_json)

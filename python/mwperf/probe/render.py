@@ -1,7 +1,5 @@
 """The probe's text output: a header line, one row per topic, the longest gaps, the caveats."""
 
-import json
-
 from ..durations import format_ns
 from ..sizes import format_bytes
 from .listen import ProbeResult
@@ -44,7 +42,3 @@ def render(result: ProbeResult) -> str:
     if any(t.age_p50_ns is not None for t in result.topics):
         lines.append(f"Note: {CLOCK_CAVEAT}.")
     return "\n".join(lines) + "\n"
-
-
-def to_json(result: ProbeResult) -> str:
-    return json.dumps(result.to_dict(), indent=2) + "\n"

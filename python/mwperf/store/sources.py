@@ -1,7 +1,7 @@
 """What a RUN argument of ``mwperf report`` / ``mwperf compare`` names: a run of the catalogue
 in ``--results`` (id, unique prefix, ``latest``), or a path, as ``mwperf show`` takes them:
 
-- a result file (``result.json``, or a file ``mwperf run --json`` wrote): that one point;
+- a result file (``result.json``, or a file ``mwperf run --json-out`` wrote): that one point;
 - a point folder (holding ``result.json``): that point;
 - a sweep folder (holding ``points/``): the sweep, every point of it;
 - a results folder (holding run folders, e.g. a CI artifact): its latest run.
