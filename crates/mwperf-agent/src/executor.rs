@@ -7,29 +7,28 @@
 //! callbacks never overlap and a message on topic 3 that arrives while topics 1 and 2 are being
 //! handled waits for both, as in ROS 2's SingleThreadedExecutor (seed 001).
 //!
-//! Order: first come, first served (a ticket lock) — except that messages of one tick (the same
-//! intended send time on every topic, as a multi-topic ping/pub sends them) run in topic order,
-//! as ROS 2 runs ready subscriptions in their order: which receive thread the kernel wakes first
-//! must not decide it. A topic's message therefore waits until every lower topic's message of
-//! that tick has asked for the executor, at most [`TICK_WAIT_NS`] (a lost message must not stall
-//! the others). This applies only once the topics are seen to share ticks (rate 0 has none).
+//! Order, as rclcpp's executor does it: a message that finds the executor free runs at once — it
+//! never waits for a message that has not arrived (whatever the other topics' rates or ticks).
+//! Messages that find it busy wait; when it is free again, everything waiting then is taken as
+//! one batch (rclcpp's wait set) and run in topic order (the order subscriptions are registered),
+//! and messages that arrive meanwhile wait for the next batch.
 //! Cost: one mutex + condition-variable hand-off per callback (a futex wake, a few µs when
 //! another topic is waiting); with `--topics 1` no executor is involved at all.
 
+use std::collections::VecDeque;
 use std::sync::{Condvar, Mutex, MutexGuard};
 
-use mwperf_core::clock::now_ns;
-
-/// How long a message waits for lower topics' messages of its tick to arrive.
-pub const TICK_WAIT_NS: u64 = 5_000_000;
-
+#[derive(Default)]
 struct State {
+    /// A callback holds the executor.
+    busy: bool,
     next_ticket: u64,
-    serving: u64,
-    /// Per topic: the latest intended send time that asked for the executor.
-    arrived: Vec<u64>,
-    /// Topics have been seen to share intended send times (a ticked multi-topic sender).
-    ticked: bool,
+    /// Waiting and not yet in a batch: (topic, ticket).
+    waiting: Vec<(usize, u64)>,
+    /// The batch being run, in topic order: the tickets still to run.
+    batch: VecDeque<u64>,
+    /// The ticket that may take the executor now.
+    granted: Option<u64>,
 }
 
 /// The single-threaded executor.
@@ -42,14 +41,9 @@ pub struct Serial {
 pub struct Turn<'a>(&'a Serial);
 
 impl Serial {
-    pub fn new(topics: usize) -> Self {
+    pub fn new() -> Self {
         Serial {
-            state: Mutex::new(State {
-                next_ticket: 0,
-                serving: 0,
-                arrived: vec![0; topics],
-                ticked: false,
-            }),
+            state: Mutex::new(State::default()),
             turn: Condvar::new(),
         }
     }
@@ -58,45 +52,45 @@ impl Serial {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Wait for the executor for a message of `topic` intended at `intended_ns`, then hold it.
-    pub fn enter(&self, topic: usize, intended_ns: u64) -> Turn<'_> {
+    /// Wait for the executor for a message of `topic` that has arrived, then hold it.
+    pub fn enter(&self, topic: usize) -> Turn<'_> {
         let mut st = self.lock();
-        let deadline = now_ns() + TICK_WAIT_NS;
-        while st.ticked && st.arrived[..topic].iter().any(|&t| t < intended_ns) {
-            let now = now_ns();
-            if now >= deadline {
-                break;
-            }
-            st = self
-                .turn
-                .wait_timeout(st, std::time::Duration::from_nanos(deadline - now))
-                .unwrap_or_else(|e| e.into_inner())
-                .0;
+        if !st.busy && st.granted.is_none() {
+            st.busy = true;
+            return Turn(self);
         }
         let ticket = st.next_ticket;
         st.next_ticket += 1;
-        st.arrived[topic] = st.arrived[topic].max(intended_ns);
-        if !st.ticked
-            && st
-                .arrived
-                .iter()
-                .enumerate()
-                .any(|(j, &t)| j != topic && t == intended_ns)
-        {
-            st.ticked = true;
-        }
-        self.turn.notify_all(); // higher topics may be waiting for this one to arrive
-        while st.serving != ticket {
+        st.waiting.push((topic, ticket));
+        while st.granted != Some(ticket) {
             st = self.turn.wait(st).unwrap_or_else(|e| e.into_inner());
         }
+        st.granted = None;
+        st.busy = true;
         Turn(self)
+    }
+}
+
+impl Default for Serial {
+    fn default() -> Self {
+        Self::new()
     }
 }
 
 impl Drop for Turn<'_> {
     fn drop(&mut self) {
-        self.0.lock().serving += 1;
-        self.0.turn.notify_all();
+        let mut st = self.0.lock();
+        st.busy = false;
+        if st.batch.is_empty() {
+            let mut ready = std::mem::take(&mut st.waiting);
+            ready.sort_unstable(); // topic order; a topic's own messages in arrival order
+            st.batch = ready.into_iter().map(|(_, ticket)| ticket).collect();
+        }
+        st.granted = st.batch.pop_front();
+        if st.granted.is_some() {
+            drop(st);
+            self.0.turn.notify_all();
+        }
     }
 }
 
@@ -126,35 +120,38 @@ mod tests {
 
     #[test]
     fn callbacks_never_overlap() {
-        let serial = Serial::new(4);
+        let serial = Serial::new();
         let inside = AtomicBool::new(false);
         let overlaps = AtomicU64::new(0);
+        let ran = AtomicU64::new(0);
         std::thread::scope(|s| {
             for topic in 0..4 {
-                let (serial, inside, overlaps) = (&serial, &inside, &overlaps);
+                let (serial, inside, overlaps, ran) = (&serial, &inside, &overlaps, &ran);
                 s.spawn(move || {
-                    for k in 0..200 {
-                        let _turn = serial.enter(topic, k);
+                    for _ in 0..500 {
+                        let _turn = serial.enter(topic);
                         if inside.swap(true, Ordering::SeqCst) {
                             overlaps.fetch_add(1, Ordering::SeqCst);
                         }
                         std::hint::spin_loop();
+                        ran.fetch_add(1, Ordering::SeqCst);
                         inside.store(false, Ordering::SeqCst);
                     }
                 });
             }
         });
         assert_eq!(overlaps.load(Ordering::SeqCst), 0);
+        assert_eq!(ran.load(Ordering::SeqCst), 2000);
     }
 
     #[test]
     fn a_later_callback_waits_for_the_running_one() {
-        let serial = Serial::new(2);
+        let serial = Serial::new();
         let t0 = Instant::now();
         let started_second = std::thread::scope(|s| {
-            let first = serial.enter(0, 1); // topic 0's callback is running
+            let first = serial.enter(0); // topic 0's callback is running
             let h = s.spawn(|| {
-                let _turn = serial.enter(1, 1); // topic 1's message waits for it
+                let _turn = serial.enter(1); // topic 1's message waits for it
                 t0.elapsed()
             });
             std::thread::sleep(Duration::from_millis(30));
@@ -167,35 +164,71 @@ mod tests {
         );
     }
 
+    /// The replay defect (issue 22): a higher topic's message must never wait for a lower
+    /// topic's message that is not coming, whatever the topics did before.
     #[test]
-    fn a_tick_runs_in_topic_order_whoever_arrives_first() {
-        let serial = Serial::new(2);
-        drop(serial.enter(0, 1)); // tick 1 on both topics: the topics share ticks from now on
-        drop(serial.enter(1, 1));
-        let order = Mutex::new(Vec::new());
-        std::thread::scope(|s| {
-            s.spawn(|| {
-                let _turn = serial.enter(1, 2); // topic 1's message of tick 2 is received first
-                order.lock().unwrap().push(1);
-            });
-            std::thread::sleep(Duration::from_millis(2));
-            let _turn = serial.enter(0, 2);
-            order.lock().unwrap().push(0);
-        });
-        assert_eq!(order.into_inner().unwrap(), vec![0, 1]);
+    fn a_free_executor_runs_a_message_at_once() {
+        let serial = Serial::new();
+        for k in 0..50 {
+            drop(serial.enter(0)); // both topics at the same instants: a "ticked" history
+            drop(serial.enter(1));
+            if k % 4 == 0 {
+                drop(serial.enter(0));
+            }
+        }
+        let t0 = Instant::now();
+        for _ in 0..100 {
+            drop(serial.enter(1)); // topic 0 sends nothing now
+        }
+        let waited = t0.elapsed();
+        assert!(waited < Duration::from_millis(50), "{waited:?}");
     }
 
+    /// Messages waiting when the executor frees up run in topic order, whoever arrived first.
     #[test]
-    fn a_lost_lower_message_delays_a_tick_only_boundedly() {
-        let serial = Serial::new(2);
-        drop(serial.enter(0, 1));
-        drop(serial.enter(1, 1));
-        let t0 = Instant::now();
-        drop(serial.enter(1, 2)); // topic 0's tick 2 never comes
-        let waited = t0.elapsed();
-        assert!(
-            waited >= Duration::from_nanos(TICK_WAIT_NS) && waited < Duration::from_millis(500),
-            "{waited:?}"
-        );
+    fn waiting_messages_run_in_topic_order() {
+        let serial = Serial::new();
+        let order = Mutex::new(Vec::new());
+        std::thread::scope(|s| {
+            let running = serial.enter(0); // a callback is running
+            for topic in [3usize, 1, 2] {
+                let (serial, order) = (&serial, &order);
+                s.spawn(move || {
+                    let _turn = serial.enter(topic);
+                    order.lock().unwrap().push(topic);
+                });
+                std::thread::sleep(Duration::from_millis(5)); // arrive in the order 3, 1, 2
+            }
+            std::thread::sleep(Duration::from_millis(20));
+            drop(running);
+        });
+        assert_eq!(order.into_inner().unwrap(), vec![1, 2, 3]);
+    }
+
+    /// A message that arrives while a batch runs waits for the next batch, even if its topic
+    /// sorts first (rclcpp collects ready work, runs it, then waits again).
+    #[test]
+    fn a_message_arriving_during_a_batch_waits_for_the_next() {
+        let serial = Serial::new();
+        let order = Mutex::new(Vec::new());
+        std::thread::scope(|s| {
+            let running = serial.enter(0);
+            let (sr, or) = (&serial, &order);
+            s.spawn(move || {
+                let _turn = sr.enter(2);
+                or.lock().unwrap().push(2);
+                std::thread::sleep(Duration::from_millis(30)); // topic 0 arrives meanwhile
+            });
+            s.spawn(move || {
+                let _turn = sr.enter(3);
+                or.lock().unwrap().push(3);
+            });
+            std::thread::sleep(Duration::from_millis(10));
+            drop(running); // batch: [2, 3]
+            std::thread::sleep(Duration::from_millis(10));
+            let _turn = serial.enter(0);
+            order.lock().unwrap().push(0);
+        });
+        assert_eq!(order.into_inner().unwrap(), vec![2, 3, 0]);
     }
 }

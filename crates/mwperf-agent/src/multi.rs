@@ -38,7 +38,7 @@ pub fn run(role: &Role, topics: Vec<Topic>, waiter: &Waiter) -> RoleOutcome {
             })
         }
         Role::Pong(a) | Role::Sub(a) => {
-            let serial = Serial::new(topics.len());
+            let serial = Serial::new();
             let serial = (a.executor == "single").then_some(&serial);
             let pong = matches!(role, Role::Pong(_));
             each(topics, |topic, ep, _| {

@@ -38,7 +38,7 @@ pub fn build(s: Session, out: RoleOutcome) -> AgentReport {
         schema_version: SCHEMA_VERSION,
         kind: "agent-report",
         role: s.role,
-        tool: mwperf_core::tool(),
+        tool: mwperf_core::tool(env!("MWPERF_GIT_REV")),
         host,
         config: s.config,
         conditions: s.conditions,

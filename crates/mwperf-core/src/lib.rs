@@ -15,13 +15,12 @@ pub mod units;
 pub mod warnings;
 pub mod wire;
 
-/// Crate version and git revision, as recorded in every result.
-pub fn tool() -> result::Tool {
+/// Crate version and the git revision the binary was built from (the agent's build script
+/// records it: only the final crate carries it, so a commit does not rebuild the libraries).
+pub fn tool(git_rev: &str) -> result::Tool {
     result::Tool {
         name: "mwperf",
         version: env!("CARGO_PKG_VERSION"),
-        git_rev: option_env!("MWPERF_GIT_REV")
-            .unwrap_or("unknown")
-            .to_string(),
+        git_rev: git_rev.to_string(),
     }
 }

@@ -175,7 +175,7 @@ fn agent_report_matches_the_schema() {
         schema_version: SCHEMA_VERSION,
         kind: "agent-report",
         role: "ping",
-        tool: mwperf_core::tool(),
+        tool: mwperf_core::tool("0123456789ab"),
         host: HostFacts::collect(),
         config: serde_json::json!({"transport": "udp"}),
         conditions: Conditions {

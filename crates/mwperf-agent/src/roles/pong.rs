@@ -44,7 +44,7 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
                         if args.common.run_id.is_none_or(|id| id == h.run_id)
                             && h.flags & FLAG_ECHO == 0 =>
                     {
-                        let _turn = cb.serial.map(|s| s.enter(cb.topic, h.intended_ns));
+                        let _turn = cb.serial.map(|s| s.enter(cb.topic));
                         let start_ns = if _turn.is_some() { now_ns() } else { rx_ns };
                         crate::busy::spin_for(cb.busy_loop_ns);
                         Header {

@@ -90,6 +90,11 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
             }
             continue;
         }
+        // the callback starts when it holds the executor (several topics, single-threaded)
+        let _turn = cb.serial.map(|s| s.enter(cb.topic));
+        if _turn.is_some() {
+            recv_ns = now_ns();
+        }
         if let Some(s) = &mut sync {
             // recorded at the end, on the pub's clock; the payload is checked now
             if h.flags & FLAG_WARMUP != 0 {
@@ -117,10 +122,6 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
             }
         }
         let c = col.as_mut().unwrap();
-        let _turn = cb.serial.map(|s| s.enter(cb.topic, h.intended_ns));
-        if _turn.is_some() {
-            recv_ns = now_ns();
-        }
         if h.flags & FLAG_WARMUP != 0 {
             c.seq.warmup_received += 1;
         } else {
