@@ -3,6 +3,12 @@
 use serde::Serialize;
 
 use crate::result::{Measurement, Schedule, Stats};
+use crate::units::format_ns;
+
+/// A duration in a message: as people read it everywhere else (18.7 ms, not 18743295 ns).
+fn dur(ns: u64) -> String {
+    format_ns(ns as f64)
+}
 
 #[derive(Serialize, Debug, Clone, PartialEq)]
 pub struct Warning {
@@ -91,8 +97,8 @@ pub fn check_conditions(cx: &Context) -> Vec<Warning> {
         w.push(Warning::new(
             "slow-clock",
             format!(
-                "reading the clock costs {:.0} ns: timestamps are coarse",
-                cx.clock_read_overhead_ns
+                "reading the clock costs {}: timestamps are coarse",
+                format_ns(cx.clock_read_overhead_ns)
             ),
             Some("check the clocksource (tsc is best)"),
         ));
@@ -114,8 +120,8 @@ pub fn check_schedule(s: &Schedule, sent: u64, busy_poll: bool) -> Option<Warnin
     Some(Warning::new(
         "sender-behind",
         format!(
-            "the sender fell behind its schedule: {} of {} sends were more than one period late, p99 lateness {} ns (period {} ns)",
-            s.behind_count, sent, p99, s.period_ns
+            "the sender fell behind its schedule: {} of {} sends were more than one period late, p99 lateness {} (period {})",
+            s.behind_count, sent, dur(p99), dur(s.period_ns)
         ),
         Some(hint),
     ))
@@ -163,7 +169,7 @@ pub fn check_clock_sync(cs: &crate::result::ClockSync, p50_ns: Option<u64>) -> V
         )),
         (Some(bound), Some(p50)) if bound as f64 > 0.1 * p50 as f64 => w.push(Warning::new(
             "clock-sync-bound",
-            format!("the clock offset is known to ±{bound} ns (half the minimum probe round trip {} ns + fit residual), more than 10 % of the one-way p50 {p50} ns", cs.min_rtt_ns.unwrap_or(0)),
+            format!("the clock offset is known to ±{} (half the minimum probe round trip {} + fit residual), more than 10 % of the one-way p50 {}", dur(bound), dur(cs.min_rtt_ns.unwrap_or(0)), dur(p50)),
             Some("one-way figures across hosts are only as good as this bound; a shorter, more symmetric path for the probes narrows it"),
         )),
         _ => {}
@@ -183,4 +189,39 @@ pub fn check_clock_sync(cs: &crate::result::ClockSync, p50_ns: Option<u64>) -> V
         ));
     }
     w
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_late_sender_is_told_in_readable_durations() {
+        let s = Schedule {
+            period_ns: 10_000_000,
+            lateness: Stats {
+                count: 100,
+                min_ns: None,
+                mean_ns: None,
+                p50_ns: None,
+                p90_ns: None,
+                p99_ns: Some(18_743_295),
+                p999_ns: None,
+                p9999_ns: None,
+                max_ns: None,
+                stddev_ns: None,
+                range_ns: None,
+                histogram: Vec::new(),
+            },
+            behind_count: 7,
+        };
+        let w = check_schedule(&s, 100, false).expect("a warning");
+        assert_eq!(w.code, "sender-behind");
+        assert!(
+            w.message
+                .ends_with("7 of 100 sends were more than one period late, p99 lateness 18.7 ms (period 10.0 ms)"),
+            "{}",
+            w.message
+        );
+    }
 }
