@@ -24,11 +24,20 @@ bench: setup build
 	$(PY) benchmarks/bench.py --reps 5 --seconds 5 --write
 	$(PY) benchmarks/bench_cyclonedds.py --reps 5 --seconds 4 --write
 
-## setup: Debian packages of the middleware (mosquitto, rosmaster, relay, Cyclone DDS) if missing, the Python package
+# The Python extras each command needs (pyproject.toml): run's suite uses the bridges (the
+# Foxglove server's DDS side); the tests use those and the test tools. tests/test_setup_contract.py
+# checks that .ci/run installs nothing more than these (lint tools aside).
+run: EXTRAS = bridges
+test test-fast py-test py-fast: EXTRAS = test,bridges
+bench: EXTRAS = bridges
+EXTRAS ?=
+
+## setup: Debian packages of the middleware (mosquitto, rosmaster, relay, Cyclone DDS) if missing,
+## the Python package from this checkout with the EXTRAS the command needs
 setup:
 	@command -v cargo >/dev/null || { echo "mwperf: cargo (Rust) is required: https://rustup.rs" >&2; exit 1; }
 	@bash scripts/system-deps.sh
-	@$(PY) -c "import mwperf, click, yaml, jsonschema, duckdb" 2>/dev/null || PIP_BREAK_SYSTEM_PACKAGES=1 $(PY) -m pip install -q -e .
+	@$(PY) scripts/python-deps.py $(EXTRAS) || PIP_BREAK_SYSTEM_PACKAGES=1 $(PY) -m pip install -q -e ".$(if $(EXTRAS),[$(EXTRAS)])"
 
 build:
 	cargo build --release --quiet
