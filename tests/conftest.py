@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from mwperf.agent import built_agent
+# The tests test this checkout's code, in this process (pyproject's pytest `pythonpath`) and in
+# every `python -m mwperf` they start, whichever clone the installed package points at (an
+# editable install of another clone would otherwise be what runs).
+_CHECKOUT_PYTHON = str(Path(__file__).resolve().parent.parent / "python")
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [_CHECKOUT_PYTHON, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))])
+
+from mwperf.agent import built_agent  # noqa: E402  (after the path is set)
 
 # A test run started in the background by a non-interactive shell (`cmd &`, nohup) inherits
 # SIGINT ignored, and an ignored signal stays ignored across exec: every mwperf the tests start
