@@ -7,7 +7,7 @@ use mwperf_transports::{Durability, History, Kind, Qos, Reliability, Spec};
 use serde::Serialize;
 
 #[derive(Parser, Debug)]
-#[command(name = "mwperf-agent", version = crate::version::VERSION,
+#[command(name = "mwperf-agent", version = crate::version::line(),
           about = "mwperf data plane: ping | pong | pub | sub over one transport")]
 pub struct Cli {
     #[command(subcommand)]

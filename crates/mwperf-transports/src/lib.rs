@@ -1,5 +1,5 @@
 //! mwperf transports: one module per middleware, all behind the [`Endpoint`] trait, registered in
-//! one place ([`Kind`], [`open`]). Middleware transports are cargo features (all on by default);
+//! one list (the `transports!` table below: [`Kind`], [`open`]). Middleware transports are cargo features (all on by default);
 //! one compiled out stays listed and fails with [`TransportError::NotBuilt`].
 //!
 //! - The contract: [`Endpoint`] (endpoint.rs), checked for every transport by
@@ -23,37 +23,79 @@ pub use descriptor::{Descriptor, Fanout, Framing, Opt, QosSupport};
 pub use endpoint::{Endpoint, Side};
 pub use spec::{Durability, History, Qos, Reliability, Spec};
 
-/// The transports this binary knows (compiled in or not).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    Udp,
-    Tcp,
-    Uds,
-    Iceoryx2,
-    CycloneDds,
-    FastDds,
-    RustDds,
-    Zenoh,
-    Mqtt,
-    Foxglove,
-    Ros1,
+/// The one list of transports: a new transport is one line here (its module exposes
+/// `DESCRIPTOR` and `open(side, spec)`), its module, its cargo feature, one conformance line.
+/// Sockets are always built; a middleware is built with the cargo feature of its name.
+macro_rules! transports {
+    (
+        sockets { $($sk:ident => $smod:ident),* $(,)? }
+        middleware { $($mk:ident => $mmod:ident, $desc:ident, $feat:literal),* $(,)? }
+    ) => {
+        /// The transports this binary knows (compiled in or not), in listing order.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Kind {
+            $($sk,)*
+            $($mk,)*
+        }
+
+        impl Kind {
+            pub const ALL: &'static [Kind] = &[$(Kind::$sk,)* $(Kind::$mk,)*];
+
+            /// What the transport is (declared by its own module).
+            pub fn descriptor(self) -> &'static Descriptor {
+                match self {
+                    $(Kind::$sk => &$smod::DESCRIPTOR,)*
+                    $(Kind::$mk => &middleware::$desc::DESCRIPTOR,)*
+                }
+            }
+
+            /// Whether this binary was built with the transport (cargo feature of the same name).
+            pub fn built(self) -> bool {
+                match self {
+                    $(Kind::$sk => true,)*
+                    $(Kind::$mk => cfg!(feature = $feat),)*
+                }
+            }
+        }
+
+        /// The transport's own `open`, or NotBuilt when its feature is off.
+        fn open_built(kind: Kind, side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError> {
+            match kind {
+                $(Kind::$sk => $smod::open(side, spec),)*
+                $(Kind::$mk => {
+                    #[cfg(feature = $feat)]
+                    let opened = middleware::$mmod::open(side, spec);
+                    #[cfg(not(feature = $feat))]
+                    let opened = {
+                        let _ = (side, spec);
+                        Err(TransportError::NotBuilt { transport: kind.name() })
+                    };
+                    opened
+                })*
+            }
+        }
+    };
+}
+
+transports! {
+    sockets {
+        Udp => udp,
+        Tcp => tcp,
+        Uds => uds,
+    }
+    middleware {
+        Iceoryx2 => iceoryx2, iceoryx2_descriptor, "iceoryx2",
+        CycloneDds => cyclonedds, cyclonedds_descriptor, "cyclonedds",
+        FastDds => fastdds, fastdds_descriptor, "fastdds",
+        RustDds => rustdds, rustdds_descriptor, "rustdds",
+        Zenoh => zenoh, zenoh_descriptor, "zenoh",
+        Mqtt => mqtt, mqtt_descriptor, "mqtt",
+        Foxglove => foxglove, foxglove_descriptor, "foxglove",
+        Ros1 => ros1, ros1_descriptor, "ros1",
+    }
 }
 
 impl Kind {
-    pub const ALL: &'static [Kind] = &[
-        Kind::Udp,
-        Kind::Tcp,
-        Kind::Uds,
-        Kind::Iceoryx2,
-        Kind::CycloneDds,
-        Kind::FastDds,
-        Kind::RustDds,
-        Kind::Zenoh,
-        Kind::Mqtt,
-        Kind::Foxglove,
-        Kind::Ros1,
-    ];
-
     pub fn name(self) -> &'static str {
         self.descriptor().name
     }
@@ -69,41 +111,9 @@ impl Kind {
             })
     }
 
-    /// What the transport is (declared by its own module).
-    pub fn descriptor(self) -> &'static Descriptor {
-        match self {
-            Kind::Udp => &udp::DESCRIPTOR,
-            Kind::Tcp => &tcp::DESCRIPTOR,
-            Kind::Uds => &uds::DESCRIPTOR,
-            Kind::Iceoryx2 => &middleware::iceoryx2_descriptor::DESCRIPTOR,
-            Kind::CycloneDds => &middleware::cyclonedds_descriptor::DESCRIPTOR,
-            Kind::FastDds => &middleware::fastdds_descriptor::DESCRIPTOR,
-            Kind::RustDds => &middleware::rustdds_descriptor::DESCRIPTOR,
-            Kind::Zenoh => &middleware::zenoh_descriptor::DESCRIPTOR,
-            Kind::Mqtt => &middleware::mqtt_descriptor::DESCRIPTOR,
-            Kind::Foxglove => &middleware::foxglove_descriptor::DESCRIPTOR,
-            Kind::Ros1 => &middleware::ros1_descriptor::DESCRIPTOR,
-        }
-    }
-
     /// One line for `transports` listings.
     pub fn describe(self) -> &'static str {
         self.descriptor().description
-    }
-
-    /// Whether this binary was built with the transport (cargo feature of the same name).
-    pub fn built(self) -> bool {
-        match self {
-            Kind::Udp | Kind::Tcp | Kind::Uds => true,
-            Kind::Iceoryx2 => cfg!(feature = "iceoryx2"),
-            Kind::CycloneDds => cfg!(feature = "cyclonedds"),
-            Kind::FastDds => cfg!(feature = "fastdds"),
-            Kind::RustDds => cfg!(feature = "rustdds"),
-            Kind::Zenoh => cfg!(feature = "zenoh"),
-            Kind::Mqtt => cfg!(feature = "mqtt"),
-            Kind::Foxglove => cfg!(feature = "foxglove"),
-            Kind::Ros1 => cfg!(feature = "ros1"),
-        }
     }
 
     /// Whether peers find each other through discovery (everything but plain sockets).
@@ -137,43 +147,7 @@ pub fn open(kind: Kind, side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, Tr
     // every transport refuses an --opt it does not know (the sockets know none), not only
     // those that read options
     spec.options_for(kind.name(), &kind.descriptor().opt_keys())?;
-    match kind {
-        Kind::Udp => Ok(Box::new(if side.is_listener() {
-            udp::UdpEndpoint::listen(&spec.addr)?
-        } else {
-            udp::UdpEndpoint::connect(&spec.addr)?
-        })),
-        Kind::Tcp => Ok(if side.is_listener() {
-            Box::new(tcp::listen(&spec.addr)?)
-        } else {
-            Box::new(tcp::connect(&spec.addr)?)
-        }),
-        Kind::Uds => Ok(if side.is_listener() {
-            Box::new(uds::listen(&spec.addr)?)
-        } else {
-            Box::new(uds::connect(&spec.addr)?)
-        }),
-        #[cfg(feature = "iceoryx2")]
-        Kind::Iceoryx2 => middleware::iceoryx2::open(side, spec),
-        #[cfg(feature = "cyclonedds")]
-        Kind::CycloneDds => middleware::cyclonedds::open(side, spec),
-        #[cfg(feature = "fastdds")]
-        Kind::FastDds => middleware::fastdds::open(side, spec),
-        #[cfg(feature = "rustdds")]
-        Kind::RustDds => middleware::rustdds::open(side, spec),
-        #[cfg(feature = "zenoh")]
-        Kind::Zenoh => middleware::zenoh::open(side, spec),
-        #[cfg(feature = "mqtt")]
-        Kind::Mqtt => middleware::mqtt::open(side, spec),
-        #[cfg(feature = "foxglove")]
-        Kind::Foxglove => middleware::foxglove::open(side, spec),
-        #[cfg(feature = "ros1")]
-        Kind::Ros1 => middleware::ros1::open(side, spec),
-        #[allow(unreachable_patterns)]
-        _ => Err(TransportError::NotBuilt {
-            transport: kind.name(),
-        }),
-    }
+    open_built(kind, side, spec)
 }
 
 /// A middleware router or broker run inside this process (`mwperf-agent router`); dropping it

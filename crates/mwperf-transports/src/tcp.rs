@@ -5,7 +5,7 @@ use std::net::{TcpListener, TcpStream};
 
 use crate::stream::{Acceptor, Client, Server};
 use crate::udp::resolve;
-use crate::{Descriptor, Fanout, Framing, QosSupport, TransportError};
+use crate::{Descriptor, Endpoint, Fanout, Framing, QosSupport, Side, Spec, TransportError};
 
 /// What TCP is (see [`crate::descriptor`]).
 pub const DESCRIPTOR: Descriptor = Descriptor {
@@ -45,6 +45,15 @@ impl Acceptor for TcpListener {
     fn local(&self) -> String {
         self.local_addr().map(|a| a.to_string()).unwrap_or_default()
     }
+}
+
+/// Open `side` over TCP: the listening side accepts on `spec.addr`, the other connects to it.
+pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError> {
+    Ok(if side.is_listener() {
+        Box::new(listen(&spec.addr)?)
+    } else {
+        Box::new(connect(&spec.addr)?)
+    })
 }
 
 pub fn listen(addr: &str) -> Result<Server<TcpListener>, TransportError> {

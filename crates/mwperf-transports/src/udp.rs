@@ -6,7 +6,7 @@ use std::net::{SocketAddr, ToSocketAddrs, UdpSocket};
 use std::os::fd::AsRawFd;
 
 use crate::poll::{self, check, coarse_timeout, RecvTimeout, LONG_WAIT_NS};
-use crate::{Descriptor, Endpoint, Fanout, Framing, QosSupport, TransportError};
+use crate::{Descriptor, Endpoint, Fanout, Framing, QosSupport, Side, Spec, TransportError};
 
 /// Largest UDP payload over IPv4 (65535 − 8 UDP − 20 IP).
 pub const MAX_DATAGRAM: usize = 65_507;
@@ -58,6 +58,15 @@ pub(crate) fn resolve(addr: &str) -> Result<SocketAddr, TransportError> {
 fn tune(sock: &UdpSocket) {
     poll::set_buffer(sock.as_raw_fd(), libc::SO_RCVBUF, SOCKET_BUFFER);
     poll::set_buffer(sock.as_raw_fd(), libc::SO_SNDBUF, SOCKET_BUFFER);
+}
+
+/// Open `side` over UDP: the listening side binds `spec.addr`, the other sends to it.
+pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError> {
+    Ok(Box::new(if side.is_listener() {
+        UdpEndpoint::listen(&spec.addr)?
+    } else {
+        UdpEndpoint::connect(&spec.addr)?
+    }))
 }
 
 impl UdpEndpoint {

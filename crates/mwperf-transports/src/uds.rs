@@ -8,7 +8,7 @@ use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::PathBuf;
 
 use crate::stream::{Acceptor, Client, Server};
-use crate::{Descriptor, Fanout, Framing, QosSupport, TransportError};
+use crate::{Descriptor, Endpoint, Fanout, Framing, QosSupport, Side, Spec, TransportError};
 
 /// What a Unix domain socket is (see [`crate::descriptor`]).
 pub const DESCRIPTOR: Descriptor = Descriptor {
@@ -72,6 +72,15 @@ fn check_path(addr: &str) -> Result<PathBuf, TransportError> {
         )));
     }
     Ok(PathBuf::from(addr))
+}
+
+/// Open `side` over a Unix stream socket: the listening side accepts on `spec.addr`.
+pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError> {
+    Ok(if side.is_listener() {
+        Box::new(listen(&spec.addr)?)
+    } else {
+        Box::new(connect(&spec.addr)?)
+    })
 }
 
 pub fn listen(addr: &str) -> Result<Server<UdsListener>, TransportError> {
