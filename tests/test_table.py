@@ -4,7 +4,8 @@ from typing import Any
 
 from fakes.reports import agent_report, measurement
 
-from mwperf.table import Row, cpu_percent, render, render_details, render_notes, row_from_result
+from mwperf.table import (THIN_NOTE, Row, cpu_percent, render, render_details, render_notes,
+                          row_from_result)
 
 CONFIG = {"transport": "udp", "mode": "roundtrip", "rate": 1000.0, "payload": "Array1k",
           "payload_bytes": 1024}
@@ -27,7 +28,8 @@ def test_row_numbers() -> None:
 
 def test_text_table_units_and_alignment() -> None:
     text = render([row_from_result(result(measurement(sent=1000, lost=10)))])
-    header, line = text.splitlines()
+    header, line, note = text.splitlines()
+    assert note == THIN_NOTE  # 990 samples: the p99.9 is marked
     assert header.split() == ["transport", "mode", "rate", "payload", "count", "p50", "p90",
                               "p99", "p99.9", "max", "stddev", "loss", "msgs/s", "CPU", "RSS",
                               "daemon", "CPU", "daemon", "RSS", "1st", "msg", "status"]
@@ -52,7 +54,7 @@ def test_markdown() -> None:
     lines = render([row_from_result(result(measurement()))], markdown=True).splitlines()
     assert lines[0].startswith("| transport | mode |")
     assert lines[1] == "| --- | --- | --- | --- | " + "---: | " * 14 + "---: |"
-    assert len(lines) == 3
+    assert len(lines) == 5 and lines[3] == "" and lines[4] == "\\" + THIN_NOTE  # not a bullet
 
 
 def test_notes_group_warnings_and_give_reasons() -> None:
@@ -115,3 +117,31 @@ def test_same_reason_is_one_line() -> None:
                 status_reason="too big") for rate in (100.0, 1000.0, 0.0)]
     assert render_notes(rows, []) == ("not supported: udp roundtrip 100 Hz Array64k "
                                       "(and 2 more points): too big\n")
+
+
+def test_a_p99_9_on_fewer_than_10_000_samples_is_marked_with_one_footnote() -> None:
+    """1000 samples: the p99 rests on 10 beyond it (no warning), the p99.9 on 1: its cell says
+    so with a trailing * and one footnote under the table, however many rows are marked."""
+    thin = Row("udp", "roundtrip", 1000.0, "Array1k", 1024, count=1000, p50_ns=10_000,
+               p90_ns=20_000, p99_ns=30_000, p999_ns=40_000, max_ns=50_000, status="complete")
+    enough = Row("tcp", "roundtrip", 0.0, "Array1k", 1024, count=10_000, p50_ns=10_000,
+                 p90_ns=20_000, p99_ns=30_000, p999_ns=40_000, max_ns=50_000,
+                 status="complete")
+    unmeasured = Row("uds", "roundtrip", 100.0, "Array1k", 1024, status="failed")
+    lines = render([thin, thin, enough, unmeasured]).splitlines()
+    header = lines[0].split()
+    assert header.index("p99.9") == 8
+    assert lines[1].split()[14] == "40.0" and lines[1].split()[15] == "\u00b5s*"
+    assert "\u00b5s*" not in lines[3] and "*" not in lines[4]  # 10 000 samples; nothing measured
+    assert "30.0 \u00b5s " in lines[1]  # the p99 unmarked
+    assert lines[5:] == [THIN_NOTE]
+    assert render([enough, unmeasured]).count("*") == 0
+    assert THIN_NOTE == "* p99.9 rests on fewer than 10 samples beyond it (N < 10 000)"
+    markdown = render([thin], markdown=True)
+    assert "| 40.0 \u00b5s* |" in markdown and markdown.endswith("\n\n\\" + THIN_NOTE + "\n")
+
+
+def test_details_mark_a_thin_service_p99_9() -> None:
+    text = render_details(result(measurement(sent=1000)))
+    assert "p99.9 " in text.splitlines()[0] and text.splitlines()[0].split("p99.9 ")[1].split(
+        "  ")[0].endswith("*")

@@ -36,6 +36,7 @@ from .results import write_text
 from .runner import Interrupted
 from .scenario import Request, describe_built_ins, dry_run, launch, plan_sweep, resolve
 from .scenario.catalog import load_scenario
+from .scenario.progress import length_note
 from .session import measure
 from .show import load_targets, render_points
 from .store.probes import is_probe_folder, probe_text
@@ -50,7 +51,7 @@ CONDITION_OPTIONS = ("peer_timeout", "spin_margin", "busy_poll", "prevent_cpu_id
                      "reliability", "history", "depth", "durability", "discovery_timeout",
                      "cpu_quota", "cpu_pin", "rt_priority", "host", "remote_place", "ssh_config",
                      "accept_new_host_key", "clock_sync", "test_clock", "count_allocs",
-                     "alloc_sites", "wire_bytes", "idle", "profile")
+                     "alloc_sites", "wire_bytes", "idle", "profile", "min_samples")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -144,7 +145,8 @@ def _run_point(options: dict[str, Any], json_to: JsonTo, results_dir: Path | Non
 
 
 def _measure_point(cfg: PointConfig, json_to: JsonTo, results_dir: Path | None) -> int:
-    how_long = f"{cfg.count} messages" if cfg.count is not None else format_ns(cfg.duration_ns)
+    how_long = (f"{cfg.count} messages" if cfg.count is not None
+                else length_note(cfg) or format_ns(cfg.duration_ns))
     rate = "as fast as possible" if cfg.rate == 0 else f"at {format_rate(cfg.rate)}"
     click.echo(f"mwperf: measuring {cfg.transport} {cfg.mode} {rate}, "
                f"{format_bytes(cfg.payload_bytes)} payload, {how_long} ...", err=True)
@@ -165,9 +167,9 @@ def _conditions(scenario: str, options: dict[str, Any]) -> dict[str, Any]:
     if point_flags:
         flag = "--" + point_flags[0].replace("_", "-")
         raise UsageError(f"{flag}: cannot be combined with scenario '{scenario}', which defines "
-                         f"its own points; with a scenario use --quick, --peer-timeout, "
-                         f"--spin-margin, --busy-poll, --prevent-cpu-idle, the QoS flags or "
-                         f"the CPU flags")
+                         f"its own points; with a scenario use --quick, --min-samples, "
+                         f"--peer-timeout, --spin-margin, --busy-poll, --prevent-cpu-idle, the "
+                         f"QoS flags or the CPU flags")
     return {name: options[name] for name in CONDITION_OPTIONS
             if options[name] is not None and options[name] is not False}
 

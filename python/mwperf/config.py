@@ -135,6 +135,19 @@ class PointConfig:
     bridge: str | None = None
     """``--bridge``: a bridge in the path (bridges/), ``direct`` (the same path without one), or
     None (not asked: the plain two-host layout)"""
+    min_samples: int | None = None
+    """``--min-samples``: at least this many measured messages (the agent's ``--min-count``):
+    at a rate the point runs ``measure_ns``, at rate 0 until them or the duration, whichever
+    is later; None = the duration alone decides"""
+
+    @property
+    def measure_ns(self) -> int | None:
+        """The measured time as planned: ``duration_ns``, at a rate stretched to ``min_samples``
+        periods when that is longer (the agent's period: 1e9 / rate, rounded); at rate 0 a lower
+        bound. None with ``count``."""
+        if self.duration_ns is None or self.min_samples is None or self.rate <= 0:
+            return self.duration_ns
+        return max(self.duration_ns, self.min_samples * max(1, round(1e9 / self.rate)))
 
     @property
     def max_queued(self) -> int:
@@ -185,6 +198,8 @@ class PointConfig:
             del data["profile"]
         if self.bridge is None:
             del data["bridge"]
+        if self.min_samples is None:
+            del data["min_samples"]
         if not self.test_clock:
             del data["test_clock"]
         else:
@@ -215,6 +230,10 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
     if options.get("count") is not None and options.get("duration") is not None:
         raise UsageError("--count and --duration are mutually exclusive; give one of them")
     count = _count(options["count"]) if options.get("count") is not None else None
+    min_samples = _min_samples(options.get("min_samples"))
+    if min_samples is not None and count is not None:
+        raise UsageError("--min-samples: not with --count (which already sets how many messages "
+                         "are measured); give one of them")
     mode = _choice("--mode", "mode", given("mode"), MODES)
     rate = _rate(given("rate"))
     duration_ns = None if count is not None else _duration("--duration", given("duration"), 1)
@@ -268,6 +287,7 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
         profile=bool(options.get("profile")),
         idle_ns=_duration("--idle", options.get("idle") or ("2s" if options.get("wire_bytes")
                                                            else "0s"), 0),
+        min_samples=min_samples,
     )
     if point.profile and point.remote is not None:
         raise UsageError("--profile: samples the processes on this machine only (not with "
@@ -484,6 +504,20 @@ def _duration(flag: str, text: str, minimum_ns: int) -> int:
     if ns < minimum_ns:
         raise UsageError(f"{flag}: must be longer than 0, got '{text}'")
     return ns
+
+
+def _min_samples(text: Any) -> int | None:
+    """--min-samples N: a whole number >= 1 (None when not given)."""
+    if text is None:
+        return None
+    try:
+        number = int(str(text).strip())
+    except ValueError:
+        raise UsageError(f"--min-samples: cannot parse '{text}'; use a whole number of measured "
+                         f"messages, e.g. 1000") from None
+    if number < 1:
+        raise UsageError(f"--min-samples: must be >= 1, got {number}")
+    return number
 
 
 def _count(text: Any) -> int:

@@ -54,6 +54,10 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
            "100 or 64KiB.  [default: Array1k]"),
     option("--duration", help="Measured time after warm-up, e.g. 10s, 500ms.  [default: 10s]"),
     option("--count", help="Measure this many messages instead of a duration."),
+    option("--min-samples", metavar="N", help="At least N measured messages (enough for the "
+           "p99 from 1000): at a rate the point runs max(--duration, N / rate), at rate 0 until "
+           "N messages or --duration, whichever is later (a scenario's timeout bounds it). Not "
+           "with --count or --replay."),
     option("--warmup", help="Sent and echoed first, excluded from statistics.  [default: 1s]"),
     option("--peer-timeout", help="Give up when the peer is silent this long; also how long the last replies are awaited over a transport that retransmits.  [default: 2s]"),
     option("--spin-margin", help="Sleep until deadline - margin, then spin.  [default: 100us]"),

@@ -378,7 +378,8 @@ def ready_timeout_s(cfg: PointConfig) -> float:
 def sender_args(cfg: PointConfig) -> list[str]:
     """The ping/pub options that define the measurement."""
     amount = (["--count", str(cfg.count)] if cfg.count is not None
-              else ["--duration", format_duration_arg(cfg.duration_ns or 0)])
+              else ["--duration", format_duration_arg(cfg.duration_ns or 0)]
+              + (["--min-count", str(cfg.min_samples)] if cfg.min_samples else []))
     return ["--rate", format(Decimal(repr(cfg.rate)).normalize(), "f"), "--payload", cfg.payload,
             *amount, "--warmup", format_duration_arg(cfg.warmup_ns),
             "--peer-timeout", format_duration_arg(cfg.peer_timeout_ns),
@@ -391,12 +392,15 @@ def sender_args(cfg: PointConfig) -> list[str]:
 
 
 def sender_timeout_s(cfg: PointConfig) -> float:
-    """How long the sender may take: discovery + warm-up + measurement + peer timeout + slack."""
+    """How long the sender may take: discovery + warm-up + measurement + peer timeout + slack.
+    With --min-samples at rate 0 the measurement is its duration plus what --count would get."""
     if cfg.count is not None:
         per_message_s = 1 / cfg.rate if cfg.rate > 0 else COUNT_PACE_S
         measure_s = 2 * cfg.count * per_message_s
     else:
-        measure_s = (cfg.duration_ns or 0) / 1e9
+        measure_s = (cfg.measure_ns or 0) / 1e9
+        if cfg.min_samples and cfg.rate <= 0:
+            measure_s += 2 * cfg.min_samples * COUNT_PACE_S
     discovery_ns = cfg.discovery_timeout_ns if profile(cfg.transport).discovery else 0
     return ((discovery_ns + cfg.warmup_ns + cfg.peer_timeout_ns + cfg.idle_ns) / 1e9 + measure_s
             + SLACK_S)

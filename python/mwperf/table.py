@@ -1,7 +1,9 @@
 """The human table: one row per point, then warnings with hints (pure: returns text).
 
 Latency columns are the response time (from the intended send time, so stalls are not hidden).
-A value that was not measured is shown as an em dash, never as zero.
+A value that was not measured is shown as an em dash, never as zero. A p99.9 that rests on fewer
+than 10 samples beyond it (count < 10 000) is marked ``*`` with one footnote under the table
+(a weak p99, count < 1000, is the agent's ``too-few-samples`` warning instead).
 """
 
 from dataclasses import asdict, dataclass
@@ -17,6 +19,11 @@ from .sizes import format_bytes
 DASH = "\u2014"
 LATENCY = (("p50", "p50_ns"), ("p90", "p90_ns"), ("p99", "p99_ns"), ("p99.9", "p999_ns"),
            ("max", "max_ns"))
+P999_NEEDS = 10_000
+"""samples a p99.9 needs to rest on >= 10 beyond it (crates/mwperf-core/src/warnings.rs)"""
+THIN_MARK = "*"
+THIN_NOTE = "* p99.9 rests on fewer than 10 samples beyond it (N < 10 000)"
+"""the footnote under a table with a marked p99.9 (the report's too)"""
 ACCOUNTING = (("sent", "sent"), ("received", "received"), ("lost", "lost"),
               ("dup", "duplicated"), ("reordered", "reordered"), ("corrupted", "corrupted"),
               ("foreign", "foreign"))
@@ -143,18 +150,26 @@ def _sum_or_none(values: list[Any]) -> Any:
 
 
 def render(rows: list[Row], markdown: bool = False) -> str:
-    """The table as aligned text, or as a Markdown table."""
+    """The table as aligned text, or as a Markdown table; then the footnote on marked p99.9
+    cells when there is one (after a blank line in Markdown)."""
     header = ["transport", "mode", "rate", "payload", "count",
               *(name for name, _ in LATENCY), "stddev", "loss", "msgs/s", "CPU", "RSS",
               "daemon CPU", "daemon RSS", "1st msg", "status"]
     cells = [header] + [_cells(row) for row in rows]
+    marked = any(thin_p999(row.count, row.p999_ns) for row in rows)
     if markdown:
         lines = [_md_line(cells[0]), _md_line(["---"] * 4 + ["---:"] * (len(header) - 4))]
-        return "\n".join(lines + [_md_line(line) for line in cells[1:]]) + "\n"
+        return ("\n".join(lines + [_md_line(line) for line in cells[1:]]) + "\n"
+                + (f"\n\\{THIN_NOTE}\n" if marked else ""))
     widths = [max(len(line[i]) for line in cells) for i in range(len(header))]
     return "".join("  ".join(cell.ljust(w) if i < 4 else cell.rjust(w)
                              for i, (cell, w) in enumerate(zip(line, widths))).rstrip() + "\n"
-                   for line in cells)
+                   for line in cells) + (f"{THIN_NOTE}\n" if marked else "")
+
+
+def thin_p999(count: int | None, p999_ns: float | None) -> bool:
+    """A measured p99.9 on fewer than 10 samples beyond it (count < 10 000): marked ``*``."""
+    return p999_ns is not None and count is not None and 0 < count < P999_NEEDS
 
 
 def render_notes(rows: list[Row], warnings: list[tuple[str, dict[str, Any]]]) -> str:
@@ -194,7 +209,9 @@ def render_details(result: dict[str, Any]) -> str:
     m = result["measurement"]
     if m is None:
         return ""
-    service = "  ".join(f"{name} {format_ns(m['service'][key])}" for name, key in LATENCY)
+    service = "  ".join(f"{name} {format_ns(m['service'][key])}" + THIN_MARK * (
+        key == "p999_ns" and thin_p999(m["service"]["count"], m["service"][key]))
+        for name, key in LATENCY)
     accounting = "  ".join(f"{name} {m['accounting'][key]}" for name, key in ACCOUNTING)
     text = f"service time  {service}\naccounting    {accounting}\n"
     text += render_workload(result) + render_subscribers(result)
@@ -381,7 +398,9 @@ def _cells(row: Row) -> list[str]:
         payload = format_bytes(row.payload_bytes)
     return [row.transport, row.mode, format_rate(row.rate), payload,
             DASH if row.count is None else str(row.count),
-            *(format_ns(getattr(row, key)) for _, key in LATENCY), format_ns(row.stddev_ns),
+            *(format_ns(getattr(row, key))
+              + THIN_MARK * (key == "p999_ns" and thin_p999(row.count, row.p999_ns))
+              for _, key in LATENCY), format_ns(row.stddev_ns),
             DASH if row.loss_pct is None else f"{row.loss_pct:.2f}%",
             DASH if row.msgs_per_s is None else f"{row.msgs_per_s:,.0f}",
             _percent(row.cpu_pct), _kib(row.rss_kib), _percent(row.daemon_cpu_pct),

@@ -73,7 +73,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
         p.add_argument("--transport", required=True)
         p.add_argument("--connect" if role in ("ping", "pub") else "--listen", dest="address",
                        required=True)
-        for flag in ("--rate", "--payload", "--duration", "--count", "--warmup",
+        for flag in ("--rate", "--payload", "--duration", "--count", "--min-count", "--warmup",
                      "--peer-timeout", "--spin-margin", "--run-id", "--json", "--samples",
                      "--reliability", "--history", "--depth", "--durability",
                      "--discovery-timeout", "--topics", "--executor", "--busy-loop"):
@@ -174,6 +174,8 @@ def send(args: argparse.Namespace, how: dict[str, str]) -> tuple[str, dict | Non
         planned = int(args.count) / rate if rate else int(args.count) * 1e-5
     else:
         planned = parse_duration(args.duration or "10s") / 1e9
+        if args.min_count and rate:  # --min-count N at a rate: max(duration, N periods)
+            planned = max(planned, int(args.min_count) / rate)
     planned += parse_duration(args.warmup or "0s") / 1e9
     start = time.monotonic()
     while not stop and time.monotonic() - start < planned:

@@ -259,6 +259,13 @@ pub struct SenderArgs {
     /// Measured messages instead of a duration.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub count: Option<u64>,
+    /// With --duration: measure at least N messages. At a rate the measured phase lasts
+    /// max(--duration, N periods); at rate 0 it ends once --duration has passed and N measured
+    /// messages were sent, whichever is later (lost ones are not replaced).
+    #[arg(long = "min-count", value_name = "N", value_parser = clap::value_parser!(u64).range(1..),
+          conflicts_with_all = ["count", "replay_trace"])]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_count: Option<u64>,
     /// Sent and answered but left out of the statistics.
     #[arg(long, default_value = "0s", value_parser = duration)]
     #[serde(rename = "warmup_ns")]

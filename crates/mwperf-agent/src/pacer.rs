@@ -27,6 +27,8 @@ pub struct Pacer {
     /// Measured messages wanted (count, or duration / period for rate > 0).
     measure_n: Option<u64>,
     duration_ns: u64,
+    /// `--min-count`: at rate 0 the measured phase ends only once this many were sent too.
+    min_count: u64,
     pub warmup_sent: u64,
     pub measured_sent: u64,
     measure_start_ns: Option<u64>,
@@ -41,10 +43,14 @@ pub struct Pacer {
 impl Pacer {
     pub fn new(args: &SenderArgs, start_ns: u64) -> Self {
         let period = mwperf_core::schedule::period_ns(args.rate);
+        let min_count = args.min_count.unwrap_or(0);
         let (warmup_n, measure_n) = if period > 0 {
             (
                 args.warmup.div_ceil(period),
-                Some(args.count.unwrap_or(args.duration.div_ceil(period).max(1))),
+                Some(
+                    args.count
+                        .unwrap_or(args.duration.div_ceil(period).max(1).max(min_count)),
+                ),
             )
         } else {
             (0, args.count)
@@ -56,6 +62,7 @@ impl Pacer {
             warmup_n,
             measure_n,
             duration_ns: args.duration,
+            min_count,
             warmup_sent: 0,
             measured_sent: 0,
             measure_start_ns: None,
@@ -119,7 +126,9 @@ impl Pacer {
     fn done(&self, now_ns: u64) -> bool {
         match (self.measure_n, self.measure_start_ns) {
             (Some(n), _) => self.measured_sent >= n,
-            (None, Some(t0)) => now_ns >= t0 + self.duration_ns,
+            (None, Some(t0)) => {
+                now_ns >= t0 + self.duration_ns && self.measured_sent >= self.min_count
+            }
             (None, None) => false,
         }
     }
@@ -247,5 +256,69 @@ mod tests {
         p.take(0);
         assert!(p.next_due(999_999).is_ok());
         assert!(p.next_due(1_000_000).is_err());
+    }
+
+    #[test]
+    fn min_count_stretches_a_scheduled_duration_and_no_more() {
+        let measured = |extra: &[&str]| {
+            let mut p = Pacer::new(&args(extra), 0);
+            let mut n = 0;
+            while let Ok(due) = p.next_due(0) {
+                n += u64::from(!p.take(due.unwrap()).warmup);
+            }
+            n
+        };
+        // 100 Hz for 1 s is 100 messages: --min-count 1000 makes it 10 s
+        assert_eq!(
+            measured(&["--rate", "100", "--duration", "1s", "--min-count", "1000"]),
+            1000
+        );
+        // the duration already gives more: it stays
+        assert_eq!(
+            measured(&["--rate", "1000", "--duration", "2s", "--min-count", "1000"]),
+            2000
+        );
+        assert_eq!(measured(&["--rate", "100", "--duration", "1s"]), 100);
+    }
+
+    #[test]
+    fn min_count_in_a_closed_loop_ends_at_the_later_of_duration_and_count() {
+        // fast: the duration passes after the count
+        let mut p = Pacer::new(
+            &args(&["--rate", "0", "--duration", "1ms", "--min-count", "3"]),
+            0,
+        );
+        for _ in 0..3 {
+            p.take(10);
+        }
+        assert!(p.next_due(999_999).is_ok());
+        assert!(p.next_due(1_000_010).is_err());
+        // slow: the duration is over but only 2 of 3 were sent
+        let mut p = Pacer::new(
+            &args(&["--rate", "0", "--duration", "1ms", "--min-count", "3"]),
+            0,
+        );
+        p.take(0);
+        p.take(5_000_000);
+        assert!(p.next_due(9_000_000).is_ok());
+        p.take(9_000_000);
+        assert!(p.next_due(9_000_001).is_err());
+    }
+
+    #[test]
+    fn min_count_is_refused_with_count() {
+        let parsed = crate::cli::Cli::try_parse_from([
+            "mwperf-agent",
+            "ping",
+            "--transport",
+            "udp",
+            "--connect",
+            "x:1",
+            "--count",
+            "5",
+            "--min-count",
+            "9",
+        ]);
+        assert!(parsed.is_err());
     }
 }

@@ -41,13 +41,16 @@ pub struct Context<'a> {
 /// Percentiles shown in results and the sample count each needs to rest on ≥ 10 samples beyond it.
 const PERCENTILES: &[(&str, u64)] = &[("p99", 1_000), ("p99.9", 10_000), ("p99.99", 100_000)];
 
+/// `too-few-samples`: only when the p99 is weak (fewer than 1000 samples), the tail every
+/// summary ranks by; the message names every weak percentile. A p99.9 or p99.99 that alone
+/// rests on too few is no warning: the tables mark those cells (`*` and a footnote) instead.
 fn sample_size(stats: &Stats) -> Option<Warning> {
     let weak: Vec<&str> = PERCENTILES
         .iter()
         .filter(|(_, need)| stats.count < *need)
         .map(|(p, _)| *p)
         .collect();
-    if weak.is_empty() || stats.count == 0 {
+    if stats.count == 0 || stats.count >= PERCENTILES[0].1 {
         return None;
     }
     Some(Warning::new(
@@ -58,7 +61,7 @@ fn sample_size(stats: &Stats) -> Option<Warning> {
             if stats.count == 1 { "" } else { "s" },
             weak.join(", ")
         ),
-        Some("measure longer (--duration or --count) before trusting the tail"),
+        Some("measure more messages (--min-samples 1000, --duration or --count) before trusting the tail"),
     ))
 }
 
@@ -194,6 +197,49 @@ pub fn check_clock_sync(cs: &crate::result::ClockSync, p50_ns: Option<u64>) -> V
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn counted(count: u64) -> Stats {
+        Stats {
+            count,
+            min_ns: None,
+            mean_ns: None,
+            p50_ns: None,
+            p90_ns: None,
+            p99_ns: None,
+            p999_ns: None,
+            p9999_ns: None,
+            max_ns: None,
+            stddev_ns: None,
+            range_ns: None,
+            histogram: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn too_few_samples_only_when_the_p99_is_weak_and_naming_every_weak_percentile() {
+        let w = sample_size(&counted(100)).expect("a warning at 100 samples");
+        assert_eq!(w.code, "too-few-samples");
+        assert_eq!(
+            w.message,
+            "only 100 samples: p99, p99.9, p99.99 rest on fewer than 10 samples beyond them"
+        );
+        assert!(w.hint.unwrap().contains("--min-samples"));
+        let w = sample_size(&counted(999)).expect("a warning at 999 samples");
+        assert!(w
+            .message
+            .starts_with("only 999 samples: p99, p99.9, p99.99 rest"));
+        assert_eq!(
+            sample_size(&counted(1)).unwrap().message.split(':').next(),
+            Some("only 1 sample")
+        );
+    }
+
+    #[test]
+    fn a_weak_p99_9_alone_is_no_warning() {
+        for count in [0, 1_000, 9_999, 10_000, 99_999, 100_000, 1_000_000] {
+            assert_eq!(sample_size(&counted(count)), None, "{count} samples");
+        }
+    }
 
     #[test]
     fn a_late_sender_is_told_in_readable_durations() {

@@ -85,10 +85,11 @@ def parse_spec(options: dict[str, Any]) -> ReplaySpec | None:
     topics = None
     if given["replay_topics"]:
         topics = [t.strip() for t in str(given["replay_topics"]).split(",") if t.strip()]
-    for flag in ("count", "rate", "payload", "topics"):
+    for flag in ("count", "min_samples", "rate", "payload", "topics"):
         if options.get(flag) is not None:
-            raise UsageError(f"--{flag}: not with --replay (the recording sets the messages, their "
-                             f"times, sizes and topics); use --replay-rate/--replay-window")
+            raise UsageError(f"--{flag.replace('_', '-')}: not with --replay (the recording sets "
+                             f"the messages, their times, sizes and topics); use "
+                             f"--replay-rate/--replay-window")
     loop = bool(given["replay_loop"])
     if loop and options.get("duration") is None:
         raise UsageError("--replay-loop: give --duration (how long to keep replaying the "

@@ -92,7 +92,7 @@ def section(cfg: "PointConfig", plan: BridgePlan | None, daemons: "Sequence[Daem
     halves = [d for d in daemons if d["name"] in HALVES]
     return {"name": name, "path": path, "halves": halves,
             **achieved(cfg.rate, cfg.topics, result.get("measurement"),
-                       cfg.duration_ns / 1e9 if cfg.duration_ns else None, cfg.count),
+                       cfg.measure_ns / 1e9 if cfg.measure_ns else None, cfg.count),
             **(plan.facts if plan is not None else {})}
 
 

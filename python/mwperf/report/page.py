@@ -16,11 +16,12 @@ from typing import Any
 
 from .. import __version__
 from ..durations import format_ns
+from ..table import THIN_NOTE
 from .data import Run
 from .labels import describe, run_tags
 from .ranking import KneeLine, Situation, knee_lines, knee_rule, situations
 from .section import Section
-from .summary import COLUMNS, numbering, shown
+from .summary import COLUMNS, marked, numbering, shown
 
 STYLE = """
 body{font:14px/1.4 system-ui,sans-serif;margin:0 auto;max-width:1560px;padding:16px;
@@ -202,8 +203,9 @@ def _summary(table: list[dict[str, Any]]) -> str:
                 attr = ' class="num"' if numeric else ""
                 cells.append(f"<td{attr}>{escape(text)}</td>")
         lines.append("<tr>" + "".join(cells) + "</tr>")
+    note = f'<p class="note" id="thin-tail">{escape(THIN_NOTE)}</p>' if marked(table) else ""
     return (f'<div class="wide scroll"><table id="summary-table"><tr>{head}</tr>'
-            f'{"".join(lines)}</table></div>')
+            f'{"".join(lines)}</table></div>{note}')
 
 
 class _Html(str):

@@ -1,6 +1,7 @@
 """The report's summary table: one row per point, numbered (#) across the report, with the
 numbers behind every plot. The same rows feed the HTML table and ``--format markdown|csv|json``
-(raw values in CSV/JSON: nanoseconds, percent, KiB; formatted for people in Markdown/HTML)."""
+(raw values in CSV/JSON: nanoseconds, percent, KiB; formatted for people in Markdown/HTML,
+where a p99.9 on fewer than 10 samples beyond it is marked ``*`` with a footnote: ``THIN_NOTE``)."""
 
 import csv
 import io
@@ -11,7 +12,7 @@ from typing import Any
 
 from ..durations import format_ns
 from ..sizes import format_bytes
-from ..table import format_rate
+from ..table import THIN_MARK, THIN_NOTE, format_rate, thin_p999
 from .data import Point, Run
 from .labels import run_tags
 
@@ -109,8 +110,15 @@ def _first_message(point: Point) -> int | None:
 
 
 def shown(row: dict[str, Any]) -> list[str]:
-    """A row's cells as people read them."""
-    return [column.show(row[column.key]) for column in COLUMNS]
+    """A row's cells as people read them (a thin p99.9 marked ``*``)."""
+    return [column.show(row[column.key])
+            + THIN_MARK * (column.key == "p999_ns" and thin_p999(row["count"], row["p999_ns"]))
+            for column in COLUMNS]
+
+
+def marked(table: list[dict[str, Any]]) -> bool:
+    """Whether a row's p99.9 is marked (the table then needs its footnote, ``THIN_NOTE``)."""
+    return any(thin_p999(row["count"], row["p999_ns"]) for row in table)
 
 
 def render(table: list[dict[str, Any]], fmt: str) -> str:
@@ -127,4 +135,4 @@ def render(table: list[dict[str, Any]], fmt: str) -> str:
              "|" + "|".join("---" for _ in COLUMNS) + "|"]
     lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in shown(row)) + " |"
               for row in table]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + (f"\n\\{THIN_NOTE}\n" if marked(table) else "")

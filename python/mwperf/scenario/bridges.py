@@ -118,7 +118,8 @@ def rank_bridges(observations: list[Observation]) -> list[BridgeRanking]:
 
 def _delivered(obs: Observation) -> float | None:
     """Replies that arrived / messages the sender was asked to send (rate x topics x duration,
-    or the count per topic), as the result's bridge.delivered_ratio (bridges/rate.py)."""
+    at least --min-samples per topic, or the count per topic), as the result's
+    bridge.delivered_ratio (bridges/rate.py)."""
     options, row = obs.point.options, obs.row
     if row.rate <= 0 or row.count is None:
         return None
@@ -126,7 +127,8 @@ def _delivered(obs: Observation) -> float | None:
     if options.get("count") is not None:
         planned = float(options["count"]) * topics
     else:
-        planned = row.rate * topics * parse_duration(str(options.get("duration") or "10s")) / 1e9
+        per_topic = row.rate * parse_duration(str(options.get("duration") or "10s")) / 1e9
+        planned = topics * max(per_topic, float(options.get("min_samples") or 0))
     return row.count / planned if planned else None
 
 

@@ -2,8 +2,9 @@
 
 Every key is either a point option (``config.OPTIONS``: named like the command-line flags, so an
 option added there is accepted here without a change) or one of the scenario's own keys
-(description, repeat, exclude, timeout, quick, analysis, and hosts/links/place: hosts.py). The shape of each value is checked
-here; whether a value makes sense for a point (a known payload, a parseable rate) is checked by
+(description, repeat, exclude, timeout, quick, analysis, and hosts/links/place: hosts.py); a
+``quick:`` block replaces whole fields, and drops one given as null. The shape of each value is
+checked here; whether a value makes sense for a point (a known payload, a parseable rate) is checked by
 ``config.build_point`` on every expanded point (``check.py``), so both paths share one set of
 rules. Every error is ``FILE:LINE: field 'NAME': what is wrong; what is allowed``.
 """
@@ -49,10 +50,11 @@ def parse_scenario(text: str, where: str, name: str, quick: bool = False) -> Sce
         top, document, where, next((f.line for f in fields if f.name == "link"), None))
     chosen = dict(top)
     if quick:  # the full variant is checked above; the quick one replaces whole fields
-        for key, item in overrides.items():
+        for key, item in overrides.items():  # (null drops one: 'quick: {min_samples: null}')
             for same in [k for k in chosen if (_option(k) or k) == (_option(key) or key)]:
                 del chosen[same]
-            chosen[key] = item
+            if item.value is not None:
+                chosen[key] = item
         lines = {key: (quick_item if key in overrides else document).key_line(key)  # type: ignore[union-attr]
                  for key in chosen}
         order = {_option(k): i for i, k in enumerate(top)}  # axis order stays the file's

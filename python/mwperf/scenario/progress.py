@@ -3,7 +3,8 @@ measured) under the lines of the finished points; otherwise plain lines, one whe
 starts and one when it ends (logs and CI stay readable).
 
 The ETA is the planned time of the points left (warm-up + duration, or count / rate) plus the
-mean harness overhead measured so far per point.
+mean harness overhead measured so far per point. A point whose length --min-samples changes says
+so in its line (``length_note``).
 """
 
 import shutil
@@ -13,6 +14,7 @@ from typing import TextIO
 
 from ..config import PointConfig
 from ..durations import format_ns
+from ..table import format_rate
 
 BAR_WIDTH = 20
 
@@ -33,10 +35,12 @@ class Progress:
         """The planned measuring time of every point still to run."""
         self.planned_left_s = planned_s
 
-    def start(self, index: int, label: str, planned_s: float) -> None:
-        """Point ``index`` (1-based) starts; ``planned_s`` its planned measuring time."""
+    def start(self, index: int, label: str, planned_s: float, note: str | None = None) -> None:
+        """Point ``index`` (1-based) starts; ``planned_s`` its planned measuring time; ``note``
+        what sets its length when not the plain duration (``length_note``)."""
         self.started = time.monotonic()
         self._planned = planned_s
+        label += f" ({note})" if note else ""
         if self.tty:
             self._bar(index, f"measuring {label}")
         else:
@@ -86,8 +90,23 @@ class Progress:
 
 
 def planned_s(cfg: PointConfig) -> float:
-    """The planned measuring time of a point: warm-up + duration, or warm-up + count / rate
-    (a closed loop at rate 0 counts as no time: its length is not known in advance)."""
+    """The planned measuring time of a point: warm-up + duration (stretched by --min-samples
+    at a rate), or warm-up + count / rate (a closed loop at rate 0 counts as no time, or as
+    its duration with --min-samples: its length is not known in advance)."""
     if cfg.count is not None:
         return (cfg.warmup_ns / 1e9) + (cfg.count / cfg.rate if cfg.rate > 0 else 0.0)
-    return (cfg.warmup_ns + (cfg.duration_ns or 0)) / 1e9
+    return (cfg.warmup_ns + (cfg.measure_ns or 0)) / 1e9
+
+
+def length_note(cfg: PointConfig) -> str | None:
+    """How --min-samples sets the point's length, for its progress line: '10.0 s for 1000
+    samples at 100 Hz' (a rate, stretched beyond --duration), 'at least 1000 samples and
+    1.00 s' (rate 0); None when it changes nothing (or is not given)."""
+    n, duration, measure = cfg.min_samples, cfg.duration_ns, cfg.measure_ns
+    if n is None or duration is None or measure is None:
+        return None
+    if cfg.rate <= 0:
+        return f"at least {n} samples and {format_ns(duration)}"
+    if measure > duration:
+        return f"{format_ns(measure)} for {n} samples at {format_rate(cfg.rate)}"
+    return None

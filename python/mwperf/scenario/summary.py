@@ -127,10 +127,15 @@ def _with_axes(table: str, observed: list[Observation], markdown: bool) -> str:
     if markdown:
         extra = [header, ["---"] * len(header)] + cells
         return "".join("| " + " | ".join(cols) + " " + line + "\n"
-                       for cols, line in zip(extra, lines))
+                       for cols, line in zip(extra, lines)) + _after(lines, len(extra))
     widths = [max(len(row[i]) for row in [header] + cells) for i in range(len(header))]
     return "".join("  ".join(c.ljust(w) for c, w in zip(cols, widths)) + "  " + line + "\n"
-                   for cols, line in zip([header] + cells, lines))
+                   for cols, line in zip([header] + cells, lines)) + _after(lines, len(cells) + 1)
+
+
+def _after(lines: list[str], table_lines: int) -> str:
+    """What follows the table's own lines (its footnote), unchanged."""
+    return "".join(line + "\n" for line in lines[table_lines:])
 
 
 def summarize(run: SweepRun) -> Summary:

@@ -27,7 +27,7 @@ from .digest import Digest, digest
 from .expand import PlannedPoint, expand
 from .manifest import DONE, NOT_SUPPORTED, PENDING, SKIPPED, Entry, Manifest
 from .model import Scenario
-from .progress import Progress, planned_s
+from .progress import Progress, length_note, planned_s
 from .result_line import result_line
 
 
@@ -113,7 +113,8 @@ def _run_points(sweep: Sweep, agent: Agent, manifest: Manifest | None, progress:
             entry.status, entry.reason = SKIPPED, why
             progress.note(point.index, f"{entry.label}: {SKIPPED} ({why})")
         else:
-            progress.start(point.index, entry.label, planned_s(sweep.configs[point.index]))
+            cfg = sweep.configs[point.index]
+            progress.start(point.index, entry.label, planned_s(cfg), length_note(cfg))
             interrupted, result = _measure(sweep, point, entry, agent, folder)
             if result is not None:
                 digests[point.index] = digest(result, entry.result)

@@ -271,6 +271,7 @@ pub fn run(
             c.seq.reserve(
                 args.count
                     .unwrap_or_else(|| (args.duration as f64 * args.rate / 1e9) as u64)
+                    .max(args.min_count.unwrap_or(0))
                     .saturating_add(1024)
                     .min(1 << 27),
             ); // at most 16 MiB up front
