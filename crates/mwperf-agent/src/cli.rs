@@ -33,9 +33,9 @@ pub enum Role {
     /// Listen to a live system's keys, publishing nothing; one line per message (mwperf probe --zenoh).
     Probe(ProbeArgs),
     /// Run a program as a child and talk a line protocol about it on stdin/stdout (docs/agent-contract.md).
-    Supervise(crate::supervise::SuperviseArgs),
+    Supervise(mwperf_supervise::SuperviseArgs),
     /// Kill and remove what dead supervisors left in a folder of scratch folders.
-    SuperviseClean(crate::supervise::CleanArgs),
+    SuperviseClean(mwperf_supervise::CleanArgs),
     /// Print this host's facts as JSON (kernel, CPU, clock source, machine, time synchronisation).
     Facts,
     /// Pool finished measurements into one: a JSON array of measurements on stdin, the pooled

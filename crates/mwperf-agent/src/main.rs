@@ -25,7 +25,6 @@ mod report;
 mod roles;
 mod router;
 mod signals;
-mod supervise;
 mod version;
 mod wait;
 
@@ -97,8 +96,8 @@ fn main() -> ExitCode {
         }
         Role::Router(a) => return router::run(a),
         Role::Probe(a) => return probe::run(a),
-        Role::Supervise(a) => return supervise::run(a),
-        Role::SuperviseClean(a) => return supervise::clean::run(a),
+        Role::Supervise(a) => return mwperf_supervise::run(a),
+        Role::SuperviseClean(a) => return mwperf_supervise::clean::run(a),
         Role::Facts => return facts::run(),
         Role::Pool => return pooling::run(),
         Role::Ping(a) => ("ping", &a.common, serde_json::to_value(a)),

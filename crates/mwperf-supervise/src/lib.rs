@@ -1,3 +1,6 @@
+//! mwperf-supervise, the agent's `supervise` and `supervise-clean` subcommands (one binary goes to
+//! a real host; this crate keeps the supervisor out of the measuring code).
+//!
 //! `supervise`: run one program as a child and be the only thing the control plane talks to over
 //! an SSH channel; `supervise-clean`: remove what a dead supervisor left behind. The line protocol
 //! is in docs/agent-contract.md ("supervise / supervise-clean / facts").
