@@ -28,6 +28,8 @@ pub enum Role {
     Payloads(ListArgs),
     /// List the transports built into this binary.
     Transports(ListArgs),
+    /// List every warning code mwperf emits and what it means (the one registry).
+    Warnings(ListArgs),
     /// Run a middleware router in this process until SIGINT/SIGTERM (zenoh client mode).
     Router(RouterArgs),
     /// Listen to a live system's keys, publishing nothing; one line per message (mwperf probe --zenoh).

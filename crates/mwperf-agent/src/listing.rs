@@ -93,3 +93,15 @@ mod tests {
         );
     }
 }
+
+/// `mwperf-agent warnings [--json]`: every warning code either language emits and what it
+/// means (mwperf_core::warning_codes, the one registry).
+pub fn warnings(json: bool) {
+    if json {
+        println!("{}", mwperf_core::warning_codes::json());
+    } else {
+        for c in mwperf_core::warning_codes::ALL {
+            println!("{:<26} {} ({})", c.code, c.about, c.from);
+        }
+    }
+}

@@ -94,6 +94,10 @@ fn main() -> ExitCode {
             listing::transports(a.json);
             return ExitCode::SUCCESS;
         }
+        Role::Warnings(a) => {
+            listing::warnings(a.json);
+            return ExitCode::SUCCESS;
+        }
         Role::Router(a) => return router::run(a),
         Role::Probe(a) => return probe::run(a),
         Role::Supervise(a) => return mwperf_supervise::run(a),

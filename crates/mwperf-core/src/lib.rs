@@ -12,6 +12,7 @@ pub mod result;
 pub mod schedule;
 pub mod stats;
 pub mod units;
+pub mod warning_codes;
 pub mod warnings;
 pub mod wire;
 

@@ -4,6 +4,7 @@ use serde::Serialize;
 
 use crate::result::{Measurement, Schedule, Stats};
 use crate::units::format_ns;
+use crate::warning_codes::{self as codes, Code};
 
 /// A duration in a message: as people read it everywhere else (18.7 ms, not 18743295 ns).
 fn dur(ns: u64) -> String {
@@ -18,9 +19,11 @@ pub struct Warning {
 }
 
 impl Warning {
-    pub fn new(code: &'static str, message: impl Into<String>, hint: Option<&str>) -> Self {
+    /// A warning of a registered `code` (crate::warning_codes): the message with its figures,
+    /// the hint fitting what the user did.
+    pub fn new(code: Code, message: impl Into<String>, hint: Option<&str>) -> Self {
         Warning {
-            code,
+            code: code.code,
             message: message.into(),
             hint: hint.map(str::to_string),
         }
@@ -54,7 +57,7 @@ fn sample_size(stats: &Stats) -> Option<Warning> {
         return None;
     }
     Some(Warning::new(
-        "too-few-samples",
+        codes::TOO_FEW_SAMPLES,
         format!(
             "only {} sample{}: {} rest on fewer than 10 samples beyond them",
             stats.count,
@@ -70,35 +73,35 @@ pub fn check_conditions(cx: &Context) -> Vec<Warning> {
     let mut w = Vec::new();
     if cx.warmup_ns == Some(0) {
         w.push(Warning::new(
-            "no-warmup",
+            codes::NO_WARMUP,
             "warm-up not excluded: the first messages include connection setup, page faults and cold caches",
             Some("add --warmup 1s"),
         ));
     }
     if cx.governor != "unavailable" && cx.governor != "performance" {
         w.push(Warning::new(
-            "cpu-governor",
+            codes::CPU_GOVERNOR,
             format!("CPU frequency governor is '{}', not 'performance': clock changes add latency variance", cx.governor),
             Some("cpupower frequency-set -g performance"),
         ));
     }
     if cx.prevent_cpu_idle == "unavailable" {
         w.push(Warning::new(
-            "cpu-idle-not-prevented",
+            codes::CPU_IDLE_NOT_PREVENTED,
             "--prevent-cpu-idle was asked for but /dev/cpu_dma_latency could not be opened: idle-state wake-ups are in the numbers",
             Some("run as root, or use --busy-poll"),
         ));
     }
     if cx.prevent_cpu_idle == "on" && cx.cpuidle_driver == "none" {
         w.push(Warning::new(
-            "cpu-idle-not-controllable",
+            codes::CPU_IDLE_NOT_CONTROLLABLE,
             "--prevent-cpu-idle has no effect here: the kernel has no cpuidle driver (idle CPUs halt and the hypervisor decides how fast they wake)",
             Some("use --busy-poll to keep the agents' CPUs awake"),
         ));
     }
     if cx.clock_read_overhead_ns > 1_000.0 {
         w.push(Warning::new(
-            "slow-clock",
+            codes::SLOW_CLOCK,
             format!(
                 "reading the clock costs {}: timestamps are coarse",
                 format_ns(cx.clock_read_overhead_ns)
@@ -121,7 +124,7 @@ pub fn check_schedule(s: &Schedule, sent: u64, busy_poll: bool) -> Option<Warnin
         "the sender sleeps between sends and woke late: spin instead (--spin-margin equal to the period, or --busy-poll), or lower --rate"
     };
     Some(Warning::new(
-        "sender-behind",
+        codes::SENDER_BEHIND,
         format!(
             "the sender fell behind its schedule: {} of {} sends were more than one period late, p99 lateness {} (period {})",
             s.behind_count, sent, dur(p99), dur(s.period_ns)
@@ -135,7 +138,7 @@ pub fn check_measurement(m: &Measurement) -> Vec<Warning> {
     let mut w = Vec::new();
     if m.response.count == 0 {
         w.push(Warning::new(
-            "no-samples",
+            codes::NO_SAMPLES,
             "no measured message arrived: there is no latency to report",
             Some("check that the peer is running and reachable"),
         ));
@@ -149,7 +152,7 @@ pub fn check_measurement(m: &Measurement) -> Vec<Warning> {
     }
     if m.accounting.foreign > 0 {
         w.push(Warning::new(
-            "foreign-traffic",
+            codes::FOREIGN_TRAFFIC,
             format!(
                 "{} packets that were not from this run arrived",
                 m.accounting.foreign
@@ -166,12 +169,12 @@ pub fn check_clock_sync(cs: &crate::result::ClockSync, p50_ns: Option<u64>) -> V
     let mut w = Vec::new();
     match (cs.error_bound_ns, p50_ns) {
         (None, _) => w.push(Warning::new(
-            "clock-sync-failed",
+            codes::CLOCK_SYNC_FAILED,
             format!("clock sync with {} gave no fit ({}; {} of {} probes answered): one-way latencies are NOT corrected and mix two clocks", cs.peer, cs.status, cs.probes_answered, cs.probes_sent),
             Some("check that the pub serves probes (--clock-serve) on that address and that UDP reaches it"),
         )),
         (Some(bound), Some(p50)) if bound as f64 > 0.1 * p50 as f64 => w.push(Warning::new(
-            "clock-sync-bound",
+            codes::CLOCK_SYNC_BOUND,
             format!("the clock offset is known to ±{} (half the minimum probe round trip {} + fit residual), more than 10 % of the one-way p50 {}", dur(bound), dur(cs.min_rtt_ns.unwrap_or(0)), dur(p50)),
             Some("one-way figures across hosts are only as good as this bound; a shorter, more symmetric path for the probes narrows it"),
         )),
@@ -179,14 +182,14 @@ pub fn check_clock_sync(cs: &crate::result::ClockSync, p50_ns: Option<u64>) -> V
     }
     if cs.negative_after_correction > 0 {
         w.push(Warning::new(
-            "clock-sync-negative",
+            codes::CLOCK_SYNC_NEGATIVE,
             format!("{} one-way samples were still negative after the clock correction and were recorded as 0", cs.negative_after_correction),
             Some("the clock offset moved more than the fit follows; see measurement.clock_sync"),
         ));
     }
     if cs.corrected_running_fit > 0 {
         w.push(Warning::new(
-            "clock-sync-running-fit",
+            codes::CLOCK_SYNC_RUNNING_FIT,
             format!("{} samples overflowed the {}-sample buffer and were corrected with the fit as it stood then, not the final one", cs.corrected_running_fit, cs.buffer_capacity),
             None,
         ));
