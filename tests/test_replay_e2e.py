@@ -95,3 +95,52 @@ def test_the_ros1_bag_replay_scenario_quick(tmp_path: Path) -> None:
         assert result["status"] == "complete"
         sub = next(a for a in result["agents"] if a["role"] == "sub")
         assert [t["accounting"]["received"] for t in sub["per_topic"]] == [60, 80]
+
+
+@pytest.mark.agent
+@pytest.mark.parametrize("mode", ["oneway", "roundtrip"])
+def test_replay_samples_per_topic_under_the_recorded_names(tmp_path: Path, mode: str) -> None:
+    """--samples with a two-topic replay: each recorded topic's messages in its own file
+    (samples.camera_image_raw.csv, samples.scan.csv), as many rows as the result counts for
+    that topic, sequence numbers 0..n-1; the table, the result, the catalogue (topics rows and
+    the samples view's topic column) and 'mwperf show' name the topics /camera/image_raw and
+    /scan, with their addresses beside."""
+    results = tmp_path / "results"
+    done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--transport", "udp", "--mode",
+                           mode, "--replay", str(FIXTURES / "small.bag"), "--samples",
+                           "--results", str(results)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    (point,) = [p.parent for p in results.glob("*/result.json")]
+    result = json.loads((point / "result.json").read_text())
+    per_topic = result["per_topic"]
+    assert [(t["topic"], t["name"], t["samples_file"]) for t in per_topic] == [
+        (0, "/camera/image_raw", "samples.camera_image_raw.csv"), (1, "/scan", "samples.scan.csv")]
+    assert all(t["address"].startswith("127.0.0.1:") for t in per_topic)
+    assert [t["response"]["count"] for t in per_topic] == [30, 40]  # images, scans
+    for topic in per_topic:
+        rows = (point / topic["samples_file"]).read_text().splitlines()
+        assert rows[0] == "seq,intended_ns,sent_ns,peer_rx_ns,recv_ns,response_ns,service_ns"
+        assert sorted(int(r.split(",")[0]) for r in rows[1:]) == list(
+            range(topic["accounting"]["received"]))
+    assert not (point / "samples.csv").exists()
+    lines = [line for line in done.stdout.splitlines() if line.startswith("topic ")]
+    assert lines[0].startswith("topic 0 /camera/image_raw  count 30 ")
+    assert lines[1].startswith("topic 1 /scan              count 40 ")
+    assert lines[1].endswith(f"({per_topic[1]['address']})")
+
+    def query(sql: str) -> list[list[str]]:
+        found = subprocess.run([sys.executable, "-m", "mwperf", "query", "--results",
+                                str(results), "--format", "csv", sql],
+                               capture_output=True, text=True, timeout=60)
+        assert found.returncode == 0, found.stderr
+        return [line.split(",") for line in found.stdout.splitlines()[1:]]
+
+    assert query("SELECT topic, name, address, latency_count FROM topics ORDER BY 1") == [
+        ["0", "/camera/image_raw", per_topic[0]["address"], "30"],
+        ["1", "/scan", per_topic[1]["address"], "40"]]
+    assert query("SELECT t.name, count(*) FROM samples s JOIN topics t USING (point_id, topic) "
+                 "GROUP BY 1 ORDER BY 1") == [["/camera/image_raw", "30"], ["/scan", "40"]]
+    shown = subprocess.run([sys.executable, "-m", "mwperf", "show", "--results", str(results)],
+                           capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    assert [line for line in shown.stdout.splitlines() if line.startswith("topic ")] == lines

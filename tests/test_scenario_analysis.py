@@ -100,8 +100,9 @@ def test_comparison_pairs_points_that_differ_only_in_the_axis() -> None:
                                       "best-effort/reliable)")
 
 
-def topic(index: int, p50: float, lost: int = 0) -> dict:
-    return {"topic": index, "name": f"t{index}", "response": {"p50_ns": p50, "p99_ns": 2 * p50},
+def topic(index: int, p50: float, lost: int = 0, name: str | None = None) -> dict:
+    return {"topic": index, "name": name or f"topic {index}",
+            "response": {"p50_ns": p50, "p99_ns": 2 * p50},
             "accounting": {"sent": 100, "lost": lost}}
 
 
@@ -122,10 +123,19 @@ def test_topics_ranked_by_p50_over_repetitions() -> None:
 
 
 def test_a_topic_without_replies_is_ranked_last() -> None:
-    silent = {"topic": 1, "name": "t1", "response": {"p50_ns": None, "p99_ns": None},
+    silent = {"topic": 1, "name": "topic 1", "response": {"p50_ns": None, "p99_ns": None},
               "accounting": {"sent": 100, "lost": 100}}
     (ranking,) = rank_topics([obs(400, None, 100.0, per_topic=[topic(0, 3 * MS), silent,
                                                                topic(2, 1 * MS)])])
     assert [t.topic for t in ranking.topics] == [2, 0, 1]
     assert ranking.spread == 3.0
     assert ranking.line().endswith("topic 1 no replies loss 100.00% (slowest/fastest p50 x3.00)")
+
+
+def test_a_replay_ranks_its_topics_by_their_recorded_names() -> None:
+    (ranking,) = rank_topics([obs(40, 1 * MS, per_topic=[
+        topic(0, 3 * MS, name="/camera/image_raw"), topic(1, 1 * MS, name="/scan")])])
+    assert [t.name for t in ranking.topics] == ["/scan", "/camera/image_raw"]
+    assert ranking.line().startswith("udp roundtrip 40 Hz Array1k: topic 1 /scan p50 1.00 ms")
+    assert "< topic 0 /camera/image_raw p50 3.00 ms" in ranking.line()
+    assert ranking.to_dict()["topics"][0]["name"] == "/scan"

@@ -143,8 +143,8 @@ BAD = [
                                      "allowed: single, multi"),
     ("busy_loop: -1ms\n", "t.yaml:1: field 'busy_loop': must be 0 or longer, got '-1ms'; use "
                           "e.g. 10s, 500ms, 2m"),
-    ("topics: 3\nsamples: true\n", "t.yaml:2: field 'samples': raw samples are kept only with "
-                                   "--topics 1 (got --topics 3)"),
+    ("mode: oneway\nsubscribers: 2\nsamples: true\n", "t.yaml:3: field 'samples': raw samples "
+     "are kept only with --subscribers 1 (got --subscribers 2)"),
 ]
 
 

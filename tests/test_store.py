@@ -62,16 +62,19 @@ def test_warnings_and_per_topic_rows(fake_env: dict[str, str], tmp_path: Path) -
     root = tmp_path / "results"
     template = measure_point(tmp_path / "template")
     result = json.loads((template / "result.json").read_text())
-    topics = [dict(result["measurement"], topic=i, name=f"127.0.0.1:{7000 + i}") for i in range(3)]
+    topics = [dict(result["measurement"], topic=i, name=f"topic {i}",
+                   address=f"127.0.0.1:{7000 + i}") for i in range(3)]
     topics[2]["response"] = dict(topics[2]["response"], p99_ns=999_000)
     warnings = [{"code": "sender-behind", "message": "late", "hint": "spin"},
                 {"code": "too-few-samples", "message": "few", "hint": None}]
     point = clone_point(template, root, "20261122T000000Z-udp-roundtrip-0001", per_topic=topics,
                         warnings=warnings)
     store.ingest_point(point)
-    assert catalogue_rows(root, "SELECT topic, name, latency_p99_ns FROM topics ORDER BY 1") == [
-        (0, "127.0.0.1:7000", topics[0]["response"]["p99_ns"]),
-        (1, "127.0.0.1:7001", topics[1]["response"]["p99_ns"]), (2, "127.0.0.1:7002", 999_000)]
+    assert catalogue_rows(root, "SELECT topic, name, address, latency_p99_ns FROM topics "
+                                "ORDER BY 1") == [
+        (0, "topic 0", "127.0.0.1:7000", topics[0]["response"]["p99_ns"]),
+        (1, "topic 1", "127.0.0.1:7001", topics[1]["response"]["p99_ns"]),
+        (2, "topic 2", "127.0.0.1:7002", 999_000)]
     assert catalogue_rows(root, "SELECT seq, code, message, hint FROM warnings ORDER BY 1") == [
         (0, "sender-behind", "late", "spin"), (1, "too-few-samples", "few", None)]
     store.ingest_point(point)  # again: replaced, not doubled
@@ -349,6 +352,7 @@ def test_readme_example_runs(fake_env: dict[str, str], tmp_path: Path) -> None:
     assert snippet, "docs/results.md lacks the store example between its markers"
     measure_point(tmp_path / "results", samples=True)
     measure_point(tmp_path / "results", samples=True, transport="tcp")
+    measure_point(tmp_path / "results", samples=True, topics="2")  # its samples have a topic
     done = subprocess.run([sys.executable, "-c", snippet[1]], cwd=tmp_path, capture_output=True,
                           text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr

@@ -48,8 +48,6 @@ def test_scenario_keys_match_the_flags() -> None:
     ({"executor": "foo"}, "--executor: unknown executor 'foo'; allowed: single, multi"),
     ({"busy_loop": "-1ms"}, "--busy-loop: must be 0 or longer, got '-1ms'; use e.g. 10s, 500ms, 2m"),
     ({"busy_loop": "lots"}, "--busy-loop: cannot parse 'lots'; use e.g. 10s, 500ms, 2m"),
-    ({"topics": "2", "samples": True}, "--samples: raw samples are kept only with --topics 1 "
-                                       "(got --topics 2)"),
     ({"transport": "ros1", "pong": "relay", "busy_loop": "1ms"},
      "--pong relay: the foreign echo has no --topics, --executor or --busy-loop; use --pong "
      "agent for those"),

@@ -133,7 +133,7 @@ def test_per_topic_sequences_and_accounting_are_independent(tmp_path: Path) -> N
     # each topic numbers its own messages from 0: the echo's seq % 4 == 3 rule drops exactly 1/4
     assert (clean["sent"], clean["received"], clean["lost"]) == (200, 200, 0)
     assert (lossy_topic["sent"], lossy_topic["received"], lossy_topic["lost"]) == (200, 150, 50)
-    assert r["per_topic"][1]["name"] == lossy.address
+    assert (r["per_topic"][1]["name"], r["per_topic"][1]["address"]) == ("topic 1", lossy.address)
     total = r["measurement"]["accounting"]
     assert (total["sent"], total["received"], total["lost"], r["sent"]) == (400, 350, 50, 400)
 
@@ -169,3 +169,46 @@ def test_agent_usage_errors_name_the_flag(args: list[str], message: str) -> None
     done = subprocess.run(argv + args, capture_output=True, text=True, timeout=10, check=False)
     assert done.returncode == 2 and message in done.stderr, done.stderr
     assert done.stdout == ""
+
+
+def test_topic_names_and_samples_per_topic(tmp_path: Path) -> None:
+    """sub --topics 2 --topic-name ... --samples s.csv: each topic's report entry under its
+    name, its samples in s.<name as a file name>.csv, one row per message of that topic."""
+    names = ["/camera/image_raw", "/scan"]
+    named = [f"--topic-name={n}" for n in names]
+    sub = subprocess.Popen([str(REAL_AGENT), "sub", "--transport", "udp", "--topics", "2",
+                            "--listen", "127.0.0.1:0", *named, "--samples",
+                            str(tmp_path / "s.csv"), "--json", str(tmp_path / "sub.json"),
+                            "--quiet"], stdout=subprocess.PIPE, text=True)
+    try:
+        ready = sub.stdout.readline().split()
+        assert ready[:2] == ["READY", "udp"]
+        done = subprocess.run([str(REAL_AGENT), "pub", "--transport", "udp", "--topics", "2",
+                               "--connect", ready[2], *named, "--rate", "500", "--count", "100",
+                               "--payload", "64", "--quiet"],
+                              capture_output=True, text=True, timeout=30, check=False)
+        assert done.returncode == 0, done.stderr
+        assert sub.wait(10) == 0
+    finally:
+        sub.kill()
+    report = json.loads((tmp_path / "sub.json").read_text())
+    files = [tmp_path / "s.camera_image_raw.csv", tmp_path / "s.scan.csv"]
+    assert [(t["name"], t["address"], t["samples_file"]) for t in report["per_topic"]] == [
+        (n, a, str(f)) for n, a, f in zip(names, ready[2].split(","), files)]
+    for topic, path in zip(report["per_topic"], files):
+        rows = path.read_text().splitlines()[1:]
+        assert len(rows) == topic["accounting"]["received"] == 100
+        assert sorted(int(r.split(",")[0]) for r in rows) == list(range(100))
+    assert report["config"]["topic_names"] == names
+    assert not (tmp_path / "s.csv").exists()
+
+
+@pytest.mark.parametrize(("names", "message"), [
+    (["/scan"], "--topic-name: 1 names given for --topics 2"),
+    (["/scan", "/scan"], "--topic-name: topics 0 and 1 are both named '/scan'"),
+])
+def test_topic_names_are_checked(names: list[str], message: str) -> None:
+    done = subprocess.run([str(REAL_AGENT), "ping", "--transport", "udp", "--topics", "2",
+                           "--connect", "127.0.0.1:9", *(f"--topic-name={n}" for n in names)],
+                          capture_output=True, text=True, timeout=10, check=False)
+    assert done.returncode == 2 and message in done.stderr, done.stderr

@@ -244,9 +244,6 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
     workload = _workload(options)
     subscribers = parse_subscribers(options.get("subscribers"), MAX_SUBSCRIBERS)
     agents = ROLES[mode] if qos["pong"] == "agent" else ROLES[mode][1:]  # a relay is no agent
-    if workload["topics"] > 1 and options.get("samples"):
-        raise UsageError(f"--samples: raw samples are kept only with --topics 1 "
-                         f"(got --topics {workload['topics']})")
     if options.get("wire_bytes"):
         options = _wire_bytes(options, str(given("transport")).strip())
     link = _link(options)

@@ -3,8 +3,10 @@
 Status: the worst of every agent (by its report and by its exit code) and of the run itself,
 in the order failed > partial > complete. Warnings: the agents' and ours, each (code, message)
 once. One-way loss is recomputed from the publisher's own send count. ``per_topic``: the measuring
-agent's per-topic measurements (empty for one topic); a one-way topic's loss stays counted
-against the count its end-of-stream marker announced (the pub reports only its total).
+agent's per-topic measurements (empty for one topic), each under its topic's name (a replay's
+recorded topic: topicnames.py) with its address and its own samples file; a one-way topic's loss
+stays counted against the count its end-of-stream marker announced (the pub reports only its
+total).
 
 Several subscribers (``--subscribers N``, one ``sub`` agent each): ``per_subscriber`` lists each
 one's status and measurement (loss recounted against pub's sends), the top-level measurement
@@ -88,8 +90,11 @@ def merge(*, run_id: str, mode: str, config: dict[str, Any], runs: list[AgentRun
           started_at: str, finished_at: str, interrupted: str | None = None,
           own_warnings: list[Warning] | None = None,
           samples_file: str | None = None,
+          topic_samples: Mapping[int, str] | None = None,
           daemons: list[Daemon] | None = None) -> RunResult:
-    """Build and validate the run-result; raise RunError if no agent left a usable report."""
+    """Build and validate the run-result; raise RunError if no agent left a usable report.
+    ``samples_file``: the saved samples file of a single topic; ``topic_samples``: topic ->
+    its saved file with several topics (the agents' paths were in a scratch folder)."""
     reports = {run.label: run.report for run in runs if run.report is not None}
     sender = next((reports[r] for r in SENDERS if r in reports), None)
     origin = sender or next(iter(reports.values()), None)
@@ -115,6 +120,8 @@ def merge(*, run_id: str, mode: str, config: dict[str, Any], runs: list[AgentRun
         per_topic = _per_topic(mode, reports)
     if measurement is not None and samples_file is not None:
         measurement["samples_file"] = samples_file
+    for topic in per_topic:
+        topic["samples_file"] = (topic_samples or {}).get(topic["topic"])
     statuses: list[Status] = [("partial", interrupted)] if interrupted else []
     for run in runs:
         status, reason = agent_status(run)
@@ -180,8 +187,14 @@ def _pooled_topics(reports: list[AgentReport]) -> list[TopicMeasurement]:
     for report in reports:
         for topic in report.get("per_topic") or []:
             by_topic.setdefault(topic["topic"], []).append(topic)
-    return [TopicMeasurement(**pool_measurements(found), topic=index, name=found[0]["name"])
-            for index, found in sorted(by_topic.items())]
+    pooled = []
+    for index, found in sorted(by_topic.items()):
+        topic = TopicMeasurement(**pool_measurements(found), topic=index, name=found[0]["name"])
+        addresses = list(dict.fromkeys(t["address"] for t in found if "address" in t))
+        if addresses:  # each subscriber's (one, shared, for middleware), as pub's --connect
+            topic["address"] = ";".join(addresses)
+        pooled.append(topic)
+    return pooled
 
 
 def _measurement(mode: str, config: Mapping[str, Any], reports: Mapping[str, AgentReport],

@@ -113,7 +113,8 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
            "or pong=1,ping=0 (or HOST=1: everything on that emulated host)."),
     option("--rt-priority", metavar="N", help="Run the agents SCHED_FIFO at priority N "
            "(1-99) when permitted; a warning in the result otherwise."),
-    option("--samples", is_flag=True, help="Also keep every message's timestamps (samples.csv)."),
+    option("--samples", is_flag=True, help="Also keep every message's timestamps (samples.csv; "
+           "with several topics one file per topic, samples.<topic>.csv)."),
     option("--clock-sync", is_flag=True, default=None, help="One-way points: measure the pub "
            "clock's offset and drift with NTP-style probes (UDP side channel) before, during "
            "and after the stream and correct every one-way sample; the result's "

@@ -189,6 +189,7 @@ class TopicMeasurement(Measurement):
 
     topic: int
     name: str
+    address: NotRequired[str]
 
 
 class OutageCounts(TypedDict):

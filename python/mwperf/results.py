@@ -1,4 +1,5 @@
-"""The result directory of a point: result.json, agents/<role>.json, samples.csv, daemons/.
+"""The result directory of a point: result.json, agents/<role>.json, samples.csv (several topics:
+samples.<topic>.csv each), daemons/.
 
 Every file is written atomically (a temporary file beside it, then os.replace), so a reader
 never sees half a result, even when mwperf is interrupted while saving.
@@ -23,6 +24,8 @@ def save_point(outcome: Outcome, directory: Path) -> Path:
         write_json(directory / "agents" / f"{agent['role']}.json", agent)
     if outcome.samples_path is not None:
         _copy(outcome.samples_path, directory / "samples.csv")
+    for path in outcome.topic_samples:  # named as the result's per_topic[].samples_file
+        _copy(path, directory / path.name)
     _copy_folder(outcome.daemons_dir, directory / "daemons",  # logs, generated configurations
                  lambda source: True)
     _copy_folder(outcome.profile_dir, directory / "profile",  # flame graphs, stacks, tops

@@ -16,7 +16,7 @@ import json
 import secrets
 import signal
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from decimal import Decimal
 from collections.abc import Callable
@@ -46,6 +46,7 @@ from .resilience import missed_warning, section as resilience_section
 from .result_types import RunResult, Warning
 from .schema import validation_error
 from .subscribers import connect_address, listen_address, names
+from .topicnames import names_given, samples_names, topic_names
 from .allocsites import heaptrack
 from .transports import hook, profile
 from .profiling import PROFILE_DIR, Recorder, unavailable, write_profiles
@@ -84,6 +85,9 @@ class Outcome:
     """--profile: the flame graphs, folded stacks and top functions, saved with the result"""
     alloc_sites_dir: Path | None = None
     """--alloc-sites: each agent's heaptrack record (gzipped) and its table of call sites"""
+    topic_samples: list[Path] = field(default_factory=list)
+    """--samples with several topics: each topic's file (``samples.<topic>.csv``), saved by its
+    name; ``samples_path`` is then None"""
 
 
 DAEMON_PLACED_AS = {"relay": "pong", "zenoh-router": "zenohd"}
@@ -191,7 +195,9 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
     if interrupted and not agents.agents:  # stopped while daemons started: nothing measured
         raise Interrupted(stopped or "interrupted")
     samples = workdir / SAMPLES_NAME
-    samples_path = samples if cfg.samples and samples.is_file() else None
+    samples_path = samples if cfg.samples and cfg.topics == 1 and samples.is_file() else None
+    topic_samples = {i: workdir / name for i, name in enumerate(samples_files(cfg))
+                     if cfg.samples and cfg.topics > 1 and (workdir / name).is_file()}
     runs = [_collect(proc, workdir) for proc in agents.agents]
     try:
         result = merge(
@@ -201,6 +207,7 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
             interrupted=stopped,
             own_warnings=own_warnings + placement.warnings + _kill_warnings(agents.agents)
             + _daemon_warnings(daemons), samples_file=SAMPLES_NAME if samples_path else None,
+            topic_samples={i: path.name for i, path in topic_samples.items()},
             daemons=daemons.describe())
         if cpu is not None:
             result["cpu"] = cpu
@@ -247,7 +254,8 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
         result["warnings"].append(make_warning(*missed))
     return Outcome(result, samples_path, interrupted, daemons.folder if daemons.daemons else None,
                    workdir / PROFILE_DIR if recorder is not None else None,
-                   workdir / heaptrack.ALLOC_SITES_DIR if cfg.alloc_sites else None)
+                   workdir / heaptrack.ALLOC_SITES_DIR if cfg.alloc_sites else None,
+                   list(topic_samples.values()))
 
 
 def _start_profile(workdir: Path, servers: list[AgentProcess], sender: AgentProcess,
@@ -302,7 +310,7 @@ def _spawn(agents: AgentSet, real: PointHosts | None, workdir: Path, cfg: PointC
         return agents.spawn(role, argv(workdir, agent) + own, netns, env, name=name)
     host = real.hosts[real.host_of(role)]
     command = argv(Path("."), Agent(Path(host.agent.path))) + own
-    sends = [f"{name}.json"] + ([SAMPLES_NAME] if "--samples" in command else [])
+    sends = [f"{name}.json"] + (samples_files(cfg) if "--samples" in command else [])
     return agents.adopt(real.spawn(role, command, workdir, name, env, sends))
 
 
@@ -430,12 +438,23 @@ def role_argv(agent: Agent, role: str, cfg: PointConfig, workdir: Path, tag: int
     return argv
 
 
+def samples_files(cfg: PointConfig) -> list[str]:
+    """The raw samples files of a point with --samples: samples.csv, or with several topics one
+    per topic, ``samples.<topic name as a file name>.csv`` (topicnames.py; the agent derives
+    the same names from its --samples path)."""
+    if cfg.topics == 1:
+        return [SAMPLES_NAME]
+    return samples_names(topic_names(cfg.topics, cfg.replay))
+
+
 def workload_args(cfg: PointConfig, sender: bool) -> list[str]:
-    """--topics for both agents; --executor and --busy-loop for the callback side (pong, sub).
+    """--topics (and a replay's topic names) for both agents; --executor and --busy-loop for
+    the callback side (pong, sub).
 
     Passed only when not the default, so a single-topic point's command lines stay as before.
     """
     args = ["--topics", str(cfg.topics)] if cfg.topics != 1 else []
+    args += [f"--topic-name={name}" for name in names_given(cfg.topics, cfg.replay)]
     if not sender:
         args += ["--executor", cfg.executor] if cfg.topics != 1 else []
         args += ["--busy-loop", format_duration_arg(cfg.busy_loop_ns)] if cfg.busy_loop_ns else []

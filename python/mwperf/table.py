@@ -15,6 +15,7 @@ from .durations import format_ns
 from .emulation.summary import render_link
 from .emulation.cpu import summary_lines
 from .sizes import format_bytes
+from .topicnames import label as topic_label, name_and_address
 
 DASH = "\u2014"
 LATENCY = (("p50", "p50_ns"), ("p90", "p90_ns"), ("p99", "p99_ns"), ("p99.9", "p999_ns"),
@@ -351,8 +352,12 @@ def render_workload(result: dict[str, Any]) -> str:
     executor = f", {config.get('executor', 'single')} executor" if topics > 1 else ""
     text = (f"workload      {topics} topic{'s' * (topics > 1)}{executor}, "
             f"callback busy-loop {format_ns(busy) if busy else 'none'}\n")
-    for topic in result.get("per_topic") or []:
-        text += _topic_line(topic)
+    named = [(t, *name_and_address(result, t.get("topic", i), t))
+             for i, t in enumerate(result.get("per_topic") or [])]
+    heads = [topic_label(name, topic.get("topic", i)) for i, (topic, name, _) in enumerate(named)]
+    width = max((len(head) for head in heads), default=0)
+    for head, (topic, _, address) in zip(heads, named):
+        text += _topic_line(topic, head.ljust(width), address)
     return text
 
 
@@ -372,12 +377,13 @@ def render_subscribers(result: dict[str, Any]) -> str:
     return text
 
 
-def _topic_line(topic: dict[str, Any]) -> str:
+def _topic_line(topic: dict[str, Any], head: str, address: str | None) -> str:
+    """``topic 1 /scan  count ...  loss ...  (address)``: the topic's name, its numbers, where."""
     response, acc = topic["response"], topic["accounting"]
     latency = "  ".join(f"{name} {format_ns(response[key])}" for name, key in LATENCY)
     loss = f"{100 * acc['lost'] / acc['sent']:.2f}%" if acc["sent"] else DASH
-    return (f"topic {topic['topic']:<7} count {response['count']}  {latency}  loss {loss}"
-            f"  ({topic['name']})\n")
+    return (f"{head}  count {response['count']}  {latency}  loss {loss}"
+            + (f"  ({address})" if address else "") + "\n")
 
 
 def label(row: Row) -> str:

@@ -38,6 +38,7 @@ from reports import agent_report, measurement  # noqa: E402
 from mwperf.agent import built_agent  # noqa: E402
 from mwperf.durations import parse_duration  # noqa: E402
 from mwperf.sizes import parse_size  # noqa: E402
+from mwperf.topicnames import default_name, samples_names  # noqa: E402
 
 CATALOGUE = {"Array32": 32, "Array64": 64, "Array1k": 1024, "Array16k": 16384,
              "Struct256": 256, "PointCloud4m": 4 * 1024 * 1024}
@@ -79,6 +80,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
                      "--discovery-timeout", "--topics", "--executor", "--busy-loop"):
             p.add_argument(flag)
         p.add_argument("--opt", action="append")
+        p.add_argument("--topic-name", action="append", default=[])
         p.add_argument("--quiet", action="store_true")
         p.add_argument("--busy-poll", action="store_true")
         p.add_argument("--prevent-cpu-idle", action="store_true")
@@ -232,13 +234,28 @@ def main() -> int:
         status, m, sent, reason = send(args, how)
     if "fail" in how:
         status, reason = "failed", "peer unreachable"
+    topics = int(args.topics or 1)
+    per_topic = []
+    if m is not None and topics > 1:  # every topic measured what the whole did (invented)
+        names = args.topic_name or [default_name(i) for i in range(topics)]
+        per_topic = [dict(json.loads(json.dumps(m)), topic=i, name=name,
+                          address=f"{args.address}#{i}") for i, name in enumerate(names)]
     if m is not None and args.samples:
-        Path(args.samples).write_text("seq,intended_ns,sent_ns,peer_rx_ns,recv_ns,response_ns,"
-                                      "service_ns\n0,0,10,20,30,30,20\n")
-        m["samples_file"] = args.samples
+        rows = ("seq,intended_ns,sent_ns,peer_rx_ns,recv_ns,response_ns,service_ns\n"
+                "0,0,10,20,30,30,20\n")
+        if per_topic:  # one file per topic, named as the real agent names them
+            for topic, name in zip(per_topic, samples_names([t["name"] for t in per_topic])):
+                path = Path(args.samples).with_name(name)
+                path.write_text(rows + f"1,0,10,20,{40 + topic['topic']},40,30\n")
+                topic["samples_file"] = str(path)
+        else:
+            Path(args.samples).write_text(rows)
+            m["samples_file"] = args.samples
     report = agent_report(args.role, status, reason, measured=m, sent=sent,
                           warnings=[WARNING] if "warn" in how else [],
                           config={k.replace("_", "-"): v for k, v in vars(args).items()})
+    if per_topic:
+        report["per_topic"] = per_topic
     if args.json and "no-report" not in how:
         tmp = args.json + ".tmp"
         Path(tmp).write_text(json.dumps(report))

@@ -171,6 +171,11 @@ pub struct Common {
     /// Topics, each with its own endpoint, sequence numbers, statistics and schedule at --rate.
     #[arg(long, default_value = "1", value_parser = clap::value_parser!(u32).range(1..=MAX_TOPICS as i64))]
     pub topics: u32,
+    /// With several topics: each topic's name, once per topic in topic order (default
+    /// `topic <i>`): the report's per_topic names and, with --samples, the per-topic files'.
+    #[arg(long = "topic-name", value_name = "NAME")]
+    #[serde(rename = "topic_names", skip_serializing_if = "Vec::is_empty")]
+    pub topic_names: Vec<String>,
     /// TEST ONLY (ground truth for the clock-sync tests): add this drift, in parts per million
     /// (-1000..1000), to every timestamp and sleep of this agent, as a host with a fast or slow
     /// oscillator would. Never use it for a real measurement.
@@ -277,7 +282,8 @@ pub struct SenderArgs {
     #[arg(long = "peer-timeout", default_value = "2s", value_parser = duration)]
     #[serde(rename = "peer_timeout_ns")]
     pub peer_timeout: u64,
-    /// Raw per-message samples as CSV (ping).
+    /// Raw per-message samples as CSV (ping); with several topics one file per topic, PATH with
+    /// `.<topic name>` before its extension (see topic_names.rs).
     #[arg(long)]
     pub samples: Option<String>,
     /// pub: subscribers per topic. Middleware fans out natively (the pub waits until discovery
@@ -335,7 +341,8 @@ pub struct ServerArgs {
     #[arg(long, default_value = "200ms", value_parser = duration)]
     #[serde(rename = "linger_ns")]
     pub linger: u64,
-    /// Raw per-message samples as CSV (sub).
+    /// Raw per-message samples as CSV (sub); with several topics one file per topic, PATH with
+    /// `.<topic name>` before its extension (see topic_names.rs).
     #[arg(long)]
     pub samples: Option<String>,
     /// How callbacks of several topics run: single (one at a time, in arrival order) or multi (one thread per topic).

@@ -68,10 +68,13 @@ pub fn summary(r: &AgentReport) -> String {
     }
     for t in &r.per_topic {
         let (s, a) = (&t.measurement.response, &t.measurement.accounting);
+        let mut topic = format!("topic {}", t.topic);
+        if t.name != topic {
+            topic = format!("{topic} {}", t.name); // a name of its own (--topic-name)
+        }
         out += &format!(
-            "  topic {} ({}): n={} p50 {} p99 {} max {} lost {}\n",
-            t.topic,
-            t.name,
+            "  {topic} ({}): n={} p50 {} p99 {} max {} lost {}\n",
+            t.address.as_deref().unwrap_or("-"),
             s.count,
             f(s.p50_ns),
             f(s.p99_ns),

@@ -25,6 +25,7 @@ mod report;
 mod roles;
 mod router;
 mod signals;
+mod topic_names;
 mod version;
 mod wait;
 
@@ -193,12 +194,12 @@ fn main() -> ExitCode {
         Role::Sub(a) => (Side::Sub, "--listen", &a.listen, &a.samples),
         _ => unreachable!(),
     };
-    if common.topics > 1 && samples.is_some() {
-        return usage(&format!(
-            "--samples: raw samples are written only with --topics 1 (got --topics {})",
-            common.topics
-        ));
-    }
+    let names = match topic_names::names(&common.topic_names, common.topics) {
+        Ok(n) => n,
+        Err(m) => return usage(&m),
+    };
+    // with several topics, each its own samples file (PATH.<topic name>.csv)
+    let samples = topic_names::samples_paths(samples.as_deref(), &names);
     let subscribers = match &cli.role {
         Role::Ping(a) if a.subscribers > 1 => return usage(&format!("--subscribers {}: only a pub (one way) has several subscribers; a ping measures the round trip to one pong (use --subscribers 1)", a.subscribers)),
         Role::Pub(a) => a.subscribers,
@@ -283,7 +284,7 @@ fn main() -> ExitCode {
     let outcome = match topics {
         Err(e) if e.is_usage() => return usage(&e.to_string()),
         Err(e) => roles::RoleOutcome::failed(e.to_string()),
-        Ok(t) if t.len() > 1 => multi::run(&cli.role, t, &waiter),
+        Ok(t) if t.len() > 1 => multi::run(&cli.role, t, &names, &samples, &waiter),
         Ok(mut t) => {
             let (ep, name) = t.pop().expect("one topic");
             match &cli.role {

@@ -1,7 +1,9 @@
 //! An agent serving several topics (`--topics N`): one thread per topic, each running the role on
 //! its own endpoint with its own sequence numbers and statistics, and one report for them all.
 //! Senders share one schedule (lane.rs); servers run their callbacks through the chosen executor
-//! (executor.rs). The report's `per_topic` lists each topic's measurement; its top-level
+//! (executor.rs); a measuring role writes each topic's raw samples to that topic's own file
+//! (topic_names.rs). The report's `per_topic` lists each topic's measurement under the topic's
+//! name, with its address; its top-level
 //! measurement pools them (mwperf_core::stats::pool), counters and sent counts add up, and the
 //! status is the worst topic's. With one topic `main` runs the role directly, on its own thread.
 
@@ -9,7 +11,7 @@ use mwperf_core::result::{Counters, Discovery, OutageCounts, Status, TopicMeasur
 use mwperf_core::stats::pool;
 use mwperf_transports::Endpoint;
 
-use crate::cli::Role;
+use crate::cli::{Role, SenderArgs, ServerArgs};
 use crate::executor::{Callback, Serial};
 use crate::lane::Lanes;
 use crate::roles::{self, RoleOutcome};
@@ -18,9 +20,16 @@ use crate::wait::Waiter;
 /// One topic: its endpoint and its address (what the peer uses to reach it).
 pub type Topic = (Box<dyn Endpoint>, String);
 
-/// Run `role` on every topic at once and combine the outcomes.
-pub fn run(role: &Role, topics: Vec<Topic>, waiter: &Waiter) -> RoleOutcome {
-    let names: Vec<String> = topics.iter().map(|(_, n)| n.clone()).collect();
+/// Run `role` on every topic at once and combine the outcomes; `names[i]` is topic i's name,
+/// `samples[i]` its samples file (with --samples).
+pub fn run(
+    role: &Role,
+    topics: Vec<Topic>,
+    names: &[String],
+    samples: &[Option<String>],
+    waiter: &Waiter,
+) -> RoleOutcome {
+    let addresses: Vec<String> = topics.iter().map(|(_, n)| n.clone()).collect();
     let outcomes = match role {
         Role::Ping(a) | Role::Pub(a) => {
             let mut args = a.clone();
@@ -31,6 +40,10 @@ pub fn run(role: &Role, topics: Vec<Topic>, waiter: &Waiter) -> RoleOutcome {
             each(topics, |i, ep, peer| {
                 let lane = Some(lanes.lane(i));
                 if ping {
+                    let args = SenderArgs {
+                        samples: samples[i].clone(),
+                        ..args.clone()
+                    };
                     roles::ping::run(&args, ep, peer, waiter, lane)
                 } else {
                     roles::publish::run(&args, ep, waiter, lane)
@@ -50,13 +63,17 @@ pub fn run(role: &Role, topics: Vec<Topic>, waiter: &Waiter) -> RoleOutcome {
                 if pong {
                     roles::pong::run(a, ep, cb)
                 } else {
-                    roles::subscribe::run(a, ep, cb)
+                    let a = ServerArgs {
+                        samples: samples[topic].clone(),
+                        ..a.clone()
+                    };
+                    roles::subscribe::run(&a, ep, cb)
                 }
             })
         }
         _ => unreachable!("only measuring roles have topics"),
     };
-    combine(outcomes, &names)
+    combine(outcomes, names, &addresses)
 }
 
 fn each(
@@ -130,7 +147,7 @@ fn slowest(parts: &[&Discovery]) -> Discovery {
     }
 }
 
-fn combine(outcomes: Vec<RoleOutcome>, names: &[String]) -> RoleOutcome {
+fn combine(outcomes: Vec<RoleOutcome>, names: &[String], addresses: &[String]) -> RoleOutcome {
     let per_topic: Vec<TopicMeasurement> = outcomes
         .iter()
         .enumerate()
@@ -138,6 +155,7 @@ fn combine(outcomes: Vec<RoleOutcome>, names: &[String]) -> RoleOutcome {
             o.measurement.clone().map(|m| TopicMeasurement {
                 topic: i as u32,
                 name: names[i].clone(),
+                address: Some(addresses[i].clone()),
                 measurement: m,
             })
         })
@@ -226,6 +244,7 @@ mod tests {
                 with(Status::Partial, Some("peer silent")),
             ],
             &names,
+            &names,
         );
         assert_eq!(c.status, Status::Partial);
         assert_eq!(c.reason.as_deref(), Some("topic 1: peer silent"));
@@ -236,8 +255,38 @@ mod tests {
                 with(Status::Complete, Some("idle timeout")),
             ],
             &names,
+            &names,
         );
         assert_eq!(same.reason.as_deref(), Some("idle timeout"));
         assert!(same.per_topic.is_empty() && same.measurement.is_none());
+    }
+
+    #[test]
+    fn per_topic_entries_have_the_topic_name_and_address() {
+        let measured = || RoleOutcome {
+            status: Status::Complete,
+            reason: None,
+            measurement: Some(
+                crate::collector::Collector::new(0, 0, None)
+                    .unwrap()
+                    .finish("roundtrip", 0, 0, 16, 0, None),
+            ),
+            ..RoleOutcome::failed("")
+        };
+        let names = vec!["/camera/image_raw".to_string(), "/scan".to_string()];
+        let addresses = vec!["127.0.0.1:7000".to_string(), "127.0.0.1:7001".to_string()];
+        let c = combine(vec![measured(), measured()], &names, &addresses);
+        let got: Vec<(u32, &str, Option<&str>)> = c
+            .per_topic
+            .iter()
+            .map(|t| (t.topic, t.name.as_str(), t.address.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (0, "/camera/image_raw", Some("127.0.0.1:7000")),
+                (1, "/scan", Some("127.0.0.1:7001"))
+            ]
+        );
     }
 }

@@ -190,8 +190,12 @@ pub struct ClockServe {
 pub struct TopicMeasurement {
     /// 0-based topic index.
     pub topic: u32,
-    /// The topic's address as the peer reaches it (host:port, socket path, middleware base).
+    /// The topic's name as the user knows it: what `--topic-name` gave (a replay's recorded
+    /// topic, e.g. `/scan`), else `topic <i>`.
     pub name: String,
+    /// The topic's address as the peer reaches it (host:port, socket path, middleware base).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub address: Option<String>,
     #[serde(flatten)]
     pub measurement: Measurement,
 }

@@ -200,7 +200,8 @@ fn agent_report_matches_the_schema() {
         }),
         per_topic: vec![TopicMeasurement {
             topic: 0,
-            name: "127.0.0.1:7000".into(),
+            name: "/scan".into(),
+            address: Some("127.0.0.1:7000".into()),
             measurement: m,
         }],
         outage: Some(mwperf_core::result::OutageCounts {
@@ -269,12 +270,29 @@ fn agent_report_matches_the_schema() {
     );
     check(&s, "warning", &doc["warnings"][0], "report.warnings[0]");
     check(&s, "outage_counts", &doc["outage"], "report.outage");
-    // a per-topic entry is a measurement plus the topic's index and name (schema: topic_measurement)
+    // a per-topic entry is a measurement plus the topic's index, name and address (schema:
+    // topic_measurement)
     let mut topic = doc["per_topic"][0].as_object().unwrap().clone();
     assert_eq!(
-        (topic.remove("topic"), topic.remove("name")),
-        (Some(0.into()), Some("127.0.0.1:7000".into()))
+        (
+            topic.remove("topic"),
+            topic.remove("name"),
+            topic.remove("address")
+        ),
+        (
+            Some(0.into()),
+            Some("/scan".into()),
+            Some("127.0.0.1:7000".into())
+        )
     );
+    for key in ["topic", "name", "address"] {
+        assert!(
+            s["$defs"]["topic_measurement"]["allOf"][1]["properties"]
+                .get(key)
+                .is_some(),
+            "topic_measurement.{key}"
+        );
+    }
     check(
         &s,
         "measurement",

@@ -1,9 +1,11 @@
 """Plot: per-topic latency of multi-topic points (seed 001's topic 1/2/3 shift under a
-single-threaded executor): per topic a bar to the p50, a dot at the p99 and a cross at the max."""
+single-threaded executor): per topic a bar to the p50, a dot at the p99 and a cross at the max,
+each topic under its name (a replay's recorded topic, else ``topic <i>``)."""
 
 from collections.abc import Sequence
 
 from ..durations import format_ns
+from ..topicnames import default_name, label as topic_label
 from .data import Run
 from .labels import label, run_tags, varying
 from .section import Section
@@ -22,14 +24,15 @@ def section(runs: Sequence[Run]) -> Section:
     tags = run_tags(runs)
     for run, point in points[:MAX_POINTS]:
         name = label(point, fields, tags[run.run_id])
-        ticks = [(float(t["topic"]), str(t.get("name") or t["topic"])) for t in point.topics]
+        ticks = [(float(t["topic"]), t.get("name") or default_name(int(t["topic"])))
+                 for t in point.topics]
         chart = Chart(f"{name}: latency per topic (bar p50, ● p99, × max)",
-                      Axis("topic", ticks=[(v, f"topic {int(v)}") for v, _ in ticks]),
-                      Axis("latency", fmt=format_ns), "topics")
+                      Axis("topic", ticks=ticks), Axis("latency", fmt=format_ns), "topics")
         for topic in point.topics:
             x = float(topic["topic"])
             col = colour(int(topic["topic"]))
-            tip = (f"topic {topic['topic']} ({topic.get('name') or '-'}): p50 "
+            where = f" ({topic['address']})" if topic.get("address") else ""
+            tip = (f"{topic_label(topic.get('name'), int(topic['topic']))}{where}: p50 "
                    f"{format_ns(topic.get('latency_p50_ns'))}, p99 "
                    f"{format_ns(topic.get('latency_p99_ns'))}, max "
                    f"{format_ns(topic.get('latency_max_ns'))}, loss "

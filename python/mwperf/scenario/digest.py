@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..table import Row, row_from_result
+from ..topicnames import name_and_address
 
 
 @dataclass(frozen=True)
@@ -15,7 +16,8 @@ class Digest:
 
     row: Row
     per_topic: list[dict[str, Any]] = field(default_factory=list)
-    """each topic: ``topic``, ``response`` {p50_ns, p99_ns}, ``accounting`` {sent, lost}"""
+    """each topic: ``topic``, ``name``, ``response`` {p50_ns, p99_ns}, ``accounting`` {sent,
+    lost}"""
     warnings: list[dict[str, Any]] = field(default_factory=list)
     per_subscriber: list[dict[str, Any]] = field(default_factory=list)
     """each subscriber (``--subscribers N``) in per_topic's shape, its index as ``topic``"""
@@ -23,7 +25,7 @@ class Digest:
 
 def digest(result: dict[str, Any], location: str | None) -> Digest:
     """The digest of run-result ``result`` saved at ``location`` (relative to the sweep)."""
-    topics = [{"topic": t["topic"],
+    topics = [{"topic": t["topic"], "name": name_and_address(result, t["topic"], t)[0],
                "response": {k: t["response"][k] for k in ("p50_ns", "p99_ns")},
                "accounting": {k: t["accounting"][k] for k in ("sent", "lost")}}
               for t in result.get("per_topic") or []]

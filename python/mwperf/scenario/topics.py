@@ -12,6 +12,7 @@ import statistics
 from dataclasses import dataclass
 
 from ..durations import format_ns
+from ..topicnames import label as topic_label
 from .observe import Observation
 
 
@@ -24,6 +25,8 @@ class TopicStat:
     """None: no reply was received on this topic (e.g. 100 % loss)"""
     p99_ns: float | None
     loss_pct: float | None
+    name: str | None = None
+    """the topic's name (a replay's recorded topic); None for a subscriber"""
 
 
 @dataclass(frozen=True)
@@ -43,7 +46,7 @@ class TopicRanking:
 
     def line(self) -> str:
         """'udp ... topics=3: topic 0 p50 2.2 ms p99 ... loss 0.00% < topic 1 ... (x2.8)'."""
-        parts = [f"{self.unit} {t.topic} "
+        parts = [(topic_label(t.name, t.topic) if t.name else f"{self.unit} {t.topic}") + " "
                  + (f"p50 {format_ns(t.p50_ns)} p99 {format_ns(t.p99_ns)}"
                     if t.p50_ns is not None else "no replies")
                  + (f" loss {t.loss_pct:.2f}%" if t.loss_pct is not None else "")
@@ -90,7 +93,8 @@ def _stat(topic: int, measured: list[dict[str, object]]) -> TopicStat:
     losses = [x for x in (loss(m) for m in measured) if x is not None]
     replied = [m["response"] for m in measured
                if m["response"]["p50_ns"] is not None]  # type: ignore[index]
+    names = [str(m["name"]) for m in measured if m.get("name")]
     return TopicStat(topic,
                      statistics.median(r["p50_ns"] for r in replied) if replied else None,  # type: ignore
                      statistics.median(r["p99_ns"] for r in replied) if replied else None,  # type: ignore
-                     statistics.median(losses) if losses else None)
+                     statistics.median(losses) if losses else None, names[0] if names else None)

@@ -26,7 +26,8 @@ LOCK_WAIT_S = 10.0
 LOCK_POLL_S = 0.05
 SAMPLE_COLUMNS = ("seq", "intended_ns", "sent_ns", "peer_rx_ns", "recv_ns", "response_ns",
                   "service_ns")
-"""the columns of samples.csv (for the empty ``samples`` view of a folder without samples)"""
+"""the columns of samples.csv (for the empty ``samples`` view of a folder without samples;
+``topic`` is there only for points with several topics, each with its own file)"""
 
 
 class CatalogueUnreadable(RunError):
@@ -76,7 +77,7 @@ def connect(root: Path, read_only: bool = False, path: Path | None = None, views
 
 def add_views(con: duckdb.DuckDBPyConnection, root: Path) -> None:
     """Create the temporary views ``samples`` and ``series`` over ``root``'s Parquet files."""
-    empty_samples = ", ".join(["NULL::VARCHAR AS point_id"]
+    empty_samples = ", ".join(["NULL::VARCHAR AS point_id", "NULL::INTEGER AS topic"]
                               + [f"NULL::BIGINT AS {c}" for c in SAMPLE_COLUMNS])
     empty_series = ", ".join(["NULL::VARCHAR AS point_id"]
                              + [f"NULL::{kind} AS {name}" for name, kind in SERIES_COLUMNS])

@@ -47,7 +47,9 @@ def prepare_files(point_dir: Path, result: dict[str, Any]) -> None:
     """Write the point's Parquet files (removing any a killed mwperf left half-written)."""
     remove_temporaries(point_dir)
     series = (result.get("measurement") or {}).get("series") or []
-    write_point_files(point_dir, result["run_id"], series)
+    topic_samples = [(int(t.get("topic", i)), str(t["samples_file"]))
+                     for i, t in enumerate(result.get("per_topic") or []) if t.get("samples_file")]
+    write_point_files(point_dir, result["run_id"], series, topic_samples)
 
 
 def store_point(con: duckdb.DuckDBPyConnection, placement: Placement, point_dir: Path,

@@ -1,6 +1,7 @@
-"""A point's Parquet files: samples.parquet (from samples.csv) and series.parquet (from the
-result's per-second series), each with a ``point_id`` column so the views over all of them can
-be joined to ``points``.
+"""A point's Parquet files: samples.parquet (from samples.csv, or with several topics from each
+topic's samples.<topic>.csv, with a ``topic`` column) and series.parquet (from the result's
+per-second series), each with a ``point_id`` column so the views over all of them can be joined
+to ``points`` (and ``topics``).
 
 The samples conversion is one DuckDB ``COPY (SELECT ... FROM read_csv(...)) TO ... (FORMAT
 parquet)``: DuckDB streams the rows, none of them becomes a Python object, so 10^7 samples
@@ -13,7 +14,7 @@ import functools
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,14 +40,21 @@ def sql_string(text: str | Path) -> str:
     return "'" + str(text).replace("'", "''") + "'"
 
 
-def write_point_files(point_dir: Path, point_id: str, series: list[dict[str, Any]]) -> None:
-    """Write samples.parquet (when samples.csv exists and is newer) and series.parquet."""
+def write_point_files(point_dir: Path, point_id: str, series: list[dict[str, Any]],
+                      topic_samples: Sequence[tuple[int, str]] = ()) -> None:
+    """Write samples.parquet (when samples.csv, or each topic's file of ``topic_samples``
+    (topic, file name in the folder), exists and is newer) and series.parquet."""
     csv = point_dir / SAMPLES_CSV
     target = point_dir / SAMPLES_PARQUET
+    topics = [(topic, point_dir / Path(name).name) for topic, name in topic_samples]
+    topics = [(topic, path) for topic, path in topics if path.is_file()]
     try:
         with _connection(None) as con:
             if csv.is_file() and not _up_to_date(target, csv):
                 convert_samples(csv, target, point_id, con)
+            elif not csv.is_file() and topics and not all(
+                    _up_to_date(target, path) for _, path in topics):
+                convert_topic_samples(topics, target, point_id, con)
             write_series(point_dir / SERIES_PARQUET, point_id, series, con)
     except duckdb.Error as exc:
         raise RunError(f"cannot write the Parquet files of {point_dir}: {one_line(exc)}") from None
@@ -57,6 +65,17 @@ def convert_samples(csv: Path, target: Path, point_id: str,
     """Stream ``csv`` into the Parquet file ``target`` with a leading ``point_id`` column."""
     query = (f"SELECT {sql_string(point_id)} AS point_id, * "
              f"FROM read_csv({sql_string(csv)}, header = true)")
+    with _connection(con) as db:
+        _publish(db, target, query)
+
+
+def convert_topic_samples(topics: Sequence[tuple[int, Path]], target: Path, point_id: str,
+                          con: duckdb.DuckDBPyConnection | None = None) -> None:
+    """Stream each topic's CSV into the one Parquet file ``target``, with leading ``point_id``
+    and ``topic`` columns (streamed as ``convert_samples``)."""
+    query = " UNION ALL ".join(
+        f"SELECT {sql_string(point_id)} AS point_id, {int(topic)}::INTEGER AS topic, * "
+        f"FROM read_csv({sql_string(csv)}, header = true)" for topic, csv in topics)
     with _connection(con) as db:
         _publish(db, target, query)
 

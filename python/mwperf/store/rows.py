@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from ..topicnames import name_and_address
 from .schema import (ACCOUNTING, CONFIG_COLUMNS, LATENCIES, MEASUREMENT_COLUMNS, ROLES,
                      STAT_FIELDS)
 
@@ -149,16 +150,25 @@ def resilience_columns(result: dict[str, Any]) -> dict[str, Any]:
 
 
 def topic_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
-    """One ``topics`` row per entry of ``per_topic``; a single-topic point: one row, topic 0."""
+    """One ``topics`` row per entry of ``per_topic``, with the topic's name (a replay's recorded
+    topic, else ``topic <i>``) and address; a single-topic point: one row, topic 0, named only
+    when it replayed a recorded topic."""
     point_id = result["run_id"]
     per_topic = result.get("per_topic") or []
     if not per_topic:
         if not result.get("measurement"):
             return []
-        return [{"point_id": point_id, "topic": 0, "name": None,
+        recorded = ((result.get("config") or {}).get("replay") or {}).get("topics") or []
+        return [{"point_id": point_id, "topic": 0,
+                 "name": recorded[0] if len(recorded) == 1 else None, "address": None,
                  **measurement_columns(result["measurement"])}]
-    return [{"point_id": point_id, "topic": topic.get("topic", i), "name": topic.get("name"),
-             **measurement_columns(topic)} for i, topic in enumerate(per_topic)]
+    rows = []
+    for i, topic in enumerate(per_topic):
+        index = topic.get("topic", i)
+        name, address = name_and_address(result, index, topic)
+        rows.append({"point_id": point_id, "topic": index, "name": name, "address": address,
+                     **measurement_columns(topic)})
+    return rows
 
 
 def subscriber_rows(result: dict[str, Any]) -> list[dict[str, Any]]:

@@ -14,9 +14,11 @@ import duckdb
 
 from ..errors import RunError
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """2: the resilience columns (time to connect, outage lost/recovery/session); 3: the
-``subscribers`` table; 4: the cost columns (bytes on the wire, allocations per message)"""
+``subscribers`` table; 4: the cost columns (bytes on the wire, allocations per message); 5: the
+``probes`` table; 6: ``topics.address`` (``topics.name`` is the topic's name: a replay's recorded
+topic, else ``topic <i>``)"""
 
 CONFIG_COLUMNS: tuple[tuple[str, str], ...] = (
     ("transport", "VARCHAR"), ("mode", "VARCHAR"), ("rate", "DOUBLE"), ("payload", "VARCHAR"),
@@ -77,7 +79,10 @@ POINT_KEYS: tuple[tuple[str, str], ...] = (
 POINT_COLUMNS = (POINT_KEYS + CONFIG_COLUMNS + MEASUREMENT_COLUMNS + PROCESS_COLUMNS
                  + RESILIENCE_COLUMNS + COST_COLUMNS + (("result", "JSON NOT NULL"),))
 TOPIC_COLUMNS = (("point_id", "VARCHAR NOT NULL"), ("topic", "INTEGER NOT NULL"),
-                 ("name", "VARCHAR")) + MEASUREMENT_COLUMNS
+                 ("name", "VARCHAR"), ("address", "VARCHAR")) + MEASUREMENT_COLUMNS
+"""one row per topic of a point (one, topic 0, for a single topic): its name (a replay's
+recorded topic, else ``topic <i>``; NULL for a single topic that was not a replay), its address
+(NULL for a single topic) and its measurement's summary"""
 SUBSCRIBER_COLUMNS = (("point_id", "VARCHAR NOT NULL"), ("subscriber", "INTEGER NOT NULL"),
                       ("name", "VARCHAR"), ("status", "VARCHAR"),
                       ("status_reason", "VARCHAR")) + MEASUREMENT_COLUMNS
@@ -154,11 +159,31 @@ def _add_probes_table(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(f"CREATE TABLE IF NOT EXISTS probes ({body})")
 
 
+def _add_topic_addresses(con: duckdb.DuckDBPyConnection) -> None:
+    """5 -> 6: ``topics.address``; the topic rows of multi-topic and replayed points are made
+    again from their results, so their ``name`` is the topic's name (it was the address)."""
+    from .rows import topic_rows  # rows imports this module's column lists
+
+    con.execute("ALTER TABLE topics ADD COLUMN IF NOT EXISTS address VARCHAR")
+    names = [name for name, _ in TOPIC_COLUMNS]
+    found = con.execute("SELECT point_id, result FROM points WHERE json_array_length(result, "
+                        "'$.per_topic') > 0 OR json_exists(result, '$.config.replay')").fetchall()
+    records = [r for _, text in found for r in topic_rows(json.loads(text))]
+    if found:
+        con.execute("DELETE FROM topics WHERE point_id IN (SELECT unnest(?))",
+                    [[point_id for point_id, _ in found]])
+    if records:
+        con.executemany(f"INSERT INTO topics ({', '.join(names)}) VALUES "
+                        f"({', '.join('?' for _ in names)})",
+                        [[record.get(name) for name in names] for record in records])
+
+
 MIGRATIONS: dict[int, Callable[[duckdb.DuckDBPyConnection], None]] = {
     1: _add_resilience_columns,
     2: _add_subscribers_table,
     3: _add_cost_columns,
     4: _add_probes_table,
+    5: _add_topic_addresses,
 }
 """version -> the step that upgrades a catalogue of that version to the next one"""
 
