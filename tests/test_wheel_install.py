@@ -30,8 +30,11 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert wheel.name.endswith("-py3-none-linux_x86_64.whl") or "-py3-none-" in wheel.name
     venv.create(where / "venv", with_pip=True)
     bin_dir = where / "venv" / "bin"
+    # without conftest's PYTHONPATH: pip would take this checkout's python/ (with its
+    # egg-info) for an installed mwperf and skip the wheel
     subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "-q",
-                    "--disable-pip-version-check", str(wheel)], check=True, timeout=600)
+                    "--disable-pip-version-check", str(wheel)], check=True, timeout=600,
+                   env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
     return bin_dir
 
 

@@ -247,7 +247,11 @@ fn agent_report_matches_the_schema() {
             drained_ns: Some(5),
             idle_end_ns: None,
         }),
-        warnings: vec![Warning::new(mwperf_core::warning_codes::NO_WARMUP, "x", Some("y"))],
+        warnings: vec![Warning::new(
+            mwperf_core::warning_codes::NO_WARMUP,
+            "x",
+            Some("y"),
+        )],
     };
     let doc = serde_json::to_value(&report).unwrap();
     let s = schema();
