@@ -35,7 +35,11 @@ fn main() {
     let dirty = rev.is_some()
         && git(
             &root,
-            &[&["status", "--porcelain", "--untracked-files=no", "--"], SOURCES].concat(),
+            &[
+                &["status", "--porcelain", "--untracked-files=no", "--"],
+                SOURCES,
+            ]
+            .concat(),
         )
         .is_some_and(|s| !s.is_empty());
     println!(
