@@ -57,6 +57,18 @@ pub fn transports(json: bool) {
     }
 }
 
+/// `mwperf-agent warnings [--json]`: every warning code either language emits and what it
+/// means (mwperf_core::warning_codes, the one registry).
+pub fn warnings(json: bool) {
+    if json {
+        println!("{}", mwperf_core::warning_codes::json());
+    } else {
+        for c in mwperf_core::warning_codes::ALL {
+            println!("{:<26} {} ({})", c.code, c.about, c.from);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -91,17 +103,5 @@ mod tests {
                 .map(|h| h.contains("client")),
             Some(true)
         );
-    }
-}
-
-/// `mwperf-agent warnings [--json]`: every warning code either language emits and what it
-/// means (mwperf_core::warning_codes, the one registry).
-pub fn warnings(json: bool) {
-    if json {
-        println!("{}", mwperf_core::warning_codes::json());
-    } else {
-        for c in mwperf_core::warning_codes::ALL {
-            println!("{:<26} {} ({})", c.code, c.about, c.from);
-        }
     }
 }
