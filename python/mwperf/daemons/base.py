@@ -31,7 +31,9 @@ from ..result_types import Daemon
 STOP_GRACE_S = 2.0
 NOT_FOUND = 127
 """the exit code of a program that could not be started (a shell's, and the supervisor's)"""
-POLL_S = 0.05
+POLL_S = 0.01
+"""how often a starting daemon is asked whether it is ready (a TCP connect or a log line: cheap;
+every poll interval is start-up time of the point)"""
 START_ATTEMPTS = 3
 """a free port can be taken between our check and the daemon's bind: try again with another"""
 _TICKS = os.sysconf("SC_CLK_TCK")
