@@ -10,25 +10,20 @@ relay was started for.
 """
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .agent import Agent
 from .config import ROLES, PointConfig
 from .daemons import DaemonSet
-from .emulation.network import Network
+from .place import LOOPBACK, Place
 from .transports import hook
 from .transports.hooks import Plan, Setup
 
-if TYPE_CHECKING:
-    from .remote.hosts import PointHosts
-
-LOOPBACK = "127.0.0.1"
 
 __all__ = ["LOOPBACK", "Plan", "prepare"]
 
 
 def prepare(cfg: PointConfig, workdir: Path, agent: Agent, daemons: DaemonSet,
-            network: "Network | PointHosts | None" = None) -> Plan:
+            network: Place | None = None) -> Plan:
     """Start what ``cfg.transport`` needs and say where the agents meet (on emulated hosts
     when ``network`` is given)."""
 

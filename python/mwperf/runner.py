@@ -33,6 +33,7 @@ from .errors import RunError, UsageError
 from .merge import AgentRun, make_warning, merge
 from .daemons import DaemonSet
 from .emulation.network import Network, emulated_network
+from .place import Place
 from .emulation.topology import two_hosts
 from .middleware import Plan, prepare
 from .emulation.cpu import CpuPlacement
@@ -57,6 +58,8 @@ SLACK_S = 10.0
 COUNT_PACE_S = 0.001
 """assumed worst time per message for --count at rate 0 (closed loop), to bound the wait"""
 SAMPLES_NAME = "samples.csv"
+Placed = tuple[Path | None, dict[str, str] | None, tuple[str, ...]]
+"""where an agent runs: its namespace, its environment, the --opt settings it needs there"""
 
 
 class Interrupted(KeyboardInterrupt):
@@ -114,7 +117,7 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
           _emulated_link(cfg, workdir, tag) as emulated,
           _real_hosts(cfg, agent, lease) as real,
           DaemonSet(workdir, lease) as daemons):
-        network = emulated or real
+        network: Place | None = emulated or real  # None: this machine's loopback
         placement = CpuPlacement(cfg.cpu, lease)
         daemons.on_spawn = lambda spec, pid: placement.join(
             spec.name, DAEMON_PLACED_AS.get(spec.name, spec.name), pid)
@@ -130,8 +133,6 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
                         else prepare(cfg, workdir, agent, daemons, network))
                 given = replace(cfg, opts=cfg.opts + _own_domain(cfg, lease))
                 if network is not None:
-                    if bplan is None:  # a bridge configures each side's middleware itself
-                        given = replace(given, opts=given.opts + network.agent_opts(cfg.transport))
                     window = network.outage_window()
                     given = outlasting(given, window)
                 given_server, given_sender = sides(given, bplan)
@@ -149,7 +150,7 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
                                 + outage_args(server_role, window)
                                 + clock_args(server_role, given, clock))
                         servers.append(spawn(server_role, server_argv, _placed(
-                            network, server_role, given_server.transport), name, agent))
+                            network, server_role, given_server.transport, bplan), name, agent))
                         ready.append(servers[-1].wait_ready(given_server.transport,
                                                             ready_timeout_s(cfg)))
                     address = (bplan.sender(ready[0]) if bplan is not None
@@ -159,7 +160,8 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
                 sender = spawn(sender_role, lambda here, agent_path: in_test_clock(given, sender_role, role_argv(
                     agent_path, sender_role, given_sender, here, tag, address)
                                + outage_args(sender_role, window) + clock_args(sender_role, given, clock)),
-                               _placed(network, sender_role, given_sender.transport), sender_role, agent)
+                               _placed(network, sender_role, given_sender.transport, bplan),
+                               sender_role, agent)
                 if cfg.profile:
                     recorder, profiled = _start_profile(workdir, servers, sender, daemons,
                                                         real, own_warnings, lease)
@@ -294,14 +296,12 @@ def _real_hosts(cfg: PointConfig, agent: Agent, lease: Lease
 
 
 def _spawn(agents: AgentSet, real: PointHosts | None, workdir: Path, cfg: PointConfig,
-           role: str, argv: Callable[[Path, Agent], list[str]],
-           placed: tuple[Path | None, dict[str, str] | None], name: str, agent: Agent
-           ) -> AgentProcess:
+           role: str, argv: Callable[[Path, Agent], list[str]], placed: Placed, name: str,
+           agent: Agent) -> AgentProcess:
     """Start agent ``name`` where its role is placed: here (in an emulated host's namespace,
     or mwperf's own) or on a real host (its paths then the remote scratch folder's)."""
-    netns, env = placed
-    own = [arg for opt in (real.role_opts(role, cfg.transport) if real else ())
-           for arg in ("--opt", opt)]
+    netns, env, opts = placed
+    own = [arg for opt in opts for arg in ("--opt", opt)]
     if real is None or not real.is_remote(role):
         if cfg.count_allocs:
             env = {**(env or {}), "LD_PRELOAD": alloc_preload(agent)}
@@ -366,14 +366,17 @@ def outlasting(cfg: PointConfig, window: tuple[int, int] | None) -> PointConfig:
     return replace(cfg, peer_timeout_ns=max(cfg.peer_timeout_ns, need_ns))
 
 
-def _placed(network: "Network | PointHosts | None", role: str, transport: str
-            ) -> tuple[Path | None, dict[str, str] | None]:
-    """The namespace ``role`` runs in and the environment it needs there (ROS 1 nodes advertise
-    their host's address, as ROS_IP tells roscpp): (None, None) on loopback."""
-    if network is None:
-        return None, None
-    env = hook(transport).agent_env(network.address_of(role))
-    return network.netns_of(role), env
+def _placed(place: Place | None, role: str, transport: str, bridge: BridgePlan | None
+            ) -> Placed:
+    """The namespace ``role`` runs in at ``place`` (place.py), the environment it needs there
+    (ROS 1 nodes advertise their host's address, as ROS_IP tells roscpp) and the ``--opt``
+    settings its transport needs there (its ``link_opts`` hook; none with a bridge, which
+    configures each side's middleware itself); nothing on this machine's loopback."""
+    if place is None:
+        return None, None, ()
+    hooks = hook(transport)
+    opts = hooks.link_opts(place, role) if bridge is None else ()
+    return place.netns_of(role), hooks.agent_env(place.address_of(role)), opts
 
 
 def ready_timeout_s(cfg: PointConfig) -> float:

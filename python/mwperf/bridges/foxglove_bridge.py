@@ -15,9 +15,8 @@ the WebSocket hop each way.
 
 from ..agent import Agent
 from ..daemons import foxglove
-from ..emulation.network import cyclone_unicast_config
 from ..errors import RunError
-from ..transports.cyclonedds import LOOPBACK_CONFIG
+from ..transports.cyclonedds import LOOPBACK_CONFIG, unicast_config
 from .base import Bridge, BridgePlan, BridgeSetup
 from .zenoh_ros2dds import domains
 
@@ -28,9 +27,9 @@ INSTALL = "pip install 'mwperf[bridges]' (foxglove-sdk and cyclonedds)"
 def prepare(setup: BridgeSetup) -> BridgePlan:
     domain, _ = domains(setup.tag)
     near, far = setup.facing("ping", "bridge-a"), setup.facing("bridge-a", "ping")
-    ping_config = None if near is None else cyclone_unicast_config([near, far], near)
+    ping_config = None if near is None else unicast_config([near, far], near)
     bridge_config = (LOOPBACK_CONFIG if far is None
-                     else cyclone_unicast_config([near, far], far).removeprefix("config="))
+                     else unicast_config([near, far], far).removeprefix("config="))
     cfg = setup.cfg
     depth = 0 if cfg.history == "keep-all" else cfg.max_queued or 1
     args = ("--dds-domain", str(domain), "--reliability", cfg.reliability, "--depth", str(depth))

@@ -21,8 +21,7 @@ from pathlib import Path
 
 from ..agent import Agent
 from ..daemons.base import DaemonProcess, DaemonSpec, free_port
-from ..emulation.network import cyclone_unicast_config
-from ..transports.cyclonedds import LOOPBACK_CONFIG
+from ..transports.cyclonedds import LOOPBACK_CONFIG, unicast_config
 from .base import Bridge, BridgePlan, BridgeSetup
 from .build import BINARY, ensure_zenoh_bridge
 
@@ -85,7 +84,7 @@ def prepare(setup: BridgeSetup) -> BridgePlan:
         near, far = setup.facing(agent_role, half), setup.facing(half, agent_role)
         for name, own in ((agent_role, near), (half, far)):
             configs[name] = (None if own is None
-                             else cyclone_unicast_config([near, far], own))  # type: ignore[list-item]
+                             else unicast_config([near, far], own))  # type: ignore[list-item]
     halves = (("bridge-a", domain_a, endpoint, None), ("bridge-b", domain_b, None, endpoint))
     for half, domain, listen, connect in halves[:1 if zenoh_pong else 2]:
         given = configs[half]

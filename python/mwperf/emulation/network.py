@@ -24,7 +24,7 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ..errors import UsageError
 from ..leases import Lease
@@ -42,7 +42,10 @@ BACKENDS = ("auto", "netem", "userspace")
 @dataclass
 class Network:
     """The hosts (by name), their addresses, each link's spec, the backend, and at the end the
-    emulators' counters (one per wire)."""
+    emulators' counters (one per wire). A place (place.py): emulated hosts."""
+
+    pins_interfaces: ClassVar[bool] = False
+    """an emulated host has one interface on its links: agents need not be told theirs"""
 
     topology: Topology
     hosts: dict[str, Host]
@@ -75,10 +78,9 @@ class Network:
         """Every host's address, in the topology's order."""
         return [self.addressing.addresses[h] for h in self.topology.hosts]
 
-    def agent_opts(self, transport: str) -> tuple[str, ...]:
-        """``--opt`` settings the agents need to meet across the links (the transport's hook:
-        e.g. Cyclone DDS with unicast discovery of every host, RustDDS on the link interfaces)."""
-        return hook(transport).link_opts(self)
+    def is_remote(self, name: str) -> bool:
+        """Emulated hosts are namespaces of this machine: nothing runs elsewhere."""
+        return False
 
     def wire_ends(self) -> list[dict[str, str]]:
         """Each wire's link and hosts (``from`` = up's sender), in the order of ``reports``."""
@@ -108,20 +110,6 @@ class Network:
                 "links": links, "place": dict(self.topology.place),
                 "outage_window": None if window is None else {"start_ns": window[0],
                                                               "end_ns": window[1]}}
-
-
-def cyclone_unicast_config(addresses: list[str], interface: str | None = None) -> str:
-    """``--opt config=...`` for Cyclone DDS across hosts: no multicast, unicast discovery of
-    every host's address (emulated or real), on the interface holding ``interface`` (an
-    address), else the one Cyclone picks (an emulated host has one)."""
-    peers = "".join(f'<Peer address="{address}"/>' for address in addresses)
-    chosen = (f'<NetworkInterface address=\"{interface}\"/>' if interface
-              else '<NetworkInterface autodetermine=\"true\"/>')
-    return ("config=<CycloneDDS><Domain Id=\"any\"><General><Interfaces>"
-            f"{chosen}</Interfaces>"
-            "<AllowMulticast>false</AllowMulticast></General><Discovery>"
-            f"<ParticipantIndex>auto</ParticipantIndex><Peers>{peers}</Peers></Discovery>"
-            "</Domain></CycloneDDS>")
 
 
 def scheduled_window(epoch_ns: int, spec: LinkSpec) -> tuple[int, int] | None:

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ..agent import Agent
 from ..errors import RunError
@@ -111,7 +111,11 @@ def _clean(conn: SshConnection, agent: str, say: Callable[[str], None]) -> dict[
 
 @dataclass
 class PointHosts:
-    """The real hosts one point uses, and where each role and daemon runs."""
+    """The real hosts one point uses, and where each role and daemon runs. A place (place.py):
+    real hosts over SSH, and this machine."""
+
+    pins_interfaces: ClassVar[bool] = True
+    """a real machine has several interfaces: each agent is told the one on the path"""
 
     hosts: dict[str, RealHost]
     place: dict[str, str]
@@ -146,23 +150,6 @@ class PointHosts:
         """Every address the agents meet at: this machine's (as the hosts see it) and each
         real host's."""
         return sorted({self.address_of(n) for n in ("ping", "pong", "pub", "sub")})
-
-    def agent_opts(self, transport: str) -> tuple[str, ...]:
-        """What every agent needs to meet across real hosts: the transport's hook, as across
-        emulated ones — except Cyclone DDS, which gets its configuration per agent
-        (``role_opts``)."""
-        from ..transports.hooks import hook
-        return () if transport == "cyclonedds" else hook(transport).link_opts(self)
-
-    def role_opts(self, role: str, transport: str) -> tuple[str, ...]:
-        """What one agent needs on its host. Cyclone DDS: unicast discovery of every host, on
-        the interface that holds the agent's own address on the path between the hosts — a
-        real machine has several interfaces (Ethernet, WiFi, docker bridges, VPNs) and Cyclone's
-        automatic choice may be one the other host cannot reach."""
-        if transport != "cyclonedds":
-            return ()
-        from ..emulation.network import cyclone_unicast_config
-        return (cyclone_unicast_config(self.host_addresses(), self.address_of(role)),)
 
     def outage_window(self) -> None:
         return None

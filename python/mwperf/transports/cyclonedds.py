@@ -4,8 +4,8 @@ a user's ``--opt config`` is refused there. Needs the Debian library libddsc."""
 
 from collections.abc import Callable
 
-from ..emulation.network import Network, cyclone_unicast_config
 from ..errors import UsageError
+from ..place import Place
 from .hooks import DoctorChecks, Hooks, Plan, Setup
 
 LOOPBACK_CONFIG = ('<CycloneDDS><Domain Id="any">'
@@ -27,9 +27,27 @@ def prepare(setup: Setup) -> Plan:
     return Plan("0/auto")
 
 
-def link_opts(network: Network) -> tuple[str, ...]:
-    """Unicast discovery of every host's address (emulated hosts, or real ones: remote/)."""
-    return (cyclone_unicast_config(network.host_addresses()),)
+def unicast_config(addresses: list[str], interface: str | None = None) -> str:
+    """``--opt config=...`` for Cyclone DDS across hosts: no multicast, unicast discovery of
+    every host's address (emulated or real), on the interface holding ``interface`` (an
+    address), else the one Cyclone picks (an emulated host has one)."""
+    peers = "".join(f'<Peer address="{address}"/>' for address in addresses)
+    chosen = (f'<NetworkInterface address=\"{interface}\"/>' if interface
+              else '<NetworkInterface autodetermine=\"true\"/>')
+    return ("config=<CycloneDDS><Domain Id=\"any\"><General><Interfaces>"
+            f"{chosen}</Interfaces>"
+            "<AllowMulticast>false</AllowMulticast></General><Discovery>"
+            f"<ParticipantIndex>auto</ParticipantIndex><Peers>{peers}</Peers></Discovery>"
+            "</Domain></CycloneDDS>")
+
+
+def link_opts(place: Place, role: str) -> tuple[str, ...]:
+    """Unicast discovery of every host's address (emulated hosts, or real ones: remote/). On
+    real hosts each agent on the interface that holds its own address on the path between the
+    hosts: a real machine has several interfaces (Ethernet, WiFi, docker bridges, VPNs) and
+    Cyclone's automatic choice may be one the other host cannot reach."""
+    own = place.address_of(role) if place.pins_interfaces else None
+    return (unicast_config(place.host_addresses(), own),)
 
 
 def check_link(option: Callable[[str], str | None], topology: object, roles: object) -> None:

@@ -6,8 +6,8 @@ Debian library libfastrtps (the agent loads its shim of it at run time)."""
 
 from collections.abc import Callable
 
-from ..emulation.network import Network
 from ..errors import UsageError
+from ..place import Place
 from .hooks import DoctorChecks, Hooks, Plan, Setup
 
 LIBRARY = "fastrtps"
@@ -18,9 +18,9 @@ def prepare(setup: Setup) -> Plan:
     return Plan("0/auto")
 
 
-def link_opts(network: Network) -> tuple[str, ...]:
+def link_opts(place: Place, role: str) -> tuple[str, ...]:
     """Unicast discovery of every host's address; each agent uses its own host's."""
-    return ("interface=auto", "peers=" + ",".join(network.host_addresses()))
+    return ("interface=auto", "peers=" + ",".join(place.host_addresses()))
 
 
 def check_link(option: Callable[[str], str | None], topology: object, roles: object) -> None:

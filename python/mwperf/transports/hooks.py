@@ -8,8 +8,9 @@ When each hook runs, for one point:
    or a scenario's ``hosts:``); ``check_subscribers`` when it has ``--subscribers`` > 1.
 2. ``prepare`` before any agent starts: start the daemons the transport needs (into the
    point's DaemonSet, which stops them) and say where the listening agent listens.
-3. ``link_opts`` then ``agent_env`` when each agent starts across emulated hosts: the ``--opt``
-   settings and the environment it needs to meet its peer there.
+3. ``link_opts`` then ``agent_env`` when each agent starts on emulated or real hosts (a place
+   other than this machine's loopback: place.py): the ``--opt`` settings and the environment
+   that agent needs to meet its peer there.
 4. ``subscriber_listen`` for subscriber 1, 2, ... of a transport without native fan-out.
 ``doctor`` runs on ``mwperf doctor`` for a transport built into the agent.
 """
@@ -28,8 +29,8 @@ if TYPE_CHECKING:
     from ..config import PointConfig
     from ..daemons import DaemonSet
     from ..doctor.finding import Finding
-    from ..emulation.network import Network
     from ..emulation.topology import Topology
+    from ..place import Place
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ class DoctorChecks:
     def python_package(self, name: str, package: str, role: str) -> "Finding": ...
 
 
-def _no_link_opts(network: "Network") -> tuple[str, ...]:
+def _no_link_opts(place: "Place", role: str) -> tuple[str, ...]:
     return ()
 
 
@@ -94,8 +95,8 @@ class Hooks:
 
     prepare: Callable[[Setup], Plan]
     doctor: Callable[[DoctorChecks], list["Finding"]]
-    link_opts: Callable[["Network"], tuple[str, ...]] = _no_link_opts
-    """``--opt`` settings an agent needs across emulated links"""
+    link_opts: Callable[["Place", str], tuple[str, ...]] = _no_link_opts
+    """``--opt`` settings the agent of a role needs at a place (emulated or real hosts)"""
     check_link: Callable[..., None] = _no_link_check
     """refuse (UsageError) what cannot run across emulated links: (option, topology, roles)"""
     check_subscribers: Callable[[Any, str], None] = _no_subscriber_check

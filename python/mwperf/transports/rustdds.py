@@ -4,9 +4,9 @@ crosses one point-to-point link but no routed hop."""
 
 from collections.abc import Callable
 
-from ..emulation.network import Network
 from ..emulation.topology import Topology
 from ..errors import UsageError
+from ..place import Place
 from .hooks import DoctorChecks, Hooks, Plan, Setup
 
 
@@ -14,7 +14,7 @@ def prepare(setup: Setup) -> Plan:
     return Plan("0/auto")
 
 
-def link_opts(network: Network) -> tuple[str, ...]:
+def link_opts(place: Place, role: str) -> tuple[str, ...]:
     return ("network=auto",)
 
 
