@@ -19,7 +19,7 @@ from mwperf import store
 from mwperf.store import catalogue as catalogue_module
 from mwperf.store.catalogue import CatalogueBusy, NoCatalogue
 from mwperf.store.record import catalogue_point
-from mwperf.store import schema
+from mwperf.store import migrate, schema
 from mwperf.store.schema import SchemaMismatch
 
 RESULTS_DOC = Path(__file__).resolve().parent.parent / "docs" / "results.md"
@@ -249,7 +249,7 @@ def test_an_older_schema_is_migrated_or_refused(fake_env: dict[str, str], tmp_pa
     with pytest.raises(SchemaMismatch, match="schema version 0, this mwperf uses version "
                                              rf"{schema.SCHEMA_VERSION} \(no migration: recreate it"):
         store.ingest_point(saved)
-    monkeypatch.setitem(schema.MIGRATIONS, 0,
+    monkeypatch.setitem(migrate.MIGRATIONS, 0,
                         lambda con: con.execute("ALTER TABLE points ADD COLUMN note VARCHAR"))
     store.ingest_point(saved)
     assert catalogue_rows(root, "SELECT version FROM schema_version") == [(schema.SCHEMA_VERSION,)]

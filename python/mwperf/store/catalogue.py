@@ -16,7 +16,7 @@ from pathlib import Path
 import duckdb
 
 from ..errors import RunError
-from . import schema
+from . import migrate, schema
 from .duckerr import one_line
 from .layout import POINTS_DIR
 from .parquet import SAMPLES_PARQUET, SERIES_COLUMNS, SERIES_PARQUET, sql_string
@@ -65,7 +65,7 @@ def connect(root: Path, read_only: bool = False, path: Path | None = None, views
     con = open_locked(root, path, read_only)
     try:
         if not read_only:
-            schema.prepare(con, str(path), rebuild_hint(root))
+            migrate.prepare(con, str(path), rebuild_hint(root))
         else:
             _check_version(con, root, path)
         if views:

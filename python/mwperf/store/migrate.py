@@ -1,0 +1,104 @@
+"""Bringing an older catalogue up to this mwperf's schema (schema.py): one step per version, some
+of which refill columns from the points' results (rows.py). Here, not in schema.py, because
+the steps need rows.py, which needs schema.py's column lists."""
+
+import json
+from collections.abc import Callable
+
+import duckdb
+
+from .rows import cost_columns, subscriber_rows, topic_rows
+from .schema import (COST_COLUMNS, PROBE_COLUMNS, RESILIENCE_COLUMNS, SCHEMA_VERSION,
+                     SUBSCRIBER_COLUMNS, TOPIC_COLUMNS, SchemaMismatch, create, version_of)
+
+
+def _add_resilience_columns(con: duckdb.DuckDBPyConnection) -> None:
+    """1 -> 2: the resilience columns, NULL for the points measured before (their results
+    have no resilience section; 'mwperf results rebuild' would fill time_to_connect_ns)."""
+    for column, kind in RESILIENCE_COLUMNS:
+        con.execute(f"ALTER TABLE points ADD COLUMN IF NOT EXISTS {column} {kind}")
+
+
+def _add_subscribers_table(con: duckdb.DuckDBPyConnection) -> None:
+    """2 -> 3: the subscribers table, filled from the points' results (they always kept
+    ``per_subscriber``)."""
+    body = ", ".join(f"{column} {kind}" for column, kind in SUBSCRIBER_COLUMNS)
+    con.execute(f"CREATE TABLE IF NOT EXISTS subscribers ({body})")
+    names = [name for name, _ in SUBSCRIBER_COLUMNS]
+    found = con.execute("SELECT result FROM points WHERE json_array_length(result, "
+                        "'$.per_subscriber') > 0").fetchall()
+    records = [r for (text,) in found for r in subscriber_rows(json.loads(text))]
+    if records:
+        con.executemany(f"INSERT INTO subscribers ({', '.join(names)}) VALUES "
+                        f"({', '.join('?' for _ in names)})",
+                        [[record.get(name) for name in names] for record in records])
+
+
+def _add_cost_columns(con: duckdb.DuckDBPyConnection) -> None:
+    """3 -> 4: the cost columns, filled from the points' results (NULL where not measured)."""
+    for column, kind in COST_COLUMNS:
+        con.execute(f"ALTER TABLE points ADD COLUMN IF NOT EXISTS {column} {kind}")
+    names = [name for name, _ in COST_COLUMNS]
+    found = con.execute("SELECT point_id, result FROM points WHERE json_exists(result, "
+                        "'$.wire') OR result LIKE '%\"allocations\"%'").fetchall()
+    updates = [[cost_columns(json.loads(text)).get(name) for name in names] + [point_id]
+               for point_id, text in found]
+    if updates:
+        con.executemany(f"UPDATE points SET {', '.join(f'{n} = ?' for n in names)} "
+                        f"WHERE point_id = ?", updates)
+
+
+def _add_probes_table(con: duckdb.DuckDBPyConnection) -> None:
+    """4 -> 5: the probes table (probes were not saved before: it starts empty)."""
+    body = ", ".join(f"{column} {kind}" for column, kind in PROBE_COLUMNS)
+    con.execute(f"CREATE TABLE IF NOT EXISTS probes ({body})")
+
+
+def _add_topic_addresses(con: duckdb.DuckDBPyConnection) -> None:
+    """5 -> 6: ``topics.address``; the topic rows of multi-topic and replayed points are made
+    again from their results, so their ``name`` is the topic's name (it was the address)."""
+    con.execute("ALTER TABLE topics ADD COLUMN IF NOT EXISTS address VARCHAR")
+    names = [name for name, _ in TOPIC_COLUMNS]
+    found = con.execute("SELECT point_id, result FROM points WHERE json_array_length(result, "
+                        "'$.per_topic') > 0 OR json_exists(result, '$.config.replay')").fetchall()
+    records = [r for _, text in found for r in topic_rows(json.loads(text))]
+    if found:
+        con.execute("DELETE FROM topics WHERE point_id IN (SELECT unnest(?))",
+                    [[point_id for point_id, _ in found]])
+    if records:
+        con.executemany(f"INSERT INTO topics ({', '.join(names)}) VALUES "
+                        f"({', '.join('?' for _ in names)})",
+                        [[record.get(name) for name in names] for record in records])
+
+
+MIGRATIONS: dict[int, Callable[[duckdb.DuckDBPyConnection], None]] = {
+    1: _add_resilience_columns,
+    2: _add_subscribers_table,
+    3: _add_cost_columns,
+    4: _add_probes_table,
+    5: _add_topic_addresses,
+}
+"""version -> the step that upgrades a catalogue of that version to the next one"""
+
+
+def prepare(con: duckdb.DuckDBPyConnection, where: str, rebuild_hint: str) -> None:
+    """Create the tables of a new catalogue, migrate an old one, or refuse one from the future."""
+    found = version_of(con)
+    if found is None:
+        if not con.execute("SELECT table_name FROM duckdb_tables()").fetchall():
+            create(con)
+            return
+    if found == SCHEMA_VERSION:
+        return
+    if found is not None and found < SCHEMA_VERSION and all(
+            v in MIGRATIONS for v in range(found, SCHEMA_VERSION)):
+        for step in range(found, SCHEMA_VERSION):
+            MIGRATIONS[step](con)
+        con.execute("UPDATE schema_version SET version = ?", [SCHEMA_VERSION])
+        return
+    newer = found is not None and found > SCHEMA_VERSION
+    raise SchemaMismatch(
+        f"catalogue {where}: schema version {found if found is not None else 'missing'}, this "
+        f"mwperf uses version {SCHEMA_VERSION}"
+        + (" (written by a newer mwperf: upgrade mwperf, or" if newer else " (no migration:")
+        + f" recreate it from the point folders with '{rebuild_hint}')")
