@@ -21,7 +21,7 @@ from .errors import UsageError
 from .result_types import RunResult
 
 if TYPE_CHECKING:
-    from .config import PointConfig
+    from .point import Point
 
 CLOCK_PORT = 47999
 """the pub's probe port on its own host (an emulated host's namespace has it free)"""
@@ -35,7 +35,7 @@ class Hosts(Protocol):
     def address_of(self, name: str) -> str: ...
 
 
-def clock_address(cfg: "PointConfig", hosts: Hosts | None) -> str | None:
+def clock_address(cfg: "Point", hosts: Hosts | None) -> str | None:
     """Where the pub answers probes (``IP:PORT`` as the subs reach it); None without
     ``--clock-sync`` or for a round trip. Loopback: a free port, picked now."""
     if not cfg.clock_sync or cfg.mode != "oneway":
@@ -46,7 +46,7 @@ def clock_address(cfg: "PointConfig", hosts: Hosts | None) -> str | None:
     return f"[{host}]:{CLOCK_PORT}" if ":" in host else f"{host}:{CLOCK_PORT}"
 
 
-def clock_args(role: str, cfg: "PointConfig", peer_address: str | None) -> list[str]:
+def clock_args(role: str, cfg: "Point", peer_address: str | None) -> list[str]:
     """The clock-sync flags of ``role`` for the pub's probe address ``peer_address`` (from
     ``clock_address``): the pub serves on that port on every interface of its host, a sub
     probes the address; nothing for other roles or without clock sync."""
@@ -100,7 +100,7 @@ def parse_test_clock(text: str | None, hosts: tuple[str, ...] | None
     return tuple(out)
 
 
-def test_clock_of(cfg: "PointConfig", role: str) -> tuple[int, float] | None:
+def test_clock_of(cfg: "Point", role: str) -> tuple[int, float] | None:
     """(offset_s, drift_ppm) of the emulated host ``role`` runs on, if its clock is shifted."""
     if not cfg.test_clock:
         return None
@@ -109,7 +109,7 @@ def test_clock_of(cfg: "PointConfig", role: str) -> tuple[int, float] | None:
     return next(((o, d) for h, o, d in cfg.test_clock if h == host), None)
 
 
-def in_test_clock(cfg: "PointConfig", role: str, argv: list[str]) -> list[str]:
+def in_test_clock(cfg: "Point", role: str, argv: list[str]) -> list[str]:
     """TEST ONLY: ``argv`` started in a time namespace with its host's offset, with its drift."""
     shift = test_clock_of(cfg, role.split(".")[0])
     if shift is None:
@@ -120,7 +120,7 @@ def in_test_clock(cfg: "PointConfig", role: str, argv: list[str]) -> list[str]:
             *argv, *extra]
 
 
-def true_offset_ns(cfg: "PointConfig", t_sub_ns: int) -> float | None:
+def true_offset_ns(cfg: "Point", t_sub_ns: int) -> float | None:
     """TEST ONLY: the pub clock minus the sub clock at sub time ``t_sub_ns``, from the injected
     offsets and drifts (an agent's clock = (CLOCK_MONOTONIC + offset)·(1 + drift)); None when
     neither clock is shifted."""
@@ -132,7 +132,7 @@ def true_offset_ns(cfg: "PointConfig", t_sub_ns: int) -> float | None:
     return (raw + op * 1e9) * (1 + dp * 1e-6) - t_sub_ns
 
 
-def true_drift_ppm(cfg: "PointConfig") -> float | None:
+def true_drift_ppm(cfg: "Point") -> float | None:
     """TEST ONLY: d(pub − sub)/d(sub time) in ppm from the injected drifts."""
     pub, sub = test_clock_of(cfg, "pub"), test_clock_of(cfg, "sub")
     if pub is None and sub is None:
@@ -141,7 +141,7 @@ def true_drift_ppm(cfg: "PointConfig") -> float | None:
     return ((1 + dp * 1e-6) / (1 + ds * 1e-6) - 1) * 1e6
 
 
-def annotate(result: RunResult, cfg: "PointConfig") -> None:
+def annotate(result: RunResult, cfg: "Point") -> None:
     """TEST ONLY: add the injected truth (``test_truth``) to the measurement's clock_sync."""
     m = result.get("measurement") or {}
     cs = m.get("clock_sync")

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..agent import Agent
-    from ..config import PointConfig
+    from ..point import Point
     from ..daemons import DaemonSet
 
 HALVES = ("bridge-a", "bridge-b")
@@ -31,7 +31,7 @@ class BridgeSetup:
     placeable name runs (address, namespace), every host's address (empty on loopback), and a
     per-point tag (to keep concurrent runs' names apart)."""
 
-    cfg: "PointConfig"
+    cfg: "Point"
     workdir: Path
     agent: "Agent"
     daemons: "DaemonSet"

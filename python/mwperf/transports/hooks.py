@@ -26,11 +26,11 @@ from ..errors import RunError
 
 if TYPE_CHECKING:
     from ..agent import Agent
-    from ..config import PointConfig
     from ..daemons import DaemonSet
     from ..doctor.finding import Finding
     from ..emulation.topology import Topology
     from ..place import Place
+    from ..point import Point
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ class Setup:
     things are placed (``where(name)``: the address and namespace of the host the role or
     daemon ``name`` is on; loopback and None without emulated hosts)."""
 
-    cfg: "PointConfig"
+    cfg: "Point"
     workdir: Path
     agent: "Agent"
     daemons: "DaemonSet"
