@@ -55,8 +55,16 @@ rust-test:
 rust-unit:
 	cargo test --profile test-release --quiet --workspace --lib --bins
 
+# The Python tests side by side on PY_WORKERS workers (pytest-xdist, from the test extra; they
+# mostly wait), those that share something one after another on one worker (xdist_group), then
+# the few that need the machine to themselves alone (-m serial): tests/conftest.py lists both.
+PY_WORKERS ?= 3
+XDIST = $$($(PY) -c 'import xdist' 2>/dev/null && echo '-n $(PY_WORKERS) --dist loadgroup')
 py-test:
-	$(PY) -m pytest -q
+	@status=0; set -x; \
+	$(PY) -m pytest -q $(XDIST) -m "not serial" || status=$$?; \
+	$(PY) -m pytest -q -m serial || status=$$?; \
+	exit $$status
 
 # the Python tests that start no real agent, daemon or browser (the fake agent stands in)
 PY_FAST := -m "not agent" --ignore-glob='tests/test_*_e2e.py' --ignore=tests/test_agent_binary.py \

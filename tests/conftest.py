@@ -40,7 +40,54 @@ def real_agent_answers() -> bool:
     return done.returncode == 0 and done.stdout.startswith("mwperf-agent ")
 
 
+# Running side by side (`make test`: pytest-xdist, `-n N --dist loadgroup -m "not serial"`, then
+# `-m serial` alone). The end-to-end tests mostly wait, and share nothing by design: every run
+# takes free ports (port 0, daemons on free_port()), a topic base / iceoryx2 domain / DDS topic of
+# its own, namespaces, devices and cgroups named after its lease tag, its own scratch folder; a
+# test that looks for its processes among all of the machine's asks started_here(). What does
+# not hold that is listed here, by node id prefix; the tests of a module-scoped fixture (a wheel
+# built, a probed system) go to one worker too, so the fixture is made once.
+SHARED = {
+    # each robot (ssh_support.py) takes a random 10.254.N.0/24 in this namespace, two at once
+    # may take the same: one robot at a time
+    "robot": ("tests/test_remote_e2e.py",),
+}
+"""xdist group -> the tests that share something: one worker runs them one after another"""
+SERIAL = (
+    # everything new in /dev/shm counts (Fast DDS, iceoryx2 and Chromium of other tests too;
+    # Fast DDS's port mutexes are named after the port, the same for every participant)
+    "tests/test_middleware_e2e.py::test_iceoryx2_leaves_nothing_in_shared_memory",
+    "tests/test_fastdds_e2e.py::test_a_round_trip_completes_and_leaves_nothing",
+    # every mwperf cgroup of the machine before == after (other tests' --cpu-quota runs)
+    "tests/test_teardown.py::test_after_success",
+    "tests/test_teardown.py::test_after_a_failure",
+    # a quota must throttle, or an unlimited process must get more than it: a spinner pinned to
+    # a CPU that other tests' processes share may not get its quota's worth
+    "tests/test_cpu.py::test_a_busy_agent_gets_its_quota_and_is_throttled",
+    "tests/test_cpu.py::test_a_host_quota_is_shared_by_its_agents_and_daemons",
+    "tests/test_remote_e2e.py::test_cpu_quota_on_the_robot_throttles_its_pong",
+)
+"""tests that need the machine to themselves: marked ``serial``; `make test` runs them after the
+parallel pass, alone"""
+
+
+def _module_scoped(item: pytest.Item) -> bool:
+    """True if ``item`` uses a module-scoped fixture (a wheel built, a probed system...)."""
+    definitions = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+    return any(defs and defs[-1].scope == "module" for defs in definitions.values())
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the xdist_group marks
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.nodeid.startswith(SERIAL):
+            item.add_marker(pytest.mark.serial)
+        group = next((g for g, prefixes in SHARED.items() if item.nodeid.startswith(prefixes)),
+                     None)
+        if group is None and _module_scoped(item):  # its module fixture once, on one worker
+            group = item.nodeid.split("::")[0]
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
     if any("agent" in item.keywords for item in items) and not real_agent_answers():
         skip = pytest.mark.skip(reason=f"{REAL_AGENT} absent or not answering --version "
                                        "(run 'make build')")
@@ -63,11 +110,30 @@ def fake_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     return dict(os.environ)
 
 
+TEST_TAG = "MWPERF_TEST_TAG"
+"""an environment variable naming the running test, inherited by every process it starts"""
+
+
 @pytest.fixture
-def real_env(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
-    """Use the real agent built by 'make build'."""
+def real_env(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> dict[str, str]:
+    """Use the real agent built by 'make build'; tag this test's processes (started_here)."""
     monkeypatch.setenv("MWPERF_AGENT", str(REAL_AGENT))
+    monkeypatch.setenv(TEST_TAG, f"{os.getpid()} {request.node.nodeid}")
     return dict(os.environ)
+
+
+def started_here(pid: int) -> bool:
+    """True if process ``pid`` belongs to the running test: its environment carries the test's
+    tag (real_env; daemons and agents inherit it), not another test's running beside it. Every
+    process does when the test has no tag."""
+    tag = os.environ.get(TEST_TAG)
+    if tag is None:
+        return True
+    try:
+        environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return f"{TEST_TAG}={tag}".encode() in environ
 
 
 def require_emulation(what: str, *programs: str) -> None:

@@ -106,12 +106,16 @@ class Robot:
                                        + (self.folder / "sshd.log").read_text()) from None
                 time.sleep(0.05)
 
-    def processes(self) -> list[str]:
-        """Command lines of the processes inside the robot's namespace other than sshd."""
+    def pids(self) -> list[int]:
+        """The processes inside the robot's namespace."""
         done = subprocess.run(["ip", "netns", "pids", self.netns], capture_output=True,
                               text=True, check=False)
+        return [int(pid) for pid in done.stdout.split()]
+
+    def processes(self) -> list[str]:
+        """Command lines of the processes inside the robot's namespace other than sshd."""
         found = []
-        for pid in done.stdout.split():
+        for pid in self.pids():
             try:
                 cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
             except OSError:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import require_emulation, run_mwperf
+from conftest import require_emulation, run_mwperf, started_here
 
 pytestmark = pytest.mark.agent
 
@@ -21,7 +21,8 @@ SHORT = ("--rate", "100", "--duration", "1s", "--warmup", "300ms")
 
 
 def _bridge_processes() -> list[int]:
-    """Processes whose command line names a bridge half's configuration (ours only run)."""
+    """Processes whose command line names a bridge half's configuration, of this test's runs
+    (started_here: not those of another test, or another user, running beside it)."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -29,7 +30,8 @@ def _bridge_processes() -> list[int]:
                 cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
             except OSError:
                 continue
-            if "/daemons/bridge-a." in cmdline or "/daemons/bridge-b." in cmdline:
+            if ("/daemons/bridge-a." in cmdline or "/daemons/bridge-b." in cmdline) and \
+                    started_here(int(entry.name)):
                 found.append(int(entry.name))
     return found
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import require_emulation, run_mwperf
+from conftest import require_emulation, run_mwperf, started_here
 
 pytestmark = pytest.mark.agent
 
@@ -22,8 +22,9 @@ COUNT = ("--rate", "200", "--count", "300", "--warmup", "200ms")
 
 
 def _servers() -> list[int]:
-    """Foxglove server processes started by mwperf (from its daemons' script), less those that
-    were running before this module's tests (another user of the machine's)."""
+    """Foxglove server processes started by this test's mwperf (from its daemons' script), less
+    those that were running before this module's tests (another user of the machine's) and
+    those of other tests running beside it (started_here)."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -31,7 +32,8 @@ def _servers() -> list[int]:
                 cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
             except OSError:
                 continue
-            if "foxglove_server.py\0--host" in cmdline and int(entry.name) not in _BEFORE:
+            if ("foxglove_server.py\0--host" in cmdline and int(entry.name) not in _BEFORE
+                    and started_here(int(entry.name))):
                 found.append(int(entry.name))
     return found
 

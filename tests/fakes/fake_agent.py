@@ -187,7 +187,10 @@ def send(args: argparse.Namespace, how: dict[str, str]) -> tuple[str, dict | Non
     sent = int(how.get("sent", sent))
     if args.role == "pub":
         for _ in range(3 if kind == socket.SOCK_DGRAM else 1):
-            sock.send(f"FIN {sent}\n".encode())
+            try:
+                sock.send(f"FIN {sent}\n".encode())
+            except ConnectionRefusedError:  # udp: the sub got an earlier FIN and is gone
+                break
     status, reason = ("partial", "interrupted by signal") if stop else ("complete", None)
     m = None
     if args.role == "ping":
