@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 HEADER = 56  # mwperf header bytes
 
 sys.path.insert(0, str(ROOT / "python"))
-from mwperf.transports.cyclonedds import LOOPBACK_CONFIG  # noqa: E402  (the agents' own)
+from mwperf.transports.cyclonedds import loopback_config  # noqa: E402  (the agents' own)
 
 DDSPERF_LINE = re.compile(r"size (\d+) mean [\d.]+us min [\d.]+us 50% ([\d.]+)us 90% [\d.]+us 99% ([\d.]+)us max [\d.]+us cnt (\d+)")
 
@@ -71,7 +71,7 @@ def per_rt(ping: os.struct_rusage, pong: os.struct_rusage, round_trips: int) -> 
 def ddsperf_rtt(domain: int, seconds: float, size: int, rate: int) -> Run:
     """Medians of ddsperf's per-second lines after the first, doubled; answered = pongs counted /
     (rate x seconds counted); the costs over all the round trips its lines counted."""
-    env = dict(os.environ, CYCLONEDDS_URI=LOOPBACK_CONFIG)
+    env = dict(os.environ, CYCLONEDDS_URI=loopback_config())
     dur = str(int(seconds) + 1)
     pong = subprocess.Popen(["ddsperf", "-i", str(domain), "-D", str(int(seconds) + 10), "pong", "waitset"],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -26,6 +26,7 @@ pub fn transport_json(kind: Kind) -> serde_json::Value {
         "crosses_hosts": d.crosses_hosts,
         "fanout": d.fanout.name(),
         "opts": opts,
+        "defaults": d.defaults.iter().map(|(k, v)| (k.to_string(), serde_json::json!(v))).collect::<serde_json::Map<_, _>>(),
         "qos": {
             "reliability": d.qos.reliability,
             "history": d.qos.history,

@@ -103,6 +103,10 @@ pub struct Descriptor {
     pub fanout: Fanout,
     /// The `--opt` keys it accepts; any other key is refused naming these.
     pub opts: &'static [Opt],
+    /// The value an `--opt` key takes when not given, where the control plane needs the same
+    /// text (Cyclone DDS's loopback `config`: a bridge or ddsperf joins the agents' domain the
+    /// same way); `mwperf-agent transports --json` prints it, so it is defined only here.
+    pub defaults: &'static [(&'static str, &'static str)],
     pub qos: QosSupport,
 }
 

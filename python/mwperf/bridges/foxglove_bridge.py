@@ -16,7 +16,7 @@ the WebSocket hop each way.
 from ..agent import Agent
 from ..daemons import foxglove
 from ..errors import RunError
-from ..transports.cyclonedds import LOOPBACK_CONFIG, unicast_config
+from ..transports.cyclonedds import loopback_config, unicast_config
 from .base import Bridge, BridgePlan, BridgeSetup
 from .zenoh_ros2dds import domains
 
@@ -28,7 +28,7 @@ def prepare(setup: BridgeSetup) -> BridgePlan:
     domain, _ = domains(setup.tag)
     near, far = setup.facing("ping", "bridge-a"), setup.facing("bridge-a", "ping")
     ping_config = None if near is None else unicast_config([near, far], near)
-    bridge_config = (LOOPBACK_CONFIG if far is None
+    bridge_config = (loopback_config(setup.agent) if far is None
                      else unicast_config([near, far], far).removeprefix("config="))
     cfg = setup.cfg
     depth = 0 if cfg.history == "keep-all" else cfg.max_queued or 1

@@ -21,12 +21,10 @@ from pathlib import Path
 
 from ..agent import Agent
 from ..daemons.base import DaemonProcess, DaemonSpec, free_port
-from ..transports.cyclonedds import LOOPBACK_CONFIG, unicast_config
+from ..transports.cyclonedds import loopback_config, unicast_config
 from .base import Bridge, BridgePlan, BridgeSetup
 from .build import BINARY, ensure_zenoh_bridge
 
-LOOPBACK_CYCLONE = LOOPBACK_CONFIG
-"""the agents' own loopback configuration: the bridge's Cyclone joins their domain the same way"""
 ROS_DISTRO = "humble"
 """the GID layout the agents announce (24 bytes) and the bridges read"""
 FIRST_DOMAIN = 100
@@ -88,7 +86,7 @@ def prepare(setup: BridgeSetup) -> BridgePlan:
     halves = (("bridge-a", domain_a, endpoint, None), ("bridge-b", domain_b, None, endpoint))
     for half, domain, listen, connect in halves[:1 if zenoh_pong else 2]:
         given = configs[half]
-        cyclone = given.removeprefix("config=") if given else LOOPBACK_CYCLONE
+        cyclone = given.removeprefix("config=") if given else loopback_config(setup.agent)
         config = zenoh_config(domain, half.replace("-", "_"), listen, connect)
         setup.daemons.start(lambda h=half, c=config, x=cyclone: _spec(
             binary, setup.workdir, h, c, x, setup.where(h), endpoint))

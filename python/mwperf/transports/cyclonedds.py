@@ -4,20 +4,22 @@ a user's ``--opt config`` is refused there. Needs the Debian library libddsc."""
 
 from collections.abc import Callable
 
+from typing import TYPE_CHECKING
+
 from ..errors import UsageError
 from ..place import Place
+from .profiles import profile
+
+if TYPE_CHECKING:
+    from ..agent import Agent
 from .hooks import DoctorChecks, Hooks, Plan, Setup
 
-LOOPBACK_CONFIG = ('<CycloneDDS><Domain Id="any">'
-                   '<General><Interfaces><NetworkInterface address="127.0.0.1"/></Interfaces>'
-                   '<AllowMulticast>false</AllowMulticast></General>'
-                   '<Discovery><ParticipantIndex>auto</ParticipantIndex>'
-                   '<MaxAutoParticipantIndex>100</MaxAutoParticipantIndex>'
-                   '<Peers><Peer address="127.0.0.1"/></Peers></Discovery>'
-                   '<Internal><SocketReceiveBufferSize min="default" max="4MiB"/></Internal>'
-                   '</Domain></CycloneDDS>')
-"""the agents' own loopback configuration (LOOPBACK_CONFIG in the transport's domain.rs; the
-same text, so a bridge or a reference tool here joins the agents' domain the same way)"""
+def loopback_config(agent: "Agent | None" = None) -> str:
+    """The agents' own loopback configuration, as the agent defines it (its descriptor's
+    default for ``--opt config``): a bridge or a reference tool here joins the agents' domain
+    the same way."""
+    return profile("cyclonedds", agent).defaults["config"]
+
 
 LIBRARY = "ddsc"
 PACKAGE = "libddsc0debian"

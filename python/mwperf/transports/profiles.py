@@ -10,7 +10,7 @@ from ..agent import Agent, find_agent, query_json
 from ..errors import RunError
 
 FIELDS = ("name", "built", "daemon", "address", "description", "discovery", "framing",
-          "max_message", "local_only", "crosses_hosts", "fanout", "opts", "qos")
+          "max_message", "local_only", "crosses_hosts", "fanout", "opts", "defaults", "qos")
 """every key of one descriptor in the agent's listing"""
 
 
@@ -38,6 +38,9 @@ class Profile:
     """sender-loops (one address per subscriber), counted or uncounted (native)"""
     opts: dict[str, str]
     """--opt key -> one line of help"""
+    defaults: dict[str, str]
+    """--opt key -> the value it takes when not given, where the control plane needs the same
+    text (Cyclone DDS's loopback config)"""
     qos: dict[str, Any]
     """the reliability/history/durability values honoured, and a note"""
 

@@ -11,23 +11,7 @@ use std::sync::Mutex;
 use super::ffi::{self, Api};
 use crate::TransportError;
 
-/// Loopback only, unicast discovery to the participant ports on 127.0.0.1. Every process on the
-/// host that joins a domain takes the next free participant index (each needs its own unicast
-/// ports); 100 leaves room for parallel test binaries and agents. The receive buffer asks for
-/// 4 MiB (this host's net.core.rmem_max; less is accepted): with the default one, a 4 MiB message overruns the
-/// socket and crawls through retransmissions (measured: RTT p50 2 s and 70 % loss at 20 Hz,
-/// against 14–18 ms and none with it). Benchmarks hand ddsperf the same
-/// text through CYCLONEDDS_URI (keep `benchmarks/bench_cyclonedds.py` in step).
-pub const LOOPBACK_CONFIG: &str = concat!(
-    "<CycloneDDS><Domain Id=\"any\">",
-    "<General><Interfaces><NetworkInterface address=\"127.0.0.1\"/></Interfaces>",
-    "<AllowMulticast>false</AllowMulticast></General>",
-    "<Discovery><ParticipantIndex>auto</ParticipantIndex>",
-    "<MaxAutoParticipantIndex>100</MaxAutoParticipantIndex>",
-    "<Peers><Peer address=\"127.0.0.1\"/></Peers></Discovery>",
-    "<Internal><SocketReceiveBufferSize min=\"default\" max=\"4MiB\"/></Internal>",
-    "</Domain></CycloneDDS>"
-);
+pub use super::super::cyclonedds_descriptor::LOOPBACK_CONFIG;
 
 /// Domains created by this process and the configuration each got (a domain lives until exit:
 /// creating it is the expensive part, and Cyclone refuses to create one twice).

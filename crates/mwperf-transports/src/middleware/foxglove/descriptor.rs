@@ -15,6 +15,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     local_only: false,
     crosses_hosts: true,
     fanout: Fanout::Counted,
+    defaults: &[],
     opts: &[Opt {
         key: "quickack",
         help: "off (default: the kernel's delayed ACKs, as an ordinary client) or on (acknowledge every read at once: TCP_QUICKACK)",

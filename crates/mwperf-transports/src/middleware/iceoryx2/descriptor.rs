@@ -14,6 +14,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     local_only: true,
     crosses_hosts: false,
     fanout: Fanout::Counted,
+    defaults: &[],
     opts: &[
         Opt { key: "send-timeout", help: "how long a reliable send waits for a full queue before it fails (a duration; default 1s)" },
         Opt { key: "max-shm", help: "shared memory one publisher may preallocate (bytes, at least 1MiB; default 256MiB)" },
