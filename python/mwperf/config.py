@@ -503,26 +503,23 @@ def _duration(flag: str, text: str, minimum_ns: int) -> int:
     return ns
 
 
-def _min_samples(text: Any) -> int | None:
-    """--min-samples N: a whole number >= 1 (None when not given)."""
-    if text is None:
-        return None
+def _whole_number(flag: str, text: Any, what: str, example: int) -> int:
+    """A whole number >= 1 given to ``flag``; a usage error naming the flag otherwise."""
     try:
         number = int(str(text).strip())
     except ValueError:
-        raise UsageError(f"--min-samples: cannot parse '{text}'; use a whole number of measured "
-                         f"messages, e.g. 1000") from None
+        raise UsageError(f"{flag}: cannot parse '{text}'; use a whole number of {what}, "
+                         f"e.g. {example}") from None
     if number < 1:
-        raise UsageError(f"--min-samples: must be >= 1, got {number}")
+        raise UsageError(f"{flag}: must be >= 1, got {number}")
     return number
 
 
+def _min_samples(text: Any) -> int | None:
+    """--min-samples N: a whole number >= 1 (None when not given)."""
+    return None if text is None else _whole_number("--min-samples", text,
+                                                   "measured messages", 1000)
+
+
 def _count(text: Any) -> int:
-    try:
-        count = int(str(text).strip())
-    except ValueError:
-        raise UsageError(f"--count: cannot parse '{text}'; use a whole number of messages, "
-                         f"e.g. 500") from None
-    if count < 1:
-        raise UsageError(f"--count: must be >= 1, got {count}")
-    return count
+    return _whole_number("--count", text, "messages", 500)

@@ -23,6 +23,24 @@ pub struct Stats {
     pub histogram: Vec<[u64; 2]>,
 }
 
+impl Stats {
+    /// No sample: a count of 0 and every figure absent (never zero).
+    pub const EMPTY: Stats = Stats {
+        count: 0,
+        min_ns: None,
+        mean_ns: None,
+        p50_ns: None,
+        p90_ns: None,
+        p99_ns: None,
+        p999_ns: None,
+        p9999_ns: None,
+        max_ns: None,
+        stddev_ns: None,
+        range_ns: None,
+        histogram: Vec::new(),
+    };
+}
+
 #[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq)]
 pub struct Accounting {
     pub sent: u64,

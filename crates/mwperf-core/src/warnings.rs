@@ -204,17 +204,7 @@ mod tests {
     fn counted(count: u64) -> Stats {
         Stats {
             count,
-            min_ns: None,
-            mean_ns: None,
-            p50_ns: None,
-            p90_ns: None,
-            p99_ns: None,
-            p999_ns: None,
-            p9999_ns: None,
-            max_ns: None,
-            stddev_ns: None,
-            range_ns: None,
-            histogram: Vec::new(),
+            ..Stats::EMPTY
         }
     }
 
@@ -249,18 +239,8 @@ mod tests {
         let s = Schedule {
             period_ns: 10_000_000,
             lateness: Stats {
-                count: 100,
-                min_ns: None,
-                mean_ns: None,
-                p50_ns: None,
-                p90_ns: None,
                 p99_ns: Some(18_743_295),
-                p999_ns: None,
-                p9999_ns: None,
-                max_ns: None,
-                stddev_ns: None,
-                range_ns: None,
-                histogram: Vec::new(),
+                ..counted(100)
             },
             behind_count: 7,
         };

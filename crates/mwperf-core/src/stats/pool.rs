@@ -17,20 +17,7 @@ pub fn pool_stats(parts: &[&Stats]) -> Stats {
     let parts: Vec<&Stats> = parts.iter().copied().filter(|s| s.count > 0).collect();
     let count: u64 = parts.iter().map(|s| s.count).sum();
     if count == 0 {
-        return Stats {
-            count: 0,
-            min_ns: None,
-            mean_ns: None,
-            p50_ns: None,
-            p90_ns: None,
-            p99_ns: None,
-            p999_ns: None,
-            p9999_ns: None,
-            max_ns: None,
-            stddev_ns: None,
-            range_ns: None,
-            histogram: Vec::new(),
-        };
+        return Stats::EMPTY;
     }
     let mut buckets: BTreeMap<u64, u64> = BTreeMap::new();
     for s in &parts {
