@@ -75,7 +75,7 @@ def test_the_default_scenario_is_the_side_by_side_suite() -> None:
         == {(t, r, p) for t in TRANSPORTS for r in ("100", "1000", "0")
             for p in ("Struct256", "Array1k", "Array64k", "PointCloud512k")}
     assert {(p.options["mode"], p.options["duration"], p.options["warmup"]) for p in points} \
-        == {("roundtrip", "1s", "200ms")}
+        == {("roundtrip", "500ms", "200ms")}
     assert [p.transport for p in points[:len(TRANSPORTS)]] == list(TRANSPORTS)  # side by side
     assert {p.options["duration"] for p in expand(load_scenario("default", True), None)} \
         == {"300ms"}
