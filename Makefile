@@ -15,7 +15,8 @@ run: setup build
 test: setup build rust-test py-test
 
 ## test-fast: unit tests only (Rust unit tests, Python tests against the fake agent; no
-## middleware, no real agent, no end-to-end), for the edit-test loop
+## middleware, no real agent, no end-to-end, none that needs the machine to itself), for the
+## edit-test loop
 test-fast: setup build rust-unit py-fast
 
 ## bench: the benchmarks against sockperf, written into BENCHMARKS.md
@@ -58,7 +59,7 @@ rust-unit:
 # The Python tests side by side on PY_WORKERS workers (pytest-xdist, from the test extra; they
 # mostly wait), those that share something one after another on one worker (xdist_group), then
 # the few that need the machine to themselves alone (-m serial): tests/conftest.py lists both.
-PY_WORKERS ?= 3
+PY_WORKERS ?= 4
 XDIST = $$($(PY) -c 'import xdist' 2>/dev/null && echo '-n $(PY_WORKERS) --dist loadgroup')
 py-test:
 	@status=0; set -x; \
@@ -66,12 +67,13 @@ py-test:
 	$(PY) -m pytest -q -m serial || status=$$?; \
 	exit $$status
 
-# the Python tests that start no real agent, daemon or browser (the fake agent stands in)
-PY_FAST := -m "not agent" --ignore-glob='tests/test_*_e2e.py' --ignore=tests/test_agent_binary.py \
-	--ignore=tests/test_report_browser.py --ignore=tests/test_daemons.py --ignore=tests/test_teardown.py
-# two workers (pytest-xdist, from the test extra) when it is installed: the tier is CPU-bound
+# the Python tests that start no real agent, daemon or browser (the fake agent stands in), side
+# by side as above; the few of them that need the machine to themselves run in 'make test' only
+PY_FAST := -m "not agent and not serial" --ignore-glob='tests/test_*_e2e.py' \
+	--ignore=tests/test_agent_binary.py --ignore=tests/test_report_browser.py \
+	--ignore=tests/test_daemons.py --ignore=tests/test_teardown.py
 py-fast:
-	$(PY) -m pytest -q $$($(PY) -c 'import xdist' 2>/dev/null && echo '-n 2') $(PY_FAST)
+	$(PY) -m pytest -q $(XDIST) $(PY_FAST)
 
 clean:
 	cargo clean

@@ -66,6 +66,13 @@ SERIAL = (
     "tests/test_cpu.py::test_a_busy_agent_gets_its_quota_and_is_throttled",
     "tests/test_cpu.py::test_a_host_quota_is_shared_by_its_agents_and_daemons",
     "tests/test_remote_e2e.py::test_cpu_quota_on_the_robot_throttles_its_pong",
+    # rates within 1 %, pauses within 10 % (publishers in Python: a busy machine stretches them)
+    "tests/test_probe_mqtt_e2e.py", "tests/test_probe_ros1_e2e.py", "tests/test_probe_zenoh_e2e.py",
+    # a topic inside a multi-topic run as fast as alone "when nothing contends"
+    "tests/test_topic_alone_e2e.py",
+    # the killed bridge half's exit must be seen before the sender's failure it causes (its
+    # socket closes before the process is reaped: a loaded machine can widen that gap)
+    "tests/test_bridges_e2e.py::test_a_bridge_killed_mid_run_gives_a_partial_result",
 )
 """tests that need the machine to themselves: marked ``serial``; `make test` runs them after the
 parallel pass, alone"""
@@ -94,6 +101,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for item in items:
             if "agent" in item.keywords:
                 item.add_marker(skip)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _python3_is_this_interpreter(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """`python3` in PATH (the fake agent's `#!/usr/bin/env python3`) is the interpreter running
+    the tests: a version manager's shim first in PATH (pyenv's runs ~25 bash processes per start,
+    ~70 ms of CPU) cost more than the fake agent itself, some 300 times per run."""
+    folder = tmp_path_factory.mktemp("python3")
+    (folder / "python3").write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    (folder / "python3").chmod(0o755)
+    os.environ["PATH"] = os.pathsep.join([str(folder), os.environ.get("PATH", "")])
 
 
 @pytest.fixture
