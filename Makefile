@@ -57,8 +57,8 @@ rust-unit:
 	cargo test --profile test-release --quiet --workspace --lib --bins
 
 # The Python tests side by side on PY_WORKERS workers (pytest-xdist, from the test extra; they
-# mostly wait), those that share something one after another on one worker (xdist_group), then
-# the few that need the machine to themselves alone (-m serial): tests/conftest.py lists both.
+# mostly wait), those that share something one after another on one worker, then the few that
+# need the machine to themselves alone (-m serial): tests/conftest.py (SHARED, SERIAL) says which.
 PY_WORKERS ?= 4
 XDIST = $$($(PY) -c 'import xdist' 2>/dev/null && echo '-n $(PY_WORKERS) --dist loadgroup')
 py-test:

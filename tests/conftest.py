@@ -1,10 +1,12 @@
 """Shared test helpers: the fake agent, the real agent (when built), and process checks."""
 
+import fcntl
 import os
 import shutil
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -45,19 +47,25 @@ def real_agent_answers() -> bool:
 # takes free ports (port 0, daemons on free_port()), a topic base / iceoryx2 domain / DDS topic of
 # its own, namespaces, devices and cgroups named after its lease tag, its own scratch folder; a
 # test that looks for its processes among all of the machine's asks started_here(). What does
-# not hold that is listed here, by node id prefix; the tests of a module-scoped fixture (a wheel
-# built, a probed system) go to one worker too, so the fixture is made once.
+# not hold that is listed here, by node id prefix.
 SHARED = {
-    # each robot (ssh_support.py) takes a random 10.254.N.0/24 in this namespace, two at once
-    # may take the same: one robot at a time
+    # a robot (ssh_support.py): an sshd in a namespace of its own, its 10.254.N.0/24 routed
+    # from this one; several at once were seen to disturb each other's runs
     "robot": ("tests/test_remote_e2e.py",),
 }
-"""xdist group -> the tests that share something: one worker runs them one after another"""
+"""group -> tests that share something: one worker runs them one after another (work_unit), and
+each holds the group's lock while it runs (_one_at_a_time), should they ever meet"""
+ONE_WORKER = ("tests/test_bag.py", "tests/test_bridges_e2e.py", "tests/test_encodings.py",
+              "tests/test_wheel_install.py")
+"""modules with a costly module-scoped fixture (a wheel built, a bridge, recordings converted):
+on one worker, so it is made once"""
 SERIAL = (
     # everything new in /dev/shm counts (Fast DDS, iceoryx2 and Chromium of other tests too;
     # Fast DDS's port mutexes are named after the port, the same for every participant)
     "tests/test_middleware_e2e.py::test_iceoryx2_leaves_nothing_in_shared_memory",
     "tests/test_fastdds_e2e.py::test_a_round_trip_completes_and_leaves_nothing",
+    # the round trip through a 10 ms link within 2 ms (the link emulator waits for a CPU too)
+    "tests/test_linkem_e2e.py::test_delay_each_way_adds_twice_to_the_rtt",
     # every mwperf cgroup of the machine before == after (other tests' --cpu-quota runs)
     "tests/test_teardown.py::test_after_success",
     "tests/test_teardown.py::test_after_a_failure",
@@ -84,23 +92,54 @@ SERIAL = (
 parallel pass, alone"""
 
 
-def _module_scoped(item: pytest.Item) -> bool:
-    """True if ``item`` uses a module-scoped fixture (a wheel built, a probed system...)."""
-    definitions = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
-    return any(defs and defs[-1].scope == "module" for defs in definitions.values())
+def shared_group(nodeid: str) -> str | None:
+    """The SHARED group of test ``nodeid``, if any."""
+    return next((group for group, prefixes in SHARED.items() if nodeid.startswith(prefixes)),
+                None)
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the xdist_group marks
+def work_unit(nodeid: str) -> str:
+    """What one worker runs, one test after another: a SHARED group, a module of ONE_WORKER, or
+    the test alone (any worker, as one comes free)."""
+    if group := shared_group(nodeid):
+        return group
+    return nodeid.split("::")[0] if nodeid.startswith(ONE_WORKER) else nodeid
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """--dist loadgroup by work_unit(). pytest-xdist's own reads xdist_group marks through the
+    node ids, which it can no longer change on pytest >= 9.2 (pytest-xdist issue 1386): its groups
+    are silently ignored there."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class WorkUnits(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid)
+
+    return WorkUnits(config, log)
+
+
+@pytest.fixture(autouse=True)
+def _one_at_a_time(request: pytest.FixtureRequest,
+                   tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """A SHARED group's test holds the group's lock (all workers of this run) while it runs."""
+    group = shared_group(request.node.nodeid)
+    if group is None or "PYTEST_XDIST_WORKER" not in os.environ:
+        yield
+        return
+    with open(tmp_path_factory.getbasetemp().parent / f"{group}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if item.nodeid.startswith(SERIAL):
             item.add_marker(pytest.mark.serial)
-        group = next((g for g, prefixes in SHARED.items() if item.nodeid.startswith(prefixes)),
-                     None)
-        if group is None and _module_scoped(item):  # its module fixture once, on one worker
-            group = item.nodeid.split("::")[0]
-        if group is not None:
-            item.add_marker(pytest.mark.xdist_group(group))
     if any("agent" in item.keywords for item in items) and not real_agent_answers():
         skip = pytest.mark.skip(reason=f"{REAL_AGENT} absent or not answering --version "
                                        "(run 'make build')")

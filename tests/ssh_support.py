@@ -8,6 +8,7 @@ without it (``ssh_config_unknown``) for the host-key tests. Everything goes on `
 """
 
 import os
+import re
 import secrets
 import shutil
 import socket
@@ -39,12 +40,20 @@ def cpu_cgroup_mount() -> str:
     return v1 or ""
 
 
+def _free_octet() -> int:
+    """N of a 10.254.N.0/24 that no address here is on (another robot's: a test run beside)."""
+    shown = subprocess.run(["ip", "-4", "-o", "addr", "show"], capture_output=True, text=True,
+                           check=False).stdout
+    taken = {int(n) for n in re.findall(r"inet 10\.254\.(\d+)\.", shown)}
+    return secrets.choice([n for n in range(1, 251) if n not in taken])
+
+
 class Robot:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         tag = secrets.token_hex(2)
         self.netns, self.veth = f"mwtssh{tag}", f"mwts{tag}"
-        octet = 1 + secrets.randbelow(250)
+        octet = _free_octet()
         self.local, self.address = f"10.254.{octet}.1", f"10.254.{octet}.2"
         self.sshd: subprocess.Popen | None = None
         run("ip", "netns", "add", self.netns)
