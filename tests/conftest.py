@@ -85,8 +85,9 @@ SERIAL = (
     # CPU): with other tests on both CPUs a topic's receive thread may not run before the
     # callback ahead of it ends, and the order is then the scheduler's
     "tests/test_scenario_e2e.py::test_a_workload_sweep_with_the_real_agent",
-    # a SIGTERM'd run's agents must report within their stop grace, the robot's through SSH
-    "tests/test_remote_e2e.py::test_sigterm_keeps_what_was_measured_and_cleans_the_robot",
+    # the robot (an sshd in a namespace) and its agents over SSH: with other tests on both CPUs
+    # it lost messages (rustdds 9 of 100, the ros1 relay) and a SIGTERM'd run's report came late
+    "tests/test_remote_e2e.py",
 )
 """tests that need the machine to themselves: marked ``serial``; `make test` runs them after the
 parallel pass, alone"""
