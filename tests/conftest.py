@@ -85,6 +85,7 @@ SERIAL = (
     # CPU): with other tests on both CPUs a topic's receive thread may not run before the
     # callback ahead of it ends, and the order is then the scheduler's
     "tests/test_scenario_e2e.py::test_a_workload_sweep_with_the_real_agent",
+    "tests/test_workload_e2e.py::test_single_executor_makes_later_topics_wait",
     # the robot (an sshd in a namespace) and its agents over SSH: with other tests on both CPUs
     # it lost messages (rustdds 9 of 100, the ros1 relay) and a SIGTERM'd run's report came late
     "tests/test_remote_e2e.py",

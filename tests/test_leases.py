@@ -108,6 +108,18 @@ def test_stale_lease_of_a_killed_owner_is_reaped(tmp_path: Path, lease_folder: P
     assert list(lease_folder.glob("*.json")) == []
 
 
+def test_a_stale_lease_that_holds_nothing_is_removed_quietly(lease_folder: Path) -> None:
+    """An mwperf killed before it made anything (or after it released all): nothing to
+    release, so nothing to tell another run; the lease file goes."""
+    lease = Lease.take("gone-run")
+    doc = json.loads(lease.path.read_text())
+    doc["owner"] = f"{os.getpid()}:1"  # an owner that is no longer running
+    lease.path.write_text(json.dumps(doc))
+    lines: list[str] = []
+    reap_stale(lines.append)
+    assert lines == [] and list(lease_folder.glob("*.json")) == []
+
+
 def test_recycled_pid_is_not_the_owner(lease_folder: Path) -> None:
     lease = Lease.take("unit")
     doc = json.loads(lease.path.read_text())

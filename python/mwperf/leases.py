@@ -182,7 +182,9 @@ def reap_stale(notify: Callable[[str], None]) -> list[tuple[str, str]]:
         problems = lease.release()
         done = [r for r in held if r not in lease.resources]
         released += done
-        what = ", ".join(f"{kind} {name}" for kind, name in done) or "nothing left"
+        if not done and not problems:
+            continue  # everything it held was already gone (the kernel's PDEATHSIG): no news
+        what = ", ".join(f"{kind} {name}" for kind, name in done) or "nothing released"
         notify(f"cleaned up after an earlier mwperf that did not finish ({lease.purpose}): {what}"
                + (f"; could not release: {'; '.join(problems)}" if problems else ""))
     return released
