@@ -41,7 +41,7 @@ from mwperf.emulation.network import Network, emulated_network  # noqa: E402
 from mwperf.emulation.topology import plan_addresses, two_hosts  # noqa: E402
 from mwperf.leases import Lease  # noqa: E402
 from mwperf.procs import AgentSet  # noqa: E402
-from mwperf.runner import role_argv, sender_timeout_s  # noqa: E402
+from mwperf.commandline import role_argv, sender_timeout_s  # noqa: E402
 
 Z99 = 2.5758
 IP_UDP_HEADERS = 28

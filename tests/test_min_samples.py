@@ -17,7 +17,7 @@ from report_support import add_point, latencies
 from mwperf.config import PointConfig, build_point
 from mwperf.errors import UsageError
 from mwperf.report import build
-from mwperf.runner import sender_args, sender_timeout_s
+from mwperf.commandline import sender_args, sender_timeout_s
 from mwperf.scenario.catalog import load_scenario
 from mwperf.scenario.expand import expand
 from mwperf.scenario.parse import parse_scenario

@@ -13,7 +13,7 @@ from mwperf.emulation.network import scheduled_window
 from mwperf.emulation.userspace import _epoch
 from mwperf.errors import UsageError
 from mwperf.resilience import missed_warning, section, session_state
-from mwperf.runner import outage_args, outlasting
+from mwperf.parts.outage import outage_args, outlasting
 from mwperf.schema import SCHEMA_PATH
 
 S = 1_000_000_000

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from conftest import alive, traced_pids
 
-from mwperf import runner
+from mwperf import commandline, runner
 from mwperf.agent import find_agent
 from mwperf.config import PointConfig, build_point
 from mwperf.errors import RunError, UsageError
@@ -116,7 +116,7 @@ def test_sub_missing_end_marker(fake_env: dict[str, str], tmp_path: Path,
 def test_sender_timeout_stops_everything(fake_env: dict[str, str], tmp_path: Path,
                                          monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FAKE_AGENT", "ping:hang")
-    monkeypatch.setattr(runner, "SLACK_S", 0.2)
+    monkeypatch.setattr(commandline, "SLACK_S", 0.2)
     started = time.monotonic()
     result = runner.run_point(point(peer_timeout="100ms"), find_agent(), tmp_path).result
     assert time.monotonic() - started < 6

@@ -13,7 +13,7 @@ from mwperf.config import MAX_SUBSCRIBERS, build_point
 from mwperf.errors import UsageError
 from mwperf.merge import AgentRun, merge
 from mwperf.pool import pool_measurements
-from mwperf.runner import role_argv, server_names
+from mwperf.commandline import role_argv, server_names
 from mwperf.scenario.digest import digest
 from mwperf.scenario.topics import rank_subscribers
 from mwperf.schema import validation_error

@@ -14,7 +14,7 @@ import pytest
 from fakes.reports import agent_report, measurement
 from test_store_support import catalogue_rows, clone_point, measure_point
 
-from mwperf import runner, store
+from mwperf import commandline, store
 from mwperf.agent import Agent
 from mwperf.config import PointConfig, build_point
 from mwperf.merge import AgentRun, merge
@@ -140,17 +140,17 @@ def test_a_replay_tells_both_agents_its_topic_names(tmp_path: Path) -> None:
     cfg = dataclasses.replace(build(topics="2", samples=True), replay=REPLAY)
     stand_in = Agent(Path("/bin/true"))  # the command line needs no agent binary
     for role in ("ping", "pong"):
-        argv = runner.role_argv(stand_in, role, cfg, tmp_path, 7, "127.0.0.1:0")
+        argv = commandline.role_argv(stand_in, role, cfg, tmp_path, 7, "127.0.0.1:0")
         assert [a for a in argv if a.startswith("--topic-name")] == [
             "--topic-name=/camera/image_raw", "--topic-name=/scan"]
-    ping = runner.role_argv(stand_in, "ping", cfg, tmp_path, 7, "127.0.0.1:0")
+    ping = commandline.role_argv(stand_in, "ping", cfg, tmp_path, 7, "127.0.0.1:0")
     assert ping[ping.index("--samples") + 1] == str(tmp_path / "samples.csv")  # the base name
-    assert runner.samples_files(cfg) == ["samples.camera_image_raw.csv", "samples.scan.csv"]
-    plain = runner.role_argv(stand_in, "ping", build(topics="2"), tmp_path, 7, "127.0.0.1:0")
+    assert commandline.samples_files(cfg) == ["samples.camera_image_raw.csv", "samples.scan.csv"]
+    plain = commandline.role_argv(stand_in, "ping", build(topics="2"), tmp_path, 7, "127.0.0.1:0")
     assert not [a for a in plain if a.startswith("--topic-name")]  # the agent's default names
-    assert runner.samples_files(build(topics="2")) == ["samples.topic_0.csv",
+    assert commandline.samples_files(build(topics="2")) == ["samples.topic_0.csv",
                                                        "samples.topic_1.csv"]
-    assert runner.samples_files(build()) == ["samples.csv"]
+    assert commandline.samples_files(build()) == ["samples.csv"]
 
 
 def test_several_topics_keep_their_samples_apart(fake_env: dict[str, str],

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from fakes.reports import agent_report, measurement
 
-from mwperf import runner
+from mwperf import commandline, runner
 from mwperf.agent import find_agent
 from mwperf.cli import POINT_OPTIONS
 from mwperf.config import PointConfig, build_point
@@ -61,13 +61,13 @@ def test_bad_values_name_their_flag(options: dict[str, Any], message: str) -> No
 def test_command_lines(fake_env: dict[str, str], tmp_path: Path) -> None:
     cfg = build(topics="3", executor="multi", busy_loop="2ms")
     agent = find_agent()
-    pong = runner.role_argv(agent, "pong", cfg, tmp_path, 7, "127.0.0.1:0")
-    ping = runner.role_argv(agent, "ping", cfg, tmp_path, 7, "a:1,a:2,a:3")
+    pong = commandline.role_argv(agent, "pong", cfg, tmp_path, 7, "127.0.0.1:0")
+    ping = commandline.role_argv(agent, "ping", cfg, tmp_path, 7, "a:1,a:2,a:3")
     assert pong[pong.index("--topics") + 1] == "3" and ping[ping.index("--topics") + 1] == "3"
     assert pong[pong.index("--executor") + 1] == "multi"
     assert pong[pong.index("--busy-loop") + 1] == "2000000ns"
     assert "--executor" not in ping and "--busy-loop" not in ping
-    plain = runner.role_argv(agent, "pong", build(), tmp_path, 7, "127.0.0.1:0")
+    plain = commandline.role_argv(agent, "pong", build(), tmp_path, 7, "127.0.0.1:0")
     assert not {"--topics", "--executor", "--busy-loop"} & set(plain)  # unchanged for one topic
 
 

@@ -11,7 +11,10 @@ reads the place through this interface.
 """
 
 from pathlib import Path
-from typing import ClassVar, Protocol
+from typing import TYPE_CHECKING, ClassVar, Protocol
+
+if TYPE_CHECKING:
+    from .result_types import RunResult
 
 LOOPBACK = "127.0.0.1"
 
@@ -44,6 +47,11 @@ class Place(Protocol):
         """A scheduled link outage on CLOCK_MONOTONIC, if the place has one."""
         ...
 
+    def record(self, result: "RunResult") -> None:
+        """Add what the result keeps about the place (the emulated links' specs and counters:
+        ``link``; the real hosts and their facts: ``hosts``)."""
+        ...
+
 
 class ThisMachine:
     """Every role and daemon here, on loopback: nothing to configure, nothing to describe."""
@@ -64,3 +72,6 @@ class ThisMachine:
 
     def outage_window(self) -> tuple[int, int] | None:
         return None
+
+    def record(self, result: "RunResult") -> None:
+        pass  # loopback: nothing to describe

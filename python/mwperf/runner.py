@@ -1,63 +1,54 @@
-"""Running one point: start the server role, wait for READY, run the sender, collect, merge.
+"""Running one point: the place and its daemons, the server role(s) until READY, the sender,
+then collect, merge, and let each part (parts/) add its section.
 
 Roles: roundtrip = pong (server) + ping (sender, measures); oneway = sub (server, measures) +
-pub (sender); with ``--subscribers N`` one-way runs N subs (subscribers.py). With ``--link`` or
-a scenario's ``hosts:`` every role and daemon runs on the emulated host it is placed on
-(``--link`` alone: the server on host b, the sender on host a), and the result's ``link``
-section holds the specs, the backend and the emulators' counters.
+pub (sender); with ``--subscribers N`` one-way runs N subs (subscribers.py). The place
+(place.py) is this machine's loopback, emulated hosts (``--link`` or a scenario's ``hosts:``;
+``--link`` alone: the server on host b, the sender on host a) or real hosts over SSH. What a
+point measures besides its stream (a bridge, clock sync, allocations, a profile, wire bytes,
+samples, resilience) is a part: parts/ registers them, and ``run_point`` calls their hooks.
 Nothing outlives ``run_point``: the agents live inside an ``AgentSet``, the cgroups of a
 CPU quota in the point's lease (leases.py), the emulated hosts in their own. A Ctrl-C stops
 them with SIGINT, and whatever they reported still becomes a (partial) result.
 """
 
 import contextlib
-import functools
 import json
 import secrets
 import signal
 import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from decimal import Decimal
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from .agent import Agent, alloc_preload
+from .agent import Agent
 from .bridges.base import BridgePlan
-from .bridges.run import bridge_died, ensure_bridge, hops as bridge_hops, rate_warnings, section as bridge_section, sides, start_bridge
-from .clocksync import annotate as annotate_clock, clock_address, clock_args, in_test_clock
-from .config import MEASURING_ROLE, ROLES, SENDERS, PointConfig
-from .durations import format_duration_arg
-from .errors import RunError, UsageError
-from .merge import AgentRun, make_warning, merge
+from .bridges.run import sides
+from .commandline import (SAMPLES_NAME, make_run_id, ready_timeout_s, role_argv,
+                          samples_files, sender_timeout_s, server_names)
+from .config import ROLES, PointConfig
 from .daemons import DaemonSet
-from .emulation.network import Network, emulated_network
-from .place import Place
-from .emulation.topology import two_hosts
-from .middleware import Plan, prepare
 from .emulation.cpu import CpuPlacement
+from .emulation.network import Network, emulated_network
+from .emulation.topology import two_hosts
+from .errors import RunError, UsageError
 from .leases import Lease
+from .merge import AgentRun, make_warning, merge
+from .middleware import Plan, prepare
+from .parts import Part, parts_for
+from .parts.state import PointState
+from .place import Place, ThisMachine
 from .procs import STOP_GRACE_S, AgentProcess, AgentSet
 from .remote.daemon import remote_daemon
 from .remote.hosts import PointHosts, point_hosts
 from .remote.supervised import RemoteProcess
 from .remote.ssh import SshOptions
-from .resilience import missed_warning, section as resilience_section
 from .result_types import RunResult, Warning
 from .schema import validation_error
-from .subscribers import connect_address, listen_address, names
-from .topicnames import names_given, samples_names, topic_names
-from .allocsites import heaptrack
-from .transports import hook, profile
-from .profiling import PROFILE_DIR, Recorder, unavailable, write_profiles
-from .wire import not_applicable as wire_not_applicable, section as wire_section
+from .subscribers import connect_address, listen_address
+from .transports import hook
 
-READY_TIMEOUT_S = 10.0
-SLACK_S = 10.0
-COUNT_PACE_S = 0.001
-"""assumed worst time per message for --count at rate 0 (closed loop), to bound the wait"""
-SAMPLES_NAME = "samples.csv"
 Placed = tuple[Path | None, dict[str, str] | None, tuple[str, ...]]
 """where an agent runs: its namespace, its environment, the --opt settings it needs there"""
 
@@ -100,24 +91,62 @@ echoes where the pong would)"""
 
 def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
     """Measure one point with agents working in ``workdir`` (which the caller removes)."""
-    ensure_bridge(cfg, agent)
-    tag = secrets.randbits(32)
+    parts = parts_for(cfg)
+    for part in parts:
+        part.check(cfg, agent)
     started = datetime.now(timezone.utc)
-    server_role, sender_role = ROLES[cfg.mode]
-    own_warnings: list[Warning] = []
-    stopped: str | None = None
-    interrupted = False
-    window: tuple[int, int] | None = None
-    sender_stopped_ns: int | None = None
-    bplan: BridgePlan | None = None
-    bridge_gone: str | None = None
-    recorder: Recorder | None = None
-    profiled: dict[int, str] = {}
+    interrupted: str | None = None
+    with _opened(cfg, agent, workdir) as run:
+        try:
+            _each(parts, "start", run)
+            given = _given(run, parts)
+            servers_given, sender_given = sides(given, run.bridge)
+            address = _start_servers(run, parts, servers_given)
+            _start_sender(run, parts, sender_given, address)
+            _each(parts, "sender_started", run)
+            _wait_sender(run, given)
+            run.daemons.sample_all()  # the end of the measurement
+            _each(parts, "sender_done", run)
+            if run.sender is not None and run.sender.exit_code == 2:
+                raise UsageError(f"{run.sender.role} rejected the point: "
+                                 f"{run.sender.stderr_tail()}")
+            for server in run.servers:
+                run.warnings += _stop_server(server, cfg.mode)
+        except KeyboardInterrupt as exc:
+            interrupted = exc.reason if isinstance(exc, Interrupted) else "interrupted by Ctrl-C"
+            assert run.agents is not None
+            run.agents.stop_all()
+            _each(parts, "interrupted", run)
+    if interrupted and run.agents is not None and not run.agents.agents:
+        # stopped while the daemons started: nothing measured
+        raise Interrupted(interrupted)
+    result = _merged(run, parts, started, interrupted)
+    run.place.record(result)
+    for part in parts:
+        part.section(run, result)
+    files = {name: path for part in parts for name, path in part.files(run).items()}
+    topic_samples = files.get("topic_samples", {})
+    return Outcome(result, files.get("samples_path"), interrupted is not None,
+                   run.daemons.folder if run.daemons.daemons else None,
+                   files.get("profile_dir"), files.get("alloc_sites_dir"),
+                   list(topic_samples.values()))
+
+
+def _each(parts: Sequence[Part], hook_name: str, run: PointState) -> None:
+    for part in parts:
+        getattr(part, hook_name)(run)
+
+
+@contextlib.contextmanager
+def _opened(cfg: PointConfig, agent: Agent, workdir: Path) -> Iterator[PointState]:
+    """The point's lease, place, daemons, CPU placement and agents; all released on leaving,
+    whatever happens (the CPU placement is described before the lease removes its cgroups)."""
+    tag = secrets.randbits(32)
     with (Lease.take(f"{cfg.transport} {cfg.mode} point") as lease,
           _emulated_link(cfg, workdir, tag) as emulated,
           _real_hosts(cfg, agent, lease) as real,
           DaemonSet(workdir, lease) as daemons):
-        network: Place | None = emulated or real  # None: this machine's loopback
+        place: Place = emulated or real or ThisMachine()
         placement = CpuPlacement(cfg.cpu, lease)
         daemons.on_spawn = lambda spec, pid: placement.join(
             spec.name, DAEMON_PLACED_AS.get(spec.name, spec.name), pid)
@@ -125,193 +154,117 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
             real.cpu = placement  # the supervisors there apply the CPU limits
             daemons.remote = lambda spec: remote_daemon(
                 real, DAEMON_PLACED_AS.get(spec.name, spec.name), spec, workdir, agent)
+        run = PointState(cfg, agent, workdir, tag, lease, place, emulated, real, daemons)
+        run.found["placement"] = placement
         with AgentSet(workdir, placement) as agents:
-            spawn = functools.partial(_spawn, agents, real, workdir, cfg)
-            try:
-                bplan = start_bridge(cfg, workdir, agent, daemons, emulated, tag)  # (not --host)
-                plan = (Plan(bplan.listen) if bplan is not None
-                        else prepare(cfg, workdir, agent, daemons, network))
-                given = replace(cfg, opts=cfg.opts + _own_domain(cfg, lease))
-                if network is not None:
-                    window = network.outage_window()
-                    given = outlasting(given, window)
-                given_server, given_sender = sides(given, bplan)
-                clock = clock_address(given, network)  # --clock-sync: the pub's probe port
-                servers: list[AgentProcess] = []
-                if plan.listen is not None:
-                    ready: list[str] = []
-                    for index, name in enumerate(server_names(cfg)):
-                        listen = listen_address(given_server.transport, plan.listen, index,
-                                                ready[0] if ready else None)
-                        def server_argv(here: Path, agent_path: Agent, listen: str = listen,
-                                        name: str = name) -> list[str]:
-                            return in_test_clock(given, server_role, role_argv(
-                                agent_path, server_role, given_server, here, tag, listen, name)
-                                + outage_args(server_role, window)
-                                + clock_args(server_role, given, clock))
-                        servers.append(spawn(server_role, server_argv, _placed(
-                            network, server_role, given_server.transport, bplan), name, agent))
-                        ready.append(servers[-1].wait_ready(given_server.transport,
-                                                            ready_timeout_s(cfg)))
-                    address = (bplan.sender(ready[0]) if bplan is not None
-                               else connect_address(cfg.transport, ready))
-                else:
-                    address = plan.connect or ""
-                sender = spawn(sender_role, lambda here, agent_path: in_test_clock(given, sender_role, role_argv(
-                    agent_path, sender_role, given_sender, here, tag, address)
-                               + outage_args(sender_role, window) + clock_args(sender_role, given, clock)),
-                               _placed(network, sender_role, given_sender.transport, bplan),
-                               sender_role, agent)
-                if cfg.profile:
-                    recorder, profiled = _start_profile(workdir, servers, sender, daemons,
-                                                        real, own_warnings, lease)
-                limit_s = sender_timeout_s(given)
-                if sender.wait(limit_s) is None:
-                    stopped = f"{sender_role} did not finish within {limit_s:g} s and was stopped"
-                    own_warnings.append(make_warning(
-                        "sender-timeout", f"{stopped}; its last words: {sender.stderr_tail()}",
-                        "the agent seems stuck: please report it with the command line"))
-                    agents.stop_all()
-                sender_stopped_ns = time.monotonic_ns()
-                if recorder is not None:
-                    failed = recorder.stop()
-                    if failed is not None:
-                        own_warnings.append(make_warning("profile-failed", failed,
-                                                         "see profile/perf.log"))
-                        recorder = None
-                daemons.sample_all()  # the end of the measurement
-                if bplan is not None:
-                    bridge_gone = bridge_died(daemons)
-                if sender.exit_code == 2:
-                    raise UsageError(f"{sender_role} rejected the point: {sender.stderr_tail()}")
-                for server in servers:
-                    own_warnings += _stop_server(server, cfg.mode)
-            except KeyboardInterrupt as exc:
-                stopped = exc.reason if isinstance(exc, Interrupted) else "interrupted by Ctrl-C"
-                interrupted = True
-                agents.stop_all()
-                if recorder is not None:
-                    recorder.stop()
-                    recorder = None  # an interrupted point keeps what it measured, no profile
-        cpu = placement.describe()  # before the lease releases the cgroups
-    if interrupted and not agents.agents:  # stopped while daemons started: nothing measured
-        raise Interrupted(stopped or "interrupted")
-    samples = workdir / SAMPLES_NAME
-    samples_path = samples if cfg.samples and cfg.topics == 1 and samples.is_file() else None
-    topic_samples = {i: workdir / name for i, name in enumerate(samples_files(cfg))
-                     if cfg.samples and cfg.topics > 1 and (workdir / name).is_file()}
-    runs = [_collect(proc, workdir) for proc in agents.agents]
+            run.agents = agents
+            yield run
+        run.found["cpu"] = placement.describe()  # before the lease releases the cgroups
+
+
+def _given(run: PointState, parts: Sequence[Part]) -> PointConfig:
+    """The point as the agents get it: the parts' changes, and a domain of the run's own."""
+    given = replace(run.cfg, opts=run.cfg.opts + _own_domain(run.cfg, run.lease))
+    for part in parts:
+        given = part.given(run, given)
+    return given
+
+
+def _argv(run: PointState, parts: Sequence[Part], role: str, given: PointConfig,
+          address: str, name: str | None = None) -> Callable[[Path, Agent], list[str]]:
+    """The agent command line of ``role`` as a function of where it works (here or a real
+    host's scratch folder) and which agent binary it runs."""
+    def argv(here: Path, agent_path: Agent) -> list[str]:
+        line = role_argv(agent_path, role, given, here, run.tag, address, name)
+        for part in parts:
+            line += part.args(run, role)
+        for part in parts:
+            line = part.command(run, role, line)
+        return line
+    return argv
+
+
+def _start_servers(run: PointState, parts: Sequence[Part], given: PointConfig) -> str:
+    """Start the pong or the subs, each until READY; the address the sender connects to."""
+    cfg, role = run.cfg, ROLES[run.cfg.mode][0]
+    plan = (Plan(run.bridge.listen) if run.bridge is not None
+            else prepare(cfg, run.workdir, run.agent, run.daemons, run.network))
+    if plan.listen is None:
+        return plan.connect or ""
+    ready: list[str] = []
+    for index, name in enumerate(server_names(cfg)):
+        listen = listen_address(given.transport, plan.listen, index, ready[0] if ready else None)
+        run.servers.append(_spawn(run, parts, role, _argv(run, parts, role, given, listen, name),
+                                  given.transport, name))
+        ready.append(run.servers[-1].wait_ready(given.transport, ready_timeout_s(cfg)))
+    return (run.bridge.sender(ready[0]) if run.bridge is not None
+            else connect_address(cfg.transport, ready))
+
+
+def _start_sender(run: PointState, parts: Sequence[Part], given: PointConfig,
+                  address: str) -> None:
+    role = ROLES[run.cfg.mode][1]
+    run.sender = _spawn(run, parts, role, _argv(run, parts, role, given, address),
+                        given.transport, role)
+
+
+def _wait_sender(run: PointState, given: PointConfig) -> None:
+    """Until the sender finishes, or stop everything at its time limit (with a warning)."""
+    assert run.sender is not None and run.agents is not None
+    limit_s = sender_timeout_s(given)
+    if run.sender.wait(limit_s) is None:
+        stopped = f"{run.sender.role} did not finish within {limit_s:g} s and was stopped"
+        run.found["stopped"] = stopped
+        run.warnings.append(make_warning(
+            "sender-timeout", f"{stopped}; its last words: {run.sender.stderr_tail()}",
+            "the agent seems stuck: please report it with the command line"))
+        run.agents.stop_all()
+    run.sender_stopped_ns = time.monotonic_ns()
+
+
+def _merged(run: PointState, parts: Sequence[Part], started: datetime,
+            interrupted: str | None) -> RunResult:
+    """Every agent's report read and merged into the run-result (with mwperf's own warnings)."""
+    assert run.agents is not None
+    cfg = run.cfg
+    files = {name: path for part in parts for name, path in part.files(run).items()}
+    run.runs = [_collect(proc, run.workdir) for proc in run.agents.agents]
+    placement = run.found["placement"]
     try:
         result = merge(
-            run_id=make_run_id(cfg, tag, started), mode=cfg.mode, config=cfg.to_dict(),
-            runs=runs,
+            run_id=make_run_id(cfg, run.tag, started), mode=cfg.mode, config=cfg.to_dict(),
+            runs=run.runs,
             started_at=_rfc3339(started), finished_at=_rfc3339(datetime.now(timezone.utc)),
-            interrupted=stopped,
-            own_warnings=own_warnings + placement.warnings + _kill_warnings(agents.agents)
-            + _daemon_warnings(daemons), samples_file=SAMPLES_NAME if samples_path else None,
-            topic_samples={i: path.name for i, path in topic_samples.items()},
-            daemons=daemons.describe())
-        if cpu is not None:
-            result["cpu"] = cpu
+            interrupted=interrupted or run.found.get("stopped"),
+            own_warnings=run.warnings + placement.warnings + _kill_warnings(run.agents.agents)
+            + _daemon_warnings(run.daemons) + _lost_warnings(run.agents.agents),
+            samples_file=SAMPLES_NAME if files.get("samples_path") else None,
+            topic_samples={i: path.name for i, path in files.get("topic_samples", {}).items()},
+            daemons=run.daemons.describe())
     except RunError as exc:
         if interrupted:  # nothing usable, and the user asked to stop: a suite must stop too
             raise StoppedRunError(str(exc)) from None
         raise
-    if bridge_gone is not None and result["measurement"] is not None:
-        # what was measured before the bridge died is kept; the agents' own failure (their
-        # broker or peer vanished) is the consequence, so the bridge is the reason
-        result["status"] = "partial"
-        result["status_reason"] = f"{bridge_gone}; then {result['status_reason']}"
-    if cfg.bridge is not None:
-        result["bridge"] = bridge_section(cfg, bplan, daemons.describe(), result)
-        result["warnings"] += rate_warnings(result["bridge"])
-    if emulated is not None:
-        result["link"] = emulated.describe()
-        if cfg.wire_bytes:
-            measured = result["measurement"]
-            result["wire"] = wire_section(emulated.reports, emulated.wire_ends(),
-                                          _sender_phases(runs, sender_role),
-                                          measured["accounting"]["sent"] if measured else None,
-                                          cfg.payload_bytes)
-        if cfg.bridge is not None:
-            result["bridge"]["hops"] = bridge_hops(result["link"], result["measurement"])
-    if recorder is not None:
-        result["profile"] = write_profiles(recorder, profiled, workdir / PROFILE_DIR)
-    if cfg.alloc_sites:
-        result["alloc_sites"] = heaptrack.collect(
-            heaptrack.find(), workdir, [(a.name, a.role) for a in agents.agents
-                                        if real is None or not real.is_remote(a.role)])
-    if cfg.wire_bytes and emulated is None:
-        result["wire"] = wire_not_applicable(cfg.transport)
-    if real is not None:
-        result["hosts"] = real.describe()
-        result["warnings"] += _lost_warnings(agents.agents)
-    outage = {run.role: run.report.get("outage") for run in runs if run.report is not None}
-    counts = outage.get(sender_role), outage.get(MEASURING_ROLE[cfg.mode])
-    annotate_clock(result, cfg)  # --test-clock: the injected truth beside the estimate
-    result["resilience"] = resilience_section(result.get("discovery"), *counts,
-                                              cfg.session_timeout_ns, sender_stopped_ns)
-    missed = missed_warning(result["resilience"], *counts, sender_stopped_ns)
-    if missed is not None:
-        result["warnings"].append(make_warning(*missed))
-    return Outcome(result, samples_path, interrupted, daemons.folder if daemons.daemons else None,
-                   workdir / PROFILE_DIR if recorder is not None else None,
-                   workdir / heaptrack.ALLOC_SITES_DIR if cfg.alloc_sites else None,
-                   list(topic_samples.values()))
+    if run.found.get("cpu") is not None:
+        result["cpu"] = run.found["cpu"]
+    return result
 
 
-def _start_profile(workdir: Path, servers: list[AgentProcess], sender: AgentProcess,
-                   daemons: DaemonSet, real: PointHosts | None, warnings: list[Warning],
-                   lease: Lease) -> tuple[Recorder | None, dict[int, str]]:
-    """--profile: perf on every local agent and daemon from now on; (None, {}) with a warning
-    saying what to change when perf cannot sample here."""
-    why = unavailable()
-    if why is not None:
-        warnings.append(make_warning("profile-unavailable", f"--profile: {why}",
-                                     "the point was measured without a profile"))
-        return None, {}
-    names = {a.popen.pid: a.name for a in (*servers, sender)
-             if real is None or not real.is_remote(a.role)}
-    names.update({d.popen.pid: d.name for d in daemons.daemons
-                  if getattr(d, "popen", None) is not None and d.popen.poll() is None})
-    return Recorder(list(names), workdir / PROFILE_DIR, lease), names
-
-
-def _sender_phases(runs: list[Any], sender_role: str) -> dict[str, Any] | None:
-    """The sender's phase boundaries (its report's ``phases``), for --wire-bytes."""
-    for run in runs:
-        if run.role == sender_role and run.report is not None:
-            return run.report.get("phases")
-    return None
-
-
-def _real_hosts(cfg: PointConfig, agent: Agent, lease: Lease
-                ) -> contextlib.AbstractContextManager[PointHosts | None]:
-    """The point's real hosts over SSH (remote/hosts.py), or nothing."""
-    if cfg.remote is None:
-        return contextlib.nullcontext()
-    options = SshOptions(Path(cfg.remote.ssh_config) if cfg.remote.ssh_config else None,
-                         cfg.remote.accept_new_host_key)
-    return point_hosts(cfg.remote.hosts, cfg.remote.place, options, agent, lease.prefix)
-
-
-def _spawn(agents: AgentSet, real: PointHosts | None, workdir: Path, cfg: PointConfig,
-           role: str, argv: Callable[[Path, Agent], list[str]], placed: Placed, name: str,
-           agent: Agent) -> AgentProcess:
+def _spawn(run: PointState, parts: Sequence[Part], role: str,
+           argv: Callable[[Path, Agent], list[str]], transport: str, name: str) -> AgentProcess:
     """Start agent ``name`` where its role is placed: here (in an emulated host's namespace,
     or mwperf's own) or on a real host (its paths then the remote scratch folder's)."""
-    netns, env, opts = placed
+    assert run.agents is not None
+    netns, env, opts = _placed(run.network, role, transport, run.bridge)
     own = [arg for opt in opts for arg in ("--opt", opt)]
-    if real is None or not real.is_remote(role):
-        if cfg.count_allocs:
-            env = {**(env or {}), "LD_PRELOAD": alloc_preload(agent)}
-        if cfg.alloc_sites:
-            env = heaptrack.environment(heaptrack.find(), workdir, name, env)
-        return agents.spawn(role, argv(workdir, agent) + own, netns, env, name=name)
-    host = real.hosts[real.host_of(role)]
+    if run.real is None or not run.real.is_remote(role):
+        for part in parts:
+            env = part.env(run, name, env)
+        return run.agents.spawn(role, argv(run.workdir, run.agent) + own, netns, env, name=name)
+    host = run.real.hosts[run.real.host_of(role)]
     command = argv(Path("."), Agent(Path(host.agent.path))) + own
-    sends = [f"{name}.json"] + (samples_files(cfg) if "--samples" in command else [])
-    return agents.adopt(real.spawn(role, command, workdir, name, env, sends))
+    sends = [f"{name}.json"] + (samples_files(run.cfg) if "--samples" in command else [])
+    return run.agents.adopt(run.real.spawn(role, command, run.workdir, name, env, sends))
 
 
 def _lost_warnings(agents: list[AgentProcess]) -> list[Warning]:
@@ -320,28 +273,6 @@ def _lost_warnings(agents: list[AgentProcess]) -> list[Warning]:
                          "what it measured before is kept if it reported; check the network "
                          "to that host and run again")
             for a in agents if isinstance(a, RemoteProcess) and a.channel.lost]
-
-
-def _emulated_link(cfg: PointConfig, workdir: Path, tag: int
-                   ) -> contextlib.AbstractContextManager[Network | None]:
-    """The point's emulated hosts and links (emulation/network.py): the scenario's topology,
-    or hosts a and b joined by ``cfg.link``; or nothing (loopback)."""
-    if cfg.link is None and cfg.topology is None:
-        return contextlib.nullcontext()
-    return emulated_network(cfg.topology or two_hosts(), cfg.link, cfg.link_backend, workdir,
-                            f"run {tag & 0xFFFF:04x}", packet_log=cfg.wire_bytes)
-
-
-def server_names(cfg: PointConfig) -> list[str]:
-    """The pong, or the subs (``sub.0`` ... with several subscribers)."""
-    return names(cfg.subscribers) if cfg.mode == "oneway" else [ROLES[cfg.mode][0]]
-
-
-def outage_args(role: str, window: tuple[int, int] | None) -> list[str]:
-    """``--outage-window`` for the agents that count around a link outage (not a pong)."""
-    if window is None or role == "pong":
-        return []
-    return ["--outage-window", f"{window[0]}:{window[1]}"]
 
 
 SHM = Path("/dev/shm")
@@ -357,13 +288,24 @@ def _own_domain(cfg: PointConfig, lease: Lease) -> tuple[str, ...]:
     return (f"domain={lease.prefix}",)
 
 
-def outlasting(cfg: PointConfig, window: tuple[int, int] | None) -> PointConfig:
-    """With an outage, a sender must not give up on a silent peer before the session could
-    have been declared dead: peer timeout >= outage + --session-timeout + 1 s."""
-    if window is None:
-        return cfg
-    need_ns = window[1] - window[0] + cfg.session_timeout_ns + 1_000_000_000
-    return replace(cfg, peer_timeout_ns=max(cfg.peer_timeout_ns, need_ns))
+def _real_hosts(cfg: PointConfig, agent: Agent, lease: Lease
+                ) -> contextlib.AbstractContextManager[PointHosts | None]:
+    """The point's real hosts over SSH (remote/hosts.py), or nothing."""
+    if cfg.remote is None:
+        return contextlib.nullcontext()
+    options = SshOptions(Path(cfg.remote.ssh_config) if cfg.remote.ssh_config else None,
+                         cfg.remote.accept_new_host_key)
+    return point_hosts(cfg.remote.hosts, cfg.remote.place, options, agent, lease.prefix)
+
+
+def _emulated_link(cfg: PointConfig, workdir: Path, tag: int
+                   ) -> contextlib.AbstractContextManager[Network | None]:
+    """The point's emulated hosts and links (emulation/network.py): the scenario's topology,
+    or hosts a and b joined by ``cfg.link``; or nothing (loopback)."""
+    if cfg.link is None and cfg.topology is None:
+        return contextlib.nullcontext()
+    return emulated_network(cfg.topology or two_hosts(), cfg.link, cfg.link_backend, workdir,
+                            f"run {tag & 0xFFFF:04x}", packet_log=cfg.wire_bytes)
 
 
 def _placed(place: Place | None, role: str, transport: str, bridge: BridgePlan | None
@@ -377,104 +319,6 @@ def _placed(place: Place | None, role: str, transport: str, bridge: BridgePlan |
     hooks = hook(transport)
     opts = hooks.link_opts(place, role) if bridge is None else ()
     return place.netns_of(role), hooks.agent_env(place.address_of(role)), opts
-
-
-def ready_timeout_s(cfg: PointConfig) -> float:
-    """How long a pong/sub may take to print READY (middleware may discover before it is ready)."""
-    if not profile(cfg.transport).discovery:
-        return READY_TIMEOUT_S
-    return max(READY_TIMEOUT_S, cfg.discovery_timeout_ns / 1e9)
-
-
-def sender_args(cfg: PointConfig) -> list[str]:
-    """The ping/pub options that define the measurement."""
-    amount = (["--count", str(cfg.count)] if cfg.count is not None
-              else ["--duration", format_duration_arg(cfg.duration_ns or 0)]
-              + (["--min-count", str(cfg.min_samples)] if cfg.min_samples else []))
-    return ["--rate", format(Decimal(repr(cfg.rate)).normalize(), "f"), "--payload", cfg.payload,
-            *amount, "--warmup", format_duration_arg(cfg.warmup_ns),
-            "--peer-timeout", format_duration_arg(cfg.peer_timeout_ns),
-            "--spin-margin", format_duration_arg(cfg.spin_margin_ns),
-            *(["--subscribers", str(cfg.subscribers)] if cfg.subscribers > 1 else []),
-            *(["--idle", format_duration_arg(cfg.idle_ns)] if cfg.idle_ns else []),
-            *(["--replay-trace", cfg.replay_trace] if cfg.replay_trace else []),
-            *(["--replay-loop", f"{cfg.replay['loop_span_ns']}ns"]
-              if cfg.replay_trace and cfg.replay and "loop_span_ns" in cfg.replay else [])]
-
-
-def sender_timeout_s(cfg: PointConfig) -> float:
-    """How long the sender may take: discovery + warm-up + measurement + peer timeout + slack.
-    With --min-samples at rate 0 the measurement is its duration plus what --count would get."""
-    if cfg.count is not None:
-        per_message_s = 1 / cfg.rate if cfg.rate > 0 else COUNT_PACE_S
-        measure_s = 2 * cfg.count * per_message_s
-    else:
-        measure_s = (cfg.measure_ns or 0) / 1e9
-        if cfg.min_samples and cfg.rate <= 0:
-            measure_s += 2 * cfg.min_samples * COUNT_PACE_S
-    discovery_ns = cfg.discovery_timeout_ns if profile(cfg.transport).discovery else 0
-    return ((discovery_ns + cfg.warmup_ns + cfg.peer_timeout_ns + cfg.idle_ns) / 1e9 + measure_s
-            + SLACK_S)
-
-
-def make_run_id(cfg: PointConfig, tag: int, started: datetime) -> str:
-    """A sortable id: ``20261121T224501Z-udp-roundtrip-1a2b`` (suffix = low bits of the tag)."""
-    return f"{started:%Y%m%dT%H%M%SZ}-{cfg.transport}-{cfg.mode}-{tag & 0xFFFF:04x}"
-
-
-def role_argv(agent: Agent, role: str, cfg: PointConfig, workdir: Path, tag: int,
-              address: str, name: str | None = None) -> list[str]:
-    """The full agent command line for ``role`` (docs/agent-contract.md); ``name`` tells apart
-    several agents of one role (their report files)."""
-    sender = role in SENDERS
-    argv = [str(agent.path), role, "--transport", cfg.transport,
-            "--connect" if sender else "--listen", address, "--run-id", str(tag),
-            "--json", str(workdir / f"{name or role}.json"), "--quiet"]
-    argv += ["--busy-poll"] * cfg.busy_poll + ["--prevent-cpu-idle"] * cfg.prevent_cpu_idle
-    argv += ["--count-allocs"] * cfg.count_allocs
-    argv += ["--alloc-site-markers"] * cfg.alloc_sites
-    argv += qos_args(cfg) + workload_args(cfg, sender)
-    if sender:
-        argv += sender_args(cfg)
-    if cfg.samples and role == MEASURING_ROLE[cfg.mode]:
-        argv += ["--samples", str(workdir / SAMPLES_NAME)]
-    return argv
-
-
-def samples_files(cfg: PointConfig) -> list[str]:
-    """The raw samples files of a point with --samples: samples.csv, or with several topics one
-    per topic, ``samples.<topic name as a file name>.csv`` (topicnames.py; the agent derives
-    the same names from its --samples path)."""
-    if cfg.topics == 1:
-        return [SAMPLES_NAME]
-    return samples_names(topic_names(cfg.topics, cfg.replay))
-
-
-def workload_args(cfg: PointConfig, sender: bool) -> list[str]:
-    """--topics (and a replay's topic names) for both agents; --executor and --busy-loop for
-    the callback side (pong, sub).
-
-    Passed only when not the default, so a single-topic point's command lines stay as before.
-    """
-    args = ["--topics", str(cfg.topics)] if cfg.topics != 1 else []
-    args += [f"--topic-name={name}" for name in names_given(cfg.topics, cfg.replay)]
-    if not sender:
-        args += ["--executor", cfg.executor] if cfg.topics != 1 else []
-        args += ["--busy-loop", format_duration_arg(cfg.busy_loop_ns)] if cfg.busy_loop_ns else []
-    return args
-
-
-def qos_args(cfg: PointConfig) -> list[str]:
-    """The QoS flags the user gave, and every --opt, for both agents (same values both sides)."""
-    values = {"reliability": cfg.reliability, "history": cfg.history, "depth": str(cfg.depth),
-              "durability": cfg.durability,
-              "discovery_timeout": format_duration_arg(cfg.discovery_timeout_ns)}
-    args = []
-    for key in cfg.qos_given:
-        args += ["--" + key.replace("_", "-"), values[key]]
-    for item in cfg.opts:
-        args += ["--opt", item]
-    return args
 
 
 def _daemon_warnings(daemons: DaemonSet) -> list[Warning]:

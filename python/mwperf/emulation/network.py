@@ -34,7 +34,7 @@ from .hosts import Host, Port, add_route, address_port, create_host, enable_forw
 from .links import Direction, LinkSpec, parse_link
 from .topology import Addressing, Topology, Wire, plan_addresses
 from .userspace import Forwarder
-from ..result_types import RunResultLink
+from ..result_types import RunResult, RunResultLink
 
 BACKENDS = ("auto", "netem", "userspace")
 
@@ -86,6 +86,10 @@ class Network:
         """Each wire's link and hosts (``from`` = up's sender), in the order of ``reports``."""
         return [{"link": w.link.name, "from": w.near.node, "to": w.far.node}
                 for w in self.addressing.wires]
+
+    def record(self, result: "RunResult") -> None:
+        """The result's ``link``: the links' specs, the backend, the emulators' counters."""
+        result["link"] = self.describe()
 
     def describe(self) -> RunResultLink:
         """The run-result's ``link`` section: the first link's spec and emulator counters at

@@ -28,7 +28,7 @@ from .deploy import RemoteAgent, ensure_agent, remote_cache
 from .ssh import SshConnection, SshOptions
 from .supervised import RemoteProcess
 from .target import LOCAL, SshTarget
-from ..result_types import RunResultHosts
+from ..result_types import RunResult, RunResultHosts
 
 
 @dataclass
@@ -171,6 +171,10 @@ class PointHosts:
                 proc.wait(10)
                 raise
         return proc
+
+    def record(self, result: "RunResult") -> None:
+        """The result's ``hosts``: every real host, its agent, addresses and facts."""
+        result["hosts"] = self.describe()
 
     def describe(self) -> RunResultHosts:
         """The result's ``hosts`` section: every real host, its agent, addresses and facts."""

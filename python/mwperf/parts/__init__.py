@@ -1,0 +1,35 @@
+"""What a point measures besides its stream, as parts: each one module with the same hooks
+(base.py), registered in ``PARTS`` (the way report sections are), called by the runner in that
+order.
+
+A part is active for a point when its ``wanted(cfg)`` says so; the runner (runner.py) then calls
+its hooks at fixed moments of the point — before anything starts, once the place and its
+daemons are up, on every agent's command line and environment, around the sender, and on the
+merged result. A new capability is a new module here and one line in ``PARTS``.
+"""
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from .alloc_sites import AllocSites
+from .allocs import CountAllocs
+from .base import Part
+from .bridge import Bridge
+from .clock import ClockSync
+from .outage import Outage
+from .profile import Profile
+from .samples import Samples
+from .wire_bytes import WireBytes
+
+if TYPE_CHECKING:
+    from ..config import PointConfig
+
+PARTS: tuple[Part, ...] = (Bridge(), Outage(), ClockSync(), CountAllocs(), AllocSites(),
+                           Profile(), WireBytes(), Samples())
+"""every part, in the order its hooks run (the bridge's hops read the place's link section,
+which the runner writes before any part's)"""
+
+
+def parts_for(cfg: "PointConfig") -> Sequence[Part]:
+    """The parts active for ``cfg``, in registry order."""
+    return [part for part in PARTS if part.wanted(cfg)]

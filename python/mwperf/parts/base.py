@@ -1,0 +1,58 @@
+"""The hooks of a point's part (parts/__init__.py registers the parts)."""
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..agent import Agent
+    from ..config import PointConfig
+    from ..result_types import RunResult
+    from .state import PointState
+
+
+class Part:
+    """The hooks; each does nothing unless a part overrides it."""
+
+    name = "part"
+
+    def wanted(self, cfg: "PointConfig") -> bool:
+        """Active for this point."""
+        return False
+
+    def check(self, cfg: "PointConfig", agent: "Agent") -> None:
+        """Before anything starts: what it needs is there (else RunError/UsageError)."""
+
+    def start(self, run: "PointState") -> None:
+        """The place, its daemons and the lease are up; no agent runs yet."""
+
+    def given(self, run: "PointState", cfg: "PointConfig") -> "PointConfig":
+        """The point as the agents are given it (a part may change their settings)."""
+        return cfg
+
+    def args(self, run: "PointState", role: str) -> list[str]:
+        """Agent arguments this part adds for ``role``."""
+        return []
+
+    def command(self, run: "PointState", role: str, argv: list[str]) -> list[str]:
+        """The agent's full command line (a part may start it through another program)."""
+        return argv
+
+    def env(self, run: "PointState", name: str, env: dict[str, str] | None
+            ) -> dict[str, str] | None:
+        """The environment of agent ``name`` started on this machine."""
+        return env
+
+    def sender_started(self, run: "PointState") -> None:
+        """Every agent runs: the measurement is under way."""
+
+    def sender_done(self, run: "PointState") -> None:
+        """The sender finished (or was stopped at its time limit)."""
+
+    def interrupted(self, run: "PointState") -> None:
+        """The user stopped the point: stop what this part runs, keep nothing half-made."""
+
+    def section(self, run: "PointState", result: "RunResult") -> None:
+        """Add this part's section (and warnings) to the merged result."""
+
+    def files(self, run: "PointState") -> dict[str, Any]:
+        """What this part leaves to save with the result: Outcome field name -> path(s)."""
+        return {}

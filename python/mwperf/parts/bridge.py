@@ -1,0 +1,45 @@
+"""The bridge part: a bridge between the two agents (bridges/), its halves started with the
+place, each side given its own transport and settings, a half that died makes the point
+partial, and the result's ``bridge`` section (with each hop's bytes over emulated links)."""
+
+from typing import TYPE_CHECKING
+
+from ..bridges.run import bridge_died, ensure_bridge, hops, rate_warnings, section, start_bridge
+from .base import Part
+
+if TYPE_CHECKING:
+    from ..agent import Agent
+    from ..config import PointConfig
+    from ..result_types import RunResult
+    from .state import PointState
+
+
+class Bridge(Part):
+    name = "bridge"
+
+    def wanted(self, cfg: "PointConfig") -> bool:
+        return cfg.bridge is not None
+
+    def check(self, cfg: "PointConfig", agent: "Agent") -> None:
+        ensure_bridge(cfg, agent)
+
+    def start(self, run: "PointState") -> None:
+        run.bridge = start_bridge(run.cfg, run.workdir, run.agent, run.daemons, run.emulated,
+                                  run.tag)  # None for --bridge direct
+
+    def sender_done(self, run: "PointState") -> None:
+        if run.bridge is not None:
+            run.found["bridge_gone"] = bridge_died(run.daemons)
+
+    def section(self, run: "PointState", result: "RunResult") -> None:
+        gone = run.found.get("bridge_gone")
+        if gone is not None and result["measurement"] is not None:
+            # what was measured before the bridge died is kept; the agents' own failure (their
+            # broker or peer vanished) is the consequence, so the bridge is the reason
+            result["status"] = "partial"
+            result["status_reason"] = f"{gone}; then {result['status_reason']}"
+        result["bridge"] = section(run.cfg, run.bridge, run.daemons.describe(), result)
+        result["warnings"] += rate_warnings(result["bridge"])
+        if "link" in result:
+            result["bridge"]["hops"] = hops(result["link"], result["measurement"])
+

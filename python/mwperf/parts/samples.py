@@ -1,0 +1,26 @@
+"""The samples part (``--samples``): the measuring agent writes every sample; one file for a
+single topic (samples.csv), one per topic otherwise (``samples.<topic>.csv``)."""
+
+from typing import TYPE_CHECKING, Any
+
+from ..commandline import SAMPLES_NAME, samples_files
+from .base import Part
+
+if TYPE_CHECKING:
+    from ..config import PointConfig
+    from .state import PointState
+
+
+class Samples(Part):
+    name = "samples"
+
+    def wanted(self, cfg: "PointConfig") -> bool:
+        return cfg.samples
+
+    def files(self, run: "PointState") -> dict[str, Any]:
+        if run.cfg.topics == 1:
+            single = run.workdir / SAMPLES_NAME
+            return {"samples_path": single} if single.is_file() else {}
+        return {"topic_samples": {i: run.workdir / name
+                                  for i, name in enumerate(samples_files(run.cfg))
+                                  if (run.workdir / name).is_file()}}
