@@ -9,14 +9,13 @@ from .agent import Agent
 from .config import MEASURING_ROLE, ROLES, SENDERS, PointConfig
 from .durations import format_duration_arg
 from .subscribers import names
-from .topicnames import names_given, samples_names, topic_names
+from .topicnames import SAMPLES_NAME, names_given, samples_files  # noqa: F401 (the runner's)
 from .transports import profile
 
 READY_TIMEOUT_S = 10.0
 SLACK_S = 10.0
 COUNT_PACE_S = 0.001
 """assumed worst time per message for --count at rate 0 (closed loop), to bound the wait"""
-SAMPLES_NAME = "samples.csv"
 
 
 def ready_timeout_s(cfg: PointConfig) -> float:
@@ -79,15 +78,6 @@ def role_argv(agent: Agent, role: str, cfg: PointConfig, workdir: Path, tag: int
     if cfg.samples and role == MEASURING_ROLE[cfg.mode]:
         argv += ["--samples", str(workdir / SAMPLES_NAME)]
     return argv
-
-
-def samples_files(cfg: PointConfig) -> list[str]:
-    """The raw samples files of a point with --samples: samples.csv, or with several topics one
-    per topic, ``samples.<topic name as a file name>.csv`` (topicnames.py; the agent derives
-    the same names from its --samples path)."""
-    if cfg.topics == 1:
-        return [SAMPLES_NAME]
-    return samples_names(topic_names(cfg.topics, cfg.replay))
 
 
 def workload_args(cfg: PointConfig, sender: bool) -> list[str]:

@@ -9,6 +9,7 @@ from dataclasses import replace, asdict, dataclass
 from typing import Any, Protocol
 
 from .options import KINDS
+from .parts import parts_for
 from .durations import parse_duration
 from .clocksync import parse_test_clock
 from .emulation.links import parse_link
@@ -18,17 +19,12 @@ from .emulation.network import link_specs, require_root
 from .emulation.cpu import CpuLimits, parse_limits
 from .emulation.topology import Topology, two_hosts
 from .remote.plan import RemotePlan, parse_remote
+from .roles import MEASURING_ROLE, MODES, ROLES, SENDERS  # noqa: F401 (the names config gives)
 from .errors import RunError, UsageError
 from .sizes import parse_size
 from .subscribers import check_subscribers, parse_subscribers
 from .transports import hook, profiles
 
-MODES = ("roundtrip", "oneway")
-ROLES = {"roundtrip": ("pong", "ping"), "oneway": ("sub", "pub")}
-"""mode -> (server role, sender role)"""
-SENDERS = ("ping", "pub")
-MEASURING_ROLE = {"roundtrip": "ping", "oneway": "sub"}
-"""mode -> the role whose report carries the measurement"""
 DEFAULTS: dict[str, str] = {
     "transport": "udp", "mode": "roundtrip", "rate": "1000", "payload": "Array1k", "duration": "10s",
     "warmup": "1s", "peer_timeout": "2s", "spin_margin": "100us",
@@ -286,36 +282,18 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
                                                            else "0s"), 0),
         min_samples=min_samples,
     )
-    if point.profile and point.remote is not None:
-        raise UsageError("--profile: samples the processes on this machine only (not with "
-                         "--host); run perf on the robot yourself, or measure locally")
-    if point.wire_bytes and point.remote is not None:
-        raise UsageError("--wire-bytes: not for agents on real hosts (--host): it counts the "
-                         "packets mwperf's emulated links forward; use --link or a scenario's "
-                         "emulated hosts")
 
     if options.get("bridge") is not None:
         point = _bridged(point, str(options["bridge"]).strip(), options.get("topology"))
     elif point.opts:
         _check_opts(transport, point.opts)
-    if point.alloc_sites and point.remote is not None:
-        raise UsageError("--alloc-sites: not for agents on real hosts (--host); record the call "
-                         "sites with the agents on this machine (loopback or --link)")
-    if point.alloc_sites and point.count_allocs:
-        raise UsageError("--alloc-sites and --count-allocs: one at a time (both intercept "
-                         "malloc and would count each other); --alloc-sites reports "
-                         "allocations per message too")
-    if point.count_allocs and point.remote is not None:
-        raise UsageError("--count-allocs: not yet for agents on real hosts (--host); count "
-                         "allocations with the agents on this machine (loopback or --link)")
     if point.link is not None or point.topology is not None:
         check_link_transport(transport, point.option, point.topology, ROLES[mode])
     if point.remote is not None and mode == "oneway" and not point.clock_sync and \
             any(point.remote.host_of("pub") != point.remote.host_of(s) for s in ("sub",)):
         point = replace(point, clock_sync=True)  # two real clocks: measure their offset
-    if point.test_clock and mode == "oneway" and not point.clock_sync:
-        raise UsageError("--test-clock: a one-way point across shifted clocks needs --clock-sync "
-                         "(else every latency mixes the two clocks); round trips need none")
+    for part in parts_for(point):  # what a part cannot do with the rest of the point
+        point = part.validate(point, options)
     if point.subscribers > 1:
         check_subscribers(point, options)
     return point

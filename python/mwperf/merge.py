@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .config import MEASURING_ROLE, SENDERS
+from .roles import MEASURING_ROLE, SENDERS
 from .errors import RunError
 from .pool import pool_measurements
 from .result_types import (Accounting, AgentReport, Daemon, Measurement, RunResult, SubscriberMeasurement,

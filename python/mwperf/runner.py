@@ -132,13 +132,13 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
                    list(topic_samples.values()))
 
 
-def _each(parts: Sequence[Part], hook_name: str, run: PointState) -> None:
+def _each(parts: Sequence[Part], hook_name: str, run: PointState[PointConfig]) -> None:
     for part in parts:
         getattr(part, hook_name)(run)
 
 
 @contextlib.contextmanager
-def _opened(cfg: PointConfig, agent: Agent, workdir: Path) -> Iterator[PointState]:
+def _opened(cfg: PointConfig, agent: Agent, workdir: Path) -> Iterator[PointState[PointConfig]]:
     """The point's lease, place, daemons, CPU placement and agents; all released on leaving,
     whatever happens (the CPU placement is described before the lease removes its cgroups)."""
     tag = secrets.randbits(32)
@@ -162,7 +162,7 @@ def _opened(cfg: PointConfig, agent: Agent, workdir: Path) -> Iterator[PointStat
         run.found["cpu"] = placement.describe()  # before the lease releases the cgroups
 
 
-def _given(run: PointState, parts: Sequence[Part]) -> PointConfig:
+def _given(run: PointState[PointConfig], parts: Sequence[Part]) -> PointConfig:
     """The point as the agents get it: the parts' changes, and a domain of the run's own."""
     given = replace(run.cfg, opts=run.cfg.opts + _own_domain(run.cfg, run.lease))
     for part in parts:
@@ -170,7 +170,7 @@ def _given(run: PointState, parts: Sequence[Part]) -> PointConfig:
     return given
 
 
-def _argv(run: PointState, parts: Sequence[Part], role: str, given: PointConfig,
+def _argv(run: PointState[PointConfig], parts: Sequence[Part], role: str, given: PointConfig,
           address: str, name: str | None = None) -> Callable[[Path, Agent], list[str]]:
     """The agent command line of ``role`` as a function of where it works (here or a real
     host's scratch folder) and which agent binary it runs."""
@@ -184,7 +184,7 @@ def _argv(run: PointState, parts: Sequence[Part], role: str, given: PointConfig,
     return argv
 
 
-def _start_servers(run: PointState, parts: Sequence[Part], given: PointConfig) -> str:
+def _start_servers(run: PointState[PointConfig], parts: Sequence[Part], given: PointConfig) -> str:
     """Start the pong or the subs, each until READY; the address the sender connects to."""
     cfg, role = run.cfg, ROLES[run.cfg.mode][0]
     plan = (Plan(run.bridge.listen) if run.bridge is not None
@@ -201,14 +201,14 @@ def _start_servers(run: PointState, parts: Sequence[Part], given: PointConfig) -
             else connect_address(cfg.transport, ready))
 
 
-def _start_sender(run: PointState, parts: Sequence[Part], given: PointConfig,
+def _start_sender(run: PointState[PointConfig], parts: Sequence[Part], given: PointConfig,
                   address: str) -> None:
     role = ROLES[run.cfg.mode][1]
     run.sender = _spawn(run, parts, role, _argv(run, parts, role, given, address),
                         given.transport, role)
 
 
-def _wait_sender(run: PointState, given: PointConfig) -> None:
+def _wait_sender(run: PointState[PointConfig], given: PointConfig) -> None:
     """Until the sender finishes, or stop everything at its time limit (with a warning)."""
     assert run.sender is not None and run.agents is not None
     limit_s = sender_timeout_s(given)
@@ -222,7 +222,7 @@ def _wait_sender(run: PointState, given: PointConfig) -> None:
     run.sender_stopped_ns = time.monotonic_ns()
 
 
-def _merged(run: PointState, parts: Sequence[Part], started: datetime,
+def _merged(run: PointState[PointConfig], parts: Sequence[Part], started: datetime,
             interrupted: str | None) -> RunResult:
     """Every agent's report read and merged into the run-result (with mwperf's own warnings)."""
     assert run.agents is not None
@@ -250,7 +250,7 @@ def _merged(run: PointState, parts: Sequence[Part], started: datetime,
     return result
 
 
-def _spawn(run: PointState, parts: Sequence[Part], role: str,
+def _spawn(run: PointState[PointConfig], parts: Sequence[Part], role: str,
            argv: Callable[[Path, Agent], list[str]], transport: str, name: str) -> AgentProcess:
     """Start agent ``name`` where its role is placed: here (in an emulated host's namespace,
     or mwperf's own) or on a real host (its paths then the remote scratch folder's)."""

@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass
 from collections.abc import Mapping
 from typing import Any
 
-from .config import ROLES
+from .roles import ROLES
 from .durations import format_ns
 from .emulation.summary import render_link
 from .emulation.cpu import summary_lines

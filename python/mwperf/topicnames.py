@@ -12,7 +12,10 @@ being the name made safe for a file name; the agent names its files the same way
 """
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .point import Point
 
 SAMPLES_STEM = "samples"
 MAX_SLUG = 100
@@ -79,3 +82,15 @@ def label(name: str | None, index: int) -> str:
     """How a line names a topic: ``topic 1 /scan``, or ``topic 1`` when that is its name."""
     return default_name(index) if not name or name == default_name(index) \
         else f"{default_name(index)} {name}"
+
+
+SAMPLES_NAME = "samples.csv"
+
+
+def samples_files(cfg: "Point") -> list[str]:
+    """The raw samples files of a point with --samples: samples.csv, or with several topics one
+    per topic, ``samples.<topic name as a file name>.csv`` (topicnames.py; the agent derives
+    the same names from its --samples path)."""
+    if cfg.topics == 1:
+        return [SAMPLES_NAME]
+    return samples_names(topic_names(cfg.topics, cfg.replay))

@@ -5,7 +5,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..merge import make_warning
 from .base import HALVES, BridgePlan, BridgeSetup
@@ -15,21 +15,23 @@ from ..result_types import Daemon, RunResultBridge, Warning
 
 if TYPE_CHECKING:
     from ..agent import Agent
-    from ..config import PointConfig
     from ..daemons import DaemonSet
     from ..emulation.network import Network
 
+from ..point import Point
+
+P = TypeVar("P", bound=Point)
 LOOPBACK = "127.0.0.1"
 
 
-def ensure_bridge(cfg: "PointConfig", agent: "Agent") -> None:
+def ensure_bridge(cfg: "Point", agent: "Agent") -> None:
     """Before anything starts: the bridge's program is there (or is built now), else RunError
     naming the bridge and the command that builds it."""
     if cfg.bridge not in (None, DIRECT):
         bridge(cfg.bridge).ensure(agent)
 
 
-def start_bridge(cfg: "PointConfig", workdir: Path, agent: "Agent", daemons: "DaemonSet",
+def start_bridge(cfg: "Point", workdir: Path, agent: "Agent", daemons: "DaemonSet",
                  network: "Network | None", tag: int) -> BridgePlan | None:
     """Start the point's bridge (None for no bridge or ``direct``)."""
     if cfg.bridge in (None, DIRECT):
@@ -57,14 +59,14 @@ def start_bridge(cfg: "PointConfig", workdir: Path, agent: "Agent", daemons: "Da
     return plan
 
 
-def sides(cfg: "PointConfig", plan: BridgePlan | None) -> tuple["PointConfig", "PointConfig"]:
+def sides(cfg: P, plan: BridgePlan | None) -> tuple[P, P]:
     """(the server's point, the sender's point): each side's transport and own settings. A side
     whose transport is not the point's gets only the bridge's settings for it (the point's
     ``--opt`` are the point's transport's)."""
     if plan is None:
         return cfg, cfg
 
-    def side(transport: str | None, opts: tuple[str, ...]) -> "PointConfig":
+    def side(transport: str | None, opts: tuple[str, ...]) -> P:
         own = transport in (None, cfg.transport)
         return replace(cfg, transport=transport or cfg.transport,
                        opts=(cfg.opts if own else ()) + opts)
@@ -82,7 +84,7 @@ def bridge_died(daemons: "DaemonSet") -> str | None:
                      for d in dead)
 
 
-def section(cfg: "PointConfig", plan: BridgePlan | None, daemons: "Sequence[Daemon]",
+def section(cfg: "Point", plan: BridgePlan | None, daemons: "Sequence[Daemon]",
             result: Mapping[str, Any]) -> "RunResultBridge":
     """The result's ``bridge``: which bridge, the path, each half's daemon entry (CPU, RSS,
     version), and achieved vs offered rate."""

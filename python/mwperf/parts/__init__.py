@@ -22,7 +22,7 @@ from .samples import Samples
 from .wire_bytes import WireBytes
 
 if TYPE_CHECKING:
-    from ..config import PointConfig
+    from ..point import Point
 
 PARTS: tuple[Part, ...] = (Bridge(), Outage(), ClockSync(), CountAllocs(), AllocSites(),
                            Profile(), WireBytes(), Samples())
@@ -30,6 +30,6 @@ PARTS: tuple[Part, ...] = (Bridge(), Outage(), ClockSync(), CountAllocs(), Alloc
 which the runner writes before any part's)"""
 
 
-def parts_for(cfg: "PointConfig") -> Sequence[Part]:
+def parts_for(cfg: "Point") -> Sequence[Part]:
     """The parts active for ``cfg``, in registry order."""
     return [part for part in PARTS if part.wanted(cfg)]

@@ -4,10 +4,11 @@ its steady-state markers; the result's ``alloc_sites`` names the call sites."""
 from typing import TYPE_CHECKING, Any
 
 from ..allocsites import heaptrack
-from .base import Part
+from ..errors import UsageError
+from .base import P, Part
 
 if TYPE_CHECKING:
-    from ..config import PointConfig
+    from ..point import Point
     from ..result_types import RunResult
     from .state import PointState
 
@@ -15,8 +16,18 @@ if TYPE_CHECKING:
 class AllocSites(Part):
     name = "alloc sites"
 
-    def wanted(self, cfg: "PointConfig") -> bool:
+    def wanted(self, cfg: "Point") -> bool:
         return cfg.alloc_sites
+
+    def validate(self, cfg: P, options: dict[str, Any]) -> P:
+        if cfg.remote is not None:
+            raise UsageError("--alloc-sites: not for agents on real hosts (--host); record the "
+                             "call sites with the agents on this machine (loopback or --link)")
+        if cfg.count_allocs:
+            raise UsageError("--alloc-sites and --count-allocs: one at a time (both intercept "
+                             "malloc and would count each other); --alloc-sites reports "
+                             "allocations per message too")
+        return cfg
 
     def args(self, run: "PointState", role: str) -> list[str]:
         return ["--alloc-site-markers"]

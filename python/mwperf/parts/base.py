@@ -1,30 +1,37 @@
 """The hooks of a point's part (parts/__init__.py registers the parts)."""
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from ..agent import Agent
-    from ..config import PointConfig
+    from ..point import Point
     from ..result_types import RunResult
     from .state import PointState
 
+P = TypeVar("P", bound="Point")
 
 class Part:
     """The hooks; each does nothing unless a part overrides it."""
 
     name = "part"
 
-    def wanted(self, cfg: "PointConfig") -> bool:
+    def wanted(self, cfg: "Point") -> bool:
         """Active for this point."""
         return False
 
-    def check(self, cfg: "PointConfig", agent: "Agent") -> None:
+    def validate(self, cfg: P, options: dict[str, Any]) -> P:
+        """While the point is built from the user's options (config.build_point): a usage
+        error naming the flag for what this part cannot do with the rest of the point; the
+        point (possibly completed)."""
+        return cfg
+
+    def check(self, cfg: "Point", agent: "Agent") -> None:
         """Before anything starts: what it needs is there (else RunError/UsageError)."""
 
     def start(self, run: "PointState") -> None:
         """The place, its daemons and the lease are up; no agent runs yet."""
 
-    def given(self, run: "PointState", cfg: "PointConfig") -> "PointConfig":
+    def given(self, run: "PointState", cfg: P) -> P:
         """The point as the agents are given it (a part may change their settings)."""
         return cfg
 

@@ -9,7 +9,7 @@ from .base import Part
 
 if TYPE_CHECKING:
     from ..agent import Agent
-    from ..config import PointConfig
+    from ..point import Point
     from ..result_types import RunResult
     from .state import PointState
 
@@ -17,10 +17,10 @@ if TYPE_CHECKING:
 class Bridge(Part):
     name = "bridge"
 
-    def wanted(self, cfg: "PointConfig") -> bool:
+    def wanted(self, cfg: "Point") -> bool:
         return cfg.bridge is not None
 
-    def check(self, cfg: "PointConfig", agent: "Agent") -> None:
+    def check(self, cfg: "Point", agent: "Agent") -> None:
         ensure_bridge(cfg, agent)
 
     def start(self, run: "PointState") -> None:

@@ -2,13 +2,14 @@
 (clocksync.py); TEST ONLY ``--test-clock`` starts an emulated host's agents in a shifted time
 namespace and adds the injected truth beside the estimate."""
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..clocksync import annotate, clock_address, clock_args, in_test_clock
-from .base import Part
+from ..errors import UsageError
+from .base import P, Part
 
 if TYPE_CHECKING:
-    from ..config import PointConfig
+    from ..point import Point
     from ..result_types import RunResult
     from .state import PointState
 
@@ -16,8 +17,15 @@ if TYPE_CHECKING:
 class ClockSync(Part):
     name = "clock sync"
 
-    def wanted(self, cfg: "PointConfig") -> bool:
+    def wanted(self, cfg: "Point") -> bool:
         return bool(cfg.clock_sync or cfg.test_clock)
+
+    def validate(self, cfg: P, options: dict[str, Any]) -> P:
+        if cfg.test_clock and cfg.mode == "oneway" and not cfg.clock_sync:
+            raise UsageError("--test-clock: a one-way point across shifted clocks needs "
+                             "--clock-sync (else every latency mixes the two clocks); round "
+                             "trips need none")
+        return cfg
 
     def start(self, run: "PointState") -> None:
         run.found["clock"] = clock_address(run.cfg, run.network)  # the pub's probe port

@@ -7,10 +7,11 @@ from typing import TYPE_CHECKING
 
 from ..merge import make_warning
 from ..resilience import missed_warning, section
-from .base import Part
+from ..roles import MEASURING_ROLE, ROLES
+from .base import P, Part
 
 if TYPE_CHECKING:
-    from ..config import PointConfig
+    from ..point import Point
     from ..result_types import RunResult
     from .state import PointState
 
@@ -18,20 +19,19 @@ if TYPE_CHECKING:
 class Outage(Part):
     name = "resilience"
 
-    def wanted(self, cfg: "PointConfig") -> bool:
+    def wanted(self, cfg: "Point") -> bool:
         return True  # every result says how its session went
 
     def start(self, run: "PointState") -> None:
         run.found["outage_window"] = run.place.outage_window()
 
-    def given(self, run: "PointState", cfg: "PointConfig") -> "PointConfig":
+    def given(self, run: "PointState", cfg: P) -> P:
         return outlasting(cfg, run.found.get("outage_window"))
 
     def args(self, run: "PointState", role: str) -> list[str]:
         return outage_args(role, run.found.get("outage_window"))
 
     def section(self, run: "PointState", result: "RunResult") -> None:
-        from ..config import MEASURING_ROLE, ROLES
         outage = {r.role: r.report.get("outage") for r in run.runs if r.report is not None}
         counts = outage.get(ROLES[run.cfg.mode][1]), outage.get(MEASURING_ROLE[run.cfg.mode])
         result["resilience"] = section(result.get("discovery"), *counts,
@@ -48,7 +48,7 @@ def outage_args(role: str, window: tuple[int, int] | None) -> list[str]:
     return ["--outage-window", f"{window[0]}:{window[1]}"]
 
 
-def outlasting(cfg: "PointConfig", window: tuple[int, int] | None) -> "PointConfig":
+def outlasting(cfg: P, window: tuple[int, int] | None) -> P:
     """With an outage, a sender must not give up on a silent peer before the session could
     have been declared dead: peer timeout >= outage + --session-timeout + 1 s."""
     if window is None:

@@ -5,10 +5,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..merge import make_warning
 from ..profiling import PROFILE_DIR, Recorder, unavailable, write_profiles
-from .base import Part
+from ..errors import UsageError
+from .base import P, Part
 
 if TYPE_CHECKING:
-    from ..config import PointConfig
+    from ..point import Point
     from ..result_types import RunResult
     from .state import PointState
 
@@ -20,8 +21,14 @@ class Profile(Part):
         self.recorder: Recorder | None = None
         self.names: dict[int, str] = {}
 
-    def wanted(self, cfg: "PointConfig") -> bool:
+    def wanted(self, cfg: "Point") -> bool:
         return cfg.profile
+
+    def validate(self, cfg: P, options: dict[str, Any]) -> P:
+        if cfg.remote is not None:
+            raise UsageError("--profile: samples the processes on this machine only (not with "
+                             "--host); run perf on the robot yourself, or measure locally")
+        return cfg
 
     def sender_started(self, run: "PointState") -> None:
         """perf on every local agent and daemon from now on; a warning saying what to change

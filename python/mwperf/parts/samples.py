@@ -3,18 +3,18 @@ single topic (samples.csv), one per topic otherwise (``samples.<topic>.csv``).""
 
 from typing import TYPE_CHECKING, Any
 
-from ..commandline import SAMPLES_NAME, samples_files
+from ..topicnames import SAMPLES_NAME, samples_files
 from .base import Part
 
 if TYPE_CHECKING:
-    from ..config import PointConfig
+    from ..point import Point
     from .state import PointState
 
 
 class Samples(Part):
     name = "samples"
 
-    def wanted(self, cfg: "PointConfig") -> bool:
+    def wanted(self, cfg: "Point") -> bool:
         return cfg.samples
 
     def files(self, run: "PointState") -> dict[str, Any]:

@@ -3,12 +3,11 @@ point goes; the parts read it and keep their own findings on themselves or in ``
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:
     from ..agent import Agent
     from ..bridges.base import BridgePlan
-    from ..config import PointConfig
     from ..daemons import DaemonSet
     from ..emulation.network import Network
     from ..leases import Lease
@@ -18,12 +17,15 @@ if TYPE_CHECKING:
     from ..remote.hosts import PointHosts
     from ..result_types import Warning
 
+from ..point import Point
+
+C = TypeVar("C", bound=Point)
 
 @dataclass
-class PointState:
-    """One point under way."""
+class PointState(Generic[C]):
+    """One point under way (``C``: its configuration, config.PointConfig)."""
 
-    cfg: "PointConfig"
+    cfg: C
     agent: "Agent"
     workdir: Path
     tag: int

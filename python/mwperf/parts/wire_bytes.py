@@ -1,13 +1,14 @@
 """The wire-bytes part (``--wire-bytes``): the emulated links log every packet; the result's
 ``wire`` splits the bytes by phase and per message (not applicable on loopback or real hosts)."""
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..wire import not_applicable, section
-from .base import Part
+from ..errors import UsageError
+from .base import P, Part
 
 if TYPE_CHECKING:
-    from ..config import PointConfig
+    from ..point import Point
     from ..result_types import RunResult
     from .state import PointState
 
@@ -15,8 +16,15 @@ if TYPE_CHECKING:
 class WireBytes(Part):
     name = "wire bytes"
 
-    def wanted(self, cfg: "PointConfig") -> bool:
+    def wanted(self, cfg: "Point") -> bool:
         return cfg.wire_bytes
+
+    def validate(self, cfg: P, options: dict[str, Any]) -> P:
+        if cfg.remote is not None:
+            raise UsageError("--wire-bytes: not for agents on real hosts (--host): it counts the "
+                             "packets mwperf's emulated links forward; use --link or a "
+                             "scenario's emulated hosts")
+        return cfg
 
     def section(self, run: "PointState", result: "RunResult") -> None:
         if run.emulated is None:
