@@ -200,6 +200,25 @@ def scenarios() -> None:
 
 
 @cli.command()
+@click.argument("graph", required=False, metavar="[NAME|FILE]")
+@json_options("the graphs")
+def graphs(graph: str | None, as_json: bool, json_out: str | None) -> None:
+    """List the built-in graphs (nodes, topics, edges, chains); with a NAME or a graph FILE
+    (YAML, or an iRobot topology .json), check it and show it in full."""
+    from .graph import show
+    from .graph.builtin import load_graph
+
+    if graph is None:
+        rows = show.listing()
+        if not emit_json(rows, as_json, json_out):
+            click.echo(show.render_listing(rows), nl=False)
+        return
+    found = load_graph(graph)
+    if not emit_json(show.detail(found), as_json, json_out):
+        click.echo(show.render_detail(found), nl=False)
+
+
+@cli.command()
 def payloads() -> None:
     """List the payload catalogue: name and payload bytes (after the 56-byte header)."""
     catalogue = find_agent().payloads()

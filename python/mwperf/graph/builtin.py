@@ -1,0 +1,42 @@
+"""The built-in graphs (python/mwperf/graphs/) and finding a graph by name or file."""
+
+from importlib import resources
+from pathlib import Path
+
+from ..errors import UsageError
+from .irobot import parse_irobot
+from .model import Graph
+from .parse import parse_graph
+
+FOLDER = "graphs"
+SUFFIXES = (".yaml", ".json")
+
+
+def builtin_names() -> list[str]:
+    """Every built-in graph's name (its file name without the suffix)."""
+    folder = resources.files("mwperf").joinpath(FOLDER)
+    return sorted(entry.name.rsplit(".", 1)[0] for entry in folder.iterdir()
+                  if entry.name.endswith(SUFFIXES))
+
+
+def load_graph(spec: str) -> Graph:
+    """``spec``: a built-in graph's name, or a graph file (YAML; a ``.json`` file is an iRobot
+    ros2-performance topology)."""
+    path = Path(spec)
+    if path.suffix in SUFFIXES and path.is_file():
+        return _read(path.read_text(encoding="utf-8"), str(path), path.stem)
+    folder = resources.files("mwperf").joinpath(FOLDER)
+    for suffix in SUFFIXES:
+        entry = folder.joinpath(spec + suffix)
+        if entry.is_file():
+            return _read(entry.read_text(encoding="utf-8"), f"builtin:{spec}", spec)
+    if path.suffix in SUFFIXES:
+        raise UsageError(f"--graph: no file {spec}")
+    raise UsageError(f"--graph: '{spec}' is neither a file nor a built-in graph; built-in: "
+                     f"{', '.join(builtin_names())} (mwperf graphs lists them)")
+
+
+def _read(text: str, where: str, name: str) -> Graph:
+    if where.endswith(".json") or (where.startswith("builtin:") and text.lstrip().startswith("{")):
+        return parse_irobot(text, where, name)
+    return parse_graph(text, where)

@@ -1,0 +1,135 @@
+"""iRobot ros2-performance topology JSON files, read as they are (its parser's fields:
+``nodes[].node_name``, ``number``, ``executor_id``, ``publishers[].topic_name / msg_type /
+period_ms | freq_hz / msg_size``, ``subscribers[].topic_name``, ``qos_*``).
+
+A message's size is what iRobot's tool reports: the bytes of its ``data`` (its own 20-byte
+header, like mwperf's header, is not counted): the fixed array of the stamped types, or
+``msg_size`` for ``stamped_vector``. Its subscribers do no work and publish nothing (the tool
+has no causal chains): each becomes a subscriber with no busy loop. Late and too late keep its
+defaults (min(20 % of the period, 5 ms), min(100 %, 50 ms)).
+"""
+
+import json
+from dataclasses import replace
+from typing import Any
+
+from ..errors import UsageError
+from .check import check_graph
+from .model import Graph, Node, Publisher, Qos, Subscriber
+
+SIZES = {
+    "stamped_int64": 8, "stamped3_float32": 12, "stamped4_float32": 16, "stamped4_int32": 16,
+    "stamped9_float32": 36, "stamped12_float32": 48, "stamped10b": 10, "stamped100b": 100,
+    "stamped250b": 250, "stamped1kb": 1024, "stamped10kb": 10240, "stamped50kb": 51200,
+    "stamped100kb": 102400, "stamped250kb": 256000, "stamped500kb": 512000,
+    "stamped600kb": 614400, "stamped1mb": 1048576, "stamped4mb": 4194304,
+    "stamped5mb": 5120000, "stamped8mb": 8388608,
+}
+"""irobot_interfaces_plugin's message types -> data bytes (stamped_vector: its msg_size)"""
+VECTOR = "stamped_vector"
+RELIABILITY = {"reliable": "reliable", "best_effort": "best-effort"}
+DURABILITY = {"volatile": "volatile", "transient_local": "transient-local"}
+
+
+def parse_irobot(text: str, where: str, name: str) -> Graph:
+    """A graph from iRobot topology JSON ``text`` (``where``: the file, for errors)."""
+    try:
+        doc = json.loads(text)
+    except ValueError as exc:
+        raise UsageError(f"{where}: not valid JSON: {exc}") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("nodes"), list):
+        raise UsageError(f"{where}: an iRobot topology is an object with a 'nodes' list")
+    nodes: list[Node] = []
+    for index, raw in enumerate(doc["nodes"]):
+        nodes += _nodes(where, index, raw)
+    graph = Graph(name, tuple(nodes), source=where,
+                  description=f"iRobot ros2-performance topology {name}")
+    check_graph(graph)
+    return graph
+
+
+def _nodes(where: str, index: int, raw: Any) -> list[Node]:
+    if not isinstance(raw, dict) or not isinstance(raw.get("node_name"), str):
+        raise UsageError(f"{where}: nodes[{index}]: needs a node_name")
+    name = raw["node_name"]
+    if raw.get("node_namespace"):
+        name = f"{str(raw['node_namespace']).strip('/')}/{name}"
+    what = f"{where}: node '{name}'"
+    for kind in ("clients", "servers"):
+        if raw.get(kind):
+            raise UsageError(f"{what}: {kind} (services) are not run in graphs yet; remove them "
+                             "to run the topics")
+    publishers = tuple(_publisher(what, p) for p in _list(what, raw, "publishers"))
+    subscribers = tuple(Subscriber(_topic(what, s), qos=_qos(what, s))
+                        for s in _list(what, raw, "subscribers"))
+    group = str(raw["executor_id"]) if "executor_id" in raw else None
+    node = Node(name, publishers, subscribers, group=group)
+    number = raw.get("number", 1)
+    if not isinstance(number, int) or isinstance(number, bool) or number < 1:
+        raise UsageError(f"{what}: number '{number}' is not a whole number >= 1")
+    if number == 1:
+        return [node]
+    return [replace(node, name=f"{name}_{i}", copy_of=name) for i in range(1, number + 1)]
+
+
+def _list(what: str, raw: dict[str, Any], key: str) -> list[dict[str, Any]]:
+    items = raw.get(key) or []
+    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+        raise UsageError(f"{what}: {key} must be a list of objects")
+    return items
+
+
+def _topic(what: str, entity: dict[str, Any]) -> str:
+    topic = entity.get("topic_name")
+    if not isinstance(topic, str) or not topic:
+        raise UsageError(f"{what}: an entity without topic_name")
+    return topic
+
+
+def _publisher(what: str, raw: dict[str, Any]) -> Publisher:
+    topic = _topic(what, raw)
+    here = f"{what}, publisher of '{topic}'"
+    if "freq_hz" in raw:
+        freq = raw["freq_hz"]
+        if not isinstance(freq, (int, float)) or freq <= 0:
+            raise UsageError(f"{here}: freq_hz '{freq}' must be a number > 0")
+        period_ns = int(1e6 / freq) * 1000  # as iRobot's parser: whole microseconds
+    elif "period_ms" in raw:
+        period = raw["period_ms"]
+        if not isinstance(period, (int, float)) or period <= 0:
+            raise UsageError(f"{here}: period_ms '{period}' must be a number > 0")
+        period_ns = round(period * 1e6)
+    else:
+        raise UsageError(f"{here}: needs period_ms or freq_hz")
+    msg_type = raw.get("msg_type")
+    if msg_type == VECTOR:
+        size = raw.get("msg_size", 0)
+        if not isinstance(size, int) or size < 0:
+            raise UsageError(f"{here}: msg_size '{size}' must be a whole number of bytes")
+    elif msg_type in SIZES:
+        size = SIZES[msg_type]
+    else:
+        raise UsageError(f"{here}: msg_type '{msg_type}' is not one of irobot_interfaces_plugin's "
+                         f"({', '.join([*SIZES, VECTOR])})")
+    return Publisher(topic, period_ns, size, _qos(here, raw))
+
+
+def _qos(what: str, raw: dict[str, Any]) -> Qos:
+    reliability = raw.get("qos_reliability")
+    durability = raw.get("qos_durability")
+    history = raw.get("qos_history")
+    depth = raw.get("qos_depth")
+    for key, value, table in (("qos_reliability", reliability, RELIABILITY),
+                              ("qos_durability", durability, DURABILITY)):
+        if value not in (None, "system_default", *table):
+            raise UsageError(f"{what}: {key} '{value}'; allowed: system_default, "
+                             f"{', '.join(table)}")
+    if history not in (None, "system_default", "keep_last", "keep_all"):
+        raise UsageError(f"{what}: qos_history '{history}'; allowed: system_default, keep_last, "
+                         "keep_all")
+    hist = None
+    if history == "keep_all":
+        hist = "keep-all"
+    elif history == "keep_last" or depth is not None:
+        hist = f"keep-last:{int(depth)}" if isinstance(depth, int) and depth > 0 else "keep-last"
+    return Qos(RELIABILITY.get(reliability or ""), hist, DURABILITY.get(durability or ""))

@@ -1,0 +1,181 @@
+"""A graph: nodes that publish and subscribe to topics, chains of topics, and how late is late.
+
+The unit a graph run measures (issue 24). Built from a graph file (parse.py), an iRobot
+ros2-performance topology (irobot.py) or a built-in (builtin.py); checked by check.py. Every
+value here is already validated: durations in ns, sizes in bytes, ``copies`` expanded.
+"""
+
+from dataclasses import dataclass, field
+
+EXECUTORS = ("single", "multi")
+
+
+@dataclass(frozen=True)
+class Qos:
+    """A publisher's or subscriber's QoS; None = the point's (the transport's default)."""
+
+    reliability: str | None = None
+    history: str | None = None
+    """``keep-last``, ``keep-last:N`` or ``keep-all``"""
+    durability: str | None = None
+
+
+@dataclass(frozen=True)
+class Publisher:
+    """A timer-driven publisher: one message every ``period_ns``, on an absolute schedule."""
+
+    topic: str
+    period_ns: int
+    payload_bytes: int
+    """the message's bytes after mwperf's own header (iRobot's ``data`` bytes)"""
+    qos: Qos = Qos()
+
+
+@dataclass(frozen=True)
+class Subscriber:
+    """A subscription; with ``publish`` a chain stage that, after its callback's work,
+    publishes downstream on that topic carrying the received message's origin stamp."""
+
+    topic: str
+    busy_loop_ns: int = 0
+    """the callback's work per message (a busy loop)"""
+    publish: str | None = None
+    publish_bytes: int | None = None
+    """the downstream message's payload (None: the received message's size)"""
+    qos: Qos = Qos()
+
+
+@dataclass(frozen=True)
+class Node:
+    """One node: one middleware session, its publishers and subscribers, on one host."""
+
+    name: str
+    publishers: tuple[Publisher, ...] = ()
+    subscribers: tuple[Subscriber, ...] = ()
+    host: str | None = None
+    """the host it runs on (None: this machine, or the run's default placement)"""
+    executor: str = "single"
+    group: str | None = None
+    """the executor/process group it shares (iRobot's executor_id); None: its own"""
+    cpu_quota: str | None = None
+    cpu_pin: str | None = None
+    copy_of: str | None = None
+    """the node it was copied from (``copies: N``), else None"""
+
+
+@dataclass(frozen=True)
+class Chain:
+    """A named path of topics: end-to-end latency from the first topic's publication to the
+    last topic's reception, and each hop's share."""
+
+    name: str
+    topics: tuple[str, ...]
+    deadline_ns: int | None = None
+
+
+@dataclass(frozen=True)
+class Lateness:
+    """iRobot's rule: a message is late when its latency exceeds min(percent of its topic's
+    period, absolute), too late likewise with the second pair (defaults as iRobot's)."""
+
+    late_percent: float = 20.0
+    late_ns: int = 5_000_000
+    too_late_percent: float = 100.0
+    too_late_ns: int = 50_000_000
+
+    def late_limit_ns(self, period_ns: int) -> int:
+        return min(round(period_ns * self.late_percent / 100), self.late_ns)
+
+    def too_late_limit_ns(self, period_ns: int) -> int:
+        return min(round(period_ns * self.too_late_percent / 100), self.too_late_ns)
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A publisher's topic as one subscriber node receives it."""
+
+    topic: str
+    publisher: str
+    subscriber: str
+
+
+@dataclass(frozen=True)
+class Graph:
+    name: str
+    nodes: tuple[Node, ...]
+    chains: tuple[Chain, ...] = ()
+    lateness: Lateness = Lateness()
+    description: str = ""
+    source: str = ""
+    """where it was read from (a file, ``builtin:NAME``)"""
+    hosts: tuple[str, ...] = field(default=())
+    """the hosts its nodes name (in order of first use)"""
+
+    def node(self, name: str) -> Node:
+        return next(n for n in self.nodes if n.name == name)
+
+    def publishers_of(self, topic: str) -> list[str]:
+        """The nodes that publish ``topic``: by timer, or as a chain stage."""
+        return [n.name for n in self.nodes
+                if any(p.topic == topic for p in n.publishers)
+                or any(s.publish == topic for s in n.subscribers)]
+
+    def topics(self) -> list[str]:
+        """Every topic, in order of first mention."""
+        seen: dict[str, None] = {}
+        for n in self.nodes:
+            for p in n.publishers:
+                seen.setdefault(p.topic)
+            for s in n.subscribers:
+                seen.setdefault(s.topic)
+                if s.publish:
+                    seen.setdefault(s.publish)
+        return list(seen)
+
+    def edges(self) -> list[Edge]:
+        """Every (publisher node, topic, subscriber node), in node order."""
+        out = []
+        for n in self.nodes:
+            for s in n.subscribers:
+                out += [Edge(s.topic, p, n.name) for p in self.publishers_of(s.topic)]
+        return out
+
+    def period_ns(self, topic: str) -> int | None:
+        """A topic's period: its timer publisher's, or for a stage's output its input's."""
+        return _period(self, topic, set())
+
+    def payload_bytes(self, topic: str) -> int | None:
+        """A topic's message size: its publisher's, or for a stage's output what it says (or
+        its input's)."""
+        return _size(self, topic, set())
+
+
+def _period(graph: Graph, topic: str, seen: set[str]) -> int | None:
+    if topic in seen:
+        return None
+    seen.add(topic)
+    for n in graph.nodes:
+        for p in n.publishers:
+            if p.topic == topic:
+                return p.period_ns
+    for n in graph.nodes:
+        for s in n.subscribers:
+            if s.publish == topic:
+                return _period(graph, s.topic, seen)
+    return None
+
+
+def _size(graph: Graph, topic: str, seen: set[str]) -> int | None:
+    if topic in seen:
+        return None
+    seen.add(topic)
+    for n in graph.nodes:
+        for p in n.publishers:
+            if p.topic == topic:
+                return p.payload_bytes
+    for n in graph.nodes:
+        for s in n.subscribers:
+            if s.publish == topic:
+                return s.publish_bytes if s.publish_bytes is not None else _size(graph, s.topic,
+                                                                                 seen)
+    return None

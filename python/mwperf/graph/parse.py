@@ -1,0 +1,248 @@
+"""Reading a graph file (YAML): every error names FILE:LINE, the node and the topic.
+
+```yaml
+name: mobile-robot
+nodes:
+  - name: imu_driver
+    host: a                      # optional: an emulated or real host of the run
+    executor: single             # single | multi
+    copies: 1                    # N nodes name_1..name_N on the same topics
+    publishers:
+      - {topic: /imu, rate: 1000, payload: 256}          # or period: 1ms; payload 4KiB
+  - name: fusion
+    subscribers:
+      - {topic: /imu, busy_loop: 50us, publish: /odom}   # a chain stage
+chains:
+  imu_to_odom: [/imu, /odom]      # or {topics: [...], deadline: 5ms}
+late: {percent: 20, absolute: 5ms}          # iRobot's rule (these are its defaults)
+too_late: {percent: 100, absolute: 50ms}
+```
+"""
+
+from dataclasses import replace
+from typing import Any
+
+from ..durations import parse_duration
+from ..errors import UsageError
+from ..scenario.source import Item, parse_document
+from ..sizes import parse_size
+from .check import check_graph
+from .model import EXECUTORS, Chain, Graph, Lateness, Node, Publisher, Qos, Subscriber
+
+TOP_KEYS = ("name", "description", "nodes", "chains", "late", "too_late")
+NODE_KEYS = ("name", "host", "executor", "group", "copies", "cpu_quota", "cpu_pin",
+             "publishers", "subscribers")
+PUB_KEYS = ("topic", "rate", "period", "payload", "qos")
+SUB_KEYS = ("topic", "busy_loop", "publish", "publish_payload", "qos")
+QOS_KEYS = ("reliability", "history", "durability")
+RELIABILITIES = ("reliable", "best-effort")
+DURABILITIES = ("volatile", "transient-local")
+MAX_COPIES = 1000
+MAX_RATE_HZ = 100_000.0
+
+
+class Reader:
+    """Errors as ``FILE:LINE: what`` for one graph file."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+
+    def fail(self, item: Item | int, text: str) -> UsageError:
+        line = item if isinstance(item, int) else item.line
+        return UsageError(f"{self.where}:{line}: {text}")
+
+    def mapping(self, item: Item, what: str, allowed: tuple[str, ...]) -> dict[str, Item]:
+        if not isinstance(item.value, dict):
+            raise self.fail(item, f"{what}: expected a mapping of {', '.join(allowed)}")
+        for key in item.value:
+            if key not in allowed:
+                raise self.fail(item.key_line(key), f"{what}: unknown key '{key}'; allowed: "
+                                f"{', '.join(allowed)}")
+        return item.value
+
+    def items(self, item: Item | None, what: str) -> list[Item]:
+        if item is None or item.value is None:
+            return []
+        if not isinstance(item.value, list):
+            raise self.fail(item, f"{what}: expected a list")
+        return item.value
+
+    def text(self, item: Item | None, what: str, required: bool = True) -> str | None:
+        if item is None or item.value is None:
+            if required:
+                raise self.fail(item.line if item else 1, f"{what}: missing")
+            return None
+        if isinstance(item.value, (list, dict, bool)):
+            raise self.fail(item, f"{what}: expected a name, got {item.plain()!r}")
+        value = str(item.value).strip()
+        if not value:
+            raise self.fail(item, f"{what}: empty")
+        return value
+
+    def duration(self, item: Item, what: str) -> int:
+        try:
+            return parse_duration(str(item.value))
+        except ValueError:
+            raise self.fail(item, f"{what}: '{item.value}' is not a duration; use e.g. 10ms, "
+                            f"100us, 1s") from None
+
+    def size(self, item: Item, what: str) -> int:
+        try:
+            return parse_size(str(item.value))
+        except ValueError:
+            raise self.fail(item, f"{what}: '{item.value}' is not a size in bytes; use e.g. 256, "
+                            f"4KiB, 1MiB") from None
+
+    def number(self, item: Item, what: str, low: float, high: float) -> float:
+        value = item.value
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+                not low <= value <= high:
+            raise self.fail(item, f"{what}: '{value}' is not a number from {low:g} to {high:g}")
+        return float(value)
+
+
+def parse_graph(text: str, where: str) -> Graph:
+    """A graph from the YAML ``text`` of the file ``where``."""
+    read = Reader(where)
+    top = read.mapping(parse_document(text, where), "graph", TOP_KEYS)
+    if "nodes" not in top:
+        raise read.fail(1, "graph: no 'nodes'; a graph is a list of nodes with their "
+                        "publishers and subscribers")
+    nodes: list[Node] = []
+    for item in read.items(top["nodes"], "nodes"):
+        nodes += _nodes(read, item)
+    if not nodes:
+        raise read.fail(top["nodes"], "nodes: empty; give at least one node")
+    chains: tuple[Chain, ...] = ()
+    if "chains" in top and top["chains"].value is not None:
+        if not isinstance(top["chains"].value, dict):
+            raise read.fail(top["chains"], "chains: expected a mapping of chain name -> topics")
+        chains = tuple(_chain(read, name, item) for name, item in top["chains"].value.items())
+    lateness = _lateness(read, top.get("late"), top.get("too_late"))
+    name = read.text(top.get("name"), "name", required=False) or where.rsplit("/", 1)[-1]
+    description = read.text(top.get("description"), "description", required=False) or ""
+    graph = Graph(name, tuple(nodes), chains, lateness, description, where,
+                  tuple(dict.fromkeys(n.host for n in nodes if n.host)))
+    check_graph(graph)
+    return graph
+
+
+def _nodes(read: Reader, item: Item) -> list[Node]:
+    """One node entry; ``copies: N`` makes N nodes name_1..name_N."""
+    fields = read.mapping(item, "node", NODE_KEYS)
+    name = read.text(fields.get("name"), "node: name")
+    assert name is not None
+    what = f"node '{name}'"
+    executor = read.text(fields.get("executor"), f"{what}: executor", required=False) or "single"
+    if executor not in EXECUTORS:
+        raise read.fail(fields["executor"], f"{what}: executor '{executor}'; allowed: "
+                        f"{', '.join(EXECUTORS)}")
+    copies = 1
+    if "copies" in fields:
+        copies = int(read.number(fields["copies"], f"{what}: copies", 1, MAX_COPIES))
+        if copies != fields["copies"].value:
+            raise read.fail(fields["copies"], f"{what}: copies must be a whole number")
+    publishers = tuple(_publisher(read, what, p)
+                       for p in read.items(fields.get("publishers"), f"{what}: publishers"))
+    subscribers = tuple(_subscriber(read, what, s)
+                        for s in read.items(fields.get("subscribers"), f"{what}: subscribers"))
+    if not publishers and not subscribers:
+        raise read.fail(item, f"{what}: neither publishers nor subscribers")
+    base = Node(name, publishers, subscribers,
+                host=read.text(fields.get("host"), f"{what}: host", required=False),
+                executor=executor,
+                group=read.text(fields.get("group"), f"{what}: group", required=False),
+                cpu_quota=read.text(fields.get("cpu_quota"), f"{what}: cpu_quota", False),
+                cpu_pin=read.text(fields.get("cpu_pin"), f"{what}: cpu_pin", False))
+    if copies == 1:
+        return [base]
+    return [replace(base, name=f"{name}_{i}", copy_of=name) for i in range(1, copies + 1)]
+
+
+def _publisher(read: Reader, node: str, item: Item) -> Publisher:
+    fields = read.mapping(item, f"{node}: publisher", PUB_KEYS)
+    topic = read.text(fields.get("topic"), f"{node}: publisher: topic")
+    assert topic is not None
+    what = f"{node}, publisher of '{topic}'"
+    if ("rate" in fields) == ("period" in fields):
+        raise read.fail(item, f"{what}: give one of rate (Hz) or period (a duration)")
+    if "rate" in fields:
+        rate = read.number(fields["rate"], f"{what}: rate", 1e-3, MAX_RATE_HZ)
+        period_ns = round(1e9 / rate)
+    else:
+        period_ns = read.duration(fields["period"], f"{what}: period")
+        if period_ns <= 0:
+            raise read.fail(fields["period"], f"{what}: period must be more than 0")
+    if "payload" not in fields:
+        raise read.fail(item, f"{what}: payload missing (bytes after mwperf's header, e.g. 256 "
+                        f"or 4KiB)")
+    return Publisher(topic, period_ns, read.size(fields["payload"], f"{what}: payload"),
+                     _qos(read, fields.get("qos"), what))
+
+
+def _subscriber(read: Reader, node: str, item: Item) -> Subscriber:
+    fields = read.mapping(item, f"{node}: subscriber", SUB_KEYS)
+    topic = read.text(fields.get("topic"), f"{node}: subscriber: topic")
+    assert topic is not None
+    what = f"{node}, subscriber of '{topic}'"
+    publish = read.text(fields.get("publish"), f"{what}: publish", required=False)
+    if "publish_payload" in fields and publish is None:
+        raise read.fail(fields["publish_payload"], f"{what}: publish_payload without publish")
+    return Subscriber(
+        topic,
+        busy_loop_ns=read.duration(fields["busy_loop"], f"{what}: busy_loop")
+        if "busy_loop" in fields else 0,
+        publish=publish,
+        publish_bytes=read.size(fields["publish_payload"], f"{what}: publish_payload")
+        if "publish_payload" in fields else None,
+        qos=_qos(read, fields.get("qos"), what))
+
+
+def _qos(read: Reader, item: Item | None, what: str) -> Qos:
+    if item is None:
+        return Qos()
+    fields = read.mapping(item, f"{what}: qos", QOS_KEYS)
+    values: dict[str, Any] = {k: read.text(v, f"{what}: qos {k}") for k, v in fields.items()}
+    for key, allowed in (("reliability", RELIABILITIES), ("durability", DURABILITIES)):
+        if key in values and values[key] not in allowed:
+            raise read.fail(fields[key], f"{what}: qos {key} '{values[key]}'; allowed: "
+                            f"{', '.join(allowed)}")
+    history = values.get("history")
+    if history is not None and not (history in ("keep-last", "keep-all") or (
+            history.startswith("keep-last:") and history[10:].isdigit()
+            and int(history[10:]) > 0)):
+        raise read.fail(fields["history"], f"{what}: qos history '{history}'; allowed: "
+                        "keep-last, keep-last:N (N >= 1), keep-all")
+    return Qos(**values)
+
+
+def _chain(read: Reader, name: str, item: Item) -> Chain:
+    what = f"chain '{name}'"
+    deadline = None
+    topics_item = item
+    if isinstance(item.value, dict):
+        fields = read.mapping(item, what, ("topics", "deadline"))
+        if "topics" not in fields:
+            raise read.fail(item, f"{what}: topics missing")
+        topics_item = fields["topics"]
+        if "deadline" in fields:
+            deadline = read.duration(fields["deadline"], f"{what}: deadline")
+    topics = [read.text(t, f"{what}: topic") for t in read.items(topics_item, what)]
+    if len(topics) < 2:
+        raise read.fail(topics_item, f"{what}: a chain is at least two topics, from the first "
+                        "publication to the last reception")
+    return Chain(name, tuple(t for t in topics if t), deadline)
+
+
+def _lateness(read: Reader, late: Item | None, too_late: Item | None) -> Lateness:
+    default = Lateness()
+    out: dict[str, Any] = {}
+    for item, key, prefix in ((late, "late", "late"), (too_late, "too_late", "too_late")):
+        if item is None:
+            continue
+        fields = read.mapping(item, key, ("percent", "absolute"))
+        if "percent" in fields:
+            out[f"{prefix}_percent"] = read.number(fields["percent"], f"{key}: percent", 0, 10000)
+        if "absolute" in fields:
+            out[f"{prefix}_ns"] = read.duration(fields["absolute"], f"{key}: absolute")
+    return replace(default, **out)

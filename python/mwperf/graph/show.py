@@ -1,0 +1,81 @@
+"""``mwperf graphs``: the built-in graphs in one line each, or one graph in full (a file is
+checked as it would be for a run)."""
+
+import textwrap
+from typing import Any
+
+from ..durations import format_ns
+from ..sizes import format_bytes
+from .builtin import builtin_names, load_graph
+from .model import Graph
+
+
+def summary(graph: Graph) -> dict[str, Any]:
+    return {"name": graph.name, "nodes": len(graph.nodes), "topics": len(graph.topics()),
+            "edges": len(graph.edges()), "chains": [c.name for c in graph.chains],
+            "description": graph.description}
+
+
+def listing() -> list[dict[str, Any]]:
+    return [summary(load_graph(name)) for name in builtin_names()]
+
+
+def render_listing(rows: list[dict[str, Any]]) -> str:
+    width = max((len(r["name"]) for r in rows), default=0)
+    lines = []
+    for r in rows:
+        counts = f"{r['nodes']} nodes, {r['topics']} topics, {r['edges']} edges" + (
+            f", chains: {', '.join(r['chains'])}" if r["chains"] else "")
+        lines.append(f"{r['name'].ljust(width)}  {counts}")
+        if r["description"]:
+            lines.append(f"{''.ljust(width)}  "
+                         + textwrap.shorten(_first_sentence(r["description"]), 96 - width))
+    return "\n".join(lines) + "\n"
+
+
+def detail(graph: Graph) -> dict[str, Any]:
+    """The whole graph: nodes, topics (period, size), edges and chains."""
+    return {**summary(graph), "source": graph.source, "hosts": list(graph.hosts),
+            "topics": [{"topic": t, "period_ns": graph.period_ns(t),
+                        "payload_bytes": graph.payload_bytes(t),
+                        "publishers": graph.publishers_of(t)} for t in graph.topics()],
+            "nodes": [{"name": n.name, "host": n.host, "executor": n.executor, "group": n.group,
+                       "publishes": [p.topic for p in n.publishers]
+                       + [s.publish for s in n.subscribers if s.publish],
+                       "subscribes": [s.topic for s in n.subscribers]} for n in graph.nodes],
+            "edges": [{"topic": e.topic, "from": e.publisher, "to": e.subscriber}
+                      for e in graph.edges()],
+            "chain_topics": {c.name: list(c.topics) for c in graph.chains},
+            "lateness": {"late_percent": graph.lateness.late_percent,
+                         "late_ns": graph.lateness.late_ns,
+                         "too_late_percent": graph.lateness.too_late_percent,
+                         "too_late_ns": graph.lateness.too_late_ns}}
+
+
+def render_detail(graph: Graph) -> str:
+    out = [f"{graph.name} ({graph.source}): {len(graph.nodes)} nodes, {len(graph.topics())} "
+           f"topics, {len(graph.edges())} edges"]
+    if graph.description:
+        out.append(graph.description)
+    out.append("topics:")
+    for t in graph.topics():
+        period, size = graph.period_ns(t), graph.payload_bytes(t)
+        rate = f"every {format_ns(period)}" if period else "?"
+        out.append(f"  {t}  {rate}, {format_bytes(size or 0)}, from "
+                   f"{', '.join(graph.publishers_of(t))}")
+    out.append("nodes:")
+    for n in graph.nodes:
+        where = f" on {n.host}" if n.host else ""
+        subs = ", ".join(s.topic + (f" -> {s.publish}" if s.publish else "")
+                         for s in n.subscribers)
+        pubs = ", ".join(p.topic for p in n.publishers)
+        out.append(f"  {n.name}{where}: publishes {pubs or '-'}; subscribes {subs or '-'}")
+    for c in graph.chains:
+        out.append(f"chain {c.name}: {' -> '.join(c.topics)}"
+                   + (f" (deadline {format_ns(c.deadline_ns)})" if c.deadline_ns else ""))
+    return "\n".join(out) + "\n"
+
+
+def _first_sentence(text: str) -> str:
+    head = text.split(". ")[0].strip()
+    return head if head.endswith(".") else head + "."

@@ -1,0 +1,207 @@
+"""Graphs (issue 24): the built-in graphs against their sources' facts, the graph file's
+errors (FILE:LINE, the node and the topic), iRobot topologies read as they are, and
+``mwperf graphs``."""
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import run_mwperf
+from mwperf.errors import UsageError
+from mwperf.graph.builtin import builtin_names, load_graph
+from mwperf.graph.check import check_hosts, check_sizes
+from mwperf.graph.irobot import parse_irobot
+from mwperf.graph.parse import parse_graph
+
+
+def graph_text(body: str) -> str:
+    return textwrap.dedent(body).strip() + "\n"
+
+
+# iRobot's topologies: nodes, topics, subscription edges as counted from its JSON files
+@pytest.mark.parametrize(("name", "nodes", "topics", "edges"), [
+    ("sierra_nevada", 10, 13, 17), ("mont_blanc", 20, 23, 35), ("cedar", 9, 13, 19),
+    ("white_mountain", 20, 23, 35)])
+def test_irobot_topologies_have_their_published_shape(name: str, nodes: int, topics: int,
+                                                      edges: int) -> None:
+    graph = load_graph(name)
+    assert (len(graph.nodes), len(graph.topics()), len(graph.edges())) == (nodes, topics, edges)
+
+
+def test_irobot_sizes_and_periods_are_resolved_as_its_tool_does() -> None:
+    mont_blanc = load_graph("mont_blanc")
+    assert mont_blanc.payload_bytes("columbia") == 256000  # stamped250kb
+    assert mont_blanc.payload_bytes("amazon") == 36  # stamped9_float32: float32[9]
+    assert mont_blanc.payload_bytes("tagus") == 250000  # stamped_vector, msg_size
+    assert mont_blanc.period_ns("chenab") == 25_000_000
+    white = load_graph("white_mountain")
+    assert white.payload_bytes("columbia") == 614400
+    assert white.period_ns("columbia") == 66_666_000  # freq_hz 15, whole microseconds
+    assert load_graph("cedar").period_ns("danube") == 15_625_000  # 64 Hz
+
+
+def test_built_in_graphs_all_load_and_the_listing_names_them() -> None:
+    names = builtin_names()
+    assert {"mobile-robot", "autoware-reference", "host-scaling", "mont_blanc",
+            "sierra_nevada"} <= set(names)
+    for name in names:
+        assert load_graph(name).nodes
+    done = run_mwperf("graphs")
+    assert done.returncode == 0, done.stderr
+    assert all(name in done.stdout for name in names)
+    shown = run_mwperf("graphs", "mobile-robot", "--json")
+    assert shown.returncode == 0, shown.stderr
+    doc = json.loads(shown.stdout)
+    assert doc["chain_topics"] == {"scan_to_wheels": ["/scan", "/obstacles", "/path",
+                                                      "/wheel_cmd"]}
+    imu = next(t for t in doc["topics"] if t["topic"] == "/imu")
+    assert (imu["period_ns"], imu["payload_bytes"]) == (1_000_000, 256)
+
+
+def test_mobile_robot_and_autoware_reference_carry_their_facts() -> None:
+    robot = load_graph("mobile-robot")
+    assert robot.payload_bytes("/camera/image_raw") == 921_600
+    assert robot.period_ns("/camera/image_raw") == round(1e9 / 30)
+    assert robot.period_ns("/wheel_cmd") == 100_000_000  # a stage: its origin's (the lidar's)
+    autoware = load_graph("autoware-reference")
+    assert len(autoware.nodes) == 24
+    assert {autoware.payload_bytes(t) for t in autoware.topics()} == {4096}
+    assert autoware.period_ns("PointCloudMap") == 120_000_000
+    hot = next(c for c in autoware.chains if c.name == "hot_path")
+    assert hot.topics[0] == "FrontLidarDriver" and hot.topics[-1] == "ObjectCollisionEstimator"
+
+
+def test_copies_make_numbered_nodes_on_the_same_topics() -> None:
+    graph = load_graph("host-scaling")
+    senders = [n.name for n in graph.nodes if n.copy_of == "sender"]
+    assert senders == ["sender_1", "sender_2", "sender_3", "sender_4"]
+    assert sorted(graph.publishers_of("/ping")) == senders
+    assert len([e for e in graph.edges() if e.topic == "/pong"]) == 4
+
+
+@pytest.mark.parametrize(("body", "expected"), [
+    ("""
+     nodes:
+       - name: a
+         subscribers: [{topic: /nobody}]
+     """, "node 'a' subscribes to '/nobody', which no node publishes"),
+    ("""
+     nodes:
+       - name: a
+         publishers: [{topic: /x, rate: 10, payload: 8}]
+         subscribers: [{topic: /x, publish: /y}, {topic: /y, publish: /z}, {topic: /z, publish: /y}]
+     """, "chain stages form a cycle: /y -> /z -> /y"),
+    ("""
+     nodes:
+       - name: a
+         publishers: [{topic: /x, rate: 10, payload: 8}]
+       - name: b
+         subscribers: [{topic: /x}]
+     chains:
+       c: [/x, /missing]
+     """, "chain 'c' goes through topic '/missing', which is not in the graph"),
+    ("""
+     nodes:
+       - name: a
+         publishers: [{topic: /x, rate: 10, payload: 8}, {topic: /y, rate: 10, payload: 8}]
+       - name: b
+         subscribers: [{topic: /x}, {topic: /y}]
+     chains:
+       c: [/x, /y]
+     """, "chain 'c': no node subscribes to '/x' and publishes '/y'"),
+    ("""
+     nodes:
+       - name: a
+         publishers: [{topic: /x, rate: 10, payload: 8}]
+       - name: a
+         subscribers: [{topic: /x}]
+     """, "node 'a' is defined twice"),
+    ("""
+     nodes:
+       - name: a
+         publishers: [{topic: /x, rate: 10, period: 100ms, payload: 8}]
+     """, "graph.yaml:3: node 'a', publisher of '/x': give one of rate (Hz) or period"),
+    ("""
+     nodes:
+       - name: a
+         executor: fast
+         publishers: [{topic: /x, rate: 10, payload: 8}]
+     """, "graph.yaml:3: node 'a': executor 'fast'; allowed: single, multi"),
+    ("""
+     nodes:
+       - name: a
+         publishers: [{topic: /x, rate: 10, payload: lots}]
+     """, "graph.yaml:3: node 'a', publisher of '/x': payload: 'lots' is not a size"),
+    ("""
+     nodes:
+       - name: a
+         colour: red
+         publishers: [{topic: /x, rate: 10, payload: 8}]
+     """, "graph.yaml:3: node: unknown key 'colour'"),
+    ("""
+     nodes:
+       - name: a
+         publishers: [{topic: /x, rate: 10, payload: 8}]
+       - name: b
+         publishers: [{topic: /x, rate: 20, payload: 8}]
+     """, "topic '/x' is published with different sizes or periods (nodes a, b)"),
+])
+def test_a_graph_that_cannot_run_is_a_usage_error_naming_node_and_topic(body: str,
+                                                                        expected: str) -> None:
+    with pytest.raises(UsageError) as caught:
+        parse_graph(graph_text(body), "graph.yaml")
+    assert expected in str(caught.value)
+
+
+def test_hosts_and_sizes_are_checked_against_the_run() -> None:
+    robot = load_graph("mobile-robot")
+    check_hosts(robot, ("a", "b"), "--link")
+    with pytest.raises(UsageError, match="node 'imu_driver' is on host 'a', which --host does "
+                                         "not have; hosts: robot"):
+        check_hosts(robot, ("robot",), "--host")
+    check_sizes(robot, "udp", 1_000_000)
+    with pytest.raises(UsageError, match="node 'lidar_driver' publishes '/scan' with 300000 B "
+                                         "messages; --transport udp carries at most 65000 B"):
+        check_sizes(robot, "udp", 65000)
+
+
+def test_an_irobot_file_runs_as_it_is(tmp_path: Path) -> None:
+    topology = {"nodes": [
+        {"node_name": "talker", "number": 2, "executor_id": 3, "publishers": [
+            {"topic_name": "chatter", "msg_type": "stamped_vector", "msg_size": 300,
+             "freq_hz": 3, "qos_reliability": "best_effort", "qos_history": "keep_last",
+             "qos_depth": 5}]},
+        {"node_name": "listener", "subscribers": [
+            {"topic_name": "chatter", "msg_type": "stamped_vector"}]}]}
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(topology))
+    graph = load_graph(str(path))
+    assert [n.name for n in graph.nodes] == ["talker_1", "talker_2", "listener"]
+    pub = graph.nodes[0].publishers[0]
+    assert (pub.period_ns, pub.payload_bytes) == (333_333_000, 300)
+    assert (pub.qos.reliability, pub.qos.history) == ("best-effort", "keep-last:5")
+    assert graph.nodes[0].group == "3"
+    assert len(graph.edges()) == 2  # both copies publish chatter to the listener
+
+
+@pytest.mark.parametrize(("node", "expected"), [
+    ({"node_name": "x", "publishers": [{"topic_name": "t", "msg_type": "stamped42",
+                                        "period_ms": 10}]},
+     "node 'x', publisher of 't': msg_type 'stamped42' is not one of"),
+    ({"node_name": "x", "publishers": [{"topic_name": "t", "msg_type": "stamped10b"}]},
+     "needs period_ms or freq_hz"),
+    ({"node_name": "x", "clients": [{"service_name": "s"}]},
+     "node 'x': clients (services) are not run in graphs yet"),
+])
+def test_a_bad_irobot_file_names_node_and_field(node: dict, expected: str) -> None:
+    with pytest.raises(UsageError) as caught:
+        parse_irobot(json.dumps({"nodes": [node]}), "t.json", "t")
+    assert str(caught.value).startswith("t.json: ") and expected in str(caught.value)
+
+
+def test_an_unknown_graph_is_a_usage_error() -> None:
+    done = run_mwperf("graphs", "no-such-graph")
+    assert done.returncode == 2
+    assert "'no-such-graph' is neither a file nor a built-in graph; built-in:" in done.stderr
