@@ -1,6 +1,7 @@
-//! `mwperf-agent transports [--json]`: every transport's descriptor (crates/mwperf-transports,
-//! descriptor.rs), built into this binary or not. The JSON keeps the first keys readers relied
-//! on (`name`, `built`, `daemon`, `address`, `description`) and adds the rest of the descriptor.
+//! The listings: `mwperf-agent payloads`, `warnings` and `transports` (each `[--json]`).
+//! `transports` gives every transport's descriptor (crates/mwperf-transports, descriptor.rs),
+//! built into this binary or not. The JSON keeps the first keys readers relied on (`name`,
+//! `built`, `daemon`, `address`, `description`) and adds the rest of the descriptor.
 
 use mwperf_transports::{Descriptor, Kind};
 
@@ -66,6 +67,40 @@ pub fn warnings(json: bool) {
     } else {
         for c in mwperf_core::warning_codes::ALL {
             println!("{:<26} {} ({})", c.code, c.about, c.from);
+        }
+    }
+}
+
+/// `mwperf-agent payloads [--json]`: the payload catalogue, name → bytes after the header.
+pub fn payloads(json: bool) {
+    list(
+        json,
+        mwperf_core::payload::CATALOGUE
+            .iter()
+            .map(|(k, n)| (k.to_string(), Some(*n)))
+            .collect(),
+    );
+}
+
+fn list(json: bool, items: Vec<(String, Option<usize>)>) {
+    if json {
+        let v: serde_json::Value = if items.iter().all(|(_, n)| n.is_some()) {
+            items
+                .iter()
+                .map(|(k, n)| (k.clone(), serde_json::json!(n)))
+                .collect::<serde_json::Map<_, _>>()
+                .into()
+        } else {
+            items
+                .iter()
+                .map(|(k, _)| k.clone())
+                .collect::<Vec<_>>()
+                .into()
+        };
+        println!("{v}");
+    } else {
+        for (k, n) in items {
+            println!("{k}{}", n.map_or(String::new(), |n| format!("\t{n}")));
         }
     }
 }

@@ -5,7 +5,8 @@
 //! (topic_names.rs). The report's `per_topic` lists each topic's measurement under the topic's
 //! name, with its address; its top-level
 //! measurement pools them (mwperf_core::stats::pool), counters and sent counts add up, and the
-//! status is the worst topic's. With one topic `main` runs the role directly, on its own thread.
+//! status is the worst topic's. With one topic `roles::run` runs the role directly, on its own
+//! thread.
 
 use mwperf_core::result::{Counters, Discovery, OutageCounts, Status, TopicMeasurement};
 use mwperf_core::stats::pool;

@@ -1,11 +1,16 @@
-//! Building the agent report (schema kind `agent-report`) and writing it atomically.
+//! Building the agent report (schema kind `agent-report`), writing it atomically, and its exit
+//! code (0 complete, 3 partial, 1 failed).
 
-use mwperf_core::result::{AgentReport, Conditions, SCHEMA_VERSION};
+use std::process::ExitCode;
+
+use mwperf_core::result::{AgentReport, Conditions, Status, SCHEMA_VERSION};
 use mwperf_core::{host::HostFacts, process::ProcessUsage, warnings};
 
+use crate::cli::Common;
 use crate::roles::RoleOutcome;
 
-pub struct Session {
+/// Everything in the report besides the role's outcome: which role, when, under which conditions.
+pub struct Frame {
     pub role: &'static str,
     pub started_at: String,
     pub start: std::time::Instant,
@@ -17,7 +22,7 @@ pub struct Session {
     pub allocations: Option<mwperf_core::result::Allocations>,
 }
 
-pub fn build(s: Session, out: RoleOutcome) -> AgentReport {
+pub fn build(s: Frame, out: RoleOutcome) -> AgentReport {
     let host = HostFacts::collect();
     let cx = warnings::Context {
         warmup_ns: out.warmup_ns,
@@ -58,6 +63,31 @@ pub fn build(s: Session, out: RoleOutcome) -> AgentReport {
         allocations: s.allocations,
         phases: crate::phases::report(),
         warnings: warns,
+    }
+}
+
+/// Write the report where --json says, print the summary for people unless --quiet (or the
+/// report goes to stdout), and give the exit code: 0 complete, 3 partial, 1 failed.
+pub fn deliver(rep: &AgentReport, common: &Common) -> ExitCode {
+    if let Some(path) = &common.json {
+        if let Err(e) = write(rep, path) {
+            eprintln!("mwperf-agent: error: --json: cannot write '{path}': {e}");
+            return ExitCode::from(1);
+        }
+    }
+    if !common.quiet && common.json.as_deref() != Some("-") {
+        print!("{}", crate::human::summary(rep));
+    }
+    match rep.status {
+        Status::Complete => ExitCode::SUCCESS,
+        Status::Partial => ExitCode::from(3),
+        Status::Failed => {
+            eprintln!(
+                "mwperf-agent: error: {}",
+                rep.status_reason.as_deref().unwrap_or("failed")
+            );
+            ExitCode::from(1)
+        }
     }
 }
 

@@ -1,6 +1,11 @@
-//! The four roles. Each returns a [`RoleOutcome`]; `main` turns it into the report and exit code.
+//! The four roles. Each returns a [`RoleOutcome`]; the session (session.rs) turns it into the
+//! report and exit code.
 
 use mwperf_core::result::{Counters, Measurement, Status};
+
+use crate::cli::Role;
+use crate::session::Session;
+use crate::{executor, multi};
 
 pub mod contact;
 pub mod ping;
@@ -40,6 +45,38 @@ impl RoleOutcome {
             per_topic: Vec::new(),
             outage: None,
         }
+    }
+}
+
+/// Run the session's role on its opened topics: one topic on this thread, several each on its
+/// own (multi.rs).
+pub fn run(session: &Session, mut topics: Vec<multi::Topic>) -> RoleOutcome {
+    let (role, waiter) = (session.role, &session.waiter);
+    if topics.len() > 1 {
+        let plan = &session.plan;
+        return multi::run(role, topics, &plan.names, &plan.samples, waiter);
+    }
+    let (ep, name) = topics.pop().expect("one topic");
+    match role {
+        Role::Ping(a) => ping::run(a, ep, &name, waiter, None),
+        Role::Pub(a) => publish::run(a, ep, waiter, None),
+        Role::Pong(a) => pong::run(
+            a,
+            ep,
+            executor::Callback {
+                busy_loop_ns: a.busy_loop,
+                ..executor::Callback::PLAIN
+            },
+        ),
+        Role::Sub(a) => subscribe::run(
+            a,
+            ep,
+            executor::Callback {
+                busy_loop_ns: a.busy_loop,
+                ..executor::Callback::PLAIN
+            },
+        ),
+        _ => unreachable!("not a measuring role"),
     }
 }
 

@@ -1,0 +1,32 @@
+//! The subcommands that are not a measuring run: the listings, the router, the probe, the
+//! supervisor, the host's facts and pooling. Each does its work and gives its own exit code.
+
+use std::process::ExitCode;
+
+use crate::cli::Role;
+use crate::{facts, listing, pooling, probe, router};
+
+/// Serve `role` if it is one of these subcommands; None for a measuring role (ping, pong, pub, sub).
+pub fn run(role: &Role) -> Option<ExitCode> {
+    Some(match role {
+        Role::Payloads(a) => {
+            listing::payloads(a.json);
+            ExitCode::SUCCESS
+        }
+        Role::Transports(a) => {
+            listing::transports(a.json);
+            ExitCode::SUCCESS
+        }
+        Role::Warnings(a) => {
+            listing::warnings(a.json);
+            ExitCode::SUCCESS
+        }
+        Role::Router(a) => router::run(a),
+        Role::Probe(a) => probe::run(a),
+        Role::Supervise(a) => mwperf_supervise::run(a),
+        Role::SuperviseClean(a) => mwperf_supervise::clean::run(a),
+        Role::Facts => facts::run(),
+        Role::Pool => pooling::run(),
+        Role::Ping(_) | Role::Pub(_) | Role::Pong(_) | Role::Sub(_) => return None,
+    })
+}

@@ -1,0 +1,143 @@
+//! One measuring run (ping, pong, pub, sub) from its start to its report: what the agent sets up
+//! before it opens the transport (allocation counting, the conditions, signals, the CPU idle
+//! guard, a pub's clock-sync server) and what the report needs besides the role's outcome.
+
+use std::process::ExitCode;
+
+use mwperf_core::result::Conditions;
+
+use crate::cli::{Common, Role, SenderArgs, ServerArgs};
+use crate::roles::RoleOutcome;
+use crate::{allocs, clocksync, cpu_idle, open, report, signals, wait};
+
+pub struct Session<'a> {
+    pub role: &'a Role,
+    pub common: &'a Common,
+    /// The role's name in the report: "ping", "pong", "pub" or "sub".
+    name: &'static str,
+    /// The role's arguments as the report's `config`.
+    config: serde_json::Value,
+    started_at: String,
+    start: std::time::Instant,
+    conditions: Conditions,
+    pub waiter: wait::Waiter,
+    /// The topics' names, samples files and addresses, once opened (open.rs).
+    pub plan: open::Plan,
+    /// A pub's clock-sync server (`--clock-serve`), once started.
+    clock_server: Option<clocksync::server::Server>,
+    /// Held until the report is written.
+    _idle: cpu_idle::IdleGuard,
+}
+
+impl<'a> Session<'a> {
+    /// Set up a measuring role; Err is a usage error. Panics on a role that is not a measuring
+    /// one (commands.rs serves those).
+    pub fn begin(role: &'a Role) -> Result<Session<'a>, String> {
+        let (name, common, config) = match role {
+            Role::Ping(a) => ("ping", &a.common, serde_json::to_value(a)),
+            Role::Pub(a) => ("pub", &a.common, serde_json::to_value(a)),
+            Role::Pong(a) => ("pong", &a.common, serde_json::to_value(a)),
+            Role::Sub(a) => ("sub", &a.common, serde_json::to_value(a)),
+            _ => unreachable!("not a measuring role"),
+        };
+        if common.count_allocs {
+            allocs::enable()?;
+        }
+        if common.alloc_site_markers {
+            allocs::enable_markers();
+        }
+        if let Some(ppm) = common.test_clock_drift_ppm {
+            mwperf_core::clock::set_test_drift_ppm(ppm); // TEST ONLY: before any timestamp is taken
+        }
+        check_clock_sync(role, common)?;
+        let started_at = mwperf_core::clock::rfc3339_now();
+        let start = std::time::Instant::now();
+        signals::install();
+        mwperf_core::clock::tighten_timer_slack();
+        let idle = cpu_idle::prevent(common.prevent_cpu_idle);
+        let spin = match role {
+            Role::Ping(a) | Role::Pub(a) => a.spin_margin,
+            _ => 0,
+        };
+        let conditions = Conditions {
+            busy_poll: common.busy_poll,
+            prevent_cpu_idle: idle.state,
+            spin_margin_ns: spin,
+            clock_read_overhead_ns: mwperf_core::clock::read_overhead_ns(1001),
+        };
+        let waiter = wait::Waiter {
+            busy_poll: common.busy_poll,
+            spin_margin_ns: spin,
+        };
+        Ok(Session {
+            role,
+            common,
+            name,
+            config: config.unwrap_or_default(),
+            started_at,
+            start,
+            conditions,
+            waiter,
+            plan: open::Plan::default(),
+            clock_server: None,
+            _idle: idle,
+        })
+    }
+
+    /// A pub's clock-sync server (`--clock-serve`) starts before anything is opened: the sub's
+    /// "before" probes are already coming. Err: it could not start (the run fails).
+    pub fn serve_clock(&mut self) -> Result<(), String> {
+        if let Role::Pub(SenderArgs {
+            clock_serve: Some(addr),
+            ..
+        }) = self.role
+        {
+            self.clock_server = Some(clocksync::server::Server::start(*addr, self.common.run_id)?);
+        }
+        Ok(())
+    }
+
+    /// Build the report from the role's outcome, write it and give the exit code (report.rs).
+    pub fn report(self, outcome: RoleOutcome) -> ExitCode {
+        let clock_serve = self
+            .clock_server
+            .map(|s| s.finish(mwperf_core::clock::now_ns()));
+        let allocations = allocs::report(); // the last snapshot: before the report is built
+        let frame = report::Frame {
+            role: self.name,
+            started_at: self.started_at,
+            start: self.start,
+            config: self.config,
+            conditions: self.conditions,
+            clock_serve,
+            allocations,
+        };
+        report::deliver(&report::build(frame, outcome), self.common)
+    }
+}
+
+/// Clock sync is one way and one topic: a ping serves no probes, a pong probes no peer.
+fn check_clock_sync(role: &Role, common: &Common) -> Result<(), String> {
+    match role {
+        Role::Ping(a) if a.clock_serve.is_some() => Err(
+            "--clock-serve: only a pub serves clock-sync probes (a round trip needs no clock sync)"
+                .into(),
+        ),
+        Role::Pong(a) if a.clock_peer.is_some() => Err(
+            "--clock-peer: only a sub probes a peer's clock (a round trip needs no clock sync)"
+                .into(),
+        ),
+        Role::Pub(SenderArgs {
+            clock_serve: Some(_),
+            ..
+        })
+        | Role::Sub(ServerArgs {
+            clock_peer: Some(_),
+            ..
+        }) if common.topics > 1 => Err(format!(
+            "--clock-serve/--clock-peer: clock sync works with --topics 1 (got --topics {})",
+            common.topics
+        )),
+        _ => Ok(()),
+    }
+}
