@@ -70,8 +70,6 @@ def role_argv(agent: Agent, role: str, cfg: PointConfig, workdir: Path, tag: int
             "--connect" if sender else "--listen", address, "--run-id", str(tag),
             "--json", str(workdir / f"{name or role}.json"), "--quiet"]
     argv += ["--busy-poll"] * cfg.busy_poll + ["--prevent-cpu-idle"] * cfg.prevent_cpu_idle
-    argv += ["--count-allocs"] * cfg.count_allocs
-    argv += ["--alloc-site-markers"] * cfg.alloc_sites
     argv += qos_args(cfg) + workload_args(cfg, sender)
     if sender:
         argv += sender_args(cfg)
