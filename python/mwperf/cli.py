@@ -3,6 +3,7 @@
 """
 
 import os
+import json
 import tempfile
 import signal
 import sys
@@ -102,8 +103,12 @@ def _is_scenario(spec: str) -> bool:
 @click.option("--dry-run", is_flag=True, help="With a scenario: list its points, measure nothing.")
 @click.option("--resume", metavar="FOLDER", help="Continue the sweep in FOLDER (a sweep folder "
               "under --results): measure only the points without a complete result.")
+@click.option("--graph", metavar="NAME|FILE", help="Run a graph of nodes instead of one stream: a "
+              "built-in (mwperf graphs), a graph file (YAML) or an iRobot ros2-performance "
+              "topology (.json); with --transport, --duration, --warmup and the QoS flags.")
 def run(scenario: str | None, as_json: bool, json_out: str | None, results: str, no_save: bool,
-        quick: bool, dry_run: bool, resume: str | None, **options: Any) -> int:
+        quick: bool, dry_run: bool, resume: str | None, graph: str | None,
+        **options: Any) -> int:
     """Measure one point, or every point of SCENARIO: a YAML file or a built-in name (see
     'mwperf scenarios'; docs/scenarios.md describes the format).
 
@@ -133,7 +138,41 @@ def run(scenario: str | None, as_json: bool, json_out: str | None, results: str,
         if given:
             raise UsageError(f"{flag}: only applies to a scenario, e.g. 'mwperf run default "
                              f"{flag}'")
+    if graph is not None:
+        return _run_graph(graph, options, json_to, results_dir)
     return _run_point(options, json_to, results_dir)
+
+
+GRAPH_FLAGS = ("transport", "duration", "warmup", "reliability", "history", "depth",
+               "durability", "discovery_timeout", "opt", "busy_poll")
+"""the flags a graph run takes (the rest are one stream's)"""
+
+
+def _run_graph(spec: str, options: dict[str, Any], json_to: JsonTo,
+               results_dir: Path | None) -> int:
+    from .graph import builtin, run as graph_run, table as graph_table
+
+    if scenario_given := [n for n in POINT_OPTIONS if n not in GRAPH_FLAGS
+                          and options.get(n) not in (None, False, (), [])]:
+        flag = "--" + scenario_given[0].replace("_", "-")
+        raise UsageError(f"{flag}: not with --graph, whose nodes set their own rates, sizes and "
+                         f"work; with --graph give --transport, --duration, --warmup, the QoS "
+                         f"flags, --opt, --busy-poll")
+    graph = builtin.load_graph(spec)
+    cfg = build_point(options, find_agent)
+    click.echo(f"mwperf: running graph {graph.name} ({len(graph.nodes)} nodes) over "
+               f"{cfg.transport} for {format_ns(cfg.duration_ns)} ...", err=True)
+    with tempfile.TemporaryDirectory(prefix="mwperf-graph-") as folder:
+        result = graph_run.run_graph(graph, cfg, find_agent(), Path(folder))
+    saved = None
+    if results_dir is not None:
+        saved = results_dir / result["run_id"]
+        saved.mkdir(parents=True, exist_ok=True)
+        (saved / "graph-result.json").write_text(json.dumps(result, indent=1))
+    if not emit_json(result, *json_to):
+        click.echo(graph_table.render(result) + (f"saved in {saved}\n" if saved else ""),
+                   nl=False)
+    return EXIT_CODES[result["status"]]
 
 
 def _run_point(options: dict[str, Any], json_to: JsonTo, results_dir: Path | None) -> int:

@@ -43,6 +43,21 @@ pub enum Role {
     /// Pool finished measurements into one: a JSON array of measurements on stdin, the pooled
     /// measurement on stdout (the control plane's pooling of subscribers uses it: one method).
     Pool,
+    /// One node of a graph: its publishers and subscriptions from a spec file (docs/agent-contract.md, "node").
+    Node(NodeArgs),
+}
+
+/// `node`: the node's spec, the go file, and the options every role has.
+#[derive(Args, Debug)]
+pub struct NodeArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// The node's spec (JSON): its publishers, subscriptions and timing.
+    #[arg(long = "node-spec")]
+    pub node_spec: String,
+    /// Start when this file holds the start instant (CLOCK_MONOTONIC ns, one line).
+    #[arg(long = "go-file")]
+    pub go_file: String,
 }
 
 /// `router`: the transport whose router to run and where it listens.

@@ -1,5 +1,6 @@
 //! The subcommands that are not a measuring run: the listings, the router, the probe, the
-//! supervisor, the host's facts and pooling. Each does its work and gives its own exit code.
+//! supervisor, the host's facts and pooling, and a graph's node (its own run and report,
+//! node/). Each does its work and gives its own exit code.
 
 use std::process::ExitCode;
 
@@ -27,6 +28,7 @@ pub fn run(role: &Role) -> Option<ExitCode> {
         Role::SuperviseClean(a) => mwperf_supervise::clean::run(a),
         Role::Facts => facts::run(),
         Role::Pool => pooling::run(),
+        Role::Node(a) => crate::node::main(a),
         Role::Ping(_) | Role::Pub(_) | Role::Pong(_) | Role::Sub(_) => return None,
     })
 }

@@ -17,6 +17,7 @@ mod human;
 mod lane;
 mod listing;
 mod multi;
+mod node;
 mod open;
 mod outgoing;
 mod pacer;

@@ -8,6 +8,7 @@ value here is already validated: durations in ns, sizes in bytes, ``copies`` exp
 from dataclasses import dataclass, field
 
 EXECUTORS = ("single", "multi")
+PHASES = ("spread", "aligned")
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,9 @@ class Graph:
     """where it was read from (a file, ``builtin:NAME``)"""
     hosts: tuple[str, ...] = field(default=())
     """the hosts its nodes name (in order of first use)"""
+    phase: str = "spread"
+    """``spread``: each publisher's first message at its own offset within its period;
+    ``aligned``: every publisher's at the start (the worst case: all fire together)"""
 
     def node(self, name: str) -> Node:
         return next(n for n in self.nodes if n.name == name)

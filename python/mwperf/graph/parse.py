@@ -15,6 +15,7 @@ nodes:
 chains:
   imu_to_odom: [/imu, /odom]      # or {topics: [...], deadline: 5ms}
 late: {percent: 20, absolute: 5ms}          # iRobot's rule (these are its defaults)
+phase: spread                     # or aligned: every publisher's first message at the start
 too_late: {percent: 100, absolute: 50ms}
 ```
 """
@@ -27,9 +28,9 @@ from ..errors import UsageError
 from ..scenario.source import Item, parse_document
 from ..sizes import parse_size
 from .check import check_graph
-from .model import EXECUTORS, Chain, Graph, Lateness, Node, Publisher, Qos, Subscriber
+from .model import EXECUTORS, PHASES, Chain, Graph, Lateness, Node, Publisher, Qos, Subscriber
 
-TOP_KEYS = ("name", "description", "nodes", "chains", "late", "too_late")
+TOP_KEYS = ("name", "description", "nodes", "chains", "late", "too_late", "phase")
 NODE_KEYS = ("name", "host", "executor", "group", "copies", "cpu_quota", "cpu_pin",
              "publishers", "subscribers")
 PUB_KEYS = ("topic", "rate", "period", "payload", "qos")
@@ -121,8 +122,11 @@ def parse_graph(text: str, where: str) -> Graph:
     lateness = _lateness(read, top.get("late"), top.get("too_late"))
     name = read.text(top.get("name"), "name", required=False) or where.rsplit("/", 1)[-1]
     description = read.text(top.get("description"), "description", required=False) or ""
+    phase = read.text(top.get("phase"), "phase", required=False) or "spread"
+    if phase not in PHASES:
+        raise read.fail(top["phase"], f"phase '{phase}'; allowed: {', '.join(PHASES)}")
     graph = Graph(name, tuple(nodes), chains, lateness, description, where,
-                  tuple(dict.fromkeys(n.host for n in nodes if n.host)))
+                  tuple(dict.fromkeys(n.host for n in nodes if n.host)), phase)
     check_graph(graph)
     return graph
 

@@ -1,0 +1,238 @@
+//! The `node` role: one node of a graph (docs/agent-contract.md, "node"). It opens an endpoint
+//! per subscription and per publisher address, waits until its publishers see a subscriber,
+//! prints `READY node <name>`, then waits for the go file (`--go-file`: the control plane writes
+//! there the CLOCK_MONOTONIC instant every node starts at, so all schedules are aligned),
+//! publishes each topic on its own absolute schedule for the warm-up and the duration, receives
+//! until the linger ends, and writes its report: per subscription one edge per publishing node,
+//! per publisher what it sent, its discovery time and its process's CPU and memory.
+
+pub mod publisher;
+pub mod spec;
+pub mod subscription;
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use mwperf_core::clock::{now_ns, sleep_until_ns};
+use mwperf_core::process::ProcessUsage;
+use mwperf_transports::{open, Endpoint, Side};
+use serde::Serialize;
+
+use crate::cli::Common;
+use publisher::{Schedule, Sent};
+use spec::{NodeSpec, Outlet};
+use subscription::{NodeContext, SubscriptionReport, Window};
+
+#[derive(Serialize, Debug)]
+pub struct NodeReport {
+    pub role: &'static str,
+    pub name: String,
+    pub index: u32,
+    pub status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status_reason: Option<String>,
+    /// from the start of this process until its publishers had matched (READY)
+    pub discovery_ns: u64,
+    /// CLOCK_MONOTONIC of `go`: the publishers' schedules start here
+    pub go_ns: Option<u64>,
+    pub publishers: Vec<Sent>,
+    pub subscriptions: Vec<SubscriptionReport>,
+    pub process: ProcessUsage,
+}
+
+/// How often the go file is looked for.
+const GO_POLL: Duration = Duration::from_millis(2);
+
+/// Wait for the go file and read its start instant; None when stopped first.
+fn wait_go(path: &str) -> Result<Option<u64>, String> {
+    loop {
+        if crate::signals::stopped() {
+            return Ok(None);
+        }
+        match std::fs::read_to_string(path) {
+            Ok(text) if text.ends_with('\n') => {
+                return text.trim().parse().map(Some).map_err(|_| {
+                    format!(
+                        "--go-file {path}: '{}' is not a CLOCK_MONOTONIC instant in ns",
+                        text.trim()
+                    )
+                })
+            }
+            _ => std::thread::sleep(GO_POLL),
+        }
+    }
+}
+
+/// Run the node; Err is a failure before the measurement (the control plane shows it).
+pub fn run(common: &Common, spec: &NodeSpec, go_file: &str) -> Result<NodeReport, String> {
+    let started = now_ns();
+    let run_id = common.run_id.unwrap_or(0);
+    let base = common.spec("")?.qos;
+    let open_at =
+        |side: Side, addr: &str, qos: &spec::QosOverride| -> Result<Box<dyn Endpoint>, String> {
+            let mut s = common.spec(addr)?;
+            s.qos = qos.apply(&base)?;
+            open(common.transport, side, &s).map_err(|e| format!("{addr}: {e}"))
+        };
+    // subscriptions first: a publisher waits for them (on plain sockets they must listen)
+    let mut subs = Vec::new();
+    for s in &spec.subscriptions {
+        let ep = open_at(Side::Sub, &s.address, &s.qos)
+            .map_err(|e| format!("subscription of '{}': {e}", s.topic))?;
+        subs.push(ep);
+    }
+    let outlet = |o: &Outlet| -> Result<Vec<Box<dyn Endpoint>>, String> {
+        o.addresses
+            .iter()
+            .map(|a| {
+                open_at(Side::Pub, a, &o.qos)
+                    .map_err(|e| format!("publisher of '{}': {e}", o.topic))
+            })
+            .collect()
+    };
+    let mut pubs = Vec::new();
+    for p in &spec.publishers {
+        pubs.push(outlet(&p.out)?);
+    }
+    let mut stages = Vec::new();
+    for s in &spec.subscriptions {
+        stages.push(match &s.publish {
+            Some(o) => outlet(o)?,
+            None => Vec::new(),
+        });
+    }
+    for ep in pubs.iter_mut().chain(stages.iter_mut()).flatten() {
+        ep.wait_matched(common.discovery_timeout)
+            .map_err(|e| format!("discovery: {e}"))?;
+    }
+    let discovery_ns = now_ns() - started;
+    println!("READY node {}", spec.name);
+    let Some(go_ns) = wait_go(go_file)? else {
+        return Err("stopped by signal before the graph started".to_string());
+    };
+    while now_ns() < go_ns && !crate::signals::stopped() {
+        sleep_until_ns(go_ns);
+    }
+    let measure_end_ns = go_ns + spec.warmup_ns + spec.duration_ns;
+    let executor = (spec.executor == "single").then(|| Mutex::new(()));
+    let node = NodeContext {
+        run_id,
+        source: spec.index,
+        executor: executor.as_ref(),
+        busy_poll: common.busy_poll,
+    };
+    let (sent, received) = std::thread::scope(|scope| {
+        let publishers: Vec<_> = spec
+            .publishers
+            .iter()
+            .zip(pubs)
+            .map(|(p, eps)| {
+                let at = Schedule {
+                    start_ns: go_ns + p.phase_ns % p.period_ns,
+                    warmup_end_ns: go_ns + spec.warmup_ns,
+                    end_ns: measure_end_ns,
+                };
+                scope.spawn(move || {
+                    publisher::run(
+                        &p.out.topic,
+                        p.out.id,
+                        p.out.payload_bytes.unwrap_or(0),
+                        p.period_ns,
+                        eps,
+                        run_id,
+                        spec.index,
+                        at,
+                    )
+                })
+            })
+            .collect();
+        let subscriptions: Vec<_> = spec
+            .subscriptions
+            .iter()
+            .zip(subs)
+            .zip(stages)
+            .map(|((s, ep), out)| {
+                let w = Window {
+                    measure_end_ns,
+                    stage_end_ns: measure_end_ns + spec.linger_ns / 2,
+                    end_ns: measure_end_ns + spec.linger_ns,
+                };
+                let node = &node;
+                scope.spawn(move || subscription::run(s, ep, out, node, w))
+            })
+            .collect();
+        (
+            publishers
+                .into_iter()
+                .map(|h| h.join().expect("publisher thread"))
+                .collect::<Vec<_>>(),
+            subscriptions
+                .into_iter()
+                .map(|h| h.join().expect("subscription thread"))
+                .collect::<Vec<_>>(),
+        )
+    });
+    let stopped = crate::signals::stopped();
+    Ok(NodeReport {
+        role: "node",
+        name: spec.name.clone(),
+        index: spec.index,
+        status: if stopped { "partial" } else { "complete" },
+        status_reason: stopped.then(|| "stopped by signal".to_string()),
+        discovery_ns,
+        go_ns: Some(go_ns),
+        publishers: sent,
+        subscriptions: received,
+        process: ProcessUsage::now((now_ns() - started) as f64 / 1e9),
+    })
+}
+
+/// `mwperf-agent node`: read the spec, run, write the report; the exit code.
+pub fn main(args: &crate::cli::NodeArgs) -> std::process::ExitCode {
+    use std::process::ExitCode;
+    let spec = match NodeSpec::read(&args.node_spec) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("mwperf-agent: error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    crate::signals::install();
+    let report = match run(&args.common, &spec, &args.go_file) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("mwperf-agent: node {}: {e}", spec.name);
+            return ExitCode::from(1);
+        }
+    };
+    let text = match serde_json::to_string(&report) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!(
+                "mwperf-agent: node {}: cannot write the report: {e}",
+                spec.name
+            );
+            return ExitCode::from(1);
+        }
+    };
+    match args.common.json.as_deref() {
+        Some("-") => println!("{text}"),
+        Some(path) => {
+            if let Err(e) = std::fs::write(path, text) {
+                eprintln!("mwperf-agent: node {}: --json {path}: {e}", spec.name);
+                return ExitCode::from(1);
+            }
+        }
+        None => {}
+    }
+    if !args.common.quiet {
+        eprintln!(
+            "node {}: {} publishers, {} subscriptions, {}",
+            spec.name,
+            report.publishers.len(),
+            report.subscriptions.len(),
+            report.status
+        );
+    }
+    ExitCode::from(if report.status == "complete" { 0 } else { 3 })
+}

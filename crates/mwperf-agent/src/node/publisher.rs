@@ -1,0 +1,104 @@
+//! A timer-driven publisher of a graph node: one message every period on an absolute schedule
+//! (the due time is the message's intended time, so a late send is seen, not hidden), the
+//! warm-up's messages flagged, to every address of its topic.
+
+use mwperf_core::clock::{now_ns, sleep_until_ns};
+use mwperf_core::wire::{fill_payload, Header, FLAG_WARMUP, HEADER_LEN};
+use mwperf_transports::Endpoint;
+use serde::Serialize;
+
+use crate::signals;
+
+/// What a publisher (or a stage's outlet) sent.
+#[derive(Serialize, Debug, Default, Clone)]
+pub struct Sent {
+    pub topic: String,
+    pub id: u16,
+    /// measured messages (after the warm-up)
+    pub sent: u64,
+    pub warmup_sent: u64,
+    /// sends the transport refused (each counted once per address)
+    pub send_errors: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_error: Option<String>,
+    /// the largest delay of a send past its due time (timer publishers)
+    pub max_send_lag_ns: u64,
+}
+
+/// One message's header and payload into `buf` (payload first: a large payload's pattern is
+/// written before the send time is taken), then sent to every endpoint.
+pub fn send(
+    eps: &mut [Box<dyn Endpoint>],
+    buf: &mut Vec<u8>,
+    mut h: Header,
+    sent: &mut Sent,
+) -> u64 {
+    buf.resize(HEADER_LEN + h.payload_len as usize, 0);
+    fill_payload(&mut buf[HEADER_LEN..], h.seq);
+    h.sent_ns = now_ns();
+    h.encode(buf);
+    for ep in eps.iter_mut() {
+        if let Err(e) = ep.send(buf) {
+            sent.send_errors += 1;
+            sent.first_error.get_or_insert_with(|| e.to_string());
+        }
+    }
+    if h.flags & FLAG_WARMUP != 0 {
+        sent.warmup_sent += 1;
+    } else {
+        sent.sent += 1;
+    }
+    h.sent_ns
+}
+
+pub struct Schedule {
+    pub start_ns: u64,
+    pub warmup_end_ns: u64,
+    pub end_ns: u64,
+}
+
+/// Publish every `period_ns` from `at.start_ns` until `at.end_ns` (messages due before
+/// `at.warmup_end_ns` flagged warm-up); `source` = this node's index, carried in every header.
+#[allow(clippy::too_many_arguments)]
+pub fn run(
+    topic: &str,
+    id: u16,
+    payload_bytes: u32,
+    period_ns: u64,
+    mut eps: Vec<Box<dyn Endpoint>>,
+    run_id: u32,
+    source: u32,
+    at: Schedule,
+) -> Sent {
+    let mut sent = Sent {
+        topic: topic.to_string(),
+        id,
+        ..Default::default()
+    };
+    let mut buf = Vec::with_capacity(HEADER_LEN + payload_bytes as usize);
+    let mut k = 0u64;
+    loop {
+        let due = at.start_ns + k * period_ns;
+        if due >= at.end_ns || signals::stopped() {
+            break;
+        }
+        while now_ns() < due && !signals::stopped() {
+            sleep_until_ns(due);
+        }
+        let warm = due < at.warmup_end_ns;
+        let h = Header {
+            flags: if warm { FLAG_WARMUP } else { 0 },
+            run_id,
+            topic: id,
+            seq: if warm { sent.warmup_sent } else { sent.sent },
+            intended_ns: due,
+            sent_ns: 0,
+            peer_rx_ns: source as u64,
+            payload_len: payload_bytes,
+        };
+        let at_ns = send(&mut eps, &mut buf, h, &mut sent);
+        sent.max_send_lag_ns = sent.max_send_lag_ns.max(at_ns.saturating_sub(due));
+        k += 1;
+    }
+    sent
+}

@@ -1,0 +1,163 @@
+//! The node spec: what one graph node runs, written by the control plane as JSON
+//! (`mwperf-agent node --node-spec FILE`, docs/agent-contract.md "node").
+
+use serde::Deserialize;
+
+use mwperf_transports::{Durability, History, Qos, Reliability};
+
+/// Per-entity QoS; a field left out is the node's (its command line's).
+#[derive(Deserialize, Debug, Clone, Default)]
+#[serde(deny_unknown_fields)]
+pub struct QosOverride {
+    pub reliability: Option<String>,
+    pub history: Option<String>,
+    pub durability: Option<String>,
+}
+
+impl QosOverride {
+    /// `base` with these fields replaced; Err names the field.
+    pub fn apply(&self, base: &Qos) -> Result<Qos, String> {
+        let mut q = *base;
+        if let Some(r) = &self.reliability {
+            q.reliability = Reliability::parse(r).map_err(|e| format!("qos reliability: {e}"))?;
+        }
+        if let Some(h) = &self.history {
+            q.history = History::parse(h, 10).map_err(|e| format!("qos history: {e}"))?;
+        }
+        if let Some(d) = &self.durability {
+            q.durability = Durability::parse(d).map_err(|e| format!("qos durability: {e}"))?;
+        }
+        Ok(q)
+    }
+}
+
+/// Where a topic's messages go: every address (plain sockets: each subscriber's, none when
+/// nobody subscribes; middleware: the topic's one address).
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct Outlet {
+    pub topic: String,
+    pub id: u16,
+    /// payload bytes after the header (None for a stage: the received message's)
+    pub payload_bytes: Option<u32>,
+    pub addresses: Vec<String>,
+    #[serde(default)]
+    pub qos: QosOverride,
+}
+
+/// A timer-driven publisher.
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct PublisherSpec {
+    #[serde(flatten)]
+    pub out: Outlet,
+    pub period_ns: u64,
+    /// the first message is due this long after the start (< period): publishers of one
+    /// graph do not all fire at the same instant unless told to
+    #[serde(default)]
+    pub phase_ns: u64,
+}
+
+/// A subscription; with `publish` a chain stage.
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct SubscriptionSpec {
+    pub topic: String,
+    pub id: u16,
+    pub address: String,
+    #[serde(default)]
+    pub busy_loop_ns: u64,
+    /// the topic's period (its origin's), for the achieved vs offered rate
+    pub period_ns: u64,
+    /// late above this one-way latency; too late above `too_late_ns` (iRobot's rule, resolved)
+    pub late_ns: u64,
+    pub too_late_ns: u64,
+    #[serde(default)]
+    pub qos: QosOverride,
+    pub publish: Option<Outlet>,
+}
+
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct NodeSpec {
+    pub name: String,
+    /// this node's number in the graph (the source every message it sends carries)
+    pub index: u32,
+    /// "single": one callback at a time in the node; "multi": each subscription on its own
+    pub executor: String,
+    pub warmup_ns: u64,
+    pub duration_ns: u64,
+    /// after the publishers stop, how long to keep receiving
+    pub linger_ns: u64,
+    #[serde(default)]
+    pub publishers: Vec<PublisherSpec>,
+    #[serde(default)]
+    pub subscriptions: Vec<SubscriptionSpec>,
+}
+
+impl NodeSpec {
+    /// Read and check the spec file; Err is one line naming the file and the field.
+    pub fn read(path: &str) -> Result<NodeSpec, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("--node-spec {path}: {e}"))?;
+        let spec: NodeSpec =
+            serde_json::from_str(&text).map_err(|e| format!("--node-spec {path}: {e}"))?;
+        spec.check()
+            .map_err(|e| format!("--node-spec {path}: {e}"))?;
+        Ok(spec)
+    }
+
+    fn check(&self) -> Result<(), String> {
+        if !matches!(self.executor.as_str(), "single" | "multi") {
+            return Err(format!(
+                "executor '{}'; allowed: single, multi",
+                self.executor
+            ));
+        }
+        if self.publishers.is_empty() && self.subscriptions.is_empty() {
+            return Err(format!(
+                "node '{}' has neither publishers nor subscriptions",
+                self.name
+            ));
+        }
+        for p in &self.publishers {
+            if p.period_ns == 0 {
+                return Err(format!(
+                    "publisher of '{}': period_ns must be > 0",
+                    p.out.topic
+                ));
+            }
+            if p.out.payload_bytes.is_none() {
+                return Err(format!(
+                    "publisher of '{}': payload_bytes missing",
+                    p.out.topic
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_a_spec_and_names_what_is_wrong() {
+        let good = r#"{"name":"n","index":1,"executor":"single","warmup_ns":0,"duration_ns":1,
+            "linger_ns":1,"publishers":[{"topic":"/a","id":0,"payload_bytes":8,
+            "addresses":["x"],"period_ns":1000}],
+            "subscriptions":[{"topic":"/b","id":1,"address":"y","period_ns":1,"late_ns":1,
+            "too_late_ns":2,"publish":{"topic":"/c","id":2,"payload_bytes":null,"addresses":["z"]}}]}"#;
+        let s: NodeSpec = serde_json::from_str(good).unwrap();
+        s.check().unwrap();
+        let bad = good.replace("\"single\"", "\"fast\"");
+        let s: NodeSpec = serde_json::from_str(&bad).unwrap();
+        assert!(s.check().unwrap_err().contains("executor 'fast'"));
+        assert!(serde_json::from_str::<NodeSpec>(
+            &good.replace("\"index\"", "\"colour\":1,\"index\"")
+        )
+        .unwrap_err()
+        .to_string()
+        .contains("colour"));
+    }
+}

@@ -1,0 +1,196 @@
+//! A subscription of a graph node: receives its topic from every publisher, keeps one
+//! collector per publisher (an edge), runs the callback (under the node's executor when it is
+//! single-threaded: the latency is taken when the callback starts, as a subscriber sees it),
+//! and as a chain stage publishes downstream carrying the origin's intended time.
+//!
+//! An edge's `response` is the data's age: from its origin's due time (a timer publisher's
+//! schedule, carried through every stage) to this callback; its `service` is this hop alone
+//! (from the send of the message received).
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use mwperf_core::clock::now_ns;
+use mwperf_core::result::Measurement;
+use mwperf_core::wire::{Header, FLAG_ECHO, FLAG_FIN, FLAG_PROBE, FLAG_WARMUP};
+use mwperf_transports::Endpoint;
+use serde::Serialize;
+
+use super::publisher::{send, Sent};
+use super::spec::SubscriptionSpec;
+use crate::collector::Collector;
+use crate::signals;
+
+/// One publisher's messages as this subscription received them.
+#[derive(Serialize, Debug)]
+pub struct EdgeReport {
+    pub topic: String,
+    pub id: u16,
+    /// the publishing node's index
+    pub source: u32,
+    pub measurement: Measurement,
+    /// one-way latency (this hop) above the late limit, not above the too-late one
+    pub late: u64,
+    pub too_late: u64,
+    pub late_ns: u64,
+    pub too_late_ns: u64,
+    pub offered_per_s: f64,
+}
+
+#[derive(Serialize, Debug)]
+pub struct SubscriptionReport {
+    pub topic: String,
+    pub id: u16,
+    pub edges: Vec<EdgeReport>,
+    pub foreign: u64,
+    pub malformed: u64,
+    pub warmup_received: u64,
+    /// a chain stage's outlet
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stage: Option<Sent>,
+}
+
+/// What every subscription of a node shares.
+pub struct NodeContext<'a> {
+    pub run_id: u32,
+    /// this node's index, carried by what its stages publish
+    pub source: u32,
+    /// the single-threaded executor's turn (None: multi-threaded)
+    pub executor: Option<&'a Mutex<()>>,
+    pub busy_poll: bool,
+}
+
+pub struct Window {
+    /// measured messages are those the publishers sent until here
+    pub measure_end_ns: u64,
+    /// a stage publishes what arrives until here (its downstream still receives it)
+    pub stage_end_ns: u64,
+    /// receive until here
+    pub end_ns: u64,
+}
+
+/// Receive until `w.end_ns` (or a stop signal).
+pub fn run(
+    spec: &SubscriptionSpec,
+    mut ep: Box<dyn Endpoint>,
+    mut stage_eps: Vec<Box<dyn Endpoint>>,
+    node: &NodeContext<'_>,
+    w: Window,
+) -> SubscriptionReport {
+    let NodeContext {
+        run_id,
+        source,
+        executor,
+        busy_poll,
+    } = *node;
+    let mut edges: BTreeMap<u32, Collector> = BTreeMap::new();
+    let mut report = SubscriptionReport {
+        topic: spec.topic.clone(),
+        id: spec.id,
+        edges: Vec::new(),
+        foreign: 0,
+        malformed: 0,
+        warmup_received: 0,
+        stage: spec.publish.as_ref().map(|o| Sent {
+            topic: o.topic.clone(),
+            id: o.id,
+            ..Default::default()
+        }),
+    };
+    let mut buf = Vec::with_capacity(64 * 1024);
+    let mut out = Vec::new();
+    loop {
+        let now = now_ns();
+        if now >= w.end_ns || signals::stopped() {
+            break;
+        }
+        let wait = if busy_poll {
+            0
+        } else {
+            (w.end_ns - now).min(50_000_000)
+        };
+        let Ok(Some(_)) = ep.recv(&mut buf, wait) else {
+            continue;
+        };
+        let mut recv_ns = now_ns();
+        let h = match Header::decode(&buf) {
+            Ok(h)
+                if h.flags & (FLAG_ECHO | FLAG_PROBE | FLAG_FIN) == 0
+                    && h.topic == spec.id
+                    && h.run_id == run_id =>
+            {
+                h
+            }
+            Ok(_) => {
+                report.foreign += 1;
+                continue;
+            }
+            Err(r) if r.is_foreign() => {
+                report.foreign += 1;
+                continue;
+            }
+            Err(_) => {
+                report.malformed += 1;
+                continue;
+            }
+        };
+        let _turn = executor.map(|m| m.lock().unwrap_or_else(|p| p.into_inner()));
+        if _turn.is_some() {
+            recv_ns = now_ns();
+        }
+        let warm = h.flags & FLAG_WARMUP != 0;
+        if warm {
+            report.warmup_received += 1;
+        } else {
+            let from = h.peer_rx_ns as u32;
+            let col = edges.entry(from).or_insert_with(|| {
+                Collector::new(recv_ns, 0, None).expect("no samples file: cannot fail")
+            });
+            col.window_start(recv_ns);
+            col.arrive(&h, &buf, recv_ns);
+        }
+        crate::busy::spin_for(spec.busy_loop_ns);
+        if let (Some(outlet), Some(sent)) = (&spec.publish, report.stage.as_mut()) {
+            if now_ns() < w.stage_end_ns {
+                let next = Header {
+                    flags: h.flags & FLAG_WARMUP,
+                    run_id,
+                    topic: outlet.id,
+                    seq: if warm { sent.warmup_sent } else { sent.sent },
+                    intended_ns: h.intended_ns, // the origin's due time: a chain's age
+                    sent_ns: 0,
+                    peer_rx_ns: source as u64,
+                    payload_len: outlet.payload_bytes.unwrap_or(h.payload_len),
+                };
+                send(&mut stage_eps, &mut out, next, sent);
+            }
+        }
+    }
+    let offered_per_s = if spec.period_ns > 0 {
+        1e9 / spec.period_ns as f64
+    } else {
+        0.0
+    };
+    for (from, col) in edges {
+        let too_late = col.service.count_above(spec.too_late_ns);
+        let late = col
+            .service
+            .count_above(spec.late_ns)
+            .saturating_sub(too_late);
+        let payload = col.payload_bytes().unwrap_or(0);
+        // sent is the publisher's (the control plane counts lost from its report)
+        let measurement = col.finish("oneway", 0, 0, payload, w.measure_end_ns, None);
+        report.edges.push(EdgeReport {
+            topic: spec.topic.clone(),
+            id: spec.id,
+            source: from,
+            measurement,
+            late,
+            too_late,
+            late_ns: spec.late_ns,
+            too_late_ns: spec.too_late_ns,
+            offered_per_s,
+        });
+    }
+    report
+}

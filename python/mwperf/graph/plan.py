@@ -1,0 +1,138 @@
+"""A graph made runnable: each topic's number and address(es) for the transport, and each
+node's spec for its agent (``mwperf-agent node --node-spec``; docs/agent-contract.md "node").
+
+Addresses: middleware carries a topic by name, so a topic is the point's address with a base
+of its own (``g<tag>t<id>``: a run's topics never meet another run's); plain sockets carry it
+to addresses, so each subscription listens on one of its own (a free UDP port, a socket file)
+and a topic's publishers send to every subscription of it.
+"""
+
+import socket
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageError
+from .model import Graph, Qos
+
+SOCKET = ("udp", "uds")
+BASED = ("iceoryx2", "cyclonedds", "fastdds", "rustdds", "mqtt", "ros1")
+"""transports whose address ends in a base name a graph replaces per topic"""
+
+
+@dataclass(frozen=True)
+class Addresses:
+    """Where each subscription listens and where each topic is published to."""
+
+    listen: dict[tuple[str, str], str]
+    """(node, topic) -> the subscription's address"""
+    publish: dict[str, list[str]]
+    """topic -> every address its publishers send to"""
+
+
+def supported(transport: str) -> None:
+    if transport not in SOCKET + BASED:
+        raise UsageError(f"--graph: not yet with --transport {transport}; graphs run on "
+                         f"{', '.join(SOCKET + BASED)}")
+
+
+def topic_address(transport: str, point_address: str, base: str) -> str:
+    """``point_address`` (the transport's address form) with its base name replaced."""
+    if transport == "iceoryx2":
+        return base
+    if transport in ("cyclonedds", "fastdds", "rustdds"):
+        domain, sep, _ = point_address.rpartition("/")
+        return f"{domain}/{base}" if sep else base
+    if transport == "mqtt":
+        return f"{point_address.split('/', 1)[0]}/{base}"
+    if transport == "ros1":
+        return f"{point_address.split('#', 1)[0]}#{base}"
+    raise UsageError(f"--graph: no topic address for --transport {transport}")
+
+
+def addresses(graph: Graph, transport: str, point_address: str | None, workdir: Path,
+              tag: int) -> Addresses:
+    """Every subscription's and every topic's address(es) for ``transport``."""
+    supported(transport)
+    ids = {topic: i for i, topic in enumerate(graph.topics())}
+    listen: dict[tuple[str, str], str] = {}
+    publish: dict[str, list[str]] = {t: [] for t in ids}
+    for node in graph.nodes:
+        for sub in node.subscribers:
+            if transport == "udp":
+                address = f"127.0.0.1:{_free_udp_port()}"
+                publish[sub.topic].append(address)
+            elif transport == "uds":
+                address = str(workdir / f"s{ids[sub.topic]}.{node.name.replace('/', '_')}")
+                publish[sub.topic].append(address)
+            else:
+                address = topic_address(transport, point_address or "",
+                                        f"g{tag & 0xFFFFFF:06x}t{ids[sub.topic]}")
+            listen[(node.name, sub.topic)] = address
+    if transport in BASED:
+        for topic, i in ids.items():
+            publish[topic] = [topic_address(transport, point_address or "",
+                                            f"g{tag & 0xFFFFFF:06x}t{i}")]
+    return Addresses(listen, publish)
+
+
+def node_specs(graph: Graph, where: Addresses, warmup_ns: int, duration_ns: int,
+               linger_ns: int) -> list[dict[str, Any]]:
+    """Each node's spec (the JSON its agent reads)."""
+    ids = {topic: i for i, topic in enumerate(graph.topics())}
+    out = []
+    for index, node in enumerate(graph.nodes):
+        publishers = [{**_outlet(p.topic, ids, where, p.payload_bytes, p.qos),
+                       "period_ns": p.period_ns,
+                       "phase_ns": phase_ns(node.name, p.topic, p.period_ns, graph.phase)}
+                      for p in node.publishers]
+        subscriptions = []
+        for s in node.subscribers:
+            period = graph.period_ns(s.topic) or 0
+            subscriptions.append({
+                "topic": s.topic, "id": ids[s.topic], "address": where.listen[(node.name,
+                                                                               s.topic)],
+                "busy_loop_ns": s.busy_loop_ns, "period_ns": period,
+                "late_ns": graph.lateness.late_limit_ns(period),
+                "too_late_ns": graph.lateness.too_late_limit_ns(period),
+                "qos": _qos(s.qos),
+                "publish": _outlet(s.publish, ids, where, s.publish_bytes, Qos())
+                if s.publish else None})
+        out.append({"name": node.name, "index": index, "executor": node.executor,
+                    "warmup_ns": warmup_ns, "duration_ns": duration_ns, "linger_ns": linger_ns,
+                    "publishers": publishers, "subscriptions": subscriptions})
+    return out
+
+
+def phase_ns(node: str, topic: str, period_ns: int, phase: str) -> int:
+    """When a publisher's first message is due after the start: 0 for every publisher with
+    ``phase: aligned``; else spread over its period by a hash of node and topic (the same in
+    every run, so runs compare), as independent timers in real nodes are."""
+    if phase == "aligned":
+        return 0
+    return zlib.crc32(f"{node}\0{topic}".encode()) % period_ns
+
+
+def linger_ns(graph: Graph) -> int:
+    """How long subscriptions keep receiving after the publishers stop: twice the longest
+    period (a chain's stage answers within it), at least 0.5 s, at most 5 s."""
+    longest = max((graph.period_ns(t) or 0) for t in graph.topics())
+    return int(min(max(2 * longest, 500_000_000), 5_000_000_000))
+
+
+def _outlet(topic: str, ids: dict[str, int], where: Addresses, payload: int | None,
+            qos: Qos) -> dict[str, Any]:
+    return {"topic": topic, "id": ids[topic], "payload_bytes": payload,
+            "addresses": where.publish[topic], "qos": _qos(qos)}
+
+
+def _qos(qos: Qos) -> dict[str, str]:
+    return {k: v for k, v in (("reliability", qos.reliability), ("history", qos.history),
+                              ("durability", qos.durability)) if v is not None}
+
+
+def _free_udp_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])

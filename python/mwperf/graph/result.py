@@ -1,0 +1,145 @@
+"""The graph result: every node's report merged into edges (publisher -> subscriber: latency,
+loss, late and too late, achieved vs offered rate), chains (end-to-end age from the origin's due
+time, each hop's share), nodes (CPU, memory, discovery) and the run (discovery, start, stop).
+
+Loss is counted here, from the publisher's own count of what it sent on that topic (a
+subscriber cannot know it): lost = sent - distinct sequence numbers that arrived."""
+
+from datetime import datetime
+from typing import Any
+
+from ..config import PointConfig
+from .model import Graph
+
+GRAPH_RESULT_VERSION = 1
+
+
+def merge(graph: Graph, cfg: PointConfig, specs: list[dict[str, Any]],
+          reports: dict[str, dict[str, Any] | None], failed: dict[str, str],
+          interrupted: str | None, *, run_id: str, started: datetime, ready_s: float,
+          total_s: float, daemons: list[Any]) -> dict[str, Any]:
+    names = {spec["index"]: spec["name"] for spec in specs}
+    sent: dict[tuple[str, str], int] = {}
+    for name, report in reports.items():
+        for pub in (report or {}).get("publishers", []):
+            sent[(name, pub["topic"])] = sent.get((name, pub["topic"]), 0) + pub["sent"]
+        for sub in (report or {}).get("subscriptions", []):
+            stage = sub.get("stage")
+            if stage:
+                sent[(name, stage["topic"])] = sent.get((name, stage["topic"]), 0) + stage["sent"]
+    measured: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for name, report in reports.items():
+        for sub in (report or {}).get("subscriptions", []):
+            for edge in sub["edges"]:
+                measured[(edge["topic"], names.get(edge["source"], "?"), name)] = edge
+    duration_s = (cfg.duration_ns or 0) / 1e9
+    edges = []
+    for e in graph.edges():
+        edges.append(_edge(e.topic, e.publisher, e.subscriber,
+                           measured.get((e.topic, e.publisher, e.subscriber)),
+                           sent.get((e.publisher, e.topic)), graph.period_ns(e.topic),
+                           reports.get(e.subscriber) is not None, duration_s))
+    status = "complete"
+    reason = None
+    if failed or interrupted:
+        status = "partial"
+        reason = interrupted or "; ".join(f"node '{n}' {why}" for n, why in failed.items())
+    if all(r is None for r in reports.values()):
+        status = "failed"
+    return {
+        "kind": "graph-result", "version": GRAPH_RESULT_VERSION, "run_id": run_id,
+        "started_at": started.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        "status": status, "status_reason": reason,
+        "graph": {"name": graph.name, "source": graph.source, "nodes": len(graph.nodes),
+                  "topics": len(graph.topics()), "edges": len(edges)},
+        "config": {"transport": cfg.transport, "duration_ns": cfg.duration_ns,
+                   "warmup_ns": cfg.warmup_ns, "reliability": cfg.reliability,
+                   "history": cfg.history, "depth": cfg.depth},
+        "run": {"ready_s": round(ready_s, 3), "total_s": round(total_s, 3),
+                "discovery_ns": max((r["discovery_ns"] for r in reports.values() if r),
+                                    default=None)},
+        "edges": edges,
+        "chains": [_chain(graph, c.name, c.topics, c.deadline_ns, edges) for c in graph.chains],
+        "nodes": [_node(spec["name"], reports.get(spec["name"]), failed.get(spec["name"]))
+                  for spec in specs],
+        "daemons": daemons,
+    }
+
+
+def _edge(topic: str, publisher: str, subscriber: str, edge: dict[str, Any] | None,
+          sent: int | None, period_ns: int | None, reported: bool,
+          duration_s: float) -> dict[str, Any]:
+    out: dict[str, Any] = {"topic": topic, "from": publisher, "to": subscriber,
+                           "period_ns": period_ns, "sent": sent}
+    if edge is None:
+        out.update(received=0 if reported else None, lost=sent if reported else None,
+                   latency=None, age=None, late=None, too_late=None,
+                   offered_per_s=1e9 / period_ns if period_ns else None, achieved_per_s=0.0)
+        return out
+    m = edge["measurement"]
+    acc = m["accounting"]
+    distinct = acc["received"] + acc["corrupted"]
+    out.update(received=acc["received"],
+               lost=max(0, sent - distinct) if sent is not None else None,
+               duplicated=acc["duplicated"], reordered=acc["reordered"],
+               corrupted=acc["corrupted"],
+               latency=m["service"], age=m["response"], jitter_ns=m["jitter_rfc3550_ns"],
+               late=edge["late"], too_late=edge["too_late"], late_ns=edge["late_ns"],
+               too_late_ns=edge["too_late_ns"], offered_per_s=edge["offered_per_s"],
+               achieved_per_s=acc["received"] / duration_s if duration_s else None,
+               payload_bytes=m["payload_bytes"])
+    return out
+
+
+def _chain(graph: Graph, name: str, topics: tuple[str, ...], deadline_ns: int | None,
+           edges: list[dict[str, Any]]) -> dict[str, Any]:
+    """A chain: its last topic's age where it is received (from the origin's due time), and
+    for each topic the hop's latency and the age it had reached (p50s)."""
+    stage_nodes = [
+        {n.name for n in graph.nodes for s in n.subscribers
+         if s.topic == here and s.publish == there} for here, there in zip(topics, topics[1:])]
+    hops = []
+    for i, topic in enumerate(topics):
+        publishers = stage_nodes[i - 1] if i > 0 else set(graph.publishers_of(topic))
+        receivers = stage_nodes[i] if i < len(topics) - 1 else None
+        on = [e for e in edges if e["topic"] == topic and e["from"] in publishers
+              and (receivers is None or e["to"] in receivers) and e["latency"]]
+        hops.append({"topic": topic,
+                     "latency_p50_ns": _median([e["latency"]["p50_ns"] for e in on]),
+                     "age_p50_ns": _median([e["age"]["p50_ns"] for e in on])})
+    last = [e for e in edges if e["topic"] == topics[-1] and e["from"] in stage_nodes[-1]
+            and e["age"]]
+    end = max(last, key=lambda e: e["age"]["count"], default=None)
+    return {"name": name, "topics": list(topics), "deadline_ns": deadline_ns,
+            "end_to_end": end["age"] if end else None,
+            "over_deadline": (end["age"]["count"] - _count_below(end, deadline_ns))
+            if end and deadline_ns else None,
+            "hops": hops}
+
+
+def _count_below(edge: dict[str, Any], limit_ns: int) -> int:
+    return sum(n for value, n in edge["age"].get("histogram") or [] if value <= limit_ns)
+
+
+def _node(name: str, report: dict[str, Any] | None, failed: str | None) -> dict[str, Any]:
+    if report is None:
+        return {"name": name, "status": "failed", "status_reason": failed}
+    process = report["process"]
+    wall = process["wall_s"] or 0
+    cpu = process["cpu_user_s"] + process["cpu_sys_s"]
+    return {"name": name, "status": report["status"] if not failed else "partial",
+            "status_reason": failed or report.get("status_reason"),
+            "discovery_ns": report["discovery_ns"], "cpu_s": round(cpu, 4),
+            "cpu_percent": round(100 * cpu / wall, 2) if wall else None,
+            "max_rss_kib": process["max_rss_kib"],
+            "sent": {p["topic"]: p["sent"] for p in report["publishers"]},
+            "max_send_lag_ns": max((p["max_send_lag_ns"] for p in report["publishers"]),
+                                   default=None),
+            "send_errors": sum(p["send_errors"] for p in report["publishers"])}
+
+
+def _median(values: list[int]) -> int | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2]

@@ -1,0 +1,114 @@
+"""Running a graph on this machine: the transport's daemons, one agent per node (``mwperf-agent
+node``), all READY, one start instant for every schedule (the go file), then each node's
+report merged into the graph result (result.py). A node that dies leaves a partial result
+naming it; the rest of the graph is measured and stopped; nothing is left running."""
+
+import json
+import os
+import secrets
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ..agent import Agent
+from ..commandline import qos_args
+from ..config import PointConfig
+from ..daemons import DaemonSet
+from ..leases import Lease
+from ..middleware import prepare
+from ..procs import AgentProcess, AgentSet
+from ..transports import profile
+from ..wire import HEADER_BYTES
+from .check import check_sizes
+from .model import Graph
+from .plan import addresses, linger_ns, node_specs, supported
+from .result import merge
+
+START_MARGIN_NS = 200_000_000
+"""the go file names an instant this far ahead: every node reads it before it comes"""
+SLACK_S = 10.0
+
+
+def file_name(node: str) -> str:
+    """A node's name as a file name (iRobot namespaces have '/')."""
+    return "node." + node.replace("/", "_")
+
+
+def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> dict[str, Any]:
+    """Measure ``graph`` over ``cfg.transport`` for cfg's warm-up and duration."""
+    supported(cfg.transport)
+    most = profile(cfg.transport).max_message
+    check_sizes(graph, cfg.transport, most - HEADER_BYTES if most else None)
+    tag = secrets.randbits(32)
+    started = datetime.now(timezone.utc)
+    duration_ns = cfg.duration_ns or 0
+    linger = linger_ns(graph)
+    interrupted: str | None = None
+    failed: dict[str, str] = {}
+    with Lease.take(f"{cfg.transport} graph {graph.name}") as lease, \
+            DaemonSet(workdir, lease) as daemons:
+        plan = prepare(cfg, workdir, agent, daemons, None)
+        specs = node_specs(graph, addresses(graph, cfg.transport, plan.listen, workdir, tag),
+                           cfg.warmup_ns, duration_ns, linger)
+        go_file = workdir / "go"
+        with AgentSet(workdir) as agents:
+            t0 = time.monotonic()
+            procs: dict[str, AgentProcess] = {}
+            try:
+                for spec in specs:
+                    procs[spec["name"]] = _start(agents, agent, cfg, spec, workdir, go_file, tag)
+                for proc in procs.values():
+                    proc.wait_ready("node", max(10.0, cfg.discovery_timeout_ns / 1e9 + 5))
+                ready_s = time.monotonic() - t0
+                start_ns = time.monotonic_ns() + START_MARGIN_NS
+                temporary = go_file.with_suffix(".tmp")
+                temporary.write_text(f"{start_ns}\n")
+                os.replace(temporary, go_file)
+                limit = (START_MARGIN_NS + cfg.warmup_ns + duration_ns + linger) / 1e9 + SLACK_S
+                deadline = time.monotonic() + limit
+                for name, proc in procs.items():
+                    if proc.wait(max(0.0, deadline - time.monotonic())) is None:
+                        failed[name] = f"did not finish within {limit:g} s and was stopped"
+                agents.stop_all()
+            except KeyboardInterrupt:
+                interrupted = "interrupted by Ctrl-C"
+                agents.stop_all()
+                ready_s = time.monotonic() - t0
+            daemons.sample_all()
+        stopped = time.monotonic() - t0
+    reports: dict[str, dict[str, Any] | None] = {}
+    for spec in specs:
+        name = spec["name"]
+        reports[name] = _report(workdir, name)
+        proc = procs.get(name)
+        if reports[name] is None and name not in failed:
+            code = proc.exit_code if proc is not None else None
+            why = proc.stderr_tail() if proc is not None else "not started"
+            failed[name] = f"exited (code {code}) without a report: {why}"
+    return merge(graph, cfg, specs, reports, failed, interrupted,
+                 run_id=f"{started:%Y%m%dT%H%M%SZ}-{cfg.transport}-graph-{tag & 0xFFFF:04x}",
+                 started=started, ready_s=ready_s, total_s=stopped,
+                 daemons=daemons.describe())
+
+
+def _start(agents: AgentSet, agent: Agent, cfg: PointConfig, spec: dict[str, Any],
+           workdir: Path, go_file: Path, tag: int) -> AgentProcess:
+    name = file_name(spec["name"])
+    spec_path = workdir / f"{name}.spec.json"
+    spec_path.write_text(json.dumps(spec))
+    argv = [str(agent.path), "node", "--transport", cfg.transport, "--node-spec",
+            str(spec_path), "--go-file", str(go_file), "--run-id", str(tag),
+            "--json", str(workdir / f"{name}.json"), "--quiet", *qos_args(cfg)]
+    if cfg.busy_poll:
+        argv.append("--busy-poll")
+    return agents.spawn("node", argv, name=name)
+
+
+def _report(workdir: Path, node: str) -> dict[str, Any] | None:
+    try:
+        report = json.loads((workdir / f"{file_name(node)}.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return report if isinstance(report, dict) and report.get("role") == "node" else None
+

@@ -1,0 +1,72 @@
+"""The summary after a graph run: one line per edge (worst first: p99 as a share of the
+topic's period), one per chain, then the nodes' CPU and memory."""
+
+from typing import Any
+
+from ..durations import format_ns
+
+
+def _share(edge: dict[str, Any]) -> float:
+    if not edge.get("latency") or not edge.get("period_ns"):
+        return float("inf") if edge.get("received") == 0 else 0.0
+    return (edge["latency"]["p99_ns"] or 0) / edge["period_ns"]
+
+
+def render(result: dict[str, Any]) -> str:
+    g, run = result["graph"], result["run"]
+    lines = [f"graph {g['name']} over {result['config']['transport']}: {g['nodes']} nodes, "
+             f"{g['topics']} topics, {g['edges']} edges; {result['status']}"
+             + (f" ({result['status_reason']})" if result["status_reason"] else "")]
+    if run["discovery_ns"] is not None:
+        lines.append(f"all matched after {format_ns(run['discovery_ns'])} (slowest node); "
+                     f"ready {run['ready_s']:.2f} s, whole run {run['total_s']:.2f} s")
+    rows = [("edge", "period", "p50", "p99", "max", "lost", "late", "too late", "rate")]
+    for e in sorted(result["edges"], key=_share, reverse=True):
+        lat = e.get("latency")
+        rows.append((f"{e['topic']} {e['from']} -> {e['to']}",
+                     format_ns(e["period_ns"]) if e["period_ns"] else "-",
+                     format_ns(lat["p50_ns"]) if lat else "-",
+                     format_ns(lat["p99_ns"]) if lat else "-",
+                     format_ns(lat["max_ns"]) if lat else "-",
+                     _count(e.get("lost")), _count(e.get("late")), _count(e.get("too_late")),
+                     _rate(e)))
+    lines += _table(rows)
+    for c in result["chains"]:
+        e2e = c["end_to_end"]
+        if e2e is None:
+            lines.append(f"chain {c['name']}: nothing arrived at its end")
+            continue
+        hops = ", ".join(f"{h['topic']} {format_ns(h['latency_p50_ns'])}"
+                         for h in c["hops"] if h["latency_p50_ns"] is not None)
+        over = (f", {c['over_deadline']} over its {format_ns(c['deadline_ns'])} deadline"
+                if c["over_deadline"] is not None else "")
+        lines.append(f"chain {c['name']}: end to end p50 {format_ns(e2e['p50_ns'])}, p99 "
+                     f"{format_ns(e2e['p99_ns'])}, max {format_ns(e2e['max_ns'])} "
+                     f"({e2e['count']} messages{over}); hops p50: {hops}")
+    nodes = [n for n in result["nodes"] if n.get("cpu_percent") is not None]
+    if nodes:
+        busiest = sorted(nodes, key=lambda n: n["cpu_percent"], reverse=True)[:5]
+        lines.append("busiest nodes: " + ", ".join(
+            f"{n['name']} {n['cpu_percent']:.1f} % CPU {n['max_rss_kib'] / 1024:.1f} MiB"
+            for n in busiest))
+    for n in result["nodes"]:
+        if n["status"] != "complete":
+            lines.append(f"node {n['name']}: {n['status']}: {n.get('status_reason')}")
+    return "\n".join(lines) + "\n"
+
+
+def _count(value: int | None) -> str:
+    return "-" if value is None else str(value)
+
+
+def _rate(edge: dict[str, Any]) -> str:
+    offered, achieved = edge.get("offered_per_s"), edge.get("achieved_per_s")
+    if not offered or achieved is None:
+        return "-"
+    return f"{achieved:.4g}/{offered:.4g} Hz"
+
+
+def _table(rows: list[tuple[str, ...]]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in
+                      enumerate(zip(r, widths))).rstrip() for r in rows]
