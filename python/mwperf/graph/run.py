@@ -15,6 +15,7 @@ from ..agent import Agent
 from ..commandline import qos_args
 from ..config import PointConfig
 from ..daemons import DaemonSet
+from ..errors import UsageError
 from ..leases import Lease
 from ..middleware import prepare
 from ..procs import AgentProcess, AgentSet
@@ -35,9 +36,27 @@ def file_name(node: str) -> str:
     return "node." + node.replace("/", "_")
 
 
+RUSTDDS_LOOPBACK_PARTICIPANTS = 13
+"""RustDDS on loopback announces itself to participant ids 0..12 only (no multicast on lo): two
+participants above those never meet (transports/rustdds.rs)"""
+
+
+def endpoints(graph: Graph) -> int:
+    """The endpoints a graph opens: one per subscription, publisher and stage."""
+    return sum(len(n.publishers) + len(n.subscribers)
+               + sum(1 for s in n.subscribers if s.publish) for n in graph.nodes)
+
+
 def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> dict[str, Any]:
     """Measure ``graph`` over ``cfg.transport`` for cfg's warm-up and duration."""
     supported(cfg.transport)
+    if cfg.transport == "rustdds" and cfg.option("network") in (None, "loopback") and \
+            endpoints(graph) > RUSTDDS_LOOPBACK_PARTICIPANTS:
+        raise UsageError(
+            f"--graph {graph.name} --transport rustdds: {endpoints(graph)} endpoints, each a "
+            f"RustDDS participant; on loopback RustDDS discovers only {RUSTDDS_LOOPBACK_PARTICIPANTS}"
+            " (it announces itself to participant ids 0..12, lo has no multicast); use a smaller "
+            "graph or emulated hosts (--link)")
     most = profile(cfg.transport).max_message
     check_sizes(graph, cfg.transport, most - HEADER_BYTES if most else None)
     tag = secrets.randbits(32)

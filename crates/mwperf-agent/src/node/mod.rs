@@ -40,6 +40,9 @@ pub struct NodeReport {
     pub process: ProcessUsage,
 }
 
+/// How long a publisher waits before opening again (its peer does not listen yet).
+const RETRY: Duration = Duration::from_millis(20);
+
 /// How often the go file is looked for.
 const GO_POLL: Duration = Duration::from_millis(2);
 
@@ -81,12 +84,20 @@ pub fn run(common: &Common, spec: &NodeSpec, go_file: &str) -> Result<NodeReport
             .map_err(|e| format!("subscription of '{}': {e}", s.topic))?;
         subs.push(ep);
     }
+    // a publisher on a connecting transport (uds, tcp) may start before the node it sends
+    // to listens: it tries again until the discovery timeout
+    let deadline = started + common.discovery_timeout;
     let outlet = |o: &Outlet| -> Result<Vec<Box<dyn Endpoint>>, String> {
         o.addresses
             .iter()
-            .map(|a| {
-                open_at(Side::Pub, a, &o.qos)
-                    .map_err(|e| format!("publisher of '{}': {e}", o.topic))
+            .map(|a| loop {
+                match open_at(Side::Pub, a, &o.qos) {
+                    Ok(ep) => break Ok(ep),
+                    Err(_) if now_ns() < deadline && !crate::signals::stopped() => {
+                        std::thread::sleep(RETRY);
+                    }
+                    Err(e) => break Err(format!("publisher of '{}': {e}", o.topic)),
+                }
             })
             .collect()
     };

@@ -1,0 +1,145 @@
+"""Graph runs with the real agent (issue 24): counts against the publishers' own ground truth,
+a chain's end-to-end age against its stages' known work, a node killed mid-run, and bad input
+refused before anything starts."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import alive, run_mwperf
+
+SHORT = ("--duration", "2s", "--warmup", "300ms", "--no-save")
+
+
+def graph_run(env: dict[str, str], tmp_path: Path, graph: str, *args: str,
+              code: int = 0) -> dict[str, Any]:
+    out = tmp_path / "graph.json"
+    done = run_mwperf("run", "--graph", graph, *SHORT, *args, "--json-out", str(out), env=env,
+                      timeout=120)
+    assert done.returncode == code, done.stderr
+    return json.loads(out.read_text())
+
+
+def write(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "g.yaml"
+    path.write_text(textwrap.dedent(text))
+    return str(path)
+
+
+@pytest.mark.parametrize("transport", ["udp", "cyclonedds"])
+def test_sierra_nevada_every_edge_gets_what_its_publisher_sent(real_env: dict[str, str],
+                                                               tmp_path: Path,
+                                                               transport: str) -> None:
+    result = graph_run(real_env, tmp_path, "sierra_nevada", "--transport", transport)
+    assert result["status"] == "complete", result["status_reason"]
+    assert len(result["edges"]) == 17 and result["graph"]["nodes"] == 10
+    for edge in result["edges"]:
+        # ground truth: the publisher's own count, which the schedule fixes (2 s / period)
+        expected = 2e9 / edge["period_ns"]
+        assert abs(edge["sent"] - expected) <= 1, edge
+        assert edge["received"] == edge["sent"] and edge["lost"] == 0, edge
+        assert edge["latency"]["count"] == edge["received"]
+        assert 0 < edge["latency"]["p50_ns"] < edge["period_ns"], edge
+    nodes = {n["name"]: n for n in result["nodes"]}
+    assert nodes["montreal"]["sent"] == {"amazon": 200, "nile": 200, "ganges": 200,
+                                         "danube": 200}
+    assert all(n["max_rss_kib"] > 0 and n["cpu_s"] >= 0 for n in nodes.values())
+
+
+def test_a_chain_is_measured_end_to_end_through_its_stages(real_env: dict[str, str],
+                                                           tmp_path: Path) -> None:
+    graph = write(tmp_path, """
+        name: chain3
+        nodes:
+          - name: sensor
+            publishers: [{topic: /raw, rate: 50, payload: 1KiB}]
+          - name: filter
+            subscribers: [{topic: /raw, busy_loop: 2ms, publish: /clean, publish_payload: 256}]
+          - name: planner
+            subscribers: [{topic: /clean, busy_loop: 3ms, publish: /cmd}]
+          - name: actuator
+            subscribers: [{topic: /cmd}]
+        chains:
+          sense_to_act: {topics: [/raw, /clean, /cmd], deadline: 100ms}
+        """)
+    result = graph_run(real_env, tmp_path, graph, "--transport", "udp")
+    assert result["status"] == "complete", result["status_reason"]
+    (chain,) = result["chains"]
+    e2e = chain["end_to_end"]
+    assert e2e["count"] == 100  # every sensor message reached the actuator
+    # at least the stages' 5 ms of work; on this machine's loopback not much more
+    assert 5_000_000 <= e2e["p50_ns"] < 5_000_000 + 5_000_000, e2e
+    assert chain["over_deadline"] == 0
+    assert [h["topic"] for h in chain["hops"]] == ["/raw", "/clean", "/cmd"]
+    edges = {(e["topic"], e["to"]): e for e in result["edges"]}
+    assert edges[("/clean", "planner")]["payload_bytes"] == 256
+    assert edges[("/cmd", "actuator")]["payload_bytes"] == 256  # a stage passes its input's size
+    assert edges[("/cmd", "actuator")]["sent"] == 100
+
+
+def test_a_node_killed_mid_run_gives_a_partial_result_naming_it(real_env: dict[str, str],
+                                                               tmp_path: Path) -> None:
+    graph = write(tmp_path, """
+        name: victim
+        nodes:
+          - name: talker
+            publishers: [{topic: /a, rate: 100, payload: 64}, {topic: /b, rate: 100, payload: 64}]
+          - name: doomed
+            subscribers: [{topic: /a}]
+          - name: survivor
+            subscribers: [{topic: /b}]
+        """)
+    out = tmp_path / "r.json"
+    proc = subprocess.Popen([sys.executable, "-m", "mwperf.cli", "run", "--graph", graph,
+                             "--transport", "udp", "--duration", "3s", "--warmup", "200ms",
+                             "--no-save", "--json-out", str(out)], env=real_env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    victim = None
+    for _ in range(200):
+        found = subprocess.run(["pgrep", "-f", "node.doomed.spec.json"], capture_output=True,
+                               text=True).stdout.split()
+        if found:
+            victim = int(found[0])
+            break
+        time.sleep(0.02)
+    assert victim is not None, "the doomed node never started"
+    time.sleep(1.5)
+    os.kill(victim, signal.SIGKILL)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 3, err
+    result = json.loads(out.read_text())
+    assert result["status"] == "partial"
+    assert "node 'doomed'" in result["status_reason"]
+    edges = {e["to"]: e for e in result["edges"]}
+    assert edges["survivor"]["received"] == edges["survivor"]["sent"] == 300
+    assert edges["doomed"]["received"] is None  # it never reported
+    nodes = {n["name"]: n for n in result["nodes"]}
+    assert nodes["doomed"]["status"] == "failed" and nodes["survivor"]["status"] == "complete"
+    leftover = subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True, text=True)
+    assert [p for p in leftover.stdout.split() if alive(int(p))] == []
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (("--graph", "mobile-robot", "--transport", "udp"),
+     "node 'lidar_driver' publishes '/scan' with 300000 B messages; --transport udp carries at "
+     "most"),
+    (("--graph", "sierra_nevada", "--transport", "udp", "--rate", "100"),
+     "--rate: not with --graph"),
+    (("--graph", "mont_blanc", "--transport", "rustdds"),
+     "RustDDS participant; on loopback RustDDS discovers only 13"),
+    (("--graph", "nowhere.yaml", "--transport", "udp"), "--graph: no file nowhere.yaml"),
+])
+def test_a_graph_that_cannot_run_is_refused_before_anything_starts(
+        real_env: dict[str, str], args: tuple[str, ...], expected: str) -> None:
+    done = run_mwperf("run", *args, "--no-save", env=real_env, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert expected in done.stderr
+    assert "Traceback" not in done.stderr
