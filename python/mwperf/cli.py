@@ -144,7 +144,7 @@ def run(scenario: str | None, as_json: bool, json_out: str | None, results: str,
 
 
 GRAPH_FLAGS = ("transport", "duration", "warmup", "reliability", "history", "depth",
-               "durability", "discovery_timeout", "opt", "busy_poll")
+               "durability", "discovery_timeout", "opt", "busy_poll", "link", "link_backend")
 """the flags a graph run takes (the rest are one stream's)"""
 
 
@@ -157,7 +157,7 @@ def _run_graph(spec: str, options: dict[str, Any], json_to: JsonTo,
         flag = "--" + scenario_given[0].replace("_", "-")
         raise UsageError(f"{flag}: not with --graph, whose nodes set their own rates, sizes and "
                          f"work; with --graph give --transport, --duration, --warmup, the QoS "
-                         f"flags, --opt, --busy-poll")
+                         f"flags, --opt, --busy-poll, --link")
     graph = builtin.load_graph(spec)
     cfg = build_point(options, find_agent)
     click.echo(f"mwperf: running graph {graph.name} ({len(graph.nodes)} nodes) over "

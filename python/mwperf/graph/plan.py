@@ -11,10 +11,13 @@ import socket
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from .model import Graph, Qos
+
+if TYPE_CHECKING:
+    from ..place import Place
 
 SOCKET = ("udp", "uds")
 BASED = ("iceoryx2", "cyclonedds", "fastdds", "rustdds", "mqtt", "ros1")
@@ -51,16 +54,24 @@ def topic_address(transport: str, point_address: str, base: str) -> str:
     raise UsageError(f"--graph: no topic address for --transport {transport}")
 
 
+FIRST_PORT = 20000
+"""on emulated hosts each subscription's UDP port (each host has its own ports)"""
+
+
 def addresses(graph: Graph, transport: str, point_address: str | None, workdir: Path,
-              tag: int) -> Addresses:
-    """Every subscription's and every topic's address(es) for ``transport``."""
+              tag: int, place: "Place | None" = None) -> Addresses:
+    """Every subscription's and every topic's address(es) for ``transport``; on emulated hosts
+    (``place``) a subscription listens on its node's host address."""
     supported(transport)
     ids = {topic: i for i, topic in enumerate(graph.topics())}
     listen: dict[tuple[str, str], str] = {}
     publish: dict[str, list[str]] = {t: [] for t in ids}
     for node in graph.nodes:
         for sub in node.subscribers:
-            if transport == "udp":
+            if transport == "udp" and place is not None:
+                address = f"{place.address_of(node.name)}:{FIRST_PORT + len(listen)}"
+                publish[sub.topic].append(address)
+            elif transport == "udp":
                 address = f"127.0.0.1:{_free_udp_port()}"
                 publish[sub.topic].append(address)
             elif transport == "uds":

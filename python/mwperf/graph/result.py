@@ -17,7 +17,7 @@ GRAPH_RESULT_VERSION = 1
 def merge(graph: Graph, cfg: PointConfig, specs: list[dict[str, Any]],
           reports: dict[str, dict[str, Any] | None], failed: dict[str, str],
           interrupted: str | None, *, run_id: str, started: datetime, ready_s: float,
-          total_s: float, daemons: list[Any]) -> dict[str, Any]:
+          total_s: float, daemons: list[Any], link: Any = None) -> dict[str, Any]:
     names = {spec["index"]: spec["name"] for spec in specs}
     sent: dict[tuple[str, str], int] = {}
     for name, report in reports.items():
@@ -52,7 +52,7 @@ def merge(graph: Graph, cfg: PointConfig, specs: list[dict[str, Any]],
         "status": status, "status_reason": reason,
         "graph": {"name": graph.name, "source": graph.source, "nodes": len(graph.nodes),
                   "topics": len(graph.topics()), "edges": len(edges)},
-        "config": {"transport": cfg.transport, "duration_ns": cfg.duration_ns,
+        "config": {"transport": cfg.transport, "link": cfg.link, "duration_ns": cfg.duration_ns,
                    "warmup_ns": cfg.warmup_ns, "reliability": cfg.reliability,
                    "history": cfg.history, "depth": cfg.depth},
         "run": {"ready_s": round(ready_s, 3), "total_s": round(total_s, 3),
@@ -63,6 +63,7 @@ def merge(graph: Graph, cfg: PointConfig, specs: list[dict[str, Any]],
         "nodes": [_node(spec["name"], reports.get(spec["name"]), failed.get(spec["name"]))
                   for spec in specs],
         "daemons": daemons,
+        "link": link,
     }
 
 

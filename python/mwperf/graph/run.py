@@ -3,10 +3,12 @@ node``), all READY, one start instant for every schedule (the go file), then eac
 report merged into the graph result (result.py). A node that dies leaves a partial result
 naming it; the rest of the graph is measured and stopped; nothing is left running."""
 
+import contextlib
 import json
 import os
 import secrets
 import time
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -15,13 +17,15 @@ from ..agent import Agent
 from ..commandline import qos_args
 from ..config import PointConfig
 from ..daemons import DaemonSet
+from ..emulation.network import Network, emulated_network
+from ..emulation.topology import Topology, two_hosts
 from ..errors import UsageError
 from ..leases import Lease
 from ..middleware import prepare
 from ..procs import AgentProcess, AgentSet
-from ..transports import profile
+from ..transports import hook, profile
 from ..wire import HEADER_BYTES
-from .check import check_sizes
+from .check import check_hosts, check_sizes
 from .model import Graph
 from .plan import addresses, linger_ns, node_specs, supported
 from .result import merge
@@ -65,10 +69,13 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
     linger = linger_ns(graph)
     interrupted: str | None = None
     failed: dict[str, str] = {}
+    topology = placed_topology(graph, cfg)
     with Lease.take(f"{cfg.transport} graph {graph.name}") as lease, \
+            _emulated(topology, cfg, workdir, tag) as network, \
             DaemonSet(workdir, lease) as daemons:
-        plan = prepare(cfg, workdir, agent, daemons, None)
-        specs = node_specs(graph, addresses(graph, cfg.transport, plan.listen, workdir, tag),
+        plan = prepare(cfg, workdir, agent, daemons, network)
+        specs = node_specs(graph, addresses(graph, cfg.transport, plan.listen, workdir, tag,
+                                            network),
                            cfg.warmup_ns, duration_ns, linger)
         go_file = workdir / "go"
         with AgentSet(workdir) as agents:
@@ -76,7 +83,8 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
             procs: dict[str, AgentProcess] = {}
             try:
                 for spec in specs:
-                    procs[spec["name"]] = _start(agents, agent, cfg, spec, workdir, go_file, tag)
+                    procs[spec["name"]] = _start(agents, agent, cfg, spec, workdir, go_file, tag,
+                                                 network)
                 for proc in procs.values():
                     proc.wait_ready("node", max(10.0, cfg.discovery_timeout_ns / 1e9 + 5))
                 ready_s = time.monotonic() - t0
@@ -96,6 +104,7 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                 ready_s = time.monotonic() - t0
             daemons.sample_all()
         stopped = time.monotonic() - t0
+        link = network.describe() if network is not None else None
     reports: dict[str, dict[str, Any] | None] = {}
     for spec in specs:
         name = spec["name"]
@@ -108,11 +117,36 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
     return merge(graph, cfg, specs, reports, failed, interrupted,
                  run_id=f"{started:%Y%m%dT%H%M%SZ}-{cfg.transport}-graph-{tag & 0xFFFF:04x}",
                  started=started, ready_s=ready_s, total_s=stopped,
-                 daemons=daemons.describe())
+                 daemons=daemons.describe(), link=link)
+
+
+def placed_topology(graph: Graph, cfg: PointConfig) -> Topology | None:
+    """With ``--link``: the emulated hosts (a and b, as for one stream), each node on the host
+    it names (a node that names none on the first); None on this machine, where every node
+    runs here whatever host it names."""
+    if cfg.link is None and cfg.topology is None:
+        return None
+    base = cfg.topology or two_hosts()
+    check_hosts(graph, base.hosts, "--link")
+    taken = {name for name, _ in base.place}
+    clash = next((n.name for n in graph.nodes if n.name in taken), None)
+    if clash is not None:
+        raise UsageError(f"graph '{graph.name}': node '{clash}' has the name of a role or daemon "
+                         f"mwperf places ({', '.join(sorted(taken))}); rename the node")
+    return replace(base, place=base.place + tuple((n.name, n.host or base.hosts[0])
+                                                  for n in graph.nodes))
+
+
+def _emulated(topology: Topology | None, cfg: PointConfig, workdir: Path, tag: int
+              ) -> contextlib.AbstractContextManager[Network | None]:
+    if topology is None:
+        return contextlib.nullcontext()
+    return emulated_network(topology, cfg.link, cfg.link_backend, workdir,
+                            f"graph {tag & 0xFFFF:04x}")
 
 
 def _start(agents: AgentSet, agent: Agent, cfg: PointConfig, spec: dict[str, Any],
-           workdir: Path, go_file: Path, tag: int) -> AgentProcess:
+           workdir: Path, go_file: Path, tag: int, network: Network | None) -> AgentProcess:
     name = file_name(spec["name"])
     spec_path = workdir / f"{name}.spec.json"
     spec_path.write_text(json.dumps(spec))
@@ -121,7 +155,13 @@ def _start(agents: AgentSet, agent: Agent, cfg: PointConfig, spec: dict[str, Any
             "--json", str(workdir / f"{name}.json"), "--quiet", *qos_args(cfg)]
     if cfg.busy_poll:
         argv.append("--busy-poll")
-    return agents.spawn("node", argv, name=name)
+    if network is None:
+        return agents.spawn("node", argv, name=name)
+    hooks = hook(cfg.transport)
+    for opt in hooks.link_opts(network, spec["name"]):
+        argv += ["--opt", opt]
+    return agents.spawn("node", argv, network.netns_of(spec["name"]),
+                        hooks.agent_env(network.address_of(spec["name"])), name=name)
 
 
 def _report(workdir: Path, node: str) -> dict[str, Any] | None:
