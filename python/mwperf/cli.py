@@ -106,9 +106,14 @@ def _is_scenario(spec: str) -> bool:
 @click.option("--graph", metavar="NAME|FILE", help="Run a graph of nodes instead of one stream: a "
               "built-in (mwperf graphs), a graph file (YAML) or an iRobot ros2-performance "
               "topology (.json); with --transport, --duration, --warmup and the QoS flags.")
+@click.option("--baseline", metavar="TOPIC|chain:NAME", help="With --graph: first run this topic "
+              "(its publishers and subscribers) or chain alone, then the whole graph: what the "
+              "rest costs it (p99 alone vs inside).")
+@click.option("--without", multiple=True, metavar="NODE", help="With --graph: leave this node out "
+              "(and what then has nothing to receive); repeatable.")
 def run(scenario: str | None, as_json: bool, json_out: str | None, results: str, no_save: bool,
         quick: bool, dry_run: bool, resume: str | None, graph: str | None,
-        **options: Any) -> int:
+        baseline: str | None, without: tuple[str, ...], **options: Any) -> int:
     """Measure one point, or every point of SCENARIO: a YAML file or a built-in name (see
     'mwperf scenarios'; docs/scenarios.md describes the format).
 
@@ -139,7 +144,10 @@ def run(scenario: str | None, as_json: bool, json_out: str | None, results: str,
             raise UsageError(f"{flag}: only applies to a scenario, e.g. 'mwperf run default "
                              f"{flag}'")
     if graph is not None:
-        return _run_graph(graph, options, json_to, results_dir)
+        return _run_graph(graph, options, json_to, results_dir, baseline, without)
+    for flag, value in (("--baseline", baseline), ("--without", without)):
+        if value:
+            raise UsageError(f"{flag}: only with --graph")
     return _run_point(options, json_to, results_dir)
 
 
@@ -148,9 +156,10 @@ GRAPH_FLAGS = ("transport", "duration", "warmup", "reliability", "history", "dep
 """the flags a graph run takes (the rest are one stream's)"""
 
 
-def _run_graph(spec: str, options: dict[str, Any], json_to: JsonTo,
-               results_dir: Path | None) -> int:
-    from .graph import builtin, run as graph_run, table as graph_table
+def _run_graph(spec: str, options: dict[str, Any], json_to: JsonTo, results_dir: Path | None,
+               baseline: str | None, without: tuple[str, ...]) -> int:
+    from .graph import builtin, result as graph_result, run as graph_run, subgraph
+    from .graph import table as graph_table
 
     if scenario_given := [n for n in POINT_OPTIONS if n not in GRAPH_FLAGS
                           and options.get(n) not in (None, False, (), [])]:
@@ -159,11 +168,22 @@ def _run_graph(spec: str, options: dict[str, Any], json_to: JsonTo,
                          f"work; with --graph give --transport, --duration, --warmup, the QoS "
                          f"flags, --opt, --busy-poll, --link")
     graph = builtin.load_graph(spec)
+    if without:
+        graph = subgraph.without(graph, without)
+    alone = subgraph.alone(graph, baseline) if baseline else None
     cfg = build_point(options, find_agent)
+    first = None
+    if alone is not None:
+        click.echo(f"mwperf: running {alone.name} ({len(alone.nodes)} nodes) over "
+                   f"{cfg.transport} for {format_ns(cfg.duration_ns)} ...", err=True)
+        with tempfile.TemporaryDirectory(prefix="mwperf-graph-") as folder:
+            first = graph_run.run_graph(alone, cfg, find_agent(), Path(folder))
     click.echo(f"mwperf: running graph {graph.name} ({len(graph.nodes)} nodes) over "
                f"{cfg.transport} for {format_ns(cfg.duration_ns)} ...", err=True)
     with tempfile.TemporaryDirectory(prefix="mwperf-graph-") as folder:
         result = graph_run.run_graph(graph, cfg, find_agent(), Path(folder))
+    if first is not None and baseline is not None:
+        result["baseline"] = graph_result.interference(first, result, baseline)
     saved = None
     if results_dir is not None:
         saved = results_dir / result["run_id"]

@@ -144,3 +144,30 @@ def _median(values: list[int]) -> int | None:
         return None
     ordered = sorted(values)
     return ordered[len(ordered) // 2]
+
+
+def interference(alone: dict[str, Any], together: dict[str, Any], what: str) -> dict[str, Any]:
+    """What the rest of the graph costs ``what``: each of its edges (and its chain) measured
+    alone, then inside the whole graph, in the same run."""
+    full = {(e["topic"], e["from"], e["to"]): e for e in together["edges"]}
+    edges = []
+    for e in alone["edges"]:
+        inside = full.get((e["topic"], e["from"], e["to"]))
+        edges.append({"topic": e["topic"], "from": e["from"], "to": e["to"],
+                      "alone": _figures(e.get("latency"), e.get("lost")),
+                      "in_graph": _figures((inside or {}).get("latency"),
+                                           (inside or {}).get("lost"))})
+    chains = []
+    for c in alone["chains"]:
+        inside = next((x for x in together["chains"] if x["name"] == c["name"]), None)
+        chains.append({"name": c["name"], "alone": _figures(c["end_to_end"], None),
+                       "in_graph": _figures((inside or {}).get("end_to_end"), None)})
+    return {"what": what, "edges": edges, "chains": chains, "alone_run_id": alone["run_id"],
+            "alone_status": alone["status"]}
+
+
+def _figures(stats: dict[str, Any] | None, lost: int | None) -> dict[str, Any] | None:
+    if not stats:
+        return None
+    return {"p50_ns": stats["p50_ns"], "p99_ns": stats["p99_ns"], "max_ns": stats["max_ns"],
+            "count": stats["count"], "lost": lost}

@@ -43,6 +43,7 @@ def render(result: dict[str, Any]) -> str:
         lines.append(f"chain {c['name']}: end to end p50 {format_ns(e2e['p50_ns'])}, p99 "
                      f"{format_ns(e2e['p99_ns'])}, max {format_ns(e2e['max_ns'])} "
                      f"({e2e['count']} messages{over}); hops p50: {hops}")
+    lines += _interference(result.get("baseline"))
     nodes = [n for n in result["nodes"] if n.get("cpu_percent") is not None]
     if nodes:
         busiest = sorted(nodes, key=lambda n: n["cpu_percent"], reverse=True)[:5]
@@ -53,6 +54,26 @@ def render(result: dict[str, Any]) -> str:
         if n["status"] != "complete":
             lines.append(f"node {n['name']}: {n['status']}: {n.get('status_reason')}")
     return "\n".join(lines) + "\n"
+
+
+def _interference(baseline: dict[str, Any] | None) -> list[str]:
+    """What the rest of the graph costs the baseline's edges and chain (p99, alone -> inside)."""
+    if not baseline:
+        return []
+    out = [f"interference ({baseline['what']} alone, then in the whole graph):"]
+    items = [(f"{e['topic']} {e['from']} -> {e['to']}", e) for e in baseline["edges"]]
+    items += [(f"chain {c['name']}", c) for c in baseline["chains"]]
+    for label, item in items:
+        alone, inside = item["alone"], item["in_graph"]
+        if not alone or not inside:
+            out.append(f"  {label}: not measured both ways")
+            continue
+        delta = inside["p99_ns"] - alone["p99_ns"]
+        out.append(f"  {label}: p99 {format_ns(alone['p99_ns'])} alone, "
+                   f"{format_ns(inside['p99_ns'])} in the graph ({'+' if delta >= 0 else '-'}"
+                   f"{format_ns(abs(delta))}); p50 {format_ns(alone['p50_ns'])} -> "
+                   f"{format_ns(inside['p50_ns'])}")
+    return out
 
 
 def _count(value: int | None) -> str:
