@@ -205,3 +205,27 @@ def test_an_unknown_graph_is_a_usage_error() -> None:
     done = run_mwperf("graphs", "no-such-graph")
     assert done.returncode == 2
     assert "'no-such-graph' is neither a file nor a built-in graph; built-in:" in done.stderr
+
+
+def test_a_topic_or_a_chain_alone_keeps_only_what_carries_it() -> None:
+    from mwperf.graph.subgraph import alone, without
+    robot = load_graph("mobile-robot")
+    imu = alone(robot, "/imu")
+    assert [n.name for n in imu.nodes] == ["imu_driver", "state_estimator"]
+    assert [s.topic for s in imu.node("state_estimator").subscribers] == ["/imu"]
+    chain = alone(robot, "chain:scan_to_wheels")
+    assert [n.name for n in chain.nodes] == ["lidar_driver", "perception", "planning", "control",
+                                             "motor_driver"]
+    assert [s.topic for s in chain.node("control").subscribers] == ["/path"]  # not /cmd_vel
+    with pytest.raises(UsageError, match="a chain stage publishes it"):
+        alone(robot, "/obstacles")
+    with pytest.raises(UsageError, match="has no chain 'nope'; chains: scan_to_wheels"):
+        alone(robot, "chain:nope")
+    no_camera = without(robot, ("camera_driver",))
+    assert "image_processing" not in [n.name for n in no_camera.nodes]  # nothing left to receive
+    assert "/camera/image_raw" not in no_camera.topics()
+    assert [c.name for c in no_camera.chains] == ["scan_to_wheels"]
+    no_lidar = without(robot, ("lidar_driver",))
+    assert no_lidar.chains == () and "perception" not in [n.name for n in no_lidar.nodes]
+    with pytest.raises(UsageError, match="--without ghost: no such node"):
+        without(robot, ("ghost",))

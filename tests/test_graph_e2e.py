@@ -143,3 +143,44 @@ def test_a_graph_that_cannot_run_is_refused_before_anything_starts(
     assert done.returncode == 2, done.stderr
     assert expected in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_baseline_measures_a_topic_alone_then_inside_the_graph(real_env: dict[str, str],
+                                                               tmp_path: Path) -> None:
+    result = graph_run(real_env, tmp_path, "sierra_nevada", "--transport", "udp",
+                       "--baseline", "danube")
+    base = result["baseline"]
+    assert base["what"] == "danube" and base["alone_status"] == "complete"
+    # danube (montreal, 100 Hz) has four subscribers: each edge both ways
+    assert sorted(e["to"] for e in base["edges"]) == ["geneva", "hamburg", "mandalay", "ponce"]
+    for edge in base["edges"]:
+        assert edge["alone"]["count"] == edge["in_graph"]["count"] == 200, edge
+        assert edge["alone"]["lost"] == edge["in_graph"]["lost"] == 0
+
+
+def test_a_graph_over_an_emulated_link_places_nodes_on_their_hosts(real_env: dict[str, str],
+                                                                    tmp_path: Path) -> None:
+    graph = write(tmp_path, """
+        name: two-hosts
+        nodes:
+          - name: robot
+            host: a
+            publishers: [{topic: /state, rate: 100, payload: 256}]
+          - name: base
+            host: b
+            subscribers: [{topic: /state, publish: /ack}]
+          - name: echo_back
+            host: a
+            subscribers: [{topic: /ack}]
+        chains:
+          there_and_back: [/state, /ack]
+        """)
+    result = graph_run(real_env, tmp_path, graph, "--transport", "udp", "--link",
+                       "delay=5ms")
+    assert result["status"] == "complete", result["status_reason"]
+    (chain,) = result["chains"]
+    # a -> b -> a over a link of 5 ms each way: at least 10 ms, here not much more
+    assert 10_000_000 <= chain["end_to_end"]["p50_ns"] < 13_000_000, chain
+    edges = {e["topic"]: e for e in result["edges"]}
+    assert 5_000_000 <= edges["/state"]["latency"]["p50_ns"] < 6_500_000
+    assert result["link"] is not None

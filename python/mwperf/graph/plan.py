@@ -7,6 +7,8 @@ to addresses, so each subscription listens on one of its own (a free UDP port, a
 and a topic's publishers send to every subscription of it.
 """
 
+import contextlib
+import os
 import socket
 import zlib
 from dataclasses import dataclass
@@ -66,13 +68,27 @@ def addresses(graph: Graph, transport: str, point_address: str | None, workdir: 
     ids = {topic: i for i, topic in enumerate(graph.topics())}
     listen: dict[tuple[str, str], str] = {}
     publish: dict[str, list[str]] = {t: [] for t in ids}
+    with contextlib.ExitStack() as held:  # every port picked stays bound until all are picked
+        _assign(graph, transport, point_address, workdir, tag, place, ids, listen, publish,
+                held)
+    if transport in BASED:
+        for topic, i in ids.items():
+            publish[topic] = [topic_address(transport, point_address or "",
+                                            f"g{tag & 0xFFFFFF:06x}t{i}")]
+    return Addresses(listen, publish)
+
+
+def _assign(graph: Graph, transport: str, point_address: str | None, workdir: Path, tag: int,
+            place: "Place | None", ids: dict[str, int], listen: dict[tuple[str, str], str],
+            publish: dict[str, list[str]], held: contextlib.ExitStack) -> None:
+    taken: list[int] = []
     for node in graph.nodes:
         for sub in node.subscribers:
             if transport == "udp" and place is not None:
                 address = f"{place.address_of(node.name)}:{FIRST_PORT + len(listen)}"
                 publish[sub.topic].append(address)
             elif transport == "udp":
-                address = f"127.0.0.1:{_free_udp_port()}"
+                address = f"127.0.0.1:{_free_udp_port(held, taken)}"
                 publish[sub.topic].append(address)
             elif transport == "uds":
                 address = str(workdir / f"s{ids[sub.topic]}.{node.name.replace('/', '_')}")
@@ -81,11 +97,6 @@ def addresses(graph: Graph, transport: str, point_address: str | None, workdir: 
                 address = topic_address(transport, point_address or "",
                                         f"g{tag & 0xFFFFFF:06x}t{ids[sub.topic]}")
             listen[(node.name, sub.topic)] = address
-    if transport in BASED:
-        for topic, i in ids.items():
-            publish[topic] = [topic_address(transport, point_address or "",
-                                            f"g{tag & 0xFFFFFF:06x}t{i}")]
-    return Addresses(listen, publish)
 
 
 def node_specs(graph: Graph, where: Addresses, warmup_ns: int, duration_ns: int,
@@ -143,7 +154,24 @@ def _qos(qos: Qos) -> dict[str, str]:
                               ("durability", qos.durability)) if v is not None}
 
 
-def _free_udp_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+LISTEN_PORTS = (10000, 32000)
+"""where loopback subscriptions listen: below Linux's ephemeral range (32768-60999), from which
+the publishers' own sockets take their ports as the nodes start"""
+
+
+def _free_udp_port(held: contextlib.ExitStack, taken: list[int]) -> int:
+    """A UDP port outside the ephemeral range, free on loopback now; its socket stays bound (in
+    ``held``) so the next pick is another port; ``taken``: this graph's picks so far."""
+    low, high = LISTEN_PORTS
+    port = taken[-1] + 1 if taken else low + int.from_bytes(os.urandom(2), "big") % 10000
+    for candidate in range(port, high):
+        probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        try:
+            probe.bind(("127.0.0.1", candidate))
+        except OSError:
+            probe.close()
+            continue
+        held.enter_context(probe)
+        taken.append(candidate)
+        return candidate
+    raise UsageError(f"--graph: no free UDP port left in {low}..{high} for the subscriptions")

@@ -17,7 +17,7 @@ GRAPH_RESULT_VERSION = 1
 def merge(graph: Graph, cfg: PointConfig, specs: list[dict[str, Any]],
           reports: dict[str, dict[str, Any] | None], failed: dict[str, str],
           interrupted: str | None, *, run_id: str, started: datetime, ready_s: float,
-          total_s: float, daemons: list[Any], link: Any = None) -> dict[str, Any]:
+          stop_s: float | None, total_s: float, daemons: list[Any], link: Any = None) -> dict[str, Any]:
     names = {spec["index"]: spec["name"] for spec in specs}
     sent: dict[tuple[str, str], int] = {}
     for name, report in reports.items():
@@ -56,6 +56,7 @@ def merge(graph: Graph, cfg: PointConfig, specs: list[dict[str, Any]],
                    "warmup_ns": cfg.warmup_ns, "reliability": cfg.reliability,
                    "history": cfg.history, "depth": cfg.depth},
         "run": {"ready_s": round(ready_s, 3), "total_s": round(total_s, 3),
+                "stop_s": round(stop_s, 3) if stop_s is not None else None,
                 "discovery_ns": max((r["discovery_ns"] for r in reports.values() if r),
                                     default=None)},
         "edges": edges,

@@ -69,6 +69,8 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
     linger = linger_ns(graph)
     interrupted: str | None = None
     failed: dict[str, str] = {}
+    ready_s = 0.0
+    stop_s: float | None = None
     topology = placed_topology(graph, cfg)
     with Lease.take(f"{cfg.transport} graph {graph.name}") as lease, \
             _emulated(topology, cfg, workdir, tag) as network, \
@@ -97,11 +99,14 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                 for name, proc in procs.items():
                     if proc.wait(max(0.0, deadline - time.monotonic())) is None:
                         failed[name] = f"did not finish within {limit:g} s and was stopped"
+                planned_end_ns = start_ns + cfg.warmup_ns + duration_ns + linger
+                stop_s = max(0.0, (time.monotonic_ns() - planned_end_ns) / 1e9)
                 agents.stop_all()
             except KeyboardInterrupt:
                 interrupted = "interrupted by Ctrl-C"
                 agents.stop_all()
                 ready_s = time.monotonic() - t0
+                stop_s = None
             daemons.sample_all()
         stopped = time.monotonic() - t0
         link = network.describe() if network is not None else None
@@ -116,7 +121,7 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
             failed[name] = f"exited (code {code}) without a report: {why}"
     return merge(graph, cfg, specs, reports, failed, interrupted,
                  run_id=f"{started:%Y%m%dT%H%M%SZ}-{cfg.transport}-graph-{tag & 0xFFFF:04x}",
-                 started=started, ready_s=ready_s, total_s=stopped,
+                 started=started, ready_s=ready_s, stop_s=stop_s, total_s=stopped,
                  daemons=daemons.describe(), link=link)
 
 

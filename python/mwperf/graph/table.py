@@ -18,8 +18,11 @@ def render(result: dict[str, Any]) -> str:
              f"{g['topics']} topics, {g['edges']} edges; {result['status']}"
              + (f" ({result['status_reason']})" if result["status_reason"] else "")]
     if run["discovery_ns"] is not None:
+        stop = f", stopped {run['stop_s']:.2f} s after its end" if run.get("stop_s") is not None \
+            else ""
         lines.append(f"all matched after {format_ns(run['discovery_ns'])} (slowest node); "
-                     f"ready {run['ready_s']:.2f} s, whole run {run['total_s']:.2f} s")
+                     f"every node ready after {run['ready_s']:.2f} s{stop}; whole run "
+                     f"{run['total_s']:.2f} s")
     rows = [("edge", "period", "p50", "p99", "max", "lost", "late", "too late", "rate")]
     for e in sorted(result["edges"], key=_share, reverse=True):
         lat = e.get("latency")
