@@ -103,6 +103,7 @@ fn main() -> ExitCode {
         Role::Probe(a) => return probe::run(a),
         Role::Supervise(a) => return mwperf_supervise::run(a),
         Role::SuperviseClean(a) => return mwperf_supervise::clean::run(a),
+        Role::SuperviseCgroup(a) => return mwperf_supervise::local::run(a),
         Role::Facts => return facts::run(),
         Role::Pool => return pooling::run(),
         Role::Ping(a) => ("ping", &a.common, serde_json::to_value(a)),
