@@ -367,15 +367,15 @@ def test_cgroup_files_written_per_version(tmp_path: Path, version: int) -> None:
     assert group.quota_pct == 37.5
 
 
-def test_without_permission_the_quota_is_refused_with_the_reason(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(found: cgroups.Hierarchy, parent: Path) -> None:
-        raise PermissionError(13, "Permission denied")
-    monkeypatch.setattr(cgroups, "_make_parent", refuse)
+def test_a_refused_cgroup_says_why_and_was_leased_first(tmp_path: Path) -> None:
+    """The supervisor's cgroup code (mwperf-agent supervise-cgroup) refuses with the kernel's
+    reason and what to change; the lease names the cgroup before it was tried."""
+    not_a_folder = tmp_path / "file"
+    not_a_folder.write_text("")
     lease = StubLease()
-    with pytest.raises(RunError, match=r"--cpu-quota: cannot create cgroup .*/mwperf/mwpabcdef-"
-                                       r"pong: Permission denied; limiting CPU needs root"):
-        cgroups.create(lease, "pong", 50, cgroups.Hierarchy(1, tmp_path, ("cpu",)))
+    with pytest.raises(RunError, match=r"^--cpu-quota: cannot create .*/file/mwperf: Not a "
+                                       r"directory.*; check the cgroup mounts"):
+        cgroups.create(lease, "pong", 50, cgroups.Hierarchy(1, not_a_folder, ("cpu",)))
     assert [kind for kind, _ in lease.resources] == ["cgroup-parent", "cgroup"]  # leased first
 
 

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import REAL_AGENT, real_agent_answers
 
 from mwperf import leases
 from mwperf.leases import Lease, process_id, reap_stale
@@ -182,3 +183,26 @@ def test_shared_cgroup_parent_is_removed_only_when_empty(tmp_path: Path) -> None
     leases.RELEASERS["cgroup-parent"](str(parent))
     assert not parent.exists()
     leases.RELEASERS["cgroup-parent"](str(parent))  # already gone: fine
+
+
+@pytest.mark.skipif(not real_agent_answers(), reason="needs the built agent")
+def test_start_times_agree_with_the_supervisors_lease(tmp_path: Path) -> None:
+    """A process is named by pid and start time on both sides: this module's start_time and the
+    supervisor's lease.json (crates/mwperf-supervise/src/lease.rs) read the same field the same
+    way, so a lease written by either names the same process for the other."""
+    scratch = tmp_path / "scratch"
+    supervisor = subprocess.Popen([str(REAL_AGENT), "supervise", "--scratch", str(scratch), "--",
+                                   "sleep", "30"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  text=True)
+    try:
+        assert supervisor.stdout.readline().startswith("started ")
+        lease = json.loads((scratch / "lease.json").read_text())
+        assert lease["supervisor_pid"] == supervisor.pid
+        assert leases.start_time(supervisor.pid) == lease["supervisor_start"]
+        assert leases.start_time(lease["child_pid"]) == lease["child_start"]
+        assert process_id(lease["child_pid"]) == f"{lease['child_pid']}:{lease['child_start']}"
+    finally:
+        supervisor.stdin.close()  # EOF: the supervisor stops its child and removes the scratch
+        supervisor.stdout.read()
+        supervisor.wait(10)
+    assert not scratch.exists()

@@ -38,6 +38,8 @@ pub enum Role {
     Supervise(mwperf_supervise::SuperviseArgs),
     /// Kill and remove what dead supervisors left in a folder of scratch folders.
     SuperviseClean(mwperf_supervise::CleanArgs),
+    /// The cgroup steps of `supervise --cgroup` one at a time, for the control plane's own machine.
+    SuperviseCgroup(mwperf_supervise::local::CgroupArgs),
     /// Print this host's facts as JSON (kernel, CPU, clock source, machine, time synchronisation).
     Facts,
     /// Pool finished measurements into one: a JSON array of measurements on stdin, the pooled

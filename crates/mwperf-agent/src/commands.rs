@@ -26,6 +26,7 @@ pub fn run(role: &Role) -> Option<ExitCode> {
         Role::Probe(a) => probe::run(a),
         Role::Supervise(a) => mwperf_supervise::run(a),
         Role::SuperviseClean(a) => mwperf_supervise::clean::run(a),
+        Role::SuperviseCgroup(a) => mwperf_supervise::local::run(a),
         Role::Facts => facts::run(),
         Role::Pool => pooling::run(),
         Role::Node(a) => crate::node::main(a),

@@ -29,7 +29,7 @@ pub const JOIN_ERR: i32 = 0x10000;
 pub const PIN_ERR: i32 = 0x20000;
 
 /// A mounted cgroup hierarchy.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Hierarchy {
     /// 1 or 2
     pub version: u8,
@@ -268,31 +268,73 @@ impl Group {
     }
 }
 
+/// Writes a cgroup file as `echo TEXT > FILE` does (created and truncated: a no-op on cgroupfs,
+/// where the kernel made the file; a plain folder standing in for a hierarchy gets the file).
 fn write(path: &Path, text: &str) -> std::io::Result<()> {
     std::fs::OpenOptions::new()
         .write(true)
+        .create(true)
+        .truncate(true)
         .open(path)?
         .write_all(text.as_bytes())
 }
 
+/// Who the hint after a refused cgroup speaks to: a remote host's supervisor (reached over SSH)
+/// or the control plane on its own machine (`supervise-cgroup`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Where {
+    Remote,
+    Local,
+}
+
 /// What to change, after the kernel's reason, for a cgroup that cannot be set up.
-fn hint(e: &std::io::Error) -> &'static str {
-    match e.raw_os_error() {
-        Some(libc::EACCES) | Some(libc::EPERM) | Some(libc::EROFS) => "; limiting CPU needs root on this host (or a delegated cgroup): connect as root (ssh://root@...) or drop the CPU limit for this host",
-        _ => "; check the host's cgroup mounts (mwperf doctor there) or drop the CPU limit for this host",
+fn hint(e: &std::io::Error, at: Where) -> &'static str {
+    let denied = matches!(
+        e.raw_os_error(),
+        Some(libc::EACCES) | Some(libc::EPERM) | Some(libc::EROFS)
+    );
+    match (at, denied) {
+        (Where::Remote, true) => "; limiting CPU needs root on this host (or a delegated cgroup): connect as root (ssh://root@...) or drop the CPU limit for this host",
+        (Where::Remote, false) => "; check the host's cgroup mounts (mwperf doctor there) or drop the CPU limit for this host",
+        (Where::Local, true) => "; limiting CPU needs root (or a delegated cgroup); run mwperf as root",
+        (Where::Local, false) => "; check the cgroup mounts ('mwperf doctor') or drop --cpu-quota",
     }
 }
 
-/// Creates (or joins) `mwperf/<name>` with `pct` % of one CPU; the error is one line saying
-/// what to change.
+/// Creates (or joins) `mwperf/<name>` with `pct` % of one CPU, its `cgroup.procs` opened for the
+/// child to join; the error is one line saying what to change.
 pub fn setup(h: &Hierarchy, name: &str, pct: f64) -> Result<Group, String> {
+    let (path, procs) = make(h, name, pct, Where::Remote, true)?;
+    Ok(Group {
+        hierarchy: h.clone(),
+        quota_pct: read_quota(h.version, &path),
+        path,
+        procs: procs.expect("make opens cgroup.procs when asked to"),
+    })
+}
+
+/// Creates (or joins) `mwperf/<name>` with `pct` % of one CPU for a process the caller puts in
+/// it itself (`supervise-cgroup create`: the control plane's local cgroups); its path.
+pub fn create(h: &Hierarchy, name: &str, pct: f64) -> Result<PathBuf, String> {
+    make(h, name, pct, Where::Local, false).map(|(path, _)| path)
+}
+
+/// The group's folder made (parents too, v2's cpu controller enabled on the way) and its quota
+/// written; with `join` its `cgroup.procs` opened.
+fn make(
+    h: &Hierarchy,
+    name: &str,
+    pct: f64,
+    at: Where,
+    join: bool,
+) -> Result<(PathBuf, Option<File>), String> {
     let path = group_path(h, name);
     let quota = quota_us(pct);
     let failed = |what: &str, p: &Path, e: std::io::Error| {
         format!(
             "--cpu-quota: cannot {what} {}: {e}{}",
             p.display(),
-            hint(&e)
+            hint(&e, at)
         )
     };
     // Another run's supervisor may remove the empty parent meanwhile, or the group's last member
@@ -300,7 +342,7 @@ pub fn setup(h: &Hierarchy, name: &str, pct: f64) -> Result<Group, String> {
     let mut attempt = 0;
     loop {
         attempt += 1;
-        let r: Result<Group, (String, bool)> = (|| {
+        let r: Result<(PathBuf, Option<File>), (String, bool)> = (|| {
             let parent = h.mount.join(PARENT);
             if h.version == 2 {
                 enable_cpu(&h.mount).map_err(|e| {
@@ -347,11 +389,14 @@ pub fn setup(h: &Hierarchy, name: &str, pct: f64) -> Result<Group, String> {
                         format!(
                             "--cpu-quota: cannot write '{text}' to {}: {e}{}",
                             path.join(file).display(),
-                            hint(&e)
+                            hint(&e, at)
                         ),
                         gone,
                     )
                 })?;
+            }
+            if !join {
+                return Ok((path.clone(), None));
             }
             let procs = std::fs::OpenOptions::new()
                 .write(true)
@@ -360,12 +405,7 @@ pub fn setup(h: &Hierarchy, name: &str, pct: f64) -> Result<Group, String> {
                     let gone = e.kind() == std::io::ErrorKind::NotFound;
                     (failed("open", &path.join("cgroup.procs"), e), gone)
                 })?;
-            Ok(Group {
-                hierarchy: h.clone(),
-                quota_pct: read_quota(h.version, &path),
-                path: path.clone(),
-                procs,
-            })
+            Ok((path.clone(), Some(procs)))
         })();
         match r {
             Ok(g) => return Ok(g),
@@ -385,6 +425,45 @@ fn enable_cpu(folder: &Path) -> std::io::Result<()> {
         return Ok(());
     }
     write(&control, "+cpu")
+}
+
+/// cgroup v1 with RT group scheduling: give the group `path` a SCHED_FIFO budget of `fraction` of
+/// each CPU (its tasks get no real-time time at all otherwise), at most 1/`siblings` of the
+/// parent's (the kernel refuses children whose budgets add up to more); the parent gets the
+/// root's budget first when it has none. The fraction set.
+pub fn rt_budget(mount: &Path, path: &Path, fraction: f64, siblings: u32) -> std::io::Result<f64> {
+    let read = |p: PathBuf| -> std::io::Result<i64> {
+        let text = std::fs::read_to_string(&p)?;
+        text.trim().parse().map_err(|_| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("{}: '{}' is not a number", p.display(), text.trim()),
+            )
+        })
+    };
+    // The kernel's refusal names the file and the value it refused.
+    let put = |p: PathBuf, v: i64| {
+        write(&p, &v.to_string()).map_err(|e| {
+            std::io::Error::new(e.kind(), format!("{e} writing '{v}' to {}", p.display()))
+        })
+    };
+    let parent = path.parent().unwrap_or(path);
+    let period = read(mount.join("cpu.rt_period_us"))?;
+    let mut runtime = read(mount.join("cpu.rt_runtime_us"))?;
+    if runtime < 0 {
+        runtime = period;
+    }
+    if read(parent.join("cpu.rt_runtime_us"))? == 0 {
+        put(parent.join("cpu.rt_period_us"), period)?;
+        put(parent.join("cpu.rt_runtime_us"), runtime)?;
+    }
+    let share = fraction.min(runtime as f64 / period as f64 / siblings.max(1) as f64);
+    put(path.join("cpu.rt_period_us"), PERIOD_US as i64)?;
+    put(
+        path.join("cpu.rt_runtime_us"),
+        (share * PERIOD_US as f64) as i64,
+    )?;
+    Ok(share)
 }
 
 /// The quota in effect in `path` (None: no limit or unreadable).
@@ -551,6 +630,100 @@ mod tests {
             parse_cpu_stat(""),
             serde_json::json!({"periods": null, "throttled_periods": null, "throttled_s": null})
         );
+    }
+
+    /// A folder standing in for a hierarchy (a new cgroup's files are the kernel's; here the
+    /// quota files are created by the writes).
+    fn scratch(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("mwperf-cg-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(d.join(PARENT)).unwrap();
+        d
+    }
+
+    #[test]
+    fn create_writes_the_quota_per_version() {
+        for version in [1u8, 2] {
+            let d = scratch(&format!("v{version}"));
+            std::fs::write(d.join("cgroup.subtree_control"), "memory\n").unwrap();
+            std::fs::write(d.join(PARENT).join("cgroup.subtree_control"), "").unwrap();
+            let h = Hierarchy {
+                version,
+                mount: d.clone(),
+                controllers: vec!["cpu".into()],
+            };
+            let path = create(&h, "mwpabcdef-pong", 37.5).unwrap();
+            assert_eq!(path, d.join("mwperf/mwpabcdef-pong"));
+            let read = |f: &str| std::fs::read_to_string(path.join(f)).unwrap();
+            if version == 2 {
+                for f in [
+                    d.join("cgroup.subtree_control"),
+                    d.join("mwperf/cgroup.subtree_control"),
+                ] {
+                    assert_eq!(std::fs::read_to_string(f).unwrap(), "+cpu");
+                }
+                assert_eq!(read("cpu.max"), "37500 100000");
+            } else {
+                assert_eq!(read("cpu.cfs_period_us"), "100000");
+                assert_eq!(read("cpu.cfs_quota_us"), "37500");
+            }
+            assert_eq!(read_quota(version, &path), Some(37.5));
+            // Created again (another member of a host's group): joined, not an error.
+            assert_eq!(create(&h, "mwpabcdef-pong", 37.5).unwrap(), path);
+            std::fs::remove_dir_all(&d).unwrap();
+        }
+    }
+
+    #[test]
+    fn create_says_what_to_change() {
+        let d = scratch("refused");
+        let file = d.join("not-a-folder");
+        std::fs::write(&file, "").unwrap();
+        let h = Hierarchy {
+            version: 1,
+            mount: file.clone(),
+            controllers: vec!["cpu".into()],
+        };
+        let e = create(&h, "mwpabcdef-pong", 50.0).unwrap_err();
+        assert!(
+            e.starts_with(&format!(
+                "--cpu-quota: cannot create {}",
+                file.join(PARENT).display()
+            )),
+            "{e}"
+        );
+        assert!(
+            e.ends_with("; check the cgroup mounts ('mwperf doctor') or drop --cpu-quota"),
+            "{e}"
+        );
+        let denied = std::io::Error::from_raw_os_error(libc::EACCES);
+        assert!(hint(&denied, Where::Local).contains("run mwperf as root"));
+        assert!(hint(&denied, Where::Remote).contains("connect as root"));
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn rt_budget_splits_the_parents_share() {
+        let d = scratch("rt");
+        std::fs::write(d.join("cpu.rt_period_us"), "1000000\n").unwrap();
+        std::fs::write(d.join("cpu.rt_runtime_us"), "950000\n").unwrap();
+        std::fs::write(d.join(PARENT).join("cpu.rt_runtime_us"), "0\n").unwrap();
+        let g = d.join(PARENT).join("mwpabcdef-pong");
+        std::fs::create_dir(&g).unwrap();
+        // 30 % asked, 0.95 / 2 allowed: 30 %; the parent got the root's budget first.
+        assert_eq!(rt_budget(&d, &g, 0.3, 2).unwrap(), 0.3);
+        let read = |p: PathBuf| std::fs::read_to_string(p).unwrap();
+        assert_eq!(read(d.join("mwperf/cpu.rt_runtime_us")), "950000");
+        assert_eq!(read(d.join("mwperf/cpu.rt_period_us")), "1000000");
+        assert_eq!(read(g.join("cpu.rt_period_us")), "100000");
+        assert_eq!(read(g.join("cpu.rt_runtime_us")), "30000");
+        // 80 % asked: held to the sibling's half of 95 %.
+        assert_eq!(rt_budget(&d, &g, 0.8, 2).unwrap(), 0.475);
+        assert_eq!(read(g.join("cpu.rt_runtime_us")), "47500");
+        // Unlimited root (-1): the whole period.
+        std::fs::write(d.join("cpu.rt_runtime_us"), "-1").unwrap();
+        assert_eq!(rt_budget(&d, &g, 0.9, 1).unwrap(), 0.9);
+        std::fs::remove_dir_all(&d).unwrap();
     }
 
     #[test]

@@ -20,6 +20,7 @@
 pub mod cgroup;
 pub mod clean;
 pub mod lease;
+pub mod local;
 pub mod protocol;
 pub mod usage;
 

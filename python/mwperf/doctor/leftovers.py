@@ -7,6 +7,7 @@ e.g. a run using another $MWPERF_LEASE_DIR).
 from pathlib import Path
 
 from ..emulation import cgroups
+from ..errors import RunError
 from ..leases import TAG_PREFIX, Lease, lease_dir, reap_stale
 from .finding import Finding
 
@@ -50,7 +51,10 @@ def _live_leases() -> list[Lease]:
 def _named_resources() -> list[tuple[str, str, str]]:
     """(kind, name as a lease records it, how to remove it) of every ``mwp*`` resource."""
     found = []
-    hierarchy = cgroups.cpu_hierarchy()
+    try:
+        hierarchy = cgroups.cpu_hierarchy()
+    except RunError:  # no agent binary to read the hierarchies: no cgroup of ours to find
+        hierarchy = None
     parent = hierarchy.mount / cgroups.PARENT if hierarchy else None
     if parent is not None and parent.is_dir():
         found += [("cgroup", str(path), f"rmdir {path} (after killing the pids in "

@@ -8,13 +8,22 @@ and ``cpu.cfs_period_us``. A hybrid machine mounts both; the version that has th
 controller is the one used. Which is which is read from /proc/self/mountinfo, not guessed from
 paths. The cgroups are named ``mwp<lease tag>-<role>`` and recorded in the run's lease before
 they exist, so a killed mwperf's cgroups are removed by the next one.
+
+One implementation: reading the hierarchies, creating a group with its quota, its real-time
+budget and its throttling figures are the supervisor's (crates/mwperf-supervise/src/cgroup.rs,
+which ``supervise --cgroup`` uses on real hosts), asked here through ``mwperf-agent
+supervise-cgroup`` (docs/agent-contract.md). Only before the agents start and after they stop:
+the agents themselves are still forked here and join their group between fork and exec
+(cpu.py), with nothing running beside them.
 """
 
-import errno
-import os
+import json
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from ..agent import find_agent, last_line
 from ..errors import RunError
 from ..leases import Lease
 
@@ -23,7 +32,34 @@ PARENT = "mwperf"
 PERIOD_US = 100_000
 """the CFS period: the kernel's default, 100 ms; the quota is a share of it"""
 MOUNTINFO = Path("/proc/self/mountinfo")
-_CREATE_ATTEMPTS = 5
+COMMAND = "supervise-cgroup"
+TIMEOUT_S = 10.0
+_PREFIX = f"mwperf-agent {COMMAND}: "
+
+
+class Refused(OSError):
+    """The supervisor's cgroup code refused a step; the message says what to change."""
+
+
+def _ask(*args: str) -> Any:
+    """What ``mwperf-agent supervise-cgroup ARGS`` printed (JSON); Refused with its one-line
+    reason when it refused, RunError when it could not run or is too old to know the command."""
+    path = find_agent().path
+    command = f"'{path} {COMMAND} {args[0]}'"
+    try:
+        done = subprocess.run([str(path), COMMAND, *args], capture_output=True, text=True,
+                              timeout=TIMEOUT_S, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise RunError(f"{command} could not run: {exc}") from None
+    if done.returncode == 1:
+        raise Refused(last_line(done.stderr).removeprefix(_PREFIX))
+    try:
+        if done.returncode == 0:
+            return json.loads(done.stdout)
+    except json.JSONDecodeError:
+        pass
+    raise RunError(f"{command} failed (exit code {done.returncode}): {last_line(done.stderr)}; "
+                   f"is it an up-to-date build? run 'make build'")
 
 
 @dataclass(frozen=True)
@@ -36,39 +72,26 @@ class Hierarchy:
     controllers: tuple[str, ...]
     """v1: the controllers bound to this hierarchy; v2: those available at its root"""
 
+    @classmethod
+    def from_json(cls, found: dict[str, Any]) -> "Hierarchy":
+        return cls(int(found["version"]), Path(found["mount"]), tuple(found["controllers"]))
+
+
+def _hierarchies(mountinfo: Path) -> tuple[list[Hierarchy], Hierarchy | None]:
+    found = _ask("hierarchies", "--mountinfo", str(mountinfo))
+    cpu = found.get("cpu")
+    return ([Hierarchy.from_json(h) for h in found["hierarchies"]],
+            Hierarchy.from_json(cpu) if cpu else None)
+
 
 def hierarchies(mountinfo: Path = MOUNTINFO) -> list[Hierarchy]:
     """Every cgroup hierarchy mounted in this process's mount namespace."""
-    found = []
-    try:
-        lines = mountinfo.read_text().splitlines()
-    except OSError:
-        return []
-    for line in lines:
-        before, _, after = line.partition(" - ")
-        fields, rest = before.split(), after.split()
-        if len(fields) < 5 or len(rest) < 3:
-            continue
-        mount = Path(fields[4].replace("\\040", " "))
-        if rest[0] == "cgroup2":
-            try:
-                available = (mount / "cgroup.controllers").read_text().split()
-            except OSError:
-                available = []
-            found.append(Hierarchy(2, mount, tuple(available)))
-        elif rest[0] == "cgroup":
-            options = rest[2].split(",")
-            known = ("cpu", "cpuacct", "cpuset", "memory", "devices", "freezer", "blkio", "pids",
-                     "net_cls", "net_prio", "perf_event", "hugetlb", "rdma", "misc")
-            found.append(Hierarchy(1, mount, tuple(o for o in options if o in known)))
-    return found
+    return _hierarchies(mountinfo)[0]
 
 
 def cpu_hierarchy(mountinfo: Path = MOUNTINFO) -> Hierarchy | None:
     """The hierarchy that has the ``cpu`` controller (v2 preferred), None if there is none."""
-    candidates = [h for h in hierarchies(mountinfo) if "cpu" in h.controllers]
-    candidates.sort(key=lambda h: -h.version)
-    return candidates[0] if candidates else None
+    return _hierarchies(mountinfo)[1]
 
 
 @dataclass(frozen=True)
@@ -104,37 +127,22 @@ class CpuCgroup:
         return False
 
     def throttling(self) -> dict[str, int | float | None]:
-        """The kernel's count of periods, throttled periods and throttled time so far."""
-        stats: dict[str, int] = {}
+        """The kernel's count of periods, throttled periods and throttled time so far (None
+        each when unreadable: the figures never fail a measurement that is done)."""
         try:
-            for line in (self.path / "cpu.stat").read_text().splitlines():
-                key, _, value = line.partition(" ")
-                if value.strip().isdigit():
-                    stats[key] = int(value)
-        except OSError:
-            pass
-        throttled_s = (stats["throttled_usec"] / 1e6 if "throttled_usec" in stats
-                       else stats["throttled_time"] / 1e9 if "throttled_time" in stats else None)
-        return {"periods": stats.get("nr_periods"), "throttled_periods": stats.get("nr_throttled"),
-                "throttled_s": None if throttled_s is None else round(throttled_s, 6)}
+            figures = _ask("throttling", "--path", str(self.path))
+        except RunError:
+            figures = None
+        return figures or {"periods": None, "throttled_periods": None, "throttled_s": None}
 
     def set_rt_runtime(self, fraction: float, siblings: int) -> float:
         """v1 with RT group scheduling: give the cgroup a SCHED_FIFO budget of ``fraction`` of
         each CPU (its tasks get no real-time time at all otherwise), at most 1/``siblings`` of
         the parent's (the kernel refuses children whose budgets add up to more); returns the
-        fraction set."""
-        root, parent = self.hierarchy.mount, self.path.parent
-        period = int((root / "cpu.rt_period_us").read_text())
-        runtime = int((root / "cpu.rt_runtime_us").read_text())
-        if runtime < 0:
-            runtime = period
-        if int((parent / "cpu.rt_runtime_us").read_text()) == 0:
-            _write(parent / "cpu.rt_period_us", str(period))
-            _write(parent / "cpu.rt_runtime_us", str(runtime))
-        share = min(fraction, runtime / period / siblings)
-        _write(self.path / "cpu.rt_period_us", str(PERIOD_US))
-        _write(self.path / "cpu.rt_runtime_us", str(int(share * PERIOD_US)))
-        return share
+        fraction set (Refused, an OSError, with the kernel's reason)."""
+        done = _ask("rt-budget", "--path", str(self.path), "--mount", str(self.hierarchy.mount),
+                    "--fraction", repr(fraction), "--siblings", str(siblings))
+        return float(done["share"])
 
     def has_rt_group_scheduling(self) -> bool:
         """True when the kernel budgets SCHED_FIFO time per cgroup (v1 cpu.rt_runtime_us)."""
@@ -154,50 +162,9 @@ def create(lease: Lease, role: str, quota_pct: float, hierarchy: Hierarchy | Non
     if ("cgroup-parent", str(parent)) not in lease.resources:
         lease.add("cgroup-parent", str(parent))
     lease.add("cgroup", str(path))
-    quota_us = max(1000, round(quota_pct / 100 * PERIOD_US))
     try:
-        for attempt in range(_CREATE_ATTEMPTS):  # another run may remove an empty parent meanwhile
-            try:
-                _make_parent(found, parent)
-                path.mkdir()
-                break
-            except FileNotFoundError:
-                if attempt == _CREATE_ATTEMPTS - 1:
-                    raise
-        if found.version == 2:
-            _write(path / "cpu.max", f"{quota_us} {PERIOD_US}")
-        else:
-            _write(path / "cpu.cfs_period_us", str(PERIOD_US))
-            _write(path / "cpu.cfs_quota_us", str(quota_us))
-    except PermissionError as exc:
-        raise RunError(f"--cpu-quota: cannot create cgroup {path}: {exc.strerror}; limiting "
-                       f"CPU needs root (or a delegated cgroup); run mwperf as root") from None
-    except OSError as exc:
-        raise RunError(f"--cpu-quota: cannot set up cgroup {path}: {exc.strerror or exc}") from None
-    return CpuCgroup(found, path, quota_us, PERIOD_US)
-
-
-def _make_parent(found: Hierarchy, parent: Path) -> None:
-    if found.version == 2:
-        _enable_cpu(found.mount)
-    parent.mkdir(exist_ok=True)
-    if found.version == 2:
-        _enable_cpu(parent)
-
-
-def _enable_cpu(folder: Path) -> None:
-    """v2: make the cpu controller available to ``folder``'s children."""
-    control = folder / "cgroup.subtree_control"
-    if "cpu" not in control.read_text().split():
-        _write(control, "+cpu")
-
-
-def _write(path: Path, text: str) -> None:
-    """Write a cgroup file; the kernel's error names the file it refused."""
-    try:
-        path.write_text(text)
-    except OSError as exc:
-        if exc.errno in (errno.EINVAL, errno.EBUSY):
-            raise OSError(exc.errno, f"{os.strerror(exc.errno)} writing '{text}' to {path}") \
-                from None
-        raise
+        made = _ask("create", "--name", path.name, "--cpu-quota", repr(float(quota_pct)),
+                    "--mount", str(found.mount), "--cgroup-version", str(found.version))
+    except Refused as exc:
+        raise RunError(str(exc)) from None
+    return CpuCgroup(found, Path(made["path"]), int(made["quota_us"]), int(made["period_us"]))
