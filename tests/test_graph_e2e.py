@@ -79,6 +79,9 @@ def test_a_chain_is_measured_end_to_end_through_its_stages(real_env: dict[str, s
     assert 5_000_000 <= e2e["p50_ns"] < 5_000_000 + 5_000_000, e2e
     assert chain["over_deadline"] == 0
     assert [h["topic"] for h in chain["hops"]] == ["/raw", "/clean", "/cmd"]
+    # each stage's own time (callback start to send) holds its busy loop
+    assert 2_000_000 <= chain["hops"][1]["stage_p50_ns"] < 2_500_000
+    assert 3_000_000 <= chain["hops"][2]["stage_p50_ns"] < 3_500_000
     edges = {(e["topic"], e["to"]): e for e in result["edges"]}
     assert edges[("/clean", "planner")]["payload_bytes"] == 256
     assert edges[("/cmd", "actuator")]["payload_bytes"] == 256  # a stage passes its input's size

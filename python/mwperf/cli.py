@@ -152,7 +152,8 @@ def run(scenario: str | None, as_json: bool, json_out: str | None, results: str,
 
 
 GRAPH_FLAGS = ("transport", "duration", "warmup", "reliability", "history", "depth",
-               "durability", "discovery_timeout", "opt", "busy_poll", "link", "link_backend")
+               "durability", "discovery_timeout", "opt", "busy_poll", "link", "link_backend",
+               "spin_margin")
 """the flags a graph run takes (the rest are one stream's)"""
 
 

@@ -60,6 +60,9 @@ pub struct NodeArgs {
     /// Start when this file holds the start instant (CLOCK_MONOTONIC ns, one line).
     #[arg(long = "go-file")]
     pub go_file: String,
+    /// Publishers sleep until this long before a message is due, then spin (as ping/pub do).
+    #[arg(long = "spin-margin", default_value = "100us", value_parser = duration)]
+    pub spin_margin: u64,
 }
 
 /// `router`: the transport whose router to run and where it listens.

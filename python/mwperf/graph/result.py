@@ -32,6 +32,9 @@ def merge(graph: Graph, cfg: PointConfig, specs: list[dict[str, Any]],
         for sub in (report or {}).get("subscriptions", []):
             for edge in sub["edges"]:
                 measured[(edge["topic"], names.get(edge["source"], "?"), name)] = edge
+    stage_times = {(name, sub["topic"]): sub["stage_time"]
+                   for name, report in reports.items()
+                   for sub in (report or {}).get("subscriptions", []) if sub.get("stage_time")}
     duration_s = (cfg.duration_ns or 0) / 1e9
     edges = []
     for e in graph.edges():
@@ -60,7 +63,8 @@ def merge(graph: Graph, cfg: PointConfig, specs: list[dict[str, Any]],
                 "discovery_ns": max((r["discovery_ns"] for r in reports.values() if r),
                                     default=None)},
         "edges": edges,
-        "chains": [_chain(graph, c.name, c.topics, c.deadline_ns, edges) for c in graph.chains],
+        "chains": [_chain(graph, c.name, c.topics, c.deadline_ns, edges, stage_times)
+                   for c in graph.chains],
         "nodes": [_node(spec["name"], reports.get(spec["name"]), failed.get(spec["name"]))
                   for spec in specs],
         "daemons": daemons,
@@ -94,9 +98,11 @@ def _edge(topic: str, publisher: str, subscriber: str, edge: dict[str, Any] | No
 
 
 def _chain(graph: Graph, name: str, topics: tuple[str, ...], deadline_ns: int | None,
-           edges: list[dict[str, Any]]) -> dict[str, Any]:
+           edges: list[dict[str, Any]], stage_times: dict[tuple[str, str], Any]
+           ) -> dict[str, Any]:
     """A chain: its last topic's age where it is received (from the origin's due time), and
-    for each topic the hop's latency and the age it had reached (p50s)."""
+    for each topic the hop's latency, the age it had reached and the time the stage that
+    published it spent from its callback's start to its send (p50s)."""
     stage_nodes = [
         {n.name for n in graph.nodes for s in n.subscribers
          if s.topic == here and s.publish == there} for here, there in zip(topics, topics[1:])]
@@ -106,7 +112,10 @@ def _chain(graph: Graph, name: str, topics: tuple[str, ...], deadline_ns: int | 
         receivers = stage_nodes[i] if i < len(topics) - 1 else None
         on = [e for e in edges if e["topic"] == topic and e["from"] in publishers
               and (receivers is None or e["to"] in receivers) and e["latency"]]
+        stages = [stage_times[(n, topics[i - 1])]["p50_ns"] for n in sorted(publishers)
+                  if i > 0 and (n, topics[i - 1]) in stage_times]
         hops.append({"topic": topic,
+                     "stage_p50_ns": _median(stages),
                      "latency_p50_ns": _median([e["latency"]["p50_ns"] for e in on]),
                      "age_p50_ns": _median([e["age"]["p50_ns"] for e in on])})
     last = [e for e in edges if e["topic"] == topics[-1] and e["from"] in stage_nodes[-1]

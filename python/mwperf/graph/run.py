@@ -17,6 +17,7 @@ from ..agent import Agent
 from ..commandline import qos_args
 from ..config import PointConfig
 from ..daemons import DaemonSet
+from ..durations import format_duration_arg
 from ..emulation.network import Network, emulated_network
 from ..emulation.topology import Topology, two_hosts
 from ..errors import UsageError
@@ -157,7 +158,8 @@ def _start(agents: AgentSet, agent: Agent, cfg: PointConfig, spec: dict[str, Any
     spec_path.write_text(json.dumps(spec))
     argv = [str(agent.path), "node", "--transport", cfg.transport, "--node-spec",
             str(spec_path), "--go-file", str(go_file), "--run-id", str(tag),
-            "--json", str(workdir / f"{name}.json"), "--quiet", *qos_args(cfg)]
+            "--json", str(workdir / f"{name}.json"), "--quiet", *qos_args(cfg),
+            "--spin-margin", format_duration_arg(cfg.spin_margin_ns)]
     if cfg.busy_poll:
         argv.append("--busy-poll")
     if network is None:

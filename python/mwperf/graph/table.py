@@ -39,7 +39,9 @@ def render(result: dict[str, Any]) -> str:
         if e2e is None:
             lines.append(f"chain {c['name']}: nothing arrived at its end")
             continue
-        hops = ", ".join(f"{h['topic']} {format_ns(h['latency_p50_ns'])}"
+        hops = ", ".join((f"stage {format_ns(h['stage_p50_ns'])} + "
+                          if h.get("stage_p50_ns") is not None else "")
+                         + f"{h['topic']} {format_ns(h['latency_p50_ns'])}"
                          for h in c["hops"] if h["latency_p50_ns"] is not None)
         over = (f", {c['over_deadline']} over its {format_ns(c['deadline_ns'])} deadline"
                 if c["over_deadline"] is not None else "")

@@ -67,7 +67,12 @@ fn wait_go(path: &str) -> Result<Option<u64>, String> {
 }
 
 /// Run the node; Err is a failure before the measurement (the control plane shows it).
-pub fn run(common: &Common, spec: &NodeSpec, go_file: &str) -> Result<NodeReport, String> {
+pub fn run(
+    common: &Common,
+    spec: &NodeSpec,
+    go_file: &str,
+    spin_margin_ns: u64,
+) -> Result<NodeReport, String> {
     let started = now_ns();
     let run_id = common.run_id.unwrap_or(0);
     let base = common.spec("")?.qos;
@@ -142,6 +147,7 @@ pub fn run(common: &Common, spec: &NodeSpec, go_file: &str) -> Result<NodeReport
                     start_ns: go_ns + p.phase_ns % p.period_ns,
                     warmup_end_ns: go_ns + spec.warmup_ns,
                     end_ns: measure_end_ns,
+                    spin_margin_ns,
                 };
                 scope.spawn(move || {
                     publisher::run(
@@ -209,7 +215,7 @@ pub fn main(args: &crate::cli::NodeArgs) -> std::process::ExitCode {
         }
     };
     crate::signals::install();
-    let report = match run(&args.common, &spec, &args.go_file) {
+    let report = match run(&args.common, &spec, &args.go_file, args.spin_margin) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("mwperf-agent: node {}: {e}", spec.name);

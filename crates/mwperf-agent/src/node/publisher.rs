@@ -55,6 +55,9 @@ pub struct Schedule {
     pub start_ns: u64,
     pub warmup_end_ns: u64,
     pub end_ns: u64,
+    /// sleep until this long before each due time, then spin: the wake-up's delay is not the
+    /// message's (as ping and pub do, `--spin-margin`)
+    pub spin_margin_ns: u64,
 }
 
 /// Publish every `period_ns` from `at.start_ns` until `at.end_ns` (messages due before
@@ -82,8 +85,12 @@ pub fn run(
         if due >= at.end_ns || signals::stopped() {
             break;
         }
-        while now_ns() < due && !signals::stopped() {
-            sleep_until_ns(due);
+        let wake = due.saturating_sub(at.spin_margin_ns);
+        while now_ns() < wake && !signals::stopped() {
+            sleep_until_ns(wake);
+        }
+        while now_ns() < due {
+            std::hint::spin_loop();
         }
         let warm = due < at.warmup_end_ns;
         let h = Header {

@@ -11,7 +11,8 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use mwperf_core::clock::now_ns;
-use mwperf_core::result::Measurement;
+use mwperf_core::result::{Measurement, Stats};
+use mwperf_core::stats::LatencyRecorder;
 use mwperf_core::wire::{Header, FLAG_ECHO, FLAG_FIN, FLAG_PROBE, FLAG_WARMUP};
 use mwperf_transports::Endpoint;
 use serde::Serialize;
@@ -48,6 +49,10 @@ pub struct SubscriptionReport {
     /// a chain stage's outlet
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stage: Option<Sent>,
+    /// a chain stage's time from its callback's start to its send (its work and its own
+    /// cost), per measured message
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stage_time: Option<Stats>,
 }
 
 /// What every subscription of a node shares.
@@ -96,9 +101,11 @@ pub fn run(
             id: o.id,
             ..Default::default()
         }),
+        stage_time: None,
     };
     let mut buf = Vec::with_capacity(64 * 1024);
     let mut out = Vec::new();
+    let mut stage_time = LatencyRecorder::default();
     loop {
         let now = now_ns();
         if now >= w.end_ns || signals::stopped() {
@@ -162,9 +169,15 @@ pub fn run(
                     peer_rx_ns: source as u64,
                     payload_len: outlet.payload_bytes.unwrap_or(h.payload_len),
                 };
-                send(&mut stage_eps, &mut out, next, sent);
+                let sent_ns = send(&mut stage_eps, &mut out, next, sent);
+                if !warm {
+                    stage_time.record(sent_ns.saturating_sub(recv_ns));
+                }
             }
         }
+    }
+    if report.stage.is_some() {
+        report.stage_time = Some(stage_time.summary());
     }
     let offered_per_s = if spec.period_ns > 0 {
         1e9 / spec.period_ns as f64
