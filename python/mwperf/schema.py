@@ -21,7 +21,8 @@ still read, without their agents' memory figures (see the schema's description)"
 SCHEMA_PATH = (BUNDLED_DATA / SCHEMA_NAME if (BUNDLED_DATA / SCHEMA_NAME).is_file()
                else REPO_ROOT / "schema" / SCHEMA_NAME)
 """the installed wheel's copy, else the checkout's schema/result.v2.json"""
-KIND_DEFS = {"agent-report": "agent_report", "run-result": "run_result"}
+KIND_DEFS = {"agent-report": "agent_report", "run-result": "run_result",
+             "node-report": "node_report", "graph-result": "graph_result"}
 
 
 def validation_error(document: Any, kind: str) -> str | None:

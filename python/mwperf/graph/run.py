@@ -20,7 +20,8 @@ from ..daemons import DaemonSet
 from ..durations import format_duration_arg
 from ..emulation.network import Network, emulated_network
 from ..emulation.topology import Topology, two_hosts
-from ..errors import UsageError
+from ..errors import RunError, UsageError
+from ..schema import validation_error
 from ..leases import Lease
 from ..middleware import prepare
 from ..procs import AgentProcess, AgentSet
@@ -114,16 +115,22 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
     reports: dict[str, dict[str, Any] | None] = {}
     for spec in specs:
         name = spec["name"]
-        reports[name] = _report(workdir, name)
+        reports[name], bad = _report(workdir, name)
+        if bad is not None:
+            failed.setdefault(name, bad)
         proc = procs.get(name)
         if reports[name] is None and name not in failed:
             code = proc.exit_code if proc is not None else None
             why = proc.stderr_tail() if proc is not None else "not started"
             failed[name] = f"exited (code {code}) without a report: {why}"
-    return merge(graph, cfg, specs, reports, failed, interrupted,
+    result = merge(graph, cfg, specs, reports, failed, interrupted,
                  run_id=f"{started:%Y%m%dT%H%M%SZ}-{cfg.transport}-graph-{tag & 0xFFFF:04x}",
                  started=started, ready_s=ready_s, stop_s=stop_s, total_s=stopped,
                  daemons=daemons.describe(), link=link)
+    problem = validation_error(result, "graph-result")
+    if problem is not None:  # mwperf's own fault: say where, keep nothing half-right
+        raise RunError(f"the graph result does not match schema/result.v2.json at {problem}")
+    return result
 
 
 def placed_topology(graph: Graph, cfg: PointConfig) -> Topology | None:
@@ -171,10 +178,17 @@ def _start(agents: AgentSet, agent: Agent, cfg: PointConfig, spec: dict[str, Any
                         hooks.agent_env(network.address_of(spec["name"])), name=name)
 
 
-def _report(workdir: Path, node: str) -> dict[str, Any] | None:
+def _report(workdir: Path, node: str) -> tuple[dict[str, Any] | None, str | None]:
+    """The node's report, checked against the schema's node-report; else (None, why)."""
+    path = workdir / f"{file_name(node)}.json"
     try:
-        report = json.loads((workdir / f"{file_name(node)}.json").read_text())
-    except (OSError, ValueError):
-        return None
-    return report if isinstance(report, dict) and report.get("role") == "node" else None
+        report = json.loads(path.read_text())
+    except FileNotFoundError:
+        return None, None
+    except (OSError, ValueError) as exc:
+        return None, f"its report {path.name} is not JSON ({exc})"
+    problem = validation_error(report, "node-report")
+    if problem is not None:
+        return None, f"its report does not match schema/result.v2.json at {problem}"
+    return report, None
 
