@@ -130,6 +130,24 @@ def test_a_node_killed_mid_run_gives_a_partial_result_naming_it(real_env: dict[s
     assert [p for p in leftover.stdout.split() if alive(int(p))] == []
 
 
+def test_a_large_message_over_a_unix_socket_arrives_when_sent_not_with_the_next(
+        real_env: dict[str, str], tmp_path: Path) -> None:
+    """A byte stream takes a 256 kB message in parts: the publisher pushes out the rest at once
+    (it was delivered one period late, with the next message's send, before)."""
+    graph = write(tmp_path, """
+        name: big
+        nodes:
+          - name: camera
+            publishers: [{topic: /image, rate: 5, payload: 256000}]
+          - name: viewer
+            subscribers: [{topic: /image}]
+        """)
+    result = graph_run(real_env, tmp_path, graph, "--transport", "uds")
+    (edge,) = result["edges"]
+    assert edge["received"] == edge["sent"] == 10
+    assert edge["latency"]["p50_ns"] < 20_000_000, edge["latency"]  # the period is 200 ms
+
+
 @pytest.mark.parametrize(("args", "expected"), [
     (("--graph", "mobile-robot", "--transport", "udp"),
      "node 'lidar_driver' publishes '/scan' with 300000 B messages; --transport udp carries at "
@@ -139,6 +157,8 @@ def test_a_node_killed_mid_run_gives_a_partial_result_naming_it(real_env: dict[s
     (("--graph", "mont_blanc", "--transport", "rustdds"),
      "RustDDS participant; on loopback RustDDS discovers only 13"),
     (("--graph", "nowhere.yaml", "--transport", "udp"), "--graph: no file nowhere.yaml"),
+    (("--graph", "host-scaling", "--transport", "uds"),
+     "topic '/ping' has 4 publishers (sender_1, sender_2, sender_3, sender_4); a Unix socket"),
 ])
 def test_a_graph_that_cannot_run_is_refused_before_anything_starts(
         real_env: dict[str, str], args: tuple[str, ...], expected: str) -> None:

@@ -47,6 +47,11 @@ pub trait Endpoint: Send {
     fn matched_subscribers(&mut self) -> Option<u64> {
         None
     }
+    /// Push out what an earlier `send` queued (a byte stream's backlog: a large message the
+    /// socket did not take at once), waiting at most `limit_ns` for the peer to read; nothing to
+    /// do for message transports. A sender that does not receive calls it after sending, or its
+    /// message's tail would wait for its next send.
+    fn drain(&mut self, _limit_ns: u64) {}
 }
 
 /// Which end of a measurement an endpoint is.

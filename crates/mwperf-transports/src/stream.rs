@@ -316,6 +316,12 @@ impl<S: Read + Write + AsRawFd + Send> Endpoint for Client<S> {
         self.conn.recv(buf, wait_ns, &mut self.dead)
     }
 
+    fn drain(&mut self, limit_ns: u64) {
+        if !self.dead {
+            self.conn.drain(limit_ns);
+        }
+    }
+
     fn local_addr(&self) -> String {
         self.local.clone()
     }
@@ -360,6 +366,14 @@ impl<A: Acceptor> Endpoint for Server<A> {
                 r => r,
             },
             _ => Ok(()),
+        }
+    }
+
+    fn drain(&mut self, limit_ns: u64) {
+        if let Some(c) = &mut self.conn {
+            if !self.dead {
+                c.drain(limit_ns);
+            }
         }
     }
 

@@ -65,6 +65,13 @@ def addresses(graph: Graph, transport: str, point_address: str | None, workdir: 
     """Every subscription's and every topic's address(es) for ``transport``; on emulated hosts
     (``place``) a subscription listens on its node's host address."""
     supported(transport)
+    if transport == "uds":
+        for topic in graph.topics():
+            if len(graph.publishers_of(topic)) > 1:
+                raise UsageError(f"--graph {graph.name} --transport uds: topic '{topic}' has "
+                                 f"{len(graph.publishers_of(topic))} publishers "
+                                 f"({', '.join(graph.publishers_of(topic))}); a Unix socket "
+                                 "subscription takes one connection: use udp or a middleware")
     ids = {topic: i for i, topic in enumerate(graph.topics())}
     listen: dict[tuple[str, str], str] = {}
     publish: dict[str, list[str]] = {t: [] for t in ids}

@@ -26,12 +26,15 @@ pub struct Sent {
 }
 
 /// One message's header and payload into `buf` (payload first: a large payload's pattern is
-/// written before the send time is taken), then sent to every endpoint.
+/// written before the send time is taken), then sent to every endpoint, and what a byte stream
+/// queued pushed out (waiting at most `drain_ns` for the peer: a publisher receives nothing, so
+/// nothing else would flush its message's tail before its next send).
 pub fn send(
     eps: &mut [Box<dyn Endpoint>],
     buf: &mut Vec<u8>,
     mut h: Header,
     sent: &mut Sent,
+    drain_ns: u64,
 ) -> u64 {
     buf.resize(HEADER_LEN + h.payload_len as usize, 0);
     fill_payload(&mut buf[HEADER_LEN..], h.seq);
@@ -42,6 +45,9 @@ pub fn send(
             sent.send_errors += 1;
             sent.first_error.get_or_insert_with(|| e.to_string());
         }
+    }
+    for ep in eps.iter_mut() {
+        ep.drain(drain_ns);
     }
     if h.flags & FLAG_WARMUP != 0 {
         sent.warmup_sent += 1;
@@ -103,7 +109,7 @@ pub fn run(
             peer_rx_ns: source as u64,
             payload_len: payload_bytes,
         };
-        let at_ns = send(&mut eps, &mut buf, h, &mut sent);
+        let at_ns = send(&mut eps, &mut buf, h, &mut sent, period_ns);
         sent.max_send_lag_ns = sent.max_send_lag_ns.max(at_ns.saturating_sub(due));
         k += 1;
     }

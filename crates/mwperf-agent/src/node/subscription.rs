@@ -169,7 +169,8 @@ pub fn run(
                     peer_rx_ns: source as u64,
                     payload_len: outlet.payload_bytes.unwrap_or(h.payload_len),
                 };
-                let sent_ns = send(&mut stage_eps, &mut out, next, sent);
+                let drain_ns = spec.period_ns.clamp(1_000_000, 1_000_000_000);
+                let sent_ns = send(&mut stage_eps, &mut out, next, sent, drain_ns);
                 if !warm {
                     stage_time.record(sent_ns.saturating_sub(recv_ns));
                 }
