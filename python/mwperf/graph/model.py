@@ -5,6 +5,7 @@ ros2-performance topology (irobot.py) or a built-in (builtin.py); checked by che
 value here is already validated: durations in ns, sizes in bytes, ``copies`` expanded.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 EXECUTORS = ("single", "multi")
@@ -146,40 +147,28 @@ class Graph:
 
     def period_ns(self, topic: str) -> int | None:
         """A topic's period: its timer publisher's, or for a stage's output its input's."""
-        return _period(self, topic, set())
+        return _follow(self, topic, set(), lambda p: p.period_ns, lambda s: None)
 
     def payload_bytes(self, topic: str) -> int | None:
         """A topic's message size: its publisher's, or for a stage's output what it says (or
         its input's)."""
-        return _size(self, topic, set())
+        return _follow(self, topic, set(), lambda p: p.payload_bytes, lambda s: s.publish_bytes)
 
 
-def _period(graph: Graph, topic: str, seen: set[str]) -> int | None:
+def _follow(graph: Graph, topic: str, seen: set[str], timer: Callable[[Publisher], int],
+            stage: Callable[[Subscriber], int | None]) -> int | None:
+    """A figure of ``topic``: its timer publisher's (``timer``), or for a stage's output what
+    the stage says (``stage``), else its input's, followed upstream."""
     if topic in seen:
         return None
     seen.add(topic)
     for n in graph.nodes:
         for p in n.publishers:
             if p.topic == topic:
-                return p.period_ns
+                return timer(p)
     for n in graph.nodes:
         for s in n.subscribers:
             if s.publish == topic:
-                return _period(graph, s.topic, seen)
-    return None
-
-
-def _size(graph: Graph, topic: str, seen: set[str]) -> int | None:
-    if topic in seen:
-        return None
-    seen.add(topic)
-    for n in graph.nodes:
-        for p in n.publishers:
-            if p.topic == topic:
-                return p.payload_bytes
-    for n in graph.nodes:
-        for s in n.subscribers:
-            if s.publish == topic:
-                return s.publish_bytes if s.publish_bytes is not None else _size(graph, s.topic,
-                                                                                 seen)
+                own = stage(s)
+                return own if own is not None else _follow(graph, s.topic, seen, timer, stage)
     return None
