@@ -229,3 +229,30 @@ def test_a_topic_or_a_chain_alone_keeps_only_what_carries_it() -> None:
     assert no_lidar.chains == () and "perception" not in [n.name for n in no_lidar.nodes]
     with pytest.raises(UsageError, match="--without ghost: no such node"):
         without(robot, ("ghost",))
+
+
+def test_the_graph_page_draws_nodes_in_columns_and_colours_edges_by_their_p99() -> None:
+    from mwperf.graph import page
+
+    def stats(p50: int, p99: int) -> dict:
+        return {"p50_ns": p50, "p99_ns": p99, "max_ns": p99, "count": 10}
+    edge = {"period_ns": 10_000_000, "received": 10, "lost": 0, "late": 0, "too_late": 0}
+    result = {
+        "graph": {"name": "g<1>", "nodes": 3, "topics": 3, "edges": 3}, "status": "complete",
+        "status_reason": None, "run_id": "r", "config": {"transport": "udp"},
+        "nodes": [{"name": n, "status": "complete", "cpu_percent": 1.0} for n in "abc"],
+        "edges": [{**edge, "topic": "/x", "from": "a", "to": "b", "latency": stats(1, 100_000)},
+                  {**edge, "topic": "/y", "from": "b", "to": "c", "latency": stats(1, 5_000_000)},
+                  {**edge, "topic": "/z", "from": "c", "to": "a", "lost": 3,
+                   "latency": stats(1, 1_000)}],
+        "chains": [{"name": "ch", "topics": ["/x", "/y"], "end_to_end": stats(3_000, 4_000),
+                    "hops": [{"topic": "/x", "stage_p50_ns": None, "latency_p50_ns": 1_000},
+                             {"topic": "/y", "stage_p50_ns": 3_000, "latency_p50_ns": 2_000}]}],
+    }
+    assert page.columns(result) == {"a": 0, "b": 1, "c": 2}  # the cycle c -> a is cut
+    assert [page.colour(e) for e in result["edges"]] == ["#2e7d32", "#f9a825", "#c62828"]
+    text = page.render(result)
+    assert text.count("<rect") == 3 + 3  # three nodes, three parts of the chain's bar
+    assert "g&lt;1&gt;" in text and "<script" not in text
+    # the bar is to scale: 1 + 3 + 2 us over 600 px
+    assert 'width="100.0"' in text and 'width="300.0"' in text and 'width="200.0"' in text

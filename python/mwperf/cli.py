@@ -160,7 +160,7 @@ GRAPH_FLAGS = ("transport", "duration", "warmup", "reliability", "history", "dep
 def _run_graph(spec: str, options: dict[str, Any], json_to: JsonTo, results_dir: Path | None,
                baseline: str | None, without: tuple[str, ...]) -> int:
     from .graph import builtin, result as graph_result, run as graph_run, subgraph
-    from .graph import table as graph_table
+    from .graph import page as graph_page, table as graph_table
 
     if scenario_given := [n for n in POINT_OPTIONS if n not in GRAPH_FLAGS
                           and options.get(n) not in (None, False, (), [])]:
@@ -190,8 +190,10 @@ def _run_graph(spec: str, options: dict[str, Any], json_to: JsonTo, results_dir:
         saved = results_dir / result["run_id"]
         saved.mkdir(parents=True, exist_ok=True)
         (saved / "graph-result.json").write_text(json.dumps(result, indent=1))
+        (saved / "graph.html").write_text(graph_page.render(result))
     if not emit_json(result, *json_to):
-        click.echo(graph_table.render(result) + (f"saved in {saved}\n" if saved else ""),
+        click.echo(graph_table.render(result)
+                   + (f"saved in {saved} (graph.html: the graph drawn)\n" if saved else ""),
                    nl=False)
     return EXIT_CODES[result["status"]]
 
