@@ -128,6 +128,7 @@ JSON_COMMANDS = {  # every command with JSON output: its arguments (SUITE: a sce
     "doctor": ["doctor"],
     "encodings": ["encodings", "--payload", "Struct256"],
     "footprint": ["footprint", "--transport", "udp"],  # a real round trip, with the fake agent
+    "graphs": ["graphs", "mobile-robot"],
 }
 
 

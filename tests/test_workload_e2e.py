@@ -43,14 +43,19 @@ def test_single_executor_makes_later_topics_wait(real_env: dict[str, str], tmp_p
     assert (result["config"]["topics"], result["config"]["executor"]) == (3, "single")
     p50 = p50_ms(result)
     assert [t["topic"] for t in result["per_topic"]] == [0, 1, 2]
-    assert p50[0] >= BUSY_MS  # every round trip includes its own callback
-    # topic i waits for the callbacks of topics 0..i-1: about one busy-loop per earlier topic
-    assert p50[1] - p50[0] > 0.6 * BUSY_MS, p50
-    assert p50[2] - p50[1] > 0.6 * BUSY_MS, p50
+    assert min(p50) >= BUSY_MS  # every round trip includes its own callback
+    # one callback at a time: the topic whose message finds the executor free runs at once, the
+    # others wait for one and two busy loops. Which one comes first is the receive threads' race
+    # (the sender sends topic 0 first, microseconds ahead: usually, not always, topic 0), so the
+    # steps are checked in the order the topics were served; the executor's unit tests hold
+    # that waiting messages are then taken in topic order
+    first, second, third = sorted(p50)
+    assert second - first > 0.6 * BUSY_MS, p50
+    assert third - second > 0.6 * BUSY_MS, p50
     # ... and not much more; a machine loaded beyond its cores stretches every busy-loop (CI saw
     # 11.8 ms for two of them at load 5.5 on 2 cores), so only a quiet one checks the ceiling
     if os.getloadavg()[0] <= (os.cpu_count() or 1):
-        assert p50[2] - p50[0] < 2 * BUSY_MS + 4.0, p50
+        assert third - first < 2 * BUSY_MS + 4.0, p50
     assert result["measurement"]["response"]["count"] == sum(
         t["response"]["count"] for t in result["per_topic"])
 

@@ -262,11 +262,11 @@ def scenarios() -> None:
 
 
 @cli.command()
-@click.argument("graph", required=False, metavar="[NAME|FILE]")
+@click.argument("graph", required=False, metavar="GRAPH")
 @json_options("the graphs")
 def graphs(graph: str | None, as_json: bool, json_out: str | None) -> None:
-    """List the built-in graphs (nodes, topics, edges, chains); with a NAME or a graph FILE
-    (YAML, or an iRobot topology .json), check it and show it in full."""
+    """List the built-in graphs (nodes, topics, edges, chains); with GRAPH (a built-in's NAME
+    or a graph FILE: YAML, or an iRobot topology .json), check it and show it in full."""
     from .graph import show
     from .graph.builtin import load_graph
 

@@ -6,6 +6,7 @@
 //! until the linger ends, and writes its report: per subscription one edge per publishing node,
 //! per publisher what it sent, its discovery time and its process's CPU and memory.
 
+mod event_loop;
 pub mod publisher;
 pub mod spec;
 pub mod subscription;
@@ -19,9 +20,9 @@ use mwperf_transports::{open, Endpoint, Side};
 use serde::Serialize;
 
 use crate::cli::Common;
-use publisher::{Schedule, Sent};
+use publisher::{Schedule, Sent, Timer};
 use spec::{NodeSpec, Outlet};
-use subscription::{NodeContext, SubscriptionReport, Window};
+use subscription::{NodeContext, Subscription, SubscriptionReport, Window};
 
 #[derive(Serialize, Debug)]
 pub struct NodeReport {
@@ -137,58 +138,67 @@ pub fn run(
         executor: executor.as_ref(),
         busy_poll: common.busy_poll,
     };
-    let (sent, received) = std::thread::scope(|scope| {
-        let publishers: Vec<_> = spec
-            .publishers
-            .iter()
-            .zip(pubs)
-            .map(|(p, eps)| {
-                let at = Schedule {
-                    start_ns: go_ns + p.phase_ns % p.period_ns,
-                    warmup_end_ns: go_ns + spec.warmup_ns,
-                    end_ns: measure_end_ns,
-                    spin_margin_ns,
-                };
-                scope.spawn(move || {
-                    publisher::run(
-                        &p.out.topic,
-                        p.out.id,
-                        p.out.payload_bytes.unwrap_or(0),
-                        p.period_ns,
-                        eps,
-                        run_id,
-                        spec.index,
-                        at,
-                    )
-                })
-            })
-            .collect();
-        let subscriptions: Vec<_> = spec
-            .subscriptions
-            .iter()
-            .zip(subs)
-            .zip(stages)
-            .map(|((s, ep), out)| {
-                let w = Window {
-                    measure_end_ns,
-                    stage_end_ns: measure_end_ns + spec.linger_ns / 2,
-                    end_ns: measure_end_ns + spec.linger_ns,
-                };
-                let node = &node;
-                scope.spawn(move || subscription::run(s, ep, out, node, w))
-            })
-            .collect();
-        (
-            publishers
+    let timers: Vec<Timer> = spec
+        .publishers
+        .iter()
+        .zip(pubs)
+        .map(|(p, eps)| {
+            let at = Schedule {
+                start_ns: go_ns + p.phase_ns % p.period_ns,
+                warmup_end_ns: go_ns + spec.warmup_ns,
+                end_ns: measure_end_ns,
+                spin_margin_ns,
+            };
+            Timer::new(
+                &p.out.topic,
+                p.out.id,
+                p.out.payload_bytes.unwrap_or(0),
+                p.period_ns,
+                eps,
+                at,
+            )
+        })
+        .collect();
+    let window = || Window {
+        measure_end_ns,
+        stage_end_ns: measure_end_ns + spec.linger_ns / 2,
+        end_ns: measure_end_ns + spec.linger_ns,
+    };
+    let subscriptions: Vec<Subscription<'_>> = spec
+        .subscriptions
+        .iter()
+        .zip(subs)
+        .zip(stages)
+        .map(|((s, ep), out)| Subscription::new(s, ep, out))
+        .collect();
+    let (sent, received) = if executor.is_some() && subscriptions.len() == 1 {
+        // single-threaded with one subscription: timers and callback on one thread, as rclcpp
+        let sub = subscriptions.into_iter().next().expect("one subscription");
+        let (sent, report) = event_loop::run(timers, sub, &node, window());
+        (sent, vec![report])
+    } else {
+        std::thread::scope(|scope| {
+            let publishers: Vec<_> = timers
                 .into_iter()
-                .map(|h| h.join().expect("publisher thread"))
-                .collect::<Vec<_>>(),
-            subscriptions
+                .map(|t| scope.spawn(move || publisher::run(t, run_id, spec.index)))
+                .collect();
+            let node = &node;
+            let subscriptions: Vec<_> = subscriptions
                 .into_iter()
-                .map(|h| h.join().expect("subscription thread"))
-                .collect::<Vec<_>>(),
-        )
-    });
+                .map(|sub| scope.spawn(move || subscription::drive(sub, node, window())))
+                .collect();
+            (
+                publishers
+                    .into_iter()
+                    .map(|h| h.join().expect("publisher thread"))
+                    .collect::<Vec<_>>(),
+                subscriptions
+                    .into_iter()
+                    .map(|h| h.join().expect("subscription thread"))
+                    .collect::<Vec<_>>(),
+            )
+        })
+    };
     let stopped = crate::signals::stopped();
     Ok(NodeReport {
         role: "node",

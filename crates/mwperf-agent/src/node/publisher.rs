@@ -66,52 +66,100 @@ pub struct Schedule {
     pub spin_margin_ns: u64,
 }
 
-/// Publish every `period_ns` from `at.start_ns` until `at.end_ns` (messages due before
-/// `at.warmup_end_ns` flagged warm-up); `source` = this node's index, carried in every header.
-#[allow(clippy::too_many_arguments)]
-pub fn run(
-    topic: &str,
+/// A timer-driven publisher's state: what is due next and what it sent. [`run`] drives it on a
+/// thread of its own, the node's one-thread loop (event_loop.rs) beside a subscription.
+pub struct Timer {
     id: u16,
     payload_bytes: u32,
     period_ns: u64,
-    mut eps: Vec<Box<dyn Endpoint>>,
-    run_id: u32,
-    source: u32,
+    eps: Vec<Box<dyn Endpoint>>,
     at: Schedule,
-) -> Sent {
-    let mut sent = Sent {
-        topic: topic.to_string(),
-        id,
-        ..Default::default()
-    };
-    let mut buf = Vec::with_capacity(HEADER_LEN + payload_bytes as usize);
-    let mut k = 0u64;
-    loop {
-        let due = at.start_ns + k * period_ns;
-        if due >= at.end_ns || signals::stopped() {
-            break;
+    k: u64,
+    buf: Vec<u8>,
+    pub sent: Sent,
+}
+
+impl Timer {
+    pub fn new(
+        topic: &str,
+        id: u16,
+        payload_bytes: u32,
+        period_ns: u64,
+        eps: Vec<Box<dyn Endpoint>>,
+        at: Schedule,
+    ) -> Self {
+        Timer {
+            id,
+            payload_bytes,
+            period_ns,
+            eps,
+            at,
+            k: 0,
+            buf: Vec::with_capacity(HEADER_LEN + payload_bytes as usize),
+            sent: Sent {
+                topic: topic.to_string(),
+                id,
+                ..Default::default()
+            },
         }
-        let wake = due.saturating_sub(at.spin_margin_ns);
-        while now_ns() < wake && !signals::stopped() {
-            sleep_until_ns(wake);
-        }
+    }
+
+    /// When the next message is due; None once the schedule has ended.
+    pub fn due(&self) -> Option<u64> {
+        let due = self.at.start_ns + self.k * self.period_ns;
+        (due < self.at.end_ns).then_some(due)
+    }
+
+    /// The spin margin before each due time.
+    pub fn spin_margin_ns(&self) -> u64 {
+        self.at.spin_margin_ns
+    }
+
+    /// Send the message due now (spinning until its due time first).
+    pub fn fire(&mut self, run_id: u32, source: u32) {
+        let Some(due) = self.due() else { return };
         while now_ns() < due {
             std::hint::spin_loop();
         }
-        let warm = due < at.warmup_end_ns;
+        let warm = due < self.at.warmup_end_ns;
         let h = Header {
             flags: if warm { FLAG_WARMUP } else { 0 },
             run_id,
-            topic: id,
-            seq: if warm { sent.warmup_sent } else { sent.sent },
+            topic: self.id,
+            seq: if warm {
+                self.sent.warmup_sent
+            } else {
+                self.sent.sent
+            },
             intended_ns: due,
             sent_ns: 0,
             peer_rx_ns: source as u64,
-            payload_len: payload_bytes,
+            payload_len: self.payload_bytes,
         };
-        let at_ns = send(&mut eps, &mut buf, h, &mut sent, period_ns);
-        sent.max_send_lag_ns = sent.max_send_lag_ns.max(at_ns.saturating_sub(due));
-        k += 1;
+        let at_ns = send(
+            &mut self.eps,
+            &mut self.buf,
+            h,
+            &mut self.sent,
+            self.period_ns,
+        );
+        self.sent.max_send_lag_ns = self.sent.max_send_lag_ns.max(at_ns.saturating_sub(due));
+        self.k += 1;
     }
-    sent
+}
+
+/// Publish with `timer` on this thread until its schedule ends (or a stop signal): sleep until
+/// the spin margin before each due time, then fire.
+pub fn run(mut timer: Timer, run_id: u32, source: u32) -> Sent {
+    while let Some(due) = timer.due() {
+        if signals::stopped() {
+            break;
+        }
+        let wake = due.saturating_sub(timer.spin_margin_ns());
+        while now_ns() < wake && !signals::stopped() {
+            sleep_until_ns(wake);
+        }
+        timer.fire(run_id, source);
+    }
+    timer.sent
 }

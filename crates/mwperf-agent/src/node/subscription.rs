@@ -74,74 +74,83 @@ pub struct Window {
     pub end_ns: u64,
 }
 
-/// Receive until `w.end_ns` (or a stop signal).
-pub fn run(
-    spec: &SubscriptionSpec,
-    mut ep: Box<dyn Endpoint>,
-    mut stage_eps: Vec<Box<dyn Endpoint>>,
-    node: &NodeContext<'_>,
-    w: Window,
-) -> SubscriptionReport {
-    let NodeContext {
-        run_id,
-        source,
-        executor,
-        busy_poll,
-    } = *node;
-    let mut edges: BTreeMap<u32, Collector> = BTreeMap::new();
-    let mut report = SubscriptionReport {
-        topic: spec.topic.clone(),
-        id: spec.id,
-        edges: Vec::new(),
-        foreign: 0,
-        malformed: 0,
-        warmup_received: 0,
-        stage: spec.publish.as_ref().map(|o| Sent {
-            topic: o.topic.clone(),
-            id: o.id,
-            ..Default::default()
-        }),
-        stage_time: None,
-    };
-    let mut buf = Vec::with_capacity(64 * 1024);
-    let mut out = Vec::new();
-    let mut stage_time = LatencyRecorder::default();
-    loop {
-        let now = now_ns();
-        if now >= w.end_ns || signals::stopped() {
-            break;
+/// One subscription's state: its endpoint, its stage's outlets, one collector per publishing
+/// node. [`Subscription::poll`] receives and handles at most one message; [`run`] loops it on a
+/// thread of its own, the node's one-thread loop (event_loop.rs) between its timers.
+pub struct Subscription<'a> {
+    spec: &'a SubscriptionSpec,
+    ep: Box<dyn Endpoint>,
+    stage_eps: Vec<Box<dyn Endpoint>>,
+    edges: BTreeMap<u32, Collector>,
+    report: SubscriptionReport,
+    buf: Vec<u8>,
+    out: Vec<u8>,
+    stage_time: LatencyRecorder,
+}
+
+impl<'a> Subscription<'a> {
+    pub fn new(
+        spec: &'a SubscriptionSpec,
+        ep: Box<dyn Endpoint>,
+        stage_eps: Vec<Box<dyn Endpoint>>,
+    ) -> Self {
+        Subscription {
+            spec,
+            ep,
+            stage_eps,
+            edges: BTreeMap::new(),
+            report: SubscriptionReport {
+                topic: spec.topic.clone(),
+                id: spec.id,
+                edges: Vec::new(),
+                foreign: 0,
+                malformed: 0,
+                warmup_received: 0,
+                stage: spec.publish.as_ref().map(|o| Sent {
+                    topic: o.topic.clone(),
+                    id: o.id,
+                    ..Default::default()
+                }),
+                stage_time: None,
+            },
+            buf: Vec::with_capacity(64 * 1024),
+            out: Vec::new(),
+            stage_time: LatencyRecorder::default(),
         }
-        let wait = if busy_poll {
-            0
-        } else {
-            (w.end_ns - now).min(50_000_000)
-        };
-        let Ok(Some(_)) = ep.recv(&mut buf, wait) else {
-            continue;
+    }
+
+    /// Receive at most one message within `wait_ns` and run its callback.
+    pub fn poll(&mut self, wait_ns: u64, node: &NodeContext<'_>, w: &Window) {
+        let spec = self.spec;
+        let Ok(Some(_)) = self.ep.recv(&mut self.buf, wait_ns) else {
+            return;
         };
         let mut recv_ns = now_ns();
-        let h = match Header::decode(&buf) {
+        let report = &mut self.report;
+        let h = match Header::decode(&self.buf) {
             Ok(h)
                 if h.flags & (FLAG_ECHO | FLAG_PROBE | FLAG_FIN) == 0
                     && h.topic == spec.id
-                    && h.run_id == run_id =>
+                    && h.run_id == node.run_id =>
             {
                 h
             }
             Ok(_) => {
                 report.foreign += 1;
-                continue;
+                return;
             }
             Err(r) if r.is_foreign() => {
                 report.foreign += 1;
-                continue;
+                return;
             }
             Err(_) => {
                 report.malformed += 1;
-                continue;
+                return;
             }
         };
-        let _turn = executor.map(|m| m.lock().unwrap_or_else(|p| p.into_inner()));
+        let _turn = node
+            .executor
+            .map(|m| m.lock().unwrap_or_else(|p| p.into_inner()));
         if _turn.is_some() {
             recv_ns = now_ns();
         }
@@ -150,61 +159,89 @@ pub fn run(
             report.warmup_received += 1;
         } else {
             let from = h.peer_rx_ns as u32;
-            let col = edges.entry(from).or_insert_with(|| {
+            let col = self.edges.entry(from).or_insert_with(|| {
                 Collector::new(recv_ns, 0, None).expect("no samples file: cannot fail")
             });
             col.window_start(recv_ns);
-            col.arrive(&h, &buf, recv_ns);
+            col.arrive(&h, &self.buf, recv_ns);
         }
         crate::busy::spin_for(spec.busy_loop_ns);
         if let (Some(outlet), Some(sent)) = (&spec.publish, report.stage.as_mut()) {
             if now_ns() < w.stage_end_ns {
                 let next = Header {
                     flags: h.flags & FLAG_WARMUP,
-                    run_id,
+                    run_id: node.run_id,
                     topic: outlet.id,
                     seq: if warm { sent.warmup_sent } else { sent.sent },
                     intended_ns: h.intended_ns, // the origin's due time: a chain's age
                     sent_ns: 0,
-                    peer_rx_ns: source as u64,
+                    peer_rx_ns: node.source as u64,
                     payload_len: outlet.payload_bytes.unwrap_or(h.payload_len),
                 };
                 let drain_ns = spec.period_ns.clamp(1_000_000, 1_000_000_000);
-                let sent_ns = send(&mut stage_eps, &mut out, next, sent, drain_ns);
+                let sent_ns = send(&mut self.stage_eps, &mut self.out, next, sent, drain_ns);
                 if !warm {
-                    stage_time.record(sent_ns.saturating_sub(recv_ns));
+                    self.stage_time.record(sent_ns.saturating_sub(recv_ns));
                 }
             }
         }
     }
-    if report.stage.is_some() {
-        report.stage_time = Some(stage_time.summary());
+
+    /// The report: one edge per publishing node.
+    pub fn finish(self, w: &Window) -> SubscriptionReport {
+        let Subscription {
+            spec,
+            edges,
+            mut report,
+            stage_time,
+            ..
+        } = self;
+        if report.stage.is_some() {
+            report.stage_time = Some(stage_time.summary());
+        }
+        let offered_per_s = if spec.period_ns > 0 {
+            1e9 / spec.period_ns as f64
+        } else {
+            0.0
+        };
+        for (from, col) in edges {
+            let too_late = col.service.count_above(spec.too_late_ns);
+            let late = col
+                .service
+                .count_above(spec.late_ns)
+                .saturating_sub(too_late);
+            let payload = col.payload_bytes().unwrap_or(0);
+            // sent is the publisher's (the control plane counts lost from its report)
+            let measurement = col.finish("oneway", 0, 0, payload, w.measure_end_ns, None);
+            report.edges.push(EdgeReport {
+                topic: spec.topic.clone(),
+                id: spec.id,
+                source: from,
+                measurement,
+                late,
+                too_late,
+                late_ns: spec.late_ns,
+                too_late_ns: spec.too_late_ns,
+                offered_per_s,
+            });
+        }
+        report
     }
-    let offered_per_s = if spec.period_ns > 0 {
-        1e9 / spec.period_ns as f64
-    } else {
-        0.0
-    };
-    for (from, col) in edges {
-        let too_late = col.service.count_above(spec.too_late_ns);
-        let late = col
-            .service
-            .count_above(spec.late_ns)
-            .saturating_sub(too_late);
-        let payload = col.payload_bytes().unwrap_or(0);
-        // sent is the publisher's (the control plane counts lost from its report)
-        let measurement = col.finish("oneway", 0, 0, payload, w.measure_end_ns, None);
-        report.edges.push(EdgeReport {
-            topic: spec.topic.clone(),
-            id: spec.id,
-            source: from,
-            measurement,
-            late,
-            too_late,
-            late_ns: spec.late_ns,
-            too_late_ns: spec.too_late_ns,
-            offered_per_s,
-        });
+}
+
+/// Receive with `sub` until `w.end_ns` (or a stop signal), on a thread of its own.
+pub fn drive(mut sub: Subscription<'_>, node: &NodeContext<'_>, w: Window) -> SubscriptionReport {
+    loop {
+        let now = now_ns();
+        if now >= w.end_ns || signals::stopped() {
+            break;
+        }
+        let wait = if node.busy_poll {
+            0
+        } else {
+            (w.end_ns - now).min(50_000_000)
+        };
+        sub.poll(wait, node, &w);
     }
-    report
+    sub.finish(&w)
 }
