@@ -79,11 +79,11 @@ def graph_file(folder: Path, name: str, text: str) -> str:
 
 
 def us(ns: float | None) -> str:
-    return "-" if ns is None else f"{ns / 1000:.1f} µs"
+    return "-" if ns is None or ns != ns else f"{ns / 1000:.1f} µs"  # ns != ns: NaN, none
 
 
 def ms(ns: float | None) -> str:
-    return "-" if ns is None else f"{ns / 1e6:.2f} ms"
+    return "-" if ns is None or ns != ns else f"{ns / 1e6:.2f} ms"
 
 
 def spread(values: list[float]) -> str:
