@@ -91,7 +91,9 @@ def test_copies_make_numbered_nodes_on_the_same_topics() -> None:
      nodes:
        - name: a
          publishers: [{topic: /x, rate: 10, payload: 8}]
-         subscribers: [{topic: /x, publish: /y}, {topic: /y, publish: /z}, {topic: /z, publish: /y}]
+         subscribers: [{topic: /x, publish: /y}, {topic: /y, publish: /z}]
+       - name: b
+         subscribers: [{topic: /z, publish: /y}]
      """, "chain stages form a cycle: /y -> /z -> /y"),
     ("""
      nodes:
@@ -147,6 +149,25 @@ def test_copies_make_numbered_nodes_on_the_same_topics() -> None:
        - name: b
          publishers: [{topic: /x, rate: 20, payload: 8}]
      """, "topic '/x' is published with different sizes or periods (nodes a, b)"),
+    ("""
+     nodes:
+       - name: a
+         publishers: [{topic: /x, rate: 10, payload: 8}]
+         subscribers: [{topic: /x, publish: /y}, {topic: /x, publish: /z}]
+     """, "node 'a' subscribes to '/x' twice"),
+    ("""
+     nodes:
+       - name: a/b
+         publishers: [{topic: /x, rate: 10, payload: 8}]
+       - name: a_b
+         subscribers: [{topic: /x}]
+     """, "nodes 'a/b' and 'a_b' differ only in '/' and '_'"),
+    ("""
+     nodes:
+       - name: a
+         cpu_quota: 50%
+         publishers: [{topic: /x, rate: 10, payload: 8}]
+     """, "graph.yaml:3: node 'a': cpu_quota is not applied to graph nodes yet"),
 ])
 def test_a_graph_that_cannot_run_is_a_usage_error_naming_node_and_topic(body: str,
                                                                         expected: str) -> None:
@@ -256,3 +277,37 @@ def test_the_graph_page_draws_nodes_in_columns_and_colours_edges_by_their_p99() 
     assert "g&lt;1&gt;" in text and "<script" not in text
     # the bar is to scale: 1 + 3 + 2 us over 600 px
     assert 'width="100.0"' in text and 'width="300.0"' in text and 'width="200.0"' in text
+
+
+def test_a_node_publishing_one_topic_twice_is_refused() -> None:
+    text = graph_text("""
+        nodes:
+          - name: a
+            publishers: [{topic: /x, rate: 10, payload: 8}, {topic: /y, rate: 10, payload: 8}]
+          - name: b
+            subscribers: [{topic: /x, publish: /z}, {topic: /y, publish: /z}]
+          - name: c
+            subscribers: [{topic: /z}]
+        """)
+    with pytest.raises(UsageError, match="node 'b' publishes '/z' twice"):
+        parse_graph(text, "graph.yaml")
+
+
+def test_leaving_out_every_publisher_is_a_usage_error() -> None:
+    from mwperf.graph.subgraph import without
+    with pytest.raises(UsageError, match="nothing of graph 'host-scaling' is left to measure"):
+        without(load_graph("host-scaling"), ("sender_1", "sender_2", "sender_3", "sender_4"))
+
+
+@pytest.mark.parametrize(("field", "expected"), [
+    ({"freq_hz": 1e7}, "at most 100 kHz"), ({"freq_hz": float("nan")}, "must be a number > 0"),
+    ({"period_ms": 0}, "must be a number > 0")])
+def test_an_irobot_period_out_of_range_is_refused(field: dict, expected: str) -> None:
+    node = {"node_name": "x", "publishers": [{"topic_name": "t", "msg_type": "stamped10b",
+                                              **field}]}
+    with pytest.raises(UsageError, match=expected):
+        parse_irobot(json.dumps({"nodes": [node]}), "t.json", "t")
+    with pytest.raises(UsageError, match="number '5000' is not a whole number from 1 to 1000"):
+        parse_irobot(json.dumps({"nodes": [{"node_name": "y", "number": 5000,
+                                            "subscribers": [{"topic_name": "t"}]}]}), "t.json",
+                     "t")

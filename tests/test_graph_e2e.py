@@ -207,3 +207,25 @@ def test_a_graph_over_an_emulated_link_places_nodes_on_their_hosts(real_env: dic
     edges = {e["topic"]: e for e in result["edges"]}
     assert 5_000_000 <= edges["/state"]["latency"]["p50_ns"] < 6_500_000
     assert result["link"] is not None
+
+
+def test_a_topic_nobody_subscribes_to_is_sent_and_counted(real_env: dict[str, str],
+                                                          tmp_path: Path) -> None:
+    """Without its motor driver the control stage's /wheel_cmd has no reader: the node still
+    starts (a middleware publisher does not wait for a reader that never comes)."""
+    result = graph_run(real_env, tmp_path, "mobile-robot", "--transport", "cyclonedds",
+                       "--without", "motor_driver")
+    assert result["status"] == "complete", result["status_reason"]
+    assert "/wheel_cmd" not in {e["topic"] for e in result["edges"]}
+    (chain,) = result["chains"] or [None]
+    assert chain is None  # the chain's last topic is no longer received
+
+
+@pytest.mark.parametrize("transport", ["iceoryx2", "fastdds"])
+def test_a_graph_leaves_nothing_in_shared_memory(real_env: dict[str, str], tmp_path: Path,
+                                                 transport: str) -> None:
+    before = set(os.listdir("/dev/shm"))
+    result = graph_run(real_env, tmp_path, "sierra_nevada", "--transport", transport)
+    assert result["status"] == "complete", result["status_reason"]
+    assert all(e["received"] for e in result["edges"])
+    assert set(os.listdir("/dev/shm")) - before == set()

@@ -179,6 +179,12 @@ def _run_graph(spec: str, options: dict[str, Any], json_to: JsonTo, results_dir:
                    f"{cfg.transport} for {format_ns(cfg.duration_ns)} ...", err=True)
         with tempfile.TemporaryDirectory(prefix="mwperf-graph-") as folder:
             first = graph_run.run_graph(alone, cfg, find_agent(), Path(folder))
+        if first["status"] == "partial" and first["status_reason"] and \
+                first["status_reason"].startswith("interrupted"):
+            # the user stopped it: what was measured is kept, the whole graph is not started
+            if not emit_json(first, *json_to):
+                click.echo(graph_table.render(first), nl=False)
+            return EXIT_CODES[first["status"]]
     click.echo(f"mwperf: running graph {graph.name} ({len(graph.nodes)} nodes) over "
                f"{cfg.transport} for {format_ns(cfg.duration_ns)} ...", err=True)
     with tempfile.TemporaryDirectory(prefix="mwperf-graph-") as folder:

@@ -48,6 +48,7 @@ from .result_types import RunResult, Warning
 from .schema import validation_error
 from .subscribers import connect_address, listen_address
 from .transports import hook
+from .transports.iceoryx2 import own_domain
 
 Placed = tuple[Path | None, dict[str, str] | None, tuple[str, ...]]
 """where an agent runs: its namespace, its environment, the --opt settings it needs there"""
@@ -164,7 +165,7 @@ def _opened(cfg: PointConfig, agent: Agent, workdir: Path) -> Iterator[PointStat
 
 def _given(run: PointState[PointConfig], parts: Sequence[Part]) -> PointConfig:
     """The point as the agents get it: the parts' changes, and a domain of the run's own."""
-    given = replace(run.cfg, opts=run.cfg.opts + _own_domain(run.cfg, run.lease))
+    given = replace(run.cfg, opts=run.cfg.opts + own_domain(run.cfg, run.lease))
     for part in parts:
         given = part.given(run, given)
     return given
@@ -273,19 +274,6 @@ def _lost_warnings(agents: list[AgentProcess]) -> list[Warning]:
                          "what it measured before is kept if it reported; check the network "
                          "to that host and run again")
             for a in agents if isinstance(a, RemoteProcess) and a.channel.lost]
-
-
-SHM = Path("/dev/shm")
-
-
-def _own_domain(cfg: PointConfig, lease: Lease) -> tuple[str, ...]:
-    """``--opt`` settings that keep a run's files apart: iceoryx2 in a domain named after the
-    lease, whose files (iceoryx2 keeps a node counter in /dev/shm for good) the lease removes;
-    nothing when the user chose a domain."""
-    if cfg.transport != "iceoryx2" or cfg.option("domain") is not None:
-        return ()
-    lease.add("path", f"{SHM}/{lease.prefix}_*")
-    return (f"domain={lease.prefix}",)
 
 
 def _real_hosts(cfg: PointConfig, agent: Agent, lease: Lease

@@ -24,7 +24,11 @@ def load_graph(spec: str) -> Graph:
     ros2-performance topology)."""
     path = Path(spec)
     if path.suffix in SUFFIXES and path.is_file():
-        return _read(path.read_text(encoding="utf-8"), str(path), path.stem)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"--graph: cannot read {spec}: {exc}") from None
+        return _read(text, str(path), path.stem)
     folder = resources.files("mwperf").joinpath(FOLDER)
     for suffix in SUFFIXES:
         entry = folder.joinpath(spec + suffix)

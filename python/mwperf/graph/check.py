@@ -15,6 +15,24 @@ def check_graph(graph: Graph) -> None:
             raise UsageError(f"{where}: node '{node.name}' is defined twice (with copies, "
                              "name_1..name_N are taken)")
         seen.add(node.name)
+    files: dict[str, str] = {}
+    for node in graph.nodes:
+        key = node.name.replace("/", "_")
+        if key in files:
+            raise UsageError(f"{where}: nodes '{files[key]}' and '{node.name}' differ only in "
+                             "'/' and '_'; rename one")
+        files[key] = node.name
+        outlets = [p.topic for p in node.publishers] + [s.publish for s in node.subscribers
+                                                         if s.publish]
+        twice = next((t for t in outlets if outlets.count(t) > 1), None)
+        if twice is not None:
+            raise UsageError(f"{where}: node '{node.name}' publishes '{twice}' twice (by two "
+                             "timers or stages); one publisher per topic and node")
+        inlets = [s.topic for s in node.subscribers]
+        twice = next((t for t in inlets if inlets.count(t) > 1), None)
+        if twice is not None:
+            raise UsageError(f"{where}: node '{node.name}' subscribes to '{twice}' twice; one "
+                             "subscription per topic and node (give it one busy loop)")
     for node in graph.nodes:
         for sub in node.subscribers:
             if not graph.publishers_of(sub.topic):

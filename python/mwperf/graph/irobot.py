@@ -10,6 +10,7 @@ defaults (min(20 % of the period, 5 ms), min(100 %, 50 ms)).
 """
 
 import json
+import math
 from dataclasses import replace
 from typing import Any
 
@@ -28,6 +29,9 @@ SIZES = {
 """irobot_interfaces_plugin's message types -> data bytes (stamped_vector: its msg_size)"""
 VECTOR = "stamped_vector"
 RELIABILITY = {"reliable": "reliable", "best_effort": "best-effort"}
+MIN_PERIOD_NS = 10_000
+"""100 kHz, the graph file's limit too"""
+MAX_COPIES = 1000
 DURABILITY = {"volatile": "volatile", "transient_local": "transient-local"}
 
 
@@ -65,8 +69,9 @@ def _nodes(where: str, index: int, raw: Any) -> list[Node]:
     group = str(raw["executor_id"]) if "executor_id" in raw else None
     node = Node(name, publishers, subscribers, group=group)
     number = raw.get("number", 1)
-    if not isinstance(number, int) or isinstance(number, bool) or number < 1:
-        raise UsageError(f"{what}: number '{number}' is not a whole number >= 1")
+    if not isinstance(number, int) or isinstance(number, bool) or not 1 <= number <= MAX_COPIES:
+        raise UsageError(f"{what}: number '{number}' is not a whole number from 1 to "
+                         f"{MAX_COPIES}")
     if number == 1:
         return [node]
     return [replace(node, name=f"{name}_{i}", copy_of=name) for i in range(1, number + 1)]
@@ -91,16 +96,18 @@ def _publisher(what: str, raw: dict[str, Any]) -> Publisher:
     here = f"{what}, publisher of '{topic}'"
     if "freq_hz" in raw:
         freq = raw["freq_hz"]
-        if not isinstance(freq, (int, float)) or freq <= 0:
+        if not isinstance(freq, (int, float)) or not math.isfinite(freq) or freq <= 0:
             raise UsageError(f"{here}: freq_hz '{freq}' must be a number > 0")
         period_ns = int(1e6 / freq) * 1000  # as iRobot's parser: whole microseconds
     elif "period_ms" in raw:
         period = raw["period_ms"]
-        if not isinstance(period, (int, float)) or period <= 0:
+        if not isinstance(period, (int, float)) or not math.isfinite(period) or period <= 0:
             raise UsageError(f"{here}: period_ms '{period}' must be a number > 0")
         period_ns = round(period * 1e6)
     else:
         raise UsageError(f"{here}: needs period_ms or freq_hz")
+    if period_ns < MIN_PERIOD_NS:
+        raise UsageError(f"{here}: a period of {period_ns} ns; at most 100 kHz (10 us)")
     msg_type = raw.get("msg_type")
     if msg_type == VECTOR:
         size = raw.get("msg_size", 0)

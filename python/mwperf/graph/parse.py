@@ -146,6 +146,10 @@ def _nodes(read: Reader, item: Item) -> list[Node]:
         copies = int(read.number(fields["copies"], f"{what}: copies", 1, MAX_COPIES))
         if copies != fields["copies"].value:
             raise read.fail(fields["copies"], f"{what}: copies must be a whole number")
+    for key in ("cpu_quota", "cpu_pin"):
+        if key in fields:
+            raise read.fail(fields[key], f"{what}: {key} is not applied to graph nodes yet; "
+                            "leave it out (a run's --cpu-quota is one stream's)")
     publishers = tuple(_publisher(read, what, p)
                        for p in read.items(fields.get("publishers"), f"{what}: publishers"))
     subscribers = tuple(_subscriber(read, what, s)

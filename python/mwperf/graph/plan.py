@@ -78,10 +78,12 @@ def addresses(graph: Graph, transport: str, point_address: str | None, workdir: 
     with contextlib.ExitStack() as held:  # every port picked stays bound until all are picked
         _assign(graph, transport, point_address, workdir, tag, place, ids, listen, publish,
                 held)
-    if transport in BASED:
+    if transport in BASED:  # a topic nobody subscribes to is published nowhere (counted only)
+        subscribed = {s.topic for n in graph.nodes for s in n.subscribers}
         for topic, i in ids.items():
             publish[topic] = [topic_address(transport, point_address or "",
-                                            f"g{tag & 0xFFFFFF:06x}t{i}")]
+                                            f"g{tag & 0xFFFFFF:06x}t{i}")] \
+                if topic in subscribed else []
     return Addresses(listen, publish)
 
 
@@ -110,9 +112,10 @@ def node_specs(graph: Graph, where: Addresses, warmup_ns: int, duration_ns: int,
                linger_ns: int) -> list[dict[str, Any]]:
     """Each node's spec (the JSON its agent reads)."""
     ids = {topic: i for i, topic in enumerate(graph.topics())}
+    count = {t: sum(1 for n in graph.nodes for s in n.subscribers if s.topic == t) for t in ids}
     out = []
     for index, node in enumerate(graph.nodes):
-        publishers = [{**_outlet(p.topic, ids, where, p.payload_bytes, p.qos),
+        publishers = [{**_outlet(p.topic, ids, where, p.payload_bytes, p.qos, count[p.topic]),
                        "period_ns": p.period_ns,
                        "phase_ns": phase_ns(node.name, p.topic, p.period_ns, graph.phase)}
                       for p in node.publishers]
@@ -126,8 +129,8 @@ def node_specs(graph: Graph, where: Addresses, warmup_ns: int, duration_ns: int,
                 "late_ns": graph.lateness.late_limit_ns(period),
                 "too_late_ns": graph.lateness.too_late_limit_ns(period),
                 "qos": _qos(s.qos),
-                "publish": _outlet(s.publish, ids, where, s.publish_bytes, Qos())
-                if s.publish else None})
+                "publish": _outlet(s.publish, ids, where, s.publish_bytes, Qos(),
+                                   count[s.publish]) if s.publish else None})
         out.append({"name": node.name, "index": index, "executor": node.executor,
                     "warmup_ns": warmup_ns, "duration_ns": duration_ns, "linger_ns": linger_ns,
                     "publishers": publishers, "subscriptions": subscriptions})
@@ -146,14 +149,14 @@ def phase_ns(node: str, topic: str, period_ns: int, phase: str) -> int:
 def linger_ns(graph: Graph) -> int:
     """How long subscriptions keep receiving after the publishers stop: twice the longest
     period (a chain's stage answers within it), at least 0.5 s, at most 5 s."""
-    longest = max((graph.period_ns(t) or 0) for t in graph.topics())
+    longest = max(((graph.period_ns(t) or 0) for t in graph.topics()), default=0)
     return int(min(max(2 * longest, 500_000_000), 5_000_000_000))
 
 
 def _outlet(topic: str, ids: dict[str, int], where: Addresses, payload: int | None,
-            qos: Qos) -> dict[str, Any]:
+            qos: Qos, subscribers: int) -> dict[str, Any]:
     return {"topic": topic, "id": ids[topic], "payload_bytes": payload,
-            "addresses": where.publish[topic], "qos": _qos(qos)}
+            "addresses": where.publish[topic], "qos": _qos(qos), "subscribers": subscribers}
 
 
 def _qos(qos: Qos) -> dict[str, str]:

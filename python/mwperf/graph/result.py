@@ -146,7 +146,8 @@ def _node(name: str, report: dict[str, Any] | None, failed: str | None) -> dict[
             "sent": {p["topic"]: p["sent"] for p in report["publishers"]},
             "max_send_lag_ns": max((p["max_send_lag_ns"] for p in report["publishers"]),
                                    default=None),
-            "send_errors": sum(p["send_errors"] for p in report["publishers"])}
+            "send_errors": sum(p["send_errors"] for p in report["publishers"])
+            + sum((s.get("stage") or {}).get("send_errors", 0) for s in report["subscriptions"])}
 
 
 def _median(values: list[int]) -> int | None:

@@ -26,6 +26,7 @@ from ..leases import Lease
 from ..middleware import prepare
 from ..procs import AgentProcess, AgentSet
 from ..transports import hook, profile
+from ..transports.iceoryx2 import own_domain
 from ..wire import HEADER_BYTES
 from .check import check_hosts, check_sizes
 from .model import Graph
@@ -38,7 +39,8 @@ SLACK_S = 10.0
 
 
 def file_name(node: str) -> str:
-    """A node's name as a file name (iRobot namespaces have '/')."""
+    """A node's name as a file name (iRobot namespaces have '/'; check.py refuses two nodes
+    that would share one)."""
     return "node." + node.replace("/", "_")
 
 
@@ -74,9 +76,11 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
     ready_s = 0.0
     stop_s: float | None = None
     topology = placed_topology(graph, cfg)
+    shm_before = _shm_entries()
     with Lease.take(f"{cfg.transport} graph {graph.name}") as lease, \
             _emulated(topology, cfg, workdir, tag) as network, \
             DaemonSet(workdir, lease) as daemons:
+        cfg = replace(cfg, opts=cfg.opts + own_domain(cfg, lease))
         plan = prepare(cfg, workdir, agent, daemons, network)
         specs = node_specs(graph, addresses(graph, cfg.transport, plan.listen, workdir, tag,
                                             network),
@@ -104,12 +108,13 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                 planned_end_ns = start_ns + cfg.warmup_ns + duration_ns + linger
                 stop_s = max(0.0, (time.monotonic_ns() - planned_end_ns) / 1e9)
                 agents.stop_all()
-            except KeyboardInterrupt:
-                interrupted = "interrupted by Ctrl-C"
+            except KeyboardInterrupt as exc:
+                interrupted = str(getattr(exc, "reason", "")) or "interrupted by Ctrl-C"
                 agents.stop_all()
                 ready_s = time.monotonic() - t0
                 stop_s = None
             daemons.sample_all()
+        _remove_orphaned_shm(shm_before)
         stopped = time.monotonic() - t0
         link = network.describe() if network is not None else None
     reports: dict[str, dict[str, Any] | None] = {}
@@ -192,3 +197,32 @@ def _report(workdir: Path, node: str) -> tuple[dict[str, Any] | None, str | None
         return None, f"its report does not match schema/result.v2.json at {problem}"
     return report, None
 
+
+
+SHM = Path("/dev/shm")
+SHM_PREFIXES = ("fastrtps_", "sem.fastrtps_")
+"""Fast DDS's shared-memory files: each agent removes what it made and nobody maps at its exit,
+but with many node processes the last to exit counts the others' early files as someone
+else's, so the run removes what appeared during it and no process maps any more"""
+
+
+def _shm_entries() -> set[str]:
+    try:
+        return {n for n in os.listdir(SHM) if n.startswith(SHM_PREFIXES)}
+    except OSError:
+        return set()
+
+
+def _remove_orphaned_shm(before: set[str]) -> None:
+    new = _shm_entries() - before
+    if not new:
+        return
+    mapped: set[str] = set()
+    for maps in Path("/proc").glob("[0-9]*/maps"):
+        try:
+            text = maps.read_text(errors="replace")
+        except OSError:
+            continue
+        mapped.update(name for name in new if f"/dev/shm/{name}" in text)
+    for name in new - mapped:
+        (SHM / name).unlink(missing_ok=True)

@@ -54,9 +54,13 @@ def without(graph: Graph, names: tuple[str, ...]) -> Graph:
         if trimmed == nodes:
             break
         nodes = trimmed
+    if not any(n.subscribers for n in nodes):
+        raise UsageError(f"--without {', '.join(names)}: nothing of graph '{graph.name}' is left "
+                         "to measure (no subscription has a publisher any more)")
     topics = {t for n in nodes for t in [p.topic for p in n.publishers]
               + [s.topic for s in n.subscribers] + [s.publish for s in n.subscribers if s.publish]}
-    chains = tuple(c for c in graph.chains if set(c.topics) <= topics)
+    received = {s.topic for n in nodes for s in n.subscribers}
+    chains = tuple(c for c in graph.chains if set(c.topics) <= topics and c.topics[-1] in received)
     return replace(graph, name=f"{graph.name} without {', '.join(names)}", nodes=tuple(nodes),
                    chains=chains)
 

@@ -24,6 +24,9 @@ class Profile(Part):
     def wanted(self, cfg: "Point") -> bool:
         return cfg.profile
 
+    def start(self, run: "PointState") -> None:
+        self.recorder, self.names = None, {}  # a part lives for the process: this point's own
+
     def validate(self, cfg: P, options: dict[str, Any]) -> P:
         if cfg.remote is not None:
             raise UsageError("--profile: samples the processes on this machine only (not with "

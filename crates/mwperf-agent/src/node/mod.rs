@@ -45,7 +45,26 @@ pub struct NodeReport {
 const RETRY: Duration = Duration::from_millis(20);
 
 /// How often the go file is looked for.
-const GO_POLL: Duration = Duration::from_millis(2);
+const GO_POLL: Duration = Duration::from_millis(20);
+
+/// Where the middleware counts its matched readers, wait until every subscriber node of the
+/// topic is among them (READY then means the whole graph can hear this publisher).
+fn wait_all_matched(ep: &mut dyn Endpoint, outlet: &Outlet, deadline: u64) -> Result<(), String> {
+    loop {
+        match ep.matched_subscribers() {
+            Some(n) if n < outlet.subscribers as u64 => {
+                if now_ns() >= deadline {
+                    return Err(format!(
+                        "discovery: '{}' matched {n} of its {} subscribers (--discovery-timeout)",
+                        outlet.topic, outlet.subscribers
+                    ));
+                }
+                std::thread::sleep(RETRY);
+            }
+            _ => return Ok(()),
+        }
+    }
+}
 
 /// Wait for the go file and read its start instant; None when stopped first.
 fn wait_go(path: &str) -> Result<Option<u64>, String> {
@@ -118,9 +137,23 @@ pub fn run(
             None => Vec::new(),
         });
     }
-    for ep in pubs.iter_mut().chain(stages.iter_mut()).flatten() {
-        ep.wait_matched(common.discovery_timeout)
-            .map_err(|e| format!("discovery: {e}"))?;
+    let outlets = spec
+        .publishers
+        .iter()
+        .map(|p| &p.out)
+        .zip(pubs.iter_mut())
+        .chain(
+            spec.subscriptions
+                .iter()
+                .zip(stages.iter_mut())
+                .filter_map(|(s, eps)| s.publish.as_ref().map(|o| (o, eps))),
+        );
+    for (outlet, eps) in outlets {
+        for ep in eps.iter_mut() {
+            ep.wait_matched(common.discovery_timeout)
+                .map_err(|e| format!("discovery: {e}"))?;
+            wait_all_matched(ep.as_mut(), outlet, deadline)?;
+        }
     }
     let discovery_ns = now_ns() - started;
     println!("READY node {}", spec.name);
@@ -178,11 +211,11 @@ pub fn run(
         (sent, vec![report])
     } else {
         std::thread::scope(|scope| {
+            let node = &node;
             let publishers: Vec<_> = timers
                 .into_iter()
-                .map(|t| scope.spawn(move || publisher::run(t, run_id, spec.index)))
+                .map(|t| scope.spawn(move || publisher::run(t, node)))
                 .collect();
-            let node = &node;
             let subscriptions: Vec<_> = subscriptions
                 .into_iter()
                 .map(|sub| scope.spawn(move || subscription::drive(sub, node, window())))

@@ -149,17 +149,28 @@ impl Timer {
 }
 
 /// Publish with `timer` on this thread until its schedule ends (or a stop signal): sleep until
-/// the spin margin before each due time, then fire.
-pub fn run(mut timer: Timer, run_id: u32, source: u32) -> Sent {
+/// the spin margin before each due time (in slices, so a stop is seen within one), then fire —
+/// holding the node's single executor when it has one, as a timer callback would.
+pub fn run(mut timer: Timer, node: &super::subscription::NodeContext<'_>) -> Sent {
     while let Some(due) = timer.due() {
+        let wake = due.saturating_sub(timer.spin_margin_ns());
+        loop {
+            let now = now_ns();
+            if now >= wake || signals::stopped() {
+                break;
+            }
+            sleep_until_ns(wake.min(now + STOP_CHECK_NS));
+        }
         if signals::stopped() {
             break;
         }
-        let wake = due.saturating_sub(timer.spin_margin_ns());
-        while now_ns() < wake && !signals::stopped() {
-            sleep_until_ns(wake);
-        }
-        timer.fire(run_id, source);
+        let _turn = node
+            .executor
+            .map(|m| m.lock().unwrap_or_else(|p| p.into_inner()));
+        timer.fire(node.run_id, node.source);
     }
     timer.sent
 }
+
+/// The longest a sleeping publisher goes without looking for a stop request.
+const STOP_CHECK_NS: u64 = 50_000_000;

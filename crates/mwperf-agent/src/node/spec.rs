@@ -43,6 +43,10 @@ pub struct Outlet {
     pub addresses: Vec<String>,
     #[serde(default)]
     pub qos: QosOverride,
+    /// how many subscriptions (of other nodes too) the topic has: a publisher whose middleware
+    /// counts its matched readers is READY when it sees them all
+    #[serde(default)]
+    pub subscribers: u32,
 }
 
 /// A timer-driven publisher.
