@@ -2,13 +2,14 @@
 at the agent's per-message markers, and the call sites' counts are exact.
 
 Ground truth: the test-only agent option `--test-allocs-per-msg N` allocates and frees N heap
-blocks per message sent, in `mwperf_agent::allocs::test_pattern`: that site must show exactly
+blocks per message sent, in `mwperf_alloc_sites_test_pattern`: that site must show exactly
 N x the steady-state messages, and the receiver nothing more. The UDP agents allocate nothing
 per message (tests/test_allocs_e2e.py holds it with the other counter): heaptrack must agree.
 """
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -25,18 +26,29 @@ PYTHONPATH = str(Path(__file__).resolve().parents[1] / "python")
 """`python -m mwperf` from this checkout, whichever copy is installed"""
 
 
+def own_agent(folder: Path) -> Path:
+    """A copy of the agent for this test alone: heaptrack resolves the call sites from the
+    binary after the agent exits, and a test building the wheel side by side relinks the shared
+    one (from another source path) meanwhile: its frames then came out unnamed (CI)."""
+    copy = folder / "agent" / "mwperf-agent"
+    copy.parent.mkdir()
+    shutil.copy2(REAL_AGENT, copy)
+    return copy
+
+
 def test_an_injected_pattern_is_found_at_its_call_site_exactly(tmp_path: Path) -> None:
+    agent = own_agent(tmp_path)
     tool = heaptrack.find()
     env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
     common = ["--transport", "udp", "--alloc-site-markers", "--quiet"]
-    pong = subprocess.Popen([str(REAL_AGENT), "pong", *common, "--listen", "127.0.0.1:0",
+    pong = subprocess.Popen([str(agent), "pong", *common, "--listen", "127.0.0.1:0",
                              "--idle-timeout", "1s", "--json", str(tmp_path / "pong.json")],
                             stdout=subprocess.PIPE, text=True,
                             env=heaptrack.environment(tool, tmp_path, "pong", env))
     try:
         ready = pong.stdout.readline().split()
         assert ready[:2] == ["READY", "udp"], ready
-        done = subprocess.run([str(REAL_AGENT), "ping", *common, "--connect", ready[2],
+        done = subprocess.run([str(agent), "ping", *common, "--connect", ready[2],
                                "--rate", "1000", "--duration", "1s", "--warmup", "100ms",
                                "--payload", "Struct256", "--test-allocs-per-msg", "3",
                                "--json", str(tmp_path / "ping.json")],
@@ -50,7 +62,7 @@ def test_an_injected_pattern_is_found_at_its_call_site_exactly(tmp_path: Path) -
     by_name = {p["name"]: p for p in section["processes"]}
     ping, pong_sites = by_name["ping"], by_name["pong"]
     assert ping["steady_messages"] >= 900
-    pattern = [s for s in ping["sites"] if s["function"] == "mwperf_agent::allocs::test_pattern"]
+    pattern = [s for s in ping["sites"] if s["function"] == "mwperf_alloc_sites_test_pattern"]
     assert len(pattern) == 1, ping["sites"][:3]
     assert pattern[0]["steady_count"] == 3 * ping["steady_messages"]
     assert pattern[0]["per_msg"] == 3.0
@@ -68,7 +80,9 @@ def test_a_run_with_alloc_sites_keeps_the_records_and_shows_the_sites(
                            "--rate", "500", "--duration", "1s", "--alloc-sites",
                            "--json-out", str(out), "--results", str(tmp_path / "r")],
                           capture_output=True, text=True,
-                          env={**real_env, "PYTHONPATH": PYTHONPATH}, timeout=120, check=False)
+                          env={**real_env, "PYTHONPATH": PYTHONPATH,
+                               "MWPERF_AGENT": str(own_agent(tmp_path))},
+                          timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert "alloc sites   " in done.stdout and "(none per message)" in done.stdout
     result = json.loads(out.read_text())

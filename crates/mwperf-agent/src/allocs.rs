@@ -188,9 +188,12 @@ pub fn report() -> Option<Allocations> {
 }
 
 /// TEST ONLY (`--test-allocs-per-msg N`): allocate and free `n` heap blocks, the known pattern
-/// the counter must find exactly N times per message.
+/// the counter must find exactly N times per message. Unmangled and exported like the marker:
+/// a heap profiler names it from the dynamic symbol table whatever the build's layout (a local
+/// symbol came out unnamed in some builds' backtraces).
+#[no_mangle]
 #[inline(never)]
-pub fn test_pattern(n: u32) {
+pub extern "C" fn mwperf_alloc_sites_test_pattern(n: u32) {
     for i in 0..n {
         // black_box: the optimiser would remove an unused allocation
         let v: Vec<u8> = std::hint::black_box(Vec::with_capacity(64 + i as usize));

@@ -64,7 +64,7 @@ impl Outgoing {
         slot: &Slot,
     ) -> (u64, Result<(), TransportError>) {
         if self.test_allocs > 0 {
-            crate::allocs::test_pattern(self.test_allocs);
+            crate::allocs::mwperf_alloc_sites_test_pattern(self.test_allocs);
         }
         let recorded = std::mem::take(&mut self.loaded);
         if !recorded {
