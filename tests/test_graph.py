@@ -165,9 +165,9 @@ def test_copies_make_numbered_nodes_on_the_same_topics() -> None:
     ("""
      nodes:
        - name: a
-         cpu_quota: 50%
+         cpu_quota: fast
          publishers: [{topic: /x, rate: 10, payload: 8}]
-     """, "graph.yaml:3: node 'a': cpu_quota is not applied to graph nodes yet"),
+     """, "graph.yaml:3: node 'a': cpu_quota: cannot parse"),
 ])
 def test_a_graph_that_cannot_run_is_a_usage_error_naming_node_and_topic(body: str,
                                                                         expected: str) -> None:

@@ -3,7 +3,6 @@
 """
 
 import os
-import json
 import tempfile
 import signal
 import sys
@@ -47,7 +46,8 @@ from .table import format_rate, label, render, render_details, render_notes, row
 POINT_OPTIONS = ("transport", "mode", "rate", "payload", "duration", "count", "warmup", "pong",
                  "topics", "executor", "busy_loop", "link", "link_backend",
                  "session_timeout", "subscribers", "bridge", "replay", "replay_topics",
-                 "replay_rate", "replay_window", "replay_loop")
+                 "replay_rate", "replay_window", "replay_loop", "graph", "baseline", "without",
+                 "copies", "rate_scale")
 CONDITION_OPTIONS = ("peer_timeout", "spin_margin", "busy_poll", "prevent_cpu_idle",
                      "reliability", "history", "depth", "durability", "discovery_timeout",
                      "cpu_quota", "cpu_pin", "rt_priority", "host", "remote_place", "ssh_config",
@@ -103,17 +103,8 @@ def _is_scenario(spec: str) -> bool:
 @click.option("--dry-run", is_flag=True, help="With a scenario: list its points, measure nothing.")
 @click.option("--resume", metavar="FOLDER", help="Continue the sweep in FOLDER (a sweep folder "
               "under --results): measure only the points without a complete result.")
-@click.option("--graph", metavar="NAME|FILE", help="Run a graph of nodes instead of one stream: a "
-              "built-in (mwperf graphs), a graph file (YAML) or an iRobot ros2-performance "
-              "topology (.json); with --transport, --duration, --warmup and the QoS flags.")
-@click.option("--baseline", metavar="TOPIC|chain:NAME", help="With --graph: first run this topic "
-              "(its publishers and subscribers) or chain alone, then the whole graph: what the "
-              "rest costs it (p99 alone vs inside).")
-@click.option("--without", multiple=True, metavar="NODE", help="With --graph: leave this node out "
-              "(and what then has nothing to receive); repeatable.")
 def run(scenario: str | None, as_json: bool, json_out: str | None, results: str, no_save: bool,
-        quick: bool, dry_run: bool, resume: str | None, graph: str | None,
-        baseline: str | None, without: tuple[str, ...], **options: Any) -> int:
+        quick: bool, dry_run: bool, resume: str | None, **options: Any) -> int:
     """Measure one point, or every point of SCENARIO: a YAML file or a built-in name (see
     'mwperf scenarios'; docs/scenarios.md describes the format).
 
@@ -133,6 +124,7 @@ def run(scenario: str | None, as_json: bool, json_out: str | None, results: str,
     """
     results_dir = None if no_save else Path(results)
     options["host"] = ",".join(options["host"]) or None  # --host is repeatable
+    options["without"] = ",".join(options["without"]) or None  # so is --without
     json_to = (as_json, json_out)
     reap_stale(lambda line: click.echo(f"mwperf: {line}", err=True))
     if scenario is not None or resume is not None:
@@ -143,60 +135,19 @@ def run(scenario: str | None, as_json: bool, json_out: str | None, results: str,
         if given:
             raise UsageError(f"{flag}: only applies to a scenario, e.g. 'mwperf run default "
                              f"{flag}'")
-    if graph is not None:
-        return _run_graph(graph, options, json_to, results_dir, baseline, without)
-    for flag, value in (("--baseline", baseline), ("--without", without)):
-        if value:
-            raise UsageError(f"{flag}: only with --graph")
+    if options["graph"] is not None:
+        return _run_graph(options, json_to, results_dir)
     return _run_point(options, json_to, results_dir)
 
 
-GRAPH_FLAGS = ("transport", "duration", "warmup", "reliability", "history", "depth",
-               "durability", "discovery_timeout", "opt", "busy_poll", "link", "link_backend",
-               "spin_margin")
-"""the flags a graph run takes (the rest are one stream's)"""
+def _run_graph(options: dict[str, Any], json_to: JsonTo, results_dir: Path | None) -> int:
+    from .graph import table as graph_table
+    from .graph.measure import measure_graph
 
-
-def _run_graph(spec: str, options: dict[str, Any], json_to: JsonTo, results_dir: Path | None,
-               baseline: str | None, without: tuple[str, ...]) -> int:
-    from .graph import builtin, result as graph_result, run as graph_run, subgraph
-    from .graph import page as graph_page, table as graph_table
-
-    if scenario_given := [n for n in POINT_OPTIONS if n not in GRAPH_FLAGS
-                          and options.get(n) not in (None, False, (), [])]:
-        flag = "--" + scenario_given[0].replace("_", "-")
-        raise UsageError(f"{flag}: not with --graph, whose nodes set their own rates, sizes and "
-                         f"work; with --graph give --transport, --duration, --warmup, the QoS "
-                         f"flags, --opt, --busy-poll, --link")
-    graph = builtin.load_graph(spec)
-    if without:
-        graph = subgraph.without(graph, without)
-    alone = subgraph.alone(graph, baseline) if baseline else None
     cfg = build_point(options, find_agent)
-    first = None
-    if alone is not None:
-        click.echo(f"mwperf: running {alone.name} ({len(alone.nodes)} nodes) over "
-                   f"{cfg.transport} for {format_ns(cfg.duration_ns)} ...", err=True)
-        with tempfile.TemporaryDirectory(prefix="mwperf-graph-") as folder:
-            first = graph_run.run_graph(alone, cfg, find_agent(), Path(folder))
-        if first["status"] == "partial" and first["status_reason"] and \
-                first["status_reason"].startswith("interrupted"):
-            # the user stopped it: what was measured is kept, the whole graph is not started
-            if not emit_json(first, *json_to):
-                click.echo(graph_table.render(first), nl=False)
-            return EXIT_CODES[first["status"]]
-    click.echo(f"mwperf: running graph {graph.name} ({len(graph.nodes)} nodes) over "
-               f"{cfg.transport} for {format_ns(cfg.duration_ns)} ...", err=True)
-    with tempfile.TemporaryDirectory(prefix="mwperf-graph-") as folder:
-        result = graph_run.run_graph(graph, cfg, find_agent(), Path(folder))
-    if first is not None and baseline is not None:
-        result["baseline"] = graph_result.interference(first, result, baseline)
-    saved = None
-    if results_dir is not None:
-        saved = results_dir / result["run_id"]
-        saved.mkdir(parents=True, exist_ok=True)
-        (saved / "graph-result.json").write_text(json.dumps(result, indent=1))
-        (saved / "graph.html").write_text(graph_page.render(result))
+    outcome, saved = measure_graph(cfg, find_agent(), results_dir,
+                                   say=lambda line: click.echo(f"mwperf: {line}", err=True))
+    result = outcome.result
     if not emit_json(result, *json_to):
         click.echo(graph_table.render(result)
                    + (f"saved in {saved} (graph.html: the graph drawn)\n" if saved else ""),

@@ -6,7 +6,7 @@ Every error names the flag it is about, what was given and what is allowed.
 import math
 from collections.abc import Callable
 from dataclasses import replace, asdict, dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .options import KINDS
 from .parts import parts_for
@@ -23,7 +23,10 @@ from .roles import MEASURING_ROLE, MODES, ROLES, SENDERS  # noqa: F401 (the name
 from .errors import RunError, UsageError
 from .sizes import parse_size
 from .subscribers import check_subscribers, parse_subscribers
-from .transports import hook, profiles
+from .transports import hook, profile, profiles
+
+if TYPE_CHECKING:
+    from .graph.point import GraphPoint
 
 DEFAULTS: dict[str, str] = {
     "transport": "udp", "mode": "roundtrip", "rate": "1000", "payload": "Array1k", "duration": "10s",
@@ -131,6 +134,9 @@ class PointConfig:
     bridge: str | None = None
     """``--bridge``: a bridge in the path (bridges/), ``direct`` (the same path without one), or
     None (not asked: the plain two-host layout)"""
+    graph: "GraphPoint | None" = None
+    """``--graph`` (a scenario's ``graph:``): a graph of nodes instead of one stream
+    (graph/point.py); the stream's own fields then keep their defaults"""
     min_samples: int | None = None
     """``--min-samples``: at least this many measured messages (the agent's ``--min-count``):
     at a rate the point runs ``measure_ns``, at rate 0 until them or the duration, whichever
@@ -196,6 +202,10 @@ class PointConfig:
             del data["bridge"]
         if self.min_samples is None:
             del data["min_samples"]
+        if self.graph is None:
+            del data["graph"]
+        else:
+            data["graph"] = self.graph.to_dict()
         if not self.test_clock:
             del data["test_clock"]
         else:
@@ -222,6 +232,13 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
     def given(key: str) -> str:
         value = options.get(key)
         return str(DEFAULTS[key] if value is None else value)
+
+    from .graph.point import build_graph_point, refuse_graph_options  # graph -> scenario -> here
+
+    if options.get("graph") not in (None, ""):
+        return build_graph_point(options, lambda rest: build_point(rest, agent),
+                                 lambda transport: profile(transport).max_message)
+    refuse_graph_options(options)
 
     if options.get("count") is not None and options.get("duration") is not None:
         raise UsageError("--count and --duration are mutually exclusive; give one of them")

@@ -153,6 +153,20 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
     option("--replay-loop", is_flag=True, default=None, help="With --replay and --duration: "
            "start the recording over at its end (one period later, on the same schedule) "
            "until --duration has passed."),
+    option("--graph", metavar="NAME|FILE", help="Run a graph of nodes instead of one stream: "
+           "a built-in (mwperf graphs), a graph file (YAML) or an iRobot ros2-performance "
+           "topology (.json); with --transport, --duration, --warmup, the QoS flags, --link and "
+           "the CPU flags (NODE=... per node). docs/graphs.md."),
+    option("--baseline", metavar="TOPIC|chain:NAME", help="With --graph: first run this "
+           "topic (its publishers and subscribers) or chain alone, then the whole graph: what "
+           "the rest costs it (p99 alone vs inside)."),
+    option("--without", multiple=True, scenario_kind="text", metavar="NODE", help="With "
+           "--graph: leave this node out (and what then has nothing to receive); repeatable "
+           "(a scenario: NODE,NODE)."),
+    option("--copies", metavar="N", help="With --graph: every node N times on the same topics "
+           "(name_c1..name_cN), for scaling studies.  [default: 1]"),
+    option("--rate-scale", metavar="FACTOR", help="With --graph: every publisher's rate "
+           "multiplied by FACTOR (2 = twice as often).  [default: 1]"),
     option("--test-clock", metavar="HOST=OFFSET_S[,DRIFT_PPM]", hidden=True,
            help="TEST ONLY: run an emulated host's agents in a time namespace OFFSET_S ahead "
            "and DRIFT_PPM fast (';' between hosts): ground truth for --clock-sync tests."),

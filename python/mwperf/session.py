@@ -21,7 +21,11 @@ def measure(cfg: PointConfig, agent: Agent, results_dir: Path | None, *,
             index: int | None = None, repetition: int | None = None
             ) -> tuple[Outcome, Path | None]:
     """Run ``cfg``; save it under ``results_dir/<run_id>/`` unless ``results_dir`` is None, and
-    catalogue it (``index``/``repetition``: the point's place in a sweep, when known)."""
+    catalogue it (``index``/``repetition``: the point's place in a sweep, when known). A graph
+    point (``cfg.graph``) is saved as a graph result (graph/measure.py)."""
+    if cfg.graph is not None:
+        from .graph.measure import measure_graph
+        return measure_graph(cfg, agent, results_dir)
     with tempfile.TemporaryDirectory(prefix="mwperf-") as scratch:
         outcome = run_point(cfg, agent, Path(scratch))
         saved = None

@@ -59,6 +59,12 @@ class CpuLimits:
     otherwise)"""
     remote: tuple[str, ...] = ()
     """the real hosts (--host): what is placed there is limited by its supervisor"""
+    agents: tuple[str, ...] = ()
+    """agents named otherwise than the point's roles (a graph's nodes: graph/cpu.py)"""
+
+    def is_agent(self, name: str) -> bool:
+        """Whether ``name`` is an agent (a role, or a graph's node), not a daemon."""
+        return name in ROLE_NAMES or name in self.agents
 
     def remote_host(self, name: str) -> str | None:
         """The real host ``name`` (a role or daemon) runs on, None when it runs here."""
@@ -79,7 +85,7 @@ class CpuLimits:
         quotas = dict(self.quota_pct)
         if host is not None and host in quotas:
             return f"host-{host}", quotas[host]
-        if name not in ROLE_NAMES:
+        if not self.is_agent(name):
             return None
         quota = _for(self.quota_pct, name)
         return None if quota is None else (name, quota)
@@ -97,7 +103,7 @@ class CpuLimits:
         pins = dict(self.pin)
         if host is not None and host in pins:
             return pins[host]
-        return _for(self.pin, name) if name in ROLE_NAMES else None
+        return _for(self.pin, name) if self.is_agent(name) else None
 
     def limited_hosts(self) -> list[str]:
         """The hosts a limit names, in the order of the placement."""
@@ -287,7 +293,7 @@ class CpuPlacement:
         if self.limits.host_of(placed) == host:  # the host's limit: everything placed there
             quota = dict(self.limits.quota_pct).get(host)
             return None if quota is None else (f"{self.lease.prefix}-{host}", quota)
-        quota = _for(self.limits.quota_pct, placed) if placed in ROLE_NAMES else None
+        quota = _for(self.limits.quota_pct, placed) if self.limits.is_agent(placed) else None
         return None if quota is None else (f"{self.lease.prefix}-{placed}", quota)
 
     def supervise_args(self, placed: str, daemon: bool = False) -> list[str]:
@@ -470,7 +476,7 @@ class CpuPlacement:
         host's is shared by everything placed there."""
         if role in self.groups:
             return self.groups[role]
-        group = cgroups.create(self.lease, role, quota)
+        group = cgroups.create(self.lease, role.replace("/", "_"), quota)  # a node: /ns/name
         self.groups[role] = group
         if self.limits.rt_priority is not None:
             if not group.has_rt_group_scheduling():

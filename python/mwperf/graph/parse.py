@@ -25,6 +25,7 @@ from typing import Any
 
 from ..durations import parse_duration
 from ..errors import UsageError
+from ..emulation.cpu import parse_limits
 from ..scenario.source import Item, parse_document
 from ..sizes import parse_size
 from .check import check_graph
@@ -146,10 +147,6 @@ def _nodes(read: Reader, item: Item) -> list[Node]:
         copies = int(read.number(fields["copies"], f"{what}: copies", 1, MAX_COPIES))
         if copies != fields["copies"].value:
             raise read.fail(fields["copies"], f"{what}: copies must be a whole number")
-    for key in ("cpu_quota", "cpu_pin"):
-        if key in fields:
-            raise read.fail(fields[key], f"{what}: {key} is not applied to graph nodes yet; "
-                            "leave it out (a run's --cpu-quota is one stream's)")
     publishers = tuple(_publisher(read, what, p)
                        for p in read.items(fields.get("publishers"), f"{what}: publishers"))
     subscribers = tuple(_subscriber(read, what, s)
@@ -160,11 +157,29 @@ def _nodes(read: Reader, item: Item) -> list[Node]:
                 host=read.text(fields.get("host"), f"{what}: host", required=False),
                 executor=executor,
                 group=read.text(fields.get("group"), f"{what}: group", required=False),
-                cpu_quota=read.text(fields.get("cpu_quota"), f"{what}: cpu_quota", False),
-                cpu_pin=read.text(fields.get("cpu_pin"), f"{what}: cpu_pin", False))
+                cpu_quota=_limit(read, fields, "cpu_quota", what),
+                cpu_pin=_limit(read, fields, "cpu_pin", what))
     if copies == 1:
         return [base]
     return [replace(base, name=f"{name}_{i}", copy_of=name) for i in range(1, copies + 1)]
+
+
+def _limit(read: Reader, fields: dict[str, Item], key: str, what: str) -> str | None:
+    """A node's ``cpu_quota`` (50%) or ``cpu_pin`` (1, 0-1), checked as the flags are."""
+    text = read.text(fields.get(key), f"{what}: {key}", False)
+    if text is None:
+        return None
+    if "=" in text or "," in text:
+        raise read.fail(fields[key], f"{what}: {key}: one value for this node, e.g. "
+                        f"{'50%' if key == 'cpu_quota' else '1 or 0-1'}")
+    try:
+        parse_limits(text if key == "cpu_quota" else None, text if key == "cpu_pin" else None,
+                     None, ("node",))
+    except UsageError as exc:
+        detail = str(exc).split(": ", 1)[-1].split("; use")[0]
+        raise read.fail(fields[key], f"{what}: {key}: {detail}; e.g. "
+                        f"{'50%' if key == 'cpu_quota' else '1 or 0-1'}") from None
+    return text
 
 
 def _publisher(read: Reader, node: str, item: Item) -> Publisher:

@@ -17,7 +17,8 @@ GRAPH_RESULT_VERSION = 1
 def merge(graph: Graph, cfg: PointConfig, specs: list[dict[str, Any]],
           reports: dict[str, dict[str, Any] | None], failed: dict[str, str],
           interrupted: str | None, *, run_id: str, started: datetime, ready_s: float,
-          stop_s: float | None, total_s: float, daemons: list[Any], link: Any = None) -> dict[str, Any]:
+          stop_s: float | None, total_s: float, daemons: list[Any], link: Any = None,
+          cpu: Any = None) -> dict[str, Any]:
     names = {spec["index"]: spec["name"] for spec in specs}
     sent: dict[tuple[str, str], int] = {}
     for name, report in reports.items():
@@ -57,7 +58,8 @@ def merge(graph: Graph, cfg: PointConfig, specs: list[dict[str, Any]],
                   "topics": len(graph.topics()), "edges": len(edges)},
         "config": {"transport": cfg.transport, "link": cfg.link, "duration_ns": cfg.duration_ns,
                    "warmup_ns": cfg.warmup_ns, "reliability": cfg.reliability,
-                   "history": cfg.history, "depth": cfg.depth},
+                   "history": cfg.history, "depth": cfg.depth,
+                   **({"graph": cfg.graph.to_dict()} if cfg.graph is not None else {})},
         "run": {"ready_s": round(ready_s, 3), "total_s": round(total_s, 3),
                 "stop_s": round(stop_s, 3) if stop_s is not None else None,
                 "discovery_ns": max((r["discovery_ns"] for r in reports.values() if r),
@@ -69,6 +71,7 @@ def merge(graph: Graph, cfg: PointConfig, specs: list[dict[str, Any]],
                   for spec in specs],
         "daemons": daemons,
         "link": link,
+        "cpu": cpu,
     }
 
 

@@ -18,17 +18,20 @@ from ..commandline import qos_args
 from ..config import PointConfig
 from ..daemons import DaemonSet
 from ..durations import format_duration_arg
+from ..emulation.cpu import CpuPlacement
 from ..emulation.network import Network, emulated_network
-from ..emulation.topology import Topology, two_hosts
+from ..emulation.topology import Topology
 from ..errors import RunError, UsageError
 from ..schema import validation_error
 from ..leases import Lease
 from ..middleware import prepare
 from ..procs import AgentProcess, AgentSet
+from ..runner import DAEMON_PLACED_AS
 from ..transports import hook, profile
 from ..transports.iceoryx2 import own_domain
 from ..wire import HEADER_BYTES
-from .check import check_hosts, check_sizes
+from .check import check_sizes
+from .placement import placed_topology
 from .model import Graph
 from .plan import addresses, linger_ns, node_specs, supported
 from .result import merge
@@ -81,12 +84,15 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
             _emulated(topology, cfg, workdir, tag) as network, \
             DaemonSet(workdir, lease) as daemons:
         cfg = replace(cfg, opts=cfg.opts + own_domain(cfg, lease))
+        placement = CpuPlacement(cfg.cpu, lease)  # the nodes' and limited hosts' cgroups
+        daemons.on_spawn = lambda spec, pid: placement.join(
+            spec.name, DAEMON_PLACED_AS.get(spec.name, spec.name), pid)
         plan = prepare(cfg, workdir, agent, daemons, network)
         specs = node_specs(graph, addresses(graph, cfg.transport, plan.listen, workdir, tag,
                                             network),
                            cfg.warmup_ns, duration_ns, linger)
         go_file = workdir / "go"
-        with AgentSet(workdir) as agents:
+        with AgentSet(workdir, placement) as agents:
             t0 = time.monotonic()
             procs: dict[str, AgentProcess] = {}
             try:
@@ -114,6 +120,7 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                 ready_s = time.monotonic() - t0
                 stop_s = None
             daemons.sample_all()
+        cpu = placement.describe()  # before the lease releases the cgroups
         _remove_orphaned_shm(shm_before)
         stopped = time.monotonic() - t0
         link = network.describe() if network is not None else None
@@ -131,28 +138,11 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
     result = merge(graph, cfg, specs, reports, failed, interrupted,
                  run_id=f"{started:%Y%m%dT%H%M%SZ}-{cfg.transport}-graph-{tag & 0xFFFF:04x}",
                  started=started, ready_s=ready_s, stop_s=stop_s, total_s=stopped,
-                 daemons=daemons.describe(), link=link)
+                 daemons=daemons.describe(), link=link, cpu=cpu)
     problem = validation_error(result, "graph-result")
     if problem is not None:  # mwperf's own fault: say where, keep nothing half-right
         raise RunError(f"the graph result does not match schema/result.v2.json at {problem}")
     return result
-
-
-def placed_topology(graph: Graph, cfg: PointConfig) -> Topology | None:
-    """With ``--link``: the emulated hosts (a and b, as for one stream), each node on the host
-    it names (a node that names none on the first); None on this machine, where every node
-    runs here whatever host it names."""
-    if cfg.link is None and cfg.topology is None:
-        return None
-    base = cfg.topology or two_hosts()
-    check_hosts(graph, base.hosts, "--link")
-    taken = {name for name, _ in base.place}
-    clash = next((n.name for n in graph.nodes if n.name in taken), None)
-    if clash is not None:
-        raise UsageError(f"graph '{graph.name}': node '{clash}' has the name of a role or daemon "
-                         f"mwperf places ({', '.join(sorted(taken))}); rename the node")
-    return replace(base, place=base.place + tuple((n.name, n.host or base.hosts[0])
-                                                  for n in graph.nodes))
 
 
 def _emulated(topology: Topology | None, cfg: PointConfig, workdir: Path, tag: int
@@ -175,11 +165,11 @@ def _start(agents: AgentSet, agent: Agent, cfg: PointConfig, spec: dict[str, Any
     if cfg.busy_poll:
         argv.append("--busy-poll")
     if network is None:
-        return agents.spawn("node", argv, name=name)
+        return agents.spawn(spec["name"], argv, name=name)
     hooks = hook(cfg.transport)
     for opt in hooks.link_opts(network, spec["name"]):
         argv += ["--opt", opt]
-    return agents.spawn("node", argv, network.netns_of(spec["name"]),
+    return agents.spawn(spec["name"], argv, network.netns_of(spec["name"]),
                         hooks.agent_env(network.address_of(spec["name"])), name=name)
 
 

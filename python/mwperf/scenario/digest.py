@@ -8,6 +8,7 @@ from typing import Any
 
 from ..table import Row, row_from_result
 from ..topicnames import name_and_address
+from ..graph.digest import graph_lines, graph_row
 
 
 @dataclass(frozen=True)
@@ -21,10 +22,14 @@ class Digest:
     warnings: list[dict[str, Any]] = field(default_factory=list)
     per_subscriber: list[dict[str, Any]] = field(default_factory=list)
     """each subscriber (``--subscribers N``) in per_topic's shape, its index as ``topic``"""
+    graph: list[str] = field(default_factory=list)
+    """a graph point: its chains and worst edges, a line each (graph/digest.py)"""
 
 
 def digest(result: dict[str, Any], location: str | None) -> Digest:
     """The digest of run-result ``result`` saved at ``location`` (relative to the sweep)."""
+    if result.get("kind") == "graph-result":
+        return Digest(graph_row(result, location), graph=graph_lines(result))
     topics = [{"topic": t["topic"], "name": name_and_address(result, t["topic"], t)[0],
                "response": {k: t["response"][k] for k in ("p50_ns", "p99_ns")},
                "accounting": {k: t["accounting"][k] for k in ("sent", "lost")}}

@@ -51,7 +51,10 @@ class PlannedPoint:
                 _payload(str(options.get("payload") or "Array1k"))]
         if options.get("replay"):  # the recording sets rates and sizes
             head[2:] = [f"replay {Path(str(options['replay'])).name}"]
-        rest = [f"{name}={value}" for name, value in self.axes if name not in MAIN_FIELDS]
+        if options.get("graph"):  # its nodes set rates, sizes and work
+            head[1:] = ["graph", Path(str(options["graph"])).name]
+        rest = [f"{name}={value}" for name, value in self.axes
+                if name not in MAIN_FIELDS and not (name == "graph" and options.get("graph"))]
         rep = [f"(rep {self.repetition}/{self.repeats})"] if self.repeats > 1 else []
         return " ".join(head + rest + rep)
 

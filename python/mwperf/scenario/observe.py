@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..store.layout import RESULT_NAME
+from ..store.layout import GRAPH_RESULT_NAME, RESULT_NAME
 from ..table import Row
 from .digest import Digest, digest
 from .expand import PlannedPoint
@@ -28,6 +28,8 @@ class Observation:
     per_topic: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[dict[str, Any]] = field(default_factory=list)
     per_subscriber: list[dict[str, Any]] = field(default_factory=list)
+    graph: list[str] = field(default_factory=list)
+    """a graph point: its chains and worst edges, a line each"""
 
     @property
     def measured(self) -> bool:
@@ -46,19 +48,23 @@ def observations(run: SweepRun) -> list[Observation]:
             row = replace(kept.row, status=entry.status,
                           status_reason=entry.reason)  # the sweep's verdict (e.g. a timeout)
             found.append(Observation(point, entry.status, entry.reason, row, kept.per_topic,
-                                     kept.warnings, kept.per_subscriber))
+                                     kept.warnings, kept.per_subscriber, kept.graph))
             continue
         cfg = run.sweep.configs[point.index]
+        shown = (("graph", 0.0, cfg.graph.graph.name, None) if cfg.graph is not None else
+                 (cfg.mode, cfg.rate, cfg.payload, cfg.payload_bytes))
         found.append(Observation(point, entry.status, entry.reason, Row(
-            cfg.transport, cfg.mode, cfg.rate, cfg.payload, cfg.payload_bytes,
-            status=entry.status, status_reason=entry.reason)))
+            cfg.transport, *shown, status=entry.status, status_reason=entry.reason)))
     return found
 
 
 def _saved(folder: Path | None, location: str | None) -> Digest | None:
     if folder is None or location is None:
         return None
+    path = folder / location / RESULT_NAME
+    if not path.is_file():  # a graph point's
+        path = folder / location / GRAPH_RESULT_NAME
     try:
-        return digest(json.loads((folder / location / RESULT_NAME).read_text("utf-8")), location)
+        return digest(json.loads(path.read_text("utf-8")), location)
     except (OSError, ValueError):
         return None

@@ -4,6 +4,7 @@ was measured, response-time p50/p99 and loss (so a long sweep can be watched as 
 from typing import Any
 
 from ..durations import format_ns
+from ..graph.digest import graph_row
 from .manifest import Entry
 
 
@@ -16,6 +17,11 @@ def result_line(entry: Entry, result: dict[str, Any] | None) -> str:
         loss = f"{100 * acc['lost'] / acc['sent']:.2f}%" if acc["sent"] else "\u2014"
         text += (f"  p50 {format_ns(response['p50_ns'])}  p99 {format_ns(response['p99_ns'])}"
                  f"  loss {loss}")
+    if (result or {}).get("kind") == "graph-result":
+        row = graph_row(result or {}, None)
+        if row.p99_ns is not None:
+            text += (f"  worst edge p99 {format_ns(row.p99_ns)}  loss "
+                     + (f"{row.loss_pct:.2f}%" if row.loss_pct is not None else "\u2014"))
     if entry.status != "complete" and entry.reason:
         text += f" ({' '.join(entry.reason.split())})"
     return text

@@ -68,6 +68,10 @@ class Summary:
              [r.line() for r in self.subscriber_rankings]),
             ("Bridges ranked by added latency (p50 minus the direct path's, same transport)",
              [r.line() for r in self.bridge_rankings]),
+            ("Graphs (a graph point's row: rate = what its publishers offer, latency = its "
+             "worst edge's; here its chains end to end and its worst edges)",
+             [line for o in self.observed if o.graph
+              for line in [o.point.label()] + ["  " + g for g in o.graph]]),
         ]
         for title, lines in sections:
             if lines:

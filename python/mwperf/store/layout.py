@@ -15,6 +15,8 @@ from typing import Any
 
 POINTS_DIR = "points"
 RESULT_NAME = "result.json"
+GRAPH_RESULT_NAME = "graph-result.json"
+"""a graph point's result (graph/measure.py), in place of result.json"""
 MANIFEST_NAME = "sweep.json"
 SWEEP_NAME = re.compile(r"^\d{8}T\d{6}Z-(?:suite-)?(?P<scenario>.+)-[0-9a-f]{4}$")
 REPETITION = re.compile(r"\(rep (\d+)/\d+\)")

@@ -1,0 +1,65 @@
+"""Measuring a graph point end to end (``mwperf run --graph`` and a scenario's graph points):
+with ``baseline`` its topic or chain alone first, then the whole graph; the graph result saved
+under ``results_dir/<run id>/`` (``graph-result.json`` and ``graph.html``, the graph drawn)."""
+
+import json
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from ..agent import Agent
+from ..config import PointConfig
+from ..durations import format_ns
+from ..results import write_json, write_text
+from ..runner import Outcome
+from ..store.layout import GRAPH_RESULT_NAME as GRAPH_RESULT
+from .page import render
+from .result import interference
+from .run import run_graph
+
+GRAPH_PAGE = "graph.html"
+
+
+def measure_graph(cfg: PointConfig, agent: Agent, results_dir: Path | None,
+                  say: Callable[[str], None] = lambda line: None) -> tuple[Outcome, Path | None]:
+    """Run graph point ``cfg`` (``cfg.graph`` set); ``say`` gets a line as each run starts."""
+    point = cfg.graph
+    assert point is not None
+    first = None
+    if point.alone is not None:
+        say(f"running {point.alone.name} ({len(point.alone.nodes)} nodes) over {cfg.transport} "
+            f"for {format_ns(cfg.duration_ns)} ...")
+        with tempfile.TemporaryDirectory(prefix="mwperf-graph-") as folder:
+            first = run_graph(point.alone, cfg, agent, Path(folder))
+        if _stopped(first):  # the user stopped it: keep what was measured, start no more
+            return Outcome(first, None, interrupted=True), _save(first, results_dir)
+    say(f"running graph {point.graph.name} ({len(point.graph.nodes)} nodes) over "
+        f"{cfg.transport} for {format_ns(cfg.duration_ns)} ...")
+    with tempfile.TemporaryDirectory(prefix="mwperf-graph-") as folder:
+        result = run_graph(point.graph, cfg, agent, Path(folder))
+    if first is not None and point.baseline is not None:
+        result["baseline"] = interference(first, result, point.baseline)
+    return Outcome(result, None, interrupted=_stopped(result)), _save(result, results_dir)
+
+
+def _stopped(result: dict) -> bool:
+    reason = result.get("status_reason") or ""
+    return result["status"] == "partial" and reason.startswith("interrupted")
+
+
+def _save(result: dict, results_dir: Path | None) -> Path | None:
+    if results_dir is None:
+        return None
+    folder = results_dir / result["run_id"]
+    write_json(folder / GRAPH_RESULT, result)
+    write_text(folder / GRAPH_PAGE, render(result))
+    return folder
+
+
+def is_graph_folder(folder: Path) -> bool:
+    """Whether ``folder`` holds a saved graph run."""
+    return (folder / GRAPH_RESULT).is_file()
+
+
+def load_graph_result(folder: Path) -> dict:
+    return json.loads((folder / GRAPH_RESULT).read_text(encoding="utf-8"))

@@ -1,0 +1,112 @@
+"""A graph as a measured point: ``mwperf run --graph`` and a scenario's ``graph:`` key build the
+same thing, so a sweep varies a graph's transport, link, CPU limits, QoS and scale (``copies``,
+``rate_scale``) like any other point, validated before anything runs.
+
+The point's ``PointConfig`` carries the transport, timing, QoS, link and CPU limits (the
+stream's own fields keep their defaults and mean nothing here); its ``graph`` field is the
+``GraphPoint``: the graph as it runs (without the nodes left out, scaled), and the part that
+runs alone first with ``baseline``."""
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from ..errors import RunError, UsageError
+from ..wire import HEADER_BYTES
+from .builtin import load_graph
+from .check import check_sizes
+from .cpu import node_limits
+from .model import Graph
+from .placement import placed_topology
+from .plan import supported
+from .scale import parse_copies, parse_rate_scale, scale
+from .subgraph import alone, without
+
+if TYPE_CHECKING:
+    from ..config import PointConfig
+
+GRAPH_OPTIONS = ("graph", "baseline", "without", "copies", "rate_scale")
+"""the point options only a graph has"""
+GRAPH_TAKES = ("transport", "duration", "warmup", "reliability", "history", "depth",
+               "durability", "discovery_timeout", "opt", "busy_poll", "link", "link_backend",
+               "spin_margin", "peer_timeout", "prevent_cpu_idle", "cpu_quota", "cpu_pin",
+               "rt_priority", *GRAPH_OPTIONS)
+"""every point option a graph point takes (the rest set one stream's rates, sizes and work)"""
+CPU_OPTIONS = ("cpu_quota", "cpu_pin", "rt_priority")
+
+
+@dataclass(frozen=True)
+class GraphPoint:
+    """What a graph point runs."""
+
+    spec: str
+    """as given: a built-in's name or a file"""
+    graph: Graph
+    """as it runs: ``without`` left out, scaled by ``copies`` and ``rate_scale``"""
+    copies: int = 1
+    rate_scale: float = 1.0
+    without: tuple[str, ...] = ()
+    baseline: str | None = None
+    alone: Graph | None = None
+    """with ``baseline``: the topic or chain alone, run first"""
+
+    def to_dict(self) -> dict[str, Any]:
+        """As the point's configuration records it (the graph by name and size, not whole)."""
+        return {"spec": self.spec, "name": self.graph.name, "nodes": len(self.graph.nodes),
+                "copies": self.copies, "rate_scale": self.rate_scale,
+                "without": list(self.without), "baseline": self.baseline}
+
+
+def refuse_graph_options(options: dict[str, Any]) -> None:
+    """A graph option given without ``--graph``."""
+    for name in GRAPH_OPTIONS[1:]:
+        if options.get(name) not in (None, "", (), []):
+            raise UsageError(f"--{name.replace('_', '-')}: only with --graph (a scenario's "
+                             "graph: key)")
+
+
+def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]], "PointConfig"],
+                      max_message: Callable[[str], int | None]) -> "PointConfig":
+    """The graph point of ``options`` (``graph`` is given): ``stream`` builds the shared fields
+    (config.build_point without the graph's own options), ``max_message`` is the transport's
+    largest message (None: no limit or not known here)."""
+    given = [n for n, v in options.items() if n not in GRAPH_TAKES
+             and v not in (None, False, (), [], "")]
+    if given:
+        flag = "--" + given[0].replace("_", "-")
+        raise UsageError(f"{flag}: not with --graph, whose nodes set their own rates, sizes and "
+                         "work; a graph takes --transport, --duration, --warmup, the QoS flags, "
+                         "--opt, --busy-poll, --link, the CPU flags, --copies, --rate-scale, "
+                         "--baseline, --without")
+    spec = str(options["graph"]).strip()
+    names = tuple(n.strip() for n in str(options.get("without") or "").split(",") if n.strip())
+    copies = parse_copies(options.get("copies"))
+    rate_scale = parse_rate_scale(options.get("rate_scale"))
+    graph = load_graph(spec)
+    if names:
+        graph = without(graph, names)
+    baseline = str(options["baseline"]).strip() if options.get("baseline") else None
+    part = alone(graph, baseline) if baseline else None
+    graph = scale(graph, copies, rate_scale)
+    if part is not None:
+        part = scale(part, copies, rate_scale)
+    cfg = stream({k: v for k, v in options.items()
+                  if k not in GRAPH_OPTIONS and k not in CPU_OPTIONS})
+    supported(cfg.transport)
+    try:
+        most = max_message(cfg.transport)
+    except RunError:
+        most = None  # not described by this agent: the sweep skips the point
+    check_sizes(graph, cfg.transport, most - HEADER_BYTES if most else None)
+    place: tuple[tuple[str, str], ...] = ()
+    if cfg.link is not None or cfg.topology is not None:
+        placed = placed_topology(graph, cfg)
+        place = placed.place if placed is not None else ()
+    cpu = node_limits(graph, _text(options.get("cpu_quota")), _text(options.get("cpu_pin")),
+                      _text(options.get("rt_priority")), place)
+    point = GraphPoint(spec, graph, copies, rate_scale, names, baseline, part)
+    return replace(cfg, graph=point, cpu=cpu)
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)

@@ -1,0 +1,71 @@
+"""A graph scaled for a scaling study: every node ``copies`` times (as a node's own ``copies:
+N``, on the same topics) and every publisher's rate multiplied (``rate_scale``). The scenario
+keys ``copies`` and ``rate_scale`` (and the flags ``--copies``, ``--rate-scale``) vary them in
+a sweep; the graph file stays as written."""
+
+from dataclasses import replace
+
+from ..errors import UsageError
+from .model import Graph
+
+MAX_COPIES = 100
+MAX_NODES = 1000
+"""a scaled graph's nodes at most (one agent process each)"""
+MIN_PERIOD_NS = 10_000
+"""a scaled publisher's shortest period (100 kHz), as for a graph file's rates"""
+
+
+def parse_copies(text: str | None) -> int:
+    """``--copies``: a whole number from 1 to MAX_COPIES (1 when not given)."""
+    if text is None:
+        return 1
+    value = str(text).strip()
+    if not value.isdigit() or not 1 <= int(value) <= MAX_COPIES:
+        raise UsageError(f"--copies: a whole number from 1 to {MAX_COPIES} (every node of the "
+                         f"graph that many times), got '{value}'")
+    return int(value)
+
+
+def parse_rate_scale(text: str | None) -> float:
+    """``--rate-scale``: a positive factor (1 when not given)."""
+    if text is None:
+        return 1.0
+    value = str(text).strip().removesuffix("x")
+    try:
+        factor = float(value)
+    except ValueError:
+        factor = float("nan")
+    if not factor > 0 or factor == float("inf"):
+        raise UsageError(f"--rate-scale: a positive factor such as 0.5 or 2 (every publisher's "
+                         f"rate multiplied by it), got '{text}'")
+    return factor
+
+
+def scale(graph: Graph, copies: int = 1, rate_scale: float = 1.0) -> Graph:
+    """``graph`` with every node ``copies`` times (``name_c1``..``name_cN``) and every timer's
+    period divided by ``rate_scale``; the graph itself when both are 1."""
+    if copies == 1 and rate_scale == 1.0:
+        return graph
+    nodes = graph.nodes
+    if rate_scale != 1.0:
+        nodes = tuple(replace(n, publishers=tuple(
+            replace(p, period_ns=_period(graph, n.name, p.topic, p.period_ns, rate_scale))
+            for p in n.publishers)) for n in nodes)
+    if copies > 1:
+        if len(nodes) * copies > MAX_NODES:
+            raise UsageError(f"--copies {copies}: graph '{graph.name}' would have "
+                             f"{len(nodes) * copies} nodes, more than {MAX_NODES} (one agent "
+                             "process each)")
+        nodes = tuple(replace(n, name=f"{n.name}_c{i}", copy_of=n.copy_of or n.name)
+                      for n in nodes for i in range(1, copies + 1))
+    label = [f"x{copies} nodes"] * (copies > 1) + [f"x{rate_scale:g} rate"] * (rate_scale != 1.0)
+    return replace(graph, name=f"{graph.name} ({', '.join(label)})", nodes=nodes)
+
+
+def _period(graph: Graph, node: str, topic: str, period_ns: int, factor: float) -> int:
+    period = round(period_ns / factor)
+    if period < MIN_PERIOD_NS:
+        raise UsageError(f"--rate-scale {factor:g}: graph '{graph.name}', node '{node}', topic "
+                         f"'{topic}' would publish every {period} ns, faster than 100 kHz "
+                         f"(every {MIN_PERIOD_NS // 1000} us); use a smaller factor")
+    return period
