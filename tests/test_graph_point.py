@@ -1,0 +1,139 @@
+"""A graph as a point (graph/point.py): the scenario key and the flags, scale factors, CPU limits
+per node, and what a sweep's summary keeps of a graph result."""
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mwperf.config import build_point
+from mwperf.errors import UsageError
+from mwperf.graph.builtin import load_graph
+from mwperf.graph.cpu import node_limits
+from mwperf.graph.digest import graph_lines, graph_row
+from mwperf.graph.scale import scale
+from mwperf.scenario.expand import expand
+from mwperf.scenario.parse import parse_scenario
+
+
+class Catalogue:
+    def transports(self) -> list[str]:
+        return ["udp", "uds", "cyclonedds"]
+
+    def payloads(self) -> dict[str, int]:
+        return {"Array1k": 1024}
+
+
+def build(**options: Any) -> Any:
+    return build_point({k: v for k, v in options.items()}, Catalogue)
+
+
+def test_a_graph_point_carries_the_graph_as_it_runs() -> None:
+    cfg = build(graph="sierra_nevada", transport="udp", duration="2s", copies="2",
+                rate_scale="0.5", without="arequipa")
+    point = cfg.graph
+    assert point is not None and point.copies == 2 and point.rate_scale == 0.5
+    names = {n.name for n in point.graph.nodes}
+    assert "montreal_c1" in names and "montreal_c2" in names
+    assert not any(n.startswith("arequipa") for n in names)
+    assert len(point.graph.nodes) == 2 * 9
+    montreal = point.graph.node("montreal_c1")
+    assert {p.period_ns for p in montreal.publishers} == {20_000_000}  # 10 ms at half the rate
+    assert cfg.to_dict()["graph"] == {
+        "spec": "sierra_nevada", "name": point.graph.name, "nodes": 18, "copies": 2,
+        "rate_scale": 0.5, "without": ["arequipa"], "baseline": None}
+
+
+@pytest.mark.parametrize("options, expected", [
+    ({"rate": "100"}, "--rate: not with --graph"),
+    ({"payload": "Array1k"}, "--payload: not with --graph"),
+    ({"copies": "0"}, "--copies: a whole number from 1 to 100"),
+    ({"copies": "two"}, "--copies: a whole number"),
+    ({"rate_scale": "-1"}, "--rate-scale: a positive factor"),
+    ({"rate_scale": "nan"}, "--rate-scale: a positive factor"),
+    ({"rate_scale": "2000"}, "faster than 100 kHz"),
+    ({"without": "nobody"}, "--without nobody: no such node"),
+    ({"baseline": "/nope"}, "--baseline /nope: not a topic"),
+    ({"cpu_quota": "lots"}, "--cpu-quota: cannot parse"),
+    ({"cpu_quota": "nobody=50%"}, "--cpu-quota: no agent 'nobody'"),
+    ({"cpu_quota": "50%", "rt_priority": "10"}, "--rt-priority: not with a CPU quota"),
+])
+def test_bad_graph_options_name_their_flag(options: dict[str, str], expected: str) -> None:
+    with pytest.raises(UsageError) as caught:
+        build(graph="sierra_nevada", **options)
+    assert expected in str(caught.value)
+
+
+@pytest.mark.parametrize("option", ["copies", "rate_scale", "baseline", "without"])
+def test_graph_options_need_a_graph(option: str) -> None:
+    with pytest.raises(UsageError) as caught:
+        build(**{option: "2"})
+    assert f"--{option.replace('_', '-')}: only with --graph" in str(caught.value)
+
+
+def test_a_node_limit_of_its_own_and_the_runs_limits() -> None:
+    graph = load_graph("sierra_nevada")
+    limits = node_limits(graph, "30%,lyon=20%", "1", None)
+    quotas = dict(limits.quota_pct)
+    assert quotas["lyon"] == 20.0 and quotas["montreal"] == 30.0 and len(quotas) == 10
+    assert limits.group_for("lyon") == ("lyon", 20.0)  # a node is an agent: a cgroup of its own
+    assert limits.cpus_for("hamburg") == (1,)
+
+
+def test_the_graph_files_limits_yield_to_the_runs_named_ones(tmp_path: Path) -> None:
+    path = tmp_path / "g.yaml"
+    path.write_text("nodes:\n"
+                    "  - {name: p, cpu_quota: 40%, publishers: [{topic: /x, rate: 10, payload: 8}]}\n"
+                    "  - {name: s, subscribers: [{topic: /x}]}\n")
+    graph = load_graph(str(path))
+    assert dict(node_limits(graph, None, None, None).quota_pct) == {"p": 40.0}
+    assert dict(node_limits(graph, "10%", None, None).quota_pct) == {"p": 40.0, "s": 10.0}
+    assert dict(node_limits(graph, "p=25%", None, None).quota_pct) == {"p": 25.0}
+
+
+def test_a_host_limit_takes_the_hosts_nodes_into_one_cgroup() -> None:
+    graph = load_graph("sierra_nevada")
+    place = tuple((n.name, "a" if n.name == "lyon" else "b") for n in graph.nodes)
+    limits = node_limits(graph, "a=50%", None, None, place)
+    assert limits.group_for("lyon") == ("host-a", 50.0)
+    assert limits.group_for("montreal") is None
+
+
+def test_scale_keeps_the_graph_itself_at_one() -> None:
+    graph = load_graph("mont_blanc")
+    assert scale(graph) is graph
+    doubled = scale(graph, rate_scale=2)
+    before = {(n.name, p.topic): p.period_ns for n in graph.nodes for p in n.publishers}
+    after = {(n.name, p.topic): p.period_ns for n in doubled.nodes for p in n.publishers}
+    assert after == {k: round(v / 2) for k, v in before.items()}
+
+
+def test_a_scenario_sweeps_a_graph_like_any_point() -> None:
+    scenario = parse_scenario("graph: sierra_nevada\ntransport: [udp, uds]\ncopies: [1, 3]\n"
+                              "duration: 1s\n", "s.yaml", "s")
+    points = expand(scenario, ["udp", "uds"])
+    assert [p.label() for p in points] == [
+        "udp graph sierra_nevada copies=1", "udp graph sierra_nevada copies=3",
+        "uds graph sierra_nevada copies=1", "uds graph sierra_nevada copies=3"]
+    assert points[1].options == {"graph": "sierra_nevada", "transport": "udp", "copies": "3",
+                                 "duration": "1s"}
+
+
+FIXTURE = Path(__file__).parent / "fixtures" / "graph-result-sierra.json"
+
+
+def test_a_graph_results_row_is_its_worst_edge_and_its_totals() -> None:
+    result = json.loads(FIXTURE.read_text())
+    row = graph_row(result, "points/x")
+    measured = [e for e in result["edges"] if e["latency"]]
+    worst = max(measured, key=lambda e: e["latency"]["p99_ns"] / e["period_ns"])
+    assert (row.mode, row.payload, row.p99_ns) == ("graph", result["graph"]["name"],
+                                                   worst["latency"]["p99_ns"])
+    assert row.count == sum(e["received"] for e in result["edges"])
+    sent = sum(e["sent"] for e in result["edges"])
+    assert row.loss_pct == pytest.approx(100 * sum(e["lost"] for e in result["edges"]) / sent)
+    assert row.cpu_pct == pytest.approx(sum(n["cpu_percent"] for n in result["nodes"]), abs=0.01)
+    lines = graph_lines(result)
+    assert len(lines) == len(result["chains"]) + 3
+    assert lines[-3].startswith(f"edge {worst['topic']} {worst['from']} -> {worst['to']}: p99")
