@@ -137,3 +137,20 @@ def test_a_graph_results_row_is_its_worst_edge_and_its_totals() -> None:
     lines = graph_lines(result)
     assert len(lines) == len(result["chains"]) + 3
     assert lines[-3].startswith(f"edge {worst['topic']} {worst['from']} -> {worst['to']}: p99")
+
+
+def test_the_clock_plan_serves_mwperfs_clock_and_probes_the_others() -> None:
+    from mwperf.graph.clocks import clock_plan
+
+    graph = load_graph("sierra_nevada")
+    names = [n.name for n in graph.nodes]
+    place = {n: ("b" if n in ("lyon", "hamburg") else "a") for n in names}
+    plan = clock_plan(graph, place, {"b"}, False, lambda node: "10.0.0.1")
+    assert plan.server == names[0] and plan.probed == {"lyon", "hamburg"}
+    assert plan.args(names[0]) == ["--clock-serve", "0.0.0.0:47999"]
+    assert plan.args("lyon") == ["--clock-ref", "10.0.0.1:47999"]
+    assert clock_plan(graph, place, set(), False, lambda node: "10.0.0.1").probed == set()
+    synced = clock_plan(graph, place, set(), True, lambda node: "10.0.0.1")
+    assert synced.probed == {"lyon", "hamburg"}  # a self-check across the emulated hosts
+    with pytest.raises(UsageError, match="leave one host on mwperf's clock"):
+        clock_plan(graph, place, {"a", "b"}, False, lambda node: "10.0.0.1")

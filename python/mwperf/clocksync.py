@@ -114,9 +114,13 @@ def in_test_clock(cfg: "Point", role: str, argv: list[str]) -> list[str]:
     shift = test_clock_of(cfg, role.split(".")[0])
     if shift is None:
         return argv
-    offset, drift = shift
-    extra = ["--test-clock-drift-ppm", repr(drift)] if drift else []
-    return ["unshare", "--time", f"--monotonic={offset}", "--fork", "--kill-child", "--",
+    return shifted(argv, *shift)
+
+
+def shifted(argv: list[str], offset_s: int, drift_ppm: float) -> list[str]:
+    """TEST ONLY: ``argv`` in a time namespace ``offset_s`` ahead, adding ``drift_ppm``."""
+    extra = ["--test-clock-drift-ppm", repr(drift_ppm)] if drift_ppm else []
+    return ["unshare", "--time", f"--monotonic={offset_s}", "--fork", "--kill-child", "--",
             *argv, *extra]
 
 

@@ -63,6 +63,14 @@ pub struct NodeArgs {
     /// Publishers sleep until this long before a message is due, then spin (as ping/pub do).
     #[arg(long = "spin-margin", default_value = "100us", value_parser = duration)]
     pub spin_margin: u64,
+    /// Serve clock probes on this UDP IP:PORT: this node's clock is the graph's reference
+    /// (the nodes on other hosts probe it, `--clock-ref`).
+    #[arg(long = "clock-serve", value_parser = socket_addr, conflicts_with = "clock_ref")]
+    pub clock_serve: Option<std::net::SocketAddr>,
+    /// Probe the graph's reference clock (a node's `--clock-serve`) and put every timestamp on
+    /// it: the go instant, send, due and receive times (node/clock.rs).
+    #[arg(long = "clock-ref", value_parser = socket_addr)]
+    pub clock_ref: Option<std::net::SocketAddr>,
 }
 
 /// `router`: the transport whose router to run and where it listens.

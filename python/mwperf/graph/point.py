@@ -30,7 +30,7 @@ GRAPH_OPTIONS = ("graph", "baseline", "without", "copies", "rate_scale")
 GRAPH_TAKES = ("transport", "duration", "warmup", "reliability", "history", "depth",
                "durability", "discovery_timeout", "opt", "busy_poll", "link", "link_backend",
                "spin_margin", "peer_timeout", "prevent_cpu_idle", "cpu_quota", "cpu_pin",
-               "rt_priority", *GRAPH_OPTIONS)
+               "rt_priority", "clock_sync", "test_clock", *GRAPH_OPTIONS)
 """every point option a graph point takes (the rest set one stream's rates, sizes and work)"""
 CPU_OPTIONS = ("cpu_quota", "cpu_pin", "rt_priority")
 

@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from ..config import PointConfig
+from .clocks import bound_ns
 from .model import Graph
 
 GRAPH_RESULT_VERSION = 1
@@ -39,10 +40,13 @@ def merge(graph: Graph, cfg: PointConfig, specs: list[dict[str, Any]],
     duration_s = (cfg.duration_ns or 0) / 1e9
     edges = []
     for e in graph.edges():
-        edges.append(_edge(e.topic, e.publisher, e.subscriber,
-                           measured.get((e.topic, e.publisher, e.subscriber)),
-                           sent.get((e.publisher, e.topic)), graph.period_ns(e.topic),
-                           reports.get(e.subscriber) is not None, duration_s))
+        edge = _edge(e.topic, e.publisher, e.subscriber,
+                     measured.get((e.topic, e.publisher, e.subscriber)),
+                     sent.get((e.publisher, e.topic)), graph.period_ns(e.topic),
+                     reports.get(e.subscriber) is not None, duration_s)
+        if any((r or {}).get("clock") for r in reports.values()):  # across clocks
+            edge["clock_bound_ns"] = bound_ns(reports.get(e.publisher), reports.get(e.subscriber))
+        edges.append(edge)
     status = "complete"
     reason = None
     if failed or interrupted:
@@ -65,7 +69,8 @@ def merge(graph: Graph, cfg: PointConfig, specs: list[dict[str, Any]],
                 "discovery_ns": max((r["discovery_ns"] for r in reports.values() if r),
                                     default=None)},
         "edges": edges,
-        "chains": [_chain(graph, c.name, c.topics, c.deadline_ns, edges, stage_times)
+        "chains": [_chain_bound(graph, _chain(graph, c.name, c.topics, c.deadline_ns, edges,
+                                              stage_times), reports)
                    for c in graph.chains],
         "nodes": [_node(spec["name"], reports.get(spec["name"]), failed.get(spec["name"]))
                   for spec in specs],
@@ -131,6 +136,20 @@ def _chain(graph: Graph, name: str, topics: tuple[str, ...], deadline_ns: int | 
             "hops": hops}
 
 
+def _chain_bound(graph: Graph, chain: dict[str, Any],
+                 reports: dict[str, dict[str, Any] | None]) -> dict[str, Any]:
+    """Across clocks: how far the chain's end to end may be off (its origins' worst clock
+    bound and its last subscribers')."""
+    if not any((r or {}).get("clock") for r in reports.values()):
+        return chain
+    origins = [bound_ns(reports.get(p)) for p in graph.publishers_of(chain["topics"][0])]
+    last = [bound_ns(reports.get(n.name)) for n in graph.nodes
+            if any(s.topic == chain["topics"][-1] for s in n.subscribers)]
+    known = None not in origins + last
+    chain["clock_bound_ns"] = (max(origins, default=0) + max(last, default=0)) if known else None
+    return chain
+
+
 def _count_below(edge: dict[str, Any], limit_ns: int) -> int:
     return sum(n for value, n in edge["age"].get("histogram") or [] if value <= limit_ns)
 
@@ -150,7 +169,8 @@ def _node(name: str, report: dict[str, Any] | None, failed: str | None) -> dict[
             "max_send_lag_ns": max((p["max_send_lag_ns"] for p in report["publishers"]),
                                    default=None),
             "send_errors": sum(p["send_errors"] for p in report["publishers"])
-            + sum((s.get("stage") or {}).get("send_errors", 0) for s in report["subscriptions"])}
+            + sum((s.get("stage") or {}).get("send_errors", 0) for s in report["subscriptions"]),
+            **({"clock": report["clock"]} if report.get("clock") else {})}
 
 
 def _median(values: list[int]) -> int | None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..agent import Agent
+from ..clocksync import shifted
 from ..commandline import qos_args
 from ..config import PointConfig
 from ..daemons import DaemonSet
@@ -31,6 +32,7 @@ from ..transports import hook, profile
 from ..transports.iceoryx2 import own_domain
 from ..wire import HEADER_BYTES
 from .check import check_sizes
+from .clocks import clock_plan
 from .placement import placed_topology
 from .model import Graph
 from .plan import addresses, linger_ns, node_specs, supported
@@ -88,6 +90,8 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
         daemons.on_spawn = lambda spec, pid: placement.join(
             spec.name, DAEMON_PLACED_AS.get(spec.name, spec.name), pid)
         plan = prepare(cfg, workdir, agent, daemons, network)
+        clocks = clock_plan(graph, _node_hosts(graph, topology), {h for h, _, _ in cfg.test_clock},
+                            cfg.clock_sync, network.address_of if network else None)
         specs = node_specs(graph, addresses(graph, cfg.transport, plan.listen, workdir, tag,
                                             network),
                            cfg.warmup_ns, duration_ns, linger)
@@ -98,7 +102,8 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
             try:
                 for spec in specs:
                     procs[spec["name"]] = _start(agents, agent, cfg, spec, workdir, go_file, tag,
-                                                 network)
+                                                 network, clocks.args(spec["name"]),
+                                                 _shift(cfg, topology, spec["name"]))
                 for proc in procs.values():
                     proc.wait_ready("node", max(10.0, cfg.discovery_timeout_ns / 1e9 + 5))
                 ready_s = time.monotonic() - t0
@@ -135,6 +140,17 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
             code = proc.exit_code if proc is not None else None
             why = proc.stderr_tail() if proc is not None else "not started"
             failed[name] = f"exited (code {code}) without a report: {why}"
+    for name, report in reports.items():  # where each clock ran; TEST ONLY: the true offset
+        clock = (report or {}).get("clock")
+        if clock is not None:
+            clock["host"] = _node_hosts(graph, topology).get(name)
+            shift = _shift(cfg, topology, name)
+            if shift is not None and clock["role"] == "probed" and report is not None:
+                # the node's clock = (mwperf's + offset) x (1 + drift); at its go instant t:
+                # reference - node = t / (1 + drift) - offset - t
+                t, (offset_s, drift_ppm) = report["go_ns"], shift
+                clock["test_true_offset_ns"] = round(t / (1 + drift_ppm * 1e-6)
+                                                     - offset_s * 1e9 - t)
     result = merge(graph, cfg, specs, reports, failed, interrupted,
                  run_id=f"{started:%Y%m%dT%H%M%SZ}-{cfg.transport}-graph-{tag & 0xFFFF:04x}",
                  started=started, ready_s=ready_s, stop_s=stop_s, total_s=stopped,
@@ -153,8 +169,23 @@ def _emulated(topology: Topology | None, cfg: PointConfig, workdir: Path, tag: i
                             f"graph {tag & 0xFFFF:04x}")
 
 
+def _node_hosts(graph: Graph, topology: Topology | None) -> dict[str, str]:
+    """node -> the emulated host it runs on (empty on this machine)."""
+    if topology is None:
+        return {}
+    place = dict(topology.place)
+    return {n.name: place[n.name] for n in graph.nodes}
+
+
+def _shift(cfg: PointConfig, topology: Topology | None, node: str) -> tuple[int, float] | None:
+    """TEST ONLY (--test-clock): the clock shift of the host ``node`` runs on, if any."""
+    host = dict(topology.place).get(node) if topology is not None else None
+    return next(((o, d) for h, o, d in cfg.test_clock if h == host), None)
+
+
 def _start(agents: AgentSet, agent: Agent, cfg: PointConfig, spec: dict[str, Any],
-           workdir: Path, go_file: Path, tag: int, network: Network | None) -> AgentProcess:
+           workdir: Path, go_file: Path, tag: int, network: Network | None,
+           clock_args: list[str], shift: tuple[int, float] | None) -> AgentProcess:
     name = file_name(spec["name"])
     spec_path = workdir / f"{name}.spec.json"
     spec_path.write_text(json.dumps(spec))
@@ -164,6 +195,9 @@ def _start(agents: AgentSet, agent: Agent, cfg: PointConfig, spec: dict[str, Any
             "--spin-margin", format_duration_arg(cfg.spin_margin_ns)]
     if cfg.busy_poll:
         argv.append("--busy-poll")
+    argv += clock_args
+    if shift is not None:  # TEST ONLY: a host with a clock of its own (a time namespace)
+        argv = shifted(argv, *shift)
     if network is None:
         return agents.spawn(spec["name"], argv, name=name)
     hooks = hook(cfg.transport)

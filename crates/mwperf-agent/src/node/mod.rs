@@ -6,11 +6,13 @@
 //! until the linger ends, and writes its report: per subscription one edge per publishing node,
 //! per publisher what it sent, its discovery time and its process's CPU and memory.
 
+pub mod clock;
 mod event_loop;
 pub mod publisher;
 pub mod spec;
 pub mod subscription;
 
+use std::net::SocketAddr;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -20,6 +22,7 @@ use mwperf_transports::{open, Endpoint, Side};
 use serde::Serialize;
 
 use crate::cli::Common;
+use clock::NodeClock;
 use publisher::{Schedule, Sent, Timer};
 use spec::{NodeSpec, Outlet};
 use subscription::{NodeContext, Subscription, SubscriptionReport, Window};
@@ -39,6 +42,9 @@ pub struct NodeReport {
     pub publishers: Vec<Sent>,
     pub subscriptions: Vec<SubscriptionReport>,
     pub process: ProcessUsage,
+    /// across hosts: this node's clock against the graph's reference (node/clock.rs)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clock: Option<clock::NodeClockReport>,
 }
 
 /// How long a publisher waits before opening again (its peer does not listen yet).
@@ -92,9 +98,12 @@ pub fn run(
     spec: &NodeSpec,
     go_file: &str,
     spin_margin_ns: u64,
+    clocks: (Option<SocketAddr>, Option<SocketAddr>),
 ) -> Result<NodeReport, String> {
     let started = now_ns();
     let run_id = common.run_id.unwrap_or(0);
+    // first: a prober's first burst runs while the endpoints discover each other
+    let clock = NodeClock::start(clocks.0, clocks.1, common.run_id, common.discovery_timeout)?;
     let base = common.spec("")?.qos;
     let open_at =
         |side: Side, addr: &str, qos: &spec::QosOverride| -> Result<Box<dyn Endpoint>, String> {
@@ -160,6 +169,7 @@ pub fn run(
     let Some(go_ns) = wait_go(go_file)? else {
         return Err("stopped by signal before the graph started".to_string());
     };
+    let go_ns = clock.local_go(go_ns); // the go file names the reference clock's instant
     while now_ns() < go_ns && !crate::signals::stopped() {
         sleep_until_ns(go_ns);
     }
@@ -233,6 +243,7 @@ pub fn run(
         })
     };
     let stopped = crate::signals::stopped();
+    let clock = clock.finish(go_ns, (measure_end_ns + spec.linger_ns).min(now_ns()));
     Ok(NodeReport {
         role: "node",
         name: spec.name.clone(),
@@ -244,6 +255,7 @@ pub fn run(
         publishers: sent,
         subscriptions: received,
         process: ProcessUsage::now((now_ns() - started) as f64 / 1e9),
+        clock,
     })
 }
 
@@ -258,7 +270,11 @@ pub fn main(args: &crate::cli::NodeArgs) -> std::process::ExitCode {
         }
     };
     crate::signals::install();
-    let report = match run(&args.common, &spec, &args.go_file, args.spin_margin) {
+    if let Some(ppm) = args.common.test_clock_drift_ppm {
+        mwperf_core::clock::set_test_drift_ppm(ppm); // TEST ONLY: before any timestamp is taken
+    }
+    let clocks = (args.clock_serve, args.clock_ref);
+    let report = match run(&args.common, &spec, &args.go_file, args.spin_margin, clocks) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("mwperf-agent: node {}: {e}", spec.name);

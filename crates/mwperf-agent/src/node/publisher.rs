@@ -38,7 +38,7 @@ pub fn send(
 ) -> u64 {
     buf.resize(HEADER_LEN + h.payload_len as usize, 0);
     fill_payload(&mut buf[HEADER_LEN..], h.seq);
-    h.sent_ns = now_ns();
+    h.sent_ns = super::clock::stamp(now_ns()); // the reference's clock (node/clock.rs)
     h.encode(buf);
     for ep in eps.iter_mut() {
         if let Err(e) = ep.send(buf) {
@@ -131,7 +131,7 @@ impl Timer {
             } else {
                 self.sent.sent
             },
-            intended_ns: due,
+            intended_ns: super::clock::stamp(due),
             sent_ns: 0,
             peer_rx_ns: source as u64,
             payload_len: self.payload_bytes,
@@ -143,7 +143,8 @@ impl Timer {
             &mut self.sent,
             self.period_ns,
         );
-        self.sent.max_send_lag_ns = self.sent.max_send_lag_ns.max(at_ns.saturating_sub(due));
+        let lag = at_ns.saturating_sub(h.intended_ns); // both on the reference's clock
+        self.sent.max_send_lag_ns = self.sent.max_send_lag_ns.max(lag);
         self.k += 1;
     }
 }

@@ -125,7 +125,7 @@ impl<'a> Subscription<'a> {
         let Ok(Some(_)) = self.ep.recv(&mut self.buf, wait_ns) else {
             return;
         };
-        let mut recv_ns = now_ns();
+        let mut recv_ns = super::clock::stamp(now_ns()); // the reference's clock
         let report = &mut self.report;
         let h = match Header::decode(&self.buf) {
             Ok(h)
@@ -152,7 +152,7 @@ impl<'a> Subscription<'a> {
             .executor
             .map(|m| m.lock().unwrap_or_else(|p| p.into_inner()));
         if _turn.is_some() {
-            recv_ns = now_ns();
+            recv_ns = super::clock::stamp(now_ns());
         }
         let warm = h.flags & FLAG_WARMUP != 0;
         if warm {
