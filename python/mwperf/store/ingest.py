@@ -99,10 +99,13 @@ def insert(con: duckdb.DuckDBPyConnection, table: str, records: list[dict[str, A
 
 
 def refresh_run(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
-    """Widen a run's start/end over its points; its status is the worst of theirs."""
-    statuses = [row[0] for row in con.execute("SELECT status FROM points WHERE run_id = ?",
+    """Widen a run's start/end over its points and graph runs; its status is the worst of
+    theirs."""
+    members = ("(SELECT started_at, finished_at, status FROM points WHERE run_id = $1 UNION ALL "
+               "SELECT started_at, finished_at, status FROM graph_runs WHERE run_id = $1)")
+    statuses = [row[0] for row in con.execute(f"SELECT status FROM {members}",
                                               [run_id]).fetchall()]
     worst = max(statuses, key=lambda s: SEVERITY.get(s, 0), default="complete")
-    con.execute("UPDATE runs SET started_at = (SELECT min(started_at) FROM points WHERE "
-                "run_id = $1), ended_at = (SELECT max(finished_at) FROM points WHERE run_id = $1),"
-                " status = $2 WHERE run_id = $1", [run_id, worst])
+    con.execute(f"UPDATE runs SET started_at = (SELECT min(started_at) FROM {members}), "
+                f"ended_at = (SELECT max(finished_at) FROM {members}), status = $2 "
+                "WHERE run_id = $1", [run_id, worst])
