@@ -33,7 +33,8 @@ class Layout:
 
 
 ROOMY = Layout(190, 54, 150, 30)
-COMPACT = Layout(160, 24, 132, 18, font=9, name_chars=24)
+COMPACT = Layout(260, 24, 132, 18, font=9, name_chars=24)
+"""past COMPACT_ROWS: small boxes, wider gaps between the columns for the many edges"""
 
 
 @dataclass(frozen=True)
@@ -149,7 +150,8 @@ def draw(nodes: Sequence[NodeMark], edges: Sequence[EdgeMark], data_tips: bool =
                if e.p99_ns is not None else f"{e.topic}: {e.source} -> {e.target}; nothing "
                "measured" + (" (nothing arrived)" if e.received == 0 else ""))
         out.append(_element("path", f'd="{path}" fill="none" stroke="{colour(e)}" '
-                            f'stroke-width="{2 if size is ROOMY else 1.4}" opacity="0.8"',
+                            f'stroke-width="{2 if size is ROOMY else 1}" '
+                            f'opacity="{0.8 if size is ROOMY else 0.6}"',
                             tip, data_tips))
     for n in nodes:
         x, y = where[n.name]
