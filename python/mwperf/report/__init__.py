@@ -80,7 +80,9 @@ def markdown(runs: Sequence[Run], table: list[dict]) -> str:
         lines.append(f"| {run.run_id} | {r.get('kind')} | {r.get('scenario') or '-'} | "
                      f"{r.get('started_at')} | {r.get('status')} | {len(run.points) + len(run.graphs)} | "
                      f"{r.get('hostname')} ({r.get('cpu_model')}, {r.get('cores')} cores) |")
-    out = "\n".join(lines) + "\n\n" + summary.render(table, "markdown")
+    out = "\n".join(lines) + "\n"
+    if table or not any(run.graphs for run in runs):  # graph runs alone: only their tables
+        out += "\n" + summary.render(table, "markdown")
     warnings = _warnings(runs)
     if warnings:
         out += "\nWarnings:\n" + "".join(
