@@ -4,7 +4,10 @@ under a second)."""
 
 from pathlib import Path
 
+import pytest
 from conftest import run_mwperf
+
+pytestmark = pytest.mark.agent
 
 
 def test_a_graph_run_saved_then_reported_latest(real_env: dict[str, str], tmp_path: Path

@@ -16,6 +16,7 @@ from typing import Any
 import duckdb
 
 from ..store.catalogue import connect
+from ..store.catalogue import dict_rows as _rows
 from .graph_data import GraphRun, load_graphs
 from .select import resolve_runs
 
@@ -206,8 +207,3 @@ def exact_outage(result: dict[str, Any]) -> tuple[float, float] | None:
 def _histogram(stats: dict[str, Any]) -> list[tuple[int, int]]:
     return [(int(v), int(c)) for v, c in stats.get("histogram") or [] if c]
 
-
-def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[dict[str, Any]]:
-    cursor = con.execute(sql, params)
-    names = [d[0] for d in cursor.description]
-    return [dict(zip(names, values)) for values in cursor.fetchall()]

@@ -8,6 +8,7 @@ from typing import Any
 import duckdb
 
 from ..graph.drawing import EdgeMark, NodeMark
+from ..store.catalogue import dict_rows as _rows
 from ..store.graph_tables import GRAPH_RUN_COLUMNS
 
 RUN_FIELDS = ", ".join(name for name, _ in GRAPH_RUN_COLUMNS if name != "result")
@@ -61,8 +62,3 @@ def load_graphs(con: duckdb.DuckDBPyConnection, run_id: str) -> list[GraphRun]:
         by_id[row["graph_id"]].nodes.append(row)
     return found
 
-
-def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[dict[str, Any]]:
-    cursor = con.execute(sql, params)
-    names = [d[0] for d in cursor.description]
-    return [dict(zip(names, values)) for values in cursor.fetchall()]

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..durations import format_ns
 from ..graph.drawing import draw, legend_html, share
+from ..graph.table import count_text, rate_text
 from .data import Run
 from .graph_data import GraphRun
 from .section import Section
@@ -145,7 +146,7 @@ def _edges_table(g: GraphRun) -> str:
                  "—" if nothing else format_ns(e["latency_max_ns"]),
                  format_ns(e["age_p99_ns"]) if e["age_p99_ns"] is not None else "—",
                  format_ns(e["jitter_ns"]) if e["jitter_ns"] is not None else "—",
-                 _count(e["lost"]), _count(e["late"]), _count(e["too_late"]), _rate(e)]
+                 count_text(e["lost"]), count_text(e["late"]), count_text(e["too_late"]), rate_text(e)]
         lost = ' class="lost"' if e["lost"] else ""
         lines.append(f"<tr{lost}>" + "".join(f"<td>{escape(str(c))}</td>" for c in cells)
                      + "</tr>")
@@ -201,8 +202,8 @@ def markdown(runs: Sequence[Run]) -> str:
             lines.append(f"| {g.graph_id} | {e['topic']} | {e['from_node']} | {e['to_node']} | "
                          f"{format_ns(e['period_ns'])} | {format_ns(e['latency_p50_ns'])} | "
                          f"{format_ns(e['latency_p99_ns'])} | {share_text} | "
-                         f"{format_ns(e['latency_max_ns'])} | {_count(e['lost'])} | "
-                         f"{_count(e['late'])} | {_count(e['too_late'])} |")
+                         f"{format_ns(e['latency_max_ns'])} | {count_text(e['lost'])} | "
+                         f"{count_text(e['late'])} | {count_text(e['too_late'])} |")
     chains = [(g, c) for g in found for c in g.chains]
     if chains:
         lines += ["", "Graph chains:", "",
@@ -210,7 +211,7 @@ def markdown(runs: Sequence[Run]) -> str:
                   "|---|---|---|---|---|---|---|"]
         lines += [f"| {g.graph_id} | {c['name']} | {c['topics']} | {format_ns(c['e2e_p50_ns'])}"
                   f" | {format_ns(c['e2e_p99_ns'])} | {format_ns(c['e2e_max_ns'])} | "
-                  f"{_count(c['over_deadline'])} |" for g, c in chains]
+                  f"{count_text(c['over_deadline'])} |" for g, c in chains]
     return "\n".join(lines) + "\n"
 
 
@@ -225,13 +226,3 @@ def csv_text(runs: Sequence[Run]) -> str:
     writer.writerows(rows)
     return "\n" + out.getvalue()
 
-
-def _count(value: Any) -> str:
-    return "—" if value is None else str(value)
-
-
-def _rate(edge: dict[str, Any]) -> str:
-    offered, achieved = edge.get("offered_per_s"), edge.get("achieved_per_s")
-    if not offered or achieved is None:
-        return "—"
-    return f"{achieved:.4g}/{offered:.4g} Hz"

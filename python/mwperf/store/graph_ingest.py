@@ -3,18 +3,15 @@ its ``graph_runs`` row, its edges, chains and nodes, and its run in ``runs`` (ki
 when it ran alone; its sweep, kind ``sweep``, when it is a sweep's point) in one transaction.
 A graph run ingested again replaces its rows."""
 
-import json
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
-from ..errors import RunError
 from . import graph_rows, rows
 from .catalogue import connect
-from .duckerr import one_line
 from .graph_tables import GRAPH_TABLES
-from .ingest import insert, refresh_run
+from .ingest import insert, read_result, refresh_run, transaction
 from .layout import GRAPH_RESULT_NAME, Placement, place
 
 
@@ -29,15 +26,7 @@ def ingest_graph(folder: Path, result: dict[str, Any] | None = None) -> None:
 
 def load_graph_result(folder: Path) -> dict[str, Any]:
     """The graph-result.json of ``folder``."""
-    path = folder / GRAPH_RESULT_NAME
-    try:
-        result = json.loads(path.read_text("utf-8"))
-    except (OSError, ValueError) as exc:
-        raise RunError(f"cannot read {path}: {exc}") from None
-    if not isinstance(result, dict) or result.get("kind") != "graph-result" \
-            or "run_id" not in result or "status" not in result:
-        raise RunError(f"{path}: not a graph-result (no kind 'graph-result', run_id, status)")
-    return result
+    return read_result(folder / GRAPH_RESULT_NAME, "graph-result")
 
 
 def run_kind(placement: Placement) -> str:
@@ -52,8 +41,7 @@ def store_graph(con: duckdb.DuckDBPyConnection, placement: Placement, folder: Pa
     index, repetition = placement.manifest_entry(folder)
     where = graph_rows.GraphPlace(placement.run_id, placement.relative(folder),
                                   placement.scenario(), index, repetition)
-    con.begin()
-    try:
+    with transaction(con, folder):
         for table in GRAPH_TABLES:
             con.execute(f"DELETE FROM {table} WHERE graph_id = ?", [graph_id])
         if not con.execute("SELECT 1 FROM runs WHERE run_id = ?", [placement.run_id]).fetchone():
@@ -65,10 +53,3 @@ def store_graph(con: duckdb.DuckDBPyConnection, placement: Placement, folder: Pa
         insert(con, "graph_chains", graph_rows.graph_chain_rows(result))
         insert(con, "graph_nodes", graph_rows.graph_node_rows(result))
         refresh_run(con, placement.run_id)
-        con.commit()
-    except duckdb.Error as exc:
-        con.rollback()
-        raise RunError(f"cannot catalogue {folder}: {one_line(exc)}") from None
-    except BaseException:
-        con.rollback()
-        raise

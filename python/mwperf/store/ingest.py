@@ -6,6 +6,8 @@ its rows.
 """
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -33,13 +35,20 @@ def ingest_point(point_dir: Path, result: dict[str, Any] | None = None,
 
 def load_result(point_dir: Path) -> dict[str, Any]:
     """The result.json of ``point_dir``."""
-    path = point_dir / RESULT_NAME
+    return read_result(point_dir / RESULT_NAME, None)
+
+
+def read_result(path: Path, kind: str | None) -> dict[str, Any]:
+    """The result in ``path``: an object with a run_id and status (and, given ``kind``, that
+    ``kind``); a RunError naming the file otherwise."""
     try:
         result = json.loads(path.read_text("utf-8"))
     except (OSError, ValueError) as exc:
         raise RunError(f"cannot read {path}: {exc}") from None
-    if not isinstance(result, dict) or "run_id" not in result or "status" not in result:
-        raise RunError(f"{path}: not a run-result (no run_id/status)")
+    if not isinstance(result, dict) or "run_id" not in result or "status" not in result \
+            or (kind is not None and result.get("kind") != kind):
+        raise RunError(f"{path}: not a {kind or 'run-result'} (no "
+                       + (f"kind '{kind}', " if kind else "") + "run_id/status)")
     return result
 
 
@@ -57,8 +66,7 @@ def store_point(con: duckdb.DuckDBPyConnection, placement: Placement, point_dir:
     """Insert (or replace) the rows of one point and refresh its run, in one transaction."""
     point_id = result["run_id"]
     listed_index, listed_rep = placement.manifest_entry(point_dir)
-    con.begin()
-    try:
+    with transaction(con, point_dir):
         for table in ("warnings", "subscribers", "topics", "points"):
             con.execute(f"DELETE FROM {table} WHERE point_id = ?", [point_id])
         if index is None:
@@ -79,10 +87,19 @@ def store_point(con: duckdb.DuckDBPyConnection, placement: Placement, point_dir:
         insert(con, "subscribers", rows.subscriber_rows(result))
         insert(con, "warnings", rows.warning_rows(result))
         refresh_run(con, placement.run_id)
+
+
+@contextmanager
+def transaction(con: duckdb.DuckDBPyConnection, folder: Path) -> Iterator[None]:
+    """One transaction: committed when the block ends, rolled back on any error (a DuckDB
+    error becomes a RunError naming ``folder``)."""
+    con.begin()
+    try:
+        yield
         con.commit()
     except duckdb.Error as exc:
         con.rollback()
-        raise RunError(f"cannot catalogue {point_dir}: {one_line(exc)}") from None
+        raise RunError(f"cannot catalogue {folder}: {one_line(exc)}") from None
     except BaseException:
         con.rollback()
         raise
