@@ -253,7 +253,7 @@ def test_a_topic_or_a_chain_alone_keeps_only_what_carries_it() -> None:
 
 
 def test_the_graph_page_draws_nodes_in_columns_and_colours_edges_by_their_p99() -> None:
-    from mwperf.graph import page
+    from mwperf.graph import drawing, page
 
     def stats(p50: int, p99: int) -> dict:
         return {"p50_ns": p50, "p99_ns": p99, "max_ns": p99, "count": 10}
@@ -270,8 +270,10 @@ def test_the_graph_page_draws_nodes_in_columns_and_colours_edges_by_their_p99() 
                     "hops": [{"topic": "/x", "stage_p50_ns": None, "latency_p50_ns": 1_000},
                              {"topic": "/y", "stage_p50_ns": 3_000, "latency_p50_ns": 2_000}]}],
     }
-    assert page.columns(result) == {"a": 0, "b": 1, "c": 2}  # the cycle c -> a is cut
-    assert [page.colour(e) for e in result["edges"]] == ["#2e7d32", "#f9a825", "#c62828"]
+    nodes, edges = drawing.marks(result)
+    assert drawing.columns([n.name for n in nodes], edges) == {"a": 0, "b": 1, "c": 2}  # the
+    # cycle c -> a is cut
+    assert [drawing.colour(e) for e in edges] == ["#2e7d32", "#f9a825", "#c62828"]
     text = page.render(result)
     assert text.count("<rect") == 3 + 3  # three nodes, three parts of the chain's bar
     assert "g&lt;1&gt;" in text and "<script" not in text

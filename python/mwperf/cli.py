@@ -334,8 +334,9 @@ def results(results: str, limit: int, rebuild: bool) -> None:
         report = store.rebuild(root)
         for folder, reason in report.skipped:
             click.echo(f"mwperf: skipped {folder}: {reason}", err=True)
+        graphs = f", {report.graphs} graph runs" if report.graphs else ""
         click.echo(f"rebuilt {store.catalogue_path(root)}: {len(report.runs)} runs, "
-                   f"{report.points} points", err=True)
+                   f"{report.points} points{graphs}", err=True)
     click.echo(store.list_runs(root, limit).render("table"), nl=False)
 
 

@@ -13,6 +13,7 @@ from ..durations import format_ns
 from ..results import write_json, write_text
 from ..runner import Outcome
 from ..store.layout import GRAPH_RESULT_NAME as GRAPH_RESULT
+from ..store.record import catalogue_graph
 from .page import render
 from .result import interference
 from .run import run_graph
@@ -53,6 +54,7 @@ def _save(result: dict, results_dir: Path | None) -> Path | None:
     folder = results_dir / result["run_id"]
     write_json(folder / GRAPH_RESULT, result)
     write_text(folder / GRAPH_PAGE, render(result))
+    catalogue_graph(folder, result)  # a catalogue problem is a warning: the folder is saved
     return folder
 
 

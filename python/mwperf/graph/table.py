@@ -31,8 +31,8 @@ def render(result: dict[str, Any]) -> str:
                      format_ns(lat["p50_ns"]) if lat else "-",
                      format_ns(lat["p99_ns"]) if lat else "-",
                      format_ns(lat["max_ns"]) if lat else "-",
-                     _count(e.get("lost")), _count(e.get("late")), _count(e.get("too_late")),
-                     _rate(e)))
+                     count_text(e.get("lost")), count_text(e.get("late")), count_text(e.get("too_late")),
+                     rate_text(e)))
     lines += _table(rows)
     for c in result["chains"]:
         e2e = c["end_to_end"]
@@ -81,11 +81,13 @@ def _interference(baseline: dict[str, Any] | None) -> list[str]:
     return out
 
 
-def _count(value: int | None) -> str:
+def count_text(value: int | None) -> str:
+    """A count, or '-' when not known."""
     return "-" if value is None else str(value)
 
 
-def _rate(edge: dict[str, Any]) -> str:
+def rate_text(edge: dict[str, Any]) -> str:
+    """An edge's achieved/offered rate ('-' without an offered rate)."""
     offered, achieved = edge.get("offered_per_s"), edge.get("achieved_per_s")
     if not offered or achieved is None:
         return "-"

@@ -3,7 +3,7 @@ charts, hover read-outs, no network) or as summary tables (Markdown, CSV, JSON).
 
 Everything comes from the catalogue and the Parquet files beside it (mwperf.store): the
 report never parses point folders itself, so single runs, sweeps and imports look alike. Each
-plot is one module (latency_rate, distribution, timeline, loss_jitter, topics, resources);
+plot is one module (graphs, latency_rate, distribution, timeline, loss_jitter, topics, resources);
 :func:`build` is pure apart from reading the catalogue and returns the text to write.
 """
 
@@ -13,8 +13,8 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..store.sources import staged
-from . import (alloc_sites, bridges, costs, distribution, latency_rate, loss_jitter, page, probes,
-               profiles, resources, summary, timeline, topics)
+from . import (alloc_sites, bridges, costs, distribution, graphs, latency_rate, loss_jitter, page,
+               probes, profiles, resources, summary, timeline, topics)
 from .data import Run, load_runs
 
 FORMATS = ("html", "markdown", "csv", "json")
@@ -37,17 +37,19 @@ def build(root: Path, wanted: Sequence[str], fmt: str = "html") -> str:
     if fmt == "json":
         return json.dumps({"runs": [_plain(r.row) for r in runs], "points": table,
                            "warnings": _warnings(runs),
-                           "probes": [[_plain(t) for t in p] for p in found]},
+                           "probes": [[_plain(t) for t in p] for p in found],
+                           "graph_runs": [_plain(g.row) for g in graphs.graph_runs(runs)],
+                           "graph_edges": graphs.edge_rows(runs)},
                           indent=2, ensure_ascii=False) + "\n"
     if fmt == "csv":
-        return summary.render(table, "csv")
-    return markdown(runs, table) + _probes_markdown(found)
+        return summary.render(table, "csv") + graphs.csv_text(runs)
+    return markdown(runs, table) + graphs.markdown(runs) + _probes_markdown(found)
 
 
 def html(runs: Sequence[Run], table: list[dict], found: Sequence[probes.Probe] = ()) -> str:
     """The HTML page of ``runs`` (and of the probes ``found``)."""
     numbers = summary.numbering(runs)
-    sections = [latency_rate.section(runs), distribution.section(runs), timeline.section(runs),
+    sections = [graphs.section(runs), latency_rate.section(runs), distribution.section(runs), timeline.section(runs),
                 loss_jitter.section(runs), topics.section(runs), bridges.section(runs),
                 resources.section(runs, numbers), costs.section(runs, numbers),
                 alloc_sites.section(runs, numbers), profiles.section(runs, numbers),
@@ -76,9 +78,11 @@ def markdown(runs: Sequence[Run], table: list[dict]) -> str:
     for run in runs:
         r = run.row
         lines.append(f"| {run.run_id} | {r.get('kind')} | {r.get('scenario') or '-'} | "
-                     f"{r.get('started_at')} | {r.get('status')} | {len(run.points)} | "
+                     f"{r.get('started_at')} | {r.get('status')} | {len(run.points) + len(run.graphs)} | "
                      f"{r.get('hostname')} ({r.get('cpu_model')}, {r.get('cores')} cores) |")
-    out = "\n".join(lines) + "\n\n" + summary.render(table, "markdown")
+    out = "\n".join(lines) + "\n"
+    if table or not any(run.graphs for run in runs):  # graph runs alone: only their tables
+        out += "\n" + summary.render(table, "markdown")
     warnings = _warnings(runs)
     if warnings:
         out += "\nWarnings:\n" + "".join(

@@ -1,7 +1,7 @@
 """What a report shows, read from the results catalogue (never by walking folders): the runs,
-their points with every catalogue column, each point's latency histogram (from its result),
-per-topic summaries, warnings, daemons, the per-second series and, for points with raw samples,
-the per-message latency downsampled in DuckDB.
+their points with every catalogue column, their graph runs (graph_data.py), each point's
+latency histogram (from its result), per-topic summaries, warnings, daemons, the per-second
+series and, for points with raw samples, the per-message latency downsampled in DuckDB.
 
 Large runs stay cheap: the distribution comes from the HDR histogram the agent stored (a few
 thousand buckets at most), and raw samples are reduced to at most ``MESSAGE_BUCKETS`` buckets
@@ -16,6 +16,8 @@ from typing import Any
 import duckdb
 
 from ..store.catalogue import connect
+from ..store.catalogue import dict_rows as _rows
+from .graph_data import GraphRun, load_graphs
 from .select import resolve_runs
 
 MESSAGE_BUCKETS = 1000
@@ -81,10 +83,13 @@ class Point:
 
 @dataclass
 class Run:
-    """One run (a single point, a sweep or an import) and its points in measuring order."""
+    """One run (a single point, a graph run, a sweep or an import) and its points in measuring
+    order."""
 
     row: dict[str, Any]
     points: list[Point]
+    graphs: list[GraphRun] = field(default_factory=list)
+    """its graph runs (graph_data.py): the run itself (kind graph) or a sweep's graph points"""
 
     @property
     def run_id(self) -> str:
@@ -118,7 +123,7 @@ def load_run(con: duckdb.DuckDBPyConnection, run_id: str, messages: bool = True)
             sampled = [p.point_id for p in points if p.get("samples")]
             for point_id, buckets in message_buckets(con, sampled).items():
                 by_id[point_id].messages = buckets
-    return Run(run_row, points)
+    return Run(run_row, points, load_graphs(con, run_id))
 
 
 def message_buckets(con: duckdb.DuckDBPyConnection, point_ids: list[str]
@@ -202,8 +207,3 @@ def exact_outage(result: dict[str, Any]) -> tuple[float, float] | None:
 def _histogram(stats: dict[str, Any]) -> list[tuple[int, int]]:
     return [(int(v), int(c)) for v, c in stats.get("histogram") or [] if c]
 
-
-def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[dict[str, Any]]:
-    cursor = con.execute(sql, params)
-    names = [d[0] for d in cursor.description]
-    return [dict(zip(names, values)) for values in cursor.fetchall()]

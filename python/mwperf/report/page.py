@@ -41,6 +41,8 @@ ul.knees{margin:4px 0;padding-left:20px}ul.knees li{white-space:nowrap}
 .warnbox{border:2px solid #e69500;background:#fff6e0;padding:4px 10px;margin:6px 0}
 .status-failed{color:#b71c1c;font-weight:bold}.status-partial{color:#e65100;font-weight:bold}
 .charts{display:flex;flex-wrap:wrap;gap:8px}.note{color:#555;font-size:13px}
+.graph-run{flex-basis:100%;min-width:0}.graph-run h3{font-size:15px;margin:14px 0 2px}
+svg.graph{background:#fff;border:1px solid #e4e4e4}
 svg.chart{background:#fff;border:1px solid #e4e4e4}
 svg .title{font-size:13px;font-weight:600}svg .tick,svg .legend{font-size:11px;fill:#333}
 svg .axis{font-size:12px;fill:#333}svg .grid{stroke:#eee}svg .frame{fill:none;stroke:#999}
@@ -69,8 +71,9 @@ def render(runs: Sequence[Run], sections: Sequence[Section], table: list[dict[st
             f'<p class="note">generated {now} by mwperf {escape(__version__)}; runs, '
             f'every number and the charts: <a href="#runs">below</a></p>',
             _attention(runs), _ranking(situations(runs)), _warnings(runs),
-            _knees(knee_lines(runs)), _runs_table(runs),
-            "<h2 id=\"summary\">Summary</h2>", _summary(table)]
+            _knees(knee_lines(runs)), _runs_table(runs)]
+    if table or not any(run.graphs for run in runs):  # graph runs alone: their own section
+        body += ["<h2 id=\"summary\">Summary</h2>", _summary(table)]
     for section in sections:
         if not section.charts and not section.note:
             continue
@@ -100,7 +103,7 @@ def _runs_table(runs: Sequence[Run]) -> str:
             source = f"{source} ({', '.join(sorted(str(s) for s in sources))})"
         cells = [tags[run.run_id] or "-", run.run_id, r.get("kind"), source or "-",
                  str(r.get("started_at") or "-"), _status(str(r.get("status"))),
-                 str(len(run.points)), r.get("hostname"), r.get("cpu_model"), r.get("cores"),
+                 str(len(run.points) + len(run.graphs)), r.get("hostname"), r.get("cpu_model"), r.get("cores"),
                  r.get("kernel"), r.get("mwperf_version"), r.get("agent_version")]
         lines.append("<tr>" + "".join(
             f"<td>{c if isinstance(c, _Html) else escape(str(c if c is not None else '-'))}</td>"
@@ -113,15 +116,30 @@ def _runs_table(runs: Sequence[Run]) -> str:
 def _attention(runs: Sequence[Run]) -> str:
     numbers = numbering(runs)
     bad = [(run, p) for run in runs for p in run.points if p.status != "complete"]
-    if not bad:
+    graphs = [g for run in runs for g in run.graphs]
+    bad_graphs = [g for g in graphs if g.status != "complete"]
+    if not bad and not bad_graphs:
+        points = sum(len(r.points) for r in runs)
+        runs_text = f"{len(graphs)} graph run{'s' if len(graphs) != 1 else ''}"
+        if graphs and not points:
+            return (f'<div class="attention ok" id="attention">Every graph run completed '
+                    f'({runs_text}).</div>')
+        counted = f"{points} points" + (f", {runs_text}" if graphs else "")
         return ('<div class="attention ok" id="attention">Every point completed '
-                f'({sum(len(r.points) for r in runs)} points).</div>')
+                f'({counted}).</div>')
     items = "".join(
         f"<li>#{numbers[p.point_id]} <code>{escape(p.point_id)}</code> "
         f"{_status(p.status)} — {escape(p.get('status_reason') or 'no reason recorded')} "
         f"<span class=\"note\">({escape(describe(p))})</span></li>" for _, p in bad)
-    return (f'<div class="attention" id="attention"><b>{len(bad)} point'
-            f'{"s" if len(bad) != 1 else ""} did not complete</b> (partial: what was measured '
+    items += "".join(
+        f'<li>graph run <a href="#graph-{escape(g.graph_id)}"><code>{escape(g.graph_id)}'
+        f"</code></a> {_status(g.status)} — "
+        f"{escape(g.row.get('status_reason') or 'no reason recorded')} <span class=\"note\">"
+        f"({escape(str(g.row['graph_name']))} over {escape(str(g.row['transport']))})</span>"
+        "</li>" for g in bad_graphs)
+    bad_count = len(bad) + len(bad_graphs)
+    return (f'<div class="attention" id="attention"><b>{bad_count} point'
+            f'{"s" if bad_count != 1 else ""} did not complete</b> (partial: what was measured '
             f"before the interruption is kept; failed: nothing measured)<ul>{items}</ul></div>")
 
 

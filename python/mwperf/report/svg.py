@@ -185,8 +185,10 @@ class Chart:
                     f'fill="{col}"{_tip(tip)}/>')
         self._layers.append(draw)
 
-    def bar(self, x: float, width: float, y: float, col: str, tip: str) -> None:
-        """A vertical bar from the axis floor to ``y``, ``width`` in x data units, centred."""
+    def bar(self, x: float, width: float, y: float, col: str, tip: str,
+            base: float | None = None) -> None:
+        """A vertical bar from the axis floor (or from ``base``: a stacked segment) to ``y``,
+        ``width`` in x data units, centred."""
         if not self._drawable(x, y):
             return
         self.x.include(x - width / 2, x + width / 2)
@@ -197,7 +199,7 @@ class Chart:
         def draw() -> str:
             left, right = self.px(x - width / 2), self.px(x + width / 2)
             top = self.py(y)
-            floor = self.height - MARGIN_BOTTOM
+            floor = self.height - MARGIN_BOTTOM if base is None else self.py(base)
             return (f'<rect class="datum" x="{left:.1f}" y="{top:.1f}" width="'
                     f'{max(right - left, 1):.1f}" height="{max(floor - top, 0.5):.1f}" '
                     f'fill="{col}"{_tip(tip)}/>')

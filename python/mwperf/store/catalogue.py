@@ -12,6 +12,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -73,6 +74,14 @@ def connect(root: Path, read_only: bool = False, path: Path | None = None, views
         yield con
     finally:
         con.close()
+
+
+def dict_rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]
+              ) -> list[dict[str, Any]]:
+    """The rows of ``sql`` as dicts keyed by column name."""
+    cursor = con.execute(sql, params)
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, values)) for values in cursor.fetchall()]
 
 
 def add_views(con: duckdb.DuckDBPyConnection, root: Path) -> None:

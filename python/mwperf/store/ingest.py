@@ -6,6 +6,8 @@ its rows.
 """
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -33,13 +35,20 @@ def ingest_point(point_dir: Path, result: dict[str, Any] | None = None,
 
 def load_result(point_dir: Path) -> dict[str, Any]:
     """The result.json of ``point_dir``."""
-    path = point_dir / RESULT_NAME
+    return read_result(point_dir / RESULT_NAME, None)
+
+
+def read_result(path: Path, kind: str | None) -> dict[str, Any]:
+    """The result in ``path``: an object with a run_id and status (and, given ``kind``, that
+    ``kind``); a RunError naming the file otherwise."""
     try:
         result = json.loads(path.read_text("utf-8"))
     except (OSError, ValueError) as exc:
         raise RunError(f"cannot read {path}: {exc}") from None
-    if not isinstance(result, dict) or "run_id" not in result or "status" not in result:
-        raise RunError(f"{path}: not a run-result (no run_id/status)")
+    if not isinstance(result, dict) or "run_id" not in result or "status" not in result \
+            or (kind is not None and result.get("kind") != kind):
+        raise RunError(f"{path}: not a {kind or 'run-result'} (no "
+                       + (f"kind '{kind}', " if kind else "") + "run_id/status)")
     return result
 
 
@@ -57,8 +66,7 @@ def store_point(con: duckdb.DuckDBPyConnection, placement: Placement, point_dir:
     """Insert (or replace) the rows of one point and refresh its run, in one transaction."""
     point_id = result["run_id"]
     listed_index, listed_rep = placement.manifest_entry(point_dir)
-    con.begin()
-    try:
+    with transaction(con, point_dir):
         for table in ("warnings", "subscribers", "topics", "points"):
             con.execute(f"DELETE FROM {table} WHERE point_id = ?", [point_id])
         if index is None:
@@ -79,10 +87,19 @@ def store_point(con: duckdb.DuckDBPyConnection, placement: Placement, point_dir:
         insert(con, "subscribers", rows.subscriber_rows(result))
         insert(con, "warnings", rows.warning_rows(result))
         refresh_run(con, placement.run_id)
+
+
+@contextmanager
+def transaction(con: duckdb.DuckDBPyConnection, folder: Path) -> Iterator[None]:
+    """One transaction: committed when the block ends, rolled back on any error (a DuckDB
+    error becomes a RunError naming ``folder``)."""
+    con.begin()
+    try:
+        yield
         con.commit()
     except duckdb.Error as exc:
         con.rollback()
-        raise RunError(f"cannot catalogue {point_dir}: {one_line(exc)}") from None
+        raise RunError(f"cannot catalogue {folder}: {one_line(exc)}") from None
     except BaseException:
         con.rollback()
         raise
@@ -99,10 +116,13 @@ def insert(con: duckdb.DuckDBPyConnection, table: str, records: list[dict[str, A
 
 
 def refresh_run(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
-    """Widen a run's start/end over its points; its status is the worst of theirs."""
-    statuses = [row[0] for row in con.execute("SELECT status FROM points WHERE run_id = ?",
+    """Widen a run's start/end over its points and graph runs; its status is the worst of
+    theirs."""
+    members = ("(SELECT started_at, finished_at, status FROM points WHERE run_id = $1 UNION ALL "
+               "SELECT started_at, finished_at, status FROM graph_runs WHERE run_id = $1)")
+    statuses = [row[0] for row in con.execute(f"SELECT status FROM {members}",
                                               [run_id]).fetchall()]
     worst = max(statuses, key=lambda s: SEVERITY.get(s, 0), default="complete")
-    con.execute("UPDATE runs SET started_at = (SELECT min(started_at) FROM points WHERE "
-                "run_id = $1), ended_at = (SELECT max(finished_at) FROM points WHERE run_id = $1),"
-                " status = $2 WHERE run_id = $1", [run_id, worst])
+    con.execute(f"UPDATE runs SET started_at = (SELECT min(started_at) FROM {members}), "
+                f"ended_at = (SELECT max(finished_at) FROM {members}), status = $2 "
+                "WHERE run_id = $1", [run_id, worst])

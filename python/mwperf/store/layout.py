@@ -2,7 +2,9 @@
 
 Two layouts exist: a single point is ``<results>/<point id>/``; a sweep (suite or scenario) is
 ``<results>/<sweep folder>/points/<point id>/`` with its ``sweep.json`` manifest beside
-``points/``. The run of a single point is the point itself (kind ``point``); the run of a swept
+``points/``. A graph run (``graph-result.json`` in place of
+``result.json``) is laid out the same way, alone or as a sweep's point. The run of a single
+point is the point itself (kind ``point``); the run of a swept
 point is its sweep folder (kind ``sweep``), named ``<stamp>-[suite-]<scenario>-<hex>``. An
 import (mwperf.imports) has the sweep layout with ``"kind": "import"`` in its sweep.json.
 """
@@ -23,6 +25,9 @@ REPETITION = re.compile(r"\(rep (\d+)/\d+\)")
 """how a manifest entry's label names a repetition"""
 POINT_GLOBS = (f"*/{RESULT_NAME}", f"*/{POINTS_DIR}/*/{RESULT_NAME}")
 """the result.json files of a results folder, both layouts"""
+GRAPH_GLOBS = (f"*/{GRAPH_RESULT_NAME}", f"*/{POINTS_DIR}/*/{GRAPH_RESULT_NAME}")
+"""the graph-result.json files of a results folder: a graph run alone, or a sweep's graph
+point (the same two layouts)"""
 
 
 @dataclass(frozen=True)
@@ -81,6 +86,20 @@ def place(point_dir: Path) -> Placement:
 def point_folders(root: Path) -> list[Path]:
     """Every point folder under ``root`` that holds a result.json, sorted."""
     return sorted(p.parent for pattern in POINT_GLOBS for p in root.glob(pattern))
+
+
+def graph_folders(root: Path) -> list[Path]:
+    """Every graph run folder under ``root`` (holding a graph-result.json), sorted."""
+    return sorted(p.parent for pattern in GRAPH_GLOBS for p in root.glob(pattern))
+
+
+def result_file(folder: Path) -> Path | None:
+    """The result of a point folder (result.json) or graph run folder (graph-result.json);
+    None when it holds neither."""
+    for name in (RESULT_NAME, GRAPH_RESULT_NAME):
+        if (folder / name).is_file():
+            return folder / name
+    return None
 
 
 def _json_or_none(path: Path) -> Any:

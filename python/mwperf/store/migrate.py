@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import duckdb
 
+from .graph_tables import GRAPH_TABLES
 from .rows import cost_columns, subscriber_rows, topic_rows
 from .schema import (COST_COLUMNS, PROBE_COLUMNS, RESILIENCE_COLUMNS, SCHEMA_VERSION,
                      SUBSCRIBER_COLUMNS, TOPIC_COLUMNS, SchemaMismatch, create, version_of)
@@ -71,12 +72,21 @@ def _add_topic_addresses(con: duckdb.DuckDBPyConnection) -> None:
                         [[record.get(name) for name in names] for record in records])
 
 
+def _add_graph_tables(con: duckdb.DuckDBPyConnection) -> None:
+    """6 -> 7: the graph tables (graph runs were not catalogued before: they start empty;
+    'mwperf results --rebuild' adds the graph runs already saved)."""
+    for name, columns in GRAPH_TABLES.items():
+        body = ", ".join(f"{column} {kind}" for column, kind in columns)
+        con.execute(f"CREATE TABLE IF NOT EXISTS {name} ({body})")
+
+
 MIGRATIONS: dict[int, Callable[[duckdb.DuckDBPyConnection], None]] = {
     1: _add_resilience_columns,
     2: _add_subscribers_table,
     3: _add_cost_columns,
     4: _add_probes_table,
     5: _add_topic_addresses,
+    6: _add_graph_tables,
 }
 """version -> the step that upgrades a catalogue of that version to the next one"""
 

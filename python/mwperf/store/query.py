@@ -22,11 +22,13 @@ from .duckerr import one_line
 FORMATS = ("table", "csv", "json")
 RUNS_SQL = """
 SELECT r.run_id AS id, strftime(r.started_at, '%Y-%m-%d %H:%M:%S') AS "when", r.kind,
-       coalesce(r.scenario, '-') AS scenario, count(p.point_id) AS points, r.status
-FROM runs r LEFT JOIN points p USING (run_id)
-GROUP BY r.run_id, r.started_at, r.kind, r.scenario, r.status
+       coalesce(r.scenario, '-') AS scenario,
+       (SELECT count(*) FROM points p WHERE p.run_id = r.run_id)
+       + (SELECT count(*) FROM graph_runs g WHERE g.run_id = r.run_id) AS points, r.status
+FROM runs r
 ORDER BY r.started_at DESC, r.run_id DESC LIMIT ?
 """
+"""a graph run counts as one point (of its sweep, or of its own run of kind ``graph``)"""
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Recreating the catalogue from the point folders (the source of truth).
+"""Recreating the catalogue from the point and graph run folders (the source of truth).
 
 The new catalogue is built under a temporary name in the results folder and renamed over the
 old one only when complete, so an interrupted rebuild leaves the old catalogue as it was.
@@ -13,8 +13,9 @@ from pathlib import Path
 
 from ..errors import MwperfError, RunError
 from .catalogue import CatalogueUnreadable, catalogue_path, connect, open_locked
+from .graph_ingest import load_graph_result, store_graph
 from .ingest import load_result, prepare_files, store_point
-from .layout import place, point_folders
+from .layout import graph_folders, place, point_folders
 
 TEMP_GLOB = ".catalogue-rebuild-*"
 
@@ -24,12 +25,13 @@ class RebuildReport:
     """What a rebuild catalogued, and the folders it had to skip (with why)."""
 
     points: int = 0
+    graphs: int = 0
     runs: set[str] = field(default_factory=set)
     skipped: list[tuple[Path, str]] = field(default_factory=list)
 
 
 def rebuild(root: Path) -> RebuildReport:
-    """Recreate ``root``'s catalogue from every point folder under it."""
+    """Recreate ``root``'s catalogue from every point and graph run folder under it."""
     if not root.is_dir():
         raise RunError(f"--results: {root} is not a folder")
     for stale in root.glob(TEMP_GLOB):
@@ -49,6 +51,14 @@ def rebuild(root: Path) -> RebuildReport:
                     continue
                 report.points += 1
                 report.runs.add(place(point_dir).run_id)
+            for folder in graph_folders(root):
+                try:
+                    store_graph(con, place(folder), folder, load_graph_result(folder))
+                except MwperfError as exc:
+                    report.skipped.append((folder, str(exc)))
+                    continue
+                report.graphs += 1
+                report.runs.add(place(folder).run_id)
         target = catalogue_path(root)
         target.with_name(target.name + ".wal").unlink(missing_ok=True)  # belongs to the old file
         os.replace(temp, target)

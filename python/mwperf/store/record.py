@@ -1,4 +1,5 @@
-"""Cataloguing a point just measured, as ``mwperf run`` does after saving its folder.
+"""Cataloguing a point (or graph run) just measured, as ``mwperf run`` does after saving its
+folder.
 
 The measurement must never be lost to a catalogue problem: the folder is already saved, so a
 busy or failing catalogue is a warning on stderr (the folder can be added later with ``mwperf
@@ -12,6 +13,7 @@ from typing import Any
 
 from ..errors import MwperfError
 from .catalogue import CatalogueUnreadable, rebuild_hint
+from .graph_ingest import ingest_graph
 from .ingest import ingest_point
 from .layout import place
 from .rebuild import rebuild
@@ -22,9 +24,21 @@ def catalogue_point(point_dir: Path, result: dict[str, Any], index: int | None =
                     notify: Callable[[str], None] | None = None) -> None:
     """:func:`ingest_point` for a point just measured: a catalogue problem never loses the
     measurement (its folder is saved); an unreadable catalogue is rebuilt, with a message."""
+    _guarded(point_dir, lambda: ingest_point(point_dir, result, index, repetition), notify)
+
+
+def catalogue_graph(folder: Path, result: dict[str, Any],
+                    notify: Callable[[str], None] | None = None) -> None:
+    """:func:`ingest_graph` for a graph run just saved, with the same guarantees as
+    :func:`catalogue_point`."""
+    _guarded(folder, lambda: ingest_graph(folder, result), notify)
+
+
+def _guarded(point_dir: Path, ingest: Callable[[], None],
+             notify: Callable[[str], None] | None) -> None:
     say = notify or (lambda line: print(f"mwperf: {line}", file=sys.stderr))
     try:
-        ingest_point(point_dir, result, index, repetition)
+        ingest()
     except CatalogueUnreadable as exc:
         say(f"{exc}; rebuilding it from the point folders now")
         try:

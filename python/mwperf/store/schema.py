@@ -3,20 +3,25 @@
 Tables: ``runs`` (one per mwperf invocation: a single point or a sweep), ``points`` (one per
 measured point, every config field and summary statistic as a column plus the full result as
 JSON), ``topics`` (per-topic summaries; one row for a single-topic point), ``subscribers``
-(each subscriber of a ``--subscribers N`` point), ``warnings`` and ``schema_version`` (one row). A catalogue written by another schema version is migrated when a
-migration is known, otherwise refused with the command that recreates it from the folders.
+(each subscriber of a ``--subscribers N`` point), ``warnings``, ``probes`` (saved ``mwperf
+probe`` topics), the graph runs (``graph_runs``, ``graph_edges``, ``graph_chains``,
+``graph_nodes``: graph.py) and ``schema_version`` (one row). A catalogue written by another
+schema version is migrated when a migration is known, otherwise refused with the command that
+recreates it from the folders.
 """
 
 
 import duckdb
 
 from ..errors import RunError
+from .graph_tables import GRAPH_TABLES
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 """2: the resilience columns (time to connect, outage lost/recovery/session); 3: the
 ``subscribers`` table; 4: the cost columns (bytes on the wire, allocations per message); 5: the
 ``probes`` table; 6: ``topics.address`` (``topics.name`` is the topic's name: a replay's recorded
-topic, else ``topic <i>``)"""
+topic, else ``topic <i>``); 7: the graph tables (``graph_runs``, ``graph_edges``,
+``graph_chains``, ``graph_nodes``)"""
 
 CONFIG_COLUMNS: tuple[tuple[str, str], ...] = (
     ("transport", "VARCHAR"), ("mode", "VARCHAR"), ("rate", "DOUBLE"), ("payload", "VARCHAR"),
@@ -109,6 +114,7 @@ PROBE_COLUMNS: tuple[tuple[str, str], ...] = (
 TABLES: dict[str, tuple[tuple[str, str], ...]] = {
     "runs": RUN_COLUMNS, "points": POINT_COLUMNS, "topics": TOPIC_COLUMNS,
     "subscribers": SUBSCRIBER_COLUMNS, "warnings": WARNING_COLUMNS, "probes": PROBE_COLUMNS,
+    **GRAPH_TABLES,
 }
 
 class SchemaMismatch(RunError):

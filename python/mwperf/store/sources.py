@@ -1,9 +1,11 @@
 """What a RUN argument of ``mwperf report`` / ``mwperf compare`` names: a run of the catalogue
 in ``--results`` (id, unique prefix, ``latest``), or a path, as ``mwperf show`` takes them:
 
-- a result file (``result.json``, or a file ``mwperf run --json-out`` wrote): that one point;
-- a point folder (holding ``result.json``): that point;
-- a sweep folder (holding ``points/``): the sweep, every point of it;
+- a result file (``result.json``, or a file ``mwperf run --json-out`` wrote; a graph run's
+  ``graph-result.json`` too): that one point or graph run;
+- a point folder (holding ``result.json``) or graph run folder (``graph-result.json``): that
+  point or graph run;
+- a sweep folder (holding ``points/``): the sweep, every point of it (graph points too);
 - a results folder (holding run folders, e.g. a CI artifact): its latest run.
 
 The report and the comparison read everything through a catalogue (mwperf.store), so when a
@@ -23,7 +25,8 @@ from pathlib import Path
 from ..errors import UsageError
 from ..result_types import RunResult
 from .catalogue import CATALOGUE_NAME, catalogue_path, connect
-from .layout import MANIFEST_NAME, POINTS_DIR, RESULT_NAME, place, point_folders
+from .layout import (GRAPH_RESULT_NAME, MANIFEST_NAME, POINTS_DIR, RESULT_NAME, graph_folders,
+                     place, point_folders, result_file)
 from .rebuild import rebuild
 
 SKIPPED = {CATALOGUE_NAME, CATALOGUE_NAME + ".wal"}
@@ -96,16 +99,17 @@ class _Stage:
         self.given = source
         if source.is_file():
             run_id = self._file(source, label)
-        elif (source / RESULT_NAME).is_file():
+        elif result_file(source) is not None:
             run_id = self._point(source, self._name(source.name), label)
         elif (source / POINTS_DIR).is_dir():
             run_id = self._sweep(source, label)
-        elif source.is_dir() and point_folders(source):
+        elif source.is_dir() and (point_folders(source) or graph_folders(source)):
             return self.add(_latest_run(source), label)
         else:
             raise UsageError(f"{label}: {source} is neither a result file, a point folder (with "
-                             f"{RESULT_NAME}), a sweep folder (with {POINTS_DIR}/) nor a results "
-                             f"folder (with run folders); give one of those or a run id")
+                             f"{RESULT_NAME} or {GRAPH_RESULT_NAME}), a sweep folder (with "
+                             f"{POINTS_DIR}/) nor a results folder (with run folders); give one "
+                             f"of those or a run id")
         self.runs[source] = run_id
         return run_id
 
@@ -119,17 +123,21 @@ class _Stage:
 
     def _file(self, source: Path, label: str) -> str:
         result = _read_result(source, label)
-        if source.name == RESULT_NAME:  # a point folder's own file: its samples come along
-            return self.add(source.parent, label)
+        if source.name in (RESULT_NAME, GRAPH_RESULT_NAME):  # a folder's own file: its samples
+            return self.add(source.parent, label)  # come along
         folder = self.temp / self._name(str(result["run_id"]))
         folder.mkdir()
-        (folder / RESULT_NAME).symlink_to(source)
+        graph = result.get("kind") == "graph-result"
+        (folder / (GRAPH_RESULT_NAME if graph else RESULT_NAME)).symlink_to(source)
         self._claim(str(result["run_id"]), source, label)
         self.origins[folder] = source
         return folder.name
 
     def _point(self, source: Path, name: str, label: str, into: Path | None = None) -> str:
-        result = _read_result(source / RESULT_NAME, label)
+        """Stage a point folder or a graph run folder."""
+        found = result_file(source)
+        assert found is not None
+        result = _read_result(found, label)
         folder = (into or self.temp) / name
         _link_contents(source, folder)
         self._claim(str(result["run_id"]), source, label)
@@ -142,10 +150,10 @@ class _Stage:
         (sweep / POINTS_DIR).mkdir(parents=True)
         if (source / MANIFEST_NAME).is_file():
             (sweep / MANIFEST_NAME).symlink_to(source / MANIFEST_NAME)
-        points = sorted(p for p in (source / POINTS_DIR).iterdir() if (p / RESULT_NAME).is_file())
+        points = sorted(p for p in (source / POINTS_DIR).iterdir() if result_file(p) is not None)
         if not points:
             raise UsageError(f"{label}: sweep folder {source} has no measured point yet (no "
-                             f"{POINTS_DIR}/*/{RESULT_NAME})")
+                             f"{POINTS_DIR}/*/{RESULT_NAME} nor {GRAPH_RESULT_NAME})")
         for point in points:
             self._point(point, point.name, label, into=sweep / POINTS_DIR)
         return name
@@ -187,10 +195,11 @@ def _latest_run(results: Path) -> Path:
             if row:
                 return (results / row[0]).resolve()
     starts: dict[Path, str] = {}
-    for point in point_folders(results):
+    for point in point_folders(results) + graph_folders(results):
         run = place(point).run_folder
         try:
-            started = str(json.loads((point / RESULT_NAME).read_text("utf-8"))["started_at"])
+            started = str(json.loads((result_file(point) or point / RESULT_NAME).read_text("utf-8"))
+                          ["started_at"])
         except (OSError, ValueError, KeyError, TypeError):
             started = ""
         starts[run] = max(starts.get(run, ""), started)
