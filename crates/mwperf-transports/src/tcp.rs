@@ -3,7 +3,7 @@
 use std::io;
 use std::net::{TcpListener, TcpStream};
 
-use crate::stream::{Acceptor, Client, Server};
+use crate::stream::{Acceptor, Client, Gather, Server};
 use crate::udp::resolve;
 use crate::{Descriptor, Endpoint, Fanout, Framing, QosSupport, Side, Spec, TransportError};
 
@@ -48,23 +48,28 @@ impl Acceptor for TcpListener {
     }
 }
 
-/// Open `side` over TCP: the listening side accepts on `spec.addr`, the other connects to it.
+/// Open `side` over TCP: the listening side accepts on `spec.addr` (a pong one peer at a time, a
+/// sub every publisher at once), the other connects to it.
 pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError> {
-    Ok(if side.is_listener() {
-        Box::new(listen(&spec.addr)?)
-    } else {
-        Box::new(connect(&spec.addr)?)
+    Ok(match side {
+        Side::Sub => Box::new(Gather::new(bind(&spec.addr)?)),
+        Side::Pong => Box::new(listen(&spec.addr)?),
+        Side::Ping | Side::Pub => Box::new(connect(&spec.addr)?),
     })
 }
 
 pub fn listen(addr: &str) -> Result<Server<TcpListener>, TransportError> {
+    Ok(Server::new(bind(addr)?))
+}
+
+fn bind(addr: &str) -> Result<TcpListener, TransportError> {
     let at = resolve(addr)?;
     let l = TcpListener::bind(at).map_err(|err| TransportError::Bind {
         addr: addr.to_string(),
         err,
     })?;
     l.set_nonblocking(true)?;
-    Ok(Server::new(l))
+    Ok(l)
 }
 
 pub fn connect(addr: &str) -> Result<Client<TcpStream>, TransportError> {
