@@ -31,7 +31,7 @@ from ..transports import hook, profile
 from ..transports.foxglove import require_sdk
 from ..transports.iceoryx2 import own_domain
 from ..wire import HEADER_BYTES
-from .check import check_sizes
+from .check import check_qos, check_sizes
 from .placement import placed_topology
 from .model import Graph
 from .plan import addresses, linger_ns, node_specs, serving_nodes, supported, way
@@ -71,6 +71,7 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
             "graph or emulated hosts (--link)")
     most = profile(cfg.transport).max_message
     check_sizes(graph, cfg.transport, most - HEADER_BYTES if most else None)
+    check_qos(graph, cfg.transport, profile(cfg.transport).qos)
     tag = secrets.randbits(32)
     started = datetime.now(timezone.utc)
     duration_ns = cfg.duration_ns or 0
