@@ -84,3 +84,50 @@ pub fn connect(addr: &str) -> Result<Client<TcpStream>, TransportError> {
     let local = s.local_addr().map(|a| a.to_string()).unwrap_or_default();
     Ok(Client::new(s, local))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mwperf_core::wire::{build_message, Header};
+
+    fn msg(seq: u64) -> Vec<u8> {
+        let mut b = Vec::new();
+        let h = Header {
+            run_id: 1,
+            seq,
+            payload_len: 100,
+            ..Default::default()
+        };
+        build_message(&mut b, &h);
+        b
+    }
+
+    /// A sub hears two publishers connected at once (a graph topic published by two nodes),
+    /// whichever sends; a pub that leaves does not stop the other.
+    #[test]
+    fn a_sub_gathers_every_publisher() {
+        let mut sub = open(Side::Sub, &Spec::new("127.0.0.1:0")).unwrap();
+        let at = Spec::new(sub.local_addr());
+        let mut a = open(Side::Pub, &at).unwrap();
+        let mut b = open(Side::Pub, &at).unwrap();
+        for i in 0..10 {
+            a.send(&msg(i)).unwrap();
+            b.send(&msg(100 + i)).unwrap();
+        }
+        drop(a);
+        b.send(&msg(200)).unwrap();
+        let mut seqs = Vec::new();
+        let mut buf = Vec::new();
+        while seqs.len() < 21 {
+            let Some(_) = sub.recv(&mut buf, 2_000_000_000).unwrap() else {
+                panic!("only {seqs:?} arrived");
+            };
+            seqs.push(Header::decode(&buf).unwrap().seq);
+        }
+        seqs.sort();
+        let want: Vec<u64> = (0..10).chain(100..110).chain([200]).collect();
+        assert_eq!(seqs, want);
+        assert_eq!(sub.connection_count(), Some(2));
+        assert_eq!(sub.recv(&mut buf, 20_000_000).unwrap(), None);
+    }
+}
