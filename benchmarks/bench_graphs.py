@@ -33,7 +33,12 @@ from benchlib import CpuIdleHeld, med, revision, stamp, write_section  # noqa: E
 
 REPO = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "PYTHONPATH": str(REPO / "python")}
-MONT_BLANC_TRANSPORTS = ("uds", "iceoryx2", "cyclonedds", "fastdds", "mqtt", "ros1")
+MONT_BLANC_TRANSPORTS: dict[str, tuple[str, ...]] = {
+    "uds": ("uds",), "tcp": ("tcp",), "iceoryx2": ("iceoryx2",), "cyclonedds": ("cyclonedds",),
+    "fastdds": ("fastdds",), "zenoh (peer)": ("zenoh",),
+    "zenoh (client, router)": ("zenoh", "--opt", "mode=client"), "mqtt": ("mqtt",),
+    "ros1": ("ros1",), "foxglove (a server per node)": ("foxglove",)}
+"""row label -> the --transport argument (and its --opt)"""
 IROBOT_RPI3_MONT_BLANC = {"cpu_percent": 20, "rss_mib": 20, "late_percent": 1.9,
                           "too_late_percent": 0.1, "lost_percent": 0.0}
 """irobot_benchmark/performance_target/mont_blanc_rpi3.json: one process holding all 20 nodes,
@@ -129,12 +134,12 @@ def _overhead(folder: Path, reps: int, seconds: int, held: bool) -> str:
     ])
 
 
-def mont_blanc(reps: int, seconds: int, transports: tuple[str, ...]) -> str:
-    rows = {t: [] for t in transports}
+def mont_blanc(reps: int, seconds: int, transports: dict[str, tuple[str, ...]]) -> str:
+    rows: dict[str, list[dict]] = {t: [] for t in transports}
     for _ in range(reps):
-        for t in transports:
-            r = mwperf("--graph", "mont_blanc", "--transport", t, "--duration", f"{seconds}s",
-                       "--warmup", "2s", "--discovery-timeout", "30s")
+        for t, transport in transports.items():
+            r = mwperf("--graph", "mont_blanc", "--transport", *transport, "--duration",
+                       f"{seconds}s", "--warmup", "2s", "--discovery-timeout", "30s")
             if r is not None:
                 rows[t].append(r)
     lines = [f"{stamp()}, {revision()}, {reps} repetition(s) of {seconds} s per transport "

@@ -98,6 +98,10 @@ SERIAL = (
     "tests/test_graph_sweep_e2e.py::test_a_nodes_cpu_quota_throttles_it_and_only_it",
     # everything new in /dev/shm counts (other tests' iceoryx2 and Fast DDS too)
     "tests/test_graph_e2e.py::test_a_graph_leaves_nothing_in_shared_memory",
+    # every message counted exactly: zenoh's subscriber ring (keep-last 10) drops the oldest
+    # when a node is not scheduled for 50 ms (two publishers at 100 Hz), as under a load of 9
+    "tests/test_graph_e2e.py::test_a_topic_of_two_publishers_arrives_whole_on_each_transport",
+    "tests/test_graph_e2e.py::test_a_topic_of_two_publishers_crosses_an_emulated_link",
 )
 """tests that need the machine to themselves: marked ``serial``; `make test` runs them after the
 parallel pass, alone"""

@@ -11,9 +11,10 @@ import pytest
 from conftest import run_mwperf
 from mwperf.errors import UsageError
 from mwperf.graph.builtin import builtin_names, load_graph
-from mwperf.graph.check import check_hosts, check_sizes
+from mwperf.graph.check import check_hosts, check_qos, check_sizes
 from mwperf.graph.irobot import parse_irobot
 from mwperf.graph.parse import parse_graph
+from mwperf.graph.plan import FIRST_PORT, LISTEN_PORTS, addresses, node_specs, serving_nodes
 
 
 def graph_text(body: str) -> str:
@@ -313,3 +314,105 @@ def test_an_irobot_period_out_of_range_is_refused(field: dict, expected: str) ->
         parse_irobot(json.dumps({"nodes": [{"node_name": "y", "number": 5000,
                                             "subscribers": [{"topic_name": "t"}]}]}), "t.json",
                      "t")
+
+
+FAN_IN = graph_text("""
+    name: fan-in
+    nodes:
+      - name: left
+        publishers: [{topic: /raw, rate: 100, payload: 64}]
+      - name: right
+        host: b
+        publishers: [{topic: /raw, rate: 100, payload: 64}, {topic: /unread, rate: 1, payload: 8}]
+      - name: filter
+        host: b
+        subscribers: [{topic: /raw, publish: /clean}]
+      - name: logger
+        subscribers: [{topic: /raw}, {topic: /clean}]
+    """)
+
+
+class TwoHosts:
+    """Where the emulated network puts each node (place.py's Place, as far as plan.py asks)."""
+
+    def address_of(self, name: str) -> str:
+        return {"right": "10.0.0.2", "filter": "10.0.0.2"}.get(name, "10.0.0.1")
+
+
+TAG = 0xABCDEF
+
+
+@pytest.mark.parametrize("transport", ["tcp", "zenoh"])
+def test_a_connecting_transport_listens_per_subscription_and_publishers_connect_to_each(
+        transport: str, tmp_path: Path) -> None:
+    graph = parse_graph(FAN_IN, "g.yaml")
+    where = addresses(graph, transport, "unused", tmp_path, TAG)
+    raw = [where.listen[("filter", "/raw")], where.listen[("logger", "/raw")]]
+    assert where.publish["/raw"] == raw and where.publish["/unread"] == []
+    assert where.publish["/clean"] == [where.listen[("logger", "/clean")]]
+    ports = [int(a.split("#")[0].rsplit(":", 1)[1]) for a in where.listen.values()]
+    assert len(set(ports)) == 3 and all(LISTEN_PORTS[0] <= p < LISTEN_PORTS[1] for p in ports)
+    if transport == "zenoh":  # peer mode: the subscription's session listens, keys per topic
+        assert raw[0].startswith("tcp/127.0.0.1:") and raw[0].endswith("#gabcdeft0")
+        assert where.listen[("logger", "/clean")].endswith("#gabcdeft2")
+    else:
+        assert raw[0].startswith("127.0.0.1:")
+    # both publishers of /raw (left and right) connect to both subscriptions of it
+    specs = {s["name"]: s for s in node_specs(graph, where, 0, 1, 1)}
+    assert specs["left"]["publishers"][0]["addresses"] == raw
+    assert specs["right"]["publishers"][0]["addresses"] == raw
+    assert specs["filter"]["subscriptions"][0]["publish"]["addresses"] == \
+        [where.listen[("logger", "/clean")]]
+    placed = addresses(graph, transport, "unused", tmp_path, TAG, TwoHosts())
+    prefix = "tcp/" if transport == "zenoh" else ""
+    assert placed.listen[("filter", "/raw")].startswith(f"{prefix}10.0.0.2:{FIRST_PORT}")
+    assert placed.listen[("logger", "/raw")].startswith(f"{prefix}10.0.0.1:{FIRST_PORT + 1}")
+
+
+def test_zenoh_in_client_mode_meets_at_the_router_with_a_key_per_topic(tmp_path: Path) -> None:
+    graph = parse_graph(FAN_IN, "g.yaml")
+    where = addresses(graph, "zenoh", "tcp/127.0.0.1:7447", tmp_path, TAG, mode="client")
+    assert where.listen[("filter", "/raw")] == where.listen[("logger", "/raw")] == \
+        "tcp/127.0.0.1:7447#gabcdeft0"
+    assert where.publish["/raw"] == ["tcp/127.0.0.1:7447#gabcdeft0"]
+    assert where.publish["/unread"] == []  # nobody subscribes: published nowhere, counted
+
+
+def test_foxglove_nodes_serve_what_they_publish_and_subscriptions_meet_every_server(
+        tmp_path: Path) -> None:
+    graph = parse_graph(FAN_IN, "g.yaml")
+    assert serving_nodes(graph) == ["left", "right", "filter"]  # right's /unread: nobody reads
+    servers = {"left": "127.0.0.1:1001", "right": "127.0.0.1:1002", "filter": "127.0.0.1:1003"}
+    where = addresses(graph, "foxglove", None, tmp_path, TAG, servers=servers)
+    assert where.listen[("logger", "/raw")] == "127.0.0.1:1001,127.0.0.1:1002/gabcdeft0"
+    assert where.listen[("logger", "/clean")] == "127.0.0.1:1003/gabcdeft2"
+    specs = {s["name"]: s for s in node_specs(graph, where, 0, 1, 1)}
+    assert specs["left"]["publishers"][0]["addresses"] == ["127.0.0.1:1001/gabcdeft0"]
+    assert [p["addresses"] for p in specs["right"]["publishers"]] == \
+        [["127.0.0.1:1002/gabcdeft0"], []]
+    assert specs["filter"]["subscriptions"][0]["publish"]["addresses"] == \
+        ["127.0.0.1:1003/gabcdeft2"]
+    with pytest.raises(UsageError, match="no server for node.s. filter"):
+        addresses(graph, "foxglove", None, tmp_path, TAG, servers={"left": "h:1", "right": "h:2"})
+
+
+def test_a_qos_the_transport_does_not_keep_is_refused_naming_node_and_topic() -> None:
+    graph = parse_graph(graph_text("""
+        name: latched
+        nodes:
+          - name: map_server
+            publishers: [{topic: /map, rate: 1, payload: 64, qos: {durability: transient-local}}]
+          - name: planner
+            subscribers: [{topic: /map, qos: {history: keep-all}}]
+        """), "g.yaml")
+    with pytest.raises(UsageError) as caught:
+        check_qos(graph, "zenoh", {"durability": ["volatile"], "history": ["keep-last"]})
+    assert str(caught.value) == (
+        "--graph latched --transport zenoh: node 'map_server' publishes '/map' with qos "
+        "durability: transient-local; zenoh supports durability volatile: use one of those, or a "
+        "transport that has it (mwperf transports)")
+    with pytest.raises(UsageError, match="node 'planner' subscribes to '/map' with qos history: "
+                                         "keep-all; zenoh supports history keep-last"):
+        check_qos(graph, "zenoh", {"durability": ["volatile", "transient-local"],
+                                   "history": ["keep-last"]})
+    check_qos(graph, "tcp", {})  # QoS does not apply to a socket: nothing to refuse

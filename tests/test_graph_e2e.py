@@ -157,11 +157,21 @@ def test_a_large_message_over_a_unix_socket_arrives_when_sent_not_with_the_next(
     (("--graph", "mont_blanc", "--transport", "rustdds"),
      "RustDDS participant; on loopback RustDDS discovers only 13"),
     (("--graph", "nowhere.yaml", "--transport", "udp"), "--graph: no file nowhere.yaml"),
-    (("--graph", "host-scaling", "--transport", "uds"),
-     "topic '/ping' has 4 publishers (sender_1, sender_2, sender_3, sender_4); a Unix socket"),
+    (("--graph", "latched.yaml", "--transport", "foxglove"),
+     "--graph latched --transport foxglove: node 'map_server' publishes '/map' with qos "
+     "durability: transient-local; foxglove supports durability volatile"),
 ])
 def test_a_graph_that_cannot_run_is_refused_before_anything_starts(
-        real_env: dict[str, str], args: tuple[str, ...], expected: str) -> None:
+        real_env: dict[str, str], tmp_path: Path, args: tuple[str, ...], expected: str) -> None:
+    (tmp_path / "latched.yaml").write_text(textwrap.dedent("""
+        name: latched
+        nodes:
+          - name: map_server
+            publishers: [{topic: /map, rate: 1, payload: 64, qos: {durability: transient-local}}]
+          - name: planner
+            subscribers: [{topic: /map}]
+        """))
+    args = tuple(str(tmp_path / a) if a == "latched.yaml" else a for a in args)
     done = run_mwperf("run", *args, "--no-save", env=real_env, timeout=60)
     assert done.returncode == 2, done.stderr
     assert expected in done.stderr
@@ -229,3 +239,67 @@ def test_a_graph_leaves_nothing_in_shared_memory(real_env: dict[str, str], tmp_p
     assert result["status"] == "complete", result["status_reason"]
     assert all(e["received"] for e in result["edges"])
     assert set(os.listdir("/dev/shm")) - before == set()
+
+
+FAN_IN = """
+    name: fan-in
+    nodes:
+      - name: left
+        host: a
+        publishers: [{topic: /raw, rate: 100, payload: 1KiB}]
+      - name: right
+        host: b
+        publishers: [{topic: /raw, rate: 100, payload: 1KiB}]
+      - name: filter
+        host: b
+        subscribers: [{topic: /raw, publish: /clean, publish_payload: 256}]
+      - name: logger
+        host: a
+        subscribers: [{topic: /raw}, {topic: /clean}]
+    chains:
+      filtered: [/raw, /clean]
+    """
+"""two publishers of one topic (in two nodes), a stage, a node subscribing to both"""
+
+
+def every_message_arrived(result: dict[str, Any]) -> dict[tuple[str, str, str], Any]:
+    assert result["status"] == "complete", result["status_reason"]
+    edges = {(e["topic"], e["from"], e["to"]): e for e in result["edges"]}
+    assert len(edges) == 5
+    for edge in edges.values():
+        assert edge["received"] == edge["sent"] and edge["lost"] == 0, edge
+        assert edge["duplicated"] == 0 and edge["corrupted"] == 0, edge
+    # ground truth: each timer's own count, which the schedule fixes (2 s at 100 Hz); the stage
+    # sends what it received from both
+    for node in ("left", "right"):
+        assert edges[("/raw", node, "logger")]["sent"] == 200
+    assert edges[("/clean", "filter", "logger")]["sent"] == 400
+    return edges
+
+
+@pytest.mark.parametrize("transport", [("tcp",), ("uds",), ("zenoh",),
+                                       ("zenoh", "--opt", "mode=client"), ("foxglove",)],
+                         ids=["tcp", "uds", "zenoh-peer", "zenoh-client", "foxglove"])
+def test_a_topic_of_two_publishers_arrives_whole_on_each_transport(
+        real_env: dict[str, str], tmp_path: Path, transport: tuple[str, ...]) -> None:
+    result = graph_run(real_env, tmp_path, write(tmp_path, FAN_IN), "--transport", *transport)
+    edges = every_message_arrived(result)
+    assert all(0 < e["latency"]["p50_ns"] < 5_000_000 for e in edges.values()), edges
+    if transport[0] == "foxglove":  # a server per publishing node, on its host
+        assert sorted(d["name"] for d in result["daemons"]) == \
+            ["foxglove-server.filter", "foxglove-server.left", "foxglove-server.right"]
+
+
+@pytest.mark.parametrize("transport", ["tcp", "zenoh", "foxglove"])
+def test_a_topic_of_two_publishers_crosses_an_emulated_link(
+        real_env: dict[str, str], tmp_path: Path, transport: str) -> None:
+    result = graph_run(real_env, tmp_path, write(tmp_path, FAN_IN), "--transport", transport,
+                       "--link", "delay=5ms")
+    edges = every_message_arrived(result)
+    assert result["link"] is not None
+    # a -> b and b -> a cross the 5 ms link; a -> a and b -> b stay on their host
+    for key in (("/raw", "left", "filter"), ("/raw", "right", "logger"),
+                ("/clean", "filter", "logger")):
+        assert edges[key]["latency"]["p50_ns"] >= 5_000_000, (key, edges[key]["latency"])
+    for key in (("/raw", "left", "logger"), ("/raw", "right", "filter")):
+        assert edges[key]["latency"]["p50_ns"] < 5_000_000, (key, edges[key]["latency"])

@@ -31,6 +31,41 @@ pub fn wait(fd: RawFd, events: libc::c_short, timeout_ns: u64) -> io::Result<boo
     Ok(rc > 0)
 }
 
+/// Wait until any of `fds` has any of `events` or `timeout_ns` passes (> 0). Ok(true) when one
+/// is ready, Ok(false) on timeout or signal (EINTR).
+pub fn wait_any(fds: &[RawFd], events: libc::c_short, timeout_ns: u64) -> io::Result<bool> {
+    let mut pfds: Vec<libc::pollfd> = fds
+        .iter()
+        .map(|&fd| libc::pollfd {
+            fd,
+            events,
+            revents: 0,
+        })
+        .collect();
+    let ts = libc::timespec {
+        tv_sec: (timeout_ns / 1_000_000_000) as libc::time_t,
+        tv_nsec: (timeout_ns % 1_000_000_000) as libc::c_long,
+    };
+    // SAFETY: `pfds` holds `pfds.len()` valid pollfds, a valid timespec, no signal mask change.
+    let rc = unsafe {
+        libc::ppoll(
+            pfds.as_mut_ptr(),
+            pfds.len() as libc::nfds_t,
+            &ts,
+            std::ptr::null(),
+        )
+    };
+    if rc < 0 {
+        let e = io::Error::last_os_error();
+        return if e.kind() == io::ErrorKind::Interrupted {
+            Ok(false)
+        } else {
+            Err(e)
+        };
+    }
+    Ok(rc > 0)
+}
+
 /// Set a socket buffer size option (best effort: the kernel caps it at its maximum).
 pub fn set_buffer(fd: RawFd, opt: libc::c_int, bytes: usize) {
     let v = bytes as libc::c_int;

@@ -425,3 +425,107 @@ impl<A: Acceptor> Endpoint for Server<A> {
         Some(self.accepted)
     }
 }
+
+/// A subscription's listening side: accepts every peer that connects and receives from all of
+/// them at once (a graph topic's several publishers, each on its own connection), whichever
+/// has a message first; answers (`send`) go to the peer it last heard from. A pong keeps
+/// [`Server`]: one peer at a time.
+pub struct Gather<A: Acceptor> {
+    acceptor: A,
+    conns: Vec<(Conn<A::Stream>, bool)>,
+    /// the connection looked at first next time (none is starved), and the last heard from
+    next: usize,
+    last: Option<usize>,
+    accepted: u64,
+}
+
+impl<A: Acceptor> Gather<A> {
+    pub fn new(acceptor: A) -> Self {
+        Gather {
+            acceptor,
+            conns: Vec::new(),
+            next: 0,
+            last: None,
+            accepted: 0,
+        }
+    }
+
+    /// Accept whoever waits, then one message from the first connection that has one (none
+    /// blocks); connections that closed are dropped.
+    fn look(&mut self, buf: &mut Vec<u8>) -> Result<Option<usize>, TransportError> {
+        while let Some(s) = self.acceptor.accept_one()? {
+            self.conns.push((Conn::new(s), false));
+            self.accepted += 1;
+        }
+        let n = self.conns.len();
+        for k in 0..n {
+            let i = (self.next + k) % n;
+            let (conn, dead) = &mut self.conns[i];
+            match conn.recv(buf, 0, dead) {
+                Ok(Some(len)) => {
+                    self.next = (i + 1) % n;
+                    self.last = Some(i);
+                    return Ok(Some(len));
+                }
+                Ok(None) => {}
+                Err(TransportError::Closed) => {
+                    self.conns.remove(i);
+                    self.last = None;
+                    self.next = 0;
+                    return self.look(buf);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(None)
+    }
+}
+
+impl<A: Acceptor> Endpoint for Gather<A> {
+    fn send(&mut self, msg: &[u8]) -> Result<(), TransportError> {
+        match self.last.and_then(|i| self.conns.get_mut(i)) {
+            Some((c, false)) => match c.send(msg) {
+                Err(TransportError::Closed) => Ok(()), // dropped at the next receive
+                r => r,
+            },
+            _ => Ok(()),
+        }
+    }
+
+    fn drain(&mut self, limit_ns: u64) {
+        for (c, dead) in &mut self.conns {
+            if !*dead {
+                c.drain(limit_ns);
+            }
+        }
+    }
+
+    fn recv(&mut self, buf: &mut Vec<u8>, wait_ns: u64) -> Result<Option<usize>, TransportError> {
+        let deadline = mwperf_core::clock::now_ns().saturating_add(wait_ns);
+        let mut fds = Vec::new();
+        loop {
+            if let Some(len) = self.look(buf)? {
+                return Ok(Some(len));
+            }
+            // every connection was read until it had nothing: wait for any of them or a peer
+            let now = mwperf_core::clock::now_ns();
+            if wait_ns == 0 || now >= deadline {
+                return Ok(None);
+            }
+            fds.clear();
+            fds.push(self.acceptor.as_raw_fd());
+            fds.extend(self.conns.iter().map(|(c, _)| c.fd()));
+            if !poll::wait_any(&fds, libc::POLLIN, deadline - now)? {
+                return Ok(None); // the wait ended, or a signal came
+            }
+        }
+    }
+
+    fn local_addr(&self) -> String {
+        self.acceptor.local()
+    }
+
+    fn connection_count(&self) -> Option<u64> {
+        Some(self.accepted)
+    }
+}

@@ -7,7 +7,7 @@ use std::os::unix::fs::FileTypeExt;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::PathBuf;
 
-use crate::stream::{Acceptor, Client, Server};
+use crate::stream::{Acceptor, Client, Gather, Server};
 use crate::{Descriptor, Endpoint, Fanout, Framing, QosSupport, Side, Spec, TransportError};
 
 /// What a Unix domain socket is (see [`crate::descriptor`]).
@@ -75,16 +75,21 @@ fn check_path(addr: &str) -> Result<PathBuf, TransportError> {
     Ok(PathBuf::from(addr))
 }
 
-/// Open `side` over a Unix stream socket: the listening side accepts on `spec.addr`.
+/// Open `side` over a Unix stream socket: the listening side accepts on `spec.addr` (a pong one
+/// peer at a time, a sub every publisher at once).
 pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError> {
-    Ok(if side.is_listener() {
-        Box::new(listen(&spec.addr)?)
-    } else {
-        Box::new(connect(&spec.addr)?)
+    Ok(match side {
+        Side::Sub => Box::new(Gather::new(bind(&spec.addr)?)),
+        Side::Pong => Box::new(listen(&spec.addr)?),
+        Side::Ping | Side::Pub => Box::new(connect(&spec.addr)?),
     })
 }
 
 pub fn listen(addr: &str) -> Result<Server<UdsListener>, TransportError> {
+    Ok(Server::new(bind(addr)?))
+}
+
+fn bind(addr: &str) -> Result<UdsListener, TransportError> {
     let path = check_path(addr)?;
     if let Ok(meta) = std::fs::symlink_metadata(&path) {
         if !meta.file_type().is_socket() {
@@ -112,7 +117,7 @@ pub fn listen(addr: &str) -> Result<Server<UdsListener>, TransportError> {
         err,
     })?;
     listener.set_nonblocking(true)?;
-    Ok(Server::new(UdsListener { listener, path }))
+    Ok(UdsListener { listener, path })
 }
 
 pub fn connect(addr: &str) -> Result<Client<UnixStream>, TransportError> {

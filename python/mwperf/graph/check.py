@@ -123,3 +123,22 @@ def _chain_follows_stages(graph: Graph, where: str, name: str, topics: tuple[str
     if not graph.publishers_of(topics[0]):
         raise UsageError(f"{where}: chain '{name}' starts at '{topics[0]}', which no node "
                          "publishes")
+
+
+def check_qos(graph: Graph, transport: str, supported: dict[str, list[str]]) -> None:
+    """Each publisher's and subscriber's QoS against what ``transport`` honours (its profile's
+    ``qos``: per field the values it supports; none listed: QoS does not apply to it, as for
+    one stream). The node would fail opening that endpoint after the others started."""
+    for node in graph.nodes:
+        entities = [("publishes", p.topic, p.qos) for p in node.publishers] + \
+            [("subscribes to", s.topic, s.qos) for s in node.subscribers]
+        for verb, topic, qos in entities:
+            for key in ("reliability", "history", "durability"):
+                value = getattr(qos, key)
+                allowed = supported.get(key) or []
+                if value is None or not allowed or value.split(":")[0] in allowed:
+                    continue
+                raise UsageError(f"--graph {graph.name} --transport {transport}: node "
+                                 f"'{node.name}' {verb} '{topic}' with qos {key}: {value}; "
+                                 f"{transport} supports {key} {', '.join(allowed)}: use one of "
+                                 "those, or a transport that has it (mwperf transports)")

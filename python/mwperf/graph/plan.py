@@ -1,17 +1,27 @@
 """A graph made runnable: each topic's number and address(es) for the transport, and each
 node's spec for its agent (``mwperf-agent node --node-spec``; docs/agent-contract.md "node").
 
-Addresses: middleware carries a topic by name, so a topic is the point's address with a base
-of its own (``g<tag>t<id>``: a run's topics never meet another run's); plain sockets carry it
-to addresses, so each subscription listens on one of its own (a free UDP port, a socket file)
-and a topic's publishers send to every subscription of it.
+Addresses, in one of three ways (``way``):
+- ``based``: middleware carries a topic by name, so a topic is the point's address with a base
+  of its own (``g<tag>t<id>``: a run's topics never meet another run's); zenoh in client mode
+  too (every session a client of the point's router, the topic a key expression).
+- ``socket``: plain sockets carry it to addresses, so each subscription listens on one of its
+  own (a free UDP or TCP port, a socket file) and a topic's publishers send (udp) or connect
+  (tcp, uds) to every subscription of it; zenoh in peer mode too (each subscription's session
+  listens, each publisher's connects to every subscription of its topic, the key expression
+  the topic's base: peers linked by configured endpoints, multicast scouting off).
+- ``served``: foxglove: each publishing node's server carries its topics (what a process
+  using the Foxglove SDK does: it serves its channels); its publishers publish there and a
+  subscription subscribes on the servers of every node publishing its topic
+  (``<host>:<port>,<host>:<port>/<base>``).
 """
 
 import contextlib
 import os
 import socket
 import zlib
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,9 +31,12 @@ from .model import Graph, Qos
 if TYPE_CHECKING:
     from ..place import Place
 
-SOCKET = ("udp", "uds")
+SOCKET = ("udp", "uds", "tcp")
 BASED = ("iceoryx2", "cyclonedds", "fastdds", "rustdds", "mqtt", "ros1")
 """transports whose address ends in a base name a graph replaces per topic"""
+SERVED = ("foxglove",)
+"""transports whose publishing nodes serve their topics (a server per node)"""
+GRAPH_TRANSPORTS = SOCKET + ("zenoh",) + BASED + SERVED
 
 
 @dataclass(frozen=True)
@@ -34,12 +47,36 @@ class Addresses:
     """(node, topic) -> the subscription's address"""
     publish: dict[str, list[str]]
     """topic -> every address its publishers send to"""
+    publish_at: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    """(node, topic) -> where that node publishes it, when it is not the topic's (served)"""
+
+    def outlet(self, node: str, topic: str) -> list[str]:
+        """Where ``node``'s publisher (or stage) of ``topic`` sends."""
+        return self.publish_at.get((node, topic), self.publish[topic])
 
 
 def supported(transport: str) -> None:
-    if transport not in SOCKET + BASED:
+    if transport not in GRAPH_TRANSPORTS:
         raise UsageError(f"--graph: not yet with --transport {transport}; graphs run on "
-                         f"{', '.join(SOCKET + BASED)}")
+                         f"{', '.join(GRAPH_TRANSPORTS)}")
+
+
+def way(transport: str, mode: str | None = None) -> str:
+    """How a graph carries topics on ``transport`` (``mode``: its ``--opt mode``): 'socket',
+    'based' or 'served' (the module doc)."""
+    supported(transport)
+    if transport in SOCKET or (transport == "zenoh" and mode != "client"):
+        return "socket"
+    return "served" if transport in SERVED else "based"
+
+
+def serving_nodes(graph: Graph) -> list[str]:
+    """The nodes that need a server on a served transport: those publishing (by timer or as a
+    stage) a topic someone subscribes to."""
+    subscribed = {s.topic for n in graph.nodes for s in n.subscribers}
+    return [n.name for n in graph.nodes
+            if any(p.topic in subscribed for p in n.publishers)
+            or any(s.publish in subscribed for s in n.subscribers if s.publish)]
 
 
 def topic_address(transport: str, point_address: str, base: str) -> str:
@@ -53,58 +90,83 @@ def topic_address(transport: str, point_address: str, base: str) -> str:
         return f"{point_address.split('/', 1)[0]}/{base}"
     if transport == "ros1":
         return f"{point_address.split('#', 1)[0]}#{base}"
+    if transport == "zenoh":  # client mode: the router's endpoint
+        return f"{point_address.split('#', 1)[0]}#{base}"
     raise UsageError(f"--graph: no topic address for --transport {transport}")
 
 
 FIRST_PORT = 20000
-"""on emulated hosts each subscription's UDP port (each host has its own ports)"""
+"""on emulated hosts each subscription's port (each host has its own ports)"""
 
 
 def addresses(graph: Graph, transport: str, point_address: str | None, workdir: Path,
-              tag: int, place: "Place | None" = None) -> Addresses:
-    """Every subscription's and every topic's address(es) for ``transport``; on emulated hosts
-    (``place``) a subscription listens on its node's host address."""
-    supported(transport)
-    if transport == "uds":
-        for topic in graph.topics():
-            if len(graph.publishers_of(topic)) > 1:
-                raise UsageError(f"--graph {graph.name} --transport uds: topic '{topic}' has "
-                                 f"{len(graph.publishers_of(topic))} publishers "
-                                 f"({', '.join(graph.publishers_of(topic))}); a Unix socket "
-                                 "subscription takes one connection: use udp or a middleware")
+              tag: int, place: "Place | None" = None, mode: str | None = None,
+              servers: dict[str, str] | None = None) -> Addresses:
+    """Every subscription's and every topic's address(es) for ``transport`` (``mode``: its
+    ``--opt mode``); on emulated hosts (``place``) a subscription listens on its node's host
+    address; ``servers``: each serving node's server (``host:port``) on a served transport."""
+    how = way(transport, mode)
     ids = {topic: i for i, topic in enumerate(graph.topics())}
     listen: dict[tuple[str, str], str] = {}
     publish: dict[str, list[str]] = {t: [] for t in ids}
+    subscribed = {s.topic for n in graph.nodes for s in n.subscribers}
+
+    def base(topic: str) -> str:
+        return f"g{tag & 0xFFFFFF:06x}t{ids[topic]}"
+
+    if how == "served":
+        return _served(graph, transport, servers or {}, base, subscribed)
     with contextlib.ExitStack() as held:  # every port picked stays bound until all are picked
-        _assign(graph, transport, point_address, workdir, tag, place, ids, listen, publish,
-                held)
-    if transport in BASED:  # a topic nobody subscribes to is published nowhere (counted only)
-        subscribed = {s.topic for n in graph.nodes for s in n.subscribers}
-        for topic, i in ids.items():
-            publish[topic] = [topic_address(transport, point_address or "",
-                                            f"g{tag & 0xFFFFFF:06x}t{i}")] \
+        _assign(graph, transport, workdir, place, ids, listen, publish, held, base,
+                point_address if how == "based" else None)
+    if how == "based":  # a topic nobody subscribes to is published nowhere (counted only)
+        for topic in ids:
+            publish[topic] = [topic_address(transport, point_address or "", base(topic))] \
                 if topic in subscribed else []
     return Addresses(listen, publish)
 
 
-def _assign(graph: Graph, transport: str, point_address: str | None, workdir: Path, tag: int,
-            place: "Place | None", ids: dict[str, int], listen: dict[tuple[str, str], str],
-            publish: dict[str, list[str]], held: contextlib.ExitStack) -> None:
+def _served(graph: Graph, transport: str, servers: dict[str, str],
+            base: "Callable[[str], str]", subscribed: set[str]) -> Addresses:
+    """A served transport's addresses: a node publishes at its own server, a subscription
+    subscribes on the servers of every node publishing its topic."""
+    missing = [n for n in serving_nodes(graph) if n not in servers]
+    if missing:
+        raise UsageError(f"--graph {graph.name} --transport {transport}: no server for node(s) "
+                         f"{', '.join(missing)}")
+    listen = {(node.name, sub.topic): ",".join(servers[p] for p in graph.publishers_of(sub.topic))
+              + f"/{base(sub.topic)}"
+              for node in graph.nodes for sub in node.subscribers}
+    publish_at = {(node, topic): [f"{servers[node]}/{base(topic)}"] if topic in subscribed
+                  else []
+                  for topic in graph.topics() for node in graph.publishers_of(topic)}
+    return Addresses(listen, {t: [] for t in graph.topics()}, publish_at)
+
+
+def _assign(graph: Graph, transport: str, workdir: Path, place: "Place | None",
+            ids: dict[str, int], listen: dict[tuple[str, str], str],
+            publish: dict[str, list[str]], held: contextlib.ExitStack,
+            base: "Callable[[str], str]", point_address: str | None) -> None:
     taken: list[int] = []
     for node in graph.nodes:
         for sub in node.subscribers:
-            if transport == "udp" and place is not None:
-                address = f"{place.address_of(node.name)}:{FIRST_PORT + len(listen)}"
-                publish[sub.topic].append(address)
-            elif transport == "udp":
-                address = f"127.0.0.1:{_free_udp_port(held, taken)}"
-                publish[sub.topic].append(address)
-            elif transport == "uds":
+            if point_address is not None:  # based: the topic's one address
+                listen[(node.name, sub.topic)] = topic_address(transport, point_address,
+                                                               base(sub.topic))
+                continue
+            if transport == "uds":
                 address = str(workdir / f"s{ids[sub.topic]}.{node.name.replace('/', '_')}")
-                publish[sub.topic].append(address)
             else:
-                address = topic_address(transport, point_address or "",
-                                        f"g{tag & 0xFFFFFF:06x}t{ids[sub.topic]}")
+                if place is not None:
+                    host, port = place.address_of(node.name), FIRST_PORT + len(listen)
+                else:
+                    host = "127.0.0.1"
+                    port = _free_port(held, taken, socket.SOCK_DGRAM if transport == "udp"
+                                      else socket.SOCK_STREAM)
+                address = f"{host}:{port}"
+                if transport == "zenoh":
+                    address = f"tcp/{address}#{base(sub.topic)}"
+            publish[sub.topic].append(address)
             listen[(node.name, sub.topic)] = address
 
 
@@ -115,7 +177,8 @@ def node_specs(graph: Graph, where: Addresses, warmup_ns: int, duration_ns: int,
     count = {t: sum(1 for n in graph.nodes for s in n.subscribers if s.topic == t) for t in ids}
     out = []
     for index, node in enumerate(graph.nodes):
-        publishers = [{**_outlet(p.topic, ids, where, p.payload_bytes, p.qos, count[p.topic]),
+        publishers = [{**_outlet(node.name, p.topic, ids, where, p.payload_bytes, p.qos,
+                                 count[p.topic]),
                        "period_ns": p.period_ns,
                        "phase_ns": phase_ns(node.name, p.topic, p.period_ns, graph.phase)}
                       for p in node.publishers]
@@ -129,7 +192,7 @@ def node_specs(graph: Graph, where: Addresses, warmup_ns: int, duration_ns: int,
                 "late_ns": graph.lateness.late_limit_ns(period),
                 "too_late_ns": graph.lateness.too_late_limit_ns(period),
                 "qos": _qos(s.qos),
-                "publish": _outlet(s.publish, ids, where, s.publish_bytes, Qos(),
+                "publish": _outlet(node.name, s.publish, ids, where, s.publish_bytes, Qos(),
                                    count[s.publish]) if s.publish else None})
         out.append({"name": node.name, "index": index, "executor": node.executor,
                     "warmup_ns": warmup_ns, "duration_ns": duration_ns, "linger_ns": linger_ns,
@@ -153,10 +216,11 @@ def linger_ns(graph: Graph) -> int:
     return int(min(max(2 * longest, 500_000_000), 5_000_000_000))
 
 
-def _outlet(topic: str, ids: dict[str, int], where: Addresses, payload: int | None,
-            qos: Qos, subscribers: int) -> dict[str, Any]:
+def _outlet(node: str, topic: str, ids: dict[str, int], where: Addresses,
+            payload: int | None, qos: Qos, subscribers: int) -> dict[str, Any]:
     return {"topic": topic, "id": ids[topic], "payload_bytes": payload,
-            "addresses": where.publish[topic], "qos": _qos(qos), "subscribers": subscribers}
+            "addresses": where.outlet(node, topic), "qos": _qos(qos),
+            "subscribers": subscribers}
 
 
 def _qos(qos: Qos) -> dict[str, str]:
@@ -169,13 +233,14 @@ LISTEN_PORTS = (10000, 32000)
 the publishers' own sockets take their ports as the nodes start"""
 
 
-def _free_udp_port(held: contextlib.ExitStack, taken: list[int]) -> int:
-    """A UDP port outside the ephemeral range, free on loopback now; its socket stays bound (in
-    ``held``) so the next pick is another port; ``taken``: this graph's picks so far."""
+def _free_port(held: contextlib.ExitStack, taken: list[int], kind: int) -> int:
+    """A UDP or TCP (``kind``) port outside the ephemeral range, free on loopback now; its
+    socket stays bound (in ``held``) so the next pick is another port; ``taken``: this graph's
+    picks so far."""
     low, high = LISTEN_PORTS
     port = taken[-1] + 1 if taken else low + int.from_bytes(os.urandom(2), "big") % 10000
     for candidate in range(port, high):
-        probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        probe = socket.socket(socket.AF_INET, kind)
         try:
             probe.bind(("127.0.0.1", candidate))
         except OSError:
@@ -184,4 +249,5 @@ def _free_udp_port(held: contextlib.ExitStack, taken: list[int]) -> int:
         held.enter_context(probe)
         taken.append(candidate)
         return candidate
-    raise UsageError(f"--graph: no free UDP port left in {low}..{high} for the subscriptions")
+    what = "UDP" if kind == socket.SOCK_DGRAM else "TCP"
+    raise UsageError(f"--graph: no free {what} port left in {low}..{high} for the subscriptions")

@@ -17,7 +17,7 @@ from ..agent import Agent
 from ..clocksync import shifted
 from ..commandline import qos_args
 from ..config import PointConfig
-from ..daemons import DaemonSet
+from ..daemons import DaemonSet, foxglove
 from ..durations import format_duration_arg
 from ..emulation.cpu import CpuPlacement
 from ..emulation.network import Network, emulated_network
@@ -29,13 +29,14 @@ from ..middleware import prepare
 from ..procs import AgentProcess, AgentSet
 from ..runner import DAEMON_PLACED_AS
 from ..transports import hook, profile
+from ..transports.foxglove import require_sdk
 from ..transports.iceoryx2 import own_domain
 from ..wire import HEADER_BYTES
-from .check import check_sizes
+from .check import check_qos, check_sizes
 from .clocks import clock_plan
 from .placement import placed_topology
 from .model import Graph
-from .plan import addresses, linger_ns, node_specs, supported
+from .plan import addresses, linger_ns, node_specs, serving_nodes, supported, way
 from .result import merge
 
 START_MARGIN_NS = 200_000_000
@@ -72,6 +73,7 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
             "graph or emulated hosts (--link)")
     most = profile(cfg.transport).max_message
     check_sizes(graph, cfg.transport, most - HEADER_BYTES if most else None)
+    check_qos(graph, cfg.transport, profile(cfg.transport).qos)
     tag = secrets.randbits(32)
     started = datetime.now(timezone.utc)
     duration_ns = cfg.duration_ns or 0
@@ -87,13 +89,18 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
             DaemonSet(workdir, lease) as daemons:
         cfg = replace(cfg, opts=cfg.opts + own_domain(cfg, lease))
         placement = CpuPlacement(cfg.cpu, lease)  # the nodes' and limited hosts' cgroups
+        served_as: dict[str, str] = {}  # a node's server sits with the node (its host's limits)
         daemons.on_spawn = lambda spec, pid: placement.join(
-            spec.name, DAEMON_PLACED_AS.get(spec.name, spec.name), pid)
-        plan = prepare(cfg, workdir, agent, daemons, network)
+            spec.name, DAEMON_PLACED_AS.get(spec.name, served_as.get(spec.name, spec.name)), pid)
+        mode = cfg.option("mode")
+        if way(cfg.transport, mode) == "served":
+            listen, servers = None, serve(graph, daemons, network, served_as)
+        else:
+            listen, servers = prepare(cfg, workdir, agent, daemons, network).listen, None
         clocks = clock_plan(graph, _node_hosts(graph, topology), {h for h, _, _ in cfg.test_clock},
                             cfg.clock_sync, network.address_of if network else None)
-        specs = node_specs(graph, addresses(graph, cfg.transport, plan.listen, workdir, tag,
-                                            network),
+        specs = node_specs(graph, addresses(graph, cfg.transport, listen, workdir, tag, network,
+                                            mode, servers),
                            cfg.warmup_ns, duration_ns, linger)
         go_file = workdir / "go"
         with AgentSet(workdir, placement) as agents:
@@ -159,6 +166,24 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
     if problem is not None:  # mwperf's own fault: say where, keep nothing half-right
         raise RunError(f"the graph result does not match schema/result.v2.json at {problem}")
     return result
+
+
+def serve(graph: Graph, daemons: DaemonSet, network: Network | None,
+          served_as: dict[str, str]) -> dict[str, str]:
+    """foxglove: a server (mwperf's foxglove-sdk server) per publishing node, on its host:
+    node -> its ``host:port``; ``served_as`` gets each server's name -> its node."""
+    require_sdk(f"--graph {graph.name} --transport foxglove")
+    servers = {}
+    for node in serving_nodes(graph):
+        host, netns = ((network.address_of(node), network.netns_of(node)) if network is not None
+                       else (foxglove.LOOPBACK, None))
+        name = f"{foxglove.NAME}.{file_name(node)[len('node.'):]}"
+        served_as[name] = node
+        address = daemons.start(lambda h=host, n=netns, m=name: foxglove.spec(h, n, name=m)).address
+        if address is None:
+            raise RunError(f"{name} said it was ready but not where it listens")
+        servers[node] = address
+    return servers
 
 
 def _emulated(topology: Topology | None, cfg: PointConfig, workdir: Path, tag: int

@@ -22,6 +22,7 @@
 //!   initial update after everything the client sent before (one client's messages are handled
 //!   in order); the graph itself is not used.
 
+mod servers;
 mod ws;
 
 use std::collections::VecDeque;
@@ -36,7 +37,7 @@ use super::pumped::{Got, Pumped};
 use crate::{spec, Durability, Endpoint, Side, Spec, TransportError};
 
 const TRANSPORT: &str = "foxglove";
-const FORM: &str = "<server host>:<port>[/<base>], e.g. 127.0.0.1:8765/demo";
+const FORM: &str = "<server host>:<port>[/<base>], e.g. 127.0.0.1:8765/demo (a sub: <host>:<port>,<host>:<port>,.../<base> subscribes on every one of those servers)";
 /// Subprotocols offered, newest first (foxglove-sdk servers accept both).
 const SUBPROTOCOLS: &[&str] = &["foxglove.sdk.v1", "foxglove.websocket.v1"];
 const ENCODING: &str = "mwperf";
@@ -51,6 +52,16 @@ const OP_MESSAGE_DATA: u8 = 0x01;
 const DATA_PREFIX: usize = 1 + 4 + 8;
 
 pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError> {
+    if let Some((servers, base)) = spec.addr.split_once('/') {
+        if side == Side::Sub && servers.contains(',') {
+            return servers::open(servers, base, spec);
+        }
+    }
+    Ok(Box::new(open_one(side, spec)?))
+}
+
+/// One endpoint on one server.
+fn open_one(side: Side, spec: &Spec) -> Result<FoxgloveEndpoint, TransportError> {
     let opts = spec.options_of(&DESCRIPTOR)?;
     let quickack = match opts.get("quickack") {
         None | Some("off") => false,
@@ -125,7 +136,7 @@ pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError
     if side.is_listener() && ep.subscription.is_some() {
         ep.barrier()?;
     }
-    Ok(Box::new(ep))
+    Ok(ep)
 }
 
 /// `<host>:<port>[/<base>]` -> (host:port, base); a listener without a base gets a fresh one.
@@ -292,6 +303,11 @@ impl FoxgloveEndpoint {
             _ => {} // status, time, parameters: nothing mwperf needs
         }
         Ok(Got::Other)
+    }
+
+    /// The connection's socket (to wait on several servers' connections at once).
+    fn fd(&self) -> std::os::fd::RawFd {
+        self.ws.fd()
     }
 
     fn server(&self) -> &str {

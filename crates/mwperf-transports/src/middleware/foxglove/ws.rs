@@ -307,6 +307,11 @@ impl WebSocket {
         }
     }
 
+    /// The TCP connection's socket.
+    pub fn fd(&self) -> std::os::fd::RawFd {
+        self.sock.as_raw_fd()
+    }
+
     /// Say goodbye (a close frame, best effort).
     pub fn close(&mut self) {
         let _ = self.send(CLOSE, &[&1000u16.to_be_bytes()]);
