@@ -81,8 +81,9 @@ def test_a_nodes_cpu_quota_throttles_it_and_only_it(real_env: dict[str, str],
     throttling = agents["worker"]["throttling"]  # the cgroup's own cpu.stat
     assert throttling["throttled_periods"] >= 0.5 * throttling["periods"], throttling
     edge_free, edge_held = free["edges"][0], held["edges"][0]
-    assert edge_free["latency"]["p99_ns"] < 10_000_000, edge_free
-    assert edge_held["latency"]["p99_ns"] > 20_000_000, edge_held
+    # held: it works off a quarter of its input per second, its queue grows for the whole run
+    assert edge_held["latency"]["p99_ns"] > 100_000_000, edge_held
+    assert edge_free["latency"]["p99_ns"] < edge_held["latency"]["p99_ns"] / 5, edge_free
     nodes = {n["name"]: n for n in held["nodes"]}
     assert nodes["worker"]["cpu_percent"] < 15, nodes["worker"]  # its CPU, as the kernel counts
     assert nodes["sensor"]["sent"] == {"/data": 200}  # the publisher was not held

@@ -25,7 +25,7 @@ def measure(cfg: PointConfig, agent: Agent, results_dir: Path | None, *,
     point (``cfg.graph``) is saved as a graph result (graph/measure.py)."""
     if cfg.graph is not None:
         from .graph.measure import measure_graph
-        return measure_graph(cfg, agent, results_dir)
+        return measure_graph(cfg, agent, results_dir, index=index, repetition=repetition)
     with tempfile.TemporaryDirectory(prefix="mwperf-") as scratch:
         outcome = run_point(cfg, agent, Path(scratch))
         saved = None

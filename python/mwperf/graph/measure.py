@@ -22,8 +22,12 @@ GRAPH_PAGE = "graph.html"
 
 
 def measure_graph(cfg: PointConfig, agent: Agent, results_dir: Path | None,
-                  say: Callable[[str], None] = lambda line: None) -> tuple[Outcome, Path | None]:
-    """Run graph point ``cfg`` (``cfg.graph`` set); ``say`` gets a line as each run starts."""
+                  say: Callable[[str], None] = lambda line: None, *, index: int | None = None,
+                  repetition: int | None = None) -> tuple[Outcome, Path | None]:
+    """Run graph point ``cfg`` (``cfg.graph`` set); ``say`` gets a line as each run starts;
+    ``index``/``repetition``: its place in a sweep. Ctrl-C while it is catalogued keeps it
+    (saved, not catalogued: the outcome says interrupted)."""
+    where = (index, repetition)
     point = cfg.graph
     assert point is not None
     first = None
@@ -33,14 +37,14 @@ def measure_graph(cfg: PointConfig, agent: Agent, results_dir: Path | None,
         with tempfile.TemporaryDirectory(prefix="mwperf-graph-") as folder:
             first = run_graph(point.alone, cfg, agent, Path(folder))
         if _stopped(first):  # the user stopped it: keep what was measured, start no more
-            return Outcome(first, None, interrupted=True), _save(first, results_dir)
+            return _saved(Outcome(first, None, interrupted=True), results_dir, where)
     say(f"running graph {point.graph.name} ({len(point.graph.nodes)} nodes) over "
         f"{cfg.transport} for {format_ns(cfg.duration_ns)} ...")
     with tempfile.TemporaryDirectory(prefix="mwperf-graph-") as folder:
         result = run_graph(point.graph, cfg, agent, Path(folder))
     if first is not None and point.baseline is not None:
         result["baseline"] = interference(first, result, point.baseline)
-    return Outcome(result, None, interrupted=_stopped(result)), _save(result, results_dir)
+    return _saved(Outcome(result, None, interrupted=_stopped(result)), results_dir, where)
 
 
 def _stopped(result: dict) -> bool:
@@ -48,14 +52,21 @@ def _stopped(result: dict) -> bool:
     return result["status"] == "partial" and reason.startswith("interrupted")
 
 
-def _save(result: dict, results_dir: Path | None) -> Path | None:
+def _saved(outcome: Outcome, results_dir: Path | None,
+           where: tuple[int | None, int | None]) -> tuple[Outcome, Path | None]:
+    """Write the outcome's graph result under ``results_dir`` and catalogue it (a catalogue
+    problem is a warning: the folder is saved; Ctrl-C then stops after this point)."""
     if results_dir is None:
-        return None
+        return outcome, None
+    result = dict(outcome.result)
     folder = results_dir / result["run_id"]
     write_json(folder / GRAPH_RESULT, result)
     write_text(folder / GRAPH_PAGE, render(result))
-    catalogue_graph(folder, result)  # a catalogue problem is a warning: the folder is saved
-    return folder
+    try:
+        catalogue_graph(folder, result, *where)
+    except KeyboardInterrupt:
+        outcome.interrupted = True
+    return outcome, folder
 
 
 def is_graph_folder(folder: Path) -> bool:

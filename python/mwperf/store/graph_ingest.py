@@ -15,13 +15,15 @@ from .ingest import insert, read_result, refresh_run, transaction
 from .layout import GRAPH_RESULT_NAME, Placement, place
 
 
-def ingest_graph(folder: Path, result: dict[str, Any] | None = None) -> None:
+def ingest_graph(folder: Path, result: dict[str, Any] | None = None, index: int | None = None,
+                 repetition: int | None = None) -> None:
     """Catalogue the saved graph run folder ``folder`` (its graph-result.json unless
-    ``result``)."""
+    ``result``); ``index``/``repetition``: its place in a sweep when known (else the sweep's
+    manifest says, once it lists the point)."""
     result = result if result is not None else load_graph_result(folder)
     placement = place(folder)
     with connect(placement.root, views=False) as con:
-        store_graph(con, placement, folder, result)
+        store_graph(con, placement, folder, result, index, repetition)
 
 
 def load_graph_result(folder: Path) -> dict[str, Any]:
@@ -35,10 +37,12 @@ def run_kind(placement: Placement) -> str:
 
 
 def store_graph(con: duckdb.DuckDBPyConnection, placement: Placement, folder: Path,
-                result: dict[str, Any]) -> None:
+                result: dict[str, Any], index: int | None = None,
+                repetition: int | None = None) -> None:
     """Insert (or replace) the rows of one graph run and refresh its run, in one transaction."""
     graph_id = result["run_id"]
-    index, repetition = placement.manifest_entry(folder)
+    if index is None:
+        index, repetition = placement.manifest_entry(folder)
     where = graph_rows.GraphPlace(placement.run_id, placement.relative(folder),
                                   placement.scenario(), index, repetition)
     with transaction(con, folder):

@@ -27,11 +27,12 @@ def catalogue_point(point_dir: Path, result: dict[str, Any], index: int | None =
     _guarded(point_dir, lambda: ingest_point(point_dir, result, index, repetition), notify)
 
 
-def catalogue_graph(folder: Path, result: dict[str, Any],
+def catalogue_graph(folder: Path, result: dict[str, Any], index: int | None = None,
+                    repetition: int | None = None,
                     notify: Callable[[str], None] | None = None) -> None:
     """:func:`ingest_graph` for a graph run just saved, with the same guarantees as
     :func:`catalogue_point`."""
-    _guarded(folder, lambda: ingest_graph(folder, result), notify)
+    _guarded(folder, lambda: ingest_graph(folder, result, index, repetition), notify)
 
 
 def _guarded(point_dir: Path, ingest: Callable[[], None],
