@@ -51,7 +51,7 @@ def real_agent_answers() -> bool:
 SHARED = {
     # a robot (ssh_support.py): an sshd in a namespace of its own, its 10.254.N.0/24 routed
     # from this one; several at once were seen to disturb each other's runs
-    "robot": ("tests/test_remote_e2e.py",),
+    "robot": ("tests/test_remote_e2e.py", "tests/test_graph_hosts_e2e.py"),
 }
 """group -> tests that share something: one worker runs them one after another (work_unit), and
 each holds the group's lock while it runs (_one_at_a_time), should they ever meet"""
@@ -88,7 +88,7 @@ SERIAL = (
     "tests/test_workload_e2e.py::test_single_executor_makes_later_topics_wait",
     # the robot (an sshd in a namespace) and its agents over SSH: with other tests on both CPUs
     # it lost messages (rustdds 9 of 100, the ros1 relay) and a SIGTERM'd run's report came late
-    "tests/test_remote_e2e.py",
+    "tests/test_remote_e2e.py", "tests/test_graph_hosts_e2e.py",
     # a graph's chain through a 5 ms link within 3 ms; a node killed 1.5 s into a 3 s run
     "tests/test_graph_e2e.py::test_a_graph_over_an_emulated_link_places_nodes_on_their_hosts",
     "tests/test_graph_e2e.py::test_a_node_killed_mid_run_gives_a_partial_result_naming_it",

@@ -145,7 +145,7 @@ def _opened(cfg: PointConfig, agent: Agent, workdir: Path) -> Iterator[PointStat
     tag = secrets.randbits(32)
     with (Lease.take(f"{cfg.transport} {cfg.mode} point") as lease,
           _emulated_link(cfg, workdir, tag) as emulated,
-          _real_hosts(cfg, agent, lease) as real,
+          real_hosts(cfg, agent, lease) as real,
           DaemonSet(workdir, lease) as daemons):
         place: Place = emulated or real or ThisMachine()
         placement = CpuPlacement(cfg.cpu, lease)
@@ -256,7 +256,7 @@ def _spawn(run: PointState[PointConfig], parts: Sequence[Part], role: str,
     """Start agent ``name`` where its role is placed: here (in an emulated host's namespace,
     or mwperf's own) or on a real host (its paths then the remote scratch folder's)."""
     assert run.agents is not None
-    netns, env, opts = _placed(run.network, role, transport, run.bridge)
+    netns, env, opts = placed(run.network, role, transport, run.bridge)
     own = [arg for opt in opts for arg in ("--opt", opt)]
     if run.real is None or not run.real.is_remote(role):
         for part in parts:
@@ -276,7 +276,7 @@ def _lost_warnings(agents: list[AgentProcess]) -> list[Warning]:
             for a in agents if isinstance(a, RemoteProcess) and a.channel.lost]
 
 
-def _real_hosts(cfg: PointConfig, agent: Agent, lease: Lease
+def real_hosts(cfg: PointConfig, agent: Agent, lease: Lease
                 ) -> contextlib.AbstractContextManager[PointHosts | None]:
     """The point's real hosts over SSH (remote/hosts.py), or nothing."""
     if cfg.remote is None:
@@ -296,7 +296,7 @@ def _emulated_link(cfg: PointConfig, workdir: Path, tag: int
                             f"run {tag & 0xFFFF:04x}", packet_log=cfg.wire_bytes)
 
 
-def _placed(place: Place | None, role: str, transport: str, bridge: BridgePlan | None
+def placed(place: Place | None, role: str, transport: str, bridge: BridgePlan | None
             ) -> Placed:
     """The namespace ``role`` runs in at ``place`` (place.py), the environment it needs there
     (ROS 1 nodes advertise their host's address, as ROS_IP tells roscpp) and the ``--opt``

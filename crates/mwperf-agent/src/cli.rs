@@ -54,7 +54,8 @@ pub enum Role {
 pub struct NodeArgs {
     #[command(flatten)]
     pub common: Common,
-    /// The node's spec (JSON): its publishers, subscriptions and timing.
+    /// The node's spec (JSON): its publishers, subscriptions and timing; a file, or the JSON
+    /// object itself.
     #[arg(long = "node-spec")]
     pub node_spec: String,
     /// Start when this file holds the start instant (CLOCK_MONOTONIC ns, one line).

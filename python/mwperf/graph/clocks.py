@@ -58,8 +58,8 @@ def clock_plan(graph: Graph, place: dict[str, str], shifted: set[str], sync: boo
                          "clock; leave one host on mwperf's clock (the go instant is on it)")
     server = on_root[0]
     if sync:
-        probed = {n.name for n in graph.nodes
-                  if n.name != server and place.get(n.name) != place.get(server)}
+        probed = {n.name for n in graph.nodes  # on one machine: every other node
+                  if n.name != server and (not place or place.get(n.name) != place.get(server))}
     else:
         probed = {n for n, c in clock.items() if c != ROOT}
     if not probed:
@@ -85,3 +85,28 @@ def bound_ns(*nodes: dict[str, Any] | None) -> int | None:
             return None
         total += clock["bound_ns"]
     return total
+
+
+CLOCK_NODE = "mwperf-clock"
+"""with real hosts: a node of mwperf's with nothing to publish or receive that serves mwperf's
+clock (the reference) to the nodes on the hosts, whether or not a node of the graph runs here"""
+
+
+def real_clock_plan(graph: Graph, place: dict[str, str], local_address: str) -> ClockPlan:
+    """Real hosts: each a clock of its own; ``CLOCK_NODE`` serves mwperf's on a free port of
+    this machine, which the hosts reach at ``local_address``."""
+    from ..remote.target import LOCAL
+
+    probed = frozenset(n.name for n in graph.nodes if place.get(n.name, LOCAL) != LOCAL)
+    port = free_udp_port()
+    peer = f"[{local_address}]:{port}" if ":" in local_address else f"{local_address}:{port}"
+    serve = f"[::]:{port}" if ":" in local_address else f"0.0.0.0:{port}"
+    return ClockPlan(CLOCK_NODE, serve, peer, probed)
+
+
+def clock_node(plan: ClockPlan, specs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The spec of ``CLOCK_NODE``: the graph's timing, nothing to publish or receive."""
+    first = specs[0]
+    return {"name": CLOCK_NODE, "index": len(specs), "executor": "single",
+            "warmup_ns": first["warmup_ns"], "duration_ns": first["duration_ns"],
+            "linger_ns": first["linger_ns"], "publishers": [], "subscriptions": []}

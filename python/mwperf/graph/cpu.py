@@ -13,16 +13,18 @@ from .model import Graph
 
 
 def node_limits(graph: Graph, quota: str | None, pin: str | None, rt_priority: str | None,
-                place: tuple[tuple[str, str], ...] = ()) -> CpuLimits:
+                place: tuple[tuple[str, str], ...] = (),
+                remote: tuple[str, ...] = ()) -> CpuLimits:
     """The limits of ``graph``'s nodes; ``place``: (node or daemon, emulated host) with
-    ``--link``, else empty."""
+    ``--link``, (node, real host or local) with ``--host``, else empty; ``remote``: the real
+    hosts (their supervisors apply the limits there)."""
     names = tuple(n.name for n in graph.nodes)
     quotas = _merged("--cpu-quota", graph, quota, "cpu_quota", place)
     pins = _merged("--cpu-pin", graph, pin, "cpu_pin", place)
     if rt_priority is not None and quotas:
         raise UsageError("--rt-priority: not with a CPU quota in a graph (the real-time budget "
                          "would be split among its nodes); give one of them")
-    limits = parse_limits(quotas, pins, rt_priority, names, place)
+    limits = parse_limits(quotas, pins, rt_priority, names, place, remote)
     return replace(limits, agents=names)
 
 

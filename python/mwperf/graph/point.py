@@ -16,6 +16,7 @@ from ..wire import HEADER_BYTES
 from .builtin import load_graph
 from .check import check_sizes
 from .cpu import node_limits
+from .hosts import node_place
 from .model import Graph
 from .placement import placed_topology
 from .plan import supported
@@ -30,7 +31,8 @@ GRAPH_OPTIONS = ("graph", "baseline", "without", "copies", "rate_scale")
 GRAPH_TAKES = ("transport", "duration", "warmup", "reliability", "history", "depth",
                "durability", "discovery_timeout", "opt", "busy_poll", "link", "link_backend",
                "spin_margin", "peer_timeout", "prevent_cpu_idle", "cpu_quota", "cpu_pin",
-               "rt_priority", "clock_sync", "test_clock", *GRAPH_OPTIONS)
+               "rt_priority", "clock_sync", "test_clock", "host", "remote_place", "ssh_config",
+               "accept_new_host_key", *GRAPH_OPTIONS)
 """every point option a graph point takes (the rest set one stream's rates, sizes and work)"""
 CPU_OPTIONS = ("cpu_quota", "cpu_pin", "rt_priority")
 
@@ -91,7 +93,7 @@ def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]]
     if part is not None:
         part = scale(part, copies, rate_scale)
     cfg = stream({k: v for k, v in options.items()
-                  if k not in GRAPH_OPTIONS and k not in CPU_OPTIONS})
+                  if k not in GRAPH_OPTIONS and k not in CPU_OPTIONS and k != "remote_place"})
     supported(cfg.transport)
     try:
         most = max_message(cfg.transport)
@@ -99,11 +101,16 @@ def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]]
         most = None  # not described by this agent: the sweep skips the point
     check_sizes(graph, cfg.transport, most - HEADER_BYTES if most else None)
     place: tuple[tuple[str, str], ...] = ()
+    remote: tuple[str, ...] = ()
     if cfg.link is not None or cfg.topology is not None:
         placed = placed_topology(graph, cfg)
         place = placed.place if placed is not None else ()
+    elif cfg.remote is not None:  # real hosts: the nodes placed, the daemons here
+        cfg = replace(cfg, remote=node_place(graph, cfg.remote, options.get("remote_place"),
+                                             cfg.transport))
+        place, remote = cfg.remote.place, tuple(name for name, _ in cfg.remote.hosts)
     cpu = node_limits(graph, _text(options.get("cpu_quota")), _text(options.get("cpu_pin")),
-                      _text(options.get("rt_priority")), place)
+                      _text(options.get("rt_priority")), place, remote)
     point = GraphPoint(spec, graph, copies, rate_scale, names, baseline, part)
     return replace(cfg, graph=point, cpu=cpu)
 

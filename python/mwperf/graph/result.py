@@ -19,7 +19,7 @@ def merge(graph: Graph, cfg: PointConfig, specs: list[dict[str, Any]],
           reports: dict[str, dict[str, Any] | None], failed: dict[str, str],
           interrupted: str | None, *, run_id: str, started: datetime, ready_s: float,
           stop_s: float | None, total_s: float, daemons: list[Any], link: Any = None,
-          cpu: Any = None) -> dict[str, Any]:
+          cpu: Any = None, hosts: Any = None) -> dict[str, Any]:
     names = {spec["index"]: spec["name"] for spec in specs}
     sent: dict[tuple[str, str], int] = {}
     for name, report in reports.items():
@@ -77,6 +77,7 @@ def merge(graph: Graph, cfg: PointConfig, specs: list[dict[str, Any]],
         "daemons": daemons,
         "link": link,
         "cpu": cpu,
+        **({"hosts": hosts} if hosts is not None else {}),
     }
 
 

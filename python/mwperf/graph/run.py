@@ -27,13 +27,16 @@ from ..schema import validation_error
 from ..leases import Lease
 from ..middleware import prepare
 from ..procs import AgentProcess, AgentSet
-from ..runner import DAEMON_PLACED_AS
-from ..transports import hook, profile
+from ..place import Place
+from ..remote.hosts import PointHosts
+from ..runner import DAEMON_PLACED_AS, placed, real_hosts
+from ..transports import profile
 from ..transports.foxglove import require_sdk
 from ..transports.iceoryx2 import own_domain
 from ..wire import HEADER_BYTES
 from .check import check_qos, check_sizes
-from .clocks import clock_plan
+from .clocks import CLOCK_NODE, clock_node, clock_plan, real_clock_plan
+from .hosts import GO_NAME, REMOTE_START_MARGIN_NS, write_remote_go
 from .placement import placed_topology
 from .model import Graph
 from .plan import addresses, linger_ns, node_specs, serving_nodes, supported, way
@@ -86,9 +89,13 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
     shm_before = _shm_entries()
     with Lease.take(f"{cfg.transport} graph {graph.name}") as lease, \
             _emulated(topology, cfg, workdir, tag) as network, \
+            real_hosts(cfg, agent, lease) as real, \
             DaemonSet(workdir, lease) as daemons:
         cfg = replace(cfg, opts=cfg.opts + own_domain(cfg, lease))
+        place: Place | None = network or real
         placement = CpuPlacement(cfg.cpu, lease)  # the nodes' and limited hosts' cgroups
+        if real is not None:
+            real.cpu = placement  # the supervisors there apply the CPU limits
         served_as: dict[str, str] = {}  # a node's server sits with the node (its host's limits)
         daemons.on_spawn = lambda spec, pid: placement.join(
             spec.name, DAEMON_PLACED_AS.get(spec.name, served_as.get(spec.name, spec.name)), pid)
@@ -96,32 +103,42 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
         if way(cfg.transport, mode) == "served":
             listen, servers = None, serve(graph, daemons, network, served_as)
         else:
-            listen, servers = prepare(cfg, workdir, agent, daemons, network).listen, None
-        clocks = clock_plan(graph, _node_hosts(graph, topology), {h for h, _, _ in cfg.test_clock},
-                            cfg.clock_sync, network.address_of if network else None)
-        specs = node_specs(graph, addresses(graph, cfg.transport, listen, workdir, tag, network,
+            listen, servers = prepare(cfg, workdir, agent, daemons, place).listen, None
+        if real is not None:  # every real host a clock of its own; mwperf's serves the probes
+            clocks = real_clock_plan(graph, real.place, real.address_of(CLOCK_NODE))
+        else:
+            clocks = clock_plan(graph, _node_hosts(graph, topology),
+                                {h for h, _, _ in cfg.test_clock}, cfg.clock_sync,
+                                network.address_of if network else None)
+        specs = node_specs(graph, addresses(graph, cfg.transport, listen, workdir, tag, place,
                                             mode, servers),
                            cfg.warmup_ns, duration_ns, linger)
+        extra = [clock_node(clocks, specs)] if clocks.server == CLOCK_NODE else []
         go_file = workdir / "go"
         with AgentSet(workdir, placement) as agents:
             t0 = time.monotonic()
             procs: dict[str, AgentProcess] = {}
             try:
-                for spec in specs:
+                for spec in extra + specs:
                     procs[spec["name"]] = _start(agents, agent, cfg, spec, workdir, go_file, tag,
-                                                 network, clocks.args(spec["name"]),
+                                                 place, real, clocks.args(spec["name"]),
                                                  _shift(cfg, topology, spec["name"]))
                 for proc in procs.values():
                     proc.wait_ready("node", max(10.0, cfg.discovery_timeout_ns / 1e9 + 5))
                 ready_s = time.monotonic() - t0
-                start_ns = time.monotonic_ns() + START_MARGIN_NS
+                margin = START_MARGIN_NS if real is None else REMOTE_START_MARGIN_NS
+                start_ns = time.monotonic_ns() + margin
                 temporary = go_file.with_suffix(".tmp")
                 temporary.write_text(f"{start_ns}\n")
                 os.replace(temporary, go_file)
-                limit = (START_MARGIN_NS + cfg.warmup_ns + duration_ns + linger) / 1e9 + SLACK_S
+                if real is not None:
+                    write_remote_go(real, [(s["name"], file_name(s["name"])) for s in specs],
+                                    start_ns)
+                limit = (margin + cfg.warmup_ns + duration_ns + linger) / 1e9 + SLACK_S
                 deadline = time.monotonic() + limit
                 for name, proc in procs.items():
-                    if proc.wait(max(0.0, deadline - time.monotonic())) is None:
+                    if proc.wait(max(0.0, deadline - time.monotonic())) is None \
+                            and name != CLOCK_NODE:
                         failed[name] = f"did not finish within {limit:g} s and was stopped"
                 planned_end_ns = start_ns + cfg.warmup_ns + duration_ns + linger
                 stop_s = max(0.0, (time.monotonic_ns() - planned_end_ns) / 1e9)
@@ -136,6 +153,7 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
         _remove_orphaned_shm(shm_before)
         stopped = time.monotonic() - t0
         link = network.describe() if network is not None else None
+        hosts = real.describe() if real is not None else None
     reports: dict[str, dict[str, Any] | None] = {}
     for spec in specs:
         name = spec["name"]
@@ -150,7 +168,8 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
     for name, report in reports.items():  # where each clock ran; TEST ONLY: the true offset
         clock = (report or {}).get("clock")
         if clock is not None:
-            clock["host"] = _node_hosts(graph, topology).get(name)
+            clock["host"] = (real.place.get(name) if real is not None
+                             else _node_hosts(graph, topology).get(name))
             shift = _shift(cfg, topology, name)
             if shift is not None and clock["role"] == "probed" and report is not None:
                 # the node's clock = (mwperf's + offset) x (1 + drift); at its go instant t:
@@ -161,7 +180,7 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
     result = merge(graph, cfg, specs, reports, failed, interrupted,
                  run_id=f"{started:%Y%m%dT%H%M%SZ}-{cfg.transport}-graph-{tag & 0xFFFF:04x}",
                  started=started, ready_s=ready_s, stop_s=stop_s, total_s=stopped,
-                 daemons=daemons.describe(), link=link, cpu=cpu)
+                 daemons=daemons.describe(), link=link, cpu=cpu, hosts=hosts)
     problem = validation_error(result, "graph-result")
     if problem is not None:  # mwperf's own fault: say where, keep nothing half-right
         raise RunError(f"the graph result does not match schema/result.v2.json at {problem}")
@@ -209,27 +228,34 @@ def _shift(cfg: PointConfig, topology: Topology | None, node: str) -> tuple[int,
 
 
 def _start(agents: AgentSet, agent: Agent, cfg: PointConfig, spec: dict[str, Any],
-           workdir: Path, go_file: Path, tag: int, network: Network | None,
-           clock_args: list[str], shift: tuple[int, float] | None) -> AgentProcess:
+           workdir: Path, go_file: Path, tag: int, place: Place | None,
+           real: PointHosts | None, clock_args: list[str],
+           shift: tuple[int, float] | None) -> AgentProcess:
+    """Start ``spec``'s node where it is placed: here (in an emulated host's namespace, or
+    mwperf's own), or on a real host (its spec on its command line, its files in its scratch
+    folder there, its report sent back)."""
     name = file_name(spec["name"])
-    spec_path = workdir / f"{name}.spec.json"
-    spec_path.write_text(json.dumps(spec))
-    argv = [str(agent.path), "node", "--transport", cfg.transport, "--node-spec",
-            str(spec_path), "--go-file", str(go_file), "--run-id", str(tag),
-            "--json", str(workdir / f"{name}.json"), "--quiet", *qos_args(cfg),
+    remote = real is not None and real.is_remote(spec["name"])
+    if remote:
+        spec_arg, go, report = json.dumps(spec), GO_NAME, f"{name}.json"
+    else:
+        spec_path = workdir / f"{name}.spec.json"
+        spec_path.write_text(json.dumps(spec))
+        spec_arg, go, report = str(spec_path), str(go_file), str(workdir / f"{name}.json")
+    argv = [str(agent.path), "node", "--transport", cfg.transport, "--node-spec", spec_arg,
+            "--go-file", go, "--run-id", str(tag), "--json", report, "--quiet", *qos_args(cfg),
             "--spin-margin", format_duration_arg(cfg.spin_margin_ns)]
     if cfg.busy_poll:
         argv.append("--busy-poll")
     argv += clock_args
     if shift is not None:  # TEST ONLY: a host with a clock of its own (a time namespace)
         argv = shifted(argv, *shift)
-    if network is None:
-        return agents.spawn(spec["name"], argv, name=name)
-    hooks = hook(cfg.transport)
-    for opt in hooks.link_opts(network, spec["name"]):
-        argv += ["--opt", opt]
-    return agents.spawn(spec["name"], argv, network.netns_of(spec["name"]),
-                        hooks.agent_env(network.address_of(spec["name"])), name=name)
+    netns, env, opts = placed(place, spec["name"], cfg.transport, None)
+    argv += [arg for opt in opts for arg in ("--opt", opt)]
+    if remote:
+        assert real is not None
+        return agents.adopt(real.spawn(spec["name"], argv, workdir, name, env, [report]))
+    return agents.spawn(spec["name"], argv, netns, env, name=name)
 
 
 def _report(workdir: Path, node: str) -> tuple[dict[str, Any] | None, str | None]:

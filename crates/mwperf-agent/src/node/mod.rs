@@ -243,7 +243,13 @@ pub fn run(
         })
     };
     let stopped = crate::signals::stopped();
-    let clock = clock.finish(go_ns, (measure_end_ns + spec.linger_ns).min(now_ns()));
+    // the reference serves until the others' last probes (their end), unless stopped
+    let end_ns = if stopped {
+        now_ns()
+    } else {
+        measure_end_ns + spec.linger_ns
+    };
+    let clock = clock.finish(go_ns, end_ns);
     Ok(NodeReport {
         role: "node",
         name: spec.name.clone(),
@@ -269,6 +275,14 @@ pub fn main(args: &crate::cli::NodeArgs) -> std::process::ExitCode {
             return ExitCode::from(2);
         }
     };
+    if spec.is_empty() && args.clock_serve.is_none() {
+        eprintln!(
+            "mwperf-agent: error: --node-spec: node '{}' has neither publishers nor \
+             subscriptions (only a clock reference, --clock-serve, may have none)",
+            spec.name
+        );
+        return ExitCode::from(2);
+    }
     crate::signals::install();
     if let Some(ppm) = args.common.test_clock_drift_ppm {
         mwperf_core::clock::set_test_drift_ppm(ppm); // TEST ONLY: before any timestamp is taken
