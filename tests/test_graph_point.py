@@ -154,3 +154,36 @@ def test_the_clock_plan_serves_mwperfs_clock_and_probes_the_others() -> None:
     assert synced.probed == {"lyon", "hamburg"}  # a self-check across the emulated hosts
     with pytest.raises(UsageError, match="leave one host on mwperf's clock"):
         clock_plan(graph, place, {"a", "b"}, False, lambda node: "10.0.0.1")
+
+
+ROBOT_GRAPH = ("nodes:\n"
+               "  - {name: lidar, host: b, publishers: [{topic: /x, rate: 10, payload: 8}]}\n"
+               "  - {name: planner, subscribers: [{topic: /x}]}\n")
+
+
+@pytest.mark.agent  # which transports cross hosts: the agent's profiles
+@pytest.mark.parametrize("graph, options, expected", [
+    (ROBOT_GRAPH.replace("host: b", "host: c"), {}, "node 'lidar' is on host 'c', which --host "
+     "does not name; hosts: local, b"),
+    (ROBOT_GRAPH, {"remote_place": "nobody=b"}, "--place: graph 'g.yaml' has no node 'nobody'"),
+    (ROBOT_GRAPH, {"remote_place": "planner=c"}, "--place: 'planner=c': no host 'c'"),
+    (ROBOT_GRAPH.replace("host: b", "host: local"), {}, "--host: no node of graph 'g.yaml' is on b"),
+])
+def test_nodes_on_real_hosts_are_placed_or_refused_by_name(tmp_path: Path, graph: str,
+                                                           options: dict[str, str],
+                                                           expected: str) -> None:
+    path = tmp_path / "g.yaml"
+    path.write_text(graph)
+    with pytest.raises(UsageError) as caught:
+        build(graph=str(path), transport="udp", host="b=ssh://root@10.0.0.1", **options)
+    assert expected in str(caught.value)
+
+
+@pytest.mark.agent
+def test_nodes_on_a_real_host_and_here(tmp_path: Path) -> None:
+    path = tmp_path / "g.yaml"
+    path.write_text(ROBOT_GRAPH)
+    cfg = build(graph=str(path), transport="udp", host="b=ssh://root@10.0.0.1",
+                remote_place="planner=b", cpu_quota="b=50%")
+    assert dict(cfg.remote.place) == {"lidar": "b", "planner": "b"}
+    assert cfg.cpu.remote_host("lidar") == "b"  # its supervisor there applies the limit
