@@ -2,18 +2,23 @@
 for one stream; a scenario's ``hosts:``), each node on the host it names."""
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ..emulation.topology import Topology, two_hosts
 from ..errors import UsageError
 from .check import check_hosts
 from .model import Graph
 
-if TYPE_CHECKING:
-    from ..config import PointConfig
+
+class Linked(Protocol):
+    """What placing needs of a point (a config.PointConfig: config imports graph/, not the
+    other way round)."""
+
+    link: str | None
+    topology: Topology | None
 
 
-def placed_topology(graph: Graph, cfg: "PointConfig") -> Topology | None:
+def placed_topology(graph: Graph, cfg: Linked) -> Topology | None:
     """With ``--link``: the emulated hosts (a and b, as for one stream), each node on the host
     it names (a node that names none on the first); None on this machine, where every node
     runs here whatever host it names."""

@@ -9,7 +9,7 @@ runs alone first with ``baseline``."""
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import RunError, UsageError
 from ..wire import HEADER_BYTES
@@ -23,8 +23,8 @@ from .plan import supported
 from .scale import parse_copies, parse_rate_scale, scale
 from .subgraph import alone, without
 
-if TYPE_CHECKING:
-    from ..config import PointConfig
+Point = Any
+"""a config.PointConfig (config imports this module, so it is not imported here)"""
 
 GRAPH_OPTIONS = ("graph", "baseline", "without", "copies", "rate_scale")
 """the point options only a graph has"""
@@ -67,8 +67,8 @@ def refuse_graph_options(options: dict[str, Any]) -> None:
                              "graph: key)")
 
 
-def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]], "PointConfig"],
-                      max_message: Callable[[str], int | None]) -> "PointConfig":
+def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]], Point],
+                      max_message: Callable[[str], int | None]) -> Point:
     """The graph point of ``options`` (``graph`` is given): ``stream`` builds the shared fields
     (config.build_point without the graph's own options), ``max_message`` is the transport's
     largest message (None: no limit or not known here)."""
