@@ -1,5 +1,7 @@
 //! The `node` role: one node of a graph (docs/agent-contract.md, "node"). It opens an endpoint
-//! per subscription and per publisher address, waits until its publishers see a subscriber,
+//! per subscription and per publisher address, all in one middleware session (one DDS
+//! participant, iceoryx2 node, zenoh session...: `Spec::shared_session`, where the transport's
+//! descriptor says `node_session`), as a ROS node's entities share its participant; waits until its publishers see a subscriber,
 //! prints `READY node <name>`, then waits for the go file (`--go-file`: the control plane writes
 //! there the CLOCK_MONOTONIC instant every node starts at, so all schedules are aligned),
 //! publishes each topic on its own absolute schedule for the warm-up and the duration, receives
@@ -100,6 +102,7 @@ pub fn run(
         |side: Side, addr: &str, qos: &spec::QosOverride| -> Result<Box<dyn Endpoint>, String> {
             let mut s = common.spec(addr)?;
             s.qos = qos.apply(&base)?;
+            s.shared_session = true;
             open(common.transport, side, &s).map_err(|e| format!("{addr}: {e}"))
         };
     // subscriptions first: a publisher waits for them (on plain sockets they must listen)
