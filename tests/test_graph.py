@@ -14,6 +14,7 @@ from mwperf.graph.builtin import builtin_names, load_graph
 from mwperf.graph.check import check_hosts, check_sizes
 from mwperf.graph.irobot import parse_irobot
 from mwperf.graph.parse import parse_graph
+from mwperf.graph.run import RUSTDDS_LOOPBACK_PARTICIPANTS, rustdds_participants
 
 
 def graph_text(body: str) -> str:
@@ -311,3 +312,19 @@ def test_an_irobot_period_out_of_range_is_refused(field: dict, expected: str) ->
         parse_irobot(json.dumps({"nodes": [{"node_name": "y", "number": 5000,
                                             "subscribers": [{"topic_name": "t"}]}]}), "t.json",
                      "t")
+
+
+def test_rustdds_on_loopback_is_limited_to_13_participants_one_per_node() -> None:
+    # a node's endpoints share one participant: sierra_nevada's 30 endpoints are 10 participants
+    assert rustdds_participants(load_graph("sierra_nevada")) == 10
+    assert rustdds_participants(load_graph("mont_blanc")) == 20 > RUSTDDS_LOOPBACK_PARTICIPANTS
+    # a node subscribing to what it publishes needs a second one (RustDDS does not deliver
+    # within one participant)
+    echo = parse_graph(textwrap.dedent("""
+        name: echo
+        nodes:
+          - name: talker
+            publishers: [{topic: /chat, rate: 10, payload: 64}]
+            subscribers: [{topic: /chat}]
+        """), "graph.yaml")
+    assert rustdds_participants(echo) == 2

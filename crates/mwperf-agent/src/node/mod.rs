@@ -38,6 +38,10 @@ pub struct NodeReport {
     pub discovery_ns: u64,
     /// CLOCK_MONOTONIC of `go`: the publishers' schedules start here
     pub go_ns: Option<u64>,
+    /// middleware sessions (DDS participants, iceoryx2 nodes, zenoh sessions...) the node's
+    /// endpoints shared at READY: 1 where the transport shares one per node (its descriptor's
+    /// `node_session`), 0 where every endpoint has its own or there is none (sockets)
+    pub sessions: u64,
     pub publishers: Vec<Sent>,
     pub subscriptions: Vec<SubscriptionReport>,
     pub process: ProcessUsage,
@@ -159,6 +163,7 @@ pub fn run(
         }
     }
     let discovery_ns = now_ns() - started;
+    let sessions = mwperf_transports::shared_sessions(common.transport) as u64;
     println!("READY node {}", spec.name);
     let Some(go_ns) = wait_go(go_file)? else {
         return Err("stopped by signal before the graph started".to_string());
@@ -244,6 +249,7 @@ pub fn run(
         status_reason: stopped.then(|| "stopped by signal".to_string()),
         discovery_ns,
         go_ns: Some(go_ns),
+        sessions,
         publishers: sent,
         subscriptions: received,
         process: ProcessUsage::now((now_ns() - started) as f64 / 1e9),
