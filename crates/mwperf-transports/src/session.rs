@@ -168,14 +168,14 @@ mod tests {
         let a = CACHE.session(true, 7, open(1)).unwrap();
         let b = CACHE.session(true, 7, open(2)).unwrap();
         assert_eq!(
-            (a.0, b.0),
+            ((*a).0, (*b).0),
             (1, 1),
             "the second endpoint got the first's session"
         );
         assert!(a.is_shared_now());
         let other = CACHE.session(true, 8, open(3)).unwrap();
         let own = CACHE.session(false, 7, open(4)).unwrap();
-        assert_eq!((other.0, own.0), (3, 4));
+        assert_eq!(((*other).0, (*own).0), (3, 4));
         assert_eq!(live("session-test"), 2, "own sessions are not counted");
         let closed = CLOSED.load(Ordering::SeqCst);
         drop((other, own));
@@ -191,7 +191,7 @@ mod tests {
         assert_eq!(live("session-test"), 0);
         assert_eq!(CLOSED.load(Ordering::SeqCst), closed + 3);
         let again = CACHE.session(true, 7, open(5)).unwrap();
-        assert_eq!(again.0, 5, "a closed session is not handed out again");
+        assert_eq!((*again).0, 5, "a closed session is not handed out again");
         assert_eq!(CACHE.entries.lock().unwrap().len(), 1);
     }
 
