@@ -15,6 +15,7 @@ from mwperf.graph.check import check_hosts, check_qos, check_sizes
 from mwperf.graph.irobot import parse_irobot
 from mwperf.graph.parse import parse_graph
 from mwperf.graph.plan import FIRST_PORT, LISTEN_PORTS, addresses, node_specs, serving_nodes
+from mwperf.graph.run import RUSTDDS_LOOPBACK_PARTICIPANTS, rustdds_participants
 
 
 def graph_text(body: str) -> str:
@@ -416,3 +417,17 @@ def test_a_qos_the_transport_does_not_keep_is_refused_naming_node_and_topic() ->
         check_qos(graph, "zenoh", {"durability": ["volatile", "transient-local"],
                                    "history": ["keep-last"]})
     check_qos(graph, "tcp", {})  # QoS does not apply to a socket: nothing to refuse
+def test_rustdds_on_loopback_is_limited_to_13_participants_one_per_node() -> None:
+    # a node's endpoints share one participant: sierra_nevada's 30 endpoints are 10 participants
+    assert rustdds_participants(load_graph("sierra_nevada")) == 10
+    assert rustdds_participants(load_graph("mont_blanc")) == 20 > RUSTDDS_LOOPBACK_PARTICIPANTS
+    # a node subscribing to what it publishes needs a second one (RustDDS does not deliver
+    # within one participant)
+    echo = parse_graph(textwrap.dedent("""
+        name: echo
+        nodes:
+          - name: talker
+            publishers: [{topic: /chat, rate: 10, payload: 64}]
+            subscribers: [{topic: /chat}]
+        """), "graph.yaml")
+    assert rustdds_participants(echo) == 2

@@ -269,6 +269,7 @@ impl Common {
             addr: addr.to_string(),
             qos,
             options: self.opt.clone(),
+            shared_session: false,
         })
     }
 }

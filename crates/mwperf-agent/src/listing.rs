@@ -26,6 +26,7 @@ pub fn transport_json(kind: Kind) -> serde_json::Value {
         "local_only": d.local_only,
         "crosses_hosts": d.crosses_hosts,
         "fanout": d.fanout.name(),
+        "node_session": d.node_session,
         "opts": opts,
         "defaults": d.defaults.iter().map(|(k, v)| (k.to_string(), serde_json::json!(v))).collect::<serde_json::Map<_, _>>(),
         "qos": {
@@ -125,6 +126,7 @@ mod tests {
                 "local_only",
                 "crosses_hosts",
                 "fanout",
+                "node_session",
                 "opts",
                 "qos",
             ] {

@@ -101,6 +101,10 @@ pub struct Descriptor {
     /// Whether two agents on different hosts (emulated or real) can meet over it.
     pub crosses_hosts: bool,
     pub fanout: Fanout,
+    /// With [`crate::Spec::shared_session`] (a graph node), this process's endpoints of equal
+    /// session settings share one middleware session (participant, node, connection); false:
+    /// every endpoint opens its own (plain sockets have no session to share).
+    pub node_session: bool,
     /// The `--opt` keys it accepts; any other key is refused naming these.
     pub opts: &'static [Opt],
     /// The value an `--opt` key takes when not given, where the control plane needs the same

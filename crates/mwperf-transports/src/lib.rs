@@ -13,6 +13,7 @@ pub mod descriptor;
 mod endpoint;
 mod middleware;
 mod poll;
+pub mod session;
 pub mod spec;
 mod stream;
 pub mod tcp;
@@ -140,6 +141,12 @@ impl Kind {
     pub fn address_form(self) -> &'static str {
         self.descriptor().address
     }
+}
+
+/// How many shared middleware sessions of `kind` this process has open now
+/// ([`Spec::shared_session`]; endpoints opened without it are not counted).
+pub fn shared_sessions(kind: Kind) -> usize {
+    session::live(kind.name())
 }
 
 /// Open `side` of a measurement over `kind`.

@@ -132,6 +132,12 @@ pub struct Spec {
     pub addr: String,
     pub qos: Qos,
     pub options: Vec<(String, String)>,
+    /// Take the middleware session (DDS participant, iceoryx2 node, zenoh session, ...) from
+    /// this process's shared ones instead of opening one for this endpoint alone: endpoints
+    /// whose session settings are equal then share one, as a ROS node's publishers and
+    /// subscriptions share its participant (see `session.rs`). Set by the graph node role only;
+    /// a transport whose descriptor has `node_session: false` ignores it.
+    pub shared_session: bool,
 }
 
 impl Spec {
@@ -149,6 +155,12 @@ impl Spec {
 
     pub fn with_option(mut self, key: &str, value: &str) -> Self {
         self.options.push((key.into(), value.into()));
+        self
+    }
+
+    /// Share the middleware session with this process's other endpoints of equal settings.
+    pub fn shared(mut self) -> Self {
+        self.shared_session = true;
         self
     }
 

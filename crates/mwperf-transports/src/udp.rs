@@ -24,6 +24,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     local_only: false,
     crosses_hosts: true,
     fanout: Fanout::SenderLoops,
+    node_session: false,
     defaults: &[],
     opts: &[],
     qos: QosSupport::NONE,

@@ -22,6 +22,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     local_only: true,
     crosses_hosts: false,
     fanout: Fanout::SenderLoops,
+    node_session: false,
     defaults: &[],
     opts: &[],
     qos: QosSupport::NONE,

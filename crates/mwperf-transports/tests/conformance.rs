@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 use mwperf_core::clock::now_ns;
 use mwperf_core::wire::{build_message, payload_intact, Header, FLAG_PROBE, HEADER_LEN};
 use mwperf_transports::{
-    open, Durability, Endpoint, Fanout, History, Kind, Qos, Reliability, Side, Spec, TransportError,
+    open, shared_sessions, Durability, Endpoint, Fanout, History, Kind, Qos, Reliability, Side,
+    Spec, TransportError,
 };
 
 mod support;
@@ -553,6 +554,100 @@ pub fn fanout_counting_matches_the_descriptor(fx: &Fixture) {
     drop(sub);
 }
 
+/// Send from `from` until `to` receives (discovery may still be settling), at most 15 s.
+fn gets_through(kind: Kind, from: &mut dyn Endpoint, to: &mut dyn Endpoint, what: &str) {
+    let mut buf = Vec::new();
+    let end = Instant::now() + Duration::from_secs(15);
+    loop {
+        from.send(&msg(1, 32))
+            .unwrap_or_else(|e| panic!("{kind:?}: send {what}: {e}"));
+        from.drain(100 * MS);
+        if recv_within(to, &mut buf, 50).unwrap().is_some() {
+            return;
+        }
+        assert!(
+            Instant::now() < end,
+            "{kind:?}: nothing got through {what} in 15 s"
+        );
+    }
+}
+
+/// `Spec::shared_session` (a graph node): where the descriptor says `node_session`, a sub and a
+/// pub of another topic opened with it share one session, an endpoint opened without it gets its
+/// own (not a shared one), a pub of the sub's own topic (a node publishing what it subscribes to)
+/// reaches it, and dropping the last endpoint closes the session. Every other transport opens no
+/// shared session at all.
+pub fn endpoints_share_a_session_where_asked(fx: &Fixture) {
+    let kind = fx.kind;
+    let want = usize::from(kind.descriptor().node_session);
+    let shared = |addr: &str, side: Side| {
+        open(kind, side, &fx.spec(addr).shared())
+            .unwrap_or_else(|e| panic!("{kind:?}: shared {side:?} at {addr}: {e}"))
+    };
+    assert_eq!(
+        shared_sessions(kind),
+        0,
+        "{kind:?}: a shared session before any"
+    );
+    let mut sub = shared(&fx.listen_addr("shared"), Side::Sub);
+    let mut other = open(kind, Side::Sub, &fx.spec(&fx.listen_addr("own")))
+        .unwrap_or_else(|e| panic!("{kind:?}: own sub: {e}"));
+    assert_eq!(
+        shared_sessions(kind),
+        want,
+        "{kind:?}: without the flag, its own"
+    );
+    let mut publisher = shared(&other.local_addr(), Side::Pub);
+    // zenoh peers: a session connecting to the other sub's endpoint is not the one listening
+    let sessions = if kind == Kind::Zenoh { 2 } else { want };
+    assert_eq!(
+        shared_sessions(kind),
+        sessions,
+        "{kind:?}: sub and pub share one"
+    );
+    publisher
+        .wait_matched(MATCH_NS)
+        .unwrap_or_else(|e| panic!("{kind:?}: shared pub not matched: {e}"));
+    gets_through(
+        kind,
+        publisher.as_mut(),
+        other.as_mut(),
+        "from a shared session",
+    );
+    let mut own_topic = shared(&sub.local_addr(), Side::Pub);
+    own_topic
+        .wait_matched(MATCH_NS)
+        .unwrap_or_else(|e| panic!("{kind:?}: pub of the sub's topic not matched: {e}"));
+    if kind.descriptor().fanout == Fanout::Counted {
+        let end = Instant::now() + Duration::from_secs(10);
+        while own_topic.matched_subscribers().unwrap_or(0) < 1 {
+            assert!(
+                Instant::now() < end,
+                "{kind:?}: the pub does not count the sub of its own node"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+    gets_through(
+        kind,
+        own_topic.as_mut(),
+        sub.as_mut(),
+        "to a sub of the same node",
+    );
+    drop((publisher, own_topic, other));
+    assert_eq!(
+        shared_sessions(kind),
+        want,
+        "{kind:?}: the sub still holds it"
+    );
+    drop(sub);
+    assert_eq!(
+        shared_sessions(kind),
+        0,
+        "{kind:?}: the last drop closes it"
+    );
+}
+
 macro_rules! conformance {
     ($($(#[$attr:meta])* $module:ident => $kind:expr),* $(,)?) => {$(
         $(#[$attr])*
@@ -571,6 +666,7 @@ macro_rules! conformance {
             #[test] fn discovery_without_a_peer_is_bounded() { super::discovery_without_a_peer_is_bounded(&fx()) }
             #[test] fn qos_is_honoured_or_refused() { super::qos_is_honoured_or_refused(&fx()) }
             #[test] fn fanout_counting_matches_the_descriptor() { super::fanout_counting_matches_the_descriptor(&fx()) }
+            #[test] fn endpoints_share_a_session_where_asked() { super::endpoints_share_a_session_where_asked(&fx()) }
         }
     )*};
 }

@@ -115,3 +115,36 @@ fn router_port_is_released_on_drop() {
         .is_usage());
     assert!(router(Kind::Tcp, "127.0.0.1:0").err().unwrap().is_usage());
 }
+
+/// A graph node in client mode: its subscriptions and publishers of several topics share one
+/// session to the router (`Spec::shared_session`), closed with the last of them.
+#[test]
+fn a_node_shares_one_session_to_the_router() {
+    let r = router(Kind::Zenoh, "tcp/127.0.0.1:0").unwrap();
+    let at = r.local_addr();
+    let shared = |side: Side, base: &str| {
+        open(
+            Kind::Zenoh,
+            side,
+            &client_spec(&format!("{at}#{base}")).shared(),
+        )
+        .unwrap()
+    };
+    let mut sub = shared(Side::Sub, "node-a");
+    let mut publisher = shared(Side::Pub, "node-a");
+    let other = shared(Side::Pub, "node-b");
+    assert_eq!(mwperf_transports::shared_sessions(Kind::Zenoh), 1);
+    publisher.wait_matched(10_000 * MS).unwrap();
+    let mut buf = Vec::new();
+    let end = Instant::now() + Duration::from_secs(10);
+    while {
+        publisher.send(&msg(1)).unwrap();
+        recv_within(sub.as_mut(), &mut buf, 50).is_none()
+    } {
+        assert!(Instant::now() < end, "nothing through the shared session");
+    }
+    drop((publisher, other));
+    assert_eq!(mwperf_transports::shared_sessions(Kind::Zenoh), 1);
+    drop(sub);
+    assert_eq!(mwperf_transports::shared_sessions(Kind::Zenoh), 0);
+}

@@ -163,7 +163,8 @@ def _node(name: str, report: dict[str, Any] | None, failed: str | None) -> dict[
     cpu = process["cpu_user_s"] + process["cpu_sys_s"]
     return {"name": name, "status": report["status"] if not failed else "partial",
             "status_reason": failed or report.get("status_reason"),
-            "discovery_ns": report["discovery_ns"], "cpu_s": round(cpu, 4),
+            "discovery_ns": report["discovery_ns"], "sessions": report.get("sessions"),
+            "cpu_s": round(cpu, 4),
             "cpu_percent": round(100 * cpu / wall, 2) if wall else None,
             "max_rss_kib": process["max_rss_kib"],
             "sent": {p["topic"]: p["sent"] for p in report["publishers"]},

@@ -38,7 +38,7 @@ from .check import check_qos, check_sizes
 from .clocks import CLOCK_NODE, clock_node, clock_plan, real_clock_plan
 from .hosts import GO_NAME, REMOTE_START_MARGIN_NS, write_remote_go
 from .placement import placed_topology
-from .model import Graph
+from .model import Graph, Node
 from .plan import addresses, linger_ns, node_specs, serving_nodes, supported, way
 from .result import merge
 
@@ -55,25 +55,36 @@ def file_name(node: str) -> str:
 
 RUSTDDS_LOOPBACK_PARTICIPANTS = 13
 """RustDDS on loopback announces itself to participant ids 0..12 only (no multicast on lo): two
-participants above those never meet (transports/rustdds.rs)"""
+participants above those never meet (transports/rustdds/mod.rs)"""
 
 
-def endpoints(graph: Graph) -> int:
-    """The endpoints a graph opens: one per subscription, publisher and stage."""
-    return sum(len(n.publishers) + len(n.subscribers)
-               + sum(1 for s in n.subscribers if s.publish) for n in graph.nodes)
+def rustdds_participants(graph: Graph) -> int:
+    """The RustDDS participants a graph opens: one per node (its endpoints share it,
+    transports/rustdds/participant.rs), two for a node subscribing to a topic it publishes
+    (RustDDS does not deliver between a writer and a reader of one participant)."""
+    def own(node: Node) -> int:
+        published = {p.topic for p in node.publishers} | {s.publish for s in node.subscribers
+                                                          if s.publish}
+        return 2 if any(s.topic in published for s in node.subscribers) else 1
+    return sum(own(n) for n in graph.nodes)
+
+
+def _check_rustdds_loopback(graph: Graph, cfg: PointConfig) -> None:
+    if cfg.transport != "rustdds" or cfg.option("network") not in (None, "loopback"):
+        return
+    participants = rustdds_participants(graph)
+    if participants > RUSTDDS_LOOPBACK_PARTICIPANTS:
+        raise UsageError(
+            f"--graph {graph.name} --transport rustdds: {len(graph.nodes)} nodes make "
+            f"{participants} RustDDS participants (one per node); on loopback RustDDS discovers "
+            f"only {RUSTDDS_LOOPBACK_PARTICIPANTS} (it announces itself to participant ids "
+            "0..12, lo has no multicast); use a smaller graph or emulated hosts (--link)")
 
 
 def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> dict[str, Any]:
     """Measure ``graph`` over ``cfg.transport`` for cfg's warm-up and duration."""
     supported(cfg.transport)
-    if cfg.transport == "rustdds" and cfg.option("network") in (None, "loopback") and \
-            endpoints(graph) > RUSTDDS_LOOPBACK_PARTICIPANTS:
-        raise UsageError(
-            f"--graph {graph.name} --transport rustdds: {endpoints(graph)} endpoints, each a "
-            f"RustDDS participant; on loopback RustDDS discovers only {RUSTDDS_LOOPBACK_PARTICIPANTS}"
-            " (it announces itself to participant ids 0..12, lo has no multicast); use a smaller "
-            "graph or emulated hosts (--link)")
+    _check_rustdds_loopback(graph, cfg)
     most = profile(cfg.transport).max_message
     check_sizes(graph, cfg.transport, most - HEADER_BYTES if most else None)
     check_qos(graph, cfg.transport, profile(cfg.transport).qos)

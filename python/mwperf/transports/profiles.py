@@ -10,7 +10,8 @@ from ..agent import Agent, find_agent, query_json
 from ..errors import RunError
 
 FIELDS = ("name", "built", "daemon", "address", "description", "discovery", "framing",
-          "max_message", "local_only", "crosses_hosts", "fanout", "opts", "defaults", "qos")
+          "max_message", "local_only", "crosses_hosts", "fanout", "node_session", "opts", "defaults",
+          "qos")
 """every key of one descriptor in the agent's listing"""
 
 
@@ -36,6 +37,9 @@ class Profile:
     """agents on two hosts (emulated or real) can meet over it"""
     fanout: str
     """sender-loops (one address per subscriber), counted or uncounted (native)"""
+    node_session: bool
+    """a graph node's endpoints share one middleware session (participant, node, connection)
+    instead of opening one each"""
     opts: dict[str, str]
     """--opt key -> one line of help"""
     defaults: dict[str, str]

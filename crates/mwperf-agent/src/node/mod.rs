@@ -1,5 +1,7 @@
 //! The `node` role: one node of a graph (docs/agent-contract.md, "node"). It opens an endpoint
-//! per subscription and per publisher address, waits until its publishers see a subscriber,
+//! per subscription and per publisher address, all in one middleware session (one DDS
+//! participant, iceoryx2 node, zenoh session...: `Spec::shared_session`, where the transport's
+//! descriptor says `node_session`), as a ROS node's entities share its participant; waits until its publishers see a subscriber,
 //! prints `READY node <name>`, then waits for the go file (`--go-file`: the control plane writes
 //! there the CLOCK_MONOTONIC instant every node starts at, so all schedules are aligned),
 //! publishes each topic on its own absolute schedule for the warm-up and the duration, receives
@@ -39,6 +41,10 @@ pub struct NodeReport {
     pub discovery_ns: u64,
     /// CLOCK_MONOTONIC of `go`: the publishers' schedules start here
     pub go_ns: Option<u64>,
+    /// middleware sessions (DDS participants, iceoryx2 nodes, zenoh sessions...) the node's
+    /// endpoints shared at READY: 1 where the transport shares one per node (its descriptor's
+    /// `node_session`), 0 where every endpoint has its own or there is none (sockets)
+    pub sessions: u64,
     pub publishers: Vec<Sent>,
     pub subscriptions: Vec<SubscriptionReport>,
     pub process: ProcessUsage,
@@ -109,6 +115,7 @@ pub fn run(
         |side: Side, addr: &str, qos: &spec::QosOverride| -> Result<Box<dyn Endpoint>, String> {
             let mut s = common.spec(addr)?;
             s.qos = qos.apply(&base)?;
+            s.shared_session = true;
             open(common.transport, side, &s).map_err(|e| format!("{addr}: {e}"))
         };
     // subscriptions first: a publisher waits for them (on plain sockets they must listen)
@@ -165,6 +172,7 @@ pub fn run(
         }
     }
     let discovery_ns = now_ns() - started;
+    let sessions = mwperf_transports::shared_sessions(common.transport) as u64;
     println!("READY node {}", spec.name);
     let Some(go_ns) = wait_go(go_file)? else {
         return Err("stopped by signal before the graph started".to_string());
@@ -258,6 +266,7 @@ pub fn run(
         status_reason: stopped.then(|| "stopped by signal".to_string()),
         discovery_ns,
         go_ns: Some(go_ns),
+        sessions,
         publishers: sent,
         subscriptions: received,
         process: ProcessUsage::now((now_ns() - started) as f64 / 1e9),

@@ -97,6 +97,7 @@ impl Fixture {
             addr: addr.into(),
             qos: self.qos,
             options: self.options.clone(),
+            shared_session: false,
         }
     }
 

@@ -14,6 +14,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     local_only: false,
     crosses_hosts: true,
     fanout: Fanout::Counted,
+    node_session: true,
     defaults: &[("config", LOOPBACK_CONFIG)],
     opts: &[
         Opt { key: "max-blocking", help: "how long a reliable write may block on a full history before it fails (a duration; default 100ms)" },

@@ -4,7 +4,9 @@
 //! message in `data` (`time` = header sent_ns, `id` = header seq, informational).
 //!
 //! One participant per endpoint in the domain of the address, pinned to loopback
-//! ([`domain::LOOPBACK_CONFIG`]). The writer (if the side publishes) is created at open, so the
+//! ([`domain::LOOPBACK_CONFIG`]); with `Spec::shared_session` (a graph node) one per domain and
+//! process instead, shared by the endpoints ([`participant`]), each still with its own topic,
+//! reader, writer, QoS and waitset. The writer (if the side publishes) is created at open, so the
 //! peer's `wait_matched` sees it; the reader (if the side subscribes) sits in a waitset: `recv`
 //! takes without blocking first and sleeps in the waitset only when nothing is there (waits
 //! capped at [`MAX_WAIT_NS`]: Cyclone resumes its waits after signals, so callers get control
@@ -17,12 +19,13 @@
 //! the endpoint as a ROS 2 node on `ros_discovery_info`, see `graph.rs`).
 
 #[cfg(mwperf_cyclonedds)]
-#[cfg(mwperf_cyclonedds)]
 mod domain;
 #[cfg(mwperf_cyclonedds)]
 mod ffi;
 #[cfg(mwperf_cyclonedds)]
 mod graph;
+#[cfg(mwperf_cyclonedds)]
+mod participant;
 #[cfg(mwperf_cyclonedds)]
 mod qos;
 #[cfg(mwperf_cyclonedds)]
@@ -93,9 +96,12 @@ struct Inbox {
 #[cfg(mwperf_cyclonedds)]
 pub struct CycloneEndpoint {
     api: &'static Api,
-    participant: ffi::dds_entity_t,
+    /// This endpoint's writer, reader, waitset and topics live in it; dropped last.
+    participant: crate::session::SessionRef<participant::Participant>,
     writer: Option<(ffi::dds_entity_t, String)>,
     inbox: Option<Inbox>,
+    /// The topic entities this endpoint created (deleted after its reader and writer).
+    topics: Vec<ffi::dds_entity_t>,
     addr: Address,
 }
 
@@ -114,22 +120,23 @@ impl CycloneEndpoint {
         };
         let addr = Address::parse(T, &spec.addr, side.is_listener())?;
         let api = ffi::api()?;
+        if spec.shared_session && opts.get("ros-node").is_some() {
+            return Err(TransportError::Unsupported {
+                transport: T,
+                what: "--opt ros-node in a graph node (its endpoints share one participant; announce it once per node is not implemented)".into(),
+            });
+        }
         domain::ensure(api, addr.domain, opts.get("config"))?;
-        // SAFETY: plain constructor call; a negative return is an error code.
-        let participant = unsafe {
-            (api.dds_create_participant)(addr.domain, std::ptr::null(), std::ptr::null())
-        };
-        check(
-            api,
-            participant,
-            format_args!("creating a participant in domain {}", addr.domain),
-        )?;
-        // From here on, dropping `ep` deletes the participant and everything created in it.
+        let shared = participant::Participant::session(api, addr.domain, spec.shared_session)?;
+        let participant = shared.handle;
+        // From here on, dropping `ep` deletes what it created (and the participant with its
+        // last endpoint).
         let mut ep = CycloneEndpoint {
             api,
-            participant,
+            participant: shared,
             writer: None,
             inbox: None,
+            topics: Vec::new(),
             addr,
         };
         let qos = qos::build(api, &spec.qos, max_blocking)?;
@@ -188,21 +195,24 @@ impl CycloneEndpoint {
         Ok(ep)
     }
 
-    /// The topic `name` of the mwperf type in this participant.
-    fn topic(&self, name: &str) -> Result<ffi::dds_entity_t, TransportError> {
+    /// The topic `name` of the mwperf type in this participant (an entity of this endpoint's:
+    /// Cyclone gives each create its own, even for a name the participant has already).
+    fn topic(&mut self, name: &str) -> Result<ffi::dds_entity_t, TransportError> {
         let cname = CString::new(name)
             .map_err(|_| TransportError::Address(format!("topic name {name:?} contains NUL")))?;
         // SAFETY: valid participant and descriptor; Cyclone copies the name.
         let t = unsafe {
             (self.api.dds_create_topic)(
-                self.participant,
+                self.participant.handle,
                 ffi::bytes_descriptor(),
                 cname.as_ptr(),
                 std::ptr::null(),
                 std::ptr::null(),
             )
         };
-        check(self.api, t, format_args!("creating topic {name}"))
+        let t = check(self.api, t, format_args!("creating topic {name}"))?;
+        self.topics.push(t);
+        Ok(t)
     }
 
     /// Take one sample with data (skipping the data-less ones Cyclone uses for writer state).
@@ -350,10 +360,19 @@ impl Endpoint for CycloneEndpoint {
 
 #[cfg(mwperf_cyclonedds)]
 impl Drop for CycloneEndpoint {
+    /// Deletes this endpoint's entities (a topic after its reader and writer); the participant
+    /// goes when its last endpoint does (`participant.rs`).
     fn drop(&mut self) {
-        // Deleting the participant deletes its topics, writer, reader, condition and waitsets.
-        // SAFETY: the participant is deleted once; nothing refers to its children afterwards
-        // (the sample buffer is ours and freed by `Sample`).
-        unsafe { (self.api.dds_delete)(self.participant) };
+        let writer = self.writer.as_ref().map(|(w, _)| *w);
+        let inbox = self.inbox.as_ref().map(|i| [i.waitset, i.reader]);
+        let entities = writer
+            .into_iter()
+            .chain(inbox.into_iter().flatten())
+            .chain(self.topics.iter().copied());
+        for e in entities {
+            // SAFETY: each entity is ours and deleted once; nothing refers to it afterwards (the
+            // sample buffer is ours and freed by `Sample`).
+            unsafe { (self.api.dds_delete)(e) };
+        }
     }
 }

@@ -14,6 +14,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     local_only: false,
     crosses_hosts: true,
     fanout: Fanout::Counted,
+    node_session: true,
     defaults: &[],
     opts: &[
         Opt { key: "shm", help: "on|off: Fast DDS's shared-memory transport beside UDP for peers on this host (default on, as Fast DDS; a Cyclone or RustDDS peer is reached over UDP either way)" },

@@ -17,6 +17,12 @@ pub struct mwfd_endpoint {
     _private: [u8; 0],
 }
 
+/// Opaque participant handle of the shim (a participant and the topics its endpoints use).
+#[repr(C)]
+pub struct mwfd_participant {
+    _private: [u8; 0],
+}
+
 /// `struct mwfd_config` in shim.cpp (same order and types).
 #[repr(C)]
 pub struct Config {
@@ -37,7 +43,15 @@ pub struct Config {
     pub heartbeat_ns: i64,
 }
 
-type OpenFn = unsafe extern "C" fn(*const Config, *mut c_char, usize) -> *mut mwfd_endpoint;
+type ParticipantOpenFn =
+    unsafe extern "C" fn(*const Config, *mut c_char, usize) -> *mut mwfd_participant;
+type ParticipantCloseFn = unsafe extern "C" fn(*mut mwfd_participant);
+type OpenFn = unsafe extern "C" fn(
+    *mut mwfd_participant,
+    *const Config,
+    *mut c_char,
+    usize,
+) -> *mut mwfd_endpoint;
 type CloseFn = unsafe extern "C" fn(*mut mwfd_endpoint);
 type WriteFn = unsafe extern "C" fn(*mut mwfd_endpoint, *const u8, u32, i64, u64) -> i32;
 type TakeFn = unsafe extern "C" fn(*mut mwfd_endpoint, *mut *const u8, *mut u32) -> i32;
@@ -46,6 +60,8 @@ type MatchedFn = unsafe extern "C" fn(*mut mwfd_endpoint, *mut i32, *mut i32) ->
 
 /// The shim's functions (signatures as in shim.cpp).
 pub struct Api {
+    pub participant_open: ParticipantOpenFn,
+    pub participant_close: ParticipantCloseFn,
     pub open: OpenFn,
     pub close: CloseFn,
     pub write: WriteFn,
@@ -121,6 +137,8 @@ fn load() -> Result<Api, String> {
         }};
     }
     Ok(Api {
+        participant_open: sym!("mwfd_participant_open", ParticipantOpenFn),
+        participant_close: sym!("mwfd_participant_close", ParticipantCloseFn),
         open: sym!("mwfd_open", OpenFn),
         close: sym!("mwfd_close", CloseFn),
         write: sym!("mwfd_write", WriteFn),
@@ -128,4 +146,12 @@ fn load() -> Result<Api, String> {
         wait: sym!("mwfd_wait", WaitFn),
         matched: sym!("mwfd_matched", MatchedFn),
     })
+}
+
+/// The text the shim wrote into an error buffer (NUL-terminated by snprintf, or all zeros).
+pub fn text(err: &[c_char]) -> String {
+    // SAFETY: the buffer holds a NUL (snprintf terminates; a zeroed buffer starts with one).
+    unsafe { CStr::from_ptr(err.as_ptr()) }
+        .to_string_lossy()
+        .into_owned()
 }

@@ -4,7 +4,8 @@
 //!
 //! Fast DDS is C++: `shim.cpp` wraps the few calls used behind a C ABI (participant, writer,
 //! reader, take, wait, matched counts), build.rs compiles it against the system library and
-//! `ffi.rs` loads it at run time. One participant per endpoint in the address's domain, on
+//! `ffi.rs` loads it at run time. One participant per endpoint in the address's domain (with
+//! `Spec::shared_session`, a graph node's endpoints share one: [`participant`]), on
 //! 127.0.0.1 with unicast discovery of the participant ports there (as the cyclonedds transport's
 //! loopback configuration), no multicast; `--opt interface/peers` for real or emulated hosts.
 //! `recv` takes without blocking first and sleeps in `wait_for_unread_message` only when nothing
@@ -16,6 +17,8 @@
 
 #[cfg(mwperf_fastdds)]
 mod ffi;
+#[cfg(mwperf_fastdds)]
+mod participant;
 #[cfg(mwperf_fastdds)]
 pub mod shm;
 
@@ -97,6 +100,8 @@ fn parse_rate(text: &str) -> Option<i64> {
 pub struct FastddsEndpoint {
     api: &'static ffi::Api,
     ep: *mut ffi::mwfd_endpoint,
+    /// The participant `ep` lives in: closed after it, with its last endpoint.
+    _participant: crate::session::SessionRef<participant::Participant>,
     out_topic: Option<String>,
     in_topic: Option<String>,
     addr: Address,
@@ -196,22 +201,28 @@ impl FastddsEndpoint {
             max_bytes_per_s: max_rate,
             heartbeat_ns: i64::try_from(heartbeat).unwrap_or(i64::MAX),
         };
+        let key = participant::Key {
+            domain: addr.domain,
+            shm,
+            interface: opts.get("interface").map(str::to_string),
+            peers: opts.get("peers").map(str::to_string),
+            max_bytes_per_s: max_rate,
+        };
+        let owner = participant::Participant::session(api, key, &config, spec.shared_session)?;
         let mut err = [0 as c_char; 512];
-        // SAFETY: the config's strings live until the call returns; err is a writable buffer.
-        let ep = unsafe { (api.open)(&config, err.as_mut_ptr(), err.len()) };
+        // SAFETY: the config's strings live until the call returns; err is a writable buffer;
+        // the participant outlives the endpoint (held by it).
+        let ep = unsafe { (api.open)(owner.ptr, &config, err.as_mut_ptr(), err.len()) };
         if ep.is_null() {
-            // SAFETY: the shim wrote a NUL-terminated text (snprintf) or left zeros.
-            let why = unsafe { std::ffi::CStr::from_ptr(err.as_ptr()) }
-                .to_string_lossy()
-                .into_owned();
             return Err(TransportError::Middleware {
                 transport: T,
-                detail: format!("{why} (domain {}, {})", addr.domain, spec.qos),
+                detail: format!("{} (domain {}, {})", ffi::text(&err), addr.domain, spec.qos),
             });
         }
         Ok(FastddsEndpoint {
             api,
             ep,
+            _participant: owner,
             out_topic,
             in_topic,
             addr,
@@ -324,9 +335,9 @@ impl Endpoint for FastddsEndpoint {
 #[cfg(mwperf_fastdds)]
 impl Drop for FastddsEndpoint {
     fn drop(&mut self) {
-        // SAFETY: the handle is closed once; nothing refers to it afterwards.
+        // SAFETY: the handle is closed once; nothing refers to it afterwards. The participant
+        // (and the shared-memory sweep) follows with its last endpoint.
         unsafe { (self.api.close)(self.ep) };
-        shm::sweep();
     }
 }
 

@@ -2,7 +2,10 @@
 // libfastrtps 2.9), compiled by build.rs into a shared object that the agent loads at run time
 // (so an agent built with it still starts where Fast DDS is not installed).
 //
-// One endpoint = one participant in the address's domain, with a writer and/or a reader of the
+// A participant (mwfd_participant_open) holds the session-level settings (domain, transports,
+// discovery peers, flow controller); an endpoint (mwfd_open) is a writer and/or a reader in one,
+// each with its own publisher/subscriber and QoS. The Rust side gives each endpoint its own
+// participant, or one shared by a graph node's endpoints. An endpoint has a writer and/or a reader of the
 // ROS 2 type mwperf_msgs/msg/Bytes (DDS name mwperf_msgs::msg::dds_::Bytes_, XCDR1 like ROS 2
 // Humble): sequence<octet> data; int64 time; uint64 id. The same type, topic names and CDR as the
 // cyclonedds and rustdds transports, so they interoperate on the wire.
@@ -33,6 +36,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <map>
+#include <mutex>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -49,6 +54,9 @@ using eprosima::fastrtps::rtps::InstanceHandle_t;
 namespace {
 
 const char* const TYPE_NAME = "mwperf_msgs::msg::dds_::Bytes_";
+
+// The flow controller of a participant with a rate limit (max_bytes_per_s), used by its writers.
+const char* const FLOW = "mwperf_rate_limit";
 
 // What a writer hands to serialize(): the caller's bytes, not copied before serialization.
 struct Outgoing {
@@ -160,25 +168,71 @@ struct mwfd_config {
     int64_t heartbeat_ns;      // > 0: a reliable writer's heartbeat period (0: Fast DDS's, 3 s)
 };
 
-struct mwfd_endpoint {
+// A participant and the topics its endpoints use: Fast DDS refuses a second topic of one name
+// in a participant, so endpoints share a topic entity, counted, deleted with its last user.
+// `lock` guards the map (endpoints of one participant open and close from several threads).
+struct mwfd_participant {
     DomainParticipant* participant = nullptr;
+    std::mutex lock;
+    std::map<std::string, std::pair<Topic*, int>> topics;
+};
+
+struct mwfd_endpoint {
+    mwfd_participant* owner = nullptr;
     Publisher* publisher = nullptr;
     Subscriber* subscriber = nullptr;
-    Topic* out_topic = nullptr;
-    Topic* in_topic = nullptr;
+    std::string out_topic;
+    std::string in_topic;
     DataWriter* writer = nullptr;
     DataReader* reader = nullptr;
     bool reliable = false;
     Incoming sample;
 };
 
+// The participant's topic `name`, created on first use (call with owner->lock held).
+static Topic* acquire_topic(mwfd_participant* owner, const std::string& name) {
+    auto it = owner->topics.find(name);
+    if (it != owner->topics.end()) {
+        it->second.second += 1;
+        return it->second.first;
+    }
+    Topic* t = owner->participant->create_topic(name, TYPE_NAME, TOPIC_QOS_DEFAULT);
+    if (t) owner->topics[name] = {t, 1};
+    return t;
+}
+
+// One user fewer of topic `name`; deleted with its last (call with owner->lock held, after the
+// endpoint's reader or writer on it is deleted).
+static void release_topic(mwfd_participant* owner, const std::string& name) {
+    auto it = owner->topics.find(name);
+    if (it == owner->topics.end()) return;
+    if (--it->second.second == 0) {
+        owner->participant->delete_topic(it->second.first);
+        owner->topics.erase(it);
+    }
+}
+
+// Delete what the endpoint created in its participant (the participant stays).
 static void destroy(mwfd_endpoint* ep) {
     if (!ep) return;
-    if (ep->participant) {
-        ep->participant->delete_contained_entities();
-        DomainParticipantFactory::get_instance()->delete_participant(ep->participant);
-    }
+    mwfd_participant* owner = ep->owner;
+    std::lock_guard<std::mutex> guard(owner->lock);
+    if (ep->writer) ep->publisher->delete_datawriter(ep->writer);
+    if (ep->publisher) owner->participant->delete_publisher(ep->publisher);
+    if (!ep->out_topic.empty()) release_topic(owner, ep->out_topic);
+    if (ep->reader) ep->subscriber->delete_datareader(ep->reader);
+    if (ep->subscriber) owner->participant->delete_subscriber(ep->subscriber);
+    if (!ep->in_topic.empty()) release_topic(owner, ep->in_topic);
     delete ep;
+}
+
+static void destroy_participant(mwfd_participant* p) {
+    if (!p) return;
+    if (p->participant) {
+        p->participant->delete_contained_entities();
+        DomainParticipantFactory::get_instance()->delete_participant(p->participant);
+    }
+    delete p;
 }
 
 static Duration_t duration_of(int64_t ns) {
@@ -228,9 +282,10 @@ int32_t mwfd_version(char* out, size_t cap) {
     return 0;
 }
 
-mwfd_endpoint* mwfd_open(const mwfd_config* cfg, char* err, size_t cap) {
-    auto* ep = new mwfd_endpoint();
-    ep->reliable = cfg->reliable != 0;
+// A participant with the session-level settings of `cfg` (domain, shm, interface, peers,
+// max_bytes_per_s), the type registered; NULL with the reason in `err`.
+mwfd_participant* mwfd_participant_open(const mwfd_config* cfg, char* err, size_t cap) {
+    auto* owner = new mwfd_participant();
     try {
         std::string iface = (cfg->interface && *cfg->interface) ? cfg->interface : "127.0.0.1";
         std::vector<std::string> peers = split(cfg->peers);
@@ -242,7 +297,7 @@ mwfd_endpoint* mwfd_open(const mwfd_config* cfg, char* err, size_t cap) {
                     if (p == mine && iface.empty()) iface = mine;
             if (iface.empty()) {
                 say(err, cap, "--opt interface=auto: none of this host's addresses is among --opt peers");
-                destroy(ep);
+                destroy_participant(owner);
                 return nullptr;
             }
         }
@@ -271,7 +326,7 @@ mwfd_endpoint* mwfd_open(const mwfd_config* cfg, char* err, size_t cap) {
             Locator_t loc;
             if (!locator_v4(p, loc)) {
                 say(err, cap, "'" + p + "' is not an IPv4 address (--opt peers / interface)");
-                destroy(ep);
+                destroy_participant(owner);
                 return nullptr;
             }
             builtin.initialPeersList.push_back(loc);
@@ -279,7 +334,7 @@ mwfd_endpoint* mwfd_open(const mwfd_config* cfg, char* err, size_t cap) {
         Locator_t meta;
         if (!locator_v4(iface, meta)) {
             say(err, cap, "'" + iface + "' is not an IPv4 address (--opt interface)");
-            destroy(ep);
+            destroy_participant(owner);
             return nullptr;
         }
         builtin.metatrafficUnicastLocatorList.clear();
@@ -288,7 +343,6 @@ mwfd_endpoint* mwfd_open(const mwfd_config* cfg, char* err, size_t cap) {
         builtin.avoid_builtin_multicast = true;
 
         // A rate limit: Fast DDS's flow controller (FIFO, 10 ms periods), used by async writers.
-        static const char* const FLOW = "mwperf_rate_limit";
         if (cfg->max_bytes_per_s > 0) {
             auto fc = std::make_shared<eprosima::fastdds::rtps::FlowControllerDescriptor>();
             fc->name = FLOW;
@@ -298,19 +352,41 @@ mwfd_endpoint* mwfd_open(const mwfd_config* cfg, char* err, size_t cap) {
             pq.flow_controllers().push_back(fc);
         }
 
-        ep->participant = DomainParticipantFactory::get_instance()->create_participant(cfg->domain, pq);
-        if (!ep->participant) {
+        owner->participant = DomainParticipantFactory::get_instance()->create_participant(cfg->domain, pq);
+        if (!owner->participant) {
             say(err, cap, "cannot create a participant in domain " + std::to_string(cfg->domain));
-            destroy(ep);
+            destroy_participant(owner);
             return nullptr;
         }
         TypeSupport type(new BytesType());
-        if (type.register_type(ep->participant) != ReturnCode_t::RETCODE_OK) {
+        if (type.register_type(owner->participant) != ReturnCode_t::RETCODE_OK) {
             say(err, cap, "cannot register the type " + std::string(TYPE_NAME));
-            destroy(ep);
+            destroy_participant(owner);
             return nullptr;
         }
 
+        return owner;
+    } catch (const std::exception& e) {
+        say(err, cap, std::string("Fast DDS: ") + e.what());
+        destroy_participant(owner);
+        return nullptr;
+    }
+}
+
+void mwfd_participant_close(mwfd_participant* p) {
+    try {
+        destroy_participant(p);
+    } catch (...) {
+    }
+}
+
+// An endpoint in `owner`: a writer on cfg->topic_out and/or a reader on cfg->topic_in with
+// cfg's QoS; NULL with the reason in `err`.
+mwfd_endpoint* mwfd_open(mwfd_participant* owner, const mwfd_config* cfg, char* err, size_t cap) {
+    auto* ep = new mwfd_endpoint();
+    ep->owner = owner;
+    ep->reliable = cfg->reliable != 0;
+    try {
         auto reliability = cfg->reliable ? RELIABLE_RELIABILITY_QOS : BEST_EFFORT_RELIABILITY_QOS;
         auto durability = cfg->transient_local ? TRANSIENT_LOCAL_DURABILITY_QOS : VOLATILE_DURABILITY_QOS;
         auto set_history = [&](HistoryQosPolicy& h, ResourceLimitsQosPolicy& r) {
@@ -326,9 +402,11 @@ mwfd_endpoint* mwfd_open(const mwfd_config* cfg, char* err, size_t cap) {
             }
         };
 
+        std::unique_lock<std::mutex> guard(owner->lock);
         if (cfg->topic_out) {
-            ep->out_topic = ep->participant->create_topic(cfg->topic_out, TYPE_NAME, TOPIC_QOS_DEFAULT);
-            ep->publisher = ep->participant->create_publisher(PUBLISHER_QOS_DEFAULT);
+            Topic* topic = acquire_topic(owner, cfg->topic_out);
+            if (topic) ep->out_topic = cfg->topic_out;
+            ep->publisher = owner->participant->create_publisher(PUBLISHER_QOS_DEFAULT);
             DataWriterQos wq = DATAWRITER_QOS_DEFAULT;
             wq.reliability().kind = reliability;
             wq.reliability().max_blocking_time = duration_of(cfg->max_blocking_ns);
@@ -346,22 +424,25 @@ mwfd_endpoint* mwfd_open(const mwfd_config* cfg, char* err, size_t cap) {
             } else {
                 wq.data_sharing().off();
             }
-            if (!ep->out_topic || !ep->publisher) {
+            if (!topic || !ep->publisher) {
                 say(err, cap, std::string("cannot create topic ") + cfg->topic_out);
+                guard.unlock();
                 destroy(ep);
                 return nullptr;
             }
-            ep->writer = ep->publisher->create_datawriter(ep->out_topic, wq);
+            ep->writer = ep->publisher->create_datawriter(topic, wq);
             if (!ep->writer) {
                 say(err, cap, std::string("cannot create a writer on ") + cfg->topic_out +
                                   (cfg->data_sharing ? " (data-sharing needs a bounded type; mwperf's message is an unbounded sequence<octet>)" : ""));
+                guard.unlock();
                 destroy(ep);
                 return nullptr;
             }
         }
         if (cfg->topic_in) {
-            ep->in_topic = ep->participant->create_topic(cfg->topic_in, TYPE_NAME, TOPIC_QOS_DEFAULT);
-            ep->subscriber = ep->participant->create_subscriber(SUBSCRIBER_QOS_DEFAULT);
+            Topic* topic = acquire_topic(owner, cfg->topic_in);
+            if (topic) ep->in_topic = cfg->topic_in;
+            ep->subscriber = owner->participant->create_subscriber(SUBSCRIBER_QOS_DEFAULT);
             DataReaderQos rq = DATAREADER_QOS_DEFAULT;
             rq.reliability().kind = reliability;
             rq.durability().kind = durability;
@@ -372,15 +453,17 @@ mwfd_endpoint* mwfd_open(const mwfd_config* cfg, char* err, size_t cap) {
             } else {
                 rq.data_sharing().off();
             }
-            if (!ep->in_topic || !ep->subscriber) {
+            if (!topic || !ep->subscriber) {
                 say(err, cap, std::string("cannot create topic ") + cfg->topic_in);
+                guard.unlock();
                 destroy(ep);
                 return nullptr;
             }
-            ep->reader = ep->subscriber->create_datareader(ep->in_topic, rq);
+            ep->reader = ep->subscriber->create_datareader(topic, rq);
             if (!ep->reader) {
                 say(err, cap, std::string("cannot create a reader on ") + cfg->topic_in +
                                   (cfg->data_sharing ? " (data-sharing needs a bounded type; mwperf's message is an unbounded sequence<octet>)" : ""));
+                guard.unlock();
                 destroy(ep);
                 return nullptr;
             }

@@ -15,6 +15,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     local_only: false,
     crosses_hosts: true,
     fanout: Fanout::Counted,
+    node_session: false,
     defaults: &[],
     opts: &[Opt {
         key: "quickack",

@@ -14,6 +14,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     local_only: true,
     crosses_hosts: false,
     fanout: Fanout::Counted,
+    node_session: true,
     defaults: &[],
     opts: &[
         Opt { key: "send-timeout", help: "how long a reliable send waits for a full queue before it fails (a duration; default 1s)" },

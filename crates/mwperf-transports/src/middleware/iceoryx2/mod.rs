@@ -9,11 +9,14 @@
 //! is overwritten). keep-last N = subscriber queues of N; keep-all is refused (queues are fixed
 //! when the service is created); transient-local = a publisher history of N for late joiners.
 //!
-//! Each endpoint has its own node, created with iceoryx2's signal handling off (the agent owns
-//! SIGINT/SIGTERM). Creating a node also removes what dead nodes (killed processes) left behind,
-//! so a `kill -9` does not break the next run; dropping an endpoint releases all its shared memory.
+//! Each endpoint has its own node (with `Spec::shared_session`, a graph node's endpoints share one:
+//! [`node`]), created with iceoryx2's signal handling off (the agent owns SIGINT/SIGTERM).
+//! Creating a node also removes what dead nodes (killed processes) left behind, so a `kill -9`
+//! does not break the next run; dropping an endpoint releases all its shared memory (its node's
+//! with the last endpoint of the node).
 
 mod incoming;
+mod node;
 mod outgoing;
 mod services;
 mod settings;
@@ -55,7 +58,7 @@ pub struct Iceoryx2Endpoint {
     out: Option<Outgoing>,
     inc: Option<Incoming>,
     base: String,
-    _node: Node<Svc>,
+    _node: node::SharedNode,
 }
 
 pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError> {
@@ -71,19 +74,8 @@ pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError
         Side::Pub => "pub",
         Side::Sub => "sub",
     };
-    let node_name = NodeName::new(&format!("mwperf-{role}"))
-        .map_err(|e| middleware(format!("node name: {e:?}")))?;
-    let mut builder = NodeBuilder::new()
-        .name(&node_name)
-        .signal_handling_mode(SignalHandlingMode::Disabled);
-    if let Some(config) = settings::domain_config(spec)? {
-        builder = builder.config(&config);
-    }
-    let node = builder.create::<Svc>().map_err(|e| {
-        middleware(format!(
-            "cannot create a node: {e:?} (is /dev/shm writable?)"
-        ))
-    })?;
+    let shared = node::session(role, spec)?;
+    let node = shared.lock().unwrap_or_else(|p| p.into_inner());
     let inc = match side.in_topic() {
         None => None,
         Some(topic) => {
@@ -113,11 +105,12 @@ pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError
             )?)
         }
     };
+    drop(node);
     Ok(Box::new(Iceoryx2Endpoint {
         out,
         inc,
         base,
-        _node: node,
+        _node: shared,
     }))
 }
 

@@ -14,6 +14,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     local_only: false,
     crosses_hosts: true,
     fanout: Fanout::Uncounted,
+    node_session: false,
     defaults: &[],
     opts: &[
         Opt { key: "qos", help: "MQTT QoS 0, 1 or 2 (default: 0 for best-effort, 1 for reliable)" },

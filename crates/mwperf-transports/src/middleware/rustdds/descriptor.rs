@@ -14,6 +14,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     local_only: false,
     crosses_hosts: true,
     fanout: Fanout::Counted,
+    node_session: true,
     defaults: &[],
     opts: &[
         Opt { key: "network", help: "the interfaces RustDDS uses: loopback (default), auto (every multicast-capable non-loopback IPv4 interface) or an IPv4 address of this host" },

@@ -1,7 +1,8 @@
 //! RustDDS (pure Rust DDS): the same topics, type and QoS as the Cyclone DDS transport, so the two
 //! interoperate (`rt/mwperf/<base>/ping|pong`, type `mwperf_msgs::msg::dds_::Bytes_`, CDR LE).
 //!
-//! Each endpoint owns one DomainParticipant, by default pinned to 127.0.0.1: `lo` has no
+//! Each endpoint owns one DomainParticipant (with `Spec::shared_session`, a graph node's
+//! endpoints share one per domain and network instead: [`participant`]), by default pinned to 127.0.0.1: `lo` has no
 //! multicast, so discovery rides RustDDS's same-host loopback mode (SPDP announced by unicast to
 //! the well-known ports of participant ids 0..12 on 127.0.0.1; a participant beyond those still
 //! finds the lower ones, which answer it by unicast). `--opt network=auto|<IPv4>` puts it on
@@ -13,6 +14,7 @@
 
 mod cdr;
 mod network;
+mod participant;
 mod qos;
 mod signals;
 
@@ -21,10 +23,7 @@ use std::time::{Duration, Instant};
 
 use ::rustdds::mio1::{Events, Interest, Poll, Token};
 use ::rustdds::no_key::{DataReader, DataWriter};
-use ::rustdds::{
-    DataReaderStatus, DataWriterStatus, DomainParticipant, DomainParticipantBuilder, StatusEvented,
-    TopicKind,
-};
+use ::rustdds::{DataReaderStatus, DataWriterStatus, StatusEvented, TopicKind};
 use mwperf_core::wire::Header;
 
 use super::dds_address::Address;
@@ -61,7 +60,7 @@ pub struct RustDdsEndpoint {
     writer_matched: i32,
     reader_matched: i32,
     addr: Address,
-    _participant: DomainParticipant,
+    _participant: participant::Held,
 }
 
 impl RustDdsEndpoint {
@@ -71,18 +70,13 @@ impl RustDdsEndpoint {
         addr: Address,
         network: &network::Network,
     ) -> Result<Self, TransportError> {
-        let (only, same_host) = network.resolve()?;
-        let builder = DomainParticipantBuilder::new(addr.domain as u16)
-            .with_only_networks(only)
-            .same_host_loopback(same_host)
-            .socket_receive_buffer_size(SOCKET_BUFFER)
-            .socket_send_buffer_size(SOCKET_BUFFER);
-        let participant = signals::with_async_signals_blocked(|| builder.build()).map_err(|e| {
-            middleware(
-                &format!("cannot create a participant in domain {}", addr.domain),
-                e,
-            )
-        })?;
+        let topics = [side.out_topic(), side.in_topic()]
+            .into_iter()
+            .flatten()
+            .map(|suffix| addr.topic(suffix))
+            .collect();
+        let held = participant::session(addr.domain, network, spec.shared_session, topics)?;
+        let participant = &held.participant.dp;
         let qos = qos::policies(&spec.qos);
         let topic = |suffix: &str| {
             participant
@@ -134,7 +128,7 @@ impl RustDdsEndpoint {
             writer_matched: 0,
             reader_matched: 0,
             addr,
-            _participant: participant,
+            _participant: held,
         })
     }
 

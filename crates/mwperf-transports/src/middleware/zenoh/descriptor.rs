@@ -14,6 +14,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     local_only: false,
     crosses_hosts: true,
     fanout: Fanout::Uncounted,
+    node_session: true,
     defaults: &[],
     opts: &[
         Opt { key: "mode", help: "peer (pong/sub listen, ping/pub connect; default) or client (both connect to a router at the endpoint)" },

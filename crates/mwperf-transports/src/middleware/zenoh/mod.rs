@@ -6,6 +6,9 @@
 //! - Client mode (`--opt mode=client`): both sides connect to a zenoh router at the endpoint
 //!   (`mwperf-agent router --transport zenoh --listen tcp/127.0.0.1:PORT`, see [`router`]).
 //!
+//! One session per endpoint; with `Spec::shared_session` (a graph node) one per process, mode and
+//! endpoint, shared by the endpoints ([`session`]), each with its own publisher and subscriber.
+//!
 //! Multicast scouting is always off and only the given endpoint is listened on / connected to,
 //! so no traffic leaves through other interfaces. QoS mapping: see [`settings`].
 
@@ -13,6 +16,7 @@ mod address;
 mod cdr;
 pub mod probe;
 mod router;
+mod session;
 mod settings;
 
 use std::time::{Duration, Instant};
@@ -53,7 +57,8 @@ pub(crate) fn middleware_error(
 pub struct ZenohEndpoint {
     publisher: Option<Publisher<'static>>,
     subscriber: Option<Subscriber<RingChannelHandler<Sample>>>,
-    session: Session,
+    /// Dropped after the publisher and subscriber are undeclared (closed with its last endpoint).
+    _session: crate::session::SessionRef<session::Opened>,
     /// What the peer passes to `--connect` (`<endpoint>#<base>`).
     addr: String,
     /// The key this side publishes on (for messages).
@@ -76,7 +81,8 @@ pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError
             )))
         }
     };
-    let (session, endpoint) = open_session(side, settings.mode, &address)?;
+    let opened = session::session(side, settings.mode, &address, spec.shared_session)?;
+    let (session, endpoint) = (&opened.session, opened.endpoint.clone());
     let key = |suffix: &str| format!("mwperf/{base}/{suffix}");
     let publisher = match side.out_topic() {
         Some(t) => Some(
@@ -103,7 +109,7 @@ pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError
     Ok(Box::new(ZenohEndpoint {
         publisher,
         subscriber,
-        session,
+        _session: opened.clone(),
         addr: format!("{endpoint}#{base}"),
         out_key,
         mode: settings.mode,
@@ -274,7 +280,8 @@ impl Endpoint for ZenohEndpoint {
 }
 
 impl Drop for ZenohEndpoint {
-    /// Undeclare first so the peer learns at once, then close the session (frees the port).
+    /// Undeclare first so the peer learns at once; the session closes (freeing its port) with
+    /// the last endpoint holding it.
     fn drop(&mut self) {
         if let Some(p) = self.publisher.take() {
             let _ = p.undeclare().wait();
@@ -282,6 +289,5 @@ impl Drop for ZenohEndpoint {
         if let Some(s) = self.subscriber.take() {
             let _ = s.undeclare().wait();
         }
-        let _ = self.session.close().wait();
     }
 }
