@@ -74,10 +74,9 @@ def test_a_node_opens_one_middleware_session_for_all_its_endpoints(real_env: dic
     assert result["status"] == "complete", result["status_reason"]
     assert {n["name"]: n["sessions"] for n in result["nodes"]} == {"hub": 1, "leaf": 1}
     for edge in result["edges"]:
-        assert edge["received"] > 0 and edge["sent"] > 0, edge
-        if transport != "fastdds":  # OPEN: with one participant per node, Fast DDS loses one
-            # message of /c now and then (1 run in 3: 39 of 40; not seen in 5 runs before)
-            assert edge["received"] == edge["sent"], edge
+        # every message: a publisher's endpoint stays open through the node's linger (a
+        # middleware writing in the background delivers its last message after the write)
+        assert edge["received"] == edge["sent"] > 0, edge
 
 
 def test_a_chain_is_measured_end_to_end_through_its_stages(real_env: dict[str, str],

@@ -25,7 +25,7 @@ def test_a_scenario_sweeps_a_graph_and_counts_each_point_against_its_publishers(
                       env=real_env, timeout=180)
     assert done.returncode == 0, done.stderr
     assert "udp graph sierra_nevada copies=2: complete  worst edge p99" in done.stderr
-    sweep = next((tmp_path / "results").iterdir())
+    sweep = next(p for p in (tmp_path / "results").iterdir() if p.is_dir())
     summary = json.loads((sweep / "summary.json").read_text())
     assert [r["mode"] for r in summary["rows"]] == ["graph", "graph"]
     results = sorted(sweep.glob("points/*/graph-result.json"))

@@ -199,6 +199,7 @@ pub fn run(
                 warmup_end_ns: go_ns + spec.warmup_ns,
                 end_ns: measure_end_ns,
                 spin_margin_ns,
+                open_until_ns: measure_end_ns + spec.linger_ns,
             };
             Timer::new(
                 &p.out.topic,

@@ -64,6 +64,10 @@ pub struct Schedule {
     /// sleep until this long before each due time, then spin: the wake-up's delay is not the
     /// message's (as ping and pub do, `--spin-margin`)
     pub spin_margin_ns: u64,
+    /// the publisher's endpoints stay open until then (the node's linger), as a running node's
+    /// do: a middleware that writes in the background still delivers (and retransmits) its last
+    /// messages
+    pub open_until_ns: u64,
 }
 
 /// A timer-driven publisher's state: what is due next and what it sent. [`run`] drives it on a
@@ -169,6 +173,9 @@ pub fn run(mut timer: Timer, node: &super::subscription::NodeContext<'_>) -> Sen
             .executor
             .map(|m| m.lock().unwrap_or_else(|p| p.into_inner()));
         timer.fire(node.run_id, node.source);
+    }
+    while !signals::stopped() && now_ns() < timer.at.open_until_ns {
+        sleep_until_ns(timer.at.open_until_ns.min(now_ns() + STOP_CHECK_NS));
     }
     timer.sent
 }

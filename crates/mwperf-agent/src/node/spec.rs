@@ -109,7 +109,11 @@ impl NodeSpec {
         } else {
             std::fs::read_to_string(path).map_err(|e| format!("--node-spec {path}: {e}"))?
         };
-        let path = if text.as_str() == path { "(inline)" } else { path };
+        let path = if text.as_str() == path {
+            "(inline)"
+        } else {
+            path
+        };
         let spec: NodeSpec =
             serde_json::from_str(&text).map_err(|e| format!("--node-spec {path}: {e}"))?;
         spec.check()
@@ -172,7 +176,10 @@ mod tests {
         // inline: the object itself in place of a file (a node on a real host)
         assert_eq!(NodeSpec::read(good).unwrap().name, "n");
         let err = NodeSpec::read(&bad).unwrap_err();
-        assert!(err.starts_with("--node-spec (inline): executor 'fast'"), "{err}");
+        assert!(
+            err.starts_with("--node-spec (inline): executor 'fast'"),
+            "{err}"
+        );
         assert!(NodeSpec::read("/no/such/spec.json")
             .unwrap_err()
             .starts_with("--node-spec /no/such/spec.json: "));
