@@ -34,7 +34,7 @@ from benchlib import CpuIdleHeld, med, revision, stamp, write_section  # noqa: E
 REPO = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "PYTHONPATH": str(REPO / "python")}
 MONT_BLANC_TRANSPORTS: dict[str, tuple[str, ...]] = {
-    "uds": ("uds",), "tcp": ("tcp",), "iceoryx2": ("iceoryx2",), "cyclonedds": ("cyclonedds",),
+    "udp": ("udp",), "uds": ("uds",), "tcp": ("tcp",), "iceoryx2": ("iceoryx2",), "cyclonedds": ("cyclonedds",),
     "fastdds": ("fastdds",), "zenoh (peer)": ("zenoh",),
     "zenoh (client, router)": ("zenoh", "--opt", "mode=client"), "mqtt": ("mqtt",),
     "ros1": ("ros1",), "foxglove (a server per node)": ("foxglove",)}
@@ -66,13 +66,19 @@ nodes:
 """
 
 
+REFUSED: dict[tuple[str, ...], str] = {}
+"""the arguments of a run mwperf refused (exit 2) -> its one-line reason"""
+
+
 def mwperf(*argv: str, timeout: float = 600) -> dict | None:
     done = subprocess.run([sys.executable, "-m", "mwperf.cli", "run", *argv, "--no-save",
                            "--json"], capture_output=True, text=True, env=ENV, check=False,
                           timeout=timeout)
     if done.returncode not in (0, 3):
-        print(f"  {' '.join(argv)}: exit {done.returncode}: "
-              f"{done.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
+        last = done.stderr.strip().splitlines()[-1:]
+        print(f"  {' '.join(argv)}: exit {done.returncode}: {last}", file=sys.stderr)
+        if done.returncode == 2 and last:
+            REFUSED[argv] = last[0].removeprefix("mwperf: error: ")
         return None
     return json.loads(done.stdout)
 
@@ -152,7 +158,9 @@ def mont_blanc(reps: int, seconds: int, transports: dict[str, tuple[str, ...]]) 
              "|---|---|---|---|---|---|---|---|---|---|"]
     for t, results in rows.items():
         if not results:
-            lines.append(f"| {t} | failed | | | | | | | | |")
+            why = next((w for a, w in REFUSED.items() if a[3:3 + len(transports[t])]
+                        == transports[t]), None)
+            lines.append(f"| {t} | {'refused: ' + why if why else 'failed'} | | | | | | | | |")
             continue
         edge_p50 = med([med([e["latency"]["p50_ns"] for e in r["edges"] if e["latency"]])
                         for r in results])
@@ -176,6 +184,8 @@ def mont_blanc(reps: int, seconds: int, transports: dict[str, tuple[str, ...]]) 
                      f"{med([share('too_late', r) for r in results]):.2f} | "
                      f"{med([lost(r) for r in results]):.2f} | {cpu:.1f} | {rss:.0f} MiB | "
                      f"{ms(disc)} |")
+    lines.append("| rustdds | refused on loopback: 20 nodes are 20 participants, RustDDS discovers 13 "
+                 "there (no multicast on lo) | | | | | | | | |")
     target = IROBOT_RPI3_MONT_BLANC
     lines.append(f"| iRobot's RPi3 target (ROS 2, one process) | | | | {target['late_percent']} "
                  f"| {target['too_late_percent']} | {target['lost_percent']} | "

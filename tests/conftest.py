@@ -11,6 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ssh_support import Robot
+
 # The tests test this checkout's code, in this process (pyproject's pytest `pythonpath`) and in
 # every `python -m mwperf` they start, whichever clone the installed package points at (an
 # editable install of another clone would otherwise be what runs).
@@ -282,3 +287,16 @@ def children(pid: int) -> list[int]:
         if int(fields[1]) == pid and fields[0] != "Z":
             found.append(int(stat.parent.name))
     return found
+
+
+@pytest.fixture
+def robot(tmp_path: Path) -> Iterator["Robot"]:
+    """A robot for the --host tests: a real sshd in an emulated host (ssh_support.py)."""
+    from ssh_support import Robot
+
+    require_emulation("the --host tests (a real sshd in an emulated host)", "ssh", "/usr/sbin/sshd")
+    folder = tmp_path / "robot"
+    folder.mkdir()
+    made = Robot(folder)
+    yield made
+    made.close()

@@ -6,11 +6,10 @@ estimated offset must be zero within its bound), and the publishers' own counts.
 
 import json
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import require_emulation, run_mwperf
+from conftest import run_mwperf
 from ssh_support import Robot
 
 pytestmark = pytest.mark.agent
@@ -29,16 +28,6 @@ GRAPH = """\
     chains:
       scan_to_base: {topics: [/scan, /cmd]}
     """
-
-
-@pytest.fixture
-def robot(tmp_path: Path) -> Iterator[Robot]:
-    require_emulation("the --host tests (a real sshd in an emulated host)", "ssh", "/usr/sbin/sshd")
-    folder = tmp_path / "robot"
-    folder.mkdir()
-    made = Robot(folder)
-    yield made
-    made.close()
 
 
 def test_a_graph_with_nodes_on_a_real_host(leased_env: dict[str, str], tmp_path: Path,

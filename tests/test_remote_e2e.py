@@ -8,24 +8,13 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import require_emulation, run_mwperf
+from conftest import run_mwperf
 from ssh_support import Robot
 
 pytestmark = pytest.mark.agent
-
-
-@pytest.fixture
-def robot(tmp_path: Path) -> Iterator[Robot]:
-    require_emulation("the --host tests (a real sshd in an emulated host)", "ssh", "/usr/sbin/sshd")
-    folder = tmp_path / "robot"
-    folder.mkdir()
-    made = Robot(folder)
-    yield made
-    made.close()
 
 
 @pytest.fixture

@@ -9,26 +9,12 @@ pub fn wait(fd: RawFd, events: libc::c_short, timeout_ns: u64) -> io::Result<boo
     if timeout_ns == 0 {
         return Ok(true); // non-blocking callers just try the operation
     }
-    let mut pfd = libc::pollfd {
+    let mut pfd = [libc::pollfd {
         fd,
         events,
         revents: 0,
-    };
-    let ts = libc::timespec {
-        tv_sec: (timeout_ns / 1_000_000_000) as libc::time_t,
-        tv_nsec: (timeout_ns % 1_000_000_000) as libc::c_long,
-    };
-    // SAFETY: one valid pollfd, a valid timespec, no signal mask change.
-    let rc = unsafe { libc::ppoll(&mut pfd, 1, &ts, std::ptr::null()) };
-    if rc < 0 {
-        let e = io::Error::last_os_error();
-        return if e.kind() == io::ErrorKind::Interrupted {
-            Ok(false)
-        } else {
-            Err(e)
-        };
-    }
-    Ok(rc > 0)
+    }];
+    ppoll(&mut pfd, timeout_ns) // on the stack: the measured path allocates nothing
 }
 
 /// Wait until any of `fds` has any of `events` or `timeout_ns` passes (> 0). Ok(true) when one
@@ -42,6 +28,12 @@ pub fn wait_any(fds: &[RawFd], events: libc::c_short, timeout_ns: u64) -> io::Re
             revents: 0,
         })
         .collect();
+    ppoll(&mut pfds, timeout_ns)
+}
+
+/// ppoll over `pfds` for at most `timeout_ns`: Ok(true) when one is ready, Ok(false) on
+/// timeout or signal (EINTR).
+fn ppoll(pfds: &mut [libc::pollfd], timeout_ns: u64) -> io::Result<bool> {
     let ts = libc::timespec {
         tv_sec: (timeout_ns / 1_000_000_000) as libc::time_t,
         tv_nsec: (timeout_ns % 1_000_000_000) as libc::c_long,
