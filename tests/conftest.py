@@ -97,6 +97,11 @@ SERIAL = (
     # a graph's chain through a 5 ms link within 3 ms; a node killed 1.5 s into a 3 s run
     "tests/test_graph_e2e.py::test_a_graph_over_an_emulated_link_places_nodes_on_their_hosts",
     "tests/test_graph_e2e.py::test_a_node_killed_mid_run_gives_a_partial_result_naming_it",
+    # RustDDS on loopback: a participant takes one of the ids 0..12 machine-wide (discovery
+    # reaches only those); a 10-node graph beside another test's RustDDS ping/pong left that
+    # one without an id it could be found at ("no peer matched")
+    "tests/test_graph_e2e.py::test_sierra_nevada_every_edge_gets_what_its_publisher_sent[rustdds]",
+    "tests/test_graph_e2e.py::test_a_node_opens_one_middleware_session_for_all_its_endpoints[rustdds]",
     # latencies across a 1 ms emulated link compared between two runs within 0.3 ms
     "tests/test_graph_clock_e2e.py",
     # a node held to 10 % of a CPU must be throttled in most periods; its publisher not at all

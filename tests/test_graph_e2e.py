@@ -329,3 +329,26 @@ def test_a_topic_of_two_publishers_crosses_an_emulated_link(
         assert edges[key]["latency"]["p50_ns"] >= 5_000_000, (key, edges[key]["latency"])
     for key in (("/raw", "left", "logger"), ("/raw", "right", "filter")):
         assert edges[key]["latency"]["p50_ns"] < 5_000_000, (key, edges[key]["latency"])
+
+
+def test_a_varying_payload_arrives_byte_for_byte(real_env: dict[str, str],
+                                                 tmp_path: Path) -> None:
+    from mwperf.graph.plan import phase_ns
+
+    sizes = [64, 1500, 9000, 300]
+    graph = write(tmp_path, f"""
+        name: varying
+        nodes:
+          - name: sender
+            publishers: [{{topic: /mix, rate: 50, payload: {{sizes: {sizes}}}}}]
+          - name: receiver
+            subscribers: [{{topic: /mix}}]
+        """)
+    result = graph_run(real_env, tmp_path, graph, "--transport", "udp")
+    edge = result["edges"][0]
+    assert edge["received"] == edge["sent"] == 100, edge
+    # ground truth: message k carries sizes[k mod 4], k counted from the first (warm-up) one
+    period, warmup = 20_000_000, 300_000_000
+    first = -(-(warmup - phase_ns("sender", "/mix", period, "spread")) // period)
+    expected = sum(sizes[(first + i) % len(sizes)] for i in range(edge["sent"]))
+    assert edge["received_bytes"] == expected, (edge, first)

@@ -187,3 +187,58 @@ def test_nodes_on_a_real_host_and_here(tmp_path: Path) -> None:
                 remote_place="planner=b", cpu_quota="b=50%")
     assert dict(cfg.remote.place) == {"lidar": "b", "planner": "b"}
     assert cfg.cpu.remote_host("lidar") == "b"  # its supervisor there applies the limit
+
+
+@pytest.mark.parametrize("payload, expected", [
+    ("{uniform: [1KiB, 2KiB]}", (1024, 2048, 1000)),
+    ("{sizes: [64, 1500, 9000]}", (64, 9000, 3)),
+])
+def test_a_payload_may_vary_as_a_distribution_or_a_list(payload: str,
+                                                        expected: tuple[int, int, int]) -> None:
+    from mwperf.graph.parse import parse_graph
+
+    graph = parse_graph("nodes:\n"
+                        f"  - {{name: p, publishers: [{{topic: /x, rate: 10, payload: {payload}}}]}}\n"
+                        "  - {name: s, subscribers: [{topic: /x}]}\n", "g.yaml")
+    pub = graph.node("p").publishers[0]
+    low, high, count = expected
+    assert min(pub.payload_sizes) >= low and max(pub.payload_sizes) <= high
+    assert len(pub.payload_sizes) == count and pub.payload_bytes == max(pub.payload_sizes)
+    again = parse_graph("nodes:\n"
+                        f"  - {{name: p, publishers: [{{topic: /x, rate: 10, payload: {payload}}}]}}\n"
+                        "  - {name: s, subscribers: [{topic: /x}]}\n", "g.yaml")
+    assert again.node("p").publishers[0].payload_sizes == pub.payload_sizes  # every run alike
+
+
+@pytest.mark.parametrize("payload, expected", [
+    ("{uniform: [2KiB, 1KiB]}", "payload: uniform takes [MIN, MAX] with MIN <= MAX"),
+    ("{uniform: [1KiB]}", "payload: uniform takes [MIN, MAX]"),
+    ("{sizes: []}", "payload: sizes is empty"),
+    ("{sizes: [64], uniform: [1, 2]}", "payload: give one of a size"),
+    ("{recording: example}", "payload: give one of a size"),
+    ("{recording: /no/such.bag, topic: /scan}", "recording '/no/such.bag' does not exist"),
+    ("{colour: red}", "colour"),
+])
+def test_a_bad_payload_names_the_publisher_and_the_form(payload: str, expected: str) -> None:
+    from mwperf.graph.parse import parse_graph
+
+    with pytest.raises(UsageError) as caught:
+        parse_graph("nodes:\n"
+                    f"  - {{name: p, publishers: [{{topic: /x, rate: 10, payload: {payload}}}]}}\n"
+                    "  - {name: s, subscribers: [{topic: /x}]}\n", "g.yaml")
+    assert "node 'p', publisher of '/x'" in str(caught.value) and expected in str(caught.value)
+
+
+@pytest.mark.agent  # the example recording is written with the ROS 1 tools
+def test_a_payload_from_a_recordings_topic_is_its_sizes_in_order() -> None:
+    from mwperf.bags.info import inspect
+    from mwperf.bags.replay_point import example_bag
+    from mwperf.graph.parse import parse_graph
+
+    graph = parse_graph("nodes:\n"
+                        "  - {name: p, publishers: [{topic: /x, rate: 10, payload: "
+                        "{recording: example, topic: /scan}}]}\n"
+                        "  - {name: s, subscribers: [{topic: /x}]}\n", "g.yaml")
+    sizes = graph.node("p").publishers[0].payload_sizes
+    info = inspect(example_bag(), ["/scan"]).topics[0]
+    assert len(sizes) == info.count and sum(sizes) == info.bytes and max(sizes) == info.size_max

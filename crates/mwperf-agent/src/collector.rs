@@ -23,6 +23,9 @@ pub struct Collector {
     first_ns: Option<u64>,
     last_ns: u64,
     payload_bytes: Option<u64>,
+    /// the payload bytes of the measured messages that arrived intact (once each): the
+    /// throughput of varying sizes (a replay, a graph's distribution) as well as of fixed ones
+    payload_sum: u64,
     outage: Option<OutageWatch>,
 }
 
@@ -56,6 +59,7 @@ impl Collector {
             first_ns: None,
             last_ns: 0,
             payload_bytes: None,
+            payload_sum: 0,
             outage: None,
         })
     }
@@ -115,6 +119,7 @@ impl Collector {
         if self.seq.arrive(h.seq, intact) == Arrival::Duplicate || !intact {
             return;
         }
+        self.payload_sum += h.payload_len as u64;
         let response = recv_ns.saturating_sub(h.intended_ns);
         let service = recv_ns.saturating_sub(h.sent_ns);
         self.response.record(response);
@@ -206,8 +211,8 @@ impl Collector {
             throughput: Throughput {
                 duration_s,
                 msgs_per_s: rate(received),
-                payload_bytes_per_s: rate(received * payload_bytes as f64),
-                message_bytes_per_s: rate(received * message_bytes as f64),
+                payload_bytes_per_s: rate(self.payload_sum as f64),
+                message_bytes_per_s: rate(self.payload_sum as f64 + received * HEADER_LEN as f64),
             },
             accounting,
             schedule,

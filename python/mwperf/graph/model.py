@@ -29,8 +29,11 @@ class Publisher:
     topic: str
     period_ns: int
     payload_bytes: int
-    """the message's bytes after mwperf's own header (iRobot's ``data`` bytes)"""
+    """the message's bytes after mwperf's own header (iRobot's ``data`` bytes); with
+    ``payload_sizes`` the largest of them"""
     qos: Qos = Qos()
+    payload_sizes: tuple[int, ...] = ()
+    """message k's payload is entry k mod len (graph/sizes.py); () = always payload_bytes"""
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from ..emulation.cpu import parse_limits
 from ..scenario.source import Item, parse_document
 from ..sizes import parse_size
 from .check import check_graph
+from .sizes import recorded, uniform
 from .model import EXECUTORS, PHASES, Chain, Graph, Lateness, Node, Publisher, Qos, Subscriber
 
 TOP_KEYS = ("name", "description", "nodes", "chains", "late", "too_late", "phase")
@@ -199,8 +200,42 @@ def _publisher(read: Reader, node: str, item: Item) -> Publisher:
     if "payload" not in fields:
         raise read.fail(item, f"{what}: payload missing (bytes after mwperf's header, e.g. 256 "
                         f"or 4KiB)")
-    return Publisher(topic, period_ns, read.size(fields["payload"], f"{what}: payload"),
-                     _qos(read, fields.get("qos"), what))
+    largest, sizes = _payload(read, fields["payload"], node, topic, what)
+    return Publisher(topic, period_ns, largest, _qos(read, fields.get("qos"), what), sizes)
+
+
+PAYLOAD_FORMS = ("uniform", "sizes", "recording", "topic")
+
+
+def _payload(read: Reader, item: Item, node: str, topic: str, what: str
+             ) -> tuple[int, tuple[int, ...]]:
+    """(the largest message, the sizes cycled through: () when fixed), sizes.py's forms."""
+    if not isinstance(item.value, dict):
+        return read.size(item, f"{what}: payload"), ()
+    form = read.mapping(item, f"{what}: payload", PAYLOAD_FORMS)
+    kinds = [k for k in ("uniform", "sizes", "recording") if k in form]
+    if len(kinds) != 1 or ("topic" in form) != ("recording" in form):
+        raise read.fail(item, f"{what}: payload: give one of a size (256, 4KiB), {{uniform: "
+                        "[MIN, MAX]}, {sizes: [A, B, ...]} or {recording: FILE|example, topic: "
+                        "NAME}")
+    if "uniform" in form:
+        bounds = [read.size(b, f"{what}: payload: uniform")
+                  for b in read.items(form["uniform"], f"{what}: payload: uniform")]
+        if len(bounds) != 2 or bounds[0] > bounds[1]:
+            raise read.fail(form["uniform"], f"{what}: payload: uniform takes [MIN, MAX] with "
+                            "MIN <= MAX")
+        sizes = uniform(node, topic, bounds[0], bounds[1])
+    elif "sizes" in form:
+        sizes = tuple(read.size(b, f"{what}: payload: sizes")
+                      for b in read.items(form["sizes"], f"{what}: payload: sizes"))
+        if not sizes:
+            raise read.fail(form["sizes"], f"{what}: payload: sizes is empty")
+    else:
+        source = read.text(form["recording"], f"{what}: payload: recording")
+        name = read.text(form["topic"], f"{what}: payload: topic")
+        assert source is not None and name is not None
+        sizes = recorded(source, name, f"{what}: payload")
+    return max(sizes), sizes
 
 
 def _subscriber(read: Reader, node: str, item: Item) -> Subscriber:

@@ -102,7 +102,9 @@ def _edge(topic: str, publisher: str, subscriber: str, edge: dict[str, Any] | No
                late=edge["late"], too_late=edge["too_late"], late_ns=edge["late_ns"],
                too_late_ns=edge["too_late_ns"], offered_per_s=edge["offered_per_s"],
                achieved_per_s=acc["received"] / duration_s if duration_s else None,
-               payload_bytes=m["payload_bytes"])
+               payload_bytes=m["payload_bytes"],
+               received_bytes=round(m["throughput"]["payload_bytes_per_s"]
+                                    * m["throughput"]["duration_s"]))
     return out
 
 

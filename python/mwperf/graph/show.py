@@ -61,8 +61,11 @@ def render_detail(graph: Graph) -> str:
     for t in graph.topics():
         period, size = graph.period_ns(t), graph.payload_bytes(t)
         rate = f"every {format_ns(period)}" if period else "?"
-        out.append(f"  {t}  {rate}, {format_bytes(size or 0)}, from "
-                   f"{', '.join(graph.publishers_of(t))}")
+        sizes = next((p.payload_sizes for n in graph.nodes for p in n.publishers
+                      if p.topic == t and p.payload_sizes), ())
+        shown = (f"{format_bytes(min(sizes))} to {format_bytes(max(sizes))} ({len(sizes)} "
+                 "sizes cycled)" if sizes else format_bytes(size or 0))
+        out.append(f"  {t}  {rate}, {shown}, from {', '.join(graph.publishers_of(t))}")
     out.append("nodes:")
     for n in graph.nodes:
         where = f" on {n.host}" if n.host else ""

@@ -209,6 +209,7 @@ pub fn run(
                 eps,
                 at,
             )
+            .with_sizes(p.payload_sizes.clone())
         })
         .collect();
     let window = || Window {

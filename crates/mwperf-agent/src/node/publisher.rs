@@ -75,6 +75,8 @@ pub struct Schedule {
 pub struct Timer {
     id: u16,
     payload_bytes: u32,
+    /// message k's payload is entry k mod len; empty: `payload_bytes` (graph/sizes.py)
+    sizes: Vec<u32>,
     period_ns: u64,
     eps: Vec<Box<dyn Endpoint>>,
     at: Schedule,
@@ -95,6 +97,7 @@ impl Timer {
         Timer {
             id,
             payload_bytes,
+            sizes: Vec::new(),
             period_ns,
             eps,
             at,
@@ -106,6 +109,15 @@ impl Timer {
                 ..Default::default()
             },
         }
+    }
+
+    /// Message k's payload from `sizes`, cycled (a distribution, a recording's topic).
+    pub fn with_sizes(mut self, sizes: Vec<u32>) -> Self {
+        if let Some(&largest) = sizes.iter().max() {
+            self.buf.reserve(HEADER_LEN + largest as usize);
+        }
+        self.sizes = sizes;
+        self
     }
 
     /// When the next message is due; None once the schedule has ended.
@@ -138,7 +150,11 @@ impl Timer {
             intended_ns: super::clock::stamp(due),
             sent_ns: 0,
             peer_rx_ns: source as u64,
-            payload_len: self.payload_bytes,
+            payload_len: if self.sizes.is_empty() {
+                self.payload_bytes
+            } else {
+                self.sizes[(self.k % self.sizes.len() as u64) as usize]
+            },
         };
         let at_ns = send(
             &mut self.eps,

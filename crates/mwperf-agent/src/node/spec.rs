@@ -56,6 +56,9 @@ pub struct PublisherSpec {
     #[serde(flatten)]
     pub out: Outlet,
     pub period_ns: u64,
+    /// message k's payload is entry k mod len (warm-up included); empty: `payload_bytes`
+    #[serde(default)]
+    pub payload_sizes: Vec<u32>,
     /// the first message is due this long after the start (< period): publishers of one
     /// graph do not all fire at the same instant unless told to
     #[serde(default)]
