@@ -352,3 +352,23 @@ def test_a_varying_payload_arrives_byte_for_byte(real_env: dict[str, str],
     first = -(-(warmup - phase_ns("sender", "/mix", period, "spread")) // period)
     expected = sum(sizes[(first + i) % len(sizes)] for i in range(edge["sent"]))
     assert edge["received_bytes"] == expected, (edge, first)
+
+
+def test_count_allocs_counts_each_nodes_messages_and_its_allocations(real_env: dict[str, str],
+                                                                     tmp_path: Path) -> None:
+    result = graph_run(real_env, tmp_path, "sierra_nevada", "--transport", "udp",
+                       "--count-allocs")
+    assert result["status"] == "complete", result["status_reason"]
+    received: dict[str, int] = {}
+    for edge in result["edges"]:
+        received[edge["to"]] = received.get(edge["to"], 0) + edge["received"]
+    for node in result["nodes"]:
+        # the steady phase runs from a node's first measured message (sent or received) to its
+        # last: every one of them but the first, which the publishers' and subscribers' own
+        # counts fix
+        handled = sum(node["sent"].values()) + received.get(node["name"], 0)
+        assert node["alloc_messages"] == handled - 1, node
+    # a node that only sends over UDP allocates nothing per message (the UDP send path is
+    # allocation-free, as ping's and pub's are: BENCHMARKS.md "Allocations by call site")
+    montreal = next(n for n in result["nodes"] if n["name"] == "montreal")
+    assert montreal["allocs_per_msg"] == 0.0, montreal

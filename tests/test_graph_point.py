@@ -232,7 +232,7 @@ def test_a_bad_payload_names_the_publisher_and_the_form(payload: str, expected: 
 @pytest.mark.agent  # the example recording is written with the ROS 1 tools
 def test_a_payload_from_a_recordings_topic_is_its_sizes_in_order() -> None:
     from mwperf.bags.info import inspect
-    from mwperf.bags.replay_point import example_bag
+    from mwperf.bags.example import example_bag
     from mwperf.graph.parse import parse_graph
 
     graph = parse_graph("nodes:\n"

@@ -7,6 +7,7 @@ written into a hidden folder in the output folder and renamed into place only wh
 succeeded, so a failure leaves nothing half-written.
 """
 
+import os
 import shutil
 import subprocess
 import tempfile
@@ -83,3 +84,17 @@ def _convert_to_mcap(bag: Path, folder: Path) -> None:
             compress_mode="file", default_typestore=get_typestore(Stores.ROS1_NOETIC),
             typestore=None, exclude_topics=[], include_topics=[], exclude_msgtypes=[],
             include_msgtypes=[])
+
+
+def cache_dir() -> Path:
+    """$XDG_CACHE_HOME/mwperf, else ~/.cache/mwperf."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "mwperf"
+
+
+def example_bag() -> Path:
+    """The example ROS 1 bag, written (with its MCAP twin) on first use."""
+    bag = cache_dir() / f"{ExampleSpec().name}.bag"
+    if not bag.is_file():
+        write_example(cache_dir(), ExampleSpec(), force=True)
+    return bag

@@ -6,32 +6,17 @@ unless asked. ``example`` names mwperf's example recording (``mwperf bag example
 once into the user's cache folder."""
 
 import dataclasses
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ..config import PointConfig
 from ..durations import format_duration_arg
-from .example import ExampleSpec, write_example
+from .example import example_bag
 from .trace import HEADER_LEN, ReplayPlan, ReplaySpec, parse_spec, write_traces
 
 EXAMPLE = "example"
 """``--replay example``: seed 000's kind of recording (LaserScan 40 Hz, Image 30 Hz, 10 s)"""
-
-
-def cache_dir() -> Path:
-    """$XDG_CACHE_HOME/mwperf, else ~/.cache/mwperf."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "mwperf"
-
-
-def example_bag() -> Path:
-    """The example ROS 1 bag, written (with its MCAP twin) on first use."""
-    bag = cache_dir() / f"{ExampleSpec().name}.bag"
-    if not bag.is_file():
-        write_example(cache_dir(), ExampleSpec(), force=True)
-    return bag
 
 
 def resolved(options: dict[str, Any]) -> dict[str, Any]:

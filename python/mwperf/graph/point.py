@@ -32,7 +32,7 @@ GRAPH_TAKES = ("transport", "duration", "warmup", "reliability", "history", "dep
                "durability", "discovery_timeout", "opt", "busy_poll", "link", "link_backend",
                "spin_margin", "peer_timeout", "prevent_cpu_idle", "cpu_quota", "cpu_pin",
                "rt_priority", "clock_sync", "test_clock", "host", "remote_place", "ssh_config",
-               "accept_new_host_key", *GRAPH_OPTIONS)
+               "accept_new_host_key", "count_allocs", *GRAPH_OPTIONS)
 """every point option a graph point takes (the rest set one stream's rates, sizes and work)"""
 CPU_OPTIONS = ("cpu_quota", "cpu_pin", "rt_priority")
 

@@ -174,7 +174,15 @@ def _node(name: str, report: dict[str, Any] | None, failed: str | None) -> dict[
                                    default=None),
             "send_errors": sum(p["send_errors"] for p in report["publishers"])
             + sum((s.get("stage") or {}).get("send_errors", 0) for s in report["subscriptions"]),
-            **({"clock": report["clock"]} if report.get("clock") else {})}
+            **({"clock": report["clock"]} if report.get("clock") else {}),
+            **(_allocs(report["allocations"]) if report.get("allocations") else {})}
+
+
+def _allocs(allocations: dict[str, Any]) -> dict[str, Any]:
+    """--count-allocs: a node's heap allocations per measured message it sent or received."""
+    return {"allocs_per_msg": allocations["allocs_per_msg"],
+            "alloc_bytes_per_msg": allocations["bytes_per_msg"],
+            "alloc_messages": allocations["steady_messages"]}
 
 
 def _median(values: list[int]) -> int | None:

@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..agent import Agent
+from ..agent import Agent, alloc_preload
 from ..clocksync import shifted
 from ..commandline import qos_args
 from ..config import PointConfig
@@ -258,10 +258,14 @@ def _start(agents: AgentSet, agent: Agent, cfg: PointConfig, spec: dict[str, Any
             "--spin-margin", format_duration_arg(cfg.spin_margin_ns)]
     if cfg.busy_poll:
         argv.append("--busy-poll")
+    if cfg.count_allocs:  # the malloc counter preloaded (below), the node counts per phase
+        argv.append("--count-allocs")
     argv += clock_args
     if shift is not None:  # TEST ONLY: a host with a clock of its own (a time namespace)
         argv = shifted(argv, *shift)
     netns, env, opts = placed(place, spec["name"], cfg.transport, None)
+    if cfg.count_allocs:
+        env = {**(env or {}), "LD_PRELOAD": alloc_preload(agent)}
     argv += [arg for opt in opts for arg in ("--opt", opt)]
     if remote:
         assert real is not None

@@ -26,7 +26,7 @@ def uniform(node: str, topic: str, low: int, high: int) -> tuple[int, ...]:
 def recorded(spec: str, topic: str, what: str) -> tuple[int, ...]:
     """The message sizes of ``topic`` in recording ``spec`` (a file, or ``example``), in order."""
     from ..bags.recording import check_topics, messages, open_reader, topics_of
-    from ..bags.replay_point import example_bag
+    from ..bags.example import example_bag
 
     path = example_bag() if spec == "example" else Path(spec)
     if not path.exists():

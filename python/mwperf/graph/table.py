@@ -54,6 +54,8 @@ def render(result: dict[str, Any]) -> str:
         busiest = sorted(nodes, key=lambda n: n["cpu_percent"], reverse=True)[:5]
         lines.append("busiest nodes: " + ", ".join(
             f"{n['name']} {n['cpu_percent']:.1f} % CPU {n['max_rss_kib'] / 1024:.1f} MiB"
+            + (f" {n['allocs_per_msg']:.2f} allocs/msg" if n.get("allocs_per_msg") is not None
+               else "")
             for n in busiest))
     for n in result["nodes"]:
         if n["status"] != "complete":

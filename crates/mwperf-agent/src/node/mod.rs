@@ -51,6 +51,10 @@ pub struct NodeReport {
     /// across hosts: this node's clock against the graph's reference (node/clock.rs)
     #[serde(skip_serializing_if = "Option::is_none")]
     pub clock: Option<clock::NodeClockReport>,
+    /// `--count-allocs`: this process's heap allocations per phase; a message is one measured
+    /// message sent or received (allocs.rs)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allocations: Option<mwperf_core::result::Allocations>,
 }
 
 /// How long a publisher waits before opening again (its peer does not listen yet).
@@ -173,6 +177,7 @@ pub fn run(
     }
     let discovery_ns = now_ns() - started;
     let sessions = mwperf_transports::shared_sessions(common.transport) as u64;
+    crate::allocs::setup_done();
     println!("READY node {}", spec.name);
     let Some(go_ns) = wait_go(go_file)? else {
         return Err("stopped by signal before the graph started".to_string());
@@ -273,6 +278,7 @@ pub fn run(
         subscriptions: received,
         process: ProcessUsage::now((now_ns() - started) as f64 / 1e9),
         clock,
+        allocations: crate::allocs::report(),
     })
 }
 
@@ -297,6 +303,12 @@ pub fn main(args: &crate::cli::NodeArgs) -> std::process::ExitCode {
     crate::signals::install();
     if let Some(ppm) = args.common.test_clock_drift_ppm {
         mwperf_core::clock::set_test_drift_ppm(ppm); // TEST ONLY: before any timestamp is taken
+    }
+    if args.common.count_allocs {
+        if let Err(e) = crate::allocs::enable() {
+            eprintln!("mwperf-agent: error: {e}");
+            return ExitCode::from(2);
+        }
     }
     let clocks = (args.clock_serve, args.clock_ref);
     let report = match run(&args.common, &spec, &args.go_file, args.spin_margin, clocks) {

@@ -165,6 +165,9 @@ impl Timer {
         );
         let lag = at_ns.saturating_sub(h.intended_ns); // both on the reference's clock
         self.sent.max_send_lag_ns = self.sent.max_send_lag_ns.max(lag);
+        if !warm {
+            crate::allocs::message();
+        }
         self.k += 1;
     }
 }

@@ -185,6 +185,9 @@ impl<'a> Subscription<'a> {
                 }
             }
         }
+        if !warm {
+            crate::allocs::message(); // its callback (and a stage's send) done
+        }
     }
 
     /// The report: one edge per publishing node.
