@@ -12,6 +12,7 @@
 //! probes) at the instants it was used, added to the final fit's own error bound.
 
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use mwperf_core::clock::now_ns;
@@ -35,6 +36,8 @@ struct Probing {
 }
 
 static PROBING: Mutex<Option<Probing>> = Mutex::new(None);
+/// Whether this node probes a reference: one relaxed load per timestamp when it does not.
+static ACTIVE: AtomicBool = AtomicBool::new(false);
 
 /// This node's clock against the reference, for its report.
 #[derive(Serialize, Debug, Default)]
@@ -101,6 +104,7 @@ impl NodeClock {
             client,
             trace: Vec::new(),
         });
+        ACTIVE.store(true, Ordering::Release);
         Ok(NodeClock::Probing(peer.to_string()))
     }
 
@@ -130,6 +134,7 @@ impl NodeClock {
                 })
             }
             NodeClock::Probing(peer) => {
+                ACTIVE.store(false, Ordering::Release);
                 let probing = PROBING.lock().unwrap_or_else(|e| e.into_inner()).take()?;
                 let gathered = probing.client.finish();
                 let fit = gathered.bins.fit(go_ns);
@@ -151,6 +156,9 @@ impl NodeClock {
 
 /// reference − local at local time `t_ns` by the running fit (0 on the reference's clock).
 fn correction(t_ns: u64) -> i64 {
+    if !ACTIVE.load(Ordering::Acquire) {
+        return 0; // on the reference's clock: nothing to correct, no lock taken
+    }
     let mut guard = PROBING.lock().unwrap_or_else(|e| e.into_inner());
     let Some(probing) = guard.as_mut() else {
         return 0;
