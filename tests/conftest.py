@@ -97,6 +97,10 @@ SERIAL = (
     # a graph's chain through a 5 ms link within 3 ms; a node killed 1.5 s into a 3 s run
     "tests/test_graph_e2e.py::test_a_graph_over_an_emulated_link_places_nodes_on_their_hosts",
     "tests/test_graph_e2e.py::test_a_node_killed_mid_run_gives_a_partial_result_naming_it",
+    # the default suite's RustDDS points (PointCloud512k at max rate last) failed to discover
+    # in 2 of 3 CI runs beside the other workers' RustDDS agents: on loopback RustDDS finds
+    # only participants with ids 0..12, and those are machine-wide (transports/rustdds.rs)
+    "tests/test_agent_e2e.py::test_default_suite_quick",
     # RustDDS on loopback: a participant takes one of the ids 0..12 machine-wide (discovery
     # reaches only those); a 10-node graph beside another test's RustDDS ping/pong left that
     # one without an id it could be found at ("no peer matched")
