@@ -35,6 +35,10 @@ pub fn transport_json(kind: Kind) -> serde_json::Value {
             "durability": d.qos.durability,
             "note": d.qos.note,
         },
+        "services": {
+            "supported": d.services.supported(),
+            "how": d.services.text(),
+        },
     })
 }
 
@@ -129,6 +133,7 @@ mod tests {
                 "node_session",
                 "opts",
                 "qos",
+                "services",
             ] {
                 assert!(v.get(key).is_some(), "{}: no '{key}'", k.name());
             }

@@ -112,6 +112,8 @@ pub struct Descriptor {
     /// same way); `mwperf-agent transports --json` prints it, so it is defined only here.
     pub defaults: &'static [(&'static str, &'static str)],
     pub qos: QosSupport,
+    /// Request/response (`--mode service`): the mechanism, or why there is none.
+    pub services: crate::service::Services,
 }
 
 impl Descriptor {

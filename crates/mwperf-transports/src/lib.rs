@@ -13,15 +13,19 @@ pub mod descriptor;
 mod endpoint;
 mod middleware;
 mod poll;
+pub mod service;
+mod service_open;
 pub mod session;
 pub mod spec;
 mod stream;
 pub mod tcp;
 pub mod udp;
+mod udp_service;
 pub mod uds;
 
 pub use descriptor::{Descriptor, Fanout, Framing, Opt, QosSupport};
 pub use endpoint::{Endpoint, Side};
+pub use service::{open_client, open_server, CallId, Client, Reply, Server, Services, Token};
 pub use spec::{Durability, History, Qos, Reliability, Spec};
 
 /// The one list of transports: a new transport is one line here (its module exposes

@@ -28,6 +28,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     defaults: &[],
     opts: &[],
     qos: QosSupport::NONE,
+    services: crate::service::Services::Native("request/reply baseline: one datagram each way, a reply matched to its call by the mwperf header's seq"),
 };
 
 pub struct UdpEndpoint {

@@ -11,7 +11,7 @@ from ..errors import RunError
 
 FIELDS = ("name", "built", "daemon", "address", "description", "discovery", "framing",
           "max_message", "local_only", "crosses_hosts", "fanout", "node_session", "opts", "defaults",
-          "qos")
+          "qos", "services")
 """every key of one descriptor in the agent's listing"""
 
 
@@ -47,6 +47,9 @@ class Profile:
     text (Cyclone DDS's loopback config)"""
     qos: dict[str, Any]
     """the reliability/history/durability values honoured, and a note"""
+    services: dict[str, Any]
+    """request/response (``--mode service``): ``supported`` and ``how`` (the mechanism, or why
+    there is none)"""
 
     @property
     def native_fanout(self) -> bool:

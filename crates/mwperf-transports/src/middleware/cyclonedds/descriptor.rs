@@ -27,6 +27,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
         durability: QosSupport::DURABILITY,
         note: "every value maps to the DDS policy of the same name",
     },
+    services: crate::service::Services::None("request/response over this transport is not built yet"),
 };
 
 /// Loopback only, unicast discovery to the participant ports on 127.0.0.1. Every process on the

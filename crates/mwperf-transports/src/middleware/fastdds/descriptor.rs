@@ -32,4 +32,5 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
         durability: QosSupport::DURABILITY,
         note: "every value maps to the DDS policy of the same name (keep-all: unlimited resource limits)",
     },
+    services: crate::service::Services::None("request/response over this transport is not built yet"),
 };

@@ -27,4 +27,5 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
         durability: &["volatile"],
         note: "one TCP connection per client: reliable and ordered (best-effort asks for no more, so it is the same); the server's per-client queue (its backlog) drops when a client cannot keep up; no late-joiner history",
     },
+    services: crate::service::Services::None("request/response over this transport is not built yet"),
 };

@@ -22,6 +22,7 @@
 //!   initial update after everything the client sent before (one client's messages are handled
 //!   in order); the graph itself is not used.
 
+pub mod service;
 mod servers;
 mod ws;
 

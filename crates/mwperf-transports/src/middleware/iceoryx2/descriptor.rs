@@ -27,4 +27,5 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
         durability: QosSupport::DURABILITY,
         note: "keep-all refused (queues are fixed when a service is created); best-effort = a full queue drops its oldest sample; transient-local keeps depth samples for late joiners",
     },
+    services: crate::service::Services::None("request/response over this transport is not built yet"),
 };

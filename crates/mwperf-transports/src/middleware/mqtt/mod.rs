@@ -12,6 +12,7 @@
 //!
 //! QoS mapping: see [`mapping`].
 
+pub mod service;
 mod address;
 mod codec;
 mod mapping;

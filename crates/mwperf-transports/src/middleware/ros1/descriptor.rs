@@ -23,4 +23,5 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
         durability: QosSupport::DURABILITY,
         note: "best-effort refused (UDPROS is not implemented); transient-local = latching, only with keep-last:1",
     },
+    services: crate::service::Services::None("request/response over this transport is not built yet"),
 };

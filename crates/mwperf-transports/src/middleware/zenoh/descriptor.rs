@@ -27,4 +27,5 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
         durability: &["volatile"],
         note: "reliable = congestion control Block, best-effort = Drop; keep-last N = a ring of N samples per subscriber",
     },
+    services: crate::service::Services::None("request/response over this transport is not built yet"),
 };
