@@ -119,11 +119,41 @@ class ClockSync(TypedDict):
     test_truth: NotRequired[dict[str, Any]]
 
 
+class Serving(TypedDict):
+    """What a service server did: requests received and answered (foreign = not mwperf's, answered all the same), reply errors, --server-work per call, and its server time: request arrival to reply handed to the transport, on its own clock, measured requests only"""
+
+    requests: int
+    answered: int
+    foreign: int
+    reply_errors: int
+    work_ns: int
+    server_time: Stats
+    connections: int | None
+
+
+class Calls(TypedDict):
+    """A service client's calls (--mode service): answered calls are the latency samples and accounting.received; timeouts (no reply within call_timeout_ns, given up), errors (the server answered with a failure), send_errors (the transport could not send), unmatched (replies to no outstanding call: late after a timeout, duplicated), others_replies (replies the middleware addressed to other clients, dropped), unchecked (answered by a foreign server, timed but not checked); pooled over clients by summing; server = the server's report"""
+
+    clients: int
+    in_flight: int
+    max_outstanding: int
+    call_timeout_ns: int
+    answered: int
+    timeouts: int
+    errors: int
+    send_errors: int
+    unmatched: int
+    others_replies: int
+    unchecked: int
+    connections: int | None
+    server: NotRequired[Serving]
+
+
 class Measurement(TypedDict):
     """What a measuring role (ping, sub) saw. response = latency from the intended send time (coordinated-omission correct); service = latency from the actual send time."""
 
-    mode: Literal['roundtrip', 'oneway']
-    latency_kind: Literal['rtt', 'one-way']
+    mode: Literal['roundtrip', 'oneway', 'service']
+    latency_kind: Literal['rtt', 'one-way', 'call']
     clock: NotRequired[str]
     payload_bytes: int
     message_bytes: int
@@ -137,6 +167,7 @@ class Measurement(TypedDict):
     series: list[SeriesPoint]
     samples_file: NotRequired[str | None]
     clock_sync: NotRequired[ClockSync]
+    calls: NotRequired[Calls]
 
 
 class Conditions(TypedDict):
@@ -258,7 +289,7 @@ class Warning(TypedDict):
 class AgentReport(TypedDict):
     schema_version: Literal[2]
     kind: Literal['agent-report']
-    role: Literal['ping', 'pong', 'pub', 'sub']
+    role: Literal['ping', 'pong', 'pub', 'sub', 'client', 'server']
     tool: Tool
     host: Host
     config: dict[str, Any]
@@ -277,6 +308,7 @@ class AgentReport(TypedDict):
     outage: NotRequired[OutageCounts]
     allocations: NotRequired[Allocations]
     phases: NotRequired[AgentReportPhases]
+    serving: NotRequired[Serving]
     clock_serve: NotRequired[AgentReportClockServe]
     warnings: list[Warning]
 

@@ -47,6 +47,56 @@ pub enum Role {
     Pool,
     /// One node of a graph: its publishers and subscriptions from a spec file (docs/agent-contract.md, "node").
     Node(NodeArgs),
+    /// Call a service's server through the middleware's own request/response and measure each
+    /// call (docs/agent-contract.md, "client").
+    Client(ClientArgs),
+    /// Answer every call of a service's clients (docs/agent-contract.md, "server").
+    Server(ServeArgs),
+}
+
+/// Upper bound of `client --clients`.
+pub const MAX_CLIENTS: u32 = 16;
+/// Upper bound of `client --in-flight`.
+pub const MAX_IN_FLIGHT: u32 = 1024;
+
+/// `client`: a sender's options (--rate per client, --payload = the request's bytes after the
+/// header) and the calls'.
+#[derive(Args, Debug, Serialize, Clone)]
+pub struct ClientArgs {
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub sender: SenderArgs,
+    /// Calls each client keeps outstanding at most (1 = call, wait for the reply, call again).
+    #[arg(long = "in-flight", default_value = "1", value_parser = clap::value_parser!(u32).range(1..=MAX_IN_FLIGHT as i64))]
+    pub in_flight: u32,
+    /// Clients calling the one server, each its own middleware endpoint and schedule at --rate.
+    #[arg(long, default_value = "1", value_parser = clap::value_parser!(u32).range(1..=MAX_CLIENTS as i64))]
+    pub clients: u32,
+    /// Give a call up when no reply came this long after it was sent (counted as a timeout).
+    #[arg(long = "call-timeout", default_value = "1s", value_parser = duration)]
+    #[serde(rename = "call_timeout_ns")]
+    pub call_timeout: u64,
+    /// The reply's bytes after the header the server sends (a catalogue name or bytes; default:
+    /// the same as the request): replies of another size are counted as not intact.
+    #[arg(long = "reply-payload", value_parser = payload_bytes)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reply_payload: Option<usize>,
+}
+
+/// `server`: a listener's options and what each call costs it.
+#[derive(Args, Debug, Serialize, Clone)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub server: ServerArgs,
+    /// The reply's bytes after the header (a catalogue name or bytes; default: the request's).
+    #[arg(long = "reply-payload", value_parser = payload_bytes)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reply_payload: Option<usize>,
+    /// CPU work (a spin) per call between the request's arrival and the reply.
+    #[arg(long = "server-work", default_value = "0s", value_parser = duration)]
+    #[serde(rename = "server_work_ns")]
+    pub server_work: u64,
 }
 
 /// `node`: the node's spec, the go file, and the options every role has.

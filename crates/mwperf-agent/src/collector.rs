@@ -188,10 +188,10 @@ impl Collector {
         let received = accounting.received as f64;
         Measurement {
             mode: mode.into(),
-            latency_kind: if mode == "roundtrip" {
-                "rtt".into()
-            } else {
-                "one-way".into()
+            latency_kind: match mode {
+                "roundtrip" => "rtt".into(),
+                "service" => "call".into(),
+                _ => "one-way".into(),
             },
             clock: mwperf_core::clock::CLOCK_NAME.into(),
             payload_bytes,
@@ -219,6 +219,7 @@ impl Collector {
             series: self.series.finish(),
             samples_file: self.samples_path,
             clock_sync: None,
+            calls: None,
         }
     }
 }

@@ -30,6 +30,11 @@ pub fn run(role: &Role) -> Option<ExitCode> {
         Role::Facts => facts::run(),
         Role::Pool => pooling::run(),
         Role::Node(a) => crate::node::main(a),
-        Role::Ping(_) | Role::Pub(_) | Role::Pong(_) | Role::Sub(_) => return None,
+        Role::Ping(_)
+        | Role::Pub(_)
+        | Role::Pong(_)
+        | Role::Sub(_)
+        | Role::Client(_)
+        | Role::Server(_) => return None,
     })
 }

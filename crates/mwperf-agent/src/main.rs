@@ -49,12 +49,21 @@ fn main() -> ExitCode {
     if let Some(code) = commands::run(&cli.role) {
         return code;
     }
+    if let cli::Role::Client(a) = &cli.role {
+        if let Err(m) = roles::client::check(a) {
+            return usage(&m);
+        }
+    }
     let mut session = match Session::begin(&cli.role) {
         Ok(s) => s,
         Err(m) => return usage(&m),
     };
-    let outcome = match open::open(&mut session) {
-        Ok(topics) => roles::run(&session, topics),
+    let opened = match &cli.role {
+        cli::Role::Client(_) | cli::Role::Server(_) => roles::service::open_and_run(&session),
+        _ => open::open(&mut session).map(|topics| roles::run(&session, topics)),
+    };
+    let outcome = match opened {
+        Ok(outcome) => outcome,
         Err(Stop::Usage(m)) => return usage(&m),
         Err(Stop::Failed(reason)) => roles::RoleOutcome::failed(reason),
     };

@@ -196,6 +196,7 @@ fn combine(outcomes: Vec<RoleOutcome>, names: &[String], addresses: &[String]) -
                 .collect::<Vec<_>>(),
         ),
         per_topic,
+        serving: None,
     }
 }
 

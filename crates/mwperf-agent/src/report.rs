@@ -60,6 +60,7 @@ pub fn build(s: Frame, out: RoleOutcome) -> AgentReport {
         per_topic: out.per_topic,
         outage: out.outage,
         clock_serve: s.clock_serve,
+        serving: out.serving,
         allocations: s.allocations,
         phases: crate::phases::report(),
         warnings: warns,

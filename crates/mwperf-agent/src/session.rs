@@ -38,6 +38,8 @@ impl<'a> Session<'a> {
             Role::Pub(a) => ("pub", &a.common, serde_json::to_value(a)),
             Role::Pong(a) => ("pong", &a.common, serde_json::to_value(a)),
             Role::Sub(a) => ("sub", &a.common, serde_json::to_value(a)),
+            Role::Client(a) => ("client", &a.sender.common, serde_json::to_value(a)),
+            Role::Server(a) => ("server", &a.server.common, serde_json::to_value(a)),
             _ => unreachable!("not a measuring role"),
         };
         if common.count_allocs {
@@ -57,6 +59,7 @@ impl<'a> Session<'a> {
         let idle = cpu_idle::prevent(common.prevent_cpu_idle);
         let spin = match role {
             Role::Ping(a) | Role::Pub(a) => a.spin_margin,
+            Role::Client(a) => a.sender.spin_margin,
             _ => 0,
         };
         let conditions = Conditions {

@@ -143,6 +143,58 @@ pub struct Measurement {
     /// `mwperf-agent pool` (a pool of several clocks has no one offset: the caller decides).
     #[serde(skip_serializing_if = "Option::is_none", skip_deserializing)]
     pub clock_sync: Option<ClockSync>,
+    /// Request/response (`--mode service`): what happened to the calls besides their latency.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calls: Option<Calls>,
+}
+
+/// A service client's calls (`client`, docs/agent-contract.md): a call is answered (a latency
+/// sample and `accounting.received`), timed out, or failed; replies that match no outstanding
+/// call are counted apart. Pooled by summing (limits: the largest).
+#[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq)]
+pub struct Calls {
+    /// Clients that made these calls (each its own middleware endpoint).
+    pub clients: u64,
+    /// Calls each client keeps outstanding at most (`--in-flight`).
+    pub in_flight: u64,
+    /// The most calls that were outstanding at once in one client.
+    pub max_outstanding: u64,
+    pub call_timeout_ns: u64,
+    /// Measured calls answered with a reply (= accounting.received).
+    pub answered: u64,
+    /// Measured calls with no reply within --call-timeout (given up).
+    pub timeouts: u64,
+    /// Measured calls the server answered with a failure (ROS 1 ok=0, a zenoh error reply).
+    pub errors: u64,
+    /// Measured calls the transport could not send.
+    pub send_errors: u64,
+    /// Replies that matched no outstanding call (late after their timeout, duplicated).
+    pub unmatched: u64,
+    /// Replies the middleware addressed to other clients (a shared reply topic), dropped.
+    pub others_replies: u64,
+    /// Answered calls whose reply carried no mwperf header (a foreign server): timed, not checked.
+    pub unchecked: u64,
+    /// Connections the clients opened (ROS 1 non-persistent: one per call); null where none.
+    pub connections: Option<u64>,
+    /// The server's side (`server`'s report), filled in by the control plane.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<Serving>,
+}
+
+/// What a service `server` did: requests answered and the time each took it (request arrival
+/// to reply handed to the transport, on its own clock; includes --server-work).
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Serving {
+    pub requests: u64,
+    pub answered: u64,
+    /// Requests that were not mwperf's (answered all the same, with --reply-payload bytes).
+    pub foreign: u64,
+    pub reply_errors: u64,
+    /// --server-work per call.
+    pub work_ns: u64,
+    /// Request arrival to reply handed over, measured requests only (not warm-up or probes).
+    pub server_time: Stats,
+    pub connections: Option<u64>,
 }
 
 /// How a sub put the pub's send times and its own receive times on one clock (docs/agent-contract.md
@@ -286,6 +338,9 @@ pub struct AgentReport {
     /// A pub with --clock-serve: its probe server's counters.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub clock_serve: Option<ClockServe>,
+    /// A service server: what it answered and its time per call.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub serving: Option<Serving>,
     /// With --count-allocs: the whole process's heap allocations per phase (LD_PRELOAD counter).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub allocations: Option<Allocations>,

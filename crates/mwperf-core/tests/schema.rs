@@ -170,6 +170,25 @@ fn agent_report_matches_the_schema() {
         series: series.finish(),
         samples_file: None,
         clock_sync: None,
+        calls: Some(mwperf_core::result::Calls {
+            clients: 2,
+            in_flight: 4,
+            max_outstanding: 3,
+            call_timeout_ns: 1_000_000_000,
+            answered: 1,
+            timeouts: 1,
+            connections: Some(2),
+            server: Some(mwperf_core::result::Serving {
+                requests: 3,
+                answered: 3,
+                foreign: 1,
+                reply_errors: 0,
+                work_ns: 0,
+                server_time: stats(),
+                connections: None,
+            }),
+            ..Default::default()
+        }),
     };
     let report = AgentReport {
         schema_version: SCHEMA_VERSION,
@@ -204,6 +223,7 @@ fn agent_report_matches_the_schema() {
             address: Some("127.0.0.1:7000".into()),
             measurement: m,
         }],
+        serving: None,
         outage: Some(mwperf_core::result::OutageCounts {
             start_ns: 10,
             end_ns: 20,

@@ -7,10 +7,14 @@ use crate::cli::Role;
 use crate::session::Session;
 use crate::{executor, multi};
 
+pub mod client;
 pub mod contact;
+pub mod outstanding;
 pub mod ping;
 pub mod pong;
 pub mod publish;
+pub mod server;
+pub mod service;
 pub mod subscribe;
 
 pub struct RoleOutcome {
@@ -29,6 +33,8 @@ pub struct RoleOutcome {
     pub per_topic: Vec<mwperf_core::result::TopicMeasurement>,
     /// With --outage-window: the counts around the outage (single topic).
     pub outage: Option<mwperf_core::result::OutageCounts>,
+    /// A service server's side (`server`).
+    pub serving: Option<mwperf_core::result::Serving>,
 }
 
 impl RoleOutcome {
@@ -44,6 +50,7 @@ impl RoleOutcome {
             discovery: None,
             per_topic: Vec::new(),
             outage: None,
+            serving: None,
         }
     }
 }

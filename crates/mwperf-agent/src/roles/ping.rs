@@ -347,6 +347,7 @@ pub fn run(
         discovery: Some(discovery),
         per_topic: Vec::new(),
         outage,
+        serving: None,
     }
 }
 

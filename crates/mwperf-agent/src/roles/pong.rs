@@ -93,5 +93,6 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
         discovery: None,
         per_topic: Vec::new(),
         outage: None,
+        serving: None,
     }
 }

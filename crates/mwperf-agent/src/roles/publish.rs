@@ -171,5 +171,6 @@ pub fn run(
         }),
         per_topic: Vec::new(),
         outage: outage.map(|w| w.counts(true, false)),
+        serving: None,
     }
 }

@@ -180,6 +180,7 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
         discovery: None,
         per_topic: Vec::new(),
         outage,
+        serving: None,
     }
 }
 
