@@ -52,8 +52,9 @@ def sender_timeout_s(cfg: PointConfig) -> float:
         if cfg.min_samples and cfg.rate <= 0:
             measure_s += 2 * cfg.min_samples * COUNT_PACE_S
     discovery_ns = cfg.discovery_timeout_ns if profile(cfg.transport).discovery else 0
-    return ((discovery_ns + cfg.warmup_ns + cfg.peer_timeout_ns + cfg.idle_ns) / 1e9 + measure_s
-            + SLACK_S)
+    calls_ns = cfg.service.call_timeout_ns if cfg.service is not None else 0
+    return ((discovery_ns + cfg.warmup_ns + cfg.peer_timeout_ns + cfg.idle_ns + calls_ns) / 1e9
+            + measure_s + SLACK_S)
 
 
 def make_run_id(cfg: PointConfig, tag: int, started: datetime) -> str:
@@ -73,6 +74,8 @@ def role_argv(agent: Agent, role: str, cfg: PointConfig, workdir: Path, tag: int
     argv += qos_args(cfg) + workload_args(cfg, sender)
     if sender:
         argv += sender_args(cfg)
+    if cfg.service is not None:
+        argv += cfg.service.client_args() if sender else cfg.service.server_args()
     if cfg.samples and role == MEASURING_ROLE[cfg.mode]:
         argv += ["--samples", str(workdir / SAMPLES_NAME)]
     return argv

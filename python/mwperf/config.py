@@ -26,6 +26,7 @@ from .subscribers import check_subscribers, parse_subscribers
 from .transports import hook, profile, profiles
 
 if TYPE_CHECKING:
+    from .calls import ServicePoint
     from .graph.point import GraphPoint
 
 DEFAULTS: dict[str, str] = {
@@ -137,6 +138,8 @@ class PointConfig:
     graph: "GraphPoint | None" = None
     """``--graph`` (a scenario's ``graph:``): a graph of nodes instead of one stream
     (graph/point.py); the stream's own fields then keep their defaults"""
+    service: "ServicePoint | None" = None
+    """``--mode service``: the calls' options (calls.py); None for streams"""
     min_samples: int | None = None
     """``--min-samples``: at least this many measured messages (the agent's ``--min-count``):
     at a rate the point runs ``measure_ns``, at rate 0 until them or the duration, whichever
@@ -202,6 +205,10 @@ class PointConfig:
             del data["bridge"]
         if self.min_samples is None:
             del data["min_samples"]
+        if self.service is None:
+            del data["service"]
+        else:
+            data["service"] = self.service.to_dict()
         if self.graph is None:
             del data["graph"]
         else:
@@ -279,9 +286,11 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
         raise UsageError(f"--pong {qos['pong']}: the foreign echo has no --topics, --executor or "
                          f"--busy-loop; use --pong agent for those")
     payload = given("payload").strip()
+    payload_bytes = _payload_bytes(payload, catalogue.payloads())
+    service = _service(options, mode, transport, payload_bytes, catalogue.payloads())
     point = PointConfig(
         transport=transport, mode=mode, rate=rate, payload=payload,
-        payload_bytes=_payload_bytes(payload, catalogue.payloads()),
+        payload_bytes=payload_bytes,
         duration_ns=duration_ns, count=count, warmup_ns=warmup_ns,
         peer_timeout_ns=peer_timeout_ns, busy_poll=bool(options.get("busy_poll")),
         prevent_cpu_idle=bool(options.get("prevent_cpu_idle")),
@@ -297,7 +306,7 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
         profile=bool(options.get("profile")),
         idle_ns=_duration("--idle", options.get("idle") or ("2s" if options.get("wire_bytes")
                                                            else "0s"), 0),
-        min_samples=min_samples,
+        min_samples=min_samples, service=service,
     )
 
     if options.get("bridge") is not None:
@@ -314,6 +323,19 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
     if point.subscribers > 1:
         check_subscribers(point, options)
     return point
+
+
+def _service(options: dict[str, Any], mode: str, transport: str, payload_bytes: int,
+             catalogue: dict[str, int]) -> "ServicePoint | None":
+    """The calls of a ``--mode service`` point (calls.py); their options refused elsewhere."""
+    from .calls import build_service, refuse_service_options
+    if mode != "service":
+        refuse_service_options(options, mode)
+        return None
+    known = profile(transport)
+    return build_service(options, payload_bytes, catalogue, transport, known.services,
+                         known.max_message,
+                         lambda: [p.name for p in profiles().values() if p.services["supported"]])
 
 
 def _wire_bytes(options: dict[str, Any], transport: str) -> dict[str, Any]:

@@ -213,6 +213,9 @@ def _measurement(mode: str, config: Mapping[str, Any], reports: Mapping[str, Age
         _recount_oneway(measurement["accounting"], pub, warnings)
         if pub is not None and pub.get("schedule") is not None:
             measurement["schedule"] = copy.deepcopy(pub["schedule"])  # the sender's accuracy
+    server = reports.get("server")
+    if mode == "service" and measurement.get("calls") and server and server.get("serving"):
+        measurement["calls"]["server"] = copy.deepcopy(server["serving"])
     return measurement
 
 

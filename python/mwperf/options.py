@@ -48,7 +48,9 @@ def option(*decls: str, scenario_kind: str | None = None, **attrs: Any) -> Point
 
 POINT_OPTIONS: tuple[PointOption, ...] = (
     option("--transport", help="Transport to measure (see 'mwperf transports').  [default: udp]"),
-    option("--mode", help="roundtrip (ping/pong) or oneway (pub/sub).  [default: roundtrip]"),
+    option("--mode", help="roundtrip (ping/pong), oneway (pub/sub) or service (client calls "
+           "a server through the middleware's own request/response; docs/services.md).  "
+           "[default: roundtrip]"),
     option("--rate", help="Messages per second; 0 = as fast as possible.  [default: 1000]"),
     option("--payload", help="Catalogue name (see 'mwperf payloads') or a byte count such as "
            "100 or 64KiB.  [default: Array1k]"),
@@ -167,6 +169,17 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
            "(name_c1..name_cN), for scaling studies.  [default: 1]"),
     option("--rate-scale", metavar="FACTOR", help="With --graph: every publisher's rate "
            "multiplied by FACTOR (2 = twice as often).  [default: 1]"),
+    option("--reply-payload", metavar="SIZE", help="--mode service: the reply's bytes after "
+           "the header (a catalogue name or bytes).  [default: the request's --payload]"),
+    option("--server-work", metavar="DURATION", help="--mode service: CPU work (a spin) the "
+           "server does per call before replying, e.g. 200us.  [default: 0s]"),
+    option("--in-flight", metavar="N", help="--mode service: calls each client keeps "
+           "outstanding at most (1-1024).  [default: 1]"),
+    option("--clients", metavar="N", help="--mode service: clients calling the one server "
+           "(1-16), each its own endpoint and schedule at --rate; the result lists each and "
+           "pools them.  [default: 1]"),
+    option("--call-timeout", metavar="DURATION", help="--mode service: a call not answered "
+           "this long after it was sent is given up and counted as a timeout.  [default: 1s]"),
     option("--test-clock", metavar="HOST=OFFSET_S[,DRIFT_PPM]", hidden=True,
            help="TEST ONLY: run an emulated host's agents in a time namespace OFFSET_S ahead "
            "and DRIFT_PPM fast (';' between hosts): ground truth for --clock-sync tests."),

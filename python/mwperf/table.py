@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .roles import ROLES
+from .calls_show import render_calls
 from .durations import format_ns
 from .emulation.summary import render_link
 from .emulation.cpu import summary_lines
@@ -215,6 +216,7 @@ def render_details(result: dict[str, Any]) -> str:
         for name, key in LATENCY)
     accounting = "  ".join(f"{name} {m['accounting'][key]}" for name, key in ACCOUNTING)
     text = f"service time  {service}\naccounting    {accounting}\n"
+    text += render_calls(m.get("calls"))
     text += render_workload(result) + render_subscribers(result)
     discovery = result.get("discovery")
     if discovery:
