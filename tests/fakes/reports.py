@@ -30,7 +30,7 @@ def measurement(mode: str = "roundtrip", *, sent: int = 1000, lost: int = 0,
     """A measurement where ``sent - lost`` messages arrived intact."""
     received = sent - lost
     return {
-        "mode": mode, "latency_kind": "rtt" if mode == "roundtrip" else "one-way",
+        "mode": mode, "latency_kind": {"roundtrip": "rtt", "service": "call"}.get(mode, "one-way"),
         "clock": "CLOCK_MONOTONIC (one host)",
         "payload_bytes": payload_bytes, "message_bytes": payload_bytes + 56,
         "response": stats(received, 12_000), "service": stats(received, 10_000),

@@ -1,0 +1,130 @@
+"""--mode service end to end with the real agents over the socket baseline (UDP): counts
+against ground truth, the server's work in the latency, a server that dies, foreign requests,
+and usage errors. Every middleware's own request/response is checked by the transports'
+service conformance suite (crates/mwperf-transports/tests/service_conformance.rs)."""
+
+import json
+import socket
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import REAL_AGENT, run_mwperf
+
+pytestmark = pytest.mark.agent
+
+
+def run(env: dict[str, str], tmp_path: Path, *args: str) -> tuple[int, dict[str, Any], str]:
+    out = tmp_path / "result.json"
+    done = run_mwperf("run", "--mode", "service", *args, "--json-out", str(out), "--results",
+                      str(tmp_path / "r"), env=env, timeout=120)
+    assert "Traceback" not in done.stderr, done.stderr
+    assert out.is_file(), done.stderr
+    return done.returncode, json.loads(out.read_text()), done.stdout
+
+
+def test_every_call_of_every_client_is_answered_and_counted_once(
+        real_env: dict[str, str], tmp_path: Path) -> None:
+    code, result, shown = run(real_env, tmp_path, "--transport", "udp", "--rate", "500",
+                              "--duration", "1s", "--warmup", "200ms", "--payload", "64",
+                              "--reply-payload", "1000", "--in-flight", "2", "--clients", "3")
+    assert code == 0 and result["status"] == "complete", result["status_reason"]
+    m = result["measurement"]
+    calls = m["calls"]
+    # ground truth: 3 clients x 500 Hz x 1 s measured calls, every one answered once
+    assert m["accounting"]["sent"] == m["accounting"]["received"] == calls["answered"] == 1500
+    assert (calls["timeouts"], calls["errors"], calls["unmatched"], calls["clients"]) == (0, 0, 0, 3)
+    # the server's own count of measured requests (an independent counter of the same calls)
+    assert calls["server"]["server_time"]["count"] == 1500
+    assert calls["server"]["answered"] == calls["server"]["requests"] >= 1500
+    assert [t["name"] for t in result["per_topic"]] == ["client 1", "client 2", "client 3"]
+    assert all(t["accounting"]["received"] == 500 for t in result["per_topic"])
+    assert m["mode"] == "service" and m["latency_kind"] == "call"
+    # a call's latency holds the server's time
+    assert m["service"]["min_ns"] >= calls["server"]["server_time"]["min_ns"]
+    assert "calls         answered 1500" in shown and "server time" in shown
+
+
+def test_the_servers_work_is_inside_every_call(real_env: dict[str, str], tmp_path: Path) -> None:
+    code, result, _ = run(real_env, tmp_path, "--transport", "udp", "--rate", "0", "--count",
+                          "200", "--warmup", "0s", "--server-work", "2ms", "--payload", "64")
+    assert code == 0, result["status_reason"]
+    m = result["measurement"]
+    assert m["service"]["min_ns"] >= 2_000_000
+    assert m["calls"]["server"]["server_time"]["min_ns"] >= 2_000_000
+    assert m["calls"]["server"]["work_ns"] == 2_000_000
+    # back to back, one in flight: 200 calls of >= 2 ms take >= 0.4 s
+    assert m["throughput"]["msgs_per_s"] <= 500
+
+
+def test_in_flight_calls_queue_at_a_single_threaded_server(real_env: dict[str, str],
+                                                          tmp_path: Path) -> None:
+    """Four calls outstanding against a server that works 1 ms each: a call waits for the
+    three before it, so its latency is about 4 ms and the server still does 1 ms per call."""
+    code, result, _ = run(real_env, tmp_path, "--transport", "udp", "--rate", "0", "--count",
+                          "200", "--warmup", "0s", "--server-work", "1ms", "--in-flight", "4")
+    assert code == 0, result["status_reason"]
+    m = result["measurement"]
+    assert m["calls"]["max_outstanding"] == 4
+    assert 3_500_000 <= m["service"]["p50_ns"] <= 8_000_000
+    assert m["calls"]["server"]["server_time"]["p50_ns"] < 2_000_000
+
+
+def start_server(tmp_path: Path, *args: str) -> tuple[subprocess.Popen[str], str]:
+    server = subprocess.Popen([str(REAL_AGENT), "server", "--transport", "udp", "--listen",
+                               "127.0.0.1:0", "--json", str(tmp_path / "server.json"), "--quiet",
+                               *args], stdout=subprocess.PIPE, text=True)
+    assert server.stdout is not None
+    ready = server.stdout.readline().split()
+    assert ready[:2] == ["READY", "udp"], ready
+    return server, ready[2]
+
+
+def test_a_server_that_dies_means_timeouts_and_a_partial_result_not_a_hang(
+        real_env: dict[str, str], tmp_path: Path) -> None:
+    server, address = start_server(tmp_path)
+    client = subprocess.Popen([str(REAL_AGENT), "client", "--transport", "udp", "--connect",
+                               address, "--rate", "200", "--duration", "20s", "--call-timeout",
+                               "300ms", "--peer-timeout", "500ms", "--json",
+                               str(tmp_path / "client.json"), "--quiet"], text=True)
+    time.sleep(1.0)
+    server.kill()
+    server.wait()
+    started = time.monotonic()
+    assert client.wait(timeout=15) == 3  # partial
+    assert time.monotonic() - started < 0.3 + 0.5 + 1.0  # call timeout + peer timeout + slack
+    report = json.loads((tmp_path / "client.json").read_text())
+    assert report["status"] == "partial"
+    assert "silent" in report["status_reason"]
+    calls = report["measurement"]["calls"]
+    assert calls["timeouts"] > 0 and calls["answered"] > 100
+    assert calls["answered"] + calls["timeouts"] == report["measurement"]["accounting"]["sent"]
+
+
+def test_a_foreign_request_is_answered_and_counted(real_env: dict[str, str],
+                                                   tmp_path: Path) -> None:
+    server, address = start_server(tmp_path, "--reply-payload", "10")
+    host, port = address.rsplit(":", 1)
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.settimeout(5)
+        s.sendto(b"hello, not mwperf", (host, int(port)))
+        reply, _ = s.recvfrom(2048)
+    server.terminate()
+    assert server.wait(timeout=5) == 0
+    assert reply[:4] == b"MWPF" and len(reply) == 56 + 10
+    serving = json.loads((tmp_path / "server.json").read_text())["serving"]
+    assert (serving["requests"], serving["answered"], serving["foreign"]) == (1, 1, 1)
+    assert serving["server_time"]["count"] == 0  # foreign requests are not measured
+
+
+def test_bad_service_input_is_a_usage_error(real_env: dict[str, str], tmp_path: Path) -> None:
+    done = run_mwperf("run", "--mode", "service", "--in-flight", "0", env=real_env)
+    assert done.returncode == 2 and "--in-flight: must be from 1 to 1024" in done.stderr
+    done = run_mwperf("run", "--mode", "service", "--transport", "udp", "--reply-payload",
+                      "70000", env=real_env)
+    assert done.returncode == 2 and "--reply-payload" in done.stderr
+    agent = subprocess.run([str(REAL_AGENT), "client", "--transport", "udp", "--connect",
+                            "127.0.0.1:9", "--in-flight", "0"], capture_output=True, text=True)
+    assert agent.returncode == 2 and "--in-flight" in agent.stderr
