@@ -102,3 +102,24 @@ def test_the_servers_side_joins_the_clients_calls() -> None:
                    started_at="t", finished_at="t")
     assert result["measurement"]["calls"]["server"]["requests"] == 12
     assert result["status"] == "complete"
+
+
+def test_a_version_7_catalogue_gains_the_service_columns(tmp_path: Any) -> None:
+    import duckdb
+
+    from mwperf.store import schema
+    from mwperf.store.catalogue import connect
+    with connect(tmp_path, views=False):
+        pass  # a new catalogue, then made a version 7 one: no service or client/server columns
+    added = [name for name, _ in schema.SERVICE_COLUMNS] + [
+        name for name, _ in schema.PROCESS_COLUMNS + schema.COST_COLUMNS
+        if name.startswith(("client_", "server_"))]
+    with duckdb.connect(str(tmp_path / "catalogue.duckdb")) as con:
+        for column in added:
+            con.execute(f"ALTER TABLE points DROP COLUMN {column}")
+        con.execute("UPDATE schema_version SET version = 7")
+    with connect(tmp_path, views=False) as con:
+        assert schema.version_of(con) == 8
+        columns = {row[0] for row in con.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE table_name = 'points'").fetchall()}
+    assert set(added) <= columns

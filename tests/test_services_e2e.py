@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from conftest import REAL_AGENT, run_mwperf
+from test_store_support import catalogue_rows
 
 pytestmark = pytest.mark.agent
 
@@ -45,6 +46,11 @@ def test_every_call_of_every_client_is_answered_and_counted_once(
     # a call's latency holds the server's time
     assert m["service"]["min_ns"] >= calls["server"]["server_time"]["min_ns"]
     assert "calls         answered 1500" in shown and "server time" in shown
+    # the catalogue carries the calls
+    [row] = catalogue_rows(tmp_path / "r", "SELECT mode, clients, in_flight, reply_payload_bytes, "
+                           "calls_timeouts, server_time_p50_ns > 0, client_cpu_s > 0, "
+                           "server_rss_kib > 0, latency_count FROM points")
+    assert row == ("service", 3, 2, 1000, 0, True, True, True, 1500)
 
 
 def test_the_servers_work_is_inside_every_call(real_env: dict[str, str], tmp_path: Path) -> None:

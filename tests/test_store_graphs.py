@@ -109,7 +109,7 @@ def test_a_version_6_catalogue_gains_the_graph_tables_empty(tmp_path: Path) -> N
             con.execute(f"DROP TABLE {table}")
         con.execute("UPDATE schema_version SET version = 6")
     with connect(tmp_path, views=False) as con:
-        assert schema.version_of(con) == schema.SCHEMA_VERSION == 7
+        assert schema.version_of(con) == schema.SCHEMA_VERSION >= 7
         for table in GRAPH_TABLES:
             assert con.execute(f"SELECT count(*) FROM {table}").fetchone() == (0,)
     ingest_graph(save_graph(tmp_path / FIXTURE_ID, graph_result()))

@@ -9,8 +9,9 @@ import duckdb
 
 from .graph_tables import GRAPH_TABLES
 from .rows import cost_columns, subscriber_rows, topic_rows
-from .schema import (COST_COLUMNS, PROBE_COLUMNS, RESILIENCE_COLUMNS, SCHEMA_VERSION,
-                     SUBSCRIBER_COLUMNS, TOPIC_COLUMNS, SchemaMismatch, create, version_of)
+from .schema import (COST_COLUMNS, PROBE_COLUMNS, PROCESS_COLUMNS, RESILIENCE_COLUMNS,
+                     SCHEMA_VERSION, SERVICE_COLUMNS, SUBSCRIBER_COLUMNS, TOPIC_COLUMNS,
+                     SchemaMismatch, create, version_of)
 
 
 def _add_resilience_columns(con: duckdb.DuckDBPyConnection) -> None:
@@ -80,6 +81,13 @@ def _add_graph_tables(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(f"CREATE TABLE IF NOT EXISTS {name} ({body})")
 
 
+def _add_service_columns(con: duckdb.DuckDBPyConnection) -> None:
+    """7 -> 8: the service columns and the client/server roles' CPU, RSS and allocations, NULL
+    for the points measured before (there were no service points)."""
+    for column, kind in SERVICE_COLUMNS + PROCESS_COLUMNS + COST_COLUMNS:
+        con.execute(f"ALTER TABLE points ADD COLUMN IF NOT EXISTS {column} {kind}")
+
+
 MIGRATIONS: dict[int, Callable[[duckdb.DuckDBPyConnection], None]] = {
     1: _add_resilience_columns,
     2: _add_subscribers_table,
@@ -87,6 +95,7 @@ MIGRATIONS: dict[int, Callable[[duckdb.DuckDBPyConnection], None]] = {
     4: _add_probes_table,
     5: _add_topic_addresses,
     6: _add_graph_tables,
+    7: _add_service_columns,
 }
 """version -> the step that upgrades a catalogue of that version to the next one"""
 

@@ -55,6 +55,7 @@ def point_row(result: dict[str, Any], place: PointPlace) -> dict[str, Any]:
     row.update(process_columns(result))
     row.update(resilience_columns(result))
     row.update(cost_columns(result))
+    row.update(service_columns(result))
     row["result"] = json.dumps(result, ensure_ascii=False)
     return row
 
@@ -137,6 +138,21 @@ def cost_columns(result: dict[str, Any]) -> dict[str, Any]:
             if p.get("role") == role and p.get("allocs_per_msg") is not None]
         row[f"{role}_allocs_per_msg"] = max(per) if per else None
     return row
+
+
+def service_columns(result: dict[str, Any]) -> dict[str, Any]:
+    """A service point's calls options and outcomes, and the server's time (NULL otherwise)."""
+    service = (result.get("config") or {}).get("service") or {}
+    calls = (result.get("measurement") or {}).get("calls") or {}
+    server_time = (calls.get("server") or {}).get("server_time") or {}
+    return {"in_flight": service.get("in_flight"), "clients": service.get("clients"),
+            "reply_payload_bytes": service.get("reply_payload_bytes"),
+            "server_work_ns": service.get("server_work_ns"),
+            "call_timeout_ns": service.get("call_timeout_ns"),
+            "calls_timeouts": calls.get("timeouts"), "calls_errors": calls.get("errors"),
+            "calls_unmatched": calls.get("unmatched"),
+            "server_time_p50_ns": server_time.get("p50_ns"),
+            "server_time_p99_ns": server_time.get("p99_ns")}
 
 
 def resilience_columns(result: dict[str, Any]) -> dict[str, Any]:

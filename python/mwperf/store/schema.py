@@ -16,12 +16,13 @@ import duckdb
 from ..errors import RunError
 from .graph_tables import GRAPH_TABLES
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 """2: the resilience columns (time to connect, outage lost/recovery/session); 3: the
 ``subscribers`` table; 4: the cost columns (bytes on the wire, allocations per message); 5: the
 ``probes`` table; 6: ``topics.address`` (``topics.name`` is the topic's name: a replay's recorded
 topic, else ``topic <i>``); 7: the graph tables (``graph_runs``, ``graph_edges``,
-``graph_chains``, ``graph_nodes``)"""
+``graph_chains``, ``graph_nodes``); 8: service points (the calls' columns, and CPU, RSS and
+allocations of the client and server roles)"""
 
 CONFIG_COLUMNS: tuple[tuple[str, str], ...] = (
     ("transport", "VARCHAR"), ("mode", "VARCHAR"), ("rate", "DOUBLE"), ("payload", "VARCHAR"),
@@ -48,7 +49,7 @@ MEASUREMENT_COLUMNS: tuple[tuple[str, str], ...] = (
 )
 """what a measurement summarizes to, for a point and for each of its topics"""
 
-ROLES = ("ping", "pong", "pub", "sub")
+ROLES = ("ping", "pong", "pub", "sub", "client", "server")
 PROCESS_COLUMNS: tuple[tuple[str, str], ...] = (
     *((f"{role}_{what}", kind) for role in ROLES
       for what, kind in (("cpu_s", "DOUBLE"), ("cpu_pct", "DOUBLE"), ("rss_kib", "BIGINT"))),
@@ -73,6 +74,15 @@ bytes per measured message each way, setup bytes, idle bytes/s) and --count-allo
 allocations per message in the steady state per agent role (several agents of a role: the
 largest); NULL when not measured"""
 
+SERVICE_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("in_flight", "BIGINT"), ("clients", "BIGINT"), ("reply_payload_bytes", "BIGINT"),
+    ("server_work_ns", "BIGINT"), ("call_timeout_ns", "BIGINT"), ("calls_timeouts", "BIGINT"),
+    ("calls_errors", "BIGINT"), ("calls_unmatched", "BIGINT"), ("server_time_p50_ns", "BIGINT"),
+    ("server_time_p99_ns", "BIGINT"),
+)
+"""a service point's calls (``--mode service``, docs/services.md): its options, the calls
+that timed out, failed or matched nothing, and the server's time per call; NULL for streams"""
+
 POINT_KEYS: tuple[tuple[str, str], ...] = (
     ("point_id", "VARCHAR PRIMARY KEY"), ("run_id", "VARCHAR NOT NULL"),
     ("point_index", "INTEGER"), ("repetition", "INTEGER"), ("folder", "VARCHAR NOT NULL"),
@@ -80,7 +90,8 @@ POINT_KEYS: tuple[tuple[str, str], ...] = (
     ("status_reason", "VARCHAR"), ("mwperf_version", "VARCHAR"), ("agent_version", "VARCHAR"),
 )
 POINT_COLUMNS = (POINT_KEYS + CONFIG_COLUMNS + MEASUREMENT_COLUMNS + PROCESS_COLUMNS
-                 + RESILIENCE_COLUMNS + COST_COLUMNS + (("result", "JSON NOT NULL"),))
+                 + RESILIENCE_COLUMNS + COST_COLUMNS + SERVICE_COLUMNS
+                 + (("result", "JSON NOT NULL"),))
 TOPIC_COLUMNS = (("point_id", "VARCHAR NOT NULL"), ("topic", "INTEGER NOT NULL"),
                  ("name", "VARCHAR"), ("address", "VARCHAR")) + MEASUREMENT_COLUMNS
 """one row per topic of a point (one, topic 0, for a single topic): its name (a replay's
