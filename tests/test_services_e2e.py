@@ -134,3 +134,25 @@ def test_bad_service_input_is_a_usage_error(real_env: dict[str, str], tmp_path: 
     agent = subprocess.run([str(REAL_AGENT), "client", "--transport", "udp", "--connect",
                             "127.0.0.1:9", "--in-flight", "0"], capture_output=True, text=True)
     assert agent.returncode == 2 and "--in-flight" in agent.stderr
+
+
+def test_the_report_puts_service_calls_beside_the_topic_round_trip(
+        real_env: dict[str, str], tmp_path: Path) -> None:
+    common = ("--transport", "udp", "--rate", "200", "--duration", "500ms", "--warmup", "0s",
+              "--payload", "64")
+    code, service, _ = run(real_env, tmp_path, *common)  # a service point
+    assert code == 0
+    done = run_mwperf("run", *common, "--mode", "roundtrip", "--results", str(tmp_path / "r"),
+                      env=real_env)
+    assert done.returncode == 0, done.stderr
+    report = run_mwperf("report", "--results", str(tmp_path / "r"), "--format", "markdown",
+                        service["run_id"], "latest", env=real_env)
+    assert report.returncode == 0, report.stderr
+    [row] = [line for line in report.stdout.splitlines() if f"| {service['run_id']} |" in line
+             and "| udp | 200 |" in line]
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[9] != "-" and cells[11] != "-"  # the round trip's p50 and what calls add
+    page = run_mwperf("report", "--results", str(tmp_path / "r"), "-o", str(tmp_path / "r.html"),
+                      service["run_id"], "latest", env=real_env)
+    assert page.returncode == 0, page.stderr
+    assert "Service calls beside topic round trips" in (tmp_path / "r.html").read_text()

@@ -14,7 +14,7 @@ from pathlib import Path
 from ..errors import UsageError
 from ..store.sources import staged
 from . import (alloc_sites, bridges, costs, distribution, graphs, latency_rate, loss_jitter, page,
-               probes, profiles, resources, summary, timeline, topics)
+               probes, profiles, resources, services, summary, timeline, topics)
 from .data import Run, load_runs
 
 FORMATS = ("html", "markdown", "csv", "json")
@@ -43,14 +43,16 @@ def build(root: Path, wanted: Sequence[str], fmt: str = "html") -> str:
                           indent=2, ensure_ascii=False) + "\n"
     if fmt == "csv":
         return summary.render(table, "csv") + graphs.csv_text(runs)
-    return markdown(runs, table) + graphs.markdown(runs) + _probes_markdown(found)
+    return (markdown(runs, table) + services.markdown(runs) + graphs.markdown(runs)
+            + _probes_markdown(found))
 
 
 def html(runs: Sequence[Run], table: list[dict], found: Sequence[probes.Probe] = ()) -> str:
     """The HTML page of ``runs`` (and of the probes ``found``)."""
     numbers = summary.numbering(runs)
     sections = [graphs.section(runs), latency_rate.section(runs), distribution.section(runs), timeline.section(runs),
-                loss_jitter.section(runs), topics.section(runs), bridges.section(runs),
+                loss_jitter.section(runs), topics.section(runs), services.section(runs),
+                bridges.section(runs),
                 resources.section(runs, numbers), costs.section(runs, numbers),
                 alloc_sites.section(runs, numbers), profiles.section(runs, numbers),
                 probes.section(found)]
