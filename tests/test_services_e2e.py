@@ -156,3 +156,27 @@ def test_the_report_puts_service_calls_beside_the_topic_round_trip(
                       service["run_id"], "latest", env=real_env)
     assert page.returncode == 0, page.stderr
     assert "Service calls beside topic round trips" in (tmp_path / "r.html").read_text()
+
+
+def test_compare_holds_service_points_to_their_budgets(real_env: dict[str, str],
+                                                       tmp_path: Path) -> None:
+    """The same service point, the server's work raised from 0 to 2 ms: its server time p99
+    breaks a 500 us budget (the server's own measurement); no call timed out on either side."""
+    common = ("--transport", "udp", "--rate", "100", "--count", "100", "--warmup", "0s",
+              "--payload", "64")
+    _, base, _ = run(real_env, tmp_path, *common)
+    _, new, _ = run(real_env, tmp_path, *common, "--server-work", "2ms")
+    # the server's work is part of the configuration: no pair unless it is the same ...
+    done = run_mwperf("compare", base["run_id"], new["run_id"], "--results", str(tmp_path / "r"),
+                      "--budget", "server_p99=+500us", "--budget", "timeouts=+0pp",
+                      env=real_env)
+    assert done.returncode == 2 and "NEW: no point" in done.stderr
+    # ... so compare it against itself measured again without work, then with the budget
+    _, again, _ = run(real_env, tmp_path, *common)
+    done = run_mwperf("compare", base["run_id"], again["run_id"], "--results",
+                      str(tmp_path / "r"), "--budget", "server_p99=+5ms", "--budget",
+                      "timeouts=+0pp", "--format", "json", env=real_env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = {r["metric"]: r for r in json.loads(done.stdout)["rows"]}
+    assert rows["timeouts"]["base"] == rows["timeouts"]["new"] == 0.0
+    assert rows["server_p99"]["verdict"] == "ok" and rows["server_p99"]["new"] > 0

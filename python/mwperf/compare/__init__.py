@@ -124,7 +124,7 @@ def _show(metric: str, value: float | None) -> str:
         return f"{value:.3g}/msg"
     if metric == "wire_bytes":
         return f"{value:.6g} B/msg"
-    if metric in ("p50", "p99", "max"):
+    if metric in ("p50", "p99", "max", "server_p99"):
         return format_ns(value)
     if metric == "rss":
         return f"{value / 1024:.4g} MiB"
@@ -134,10 +134,10 @@ def _show(metric: str, value: float | None) -> str:
 def _delta(row: Row) -> str:
     if row.delta is None:
         return "\u2014"
-    if row.metric == "loss":
+    if row.metric in ("loss", "timeouts"):
         return f"{row.delta:+.3g} pp"
     pct = f" ({row.delta_pct:+.1f} %)" if row.delta_pct is not None else ""
-    if row.metric in ("p50", "p99", "max"):
+    if row.metric in ("p50", "p99", "max", "server_p99"):
         sign = "+" if row.delta >= 0 else "-"
         return f"{sign}{format_ns(abs(row.delta))}{pct}"
     if row.metric == "allocs_per_msg":

@@ -21,13 +21,18 @@ from ..errors import UsageError
 from ..sizes import parse_size
 from .stats import ALPHA
 
-METRICS = ("p50", "p99", "max", "loss", "cpu", "rss", "allocs_per_msg", "wire_bytes")
-COST_METRICS = ("allocs_per_msg", "wire_bytes")
+METRICS = ("p50", "p99", "max", "loss", "cpu", "rss", "allocs_per_msg", "wire_bytes",
+           "timeouts", "server_p99")
+SERVICE_METRICS = ("timeouts", "server_p99")
+"""service points' (--mode service): calls that timed out (% of the calls made, budgets in
+percentage points like loss) and the server's time per call (p99, a duration); compared only
+where a side measured them"""
+COST_METRICS = ("allocs_per_msg", "wire_bytes") + SERVICE_METRICS
 """what the middleware costs (docs/costs.md): heap allocations per message (every agent's,
 summed; --count-allocs) and IP bytes on the wire per message (both ways; --wire-bytes).
 Compared only where both sides measured them; budgets as a count (allocs_per_msg=+0) or
 bytes (wire_bytes=+16), or relative (+5%)"""
-LATENCY_METRICS = ("p50", "p99", "max")
+LATENCY_METRICS = ("p50", "p99", "max", "server_p99")
 DEFAULTS = {"p50": "+10%", "p99": "+10%", "loss": "+0.5pp"}
 _FORM = re.compile(r"^\+?\s*(?P<number>[^%p]+?)\s*(?P<unit>%|pp)?$")
 
@@ -70,7 +75,7 @@ def parse_budget(metric: str, text: str, where: str) -> Budget:
         raise UsageError(f"{where}: {metric}={raw!r} is not a budget; {hint}")
     number, unit = match["number"].strip(), match["unit"]
     if unit in ("%", "pp"):
-        if unit == "pp" and metric not in ("loss", "cpu"):
+        if unit == "pp" and metric not in ("loss", "cpu", "timeouts"):
             raise UsageError(f"{where}: {metric}={raw}: percentage points (pp) apply to loss "
                              f"and cpu only; {hint}")
         try:
@@ -158,7 +163,7 @@ def resolve(flags: tuple[str, ...], file: str | None) -> Budgets:
 
 
 def _allowed(metric: str) -> str:
-    extra = {"loss": " or +0.5pp", "cpu": " or +5pp", "rss": " or +8MiB",
+    extra = {"loss": " or +0.5pp", "cpu": " or +5pp", "timeouts": " or +0.1pp", "rss": " or +8MiB",
              "allocs_per_msg": " or +N allocations per message (e.g. +0)",
              "wire_bytes": " or +N bytes per message (e.g. +16)"}.get(metric, "")
     if metric in LATENCY_METRICS:

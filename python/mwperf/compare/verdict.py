@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from ..durations import format_ns
 from ..report.data import Point
+from ..store.schema import ROLES
 from .budget import Budget
 from .evidence import Evidence, Grouped
 from .stats import mann_whitney, permutation_u, quantile_interval, two_proportions
@@ -61,20 +62,25 @@ def value(point: Point, metric: str) -> float | None:
     IP bytes on the wire per message (both ways)."""
     if metric in ("p50", "p99", "max"):
         return point.get(f"latency_{metric}_ns")
+    if metric == "server_p99":
+        return point.get("server_time_p99_ns")
+    if metric == "timeouts":
+        timeouts, sent = point.get("calls_timeouts"), point.get("sent")
+        return None if timeouts is None else (100.0 * timeouts / sent if sent else 0.0)
     if metric == "loss":
         return point.get("loss_pct") or 0.0
     if metric == "cpu":
-        parts = [point.get(f"{r}_cpu_pct") for r in ("ping", "pong", "pub", "sub")]
+        parts = [point.get(f"{r}_cpu_pct") for r in ROLES]
         return sum(p for p in parts if p is not None) if any(p is not None for p in parts) \
             else None
     if metric == "allocs_per_msg":
-        parts = [point.get(f"{r}_allocs_per_msg") for r in ("ping", "pong", "pub", "sub")]
+        parts = [point.get(f"{r}_allocs_per_msg") for r in ROLES]
         return (float(sum(p for p in parts if p is not None))
                 if any(p is not None for p in parts) else None)
     if metric == "wire_bytes":
         up, down = point.get("wire_up_bytes_per_msg"), point.get("wire_down_bytes_per_msg")
         return None if up is None else float(up + (down or 0))
-    parts = [point.get(f"{r}_rss_kib") for r in ("ping", "pong", "pub", "sub")]
+    parts = [point.get(f"{r}_rss_kib") for r in ROLES]
     parts.append(point.get("daemons_rss_kib"))
     return float(sum(p for p in parts if p is not None)) if any(parts) else None
 

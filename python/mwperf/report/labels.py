@@ -17,11 +17,12 @@ from .data import Point, Run
 
 SETTINGS = ("transport", "mode", "rate", "payload", "topics", "executor", "busy_loop_ns",
             "reliability", "history", "depth", "durability", "opts", "pong", "busy_poll",
-            "prevent_cpu_idle")
+            "prevent_cpu_idle", "in_flight", "clients", "reply_payload_bytes", "server_work_ns")
 """the catalogue columns that define what a point measured (its configuration key)"""
 USUAL = {"topics": 1, "executor": "single", "busy_loop_ns": 0, "reliability": "reliable",
          "history": "keep-last", "depth": 10, "durability": "volatile", "opts": "[]",
-         "pong": "agent", "busy_poll": False, "prevent_cpu_idle": False}
+         "pong": "agent", "busy_poll": False, "prevent_cpu_idle": False, "in_flight": 1,
+         "clients": 1, "server_work_ns": 0}
 """mwperf's defaults: a one-line description leaves them out"""
 
 
@@ -59,6 +60,14 @@ def setting_text(name: str, value: Any) -> str:
         return name.replace("_", "-") if value else f"no {name.replace('_', '-')}"
     if name == "executor":
         return f"{value} executor"
+    if name == "in_flight":
+        return f"{value} in flight"
+    if name == "clients":
+        return f"{value} client{'s' if value != 1 else ''}"
+    if name == "reply_payload_bytes":
+        return f"reply {format_bytes(value)}"
+    if name == "server_work_ns":
+        return f"server work {format_ns(value)}" if value else "no server work"
     return str(value)
 
 
