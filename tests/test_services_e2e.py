@@ -74,8 +74,10 @@ def test_in_flight_calls_queue_at_a_single_threaded_server(real_env: dict[str, s
     assert code == 0, result["status_reason"]
     m = result["measurement"]
     assert m["calls"]["max_outstanding"] == 4
-    assert 3_500_000 <= m["service"]["p50_ns"] <= 8_000_000
-    assert m["calls"]["server"]["server_time"]["p50_ns"] < 2_000_000
+    server_p50 = m["calls"]["server"]["server_time"]["p50_ns"]
+    assert server_p50 >= 1_000_000  # the work is a wall-clock spin: never shorter
+    # the server's time covers one call; a call waits for the three ahead of it as well
+    assert m["service"]["p50_ns"] >= 3 * 1_000_000 and m["service"]["p50_ns"] >= 2.5 * server_p50
 
 
 def start_server(tmp_path: Path, *args: str) -> tuple[subprocess.Popen[str], str]:
