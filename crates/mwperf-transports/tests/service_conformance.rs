@@ -280,6 +280,8 @@ macro_rules! service_conformance {
 
 service_conformance! {
     udp => Kind::Udp,
+    #[cfg(feature = "ros1")] ros1 => Kind::Ros1,
+    #[cfg(feature = "mqtt")] mqtt => Kind::Mqtt,
 }
 
 #[test]

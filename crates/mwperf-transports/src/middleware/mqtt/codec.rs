@@ -1,4 +1,7 @@
-//! MQTT 3.1.1 packets (OASIS standard, 2014): the subset a publish/subscribe client needs.
+//! MQTT 3.1.1 packets (OASIS standard, 2014): the subset a publish/subscribe client needs, and
+//! the same packets in MQTT 5.0 (OASIS standard, 2019: property lists, reason codes; see
+//! [`super::properties`]) for request/response, which needs a PUBLISH's Response Topic and
+//! Correlation Data.
 //!
 //! Encoders append to a `Vec<u8>`; a PUBLISH is encoded as a header only, so the payload can go
 //! to the socket straight from the caller's buffer. [`decode`] parses the packets a broker sends
@@ -8,6 +11,8 @@
 
 use std::fmt;
 use std::ops::Range;
+
+use super::properties::{self, PubProps};
 
 /// Largest remaining length the 4-byte length field can express (§2.2.3).
 pub const MAX_REMAINING: usize = 268_435_455;
@@ -32,6 +37,15 @@ impl QoS {
     }
 }
 
+/// The protocol a connection speaks (chosen by CONNECT; every packet after it follows it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Version {
+    /// 3.1.1, protocol level 4.
+    V311,
+    /// 5.0, protocol level 5.
+    V5,
+}
+
 /// Packet types (upper nibble of the first byte, §2.2.1).
 const CONNECT: u8 = 1;
 const CONNACK: u8 = 2;
@@ -50,9 +64,12 @@ const DISCONNECT: u8 = 14;
 /// to [`decode`], so nothing is copied.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Packet {
+    /// `receive_maximum`: MQTT 5's limit on our unacknowledged QoS 1/2 PUBLISHes (None: 3.1.1,
+    /// or not given = 65535).
     ConnAck {
         session_present: bool,
         code: u8,
+        receive_maximum: Option<u16>,
     },
     Publish(Publish),
     PubAck(u16),
@@ -66,6 +83,8 @@ pub enum Packet {
     },
     UnsubAck(u16),
     PingResp,
+    /// MQTT 5: the broker closes the connection, with this reason code.
+    Disconnect(u8),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,6 +96,9 @@ pub struct Publish {
     pub pkid: u16,
     pub topic: Range<usize>,
     pub payload: Range<usize>,
+    /// MQTT 5 Response Topic and Correlation Data (values without their length fields).
+    pub response_topic: Option<Range<usize>>,
+    pub correlation: Option<Range<usize>>,
 }
 
 /// Why bytes from the broker could not be parsed (the connection cannot be resynchronised).
@@ -105,9 +127,9 @@ pub fn frame_len(buf: &[u8]) -> Result<Option<usize>, Malformed> {
     Err(Malformed("remaining length longer than 4 bytes"))
 }
 
-/// Parse one packet from the front of `buf`. `Ok(None)` = incomplete (read more); `Ok(Some((p,
-/// n)))` = packet `p` takes the first `n` bytes.
-pub fn decode(buf: &[u8]) -> Result<Option<(Packet, usize)>, Malformed> {
+/// Parse one packet of protocol `v` from the front of `buf`. `Ok(None)` = incomplete (read
+/// more); `Ok(Some((p, n)))` = packet `p` takes the first `n` bytes.
+pub fn decode(buf: &[u8], v: Version) -> Result<Option<(Packet, usize)>, Malformed> {
     let Some(total) = frame_len(buf)? else {
         return Ok(None);
     };
@@ -118,8 +140,13 @@ pub fn decode(buf: &[u8]) -> Result<Option<(Packet, usize)>, Malformed> {
     let (kind, flags) = (first >> 4, first & 0x0f);
     let body_start = total - remaining_of(buf, total);
     let body = body_start..total;
+    if v == Version::V5 {
+        if let Some(p) = decode_v5(buf, kind, flags, body.clone())? {
+            return Ok(Some((p, total)));
+        }
+    }
     let packet = match kind {
-        PUBLISH => Packet::Publish(publish(buf, flags, body)?),
+        PUBLISH => Packet::Publish(publish(buf, flags, body, v)?),
         CONNACK => {
             let b = exact(buf, flags, 0, body, 2, "CONNACK")?;
             if b[0] & 0xfe != 0 {
@@ -128,6 +155,7 @@ pub fn decode(buf: &[u8]) -> Result<Option<(Packet, usize)>, Malformed> {
             Packet::ConnAck {
                 session_present: b[0] & 1 == 1,
                 code: b[1],
+                receive_maximum: None,
             }
         }
         PUBACK => Packet::PubAck(pkid_only(buf, flags, 0, body, "PUBACK")?),
@@ -155,6 +183,91 @@ pub fn decode(buf: &[u8]) -> Result<Option<(Packet, usize)>, Malformed> {
         _ => return Err(Malformed("a packet type brokers never send to clients")),
     };
     Ok(Some((packet, total)))
+}
+
+/// The MQTT 5 forms of the packets whose body differs from 3.1.1 (None: decode as 3.1.1).
+fn decode_v5(
+    buf: &[u8],
+    kind: u8,
+    flags: u8,
+    body: Range<usize>,
+) -> Result<Option<Packet>, Malformed> {
+    let b = &buf[body.clone()];
+    let packet = match kind {
+        CONNACK => {
+            if flags != 0 || b.len() < 3 {
+                return Err(Malformed(
+                    "CONNACK needs flags, a reason code and properties",
+                ));
+            }
+            if b[0] & 0xfe != 0 {
+                return Err(Malformed("CONNACK reserved flags set"));
+            }
+            let (props, end) = properties::list(b, 2)?;
+            if end != b.len() {
+                return Err(Malformed("bytes after the CONNACK properties"));
+            }
+            let mut receive_maximum = None;
+            properties::walk(&b[props.clone()], |id, v| {
+                if id == properties::RECEIVE_MAXIMUM {
+                    let v = &b[props.start..][v];
+                    receive_maximum = Some(u16::from_be_bytes([v[0], v[1]]));
+                }
+            })?;
+            Packet::ConnAck {
+                session_present: b[0] & 1 == 1,
+                code: b[1],
+                receive_maximum,
+            }
+        }
+        // acknowledgements: packet id, then optionally a reason code and properties
+        PUBACK | PUBREC | PUBREL | PUBCOMP if b.len() > 2 => {
+            if flags != if kind == PUBREL { 0b0010 } else { 0 } {
+                return Err(Malformed("reserved fixed-header flags set"));
+            }
+            if b.len() > 3 {
+                let (_, end) = properties::list(b, 3)?;
+                if end != b.len() {
+                    return Err(Malformed("bytes after an acknowledgement's properties"));
+                }
+            }
+            let id = u16::from_be_bytes([b[0], b[1]]);
+            match kind {
+                PUBACK => Packet::PubAck(id),
+                PUBREC => Packet::PubRec(id),
+                PUBREL => Packet::PubRel(id),
+                _ => Packet::PubComp(id),
+            }
+        }
+        SUBACK | UNSUBACK => {
+            if flags != 0 || b.len() < 4 {
+                return Err(Malformed(
+                    "SUBACK/UNSUBACK needs a packet id, properties and a reason code",
+                ));
+            }
+            let pkid = u16::from_be_bytes([b[0], b[1]]);
+            let (_, end) = properties::list(b, 2)?;
+            if end >= b.len() {
+                return Err(Malformed("SUBACK/UNSUBACK without reason codes"));
+            }
+            if kind == UNSUBACK {
+                Packet::UnsubAck(pkid)
+            } else {
+                Packet::SubAck {
+                    pkid,
+                    codes: body.start + end..body.end,
+                }
+            }
+        }
+        DISCONNECT => {
+            if flags != 0 {
+                return Err(Malformed("reserved fixed-header flags set"));
+            }
+            Packet::Disconnect(b.first().copied().unwrap_or(0))
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(packet))
 }
 
 /// Length of the body of a packet whose fixed header was accepted by [`frame_len`].
@@ -198,7 +311,7 @@ fn pkid_only(
     Ok(u16::from_be_bytes([b[0], b[1]]))
 }
 
-fn publish(buf: &[u8], flags: u8, body: Range<usize>) -> Result<Publish, Malformed> {
+fn publish(buf: &[u8], flags: u8, body: Range<usize>, v: Version) -> Result<Publish, Malformed> {
     let qos = QoS::from_bits((flags >> 1) & 3).ok_or(Malformed("PUBLISH with QoS 3"))?;
     let (dup, retain) = (flags & 8 != 0, flags & 1 != 0);
     if dup && qos == QoS::AtMostOnce {
@@ -225,6 +338,17 @@ fn publish(buf: &[u8], flags: u8, body: Range<usize>) -> Result<Publish, Malform
         }
         at += 2;
     }
+    let (mut response_topic, mut correlation) = (None, None);
+    if v == Version::V5 {
+        let (props, end) = properties::list(b, at)?;
+        let base = body.start + props.start;
+        properties::walk(&b[props], |id, r| match id {
+            properties::RESPONSE_TOPIC => response_topic = Some(base + r.start..base + r.end),
+            properties::CORRELATION_DATA => correlation = Some(base + r.start..base + r.end),
+            _ => {}
+        })?;
+        at = end;
+    }
     Ok(Publish {
         dup,
         qos,
@@ -232,6 +356,8 @@ fn publish(buf: &[u8], flags: u8, body: Range<usize>) -> Result<Publish, Malform
         pkid,
         topic,
         payload: body.start + at..body.end,
+        response_topic,
+        correlation,
     })
 }
 
@@ -266,51 +392,71 @@ pub struct Will<'a> {
     pub retain: bool,
 }
 
-/// CONNECT (§3.1) with protocol level 4 (3.1.1), no user name or password.
-/// Callers keep `client_id` and will topic/payload below 64 KiB.
+/// CONNECT (§3.1) with protocol level 4 (3.1.1) or 5 (5.0, empty property lists), no user name
+/// or password. Callers keep `client_id` and will topic/payload below 64 KiB.
 pub fn connect(
     out: &mut Vec<u8>,
+    v: Version,
     client_id: &str,
     keep_alive_s: u16,
     clean_session: bool,
     will: Option<&Will>,
 ) {
     let mut flags = if clean_session { 0x02 } else { 0 };
-    let mut remaining = 10 + 2 + client_id.len();
+    let v5 = v == Version::V5;
+    let mut remaining = 10 + 2 + client_id.len() + usize::from(v5);
     if let Some(w) = will {
         flags |= 0x04 | (w.qos as u8) << 3 | if w.retain { 0x20 } else { 0 };
-        remaining += 2 + w.topic.len() + 2 + w.payload.len();
+        remaining += 2 + w.topic.len() + 2 + w.payload.len() + usize::from(v5);
     }
     fixed_header(out, CONNECT, 0, remaining);
     string(out, b"MQTT");
-    out.push(4);
+    out.push(if v5 { 5 } else { 4 });
     out.push(flags);
     out.extend_from_slice(&keep_alive_s.to_be_bytes());
+    if v5 {
+        out.push(0); // no properties
+    }
     string(out, client_id.as_bytes());
     if let Some(w) = will {
+        if v5 {
+            out.push(0); // no will properties
+        }
         string(out, w.topic.as_bytes());
         string(out, w.payload);
     }
 }
 
-/// SUBSCRIBE (§3.8) for `topics` with their maximum QoS.
-pub fn subscribe(out: &mut Vec<u8>, pkid: u16, topics: &[(&str, QoS)]) {
-    let remaining = 2 + topics.iter().map(|(t, _)| 2 + t.len() + 1).sum::<usize>();
+/// SUBSCRIBE (§3.8) for `topics` with their maximum QoS (MQTT 5: no properties, the options
+/// byte carries only the QoS).
+pub fn subscribe(out: &mut Vec<u8>, v: Version, pkid: u16, topics: &[(&str, QoS)]) {
+    let v5 = v == Version::V5;
+    let remaining =
+        2 + usize::from(v5) + topics.iter().map(|(t, _)| 2 + t.len() + 1).sum::<usize>();
     fixed_header(out, SUBSCRIBE, 0b0010, remaining);
     out.extend_from_slice(&pkid.to_be_bytes());
+    if v5 {
+        out.push(0);
+    }
     for (t, q) in topics {
         string(out, t.as_bytes());
         out.push(*q as u8);
     }
 }
 
-/// The largest payload one PUBLISH on `topic` at `qos` can carry.
-pub fn max_payload(topic: &str, qos: QoS) -> usize {
-    MAX_REMAINING - 2 - topic.len() - if qos == QoS::AtMostOnce { 0 } else { 2 }
+/// The largest payload one PUBLISH on `topic` at `qos` can carry (`props`: MQTT 5's list).
+pub fn max_payload(topic: &str, qos: QoS, props: Option<&PubProps>) -> usize {
+    MAX_REMAINING
+        - 2
+        - topic.len()
+        - if qos == QoS::AtMostOnce { 0 } else { 2 }
+        - props.map_or(0, PubProps::encoded_len)
 }
 
-/// Everything of a PUBLISH (§3.3) but its payload, which follows it on the wire.
-/// The caller checks `payload_len <= max_payload(topic, qos)`.
+/// Everything of a PUBLISH (§3.3) but its payload, which follows it on the wire. `props`: None
+/// for 3.1.1, the property list (perhaps empty) for MQTT 5. The caller checks
+/// `payload_len <= max_payload(topic, qos, props)`.
+#[allow(clippy::too_many_arguments)]
 pub fn publish_header(
     out: &mut Vec<u8>,
     topic: &str,
@@ -318,14 +464,24 @@ pub fn publish_header(
     retain: bool,
     dup: bool,
     pkid: u16,
+    props: Option<&PubProps>,
     payload_len: usize,
 ) {
     let id_len = if qos == QoS::AtMostOnce { 0 } else { 2 };
     let flags = (dup as u8) << 3 | (qos as u8) << 1 | retain as u8;
-    fixed_header(out, PUBLISH, flags, 2 + topic.len() + id_len + payload_len);
+    let props_len = props.map_or(0, PubProps::encoded_len);
+    fixed_header(
+        out,
+        PUBLISH,
+        flags,
+        2 + topic.len() + id_len + props_len + payload_len,
+    );
     string(out, topic.as_bytes());
     if id_len > 0 {
         out.extend_from_slice(&pkid.to_be_bytes());
+    }
+    if let Some(p) = props {
+        p.encode(out);
     }
 }
 
@@ -360,7 +516,11 @@ mod tests {
     use super::*;
 
     fn parse(buf: &[u8]) -> Packet {
-        let (p, n) = decode(buf).unwrap().unwrap();
+        parse_as(buf, Version::V311)
+    }
+
+    fn parse_as(buf: &[u8], v: Version) -> Packet {
+        let (p, n) = decode(buf, v).unwrap().unwrap();
         assert_eq!(n, buf.len());
         p
     }
@@ -394,7 +554,7 @@ mod tests {
     #[test]
     fn connect_matches_the_spec_example() {
         let mut out = Vec::new();
-        connect(&mut out, "", 0, true, None);
+        connect(&mut out, Version::V311, "", 0, true, None);
         assert_eq!(
             out,
             [0x10, 12, 0, 4, b'M', b'Q', b'T', b'T', 4, 0x02, 0, 0, 0, 0]
@@ -402,6 +562,7 @@ mod tests {
         out.clear();
         connect(
             &mut out,
+            Version::V311,
             "c",
             60,
             true,
@@ -427,7 +588,7 @@ mod tests {
             for size in [0usize, 1, 100, 200, 70_000] {
                 let payload: Vec<u8> = (0..size).map(|i| i as u8).collect();
                 let mut out = Vec::new();
-                publish_header(&mut out, "mwperf/b/ping", qos, true, false, 7, size);
+                publish_header(&mut out, "mwperf/b/ping", qos, true, false, 7, None, size);
                 out.extend_from_slice(&payload);
                 let Packet::Publish(p) = parse(&out) else {
                     panic!("not a publish")
@@ -456,14 +617,16 @@ mod tests {
             parse(&[0x20, 2, 0, 0]),
             Packet::ConnAck {
                 session_present: false,
-                code: 0
+                code: 0,
+                receive_maximum: None
             }
         );
         assert_eq!(
             parse(&[0x20, 2, 1, 5]),
             Packet::ConnAck {
                 session_present: true,
-                code: 5
+                code: 5,
+                receive_maximum: None
             }
         );
         assert_eq!(
@@ -476,7 +639,7 @@ mod tests {
         assert_eq!(parse(&[0xb0, 2, 0, 9]), Packet::UnsubAck(9));
         assert_eq!(parse(&[0xd0, 0]), Packet::PingResp);
         let mut out = Vec::new();
-        subscribe(&mut out, 1, &[("a/b", QoS::AtLeastOnce)]);
+        subscribe(&mut out, Version::V311, 1, &[("a/b", QoS::AtLeastOnce)]);
         assert_eq!(out, [0x82, 8, 0, 1, 0, 3, b'a', b'/', b'b', 1]);
         out.clear();
         disconnect(&mut out);
@@ -486,17 +649,20 @@ mod tests {
     #[test]
     fn truncated_packets_ask_for_more() {
         let mut out = Vec::new();
-        publish_header(&mut out, "t", QoS::AtLeastOnce, false, false, 1, 5);
+        publish_header(&mut out, "t", QoS::AtLeastOnce, false, false, 1, None, 5);
         out.extend_from_slice(b"hello");
         for cut in 0..out.len() {
-            assert_eq!(decode(&out[..cut]), Ok(None), "cut at {cut}");
+            assert_eq!(decode(&out[..cut], Version::V311), Ok(None), "cut at {cut}");
         }
         // Two packets back to back: the first is taken alone.
         let mut two = out.clone();
         two.extend_from_slice(&[0x40, 2, 0, 1]);
-        let (_, n) = decode(&two).unwrap().unwrap();
+        let (_, n) = decode(&two, Version::V311).unwrap().unwrap();
         assert_eq!(n, out.len());
-        assert_eq!(decode(&two[n..]).unwrap().unwrap().0, Packet::PubAck(1));
+        assert_eq!(
+            decode(&two[n..], Version::V311).unwrap().unwrap().0,
+            Packet::PubAck(1)
+        );
     }
 
     #[test]
@@ -523,7 +689,7 @@ mod tests {
             &[0x30, 0x80, 0x80, 0x80, 0x80], // five-byte length
         ];
         for b in bad {
-            assert!(decode(b).is_err(), "{b:?} accepted");
+            assert!(decode(b, Version::V311).is_err(), "{b:?} accepted");
         }
         // Random bytes: whatever happens, no panic and no length beyond the buffer.
         let mut x = 0x1234_5678_9abc_def0u64;
@@ -536,14 +702,111 @@ mod tests {
                 *v = x as u8;
             }
             let len = (x >> 60) as usize % 13;
-            if let Ok(Some((p, n))) = decode(&b[..len]) {
-                assert!(n <= len);
-                if let Packet::Publish(p) = p {
-                    assert!(
-                        p.topic.end <= n && p.payload.end <= n && p.payload.start <= p.payload.end
-                    );
+            for v in [Version::V311, Version::V5] {
+                if let Ok(Some((p, n))) = decode(&b[..len], v) {
+                    assert!(n <= len);
+                    if let Packet::Publish(p) = p {
+                        assert!(
+                            p.topic.end <= n
+                                && p.payload.end <= n
+                                && p.payload.start <= p.payload.end
+                                && p.response_topic.is_none_or(|r| r.end <= n)
+                                && p.correlation.is_none_or(|r| r.end <= n)
+                        );
+                    }
                 }
             }
         }
+    }
+
+    #[test]
+    fn mqtt5_packets() {
+        let mut out = Vec::new();
+        connect(&mut out, Version::V5, "c", 0, true, None);
+        assert_eq!(
+            out,
+            [0x10, 14, 0, 4, b'M', b'Q', b'T', b'T', 5, 0x02, 0, 0, 0, 0, 1, b'c']
+        );
+        out.clear();
+        subscribe(&mut out, Version::V5, 1, &[("a/b", QoS::AtLeastOnce)]);
+        assert_eq!(out, [0x82, 9, 0, 1, 0, 0, 3, b'a', b'/', b'b', 1]);
+        // CONNACK with a Receive Maximum of 20 (as mosquitto sends it)
+        assert_eq!(
+            parse_as(&[0x20, 6, 0, 0, 3, 0x21, 0, 20], Version::V5),
+            Packet::ConnAck {
+                session_present: false,
+                code: 0,
+                receive_maximum: Some(20)
+            }
+        );
+        assert_eq!(
+            parse_as(&[0x90, 4, 0, 9, 0, 1], Version::V5),
+            Packet::SubAck {
+                pkid: 9,
+                codes: 5..6
+            }
+        );
+        assert_eq!(parse_as(&[0x40, 2, 0, 9], Version::V5), Packet::PubAck(9));
+        assert_eq!(
+            parse_as(&[0x40, 3, 0, 9, 0x10], Version::V5),
+            Packet::PubAck(9)
+        );
+        assert_eq!(
+            parse_as(&[0x62, 4, 0, 9, 0, 0], Version::V5),
+            Packet::PubRel(9)
+        );
+        assert_eq!(
+            parse_as(&[0xe0, 1, 0x82], Version::V5),
+            Packet::Disconnect(0x82)
+        );
+        for bad in [
+            &[0x20, 2, 0, 0][..],      // CONNACK without properties
+            &[0x20, 4, 0, 0, 5, 0],    // properties overrun
+            &[0x40, 5, 0, 9, 0, 0, 7], // bytes after the properties
+            &[0x90, 3, 0, 9, 0],       // SUBACK without reason codes
+            &[0x60, 3, 0, 9, 0],       // PUBREL flags 0000
+        ] {
+            assert!(decode(bad, Version::V5).is_err(), "{bad:?}");
+        }
+        let corr = 42u64.to_be_bytes();
+        let props = PubProps {
+            response_topic: Some(b"r/1"),
+            correlation: Some(&corr),
+        };
+        for qos in [QoS::AtMostOnce, QoS::AtLeastOnce, QoS::ExactlyOnce] {
+            out.clear();
+            publish_header(&mut out, "q", qos, false, false, 3, Some(&props), 5);
+            out.extend_from_slice(b"hello");
+            let Packet::Publish(p) = parse_as(&out, Version::V5) else {
+                panic!("not a publish")
+            };
+            assert_eq!(&out[p.topic], b"q");
+            assert_eq!(&out[p.payload], b"hello");
+            assert_eq!(&out[p.response_topic.unwrap()], b"r/1");
+            assert_eq!(&out[p.correlation.unwrap()], &corr);
+            out.clear();
+            publish_header(
+                &mut out,
+                "q",
+                qos,
+                false,
+                false,
+                3,
+                Some(&PubProps::default()),
+                2,
+            );
+            out.extend_from_slice(b"hi");
+            let Packet::Publish(p) = parse_as(&out, Version::V5) else {
+                panic!("not a publish")
+            };
+            assert_eq!(
+                (&out[p.payload], p.response_topic, p.correlation),
+                (&b"hi"[..], None, None)
+            );
+        }
+        assert_eq!(
+            max_payload("q", QoS::AtLeastOnce, Some(&props)),
+            MAX_REMAINING - 5 - props.encoded_len()
+        );
     }
 }

@@ -25,5 +25,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
         durability: QosSupport::DURABILITY,
         note: "history is the broker's queue (max_queued_messages); transient-local = retained messages, only with keep-last:1",
     },
-    services: crate::service::Services::None("request/response over this transport is not built yet"),
+    services: crate::service::Services::Native(
+        "MQTT 5 request/response: PUBLISH with Response Topic + Correlation Data, answered on that topic",
+    ),
 };

@@ -15,6 +15,7 @@
 mod address;
 mod codec;
 mod mapping;
+mod properties;
 pub mod service;
 mod session;
 
@@ -25,7 +26,7 @@ use std::time::Duration;
 use mwperf_core::clock::now_ns;
 
 use self::address::{Address, Topics};
-use self::codec::{QoS, Will};
+use self::codec::{QoS, Version, Will};
 use self::mapping::TRANSPORT;
 use self::session::Session;
 use super::pumped::{Got, Pumped};
@@ -53,7 +54,18 @@ pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError
     };
     let topics = Topics::new(&base, side);
     let local = format!("{}/{base}", addr.broker);
-    let session = connect(&addr.broker, side, &topics)?;
+    let will = Will {
+        topic: &topics.ready,
+        payload: b"",
+        qos: QoS::AtLeastOnce,
+        retain: true,
+    };
+    let session = connect(
+        &addr.broker,
+        Version::V311,
+        &client_id(role(side)),
+        side.is_listener().then_some(&will),
+    )?;
     let data_qos = delivery.qos;
     let mut ep = MqttEndpoint {
         session,
@@ -79,8 +91,13 @@ pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError
     Ok(Box::new(ep))
 }
 
-/// TCP connection + CONNECT/CONNACK; a listener registers the empty retained will on `ready`.
-fn connect(broker: &str, side: Side, topics: &Topics) -> Result<Session, TransportError> {
+/// TCP connection + CONNECT/CONNACK (clean session, keep-alive 0) with `will` registered.
+fn connect(
+    broker: &str,
+    version: Version,
+    client_id: &str,
+    will: Option<&Will>,
+) -> Result<Session, TransportError> {
     let to = broker
         .to_socket_addrs()
         .map_err(|e| {
@@ -98,33 +115,25 @@ fn connect(broker: &str, side: Side, topics: &Topics) -> Result<Session, Transpo
                 to.port()
             ),
         })?;
-    let will = Will {
-        topic: &topics.ready,
-        payload: b"",
-        qos: QoS::AtLeastOnce,
-        retain: true,
-    };
     let mut packet = Vec::new();
-    codec::connect(
-        &mut packet,
-        &client_id(side),
-        0,
-        true,
-        side.is_listener().then_some(&will),
-    );
-    Session::connect(sock, broker, &packet, CONNACK_NS)
+    codec::connect(&mut packet, version, client_id, 0, true, will);
+    Session::connect(sock, broker, &packet, version, CONNACK_NS)
 }
 
-/// Unique per endpoint (a broker disconnects the older of two clients with one id).
-fn client_id(side: Side) -> String {
-    use std::sync::atomic::{AtomicU32, Ordering};
-    static N: AtomicU32 = AtomicU32::new(0);
-    let role = match side {
+fn role(side: Side) -> &'static str {
+    match side {
         Side::Ping => "ping",
         Side::Pong => "pong",
         Side::Pub => "pub",
         Side::Sub => "sub",
-    };
+    }
+}
+
+/// Unique per endpoint (a broker disconnects the older of two clients with one id); only
+/// letters, digits and '-', so it can be a topic level.
+fn client_id(role: &str) -> String {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
     let salt = (now_ns() >> 10) as u16;
     format!(
         "mwperf-{role}-{}-{}-{salt:04x}",

@@ -21,7 +21,8 @@ use std::os::fd::{AsRawFd, RawFd};
 
 use mwperf_core::clock::now_ns;
 
-use super::codec::{self, Ack, Malformed, Packet, QoS};
+use super::codec::{self, Ack, Malformed, Packet, QoS, Version};
+use super::properties::PubProps;
 use crate::poll::{self, check, coarse_timeout, RecvTimeout, LONG_WAIT_NS};
 use crate::TransportError;
 
@@ -72,20 +73,29 @@ impl IdSet {
     }
 }
 
-/// A PUBLISH handed to the caller: topic and payload, valid until the next call.
+/// A PUBLISH handed to the caller: topic and payload (and MQTT 5's request/response
+/// properties), valid until the next call.
 pub struct Delivery<'a> {
     pub topic: &'a [u8],
     pub payload: &'a [u8],
+    pub response_topic: Option<&'a [u8]>,
+    pub correlation: Option<&'a [u8]>,
 }
 
 /// A PUBLISH read while `publish` waited, kept for `next`.
 struct Stashed {
     topic: Vec<u8>,
     payload: Vec<u8>,
+    response_topic: Option<Vec<u8>>,
+    correlation: Option<Vec<u8>>,
 }
 
 pub struct Session {
     sock: TcpStream,
+    version: Version,
+    /// Unacknowledged QoS 1/2 messages allowed: [`MAX_IN_FLIGHT`], or less when an MQTT 5
+    /// broker says so (its Receive Maximum; exceeding it is a protocol error).
+    max_in_flight: usize,
     /// The broker's address, for error messages.
     broker: String,
     /// Receive buffer: bytes `rx_start..rx_end` are unparsed; only grows.
@@ -117,16 +127,19 @@ pub struct Session {
 }
 
 impl Session {
-    /// Connect, send CONNECT, wait for CONNACK (at most `timeout_ns`).
+    /// Connect, send CONNECT (of protocol `version`), wait for CONNACK (at most `timeout_ns`).
     pub fn connect(
         sock: TcpStream,
         broker: &str,
         connect_packet: &[u8],
+        version: Version,
         timeout_ns: u64,
     ) -> Result<Session, TransportError> {
         sock.set_nodelay(true)?;
         let mut s = Session {
             sock,
+            version,
+            max_in_flight: MAX_IN_FLIGHT,
             broker: broker.to_string(),
             rx: vec![0; READ_CHUNK],
             rx_start: 0,
@@ -150,16 +163,26 @@ impl Session {
         s.flush()?;
         let deadline = now_ns() + timeout_ns;
         loop {
-            match codec::decode(&s.rx[s.rx_start..s.rx_end]).map_err(|e| s.malformed(e))? {
-                Some((Packet::ConnAck { code, .. }, n)) => {
+            match codec::decode(&s.rx[s.rx_start..s.rx_end], version).map_err(|e| s.malformed(e))? {
+                Some((
+                    Packet::ConnAck {
+                        code,
+                        receive_maximum,
+                        ..
+                    },
+                    n,
+                )) => {
                     s.rx_start += n;
+                    if let Some(m) = receive_maximum {
+                        s.max_in_flight = (m as usize).clamp(1, MAX_IN_FLIGHT);
+                    }
                     return match code {
                         0 => Ok(s),
                         _ => Err(TransportError::Middleware {
                             transport: TRANSPORT,
                             detail: format!(
                                 "the broker at {broker} refused the connection: {}",
-                                connack_reason(code)
+                                connack_reason(code, version)
                             ),
                         }),
                     };
@@ -188,7 +211,8 @@ impl Session {
                 return Err(TransportError::Middleware {
                     transport: TRANSPORT,
                     detail: format!(
-                        "{broker} closed the connection at CONNECT; is it an MQTT 3.1.1 broker?"
+                        "{broker} closed the connection at CONNECT; is it an MQTT {} broker?",
+                        if version == Version::V5 { "5" } else { "3.1.1" }
                     ),
                 });
             }
@@ -275,7 +299,7 @@ impl Session {
     pub fn subscribe(&mut self, topics: &[(&str, QoS)]) -> Result<u16, TransportError> {
         self.check_broken()?;
         let pkid = self.new_pkid();
-        codec::subscribe(&mut self.tx, pkid, topics);
+        codec::subscribe(&mut self.tx, self.version, pkid, topics);
         self.flush()?;
         Ok(pkid)
     }
@@ -301,8 +325,31 @@ impl Session {
         retain: bool,
         payload: &[u8],
     ) -> Result<(), TransportError> {
+        self.publish_with(topic, qos, retain, PubProps::default(), payload)
+    }
+
+    /// [`Session::publish`] with MQTT 5 properties (a connection of 3.1.1 has none to send:
+    /// they are refused).
+    pub fn publish_with(
+        &mut self,
+        topic: &str,
+        qos: QoS,
+        retain: bool,
+        props: PubProps,
+        payload: &[u8],
+    ) -> Result<(), TransportError> {
         self.check_broken()?;
-        let max = codec::max_payload(topic, qos);
+        let props = match self.version {
+            Version::V5 => Some(&props),
+            Version::V311 if props == PubProps::default() => None,
+            Version::V311 => {
+                return Err(TransportError::Unsupported {
+                    transport: TRANSPORT,
+                    what: "PUBLISH properties on an MQTT 3.1.1 connection".into(),
+                })
+            }
+        };
+        let max = codec::max_payload(topic, qos, props);
         if payload.len() > max {
             return Err(TransportError::TooLarge {
                 size: payload.len(),
@@ -318,7 +365,7 @@ impl Session {
                 self.service(0)?;
             }
             self.wait_until(
-                |s| s.in_flight.len < MAX_IN_FLIGHT,
+                |s| s.in_flight.len < s.max_in_flight,
                 "acknowledge our messages",
             )?;
             let id = self.new_pkid();
@@ -327,7 +374,16 @@ impl Session {
         };
         let mut hdr = std::mem::take(&mut self.hdr);
         hdr.clear();
-        codec::publish_header(&mut hdr, topic, qos, retain, false, pkid, payload.len());
+        codec::publish_header(
+            &mut hdr,
+            topic,
+            qos,
+            retain,
+            false,
+            pkid,
+            props,
+            payload.len(),
+        );
         let r = self.write_message(&hdr, payload);
         self.hdr = hdr;
         r?;
@@ -425,6 +481,8 @@ impl Session {
             let s = Stashed {
                 topic: self.rx[p.topic.clone()].to_vec(),
                 payload: self.rx[p.payload.clone()].to_vec(),
+                response_topic: p.response_topic.map(|r| self.rx[r].to_vec()),
+                correlation: p.correlation.map(|r| self.rx[r].to_vec()),
             };
             self.stash.push_back(s);
             self.release();
@@ -448,7 +506,7 @@ impl Session {
     /// length is then in `self.lent`, its ranges relative to `rx`), or none is left.
     fn parse_one(&mut self) -> Result<Option<codec::Publish>, TransportError> {
         loop {
-            let decoded = codec::decode(&self.rx[self.rx_start..self.rx_end])
+            let decoded = codec::decode(&self.rx[self.rx_start..self.rx_end], self.version)
                 .map_err(|e| self.malformed(e))?;
             let Some((packet, n)) = decoded else {
                 return Ok(None);
@@ -468,8 +526,11 @@ impl Session {
                         }
                     };
                     if deliver {
-                        p.topic = base + p.topic.start..base + p.topic.end;
-                        p.payload = base + p.payload.start..base + p.payload.end;
+                        let shift = |r: std::ops::Range<usize>| base + r.start..base + r.end;
+                        p.topic = shift(p.topic);
+                        p.payload = shift(p.payload);
+                        p.response_topic = p.response_topic.map(shift);
+                        p.correlation = p.correlation.map(shift);
                         self.lent = n;
                         return Ok(Some(p));
                     }
@@ -500,6 +561,12 @@ impl Session {
                         self.broker
                     )))
                 }
+                Packet::Disconnect(code) => {
+                    return Err(self.fail(format!(
+                        "the broker at {} closed the connection (MQTT 5 reason code 0x{code:02x})",
+                        self.broker
+                    )))
+                }
                 Packet::UnsubAck(_) | Packet::PingResp => {}
             }
             self.rx_start += n;
@@ -517,6 +584,8 @@ impl Session {
             return Ok(Some(Delivery {
                 topic: &s.topic,
                 payload: &s.payload,
+                response_topic: s.response_topic.as_deref(),
+                correlation: s.correlation.as_deref(),
             }));
         }
         let deadline = now_ns().saturating_add(wait_ns);
@@ -558,6 +627,8 @@ impl Session {
         Ok(Some(Delivery {
             topic: &self.rx[found.topic],
             payload: &self.rx[found.payload],
+            response_topic: found.response_topic.map(|r| &self.rx[r]),
+            correlation: found.correlation.map(|r| &self.rx[r]),
         }))
     }
 
@@ -663,8 +734,15 @@ fn write_now(fd: RawFd, parts: &[&[u8]], mut skip: usize) -> io::Result<usize> {
     check(unsafe { libc::sendmsg(fd, &msg, libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL) })
 }
 
-/// CONNACK return codes (§3.2.2.3) for people.
-fn connack_reason(code: u8) -> String {
+/// CONNACK return codes (3.1.1 §3.2.2.3, 5.0 §3.2.2.2) for people.
+fn connack_reason(code: u8, version: Version) -> String {
+    if version == Version::V5 {
+        return match code {
+            0x84 => "it does not speak MQTT 5 (reason code 0x84); mosquitto speaks it from 1.6".into(),
+            0x86 | 0x87 => format!("not authorized (reason code 0x{code:02x}); mwperf connects anonymously: set `allow_anonymous true` in the broker config"),
+            _ => format!("reason code 0x{code:02x}"),
+        };
+    }
     match code {
         1 => "it does not speak MQTT 3.1.1 (code 1)".into(),
         2 => "client id rejected (code 2)".into(),

@@ -1,5 +1,5 @@
 //! Calls to rosmaster's master API (rosmaster/master_api.py): register and unregister our
-//! publication and subscription.
+//! publication, subscription and service; look a service up.
 
 use std::time::Duration;
 
@@ -12,8 +12,17 @@ const TIMEOUT: Duration = Duration::from_secs(5);
 
 /// One master call; an unreachable master becomes the one-line "start one" error.
 fn call(cfg: &Config, method: &str, params: &[Value]) -> Result<Value, TransportError> {
+    let v = call_raw(cfg, method, params)?;
+    xmlrpc::ros_result(v).map_err(|e| TransportError::Middleware {
+        transport: "ros1",
+        detail: format!("rosmaster at {} refused {method}: {e}", cfg.master),
+    })
+}
+
+/// One master call, its `[code, message, value]` answer as it came.
+fn call_raw(cfg: &Config, method: &str, params: &[Value]) -> Result<Value, TransportError> {
     match xmlrpc::call(&cfg.master, method, params, TIMEOUT) {
-        Ok(v) => xmlrpc::ros_result(v).map_err(|e| TransportError::Middleware { transport: "ros1", detail: format!("rosmaster at {} refused {method}: {e}", cfg.master) }),
+        Ok(v) => Ok(v),
         Err(CallError::Connect(e)) => Err(TransportError::Missing {
             what: format!("rosmaster at {} ({e})", cfg.master),
             install: format!(
@@ -82,4 +91,46 @@ pub fn unregister(cfg: &Config, method: &str, topic: &str, api: &str) {
         ],
         Duration::from_secs(2),
     );
+}
+
+/// registerService(caller_id, service, service_api, caller_api): `service_api` is our
+/// `rosrpc://host:port`, `caller_api` our slave URI.
+pub fn register_service(
+    cfg: &Config,
+    service: &str,
+    service_api: &str,
+    api: &str,
+) -> Result<(), TransportError> {
+    call(
+        cfg,
+        "registerService",
+        &[
+            Value::str(&cfg.caller_id),
+            Value::str(service),
+            Value::str(service_api),
+            Value::str(api),
+        ],
+    )
+    .map(|_| ())
+}
+
+/// lookupService(caller_id, service) → the provider's `rosrpc://` URI; None while no node
+/// provides it (the master answers code -1 then).
+pub fn lookup_service(cfg: &Config, service: &str) -> Result<Option<String>, TransportError> {
+    let v = call_raw(
+        cfg,
+        "lookupService",
+        &[Value::str(&cfg.caller_id), Value::str(service)],
+    )?;
+    match v.as_array() {
+        Some([Value::Int(1), _, Value::Str(uri)]) => Ok(Some(uri.clone())),
+        Some([Value::Int(_), _, _]) => Ok(None),
+        _ => Err(TransportError::Middleware {
+            transport: "ros1",
+            detail: format!(
+                "rosmaster at {} answered lookupService with {v:?}, not [code, message, uri]",
+                cfg.master
+            ),
+        }),
+    }
 }

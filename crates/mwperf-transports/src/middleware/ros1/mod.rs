@@ -17,6 +17,9 @@
 
 mod master;
 pub mod service;
+mod service_client;
+mod service_link;
+mod service_server;
 mod slave;
 mod tcpros;
 mod xmlrpc;
@@ -120,11 +123,15 @@ fn queue_policy(spec: &Spec) -> Result<(QueuePolicy, bool), TransportError> {
 
 /// A node name unique on the master (a second registration under one name shuts the first down).
 fn caller_id(side: Side) -> String {
+    caller_id_for(&format!("{side:?}").to_lowercase())
+}
+
+/// [`caller_id`] for any role (`[a-z]+`).
+fn caller_id_for(role: &str) -> String {
     static N: AtomicU32 = AtomicU32::new(0);
     let t = now_ns();
-    let side = format!("{side:?}").to_lowercase();
     format!(
-        "/mwperf_{side}_{}_{}_{:x}",
+        "/mwperf_{role}_{}_{}_{:x}",
         std::process::id(),
         N.fetch_add(1, Ordering::Relaxed),
         (t ^ (t >> 23)) & 0xffff

@@ -24,7 +24,7 @@ pub const MSG_MD5: &str = "e1a733a0a653955956d11097f8512c59";
 pub const MSG_DEFINITION: &str = "uint8[] data\nint64 time\nuint64 id\n";
 
 /// Largest connection header accepted (message definitions are a few KiB at most).
-const MAX_HEADER: usize = 1 << 20;
+pub const MAX_HEADER: usize = 1 << 20;
 /// Largest message frame accepted: any mwperf message plus room for foreign senders.
 pub const MAX_FRAME: usize = MAX_PAYLOAD + HEADER_LEN + (1 << 20);
 /// Bytes of the frame around `data`: u32 frame length + u32 data length before, time + id after.
@@ -406,7 +406,7 @@ impl Outbound {
 }
 
 /// The parts of `bufs` after the first `skip` bytes.
-fn remaining<'a>(bufs: &[&'a [u8]], mut skip: usize) -> Vec<&'a [u8]> {
+pub fn remaining<'a>(bufs: &[&'a [u8]], mut skip: usize) -> Vec<&'a [u8]> {
     let mut out = Vec::with_capacity(bufs.len());
     for b in bufs {
         if skip >= b.len() {
@@ -419,19 +419,24 @@ fn remaining<'a>(bufs: &[&'a [u8]], mut skip: usize) -> Vec<&'a [u8]> {
     out
 }
 
-/// One non-blocking vectored send on a (blocking) socket; never raises SIGPIPE.
-fn write_now(fd: RawFd, parts: &[&[u8]]) -> io::Result<usize> {
-    let iov: Vec<libc::iovec> = parts
-        .iter()
-        .map(|p| libc::iovec {
+/// One non-blocking vectored send of (the first 4 of) `parts` on a (blocking) socket; never
+/// raises SIGPIPE.
+pub fn write_now(fd: RawFd, parts: &[&[u8]]) -> io::Result<usize> {
+    let mut iov = [libc::iovec {
+        iov_base: std::ptr::null_mut(),
+        iov_len: 0,
+    }; 4];
+    let n = parts.len().min(4);
+    for (v, p) in iov.iter_mut().zip(parts) {
+        *v = libc::iovec {
             iov_base: p.as_ptr() as *mut libc::c_void,
             iov_len: p.len(),
-        })
-        .collect();
+        };
+    }
     // SAFETY: zeroed msghdr is valid; iov points at live slices for the duration of the call.
     let mut mh: libc::msghdr = unsafe { std::mem::zeroed() };
-    mh.msg_iov = iov.as_ptr() as *mut libc::iovec;
-    mh.msg_iovlen = iov.len() as _;
+    mh.msg_iov = iov.as_mut_ptr();
+    mh.msg_iovlen = n as _;
     // SAFETY: mh and the buffers it points to are valid.
     check(unsafe { libc::sendmsg(fd, &mh, libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL) })
 }
