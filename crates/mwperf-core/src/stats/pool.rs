@@ -206,6 +206,32 @@ pub fn pool_measurements(parts: &[&Measurement]) -> Measurement {
     }
 }
 
+/// Several clients' calls as one: counts summed, limits the largest, the server's side kept
+/// (every client called the same server); None when no part made calls.
+pub fn pool_calls(parts: &[&crate::result::Calls]) -> Option<crate::result::Calls> {
+    let first = parts.first()?;
+    let sum = |f: fn(&crate::result::Calls) -> u64| parts.iter().map(|c| f(c)).sum::<u64>();
+    let connections = parts
+        .iter()
+        .filter_map(|c| c.connections)
+        .reduce(|a, b| a + b);
+    Some(crate::result::Calls {
+        clients: sum(|c| c.clients),
+        in_flight: parts.iter().map(|c| c.in_flight).max().unwrap_or(0),
+        max_outstanding: parts.iter().map(|c| c.max_outstanding).max().unwrap_or(0),
+        call_timeout_ns: first.call_timeout_ns,
+        answered: sum(|c| c.answered),
+        timeouts: sum(|c| c.timeouts),
+        errors: sum(|c| c.errors),
+        send_errors: sum(|c| c.send_errors),
+        unmatched: sum(|c| c.unmatched),
+        others_replies: sum(|c| c.others_replies),
+        unchecked: sum(|c| c.unchecked),
+        connections,
+        server: first.server.clone(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -338,30 +364,4 @@ mod tests {
             (15, 14, 1, 1, 2)
         );
     }
-}
-
-/// Several clients' calls as one: counts summed, limits the largest, the server's side kept
-/// (every client called the same server); None when no part made calls.
-pub fn pool_calls(parts: &[&crate::result::Calls]) -> Option<crate::result::Calls> {
-    let first = parts.first()?;
-    let sum = |f: fn(&crate::result::Calls) -> u64| parts.iter().map(|c| f(c)).sum::<u64>();
-    let connections = parts
-        .iter()
-        .filter_map(|c| c.connections)
-        .reduce(|a, b| a + b);
-    Some(crate::result::Calls {
-        clients: sum(|c| c.clients),
-        in_flight: parts.iter().map(|c| c.in_flight).max().unwrap_or(0),
-        max_outstanding: parts.iter().map(|c| c.max_outstanding).max().unwrap_or(0),
-        call_timeout_ns: first.call_timeout_ns,
-        answered: sum(|c| c.answered),
-        timeouts: sum(|c| c.timeouts),
-        errors: sum(|c| c.errors),
-        send_errors: sum(|c| c.send_errors),
-        unmatched: sum(|c| c.unmatched),
-        others_replies: sum(|c| c.others_replies),
-        unchecked: sum(|c| c.unchecked),
-        connections,
-        server: first.server.clone(),
-    })
 }

@@ -165,7 +165,7 @@ mod tests {
         let got = r.buffered();
         assert_eq!(got.len(), total);
         assert!(
-            &got[..4] == b"head" && &got[4..4 + body.len()] == &body[..] && got.ends_with(b"tail")
+            &got[..4] == b"head" && got[4..4 + body.len()] == body[..] && got.ends_with(b"tail")
         );
         r.consume(total);
         assert!(r.buffered().is_empty());
