@@ -270,6 +270,8 @@ macro_rules! service_conformance {
 
 service_conformance! {
     udp => Kind::Udp,
+    #[cfg(feature = "cyclonedds")]
+    cyclonedds => Kind::CycloneDds,
 }
 
 #[test]
