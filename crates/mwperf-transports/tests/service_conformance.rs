@@ -272,6 +272,8 @@ service_conformance! {
     udp => Kind::Udp,
     #[cfg(feature = "cyclonedds")]
     cyclonedds => Kind::CycloneDds,
+    #[cfg(feature = "rustdds")]
+    rustdds => Kind::RustDds,
 }
 
 #[test]
