@@ -274,6 +274,8 @@ service_conformance! {
     cyclonedds => Kind::CycloneDds,
     #[cfg(feature = "rustdds")]
     rustdds => Kind::RustDds,
+    #[cfg(feature = "fastdds")]
+    fastdds => Kind::FastDds,
 }
 
 #[test]
