@@ -227,6 +227,12 @@ static const size_t layout[] = {
   offsetof (rmw_dds_common_msg_dds__NodeEntitiesInfo_, writer_gid_seq),
   sizeof (rmw_dds_common_msg_dds__ParticipantEntitiesInfo_),
   offsetof (rmw_dds_common_msg_dds__ParticipantEntitiesInfo_, node_entities_info_seq),
+  sizeof (mwperf_msgs_srv_dds__Bytes_Request_),
+  offsetof (mwperf_msgs_srv_dds__Bytes_Request_, seq),
+  offsetof (mwperf_msgs_srv_dds__Bytes_Request_, data),
+  sizeof (mwperf_msgs_srv_dds__Bytes_Response_),
+  offsetof (mwperf_msgs_srv_dds__Bytes_Response_, seq),
+  offsetof (mwperf_msgs_srv_dds__Bytes_Response_, data),
 };
 
 const size_t *mwperf_cyclonedds_layout (size_t *n)

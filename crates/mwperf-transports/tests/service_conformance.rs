@@ -281,6 +281,12 @@ service_conformance! {
     udp => Kind::Udp,
     #[cfg(feature = "ros1")] ros1 => Kind::Ros1,
     #[cfg(feature = "mqtt")] mqtt => Kind::Mqtt,
+    #[cfg(feature = "cyclonedds")]
+    cyclonedds => Kind::CycloneDds,
+    #[cfg(feature = "rustdds")]
+    rustdds => Kind::RustDds,
+    #[cfg(feature = "fastdds")]
+    fastdds => Kind::FastDds,
 }
 
 #[test]

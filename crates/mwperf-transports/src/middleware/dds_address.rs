@@ -66,6 +66,13 @@ impl Address {
         format!("rt/mwperf/{}/{suffix}", self.base.replace('-', "_"))
     }
 
+    /// The request and reply topics of the ROS 2 service `/mwperf/<base>`:
+    /// `rq/mwperf/<base>Request`, `rr/mwperf/<base>Reply` ('-' becomes '_', as in [`Self::topic`]).
+    pub fn service_topics(&self) -> (String, String) {
+        let name = format!("mwperf/{}", self.base.replace('-', "_"));
+        (format!("rq/{name}Request"), format!("rr/{name}Reply"))
+    }
+
     /// What the peer passes to `--connect`.
     pub fn text(&self) -> String {
         self.to_string()
@@ -117,6 +124,15 @@ mod tests {
                 .unwrap()
                 .topic("pong"),
             "rt/mwperf/my_run/pong"
+        );
+        assert_eq!(
+            Address::parse("dds", "0/my-run", false)
+                .unwrap()
+                .service_topics(),
+            (
+                "rq/mwperf/my_runRequest".to_string(),
+                "rr/mwperf/my_runReply".to_string()
+            )
         );
     }
 

@@ -27,7 +27,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
         durability: QosSupport::DURABILITY,
         note: "every value maps to the DDS policy of the same name",
     },
-    services: crate::service::Services::None("request/response over this transport is not built yet"),
+    services: crate::service::Services::Native("ROS 2 services as rmw_cyclonedds: rq/<name>Request + rr/<name>Reply topics, a 16-byte header (client guid, seq) in every sample"),
 };
 
 /// Loopback only, unicast discovery to the participant ports on 127.0.0.1. Every process on the

@@ -78,6 +78,151 @@ fn check(api: &Api, rc: i32, what: impl std::fmt::Display) -> Result<i32, Transp
     Ok(rc)
 }
 
+/// `--opt max-blocking` in ns (the default when absent).
+#[cfg(mwperf_cyclonedds)]
+fn max_blocking(opts: &crate::spec::Options<'_>) -> Result<u64, TransportError> {
+    match opts.get("max-blocking") {
+        Some(v) => {
+            mwperf_core::units::parse_duration_ns(v).map_err(|e| TransportError::Unsupported {
+                transport: T,
+                what: format!("--opt max-blocking={v} ({e}; e.g. 100ms)"),
+            })
+        }
+        None => Ok(qos::DEFAULT_MAX_BLOCKING_NS),
+    }
+}
+
+/// Topic `name` of the type `descriptor` in `participant` (the caller deletes it).
+#[cfg(mwperf_cyclonedds)]
+fn create_topic(
+    api: &Api,
+    participant: ffi::dds_entity_t,
+    descriptor: *const ffi::dds_topic_descriptor_t,
+    name: &str,
+) -> Result<ffi::dds_entity_t, TransportError> {
+    let cname = CString::new(name)
+        .map_err(|_| TransportError::Address(format!("topic name {name:?} contains NUL")))?;
+    // SAFETY: valid participant and descriptor; Cyclone copies the name.
+    let t = unsafe {
+        (api.dds_create_topic)(
+            participant,
+            descriptor,
+            cname.as_ptr(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    check(api, t, format_args!("creating topic {name}"))
+}
+
+/// A writer on `topic` (named `name`) with `qos` (`what` is its mwperf form, for errors).
+#[cfg(mwperf_cyclonedds)]
+fn create_writer(
+    api: &Api,
+    participant: ffi::dds_entity_t,
+    topic: ffi::dds_entity_t,
+    qos: &qos::QosHandle<'_>,
+    name: &str,
+    what: &crate::Qos,
+) -> Result<ffi::dds_entity_t, TransportError> {
+    // SAFETY: valid participant, topic and QoS handles.
+    let w = unsafe { (api.dds_create_writer)(participant, topic, qos.ptr, std::ptr::null()) };
+    check(api, w, format_args!("creating a writer on {name} ({what})"))
+}
+
+/// A reader on `topic` and a waitset of `participant` holding it, triggered by DATA_AVAILABLE
+/// (see [`Inbox`] for why the status); (reader, waitset).
+#[cfg(mwperf_cyclonedds)]
+fn reader_with_waitset(
+    api: &Api,
+    participant: ffi::dds_entity_t,
+    topic: ffi::dds_entity_t,
+    qos: &qos::QosHandle<'_>,
+    name: &str,
+    what: &crate::Qos,
+) -> Result<(ffi::dds_entity_t, ffi::dds_entity_t), TransportError> {
+    // SAFETY: valid participant, topic and QoS handles; the waitset belongs to this participant.
+    unsafe {
+        let r = check(
+            api,
+            (api.dds_create_reader)(participant, topic, qos.ptr, std::ptr::null()),
+            format_args!("creating a reader on {name} ({what})"),
+        )?;
+        let ws = check(
+            api,
+            (api.dds_set_status_mask)(r, ffi::DDS_DATA_AVAILABLE_STATUS),
+            "setting the reader's status mask",
+        )
+        .and_then(|_| {
+            check(
+                api,
+                (api.dds_create_waitset)(participant),
+                "creating a waitset",
+            )
+        });
+        let ws = match ws {
+            Ok(ws) => ws,
+            Err(e) => {
+                (api.dds_delete)(r);
+                return Err(e);
+            }
+        };
+        if let Err(e) = check(
+            api,
+            (api.dds_waitset_attach)(ws, r, 0),
+            "attaching the reader to a waitset",
+        ) {
+            (api.dds_delete)(ws);
+            (api.dds_delete)(r);
+            return Err(e);
+        }
+        Ok((r, ws))
+    }
+}
+
+/// Sleep in `waitset` at most `wait_ns` (capped at [`MAX_WAIT_NS`]); true = triggered.
+#[cfg(mwperf_cyclonedds)]
+fn wait(api: &Api, waitset: ffi::dds_entity_t, wait_ns: u64) -> Result<bool, TransportError> {
+    // SAFETY: valid waitset; no attach array wanted (the reader is the only entry).
+    let rc = unsafe {
+        (api.dds_waitset_wait)(
+            waitset,
+            std::ptr::null_mut(),
+            0,
+            wait_ns.min(MAX_WAIT_NS) as i64,
+        )
+    };
+    check(api, rc, "waiting for data").map(|rc| rc > 0)
+}
+
+/// Readers matched to `writer` (on topic `name`).
+#[cfg(mwperf_cyclonedds)]
+fn writer_matched(api: &Api, writer: ffi::dds_entity_t, name: &str) -> Result<u32, TransportError> {
+    let mut st = ffi::MatchedStatus::default();
+    // SAFETY: valid writer; the status struct mirrors the C one (layout test).
+    let rc = unsafe { (api.dds_get_publication_matched_status)(writer, &mut st) };
+    check(
+        api,
+        rc,
+        format_args!("matched status of the writer on {name}"),
+    )?;
+    Ok(st.current_count)
+}
+
+/// Writers matched to `reader` (on topic `name`).
+#[cfg(mwperf_cyclonedds)]
+fn reader_matched(api: &Api, reader: ffi::dds_entity_t, name: &str) -> Result<u32, TransportError> {
+    let mut st = ffi::MatchedStatus::default();
+    // SAFETY: valid reader; the status struct mirrors the C one (layout test).
+    let rc = unsafe { (api.dds_get_subscription_matched_status)(reader, &mut st) };
+    check(
+        api,
+        rc,
+        format_args!("matched status of the reader on {name}"),
+    )?;
+    Ok(st.current_count)
+}
+
 /// The subscribing half: the reader and a waitset holding it, triggered by DATA_AVAILABLE.
 ///
 /// Why the status and not a read condition: Cyclone raises DATA_AVAILABLE after the sample is
@@ -110,15 +255,7 @@ pub struct CycloneEndpoint {
 impl CycloneEndpoint {
     pub fn open(side: Side, spec: &Spec) -> Result<CycloneEndpoint, TransportError> {
         let opts = spec.options_of(&super::cyclonedds_descriptor::DESCRIPTOR)?;
-        let max_blocking = match opts.get("max-blocking") {
-            Some(v) => mwperf_core::units::parse_duration_ns(v).map_err(|e| {
-                TransportError::Unsupported {
-                    transport: T,
-                    what: format!("--opt max-blocking={v} ({e}; e.g. 100ms)"),
-                }
-            })?,
-            None => qos::DEFAULT_MAX_BLOCKING_NS,
-        };
+        let max_blocking = max_blocking(&opts)?;
         let addr = Address::parse(T, &spec.addr, side.is_listener())?;
         let api = ffi::api()?;
         if spec.shared_session && opts.get("ros-node").is_some() {
@@ -144,43 +281,14 @@ impl CycloneEndpoint {
         if let Some(suffix) = side.out_topic() {
             let name = ep.addr.topic(suffix);
             let topic = ep.topic(&name)?;
-            // SAFETY: valid participant, topic and QoS handles.
-            let w =
-                unsafe { (api.dds_create_writer)(participant, topic, qos.ptr, std::ptr::null()) };
-            check(
-                api,
-                w,
-                format_args!("creating a writer on {name} ({})", spec.qos),
-            )?;
+            let w = create_writer(api, participant, topic, &qos, &name, &spec.qos)?;
             ep.writer = Some((w, name));
         }
         if let Some(suffix) = side.in_topic() {
             let name = ep.addr.topic(suffix);
             let topic = ep.topic(&name)?;
-            // SAFETY: as above; the waitset belongs to this participant.
-            let (reader, waitset) = unsafe {
-                let r = check(
-                    api,
-                    (api.dds_create_reader)(participant, topic, qos.ptr, std::ptr::null()),
-                    format_args!("creating a reader on {name} ({})", spec.qos),
-                )?;
-                check(
-                    api,
-                    (api.dds_set_status_mask)(r, ffi::DDS_DATA_AVAILABLE_STATUS),
-                    "setting the reader's status mask",
-                )?;
-                let ws = check(
-                    api,
-                    (api.dds_create_waitset)(participant),
-                    "creating a waitset",
-                )?;
-                check(
-                    api,
-                    (api.dds_waitset_attach)(ws, r, 0),
-                    "attaching the reader to a waitset",
-                )?;
-                (r, ws)
-            };
+            let (reader, waitset) =
+                reader_with_waitset(api, participant, topic, &qos, &name, &spec.qos)?;
             ep.inbox = Some(Inbox {
                 reader,
                 waitset,
@@ -199,19 +307,12 @@ impl CycloneEndpoint {
     /// The topic `name` of the mwperf type in this participant (an entity of this endpoint's:
     /// Cyclone gives each create its own, even for a name the participant has already).
     fn topic(&mut self, name: &str) -> Result<ffi::dds_entity_t, TransportError> {
-        let cname = CString::new(name)
-            .map_err(|_| TransportError::Address(format!("topic name {name:?} contains NUL")))?;
-        // SAFETY: valid participant and descriptor; Cyclone copies the name.
-        let t = unsafe {
-            (self.api.dds_create_topic)(
-                self.participant.handle,
-                ffi::bytes_descriptor(),
-                cname.as_ptr(),
-                std::ptr::null(),
-                std::ptr::null(),
-            )
-        };
-        let t = check(self.api, t, format_args!("creating topic {name}"))?;
+        let t = create_topic(
+            self.api,
+            self.participant.handle,
+            ffi::bytes_descriptor(),
+            name,
+        )?;
         self.topics.push(t);
         Ok(t)
     }
@@ -242,29 +343,12 @@ impl CycloneEndpoint {
 
     /// Matched peers: (readers of our writer, writers of our reader); `None` where we have none.
     fn matched(&self) -> Result<(Option<u32>, Option<u32>), TransportError> {
-        let mut st = ffi::MatchedStatus::default();
         let w = match &self.writer {
-            // SAFETY: valid writer; the status struct mirrors the C one (layout test).
-            Some((w, name)) => Some(
-                check(
-                    self.api,
-                    unsafe { (self.api.dds_get_publication_matched_status)(*w, &mut st) },
-                    format_args!("matched status of the writer on {name}"),
-                )
-                .map(|_| st.current_count)?,
-            ),
+            Some((w, name)) => Some(writer_matched(self.api, *w, name)?),
             None => None,
         };
         let r = match &self.inbox {
-            // SAFETY: as above.
-            Some(i) => Some(
-                check(
-                    self.api,
-                    unsafe { (self.api.dds_get_subscription_matched_status)(i.reader, &mut st) },
-                    format_args!("matched status of the reader on {}", i.topic),
-                )
-                .map(|_| st.current_count)?,
-            ),
+            Some(i) => Some(reader_matched(self.api, i.reader, &i.topic)?),
             None => None,
         };
         Ok((w, r))
@@ -319,17 +403,7 @@ impl Endpoint for CycloneEndpoint {
         if wait_ns == 0 {
             return Ok(None);
         }
-        // SAFETY: valid waitset; no attach array wanted (the read condition is the only entry).
-        let rc = unsafe {
-            (self.api.dds_waitset_wait)(
-                waitset,
-                std::ptr::null_mut(),
-                0,
-                wait_ns.min(MAX_WAIT_NS) as i64,
-            )
-        };
-        check(self.api, rc, "waiting for data")?;
-        if rc == 0 {
+        if !wait(self.api, waitset, wait_ns)? {
             return Ok(None);
         }
         self.take(buf)

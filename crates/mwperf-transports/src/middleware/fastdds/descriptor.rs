@@ -32,5 +32,5 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
         durability: QosSupport::DURABILITY,
         note: "every value maps to the DDS policy of the same name (keep-all: unlimited resource limits)",
     },
-    services: crate::service::Services::None("request/response over this transport is not built yet"),
+    services: crate::service::Services::Native("ROS 2 services as rmw_fastrtps: rq/<name>Request + rr/<name>Reply topics, matched by RTPS sample identities (related_sample_identity inline QoS)"),
 };

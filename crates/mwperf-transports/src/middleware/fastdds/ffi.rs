@@ -41,6 +41,9 @@ pub struct Config {
     pub peers: *const c_char,
     pub max_bytes_per_s: i64,
     pub heartbeat_ns: i64,
+    /// The writer's and reader's type names (NULL: the topic type `Bytes_`).
+    pub type_out: *const c_char,
+    pub type_in: *const c_char,
 }
 
 type ParticipantOpenFn =
@@ -57,6 +60,25 @@ type WriteFn = unsafe extern "C" fn(*mut mwfd_endpoint, *const u8, u32, i64, u64
 type TakeFn = unsafe extern "C" fn(*mut mwfd_endpoint, *mut *const u8, *mut u32) -> i32;
 type WaitFn = unsafe extern "C" fn(*mut mwfd_endpoint, i64) -> i32;
 type MatchedFn = unsafe extern "C" fn(*mut mwfd_endpoint, *mut i32, *mut i32) -> i32;
+type GuidsFn = unsafe extern "C" fn(*mut mwfd_endpoint, *mut u8, *mut u8) -> i32;
+type WriteRelatedFn = unsafe extern "C" fn(
+    *mut mwfd_endpoint,
+    *const u8,
+    u32,
+    *const u8,
+    i64,
+    *mut u8,
+    *mut i64,
+) -> i32;
+type TakeInfoFn = unsafe extern "C" fn(
+    *mut mwfd_endpoint,
+    *mut *const u8,
+    *mut u32,
+    *mut u8,
+    *mut i64,
+    *mut u8,
+    *mut i64,
+) -> i32;
 
 /// The shim's functions (signatures as in shim.cpp).
 pub struct Api {
@@ -68,6 +90,9 @@ pub struct Api {
     pub take: TakeFn,
     pub wait: WaitFn,
     pub matched: MatchedFn,
+    pub guids: GuidsFn,
+    pub write_related: WriteRelatedFn,
+    pub take_info: TakeInfoFn,
 }
 
 pub const INSTALL: &str =
@@ -145,6 +170,9 @@ fn load() -> Result<Api, String> {
         take: sym!("mwfd_take", TakeFn),
         wait: sym!("mwfd_wait", WaitFn),
         matched: sym!("mwfd_matched", MatchedFn),
+        guids: sym!("mwfd_guids", GuidsFn),
+        write_related: sym!("mwfd_write_related", WriteRelatedFn),
+        take_info: sym!("mwfd_take_info", TakeInfoFn),
     })
 }
 

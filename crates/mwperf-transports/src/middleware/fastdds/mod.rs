@@ -116,6 +116,20 @@ unsafe impl Send for FastddsEndpoint {}
 #[cfg(mwperf_fastdds)]
 impl FastddsEndpoint {
     pub fn open(side: Side, spec: &Spec) -> Result<FastddsEndpoint, TransportError> {
+        let addr = Address::parse(T, &spec.addr, side.is_listener())?;
+        let out_topic = side.out_topic().map(|s| (addr.topic(s), None));
+        let in_topic = side.in_topic().map(|s| (addr.topic(s), None));
+        Self::open_topics(spec, addr, out_topic, in_topic)
+    }
+
+    /// An endpoint at `addr` writing `out` and reading `in_` (topic name, type name; None: the
+    /// topic type `Bytes_`), with `spec`'s QoS and options (what `open` and the services share).
+    pub(crate) fn open_topics(
+        spec: &Spec,
+        addr: Address,
+        out: Option<(String, Option<&'static str>)>,
+        in_: Option<(String, Option<&'static str>)>,
+    ) -> Result<FastddsEndpoint, TransportError> {
         let opts = spec.options_of(&super::fastdds_descriptor::DESCRIPTOR)?;
         let shm = on_off(opts.get("shm"), "shm", true)?;
         let async_publish = match opts.get("publish-mode") {
@@ -171,17 +185,17 @@ impl FastddsEndpoint {
             ),
             History::KeepAll => (true, 0),
         };
-        let addr = Address::parse(T, &spec.addr, side.is_listener())?;
         let api = ffi::api()?;
         if shm {
             shm::watch();
         }
-        let out_topic = side.out_topic().map(|s| addr.topic(s));
-        let in_topic = side.in_topic().map(|s| addr.topic(s));
+        let (out_topic, type_out) = out.map_or((None, None), |(t, ty)| (Some(t), ty));
+        let (in_topic, type_in) = in_.map_or((None, None), |(t, ty)| (Some(t), ty));
         let c = |s: Option<&str>| {
-            s.map(|s| CString::new(s).expect("topic and option texts have no NUL"))
+            s.map(|s| CString::new(s).expect("topic, type and option texts have no NUL"))
         };
         let (c_out, c_in) = (c(out_topic.as_deref()), c(in_topic.as_deref()));
+        let (c_type_out, c_type_in) = (c(type_out), c(type_in));
         let c_iface = c(opts.get("interface"));
         let c_peers = c(opts.get("peers"));
         let ptr = |s: &Option<CString>| s.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
@@ -201,6 +215,8 @@ impl FastddsEndpoint {
             peers: ptr(&c_peers),
             max_bytes_per_s: max_rate,
             heartbeat_ns: i64::try_from(heartbeat).unwrap_or(i64::MAX),
+            type_out: ptr(&c_type_out),
+            type_in: ptr(&c_type_in),
         };
         let key = participant::Key {
             domain: addr.domain,

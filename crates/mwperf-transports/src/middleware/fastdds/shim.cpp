@@ -28,6 +28,7 @@
 #include <fastdds/rtps/flowcontrol/FlowControllerDescriptor.hpp>
 #include <fastdds/rtps/transport/UDPv4TransportDescriptor.h>
 #include <fastdds/rtps/transport/shared_mem/SharedMemTransportDescriptor.h>
+#include <fastdds/rtps/common/WriteParams.h>
 #include <fastrtps/utils/IPLocator.h>
 
 #include <arpa/inet.h>
@@ -50,10 +51,20 @@ using eprosima::fastrtps::rtps::IPLocator;
 using eprosima::fastrtps::rtps::Locator_t;
 using eprosima::fastrtps::rtps::SerializedPayload_t;
 using eprosima::fastrtps::rtps::InstanceHandle_t;
+using eprosima::fastrtps::rtps::GUID_t;
+using eprosima::fastrtps::rtps::SampleIdentity;
+using eprosima::fastrtps::rtps::SequenceNumber_t;
+using eprosima::fastrtps::rtps::WriteParams;
 
 namespace {
 
 const char* const TYPE_NAME = "mwperf_msgs::msg::dds_::Bytes_";
+
+// The ROS 2 service mwperf_msgs/srv/Bytes (uint8[] data --- uint8[] data): its request and
+// response types, as rmw_fastrtps puts them on the wire (no header: requests and replies are
+// matched by sample identities, see mwfd_write_related / mwfd_take_info).
+const char* const REQUEST_TYPE_NAME = "mwperf_msgs::srv::dds_::Bytes_Request_";
+const char* const RESPONSE_TYPE_NAME = "mwperf_msgs::srv::dds_::Bytes_Response_";
 
 // The flow controller of a participant with a rate limit (max_bytes_per_s), used by its writers.
 const char* const FLOW = "mwperf_rate_limit";
@@ -139,6 +150,63 @@ public:
     bool getKey(void*, InstanceHandle_t*, bool) override { return false; }
 };
 
+// A service request or response: struct { sequence<octet> data; } (XCDR1). Serializes an
+// Outgoing (time and id unused), deserializes into an Incoming's data.
+class ServiceBytesType : public TopicDataType {
+public:
+    explicit ServiceBytesType(const char* name) {
+        setName(name);
+        m_typeSize = 4 + 4 + 64;  // a small preallocation; payloads grow as needed
+        m_isGetKeyDefined = false;
+    }
+
+    bool serialize(void* data, SerializedPayload_t* payload) override {
+        const Outgoing* o = static_cast<const Outgoing*>(data);
+        try {
+            eprosima::fastcdr::FastBuffer buf(reinterpret_cast<char*>(payload->data), payload->max_size);
+            eprosima::fastcdr::Cdr ser(buf, eprosima::fastcdr::Cdr::DEFAULT_ENDIAN, eprosima::fastcdr::Cdr::DDS_CDR);
+            payload->encapsulation = ser.endianness() == eprosima::fastcdr::Cdr::BIG_ENDIANNESS ? CDR_BE : CDR_LE;
+            ser.serialize_encapsulation();
+            ser.serialize(o->len);
+            ser.serializeArray(o->data, o->len);
+            payload->length = static_cast<uint32_t>(ser.getSerializedDataLength());
+            return true;
+        } catch (const eprosima::fastcdr::exception::Exception&) {
+            return false;
+        }
+    }
+
+    // Foreign or malformed payloads (e.g. rmw_cyclonedds's 16-byte header read as a length)
+    // fail here (false: Fast DDS drops the sample), never crash.
+    bool deserialize(SerializedPayload_t* payload, void* data) override {
+        Incoming* in = static_cast<Incoming*>(data);
+        try {
+            eprosima::fastcdr::FastBuffer buf(reinterpret_cast<char*>(payload->data), payload->length);
+            eprosima::fastcdr::Cdr de(buf, eprosima::fastcdr::Cdr::DEFAULT_ENDIAN, eprosima::fastcdr::Cdr::DDS_CDR);
+            de.read_encapsulation();
+            payload->encapsulation = de.endianness() == eprosima::fastcdr::Cdr::BIG_ENDIANNESS ? CDR_BE : CDR_LE;
+            uint32_t n = 0;
+            de.deserialize(n);
+            if (n > payload->length) return false;
+            in->data.resize(n);
+            de.deserializeArray(in->data.data(), n);
+            return true;
+        } catch (const eprosima::fastcdr::exception::Exception&) {
+            return false;
+        }
+    }
+
+    std::function<uint32_t()> getSerializedSizeProvider(void* data) override {
+        const Outgoing* o = static_cast<const Outgoing*>(data);
+        uint32_t size = 4 + 4 + o->len;
+        return [size]() { return size; };
+    }
+
+    void* createData() override { return new Incoming(); }
+    void deleteData(void* data) override { delete static_cast<Incoming*>(data); }
+    bool getKey(void*, InstanceHandle_t*, bool) override { return false; }
+};
+
 void say(char* err, size_t cap, const std::string& what) {
     if (err && cap) {
         std::snprintf(err, cap, "%s", what.c_str());
@@ -166,6 +234,8 @@ struct mwfd_config {
     const char* peers;         // comma-separated discovery peers (NULL/"": the interface)
     int64_t max_bytes_per_s;   // > 0: asynchronous publishing through a flow controller of this rate
     int64_t heartbeat_ns;      // > 0: a reliable writer's heartbeat period (0: Fast DDS's, 3 s)
+    const char* type_out;      // the writer's type name (NULL: mwperf_msgs::msg::dds_::Bytes_)
+    const char* type_in;       // the reader's type name (NULL: as above)
 };
 
 // A participant and the topics its endpoints use: Fast DDS refuses a second topic of one name
@@ -190,13 +260,13 @@ struct mwfd_endpoint {
 };
 
 // The participant's topic `name`, created on first use (call with owner->lock held).
-static Topic* acquire_topic(mwfd_participant* owner, const std::string& name) {
+static Topic* acquire_topic(mwfd_participant* owner, const std::string& name, const char* type) {
     auto it = owner->topics.find(name);
     if (it != owner->topics.end()) {
         it->second.second += 1;
         return it->second.first;
     }
-    Topic* t = owner->participant->create_topic(name, TYPE_NAME, TOPIC_QOS_DEFAULT);
+    Topic* t = owner->participant->create_topic(name, type ? type : TYPE_NAME, TOPIC_QOS_DEFAULT);
     if (t) owner->topics[name] = {t, 1};
     return t;
 }
@@ -359,10 +429,14 @@ mwfd_participant* mwfd_participant_open(const mwfd_config* cfg, char* err, size_
             return nullptr;
         }
         TypeSupport type(new BytesType());
-        if (type.register_type(owner->participant) != ReturnCode_t::RETCODE_OK) {
-            say(err, cap, "cannot register the type " + std::string(TYPE_NAME));
-            destroy_participant(owner);
-            return nullptr;
+        TypeSupport request(new ServiceBytesType(REQUEST_TYPE_NAME));
+        TypeSupport response(new ServiceBytesType(RESPONSE_TYPE_NAME));
+        for (TypeSupport* t : {&type, &request, &response}) {
+            if (t->register_type(owner->participant) != ReturnCode_t::RETCODE_OK) {
+                say(err, cap, std::string("cannot register the type ") + (*t)->getName());
+                destroy_participant(owner);
+                return nullptr;
+            }
         }
 
         return owner;
@@ -404,7 +478,7 @@ mwfd_endpoint* mwfd_open(mwfd_participant* owner, const mwfd_config* cfg, char* 
 
         std::unique_lock<std::mutex> guard(owner->lock);
         if (cfg->topic_out) {
-            Topic* topic = acquire_topic(owner, cfg->topic_out);
+            Topic* topic = acquire_topic(owner, cfg->topic_out, cfg->type_out);
             if (topic) ep->out_topic = cfg->topic_out;
             ep->publisher = owner->participant->create_publisher(PUBLISHER_QOS_DEFAULT);
             DataWriterQos wq = DATAWRITER_QOS_DEFAULT;
@@ -440,7 +514,7 @@ mwfd_endpoint* mwfd_open(mwfd_participant* owner, const mwfd_config* cfg, char* 
             }
         }
         if (cfg->topic_in) {
-            Topic* topic = acquire_topic(owner, cfg->topic_in);
+            Topic* topic = acquire_topic(owner, cfg->topic_in, cfg->type_in);
             if (topic) ep->in_topic = cfg->topic_in;
             ep->subscriber = owner->participant->create_subscriber(SUBSCRIBER_QOS_DEFAULT);
             DataReaderQos rq = DATAREADER_QOS_DEFAULT;
@@ -521,6 +595,90 @@ int32_t mwfd_wait(mwfd_endpoint* ep, int64_t timeout_ns) {
     if (!ep || !ep->reader) return -1;
     try {
         return ep->reader->wait_for_unread_message(duration_of(timeout_ns)) ? 1 : 0;
+    } catch (...) {
+        return -1;
+    }
+}
+
+// A GUID as 16 bytes (prefix, entity id) and back.
+static void guid_out(const GUID_t& g, uint8_t* out) {
+    std::memcpy(out, g.guidPrefix.value, 12);
+    std::memcpy(out + 12, g.entityId.value, 4);
+}
+
+static GUID_t guid_in(const uint8_t* in) {
+    GUID_t g;
+    std::memcpy(g.guidPrefix.value, in, 12);
+    std::memcpy(g.entityId.value, in + 12, 4);
+    return g;
+}
+
+static int64_t sn_out(const SequenceNumber_t& sn) {
+    return static_cast<int64_t>((static_cast<uint64_t>(static_cast<uint32_t>(sn.high)) << 32) | sn.low);
+}
+
+static SequenceNumber_t sn_in(int64_t v) {
+    return SequenceNumber_t(static_cast<int32_t>(v >> 32), static_cast<uint32_t>(v & 0xffffffff));
+}
+
+// The GUIDs of the endpoint's writer and reader (16 bytes each; zeros where it has none).
+int32_t mwfd_guids(mwfd_endpoint* ep, uint8_t* writer, uint8_t* reader) {
+    std::memset(writer, 0, 16);
+    std::memset(reader, 0, 16);
+    if (!ep) return -1;
+    try {
+        if (ep->writer) guid_out(ep->writer->guid(), writer);
+        if (ep->reader) guid_out(ep->reader->guid(), reader);
+        return 0;
+    } catch (...) {
+        return -1;
+    }
+}
+
+// Write with a related sample identity (related_guid: 16 bytes; related_sn as high << 32 | low,
+// e.g. SequenceNumber_t::unknown() = -1 << 32); the written sample's identity goes to
+// out_guid/out_sn. 0 written; -1 not written (reliable: the history stayed full for
+// max_blocking); -2 no writer or an exception.
+int32_t mwfd_write_related(mwfd_endpoint* ep, const uint8_t* data, uint32_t len,
+                           const uint8_t* related_guid, int64_t related_sn,
+                           uint8_t* out_guid, int64_t* out_sn) {
+    if (!ep || !ep->writer) return -2;
+    Outgoing o{data, len, 0, 0};
+    try {
+        WriteParams params;
+        params.related_sample_identity(SampleIdentity());
+        params.related_sample_identity().writer_guid(guid_in(related_guid));
+        params.related_sample_identity().sequence_number(sn_in(related_sn));
+        if (!ep->writer->write(&o, params)) return -1;
+        guid_out(params.sample_identity().writer_guid(), out_guid);
+        *out_sn = sn_out(params.sample_identity().sequence_number());
+        return 0;
+    } catch (...) {
+        return -2;
+    }
+}
+
+// mwfd_take, plus the sample's identity (writer GUID, SN) and its related identity (GUID,
+// SN; an unknown one is all zeros / SequenceNumber_t::unknown()).
+int32_t mwfd_take_info(mwfd_endpoint* ep, const uint8_t** data, uint32_t* len,
+                       uint8_t* guid, int64_t* sn, uint8_t* related_guid, int64_t* related_sn) {
+    if (!ep || !ep->reader) return 0;
+    try {
+        for (;;) {
+            SampleInfo info;
+            ReturnCode_t rc = ep->reader->take_next_sample(&ep->sample, &info);
+            if (rc == ReturnCode_t::RETCODE_NO_DATA) return 0;
+            if (rc != ReturnCode_t::RETCODE_OK) return -1;
+            if (info.valid_data) {
+                *data = ep->sample.data.data();
+                *len = static_cast<uint32_t>(ep->sample.data.size());
+                guid_out(info.sample_identity.writer_guid(), guid);
+                *sn = sn_out(info.sample_identity.sequence_number());
+                guid_out(info.related_sample_identity.writer_guid(), related_guid);
+                *related_sn = sn_out(info.related_sample_identity.sequence_number());
+                return 1;
+            }
+        }
     } catch (...) {
         return -1;
     }

@@ -205,6 +205,124 @@ impl DefaultDecoder<BytesMsg> for BytesCdr {
     const DECODER: BytesDecoder = BytesDecoder;
 }
 
+/// DDS type names of the ROS 2 service `mwperf_msgs/srv/Bytes` (`uint8[] data --- uint8[] data`):
+/// IDL `struct Bytes_Request_ { sequence<octet> data; }` and the same `Bytes_Response_`, plain
+/// CDR `u32 length n`, then the n bytes; with the Cyclone mapping (rmw_cyclonedds) a 16-byte
+/// header comes first: `u64 guid`, `i64 seq` (offsets 0 and 8, the length at 16).
+pub const REQUEST_TYPE_NAME: &str = "mwperf_msgs::srv::dds_::Bytes_Request_";
+pub const RESPONSE_TYPE_NAME: &str = "mwperf_msgs::srv::dds_::Bytes_Response_";
+
+/// A received service sample as it came: the CDR body after the encapsulation header and its
+/// byte order. Decoding it never fails (beyond an unknown representation), so the service can
+/// count the samples it cannot read instead of RustDDS dropping them unseen.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RawMsg {
+    pub body: Vec<u8>,
+    pub little: bool,
+}
+
+/// The 16-byte header of the Cyclone mapping: (guid, seq).
+pub type CycloneHeader = (u64, i64);
+
+/// Serialize a service sample as CDR little-endian: the Cyclone header if any, then the
+/// sequence (length, bytes; one copy).
+pub fn encode_service(header: Option<CycloneHeader>, data: &[u8]) -> Result<Encoded, CdrError> {
+    let n = u32::try_from(data.len()).map_err(|_| CdrError::TooLong(data.len()))?;
+    let mut out = Vec::with_capacity(16 + 4 + data.len());
+    if let Some((guid, seq)) = header {
+        out.extend_from_slice(&guid.to_le_bytes());
+        out.extend_from_slice(&seq.to_le_bytes());
+    }
+    out.extend_from_slice(&n.to_le_bytes());
+    out.extend_from_slice(data);
+    Ok(Encoded(Bytes::from(out)))
+}
+
+/// Read a service sample in place: the header (when `with_header`) and the data, moved to the
+/// start of `msg.body` (which is truncated to it). None: too short or an inconsistent length.
+pub fn decode_service(msg: &mut RawMsg, with_header: bool) -> Option<Option<CycloneHeader>> {
+    let b = &msg.body;
+    let word = |o: usize| -> Option<[u8; 8]> { b.get(o..o + 8)?.try_into().ok() };
+    let (header, at) = if with_header {
+        let (g, s) = (word(0)?, word(8)?);
+        let h = if msg.little {
+            (u64::from_le_bytes(g), i64::from_le_bytes(s))
+        } else {
+            (u64::from_be_bytes(g), i64::from_be_bytes(s))
+        };
+        (Some(h), 16)
+    } else {
+        (None, 0)
+    };
+    let len: [u8; 4] = b.get(at..at + 4)?.try_into().ok()?;
+    let n = if msg.little {
+        u32::from_le_bytes(len)
+    } else {
+        u32::from_be_bytes(len)
+    } as usize;
+    let start = at + 4;
+    let end = start.checked_add(n)?;
+    if end > b.len() {
+        return None;
+    }
+    msg.body.copy_within(start..end, 0);
+    msg.body.truncate(n);
+    Some(header)
+}
+
+/// The RustDDS adapter of the service types: serializes [`Encoded`], deserializes [`RawMsg`].
+pub struct RawCdr;
+
+impl SerializerAdapter<Encoded> for RawCdr {
+    type Error = CdrError;
+
+    fn output_encoding() -> RepresentationIdentifier {
+        RepresentationIdentifier::CDR_LE
+    }
+
+    fn to_bytes(value: &Encoded) -> Result<Bytes, CdrError> {
+        Ok(value.0.clone())
+    }
+}
+
+impl DeserializerAdapter<RawMsg> for RawCdr {
+    type Error = CdrError;
+    type Decoded = RawMsg;
+
+    fn supported_encodings() -> &'static [RepresentationIdentifier] {
+        &ENCODINGS
+    }
+
+    fn transform_decoded(decoded: RawMsg) -> RawMsg {
+        decoded
+    }
+}
+
+/// The decoder RustDDS calls for every received service sample.
+#[derive(Clone, Copy)]
+pub struct RawDecoder;
+
+impl<'de> Decode<'de, RawMsg> for RawDecoder {
+    type Error = CdrError;
+
+    fn decode_bytes(
+        self,
+        input: &'de [u8],
+        encoding: RepresentationIdentifier,
+    ) -> Result<RawMsg, CdrError> {
+        let (little, _) = layout(encoding)?;
+        Ok(RawMsg {
+            body: input.to_vec(),
+            little,
+        })
+    }
+}
+
+impl DefaultDecoder<RawMsg> for RawCdr {
+    type Decoder = RawDecoder;
+    const DECODER: RawDecoder = RawDecoder;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -233,6 +351,41 @@ mod tests {
         assert_eq!(e.0.len(), 24);
         assert_eq!(&e.0[0..8], &[0; 8]);
         assert_eq!(e.0[16], 1);
+    }
+
+    #[test]
+    fn service_samples_roundtrip_and_refuse_truncation() {
+        let raw = |e: Encoded| RawMsg {
+            body: e.0.to_vec(),
+            little: true,
+        };
+        let e = encode_service(None, &[7, 8, 9]).unwrap();
+        assert_eq!(&e.0[..], &[3, 0, 0, 0, 7, 8, 9]);
+        let mut m = raw(e);
+        assert_eq!(decode_service(&mut m, false), Some(None));
+        assert_eq!(m.body, vec![7, 8, 9]);
+        // rmw_cyclonedds's header: guid at 0, seq at 8, the length at 16
+        let e = encode_service(Some((0x0102, -3)), &[5]).unwrap();
+        #[rustfmt::skip]
+        assert_eq!(&e.0[..], &[2, 1, 0, 0, 0, 0, 0, 0,  0xfd, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,  1, 0, 0, 0, 5]);
+        let mut m = raw(e);
+        assert_eq!(decode_service(&mut m, true), Some(Some((0x0102, -3))));
+        assert_eq!(m.body, vec![5]);
+        // padding after the data is ignored
+        let mut m = raw(Encoded(Bytes::from_static(&[1, 0, 0, 0, 5, 0, 0, 0])));
+        assert_eq!(decode_service(&mut m, false), Some(None));
+        assert_eq!(m.body, vec![5]);
+        for bad in [
+            &[][..],
+            &[1, 0],
+            &[5, 0, 0, 0, 1],
+            &[0xff, 0xff, 0xff, 0xff],
+        ] {
+            let mut m = raw(Encoded(Bytes::copy_from_slice(bad)));
+            assert_eq!(decode_service(&mut m, false), None, "{bad:?}");
+            let mut m = raw(Encoded(Bytes::copy_from_slice(bad)));
+            assert_eq!(decode_service(&mut m, true), None, "{bad:?}");
+        }
     }
 
     #[test]

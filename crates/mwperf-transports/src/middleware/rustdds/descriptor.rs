@@ -17,6 +17,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     node_session: true,
     defaults: &[],
     opts: &[
+        Opt { key: "service-mapping", help: "services only: cyclone (default: rmw_cyclonedds's 16-byte guid+seq header in every sample; talks to cyclonedds services) or enhanced (rmw_fastrtps's sample identities in inline QoS; talks to fastdds services; at most 64000 bytes per request/reply: RustDDS 0.15.1 corrupts fragmented samples that carry an identity)" },
         Opt { key: "network", help: "the interfaces RustDDS uses: loopback (default), auto (every multicast-capable non-loopback IPv4 interface) or an IPv4 address of this host" },
     ],
     qos: QosSupport {
@@ -25,5 +26,5 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
         durability: QosSupport::DURABILITY,
         note: "every value maps to the DDS policy of the same name",
     },
-    services: crate::service::Services::None("request/response over this transport is not built yet"),
+    services: crate::service::Services::Native("ROS 2 services: rq/<name>Request + rr/<name>Reply topics, matched by rmw_cyclonedds's 16-byte guid+seq header (default) or by RTPS sample identities as rmw_fastrtps (--opt service-mapping=enhanced)"),
 };

@@ -51,6 +51,46 @@ pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError
     Ok(Box::new(RustDdsEndpoint::open(side, spec, addr, &network)?))
 }
 
+/// Sleep until the reader registered in `poll` may have data, at most `wait_ns`; false = timed
+/// out or a signal. mio rounds poll timeouts up to whole milliseconds (epoll_wait), which would
+/// make every sub-millisecond wait up to 1 ms late; ppoll on the epoll fd waits to the ns. The
+/// ready events are then consumed (else the epoll fd stays readable), without blocking. A
+/// wake-up may be stale (the sample was taken before the wait): callers take and retry.
+fn wait_ready(poll: &mut Poll, events: &mut Events, wait_ns: u64) -> Result<bool, TransportError> {
+    if !crate::poll::wait(poll.as_raw_fd(), libc::POLLIN, wait_ns)? {
+        return Ok(false);
+    }
+    match poll.poll(events, Some(Duration::ZERO)) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => Ok(false),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Fold the writer's status events queued so far into its matched count.
+fn writer_status<D, SA: ::rustdds::no_key::SerializerAdapter<D>>(
+    w: &DataWriter<D, SA>,
+    matched: &mut i32,
+) {
+    while let Some(ev) = w.try_recv_status() {
+        if let DataWriterStatus::PublicationMatched { current, .. } = ev {
+            *matched = current.count();
+        }
+    }
+}
+
+/// Fold the reader's status events queued so far into its matched count.
+fn reader_status<D: 'static, DA: ::rustdds::no_key::DeserializerAdapter<D> + 'static>(
+    r: &DataReader<D, DA>,
+    matched: &mut i32,
+) {
+    while let Some(ev) = r.try_recv_status() {
+        if let DataReaderStatus::SubscriptionMatched { current, .. } = ev {
+            *matched = current.count();
+        }
+    }
+}
+
 pub struct RustDdsEndpoint {
     // Fields drop in order: reader and writer before the participant that runs them.
     writer: Option<DataWriter<Encoded, BytesCdr>>,
@@ -136,18 +176,10 @@ impl RustDdsEndpoint {
     /// Fold the status events queued so far into the matched counts.
     fn drain_status(&mut self) {
         if let Some(w) = &self.writer {
-            while let Some(ev) = w.try_recv_status() {
-                if let DataWriterStatus::PublicationMatched { current, .. } = ev {
-                    self.writer_matched = current.count();
-                }
-            }
+            writer_status(w, &mut self.writer_matched);
         }
         if let Some(r) = &self.reader {
-            while let Some(ev) = r.try_recv_status() {
-                if let DataReaderStatus::SubscriptionMatched { current, .. } = ev {
-                    self.reader_matched = current.count();
-                }
-            }
+            reader_status(r, &mut self.reader_matched);
         }
     }
 
@@ -211,17 +243,9 @@ impl Endpoint for RustDdsEndpoint {
             if now >= end {
                 return Ok(None);
             }
-            // mio rounds poll timeouts up to whole milliseconds (epoll_wait), which would make
-            // every sub-millisecond wait up to 1 ms late; ppoll on the epoll fd waits to the ns.
             let remaining = (end - now).as_nanos() as u64;
-            if !crate::poll::wait(self.poll.as_raw_fd(), libc::POLLIN, remaining)? {
+            if !wait_ready(&mut self.poll, &mut self.events, remaining)? {
                 return Ok(None); // timed out, or a signal (callers check their stop flag)
-            }
-            // Consume the ready events (else the epoll fd stays readable), without blocking.
-            match self.poll.poll(&mut self.events, Some(Duration::ZERO)) {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => return Ok(None),
-                Err(e) => return Err(e.into()),
             }
             // A wake-up may be stale (the sample was taken before we waited): take and retry.
             if let Some(n) = self.take(buf)? {
