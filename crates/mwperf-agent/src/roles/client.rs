@@ -233,6 +233,8 @@ struct OneClient<'a> {
     last_heard_ns: u64,
     measured_sent: u64,
     warmup_sent: u64,
+    /// First-contact probe calls never answered: a late reply to one is no unmatched reply.
+    probes: Vec<mwperf_transports::CallId>,
 }
 
 enum Stop {
@@ -312,8 +314,8 @@ fn one_client(
     let args = shared.args;
     let contact = first_contact(shared, c.as_mut(), index);
     shared.barrier.wait(); // every client made contact (or failed): one common start
-    let discovery = match contact {
-        Ok(d) => d,
+    let (discovery, probes) = match contact {
+        Ok(found) => found,
         Err(reason) => {
             let status = if signals::stopped() {
                 Status::Partial
@@ -367,6 +369,7 @@ fn one_client(
         last_heard_ns: start_ns,
         measured_sent: 0,
         warmup_sent: 0,
+        probes,
     };
     let stop = one.calls(&schedule).and_then(|_| one.drain());
     let (status, reason) = match stop {
@@ -428,7 +431,13 @@ fn one_client(
 }
 
 /// Discovery, then probe calls until one is answered; Err = why the client cannot start.
-fn first_contact(shared: &Shared, c: &mut dyn Client, index: u16) -> Result<Discovery, String> {
+/// Ok: the first contact, and the probe calls that were still unanswered (their late replies
+/// are not counted as unmatched).
+fn first_contact(
+    shared: &Shared,
+    c: &mut dyn Client,
+    index: u16,
+) -> Result<(Discovery, Vec<mwperf_transports::CallId>), String> {
     let args = &shared.args.sender;
     let t0 = now_ns();
     c.wait_matched(args.common.discovery_timeout)
@@ -468,14 +477,16 @@ fn first_contact(shared: &Shared, c: &mut dyn Client, index: u16) -> Result<Disc
         while now_ns() < wait_end {
             match c.recv_reply(&mut rx, (wait_end - now_ns()).min(MAX_WAIT_NS)) {
                 Ok(Some(r)) if sent_ids.contains(&r.call) => {
-                    for id in sent_ids.drain(..).filter(|id| *id != r.call) {
-                        c.abandon(id);
+                    sent_ids.retain(|id| *id != r.call);
+                    for id in &sent_ids {
+                        c.abandon(*id);
                     }
-                    return Ok(Discovery {
+                    let discovery = Discovery {
                         matched_ns,
                         first_reply_ns: Some(now_ns() - t1),
                         probes,
-                    });
+                    };
+                    return Ok((discovery, sent_ids));
                 }
                 Ok(_) => {}
                 Err(TransportError::Closed) | Err(TransportError::Unreachable { .. }) => {
@@ -669,7 +680,11 @@ impl OneClient<'_> {
 
     fn on_reply(&mut self, reply: Reply, recv_ns: u64) {
         let Some(call) = self.out.take(reply.call) else {
-            self.tally.unmatched += 1;
+            if let Some(i) = self.probes.iter().position(|id| *id == reply.call) {
+                self.probes.swap_remove(i); // a late first-contact probe's
+            } else {
+                self.tally.unmatched += 1;
+            }
             return;
         };
         if call.warmup {
