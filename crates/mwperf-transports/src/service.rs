@@ -48,8 +48,11 @@ pub trait Client: Send {
     /// Send one request; the id the middleware gave the call.
     fn call(&mut self, request: &[u8]) -> Result<CallId, TransportError>;
     /// One reply into `buf` (resized to its length); `Ok(None)` = none within `wait_ns`.
-    fn recv_reply(&mut self, buf: &mut Vec<u8>, wait_ns: u64)
-        -> Result<Option<Reply>, TransportError>;
+    fn recv_reply(
+        &mut self,
+        buf: &mut Vec<u8>,
+        wait_ns: u64,
+    ) -> Result<Option<Reply>, TransportError>;
     /// The caller gave up on `call` (timed out): release what the transport keeps for it.
     fn abandon(&mut self, _call: CallId) {}
     /// Replies this client received that the middleware addressed to other clients (a shared
@@ -74,8 +77,11 @@ pub trait Server: Send {
     fn local_addr(&self) -> String;
     /// One request into `buf` (resized to its length) and the token to answer it with;
     /// `Ok(None)` = none within `wait_ns`.
-    fn recv_request(&mut self, buf: &mut Vec<u8>, wait_ns: u64)
-        -> Result<Option<Token>, TransportError>;
+    fn recv_request(
+        &mut self,
+        buf: &mut Vec<u8>,
+        wait_ns: u64,
+    ) -> Result<Option<Token>, TransportError>;
     /// Answer the request `token` with `reply`.
     fn reply(&mut self, token: Token, reply: &[u8]) -> Result<(), TransportError>;
     /// Clients connected so far, where the transport has connections to count.

@@ -23,7 +23,9 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     defaults: &[],
     opts: &[],
     qos: QosSupport::NONE,
-    services: crate::service::Services::None("request/response over this transport is not built yet"),
+    services: crate::service::Services::None(
+        "request/response over this transport is not built yet",
+    ),
 };
 
 impl Acceptor for TcpListener {

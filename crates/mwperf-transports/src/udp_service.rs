@@ -186,12 +186,13 @@ impl Server for UdpServer {
     }
 
     fn reply(&mut self, token: Token, reply: &[u8]) -> Result<(), TransportError> {
-        let to = self.pending.remove(&token).ok_or_else(|| {
-            TransportError::Middleware {
+        let to = self
+            .pending
+            .remove(&token)
+            .ok_or_else(|| TransportError::Middleware {
                 transport: "udp",
                 detail: format!("no pending request {token} to answer"),
-            }
-        })?;
+            })?;
         if reply.len() > MAX_DATAGRAM {
             return Err(TransportError::TooLarge {
                 size: reply.len(),

@@ -26,7 +26,9 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     defaults: &[],
     opts: &[],
     qos: QosSupport::NONE,
-    services: crate::service::Services::None("request/response over this transport is not built yet"),
+    services: crate::service::Services::None(
+        "request/response over this transport is not built yet",
+    ),
 };
 
 /// A listener that removes its socket file on drop.

@@ -189,10 +189,20 @@ fn each_client_gets_only_its_own_replies(fx: &Fixture) {
     for round in 0..20u64 {
         let ida = a.call(&request(2 * round, 16)).expect("call a");
         let idb = b.call(&request(2 * round + 1, 16)).expect("call b");
-        let ra = reply_within(a.as_mut(), &mut buf, 5_000).unwrap().expect("a answered");
-        assert_eq!((ra.call, Header::decode(&buf).unwrap().seq), (ida, 2 * round));
-        let rb = reply_within(b.as_mut(), &mut buf, 5_000).unwrap().expect("b answered");
-        assert_eq!((rb.call, Header::decode(&buf).unwrap().seq), (idb, 2 * round + 1));
+        let ra = reply_within(a.as_mut(), &mut buf, 5_000)
+            .unwrap()
+            .expect("a answered");
+        assert_eq!(
+            (ra.call, Header::decode(&buf).unwrap().seq),
+            (ida, 2 * round)
+        );
+        let rb = reply_within(b.as_mut(), &mut buf, 5_000)
+            .unwrap()
+            .expect("b answered");
+        assert_eq!(
+            (rb.call, Header::decode(&buf).unwrap().seq),
+            (idb, 2 * round + 1)
+        );
     }
     assert!(reply_within(a.as_mut(), &mut buf, 100).unwrap().is_none());
     drop((a, b));

@@ -18,7 +18,6 @@
 //! instead of the loopback one, e.g. for two hosts), `ros-node=[<namespace>/]<name>` (announce
 //! the endpoint as a ROS 2 node on `ros_discovery_info`, see `graph.rs`).
 
-pub mod service;
 #[cfg(mwperf_cyclonedds)]
 mod domain;
 #[cfg(mwperf_cyclonedds)]
@@ -31,6 +30,7 @@ mod participant;
 mod qos;
 #[cfg(mwperf_cyclonedds)]
 mod sample;
+pub mod service;
 
 use crate::{Endpoint, Side, Spec, TransportError};
 

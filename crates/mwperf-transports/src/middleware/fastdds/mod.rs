@@ -15,11 +15,11 @@
 //! `interface`, `peers`). Shared memory (on by default, as in Fast DDS) leaves segments in
 //! /dev/shm that Fast DDS does not always remove: [`shm`] removes the ones this process made.
 
-pub mod service;
 #[cfg(mwperf_fastdds)]
 mod ffi;
 #[cfg(mwperf_fastdds)]
 mod participant;
+pub mod service;
 #[cfg(mwperf_fastdds)]
 pub mod shm;
 

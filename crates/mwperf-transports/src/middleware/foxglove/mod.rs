@@ -22,8 +22,8 @@
 //!   initial update after everything the client sent before (one client's messages are handled
 //!   in order); the graph itself is not used.
 
-pub mod service;
 mod servers;
+pub mod service;
 mod ws;
 
 use std::collections::VecDeque;

@@ -15,10 +15,10 @@
 //! does not break the next run; dropping an endpoint releases all its shared memory (its node's
 //! with the last endpoint of the node).
 
-pub mod service;
 mod incoming;
 mod node;
 mod outgoing;
+pub mod service;
 mod services;
 mod settings;
 

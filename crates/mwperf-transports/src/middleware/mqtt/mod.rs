@@ -12,10 +12,10 @@
 //!
 //! QoS mapping: see [`mapping`].
 
-pub mod service;
 mod address;
 mod codec;
 mod mapping;
+pub mod service;
 mod session;
 
 use std::collections::VecDeque;

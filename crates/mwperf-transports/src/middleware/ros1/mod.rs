@@ -15,8 +15,8 @@
 //! link, the rest queued and flushed by later calls); `recv` reads publisher links with one
 //! ppoll + recv. Discovery and handshakes run in the node's background threads.
 
-pub mod service;
 mod master;
+pub mod service;
 mod slave;
 mod tcpros;
 mod xmlrpc;

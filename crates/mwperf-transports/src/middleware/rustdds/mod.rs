@@ -12,11 +12,11 @@
 //! UDP → the peer's event-loop thread → a socketpair notification → this reader, i.e. two extra
 //! thread wake-ups per message compared with a plain socket.
 
-pub mod service;
 mod cdr;
 mod network;
 mod participant;
 mod qos;
+pub mod service;
 mod signals;
 
 use std::os::fd::AsRawFd;

@@ -12,11 +12,11 @@
 //! Multicast scouting is always off and only the given endpoint is listened on / connected to,
 //! so no traffic leaves through other interfaces. QoS mapping: see [`settings`].
 
-pub mod service;
 mod address;
 mod cdr;
 pub mod probe;
 mod router;
+pub mod service;
 mod session;
 mod settings;
 
