@@ -280,6 +280,8 @@ macro_rules! service_conformance {
 
 service_conformance! {
     udp => Kind::Udp,
+    tcp => Kind::Tcp,
+    uds => Kind::Uds,
 }
 
 #[test]
