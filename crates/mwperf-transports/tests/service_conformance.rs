@@ -282,6 +282,8 @@ service_conformance! {
     udp => Kind::Udp,
     tcp => Kind::Tcp,
     uds => Kind::Uds,
+    #[cfg(feature = "zenoh")]
+    zenoh => Kind::Zenoh,
 }
 
 #[test]
