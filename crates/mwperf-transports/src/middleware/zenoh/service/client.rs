@@ -1,7 +1,7 @@
 //! The calling side: a querier on the service key, one `get` per call whose callback queues the
 //! reply under the call's id for `recv_reply`.
 
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
+use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::{Duration, Instant};
 
 use zenoh::query::{ConsolidationMode, Querier, QueryTarget};
@@ -115,19 +115,13 @@ impl Client for ZenohClient {
         buf: &mut Vec<u8>,
         wait_ns: u64,
     ) -> Result<Option<Reply>, TransportError> {
+        // empty, timed out or disconnected (never: the client holds a sender): no reply
         let got = if wait_ns == 0 {
-            match self.rx.try_recv() {
-                Ok(q) => Some(q),
-                Err(TryRecvError::Empty | TryRecvError::Disconnected) => None,
-            }
+            self.rx.try_recv().ok()
         } else {
-            match self
-                .rx
+            self.rx
                 .recv_timeout(Duration::from_nanos(wait_ns).min(MAX_WAIT))
-            {
-                Ok(q) => Some(q),
-                Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
-            }
+                .ok()
         };
         let Some((call, reply)) = got else {
             return Ok(None);
