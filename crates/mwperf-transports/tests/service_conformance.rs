@@ -284,6 +284,8 @@ service_conformance! {
     uds => Kind::Uds,
     #[cfg(feature = "zenoh")]
     zenoh => Kind::Zenoh,
+    #[cfg(feature = "iceoryx2")]
+    iceoryx2 => Kind::Iceoryx2,
 }
 
 #[test]
