@@ -77,12 +77,22 @@ impl Iceoryx2Client {
             let Some(p) = self.pending.get(&call) else {
                 continue;
             };
-            let got = p.receive().map_err(|e| {
-                middleware(format!(
-                    "receive a response on {}: {e:?}",
-                    self.service.name()
-                ))
-            })?;
+            let receive = |p: &Pending| {
+                p.receive().map_err(|e| {
+                    middleware(format!(
+                        "receive a response on {}: {e:?}",
+                        self.service.name()
+                    ))
+                })
+            };
+            let mut got = receive(p)?;
+            if got.is_none() {
+                if p.is_connected() {
+                    continue;
+                }
+                // the server let go of the request: its response may have come just before
+                got = receive(p)?;
+            }
             let ok = match got {
                 Some(response) => {
                     buf.clear();
@@ -90,11 +100,10 @@ impl Iceoryx2Client {
                     true
                 }
                 // the server dropped the request unanswered (or went away): a failed call
-                None if !p.is_connected() => {
+                None => {
                     buf.clear();
                     false
                 }
-                None => continue,
             };
             self.pending.remove(&call);
             self.order.remove(i);
