@@ -18,6 +18,7 @@ mod service_open;
 pub mod session;
 pub mod spec;
 mod stream;
+mod stream_service;
 pub mod tcp;
 pub mod udp;
 mod udp_service;

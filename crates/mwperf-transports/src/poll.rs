@@ -31,6 +31,13 @@ pub fn wait_any(fds: &[RawFd], events: libc::c_short, timeout_ns: u64) -> io::Re
     ppoll(&mut pfds, timeout_ns)
 }
 
+/// Wait until any of `pfds` has any of its events or `timeout_ns` passes (> 0): Ok(true) when
+/// one is ready, Ok(false) on timeout or signal (EINTR). The caller keeps the array (no
+/// allocation per wait).
+pub fn wait_fds(pfds: &mut [libc::pollfd], timeout_ns: u64) -> io::Result<bool> {
+    ppoll(pfds, timeout_ns)
+}
+
 /// ppoll over `pfds` for at most `timeout_ns`: Ok(true) when one is ready, Ok(false) on
 /// timeout or signal (EINTR).
 fn ppoll(pfds: &mut [libc::pollfd], timeout_ns: u64) -> io::Result<bool> {

@@ -3,11 +3,20 @@
 //! the descriptor and the build first).
 
 use crate::service::{Client, Server};
+use crate::stream_service::{StreamClient, StreamServer};
 use crate::{Kind, Spec, TransportError};
 
 pub(crate) fn client(kind: Kind, spec: &Spec) -> Result<Box<dyn Client>, TransportError> {
     match kind {
         Kind::Udp => crate::udp_service::client(spec),
+        Kind::Tcp => Ok(Box::new(StreamClient::new(
+            crate::tcp::connect(&spec.addr)?,
+            "tcp",
+        ))),
+        Kind::Uds => Ok(Box::new(StreamClient::new(
+            crate::uds::connect(&spec.addr)?,
+            "uds",
+        ))),
         #[cfg(feature = "cyclonedds")]
         Kind::CycloneDds => crate::middleware::cyclonedds::service::client(spec),
         #[cfg(feature = "fastdds")]
@@ -34,6 +43,8 @@ pub(crate) fn client(kind: Kind, spec: &Spec) -> Result<Box<dyn Client>, Transpo
 pub(crate) fn server(kind: Kind, spec: &Spec) -> Result<Box<dyn Server>, TransportError> {
     match kind {
         Kind::Udp => crate::udp_service::server(spec),
+        Kind::Tcp => Ok(Box::new(StreamServer::new(crate::tcp::bind(&spec.addr)?))),
+        Kind::Uds => Ok(Box::new(StreamServer::new(crate::uds::bind(&spec.addr)?))),
         #[cfg(feature = "cyclonedds")]
         Kind::CycloneDds => crate::middleware::cyclonedds::service::server(spec),
         #[cfg(feature = "fastdds")]

@@ -429,14 +429,18 @@ impl<A: Acceptor> Endpoint for Server<A> {
 /// A subscription's listening side: accepts every peer that connects and receives from all of
 /// them at once (a graph topic's several publishers, each on its own connection), whichever
 /// has a message first; answers (`send`) go to the peer it last heard from. A pong keeps
-/// [`Server`]: one peer at a time.
+/// [`Server`]: one peer at a time. A service server answers each request on the connection it
+/// came from ([`Gather::recv_from`], [`Gather::send_to`]: connections keep their id for life).
 pub struct Gather<A: Acceptor> {
     acceptor: A,
-    conns: Vec<(Conn<A::Stream>, bool)>,
+    /// (id, connection, dead): ids are never reused, so a late answer finds no stranger
+    conns: Vec<(u64, Conn<A::Stream>, bool)>,
     /// the connection looked at first next time (none is starved), and the last heard from
     next: usize,
-    last: Option<usize>,
+    last: Option<u64>,
     accepted: u64,
+    /// what the wait polls (kept: no allocation per wait)
+    pfds: Vec<libc::pollfd>,
 }
 
 impl<A: Acceptor> Gather<A> {
@@ -447,30 +451,30 @@ impl<A: Acceptor> Gather<A> {
             next: 0,
             last: None,
             accepted: 0,
+            pfds: Vec::new(),
         }
     }
 
     /// Accept whoever waits, then one message from the first connection that has one (none
     /// blocks); connections that closed are dropped.
-    fn look(&mut self, buf: &mut Vec<u8>) -> Result<Option<usize>, TransportError> {
+    fn look(&mut self, buf: &mut Vec<u8>) -> Result<Option<u64>, TransportError> {
         while let Some(s) = self.acceptor.accept_one()? {
-            self.conns.push((Conn::new(s), false));
             self.accepted += 1;
+            self.conns.push((self.accepted, Conn::new(s), false));
         }
         let n = self.conns.len();
         for k in 0..n {
             let i = (self.next + k) % n;
-            let (conn, dead) = &mut self.conns[i];
+            let (id, conn, dead) = &mut self.conns[i];
             match conn.recv(buf, 0, dead) {
-                Ok(Some(len)) => {
+                Ok(Some(_)) => {
                     self.next = (i + 1) % n;
-                    self.last = Some(i);
-                    return Ok(Some(len));
+                    self.last = Some(*id);
+                    return Ok(Some(*id));
                 }
                 Ok(None) => {}
                 Err(TransportError::Closed) => {
                     self.conns.remove(i);
-                    self.last = None;
                     self.next = 0;
                     return self.look(buf);
                 }
@@ -479,21 +483,67 @@ impl<A: Acceptor> Gather<A> {
         }
         Ok(None)
     }
+
+    /// One message from any peer, waiting at most `wait_ns`: the id of the connection it came
+    /// from (for [`Gather::send_to`]).
+    pub fn recv_from(
+        &mut self,
+        buf: &mut Vec<u8>,
+        wait_ns: u64,
+    ) -> Result<Option<u64>, TransportError> {
+        let deadline = mwperf_core::clock::now_ns().saturating_add(wait_ns);
+        loop {
+            if let Some(id) = self.look(buf)? {
+                return Ok(Some(id));
+            }
+            // every connection was read until it had nothing: wait for any of them or a peer
+            // (or for room to send what a connection still has queued)
+            let now = mwperf_core::clock::now_ns();
+            if wait_ns == 0 || now >= deadline {
+                return Ok(None);
+            }
+            self.pfds.clear();
+            self.pfds.push(libc::pollfd {
+                fd: self.acceptor.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            });
+            for (_, c, _) in &self.conns {
+                let out = if c.backlog() > 0 { libc::POLLOUT } else { 0 };
+                self.pfds.push(libc::pollfd {
+                    fd: c.fd(),
+                    events: libc::POLLIN | out,
+                    revents: 0,
+                });
+            }
+            if !poll::wait_fds(&mut self.pfds, deadline - now)? {
+                return Ok(None); // the wait ended, or a signal came
+            }
+        }
+    }
+
+    /// Send `msg` to the connection `id`; Err(Closed) when that peer is gone.
+    pub fn send_to(&mut self, id: u64, msg: &[u8]) -> Result<(), TransportError> {
+        match self.conns.iter_mut().find(|(i, _, _)| *i == id) {
+            Some((_, c, false)) => c.send(msg), // a closed one is dropped at the next receive
+            _ => Err(TransportError::Closed),
+        }
+    }
 }
 
 impl<A: Acceptor> Endpoint for Gather<A> {
     fn send(&mut self, msg: &[u8]) -> Result<(), TransportError> {
-        match self.last.and_then(|i| self.conns.get_mut(i)) {
-            Some((c, false)) => match c.send(msg) {
+        match self.last {
+            Some(id) => match self.send_to(id, msg) {
                 Err(TransportError::Closed) => Ok(()), // dropped at the next receive
                 r => r,
             },
-            _ => Ok(()),
+            None => Ok(()),
         }
     }
 
     fn drain(&mut self, limit_ns: u64) {
-        for (c, dead) in &mut self.conns {
+        for (_, c, dead) in &mut self.conns {
             if !*dead {
                 c.drain(limit_ns);
             }
@@ -501,24 +551,7 @@ impl<A: Acceptor> Endpoint for Gather<A> {
     }
 
     fn recv(&mut self, buf: &mut Vec<u8>, wait_ns: u64) -> Result<Option<usize>, TransportError> {
-        let deadline = mwperf_core::clock::now_ns().saturating_add(wait_ns);
-        let mut fds = Vec::new();
-        loop {
-            if let Some(len) = self.look(buf)? {
-                return Ok(Some(len));
-            }
-            // every connection was read until it had nothing: wait for any of them or a peer
-            let now = mwperf_core::clock::now_ns();
-            if wait_ns == 0 || now >= deadline {
-                return Ok(None);
-            }
-            fds.clear();
-            fds.push(self.acceptor.as_raw_fd());
-            fds.extend(self.conns.iter().map(|(c, _)| c.fd()));
-            if !poll::wait_any(&fds, libc::POLLIN, deadline - now)? {
-                return Ok(None); // the wait ended, or a signal came
-            }
-        }
+        Ok(self.recv_from(buf, wait_ns)?.map(|_| buf.len()))
     }
 
     fn local_addr(&self) -> String {

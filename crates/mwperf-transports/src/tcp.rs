@@ -23,8 +23,8 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     defaults: &[],
     opts: &[],
     qos: QosSupport::NONE,
-    services: crate::service::Services::None(
-        "request/response over this transport is not built yet",
+    services: crate::service::Services::Native(
+        "request/reply baseline: framed messages on one connection per client, answered on the connection each came from, matched by the mwperf header's seq",
     ),
 };
 
@@ -66,7 +66,7 @@ pub fn listen(addr: &str) -> Result<Server<TcpListener>, TransportError> {
     Ok(Server::new(bind(addr)?))
 }
 
-fn bind(addr: &str) -> Result<TcpListener, TransportError> {
+pub(crate) fn bind(addr: &str) -> Result<TcpListener, TransportError> {
     let at = resolve(addr)?;
     let l = TcpListener::bind(at).map_err(|err| TransportError::Bind {
         addr: addr.to_string(),

@@ -26,8 +26,8 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     defaults: &[],
     opts: &[],
     qos: QosSupport::NONE,
-    services: crate::service::Services::None(
-        "request/response over this transport is not built yet",
+    services: crate::service::Services::Native(
+        "request/reply baseline: framed messages on one connection per client, answered on the connection each came from, matched by the mwperf header's seq",
     ),
 };
 
@@ -93,7 +93,7 @@ pub fn listen(addr: &str) -> Result<Server<UdsListener>, TransportError> {
     Ok(Server::new(bind(addr)?))
 }
 
-fn bind(addr: &str) -> Result<UdsListener, TransportError> {
+pub(crate) fn bind(addr: &str) -> Result<UdsListener, TransportError> {
     let path = check_path(addr)?;
     if let Ok(meta) = std::fs::symlink_metadata(&path) {
         if !meta.file_type().is_socket() {

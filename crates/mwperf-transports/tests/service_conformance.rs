@@ -287,6 +287,12 @@ service_conformance! {
     rustdds => Kind::RustDds,
     #[cfg(feature = "fastdds")]
     fastdds => Kind::FastDds,
+    tcp => Kind::Tcp,
+    uds => Kind::Uds,
+    #[cfg(feature = "zenoh")]
+    zenoh => Kind::Zenoh,
+    #[cfg(feature = "iceoryx2")]
+    iceoryx2 => Kind::Iceoryx2,
 }
 
 #[test]

@@ -148,3 +148,38 @@ fn a_node_shares_one_session_to_the_router() {
     drop(sub);
     assert_eq!(mwperf_transports::shared_sessions(Kind::Zenoh), 0);
 }
+
+/// Services in client mode: the server's queryable and the client's querier both reach each
+/// other through the router.
+#[test]
+fn a_service_call_goes_through_the_router() {
+    let r = router(Kind::Zenoh, "tcp/127.0.0.1:0").unwrap();
+    let at = r.local_addr();
+    let mut server =
+        mwperf_transports::open_server(Kind::Zenoh, &client_spec(&format!("{at}#svc-rt"))).unwrap();
+    assert_eq!(server.local_addr(), format!("{at}#svc-rt"));
+    let mut client =
+        mwperf_transports::open_client(Kind::Zenoh, &client_spec(&server.local_addr())).unwrap();
+    client.wait_matched(10_000 * MS).unwrap();
+    let (mut buf, mut req) = (Vec::new(), Vec::new());
+    let end = Instant::now() + Duration::from_secs(10);
+    for seq in 0..20 {
+        let id = client.call(&msg(seq)).unwrap();
+        let token = loop {
+            if let Some(t) = server.recv_request(&mut req, 10 * MS).unwrap() {
+                break t;
+            }
+            assert!(Instant::now() < end, "no request through the router");
+        };
+        assert_eq!(req, msg(seq));
+        server.reply(token, &req).unwrap();
+        let reply = loop {
+            if let Some(r) = client.recv_reply(&mut buf, 10 * MS).unwrap() {
+                break r;
+            }
+            assert!(Instant::now() < end, "no reply through the router");
+        };
+        assert_eq!((reply.call, reply.ok), (id, true));
+        assert_eq!(buf, msg(seq));
+    }
+}

@@ -27,5 +27,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
         durability: &["volatile"],
         note: "one TCP connection per client: reliable and ordered (best-effort asks for no more, so it is the same); the server's per-client queue (its backlog) drops when a client cannot keep up; no late-joiner history",
     },
-    services: crate::service::Services::None("request/response over this transport is not built yet"),
+    services: crate::service::Services::None(
+        "Foxglove services are advertised by the WebSocket server only (advertiseServices; clients just send serviceCallRequest): mwperf's foxglove sides are clients of the foxglove-sdk relay (python/mwperf/bridges/foxglove_server.py), which advertises none, so no mwperf side can serve",
+    ),
 };

@@ -27,5 +27,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
         durability: QosSupport::DURABILITY,
         note: "keep-all refused (queues are fixed when a service is created); best-effort = a full queue drops its oldest sample; transient-local keeps depth samples for late joiners",
     },
-    services: crate::service::Services::None("request/response over this transport is not built yet"),
+    services: crate::service::Services::Native(
+        "iceoryx2 request-response: mwperf/<base>/service, an ActiveRequest answered with one response loaned from the server's segment, a PendingResponse per call",
+    ),
 };

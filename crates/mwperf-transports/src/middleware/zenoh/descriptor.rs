@@ -27,5 +27,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
         durability: &["volatile"],
         note: "reliable = congestion control Block, best-effort = Drop; keep-last N = a ring of N samples per subscriber",
     },
-    services: crate::service::Services::None("request/response over this transport is not built yet"),
+    services: crate::service::Services::Native(
+        "queryable/get as rmw_zenoh: a complete queryable on mwperf/<base>/service, one get per call through a querier (target all-complete, no consolidation)",
+    ),
 };
