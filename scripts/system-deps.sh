@@ -5,7 +5,9 @@
 #   mosquitto mosquitto-clients      MQTT broker (+ clients for interop checks)
 #   python3-rosmaster topic-tools    ROS 1 master and the relay used as a foreign pong
 #   python3-rosbag python3-sensor-msgs  ROS 1 bags (mwperf bag example, rosbag play) and message types
-#   python3-rospy                    rospy publishers in the probe's tests
+#   python3-rospy python3-genpy      rospy publishers in the probe's tests, rospy service servers (genpy
+#                                    generates their srv class) in the services' tests
+#   python3-rosservice               `rosservice call` against mwperf's ROS 1 service server (tests)
 #   chromium                         headless browser for the HTML report's test (tests only)
 #   iproute2                         ip netns / ip link / tc for --link (emulated hosts and links)
 #   openssh-client openssh-server    --host over SSH (the tests run a real sshd in an emulated host)
@@ -17,7 +19,7 @@
 # (the transports needing a missing package then fail with that install line).
 set -euo pipefail
 PACKAGES=(cyclonedds-dev cyclonedds-tools libfastrtps-dev libfastcdr-dev mosquitto mosquitto-clients python3-rosmaster topic-tools
-          python3-rosbag python3-sensor-msgs python3-rospy
+          python3-rosbag python3-sensor-msgs python3-rospy python3-genpy python3-rosservice
           chromium iproute2 openssh-client openssh-server python3-venv heaptrack)
 if [[ "${1:-}" == "bridges" ]]; then
     PACKAGES=(cmake libclang-dev)
