@@ -46,6 +46,7 @@ def test_every_call_of_every_client_is_answered_and_counted_once(
     # a call's latency holds the server's time
     assert m["service"]["min_ns"] >= calls["server"]["server_time"]["min_ns"]
     assert "calls         answered 1500" in shown and "server time" in shown
+    assert "client 3      answered 500" in shown
     # the catalogue carries the calls
     [row] = catalogue_rows(tmp_path / "r", "SELECT mode, clients, in_flight, reply_payload_bytes, "
                            "calls_timeouts, server_time_p50_ns > 0, client_cpu_s > 0, "

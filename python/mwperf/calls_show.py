@@ -8,8 +8,10 @@ from .durations import format_ns
 SHOWN = (("p50", "p50_ns"), ("p99", "p99_ns"), ("max", "max_ns"))
 
 
-def render_calls(calls: dict[str, Any] | None) -> str:
-    """Two lines: the calls' outcomes and limits; the server's time per call."""
+def render_calls(calls: dict[str, Any] | None,
+                 clients: list[dict[str, Any]] | None = None) -> str:
+    """Two lines: the calls' outcomes and limits; the server's time per call; then one line
+    per client when there are several (``clients``: the result's per_topic)."""
     if not calls:
         return ""
     connections = (f"  connections {calls['connections']}"
@@ -26,4 +28,9 @@ def render_calls(calls: dict[str, Any] | None) -> str:
         foreign = f"  foreign requests {server['foreign']}" if server["foreign"] else ""
         text += (f"server time   {shown}{work}  requests {server['requests']}  answered "
                  f"{server['answered']}{foreign}\n")
+    for client in clients or []:
+        latency = "  ".join(f"{name} {format_ns(client['response'][key])}" for name, key in SHOWN)
+        own = client.get("calls") or {}
+        text += (f"{client.get('name', 'client'):<13} answered {client['accounting']['received']}"
+                 f"  {latency}  timeouts {own.get('timeouts', 0)}\n")
     return text

@@ -216,7 +216,8 @@ def render_details(result: dict[str, Any]) -> str:
         for name, key in LATENCY)
     accounting = "  ".join(f"{name} {m['accounting'][key]}" for name, key in ACCOUNTING)
     text = f"service time  {service}\naccounting    {accounting}\n"
-    text += render_calls(m.get("calls"))
+    text += render_calls(m.get("calls"), result.get("per_topic")
+                         if result["config"].get("mode") == "service" else None)
     text += render_workload(result) + render_subscribers(result)
     discovery = result.get("discovery")
     if discovery:
