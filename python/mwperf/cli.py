@@ -47,7 +47,8 @@ POINT_OPTIONS = ("transport", "mode", "rate", "payload", "duration", "count", "w
                  "topics", "executor", "busy_loop", "link", "link_backend",
                  "session_timeout", "subscribers", "bridge", "replay", "replay_topics",
                  "replay_rate", "replay_window", "replay_loop", "graph", "baseline", "without",
-                 "copies", "rate_scale")
+                 "copies", "rate_scale", "reply_payload", "server_work", "in_flight", "clients",
+                 "call_timeout")
 CONDITION_OPTIONS = ("peer_timeout", "spin_margin", "busy_poll", "prevent_cpu_idle",
                      "reliability", "history", "depth", "durability", "discovery_timeout",
                      "cpu_quota", "cpu_pin", "rt_priority", "host", "remote_place", "ssh_config",
