@@ -346,33 +346,13 @@ impl Ros1Endpoint {
                 revents: 0,
             });
         }
-        let ts = libc::timespec {
-            tv_sec: (wait_ns / 1_000_000_000) as libc::time_t,
-            tv_nsec: (wait_ns % 1_000_000_000) as libc::c_long,
-        };
-        // SAFETY: valid pollfd array and timespec.
-        let rc = unsafe {
-            libc::ppoll(
-                self.pollfds.as_mut_ptr(),
-                self.pollfds.len() as libc::nfds_t,
-                &ts,
-                std::ptr::null(),
-            )
-        };
-        if rc < 0 {
-            let e = std::io::Error::last_os_error();
-            return if e.kind() == std::io::ErrorKind::Interrupted {
-                Ok(false)
-            } else {
-                Err(e.into())
-            };
-        }
+        let ready = crate::poll::wait_fds(&mut self.pollfds, wait_ns)?;
         if self.pollfds[0].revents != 0 {
             // News from the background: reset the eventfd here (the caller adopts next), or a
             // wake-up that raced an earlier adopt would keep ppoll returning at once.
             self.shared().clear_wake();
         }
-        Ok(rc > 0)
+        Ok(ready)
     }
 
     fn not_matched(&self, waited_ns: u64, what: &str) -> TransportError {

@@ -234,25 +234,7 @@ impl Ros1Client {
             std::thread::sleep(std::time::Duration::from_nanos(wait_ns.min(10_000_000)));
             return Ok(());
         }
-        let ts = libc::timespec {
-            tv_sec: (wait_ns / 1_000_000_000) as libc::time_t,
-            tv_nsec: (wait_ns % 1_000_000_000) as libc::c_long,
-        };
-        // SAFETY: a valid pollfd array and timespec.
-        let rc = unsafe {
-            libc::ppoll(
-                self.pollfds.as_mut_ptr(),
-                self.pollfds.len() as libc::nfds_t,
-                &ts,
-                std::ptr::null(),
-            )
-        };
-        if rc < 0 {
-            let e = std::io::Error::last_os_error();
-            if e.kind() != std::io::ErrorKind::Interrupted {
-                return Err(e.into());
-            }
-        }
+        crate::poll::wait_fds(&mut self.pollfds, wait_ns)?;
         Ok(())
     }
 }

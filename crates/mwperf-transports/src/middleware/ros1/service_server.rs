@@ -236,27 +236,7 @@ impl Ros1Server {
             }
             self.pollfds.push(pollfd(c.link.fd(), events));
         }
-        let ts = libc::timespec {
-            tv_sec: (wait_ns / 1_000_000_000) as libc::time_t,
-            tv_nsec: (wait_ns % 1_000_000_000) as libc::c_long,
-        };
-        // SAFETY: a valid pollfd array and timespec.
-        let rc = unsafe {
-            libc::ppoll(
-                self.pollfds.as_mut_ptr(),
-                self.pollfds.len() as libc::nfds_t,
-                &ts,
-                std::ptr::null(),
-            )
-        };
-        if rc < 0 {
-            let e = std::io::Error::last_os_error();
-            return if e.kind() == std::io::ErrorKind::Interrupted {
-                Ok(())
-            } else {
-                Err(e.into())
-            };
-        }
+        crate::poll::wait_fds(&mut self.pollfds, wait_ns)?; // a signal: nothing ready
         self.listener_ready = self.pollfds[0].revents != 0;
         for (c, p) in self.conns.iter_mut().zip(&self.pollfds[1..]) {
             c.ready = p.revents & !libc::POLLOUT != 0;

@@ -41,6 +41,31 @@ const MAX_WAIT: Duration = Duration::from_millis(100);
 /// How often `wait_matched` looks at the publisher's matching status.
 const MATCH_POLL: Duration = Duration::from_millis(1);
 
+/// Poll `matching` every [`MATCH_POLL`] until it holds, at most `timeout_ns`; NotMatched with
+/// `detail` otherwise (a publisher's or a querier's matching status).
+pub(crate) fn wait_for_match(
+    timeout_ns: u64,
+    mut matching: impl FnMut() -> Result<bool, TransportError>,
+    detail: impl FnOnce() -> String,
+) -> Result<(), TransportError> {
+    let start = Instant::now();
+    let timeout = Duration::from_nanos(timeout_ns);
+    loop {
+        if matching()? {
+            return Ok(());
+        }
+        let waited = start.elapsed();
+        if waited >= timeout {
+            return Err(TransportError::NotMatched {
+                transport: NAME,
+                waited_ns: waited.as_nanos() as u64,
+                detail: detail(),
+            });
+        }
+        std::thread::sleep(MATCH_POLL.min(timeout - waited));
+    }
+}
+
 /// Attempts at binding a free port for `tcp/HOST:0` (another program may take it in between).
 const FREE_PORT_ATTEMPTS: usize = 5;
 
@@ -252,31 +277,23 @@ impl Endpoint for ZenohEndpoint {
         let Some(p) = &self.publisher else {
             return Ok(());
         };
-        let start = Instant::now();
-        let timeout = Duration::from_nanos(timeout_ns);
-        loop {
-            if p.matching_status()
-                .wait()
-                .map_err(|e| middleware_error("matching status", e))?
-                .matching()
-            {
-                return Ok(());
-            }
-            let waited = start.elapsed();
-            if waited >= timeout {
-                return Err(TransportError::NotMatched {
-                    transport: NAME,
-                    waited_ns: waited.as_nanos() as u64,
-                    detail: format!(
-                        "no subscriber for {} reached through {} in {} mode",
-                        self.out_key,
-                        self.addr,
-                        self.mode.name()
-                    ),
-                });
-            }
-            std::thread::sleep(MATCH_POLL.min(timeout - waited));
-        }
+        wait_for_match(
+            timeout_ns,
+            || {
+                Ok(p.matching_status()
+                    .wait()
+                    .map_err(|e| middleware_error("matching status", e))?
+                    .matching())
+            },
+            || {
+                format!(
+                    "no subscriber for {} reached through {} in {} mode",
+                    self.out_key,
+                    self.addr,
+                    self.mode.name()
+                )
+            },
+        )
     }
 }
 

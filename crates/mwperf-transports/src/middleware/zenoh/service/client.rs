@@ -2,14 +2,14 @@
 //! reply under the call's id for `recv_reply`.
 
 use std::sync::mpsc::{self, Receiver, Sender};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use zenoh::query::{ConsolidationMode, Querier, QueryTarget};
 use zenoh::Wait;
 
 use super::super::session::Opened;
 use super::super::settings::{Mode, Settings};
-use super::super::{middleware_error, MATCH_POLL, MAX_WAIT, NAME};
+use super::super::{middleware_error, wait_for_match, MAX_WAIT};
 use crate::service::{CallId, Client, Reply};
 use crate::session::SessionRef;
 use crate::TransportError;
@@ -67,33 +67,25 @@ impl ZenohClient {
 impl Client for ZenohClient {
     /// Until the querier sees a complete queryable on the key (zenoh's matching status).
     fn wait_matched(&mut self, timeout_ns: u64) -> Result<(), TransportError> {
-        let start = Instant::now();
-        let timeout = Duration::from_nanos(timeout_ns);
-        loop {
-            if self
-                .querier()
-                .matching_status()
-                .wait()
-                .map_err(|e| middleware_error("querier matching status", e))?
-                .matching()
-            {
-                return Ok(());
-            }
-            let waited = start.elapsed();
-            if waited >= timeout {
-                return Err(TransportError::NotMatched {
-                    transport: NAME,
-                    waited_ns: waited.as_nanos() as u64,
-                    detail: format!(
-                        "no queryable for {} reached through {} in {} mode",
-                        self.key,
-                        self.endpoint,
-                        self.mode.name()
-                    ),
-                });
-            }
-            std::thread::sleep(MATCH_POLL.min(timeout - waited));
-        }
+        wait_for_match(
+            timeout_ns,
+            || {
+                Ok(self
+                    .querier()
+                    .matching_status()
+                    .wait()
+                    .map_err(|e| middleware_error("querier matching status", e))?
+                    .matching())
+            },
+            || {
+                format!(
+                    "no queryable for {} reached through {} in {} mode",
+                    self.key,
+                    self.endpoint,
+                    self.mode.name()
+                )
+            },
+        )
     }
 
     fn call(&mut self, request: &[u8]) -> Result<CallId, TransportError> {
