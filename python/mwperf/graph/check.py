@@ -43,6 +43,8 @@ def check_graph(graph: Graph) -> None:
     _no_stage_cycle(graph, where)
     for chain in graph.chains:
         _chain_follows_stages(graph, where, chain.name, chain.topics)
+    from .services import check_services  # services.py reads its entries with parse.py's
+    check_services(graph)
 
 
 def check_hosts(graph: Graph, hosts: tuple[str, ...], flag: str) -> None:

@@ -12,6 +12,11 @@ nodes:
   - name: fusion
     subscribers:
       - {topic: /imu, busy_loop: 50us, publish: /odom}   # a chain stage
+    servers:
+      - {service: /get_map, reply_size: 4KiB, work: 200us}  # reply_size default: the request's
+  - name: planner
+    clients:
+      - {service: /get_map, rate: 10, size: 64, in_flight: 1, timeout: 1s}  # or period: 100ms
 chains:
   imu_to_odom: [/imu, /odom]      # or {topics: [...], deadline: 5ms}
 late: {percent: 20, absolute: 5ms}          # iRobot's rule (these are its defaults)
@@ -31,10 +36,11 @@ from ..sizes import parse_size
 from .check import check_graph
 from .sizes import recorded, uniform
 from .model import EXECUTORS, PHASES, Chain, Graph, Lateness, Node, Publisher, Qos, Subscriber
+from .services import client, server
 
 TOP_KEYS = ("name", "description", "nodes", "chains", "late", "too_late", "phase")
 NODE_KEYS = ("name", "host", "executor", "group", "copies", "cpu_quota", "cpu_pin",
-             "publishers", "subscribers")
+             "publishers", "subscribers", "servers", "clients")
 PUB_KEYS = ("topic", "rate", "period", "payload", "qos")
 SUB_KEYS = ("topic", "busy_loop", "publish", "publish_payload", "qos")
 QOS_KEYS = ("reliability", "history", "durability")
@@ -152,9 +158,13 @@ def _nodes(read: Reader, item: Item) -> list[Node]:
                        for p in read.items(fields.get("publishers"), f"{what}: publishers"))
     subscribers = tuple(_subscriber(read, what, s)
                         for s in read.items(fields.get("subscribers"), f"{what}: subscribers"))
-    if not publishers and not subscribers:
-        raise read.fail(item, f"{what}: neither publishers nor subscribers")
-    base = Node(name, publishers, subscribers,
+    servers = tuple(server(read, what, s)
+                    for s in read.items(fields.get("servers"), f"{what}: servers"))
+    clients = tuple(client(read, what, c)
+                    for c in read.items(fields.get("clients"), f"{what}: clients"))
+    if not publishers and not subscribers and not servers and not clients:
+        raise read.fail(item, f"{what}: no publishers, subscribers, servers or clients")
+    base = Node(name, publishers, subscribers, servers=servers, clients=clients,
                 host=read.text(fields.get("host"), f"{what}: host", required=False),
                 executor=executor,
                 group=read.text(fields.get("group"), f"{what}: group", required=False),
@@ -183,20 +193,25 @@ def _limit(read: Reader, fields: dict[str, Item], key: str, what: str) -> str | 
     return text
 
 
+def period(read: Reader, item: Item, fields: dict[str, Item], what: str) -> int:
+    """A timer's period in ns from its ``rate`` (Hz) or ``period`` (a duration)."""
+    if ("rate" in fields) == ("period" in fields):
+        raise read.fail(item, f"{what}: give one of rate (Hz) or period (a duration)")
+    if "rate" in fields:
+        rate = read.number(fields["rate"], f"{what}: rate", 1e-3, MAX_RATE_HZ)
+        return round(1e9 / rate)
+    period_ns = read.duration(fields["period"], f"{what}: period")
+    if period_ns <= 0:
+        raise read.fail(fields["period"], f"{what}: period must be more than 0")
+    return period_ns
+
+
 def _publisher(read: Reader, node: str, item: Item) -> Publisher:
     fields = read.mapping(item, f"{node}: publisher", PUB_KEYS)
     topic = read.text(fields.get("topic"), f"{node}: publisher: topic")
     assert topic is not None
     what = f"{node}, publisher of '{topic}'"
-    if ("rate" in fields) == ("period" in fields):
-        raise read.fail(item, f"{what}: give one of rate (Hz) or period (a duration)")
-    if "rate" in fields:
-        rate = read.number(fields["rate"], f"{what}: rate", 1e-3, MAX_RATE_HZ)
-        period_ns = round(1e9 / rate)
-    else:
-        period_ns = read.duration(fields["period"], f"{what}: period")
-        if period_ns <= 0:
-            raise read.fail(fields["period"], f"{what}: period must be more than 0")
+    period_ns = period(read, item, fields, what)
     if "payload" not in fields:
         raise read.fail(item, f"{what}: payload missing (bytes after mwperf's header, e.g. 256 "
                         f"or 4KiB)")
