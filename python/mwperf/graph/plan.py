@@ -123,8 +123,8 @@ def addresses(graph: Graph, transport: str, point_address: str | None, workdir: 
         taken = _assign(graph, transport, workdir, place, ids, listen, publish, held, base,
                         point_address if how == "based" else None)
         services = service_addresses(
-            graph, transport, how, point_address, workdir, tag, place, held,
-            lambda kind: _free_port(held, taken, kind), FIRST_PORT)
+            graph, transport, how, point_address, workdir, tag, place,
+            lambda kind: _free_port(held, taken, kind), FIRST_PORT, topic_address)
     if how == "based":  # a topic nobody subscribes to is published nowhere (counted only)
         for topic in ids:
             publish[topic] = [topic_address(transport, point_address or "", base(topic))] \

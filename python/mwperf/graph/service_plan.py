@@ -7,7 +7,6 @@ sockets and zenoh peers (``socket``) the server listens on an address of its own
 TCP port, a socket file; zenoh ``tcp/<host>:<port>#g<tag>s<id>``) and its clients connect there.
 """
 
-import contextlib
 import socket
 import zlib
 from collections.abc import Callable
@@ -31,11 +30,11 @@ def service_base(tag: int, graph: Graph, service: str) -> str:
 
 def service_addresses(graph: Graph, transport: str, how: str, point_address: str | None,
                       workdir: Path, tag: int, place: "Place | None",
-                      held: contextlib.ExitStack, pick: Callable[[int], int],
-                      first_port: int) -> dict[str, str]:
+                      pick: Callable[[int], int], first_port: int,
+                      topic_address: Callable[[str, str, str], str]) -> dict[str, str]:
     """service -> its server's address (``how``: plan.way's; ``pick(kind)``: a free loopback
-    port of that socket kind, kept bound until every address is picked)."""
-    from .plan import topic_address
+    port of that socket kind, kept bound until every address is picked; ``topic_address``:
+    plan.py's, a point address with its base replaced)."""
     out: dict[str, str] = {}
     for i, service in enumerate(graph.services()):
         server = graph.server_of(service)

@@ -11,14 +11,10 @@ what makes them impossible to run (a usage error naming the file, node and field
 ```
 """
 
-from typing import TYPE_CHECKING
-
 from ..errors import UsageError
 from ..scenario.source import Item
 from .model import Client, Graph, Server
-
-if TYPE_CHECKING:
-    from .parse import Reader
+from .reader import Reader, period
 
 SERVER_KEYS = ("service", "reply_size", "work")
 CLIENT_KEYS = ("service", "rate", "period", "size", "in_flight", "timeout")
@@ -27,7 +23,7 @@ MAX_IN_FLIGHT = 1024
 DEFAULT_TIMEOUT_NS = 1_000_000_000
 
 
-def server(read: "Reader", node: str, item: Item) -> Server:
+def server(read: Reader, node: str, item: Item) -> Server:
     fields = read.mapping(item, f"{node}: server", SERVER_KEYS)
     service = read.text(fields.get("service"), f"{node}: server: service")
     assert service is not None
@@ -40,8 +36,7 @@ def server(read: "Reader", node: str, item: Item) -> Server:
                   if "reply_size" in fields else None, work)
 
 
-def client(read: "Reader", node: str, item: Item) -> Client:
-    from .parse import period
+def client(read: Reader, node: str, item: Item) -> Client:
     fields = read.mapping(item, f"{node}: client", CLIENT_KEYS)
     service = read.text(fields.get("service"), f"{node}: client: service")
     assert service is not None
