@@ -216,7 +216,11 @@ def test_an_irobot_file_runs_as_it_is(tmp_path: Path) -> None:
     ({"node_name": "x", "publishers": [{"topic_name": "t", "msg_type": "stamped10b"}]},
      "needs period_ms or freq_hz"),
     ({"node_name": "x", "clients": [{"service_name": "s"}]},
-     "node 'x': clients (services) are not run in graphs yet"),
+     "node 'x', client of 's': needs period_ms or freq_hz"),
+    ({"node_name": "x", "clients": [{"service_name": "s", "period_ms": 10}]},
+     "node 'x', client of 's': needs a srv_type"),
+    ({"node_name": "x", "servers": [{"srv_type": "stamped10b"}]},
+     "node 'x': a client or server without service_name"),
 ])
 def test_a_bad_irobot_file_names_node_and_field(node: dict, expected: str) -> None:
     with pytest.raises(UsageError) as caught:

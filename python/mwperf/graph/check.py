@@ -3,6 +3,7 @@ the node and the topic (exit 2)."""
 
 from ..errors import UsageError
 from .model import Graph
+from .services import check_services
 
 
 def check_graph(graph: Graph) -> None:
@@ -43,6 +44,7 @@ def check_graph(graph: Graph) -> None:
     _no_stage_cycle(graph, where)
     for chain in graph.chains:
         _chain_follows_stages(graph, where, chain.name, chain.topics)
+    check_services(graph)
 
 
 def check_hosts(graph: Graph, hosts: tuple[str, ...], flag: str) -> None:

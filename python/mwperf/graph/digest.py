@@ -1,6 +1,7 @@
 """What a sweep's summary keeps of a graph point: its table row (the worst edge's latency, all
 edges' loss, the nodes' CPU and memory summed, the time until every node matched) and a few
-lines: each chain's end to end and the worst edges (p99 as a share of the period)."""
+lines: each chain's end to end, the worst edges (p99 as a share of the period) and the worst
+call edges (by p99 from the intended call time)."""
 
 from typing import Any
 
@@ -62,6 +63,14 @@ def graph_lines(result: dict[str, Any]) -> list[str]:
                      f"{format_ns(e['latency']['p99_ns'])} "
                      f"({100 * e['latency']['p99_ns'] / e['period_ns']:.1f} % of its period), "
                      f"lost {e['lost']}, late {e['late']}, too late {e['too_late']}")
+    calls = [c for c in result.get("calls") or [] if c.get("latency")]
+    for c in sorted(calls, key=lambda c: c["latency"]["p99_ns"], reverse=True)[:WORST_EDGES]:
+        server = c.get("server_time") or {}
+        lines.append(f"call {c['service']} {c['client']} -> {c['server']}: p99 "
+                     f"{format_ns(c['latency']['p99_ns'])} (server "
+                     + (format_ns(server["p99_ns"]) if server.get("p99_ns") is not None
+                        else "-")
+                     + f"), answered {c['answered']}/{c['sent']}, timeouts {c['timeouts']}")
     return lines
 
 

@@ -51,6 +51,28 @@ class Subscriber:
 
 
 @dataclass(frozen=True)
+class Server:
+    """A service the node answers: each call's ``work_ns`` (a CPU spin), then a reply of
+    ``reply_bytes`` (None: the request's size)."""
+
+    service: str
+    reply_bytes: int | None = None
+    work_ns: int = 0
+
+
+@dataclass(frozen=True)
+class Client:
+    """A service the node calls on an absolute schedule (one call slot every ``period_ns``),
+    at most ``in_flight`` calls outstanding, each given up after ``timeout_ns``."""
+
+    service: str
+    period_ns: int
+    request_bytes: int
+    in_flight: int = 1
+    timeout_ns: int = 1_000_000_000
+
+
+@dataclass(frozen=True)
 class Node:
     """One node: one middleware session, its publishers and subscribers, on one host."""
 
@@ -66,6 +88,8 @@ class Node:
     cpu_pin: str | None = None
     copy_of: str | None = None
     """the node it was copied from (``copies: N``), else None"""
+    servers: tuple[Server, ...] = ()
+    clients: tuple[Client, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -102,6 +126,15 @@ class Edge:
     topic: str
     publisher: str
     subscriber: str
+
+
+@dataclass(frozen=True)
+class CallEdge:
+    """A client node's calls of a service, answered by its server node."""
+
+    service: str
+    client: str
+    server: str | None
 
 
 @dataclass(frozen=True)
@@ -147,6 +180,26 @@ class Graph:
             for s in n.subscribers:
                 out += [Edge(s.topic, p, n.name) for p in self.publishers_of(s.topic)]
         return out
+
+    def services(self) -> list[str]:
+        """Every service, in order of first mention (served or called)."""
+        seen: dict[str, None] = {}
+        for n in self.nodes:
+            for s in n.servers:
+                seen.setdefault(s.service)
+            for c in n.clients:
+                seen.setdefault(c.service)
+        return list(seen)
+
+    def server_of(self, service: str) -> str | None:
+        """The node that serves ``service`` (check.py: at most one)."""
+        return next((n.name for n in self.nodes if any(s.service == service
+                                                       for s in n.servers)), None)
+
+    def call_edges(self) -> list[CallEdge]:
+        """Every (client node, service), in node order."""
+        return [CallEdge(c.service, n.name, self.server_of(c.service))
+                for n in self.nodes for c in n.clients]
 
     def period_ns(self, topic: str) -> int | None:
         """A topic's period: its timer publisher's, or for a stage's output its input's."""

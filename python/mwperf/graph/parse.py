@@ -12,6 +12,11 @@ nodes:
   - name: fusion
     subscribers:
       - {topic: /imu, busy_loop: 50us, publish: /odom}   # a chain stage
+    servers:
+      - {service: /get_map, reply_size: 4KiB, work: 200us}  # reply_size default: the request's
+  - name: planner
+    clients:
+      - {service: /get_map, rate: 10, size: 64, in_flight: 1, timeout: 1s}  # or period: 100ms
 chains:
   imu_to_odom: [/imu, /odom]      # or {topics: [...], deadline: 5ms}
 late: {percent: 20, absolute: 5ms}          # iRobot's rule (these are its defaults)
@@ -23,85 +28,24 @@ too_late: {percent: 100, absolute: 50ms}
 from dataclasses import replace
 from typing import Any
 
-from ..durations import parse_duration
 from ..errors import UsageError
 from ..emulation.cpu import parse_limits
 from ..scenario.source import Item, parse_document
-from ..sizes import parse_size
 from .check import check_graph
 from .sizes import recorded, uniform
 from .model import EXECUTORS, PHASES, Chain, Graph, Lateness, Node, Publisher, Qos, Subscriber
+from .reader import Reader, period
+from .services import client, server
 
 TOP_KEYS = ("name", "description", "nodes", "chains", "late", "too_late", "phase")
 NODE_KEYS = ("name", "host", "executor", "group", "copies", "cpu_quota", "cpu_pin",
-             "publishers", "subscribers")
+             "publishers", "subscribers", "servers", "clients")
 PUB_KEYS = ("topic", "rate", "period", "payload", "qos")
 SUB_KEYS = ("topic", "busy_loop", "publish", "publish_payload", "qos")
 QOS_KEYS = ("reliability", "history", "durability")
 RELIABILITIES = ("reliable", "best-effort")
 DURABILITIES = ("volatile", "transient-local")
 MAX_COPIES = 1000
-MAX_RATE_HZ = 100_000.0
-
-
-class Reader:
-    """Errors as ``FILE:LINE: what`` for one graph file."""
-
-    def __init__(self, where: str) -> None:
-        self.where = where
-
-    def fail(self, item: Item | int, text: str) -> UsageError:
-        line = item if isinstance(item, int) else item.line
-        return UsageError(f"{self.where}:{line}: {text}")
-
-    def mapping(self, item: Item, what: str, allowed: tuple[str, ...]) -> dict[str, Item]:
-        if not isinstance(item.value, dict):
-            raise self.fail(item, f"{what}: expected a mapping of {', '.join(allowed)}")
-        for key in item.value:
-            if key not in allowed:
-                raise self.fail(item.key_line(key), f"{what}: unknown key '{key}'; allowed: "
-                                f"{', '.join(allowed)}")
-        return item.value
-
-    def items(self, item: Item | None, what: str) -> list[Item]:
-        if item is None or item.value is None:
-            return []
-        if not isinstance(item.value, list):
-            raise self.fail(item, f"{what}: expected a list")
-        return item.value
-
-    def text(self, item: Item | None, what: str, required: bool = True) -> str | None:
-        if item is None or item.value is None:
-            if required:
-                raise self.fail(item.line if item else 1, f"{what}: missing")
-            return None
-        if isinstance(item.value, (list, dict, bool)):
-            raise self.fail(item, f"{what}: expected a name, got {item.plain()!r}")
-        value = str(item.value).strip()
-        if not value:
-            raise self.fail(item, f"{what}: empty")
-        return value
-
-    def duration(self, item: Item, what: str) -> int:
-        try:
-            return parse_duration(str(item.value))
-        except ValueError:
-            raise self.fail(item, f"{what}: '{item.value}' is not a duration; use e.g. 10ms, "
-                            f"100us, 1s") from None
-
-    def size(self, item: Item, what: str) -> int:
-        try:
-            return parse_size(str(item.value))
-        except ValueError:
-            raise self.fail(item, f"{what}: '{item.value}' is not a size in bytes; use e.g. 256, "
-                            f"4KiB, 1MiB") from None
-
-    def number(self, item: Item, what: str, low: float, high: float) -> float:
-        value = item.value
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or \
-                not low <= value <= high:
-            raise self.fail(item, f"{what}: '{value}' is not a number from {low:g} to {high:g}")
-        return float(value)
 
 
 def parse_graph(text: str, where: str) -> Graph:
@@ -152,9 +96,13 @@ def _nodes(read: Reader, item: Item) -> list[Node]:
                        for p in read.items(fields.get("publishers"), f"{what}: publishers"))
     subscribers = tuple(_subscriber(read, what, s)
                         for s in read.items(fields.get("subscribers"), f"{what}: subscribers"))
-    if not publishers and not subscribers:
-        raise read.fail(item, f"{what}: neither publishers nor subscribers")
-    base = Node(name, publishers, subscribers,
+    servers = tuple(server(read, what, s)
+                    for s in read.items(fields.get("servers"), f"{what}: servers"))
+    clients = tuple(client(read, what, c)
+                    for c in read.items(fields.get("clients"), f"{what}: clients"))
+    if not publishers and not subscribers and not servers and not clients:
+        raise read.fail(item, f"{what}: no publishers, subscribers, servers or clients")
+    base = Node(name, publishers, subscribers, servers=servers, clients=clients,
                 host=read.text(fields.get("host"), f"{what}: host", required=False),
                 executor=executor,
                 group=read.text(fields.get("group"), f"{what}: group", required=False),
@@ -188,15 +136,7 @@ def _publisher(read: Reader, node: str, item: Item) -> Publisher:
     topic = read.text(fields.get("topic"), f"{node}: publisher: topic")
     assert topic is not None
     what = f"{node}, publisher of '{topic}'"
-    if ("rate" in fields) == ("period" in fields):
-        raise read.fail(item, f"{what}: give one of rate (Hz) or period (a duration)")
-    if "rate" in fields:
-        rate = read.number(fields["rate"], f"{what}: rate", 1e-3, MAX_RATE_HZ)
-        period_ns = round(1e9 / rate)
-    else:
-        period_ns = read.duration(fields["period"], f"{what}: period")
-        if period_ns <= 0:
-            raise read.fail(fields["period"], f"{what}: period must be more than 0")
+    period_ns = period(read, item, fields, what)
     if "payload" not in fields:
         raise read.fail(item, f"{what}: payload missing (bytes after mwperf's header, e.g. 256 "
                         f"or 4KiB)")

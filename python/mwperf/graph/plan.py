@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from .model import Graph, Qos
+from .service_plan import service_addresses, service_specs
 
 if TYPE_CHECKING:
     from ..place import Place
@@ -49,6 +50,8 @@ class Addresses:
     """topic -> every address its publishers send to"""
     publish_at: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     """(node, topic) -> where that node publishes it, when it is not the topic's (served)"""
+    services: dict[str, str] = field(default_factory=dict)
+    """service -> its server's address (service_plan.py)"""
 
     def outlet(self, node: str, topic: str) -> list[str]:
         """Where ``node``'s publisher (or stage) of ``topic`` sends."""
@@ -117,13 +120,16 @@ def addresses(graph: Graph, transport: str, point_address: str | None, workdir: 
     if how == "served":
         return _served(graph, transport, servers or {}, base, subscribed)
     with contextlib.ExitStack() as held:  # every port picked stays bound until all are picked
-        _assign(graph, transport, workdir, place, ids, listen, publish, held, base,
-                point_address if how == "based" else None)
+        taken = _assign(graph, transport, workdir, place, ids, listen, publish, held, base,
+                        point_address if how == "based" else None)
+        services = service_addresses(
+            graph, transport, how, point_address, workdir, tag, place,
+            lambda kind: _free_port(held, taken, kind), FIRST_PORT, topic_address)
     if how == "based":  # a topic nobody subscribes to is published nowhere (counted only)
         for topic in ids:
             publish[topic] = [topic_address(transport, point_address or "", base(topic))] \
                 if topic in subscribed else []
-    return Addresses(listen, publish)
+    return Addresses(listen, publish, services=services)
 
 
 def _served(graph: Graph, transport: str, servers: dict[str, str],
@@ -146,7 +152,7 @@ def _served(graph: Graph, transport: str, servers: dict[str, str],
 def _assign(graph: Graph, transport: str, workdir: Path, place: "Place | None",
             ids: dict[str, int], listen: dict[tuple[str, str], str],
             publish: dict[str, list[str]], held: contextlib.ExitStack,
-            base: "Callable[[str], str]", point_address: str | None) -> None:
+            base: "Callable[[str], str]", point_address: str | None) -> list[int]:
     taken: list[int] = []
     for node in graph.nodes:
         for sub in node.subscribers:
@@ -168,6 +174,7 @@ def _assign(graph: Graph, transport: str, workdir: Path, place: "Place | None",
                     address = f"tcp/{address}#{base(sub.topic)}"
             publish[sub.topic].append(address)
             listen[(node.name, sub.topic)] = address
+    return taken
 
 
 def node_specs(graph: Graph, where: Addresses, warmup_ns: int, duration_ns: int,
@@ -197,7 +204,8 @@ def node_specs(graph: Graph, where: Addresses, warmup_ns: int, duration_ns: int,
                                    count[s.publish]) if s.publish else None})
         out.append({"name": node.name, "index": index, "executor": node.executor,
                     "warmup_ns": warmup_ns, "duration_ns": duration_ns, "linger_ns": linger_ns,
-                    "publishers": publishers, "subscriptions": subscriptions})
+                    "publishers": publishers, "subscriptions": subscriptions,
+                    **service_specs(graph, node, where.services, graph.phase)})
     return out
 
 
@@ -212,8 +220,10 @@ def phase_ns(node: str, topic: str, period_ns: int, phase: str) -> int:
 
 def linger_ns(graph: Graph) -> int:
     """How long subscriptions keep receiving after the publishers stop: twice the longest
-    period (a chain's stage answers within it), at least 0.5 s, at most 5 s."""
-    longest = max(((graph.period_ns(t) or 0) for t in graph.topics()), default=0)
+    period (a chain's stage answers within it; a client's calls too), at least 0.5 s, at most
+    5 s."""
+    longest = max([graph.period_ns(t) or 0 for t in graph.topics()]
+                  + [c.period_ns for n in graph.nodes for c in n.clients], default=0)
     return int(min(max(2 * longest, 500_000_000), 5_000_000_000))
 
 

@@ -15,6 +15,7 @@ from ..errors import RunError, UsageError
 from ..wire import HEADER_BYTES
 from .builtin import load_graph
 from .check import check_sizes
+from .services import check_run as check_services
 from .cpu import node_limits
 from .hosts import node_place
 from .model import Graph
@@ -100,6 +101,7 @@ def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]]
     except RunError:
         most = None  # not described by this agent: the sweep skips the point
     check_sizes(graph, cfg.transport, most - HEADER_BYTES if most else None)
+    check_services(graph, cfg.transport, most - HEADER_BYTES if most else None)
     place: tuple[tuple[str, str], ...] = ()
     remote: tuple[str, ...] = ()
     if cfg.link is not None or cfg.topology is not None:

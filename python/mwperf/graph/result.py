@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from ..config import PointConfig
+from .call_edges import call_edges
 from .clocks import bound_ns
 from .model import Graph
 
@@ -59,7 +60,8 @@ def merge(graph: Graph, cfg: PointConfig, specs: list[dict[str, Any]],
         "started_at": started.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
         "status": status, "status_reason": reason,
         "graph": {"name": graph.name, "source": graph.source, "nodes": len(graph.nodes),
-                  "topics": len(graph.topics()), "edges": len(edges)},
+                  "topics": len(graph.topics()), "edges": len(edges),
+                  "services": len(graph.services())},
         "config": {"transport": cfg.transport, "link": cfg.link, "duration_ns": cfg.duration_ns,
                    "warmup_ns": cfg.warmup_ns, "reliability": cfg.reliability,
                    "history": cfg.history, "depth": cfg.depth,
@@ -69,6 +71,7 @@ def merge(graph: Graph, cfg: PointConfig, specs: list[dict[str, Any]],
                 "discovery_ns": max((r["discovery_ns"] for r in reports.values() if r),
                                     default=None)},
         "edges": edges,
+        "calls": call_edges(graph, names, reports, duration_s),
         "chains": [_chain_bound(graph, _chain(graph, c.name, c.topics, c.deadline_ns, edges,
                                               stage_times), reports)
                    for c in graph.chains],

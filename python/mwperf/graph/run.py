@@ -38,6 +38,7 @@ from .check import check_qos, check_sizes
 from .clocks import CLOCK_NODE, clock_node, clock_plan, real_clock_plan
 from .hosts import GO_NAME, REMOTE_START_MARGIN_NS, write_remote_go
 from .placement import placed_topology
+from .services import check_run as check_services
 from .model import Graph, Node
 from .plan import addresses, linger_ns, node_specs, serving_nodes, supported, way
 from .result import merge
@@ -88,6 +89,7 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
     most = profile(cfg.transport).max_message
     check_sizes(graph, cfg.transport, most - HEADER_BYTES if most else None)
     check_qos(graph, cfg.transport, profile(cfg.transport).qos)
+    check_services(graph, cfg.transport, most - HEADER_BYTES if most else None)
     tag = secrets.randbits(32)
     started = datetime.now(timezone.utc)
     duration_ns = cfg.duration_ns or 0

@@ -50,13 +50,19 @@ def scale(graph: Graph, copies: int = 1, rate_scale: float = 1.0) -> Graph:
     if rate_scale != 1.0:
         nodes = tuple(replace(n, publishers=tuple(
             replace(p, period_ns=_period(graph, n.name, p.topic, p.period_ns, rate_scale))
-            for p in n.publishers)) for n in nodes)
+            for p in n.publishers), clients=tuple(
+            replace(c, period_ns=max(1, round(c.period_ns / rate_scale))) for c in n.clients))
+            for n in nodes)
     if copies > 1:
         if len(nodes) * copies > MAX_NODES:
             raise UsageError(f"--copies {copies}: graph '{graph.name}' would have "
                              f"{len(nodes) * copies} nodes, more than {MAX_NODES} (one agent "
                              "process each)")
-        nodes = tuple(replace(n, name=f"{n.name}_c{i}", copy_of=n.copy_of or n.name)
+        nodes = tuple(replace(n, name=f"{n.name}_c{i}", copy_of=n.copy_of or n.name,
+                              servers=tuple(replace(s, service=f"{s.service}_c{i}")
+                                            for s in n.servers),
+                              clients=tuple(replace(c, service=f"{c.service}_c{i}")
+                                            for c in n.clients))
                       for n in nodes for i in range(1, copies + 1))
     label = [f"x{copies} nodes"] * (copies > 1) + [f"x{rate_scale:g} rate"] * (rate_scale != 1.0)
     return replace(graph, name=f"{graph.name} ({', '.join(label)})", nodes=nodes)

@@ -45,6 +45,8 @@ def detail(graph: Graph) -> dict[str, Any]:
                        "subscribes": [s.topic for s in n.subscribers]} for n in graph.nodes],
             "edges": [{"topic": e.topic, "from": e.publisher, "to": e.subscriber}
                       for e in graph.edges()],
+            "calls": [{"service": e.service, "client": e.client, "server": e.server}
+                      for e in graph.call_edges()],
             "chain_topics": {c.name: list(c.topics) for c in graph.chains},
             "lateness": {"late_percent": graph.lateness.late_percent,
                          "late_ns": graph.lateness.late_ns,
@@ -72,7 +74,12 @@ def render_detail(graph: Graph) -> str:
         subs = ", ".join(s.topic + (f" -> {s.publish}" if s.publish else "")
                          for s in n.subscribers)
         pubs = ", ".join(p.topic for p in n.publishers)
-        out.append(f"  {n.name}{where}: publishes {pubs or '-'}; subscribes {subs or '-'}")
+        out.append(f"  {n.name}{where}: publishes {pubs or '-'}; subscribes {subs or '-'}"
+                   + "".join(f"; serves {s.service}" + (f" ({format_ns(s.work_ns)} work)"
+                                                        if s.work_ns else "")
+                             for s in n.servers)
+                   + "".join(f"; calls {c.service} every {format_ns(c.period_ns)} "
+                             f"({format_bytes(c.request_bytes)})" for c in n.clients))
     for c in graph.chains:
         out.append(f"chain {c.name}: {' -> '.join(c.topics)}"
                    + (f" (deadline {format_ns(c.deadline_ns)})" if c.deadline_ns else ""))

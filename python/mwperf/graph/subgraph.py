@@ -46,15 +46,17 @@ def without(graph: Graph, names: tuple[str, ...]) -> Graph:
     while True:
         published = {p.topic for n in nodes for p in n.publishers} | {
             s.publish for n in nodes for s in n.subscribers if s.publish}
+        served = {s.service for n in nodes for s in n.servers}
         trimmed = []
         for n in nodes:
             subs = tuple(s for s in n.subscribers if s.topic in published)
-            if n.publishers or subs:
-                trimmed.append(replace(n, subscribers=subs))
+            calls = tuple(c for c in n.clients if c.service in served)
+            if n.publishers or subs or n.servers or calls:
+                trimmed.append(replace(n, subscribers=subs, clients=calls))
         if trimmed == nodes:
             break
         nodes = trimmed
-    if not any(n.subscribers for n in nodes):
+    if not any(n.subscribers or n.clients for n in nodes):
         raise UsageError(f"--without {', '.join(names)}: nothing of graph '{graph.name}' is left "
                          "to measure (no subscription has a publisher any more)")
     topics = {t for n in nodes for t in [p.topic for p in n.publishers]
@@ -74,4 +76,4 @@ def _keep(node: Node, topics: set[str], wanted: Callable[[Subscriber], bool]) ->
         for s in node.subscribers if s.topic in topics and wanted(s))
     if not publishers and not subscribers:
         return None
-    return replace(node, publishers=publishers, subscribers=subscribers)
+    return replace(node, publishers=publishers, subscribers=subscribers, servers=(), clients=())

@@ -1,5 +1,6 @@
 """The summary after a graph run: one line per edge (worst first: p99 as a share of the
-topic's period), one per chain, then the nodes' CPU and memory."""
+topic's period), one per call edge (a client node's calls of a service), one per chain, then
+the nodes' CPU and memory."""
 
 from typing import Any
 
@@ -15,7 +16,9 @@ def _share(edge: dict[str, Any]) -> float:
 def render(result: dict[str, Any]) -> str:
     g, run = result["graph"], result["run"]
     lines = [f"graph {g['name']} over {result['config']['transport']}: {g['nodes']} nodes, "
-             f"{g['topics']} topics, {g['edges']} edges; {result['status']}"
+             f"{g['topics']} topics, {g['edges']} edges"
+             + (f", {g['services']} services, {len(result['calls'])} call edges"
+                if result.get("calls") else "") + f"; {result['status']}"
              + (f" ({result['status_reason']})" if result["status_reason"] else "")]
     if run["discovery_ns"] is not None:
         stop = f", stopped {run['stop_s']:.2f} s after its end" if run.get("stop_s") is not None \
@@ -33,7 +36,9 @@ def render(result: dict[str, Any]) -> str:
                      format_ns(lat["max_ns"]) if lat else "-",
                      count_text(e.get("lost")), count_text(e.get("late")), count_text(e.get("too_late")),
                      rate_text(e)))
-    lines += _table(rows)
+    if result["edges"] or not result.get("calls"):
+        lines += _table(rows)
+    lines += call_lines(result.get("calls") or [])
     for c in result["chains"]:
         e2e = c["end_to_end"]
         if e2e is None:
@@ -81,6 +86,28 @@ def _interference(baseline: dict[str, Any] | None) -> list[str]:
                    f"{format_ns(abs(delta))}); p50 {format_ns(alone['p50_ns'])} -> "
                    f"{format_ns(inside['p50_ns'])}")
     return out
+
+
+def call_lines(calls: list[dict[str, Any]]) -> list[str]:
+    """The call edges' table: latency from the intended call time, the server's time, counts
+    (answered of sent, the server's own count of requests, timeouts, errors)."""
+    if not calls:
+        return []
+    rows = [("call", "period", "p50", "p99", "max", "server p50", "server p99", "answered",
+             "at server", "timeouts", "errors")]
+    for c in calls:
+        lat, srv = c.get("latency"), c.get("server_time")
+        rows.append((f"{c['service']} {c['client']} -> {c['server']}",
+                     format_ns(c["period_ns"]),
+                     format_ns(lat["p50_ns"]) if lat else "-",
+                     format_ns(lat["p99_ns"]) if lat else "-",
+                     format_ns(lat["max_ns"]) if lat else "-",
+                     format_ns(srv["p50_ns"]) if srv else "-",
+                     format_ns(srv["p99_ns"]) if srv else "-",
+                     f"{count_text(c.get('answered'))}/{count_text(c.get('sent'))}",
+                     count_text(c.get("server_requests")), count_text(c.get("timeouts")),
+                     count_text(c.get("errors"))))
+    return _table(rows)
 
 
 def count_text(value: int | None) -> str:

@@ -17,12 +17,14 @@ RUN_FIELDS = ", ".join(name for name, _ in GRAPH_RUN_COLUMNS if name != "result"
 
 @dataclass
 class GraphRun:
-    """One graph run: its ``graph_runs`` row and its edges, chains and nodes rows."""
+    """One graph run: its ``graph_runs`` row and its edges, chains, nodes and call edges
+    rows."""
 
     row: dict[str, Any]
     edges: list[dict[str, Any]] = field(default_factory=list)
     chains: list[dict[str, Any]] = field(default_factory=list)
     nodes: list[dict[str, Any]] = field(default_factory=list)
+    calls: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def graph_id(self) -> str:
@@ -60,5 +62,8 @@ def load_graphs(con: duckdb.DuckDBPyConnection, run_id: str) -> list[GraphRun]:
     for row in _rows(con, "SELECT * FROM graph_nodes WHERE graph_id IN (SELECT unnest(?)) "
                      "ORDER BY graph_id, name", [ids]):
         by_id[row["graph_id"]].nodes.append(row)
+    for row in _rows(con, "SELECT * FROM graph_calls WHERE graph_id IN (SELECT unnest(?)) "
+                     "ORDER BY graph_id, call", [ids]):
+        by_id[row["graph_id"]].calls.append(row)
     return found
 

@@ -15,6 +15,7 @@ from ..durations import format_ns
 from ..graph.drawing import draw, legend_html, share
 from ..graph.table import count_text, rate_text
 from .data import Run
+from .graph_calls import calls_markdown, calls_table
 from .graph_data import GraphRun
 from .section import Section
 from .svg import Axis, Chart, colour
@@ -75,7 +76,9 @@ def _block(g: GraphRun) -> str:
     chart = _chains(g)
     if chart is not None:
         parts.append(chart.render())
-    parts.append(_edges_table(g))
+    if g.edges or not g.calls:
+        parts.append(_edges_table(g))
+    parts.append(calls_table(g.graph_id, g.calls))
     parts.append(_interference(g))
     parts.append("</div>")
     return "".join(parts)
@@ -204,6 +207,7 @@ def markdown(runs: Sequence[Run]) -> str:
                          f"{format_ns(e['latency_p99_ns'])} | {share_text} | "
                          f"{format_ns(e['latency_max_ns'])} | {count_text(e['lost'])} | "
                          f"{count_text(e['late'])} | {count_text(e['too_late'])} |")
+    lines += calls_markdown([(g.graph_id, g.calls) for g in found])
     chains = [(g, c) for g in found for c in g.chains]
     if chains:
         lines += ["", "Graph chains:", "",

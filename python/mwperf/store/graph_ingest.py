@@ -1,5 +1,5 @@
 """Ingesting one saved graph run folder (``graph-result.json``) into the catalogue, atomically:
-its ``graph_runs`` row, its edges, chains and nodes, and its run in ``runs`` (kind ``graph``
+its ``graph_runs`` row, its edges, call edges, chains and nodes, and its run in ``runs`` (kind ``graph``
 when it ran alone; its sweep, kind ``sweep``, when it is a sweep's point) in one transaction.
 A graph run ingested again replaces its rows."""
 
@@ -56,4 +56,5 @@ def store_graph(con: duckdb.DuckDBPyConnection, placement: Placement, folder: Pa
         insert(con, "graph_edges", graph_rows.graph_edge_rows(result))
         insert(con, "graph_chains", graph_rows.graph_chain_rows(result))
         insert(con, "graph_nodes", graph_rows.graph_node_rows(result))
+        insert(con, "graph_calls", graph_rows.graph_call_rows(result))
         refresh_run(con, placement.run_id)

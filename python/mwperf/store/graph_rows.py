@@ -122,6 +122,28 @@ def graph_node_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
             for n in result.get("nodes") or []]
 
 
+def graph_call_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """One ``graph_calls`` row per call edge (none in a result from before services)."""
+    keys = ("service", "client", "server", "period_ns", "request_bytes", "in_flight",
+            "timeout_ns", "sent", "answered", "timeouts", "errors", "send_errors", "unmatched",
+            "skipped", "server_requests", "server_answered", "work_ns", "offered_per_s",
+            "achieved_per_s")
+    rows = []
+    for i, c in enumerate(result.get("calls") or []):
+        latency, call = c.get("latency") or {}, c.get("call_latency") or {}
+        server = c.get("server_time") or {}
+        rows.append({"graph_id": result["run_id"], "call": i, **{k: c.get(k) for k in keys},
+                     "latency_count": latency.get("count"),
+                     "latency_p50_ns": latency.get("p50_ns"),
+                     "latency_p99_ns": latency.get("p99_ns"),
+                     "latency_max_ns": latency.get("max_ns"),
+                     "call_latency_p50_ns": call.get("p50_ns"),
+                     "call_latency_p99_ns": call.get("p99_ns"),
+                     "server_time_p50_ns": server.get("p50_ns"),
+                     "server_time_p99_ns": server.get("p99_ns")})
+    return rows
+
+
 def _alone_and_inside(item: dict[str, Any]) -> dict[str, Any]:
     """A baseline item's p50/p99 alone and in the graph (NULL where it has none)."""
     alone, inside = item.get("alone") or {}, item.get("in_graph") or {}

@@ -1,5 +1,5 @@
 """The catalogue's graph tables: one row per graph run (``mwperf run --graph``, a scenario's
-graph points), and per edge, chain and node of it. The run's folder holds ``graph-result.json``
+graph points), and per edge, call edge, chain and node of it. The run's folder holds ``graph-result.json``
 (schema/result.v2.json ``$defs/graph_result``), the source of truth; graph_rows.py flattens it.
 
 Every table is keyed by ``graph_id``, the graph run's own id (its folder's name). ``run_id`` is
@@ -73,7 +73,26 @@ GRAPH_NODE_COLUMNS: tuple[tuple[str, str], ...] = (
 """one row per node: how it ended, its CPU time and share of its wall time, peak RSS, when it
 had matched everything, its longest send lag behind schedule and its failed sends"""
 
+GRAPH_CALL_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("graph_id", "VARCHAR NOT NULL"), ("call", "INTEGER NOT NULL"),
+    ("service", "VARCHAR NOT NULL"), ("client", "VARCHAR NOT NULL"), ("server", "VARCHAR"),
+    ("period_ns", "BIGINT"), ("request_bytes", "BIGINT"), ("in_flight", "INTEGER"),
+    ("timeout_ns", "BIGINT"), ("sent", "BIGINT"), ("answered", "BIGINT"),
+    ("timeouts", "BIGINT"), ("errors", "BIGINT"), ("send_errors", "BIGINT"),
+    ("unmatched", "BIGINT"), ("skipped", "BIGINT"), ("server_requests", "BIGINT"),
+    ("server_answered", "BIGINT"), ("work_ns", "BIGINT"),
+    ("latency_count", "BIGINT"), ("latency_p50_ns", "BIGINT"), ("latency_p99_ns", "BIGINT"),
+    ("latency_max_ns", "BIGINT"), ("call_latency_p50_ns", "BIGINT"),
+    ("call_latency_p99_ns", "BIGINT"), ("server_time_p50_ns", "BIGINT"),
+    ("server_time_p99_ns", "BIGINT"), ("offered_per_s", "DOUBLE"), ("achieved_per_s", "DOUBLE"),
+)
+"""one row per call edge (a client node's calls of a service, its server node's side of them),
+in the result's order: the calls sent, answered, timed out, failed; the server's own count of
+that client's requests; latency from the intended call time (``latency_*``) and from the actual
+call (``call_latency_*``), and the server's time per call (callback start to reply)"""
+
 GRAPH_TABLES: dict[str, tuple[tuple[str, str], ...]] = {
     "graph_runs": GRAPH_RUN_COLUMNS, "graph_edges": GRAPH_EDGE_COLUMNS,
     "graph_chains": GRAPH_CHAIN_COLUMNS, "graph_nodes": GRAPH_NODE_COLUMNS,
+    "graph_calls": GRAPH_CALL_COLUMNS,
 }

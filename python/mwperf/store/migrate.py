@@ -7,7 +7,8 @@ from collections.abc import Callable
 
 import duckdb
 
-from .graph_tables import GRAPH_TABLES
+from .graph_rows import graph_call_rows
+from .graph_tables import GRAPH_CALL_COLUMNS, GRAPH_TABLES
 from .rows import cost_columns, subscriber_rows, topic_rows
 from .schema import (COST_COLUMNS, PROBE_COLUMNS, PROCESS_COLUMNS, RESILIENCE_COLUMNS,
                      SCHEMA_VERSION, SERVICE_COLUMNS, SUBSCRIBER_COLUMNS, TOPIC_COLUMNS,
@@ -88,6 +89,21 @@ def _add_service_columns(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(f"ALTER TABLE points ADD COLUMN IF NOT EXISTS {column} {kind}")
 
 
+def _add_graph_calls(con: duckdb.DuckDBPyConnection) -> None:
+    """8 -> 9: the ``graph_calls`` table, filled from the graph runs' results (a result from
+    before services has none)."""
+    body = ", ".join(f"{column} {kind}" for column, kind in GRAPH_CALL_COLUMNS)
+    con.execute(f"CREATE TABLE IF NOT EXISTS graph_calls ({body})")
+    names = [name for name, _ in GRAPH_CALL_COLUMNS]
+    found = con.execute("SELECT result FROM graph_runs WHERE json_array_length(result, "
+                        "'$.calls') > 0").fetchall()
+    records = [r for (text,) in found for r in graph_call_rows(json.loads(text))]
+    if records:
+        con.executemany(f"INSERT INTO graph_calls ({', '.join(names)}) VALUES "
+                        f"({', '.join('?' for _ in names)})",
+                        [[record.get(name) for name in names] for record in records])
+
+
 MIGRATIONS: dict[int, Callable[[duckdb.DuckDBPyConnection], None]] = {
     1: _add_resilience_columns,
     2: _add_subscribers_table,
@@ -96,6 +112,7 @@ MIGRATIONS: dict[int, Callable[[duckdb.DuckDBPyConnection], None]] = {
     5: _add_topic_addresses,
     6: _add_graph_tables,
     7: _add_service_columns,
+    8: _add_graph_calls,
 }
 """version -> the step that upgrades a catalogue of that version to the next one"""
 

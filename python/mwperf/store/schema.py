@@ -5,7 +5,7 @@ measured point, every config field and summary statistic as a column plus the fu
 JSON), ``topics`` (per-topic summaries; one row for a single-topic point), ``subscribers``
 (each subscriber of a ``--subscribers N`` point), ``warnings``, ``probes`` (saved ``mwperf
 probe`` topics), the graph runs (``graph_runs``, ``graph_edges``, ``graph_chains``,
-``graph_nodes``: graph.py) and ``schema_version`` (one row). A catalogue written by another
+``graph_nodes``, ``graph_calls``: graph_tables.py) and ``schema_version`` (one row). A catalogue written by another
 schema version is migrated when a migration is known, otherwise refused with the command that
 recreates it from the folders.
 """
@@ -16,13 +16,13 @@ import duckdb
 from ..errors import RunError
 from .graph_tables import GRAPH_TABLES
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 """2: the resilience columns (time to connect, outage lost/recovery/session); 3: the
 ``subscribers`` table; 4: the cost columns (bytes on the wire, allocations per message); 5: the
 ``probes`` table; 6: ``topics.address`` (``topics.name`` is the topic's name: a replay's recorded
 topic, else ``topic <i>``); 7: the graph tables (``graph_runs``, ``graph_edges``,
 ``graph_chains``, ``graph_nodes``); 8: service points (the calls' columns, and CPU, RSS and
-allocations of the client and server roles)"""
+allocations of the client and server roles); 9: ``graph_calls`` (a graph's call edges)"""
 
 CONFIG_COLUMNS: tuple[tuple[str, str], ...] = (
     ("transport", "VARCHAR"), ("mode", "VARCHAR"), ("rate", "DOUBLE"), ("payload", "VARCHAR"),

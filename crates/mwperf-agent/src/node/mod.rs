@@ -11,11 +11,15 @@
 pub mod clock;
 mod event_loop;
 pub mod publisher;
+pub mod service_client;
+pub mod service_server;
+mod services;
 pub mod spec;
 pub mod subscription;
 
 use std::net::SocketAddr;
-use std::sync::Mutex;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mwperf_core::clock::{now_ns, sleep_until_ns};
@@ -26,6 +30,8 @@ use serde::Serialize;
 use crate::cli::Common;
 use clock::NodeClock;
 use publisher::{Schedule, Sent, Timer};
+use service_client::{CallSchedule, Caller, CallerReport};
+use service_server::{ServeContext, ServedReport, Servers};
 use spec::{NodeSpec, Outlet};
 use subscription::{NodeContext, Subscription, SubscriptionReport, Window};
 
@@ -47,6 +53,12 @@ pub struct NodeReport {
     pub sessions: u64,
     pub publishers: Vec<Sent>,
     pub subscriptions: Vec<SubscriptionReport>,
+    /// the services it serves (graph file `servers:`)
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub servers: Vec<ServedReport>,
+    /// the services it calls (graph file `clients:`)
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub clients: Vec<CallerReport>,
     pub process: ProcessUsage,
     /// across hosts: this node's clock against the graph's reference (node/clock.rs)
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -129,6 +141,19 @@ pub fn run(
             .map_err(|e| format!("subscription of '{}': {e}", s.topic))?;
         subs.push(ep);
     }
+    let executor = (spec.executor == "single").then(|| Arc::new(Mutex::new(())));
+    // servers answer from now on: other nodes' clients make first contact before READY
+    let servers = services::open_servers(common, spec, &base)?;
+    let servers = Servers::start(
+        &spec.servers,
+        servers,
+        &ServeContext {
+            run_id,
+            executor: executor.clone(),
+            busy_poll: common.busy_poll,
+            end_ns: Arc::new(AtomicU64::new(u64::MAX)),
+        },
+    );
     // a publisher on a connecting transport (uds, tcp) may start before the node it sends
     // to listens: it tries again until the discovery timeout
     let deadline = started + common.discovery_timeout;
@@ -175,6 +200,7 @@ pub fn run(
             wait_all_matched(ep.as_mut(), outlet, deadline)?;
         }
     }
+    let mut contacts = services::open_clients(common, spec, &base, run_id, deadline)?;
     let discovery_ns = now_ns() - started;
     let sessions = mwperf_transports::shared_sessions(common.transport) as u64;
     crate::allocs::setup_done();
@@ -187,13 +213,28 @@ pub fn run(
         sleep_until_ns(go_ns);
     }
     let measure_end_ns = go_ns + spec.warmup_ns + spec.duration_ns;
-    let executor = (spec.executor == "single").then(|| Mutex::new(()));
     let node = NodeContext {
         run_id,
         source: spec.index,
-        executor: executor.as_ref(),
+        executor: executor.as_deref(),
         busy_poll: common.busy_poll,
     };
+    let callers: Vec<Caller> = spec
+        .clients
+        .iter()
+        .zip(contacts.drain(..))
+        .map(|(c, (client, contact))| {
+            let at = CallSchedule {
+                start_ns: go_ns + c.phase_ns % c.period_ns,
+                warmup_end_ns: go_ns + spec.warmup_ns,
+                end_ns: measure_end_ns,
+                spin_margin_ns,
+                call_until_ns: measure_end_ns + spec.linger_ns / 2,
+                drain_until_ns: measure_end_ns + spec.linger_ns,
+            };
+            Caller::new(c.clone(), client, contact, at)
+        })
+        .collect();
     let timers: Vec<Timer> = spec
         .publishers
         .iter()
@@ -229,11 +270,12 @@ pub fn run(
         .zip(stages)
         .map(|((s, ep), out)| Subscription::new(s, ep, out))
         .collect();
-    let (sent, received) = if executor.is_some() && subscriptions.len() == 1 {
+    let services = !spec.clients.is_empty() || !spec.servers.is_empty();
+    let (sent, received, called) = if executor.is_some() && subscriptions.len() == 1 && !services {
         // single-threaded with one subscription: timers and callback on one thread, as rclcpp
         let sub = subscriptions.into_iter().next().expect("one subscription");
         let (sent, report) = event_loop::run(timers, sub, &node, window());
-        (sent, vec![report])
+        (sent, vec![report], Vec::new())
     } else {
         std::thread::scope(|scope| {
             let node = &node;
@@ -245,6 +287,10 @@ pub fn run(
                 .into_iter()
                 .map(|sub| scope.spawn(move || subscription::drive(sub, node, window())))
                 .collect();
+            let clients: Vec<_> = callers
+                .into_iter()
+                .map(|c| scope.spawn(move || service_client::run(c, node)))
+                .collect();
             (
                 publishers
                     .into_iter()
@@ -253,6 +299,10 @@ pub fn run(
                 subscriptions
                     .into_iter()
                     .map(|h| h.join().expect("subscription thread"))
+                    .collect::<Vec<_>>(),
+                clients
+                    .into_iter()
+                    .map(|h| h.join().expect("client thread"))
                     .collect::<Vec<_>>(),
             )
         })
@@ -264,6 +314,7 @@ pub fn run(
     } else {
         measure_end_ns + spec.linger_ns
     };
+    let served = servers.finish(end_ns);
     let clock = clock.finish(go_ns, end_ns);
     Ok(NodeReport {
         role: "node",
@@ -276,6 +327,8 @@ pub fn run(
         sessions,
         publishers: sent,
         subscriptions: received,
+        servers: served,
+        clients: called,
         process: ProcessUsage::now((now_ns() - started) as f64 / 1e9),
         clock,
         allocations: crate::allocs::report(),
@@ -295,7 +348,8 @@ pub fn main(args: &crate::cli::NodeArgs) -> std::process::ExitCode {
     if spec.is_empty() && args.clock_serve.is_none() {
         eprintln!(
             "mwperf-agent: error: --node-spec: node '{}' has neither publishers nor \
-             subscriptions (only a clock reference, --clock-serve, may have none)",
+             subscriptions, servers or clients (only a clock reference, --clock-serve, may \
+             have none)",
             spec.name
         );
         return ExitCode::from(2);

@@ -84,6 +84,42 @@ pub struct SubscriptionSpec {
     pub publish: Option<Outlet>,
 }
 
+/// A service this node serves (graph file `servers:`): answered at `address`.
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct ServerSpec {
+    pub service: String,
+    /// the service's number in the graph (requests carry it as their header's topic)
+    pub id: u16,
+    pub address: String,
+    /// the reply's payload bytes (None: the request's)
+    pub reply_bytes: Option<u32>,
+    /// CPU work per call (a spin) before the reply
+    #[serde(default)]
+    pub work_ns: u64,
+}
+
+/// A service this node calls (graph file `clients:`) on its own schedule.
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct ClientSpec {
+    pub service: String,
+    pub id: u16,
+    /// the server's address
+    pub address: String,
+    pub period_ns: u64,
+    /// the first call is due this long after the start (< period)
+    #[serde(default)]
+    pub phase_ns: u64,
+    pub request_bytes: u32,
+    /// the reply's payload bytes the server sends (None: the request's), checked per reply
+    pub reply_bytes: Option<u32>,
+    /// calls outstanding at most (1..=1024)
+    pub in_flight: u32,
+    /// a call not answered this long after it was sent is given up (a timeout)
+    pub timeout_ns: u64,
+}
+
 #[derive(Deserialize, Debug, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct NodeSpec {
@@ -100,6 +136,10 @@ pub struct NodeSpec {
     pub publishers: Vec<PublisherSpec>,
     #[serde(default)]
     pub subscriptions: Vec<SubscriptionSpec>,
+    #[serde(default)]
+    pub servers: Vec<ServerSpec>,
+    #[serde(default)]
+    pub clients: Vec<ClientSpec>,
 }
 
 impl NodeSpec {
@@ -126,7 +166,10 @@ impl NodeSpec {
 
     /// Nothing to publish or receive (only a clock reference may be such a node).
     pub fn is_empty(&self) -> bool {
-        self.publishers.is_empty() && self.subscriptions.is_empty()
+        self.publishers.is_empty()
+            && self.subscriptions.is_empty()
+            && self.servers.is_empty()
+            && self.clients.is_empty()
     }
 
     fn check(&self) -> Result<(), String> {
@@ -148,6 +191,21 @@ impl NodeSpec {
                     "publisher of '{}': payload_bytes missing",
                     p.out.topic
                 ));
+            }
+        }
+        for c in &self.clients {
+            let what = format!("client of '{}'", c.service);
+            if c.period_ns == 0 {
+                return Err(format!("{what}: period_ns must be > 0"));
+            }
+            if !(1..=1024).contains(&c.in_flight) {
+                return Err(format!(
+                    "{what}: in_flight {}; allowed: 1 to 1024",
+                    c.in_flight
+                ));
+            }
+            if c.timeout_ns == 0 {
+                return Err(format!("{what}: timeout_ns must be > 0"));
             }
         }
         Ok(())

@@ -35,7 +35,7 @@ use crate::collector::Collector;
 use crate::signals;
 
 /// Warm-up calls' seqs start here (measured calls count from 0).
-const WARMUP_SEQ: u64 = 1 << 62;
+pub const WARMUP_SEQ: u64 = 1 << 62;
 /// First-contact probes' seqs start here.
 const PROBE_SEQ: u64 = 3 << 62;
 /// The longest single wait inside the loop: signals are checked at least this often.
@@ -312,7 +312,20 @@ fn one_client(
     samples: Option<String>,
 ) -> RoleOutcome {
     let args = shared.args;
-    let contact = first_contact(shared, c.as_mut(), index);
+    let s = &args.sender;
+    let probe = Probe {
+        run_id: shared.run_id,
+        topic: index,
+        payload: s.payload,
+        discovery_timeout_ns: s.common.discovery_timeout,
+        bound_ns: if s.common.transport.has_discovery() {
+            s.common.discovery_timeout
+        } else {
+            s.peer_timeout
+        },
+        server: &s.connect,
+    };
+    let contact = first_contact(c.as_mut(), &probe);
     shared.barrier.wait(); // every client made contact (or failed): one common start
     let (discovery, probes) = match contact {
         Ok(found) => found,
@@ -430,27 +443,32 @@ fn one_client(
     }
 }
 
+/// How a client makes first contact: its run and header topic, its request's payload, how long
+/// discovery and then the probe calls may take, and the server's name for the error.
+pub struct Probe<'a> {
+    pub run_id: u32,
+    pub topic: u16,
+    pub payload: usize,
+    pub discovery_timeout_ns: u64,
+    pub bound_ns: u64,
+    pub server: &'a str,
+}
+
 /// Discovery, then probe calls until one is answered; Err = why the client cannot start.
 /// Ok: the first contact, and the probe calls that were still unanswered (their late replies
-/// are not counted as unmatched).
-fn first_contact(
-    shared: &Shared,
+/// are not counted as unmatched). Graph nodes' clients make theirs with it too (node/).
+pub fn first_contact(
     c: &mut dyn Client,
-    index: u16,
+    probe: &Probe,
 ) -> Result<(Discovery, Vec<mwperf_transports::CallId>), String> {
-    let args = &shared.args.sender;
     let t0 = now_ns();
-    c.wait_matched(args.common.discovery_timeout)
+    c.wait_matched(probe.discovery_timeout_ns)
         .map_err(|e| e.to_string())?;
     let matched_ns = now_ns() - t0;
-    let bound = if args.common.transport.has_discovery() {
-        args.common.discovery_timeout
-    } else {
-        args.peer_timeout
-    };
+    let bound = probe.bound_ns;
     let t1 = now_ns();
     let end = t1 + bound;
-    let mut tx = vec![0; HEADER_LEN + args.payload];
+    let mut tx = vec![0; HEADER_LEN + probe.payload];
     let mut rx = Vec::new();
     let mut probes = 0u64;
     let mut sent_ids = Vec::new();
@@ -460,8 +478,8 @@ fn first_contact(
         }
         fill(
             &mut tx,
-            shared.run_id,
-            index,
+            probe.run_id,
+            probe.topic,
             PROBE_SEQ + probes,
             FLAG_PROBE,
             now_ns(),
@@ -498,7 +516,7 @@ fn first_contact(
     }
     Err(format!(
         "no answer from the server at {} within {} ({probes} probe calls); is a server running there?",
-        args.connect,
+        probe.server,
         format_ns(bound as f64)
     ))
 }

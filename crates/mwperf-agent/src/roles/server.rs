@@ -54,27 +54,10 @@ pub fn run(args: &ServeArgs, mut server: Box<dyn Server>) -> RoleOutcome {
             .or(request.map(|h| h.payload_len as usize))
             .unwrap_or(rx.len());
         crate::busy::spin_for(args.server_work);
-        let h = match request {
-            Some(h) => Header {
-                flags: h.flags | FLAG_ECHO,
-                peer_rx_ns: rx_ns,
-                payload_len: size as u32,
-                ..h
-            },
-            None => {
-                c.foreign += 1;
-                Header {
-                    flags: FLAG_ECHO,
-                    run_id: common.run_id.unwrap_or(0),
-                    peer_rx_ns: rx_ns,
-                    payload_len: size as u32,
-                    ..Header::default()
-                }
-            }
-        };
-        tx.resize(HEADER_LEN + size, 0);
-        fill_payload(&mut tx[HEADER_LEN..], h.seq);
-        h.encode(&mut tx);
+        if request.is_none() {
+            c.foreign += 1;
+        }
+        encode_reply(&mut tx, request, common.run_id.unwrap_or(0), rx_ns, size);
         match server.reply(token, &tx) {
             Ok(()) => {
                 c.echoed += 1;
@@ -107,4 +90,34 @@ pub fn run(args: &ServeArgs, mut server: Box<dyn Server>) -> RoleOutcome {
         counters: Some(c),
         ..RoleOutcome::failed("")
     }
+}
+
+/// The reply to a request that arrived at `rx_ns`, into `tx`: the request's header (`request`,
+/// when it is mwperf's) with FLAG_ECHO and `peer_rx_ns` = the arrival, else a header of
+/// `run_id` with seq 0; then `size` bytes of the pattern. Graph nodes' servers answer so too.
+pub fn encode_reply(
+    tx: &mut Vec<u8>,
+    request: Option<Header>,
+    run_id: u32,
+    rx_ns: u64,
+    size: usize,
+) {
+    let h = match request {
+        Some(h) => Header {
+            flags: h.flags | FLAG_ECHO,
+            peer_rx_ns: rx_ns,
+            payload_len: size as u32,
+            ..h
+        },
+        None => Header {
+            flags: FLAG_ECHO,
+            run_id,
+            peer_rx_ns: rx_ns,
+            payload_len: size as u32,
+            ..Header::default()
+        },
+    };
+    tx.resize(HEADER_LEN + size, 0);
+    fill_payload(&mut tx[HEADER_LEN..], h.seq);
+    h.encode(tx);
 }
