@@ -183,3 +183,40 @@ def test_compare_holds_service_points_to_their_budgets(real_env: dict[str, str],
     rows = {r["metric"]: r for r in json.loads(done.stdout)["rows"]}
     assert rows["timeouts"]["base"] == rows["timeouts"]["new"] == 0.0
     assert rows["server_p99"]["verdict"] == "ok" and rows["server_p99"]["new"] > 0
+
+
+def test_ctrl_c_keeps_the_calls_made_and_leaves_nothing_running(real_env: dict[str, str],
+                                                                tmp_path: Path) -> None:
+    """A service point through mosquitto stopped with SIGINT: partial, what was answered kept,
+    and the client, the server and the broker all gone."""
+    import signal
+    import sys
+
+    from conftest import alive, descendants
+    out = tmp_path / "result.json"
+    proc = subprocess.Popen([sys.executable, "-m", "mwperf.cli", "run", "--mode", "service",
+                             "--transport", "mqtt", "--rate", "200", "--duration", "30s",
+                             "--warmup", "0s", "--json-out", str(out), "--no-save"],
+                            env=real_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    deadline = time.monotonic() + 30
+    below: list[int] = []
+    while time.monotonic() < deadline:
+        below = descendants(proc.pid)
+        names = " ".join(Path(f"/proc/{p}/cmdline").read_text(errors="replace")
+                         for p in below if alive(p))
+        if "client" in names and "mosquitto" in names:
+            break
+        time.sleep(0.2)
+    time.sleep(2)  # calls are being made
+    below = descendants(proc.pid)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 3, err
+    result = json.loads(out.read_text())
+    assert result["status"] == "partial"
+    assert result["measurement"]["calls"]["answered"] > 100
+    end = time.monotonic() + 5
+    while any(alive(p) for p in below) and time.monotonic() < end:
+        time.sleep(0.1)
+    assert not [p for p in below if alive(p)]
