@@ -220,3 +220,16 @@ def test_ctrl_c_keeps_the_calls_made_and_leaves_nothing_running(real_env: dict[s
     while any(alive(p) for p in below) and time.monotonic() < end:
         time.sleep(0.1)
     assert not [p for p in below if alive(p)]
+
+
+def test_samples_are_kept_per_client(real_env: dict[str, str], tmp_path: Path) -> None:
+    code, result, _ = run(real_env, tmp_path, "--transport", "udp", "--rate", "200", "--count",
+                          "100", "--warmup", "0s", "--clients", "2", "--samples")
+    assert code == 0, result["status_reason"]
+    folder = next((tmp_path / "r").glob("*-udp-service-*"))
+    for i, topic in enumerate(result["per_topic"], start=1):
+        assert topic["samples_file"] == f"samples.client_{i}.csv"
+        lines = (folder / topic["samples_file"]).read_text().splitlines()
+        assert len(lines) == 1 + 100  # a header and one line per answered call
+        seq, intended, sent, peer_rx, recv = map(int, lines[1].split(",")[:5])
+        assert intended <= sent < peer_rx < recv  # one clock: the server's arrival in between

@@ -1,5 +1,6 @@
 """The samples part (``--samples``): the measuring agent writes every sample; one file for a
-single topic (samples.csv), one per topic otherwise (``samples.<topic>.csv``)."""
+single topic (samples.csv), one per topic otherwise (``samples.<topic>.csv``), one per client
+of a service point with several (``samples.client_<i>.csv``)."""
 
 from typing import TYPE_CHECKING, Any
 
@@ -18,9 +19,9 @@ class Samples(Part):
         return cfg.samples
 
     def files(self, run: "PointState") -> dict[str, Any]:
-        if run.cfg.topics == 1:
+        names = samples_files(run.cfg)
+        if names == [SAMPLES_NAME]:
             single = run.workdir / SAMPLES_NAME
             return {"samples_path": single} if single.is_file() else {}
-        return {"topic_samples": {i: run.workdir / name
-                                  for i, name in enumerate(samples_files(run.cfg))
+        return {"topic_samples": {i: run.workdir / name for i, name in enumerate(names)
                                   if (run.workdir / name).is_file()}}

@@ -140,7 +140,12 @@ pub fn run(args: &ClientArgs) -> RoleOutcome {
         barrier: Barrier::new(n),
     };
     let names: Vec<String> = (1..=n).map(|i| format!("client {i}")).collect();
-    let samples = crate::topic_names::samples_paths(args.sender.samples.as_deref(), &names);
+    // one client: the file given; several: one each, `.<client name>` before the extension
+    let samples = if n == 1 {
+        vec![args.sender.samples.clone()]
+    } else {
+        crate::topic_names::samples_paths(args.sender.samples.as_deref(), &names)
+    };
     let outcomes: Vec<RoleOutcome> = std::thread::scope(|scope| {
         let handles: Vec<_> = clients
             .into_iter()
@@ -714,22 +719,26 @@ impl OneClient<'_> {
             return;
         }
         let expected = self.args().reply_payload;
-        let (payload_len, intact) = match Header::decode(&self.rx) {
+        // the server's arrival stamp (its clock) goes into the samples file as peer_rx_ns
+        let (payload_len, intact, peer_rx_ns) = match Header::decode(&self.rx) {
             Ok(h) if h.run_id == self.shared.run_id && h.seq == call.seq => (
                 h.payload_len,
                 payload_intact(&self.rx[HEADER_LEN..], call.seq)
                     && expected.is_none_or(|e| e == h.payload_len as usize),
+                h.peer_rx_ns,
             ),
-            Ok(_) => (self.rx.len().saturating_sub(HEADER_LEN) as u32, false), // another call's bytes
+            // another call's bytes
+            Ok(_) => (self.rx.len().saturating_sub(HEADER_LEN) as u32, false, 0),
             Err(_) => {
                 self.tally.unchecked += 1; // a foreign server's reply: timed, not checked
-                (self.rx.len() as u32, true)
+                (self.rx.len() as u32, true, 0)
             }
         };
         let h = Header {
             seq: call.seq,
             intended_ns: call.intended_ns,
             sent_ns: call.sent_ns,
+            peer_rx_ns,
             payload_len,
             ..Header::default()
         };
