@@ -43,7 +43,6 @@ def test_a_service_point_takes_the_calls_options(real_env: dict[str, str]) -> No
     ({"in_flight": "0"}, "--in-flight"), ({"in_flight": "2000"}, "--in-flight"),
     ({"clients": "17"}, "--clients"), ({"clients": "two"}, "--clients"),
     ({"call_timeout": "0s"}, "--call-timeout"), ({"server_work": "soon"}, "--server-work"),
-    ({"reply_payload": "70000"}, "--reply-payload"), ({"payload": "70000"}, "--payload"),
     ({"subscribers": "2"}, "--subscribers"), ({"topics": "2"}, "--topics"),
     ({"busy_loop": "1ms"}, "--busy-loop"), ({"pong": "relay"}, "--pong"),
 ])
@@ -60,16 +59,37 @@ def test_calls_options_need_the_service_mode(real_env: dict[str, str]) -> None:
         build_point({"mode": "roundtrip", "in_flight": "2"}, Catalogue)
 
 
+def checked(cfg: Any) -> None:
+    """The calls part's check before the point runs (parts/calls.py)."""
+    from mwperf.agent import find_agent
+    from mwperf.parts.calls import CallsPart
+    assert CallsPart().wanted(cfg)
+    CallsPart().check(cfg, find_agent())
+
+
+@pytest.mark.parametrize(("options", "flag"), [
+    ({"reply_payload": "70000"}, "--reply-payload"), ({"payload": "70000"}, "--payload")])
+def test_what_the_transport_cannot_carry_is_refused_before_the_point_runs(
+        real_env: dict[str, str], options: dict[str, Any], flag: str) -> None:
+    cfg = point(real_env, **options)  # the values themselves are fine ...
+    with pytest.raises(UsageError) as err:  # ... but not over UDP
+        checked(cfg)
+    assert str(err.value).startswith(flag) and "udp" in str(err.value), err.value
+    checked(point(real_env, transport="tcp", **options))  # a stream carries them
+
+
 def test_a_transport_without_services_is_refused_naming_why_and_the_others(
         real_env: dict[str, str]) -> None:
     from mwperf.transports import profiles
     without = [p for p in profiles().values() if not p.services["supported"] and p.built]
     if not without:
         pytest.skip("every transport of this build has services")
+    cfg = point(real_env, transport=without[0].name)
     with pytest.raises(UsageError) as err:
-        point(real_env, transport=without[0].name)
+        checked(cfg)
     assert str(err.value).startswith("--mode service: --transport")
     assert without[0].services["how"] in str(err.value) and "udp" in str(err.value)
+    checked(point(real_env))  # udp has services
 
 
 def test_client_and_server_get_their_calls_flags(real_env: dict[str, str], tmp_path: Any) -> None:

@@ -66,15 +66,10 @@ def refuse_service_options(options: dict[str, Any], mode: str) -> None:
 
 
 def build_service(options: dict[str, Any], payload_bytes: int,
-                  payload_catalogue: dict[str, int], transport: str,
-                  services: dict[str, Any], max_message: int | None,
-                  with_services: Callable[[], list[str]]) -> ServicePoint:
-    """The calls' options, checked against the transport (``services``: its descriptor's
-    ``services``, ``max_message`` its limit); every error names the flag."""
-    if not services.get("supported"):
-        raise UsageError(f"--mode service: --transport {transport} has no request/response "
-                         f"({services.get('how')}); transports with services: "
-                         f"{', '.join(with_services())}")
+                  payload_catalogue: dict[str, int]) -> ServicePoint:
+    """The calls' options, each checked on its own; every error names the flag. What the
+    transport can carry is checked before the point runs (:func:`check_transport`), so that a
+    sweep over every transport marks the others "not supported" instead of refusing it all."""
     for key, instead in NOT_WITH_SERVICE.items():
         value = options.get(key)
         if value in (None, False, "", "agent", "1", 1) or (key == "busy_loop" and
@@ -85,11 +80,6 @@ def build_service(options: dict[str, Any], payload_bytes: int,
     reply = options.get("reply_payload")
     reply_text = None if reply in (None, "") else str(reply).strip()
     reply_bytes = payload_bytes if reply_text is None else _size(reply_text, payload_catalogue)
-    if max_message is not None:
-        for flag, size in (("--payload", payload_bytes), ("--reply-payload", reply_bytes)):
-            if HEADER_BYTES + size > max_message:
-                raise UsageError(f"{flag}: {size} bytes do not fit {transport} (at most "
-                                 f"{max_message - HEADER_BYTES} bytes after the 56-byte header)")
     return ServicePoint(
         reply_payload=reply_text, reply_payload_bytes=reply_bytes,
         server_work_ns=_duration("--server-work", options.get("server_work") or "0s", 0),
@@ -97,6 +87,23 @@ def build_service(options: dict[str, Any], payload_bytes: int,
                            "outstanding calls per client"),
         clients=_bounded("--clients", options.get("clients") or 1, MAX_CLIENTS, "clients"),
         call_timeout_ns=_duration("--call-timeout", options.get("call_timeout") or "1s", 1))
+
+
+def check_transport(service: ServicePoint, payload_bytes: int, transport: str,
+                    services: dict[str, Any], max_message: int | None,
+                    with_services: Callable[[], list[str]]) -> None:
+    """Whether ``transport`` has request/response (``services``: its descriptor's) and carries
+    the request and the reply (``max_message``); a usage error naming what does not fit."""
+    if not services.get("supported"):
+        raise UsageError(f"--mode service: --transport {transport} has no request/response "
+                         f"({services.get('how')}); transports with services: "
+                         f"{', '.join(with_services())}")
+    if max_message is not None:
+        for flag, size in (("--payload", payload_bytes),
+                           ("--reply-payload", service.reply_payload_bytes)):
+            if HEADER_BYTES + size > max_message:
+                raise UsageError(f"{flag}: {size} bytes do not fit {transport} (at most "
+                                 f"{max_message - HEADER_BYTES} bytes after the 56-byte header)")
 
 
 def _size(text: str, catalogue: dict[str, int]) -> int:

@@ -287,7 +287,7 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
                          f"--busy-loop; use --pong agent for those")
     payload = given("payload").strip()
     payload_bytes = _payload_bytes(payload, catalogue.payloads())
-    service = _service(options, mode, transport, payload_bytes, catalogue.payloads())
+    service = _service(options, mode, payload_bytes, catalogue.payloads())
     point = PointConfig(
         transport=transport, mode=mode, rate=rate, payload=payload,
         payload_bytes=payload_bytes,
@@ -325,17 +325,15 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
     return point
 
 
-def _service(options: dict[str, Any], mode: str, transport: str, payload_bytes: int,
+def _service(options: dict[str, Any], mode: str, payload_bytes: int,
              catalogue: dict[str, int]) -> "ServicePoint | None":
-    """The calls of a ``--mode service`` point (calls.py); their options refused elsewhere."""
+    """The calls of a ``--mode service`` point (calls.py); their options refused elsewhere.
+    Whether the transport has services is the calls part's check (parts/calls.py)."""
     from .calls import build_service, refuse_service_options
     if mode != "service":
         refuse_service_options(options, mode)
         return None
-    known = profile(transport)
-    return build_service(options, payload_bytes, catalogue, transport, known.services,
-                         known.max_message,
-                         lambda: [p.name for p in profiles().values() if p.services["supported"]])
+    return build_service(options, payload_bytes, catalogue)
 
 
 def _wire_bytes(options: dict[str, Any], transport: str) -> dict[str, Any]:

@@ -5,6 +5,7 @@ view keeps them out of an import circle). ``config.PointConfig`` is the one impl
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from .calls import ServicePoint
     from .emulation.topology import Topology
 
 
@@ -61,6 +62,8 @@ class Point(Protocol):
     def wire_bytes(self) -> bool: ...
     @property
     def profile(self) -> bool: ...
+    @property
+    def service(self) -> "ServicePoint | None": ...
 
     def option(self, key: str) -> str | None:
         """The value of the transport option ``--opt KEY``, None when not given."""

@@ -91,7 +91,7 @@ def samples_files(cfg: "Point") -> list[str]:
     """The raw samples files of a point with --samples: samples.csv, or with several topics one
     per topic, ``samples.<topic name as a file name>.csv`` (topicnames.py; the agent derives
     the same names from its --samples path)."""
-    service = getattr(cfg, "service", None)
+    service = cfg.service
     if service is not None and service.clients > 1:  # one per client (a service point)
         return samples_names([f"client {i}" for i in range(1, service.clients + 1)])
     if cfg.topics == 1:

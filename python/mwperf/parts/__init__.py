@@ -15,6 +15,7 @@ from .alloc_sites import AllocSites
 from .allocs import CountAllocs
 from .base import Part
 from .bridge import Bridge
+from .calls import CallsPart
 from .clock import ClockSync
 from .outage import Outage
 from .profile import Profile
@@ -24,7 +25,7 @@ from .wire_bytes import WireBytes
 if TYPE_CHECKING:
     from ..point import Point
 
-PARTS: tuple[Part, ...] = (Bridge(), Outage(), ClockSync(), CountAllocs(), AllocSites(),
+PARTS: tuple[Part, ...] = (CallsPart(), Bridge(), Outage(), ClockSync(), CountAllocs(), AllocSites(),
                            Profile(), WireBytes(), Samples())
 """every part, in the order its hooks run (the bridge's hops read the place's link section,
 which the runner writes before any part's)"""

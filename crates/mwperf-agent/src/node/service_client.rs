@@ -19,16 +19,17 @@
 //! could not call before the node's linger was half over (no room all that time) are `skipped`.
 
 use mwperf_core::clock::{now_ns, sleep_until_ns};
-use mwperf_core::result::{Calls, Discovery, Measurement};
-use mwperf_core::wire::{fill_payload, payload_intact, Header, FLAG_WARMUP, HEADER_LEN};
+use mwperf_core::result::{Discovery, Measurement};
+use mwperf_core::wire::{fill_payload, Header, FLAG_WARMUP, HEADER_LEN};
 use mwperf_transports::{CallId, Client, Reply, TransportError};
 use serde::Serialize;
 
 use super::spec::ClientSpec;
 use super::subscription::NodeContext;
 use crate::collector::Collector;
+use crate::roles::call_book::{CallBook, ReplyCheck};
 use crate::roles::client::WARMUP_SEQ;
-use crate::roles::outstanding::{Call, Outstanding};
+use crate::roles::outstanding::Call;
 use crate::signals;
 
 /// What one client of the node did.
@@ -64,10 +65,6 @@ const MAX_WAIT_NS: u64 = 50_000_000;
 
 #[derive(Default)]
 struct Tally {
-    timeouts: u64,
-    errors: u64,
-    send_errors: u64,
-    unmatched: u64,
     warmup_sent: u64,
     sent: u64,
 }
@@ -77,8 +74,7 @@ pub struct Caller {
     spec: ClientSpec,
     c: Box<dyn Client>,
     discovery: Discovery,
-    probes: Vec<CallId>,
-    out: Outstanding,
+    book: CallBook,
     col: Collector,
     tally: Tally,
     tx: Vec<u8>,
@@ -109,8 +105,7 @@ impl Caller {
             spec,
             c,
             discovery: contact.0,
-            probes: contact.1,
-            out: Outstanding::new(in_flight),
+            book: CallBook::new(in_flight, contact.1),
             col,
             tally: Tally::default(),
             k: 0,
@@ -142,21 +137,21 @@ pub fn run(mut me: Caller, node: &NodeContext<'_>) -> CallerReport {
         expire(&mut me, now);
         let due = me.slot(me.k).filter(|_| now < me.at.call_until_ns);
         let Some(due) = due else {
-            if me.out.is_empty() || now >= me.at.drain_until_ns {
+            if me.book.out.is_empty() || now >= me.at.drain_until_ns {
                 break;
             }
             let wait = timeout_wait(&me, now).min(me.at.drain_until_ns - now);
             receive(&mut me, node, wait);
             continue;
         };
-        if me.out.has_room() && now + me.at.spin_margin_ns >= due {
+        if me.book.out.has_room() && now + me.at.spin_margin_ns >= due {
             while now_ns() < due {
                 std::hint::spin_loop();
             }
             call(&mut me, node, due);
             continue;
         }
-        let until = if me.out.has_room() {
+        let until = if me.book.out.has_room() {
             due - me.at.spin_margin_ns.min(due)
         } else {
             now + MAX_WAIT_NS
@@ -169,7 +164,7 @@ pub fn run(mut me: Caller, node: &NodeContext<'_>) -> CallerReport {
                 .clamp(1, MAX_WAIT_NS)
                 .min(timeout_wait(&me, now))
         };
-        if me.out.is_empty() {
+        if me.book.out.is_empty() {
             sleep_until_ns(now + wait);
         } else {
             receive(&mut me, node, wait);
@@ -211,38 +206,25 @@ fn call(me: &mut Caller, node: &NodeContext<'_>, due: u64) {
         me.col.sent(sent_ns);
         crate::allocs::message();
     }
-    match result {
-        Ok(id) => {
-            let replaced = me.out.add(Call {
-                id,
-                seq,
-                intended_ns: due,
-                sent_ns,
-                warmup,
-            });
-            if replaced.is_some_and(|old| !old.warmup) {
-                me.tally.unmatched += 1; // the id came back: the old call cannot be told apart
-            }
-        }
-        Err(_) if !warmup => me.tally.send_errors += 1,
-        Err(_) => {}
-    }
+    let call = Call {
+        id: 0,
+        seq,
+        intended_ns: due,
+        sent_ns,
+        warmup,
+    };
+    me.book.sent(call, result.map_err(|_| ()));
 }
 
 /// Give up calls sent longer than the timeout ago.
 fn expire(me: &mut Caller, now: u64) {
     let cut = now.saturating_sub(me.spec.timeout_ns);
-    while let Some(call) = me.out.expire(cut) {
-        if !call.warmup {
-            me.tally.timeouts += 1;
-        }
-        me.c.abandon(call.id);
-    }
+    me.book.expire(cut, me.c.as_mut());
 }
 
 /// The longest wait before the oldest outstanding call times out.
 fn timeout_wait(me: &Caller, now: u64) -> u64 {
-    me.out.oldest_sent_ns().map_or(MAX_WAIT_NS, |s| {
+    me.book.out.oldest_sent_ns().map_or(MAX_WAIT_NS, |s| {
         (s + me.spec.timeout_ns)
             .saturating_sub(now)
             .clamp(1, MAX_WAIT_NS)
@@ -266,48 +248,16 @@ fn receive(me: &mut Caller, node: &NodeContext<'_>, wait_ns: u64) {
 }
 
 fn on_reply(me: &mut Caller, reply: Reply, recv_ns: u64) {
-    let Some(call) = me.out.take(reply.call) else {
-        if let Some(i) = me.probes.iter().position(|id| *id == reply.call) {
-            me.probes.swap_remove(i); // a late first-contact probe's
-        } else {
-            me.tally.unmatched += 1;
-        }
-        return;
+    let check = ReplyCheck {
+        run_id: None,
+        expected: Some(me.spec.reply_bytes.unwrap_or(me.spec.request_bytes) as usize),
+        foreign_is_answer: false,
     };
-    if call.warmup {
-        me.col.seq.warmup_received += 1;
-        return;
-    }
-    if !reply.ok {
-        me.tally.errors += 1;
-        return;
-    }
-    let expected = me.spec.reply_bytes.unwrap_or(me.spec.request_bytes);
-    let (payload_len, intact) = match Header::decode(&me.rx) {
-        Ok(h) if h.seq == call.seq => (
-            h.payload_len,
-            h.payload_len == expected && payload_intact(&me.rx[HEADER_LEN..], call.seq),
-        ),
-        // another call's bytes, or not mwperf's at all: counted corrupted, not timed
-        _ => (me.rx.len().saturating_sub(HEADER_LEN) as u32, false),
-    };
-    let h = Header {
-        seq: call.seq,
-        intended_ns: call.intended_ns,
-        sent_ns: call.sent_ns,
-        payload_len,
-        ..Header::default()
-    };
-    me.col.arrive_checked(&h, intact, recv_ns);
+    me.book.reply(&mut me.col, reply, &me.rx, recv_ns, check);
 }
 
 fn finish(mut me: Caller) -> CallerReport {
-    while let Some(call) = me.out.expire(u64::MAX) {
-        if !call.warmup {
-            me.tally.timeouts += 1; // never answered
-        }
-        me.c.abandon(call.id);
-    }
+    me.book.expire(u64::MAX, me.c.as_mut()); // never answered: timeouts
     let slots = measured_slots(
         me.at.start_ns,
         me.at.warmup_end_ns,
@@ -324,21 +274,12 @@ fn finish(mut me: Caller) -> CallerReport {
         me.at.end_ns,
         None,
     );
-    m.calls = Some(Calls {
-        clients: 1,
-        in_flight,
-        max_outstanding: me.out.max_seen as u64,
-        call_timeout_ns: me.spec.timeout_ns,
-        answered: m.accounting.received,
-        timeouts: t.timeouts,
-        errors: t.errors,
-        send_errors: t.send_errors,
-        unmatched: t.unmatched,
-        others_replies: me.c.others_replies(),
-        unchecked: 0,
-        connections: me.c.connections(),
-        server: None,
-    });
+    m.calls = Some(me.book.calls(
+        m.accounting.received,
+        me.spec.timeout_ns,
+        in_flight as usize,
+        me.c.as_ref(),
+    ));
     CallerReport {
         service: me.spec.service.clone(),
         id: me.spec.id,

@@ -20,15 +20,14 @@
 use std::sync::{Barrier, OnceLock};
 
 use mwperf_core::clock::{now_ns, sleep_until_ns};
-use mwperf_core::result::{Calls, Discovery, Measurement, Status, TopicMeasurement};
+use mwperf_core::result::{Discovery, Measurement, Status, TopicMeasurement};
 use mwperf_core::stats::pool::pool_measurements;
 use mwperf_core::units::format_ns;
-use mwperf_core::wire::{
-    fill_payload, payload_intact, Header, FLAG_PROBE, FLAG_WARMUP, HEADER_LEN,
-};
+use mwperf_core::wire::{fill_payload, Header, FLAG_PROBE, FLAG_WARMUP, HEADER_LEN};
 use mwperf_transports::{Client, Reply, TransportError};
 
-use super::outstanding::{Call, Outstanding};
+use super::call_book::{CallBook, ReplyCheck};
+use super::outstanding::Call;
 use super::RoleOutcome;
 use crate::cli::ClientArgs;
 use crate::collector::Collector;
@@ -216,30 +215,17 @@ fn combine(mut outcomes: Vec<RoleOutcome>, names: &[String]) -> RoleOutcome {
     }
 }
 
-/// One client's counters besides the collector's.
-#[derive(Default)]
-struct Tally {
-    timeouts: u64,
-    errors: u64,
-    send_errors: u64,
-    unmatched: u64,
-    unchecked: u64,
-}
-
 struct OneClient<'a> {
     shared: &'a Shared<'a>,
     c: Box<dyn Client>,
     index: u16,
     tx: Vec<u8>,
     rx: Vec<u8>,
-    out: Outstanding,
+    book: CallBook,
     col: Collector,
-    tally: Tally,
     last_heard_ns: u64,
     measured_sent: u64,
     warmup_sent: u64,
-    /// First-contact probe calls never answered: a late reply to one is no unmatched reply.
-    probes: Vec<mwperf_transports::CallId>,
 }
 
 enum Stop {
@@ -381,13 +367,11 @@ fn one_client(
         index,
         tx: vec![0; HEADER_LEN + args.sender.payload],
         rx: Vec::with_capacity(HEADER_LEN + args.reply_payload.unwrap_or(args.sender.payload) + 64),
-        out: Outstanding::new(in_flight),
+        book: CallBook::new(in_flight, probes),
         col,
-        tally: Tally::default(),
         last_heard_ns: start_ns,
         measured_sent: 0,
         warmup_sent: 0,
-        probes,
     };
     let stop = one.calls(&schedule).and_then(|_| one.drain());
     let (status, reason) = match stop {
@@ -403,12 +387,7 @@ fn one_client(
         now_ns().min(schedule.measure_end_ns.max(one.last_heard_ns))
     };
     // calls still outstanding at the end were never answered: timeouts too
-    while let Some(call) = one.out.expire(u64::MAX) {
-        if !call.warmup {
-            one.tally.timeouts += 1;
-        }
-        one.c.abandon(call.id);
-    }
+    one.book.expire(u64::MAX, one.c.as_mut());
     let sent = one.measured_sent;
     let mut m = one.col.finish(
         "service",
@@ -418,21 +397,12 @@ fn one_client(
         end,
         None,
     );
-    m.calls = Some(Calls {
-        clients: 1,
-        in_flight: in_flight as u64,
-        max_outstanding: one.out.max_seen as u64,
-        call_timeout_ns: args.call_timeout,
-        answered: m.accounting.received,
-        timeouts: one.tally.timeouts,
-        errors: one.tally.errors,
-        send_errors: one.tally.send_errors,
-        unmatched: one.tally.unmatched,
-        others_replies: one.c.others_replies(),
-        unchecked: one.tally.unchecked,
-        connections: one.c.connections(),
-        server: None,
-    });
+    m.calls = Some(one.book.calls(
+        m.accounting.received,
+        args.call_timeout,
+        in_flight,
+        one.c.as_ref(),
+    ));
     RoleOutcome {
         status,
         reason,
@@ -567,12 +537,12 @@ impl OneClient<'_> {
             else {
                 return Ok(());
             };
-            if now >= due && self.out.has_room() {
+            if now >= due && self.book.out.has_room() {
                 self.call(due, warmup)?;
                 continue;
             }
             // wait for the slot (sleeping in receive until the spin margin) or for room
-            let until = if self.out.has_room() {
+            let until = if self.book.out.has_room() {
                 due.saturating_sub(self.args().sender.spin_margin)
             } else {
                 now + MAX_WAIT_NS
@@ -585,7 +555,7 @@ impl OneClient<'_> {
                     .min(MAX_WAIT_NS)
                     .min(self.timeout_wait(now))
             };
-            if self.out.is_empty() {
+            if self.book.out.is_empty() {
                 if wait > 0 {
                     sleep_until_ns(now + wait);
                 }
@@ -597,7 +567,7 @@ impl OneClient<'_> {
 
     /// The longest wait before the next outstanding call times out.
     fn timeout_wait(&self, now: u64) -> u64 {
-        self.out.oldest_sent_ns().map_or(u64::MAX, |s| {
+        self.book.out.oldest_sent_ns().map_or(u64::MAX, |s| {
             (s + self.args().call_timeout).saturating_sub(now).max(1)
         })
     }
@@ -632,47 +602,32 @@ impl OneClient<'_> {
             self.col.sent(sent_ns);
             crate::allocs::message();
         }
-        match result {
-            Ok(id) => {
-                let call = Call {
-                    id,
-                    seq,
-                    intended_ns,
-                    sent_ns,
-                    warmup,
-                };
-                if let Some(old) = self.out.add(call) {
-                    if !old.warmup {
-                        self.tally.unmatched += 1; // the id came back: the old call is lost
-                    }
-                }
-                Ok(())
-            }
-            Err(e) if e.is_usage() => Err(Stop::Failed(format!("call failed: {e}"))),
-            Err(_) => {
-                if !warmup {
-                    self.tally.send_errors += 1;
-                }
-                Ok(())
+        if let Err(e) = &result {
+            if e.is_usage() {
+                return Err(Stop::Failed(format!("call failed: {e}")));
             }
         }
+        let call = Call {
+            id: 0,
+            seq,
+            intended_ns,
+            sent_ns,
+            warmup,
+        };
+        self.book.sent(call, result.map_err(|_| ()));
+        Ok(())
     }
 
     /// Give up calls older than --call-timeout.
     fn expire(&mut self, now: u64) {
         let cut = now.saturating_sub(self.args().call_timeout);
-        while let Some(call) = self.out.expire(cut) {
-            if !call.warmup {
-                self.tally.timeouts += 1;
-            }
-            self.c.abandon(call.id);
-        }
+        self.book.expire(cut, self.c.as_mut());
     }
 
     fn check_peer(&self, now: u64) -> Result<(), Stop> {
         let silent = now.saturating_sub(self.last_heard_ns);
         let timeout = self.args().sender.peer_timeout;
-        if !self.out.is_empty() && silent > timeout + self.args().call_timeout {
+        if !self.book.out.is_empty() && silent > timeout + self.args().call_timeout {
             return Err(Stop::Partial(format!(
                 "the server was silent for {} with calls outstanding, after {} answered calls",
                 format_ns(silent as f64),
@@ -702,58 +657,24 @@ impl OneClient<'_> {
     }
 
     fn on_reply(&mut self, reply: Reply, recv_ns: u64) {
-        let Some(call) = self.out.take(reply.call) else {
-            if let Some(i) = self.probes.iter().position(|id| *id == reply.call) {
-                self.probes.swap_remove(i); // a late first-contact probe's
-            } else {
-                self.tally.unmatched += 1;
-            }
-            return;
+        let check = ReplyCheck {
+            run_id: Some(self.shared.run_id),
+            expected: self.args().reply_payload,
+            foreign_is_answer: true,
         };
-        if call.warmup {
-            self.col.seq.warmup_received += 1;
-            return;
-        }
-        if !reply.ok {
-            self.tally.errors += 1;
-            return;
-        }
-        let expected = self.args().reply_payload;
-        // the server's arrival stamp (its clock) goes into the samples file as peer_rx_ns
-        let (payload_len, intact, peer_rx_ns) = match Header::decode(&self.rx) {
-            Ok(h) if h.run_id == self.shared.run_id && h.seq == call.seq => (
-                h.payload_len,
-                payload_intact(&self.rx[HEADER_LEN..], call.seq)
-                    && expected.is_none_or(|e| e == h.payload_len as usize),
-                h.peer_rx_ns,
-            ),
-            // another call's bytes
-            Ok(_) => (self.rx.len().saturating_sub(HEADER_LEN) as u32, false, 0),
-            Err(_) => {
-                self.tally.unchecked += 1; // a foreign server's reply: timed, not checked
-                (self.rx.len() as u32, true, 0)
-            }
-        };
-        let h = Header {
-            seq: call.seq,
-            intended_ns: call.intended_ns,
-            sent_ns: call.sent_ns,
-            peer_rx_ns,
-            payload_len,
-            ..Header::default()
-        };
-        self.col.arrive_checked(&h, intact, recv_ns);
+        self.book
+            .reply(&mut self.col, reply, &self.rx, recv_ns, check);
     }
 
     /// After the last call: wait for the outstanding replies, each at most its call timeout.
     fn drain(&mut self) -> Result<(), Stop> {
-        while !self.out.is_empty() {
+        while !self.book.out.is_empty() {
             if signals::stopped() {
                 return Err(Stop::Partial("interrupted by signal".into()));
             }
             let now = now_ns();
             self.expire(now);
-            if self.out.is_empty() {
+            if self.book.out.is_empty() {
                 break;
             }
             self.check_peer(now)?;

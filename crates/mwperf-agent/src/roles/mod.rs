@@ -7,6 +7,7 @@ use crate::cli::Role;
 use crate::session::Session;
 use crate::{executor, multi};
 
+pub mod call_book;
 pub mod client;
 pub mod contact;
 pub mod outstanding;
