@@ -11,6 +11,7 @@ import pytest
 from mwperf.config import PointConfig
 from mwperf.errors import UsageError
 from mwperf.graph.builtin import load_graph
+from mwperf.graph.load import flow_control
 from mwperf.graph.parse import parse_graph
 from mwperf.graph.plan import addresses, linger_ns, node_specs
 from mwperf.graph.result import interference, merge
@@ -61,7 +62,8 @@ def test_rate_max_is_a_saturating_publisher_without_a_period() -> None:
      nodes:
        - name: a
          publishers: [{topic: /x, rate: max, period: 1ms, payload: 8}]
-     """, "g.yaml:3: node 'a', publisher of '/x': give one of rate (Hz or max) or period"),
+     """, "g.yaml:3: node 'a', publisher of '/x': give one of rate (Hz) or period (a duration); "
+          "rate: max for as fast as the middleware accepts"),
     ("""
      nodes:
        - name: a
@@ -124,6 +126,42 @@ def test_the_built_in_under_load_graph_pings_beside_a_saturating_stream() -> Non
     assert len(loader.publishers) == 1 and not loader.subscribers
     ping = alone(graph, "/ping")
     assert [n.name for n in ping.nodes] == ["ping_pub", "ping_sub"]
+
+
+def _cfg(*given: str, reliability: str = "reliable") -> PointConfig:
+    return PointConfig(transport="cyclonedds", mode="graph", rate=0, payload="0",
+                       payload_bytes=0, duration_ns=2_000_000_000, count=None, warmup_ns=0,
+                       peer_timeout_ns=1, reliability=reliability, qos_given=given)
+
+
+DDS = {"history": ["keep-last", "keep-all"], "reliability": ["reliable", "best-effort"]}
+
+
+def _histories(graph: Any) -> dict[tuple[str, str], str | None]:
+    return {**{(n.name, p.topic): p.qos.history for n in graph.nodes for p in n.publishers},
+            **{(n.name, s.topic): s.qos.history for n in graph.nodes for s in n.subscribers}}
+
+
+def test_a_reliable_saturating_topic_keeps_all_unless_told_otherwise() -> None:
+    graph = parse_graph(LOADED, "g.yaml")
+    held = _histories(flow_control(graph, _cfg(), DDS))
+    # the load's writer and its readers block rather than overwrite; the rest keeps the run's
+    assert held[("loader", "/load")] == held[("sink", "/load")] == "keep-all"
+    assert held[("pinger", "/ping")] is None and held[("ponger", "/ping")] is None
+    assert held[("ponger", "/digest")] is None  # a stage's output: paced by what arrives
+    # --history, --reliability best-effort, or a transport without keep-all: as they say
+    for cfg, supported in ((_cfg("history"), DDS),
+                           (_cfg("reliability", reliability="best-effort"), DDS),
+                           (_cfg(), {"history": ["keep-last"]}), (_cfg(), {})):
+        assert flow_control(graph, cfg, supported) == graph
+    # an entity's own QoS wins
+    own = parse_graph(LOADED.replace("rate: max, payload: 1MiB", "rate: max, payload: 1MiB, "
+                                     "qos: {history: 'keep-last:50'}"), "g.yaml")
+    held = _histories(flow_control(own, _cfg(), DDS))
+    assert held[("loader", "/load")] == "keep-last:50" and held[("sink", "/load")] == "keep-all"
+    best = parse_graph(LOADED.replace("rate: max, payload: 1MiB", "rate: max, payload: 1MiB, "
+                                      "qos: {reliability: best-effort}"), "g.yaml")
+    assert _histories(flow_control(best, _cfg(), DDS))[("loader", "/load")] is None
 
 
 def _edge_report(topic: str, tid: int, source: int, received: int, payload: int,

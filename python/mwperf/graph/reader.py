@@ -77,8 +77,9 @@ def period(read: Reader, item: Item, fields: dict[str, Item], what: str,
     """A timer's period in ns from its ``rate`` (Hz) or ``period`` (a duration); with
     ``saturate`` (a publisher) ``rate: max`` is 0: back to back, as fast as accepted."""
     if ("rate" in fields) == ("period" in fields):
-        raise read.fail(item, f"{what}: give one of rate (Hz"
-                        + (" or max" if saturate else "") + ") or period (a duration)")
+        raise read.fail(item, f"{what}: give one of rate (Hz) or period (a duration)"
+                        + ("; rate: max for as fast as the middleware accepts" if saturate
+                           else ""))
     if "rate" in fields:
         if fields["rate"].value == SATURATE:
             if not saturate:

@@ -316,7 +316,11 @@ pub fn run(
                         .collect::<Vec<_>>(),
                 )
             };
-        sent.extend(floods.into_iter().map(|h| h.join().expect("publisher thread")));
+        sent.extend(
+            floods
+                .into_iter()
+                .map(|h| h.join().expect("publisher thread")),
+        );
         (sent, received, called)
     });
     let stopped = crate::signals::stopped();

@@ -248,7 +248,14 @@ mod tests {
     #[test]
     fn a_saturating_publisher_sends_back_to_back_until_its_end() {
         let start = now_ns();
-        let mut t = Timer::new("/load", 1, 64, 0, Vec::new(), at(start, 1_000_000, start + 20_000_000));
+        let mut t = Timer::new(
+            "/load",
+            1,
+            64,
+            0,
+            Vec::new(),
+            at(start, 1_000_000, start + 20_000_000),
+        );
         assert!(t.saturating());
         while t.due().is_some() {
             t.fire(7, 1);
@@ -263,7 +270,14 @@ mod tests {
     #[test]
     fn a_paced_publisher_keeps_its_schedule() {
         let start = now_ns();
-        let mut t = Timer::new("/ping", 0, 64, 1_000_000, Vec::new(), at(start, 0, start + 5_000_000));
+        let mut t = Timer::new(
+            "/ping",
+            0,
+            64,
+            1_000_000,
+            Vec::new(),
+            at(start, 0, start + 5_000_000),
+        );
         assert!(!t.saturating());
         let mut dues = Vec::new();
         while let Some(due) = t.due() {
