@@ -17,7 +17,7 @@ from mwperf.graph.plan import addresses, linger_ns, node_specs
 from mwperf.graph.result import interference, merge
 from mwperf.graph.scale import scale
 from mwperf.graph.subgraph import alone
-from mwperf.graph.table import render
+from mwperf.graph.table import figure, render
 
 LOADED = textwrap.dedent("""
     name: loaded
@@ -212,6 +212,7 @@ def test_a_saturating_edge_reports_delivered_msgs_and_bytes_per_second() -> None
     assert ("under load: /load load_pub -> load_sub delivered 2495 msgs/s, 2616 MB/s "
             "(sent 5000, lost 10)") in text
     assert "/ping ping_pub -> ping_sub: p99 160 µs alone, 160 µs in the graph" in text
+    assert (figure(41312.7), figure(952.46), figure(2.5)) == ("41313", "952.5", "2.5")
 
 
 def _now() -> Any:

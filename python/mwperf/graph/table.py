@@ -122,19 +122,24 @@ def rate_text(edge: dict[str, Any]) -> str:
     (``rate: max``) delivered messages and MB (1e6 bytes of payload) per second."""
     offered, achieved = edge.get("offered_per_s"), edge.get("achieved_per_s")
     if edge.get("saturating") and achieved is not None:
-        return f"{achieved:.4g}/max Hz" + (
-            f" {edge['payload_bytes_per_s'] / 1e6:.4g} MB/s"
+        return f"{figure(achieved)}/max Hz" + (
+            f" {figure(edge['payload_bytes_per_s'] / 1e6)} MB/s"
             if edge.get("payload_bytes_per_s") is not None else "")
     if not offered or achieved is None:
         return "-"
     return f"{achieved:.4g}/{offered:.4g} Hz"
 
 
+def figure(value: float) -> str:
+    """A rate: four significant digits, whole from 1000 on (41300, not 4.13e+04)."""
+    return f"{value:.0f}" if value >= 1000 else f"{value:.4g}"
+
+
 def load_lines(result: dict[str, Any]) -> list[str]:
     """The saturating edges (``rate: max``) of ``result``: what the load beside the measured
     topics delivered."""
     return [f"  under load: {e['topic']} {e['from']} -> {e['to']} delivered "
-            f"{e['achieved_per_s']:.4g} msgs/s, {e['payload_bytes_per_s'] / 1e6:.4g} MB/s "
+            f"{figure(e['achieved_per_s'])} msgs/s, {figure(e['payload_bytes_per_s'] / 1e6)} MB/s "
             f"(sent {count_text(e.get('sent'))}, lost {count_text(e.get('lost'))})"
             for e in result["edges"] if e.get("saturating")
             and e.get("achieved_per_s") is not None and e.get("payload_bytes_per_s") is not None]
