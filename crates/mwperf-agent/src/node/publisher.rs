@@ -262,7 +262,7 @@ mod tests {
         }
         assert!(now_ns() >= start + 20_000_000);
         // far more than any paced rate in 20 ms, the warm-up's flagged, no lag counted
-        assert!(t.sent.sent > 1000, "{:?}", t.sent);
+        assert!(t.sent.sent > 100, "{:?}", t.sent);
         assert!(t.sent.warmup_sent > 0, "{:?}", t.sent);
         assert_eq!(t.sent.max_send_lag_ns, 0);
     }
