@@ -60,7 +60,7 @@ def measurement(sent: int, received: int, lost: int) -> dict[str, Any]:
     return {"payload_bytes": 1000, "accounting": {"sent": sent, "received": received, "lost": lost},
             "throughput": {"duration_s": 2.0, "msgs_per_s": received / 2,
                            "payload_bytes_per_s": received * 500, "message_bytes_per_s": 0},
-            "series": [{"t_s": 0, "sent": 0}, {"t_s": 1, "sent": 0}, {"t_s": 2, "sent": 0}]}
+            "series": [{"t_s": t, "sent": 0, "received": received // 3} for t in range(3)]}
 
 
 PUB = {"role": "pub", "throughput": {
@@ -110,3 +110,13 @@ def test_wire_bytes_per_second_from_the_links_steady_phase() -> None:
     assert wire_rate(wire) == 2000.0
     assert wire_rate({"status": "udp stays on one machine", "links": []}) is None
     assert wire_rate(None) is None
+
+
+def test_per_second_extremes_leave_the_partial_last_second_out() -> None:
+    from mwperf.throughput_result import per_second, unsteady
+    rows = [{"received": n} for n in (100, 90, 110, 7)]
+    assert per_second(rows) == {"min": 90, "median": 100, "max": 110}
+    assert per_second(rows[:2]) is None
+    assert unsteady({"per_second": per_second(rows)}) is None
+    collapsed = per_second([{"received": n} for n in (100, 100, 30, 5)])
+    assert "not steady: 30 messages" in (unsteady({"per_second": collapsed}) or "")

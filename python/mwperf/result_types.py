@@ -89,6 +89,14 @@ class ThroughputCpu(TypedDict):
     sub: NotRequired[SideCpu | None]
 
 
+class ThroughputPerSecond(TypedDict):
+    """--mode throughput: messages delivered in the slowest, the median and the fastest whole second (null under two whole seconds)"""
+
+    min: NotRequired[int]
+    median: NotRequired[int]
+    max: NotRequired[int]
+
+
 class Throughput(TypedDict):
     duration_s: float
     msgs_per_s: float
@@ -103,6 +111,7 @@ class Throughput(TypedDict):
     sender: NotRequired[SendingSummary | None]
     cpu: NotRequired[ThroughputCpu | None]
     wire_bytes_per_s: NotRequired[float | None]
+    per_second: NotRequired[ThroughputPerSecond | None]
 
 
 class Schedule(TypedDict):

@@ -55,6 +55,25 @@ def complete(measurement: dict[str, Any], config: Mapping[str, Any], delivery: s
     for point in measurement.get("series") or []:
         t = int(point["t_s"])
         point["sent"] = series[t] if t < len(series) else 0
+    tp["per_second"] = per_second(measurement.get("series") or [])
+
+
+def per_second(series: Sequence[Mapping[str, Any]]) -> dict[str, int] | None:
+    """Messages delivered in the slowest, the median and the fastest whole second (the last
+    row of the series is a partial second and left out); None under two whole seconds."""
+    whole = sorted(int(p["received"]) for p in series[:-1])
+    if len(whole) < 2:
+        return None
+    return {"min": whole[0], "median": whole[len(whole) // 2], "max": whole[-1]}
+
+
+def unsteady(tp: Mapping[str, Any]) -> str | None:
+    """Why the delivered rate was not steady (a second below half the median), or None."""
+    seconds = tp.get("per_second")
+    if not seconds or seconds["min"] >= seconds["median"] / 2:
+        return None
+    return (f"the delivered rate was not steady: {seconds['min']} messages in the slowest whole "
+            f"second against a median of {seconds['median']} (measurement.series has each second)")
 
 
 def wire_rate(wire: Mapping[str, Any] | None) -> float | None:

@@ -39,6 +39,10 @@ def render_throughput(m: dict[str, Any] | None) -> str:
         text += (f"sender        in send {100 * s['in_send_s'] / s['sending_s']:.1f}%  blocked "
                  f"{100 * s['blocked_s'] / s['sending_s']:.1f}% (flow control)  refused "
                  f"{s['refused']}  send call {calls}\n")
+    seconds = tp.get("per_second")
+    if seconds:
+        text += (f"per second    delivered min {seconds['min']:,}  median {seconds['median']:,}  "
+                 f"max {seconds['max']:,} (whole seconds)\n")
     cpu = tp.get("cpu") or {}
     sides = [f"{side} {c['per_msg_us']:.3g} µs/msg {c['per_mb_ms']:.3g} ms/MB"
              for side in ("pub", "sub") if (c := cpu.get(side)) and c.get("per_msg_us") is not None

@@ -6,7 +6,8 @@ the result's throughput figures from both sides' reports (throughput_result.py).
 from typing import TYPE_CHECKING, Any
 
 from ..throughput import check_transport, complete, delivery
-from ..throughput_result import complete as complete_result
+from ..merge import make_warning
+from ..throughput_result import complete as complete_result, unsteady
 from ..transports import profile
 from .base import P, Part
 
@@ -45,3 +46,8 @@ class Throughput(Part):
         subs = [a for a in agents if a["role"] == "sub"]
         complete_result(measurement, result["config"], delivery(run.cfg),  # type: ignore[arg-type]
                         pub, subs, result.get("wire"))  # type: ignore[arg-type]
+        why = unsteady(measurement["throughput"])  # type: ignore[arg-type]
+        if why:
+            result["warnings"].append(make_warning(
+                "unsteady-throughput", why, "a stall (a full reader history, retransmissions, "
+                "another process) or a collapse: look at the per-second series"))

@@ -50,6 +50,11 @@ pub fn run(
         .test_allocs(args.test_allocs_per_msg)
         .sampled(args.throughput);
     let mut meter = args.throughput.then(SendMeter::default);
+    // a throughput stream over a byte stream: each message wholly handed to the socket before
+    // the next, as a blocking write (its queue in mwperf would otherwise grow to its bound:
+    // seconds of data in flight, and what is left when the pub ends is lost)
+    let blocking_write = args.throughput
+        && args.common.transport.descriptor().framing == mwperf_transports::Framing::Stream;
     let mut last_taken_ns = now_ns();
     crate::allocs::setup_done();
     crate::phases::setup_done();
@@ -108,6 +113,7 @@ pub fn run(
                 m,
                 args.peer_timeout,
                 &mut last_taken_ns,
+                blocking_write,
             ),
         };
         if let Some(lane) = &lane {
@@ -152,8 +158,8 @@ pub fn run(
             crate::allocs::message();
         }
     }
-    ep.drain(args.peer_timeout.min(1_000_000_000)); // a batch or backlog left: out before the end
     let throughput = meter.and_then(|m| m.finish(now_ns()));
+    ep.drain(args.peer_timeout.min(1_000_000_000)); // a batch or backlog left: out before the end
     drop(lane); // this topic sends no more ticks: the next one must not wait for it
                 // the sub ends at the FIN below: the idle session comes first
     crate::phases::drained_then_idle(if stop.is_none() { args.idle } else { 0 });
@@ -211,7 +217,8 @@ pub fn run(
 /// A throughput pub's send (`--throughput`): a send the middleware refuses after its own
 /// blocking bound (`TransportError::Blocked`) is tried again until it is taken, a signal
 /// comes, or nothing was taken for `give_up_ns` (then that refusal is returned); every call is
-/// metered (warm-up ones not).
+/// metered (warm-up ones not). `blocking_write`: a taken message is also pushed out of the
+/// transport's own queue before the call ends (a byte stream), its wait metered with the call.
 fn send_until_taken(
     out: &mut Outgoing,
     ep: &mut dyn Endpoint,
@@ -219,9 +226,13 @@ fn send_until_taken(
     meter: &mut SendMeter,
     give_up_ns: u64,
     last_taken_ns: &mut u64,
+    blocking_write: bool,
 ) -> (u64, Result<(), TransportError>) {
     loop {
         let (start_ns, r) = out.send(ep, slot);
+        if blocking_write && r.is_ok() {
+            ep.drain(give_up_ns);
+        }
         let end_ns = now_ns();
         let blocked = matches!(r, Err(TransportError::Blocked { .. }));
         if !slot.warmup && (r.is_ok() || blocked) {
@@ -290,6 +301,7 @@ mod tests {
             &mut meter,
             5_000_000_000,
             &mut last,
+            false,
         );
         assert!(r.is_ok());
         assert_eq!(ep.taken, 1);
@@ -308,7 +320,9 @@ mod tests {
         let (mut out, mut meter) = (Outgoing::new(1, 0, 64), SendMeter::default());
         let start = now_ns();
         let mut last = start;
-        let (_, r) = send_until_taken(&mut out, &mut ep, &SLOT, &mut meter, 50_000_000, &mut last);
+        let (_, r) = send_until_taken(
+            &mut out, &mut ep, &SLOT, &mut meter, 50_000_000, &mut last, false,
+        );
         let waited = now_ns() - start;
         assert!(matches!(r, Err(TransportError::Blocked { .. })));
         assert!((50_000_000..2_000_000_000).contains(&waited), "{waited}");
