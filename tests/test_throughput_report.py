@@ -215,7 +215,7 @@ def test_the_report_has_a_throughput_section_with_the_saturation_points(tmp_path
              re.findall(r"<tr>(.*?)</tr>", table)[1:]]
     assert len(cells) == 10
     udp64k = next(c for c in cells if c[1] == "udp" and c[2] == "64 KiB")
-    assert udp64k[3:8] == ["best-effort", "1", "max", "3.052e+04", "2000"]
+    assert udp64k[3:8] == ["best-effort", "1", "max", "30,517", "2000"]
     assert udp64k[12].startswith("\u25c6 saturates here")
     tcp = [c for c in cells if c[1] == "tcp"]
     assert [c[12].startswith("\u25c6") for c in tcp] == [False, False, False, True, False]

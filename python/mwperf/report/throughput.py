@@ -166,7 +166,7 @@ def _cells(row: dict[str, Any], lines_by_name: dict[str, Line]) -> list[str]:
             format_bytes(row["payload_bytes"]) if row["payload_bytes"] is not None else "?",
             row["delivery"], str(row["subscribers"]),
             "max" if offered is None else format_rate(float(offered)),
-            _num(row["msgs_per_s"], ".4g"),
+            _count(row["msgs_per_s"]),
             _num(None if row["payload_bytes_per_s"] is None else row["payload_bytes_per_s"] / 1e6,
                  ".4g"),
             _num(row["loss_pct"], ".3g"), _num(row["blocked_pct"], ".3g"),
@@ -175,7 +175,17 @@ def _cells(row: dict[str, Any], lines_by_name: dict[str, Line]) -> list[str]:
 
 
 def _us(value: float | None) -> str:
-    return "\u2014" if value is None else f"{value:.3g} \u00b5s"
+    if value is None:
+        return "\u2014"
+    return f"{value / 1000:.3g} ms" if value >= 1000 else f"{value:.3g} \u00b5s"
+
+
+def _count(value: float | None) -> str:
+    """Messages per second: whole ones with thousands separated (30,518), below 100 three
+    significant digits."""
+    if value is None:
+        return "\u2014"
+    return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
 
 
 def section(runs: Sequence[Run]) -> Section:
