@@ -4,7 +4,8 @@ A table of the throughput points (transport, payload, delivery, subscribers, off
 delivered msgs/s and MB/s, loss, the share of the sending time the middleware held the sender
 back, CPU per delivered message of the publisher and of the subscribers) and a log-log chart of
 the delivered payload bytes/s against the payload size, one line per transport + delivery +
-subscribers (and run, with several runs). Each line's saturation point — the smallest size
+subscribers (and run, with several runs; a transport's colour is the same in every chart,
+best-effort dashed, several subscribers wider). Each line's saturation point — the smallest size
 whose bytes/s is within ``SATURATION`` of that line's best — is marked ◆ on the chart and named
 in the table. Figures are summed over the subscribers (what the middleware delivered);
 repetitions of a size count by their median. MB = 10^6 bytes of payload.
@@ -198,8 +199,9 @@ def section(runs: Sequence[Run]) -> Section:
     for line in found:
         split = len(found) > MAX_LINES
         groups.setdefault((line.delivery, line.subscribers) if split else None, []).append(line)
+    transports = list(dict.fromkeys(line.transport for line in found))
     for key, members in groups.items():
-        out.add(_chart(members, key))
+        out.add(_chart(members, key, transports))
     by_name = {line.name: line for line in found}
     table = rows(runs)
     numeric = ' class="num"'
@@ -219,7 +221,9 @@ def section(runs: Sequence[Run]) -> Section:
     return out
 
 
-def _chart(members: list[Line], key: tuple[str, int] | None) -> Chart:
+def _chart(members: list[Line], key: tuple[str, int] | None, transports: list[str]) -> Chart:
+    """One chart of ``members``: a transport keeps its colour in every chart (``transports``:
+    the report's, in order); best-effort lines are dashed, several subscribers' drawn wider."""
     suffix = ""
     name = "throughput"
     if key is not None:
@@ -231,10 +235,11 @@ def _chart(members: list[Line], key: tuple[str, int] | None) -> Chart:
                   Axis("payload size", log=True,
                        ticks=[(float(s), format_bytes(s)) for s in sizes[::every]]),
                   Axis("delivered payload bytes/s", log=True, fmt=rate_text), name)
-    for index, line in enumerate(members):
-        col = colour(index)
+    for line in members:
+        col = colour(transports.index(line.transport))
         sizes = line.sizes()
-        chart.line([(float(s), v) for s, v in sizes], col, line.name)
+        chart.line([(float(s), v) for s, v in sizes], col, line.name,
+                   dash=line.delivery == "best-effort", width=2.8 if line.subscribers > 1 else 1.8)
         for size, value in sizes:
             chart.marker(float(size), value, col,
                          f"{line.name} {format_bytes(size)}: {rate_text(value)}")
