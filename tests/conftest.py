@@ -65,6 +65,8 @@ ONE_WORKER = ("tests/test_bag.py", "tests/test_bridges_e2e.py", "tests/test_enco
 """modules with a costly module-scoped fixture (a wheel built, a bridge, recordings converted):
 on one worker, so it is made once"""
 SERIAL = (
+    # saturating streams take both CPUs: timing-sensitive tests beside them would suffer
+    "tests/test_throughput_e2e.py",
     # everything new in /dev/shm counts (Fast DDS, iceoryx2 and Chromium of other tests too;
     # Fast DDS's port mutexes are named after the port, the same for every participant)
     "tests/test_middleware_e2e.py::test_iceoryx2_leaves_nothing_in_shared_memory",
