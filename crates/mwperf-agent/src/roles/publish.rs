@@ -74,7 +74,8 @@ pub fn run(
             Ok(due) => due.unwrap_or(now),
         };
         if now < due {
-            // Nothing is expected back; receiving keeps stream backlogs moving and notices a close.
+            ep.drain(0); // what a batching middleware holds leaves before the pause
+                         // Nothing is expected back; receiving keeps stream backlogs moving and notices a close.
             match waiter.recv_until(ep.as_mut(), &mut rx, due.min(now + 100_000_000)) {
                 Err(TransportError::Closed) if shared => {
                     left += 1; // and wait as a receive would have (a closed link returns at once)
@@ -151,6 +152,7 @@ pub fn run(
             crate::allocs::message();
         }
     }
+    ep.drain(args.peer_timeout.min(1_000_000_000)); // a batch or backlog left: out before the end
     let throughput = meter.and_then(|m| m.finish(now_ns()));
     drop(lane); // this topic sends no more ticks: the next one must not wait for it
                 // the sub ends at the FIN below: the idle session comes first

@@ -213,6 +213,8 @@ api! {
     dds_get_publication_matched_status: fn(writer: dds_entity_t, status: *mut MatchedStatus) -> dds_return_t;
     dds_get_subscription_matched_status: fn(reader: dds_entity_t, status: *mut MatchedStatus) -> dds_return_t;
     dds_write: fn(writer: dds_entity_t, data: *const c_void) -> dds_return_t;
+    dds_write_set_batch: fn(enable: bool);
+    dds_write_flush: fn(writer: dds_entity_t) -> dds_return_t;
     dds_take: fn(reader_or_condition: dds_entity_t, buf: *mut *mut c_void, si: *mut SampleInfo, bufsz: usize, maxs: u32) -> dds_return_t;
     dds_delete: fn(entity: dds_entity_t) -> dds_return_t;
     dds_free: fn(ptr: *mut c_void);

@@ -249,6 +249,8 @@ pub struct CycloneEndpoint {
     /// The topic entities this endpoint created (deleted after its reader and writer).
     topics: Vec<ffi::dds_entity_t>,
     addr: Address,
+    /// `--opt batch=true`: writes are batched; `drain` flushes them.
+    batch: bool,
 }
 
 #[cfg(mwperf_cyclonedds)]
@@ -256,6 +258,16 @@ impl CycloneEndpoint {
     pub fn open(side: Side, spec: &Spec) -> Result<CycloneEndpoint, TransportError> {
         let opts = spec.options_of(&super::cyclonedds_descriptor::DESCRIPTOR)?;
         let max_blocking = max_blocking(&opts)?;
+        let batch = match opts.get("batch") {
+            None | Some("false") => false,
+            Some("true") => true,
+            Some(v) => {
+                return Err(TransportError::Unsupported {
+                    transport: T,
+                    what: format!("--opt batch={v} (allowed: true, false)"),
+                })
+            }
+        };
         let addr = Address::parse(T, &spec.addr, side.is_listener())?;
         let api = ffi::api()?;
         if spec.shared_session && opts.get("ros-node").is_some() {
@@ -276,7 +288,13 @@ impl CycloneEndpoint {
             inbox: None,
             topics: Vec::new(),
             addr,
+            batch,
         };
+        if batch {
+            // process-wide in Cyclone: every writer of this agent batches
+            // SAFETY: a plain setter of the library's global write-batching flag.
+            unsafe { (api.dds_write_set_batch)(true) };
+        }
         let qos = qos::build(api, &spec.qos, max_blocking)?;
         if let Some(suffix) = side.out_topic() {
             let name = ep.addr.topic(suffix);
@@ -357,6 +375,14 @@ impl CycloneEndpoint {
 
 #[cfg(mwperf_cyclonedds)]
 impl Endpoint for CycloneEndpoint {
+    /// `--opt batch=true`: send what the writer's batch holds.
+    fn drain(&mut self, _limit_ns: u64) {
+        if let (true, Some((writer, _))) = (self.batch, &self.writer) {
+            // SAFETY: a valid writer entity of this endpoint.
+            unsafe { (self.api.dds_write_flush)(*writer) };
+        }
+    }
+
     fn send(&mut self, msg: &[u8]) -> Result<(), TransportError> {
         let Some((writer, name)) = &self.writer else {
             return Err(TransportError::Middleware {
