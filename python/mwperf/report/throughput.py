@@ -2,7 +2,7 @@
 
 A table of the throughput points (transport, payload, delivery, subscribers, offered rate,
 delivered msgs/s and MB/s, loss, the share of the sending time the middleware held the sender
-back, CPU per delivered message of the publisher and of the subscribers) and a log-log chart of
+back, CPU per message of the publisher and of the subscribers) and a log-log chart of
 the delivered payload bytes/s against the payload size, one line per transport + delivery +
 subscribers (and run, with several runs; a transport's colour is the same in every chart,
 best-effort dashed, several subscribers wider). Each line's saturation point — the smallest size
@@ -212,8 +212,9 @@ def section(runs: Sequence[Run]) -> Section:
     out.charts.append(
         '<div class="wide"><p class="note">Delivered over the receive window, summed over the '
         "subscribers; MB = 10<sup>6</sup> bytes of payload; sender blocked = the share of its "
-        "sending time the middleware held it back (flow control); CPU per delivered message, "
-        "steady state (sub: all subscribers). "
+        "sending time the middleware held it back (flow control); CPU per message in the steady "
+        "state (pub: per accepted message; sub: summed over the subscribers, per delivered "
+        "message). "
         f"{DIAMOND} = the line's saturation point: the smallest size within "
         f"{100 * SATURATION:.0f} % of its best bytes/s.</p>"
         '<table class="throughput"><tr>' + "".join(f"<th>{escape(h)}</th>" for h in HEAD)

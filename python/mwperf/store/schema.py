@@ -101,8 +101,8 @@ best-effort), the offered rate (NULL = as fast as possible), the publisher's acc
 messages/s, the delivered bytes/s (payload, payload + header, on the wire where counted), the
 payload check's sampling (1 = every message), the sender's time sending, inside the
 middleware's send calls and held back by flow control, sends refused, its p99 send call, and
-each side's steady-state CPU per delivered message (µs) and per delivered MB (ms; sub: summed
-over the subscribers). Delivered msgs/s is ``msgs_per_s``; its loss is ``loss_pct`` (the
+each side's steady-state CPU per message (µs) and per MB of payload (ms; pub: per accepted
+message, sub: summed over the subscribers, per delivered message). Delivered msgs/s is ``msgs_per_s``; its loss is ``loss_pct`` (the
 publisher's sent count against the delivered one)."""
 
 POINT_KEYS: tuple[tuple[str, str], ...] = (
