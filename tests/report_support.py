@@ -160,3 +160,66 @@ def latencies(n: int, median_ns: float = 50_000, seed: int = 1, spread: float = 
     """``n`` log-normal latencies around ``median_ns`` (reproducible)."""
     rng = random.Random(seed)
     return [max(1, int(median_ns * math.exp(rng.gauss(0, spread)))) for _ in range(n)]
+
+
+def throughput_result(run_id: str, transport: str = "udp", payload_bytes: int = 1024,
+                      msgs_per_s: float = 100_000.0, *, delivery: str = "best-effort",
+                      subscribers: int = 1, offered_per_s: float | None = None,
+                      loss_pct: float | None = 0.0, blocked_s: float = 0.1,
+                      seconds: int = 2, per_second: list[int] | None = None,
+                      status: str = "complete", reason: str | None = None) -> dict[str, Any]:
+    """A ``--mode throughput`` run-result as the shared spec has it (measurement.throughput
+    with delivery, offered/sent rates, loss, subscribers, sender, CPU): ``msgs_per_s``
+    delivered (summed over ``subscribers``) of ``payload_bytes`` for ``seconds`` (the per-second
+    series: ``per_second``, else even)."""
+    cfg = config(transport=transport, mode="throughput", rate=offered_per_s or 0.0,
+                 payload=str(payload_bytes), payload_bytes=payload_bytes,
+                 reliability=delivery, subscribers=subscribers,
+                 duration_ns=seconds * 1_000_000_000)
+    values = latencies(200, median_ns=80_000, seed=payload_bytes % 97)
+    m = measurement(values, dict(cfg, rate=1000.0))
+    received = per_second or [int(msgs_per_s)] * seconds
+    delivered = sum(received)
+    sent = delivered if not loss_pct else int(round(delivered / (1 - loss_pct / 100)))
+    m.update(mode="throughput", latency_kind="one-way")
+    m["accounting"].update(sent=sent // subscribers, received=delivered // subscribers,
+                           lost=(sent - delivered) // subscribers)
+    m["series"] = [dict(m["series"][0], t_s=t, sent=sent // len(received), received=r)
+                   for t, r in enumerate(received)]
+    rate = delivered / seconds
+    mb = rate * payload_bytes / 1e6
+    m["throughput"] = {
+        "duration_s": float(seconds), "msgs_per_s": rate,
+        "payload_bytes_per_s": rate * payload_bytes,
+        "message_bytes_per_s": rate * (payload_bytes + 56), "delivery": delivery,
+        "offered_per_s": offered_per_s, "sent_per_s": sent / seconds / subscribers,
+        "loss_pct": loss_pct, "subscribers": subscribers, "checked_every": 1,
+        "sender": {"sending_s": float(seconds), "in_send_s": seconds * 0.6,
+                   "blocked_s": blocked_s, "refused": 0, "send_p50_ns": 900,
+                   "send_p99_ns": 4000, "send_max_ns": 90_000},
+        "cpu": {"pub": {"cpu_s": 1.0, "per_msg_us": 1e6 / (rate * seconds) * subscribers,
+                        "per_mb_ms": 1e3 / (mb * seconds) if mb else None},
+                "sub": {"cpu_s": 0.8 * subscribers,
+                        "per_msg_us": 0.8e6 * subscribers / (rate * seconds),
+                        "per_mb_ms": 0.8e3 * subscribers / (mb * seconds) if mb else None}},
+        "wire_bytes_per_s": None}
+    document = result(run_id, values, cfg, status=status, reason=reason)
+    document["measurement"] = m
+    document["agents"] += [dict(document["agents"][1]) for _ in range(subscribers - 1)]
+    return document
+
+
+def add_throughput_sweep(root: Path, name: str, points: list[dict[str, Any]]) -> Path:
+    """A sweep folder ``name`` of throughput points (each: throughput_result's keyword
+    arguments, with ``point_id``), catalogued in order."""
+    sweep = root / name
+    entries = []
+    for index, options in enumerate(points, start=1):
+        options = dict(options)
+        point_id = options.pop("point_id")
+        folder = write_point(sweep / "points" / point_id, throughput_result(point_id, **options))
+        entries.append({"index": index, "label": point_id, "result": f"points/{point_id}"})
+        (sweep / "sweep.json").write_text(json.dumps({"scenario": "throughput",
+                                                       "entries": entries}))
+        ingest_point(folder, index=index)
+    return sweep

@@ -114,6 +114,9 @@ def test_built_in_sizes_match_the_seeds() -> None:
     # (udp, tcp, zenoh x 2, cyclonedds x 2 reliabilities) x 8 disturbances x 3 runs
     assert sizes["resilience"] == 6 * 8 * 3
     assert sizes["ros1-three-hosts"] == 2 * 10 * 3  # Ethernet/WiFi x 200..2000 Hz x 3 runs
+    # every known transport x 5 sizes x reliable/best-effort x 1/4 subscribers, but zenoh's
+    # four subscribers (they need a router: --opt mode=client)
+    assert sizes["throughput"] == 11 * 5 * 2 * 2 - 5 * 2
     assert [name for name, _ in describe_built_ins()] == sorted(sizes)
 
 

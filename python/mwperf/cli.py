@@ -422,7 +422,9 @@ def report(runs: tuple[str, ...], results: str, output: str | None, fmt: str) ->
 @click.option("--budget", "budget_flags", multiple=True, metavar="METRIC=LIMIT",
               help="How much worse NEW may be, repeatable: p50|p99|max=+10% or +50us, "
               "loss=+0.5pp, cpu=+20% or +5pp, rss=+20% or +8MiB, allocs_per_msg=+0 "
-              "(--count-allocs or --alloc-sites), wire_bytes=+5% or +16 (--wire-bytes).  "
+              "(--count-allocs or --alloc-sites), wire_bytes=+5% or +16 (--wire-bytes), "
+              "timeouts=+0.1pp and server_p99=+50us (--mode service), throughput=-5% or -1000 "
+              "(--mode throughput: delivered msgs/s, worse when lower).  "
               "[default: p50=+10% p99=+10% loss=+0.5pp]")
 @click.option("--budget-file", metavar="FILE", help="YAML budgets (METRIC: LIMIT, optional "
               "alpha: 0.05), e.g. one file per platform; --budget flags override it.")
@@ -442,6 +444,7 @@ def compare(base: str, new: str, budget_flags: tuple[str, ...], budget_file: str
       mwperf compare 20261122T1015 latest
       mwperf compare main-artifact/results/ results/
       mwperf compare BASE NEW --budget p99=+10% --budget loss=+0.5pp
+      mwperf compare BASE NEW --budget throughput=-5%
       mwperf compare BASE NEW --budget-file budgets/ci-x86.yaml --format markdown
     """
     budgets = compare_budget.resolve(budget_flags, budget_file)

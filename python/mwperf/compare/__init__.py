@@ -65,7 +65,8 @@ def _compare(root: Path, base: str, new: str, budgets: Budgets) -> Comparison:
         if not pairs and not lost:
             raise UsageError(f"NEW: no point of {new_id} matches the configuration of a "
                              f"measured point of {base_id} (transport, mode, rate, payload, "
-                             f"topics, executor, busy loop, QoS and conditions must be equal)")
+                             f"topics, subscribers, executor, busy loop, QoS and conditions "
+                             f"must be equal)")
         evidence = Evidence(con)
         rows = [decide(pair.name, metric, pair.base, pair.new, budgets.limits.get(metric),
                        budgets.alpha, evidence)
@@ -124,6 +125,8 @@ def _show(metric: str, value: float | None) -> str:
         return f"{value:.3g}/msg"
     if metric == "wire_bytes":
         return f"{value:.6g} B/msg"
+    if metric == "throughput":
+        return f"{value:.4g} msgs/s"
     if metric in ("p50", "p99", "max", "server_p99"):
         return format_ns(value)
     if metric == "rss":
@@ -144,6 +147,8 @@ def _delta(row: Row) -> str:
         return f"{row.delta:+.3g}/msg{pct}"
     if row.metric == "wire_bytes":
         return f"{row.delta:+.6g} B/msg{pct}"
+    if row.metric == "throughput":
+        return f"{row.delta:+.4g} msgs/s{pct}"
     return f"{row.delta:+.3g}{pct}" if row.metric == "cpu" else f"{row.delta / 1024:+.3g} MiB{pct}"
 
 

@@ -5,7 +5,9 @@ as ros2-performance keeps its targets): a mapping ``METRIC: LIMIT`` and optional
 ``alpha: 0.05``. LIMIT is relative (``+10%``), in percentage points for loss (``+0.5pp``), a
 duration for latencies (``+50us``), a size for RSS (``+8MiB``), a count for allocations per
 message (``+0``) or bytes for wire bytes per message (``+16``); the sign is optional
-(budgets only ever allow getting worse). Without any budget the defaults below apply; a metric
+(budgets only ever allow getting worse). Throughput (delivered msgs/s of ``--mode throughput``
+points) gets worse by falling: its budget is ``-5%`` (or ``5%``; a ``+`` is refused as
+ambiguous) or an absolute fall in msgs/s (``-1000``). Without any budget the defaults below apply; a metric
 without a budget is shown but never fails the comparison.
 """
 
@@ -22,19 +24,24 @@ from ..sizes import parse_size
 from .stats import ALPHA
 
 METRICS = ("p50", "p99", "max", "loss", "cpu", "rss", "allocs_per_msg", "wire_bytes",
-           "timeouts", "server_p99")
+           "timeouts", "server_p99", "throughput")
 SERVICE_METRICS = ("timeouts", "server_p99")
 """service points' (--mode service): calls that timed out (% of the calls made, budgets in
 percentage points like loss) and the server's time per call (p99, a duration); compared only
 where a side measured them"""
-COST_METRICS = ("allocs_per_msg", "wire_bytes") + SERVICE_METRICS
+THROUGHPUT_METRICS = ("throughput",)
+"""throughput points' (--mode throughput, docs/throughput.md): delivered messages per second,
+summed over the subscribers; worse when LOWER (the only such metric); compared only where a
+side is a throughput point"""
+LOWER_IS_WORSE = THROUGHPUT_METRICS
+COST_METRICS = ("allocs_per_msg", "wire_bytes") + SERVICE_METRICS + THROUGHPUT_METRICS
 """what the middleware costs (docs/costs.md): heap allocations per message (every agent's,
 summed; --count-allocs) and IP bytes on the wire per message (both ways; --wire-bytes).
 Compared only where both sides measured them; budgets as a count (allocs_per_msg=+0) or
 bytes (wire_bytes=+16), or relative (+5%)"""
 LATENCY_METRICS = ("p50", "p99", "max", "server_p99")
 DEFAULTS = {"p50": "+10%", "p99": "+10%", "loss": "+0.5pp"}
-_FORM = re.compile(r"^\+?\s*(?P<number>[^%p]+?)\s*(?P<unit>%|pp)?$")
+_FORM = re.compile(r"^(?P<sign>[+-]?)\s*(?P<number>[^%p]+?)\s*(?P<unit>%|pp)?$")
 
 
 @dataclass(frozen=True)
@@ -48,7 +55,13 @@ class Budget:
     absolute: float | None = None
 
     def exceeded(self, base: float, new: float) -> bool:
-        """True when ``new`` is worse than ``base`` by more than the budget allows."""
+        """True when ``new`` is worse than ``base`` by more than the budget allows (for a
+        metric in LOWER_IS_WORSE: lower)."""
+        if self.metric in LOWER_IS_WORSE:
+            if self.relative is not None:
+                return new < base * (1 - self.relative)
+            assert self.absolute is not None
+            return base - new > self.absolute
         if self.relative is not None:
             return new > base * (1 + self.relative) + (1e-12 if base == 0 else 0)
         assert self.absolute is not None
@@ -74,6 +87,12 @@ def parse_budget(metric: str, text: str, where: str) -> Budget:
     if not match:
         raise UsageError(f"{where}: {metric}={raw!r} is not a budget; {hint}")
     number, unit = match["number"].strip(), match["unit"]
+    falls = metric in LOWER_IS_WORSE
+    if match["sign"] == ("+" if falls else "-"):
+        raise UsageError(f"{where}: {metric}={raw}: " + (
+            f"{metric} gets worse by falling: write -{number}{unit or ''}" if falls else
+            f"budgets say how much worse (higher) NEW may be: write +{number}{unit or ''}")
+            + f"; {hint}")
     if unit in ("%", "pp"):
         if unit == "pp" and metric not in ("loss", "cpu", "timeouts"):
             raise UsageError(f"{where}: {metric}={raw}: percentage points (pp) apply to loss "
@@ -92,7 +111,7 @@ def parse_budget(metric: str, text: str, where: str) -> Budget:
             return Budget(metric, raw, absolute=float(parse_duration(number)))
         if metric == "rss":
             return Budget(metric, raw, absolute=parse_size(number) / 1024)
-        if metric in COST_METRICS:
+        if metric in COST_METRICS:  # and throughput: msgs/s
             amount = float(number)
             if math.isfinite(amount) and amount >= 0:
                 return Budget(metric, raw, absolute=amount)
@@ -168,4 +187,6 @@ def _allowed(metric: str) -> str:
              "wire_bytes": " or +N bytes per message (e.g. +16)"}.get(metric, "")
     if metric in LATENCY_METRICS:
         extra = " or +50us"
+    if metric in LOWER_IS_WORSE:
+        return "allowed: -N% (how far below BASE, e.g. -5%) or -N messages per second"
     return f"allowed: +N% (relative){extra}"

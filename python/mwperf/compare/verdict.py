@@ -15,6 +15,9 @@ Methods, in order of preference (significant: p <= alpha):
   distributions (p50) or non-overlapping 95 % order-statistic confidence intervals (p99),
   which assume independent messages and say so;
 - loss: two-proportion z-test on lost/sent (summed over repetitions);
+- throughput (delivered msgs/s of --mode throughput points, worse when lower): Mann-Whitney U
+  over the messages delivered in each whole second of the per-second series (the seconds of
+  repetitions pooled) when both sides have at least ``MIN_SECONDS``; else the budget decides;
 - max, cpu, rss of single runs: no test (one value per run); the budget alone decides;
 - a configuration BASE measured and NEW failed to: a ``status`` row, always a regression.
 """
@@ -26,11 +29,13 @@ from dataclasses import dataclass
 from ..durations import format_ns
 from ..report.data import Point
 from ..store.schema import ROLES
-from .budget import Budget
-from .evidence import Evidence, Grouped
+from .budget import LOWER_IS_WORSE, Budget
+from .evidence import MIN_BATCHES, Evidence, Grouped
 from .stats import mann_whitney, permutation_u, quantile_interval, two_proportions
 
 QUANTILE = {"p50": 0.5, "p99": 0.99}
+MIN_SECONDS = MIN_BATCHES
+"""whole seconds each side needs for the throughput test over the per-second series"""
 
 
 @dataclass
@@ -59,7 +64,10 @@ class Row:
 def value(point: Point, metric: str) -> float | None:
     """The metric of one point: ns for latencies, % for loss and CPU (sender + server, of one
     core), KiB for RSS (agents + daemons), allocations per message (every agent's, summed),
-    IP bytes on the wire per message (both ways)."""
+    IP bytes on the wire per message (both ways), delivered messages per second of a
+    throughput point (None for other modes: their msgs/s is the rate they were asked for)."""
+    if metric == "throughput":
+        return point.get("msgs_per_s") if point.get("mode") == "throughput" else None
     if metric in ("p50", "p99", "max"):
         return point.get(f"latency_{metric}_ns")
     if metric == "server_p99":
@@ -100,7 +108,8 @@ def decide(config: str, metric: str, base: list[Point], new: list[Point],
         verdict = "info"
     elif budget.exceeded(b, n):
         verdict = "regression" if significant in (True, None) else "noise"
-    elif n < b and _better(metric, base, new, alpha, evidence, base_values, new_values):
+    elif (n > b if metric in LOWER_IS_WORSE else n < b) and _better(
+            metric, base, new, alpha, evidence, base_values, new_values):
         verdict = "better"
     else:
         verdict = "ok"
@@ -118,7 +127,9 @@ def _test(metric: str, base: list[Point], new: list[Point], base_values: list[fl
           new_values: list[float], alpha: float, evidence: Evidence
           ) -> tuple[str, float | None, bool | None]:
     """(method, p-value or None, significant: True/False, None when no test applies);
-    significant means p <= alpha."""
+    significant means p <= alpha (that NEW is worse: larger, or for LOWER_IS_WORSE smaller)."""
+    if metric in LOWER_IS_WORSE:  # the tests are one-sided "NEW is larger": turn the values
+        base_values, new_values = [-v for v in base_values], [-v for v in new_values]
     repeated = len(base_values) >= 2 and len(new_values) >= 2
     reachable = repeated and 1 / math.comb(len(base_values) + len(new_values),
                                            len(new_values)) <= alpha
@@ -128,6 +139,12 @@ def _test(metric: str, base: list[Point], new: list[Point], base_values: list[fl
                 f"{len(new_values)})", p, p <= alpha)
     too_few = (f"; {len(base_values)} vs {len(new_values)} repetitions cannot reach α with the "
                f"exact test" if repeated else "")
+    if metric == "throughput":
+        seconds = _seconds(base), _seconds(new)
+        if min(len(seconds[0]), len(seconds[1])) >= MIN_SECONDS:
+            p = mann_whitney([(-v, 1) for v in seconds[0]], [(-v, 1) for v in seconds[1]])
+            return (f"Mann-Whitney U over messages delivered per second ({len(seconds[0])} vs "
+                    f"{len(seconds[1])} whole seconds){too_few}", p, p <= alpha)
     if metric == "loss":
         lost_b, sent_b = _accounting(base)
         lost_n, sent_n = _accounting(new)
@@ -190,6 +207,13 @@ def _better(metric: str, base: list[Point], new: list[Point], alpha: float,
     """True when NEW is significantly lower (the same tests, sides swapped)."""
     _, _, significant = _test(metric, new, base, new_values, base_values, alpha, evidence)
     return significant is True
+
+
+def _seconds(points: list[Point]) -> list[float]:
+    """The messages delivered in each whole second of the points' per-second series (the last
+    second of each point left out: the receive window may end inside it)."""
+    return [float(row["received"]) for p in points for row in p.series[:-1]
+            if row.get("received") is not None]
 
 
 def _accounting(points: list[Point]) -> tuple[int, int]:

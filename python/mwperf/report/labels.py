@@ -17,12 +17,15 @@ from .data import Point, Run
 
 SETTINGS = ("transport", "mode", "rate", "payload", "topics", "executor", "busy_loop_ns",
             "reliability", "history", "depth", "durability", "opts", "pong", "busy_poll",
-            "prevent_cpu_idle", "in_flight", "clients", "reply_payload_bytes", "server_work_ns")
-"""the catalogue columns that define what a point measured (its configuration key)"""
+            "prevent_cpu_idle", "in_flight", "clients", "reply_payload_bytes", "server_work_ns",
+            "subscribers", "delivery")
+"""the catalogue columns that define what a point measured (its configuration key); a
+throughput point's offered rate is ``rate`` (0: as fast as possible), its delivery
+``delivery`` (NULL for the other modes)"""
 USUAL = {"topics": 1, "executor": "single", "busy_loop_ns": 0, "reliability": "reliable",
          "history": "keep-last", "depth": 10, "durability": "volatile", "opts": "[]",
          "pong": "agent", "busy_poll": False, "prevent_cpu_idle": False, "in_flight": 1,
-         "clients": 1, "server_work_ns": 0}
+         "clients": 1, "server_work_ns": 0, "subscribers": 1}
 """mwperf's defaults: a one-line description leaves them out"""
 
 
@@ -68,6 +71,10 @@ def setting_text(name: str, value: Any) -> str:
         return f"reply {format_bytes(value)}"
     if name == "server_work_ns":
         return f"server work {format_ns(value)}" if value else "no server work"
+    if name == "subscribers":
+        return f"{value} subscriber{'s' if value != 1 else ''}"
+    if name == "delivery":
+        return f"{value} delivery"
     return str(value)
 
 
@@ -87,6 +94,8 @@ def describe(point: Point) -> str:
              format_rate(float(point.get("rate") or 0)), payload]
     for name in SETTINGS[4:]:
         value = point.get(name)
+        if name == "delivery" and value == point.get("reliability"):
+            continue  # said by the reliability (or its default) already
         if value is not None and value != "" and USUAL.get(name) != value:
             parts.append(setting_text(name, value))
     return " ".join(p for p in parts if p)

@@ -30,6 +30,8 @@ class Observation:
     per_subscriber: list[dict[str, Any]] = field(default_factory=list)
     graph: list[str] = field(default_factory=list)
     """a graph point: its chains and worst edges, a line each"""
+    throughput: str | None = None
+    """a throughput point: what it delivered, one line (digest.throughput_line)"""
 
     @property
     def measured(self) -> bool:
@@ -48,7 +50,8 @@ def observations(run: SweepRun) -> list[Observation]:
             row = replace(kept.row, status=entry.status,
                           status_reason=entry.reason)  # the sweep's verdict (e.g. a timeout)
             found.append(Observation(point, entry.status, entry.reason, row, kept.per_topic,
-                                     kept.warnings, kept.per_subscriber, kept.graph))
+                                     kept.warnings, kept.per_subscriber, kept.graph,
+                                     kept.throughput))
             continue
         cfg = run.sweep.configs[point.index]
         shown = (("graph", 0.0, cfg.graph.graph.name, None) if cfg.graph is not None else

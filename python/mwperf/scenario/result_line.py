@@ -1,10 +1,12 @@
 """The one line a finished point leaves in the progress output: its label, status and, when it
-was measured, response-time p50/p99 and loss (so a long sweep can be watched as it goes)."""
+was measured, response-time p50/p99 and loss — a throughput point what it delivered — (so a long
+sweep can be watched as it goes)."""
 
 from typing import Any
 
 from ..durations import format_ns
 from ..graph.digest import graph_row
+from .digest import throughput_line
 from .manifest import Entry
 
 
@@ -12,7 +14,11 @@ def result_line(entry: Entry, result: dict[str, Any] | None) -> str:
     """'udp roundtrip 1000 Hz Array1k: complete  p50 52.1 µs  p99 80.3 µs  loss 0.00%'."""
     text = f"{entry.label}: {entry.status}"
     measurement = (result or {}).get("measurement")
-    if measurement:
+    delivered = throughput_line(result or {})
+    if measurement and delivered:  # a throughput point: its loss is in the line
+        text += (f"  p50 {format_ns(measurement['response']['p50_ns'])}  p99 "
+                 f"{format_ns(measurement['response']['p99_ns'])}  {delivered}")
+    elif measurement:
         response, acc = measurement["response"], measurement["accounting"]
         loss = f"{100 * acc['lost'] / acc['sent']:.2f}%" if acc["sent"] else "\u2014"
         text += (f"  p50 {format_ns(response['p50_ns'])}  p99 {format_ns(response['p99_ns'])}"

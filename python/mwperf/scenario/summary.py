@@ -68,6 +68,9 @@ class Summary:
              [r.line() for r in self.subscriber_rankings]),
             ("Bridges ranked by added latency (p50 minus the direct path's, same transport)",
              [r.line() for r in self.bridge_rankings]),
+            ("Throughput (delivered msgs/s and MB/s, summed over the subscribers; loss; the "
+             "share of its sending time the middleware held the sender back)",
+             [f"{o.point.label()}: {o.throughput}" for o in self.observed if o.throughput]),
             ("Graphs (a graph point's row: rate = what its publishers offer, latency = its "
              "worst edge's; here its chains end to end and its worst edges)",
              [line for o in self.observed if o.graph
@@ -97,6 +100,8 @@ class Summary:
             "topics": [r.to_dict() for r in self.rankings],
             "subscribers": [r.to_dict() for r in self.subscriber_rankings],
             "bridges": [r.to_dict() for r in self.bridge_rankings],
+            "throughput": [{"index": o.point.index, "label": o.point.label(),
+                            "line": o.throughput} for o in self.observed if o.throughput],
         }
 
     def _notes(self) -> list[str]:

@@ -11,8 +11,8 @@ from .graph_rows import graph_call_rows
 from .graph_tables import GRAPH_CALL_COLUMNS, GRAPH_TABLES
 from .rows import cost_columns, subscriber_rows, topic_rows
 from .schema import (COST_COLUMNS, PROBE_COLUMNS, PROCESS_COLUMNS, RESILIENCE_COLUMNS,
-                     SCHEMA_VERSION, SERVICE_COLUMNS, SUBSCRIBER_COLUMNS, TOPIC_COLUMNS,
-                     SchemaMismatch, create, version_of)
+                     SCHEMA_VERSION, SERVICE_COLUMNS, SUBSCRIBER_COLUMNS, THROUGHPUT_COLUMNS,
+                     TOPIC_COLUMNS, SchemaMismatch, create, version_of)
 
 
 def _add_resilience_columns(con: duckdb.DuckDBPyConnection) -> None:
@@ -104,6 +104,20 @@ def _add_graph_calls(con: duckdb.DuckDBPyConnection) -> None:
                         [[record.get(name) for name in names] for record in records])
 
 
+def _add_throughput_columns(con: duckdb.DuckDBPyConnection) -> None:
+    """9 -> 10: the throughput columns; the points measured before get their subscribers and
+    delivered bytes/s from their results (in DuckDB: no result is parsed in Python); the rest
+    stays NULL (there were no throughput points)."""
+    for column, kind in THROUGHPUT_COLUMNS:
+        con.execute(f"ALTER TABLE points ADD COLUMN IF NOT EXISTS {column} {kind}")
+    con.execute(
+        "UPDATE points SET subscribers = coalesce(TRY_CAST(json_extract_string(result, "
+        "'$.config.subscribers') AS BIGINT), 1), payload_bytes_per_s = TRY_CAST("
+        "json_extract_string(result, '$.measurement.throughput.payload_bytes_per_s') AS DOUBLE),"
+        " message_bytes_per_s = TRY_CAST(json_extract_string(result, "
+        "'$.measurement.throughput.message_bytes_per_s') AS DOUBLE)")
+
+
 MIGRATIONS: dict[int, Callable[[duckdb.DuckDBPyConnection], None]] = {
     1: _add_resilience_columns,
     2: _add_subscribers_table,
@@ -113,6 +127,7 @@ MIGRATIONS: dict[int, Callable[[duckdb.DuckDBPyConnection], None]] = {
     6: _add_graph_tables,
     7: _add_service_columns,
     8: _add_graph_calls,
+    9: _add_throughput_columns,
 }
 """version -> the step that upgrades a catalogue of that version to the next one"""
 

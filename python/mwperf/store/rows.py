@@ -56,6 +56,7 @@ def point_row(result: dict[str, Any], place: PointPlace) -> dict[str, Any]:
     row.update(resilience_columns(result))
     row.update(cost_columns(result))
     row.update(service_columns(result))
+    row.update(throughput_columns(result))
     row["result"] = json.dumps(result, ensure_ascii=False)
     return row
 
@@ -81,7 +82,10 @@ def measurement_columns(measurement: dict[str, Any] | None) -> dict[str, Any]:
     row.update({name: accounting.get(name) for name in ACCOUNTING})
     sent, lost = accounting.get("sent"), accounting.get("lost")
     row["loss_pct"] = 100.0 * lost / sent if sent and lost is not None else None
-    row["msgs_per_s"] = (measurement.get("throughput") or {}).get("msgs_per_s")
+    throughput = measurement.get("throughput") or {}
+    if throughput.get("loss_pct") is not None:  # --mode throughput: the publisher's own count
+        row["loss_pct"] = throughput["loss_pct"]
+    row["msgs_per_s"] = throughput.get("msgs_per_s")
     row["jitter_rfc3550_ns"] = measurement.get("jitter_rfc3550_ns")
     row["late_fraction"] = (measurement.get("late") or {}).get("fraction")
     return row
@@ -153,6 +157,33 @@ def service_columns(result: dict[str, Any]) -> dict[str, Any]:
             "calls_unmatched": calls.get("unmatched"),
             "server_time_p50_ns": server_time.get("p50_ns"),
             "server_time_p99_ns": server_time.get("p99_ns")}
+
+
+def throughput_columns(result: dict[str, Any]) -> dict[str, Any]:
+    """A throughput point's figures (schema.THROUGHPUT_COLUMNS): the ``measurement.throughput``
+    block's delivery, rates, sender and CPU; ``subscribers`` from the configuration (1 when not
+    recorded), the delivered bytes/s wherever the result has them."""
+    config = result.get("config") or {}
+    throughput = (result.get("measurement") or {}).get("throughput") or {}
+    sender = throughput.get("sender") or {}
+    cpu = throughput.get("cpu") or {}
+    subscribers = throughput.get("subscribers") or config.get("subscribers")
+    row: dict[str, Any] = {
+        "subscribers": subscribers if subscribers is not None else 1,
+        "delivery": throughput.get("delivery"), "offered_per_s": throughput.get("offered_per_s"),
+        "sent_per_s": throughput.get("sent_per_s"),
+        "payload_bytes_per_s": throughput.get("payload_bytes_per_s"),
+        "message_bytes_per_s": throughput.get("message_bytes_per_s"),
+        "wire_bytes_per_s": throughput.get("wire_bytes_per_s"),
+        "checked_every": throughput.get("checked_every"),
+        "sending_s": sender.get("sending_s"), "in_send_s": sender.get("in_send_s"),
+        "blocked_s": sender.get("blocked_s"), "refused": sender.get("refused"),
+        "send_p99_ns": sender.get("send_p99_ns")}
+    for side in ("pub", "sub"):
+        figures = cpu.get(side) or {}
+        for what in ("per_msg_us", "per_mb_ms"):
+            row[f"{side}_cpu_{what}"] = figures.get(what)
+    return row
 
 
 def resilience_columns(result: dict[str, Any]) -> dict[str, Any]:

@@ -16,13 +16,15 @@ import duckdb
 from ..errors import RunError
 from .graph_tables import GRAPH_TABLES
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 """2: the resilience columns (time to connect, outage lost/recovery/session); 3: the
 ``subscribers`` table; 4: the cost columns (bytes on the wire, allocations per message); 5: the
 ``probes`` table; 6: ``topics.address`` (``topics.name`` is the topic's name: a replay's recorded
 topic, else ``topic <i>``); 7: the graph tables (``graph_runs``, ``graph_edges``,
 ``graph_chains``, ``graph_nodes``); 8: service points (the calls' columns, and CPU, RSS and
-allocations of the client and server roles); 9: ``graph_calls`` (a graph's call edges)"""
+allocations of the client and server roles); 9: ``graph_calls`` (a graph's call edges); 10: the
+throughput columns (``--mode throughput``: delivered bytes/s, offered and sent rates, the
+sender's blocked time, CPU per message and per MB, subscribers)"""
 
 CONFIG_COLUMNS: tuple[tuple[str, str], ...] = (
     ("transport", "VARCHAR"), ("mode", "VARCHAR"), ("rate", "DOUBLE"), ("payload", "VARCHAR"),
@@ -83,6 +85,26 @@ SERVICE_COLUMNS: tuple[tuple[str, str], ...] = (
 """a service point's calls (``--mode service``, docs/services.md): its options, the calls
 that timed out, failed or matched nothing, and the server's time per call; NULL for streams"""
 
+THROUGHPUT_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("subscribers", "BIGINT"), ("delivery", "VARCHAR"), ("offered_per_s", "DOUBLE"),
+    ("sent_per_s", "DOUBLE"), ("payload_bytes_per_s", "DOUBLE"),
+    ("message_bytes_per_s", "DOUBLE"), ("wire_bytes_per_s", "DOUBLE"),
+    ("checked_every", "BIGINT"), ("sending_s", "DOUBLE"), ("in_send_s", "DOUBLE"),
+    ("blocked_s", "DOUBLE"), ("refused", "BIGINT"), ("send_p99_ns", "BIGINT"),
+    *((f"{side}_cpu_{what}", "DOUBLE") for side in ("pub", "sub")
+      for what in ("per_msg_us", "per_mb_ms")),
+)
+"""a throughput point's figures (``--mode throughput``, docs/throughput.md; NULL otherwise, but
+``subscribers`` for every point and ``payload_bytes_per_s``/``message_bytes_per_s`` wherever
+the result has them): the subscribers (``--subscribers``), the delivery (reliable or
+best-effort), the offered rate (NULL = as fast as possible), the publisher's accepted
+messages/s, the delivered bytes/s (payload, payload + header, on the wire where counted), the
+payload check's sampling (1 = every message), the sender's time sending, inside the
+middleware's send calls and held back by flow control, sends refused, its p99 send call, and
+each side's steady-state CPU per message (µs) and per MB of payload (ms; pub: per accepted
+message, sub: summed over the subscribers, per delivered message). Delivered msgs/s is ``msgs_per_s``; its loss is ``loss_pct`` (the
+publisher's sent count against the delivered one)."""
+
 POINT_KEYS: tuple[tuple[str, str], ...] = (
     ("point_id", "VARCHAR PRIMARY KEY"), ("run_id", "VARCHAR NOT NULL"),
     ("point_index", "INTEGER"), ("repetition", "INTEGER"), ("folder", "VARCHAR NOT NULL"),
@@ -90,7 +112,7 @@ POINT_KEYS: tuple[tuple[str, str], ...] = (
     ("status_reason", "VARCHAR"), ("mwperf_version", "VARCHAR"), ("agent_version", "VARCHAR"),
 )
 POINT_COLUMNS = (POINT_KEYS + CONFIG_COLUMNS + MEASUREMENT_COLUMNS + PROCESS_COLUMNS
-                 + RESILIENCE_COLUMNS + COST_COLUMNS + SERVICE_COLUMNS
+                 + RESILIENCE_COLUMNS + COST_COLUMNS + SERVICE_COLUMNS + THROUGHPUT_COLUMNS
                  + (("result", "JSON NOT NULL"),))
 TOPIC_COLUMNS = (("point_id", "VARCHAR NOT NULL"), ("topic", "INTEGER NOT NULL"),
                  ("name", "VARCHAR"), ("address", "VARCHAR")) + MEASUREMENT_COLUMNS
