@@ -47,6 +47,7 @@ UDP_MAX = 65507  # largest UDP datagram on IPv4
 SOCKPERF_MAX = 65507  # sockperf's largest message (-m), TCP too
 
 sys.path.insert(0, str(ROOT / "python"))
+from mwperf.errors import RunError  # noqa: E402
 from mwperf.transports.cyclonedds import loopback_config  # noqa: E402  (mwperf's own Cyclone config)
 
 
@@ -181,11 +182,15 @@ def iceoryx2(size: int, seconds: float, delivery: str, warmup: float = 1.0, dept
     and a publisher that retries until delivered, best-effort = overflow."""
     binary = built("iox2_thr")
     need(binary)
-    service = f"mwperf-ref-thr-{os.getpid()}-{random.randrange(1 << 30)}"
-    return windowed_pair("iox2_thr", delivery, size,
-                         [str(binary), "sub", service, str(depth), delivery],
-                         [str(binary), "pub", service, str(size), f"{warmup + seconds + 0.5:.3f}",
-                          str(depth), delivery], warmup, seconds)
+    tag = f"mwpthr{os.getpid()}x{random.randrange(1 << 20)}"
+    own = [str(binary), "--prefix", f"{tag}_"]  # its files: removed after the run
+    try:
+        return windowed_pair("iox2_thr", delivery, size, [*own, "sub", "thr", str(depth), delivery],
+                             [*own, "pub", "thr", str(size), f"{warmup + seconds + 0.5:.3f}",
+                              str(depth), delivery], warmup, seconds)
+    finally:
+        for leftover in [*Path("/dev/shm").glob(f"{tag}_*"), *Path("/tmp/iceoryx2").glob(f"**/{tag}_*")]:
+            leftover.unlink(missing_ok=True)
 
 
 # ------------------------------------------------------------------ ddsperf
@@ -203,10 +208,13 @@ def ddsperf(size: int, seconds: float, delivery: str, warmup: float = 1.0, depth
     mwperf's Cyclone loopback configuration; reliable keep-all or best-effort (-u) keep-last
     `depth`. Its sub prints totals once a second (realtime, -R 0): the window is cut from those
     (interpolated between seconds), and its "lost" (sequence gaps) is the loss."""
-    need_tool("ddsperf")
     if size < 12:
         raise Unsupported("ddsperf: a KS sample is at least 12 bytes")
-    env = dict(os.environ, CYCLONEDDS_URI=loopback_config())
+    need_tool("ddsperf")
+    try:
+        env = dict(os.environ, CYCLONEDDS_URI=loopback_config())
+    except RunError as e:  # the configuration comes from the agent
+        raise Missing(f"ddsperf: mwperf's Cyclone configuration: {e}") from None
     domain = str(random.randint(100, 200))
     qos = ["-k", "all"] if delivery == "reliable" else ["-u", "-k", str(depth)]
     sub = Child(["ddsperf", "-R", "0", "-i", domain, *qos, "sub"], env=env)
@@ -255,9 +263,9 @@ def sockperf(size: int, seconds: float, proto: str) -> dict:
     """`sockperf sr` + `sockperf tp -m SIZE -t SECONDS` (as fast as it can send) on 127.0.0.1,
     UDP or TCP. The client says what it sent and in how long, the server what it received
     (a few warm-up messages included) when stopped; CPU of both over their whole runs."""
-    need_tool("sockperf")
     if size > SOCKPERF_MAX:
         raise Unsupported(f"sockperf: messages of at most {SOCKPERF_MAX} bytes")
+    need_tool("sockperf")
     tcp = ["--tcp"] if proto == "tcp" else []
     port = free_port()
     common = ["-i", "127.0.0.1", "-p", str(port), *tcp]
@@ -308,9 +316,9 @@ def iperf3(size: int, seconds: float, proto: str) -> dict:
     """`iperf3 -s -1` + `iperf3 -c -t SECONDS -J`: UDP with -l SIZE -b 0 (no rate limit), or TCP
     with -l SIZE (its writes; the stream does not keep message bounds). CPU of both processes
     over their whole runs (wait4)."""
-    need_tool("iperf3")
     if proto == "udp" and size > UDP_MAX:
         raise Unsupported(f"iperf3 UDP: datagrams of at most {UDP_MAX} bytes")
+    need_tool("iperf3")
     port = str(free_port())
     srv = Child(["iperf3", "-s", "-1", "-B", "127.0.0.1", "-p", port])
     try:

@@ -166,3 +166,22 @@ def test_an_unsupported_reference_is_not_an_error() -> None:
         raise refs.Unsupported("sockperf: messages of at most 65507 bytes")
     assert bench_throughput.reference("sockperf UDP", too_big, 1 << 20, 1, "best-effort") == \
         {"unsupported": "sockperf: messages of at most 65507 bytes"}
+
+
+def test_sizes_a_tool_cannot_send_are_unsupported_whether_installed_or_not() -> None:
+    with pytest.raises(refs.Unsupported, match="65507"):
+        refs.sockperf(1 << 20, 1, "udp")
+    with pytest.raises(refs.Unsupported, match="65507"):
+        refs.iperf3(65508, 1, "udp")
+    with pytest.raises(refs.Unsupported, match="12 bytes"):
+        refs.ddsperf(8, 1, "reliable")
+
+
+def test_a_recorded_zenoh_pair_delivers_what_was_sent() -> None:
+    points = refproc.totals(fixture("z_sub_thr.txt"))
+    sent = refproc.SENT.search(fixture("z_pub_thr.txt"))
+    assert sent and len(points) > 10
+    assert points[-1].msgs == int(sent.group(1)) and points[-1].bytes == int(sent.group(2))
+    assert all(a.t < b.t and a.msgs <= b.msgs for a, b in zip(points, points[1:]))
+    msgs, nbytes, _ = refproc.window(points, points[0].t, points[-1].t, 1e9)
+    assert nbytes == pytest.approx(msgs * 120)

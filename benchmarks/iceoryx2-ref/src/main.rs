@@ -1,20 +1,23 @@
 //! A minimal publish-subscribe throughput pair on iceoryx2 0.10 (the version mwperf uses), for
 //! benchmarks/bench_throughput.py. mwperf's own code, written from the crate's API:
 //!
-//!   iox2_thr pub SERVICE SIZE SECONDS DEPTH reliable|best-effort
-//!   iox2_thr sub SERVICE DEPTH reliable|best-effort [INTERVAL_MS]
+//!   iox2_thr [--prefix P] pub SERVICE SIZE SECONDS DEPTH reliable|best-effort
+//!   iox2_thr [--prefix P] sub SERVICE DEPTH reliable|best-effort [INTERVAL_MS]
+//!
+//! --prefix: iceoryx2's file prefix (default iox2_), so that the benchmark can remove what
+//! iceoryx2 keeps in /dev/shm for good (its node counter) after a run.
 //!
 //! Both open (or create) the publish-subscribe service SERVICE of byte slices with a subscriber
 //! queue of DEPTH; best-effort lets the queue overflow (the oldest sample is replaced), reliable
 //! does not, and its publisher retries until the subscriber made room (iceoryx2's blocking
-//! send). The publisher waits for a subscriber, then loans, fills (a copy of one prepared
-//! payload, as an application writing its data) and sends SIZE-byte samples back to back for
-//! SECONDS, prints "sent msgs=N bytes=B seconds=S" and lingers 200 ms (the subscriber takes
-//! what is still queued). The subscriber busy-polls (yielding
-//! the CPU when its queue is empty; SIGTERM ends it cleanly), counts messages and payload
-//! bytes, and every INTERVAL_MS
-//! (default 100) prints its running totals with the CLOCK_MONOTONIC time:
-//! "tp t_ns=T msgs=N bytes=B". It runs until SIGTERM or SIGINT.
+//! send). The publisher waits until its samples reach a subscriber, then loans, fills (a copy
+//! of one prepared payload, as an application writing its data) and sends SIZE-byte samples
+//! back to back for SECONDS (counting those that reached the subscriber), prints
+//! "sent msgs=N bytes=B seconds=S" and lingers 200 ms (the subscriber takes what is still
+//! queued). The subscriber busy-polls (yielding the CPU when its queue is empty; SIGTERM ends
+//! it cleanly), counts messages and payload bytes, and every INTERVAL_MS (default 100) prints
+//! its running totals with the CLOCK_MONOTONIC time: "tp t_ns=T msgs=N bytes=B". It runs until
+//! SIGTERM or SIGINT.
 
 use std::io::Write;
 use std::time::{Duration, Instant};
@@ -29,7 +32,7 @@ fn monotonic_ns() -> u64 {
 }
 
 fn usage(msg: &str) -> ! {
-    eprintln!("error: {msg}\nusage: iox2_thr pub SERVICE SIZE SECONDS DEPTH reliable|best-effort\n       iox2_thr sub SERVICE DEPTH reliable|best-effort [INTERVAL_MS]");
+    eprintln!("error: {msg}\nusage: iox2_thr [--prefix P] pub SERVICE SIZE SECONDS DEPTH reliable|best-effort\n       iox2_thr [--prefix P] sub SERVICE DEPTH reliable|best-effort [INTERVAL_MS]");
     std::process::exit(2)
 }
 
@@ -64,9 +67,15 @@ fn service(node: &Node<Svc>, name: &str, depth: usize, reliable: bool) -> iceory
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let mut config = Config::default();
+    if args.first().map(String::as_str) == Some("--prefix") {
+        let prefix = args.get(1).cloned().unwrap_or_else(|| usage("--prefix needs a value"));
+        config.global.prefix = FileName::new(prefix.as_bytes()).unwrap_or_else(|e| usage(&format!("--prefix {prefix}: {e:?}")));
+        args.drain(..2);
+    }
     // SIGTERM/SIGINT: the subscriber leaves its loop and removes its port and node files
-    let node = NodeBuilder::new().signal_handling_mode(SignalHandlingMode::HandleTerminationRequests).create::<Svc>().unwrap_or_else(|e| {
+    let node = NodeBuilder::new().config(&config).signal_handling_mode(SignalHandlingMode::HandleTerminationRequests).create::<Svc>().unwrap_or_else(|e| {
         eprintln!("iox2_thr: cannot create a node: {e:?}");
         std::process::exit(1)
     });
@@ -86,28 +95,34 @@ fn main() {
                     eprintln!("iox2_thr: cannot create a publisher of {size}-byte samples: {e:?}");
                     std::process::exit(1)
                 });
+            // The subscriber shows in the service at once, but the publisher reaches it only once
+            // both sides connected: until a sample reaches it (send() says to how many), probe.
+            let payload = vec![0x5au8; size];
             let give_up = Instant::now() + Duration::from_secs(15);
-            while service.dynamic_config().number_of_subscribers() == 0 {
+            let send = || -> usize {
+                let sample = publisher.loan_slice_uninit(size).unwrap_or_else(|e| {
+                    eprintln!("iox2_thr: loan failed: {e:?}");
+                    std::process::exit(1)
+                });
+                sample.write_from_slice(&payload).send().unwrap_or_else(|e| {
+                    eprintln!("iox2_thr: send failed: {e:?}");
+                    std::process::exit(1)
+                })
+            };
+            while send() == 0 {
                 if Instant::now() > give_up {
                     eprintln!("iox2_thr: no subscriber in 15 s");
                     std::process::exit(1);
                 }
-                std::thread::sleep(Duration::from_millis(5));
+                std::thread::sleep(Duration::from_millis(1));
             }
             println!("matched");
-            let payload = vec![0x5au8; size];
             let start = Instant::now();
-            let mut sent: u64 = 0;
+            let mut sent: u64 = 1;
             loop {
-                let sample = publisher.loan_slice_uninit(size).unwrap_or_else(|e| {
-                    eprintln!("iox2_thr: loan failed after {sent} messages: {e:?}");
-                    std::process::exit(1)
-                });
-                sample.write_from_slice(&payload).send().unwrap_or_else(|e| {
-                    eprintln!("iox2_thr: send failed after {sent} messages: {e:?}");
-                    std::process::exit(1)
-                });
-                sent += 1;
+                if send() > 0 {
+                    sent += 1;
+                }
                 if sent % 64 == 0 && start.elapsed() >= seconds {
                     break;
                 }
