@@ -154,3 +154,33 @@ def window(points: list[Point], a: float, b: float, per_second: float) -> tuple[
         raise ValueError(f"the receiver's totals do not cover the window ({len(points)} lines)")
     secs = (b - a) / per_second
     return (pb.msgs - pa.msgs) / secs, (pb.bytes - pa.bytes) / secs, (pb.lost - pa.lost) / secs
+
+
+def fastdds_shm() -> set[str]:
+    """Fast DDS's entries in /dev/shm (its segments, their _el lock files, its semaphores)."""
+    try:
+        return {n for n in os.listdir("/dev/shm") if n.startswith(("fastrtps_", "sem.fastrtps_"))}
+    except OSError:
+        return set()
+
+
+def remove_unmapped_shm(names: set[str]) -> None:
+    """Remove those of `names` (in /dev/shm) that no live process maps: what Fast DDS's shared
+    memory transport leaves behind even at a clean exit (its port segments), as mwperf's own
+    transport removes it (crates/mwperf-transports/src/middleware/fastdds/shm.rs)."""
+    if not names:
+        return
+    in_use: set[str] = set()
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/maps") as maps:
+                in_use.update(line.split("/dev/shm/", 1)[1].strip().removesuffix(" (deleted)")
+                              for line in maps if "/dev/shm/" in line)
+        except OSError:
+            continue
+    for name in names:
+        if name not in in_use and name.removesuffix("_el") not in in_use:
+            try:
+                os.unlink(f"/dev/shm/{name}")
+            except OSError:
+                pass

@@ -38,7 +38,7 @@ import sys
 import time
 from pathlib import Path
 
-from refproc import SENT, Child, Point, cpu_s, free_port, totals, window
+from refproc import SENT, Child, Point, cpu_s, fastdds_shm, free_port, remove_unmapped_shm, totals, window
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target") / "release"
@@ -167,14 +167,19 @@ def zenoh(size: int, seconds: float, delivery: str, warmup: float = 1.0) -> dict
 def fastdds(size: int, seconds: float, delivery: str, warmup: float = 1.0, shm: bool = True,
             depth: int = 10) -> dict:
     """benchmarks/fastdds_ref/throughput.cpp in a random domain: reliable keep-all with
-    blocking writes, or best-effort keep-last `depth`; shared memory as mwperf's default."""
+    blocking writes, or best-effort keep-last `depth`; shared memory as mwperf's default. What
+    Fast DDS leaves in /dev/shm (its port segments) and nobody maps is removed afterwards."""
     binary = built("fastdds-throughput")
     need(binary)
     domain = str(random.randint(100, 200))
     common = [domain, str(int(shm)), delivery, str(depth)]
-    return windowed_pair("Fast DDS reference", delivery, size, [str(binary), "sub", *common],
-                         [str(binary), "pub", *common, str(size), f"{warmup + seconds + 0.5:.3f}"],
-                         warmup, seconds)
+    before = fastdds_shm()
+    try:
+        return windowed_pair("Fast DDS reference", delivery, size, [str(binary), "sub", *common],
+                             [str(binary), "pub", *common, str(size), f"{warmup + seconds + 0.5:.3f}"],
+                             warmup, seconds)
+    finally:
+        remove_unmapped_shm(fastdds_shm() - before)
 
 
 def iceoryx2(size: int, seconds: float, delivery: str, warmup: float = 1.0, depth: int = 10) -> dict:

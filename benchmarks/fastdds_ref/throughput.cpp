@@ -11,7 +11,7 @@
 //
 // The publisher waits for the subscriber, writes SIZE-byte messages back to back for SECONDS
 // (a reliable write that timed out on a full history is written again) and prints
-// "sent msgs=N bytes=B seconds=S refused=R" (reliable: then waits up to 1 s for the
+// "sent msgs=N bytes=B seconds=S refused=R" (reliable: then waits up to 10 s for the
 // acknowledgements of what is in flight). The subscriber takes every sample in a loop that
 // waits for data when there is none, and every INTERVAL_MS (default 100) prints its running
 // totals with the CLOCK_MONOTONIC time: "tp t_ns=T msgs=N bytes=B"; it runs until SIGTERM.
@@ -149,7 +149,7 @@ int main(int argc, char** argv) {
             std::printf("sent msgs=%llu bytes=%llu seconds=%.6f refused=%llu\n", (unsigned long long)sent,
                         (unsigned long long)(sent * size), took, (unsigned long long)refused);
             std::fflush(stdout);
-            writer->wait_for_acknowledgments(Duration_t(1, 0));  // reliable: what is in flight arrives
+            writer->wait_for_acknowledgments(Duration_t(10, 0));  // reliable: what is in flight arrives
         }
     } else {
         std::fprintf(stderr, "throughput: pub needs SIZE and SECONDS\n");
