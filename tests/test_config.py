@@ -41,7 +41,7 @@ def test_everything_given() -> None:
 
 @pytest.mark.parametrize(("options", "message"), [
     ({"transport": "udpx"}, "--transport: unknown transport 'udpx'; allowed: udp, tcp, uds"),
-    ({"mode": "both"}, "--mode: unknown mode 'both'; allowed: roundtrip, oneway, service"),
+    ({"mode": "both"}, "--mode: unknown mode 'both'; allowed: roundtrip, oneway, throughput, service"),
     ({"rate": "-5"}, "--rate: must be >= 0 (0 = as fast as possible), got -5"),
     ({"rate": "fast"}, "--rate: cannot parse 'fast'; use messages per second, e.g. 1000 "
                        "(0 = as fast as possible)"),

@@ -81,7 +81,7 @@ def test_subscribers_default_to_one_and_reach_the_config() -> None:
     ({"subscribers": str(MAX_SUBSCRIBERS + 1)}, f"--subscribers: must be from 1 to "
                                                 f"{MAX_SUBSCRIBERS}"),
     ({"subscribers": "many"}, "--subscribers: cannot parse 'many'; use a whole number from 1"),
-    ({"subscribers": "3", "mode": "roundtrip"}, "--subscribers 3: only with --mode oneway (one "
+    ({"subscribers": "3", "mode": "roundtrip"}, "--subscribers 3: only with --mode oneway or throughput (one "
                                                 "pub, each sub measuring its own stream); a "
                                                 "round trip has one pong, use --subscribers 1"),
     ({"subscribers": "2", "samples": True}, "--samples: raw samples are kept only with "

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from .agent import Agent
 from .config import MEASURING_ROLE, ROLES, SENDERS, PointConfig
+from .roles import ONE_WAY
 from .durations import format_duration_arg
 from .subscribers import names
 from .topicnames import SAMPLES_NAME, names_given, samples_files  # noqa: F401 (the runner's)
@@ -110,4 +111,4 @@ def qos_args(cfg: PointConfig) -> list[str]:
 
 def server_names(cfg: PointConfig) -> list[str]:
     """The pong, or the subs (``sub.0`` ... with several subscribers)."""
-    return names(cfg.subscribers) if cfg.mode == "oneway" else [ROLES[cfg.mode][0]]
+    return names(cfg.subscribers) if cfg.mode in ONE_WAY else [ROLES[cfg.mode][0]]

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .roles import MEASURING_ROLE, SENDERS
+from .roles import MEASURING_ROLE, ONE_WAY, SENDERS
 from .errors import RunError
 from .pool import pool_measurements
 from .result_types import (Accounting, AgentReport, Daemon, Measurement, RunResult, SubscriberMeasurement,
@@ -104,10 +104,10 @@ def merge(*, run_id: str, mode: str, config: dict[str, Any], runs: list[AgentRun
     warnings = [w for report in reports.values() for w in report["warnings"]]
     warnings += own_warnings or []
     warnings += _foreign_warnings(reports)
-    subscribers = [run for run in runs if run.role == "sub"] if mode == "oneway" else []
+    subscribers = [run for run in runs if run.role == "sub"] if mode in ONE_WAY else []
     per_subscriber: list[SubscriberMeasurement] = []
     if len(subscribers) > 1:
-        per_subscriber = _per_subscriber(config, subscribers, reports.get("pub"), warnings)
+        per_subscriber = _per_subscriber(mode, config, subscribers, reports.get("pub"), warnings)
         measured = [s["measurement"] for s in per_subscriber if s["measurement"] is not None]
         measurement = pool_measurements(measured) if measured else None
         synced = [m["clock_sync"] for m in measured if m.get("clock_sync")]
@@ -165,7 +165,7 @@ def _foreign_warnings(reports: Mapping[str, AgentReport]) -> list[Warning]:
     return found
 
 
-def _per_subscriber(config: Mapping[str, Any], subscribers: list[AgentRun],
+def _per_subscriber(mode: str, config: Mapping[str, Any], subscribers: list[AgentRun],
                     pub: AgentReport | None,
                     warnings: list[Warning]) -> list[SubscriberMeasurement]:
     """Each subscriber's status and measurement (loss against pub's sends), in order."""
@@ -177,7 +177,7 @@ def _per_subscriber(config: Mapping[str, Any], subscribers: list[AgentRun],
         status, reason = agent_status(run)
         rows.append({"subscriber": index, "name": run.label, "status": status,
                      "status_reason": reason,
-                     "measurement": _measurement("oneway", config, reports, warnings)})
+                     "measurement": _measurement(mode, config, reports, warnings)})
     return rows
 
 
@@ -208,7 +208,7 @@ def _measurement(mode: str, config: Mapping[str, Any], reports: Mapping[str, Age
         warnings.append(make_warning(
             "payload-mismatch", f"the agent measured {measurement['payload_bytes']} B payloads, "
             f"{config['payload_bytes']} B were asked for", "check the agent's payload catalogue"))
-    if mode == "oneway":
+    if mode in ONE_WAY:
         pub = reports.get("pub")
         _recount_oneway(measurement["accounting"], pub, warnings)
         if pub is not None and pub.get("schedule") is not None:

@@ -48,7 +48,9 @@ def option(*decls: str, scenario_kind: str | None = None, **attrs: Any) -> Point
 
 POINT_OPTIONS: tuple[PointOption, ...] = (
     option("--transport", help="Transport to measure (see 'mwperf transports').  [default: udp]"),
-    option("--mode", help="roundtrip (ping/pong), oneway (pub/sub) or service (client calls "
+    option("--mode", help="roundtrip (ping/pong), oneway (pub/sub), throughput (pub sends as "
+           "fast as the middleware takes messages, reliable: paced by its flow control, "
+           "best-effort: at --rate if given; docs/throughput.md) or service (client calls "
            "a server through the middleware's own request/response; docs/services.md).  "
            "[default: roundtrip]"),
     option("--rate", help="Messages per second; 0 = as fast as possible.  [default: 1000]"),

@@ -63,11 +63,46 @@ class Accounting(TypedDict):
     warmup_received: int
 
 
+class SendingSummary(TypedDict):
+    """--mode throughput: the publisher's send calls over its steady window (sending_s): time inside them, the part flow control held them back (each call beyond the 10th percentile of all calls, refused ones whole), sends refused after the middleware's own bound and tried again"""
+
+    sending_s: float
+    in_send_s: float
+    blocked_s: float
+    refused: int
+    send_p10_ns: NotRequired[int | None]
+    send_p50_ns: NotRequired[int | None]
+    send_p99_ns: NotRequired[int | None]
+    send_max_ns: NotRequired[int | None]
+
+
+class SideCpu(TypedDict):
+    cpu_s: float
+    per_msg_us: float | None
+    per_mb_ms: float | None
+
+
+class ThroughputCpu(TypedDict):
+    """--mode throughput: each side's CPU (user + system, every thread) over its steady window, per message and per MB (1e6 payload bytes): pub per accepted message, sub summed over subscribers per delivered message"""
+
+    pub: NotRequired[SideCpu | None]
+    sub: NotRequired[SideCpu | None]
+
+
 class Throughput(TypedDict):
     duration_s: float
     msgs_per_s: float
     payload_bytes_per_s: float
     message_bytes_per_s: float
+    delivery: NotRequired[Literal['reliable', 'best-effort']]
+    offered_per_s: NotRequired[float | None]
+    sent_per_s: NotRequired[float | None]
+    loss_pct: NotRequired[float | None]
+    subscribers: NotRequired[int]
+    checked_every: NotRequired[int | None]
+    sender: NotRequired[SendingSummary | None]
+    cpu: NotRequired[ThroughputCpu | None]
+    wire_bytes_per_s: NotRequired[float | None]
 
 
 class Schedule(TypedDict):
@@ -152,7 +187,7 @@ class Calls(TypedDict):
 class Measurement(TypedDict):
     """What a measuring role (ping, sub) saw. response = latency from the intended send time (coordinated-omission correct); service = latency from the actual send time."""
 
-    mode: Literal['roundtrip', 'oneway', 'service']
+    mode: Literal['roundtrip', 'oneway', 'throughput', 'service']
     latency_kind: Literal['rtt', 'one-way', 'call']
     clock: NotRequired[str]
     payload_bytes: int
@@ -270,6 +305,27 @@ class AgentReportPhases(TypedDict):
     idle_end_ns: NotRequired[int | None]
 
 
+class ThroughputSideSending(TypedDict):
+    in_send_s: float
+    blocked_s: float
+    refused: int
+    send_p10_ns: NotRequired[int | None]
+    send_p50_ns: NotRequired[int | None]
+    send_p99_ns: NotRequired[int | None]
+    send_max_ns: NotRequired[int | None]
+    series: list[int]
+
+
+class ThroughputSide(TypedDict):
+    """an agent's side of --throughput: its steady window (first measured message to the last, a sub's to the end-of-stream marker), the process's CPU in it, a sub's payload sampling, a pub's send calls with the messages accepted per second"""
+
+    messages: int
+    steady_wall_s: float
+    steady_cpu_s: float
+    checked_every: NotRequired[int]
+    sending: NotRequired[ThroughputSideSending]
+
+
 class AgentReportClockServe(TypedDict):
     """a pub with --clock-serve: its clock-sync probe server's counters"""
 
@@ -309,6 +365,7 @@ class AgentReport(TypedDict):
     allocations: NotRequired[Allocations]
     phases: NotRequired[AgentReportPhases]
     serving: NotRequired[Serving]
+    throughput: NotRequired[ThroughputSide]
     clock_serve: NotRequired[AgentReportClockServe]
     warnings: list[Warning]
 

@@ -28,6 +28,7 @@ from .bridges.run import sides
 from .commandline import (SAMPLES_NAME, make_run_id, ready_timeout_s, role_argv,
                           samples_files, sender_timeout_s, server_names)
 from .config import ROLES, PointConfig
+from .roles import ONE_WAY
 from .daemons import DaemonSet
 from .emulation.cpu import CpuPlacement
 from .emulation.network import Network, emulated_network
@@ -322,7 +323,7 @@ def _daemon_warnings(daemons: DaemonSet) -> list[Warning]:
 def _stop_server(server: AgentProcess, mode: str) -> list[Warning]:
     """pong runs until told; sub exits by itself after pub's end-of-stream marker."""
     warnings: list[Warning] = []
-    if mode == "oneway" and server.wait(STOP_GRACE_S) is None:
+    if mode in ONE_WAY and server.wait(STOP_GRACE_S) is None:
         warnings.append(make_warning(
             "no-end-of-stream", f"{server.name} did not exit within {STOP_GRACE_S:g} s after pub finished "
             "and was stopped with SIGTERM", "the end-of-stream marker may have been lost"))

@@ -40,8 +40,8 @@ def parse_subscribers(value: Any, limit: int) -> int:
 def check_subscribers(point: Any, options: dict[str, Any]) -> None:
     """Refuse what several subscribers cannot do (``point`` is a config.PointConfig)."""
     flag = f"--subscribers {point.subscribers}"
-    if point.mode != "oneway":
-        raise UsageError(f"{flag}: only with --mode oneway (one pub, each sub measuring its own "
+    if point.mode not in ("oneway", "throughput"):
+        raise UsageError(f"{flag}: only with --mode oneway or throughput (one pub, each sub measuring its own "
                          f"stream); a round trip has one pong, use --subscribers 1")
     if point.samples:
         raise UsageError(f"--samples: raw samples are kept only with --subscribers 1 (got "

@@ -401,6 +401,13 @@ pub struct SenderArgs {
     #[arg(long = "replay-loop", value_name = "SPAN", value_parser = duration, requires = "replay_trace")]
     #[serde(rename = "replay_loop_ns", skip_serializing_if = "Option::is_none")]
     pub replay_loop: Option<u64>,
+    /// pub: a throughput stream (docs/throughput.md): a send the middleware refuses after its
+    /// own blocking bound is tried again until it is taken or nothing was taken for
+    /// --peer-timeout; the report's `throughput` has the steady state's CPU and the send calls;
+    /// payloads larger than 64 KiB carry their full pattern every Nth message only.
+    #[arg(long, conflicts_with_all = ["replay_trace"])]
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub throughput: bool,
 }
 
 /// pong and sub.
@@ -438,4 +445,10 @@ pub struct ServerArgs {
     #[arg(long = "clock-peer", value_parser = socket_addr)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub clock_peer: Option<std::net::SocketAddr>,
+    /// sub: a throughput stream's receiver (docs/throughput.md): the report's `throughput` has
+    /// the steady state's CPU; payloads larger than 64 KiB are checked in full every Nth message
+    /// (the others at both ends), as the pub fills them.
+    #[arg(long)]
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub throughput: bool,
 }

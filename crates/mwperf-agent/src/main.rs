@@ -30,6 +30,7 @@ mod roles;
 mod router;
 mod session;
 mod signals;
+mod throughput;
 mod topic_names;
 mod version;
 mod wait;

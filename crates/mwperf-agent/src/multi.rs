@@ -197,6 +197,7 @@ fn combine(outcomes: Vec<RoleOutcome>, names: &[String], addresses: &[String]) -
         ),
         per_topic,
         serving: None,
+        throughput: None,
     }
 }
 

@@ -3,7 +3,7 @@
 //! `sent_ns` and the transport call is only the header encoding.
 
 use mwperf_core::clock::now_ns;
-use mwperf_core::wire::{fill_payload, Header, FLAG_RECORDED, FLAG_WARMUP, HEADER_LEN};
+use mwperf_core::wire::{fill_payload_sampled, Header, FLAG_RECORDED, FLAG_WARMUP, HEADER_LEN};
 use mwperf_transports::{Endpoint, TransportError};
 
 use crate::pacer::Slot;
@@ -16,6 +16,8 @@ pub struct Outgoing {
     test_allocs: u32,
     /// The next message's payload was loaded from a recording (`load`): no pattern fill.
     loaded: bool,
+    /// Every Nth message carries its full pattern, the others only both ends (`sampled`).
+    full_every: u64,
 }
 
 impl Outgoing {
@@ -27,6 +29,21 @@ impl Outgoing {
             topic,
             test_allocs: 0,
             loaded: false,
+            full_every: 1,
+        }
+    }
+
+    /// A throughput stream: the full pattern every `wire::check_every(payload)` messages only,
+    /// as the sub checks it (mwperf_core::wire::fill_payload_sampled).
+    pub fn sampled(self, on: bool) -> Self {
+        let every = if on {
+            mwperf_core::wire::check_every(self.tx.len() - HEADER_LEN)
+        } else {
+            1
+        };
+        Outgoing {
+            full_every: every,
+            ..self
         }
     }
 
@@ -68,7 +85,7 @@ impl Outgoing {
         }
         let recorded = std::mem::take(&mut self.loaded);
         if !recorded {
-            fill_payload(&mut self.tx[HEADER_LEN..], slot.seq);
+            fill_payload_sampled(&mut self.tx[HEADER_LEN..], slot.seq, self.full_every);
         }
         let sent_ns = now_ns();
         Header {

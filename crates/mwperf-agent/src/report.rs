@@ -61,6 +61,7 @@ pub fn build(s: Frame, out: RoleOutcome) -> AgentReport {
         outage: out.outage,
         clock_serve: s.clock_serve,
         serving: out.serving,
+        throughput: out.throughput,
         allocations: s.allocations,
         phases: crate::phases::report(),
         warnings: warns,

@@ -52,6 +52,7 @@ impl<'a> Session<'a> {
             mwperf_core::clock::set_test_drift_ppm(ppm); // TEST ONLY: before any timestamp is taken
         }
         check_clock_sync(role, common)?;
+        check_throughput(role, common)?;
         let started_at = mwperf_core::clock::rfc3339_now();
         let start = std::time::Instant::now();
         signals::install();
@@ -120,6 +121,31 @@ impl<'a> Session<'a> {
 }
 
 /// Clock sync is one way and one topic: a ping serves no probes, a pong probes no peer.
+/// `--throughput` is a pub's and a sub's, one topic each.
+fn check_throughput(role: &Role, common: &Common) -> Result<(), String> {
+    let on = match role {
+        Role::Ping(a) if a.throughput => return Err(
+            "--throughput: only a pub and a sub measure throughput (a ping waits for each echo)"
+                .into(),
+        ),
+        Role::Pong(a) if a.throughput => {
+            return Err(
+                "--throughput: only a pub and a sub measure throughput (a pong echoes)".into(),
+            )
+        }
+        Role::Pub(a) => a.throughput,
+        Role::Sub(a) => a.throughput,
+        _ => false,
+    };
+    if on && common.topics > 1 {
+        return Err(format!(
+            "--throughput: one topic per stream (got --topics {}); run several points instead",
+            common.topics
+        ));
+    }
+    Ok(())
+}
+
 fn check_clock_sync(role: &Role, common: &Common) -> Result<(), String> {
     match role {
         Role::Ping(a) if a.clock_serve.is_some() => Err(

@@ -181,6 +181,45 @@ pub struct Calls {
     pub server: Option<Serving>,
 }
 
+/// One side of a throughput run (`pub`/`sub --throughput`): its CPU in the steady state and,
+/// for the pub, how its sends went. The control plane turns both sides into
+/// `measurement.throughput` (docs/throughput.md).
+#[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq)]
+pub struct ThroughputSide {
+    /// Measured messages in the steady window (pub: accepted by the middleware; sub: received).
+    pub messages: u64,
+    /// Wall time of the steady window: first measured message to the last (pub) or to the
+    /// end-of-stream marker (sub).
+    pub steady_wall_s: f64,
+    /// CPU (user + system, every thread of the process) in that window.
+    pub steady_cpu_s: f64,
+    /// sub: every Nth payload was checked in full, the others at both ends (1 = all in full).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checked_every: Option<u64>,
+    /// pub: its send calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sending: Option<Sending>,
+}
+
+/// A throughput pub's send calls (the middleware's write/publish/send).
+#[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq)]
+pub struct Sending {
+    /// Time inside send calls, refused ones included.
+    pub in_send_s: f64,
+    /// Time the middleware held sends back (flow control): the time inside send calls beyond
+    /// what an unblocked call costs (each call's duration minus the 10th percentile of all).
+    pub blocked_s: f64,
+    /// Sends the middleware gave up on after its own bound (a full reliable history or queue),
+    /// each tried again; their time is in `in_send_s`.
+    pub refused: u64,
+    pub send_p10_ns: Option<u64>,
+    pub send_p50_ns: Option<u64>,
+    pub send_p99_ns: Option<u64>,
+    pub send_max_ns: Option<u64>,
+    /// Messages accepted in each second of the measurement (from the first measured send).
+    pub series: Vec<u64>,
+}
+
 /// What a service `server` did: requests answered and the time each took it (request arrival
 /// to reply handed to the transport, on its own clock; includes --server-work).
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -341,6 +380,9 @@ pub struct AgentReport {
     /// A service server: what it answered and its time per call.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub serving: Option<Serving>,
+    /// `--throughput`: this side's steady-state CPU and (pub) its sends.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub throughput: Option<ThroughputSide>,
     /// With --count-allocs: the whole process's heap allocations per phase (LD_PRELOAD counter).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub allocations: Option<Allocations>,

@@ -199,6 +199,58 @@ pub fn payload_intact(payload: &[u8], seq: u64) -> bool {
     rest == &w[..rest.len()]
 }
 
+/// Payload bytes per full check at throughput: a message of this size or less is checked in
+/// full every time; a larger one every `check_every` messages.
+pub const CHECK_SPAN: usize = 64 * 1024;
+
+/// A throughput stream's sampling of the payload pattern (`--throughput`, docs/throughput.md):
+/// every Nth message (seq % N == 0) carries and is checked for its full pattern, the others
+/// only at both ends (the first and last 8 bytes), so filling and checking cost about as much as
+/// one 64 KiB payload per message whatever the size. Both sides derive N from the size alone.
+pub fn check_every(payload_len: usize) -> u64 {
+    payload_len.div_ceil(CHECK_SPAN).max(1) as u64
+}
+
+/// The byte ranges a sampled message carries its pattern in: the first and last 8 bytes.
+fn ends(len: usize) -> [std::ops::Range<usize>; 2] {
+    let head = 0..len.min(8);
+    let tail_start = len.saturating_sub(8).max(head.end);
+    [head, tail_start..len]
+}
+
+/// Fill the pattern of `seq` where a sampled check reads it: all of it when `seq % every == 0`,
+/// else only both ends (the bytes between keep what they held).
+pub fn fill_payload_sampled(payload: &mut [u8], seq: u64, every: u64) {
+    if every <= 1 || seq.is_multiple_of(every) {
+        return fill_payload(payload, seq);
+    }
+    for r in ends(payload.len()) {
+        let start = r.start;
+        fill_from(&mut payload[r], seq, start);
+    }
+}
+
+/// [`payload_intact`] for a sampled stream (see [`fill_payload_sampled`]).
+pub fn payload_intact_sampled(payload: &[u8], seq: u64, every: u64) -> bool {
+    if every <= 1 || seq.is_multiple_of(every) {
+        return payload_intact(payload, seq);
+    }
+    let mut want = [0u8; 8];
+    ends(payload.len()).into_iter().all(|r| {
+        let w = &mut want[..r.len()];
+        fill_from(w, seq, r.start);
+        payload[r] == *w
+    })
+}
+
+/// Write into `out` the pattern of `seq` as it stands in a payload from byte `start` on.
+fn fill_from(out: &mut [u8], seq: u64, start: usize) {
+    for (i, b) in out.iter_mut().enumerate() {
+        let pos = start + i;
+        *b = pattern_word(seq, (pos / 8) as u64).to_le_bytes()[pos % 8];
+    }
+}
+
 /// Build a complete message (header + pattern payload) into `buf`, resizing it.
 pub fn build_message(buf: &mut Vec<u8>, h: &Header) {
     buf.resize(h.message_len(), 0);
@@ -209,6 +261,41 @@ pub fn build_message(buf: &mut Vec<u8>, h: &Header) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sampled_pattern_checks_every_nth_in_full_and_the_rest_at_both_ends() {
+        assert_eq!(check_every(64), 1);
+        assert_eq!(check_every(CHECK_SPAN), 1);
+        assert_eq!(check_every(1 << 20), 16);
+        assert_eq!(check_every(4 << 20), 64);
+        for len in [0usize, 3, 8, 13, 16, 1000, 1 << 20] {
+            let every = check_every(len).max(4);
+            let mut p = vec![0u8; len];
+            for seq in 0..(2 * every) {
+                fill_payload_sampled(&mut p, seq, every);
+                assert!(
+                    payload_intact_sampled(&p, seq, every),
+                    "len {len} seq {seq}"
+                );
+                // a full check of a sampled (not full) message fails where the middle is stale
+                if seq % every != 0 && len > 16 {
+                    assert!(!payload_intact(&p, seq), "len {len} seq {seq}");
+                }
+                if len > 0 {
+                    let mut bad = p.clone();
+                    bad[len - 1] ^= 1;
+                    assert!(!payload_intact_sampled(&bad, seq, every));
+                    let mut bad = p.clone();
+                    bad[0] ^= 0x80;
+                    assert!(!payload_intact_sampled(&bad, seq, every));
+                }
+            }
+        }
+        // a full message is intact under the sampled check too
+        let mut p = vec![0u8; 100];
+        fill_payload(&mut p, 5);
+        assert!(payload_intact_sampled(&p, 5, 4));
+    }
 
     fn sample() -> Header {
         Header {

@@ -191,6 +191,7 @@ fn agent_report_matches_the_schema() {
         }),
     };
     let report = AgentReport {
+        throughput: None,
         schema_version: SCHEMA_VERSION,
         kind: "agent-report",
         role: "ping",

@@ -264,6 +264,13 @@ pub enum TransportError {
         transport: &'static str,
         detail: String,
     },
+    /// A reliable send waited its bound for the receiver(s) to make room (flow control: a full
+    /// history of unacknowledged messages, a full socket) and gave up: the message was NOT sent
+    /// and sending it again may succeed once the receiver reads. `detail` names the bound.
+    Blocked {
+        transport: &'static str,
+        detail: String,
+    },
 }
 
 impl TransportError {
@@ -309,6 +316,12 @@ impl fmt::Display for TransportError {
                 write!(f, "{transport}: no peer matched within {} ({detail}); is the peer running with the same address and QoS? (--discovery-timeout)", mwperf_core::units::format_ns(*waited_ns as f64))
             }
             TransportError::Middleware { transport, detail } => write!(f, "{transport}: {detail}"),
+            TransportError::Blocked { transport, detail } => {
+                write!(
+                    f,
+                    "{transport}: the receiver did not make room in time ({detail})"
+                )
+            }
         }
     }
 }

@@ -104,10 +104,10 @@ impl<S: Read + Write + AsRawFd> Conn<S> {
         let mut waited = 0;
         while self.backlog() + msg.len() > MAX_BACKLOG {
             if waited >= SEND_STALL_NS {
-                return Err(TransportError::Io(io::Error::new(
-                    ErrorKind::TimedOut,
-                    "peer stopped reading for 10 s",
-                )));
+                return Err(TransportError::Blocked {
+                    transport: "tcp/uds",
+                    detail: "the peer took no bytes for 10 s and the send backlog is full".into(),
+                });
             }
             poll::wait(self.fd(), libc::POLLOUT, 100_000_000)?;
             waited += 100_000_000;

@@ -20,13 +20,14 @@ from .clock import ClockSync
 from .outage import Outage
 from .profile import Profile
 from .samples import Samples
+from .throughput import Throughput
 from .wire_bytes import WireBytes
 
 if TYPE_CHECKING:
     from ..point import Point
 
 PARTS: tuple[Part, ...] = (CallsPart(), Bridge(), Outage(), ClockSync(), CountAllocs(), AllocSites(),
-                           Profile(), WireBytes(), Samples())
+                           Profile(), WireBytes(), Samples(), Throughput())
 """every part, in the order its hooks run (the bridge's hops read the place's link section,
 which the runner writes before any part's)"""
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..durations import format_ns
+from ..roles import ONE_WAY
 from ..sizes import format_bytes
 from ..table import THIN_MARK, THIN_NOTE, format_rate, thin_p999
 from .data import Point, Run
@@ -78,7 +79,7 @@ def rows(runs: Sequence[Run]) -> list[dict[str, Any]]:
 
 
 def _row(point: Point, number: int, run: str) -> dict[str, Any]:
-    sender, server = ("ping", "pong") if point.get("mode") != "oneway" else ("pub", "sub")
+    sender, server = ("pub", "sub") if point.get("mode") in ONE_WAY else ("ping", "pong")
     rss = [point.get(f"{role}_rss_kib") for role in (sender, server)]
     return {
         "number": number, "run": run, "point_id": point.point_id, "status": point.status,

@@ -212,6 +212,7 @@ fn combine(mut outcomes: Vec<RoleOutcome>, names: &[String]) -> RoleOutcome {
         per_topic,
         outage: None,
         serving: None,
+        throughput: None,
     }
 }
 
@@ -415,6 +416,7 @@ fn one_client(
         per_topic: Vec::new(),
         outage: None,
         serving: None,
+        throughput: None,
     }
 }
 

@@ -36,6 +36,8 @@ pub struct RoleOutcome {
     pub outage: Option<mwperf_core::result::OutageCounts>,
     /// A service server's side (`server`).
     pub serving: Option<mwperf_core::result::Serving>,
+    /// `--throughput`: the steady state's CPU and (pub) the sends.
+    pub throughput: Option<mwperf_core::result::ThroughputSide>,
 }
 
 impl RoleOutcome {
@@ -52,6 +54,7 @@ impl RoleOutcome {
             per_topic: Vec::new(),
             outage: None,
             serving: None,
+            throughput: None,
         }
     }
 }

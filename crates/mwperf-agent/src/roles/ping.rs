@@ -348,6 +348,7 @@ pub fn run(
         per_topic: Vec::new(),
         outage,
         serving: None,
+        throughput: None,
     }
 }
 

@@ -94,5 +94,6 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
         per_topic: Vec::new(),
         outage: None,
         serving: None,
+        throughput: None,
     }
 }

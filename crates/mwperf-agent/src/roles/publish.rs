@@ -17,6 +17,7 @@ use crate::lane::Lane;
 use crate::outgoing::Outgoing;
 use crate::pacer::Pacer;
 use crate::signals;
+use crate::throughput::SendMeter;
 use crate::wait::Waiter;
 
 /// One topic's stream to the sub; `lane` = its place among several topics.
@@ -45,7 +46,11 @@ pub fn run(
         Err(e) => return RoleOutcome::failed(e),
     };
     let topic = lane.as_ref().map_or(0, Lane::topic);
-    let mut out = Outgoing::new(run_id, topic, args.payload).test_allocs(args.test_allocs_per_msg);
+    let mut out = Outgoing::new(run_id, topic, args.payload)
+        .test_allocs(args.test_allocs_per_msg)
+        .sampled(args.throughput);
+    let mut meter = args.throughput.then(SendMeter::default);
+    let mut last_taken_ns = now_ns();
     crate::allocs::setup_done();
     crate::phases::setup_done();
     let mut rx = Vec::new();
@@ -93,7 +98,17 @@ pub fn run(
         if let Some(recorded) = pacer.replay_bytes() {
             out.load(recorded);
         }
-        let (sent_ns, r) = out.send(ep.as_mut(), &slot);
+        let (sent_ns, r) = match meter.as_mut() {
+            None => out.send(ep.as_mut(), &slot),
+            Some(m) => send_until_taken(
+                &mut out,
+                ep.as_mut(),
+                &slot,
+                m,
+                args.peer_timeout,
+                &mut last_taken_ns,
+            ),
+        };
         if let Some(lane) = &lane {
             lane.after_send(slot.index);
         }
@@ -105,6 +120,20 @@ pub fn run(
                 stop = Some((
                     Status::Partial,
                     "the subscriber closed the connection".into(),
+                ));
+                break;
+            }
+            Err(TransportError::Blocked { .. }) if meter.is_some() && signals::stopped() => {
+                stop = Some((Status::Partial, "interrupted by signal".into()));
+                break;
+            }
+            Err(e @ TransportError::Blocked { .. }) if meter.is_some() => {
+                stop = Some((
+                    Status::Partial,
+                    format!(
+                        "the subscriber stopped reading: the middleware took no message for --peer-timeout {} (last refusal: {e})",
+                        mwperf_core::units::format_ns(args.peer_timeout as f64)
+                    ),
                 ));
                 break;
             }
@@ -122,6 +151,7 @@ pub fn run(
             crate::allocs::message();
         }
     }
+    let throughput = meter.and_then(|m| m.finish(now_ns()));
     drop(lane); // this topic sends no more ticks: the next one must not wait for it
                 // the sub ends at the FIN below: the idle session comes first
     crate::phases::drained_then_idle(if stop.is_none() { args.idle } else { 0 });
@@ -172,5 +202,34 @@ pub fn run(
         per_topic: Vec::new(),
         outage: outage.map(|w| w.counts(true, false)),
         serving: None,
+        throughput,
+    }
+}
+
+/// A throughput pub's send (`--throughput`): a send the middleware refuses after its own
+/// blocking bound (`TransportError::Blocked`) is tried again until it is taken, a signal
+/// comes, or nothing was taken for `give_up_ns` (then that refusal is returned); every call is
+/// metered (warm-up ones not).
+fn send_until_taken(
+    out: &mut Outgoing,
+    ep: &mut dyn Endpoint,
+    slot: &crate::pacer::Slot,
+    meter: &mut SendMeter,
+    give_up_ns: u64,
+    last_taken_ns: &mut u64,
+) -> (u64, Result<(), TransportError>) {
+    loop {
+        let (start_ns, r) = out.send(ep, slot);
+        let end_ns = now_ns();
+        let blocked = matches!(r, Err(TransportError::Blocked { .. }));
+        if !slot.warmup && (r.is_ok() || blocked) {
+            meter.call(start_ns, end_ns, r.is_ok());
+        }
+        if r.is_ok() {
+            *last_taken_ns = end_ns;
+        }
+        if !blocked || signals::stopped() || end_ns >= *last_taken_ns + give_up_ns {
+            return (start_ns, r);
+        }
     }
 }

@@ -11,7 +11,8 @@ use mwperf_core::clocksync::Fit;
 use mwperf_core::result::ClockSync;
 use mwperf_core::result::{Counters, Status};
 use mwperf_core::wire::{
-    payload_intact, Header, FLAG_ECHO, FLAG_FIN, FLAG_PROBE, FLAG_RECORDED, FLAG_WARMUP, HEADER_LEN,
+    check_every, payload_intact_sampled, Header, FLAG_ECHO, FLAG_FIN, FLAG_PROBE, FLAG_RECORDED,
+    FLAG_WARMUP, HEADER_LEN,
 };
 use mwperf_transports::Endpoint;
 
@@ -39,6 +40,7 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
     let mut buf = Vec::with_capacity(64 * 1024);
     let wait = if args.common.busy_poll { 0 } else { 50_000_000 };
     let mut last_ns = now_ns();
+    let mut steady = args.throughput.then(crate::throughput::SteadyCpu::default);
     let reason = loop {
         if signals::stopped() {
             break fin
@@ -96,12 +98,20 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
             recv_ns = now_ns();
         }
         if let Some(s) = &mut sync {
-            // recorded at the end, on the pub's clock; the payload is checked now
+            // recorded at the end, on the pub's clock; the payload is checked now (in full)
             if h.flags & FLAG_WARMUP != 0 {
                 s.warmup_received += 1;
             } else {
-                let intact =
-                    h.flags & FLAG_RECORDED != 0 || payload_intact(&buf[HEADER_LEN..], h.seq);
+                if let Some(st) = &mut steady {
+                    st.message(recv_ns);
+                }
+                let every = if steady.is_some() {
+                    check_every(h.payload_len as usize)
+                } else {
+                    1
+                };
+                let intact = h.flags & FLAG_RECORDED != 0
+                    || payload_intact_sampled(&buf[HEADER_LEN..], h.seq, every);
                 if let Some(old) = s.kept.push(Arrival::new(&h, intact, recv_ns)) {
                     let fit = s.client.as_ref().and_then(Client::running_fit);
                     if let Err(e) = s.record(&mut col, old, fit.as_ref(), false, args) {
@@ -124,6 +134,14 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
         let c = col.as_mut().unwrap();
         if h.flags & FLAG_WARMUP != 0 {
             c.seq.warmup_received += 1;
+        } else if let Some(s) = &mut steady {
+            // a throughput stream: large payloads are checked in full every Nth message
+            s.message(recv_ns);
+            c.window_start(recv_ns);
+            let every = check_every(h.payload_len as usize);
+            let intact = h.flags & FLAG_RECORDED != 0
+                || payload_intact_sampled(&buf[HEADER_LEN..], h.seq, every);
+            c.arrive_checked(&h, intact, recv_ns);
         } else {
             c.window_start(recv_ns);
             c.arrive(&h, &buf, recv_ns);
@@ -134,6 +152,16 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
         }
     };
     counters.connections = ep.connections();
+    let throughput = steady.as_ref().and_then(|s| {
+        let end = fin.map_or(last_ns, |(_, _, _, at)| at);
+        s.finish(end).map(|mut side| {
+            side.checked_every = col
+                .as_ref()
+                .and_then(Collector::payload_bytes)
+                .map(|p| check_every(p as usize));
+            side
+        })
+    });
     let mut clock_sync = None;
     if let Some(s) = sync.take() {
         match s.finish(&mut col, args) {
@@ -162,7 +190,12 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
     };
     let payload = c.payload_bytes().unwrap_or(0);
     let outage = c.outage_counts(false);
-    let mut m = c.finish("oneway", sent, warmup_sent, payload, 0, None);
+    let mode = if args.throughput {
+        "throughput"
+    } else {
+        "oneway"
+    };
+    let mut m = c.finish(mode, sent, warmup_sent, payload, 0, None);
     if let Some(cs) = clock_sync {
         if cs.status == "ok" {
             m.clock = mwperf_core::clock::CLOCK_SYNCED_NAME.into();
@@ -181,6 +214,7 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
         per_topic: Vec::new(),
         outage,
         serving: None,
+        throughput,
     }
 }
 

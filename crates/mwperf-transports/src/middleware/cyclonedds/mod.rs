@@ -386,7 +386,7 @@ impl Endpoint for CycloneEndpoint {
             (self.api.dds_write)(*writer, (&sample as *const ffi::Bytes).cast::<c_void>())
         };
         if rc == ffi::DDS_RETCODE_TIMEOUT {
-            return Err(TransportError::Middleware { transport: T, detail: format!("write on {name} timed out: the reliable history is full of unacknowledged messages (--opt max-blocking, --history)") });
+            return Err(TransportError::Blocked { transport: T, detail: format!("write on {name} timed out after --opt max-blocking: the reliable history is full of unacknowledged messages (--history)") });
         }
         check(self.api, rc, format_args!("writing on {name}")).map(|_| ())
     }

@@ -303,7 +303,7 @@ impl Endpoint for FastddsEndpoint {
         // SAFETY: valid handle; msg is alive for the call and Fast DDS serializes it before returning.
         match unsafe { (self.api.write)(self.ep, msg.as_ptr(), len, time, id) } {
             0 => Ok(()),
-            -1 => Err(TransportError::Middleware { transport: T, detail: format!("write on {name} failed: with reliable QoS the history stayed full of unacknowledged messages for --opt max-blocking (--history)") }),
+            -1 => Err(TransportError::Blocked { transport: T, detail: format!("write on {name}: with reliable QoS the history stayed full of unacknowledged messages for --opt max-blocking (--history)") }),
             _ => Err(TransportError::Middleware { transport: T, detail: format!("write on {name} failed") }),
         }
     }

@@ -173,10 +173,17 @@ impl WebSocket {
                 Ok(n) => done += n,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     let now = now_ns();
+                    if now >= deadline && done == 0 {
+                        return Err(TransportError::Blocked {
+                            transport: "foxglove",
+                            detail: "the WebSocket server took no data for 10 s".into(),
+                        });
+                    }
                     if now >= deadline {
+                        // part of this frame is out: the stream cannot take another one
                         return Err(TransportError::Io(io::Error::new(
                             io::ErrorKind::TimedOut,
-                            "the WebSocket server took no data for 10 s",
+                            "the WebSocket server took no data for 10 s (in the middle of a frame)",
                         )));
                     }
                     poll::wait(self.sock.as_raw_fd(), libc::POLLOUT, deadline - now)

@@ -160,10 +160,10 @@ impl Outgoing {
                     std::thread::sleep(Duration::from_micros(50))
                 }
                 Err(LoanError::OutOfMemory) => {
-                    return Err(middleware(format!(
-                        "{}: the subscriber has not released shared memory for {:?} (it holds all samples the --opt max-shm budget allows)",
+                    return Err(TransportError::Blocked { transport: "iceoryx2", detail: format!(
+                        "{}: the subscriber has not released shared memory for --opt send-timeout={:?} (it holds all samples the --opt max-shm budget allows)",
                         self.name, self.settings.send_timeout
-                    )))
+                    ) })
                 }
                 Err(e) => return Err(middleware(format!("cannot loan a {}-byte sample on {}: {e:?}", msg.len(), self.name))),
             }
@@ -171,7 +171,7 @@ impl Outgoing {
         sample
             .write_from_slice(msg)
             .send()
-            .map_err(|e| middleware(format!("send on {} failed: {e:?} (a reliable send gives up after {:?} when the subscriber's queue stays full; --opt send-timeout)", self.name, self.settings.send_timeout)))?;
+            .map_err(|e| TransportError::Blocked { transport: "iceoryx2", detail: format!("send on {}: {e:?} (a reliable send gives up after --opt send-timeout={:?} when a subscriber's queue stays full)", self.name, self.settings.send_timeout) })?;
         // A receiver only listens while it blocks; busy-polling peers pay no wake-up.
         if self.events.dynamic_config().number_of_listeners() > 0 {
             let _ = self.notifier.notify();

@@ -367,7 +367,8 @@ impl Session {
             self.wait_until(
                 |s| s.in_flight.len < s.max_in_flight,
                 "acknowledge our messages",
-            )?;
+            )
+            .map_err(not_sent)?;
             let id = self.new_pkid();
             self.in_flight.insert(id);
             id
@@ -404,7 +405,8 @@ impl Session {
     fn write_message(&mut self, hdr: &[u8], payload: &[u8]) -> Result<(), TransportError> {
         if self.backlog() + hdr.len() + payload.len() > MAX_BACKLOG {
             let need = hdr.len() + payload.len();
-            self.wait_until(|s| s.backlog() + need <= MAX_BACKLOG, "read what we sent")?;
+            self.wait_until(|s| s.backlog() + need <= MAX_BACKLOG, "read what we sent")
+                .map_err(not_sent)?;
         }
         let pending = self.backlog();
         let total = pending + hdr.len() + payload.len();
@@ -749,5 +751,17 @@ fn connack_reason(code: u8, version: Version) -> String {
         3 => "server unavailable (code 3)".into(),
         4 | 5 => format!("not authorized (code {code}); mwperf connects anonymously: set `allow_anonymous true` in the broker config"),
         _ => format!("return code {code}"),
+    }
+}
+
+/// A stall before any byte of a message was written: the message was not sent (`Blocked`,
+/// a sender may try it again); other errors pass unchanged.
+fn not_sent(e: TransportError) -> TransportError {
+    match e {
+        TransportError::Io(io) if io.kind() == ErrorKind::TimedOut => TransportError::Blocked {
+            transport: TRANSPORT,
+            detail: io.to_string(),
+        },
+        other => other,
     }
 }

@@ -443,7 +443,10 @@ pub fn write_now(fd: RawFd, parts: &[&[u8]]) -> io::Result<usize> {
 
 /// A write error on a subscriber link as the endpoint reports it (only keep-all stalls matter).
 pub fn send_error(e: io::Error) -> Option<TransportError> {
-    (e.kind() == ErrorKind::TimedOut).then_some(TransportError::Io(e))
+    (e.kind() == ErrorKind::TimedOut).then(|| TransportError::Blocked {
+        transport: "ros1",
+        detail: e.to_string(),
+    })
 }
 
 #[cfg(test)]

@@ -219,7 +219,7 @@ impl Endpoint for RustDdsEndpoint {
             .unwrap_or((0, 0));
         let sample = cdr::encode(msg, time, id).map_err(|e| middleware("serialize", e))?;
         writer.write(sample, None).map_err(|e| match e {
-            ::rustdds::dds::result::WriteError::WouldBlock { .. } => TransportError::Middleware {
+            ::rustdds::dds::result::WriteError::WouldBlock { .. } => TransportError::Blocked {
                 transport: NAME,
                 detail: format!(
                     "reliable send window still full after {} ms (is the reader keeping up?)",
