@@ -212,7 +212,8 @@ def ddsperf(size: int, seconds: float, delivery: str, warmup: float = 1.0, depth
     """`ddsperf sub` and `ddsperf pub size SIZE` (as fast as possible) in a random domain with
     mwperf's Cyclone loopback configuration; reliable keep-all or best-effort (-u) keep-last
     `depth`. Its sub prints totals once a second (realtime, -R 0): the window is cut from those
-    (interpolated between seconds), and its "lost" (sequence gaps) is the loss."""
+    (interpolated between seconds); its "lost" (sequence gaps) is the loss, and delivered + lost
+    what was sent."""
     if size < 12:
         raise Unsupported("ddsperf: a KS sample is at least 12 bytes")
     need_tool("ddsperf")
@@ -246,7 +247,7 @@ def ddsperf(size: int, seconds: float, delivery: str, warmup: float = 1.0, depth
         raise RefError(f"ddsperf: {e}") from None
     if None in (pub_a, pub_b, sub_a, sub_b):
         raise RefError("ddsperf: a side ended inside the window")
-    return result("ddsperf", delivery, size, seconds, msgs, nbytes, None, loss_of(msgs + lost, msgs),
+    return result("ddsperf", delivery, size, seconds, msgs, nbytes, msgs + lost, loss_of(msgs + lost, msgs),
                   pub_b - pub_a, sub_b - sub_a, "window")
 
 

@@ -185,3 +185,9 @@ def test_a_recorded_zenoh_pair_delivers_what_was_sent() -> None:
     assert all(a.t < b.t and a.msgs <= b.msgs for a, b in zip(points, points[1:]))
     msgs, nbytes, _ = refproc.window(points, points[0].t, points[-1].t, 1e9)
     assert nbytes == pytest.approx(msgs * 120)
+
+
+def test_a_publishers_cpu_is_per_message_sent_where_the_tool_says() -> None:
+    r = refs.result("sockperf UDP", "best-effort", 120, 2.0, 50000.0, 6e6, 100000.0, 50.0, 0.4, 0.5, "run")
+    assert bench_throughput.per_msg_us(r, "pub") == pytest.approx(0.4e6 / (100000 * 2))
+    assert bench_throughput.per_msg_us(r, "sub") == pytest.approx(0.5e6 / (50000 * 2))
