@@ -70,7 +70,10 @@ def mwperf(agent: Path, transport: str, delivery: str, payload: int, seconds: fl
         cmd = [sys.executable, "-m", "mwperf.cli", "run", "--mode", "throughput", "--transport", transport,
                "--reliability", delivery, "--payload", str(payload), "--duration", f"{seconds:g}s",
                "--warmup", f"{WARMUP:g}s", *MWPERF_EXTRA.get(transport, []), "--no-save", "--json-out", str(out)]
-        done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=seconds + 300, check=False)
+        try:
+            done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=seconds + 300, check=False)
+        except subprocess.TimeoutExpired:
+            return {"error": f"no result within {seconds + 300:g} s"}
         if not out.exists():
             return {"error": f"exit {done.returncode}: {(done.stderr.strip().splitlines() or [''])[-1]}"}
         return from_result(json.loads(out.read_text()))
