@@ -211,13 +211,17 @@ def main() -> None:
                             f"CPU/msg {fmt(per_msg_us(r, 'pub'))}+{fmt(per_msg_us(r, 'sub'))} µs"
                         print(f"{transport} {delivery} {format_bytes(payload)} rep {i + 1}/{a.reps} {name}: {say}",
                               file=sys.stderr)
+                point = f"{transport} {delivery} {format_bytes(payload)}"
+                notes.extend(f"{point}: mwperf: {e}" for e in sorted({r["error"] for r in mw if "error" in r}))
                 for name, _ in references:
-                    if all("unsupported" in r for r in ref[name]):
-                        notes.append(f"{transport} {delivery} {format_bytes(payload)}: {ref[name][0]['unsupported']}")
-                        continue
-                    errors = {r["error"] for r in ref[name] + mw if "error" in r}
-                    notes.extend(f"{transport} {delivery} {format_bytes(payload)} ({name} or mwperf): {e}" for e in sorted(errors))
-                    rows.append(row(transport, delivery, payload, name, compare(mw, ref[name])))
+                    good = [r for r in ref[name] if "msgs_per_s" in r]
+                    why = sorted({r.get("unsupported") or r.get("error") for r in ref[name] if r not in good})
+                    notes.extend(f"{point}: {name}: {w}" for w in why)
+                    if good:
+                        rows.append(row(transport, delivery, payload, name, compare(mw, ref[name])))
+                    elif any("error" not in r for r in mw):
+                        alone = med(r["msgs_per_s"] for r in mw if "error" not in r)
+                        notes.append(f"{point}: mwperf alone (no {name} figure): {rate(alone)}msg/s")
 
     text = "\n".join([
         f"Measured {stamp()} at {revision()}: {a.reps} interleaved repetitions of {a.seconds:g} s after "
@@ -229,7 +233,7 @@ def main() -> None:
         "| transport | delivery | size | reference | msgs/s | MB/s | msgs/s ratio | loss % | CPU µs/msg | CPU ratio |",
         "|---|---|---|---|---|---|---|---|---|---|",
         *rows,
-        *([""] + [f"- {n}" for n in notes] if notes else []),
+        *([""] + [f"- {n}" for n in dict.fromkeys(notes)] if notes else []),
     ])
     print(text)
     if a.write:
