@@ -24,7 +24,9 @@ class Qos:
 
 @dataclass(frozen=True)
 class Publisher:
-    """A timer-driven publisher: one message every ``period_ns``, on an absolute schedule."""
+    """A timer-driven publisher: one message every ``period_ns``, on an absolute schedule;
+    ``period_ns`` 0 (``rate: max``): saturating, back to back as fast as the middleware
+    accepts (a reliable QoS's flow control holds it back)."""
 
     topic: str
     period_ns: int
@@ -34,6 +36,10 @@ class Publisher:
     qos: Qos = Qos()
     payload_sizes: tuple[int, ...] = ()
     """message k's payload is entry k mod len (graph/sizes.py); () = always payload_bytes"""
+
+    @property
+    def saturating(self) -> bool:
+        return self.period_ns == 0
 
 
 @dataclass(frozen=True)
@@ -112,10 +118,15 @@ class Lateness:
     too_late_percent: float = 100.0
     too_late_ns: int = 50_000_000
 
-    def late_limit_ns(self, period_ns: int) -> int:
+    def late_limit_ns(self, period_ns: int | None) -> int:
+        """``period_ns`` None or 0 (a saturating topic has no period): the absolute limit."""
+        if not period_ns:
+            return self.late_ns
         return min(round(period_ns * self.late_percent / 100), self.late_ns)
 
-    def too_late_limit_ns(self, period_ns: int) -> int:
+    def too_late_limit_ns(self, period_ns: int | None) -> int:
+        if not period_ns:
+            return self.too_late_ns
         return min(round(period_ns * self.too_late_percent / 100), self.too_late_ns)
 
 
@@ -202,8 +213,14 @@ class Graph:
                 for n in self.nodes for c in n.clients]
 
     def period_ns(self, topic: str) -> int | None:
-        """A topic's period: its timer publisher's, or for a stage's output its input's."""
-        return _follow(self, topic, set(), lambda p: p.period_ns, lambda s: None)
+        """A topic's period: its timer publisher's, or for a stage's output its input's; None
+        for a saturating topic (``rate: max``) and what stages make of it."""
+        return _follow(self, topic, set(), lambda p: p.period_ns or None, lambda s: None)
+
+    def saturating(self, topic: str) -> bool:
+        """``topic`` comes from a saturating publisher (``rate: max``), directly or through
+        chain stages."""
+        return bool(_follow(self, topic, set(), lambda p: int(p.saturating), lambda s: None))
 
     def payload_bytes(self, topic: str) -> int | None:
         """A topic's message size: its publisher's, or for a stage's output what it says (or
@@ -211,7 +228,7 @@ class Graph:
         return _follow(self, topic, set(), lambda p: p.payload_bytes, lambda s: s.publish_bytes)
 
 
-def _follow(graph: Graph, topic: str, seen: set[str], timer: Callable[[Publisher], int],
+def _follow(graph: Graph, topic: str, seen: set[str], timer: Callable[[Publisher], int | None],
             stage: Callable[[Subscriber], int | None]) -> int | None:
     """A figure of ``topic``: its timer publisher's (``timer``), or for a stage's output what
     the stage says (``stage``), else its input's, followed upstream."""

@@ -9,6 +9,7 @@ nodes:
     copies: 1                    # N nodes name_1..name_N on the same topics
     publishers:
       - {topic: /imu, rate: 1000, payload: 256}          # or period: 1ms; payload 4KiB
+      - {topic: /load, rate: max, payload: 1MiB}         # saturating: back to back
   - name: fusion
     subscribers:
       - {topic: /imu, busy_loop: 50us, publish: /odom}   # a chain stage
@@ -136,7 +137,7 @@ def _publisher(read: Reader, node: str, item: Item) -> Publisher:
     topic = read.text(fields.get("topic"), f"{node}: publisher: topic")
     assert topic is not None
     what = f"{node}, publisher of '{topic}'"
-    period_ns = period(read, item, fields, what)
+    period_ns = period(read, item, fields, what, saturate=True)
     if "payload" not in fields:
         raise read.fail(item, f"{what}: payload missing (bytes after mwperf's header, e.g. 256 "
                         f"or 4KiB)")

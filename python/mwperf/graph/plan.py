@@ -211,9 +211,10 @@ def node_specs(graph: Graph, where: Addresses, warmup_ns: int, duration_ns: int,
 
 def phase_ns(node: str, topic: str, period_ns: int, phase: str) -> int:
     """When a publisher's first message is due after the start: 0 for every publisher with
-    ``phase: aligned``; else spread over its period by a hash of node and topic (the same in
-    every run, so runs compare), as independent timers in real nodes are."""
-    if phase == "aligned":
+    ``phase: aligned`` and for a saturating one (period 0: from the start, back to back); else
+    spread over its period by a hash of node and topic (the same in every run, so runs
+    compare), as independent timers in real nodes are."""
+    if phase == "aligned" or period_ns == 0:
         return 0
     return zlib.crc32(f"{node}\0{topic}".encode()) % period_ns
 

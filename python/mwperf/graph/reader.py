@@ -68,14 +68,35 @@ class Reader:
         return float(value)
 
 
-def period(read: Reader, item: Item, fields: dict[str, Item], what: str) -> int:
-    """A timer's period in ns from its ``rate`` (Hz) or ``period`` (a duration)."""
+SATURATE = "max"
+"""a publisher's ``rate: max``: back to back, as fast as the middleware accepts (period 0)"""
+
+
+def period(read: Reader, item: Item, fields: dict[str, Item], what: str,
+           saturate: bool = False) -> int:
+    """A timer's period in ns from its ``rate`` (Hz) or ``period`` (a duration); with
+    ``saturate`` (a publisher) ``rate: max`` is 0: back to back, as fast as accepted."""
     if ("rate" in fields) == ("period" in fields):
-        raise read.fail(item, f"{what}: give one of rate (Hz) or period (a duration)")
+        raise read.fail(item, f"{what}: give one of rate (Hz) or period (a duration)"
+                        + ("; rate: max for as fast as the middleware accepts" if saturate
+                           else ""))
     if "rate" in fields:
-        rate = read.number(fields["rate"], f"{what}: rate", 1e-3, MAX_RATE_HZ)
+        if fields["rate"].value == SATURATE:
+            if not saturate:
+                raise read.fail(fields["rate"], f"{what}: rate max: only a publisher saturates "
+                                "(as fast as the middleware accepts); give a rate in Hz or a "
+                                "period")
+            return 0
+        try:
+            rate = read.number(fields["rate"], f"{what}: rate", 1e-3, MAX_RATE_HZ)
+        except UsageError as exc:
+            if not saturate:
+                raise
+            raise UsageError(f"{exc}, or max (back to back, as fast as the middleware "
+                             "accepts)") from None
         return round(1e9 / rate)
     period_ns = read.duration(fields["period"], f"{what}: period")
     if period_ns <= 0:
-        raise read.fail(fields["period"], f"{what}: period must be more than 0")
+        raise read.fail(fields["period"], f"{what}: period must be more than 0"
+                        + (" (for a saturating publisher: rate: max)" if saturate else ""))
     return period_ns

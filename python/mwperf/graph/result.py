@@ -44,7 +44,8 @@ def merge(graph: Graph, cfg: PointConfig, specs: list[dict[str, Any]],
         edge = _edge(e.topic, e.publisher, e.subscriber,
                      measured.get((e.topic, e.publisher, e.subscriber)),
                      sent.get((e.publisher, e.topic)), graph.period_ns(e.topic),
-                     reports.get(e.subscriber) is not None, duration_s)
+                     reports.get(e.subscriber) is not None, duration_s,
+                     graph.saturating(e.topic))
         if any((r or {}).get("clock") for r in reports.values()):  # across clocks
             edge["clock_bound_ns"] = bound_ns(reports.get(e.publisher), reports.get(e.subscriber))
         edges.append(edge)
@@ -86,13 +87,19 @@ def merge(graph: Graph, cfg: PointConfig, specs: list[dict[str, Any]],
 
 def _edge(topic: str, publisher: str, subscriber: str, edge: dict[str, Any] | None,
           sent: int | None, period_ns: int | None, reported: bool,
-          duration_s: float) -> dict[str, Any]:
+          duration_s: float, saturating: bool = False) -> dict[str, Any]:
+    """One edge; delivered rates over the measurement: ``achieved_per_s`` (messages),
+    ``payload_bytes_per_s`` (its payload bytes); a saturating topic's (``rate: max``) has no
+    period and no offered rate."""
     out: dict[str, Any] = {"topic": topic, "from": publisher, "to": subscriber,
                            "period_ns": period_ns, "sent": sent}
+    if saturating:
+        out["saturating"] = True
     if edge is None:
         out.update(received=0 if reported else None, lost=sent if reported else None,
                    latency=None, age=None, late=None, too_late=None,
-                   offered_per_s=1e9 / period_ns if period_ns else None, achieved_per_s=0.0)
+                   offered_per_s=1e9 / period_ns if period_ns else None, achieved_per_s=0.0,
+                   payload_bytes_per_s=0.0)
         return out
     m = edge["measurement"]
     acc = m["accounting"]
@@ -103,11 +110,12 @@ def _edge(topic: str, publisher: str, subscriber: str, edge: dict[str, Any] | No
                corrupted=acc["corrupted"],
                latency=m["service"], age=m["response"], jitter_ns=m["jitter_rfc3550_ns"],
                late=edge["late"], too_late=edge["too_late"], late_ns=edge["late_ns"],
-               too_late_ns=edge["too_late_ns"], offered_per_s=edge["offered_per_s"],
+               too_late_ns=edge["too_late_ns"], offered_per_s=edge["offered_per_s"] or None,
                achieved_per_s=acc["received"] / duration_s if duration_s else None,
                payload_bytes=m["payload_bytes"],
                received_bytes=round(m["throughput"]["payload_bytes_per_s"]
                                     * m["throughput"]["duration_s"]))
+    out["payload_bytes_per_s"] = out["received_bytes"] / duration_s if duration_s else None
     return out
 
 

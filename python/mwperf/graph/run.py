@@ -35,6 +35,7 @@ from ..transports.foxglove import require_sdk
 from ..transports.iceoryx2 import own_domain
 from ..wire import HEADER_BYTES
 from .check import check_qos, check_sizes
+from .load import flow_control
 from .clocks import CLOCK_NODE, clock_node, clock_plan, real_clock_plan
 from .hosts import GO_NAME, REMOTE_START_MARGIN_NS, write_remote_go
 from .placement import placed_topology
@@ -89,6 +90,7 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
     most = profile(cfg.transport).max_message
     check_sizes(graph, cfg.transport, most - HEADER_BYTES if most else None)
     check_qos(graph, cfg.transport, profile(cfg.transport).qos)
+    graph = flow_control(graph, cfg, profile(cfg.transport).qos)
     check_services(graph, cfg.transport, most - HEADER_BYTES if most else None)
     tag = secrets.randbits(32)
     started = datetime.now(timezone.utc)

@@ -43,12 +43,14 @@ def parse_rate_scale(text: str | None) -> float:
 
 def scale(graph: Graph, copies: int = 1, rate_scale: float = 1.0) -> Graph:
     """``graph`` with every node ``copies`` times (``name_c1``..``name_cN``) and every timer's
-    period divided by ``rate_scale``; the graph itself when both are 1."""
+    period divided by ``rate_scale`` (a saturating publisher stays as fast as accepted); the
+    graph itself when both are 1."""
     if copies == 1 and rate_scale == 1.0:
         return graph
     nodes = graph.nodes
     if rate_scale != 1.0:
         nodes = tuple(replace(n, publishers=tuple(
+            p if p.saturating else
             replace(p, period_ns=_period(graph, n.name, p.topic, p.period_ns, rate_scale))
             for p in n.publishers), clients=tuple(
             replace(c, period_ns=max(1, round(c.period_ns / rate_scale))) for c in n.clients))

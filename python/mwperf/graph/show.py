@@ -37,6 +37,7 @@ def detail(graph: Graph) -> dict[str, Any]:
     """The whole graph: nodes, topics (period, size), edges and chains."""
     return {**summary(graph), "source": graph.source, "hosts": list(graph.hosts),
             "topics": [{"topic": t, "period_ns": graph.period_ns(t),
+                        **({"saturating": True} if graph.saturating(t) else {}),
                         "payload_bytes": graph.payload_bytes(t),
                         "publishers": graph.publishers_of(t)} for t in graph.topics()],
             "nodes": [{"name": n.name, "host": n.host, "executor": n.executor, "group": n.group,
@@ -62,7 +63,8 @@ def render_detail(graph: Graph) -> str:
     out.append("topics:")
     for t in graph.topics():
         period, size = graph.period_ns(t), graph.payload_bytes(t)
-        rate = f"every {format_ns(period)}" if period else "?"
+        rate = f"every {format_ns(period)}" if period else \
+            "as fast as accepted (rate: max)" if graph.saturating(t) else "?"
         sizes = next((p.payload_sizes for n in graph.nodes for p in n.publishers
                       if p.topic == t and p.payload_sizes), ())
         shown = (f"{format_bytes(min(sizes))} to {format_bytes(max(sizes))} ({len(sizes)} "

@@ -54,6 +54,8 @@ def render(result: dict[str, Any]) -> str:
                      f"{format_ns(e2e['p99_ns'])}, max {format_ns(e2e['max_ns'])} "
                      f"({e2e['count']} messages{over}); hops p50: {hops}")
     lines += _interference(result.get("baseline"))
+    if result.get("baseline"):
+        lines += load_lines(result)
     nodes = [n for n in result["nodes"] if n.get("cpu_percent") is not None]
     if nodes:
         busiest = sorted(nodes, key=lambda n: n["cpu_percent"], reverse=True)[:5]
@@ -116,11 +118,31 @@ def count_text(value: int | None) -> str:
 
 
 def rate_text(edge: dict[str, Any]) -> str:
-    """An edge's achieved/offered rate ('-' without an offered rate)."""
+    """An edge's achieved/offered rate ('-' without an offered rate); a saturating edge's
+    (``rate: max``) delivered messages and MB (1e6 bytes of payload) per second."""
     offered, achieved = edge.get("offered_per_s"), edge.get("achieved_per_s")
+    if edge.get("saturating") and achieved is not None:
+        return f"{figure(achieved)}/max Hz" + (
+            f" {figure(edge['payload_bytes_per_s'] / 1e6)} MB/s"
+            if edge.get("payload_bytes_per_s") is not None else "")
     if not offered or achieved is None:
         return "-"
     return f"{achieved:.4g}/{offered:.4g} Hz"
+
+
+def figure(value: float) -> str:
+    """A rate: four significant digits, whole from 1000 on (41300, not 4.13e+04)."""
+    return f"{value:.0f}" if value >= 1000 else f"{value:.4g}"
+
+
+def load_lines(result: dict[str, Any]) -> list[str]:
+    """The saturating edges (``rate: max``) of ``result``: what the load beside the measured
+    topics delivered."""
+    return [f"  under load: {e['topic']} {e['from']} -> {e['to']} delivered "
+            f"{figure(e['achieved_per_s'])} msgs/s, {figure(e['payload_bytes_per_s'] / 1e6)} MB/s "
+            f"(sent {count_text(e.get('sent'))}, lost {count_text(e.get('lost'))})"
+            for e in result["edges"] if e.get("saturating")
+            and e.get("achieved_per_s") is not None and e.get("payload_bytes_per_s") is not None]
 
 
 def _table(rows: list[tuple[str, ...]]) -> list[str]:

@@ -241,7 +241,7 @@ pub fn run(
         .zip(pubs)
         .map(|(p, eps)| {
             let at = Schedule {
-                start_ns: go_ns + p.phase_ns % p.period_ns,
+                start_ns: go_ns + p.phase_ns.checked_rem(p.period_ns).unwrap_or(0),
                 warmup_end_ns: go_ns + spec.warmup_ns,
                 end_ns: measure_end_ns,
                 spin_margin_ns,
@@ -271,42 +271,58 @@ pub fn run(
         .map(|((s, ep), out)| Subscription::new(s, ep, out))
         .collect();
     let services = !spec.clients.is_empty() || !spec.servers.is_empty();
-    let (sent, received, called) = if executor.is_some() && subscriptions.len() == 1 && !services {
-        // single-threaded with one subscription: timers and callback on one thread, as rclcpp
-        let sub = subscriptions.into_iter().next().expect("one subscription");
-        let (sent, report) = event_loop::run(timers, sub, &node, window());
-        (sent, vec![report], Vec::new())
-    } else {
-        std::thread::scope(|scope| {
-            let node = &node;
-            let publishers: Vec<_> = timers
-                .into_iter()
-                .map(|t| scope.spawn(move || publisher::run(t, node)))
-                .collect();
-            let subscriptions: Vec<_> = subscriptions
-                .into_iter()
-                .map(|sub| scope.spawn(move || subscription::drive(sub, node, window())))
-                .collect();
-            let clients: Vec<_> = callers
-                .into_iter()
-                .map(|c| scope.spawn(move || service_client::run(c, node)))
-                .collect();
-            (
-                publishers
+    // a saturating publisher (period 0) is a loop on a thread of its own, never in the
+    // single-threaded loop: it would leave the subscription no turn (publisher.rs)
+    let (timers, floods): (Vec<Timer>, Vec<Timer>) =
+        timers.into_iter().partition(|t| !t.saturating());
+    let (sent, received, called) = std::thread::scope(|scope| {
+        let node = &node;
+        let floods: Vec<_> = floods
+            .into_iter()
+            .map(|t| scope.spawn(move || publisher::run(t, node)))
+            .collect();
+        let (mut sent, received, called) =
+            if executor.is_some() && subscriptions.len() == 1 && !services {
+                // single-threaded with one subscription: timers and callback on one thread, as
+                // rclcpp
+                let sub = subscriptions.into_iter().next().expect("one subscription");
+                let (sent, report) = event_loop::run(timers, sub, node, window());
+                (sent, vec![report], Vec::new())
+            } else {
+                let publishers: Vec<_> = timers
                     .into_iter()
-                    .map(|h| h.join().expect("publisher thread"))
-                    .collect::<Vec<_>>(),
-                subscriptions
+                    .map(|t| scope.spawn(move || publisher::run(t, node)))
+                    .collect();
+                let subscriptions: Vec<_> = subscriptions
                     .into_iter()
-                    .map(|h| h.join().expect("subscription thread"))
-                    .collect::<Vec<_>>(),
-                clients
+                    .map(|sub| scope.spawn(move || subscription::drive(sub, node, window())))
+                    .collect();
+                let clients: Vec<_> = callers
                     .into_iter()
-                    .map(|h| h.join().expect("client thread"))
-                    .collect::<Vec<_>>(),
-            )
-        })
-    };
+                    .map(|c| scope.spawn(move || service_client::run(c, node)))
+                    .collect();
+                (
+                    publishers
+                        .into_iter()
+                        .map(|h| h.join().expect("publisher thread"))
+                        .collect::<Vec<_>>(),
+                    subscriptions
+                        .into_iter()
+                        .map(|h| h.join().expect("subscription thread"))
+                        .collect::<Vec<_>>(),
+                    clients
+                        .into_iter()
+                        .map(|h| h.join().expect("client thread"))
+                        .collect::<Vec<_>>(),
+                )
+            };
+        sent.extend(
+            floods
+                .into_iter()
+                .map(|h| h.join().expect("publisher thread")),
+        );
+        (sent, received, called)
+    });
     let stopped = crate::signals::stopped();
     // the reference serves until the others' last probes (their end), unless stopped
     let end_ns = if stopped {

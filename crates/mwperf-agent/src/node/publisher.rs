@@ -1,6 +1,11 @@
 //! A timer-driven publisher of a graph node: one message every period on an absolute schedule
 //! (the due time is the message's intended time, so a late send is seen, not hidden), the
-//! warm-up's messages flagged, to every address of its topic.
+//! warm-up's messages flagged, to every address of its topic. A period of 0 (a graph file's
+//! `rate: max`) saturates: messages back to back, each as soon as the middleware accepted the
+//! one before (a reliable QoS's flow control blocks the send), its intended time its send's;
+//! such a publisher is a publishing loop on a thread of its own, not a timer callback, so it
+//! never takes the node's single executor (the other callbacks of its node are held up by the
+//! CPU it takes, as a worker thread's, not by the executor's turn).
 
 use mwperf_core::clock::{now_ns, sleep_until_ns};
 use mwperf_core::wire::{fill_payload, Header, FLAG_WARMUP, HEADER_LEN};
@@ -120,10 +125,20 @@ impl Timer {
         self
     }
 
-    /// When the next message is due; None once the schedule has ended.
+    /// When the next message is due; None once the schedule has ended. Saturating: now (or
+    /// the start, before it).
     pub fn due(&self) -> Option<u64> {
-        let due = self.at.start_ns + self.k * self.period_ns;
+        let due = if self.saturating() {
+            now_ns().max(self.at.start_ns)
+        } else {
+            self.at.start_ns + self.k * self.period_ns
+        };
         (due < self.at.end_ns).then_some(due)
+    }
+
+    /// Back to back (period 0, `rate: max`): as fast as the middleware accepts.
+    pub fn saturating(&self) -> bool {
+        self.period_ns == 0
     }
 
     /// The spin margin before each due time.
@@ -156,15 +171,19 @@ impl Timer {
                 self.sizes[(self.k % self.sizes.len() as u64) as usize]
             },
         };
-        let at_ns = send(
-            &mut self.eps,
-            &mut self.buf,
-            h,
-            &mut self.sent,
-            self.period_ns,
-        );
-        let lag = at_ns.saturating_sub(h.intended_ns); // both on the reference's clock
-        self.sent.max_send_lag_ns = self.sent.max_send_lag_ns.max(lag);
+        // saturating: each message wholly handed over before the next, as a blocking write
+        // (a byte stream's queue would otherwise grow to its bound: seconds of data in flight)
+        let drain_ns = if self.saturating() {
+            SATURATED_DRAIN_NS
+        } else {
+            self.period_ns
+        };
+        let at_ns = send(&mut self.eps, &mut self.buf, h, &mut self.sent, drain_ns);
+        if !self.saturating() {
+            // a saturating publisher has no schedule to lag behind
+            let lag = at_ns.saturating_sub(h.intended_ns); // both on the reference's clock
+            self.sent.max_send_lag_ns = self.sent.max_send_lag_ns.max(lag);
+        }
         if !warm {
             crate::allocs::message();
         }
@@ -174,7 +193,9 @@ impl Timer {
 
 /// Publish with `timer` on this thread until its schedule ends (or a stop signal): sleep until
 /// the spin margin before each due time (in slices, so a stop is seen within one), then fire —
-/// holding the node's single executor when it has one, as a timer callback would.
+/// holding the node's single executor when it has one, as a timer callback would (a saturating
+/// publisher does not: it is a loop on its own thread, see the module doc). What a byte stream
+/// still has queued after the last message is pushed out before the endpoints close.
 pub fn run(mut timer: Timer, node: &super::subscription::NodeContext<'_>) -> Sent {
     while let Some(due) = timer.due() {
         let wake = due.saturating_sub(timer.spin_margin_ns());
@@ -190,8 +211,12 @@ pub fn run(mut timer: Timer, node: &super::subscription::NodeContext<'_>) -> Sen
         }
         let _turn = node
             .executor
+            .filter(|_| !timer.saturating())
             .map(|m| m.lock().unwrap_or_else(|p| p.into_inner()));
         timer.fire(node.run_id, node.source);
+    }
+    for ep in timer.eps.iter_mut() {
+        ep.drain(timer.at.open_until_ns.saturating_sub(now_ns()));
     }
     while !signals::stopped() && now_ns() < timer.at.open_until_ns {
         sleep_until_ns(timer.at.open_until_ns.min(now_ns() + STOP_CHECK_NS));
@@ -201,3 +226,65 @@ pub fn run(mut timer: Timer, node: &super::subscription::NodeContext<'_>) -> Sen
 
 /// The longest a sleeping publisher goes without looking for a stop request.
 const STOP_CHECK_NS: u64 = 50_000_000;
+
+/// How long a saturating publisher waits for a byte stream's peer to take a message's tail
+/// before its next send (a stream's own send gives up on a peer stalled for 10 s).
+const SATURATED_DRAIN_NS: u64 = 10_000_000_000;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(start_ns: u64, warmup_ns: u64, end_ns: u64) -> Schedule {
+        Schedule {
+            start_ns,
+            warmup_end_ns: start_ns + warmup_ns,
+            end_ns,
+            spin_margin_ns: 0,
+            open_until_ns: end_ns,
+        }
+    }
+
+    #[test]
+    fn a_saturating_publisher_sends_back_to_back_until_its_end() {
+        let start = now_ns();
+        let mut t = Timer::new(
+            "/load",
+            1,
+            64,
+            0,
+            Vec::new(),
+            at(start, 1_000_000, start + 20_000_000),
+        );
+        assert!(t.saturating());
+        while t.due().is_some() {
+            t.fire(7, 1);
+        }
+        assert!(now_ns() >= start + 20_000_000);
+        // far more than any paced rate in 20 ms, the warm-up's flagged, no lag counted
+        assert!(t.sent.sent > 100, "{:?}", t.sent);
+        assert!(t.sent.warmup_sent > 0, "{:?}", t.sent);
+        assert_eq!(t.sent.max_send_lag_ns, 0);
+    }
+
+    #[test]
+    fn a_paced_publisher_keeps_its_schedule() {
+        let start = now_ns();
+        let mut t = Timer::new(
+            "/ping",
+            0,
+            64,
+            1_000_000,
+            Vec::new(),
+            at(start, 0, start + 5_000_000),
+        );
+        assert!(!t.saturating());
+        let mut dues = Vec::new();
+        while let Some(due) = t.due() {
+            dues.push(due - start);
+            t.fire(7, 1);
+        }
+        assert_eq!(dues, [0, 1_000_000, 2_000_000, 3_000_000, 4_000_000]);
+        assert_eq!(t.sent.sent, 5);
+    }
+}

@@ -55,6 +55,7 @@ pub struct Outlet {
 pub struct PublisherSpec {
     #[serde(flatten)]
     pub out: Outlet,
+    /// 0: saturating, back to back as fast as the middleware accepts (a graph's `rate: max`)
     pub period_ns: u64,
     /// message k's payload is entry k mod len (warm-up included); empty: `payload_bytes`
     #[serde(default)]
@@ -180,12 +181,6 @@ impl NodeSpec {
             ));
         }
         for p in &self.publishers {
-            if p.period_ns == 0 {
-                return Err(format!(
-                    "publisher of '{}': period_ns must be > 0",
-                    p.out.topic
-                ));
-            }
             if p.out.payload_bytes.is_none() {
                 return Err(format!(
                     "publisher of '{}': payload_bytes missing",
@@ -234,6 +229,11 @@ mod tests {
         .unwrap_err()
         .to_string()
         .contains("colour"));
+        // period 0: a saturating publisher (rate: max)
+        let s: NodeSpec =
+            serde_json::from_str(&good.replace("\"period_ns\":1000", "\"period_ns\":0")).unwrap();
+        s.check().unwrap();
+        assert_eq!(s.publishers[0].period_ns, 0);
         // inline: the object itself in place of a file (a node on a real host)
         assert_eq!(NodeSpec::read(good).unwrap().name, "n");
         let err = NodeSpec::read(&bad).unwrap_err();

@@ -233,3 +233,83 @@ fn send_until_taken(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pacer::Slot;
+
+    /// Refuses (`Blocked`) its first `refusals` sends, then takes every one.
+    struct Stubborn {
+        refusals: u32,
+        taken: u32,
+    }
+
+    impl Endpoint for Stubborn {
+        fn send(&mut self, _msg: &[u8]) -> Result<(), TransportError> {
+            if self.refusals > 0 {
+                self.refusals -= 1;
+                std::thread::sleep(std::time::Duration::from_millis(1));
+                return Err(TransportError::Blocked {
+                    transport: "test",
+                    detail: "full".into(),
+                });
+            }
+            self.taken += 1;
+            Ok(())
+        }
+        fn recv(&mut self, _: &mut Vec<u8>, _: u64) -> Result<Option<usize>, TransportError> {
+            Ok(None)
+        }
+        fn local_addr(&self) -> String {
+            String::new()
+        }
+    }
+
+    const SLOT: Slot = Slot {
+        intended_ns: 0,
+        warmup: false,
+        seq: 0,
+        index: 0,
+    };
+
+    #[test]
+    fn a_refused_send_is_tried_again_until_taken_and_each_call_is_metered() {
+        let mut ep = Stubborn {
+            refusals: 3,
+            taken: 0,
+        };
+        let (mut out, mut meter, mut last) =
+            (Outgoing::new(1, 0, 64), SendMeter::default(), now_ns());
+        let (_, r) = send_until_taken(
+            &mut out,
+            &mut ep,
+            &SLOT,
+            &mut meter,
+            5_000_000_000,
+            &mut last,
+        );
+        assert!(r.is_ok());
+        assert_eq!(ep.taken, 1);
+        let side = meter.finish(now_ns()).unwrap();
+        let sending = side.sending.unwrap();
+        assert_eq!((side.messages, sending.refused), (1, 3));
+        assert!(sending.in_send_s >= 0.003, "{}", sending.in_send_s);
+    }
+
+    #[test]
+    fn a_reader_that_never_makes_room_ends_the_retries_after_the_give_up_time() {
+        let mut ep = Stubborn {
+            refusals: u32::MAX,
+            taken: 0,
+        };
+        let (mut out, mut meter) = (Outgoing::new(1, 0, 64), SendMeter::default());
+        let start = now_ns();
+        let mut last = start;
+        let (_, r) = send_until_taken(&mut out, &mut ep, &SLOT, &mut meter, 50_000_000, &mut last);
+        let waited = now_ns() - start;
+        assert!(matches!(r, Err(TransportError::Blocked { .. })));
+        assert!((50_000_000..2_000_000_000).contains(&waited), "{waited}");
+        assert_eq!(ep.taken, 0);
+    }
+}

@@ -23,9 +23,9 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     ],
     qos: QosSupport {
         reliability: QosSupport::RELIABILITY,
-        history: &["keep-last"],
+        history: &["keep-last", "keep-all"],
         durability: &["volatile"],
-        note: "reliable = congestion control Block, best-effort = Drop; keep-last N = a ring of N samples per subscriber",
+        note: "reliable = congestion control Block, best-effort = Drop; keep-last N = a ring of N samples per subscriber (the oldest dropped when it lags), keep-all = a FIFO that holds zenoh's receiving thread when full (a reliable publisher then blocks)",
     },
     services: crate::service::Services::Native(
         "queryable/get as rmw_zenoh: a complete queryable on mwperf/<base>/service, one get per call through a querier (target all-complete, no consolidation)",

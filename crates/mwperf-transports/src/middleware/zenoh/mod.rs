@@ -22,7 +22,7 @@ mod settings;
 
 use std::time::{Duration, Instant};
 
-use zenoh::handlers::{RingChannel, RingChannelHandler};
+use zenoh::handlers::{FifoChannel, FifoChannelHandler, RingChannel, RingChannelHandler};
 use zenoh::pubsub::{Publisher, Subscriber};
 use zenoh::sample::Sample;
 use zenoh::{Session, Wait};
@@ -79,10 +79,40 @@ pub(crate) fn middleware_error(
     }
 }
 
+/// A subscriber's queue: keep-last N drops its oldest sample when full, keep-all holds
+/// zenoh's receiving thread (and so a reliable publisher) until the reader takes one.
+enum Inbox {
+    Ring(Subscriber<RingChannelHandler<Sample>>),
+    Fifo(Subscriber<FifoChannelHandler<Sample>>),
+}
+
+impl Inbox {
+    fn try_recv(&self) -> zenoh::Result<Option<Sample>> {
+        match self {
+            Inbox::Ring(s) => s.try_recv(),
+            Inbox::Fifo(s) => s.try_recv(),
+        }
+    }
+
+    fn recv_timeout(&self, wait: Duration) -> zenoh::Result<Option<Sample>> {
+        match self {
+            Inbox::Ring(s) => s.recv_timeout(wait),
+            Inbox::Fifo(s) => s.recv_timeout(wait),
+        }
+    }
+
+    fn undeclare(self) -> zenoh::Result<()> {
+        match self {
+            Inbox::Ring(s) => s.undeclare().wait(),
+            Inbox::Fifo(s) => s.undeclare().wait(),
+        }
+    }
+}
+
 /// One side of a measurement over a zenoh session.
 pub struct ZenohEndpoint {
     publisher: Option<Publisher<'static>>,
-    subscriber: Option<Subscriber<RingChannelHandler<Sample>>>,
+    subscriber: Option<Inbox>,
     /// Dropped after the publisher and subscriber are undeclared (closed with its last endpoint).
     _session: crate::session::SessionRef<session::Opened>,
     /// What the peer passes to `--connect` (`<endpoint>#<base>`).
@@ -122,13 +152,20 @@ pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError
         None => None,
     };
     let subscriber = match side.in_topic() {
-        Some(t) => Some(
-            session
-                .declare_subscriber(key(t))
-                .with(RingChannel::new(settings.depth))
-                .wait()
-                .map_err(|e| middleware_error(format!("declare subscriber {}", key(t)), e))?,
-        ),
+        Some(t) => {
+            let declared = session.declare_subscriber(key(t));
+            let inbox = match settings.depth {
+                Some(depth) => declared
+                    .with(RingChannel::new(depth))
+                    .wait()
+                    .map(Inbox::Ring),
+                None => declared
+                    .with(FifoChannel::default())
+                    .wait()
+                    .map(Inbox::Fifo),
+            };
+            Some(inbox.map_err(|e| middleware_error(format!("declare subscriber {}", key(t)), e))?)
+        }
         None => None,
     };
     let out_key = side.out_topic().map_or_else(String::new, key);
@@ -305,7 +342,7 @@ impl Drop for ZenohEndpoint {
             let _ = p.undeclare().wait();
         }
         if let Some(s) = self.subscriber.take() {
-            let _ = s.undeclare().wait();
+            let _ = s.undeclare();
         }
     }
 }

@@ -34,8 +34,10 @@ pub struct Settings {
     pub express: bool,
     /// reliable → Block (the publisher waits for room), best-effort → Drop (zenoh drops instead).
     pub congestion: CongestionControl,
-    /// keep-last N → a ring of N samples per subscriber (oldest dropped when the reader lags).
-    pub depth: usize,
+    /// keep-last N → Some(N): a ring of N samples per subscriber (oldest dropped when the
+    /// reader lags); keep-all → None: a FIFO that blocks zenoh's receiving thread when full, so
+    /// a reliable (Block) publisher is held back instead of the reader dropping.
+    pub depth: Option<usize>,
     /// Messages as CDR samples of the DDS type (what zenoh-plugin-ros2dds forwards).
     pub cdr: bool,
 }
@@ -76,8 +78,8 @@ impl Settings {
             Reliability::BestEffort => CongestionControl::Drop,
         };
         let depth = match spec.qos.history {
-            History::KeepLast(n) => n as usize,
-            History::KeepAll => return Err(unsupported("--history keep-all (zenoh subscriber queues are bounded; use --history keep-last:N)")),
+            History::KeepLast(n) => Some(n as usize),
+            History::KeepAll => None,
         };
         if spec.qos.durability == Durability::TransientLocal {
             return Err(unsupported("--durability transient-local (core zenoh keeps no history for late joiners; use --durability volatile)"));
@@ -148,7 +150,7 @@ mod tests {
         let s = Settings::from_spec(&Spec::new("x")).unwrap();
         assert_eq!(
             (s.mode, s.express, s.congestion, s.depth),
-            (Mode::Peer, true, CongestionControl::Block, 10)
+            (Mode::Peer, true, CongestionControl::Block, Some(10))
         );
         let qos = Qos {
             reliability: Reliability::BestEffort,
@@ -164,16 +166,18 @@ mod tests {
         .unwrap();
         assert_eq!(
             (s.mode, s.express, s.congestion, s.depth),
-            (Mode::Client, false, CongestionControl::Drop, 1)
+            (Mode::Client, false, CongestionControl::Drop, Some(1))
         );
         let keep_all = Qos {
             history: History::KeepAll,
             ..Qos::default()
         };
-        assert!(Settings::from_spec(&Spec::new("x").with_qos(keep_all))
-            .unwrap_err()
-            .to_string()
-            .contains("keep-all"));
+        assert_eq!(
+            Settings::from_spec(&Spec::new("x").with_qos(keep_all))
+                .unwrap()
+                .depth,
+            None
+        );
         let tl = Qos {
             durability: Durability::TransientLocal,
             ..Qos::default()

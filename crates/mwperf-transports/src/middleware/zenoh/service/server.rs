@@ -39,7 +39,9 @@ impl ZenohServer {
             .session
             .declare_queryable(key.clone())
             .complete(true)
-            .with(FifoChannel::new(settings.depth.max(MIN_QUEUE)))
+            .with(FifoChannel::new(
+                settings.depth.unwrap_or(MIN_QUEUE).max(MIN_QUEUE),
+            ))
             .wait()
             .map_err(|e| middleware_error(format!("declare queryable {key}"), e))?;
         Ok(ZenohServer {

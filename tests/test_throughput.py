@@ -1,0 +1,112 @@
+"""A throughput point's rules (throughput.py) and result figures (throughput_result.py) from
+synthetic agent reports: the arithmetic, the defaults and the refusals."""
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from mwperf.errors import UsageError
+from mwperf.throughput import check_transport, complete, delivery
+from mwperf.throughput_result import complete as complete_result, side_cpu, wire_rate
+
+
+@dataclass(frozen=True)
+class FakePoint:
+    transport: str = "cyclonedds"
+    reliability: str = "reliable"
+    history: str = "keep-last"
+    rate: float = 1000.0
+    qos_given: tuple[str, ...] = ()
+
+
+@dataclass
+class FakeProfile:
+    qos: dict[str, Any] = field(default_factory=lambda: {"history": ["keep-last", "keep-all"]})
+
+
+def test_a_reliable_stream_runs_as_fast_as_possible_with_keep_all_where_there_is_one() -> None:
+    point = complete(FakePoint(), {}, FakeProfile())  # type: ignore[arg-type]
+    assert (point.rate, point.history, point.qos_given) == (0.0, "keep-all", ("history",))
+    # a history the user chose stays; a transport without keep-all keeps its default
+    given = FakePoint(history="keep-last:50", qos_given=("history",))
+    assert complete(given, {}, FakeProfile()).history == "keep-last:50"  # type: ignore[arg-type]
+    assert complete(FakePoint(), {}, FakeProfile({"history": ["keep-last"]})  # type: ignore[arg-type]
+                    ).history == "keep-last"
+
+
+def test_only_best_effort_is_offered_a_rate() -> None:
+    with pytest.raises(UsageError, match="--rate: a reliable throughput stream"):
+        complete(FakePoint(rate=100.0), {"rate": "100"}, FakeProfile())  # type: ignore[arg-type]
+    point = complete(FakePoint(reliability="best-effort", rate=100.0), {"rate": "100"},
+                     FakeProfile())  # type: ignore[arg-type]
+    assert (point.rate, point.history) == (100.0, "keep-last")
+    udp = complete(FakePoint(transport="udp", rate=5.0), {"rate": "5"}, None)  # type: ignore[arg-type]
+    assert udp.rate == 5.0 and delivery(udp) == "best-effort"  # type: ignore[arg-type]
+
+
+def test_sockets_have_the_delivery_they_have() -> None:
+    check_transport(FakePoint(transport="udp"))  # type: ignore[arg-type]  # the default QoS: fine
+    with pytest.raises(UsageError, match="udp is best-effort by nature"):
+        check_transport(FakePoint(transport="udp", qos_given=("reliability",)))  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match="uds is reliable by nature"):
+        check_transport(FakePoint(transport="uds", reliability="best-effort",  # type: ignore[arg-type]
+                                  qos_given=("reliability",)))
+    with pytest.raises(UsageError, match="--topics: not with --mode throughput"):
+        complete(FakePoint(), {"topics": "2"}, None)  # type: ignore[arg-type]
+
+
+def measurement(sent: int, received: int, lost: int) -> dict[str, Any]:
+    return {"payload_bytes": 1000, "accounting": {"sent": sent, "received": received, "lost": lost},
+            "throughput": {"duration_s": 2.0, "msgs_per_s": received / 2,
+                           "payload_bytes_per_s": received * 500, "message_bytes_per_s": 0},
+            "series": [{"t_s": 0, "sent": 0}, {"t_s": 1, "sent": 0}, {"t_s": 2, "sent": 0}]}
+
+
+PUB = {"role": "pub", "throughput": {
+    "messages": 1000, "steady_wall_s": 2.0, "steady_cpu_s": 0.5,
+    "sending": {"in_send_s": 1.5, "blocked_s": 1.0, "refused": 3, "send_p10_ns": 100,
+                "send_p50_ns": 200, "send_p99_ns": 900, "send_max_ns": 5000,
+                "series": [600, 400]}}}
+
+
+def sub(messages: int, cpu_s: float) -> dict[str, Any]:
+    return {"role": "sub", "throughput": {"messages": messages, "steady_wall_s": 2.0,
+                                          "steady_cpu_s": cpu_s, "checked_every": 1}}
+
+
+def test_the_figures_come_from_both_sides() -> None:
+    m = measurement(1000, 900, 100)
+    complete_result(m, {"rate": 0.0, "subscribers": 1}, "best-effort", PUB, [sub(900, 0.9)])
+    tp = m["throughput"]
+    assert (tp["delivery"], tp["offered_per_s"], tp["sent_per_s"]) == ("best-effort", None, 500.0)
+    assert tp["loss_pct"] == 10.0
+    assert tp["sender"] == {"sending_s": 2.0, "in_send_s": 1.5, "blocked_s": 1.0, "refused": 3,
+                            "send_p10_ns": 100, "send_p50_ns": 200, "send_p99_ns": 900,
+                            "send_max_ns": 5000}
+    assert tp["cpu"]["pub"] == {"cpu_s": 0.5, "per_msg_us": 500.0, "per_mb_ms": 500.0}
+    assert tp["cpu"]["sub"] == {"cpu_s": 0.9, "per_msg_us": 1000.0, "per_mb_ms": 1000.0}
+    assert [p["sent"] for p in m["series"]] == [600, 400, 0]
+
+
+def test_several_subscribers_lose_against_sent_times_subscribers() -> None:
+    m = measurement(1000, 1900, 100)
+    complete_result(m, {"rate": 0.0, "subscribers": 2}, "reliable", PUB,
+                    [sub(1000, 0.5), sub(900, 0.4)])
+    tp = m["throughput"]
+    assert tp["loss_pct"] == 5.0 and tp["subscribers"] == 2
+    assert tp["cpu"]["sub"]["cpu_s"] == 0.9
+    assert tp["cpu"]["sub"]["per_msg_us"] == pytest.approx(0.9 / 1900 * 1e6, rel=1e-3)
+
+
+def test_nothing_delivered_has_no_per_message_figure() -> None:
+    assert side_cpu(0.1, 0, 1000) == {"cpu_s": 0.1, "per_msg_us": None, "per_mb_ms": None}
+
+
+def test_wire_bytes_per_second_from_the_links_steady_phase() -> None:
+    steady = {"phases": {"steady": {"bytes": 3000, "packets": 3, "seconds": 2.0}}}
+    wire = {"links": [{"up": steady, "down": {"phases": {"steady": {"bytes": 1000,
+                                                                      "seconds": 2.0}}}}]}
+    assert wire_rate(wire) == 2000.0
+    assert wire_rate({"status": "udp stays on one machine", "links": []}) is None
+    assert wire_rate(None) is None
