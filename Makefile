@@ -3,7 +3,7 @@ SHELL := /bin/bash
 PY ?= python3
 RESULTS ?= results
 
-.PHONY: run test test-fast bench setup build bridges rust-test py-test rust-unit py-fast clean
+.PHONY: run test test-fast bench setup build bridges refs rust-test py-test rust-unit py-fast clean
 
 ## run: install, build, run the default side-by-side suite (every transport built in), write results,
 ## its summary and the HTML report ($(RESULTS)/report.html)
@@ -47,6 +47,14 @@ build:
 bridges: setup
 	@bash scripts/system-deps.sh bridges
 	nice -n 10 cargo build --release --manifest-path crates/mwperf-bridge-zenoh/Cargo.toml
+
+## refs: the benchmarks' reference programs, built on the middleware versions mwperf uses (zenoh-ref:
+## z_ping, z_pong, z_pub_thr, z_sub_thr; iceoryx2-ref: iox2_thr; the Fast DDS throughput program, g++
+## against Debian's libfastrtps) into $$CARGO_TARGET_DIR/release; minutes, not in 'build' or 'test'
+refs: setup
+	nice -n 10 cargo build --release --manifest-path benchmarks/zenoh-ref/Cargo.toml
+	nice -n 10 cargo build --release --manifest-path benchmarks/iceoryx2-ref/Cargo.toml
+	cd benchmarks && $(PY) -c 'import throughput_refs as r; print(r.build_fastdds())'
 
 # Rust tests use the test-release profile (release optimisations without LTO, Cargo.toml); the
 # Python end-to-end tests use target/release/mwperf-agent from 'build'.

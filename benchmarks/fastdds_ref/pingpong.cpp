@@ -5,22 +5,18 @@
 // whole mwperf message in `data`), the same QoS (reliable keep-last DEPTH, synchronous publish),
 // the same transports (UDPv4 on 127.0.0.1 with unicast discovery, shared memory on or off).
 //
+// (Type and participant: ref_common.hpp.)
+//
 //   pingpong pong DOMAIN SHM(0|1)
 //   pingpong ping DOMAIN SHM(0|1) SIZE RATE_HZ(0 = closed loop) SECONDS WARMUP_SECONDS
 // ping prints one line: "count N p50_ns X p99_ns Y".
-#include <fastcdr/Cdr.h>
-#include <fastcdr/FastBuffer.h>
-#include <fastdds/dds/domain/DomainParticipant.hpp>
-#include <fastdds/dds/domain/DomainParticipantFactory.hpp>
+#include "ref_common.hpp"
+
 #include <fastdds/dds/publisher/DataWriter.hpp>
 #include <fastdds/dds/publisher/Publisher.hpp>
 #include <fastdds/dds/subscriber/DataReader.hpp>
 #include <fastdds/dds/subscriber/SampleInfo.hpp>
 #include <fastdds/dds/subscriber/Subscriber.hpp>
-#include <fastdds/dds/topic/TopicDataType.hpp>
-#include <fastdds/rtps/transport/UDPv4TransportDescriptor.h>
-#include <fastdds/rtps/transport/shared_mem/SharedMemTransportDescriptor.h>
-#include <fastrtps/utils/IPLocator.h>
 
 #include <algorithm>
 #include <atomic>
@@ -38,48 +34,6 @@ using Clock = std::chrono::steady_clock;
 static std::atomic<bool> stop{false};
 static void on_signal(int) { stop = true; }
 
-struct Msg {
-    std::vector<uint8_t> data;
-    int64_t time = 0;
-    uint64_t id = 0;
-};
-
-class MsgType : public TopicDataType {
-public:
-    MsgType() {
-        setName("mwperf_msgs::msg::dds_::Bytes_");
-        m_typeSize = 128;
-        m_isGetKeyDefined = false;
-    }
-    bool serialize(void* d, eprosima::fastrtps::rtps::SerializedPayload_t* p) override {
-        auto* m = static_cast<Msg*>(d);
-        eprosima::fastcdr::FastBuffer fb(reinterpret_cast<char*>(p->data), p->max_size);
-        eprosima::fastcdr::Cdr c(fb, eprosima::fastcdr::Cdr::DEFAULT_ENDIAN, eprosima::fastcdr::Cdr::DDS_CDR);
-        p->encapsulation = c.endianness() == eprosima::fastcdr::Cdr::BIG_ENDIANNESS ? CDR_BE : CDR_LE;
-        c.serialize_encapsulation();
-        c << m->data << m->time << m->id;
-        p->length = static_cast<uint32_t>(c.getSerializedDataLength());
-        return true;
-    }
-    bool deserialize(eprosima::fastrtps::rtps::SerializedPayload_t* p, void* d) override {
-        auto* m = static_cast<Msg*>(d);
-        eprosima::fastcdr::FastBuffer fb(reinterpret_cast<char*>(p->data), p->length);
-        eprosima::fastcdr::Cdr c(fb, eprosima::fastcdr::Cdr::DEFAULT_ENDIAN, eprosima::fastcdr::Cdr::DDS_CDR);
-        c.read_encapsulation();
-        c >> m->data >> m->time >> m->id;
-        return true;
-    }
-    std::function<uint32_t()> getSerializedSizeProvider(void* d) override {
-        auto* m = static_cast<Msg*>(d);
-        uint32_t body = (4 + static_cast<uint32_t>(m->data.size()) + 7) & ~7u;
-        uint32_t n = 4 + body + 16;
-        return [n]() { return n; };
-    }
-    void* createData() override { return new Msg(); }
-    void deleteData(void* d) override { delete static_cast<Msg*>(d); }
-    bool getKey(void*, eprosima::fastrtps::rtps::InstanceHandle_t*, bool) override { return false; }
-};
-
 struct Node {
     DomainParticipant* part;
     DataWriter* writer;
@@ -87,27 +41,9 @@ struct Node {
 };
 
 static Node make(int domain, bool shm, const char* out, const char* in) {
-    DomainParticipantQos pq;
-    pq.transport().use_builtin_transports = false;
-    auto udp = std::make_shared<eprosima::fastdds::rtps::UDPv4TransportDescriptor>();
-    udp->interfaceWhiteList.push_back("127.0.0.1");
-    udp->maxInitialPeersRange = 100;
-    udp->sendBufferSize = udp->receiveBufferSize = 4 << 20;
-    pq.transport().user_transports.push_back(udp);
-    if (shm) {
-        auto s = std::make_shared<eprosima::fastdds::rtps::SharedMemTransportDescriptor>();
-        s->segment_size(8 << 20);
-        pq.transport().user_transports.push_back(s);
-    }
-    eprosima::fastrtps::rtps::Locator_t peer;
-    eprosima::fastrtps::rtps::IPLocator::setIPv4(peer, "127.0.0.1");
-    pq.wire_protocol().builtin.initialPeersList.push_back(peer);
-    pq.wire_protocol().builtin.metatrafficUnicastLocatorList.push_back(peer);
-    auto* part = DomainParticipantFactory::get_instance()->create_participant(domain, pq);
-    TypeSupport t(new MsgType());
-    t.register_type(part);
-    auto* wt = part->create_topic(out, t.get_type_name(), TOPIC_QOS_DEFAULT);
-    auto* rt = part->create_topic(in, t.get_type_name(), TOPIC_QOS_DEFAULT);
+    auto* part = make_participant(domain, shm);
+    auto* wt = part->create_topic(out, MsgType().getName(), TOPIC_QOS_DEFAULT);
+    auto* rt = part->create_topic(in, MsgType().getName(), TOPIC_QOS_DEFAULT);
     DataWriterQos wq = DATAWRITER_QOS_DEFAULT;
     wq.reliability().kind = RELIABLE_RELIABILITY_QOS;
     wq.history().kind = KEEP_LAST_HISTORY_QOS;

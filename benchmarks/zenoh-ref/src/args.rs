@@ -1,7 +1,7 @@
 //! The examples' common zenoh flags, hand-parsed (upstream uses clap's CommonArgs):
 //! `-m peer|client`, `-e ENDPOINT` (connect, repeatable), `-l ENDPOINT` (listen, repeatable),
 //! `--no-multicast-scouting`, `--no-express`, plus the tool's own flags and positionals.
-//! Shared by both tools; z_pong has no own flags.
+//! Shared by all the tools; z_pong has no own flags.
 #![allow(dead_code)]
 
 use zenoh::Config;
@@ -50,6 +50,6 @@ pub fn parse(own_flags: &[&str]) -> Args {
 }
 
 pub fn usage(msg: &str) -> ! {
-    eprintln!("error: {msg}\nusage: z_ping [-m peer|client] [-e ENDPOINT] [-l ENDPOINT] [--no-multicast-scouting] [--no-express] [-w SECS] [-n SAMPLES] PAYLOAD_SIZE\n       z_pong [-m peer|client] [-e ENDPOINT] [-l ENDPOINT] [--no-multicast-scouting] [--no-express]");
+    eprintln!("error: {msg}\nusage: z_ping [-m peer|client] [-e ENDPOINT] [-l ENDPOINT] [--no-multicast-scouting] [--no-express] [-w SECS] [-n SAMPLES] PAYLOAD_SIZE\n       z_pong [-m peer|client] [-e ENDPOINT] [-l ENDPOINT] [--no-multicast-scouting] [--no-express]\n       z_pub_thr [COMMON] [-d SECS] [-c block|drop] PAYLOAD_SIZE\n       z_sub_thr [COMMON] [-i MILLIS]");
     std::process::exit(2)
 }
