@@ -115,8 +115,9 @@ def test_wire_bytes_per_second_from_the_links_steady_phase() -> None:
 def test_per_second_extremes_leave_the_partial_last_second_out() -> None:
     from mwperf.throughput_result import per_second, unsteady
     rows = [{"received": n} for n in (100, 90, 110, 7)]
-    assert per_second(rows) == {"min": 90, "median": 100, "max": 110}
+    assert per_second(rows) == {"whole": 3, "min": 90, "median": 100, "max": 110}
     assert per_second(rows[:2]) is None
     assert unsteady({"per_second": per_second(rows)}) is None
     collapsed = per_second([{"received": n} for n in (100, 100, 30, 5)])
+    assert unsteady({"per_second": per_second([{"received": n} for n in (100, 30, 5)])}) is None
     assert "not steady: 30 messages" in (unsteady({"per_second": collapsed}) or "")

@@ -1,8 +1,8 @@
 // A minimal Fast DDS throughput pair: the same-run reference for mwperf's fastdds transport in
 // benchmarks/bench_throughput.py (built there with g++ against Debian's libfastrtps). Plain
 // Fast DDS 2.x DDS API, no mwperf code; type and participant from ref_common.hpp. QoS as
-// mwperf's transport maps its options: reliable = RELIABLE, KEEP_ALL with unlimited resource
-// limits (100 samples preallocated) and a 100 ms max_blocking_time; best-effort = BEST_EFFORT,
+// mwperf's transport maps its options: reliable = RELIABLE, KEEP_ALL with Fast DDS's default
+// resource limits (a writer with 5000 unacknowledged samples blocks) and a 100 ms max_blocking_time; best-effort = BEST_EFFORT,
 // KEEP_LAST DEPTH; synchronous publishing, preallocated-with-realloc history memory, no
 // data-sharing.
 //
@@ -47,11 +47,7 @@ static uint64_t monotonic_ns() {
 template <class Q>
 static void history(Q& q, bool reliable, int depth) {
     if (reliable) {
-        q.history().kind = KEEP_ALL_HISTORY_QOS;
-        q.resource_limits().max_samples = -1;
-        q.resource_limits().max_instances = -1;
-        q.resource_limits().max_samples_per_instance = -1;
-        q.resource_limits().allocated_samples = 100;
+        q.history().kind = KEEP_ALL_HISTORY_QOS;  // Fast DDS's own resource limits (5000 samples)
     } else {
         q.history().kind = KEEP_LAST_HISTORY_QOS;
         q.history().depth = depth;

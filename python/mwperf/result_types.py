@@ -92,6 +92,7 @@ class ThroughputCpu(TypedDict):
 class ThroughputPerSecond(TypedDict):
     """--mode throughput: messages delivered in the slowest, the median and the fastest whole second (null under two whole seconds)"""
 
+    whole: NotRequired[int]
     min: NotRequired[int]
     median: NotRequired[int]
     max: NotRequired[int]

@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 MB = 1e6
+UNSTEADY_MIN_SECONDS = 3
+"""whole seconds a stream needs before a slow one is called unsteady (the first may still ramp)"""
 
 
 def side_cpu(cpu_s: float, messages: int, payload_bytes: int) -> dict[str, float | None]:
@@ -64,13 +66,15 @@ def per_second(series: Sequence[Mapping[str, Any]]) -> dict[str, int] | None:
     whole = sorted(int(p["received"]) for p in series[:-1])
     if len(whole) < 2:
         return None
-    return {"min": whole[0], "median": whole[len(whole) // 2], "max": whole[-1]}
+    return {"whole": len(whole), "min": whole[0], "median": whole[len(whole) // 2],
+            "max": whole[-1]}
 
 
 def unsteady(tp: Mapping[str, Any]) -> str | None:
     """Why the delivered rate was not steady (a second below half the median), or None."""
     seconds = tp.get("per_second")
-    if not seconds or seconds["min"] >= seconds["median"] / 2:
+    if not seconds or seconds.get("whole", 0) < UNSTEADY_MIN_SECONDS or \
+            seconds["min"] >= seconds["median"] / 2:
         return None
     return (f"the delivered rate was not steady: {seconds['min']} messages in the slowest whole "
             f"second against a median of {seconds['median']} (measurement.series has each second)")

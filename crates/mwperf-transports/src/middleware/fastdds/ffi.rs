@@ -59,6 +59,7 @@ type CloseFn = unsafe extern "C" fn(*mut mwfd_endpoint);
 type WriteFn = unsafe extern "C" fn(*mut mwfd_endpoint, *const u8, u32, i64, u64) -> i32;
 type TakeFn = unsafe extern "C" fn(*mut mwfd_endpoint, *mut *const u8, *mut u32) -> i32;
 type WaitFn = unsafe extern "C" fn(*mut mwfd_endpoint, i64) -> i32;
+type WaitAckedFn = unsafe extern "C" fn(*mut mwfd_endpoint, i64) -> i32;
 type MatchedFn = unsafe extern "C" fn(*mut mwfd_endpoint, *mut i32, *mut i32) -> i32;
 type GuidsFn = unsafe extern "C" fn(*mut mwfd_endpoint, *mut u8, *mut u8) -> i32;
 type WriteRelatedFn = unsafe extern "C" fn(
@@ -89,6 +90,7 @@ pub struct Api {
     pub write: WriteFn,
     pub take: TakeFn,
     pub wait: WaitFn,
+    pub wait_acked: WaitAckedFn,
     pub matched: MatchedFn,
     pub guids: GuidsFn,
     pub write_related: WriteRelatedFn,
@@ -169,6 +171,7 @@ fn load() -> Result<Api, String> {
         write: sym!("mwfd_write", WriteFn),
         take: sym!("mwfd_take", TakeFn),
         wait: sym!("mwfd_wait", WaitFn),
+        wait_acked: sym!("mwfd_wait_acked", WaitAckedFn),
         matched: sym!("mwfd_matched", MatchedFn),
         guids: sym!("mwfd_guids", GuidsFn),
         write_related: sym!("mwfd_write_related", WriteRelatedFn),

@@ -336,6 +336,13 @@ impl Endpoint for FastddsEndpoint {
         self.matched().ok()?.0.map(u64::from)
     }
 
+    /// A reliable writer: wait (at most `limit_ns`) until the readers acknowledged what it
+    /// sent; Fast DDS drops the unacknowledged rest with the writer.
+    fn drain(&mut self, limit_ns: u64) {
+        // SAFETY: a valid handle of this endpoint.
+        unsafe { (self.api.wait_acked)(self.ep, limit_ns.min(i64::MAX as u64) as i64) };
+    }
+
     fn wait_matched(&mut self, timeout_ns: u64) -> Result<(), TransportError> {
         let (out, inp) = (self.out_topic.clone(), self.in_topic.clone());
         super::dds_match::wait_matched(

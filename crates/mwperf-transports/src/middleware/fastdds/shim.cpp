@@ -465,11 +465,11 @@ mwfd_endpoint* mwfd_open(mwfd_participant* owner, const mwfd_config* cfg, char* 
         auto durability = cfg->transient_local ? TRANSIENT_LOCAL_DURABILITY_QOS : VOLATILE_DURABILITY_QOS;
         auto set_history = [&](HistoryQosPolicy& h, ResourceLimitsQosPolicy& r) {
             if (cfg->keep_all) {
+                // Fast DDS's own resource limits (as rmw_fastrtps leaves them): a reliable writer
+                // whose 5000 samples are unacknowledged blocks (max_blocking), which is the flow
+                // control of a keep-all stream; unlimited, it never blocked and its history grew
                 h.kind = KEEP_ALL_HISTORY_QOS;
-                r.max_samples = -1;  // LENGTH_UNLIMITED
-                r.max_instances = -1;
-                r.max_samples_per_instance = -1;
-                r.allocated_samples = 100;
+                (void)r;
             } else {
                 h.kind = KEEP_LAST_HISTORY_QOS;
                 h.depth = cfg->depth;
@@ -566,6 +566,17 @@ int32_t mwfd_write(mwfd_endpoint* ep, const uint8_t* data, uint32_t len, int64_t
         return ep->writer->write(&o) ? 0 : -1;
     } catch (...) {
         return -2;
+    }
+}
+
+// Wait at most timeout_ns until every matched reader acknowledged what the writer sent (a
+// reliable writer's history is dropped with it): 1 all acknowledged, 0 not in time or no writer.
+int32_t mwfd_wait_acked(mwfd_endpoint* ep, int64_t timeout_ns) {
+    if (!ep || !ep->writer || !ep->reliable) return 0;
+    try {
+        return ep->writer->wait_for_acknowledgments(duration_of(timeout_ns)) == ReturnCode_t::RETCODE_OK;
+    } catch (...) {
+        return 0;
     }
 }
 
