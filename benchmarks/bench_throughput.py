@@ -58,7 +58,9 @@ REFERENCES: dict[str, dict[str, list[tuple[str, Ref]]]] = {
     "iceoryx2": {d: [("iox2_thr", lambda n, s, d: refs.iceoryx2(n, s, d, WARMUP))] for d in ("reliable", "best-effort")},
 }
 # what mwperf is given besides the defaults, so that both sides have the same QoS
-MWPERF_EXTRA = {"iceoryx2": ["--history", "keep-last:10"]}
+MWPERF_EXTRA = {"iceoryx2": ["--history", "keep-last:10"],
+                # ddsperf always batches writes (dds_write_set_batch(true) in its main)
+                "cyclonedds": ["--opt", "batch=true"]}
 
 
 def mwperf(agent: Path, transport: str, delivery: str, payload: int, seconds: float) -> dict:

@@ -223,7 +223,10 @@ def ddsperf(size: int, seconds: float, delivery: str, warmup: float = 1.0, depth
         raise Missing(f"ddsperf: mwperf's Cyclone configuration: {e}") from None
     domain = str(random.randint(100, 200))
     qos = ["-k", "all"] if delivery == "reliable" else ["-u", "-k", str(depth)]
-    sub = Child(["ddsperf", "-R", "0", "-i", domain, *qos, "sub"], env=env)
+    # sub waitset: data taken in an application thread woken by a waitset, as mwperf (and a
+    # ROS 2 executor over rmw_cyclonedds) takes it; ddsperf's default listener takes it in
+    # Cyclone's receive thread itself
+    sub = Child(["ddsperf", "-R", "0", "-i", domain, *qos, "sub", "waitset"], env=env)
     pub: Child | None = None
     try:
         pub = Child(["ddsperf", "-i", domain, "-D", f"{warmup + seconds + 5:.0f}", *qos,
