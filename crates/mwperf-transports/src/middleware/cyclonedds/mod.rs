@@ -236,8 +236,21 @@ struct Inbox {
     reader: ffi::dds_entity_t,
     waitset: ffi::dds_entity_t,
     topic: String,
-    sample: Sample,
+    /// Samples taken in one `dds_take` (up to [`TAKE_BATCH`]), handed out one per `recv`:
+    /// one take (one reader lock) per batch instead of per message.
+    samples: Vec<Sample>,
+    infos: Vec<SampleInfo>,
+    /// Taken so far in the current batch, and the next one to hand out.
+    have: usize,
+    next: usize,
+    /// The size of the last message, to keep a batch's buffers near [`TAKE_BYTES`].
+    last_len: usize,
 }
+
+/// The most samples one take returns, and the payload bytes a batch aims at (a batch of large
+/// messages is smaller: each sample keeps a buffer of its message's size).
+const TAKE_BATCH: usize = 32;
+const TAKE_BYTES: usize = 1 << 20;
 
 #[cfg(mwperf_cyclonedds)]
 pub struct CycloneEndpoint {
@@ -311,7 +324,11 @@ impl CycloneEndpoint {
                 reader,
                 waitset,
                 topic: name,
-                sample: Sample::new(api),
+                samples: (0..TAKE_BATCH).map(|_| Sample::new(api)).collect(),
+                infos: vec![SampleInfo::default(); TAKE_BATCH],
+                have: 0,
+                next: 0,
+                last_len: 0,
             });
         }
         if let Some(node) = opts.get("ros-node") {
@@ -335,26 +352,45 @@ impl CycloneEndpoint {
         Ok(t)
     }
 
-    /// Take one sample with data (skipping the data-less ones Cyclone uses for writer state).
+    /// Hand out the next sample with data (skipping the data-less ones Cyclone uses for writer
+    /// state), taking a new batch when the last one is used up.
     fn take(&mut self, buf: &mut Vec<u8>) -> Result<Option<usize>, TransportError> {
         let api = self.api;
         let Some(inbox) = self.inbox.as_mut() else {
             return Ok(None);
         };
         loop {
-            let mut info = SampleInfo::default();
-            let mut ptr = inbox.sample.as_mut_ptr();
-            // SAFETY: one sample slot of the generated type and one info slot.
-            let n = unsafe { (api.dds_take)(inbox.reader, &mut ptr, &mut info, 1, 1) };
+            while inbox.next < inbox.have {
+                let i = inbox.next;
+                inbox.next += 1;
+                if inbox.infos[i].valid_data {
+                    let data = inbox.samples[i].data();
+                    buf.clear();
+                    buf.extend_from_slice(data);
+                    inbox.last_len = data.len();
+                    return Ok(Some(data.len()));
+                }
+            }
+            let batch = (TAKE_BYTES / inbox.last_len.max(1)).clamp(1, TAKE_BATCH);
+            let mut ptrs = [std::ptr::null_mut(); TAKE_BATCH];
+            for (p, s) in ptrs.iter_mut().zip(inbox.samples.iter_mut()).take(batch) {
+                *p = s.as_mut_ptr();
+            }
+            // SAFETY: `batch` sample slots of the generated type (our own buffers, which Cyclone
+            // fills) and as many info slots.
+            let n = unsafe {
+                (api.dds_take)(
+                    inbox.reader,
+                    ptrs.as_mut_ptr(),
+                    inbox.infos.as_mut_ptr(),
+                    batch,
+                    batch as u32,
+                )
+            };
             check(api, n, format_args!("taking from {}", inbox.topic))?;
+            (inbox.have, inbox.next) = (n.max(0) as usize, 0);
             if n == 0 {
                 return Ok(None);
-            }
-            if info.valid_data {
-                let data = inbox.sample.data();
-                buf.clear();
-                buf.extend_from_slice(data);
-                return Ok(Some(data.len()));
             }
         }
     }
