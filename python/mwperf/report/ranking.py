@@ -44,9 +44,10 @@ class Situation:
 def situations(runs: Sequence[Run]) -> list[Situation]:
     """The rankings of ``runs``, in the order payload size, rate (as fast as possible last)."""
     tags = run_tags(runs)
+    # a throughput point's latency is mostly its own queueing: ranked by the Throughput section
     measured = [(run, p) for run in runs for p in run.points
                 if p.get("latency_count") and p.get("latency_p50_ns") is not None
-                and p.get("latency_p99_ns") is not None]
+                and p.get("latency_p99_ns") is not None and p.get("mode") != "throughput"]
     fields = varying([p for _, p in measured])
     axes = [f for f in AXES if f in fields]
     contenders = [f for f in fields if f not in AXES]
