@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING, Any
 from .errors import UsageError
 
 if TYPE_CHECKING:
-    from .config import PointConfig
     from .transports.profiles import Profile
+
+PointConfig = Any
+"""config.PointConfig (not imported: config imports the parts, which import this module)"""
 
 INHERENT = {"udp": "best-effort", "tcp": "reliable", "uds": "reliable"}
 """sockets: the delivery they have whatever QoS is asked"""
@@ -23,7 +25,7 @@ NOT_WITH_THROUGHPUT = {"topics": "run one point per stream", "replay": None, "po
 """point options a throughput point refuses -> what to do instead (None: nothing)"""
 
 
-def delivery(point: "PointConfig") -> str:
+def delivery(point: PointConfig) -> str:
     """reliable or best-effort: the socket's own, else the --reliability QoS."""
     return INHERENT.get(point.transport, point.reliability)
 
@@ -38,8 +40,8 @@ def refuse_options(options: dict[str, Any]) -> None:
         raise UsageError(f"--{key.replace('_', '-')}: not with --mode throughput{hint}")
 
 
-def complete(point: "PointConfig", options: dict[str, Any],
-             known: "Profile | None") -> "PointConfig":
+def complete(point: PointConfig, options: dict[str, Any],
+             known: "Profile | None") -> PointConfig:
     """The point with throughput's defaults: as fast as possible unless --rate is given (only
     best-effort may be offered a rate), keep-all history for a reliable stream where the
     transport has it (``known``: the transport's profile, None when unknown yet)."""
@@ -59,7 +61,7 @@ def complete(point: "PointConfig", options: dict[str, Any],
     return point
 
 
-def check_transport(point: "PointConfig") -> None:
+def check_transport(point: PointConfig) -> None:
     """What the transport cannot do for this stream, before it runs (a sweep: "not
     supported"): a socket asked for the delivery it does not have."""
     inherent = INHERENT.get(point.transport)

@@ -48,6 +48,7 @@ codes! {
         ACCOUNTING_MISMATCH = "accounting-mismatch": "the agents' counts disagree (a bug in the accounting)",
         AGENT_KILLED = "agent-killed": "an agent did not stop when asked and was killed",
         NO_END_OF_STREAM = "no-end-of-stream": "a subscriber did not see the end-of-stream marker",
+        UNSTEADY_THROUGHPUT = "unsteady-throughput": "a throughput stream delivered less than half its median in a whole second",
         CONNECTION_LOST = "connection-lost": "the SSH channel to a real host's agent closed",
         DAEMON_EXITED = "daemon-exited": "a daemon exited during the run",
         DAEMON_KILLED = "daemon-killed": "a daemon did not stop when asked and was killed",

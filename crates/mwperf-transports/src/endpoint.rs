@@ -52,6 +52,12 @@ pub trait Endpoint: Send {
     /// do for message transports. A sender that does not receive calls it after sending, or its
     /// message's tail would wait for its next send.
     fn drain(&mut self, _limit_ns: u64) {}
+    /// The sender is done: deliver what is still in flight within `limit_ns` — [`Endpoint::drain`],
+    /// and a reliable writer waits for its readers' acknowledgements where the middleware drops
+    /// the unacknowledged rest with the writer (Fast DDS). Called once, at a sender's end.
+    fn finish(&mut self, limit_ns: u64) {
+        self.drain(limit_ns);
+    }
 }
 
 /// Which end of a measurement an endpoint is.

@@ -159,7 +159,8 @@ pub fn run(
         }
     }
     let throughput = meter.and_then(|m| m.finish(now_ns()));
-    ep.drain(args.peer_timeout.min(1_000_000_000)); // a batch or backlog left: out before the end
+    // a batch, a backlog or unacknowledged messages left: out before the end marker
+    ep.finish(args.peer_timeout.min(1_000_000_000));
     drop(lane); // this topic sends no more ticks: the next one must not wait for it
                 // the sub ends at the FIN below: the idle session comes first
     crate::phases::drained_then_idle(if stop.is_none() { args.idle } else { 0 });
