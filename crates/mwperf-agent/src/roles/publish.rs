@@ -79,8 +79,9 @@ pub fn run(
             Ok(due) => due.unwrap_or(now),
         };
         if now < due {
-            ep.drain(0); // what a batching middleware holds leaves before the pause
-                         // Nothing is expected back; receiving keeps stream backlogs moving and notices a close.
+            // what a batching middleware holds leaves before the pause
+            ep.drain(0);
+            // Nothing is expected back; receiving keeps stream backlogs moving and notices a close.
             match waiter.recv_until(ep.as_mut(), &mut rx, due.min(now + 100_000_000)) {
                 Err(TransportError::Closed) if shared => {
                     left += 1; // and wait as a receive would have (a closed link returns at once)
