@@ -53,7 +53,7 @@ CONDITION_OPTIONS = ("peer_timeout", "spin_margin", "busy_poll", "prevent_cpu_id
                      "reliability", "history", "depth", "durability", "discovery_timeout",
                      "cpu_quota", "cpu_pin", "rt_priority", "host", "remote_place", "ssh_config",
                      "accept_new_host_key", "clock_sync", "test_clock", "count_allocs",
-                     "alloc_sites", "wire_bytes", "idle", "profile", "min_samples")
+                     "alloc_sites", "wire_bytes", "idle", "profile", "min_samples", "layers")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -119,6 +119,8 @@ class PointConfig:
     count_allocs: bool = False
     """count every heap allocation of each agent per phase (LD_PRELOAD libmwperf_alloc.so)"""
     alloc_sites: bool = False
+    layers: bool = False
+    """split each message's latency into layers (parts/layers.py: LD_PRELOAD libmwperf_layers.so)"""
     """record each agent's allocations with their backtraces (heaptrack) and list the top call
     sites (allocsites/)"""
     replay: dict[str, Any] | None = None
@@ -195,6 +197,8 @@ class PointConfig:
             del data["count_allocs"]
         if not self.alloc_sites:
             del data["alloc_sites"]
+        if not self.layers:
+            del data["layers"]
         if not self.wire_bytes:
             del data["wire_bytes"]
         if not self.idle_ns:
@@ -302,6 +306,7 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
         test_clock=parse_test_clock(options.get("test_clock"), hosts.hosts if hosts else None),
         count_allocs=bool(options.get("count_allocs")),
         alloc_sites=bool(options.get("alloc_sites")),
+        layers=bool(options.get("layers")),
         wire_bytes=bool(options.get("wire_bytes")),
         profile=bool(options.get("profile")),
         idle_ns=_duration("--idle", options.get("idle") or ("2s" if options.get("wire_bytes")

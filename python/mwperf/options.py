@@ -128,6 +128,13 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
            "allocation of each agent (Rust and C libraries: LD_PRELOAD of "
            "libmwperf_alloc.so) per phase; the details show allocations per message in the "
            "steady state. Agents on this machine only."),
+    option("--layers", is_flag=True, default=None, help="Split every measured message's "
+           "latency into where the time goes: sender app -> middleware, middleware send path, "
+           "kernel and network (with --link: sender kernel, link, receiver kernel), middleware "
+           "receive path, executor and callback. The agents run with libmwperf_layers.so "
+           "preloaded, which sees the system calls carrying each message; the result's "
+           "`layers` section, the details and the report. Round trips and one-way points. "
+           "docs/layers.md."),
     option("--alloc-sites", is_flag=True, default=None, help="Record every heap "
            "allocation of each agent with its backtrace (heaptrack) and list the top call "
            "sites: allocations per message in the steady state and in the whole run "

@@ -32,6 +32,8 @@ def save_point(outcome: Outcome, directory: Path) -> Path:
                  lambda source: source.suffix in (".svg", ".folded", ".txt"))
     _copy_folder(outcome.alloc_sites_dir, directory / "alloc-sites",  # heaptrack records, tables
                  lambda source: source.name.endswith((".txt", ".heaptrack.gz")))
+    _copy_folder(outcome.layers_dir, directory / "layers",  # each agent's per-message rows
+                 lambda source: source.suffix == ".csv")
     write_json(directory / "result.json", result)
     return directory
 

@@ -81,6 +81,8 @@ class Outcome:
     """--profile: the flame graphs, folded stacks and top functions, saved with the result"""
     alloc_sites_dir: Path | None = None
     """--alloc-sites: each agent's heaptrack record (gzipped) and its table of call sites"""
+    layers_dir: Path | None = None
+    """--layers: each agent's per-message rows (layers_rows.py), saved with the result"""
     topic_samples: list[Path] = field(default_factory=list)
     """--samples with several topics: each topic's file (``samples.<topic>.csv``), saved by its
     name; ``samples_path`` is then None"""
@@ -131,7 +133,7 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
     return Outcome(result, files.get("samples_path"), interrupted is not None,
                    run.daemons.folder if run.daemons.daemons else None,
                    files.get("profile_dir"), files.get("alloc_sites_dir"),
-                   list(topic_samples.values()))
+                   files.get("layers_dir"), list(topic_samples.values()))
 
 
 def _each(parts: Sequence[Part], hook_name: str, run: PointState[PointConfig]) -> None:

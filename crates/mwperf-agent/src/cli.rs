@@ -273,6 +273,12 @@ pub struct Common {
     #[arg(long = "alloc-site-markers")]
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub alloc_site_markers: bool,
+    /// Per-layer latency (docs/layers.md): stamp around this agent's own calls, read the
+    /// send/receive system calls that carried each message from libmwperf_layers.so's ring
+    /// (LD_PRELOAD, built next to this binary) and write one CSV row per measured message here.
+    #[arg(long = "layers-out", value_name = "PATH")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub layers_out: Option<String>,
 }
 
 fn drift_ppm(s: &str) -> Result<f64, String> {
@@ -390,6 +396,11 @@ pub struct SenderArgs {
     #[arg(long = "test-allocs-per-msg", value_parser = clap::value_parser!(u32).range(0..=1000))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub test_allocs_per_msg: Option<u32>,
+    /// TEST ONLY (ground truth for --layers): spin this long between a message's scheduled time
+    /// and the write call, as a slow application would. Never use it for a real measurement.
+    #[arg(long = "test-send-delay", value_parser = duration)]
+    #[serde(rename = "test_send_delay_ns", skip_serializing_if = "Option::is_none")]
+    pub test_send_delay: Option<u64>,
     /// Replay a recording: topic i sends the messages of DIR/topic-<i>.trace (written by
     /// `mwperf run --replay`) at their recorded offsets, their real bytes with the header over
     /// the first 56 (see replay.rs); --rate, --payload and --count then only size buffers.

@@ -15,6 +15,7 @@ mod facts;
 mod fanout;
 mod human;
 mod lane;
+mod layers;
 mod listing;
 mod multi;
 mod node;

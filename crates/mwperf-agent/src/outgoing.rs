@@ -18,6 +18,8 @@ pub struct Outgoing {
     loaded: bool,
     /// Every Nth message carries its full pattern, the others only both ends (`sampled`).
     full_every: u64,
+    /// TEST ONLY (`--test-send-delay`): spin this long before the write call.
+    test_delay_ns: u64,
 }
 
 impl Outgoing {
@@ -30,6 +32,7 @@ impl Outgoing {
             test_allocs: 0,
             loaded: false,
             full_every: 1,
+            test_delay_ns: 0,
         }
     }
 
@@ -51,6 +54,14 @@ impl Outgoing {
     pub fn test_allocs(self, n: Option<u32>) -> Self {
         Outgoing {
             test_allocs: n.unwrap_or(0),
+            ..self
+        }
+    }
+
+    /// TEST ONLY (`--test-send-delay`): a slow application between the schedule and the write.
+    pub fn test_delay(self, ns: Option<u64>) -> Self {
+        Outgoing {
+            test_delay_ns: ns.unwrap_or(0),
             ..self
         }
     }
@@ -82,6 +93,9 @@ impl Outgoing {
     ) -> (u64, Result<(), TransportError>) {
         if self.test_allocs > 0 {
             crate::allocs::mwperf_alloc_sites_test_pattern(self.test_allocs);
+        }
+        if self.test_delay_ns > 0 {
+            crate::busy::spin_for(self.test_delay_ns);
         }
         let recorded = std::mem::take(&mut self.loaded);
         if !recorded {

@@ -20,6 +20,8 @@ pub struct Frame {
     pub clock_serve: Option<mwperf_core::result::ClockServe>,
     /// With --count-allocs: the process's heap allocations per phase.
     pub allocations: Option<mwperf_core::result::Allocations>,
+    /// With --layers-out: what the system-call interposer saw.
+    pub layers: Option<mwperf_core::result::LayersAgent>,
 }
 
 pub fn build(s: Frame, out: RoleOutcome) -> AgentReport {
@@ -63,6 +65,7 @@ pub fn build(s: Frame, out: RoleOutcome) -> AgentReport {
         serving: out.serving,
         throughput: out.throughput,
         allocations: s.allocations,
+        layers: s.layers,
         phases: crate::phases::report(),
         warnings: warns,
     }

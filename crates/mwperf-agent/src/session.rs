@@ -45,6 +45,9 @@ impl<'a> Session<'a> {
         if common.count_allocs {
             allocs::enable()?;
         }
+        if common.layers_out.is_some() {
+            crate::layers::enable();
+        }
         if common.alloc_site_markers {
             allocs::enable_markers();
         }
@@ -107,6 +110,7 @@ impl<'a> Session<'a> {
             .clock_server
             .map(|s| s.finish(mwperf_core::clock::now_ns()));
         let allocations = allocs::report(); // the last snapshot: before the report is built
+        let layers = crate::layers::finish(self.common.layers_out.as_deref());
         let frame = report::Frame {
             role: self.name,
             started_at: self.started_at,
@@ -115,6 +119,7 @@ impl<'a> Session<'a> {
             conditions: self.conditions,
             clock_serve,
             allocations,
+            layers,
         };
         report::deliver(&report::build(frame, outcome), self.common)
     }

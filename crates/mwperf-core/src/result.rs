@@ -386,6 +386,9 @@ pub struct AgentReport {
     /// With --count-allocs: the whole process's heap allocations per phase (LD_PRELOAD counter).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub allocations: Option<Allocations>,
+    /// With --layers-out: what the system-call interposer saw (the rows are in that file).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub layers: Option<LayersAgent>,
     /// A ping's or pub's phase boundaries on CLOCK_MONOTONIC.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub phases: Option<Phases>,
@@ -404,6 +407,25 @@ pub struct Phases {
     pub last_send_ns: Option<u64>,
     pub drained_ns: Option<u64>,
     pub idle_end_ns: Option<u64>,
+}
+
+/// `--layers-out`: whether this agent's send/receive system calls were seen and how many.
+#[derive(Serialize, Debug, Clone, PartialEq, Eq)]
+pub struct LayersAgent {
+    /// libmwperf_layers.so was loaded and its ring found
+    pub interposer: bool,
+    /// why not (e.g. not preloaded: a static binary, or LD_PRELOAD ignored)
+    pub why: Option<String>,
+    /// system calls carrying a message header, logged
+    pub events: u64,
+    /// ... not logged: the ring was full
+    pub dropped: u64,
+    /// calls that carried at least one header
+    pub header_calls: u64,
+    /// measured messages written to the rows file
+    pub rows: u64,
+    /// the rows file could not be written
+    pub error: Option<String>,
 }
 
 /// Heap allocations of one phase: deltas of the process-wide counters.

@@ -49,6 +49,8 @@ codes! {
         AGENT_KILLED = "agent-killed": "an agent did not stop when asked and was killed",
         NO_END_OF_STREAM = "no-end-of-stream": "a subscriber did not see the end-of-stream marker",
         UNSTEADY_THROUGHPUT = "unsteady-throughput": "a throughput stream delivered less than half its median in a whole second",
+        LAYERS_UNAVAILABLE = "layers-unavailable": "--layers could not see an agent's system calls: the run went on without (part of) the split",
+        LAYERS_INCOMPLETE = "layers-incomplete": "--layers: some measured messages could not be split (events dropped, or not seen)",
         CONNECTION_LOST = "connection-lost": "the SSH channel to a real host's agent closed",
         DAEMON_EXITED = "daemon-exited": "a daemon exited during the run",
         DAEMON_KILLED = "daemon-killed": "a daemon did not stop when asked and was killed",

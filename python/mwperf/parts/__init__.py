@@ -17,6 +17,7 @@ from .base import Part
 from .bridge import Bridge
 from .calls import CallsPart
 from .clock import ClockSync
+from .layers import Layers
 from .outage import Outage
 from .profile import Profile
 from .samples import Samples
@@ -26,10 +27,11 @@ from .wire_bytes import WireBytes
 if TYPE_CHECKING:
     from ..point import Point
 
-PARTS: tuple[Part, ...] = (CallsPart(), Bridge(), Outage(), ClockSync(), CountAllocs(), AllocSites(),
-                           Profile(), WireBytes(), Samples(), Throughput())
+PARTS: tuple[Part, ...] = (CallsPart(), Bridge(), Outage(), ClockSync(), CountAllocs(), Layers(),
+                           AllocSites(), Profile(), WireBytes(), Samples(), Throughput())
 """every part, in the order its hooks run (the bridge's hops read the place's link section,
-which the runner writes before any part's)"""
+which the runner writes before any part's; the layers' preload goes ahead of the allocation
+counter's)"""
 
 
 def parts_for(cfg: "Point") -> Sequence[Part]:

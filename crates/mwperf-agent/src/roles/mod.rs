@@ -111,3 +111,11 @@ pub fn check_size(kind: mwperf_transports::Kind, payload: usize) -> Result<(), S
         _ => Ok(()),
     }
 }
+
+/// The measured messages a sender expects to send (what its per-message books reserve up front).
+pub fn expected(args: &crate::cli::SenderArgs) -> u64 {
+    args.count
+        .unwrap_or_else(|| (args.duration as f64 * args.rate / 1e9) as u64)
+        .max(args.min_count.unwrap_or(0))
+        .saturating_add(1024)
+}

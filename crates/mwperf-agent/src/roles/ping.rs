@@ -43,6 +43,8 @@ struct Ping<'a> {
     lane: Option<Lane<'a>>,
     /// The transport retransmits what was lost (see the module's note on the final wait).
     retransmits: bool,
+    /// `--layers-out`: this topic's stamps.
+    book: Option<crate::layers::Book>,
 }
 
 /// How long the last replies are awaited after the last send (see the module's note).
@@ -78,6 +80,15 @@ impl Ping<'_> {
             self.col.window_start(slot.intended_ns);
             self.col.sent(sent_ns);
             crate::allocs::message();
+            if let Some(b) = &mut self.book {
+                b.sent(
+                    self.out.run_id(),
+                    self.out.topic(),
+                    slot.seq,
+                    slot.intended_ns,
+                    sent_ns,
+                );
+            }
         }
         self.awaiting = Some((slot.seq, slot.warmup, sent_ns));
         self.last_send_ns = sent_ns;
@@ -103,6 +114,9 @@ impl Ping<'_> {
             self.col.seq.warmup_received += 1;
         } else {
             self.col.arrive(&h, &self.rx, recv_ns);
+            if let Some(b) = &mut self.book {
+                b.echoed(h.seq, recv_ns);
+            }
         }
         if self
             .awaiting
@@ -293,7 +307,8 @@ pub fn run(
         peer,
         ep,
         out: Outgoing::new(run_id, lane.as_ref().map_or(0, Lane::topic), args.payload)
-            .test_allocs(args.test_allocs_per_msg),
+            .test_allocs(args.test_allocs_per_msg)
+            .test_delay(args.test_send_delay),
         col,
         pacer,
         rx: Vec::with_capacity(HEADER_LEN + args.payload),
@@ -304,6 +319,7 @@ pub fn run(
         first_rtt_ns: discovery.first_reply_ns.unwrap_or(0),
         lane,
         retransmits,
+        book: crate::layers::Book::new(crate::layers::book::Side::Ping, super::expected(args)),
     };
     let sending = p.send_phase(waiter);
     p.lane = None; // this topic sends no more: the next one must not wait for it
@@ -311,6 +327,7 @@ pub fn run(
         Ok(()) => Stop::Done,
         Err(s) => s,
     };
+    drop(p.book.take()); // its rows, before the report is built
     crate::phases::drained_then_idle(if matches!(stop, Stop::Done) {
         args.idle
     } else {

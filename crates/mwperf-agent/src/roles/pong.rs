@@ -27,6 +27,7 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
     };
     let mut last_ns = now_ns();
     let mut errors_in_a_row = 0u32;
+    let mut book = crate::layers::Book::new(crate::layers::book::Side::Pong, 1 << 16);
     let reason = loop {
         if signals::stopped() {
             break None;
@@ -47,6 +48,7 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
                         let _turn = cb.serial.map(|s| s.enter(cb.topic));
                         let start_ns = if _turn.is_some() { now_ns() } else { rx_ns };
                         crate::busy::spin_for(cb.busy_loop_ns);
+                        let write_ns = if book.is_some() { now_ns() } else { 0 };
                         Header {
                             peer_rx_ns: start_ns,
                             flags: h.flags | FLAG_ECHO,
@@ -59,6 +61,9 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
                         }
                         if h.flags & (FLAG_WARMUP | FLAG_PROBE) == 0 {
                             crate::allocs::message();
+                            if let Some(b) = &mut book {
+                                b.echo(h.run_id, h.topic, h.seq, rx_ns, start_ns, write_ns);
+                            }
                         }
                     }
                     Ok(_) => c.foreign += 1,
@@ -82,6 +87,7 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
         }
     };
     c.connections = ep.connections();
+    drop(book);
     RoleOutcome {
         status: Status::Complete,
         reason,

@@ -48,7 +48,9 @@ pub fn run(
     let topic = lane.as_ref().map_or(0, Lane::topic);
     let mut out = Outgoing::new(run_id, topic, args.payload)
         .test_allocs(args.test_allocs_per_msg)
+        .test_delay(args.test_send_delay)
         .sampled(args.throughput);
+    let mut book = crate::layers::Book::new(crate::layers::book::Side::Pub, super::expected(args));
     let mut meter = args.throughput.then(SendMeter::default);
     // a throughput stream over a byte stream: each message wholly handed to the socket before
     // the next, as a blocking write (its queue in mwperf would otherwise grow to its bound:
@@ -157,8 +159,12 @@ pub fn run(
         }
         if !slot.warmup {
             crate::allocs::message();
+            if let Some(b) = &mut book {
+                b.sent(run_id, topic, slot.seq, slot.intended_ns, sent_ns);
+            }
         }
     }
+    drop(book);
     let throughput = meter.and_then(|m| m.finish(now_ns()));
     // a batch, a backlog or unacknowledged messages left: out before the end marker
     ep.finish(args.peer_timeout.min(1_000_000_000));

@@ -41,6 +41,7 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
     let wait = if args.common.busy_poll { 0 } else { 50_000_000 };
     let mut last_ns = now_ns();
     let mut steady = args.throughput.then(crate::throughput::SteadyCpu::default);
+    let mut book = crate::layers::Book::new(crate::layers::book::Side::Sub, 1 << 16);
     let reason = loop {
         if signals::stopped() {
             break fin
@@ -58,6 +59,7 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
             continue;
         };
         let mut recv_ns = now_ns();
+        let take_ns = recv_ns;
         last_ns = recv_ns;
         counters.received += 1;
         let h = match Header::decode(&buf) {
@@ -119,6 +121,9 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
                     }
                 }
             }
+            if let (Some(b), false) = (&mut book, h.flags & FLAG_WARMUP != 0) {
+                b.received(h.run_id, h.topic, h.seq, take_ns, recv_ns); // on this host's clock
+            }
             crate::busy::spin_for(cb.busy_loop_ns);
             continue;
         }
@@ -149,8 +154,12 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
         crate::busy::spin_for(cb.busy_loop_ns);
         if h.flags & FLAG_WARMUP == 0 {
             crate::allocs::message();
+            if let Some(b) = &mut book {
+                b.received(h.run_id, h.topic, h.seq, take_ns, recv_ns);
+            }
         }
     };
+    drop(book);
     counters.connections = ep.connections();
     let throughput = steady.as_ref().and_then(|s| {
         let end = fin.map_or(last_ns, |(_, _, _, at)| at);

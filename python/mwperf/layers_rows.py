@@ -1,0 +1,62 @@
+"""The per-message rows an agent writes with ``--layers-out`` (crates/mwperf-agent/src/layers/
+rows.rs): its own stamps of each measured message and the system calls that carried it, all on
+its host's CLOCK_MONOTONIC in ns; an empty cell is a moment this agent did not see."""
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+
+COLUMNS = ("topic", "seq", "intended", "write", "send_first", "send_last", "recv_first",
+           "recv_last", "take", "callback")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One measured message as one agent handled it."""
+
+    topic: int
+    seq: int
+    intended: int | None
+    """when the schedule wanted it sent (ping, pub)"""
+    write: int | None
+    """the agent called the middleware's write (a pong: for the echo)"""
+    send_first: int | None
+    """entry of the first system call carrying its header (what this agent sent)"""
+    send_last: int | None
+    """entry of the call that completed its bytes"""
+    recv_first: int | None
+    """return of the first receive system call carrying its header (what this agent received)"""
+    recv_last: int | None
+    """return of the receive call that completed its bytes (None: split over datagrams)"""
+    take: int | None
+    """the agent's receive returned the sample"""
+    callback: int | None
+    """the callback started (after waiting for the executor)"""
+
+
+class RowsError(ValueError):
+    """A rows file that is not what the agent writes."""
+
+
+def read_rows(path: Path) -> dict[tuple[int, int], Row]:
+    """The rows of ``path`` by (topic, seq), the first of a duplicated message kept (a sub
+    that got a message twice records the first delivery, as its statistics do)."""
+    out: dict[tuple[int, int], Row] = {}
+    with path.open(newline="", encoding="utf-8") as f:
+        reader = csv.reader(f)
+        head = next(reader, None)
+        if head is None or tuple(head) != COLUMNS:
+            raise RowsError(f"{path.name}: header {head!r}, expected {','.join(COLUMNS)}")
+        for number, cells in enumerate(reader, start=2):
+            if len(cells) != len(COLUMNS):
+                raise RowsError(f"{path.name} line {number}: {len(cells)} cells, "
+                                f"expected {len(COLUMNS)}")
+            try:
+                values = [int(c) if c else None for c in cells]
+            except ValueError as exc:
+                raise RowsError(f"{path.name} line {number}: {exc}") from None
+            topic, seq = values[0], values[1]
+            if topic is None or seq is None:
+                raise RowsError(f"{path.name} line {number}: no topic or seq")
+            out.setdefault((topic, seq), Row(topic, seq, *values[2:]))
+    return out
