@@ -10,6 +10,10 @@
 //! ordinary MTU), else only its first [`PREFIX`] bytes (a header of a large message comes
 //! first; scanning 64 KiB packets whole would slow the forwarding thread for nothing). A header
 //! cut across two packets (a TCP segment boundary) is not found: that packet is not logged.
+//!
+//! ICMP packets are skipped: an error (port unreachable, fragmentation needed) quotes the start
+//! of the datagram it is about, mwperf header included, travelling the other way; logging it
+//! would give a message a second, false passage in the opposite direction.
 
 use mwperf_core::wire::{Header, HEADER_LEN, MAGIC};
 
@@ -18,10 +22,25 @@ pub const WHOLE_MAX: usize = 16 * 1024;
 /// Of a larger packet, headers starting in this many first bytes are found.
 pub const PREFIX: usize = 2 * 1024;
 
-/// Call `found` with every valid mwperf header in `packet`, in order.
+/// IP protocol numbers of ICMP (IPv4) and ICMPv6.
+const ICMP: u8 = 1;
+const ICMPV6: u8 = 58;
+
+/// True for an ICMP or ICMPv6 packet (IPv6: when ICMPv6 is the first next header, as the
+/// kernel sends its errors).
+fn is_icmp(packet: &[u8]) -> bool {
+    match packet.first().map(|b| b >> 4) {
+        Some(4) => packet.get(9) == Some(&ICMP),
+        Some(6) => packet.get(6) == Some(&ICMPV6),
+        _ => false,
+    }
+}
+
+/// Call `found` with every valid mwperf header in IP packet `packet`, in order (none in an
+/// ICMP packet: module doc).
 #[inline]
 pub fn for_each_header(packet: &[u8], mut found: impl FnMut(&Header)) {
-    if packet.len() < HEADER_LEN {
+    if packet.len() < HEADER_LEN || is_icmp(packet) {
         return;
     }
     let span = if packet.len() <= WHOLE_MAX {
@@ -94,6 +113,22 @@ mod tests {
             packet.extend(encoded(seq));
         }
         assert_eq!(seqs(&packet), [1, 2, 3]);
+    }
+
+    #[test]
+    fn a_header_quoted_by_icmp_is_not_found() {
+        let mut v4 = vec![0u8; 20 + 8 + 28]; // IPv4 + ICMP + the quoted IPv4 + UDP headers
+        v4[0] = 0x45;
+        v4[9] = ICMP;
+        v4.extend(encoded(9));
+        assert!(seqs(&v4).is_empty());
+        v4[9] = 17; // UDP
+        assert_eq!(seqs(&v4), [9]);
+        let mut v6 = vec![0u8; 40 + 8 + 48];
+        v6[0] = 0x60;
+        v6[6] = ICMPV6;
+        v6.extend(encoded(9));
+        assert!(seqs(&v6).is_empty());
     }
 
     #[test]
