@@ -76,8 +76,9 @@ def test_a_missing_or_foreign_file_reads_as_nothing(tmp_path: Path) -> None:
     odd.write_text("something,else\n1,2\n")
     assert read_link_layers(odd) == {}
     damaged = tmp_path / "damaged.csv"
-    damaged.write_text("run_id,topic,seq,flags,read_ns,release_ns\n1,0,5,8,1,2\n1,0,5,2,3,4\n"
-                       "1,0,5,4,10,20\n1,0,5,4,30,40\n1,0,x\n2,0,5,0,50,60\n")  # probe, FIN first
+    damaged.write_text("run_id,topic,seq,flags,read_ns,release_ns\n"
+                       "1,0,5,8,1,2\n1,0,5,2,3,4\n1,0,5,5,6,7\n"  # probe, FIN, warm-up echo
+                       "1,0,5,4,10,20\n1,0,5,4,30,40\n1,0,x\n2,0,5,0,50,60\n")
     assert read_link_layers(damaged) == {(0, 5, True): (10, 20), (0, 5, False): (50, 60)}
     assert read_link_layers(damaged, 1) == {(0, 5, True): (10, 20)}
 

@@ -23,14 +23,15 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+FLAG_WARMUP = 0x01
 FLAG_FIN = 0x02
 FLAG_ECHO = 0x04
 """the header's echo flag (crates/mwperf-core wire.rs): the pong's answer, not the ping"""
 FLAG_PROBE = 0x08
-NOT_MESSAGES = FLAG_FIN | FLAG_PROBE
-"""rows left out: a first-contact probe numbers its seq from 0 like the measured messages, and
-a FIN carries the sent count as its seq; neither is a measured message, and both would take a
-measured message's key"""
+NOT_MEASURED = FLAG_WARMUP | FLAG_FIN | FLAG_PROBE
+"""rows left out: warm-up messages and first-contact probes number their seqs from 0 like the
+measured messages, and a FIN carries the sent count as its seq; none is a measured message, and
+each would take a measured message's key"""
 COLUMNS = ("run_id", "topic", "seq", "flags", "read_ns", "release_ns")
 
 LinkKey = tuple[int, int, bool]
@@ -40,7 +41,8 @@ LinkKey = tuple[int, int, bool]
 def read_link_layers(path: Path, run_id: int | None = None
                      ) -> dict[LinkKey, tuple[int, int]]:
     """(topic, seq, echo) → (read_ns, release_ns) from one layer log; only ``run_id``'s messages
-    (None: every run's), without probes and FINs. The first row of a key wins. A missing file gives {} (the emulator
+    (None: every run's), measured messages only (no warm-up, probe or FIN: ``NOT_MEASURED``).
+    The first row of a key wins. A missing file gives {} (the emulator
     wrote none: it was stopped hard, or is an older build; the caller says so); a damaged row
     is skipped."""
     try:
@@ -57,7 +59,7 @@ def read_link_layers(path: Path, run_id: int | None = None
                 run, topic, seq, flags, read_ns, release_ns = (int(v) for v in row)
             except ValueError:
                 continue
-            if (run_id is not None and run != run_id) or flags & NOT_MESSAGES:
+            if (run_id is not None and run != run_id) or flags & NOT_MEASURED:
                 continue
             found.setdefault((topic, seq, bool(flags & FLAG_ECHO)), (read_ns, release_ns))
     return found
