@@ -298,3 +298,35 @@ def test_cpu_limits_on_the_robot_that_cannot_be_applied(env, tmp_path, robot) ->
     done, _ = run(env, tmp_path, robot, "--transport", "udp", "--rt-priority", "10")
     assert done.returncode == 2 and "--rt-priority: not for pong on real host b" in done.stderr
     assert robot.processes() == []
+
+
+def test_a_preload_library_reaches_the_robot_and_its_agent(env, tmp_path, robot,
+                                                             monkeypatch) -> None:
+    """remote/preload.py over real SSH: the library is copied beside the robot's agent copy,
+    checked to load there, and the agent the supervisor starts has it loaded."""
+    from conftest import REAL_AGENT
+    from test_remote_preload import PRELOADED, build_library
+
+    from mwperf.agent import Agent
+    from mwperf.remote.hosts import PointHosts, close_all, connect
+    from mwperf.remote.preload import remote_preload
+    from mwperf.remote.ssh import SshOptions
+    from mwperf.remote.target import parse_target
+
+    monkeypatch.setenv("MWPERF_REMOTE_CACHE", env["MWPERF_REMOTE_CACHE"])
+    library, said = build_library(tmp_path), []
+    try:
+        host = connect("b", parse_target(robot.url), SshOptions(robot.folder / "ssh_config"),
+                       Agent(REAL_AGENT), said.append)
+        hosts = PointHosts({"b": host}, {"pong": "b"}, "mwtpre")
+        preload = remote_preload(hosts, "pong", library, said.append)
+        assert preload["LD_PRELOAD"].startswith(f"{tmp_path}/remote-cache/lib/")
+        assert any("copying libmwperf_layers.so" in s for s in said), said
+        proc = hosts.spawn("pong", ["mwperf-agent", "--version"], tmp_path, "version", preload,
+                           [])
+        assert proc.wait(30) == 0, (tmp_path / "version.stderr").read_text()
+        assert (tmp_path / "version.stdout").read_text().strip() == host.agent.version
+        assert PRELOADED in (tmp_path / "version.stderr").read_bytes()
+    finally:
+        close_all()
+    assert robot.processes() == []

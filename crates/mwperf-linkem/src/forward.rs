@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use crate::clock::Clock;
 use crate::counters::Counters;
+use crate::layerlog::LayerLog;
 use crate::model::Model;
 use crate::packetlog::PacketLog;
 use crate::tun::Tun;
@@ -26,6 +27,8 @@ const BUF_BYTES: usize = 65_536;
 struct Pending {
     at_ns: u64,
     seq: u64,
+    /// when it was read from the sending side (ns since the epoch; for `--layer-log`)
+    read_ns: u64,
     packet: Vec<u8>,
 }
 
@@ -55,8 +58,17 @@ pub struct Waiting {
     pub realtime: i32,
 }
 
-/// Forward from `from` to `to` through `model` until `stop` is set; with `log`, every released
-/// packet is logged (returned at the end).
+/// What a forwarding thread logs (each only when asked), handed back when it ends.
+#[derive(Default)]
+pub struct Logs {
+    /// `--packet-log`: every released packet's time and size
+    pub packets: Option<PacketLog>,
+    /// `--layer-log`: every released mwperf message's read and release times
+    pub layers: Option<LayerLog>,
+}
+
+/// Forward from `from` to `to` through `model` until `stop` is set; what `logs` asks for is
+/// logged as packets are released, and returned at the end.
 #[allow(clippy::too_many_arguments)] // the forwarding thread's whole context, passed once
 pub fn run(
     from: &Tun,
@@ -66,8 +78,8 @@ pub fn run(
     counters: &Arc<Counters>,
     stop: &AtomicBool,
     waiting: Waiting,
-    mut log: Option<PacketLog>,
-) -> Option<PacketLog> {
+    mut logs: Logs,
+) -> Logs {
     let Waiting { spin_ns, realtime } = waiting;
     if realtime > 0 {
         let param = libc::sched_param {
@@ -89,13 +101,20 @@ pub fn run(
         while queue.peek().is_some_and(|p| p.0.at_ns <= now) {
             let Reverse(p) = queue.pop().unwrap();
             // lateness is the wait's accuracy: taken before the write, which itself runs the
-            // receiving side's network stack (tens of µs for TCP) in this thread
-            let late_ns = clock.now_ns().saturating_sub(p.at_ns);
+            // receiving side's network stack (tens of µs for TCP) in this thread. The same
+            // instant is the layer log's release time: the receiver may have the message before
+            // the write returns.
+            let release_ns = clock.now_ns();
+            let late_ns = release_ns.saturating_sub(p.at_ns);
             match to.write(&p.packet) {
                 Ok(()) => {
                     counters.released(p.packet.len(), late_ns);
-                    if let Some(log) = log.as_mut() {
+                    if let Some(log) = logs.packets.as_mut() {
                         log.push(clock.now_ns(), p.packet.len());
+                    }
+                    // scanned after the write: the packet is out before its bytes are searched
+                    if let Some(log) = logs.layers.as_mut() {
+                        log.released(&p.packet, p.read_ns, release_ns);
                     }
                 }
                 Err(_) => {
@@ -119,9 +138,10 @@ pub fn run(
                     break;
                 }
             };
+            // the read time, before the copy: what `--layer-log` reports as "read"
+            let arrived_ns = clock.now_ns();
             counters.received.fetch_add(1, Relaxed);
             let mut packet = buf[..n].to_vec();
-            let arrived_ns = clock.now_ns();
             match model.admit(arrived_ns, &mut packet) {
                 Err(why) => counters.dropped(why, arrived_ns),
                 Ok(a) => {
@@ -132,6 +152,7 @@ pub fn run(
                         queue.push(Reverse(Pending {
                             at_ns: a.at_ns,
                             seq,
+                            read_ns: arrived_ns,
                             packet: packet.clone(),
                         }));
                         seq += 1;
@@ -139,6 +160,7 @@ pub fn run(
                     queue.push(Reverse(Pending {
                         at_ns: a.at_ns,
                         seq,
+                        read_ns: arrived_ns,
                         packet,
                     }));
                     seq += 1;
@@ -149,7 +171,7 @@ pub fn run(
     counters
         .dropped_pending
         .fetch_add(queue.len() as u64, Relaxed);
-    log
+    logs
 }
 
 /// Sleep up to `timeout_ns` or until `tun` has a packet; false on timeout.

@@ -14,19 +14,25 @@
 //! usage: mwperf-linkem --netns-a PATH --dev-a NAME --netns-b PATH --dev-b NAME
 //!                      [--up SPEC] [--down SPEC] [--seed N] [--report FILE] [--spin-ns N]
 //!                      [--realtime PRIORITY] [--medium FILE] [--packet-log PREFIX [--packet-log-max N]]
+//!                      [--layer-log PREFIX [--layer-log-max N]]
 //! `--medium FILE`: rate-limited directions serialize on a medium shared with every emulator
 //! given the same FILE (src/medium.rs), e.g. the members of one WiFi segment.
 //! `--packet-log PREFIX [--packet-log-max N]`: every released packet's time and size to
 //! `PREFIX-up.bin` / `PREFIX-down.bin` (src/packetlog.rs), for bytes on the wire per phase.
+//! `--layer-log PREFIX [--layer-log-max N]`: every forwarded mwperf message's read and release
+//! times to `PREFIX-up.layers.csv` / `PREFIX-down.layers.csv` (src/layerlog.rs), for the link's
+//! share of a message's latency (`mwperf run --layers`).
 //! `up` is a -> b, `down` is b -> a; SPEC is the canonical `key=value,...` form (src/spec.rs).
 
 mod clock;
 mod counters;
 mod forward;
+mod layerlog;
 mod medium;
 mod model;
 mod packetlog;
 mod rng;
+mod scan;
 mod spec;
 mod tun;
 
@@ -62,10 +68,15 @@ struct Args {
     medium: Option<String>,
     packet_log: Option<String>,
     packet_log_max: usize,
+    layer_log: Option<String>,
+    layer_log_max: usize,
 }
 
 /// Default room of a packet log per direction (12 bytes each: 48 MB, touched only as it fills).
 const DEFAULT_PACKET_LOG_MAX: usize = 4_000_000;
+/// Default room of a layer log per direction (32 bytes each: 64 MB, touched only as it fills):
+/// half an hour of a 1 kHz round trip.
+const DEFAULT_LAYER_LOG_MAX: usize = 2_000_000;
 
 fn parse_args(argv: &[String]) -> Result<Args, String> {
     let mut netns = [None, None];
@@ -75,6 +86,7 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
     let mut realtime = 0;
     let mut medium = None;
     let (mut packet_log, mut packet_log_max) = (None, DEFAULT_PACKET_LOG_MAX);
+    let (mut layer_log, mut layer_log_max) = (None, DEFAULT_LAYER_LOG_MAX);
     let mut it = argv.iter();
     while let Some(flag) = it.next() {
         let mut value = || {
@@ -113,6 +125,14 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
                     .filter(|n| *n > 0)
                     .ok_or_else(|| "--packet-log-max: a whole number above 0".to_string())?
             }
+            "--layer-log" => layer_log = Some(value()?),
+            "--layer-log-max" => {
+                layer_log_max = value()?
+                    .parse()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| "--layer-log-max: a whole number above 0".to_string())?
+            }
             "--spin-ns" => {
                 spin_ns = value()?
                     .parse()
@@ -135,6 +155,8 @@ fn parse_args(argv: &[String]) -> Result<Args, String> {
         medium,
         packet_log,
         packet_log_max,
+        layer_log,
+        layer_log_max,
     })
 }
 
@@ -190,10 +212,16 @@ fn main() {
                 spin_ns: args.spin_ns,
                 realtime: args.realtime,
             };
-            let log = args
-                .packet_log
-                .as_ref()
-                .map(|_| packetlog::PacketLog::new(args.packet_log_max));
+            let logs = forward::Logs {
+                packets: args
+                    .packet_log
+                    .as_ref()
+                    .map(|_| packetlog::PacketLog::new(args.packet_log_max)),
+                layers: args
+                    .layer_log
+                    .as_ref()
+                    .map(|_| layerlog::LayerLog::new(args.layer_log_max)),
+            };
             std::thread::Builder::new()
                 .name(["up", "down"][i].into())
                 .spawn(move || {
@@ -205,7 +233,7 @@ fn main() {
                         &counters,
                         &stop,
                         waiting,
-                        log,
+                        logs,
                     )
                 })
                 .expect("spawn a forwarding thread")
@@ -222,15 +250,15 @@ fn main() {
         std::thread::sleep(Duration::from_millis(5));
     }
     stop.store(true, Relaxed);
-    let logs: Vec<Option<packetlog::PacketLog>> = workers
+    let (packet_logs, layer_logs): (Vec<_>, Vec<_>) = workers
         .into_iter()
-        .map(|w| w.join().ok().flatten())
-        .collect();
+        .map(|w| w.join().map_or((None, None), |l| (l.packets, l.layers)))
+        .unzip();
     let packet_log = match &args.packet_log {
         None => String::new(),
         Some(prefix) => {
             let mut parts = Vec::new();
-            for (way, log) in ["up", "down"].iter().zip(&logs) {
+            for (way, log) in ["up", "down"].iter().zip(&packet_logs) {
                 let path = format!("{prefix}-{way}.bin");
                 match log {
                     Some(log) => match log.write(&path) {
@@ -243,8 +271,11 @@ fn main() {
             format!(", \"packet_log\": {{{}}}", parts.join(", "))
         }
     };
+    let layer_log = args.layer_log.as_ref().map_or(String::new(), |prefix| {
+        write_layer_logs(prefix, &layer_logs, clock.epoch_ns())
+    });
     let report = format!(
-        "{{\"emulator\": \"userspace\", \"epoch_ns\": {}, \"elapsed_ns\": {}, \"outages\": {outages}, \"up\": {}, \"down\": {}{packet_log}}}",
+        "{{\"emulator\": \"userspace\", \"epoch_ns\": {}, \"elapsed_ns\": {}, \"outages\": {outages}, \"up\": {}, \"down\": {}{packet_log}{layer_log}}}",
         clock.epoch_ns(), clock.now_ns(), counters[0].to_json(clock.epoch_ns()), counters[1].to_json(clock.epoch_ns())
     );
     if let Some(path) = &args.report {
@@ -254,6 +285,32 @@ fn main() {
         }
     }
     println!("{report}");
+}
+
+/// Write each direction's layer log to `PREFIX-<way>.layers.csv`; the report's
+/// `, "layer_log": {"up": {...}, "down": {...}}` (a direction whose log could not be written is
+/// left out, with the reason on stderr; so is a full log's count of rows it could not keep).
+fn write_layer_logs(prefix: &str, logs: &[Option<layerlog::LayerLog>], epoch_ns: u64) -> String {
+    let mut parts = Vec::new();
+    for (way, log) in ["up", "down"].iter().zip(logs) {
+        let path = format!("{prefix}-{way}.layers.csv");
+        let Some(log) = log else {
+            eprintln!("mwperf-linkem: the {way} direction's layer log was lost");
+            continue;
+        };
+        if log.truncated > 0 {
+            eprintln!(
+                "mwperf-linkem: the {way} direction's layer log was full: {} message(s) after the first {} not logged (raise --layer-log-max)",
+                log.truncated,
+                log.len()
+            );
+        }
+        match log.write(&path, epoch_ns) {
+            Ok(()) => parts.push(format!("\"{way}\": {}", log.to_json(&path))),
+            Err(e) => eprintln!("mwperf-linkem: writing {path}: {e}"),
+        }
+    }
+    format!(", \"layer_log\": {{{}}}", parts.join(", "))
 }
 
 /// Each direction's scheduled outage as `{"start_ns", "end_ns"}` on CLOCK_MONOTONIC (null: none).
@@ -283,5 +340,34 @@ mod tests {
             outage_json(&spec, 100),
             r#"{"up": {"start_ns": 105, "end_ns": 107}, "down": null}"#
         );
+    }
+
+    #[test]
+    fn layer_log_flags() {
+        let argv = |extra: &[&str]| -> Vec<String> {
+            [
+                "--netns-a",
+                "/a",
+                "--dev-a",
+                "a",
+                "--netns-b",
+                "/b",
+                "--dev-b",
+                "b",
+            ]
+            .iter()
+            .chain(extra)
+            .map(|s| s.to_string())
+            .collect()
+        };
+        let args = parse_args(&argv(&[])).unwrap();
+        assert_eq!(args.layer_log, None);
+        let args = parse_args(&argv(&["--layer-log", "/tmp/x", "--layer-log-max", "5"])).unwrap();
+        assert_eq!(
+            (args.layer_log.as_deref(), args.layer_log_max),
+            (Some("/tmp/x"), 5)
+        );
+        let err = parse_args(&argv(&["--layer-log-max", "0"])).err().unwrap();
+        assert!(err.contains("--layer-log-max"), "{err}");
     }
 }

@@ -34,6 +34,7 @@ from .hosts import Host, Port, add_route, address_port, create_host, enable_forw
 from .links import Direction, LinkSpec, parse_link
 from .topology import Addressing, Topology, Wire, plan_addresses
 from .userspace import Forwarder
+from ..layers_link import layer_log_paths
 from ..result_types import RunResult, RunResultLink
 
 BACKENDS = ("auto", "netem", "userspace")
@@ -86,6 +87,12 @@ class Network:
         """Each wire's link and hosts (``from`` = up's sender), in the order of ``reports``."""
         return [{"link": w.link.name, "from": w.near.node, "to": w.far.node}
                 for w in self.addressing.wires]
+
+    def layer_logs(self) -> list[dict[str, Path]]:
+        """Per wire (the order of ``wire_ends`` and ``reports``) its emulator's layer logs,
+        ``{"up": path, "down": path}`` (layers_link.py); empty for a wire whose emulator wrote
+        none (netem, not asked, killed). Known once the block of ``emulated_network`` is left."""
+        return [layer_log_paths(report) for report in self.reports]
 
     def record(self, result: "RunResult") -> None:
         """The result's ``link``: the links' specs, the backend, the emulators' counters."""
@@ -176,9 +183,12 @@ def wire_spec(wire: Wire, spec: LinkSpec) -> LinkSpec:
 
 @contextlib.contextmanager
 def emulated_network(topology: Topology, point_link: str | None, backend: str, workdir: Path,
-                     purpose: str, packet_log: bool = False) -> Iterator[Network]:
+                     purpose: str, packet_log: bool = False, layer_log: bool = False
+                     ) -> Iterator[Network]:
     """The hosts of ``topology`` joined by its links; everything is gone again after the block.
-    ``packet_log``: the userspace emulators log every packet (``--wire-bytes``, wire.py)."""
+    ``packet_log``: the userspace emulators log every packet (``--wire-bytes``, wire.py);
+    ``layer_log``: every mwperf message's read and release times (``--layers``,
+    layers_link.py; found after the block with ``Network.layer_logs``). netem logs neither."""
     require_root()
     specs = link_specs(topology, point_link)
     with Lease.take(purpose) as lease:
@@ -213,7 +223,8 @@ def emulated_network(topology: Topology, point_link: str | None, backend: str, w
                               else None)
                     started.append(Forwarder.start(spec, near, far, workdir, lease,
                                                    "linkem" if number == 0 else
-                                                   f"linkem-{number}", medium, packet_log))
+                                                   f"linkem-{number}", medium, packet_log,
+                                                   layer_log=layer_log))
                     window = (None if started[-1].epoch_ns is None
                               else scheduled_window(started[-1].epoch_ns, spec))
                     network.outages += [window] if window else []

@@ -71,10 +71,13 @@ class Forwarder:
     @classmethod
     def start(cls, spec: LinkSpec, a: Port, b: Port, workdir: Path, lease: Lease,
               label: str = "linkem", medium: Path | None = None,
-              packet_log: bool = False) -> "Forwarder":
+              packet_log: bool = False, layer_log: bool = False) -> "Forwarder":
         """Start forwarding (returns once its devices exist and it forwards); its files in
         ``workdir`` are ``<label>.json``, ``.stdout`` and ``.stderr``. ``medium``: the file of a
-        medium shared with the other forwarders given it (a shared segment)."""
+        medium shared with the other forwarders given it (a shared segment). ``layer_log``:
+        each forwarded mwperf message's read and release times go to
+        ``<label>-up.layers.csv`` / ``-down.layers.csv`` when it stops (layers_link.py reads
+        them; the report's ``layer_log`` names them)."""
         argv = [str(find_linkem()), "--netns-a", str(a.netns_path), "--dev-a", a.device,
                 "--netns-b", str(b.netns_path), "--dev-b", b.device,
                 "--up", spec.up.canonical(), "--down", spec.down.canonical(),
@@ -84,6 +87,8 @@ class Forwarder:
             argv += ["--medium", str(medium)]
         if packet_log:  # --wire-bytes: <label>-up.bin / -down.bin (wire.py reads them)
             argv += ["--packet-log", str(workdir / label)]
+        if layer_log:  # --layers: <label>-up.layers.csv / -down.layers.csv (layers_link.py)
+            argv += ["--layer-log", str(workdir / label)]
         out_path, err_path = workdir / f"{label}.stdout", workdir / f"{label}.stderr"
         with open(out_path, "wb") as out, open(err_path, "wb") as err:
             popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,

@@ -43,6 +43,8 @@ class RealHost:
     """mwperf's machine's address as this host sees it"""
     facts: dict[str, Any]
     cleaned: dict[str, Any] = field(default_factory=dict)
+    libraries: dict[str, str] = field(default_factory=dict)
+    """preload libraries copied and checked there (preload.py): local SHA-256 -> remote path"""
 
 
 _POOL: dict[tuple[str, SshTarget, Path | None, bool], RealHost] = {}
