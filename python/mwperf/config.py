@@ -270,6 +270,10 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
     agents = ROLES[mode] if qos["pong"] == "agent" else ROLES[mode][1:]  # a relay is no agent
     if options.get("wire_bytes"):
         options = _wire_bytes(options, str(given("transport")).strip())
+    if (options.get("layers") and (options.get("link") or options.get("topology"))
+            and str(options.get("link_backend") or "auto").strip() == "auto"):
+        # the userspace emulator stamps each message's passage: the link's own layer
+        options = {**options, "link_backend": "userspace"}
     link = _link(options)
     hosts = link.get("topology") or (two_hosts() if link.get("link") else None)
     real = parse_remote(options, ROLES[mode], None)  # real hosts (the transport is checked below)

@@ -178,11 +178,11 @@ def layer_list(messages: list[Segments], direction: str | None, why: dict[str, s
     totals = [sum(v for k, v in m.items() if k not in PARTS) for m in per]
     total_mean = sum(totals) / len(totals) if totals else 0.0
     out = []
-    covered = {n for name in names for n in name.split("+")}
+    swallowed = {n for name in names if "+" in name for n in name.split("+")}
     if "middleware_transport" in names:
-        covered |= {"middleware_send", "kernel_network", "middleware_receive"}
+        swallowed |= set(MERGED_TRANSPORT.split("+"))
     for name in LAYERS:
-        if name not in covered and (direction != "return" or name != "app_send"):
+        if name in swallowed:
             out.append(_unseen(name, why.get(name, NOT_SEEN.get(name, "not seen"))))
     for name in names:
         parts = None

@@ -296,7 +296,8 @@ def _emulated_link(cfg: PointConfig, workdir: Path, tag: int
     if cfg.link is None and cfg.topology is None:
         return contextlib.nullcontext()
     return emulated_network(cfg.topology or two_hosts(), cfg.link, cfg.link_backend, workdir,
-                            f"run {tag & 0xFFFF:04x}", packet_log=cfg.wire_bytes)
+                            f"run {tag & 0xFFFF:04x}", packet_log=cfg.wire_bytes,
+                            layer_log=cfg.layers)
 
 
 def placed(place: Place | None, role: str, transport: str, bridge: BridgePlan | None

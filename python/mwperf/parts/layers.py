@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ..agent import LAYERS_LIBRARY, layers_preload
 from ..errors import RunError, UsageError
 from ..layers import Link, Moment, none, oneway_chain, round_trip, section
+from ..layers_link import read_many, truncated
 from ..layers_rows import Row, RowsError, read_rows
 from ..merge import make_warning
 from .base import P, Part
@@ -60,8 +61,20 @@ class Layers(Part):
 
     def section(self, run: "PointState", result: "RunResult") -> None:
         reports = [(r.name or r.role, r.report) for r in run.runs if r.report is not None]
+        links: Link = {}
+        if run.emulated is not None:
+            logs = run.emulated.layer_logs()
+            links = read_many([p for wire in logs[:1] for p in wire.values()], run_id=run.tag)
+            cut = sum(truncated(report) for report in run.emulated.reports[:1])
+            if not links or cut:
+                result["warnings"].append(make_warning(
+                    "layers-incomplete", "--layers: the link emulator's log of each message's "
+                    f"passage is {'incomplete' if cut else 'empty'}: the kernel and network "
+                    "layer is not split into sender kernel, link and receiver kernel"
+                    + (f" for every message" if not cut else f" ({cut} packets not logged)"),
+                    "--link-backend userspace stamps each message; netem cannot"))
         layers, warnings = build(run.cfg.mode, run.workdir / FOLDER, reports, result,
-                                 run.found.get("layers_missing"), {})
+                                 run.found.get("layers_missing"), links)
         result["layers"] = layers  # type: ignore[typeddict-unknown-key]
         result["warnings"] += warnings
 
