@@ -5,6 +5,7 @@ layers add up to its latency; shares of the observable layers sum to 1)."""
 
 import math
 import random
+from collections.abc import Mapping
 from typing import Any
 
 from mwperf.layer_names import label_of
@@ -31,14 +32,14 @@ def figures(values: list[int] | None, total_mean: float | None) -> dict[str, Any
             "share": mean / total_mean if total_mean else None}
 
 
-def per_message(medians: dict[str, int | None], n: int, seed: int) -> dict[str, list[int]]:
+def per_message(medians: Mapping[str, int | None], n: int, seed: int) -> dict[str, list[int]]:
     """Log-normal durations of each observable layer (median ``medians[name]``), n messages."""
     rng = random.Random(seed)
     return {name: [max(1, int(m * math.exp(rng.gauss(0, 0.3)))) for _ in range(n)]
             for name, m in medians.items() if m is not None}
 
 
-def layer_list(medians: dict[str, int | None], n: int, seed: int,
+def layer_list(medians: Mapping[str, int | None], n: int, seed: int,
                notes: dict[str, str] | None = None, link: bool = False
                ) -> tuple[list[dict[str, Any]], list[int]]:
     """The layers list and the per-message totals."""
@@ -62,7 +63,7 @@ def layer_list(medians: dict[str, int | None], n: int, seed: int,
     return out, totals
 
 
-def section(medians: dict[str, int | None] | None = None, *, n: int = 1000, seed: int = 1,
+def section(medians: Mapping[str, int | None] | None = None, *, n: int = 1000, seed: int = 1,
             kind: str = "roundtrip", link: bool = False, shm: bool = False,
             unsplit: dict[str, int] | None = None, topics: list[str] | None = None
             ) -> dict[str, Any]:

@@ -41,8 +41,14 @@ def collection(root: Path) -> dict[str, dict]:
             "plain": add(root, PLAIN, "tcp")}
 
 
+def found(pattern: str, text: str) -> str:
+    match = re.search(pattern, text, re.S)
+    assert match is not None, pattern
+    return match.group(0)
+
+
 def stack(page: str) -> str:
-    return re.search(r'<svg class="chart" data-chart="layers-stack".*?</svg>', page, re.S).group(0)
+    return found(r'<svg class="chart" data-chart="layers-stack".*?</svg>', page)
 
 
 def test_a_stacked_bar_per_point_of_its_layers_mean_times(tmp_path: Path) -> None:
@@ -82,7 +88,7 @@ def test_the_table_says_which_layers_could_not_be_seen_and_which_points_not_spli
     root = tmp_path / "r"
     layers = collection(root)
     page = build(root, [UDP, SHM, NONE, PLAIN])
-    table = re.search(r'<table class="layers">.*?</table>', page, re.S).group(0)
+    table = found(r'<table class="layers">.*?</table>', page)
     cells = [re.findall(r"<td[^>]*>(.*?)</td>", row) for row in
              re.findall(r"<tr>(.*?)</tr>", table)[1:]]
     assert len(cells) == 3  # tcp ran without --layers

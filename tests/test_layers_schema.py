@@ -4,6 +4,7 @@ topics, method none); a wrong method, a layer name the spec does not know or a m
 fail at the field."""
 
 import copy
+from typing import Any
 
 import pytest
 from fakes.reports import agent_report, measurement
@@ -13,11 +14,12 @@ from mwperf.merge import AgentRun, merge
 from mwperf.schema import validation_error
 
 
-def with_layers(layers: object) -> dict:
+def with_layers(layers: object) -> dict[str, Any]:
     """A valid run-result (merged from a fake ping's report) with ``layers``."""
-    ping = agent_report("ping", measured=measurement(), sent=1000)
-    document = merge(run_id="r", mode="roundtrip", config={"payload_bytes": 1024},
-                     runs=[AgentRun("ping", 0, ping, "")], started_at="t", finished_at="t")
+    ping: Any = agent_report("ping", measured=measurement(), sent=1000)
+    document: dict[str, Any] = dict(merge(
+        run_id="r", mode="roundtrip", config={"payload_bytes": 1024},
+        runs=[AgentRun("ping", 0, ping, "")], started_at="t", finished_at="t"))
     assert validation_error(document, "run-result") is None
     document["layers"] = layers
     return document
