@@ -148,3 +148,41 @@ def test_the_percentile_curve_puts_the_maximum_at_the_split_count() -> None:
     assert points[0] == (1.0, float(sec["total"]["q_ns"][0]))
     assert points[-1] == (1000.0, float(sec["total"]["max_ns"]))
     assert [x for x, _ in points] == sorted(x for x, _ in points)
+
+
+def test_the_section_as_a_person_sees_it_in_chromium(tmp_path: Path) -> None:
+    """Opened from disk in headless Chromium: the bars drawn and visible, a segment's hover
+    read-out names its layer and time, no console error."""
+    from test_report_browser import CHROMIUM, FLAGS, _driver
+    root = tmp_path / "r"
+    layers = collection(root)
+    page_file = tmp_path / "report.html"
+    page_file.write_text(build(root, [UDP, SHM, NONE, PLAIN]), encoding="utf-8")
+    problems: list[str] = []
+    with _driver().sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=CHROMIUM, args=FLAGS[1:],
+                                         headless=True)
+        try:
+            page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
+            page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
+                    if m.type in ("error", "warning") else None)
+            page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+            page.goto(page_file.as_uri())
+            page.wait_for_load_state("load")
+            chart = page.locator('svg.chart[data-chart="layers-stack"]')
+            box = chart.bounding_box()
+            assert box and box["width"] > 700 and box["height"] > 80, box
+            segments = chart.locator(".datum")
+            assert segments.count() == 8
+            kernel = segments.nth(2)
+            assert (kernel.bounding_box() or {}).get("width", 0) > 100
+            kernel.scroll_into_view_if_needed()
+            kernel.hover()
+            tip = page.locator("#tip")
+            value = layers["udp"]["layers"][2]["share"] * layers["udp"]["total"]["mean_ns"]
+            assert tip.is_visible() and f"kernel and network: {format_ns(value)}" in \
+                tip.inner_text()
+            assert page.locator('svg.chart[data-chart="layers-distribution"]').count() == 2
+        finally:
+            browser.close()
+    assert not problems, problems
