@@ -9,8 +9,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from test_layers_report import NONE, PLAIN, SHM, UDP, collection
 from test_report import SINGLE, SWEEP, results  # noqa: F401  (the fixture)
 
+from mwperf.durations import format_ns
 from mwperf.report import build
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -82,3 +84,40 @@ def test_report_renders_in_chromium(results: Path, tmp_path: Path) -> None:  # n
             browser.close()
     assert not problems, problems
     assert screenshot.stat().st_size > 10_000
+
+
+def test_the_layers_section_in_chromium(tmp_path: Path) -> None:
+    """--layers (tests/test_layers_report.py's points), opened from disk in headless Chromium: the bars drawn and visible, a segment's hover
+    read-out names its layer and time, no console error."""
+    root = tmp_path / "r"
+    layers = collection(root)
+    page_file = tmp_path / "report.html"
+    page_file.write_text(build(root, [UDP, SHM, NONE, PLAIN]), encoding="utf-8")
+    problems: list[str] = []
+    with _driver().sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=CHROMIUM, args=FLAGS[1:],
+                                         headless=True)
+        try:
+            page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
+            page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
+                    if m.type in ("error", "warning") else None)
+            page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+            page.goto(page_file.as_uri())
+            page.wait_for_load_state("load")
+            chart = page.locator('svg.chart[data-chart="layers-stack"]')
+            box = chart.bounding_box()
+            assert box and box["width"] > 700 and box["height"] > 80, box
+            segments = chart.locator(".datum")
+            assert segments.count() == 8
+            kernel = segments.nth(2)
+            assert (kernel.bounding_box() or {}).get("width", 0) > 100
+            kernel.scroll_into_view_if_needed()
+            kernel.hover()
+            tip = page.locator("#tip")
+            value = layers["udp"]["layers"][2]["share"] * layers["udp"]["total"]["mean_ns"]
+            assert tip.is_visible() and f"kernel and network: {format_ns(value)}" in \
+                tip.inner_text()
+            assert page.locator('svg.chart[data-chart="layers-distribution"]').count() == 2
+        finally:
+            browser.close()
+    assert not problems, problems

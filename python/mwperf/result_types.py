@@ -567,6 +567,97 @@ class SubscriberMeasurement(TypedDict):
     measurement: Measurement | None
 
 
+class LayersUnsplit(TypedDict):
+    """measured messages not split, by reason"""
+
+    no_send_syscall: NotRequired[int]
+    no_receive_syscall: NotRequired[int]
+    events_dropped: NotRequired[int]
+
+
+class LayerTotal(TypedDict):
+    """--layers: the measured latency of the split messages (the sum of the layers, message by message)"""
+
+    p50_ns: int | None
+    p90_ns: int | None
+    p99_ns: int | None
+    max_ns: int | None
+    mean_ns: float | None
+    q_ns: list[int] | None
+
+
+class LayerPart(TypedDict):
+    """--layers with --link: one part of kernel_network (sender_kernel: send syscall to the link emulator read the packet; link: emulator read to release; receiver_kernel: release to the receive syscall returned)"""
+
+    name: Literal['sender_kernel', 'link', 'receiver_kernel']
+    label: NotRequired[str]
+    observable: bool
+    note: NotRequired[str | None]
+    p50_ns: int | None
+    p90_ns: int | None
+    p99_ns: int | None
+    max_ns: int | None
+    mean_ns: float | None
+    q_ns: list[int] | None
+    share: float | None
+    parts: NotRequired[None]
+
+
+class Layer(TypedDict):
+    """--layers: one layer of every split message's latency (docs/layers.md); not observable (shared memory: no system call carries the message): every figure and share null, the reason in note"""
+
+    name: Literal['app_send', 'middleware_send', 'kernel_network', 'middleware_receive', 'executor_callback', 'middleware_transport']
+    label: str
+    observable: bool
+    note: str | None
+    p50_ns: int | None
+    p90_ns: int | None
+    p99_ns: int | None
+    max_ns: int | None
+    mean_ns: float | None
+    q_ns: list[int] | None
+    share: float | None
+    parts: NotRequired[list[LayerPart] | None]
+
+
+LayersDirections = TypedDict('LayersDirections', {
+    'forward': NotRequired[list[Layer]],
+    'return': NotRequired[list[Layer]],
+})
+
+
+class LayersPerTopicItem(TypedDict):
+    topic: str
+    messages: int | None
+    split: int | None
+    total: LayerTotal | None
+    layers: list[Layer]
+
+
+class LayersAgentsItem(TypedDict):
+    name: str
+    events: int
+    dropped: int
+
+
+class Layers(TypedDict):
+    """--layers (docs/layers.md): every measured message's latency split into layers whose per-message sum is the measured latency (same clock), from the agents' own stamps and the system calls an LD_PRELOAD interposer saw carry the message; round trips: each layer summed over both directions"""
+
+    method: Literal['ld_preload', 'none']
+    why_none: NotRequired[str | None]
+    kind: Literal['roundtrip', 'oneway', None]
+    messages: int | None
+    split: int | None
+    unsplit: LayersUnsplit | None
+    quantiles: list[float] | None
+    total: LayerTotal | None
+    layers: list[Layer]
+    directions: NotRequired[LayersDirections | None]
+    per_topic: NotRequired[list[LayersPerTopicItem] | None]
+    agents: NotRequired[list[LayersAgentsItem] | None]
+    notes: NotRequired[list[str] | None]
+
+
 class RunResult(TypedDict):
     schema_version: Literal[1, 2]
     kind: Literal['run-result']
@@ -593,3 +684,4 @@ class RunResult(TypedDict):
     wire: NotRequired[RunResultWire]
     bridge: NotRequired[RunResultBridge]
     per_subscriber: NotRequired[list[SubscriberMeasurement]]
+    layers: NotRequired[Layers | None]

@@ -13,6 +13,7 @@ from typing import Any
 from .roles import ROLES
 from .calls_show import render_calls
 from .throughput_show import render_throughput
+from .layers_show import render_layers
 from .durations import format_ns
 from .emulation.summary import render_link
 from .emulation.cpu import summary_lines
@@ -220,6 +221,7 @@ def render_details(result: dict[str, Any]) -> str:
     text += render_calls(m.get("calls"), result.get("per_topic")
                          if result["config"].get("mode") == "service" else None)
     text += render_throughput(m)
+    text += render_layers(result.get("layers"))
     text += render_workload(result) + render_subscribers(result)
     discovery = result.get("discovery")
     if discovery:

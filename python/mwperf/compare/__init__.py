@@ -18,7 +18,7 @@ from ..report.data import Point, load_run
 from ..report.select import resolve_one
 from ..store.catalogue import connect
 from ..store.sources import staged
-from .budget import COST_METRICS, METRICS, Budgets
+from .budget import COST_METRICS, LAYER_METRICS, METRICS, Budgets
 from .match import match
 from .evidence import Evidence
 from .verdict import Row, decide, failed_row, value
@@ -71,7 +71,8 @@ def _compare(root: Path, base: str, new: str, budgets: Budgets) -> Comparison:
         rows = [decide(pair.name, metric, pair.base, pair.new, budgets.limits.get(metric),
                        budgets.alpha, evidence)
                 for pair in pairs for metric in METRICS
-                if metric not in COST_METRICS or _measured(metric, pair.base + pair.new)]
+                if metric not in COST_METRICS + LAYER_METRICS
+                or _measured(metric, pair.base + pair.new)]
         rows += [failed_row(name, points) for name, points in lost]
     return Comparison(base_id, new_id, rows, only_base, only_new, budgets)
 
@@ -114,7 +115,9 @@ def render(result: Comparison, fmt: str = "table") -> str:
 
 
 def _measured(metric: str, points: list[Point]) -> bool:
-    """A cost metric is compared where either side measured it (a budget then needs both)."""
+    """A cost or layer metric is compared where either side measured it (a budget then needs
+    both: one side alone is an info row, so a gate whose NEW lost its layers says so instead of
+    passing silently)."""
     return any(value(p, metric) is not None for p in points)
 
 
@@ -127,7 +130,7 @@ def _show(metric: str, value: float | None) -> str:
         return f"{value:.6g} B/msg"
     if metric == "throughput":
         return f"{value:.4g} msgs/s"
-    if metric in ("p50", "p99", "max", "server_p99"):
+    if metric in ("p50", "p99", "max", "server_p99") or metric in LAYER_METRICS:
         return format_ns(value)
     if metric == "rss":
         return f"{value / 1024:.4g} MiB"
@@ -140,7 +143,7 @@ def _delta(row: Row) -> str:
     if row.metric in ("loss", "timeouts"):
         return f"{row.delta:+.3g} pp"
     pct = f" ({row.delta_pct:+.1f} %)" if row.delta_pct is not None else ""
-    if row.metric in ("p50", "p99", "max", "server_p99"):
+    if row.metric in ("p50", "p99", "max", "server_p99") or row.metric in LAYER_METRICS:
         sign = "+" if row.delta >= 0 else "-"
         return f"{sign}{format_ns(abs(row.delta))}{pct}"
     if row.metric == "allocs_per_msg":

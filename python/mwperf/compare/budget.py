@@ -7,8 +7,10 @@ duration for latencies (``+50us``), a size for RSS (``+8MiB``), a count for allo
 message (``+0``) or bytes for wire bytes per message (``+16``); the sign is optional
 (budgets only ever allow getting worse). Throughput (delivered msgs/s of ``--mode throughput``
 points) gets worse by falling: its budget is ``-5%`` (or ``5%``; a ``+`` is refused as
-ambiguous) or an absolute fall in msgs/s (``-1000``). Without any budget the defaults below apply; a metric
-without a budget is shown but never fails the comparison.
+ambiguous) or an absolute fall in msgs/s (``-1000``). A layer of ``--layers`` points
+(``layer.NAME``, e.g. ``layer.middleware_send=+10%`` or ``=+50us``) is held to its p50, relative
+or as a duration (verdict.py says how it is decided). Without any budget the defaults below
+apply; a metric without a budget is shown but never fails the comparison.
 """
 
 import math
@@ -20,11 +22,16 @@ import yaml
 
 from ..durations import parse_duration
 from ..errors import UsageError
+from ..layer_names import NAMES as LAYER_NAMES
 from ..sizes import parse_size
 from .stats import ALPHA
 
+LAYER_PREFIX = "layer."
+LAYER_METRICS = tuple(LAYER_PREFIX + name for name in LAYER_NAMES)
+"""--layers points (docs/layers.md): each layer's p50 (round trips: both directions summed),
+in ns; compared where a side has the layer (a verdict needs both), no default budget"""
 METRICS = ("p50", "p99", "max", "loss", "cpu", "rss", "allocs_per_msg", "wire_bytes",
-           "timeouts", "server_p99", "throughput")
+           "timeouts", "server_p99", "throughput") + LAYER_METRICS
 SERVICE_METRICS = ("timeouts", "server_p99")
 """service points' (--mode service): calls that timed out (% of the calls made, budgets in
 percentage points like loss) and the server's time per call (p99, a duration); compared only
@@ -80,7 +87,13 @@ class Budgets:
 def parse_budget(metric: str, text: str, where: str) -> Budget:
     """One budget ``text`` for ``metric``; ``where`` names the flag or file:line in errors."""
     if metric not in METRICS:
-        raise UsageError(f"{where}: unknown metric '{metric}'; allowed: {', '.join(METRICS)}")
+        if metric.startswith(LAYER_PREFIX):
+            raise UsageError(f"{where}: unknown layer '{metric[len(LAYER_PREFIX):]}' in "
+                             f"'{metric}'; the layers are {', '.join(LAYER_NAMES)} (e.g. "
+                             f"layer.middleware_send=+10%)")
+        raise UsageError(f"{where}: unknown metric '{metric}'; allowed: "
+                         f"{', '.join(m for m in METRICS if m not in LAYER_METRICS)}, "
+                         f"layer.NAME (NAME: {', '.join(LAYER_NAMES)})")
     raw = str(text).strip()
     match = _FORM.match(raw)
     hint = _allowed(metric)
@@ -107,7 +120,7 @@ def parse_budget(metric: str, text: str, where: str) -> Budget:
             return Budget(metric, raw, relative=value / 100)
         return Budget(metric, raw, absolute=value)
     try:
-        if metric in LATENCY_METRICS:
+        if metric in LATENCY_METRICS or metric in LAYER_METRICS:
             return Budget(metric, raw, absolute=float(parse_duration(number)))
         if metric == "rss":
             return Budget(metric, raw, absolute=parse_size(number) / 1024)
@@ -185,7 +198,7 @@ def _allowed(metric: str) -> str:
     extra = {"loss": " or +0.5pp", "cpu": " or +5pp", "timeouts": " or +0.1pp", "rss": " or +8MiB",
              "allocs_per_msg": " or +N allocations per message (e.g. +0)",
              "wire_bytes": " or +N bytes per message (e.g. +16)"}.get(metric, "")
-    if metric in LATENCY_METRICS:
+    if metric in LATENCY_METRICS or metric in LAYER_METRICS:
         extra = " or +50us"
     if metric in LOWER_IS_WORSE:
         return "allowed: -N% (how far below BASE, e.g. -5%) or -N messages per second"

@@ -18,6 +18,10 @@ Methods, in order of preference (significant: p <= alpha):
 - throughput (delivered msgs/s of --mode throughput points, worse when lower): Mann-Whitney U
   over the messages delivered in each whole second of the per-second series (the seconds of
   repetitions pooled) when both sides have at least ``MIN_SECONDS``; else the budget decides;
+- layer.NAME (--layers: the layer's p50): repetitions on both sides, as above; else no test —
+  the result's layers section holds a few quantiles per layer, not per-message samples or
+  batches, so there is nothing to test a single run's p50 against; the budget alone decides and
+  the method column says so;
 - max, cpu, rss of single runs: no test (one value per run); the budget alone decides;
 - a configuration BASE measured and NEW failed to: a ``status`` row, always a regression.
 """
@@ -29,7 +33,7 @@ from dataclasses import dataclass
 from ..durations import format_ns
 from ..report.data import Point
 from ..store.schema import ROLES
-from .budget import LOWER_IS_WORSE, Budget
+from .budget import LAYER_METRICS, LAYER_PREFIX, LOWER_IS_WORSE, Budget
 from .evidence import MIN_BATCHES, Evidence, Grouped
 from .stats import mann_whitney, permutation_u, quantile_interval, two_proportions
 
@@ -65,7 +69,10 @@ def value(point: Point, metric: str) -> float | None:
     """The metric of one point: ns for latencies, % for loss and CPU (sender + server, of one
     core), KiB for RSS (agents + daemons), allocations per message (every agent's, summed),
     IP bytes on the wire per message (both ways), delivered messages per second of a
-    throughput point (None for other modes: their msgs/s is the rate they were asked for)."""
+    throughput point (None for other modes: their msgs/s is the rate they were asked for), a
+    layer's p50 in ns (None without --layers or where the layer was not observable)."""
+    if metric in LAYER_METRICS:
+        return point.get(f"layer_{metric[len(LAYER_PREFIX):]}_p50_ns")
     if metric == "throughput":
         return point.get("msgs_per_s") if point.get("mode") == "throughput" else None
     if metric in ("p50", "p99", "max"):
@@ -139,6 +146,9 @@ def _test(metric: str, base: list[Point], new: list[Point], base_values: list[fl
                 f"{len(new_values)})", p, p <= alpha)
     too_few = (f"; {len(base_values)} vs {len(new_values)} repetitions cannot reach α with the "
                f"exact test" if repeated else "")
+    if metric in LAYER_METRICS:
+        return (f"none: a layer's figures are quantiles, not samples (budget decides on the "
+                f"p50{', median of repetitions' if repeated else ''}){too_few}", None, None)
     if metric == "throughput":
         seconds = _seconds(base), _seconds(new)
         if min(len(seconds[0]), len(seconds[1])) >= MIN_SECONDS:

@@ -3,8 +3,8 @@ charts, hover read-outs, no network) or as summary tables (Markdown, CSV, JSON).
 
 Everything comes from the catalogue and the Parquet files beside it (mwperf.store): the
 report never parses point folders itself, so single runs, sweeps and imports look alike. Each
-plot is one module (graphs, throughput, latency_rate, distribution, timeline, loss_jitter, topics,
-resources);
+plot is one module (graphs, throughput, layers, latency_rate, distribution, timeline, loss_jitter,
+topics, resources);
 :func:`build` is pure apart from reading the catalogue and returns the text to write.
 """
 
@@ -14,8 +14,9 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..store.sources import staged
-from . import (alloc_sites, bridges, costs, distribution, graphs, latency_rate, loss_jitter, page,
-               probes, profiles, resources, services, summary, throughput, timeline, topics)
+from . import (alloc_sites, bridges, costs, distribution, graphs, latency_rate, layers,
+               loss_jitter, page, probes, profiles, resources, services, summary, throughput,
+               timeline, topics)
 from .data import Run, load_runs
 
 FORMATS = ("html", "markdown", "csv", "json")
@@ -41,11 +42,13 @@ def build(root: Path, wanted: Sequence[str], fmt: str = "html") -> str:
                            "probes": [[_plain(t) for t in p] for p in found],
                            "graph_runs": [_plain(g.row) for g in graphs.graph_runs(runs)],
                            "graph_edges": graphs.edge_rows(runs),
-                           "throughput": throughput.rows(runs)},
+                           "throughput": throughput.rows(runs),
+                           "layers": layers.rows(runs)},
                           indent=2, ensure_ascii=False) + "\n"
     if fmt == "csv":
         return summary.render(table, "csv") + graphs.csv_text(runs)
-    return (markdown(runs, table) + throughput.markdown(runs) + services.markdown(runs)
+    return (markdown(runs, table) + throughput.markdown(runs) + layers.markdown(runs)
+            + services.markdown(runs)
             + graphs.markdown(runs)
             + _probes_markdown(found))
 
@@ -53,7 +56,8 @@ def build(root: Path, wanted: Sequence[str], fmt: str = "html") -> str:
 def html(runs: Sequence[Run], table: list[dict], found: Sequence[probes.Probe] = ()) -> str:
     """The HTML page of ``runs`` (and of the probes ``found``)."""
     numbers = summary.numbering(runs)
-    sections = [graphs.section(runs), throughput.section(runs), latency_rate.section(runs), distribution.section(runs), timeline.section(runs),
+    sections = [graphs.section(runs), throughput.section(runs), layers.section(runs),
+                latency_rate.section(runs), distribution.section(runs), timeline.section(runs),
                 loss_jitter.section(runs), topics.section(runs), services.section(runs),
                 bridges.section(runs),
                 resources.section(runs, numbers), costs.section(runs, numbers),

@@ -67,6 +67,8 @@ class Point:
     """the result's ``profile`` section (--profile: top functions per process)"""
     alloc_sites: dict[str, Any] | None = None
     """the result's ``alloc_sites`` section (--alloc-sites: top call sites per agent)"""
+    layers: dict[str, Any] | None = None
+    """the result's ``layers`` section (--layers: where each message's time goes, per layer)"""
 
     @property
     def point_id(self) -> str:
@@ -169,7 +171,8 @@ def _point(row: dict[str, Any]) -> Point:
                  message_bytes_per_s=(measurement.get("throughput") or {}).get(
                      "message_bytes_per_s"), topic_histograms=topics,
                  bridge=result.get("bridge"), profile=result.get("profile"),
-                 alloc_sites=result.get("alloc_sites"))
+                 alloc_sites=result.get("alloc_sites"),
+                 layers=result.get("layers") if isinstance(result.get("layers"), dict) else None)
 
 
 def _outage(result: dict[str, Any]) -> tuple[float, float] | None:

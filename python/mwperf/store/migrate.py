@@ -9,8 +9,8 @@ import duckdb
 
 from .graph_rows import graph_call_rows
 from .graph_tables import GRAPH_CALL_COLUMNS, GRAPH_TABLES
-from .rows import cost_columns, subscriber_rows, topic_rows
-from .schema import (COST_COLUMNS, PROBE_COLUMNS, PROCESS_COLUMNS, RESILIENCE_COLUMNS,
+from .rows import cost_columns, layer_columns, subscriber_rows, topic_rows
+from .schema import (COST_COLUMNS, LAYER_COLUMNS, PROBE_COLUMNS, PROCESS_COLUMNS, RESILIENCE_COLUMNS,
                      SCHEMA_VERSION, SERVICE_COLUMNS, SUBSCRIBER_COLUMNS, THROUGHPUT_COLUMNS,
                      TOPIC_COLUMNS, SchemaMismatch, create, version_of)
 
@@ -118,6 +118,22 @@ def _add_throughput_columns(con: duckdb.DuckDBPyConnection) -> None:
         "'$.measurement.throughput.message_bytes_per_s') AS DOUBLE)")
 
 
+def _add_layer_columns(con: duckdb.DuckDBPyConnection) -> None:
+    """10 -> 11: the layer columns, filled from the results that have a ``layers`` section
+    (parsed in Python: the layers are a list keyed by name, one JSON path per column would not
+    say which entry); NULL for the rest (measured without --layers)."""
+    for column, kind in LAYER_COLUMNS:
+        con.execute(f"ALTER TABLE points ADD COLUMN IF NOT EXISTS {column} {kind}")
+    names = [name for name, _ in LAYER_COLUMNS]
+    found = con.execute("SELECT point_id, result FROM points WHERE json_type(result, "
+                        "'$.layers') = 'OBJECT'").fetchall()
+    updates = [[layer_columns(json.loads(text)).get(name) for name in names] + [point_id]
+               for point_id, text in found]
+    if updates:
+        con.executemany(f"UPDATE points SET {', '.join(f'{n} = ?' for n in names)} "
+                        f"WHERE point_id = ?", updates)
+
+
 MIGRATIONS: dict[int, Callable[[duckdb.DuckDBPyConnection], None]] = {
     1: _add_resilience_columns,
     2: _add_subscribers_table,
@@ -128,6 +144,7 @@ MIGRATIONS: dict[int, Callable[[duckdb.DuckDBPyConnection], None]] = {
     7: _add_service_columns,
     8: _add_graph_calls,
     9: _add_throughput_columns,
+    10: _add_layer_columns,
 }
 """version -> the step that upgrades a catalogue of that version to the next one"""
 

@@ -11,8 +11,8 @@ from datetime import datetime
 from typing import Any
 
 from ..topicnames import name_and_address
-from .schema import (ACCOUNTING, CONFIG_COLUMNS, LATENCIES, MEASUREMENT_COLUMNS, ROLES,
-                     STAT_FIELDS)
+from .schema import (ACCOUNTING, CONFIG_COLUMNS, LATENCIES, LAYER_COLUMNS, LAYER_NAMES,
+                     MEASUREMENT_COLUMNS, ROLES, STAT_FIELDS)
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,7 @@ def point_row(result: dict[str, Any], place: PointPlace) -> dict[str, Any]:
     row.update(cost_columns(result))
     row.update(service_columns(result))
     row.update(throughput_columns(result))
+    row.update(layer_columns(result))
     row["result"] = json.dumps(result, ensure_ascii=False)
     return row
 
@@ -183,6 +184,26 @@ def throughput_columns(result: dict[str, Any]) -> dict[str, Any]:
         figures = cpu.get(side) or {}
         for what in ("per_msg_us", "per_mb_ms"):
             row[f"{side}_cpu_{what}"] = figures.get(what)
+    return row
+
+
+def layer_columns(result: dict[str, Any]) -> dict[str, Any]:
+    """The ``layers`` section's columns (schema.LAYER_COLUMNS): each known layer's p50, p99
+    and share (NULL where absent or not observable), the method and the message counts; all
+    NULL without the section."""
+    row: dict[str, Any] = dict.fromkeys(name for name, _ in LAYER_COLUMNS)
+    section = result.get("layers")
+    if not isinstance(section, dict):
+        return row
+    row.update(layers_method=section.get("method"), layers_split=section.get("split"),
+               layers_messages=section.get("messages"))
+    for layer in section.get("layers") or []:
+        name = layer.get("name")
+        if name not in LAYER_NAMES or not layer.get("observable", True):
+            continue
+        row[f"layer_{name}_p50_ns"] = layer.get("p50_ns")
+        row[f"layer_{name}_p99_ns"] = layer.get("p99_ns")
+        row[f"layer_{name}_share"] = layer.get("share")
     return row
 
 

@@ -14,9 +14,10 @@ recreates it from the folders.
 import duckdb
 
 from ..errors import RunError
+from ..layer_names import NAMES as LAYER_NAMES
 from .graph_tables import GRAPH_TABLES
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 """2: the resilience columns (time to connect, outage lost/recovery/session); 3: the
 ``subscribers`` table; 4: the cost columns (bytes on the wire, allocations per message); 5: the
 ``probes`` table; 6: ``topics.address`` (``topics.name`` is the topic's name: a replay's recorded
@@ -24,7 +25,8 @@ topic, else ``topic <i>``); 7: the graph tables (``graph_runs``, ``graph_edges``
 ``graph_chains``, ``graph_nodes``); 8: service points (the calls' columns, and CPU, RSS and
 allocations of the client and server roles); 9: ``graph_calls`` (a graph's call edges); 10: the
 throughput columns (``--mode throughput``: delivered bytes/s, offered and sent rates, the
-sender's blocked time, CPU per message and per MB, subscribers)"""
+sender's blocked time, CPU per message and per MB, subscribers); 11: the layer columns
+(``--layers``: each layer's p50, p99 and share, the method, messages split and measured)"""
 
 CONFIG_COLUMNS: tuple[tuple[str, str], ...] = (
     ("transport", "VARCHAR"), ("mode", "VARCHAR"), ("rate", "DOUBLE"), ("payload", "VARCHAR"),
@@ -105,6 +107,18 @@ each side's steady-state CPU per message (µs) and per MB of payload (ms; pub: p
 message, sub: summed over the subscribers, per delivered message). Delivered msgs/s is ``msgs_per_s``; its loss is ``loss_pct`` (the
 publisher's sent count against the delivered one)."""
 
+LAYER_COLUMNS: tuple[tuple[str, str], ...] = (
+    *((f"layer_{name}_{what}", kind) for name in LAYER_NAMES
+      for what, kind in (("p50_ns", "BIGINT"), ("p99_ns", "BIGINT"), ("share", "DOUBLE"))),
+    ("layers_method", "VARCHAR"), ("layers_split", "BIGINT"), ("layers_messages", "BIGINT"),
+)
+"""the result's ``layers`` section (``--layers``, docs/layers.md): per layer (layer_names.py)
+its p50 and p99 in ns and its share of the mean latency (NULL where the point has no such
+layer or it was not observable: shared memory has no system call to split at, and its
+``middleware_transport`` stands for send path + kernel + receive path); the method
+(``ld_preload``, or ``none`` when nothing could be observed), the measured messages split and
+all measured messages. Round trips: both directions summed. NULL without --layers."""
+
 POINT_KEYS: tuple[tuple[str, str], ...] = (
     ("point_id", "VARCHAR PRIMARY KEY"), ("run_id", "VARCHAR NOT NULL"),
     ("point_index", "INTEGER"), ("repetition", "INTEGER"), ("folder", "VARCHAR NOT NULL"),
@@ -113,7 +127,7 @@ POINT_KEYS: tuple[tuple[str, str], ...] = (
 )
 POINT_COLUMNS = (POINT_KEYS + CONFIG_COLUMNS + MEASUREMENT_COLUMNS + PROCESS_COLUMNS
                  + RESILIENCE_COLUMNS + COST_COLUMNS + SERVICE_COLUMNS + THROUGHPUT_COLUMNS
-                 + (("result", "JSON NOT NULL"),))
+                 + LAYER_COLUMNS + (("result", "JSON NOT NULL"),))
 TOPIC_COLUMNS = (("point_id", "VARCHAR NOT NULL"), ("topic", "INTEGER NOT NULL"),
                  ("name", "VARCHAR"), ("address", "VARCHAR")) + MEASUREMENT_COLUMNS
 """one row per topic of a point (one, topic 0, for a single topic): its name (a replay's

@@ -1,0 +1,38 @@
+"""The layers of a message's latency (``--layers``, docs/layers.md): their stable names and
+labels, in the order a message passes them.
+
+One place for them because several readers key on the names — the catalogue's columns
+(``layer_<name>_p50_ns``), compare's budgets (``layer.<name>``), the run's table and the
+report — and a result carries its own labels, so only a result without them (or a name this
+version does not know) falls back to these.
+"""
+
+LAYERS: tuple[tuple[str, str], ...] = (
+    ("app_send", "sender app \u2192 middleware"),
+    ("middleware_send", "middleware send path"),
+    ("kernel_network", "kernel and network"),
+    ("middleware_receive", "middleware receive path"),
+    ("executor_callback", "executor and callback"),
+    ("middleware_transport", "middleware and transport, not split"),
+)
+"""(name, label): the five layers of a split message, then the combined one that stands for
+middleware_send + kernel_network + middleware_receive where no system call carries the message
+(shared memory)"""
+NAMES = tuple(name for name, _ in LAYERS)
+PARTS: tuple[tuple[str, str], ...] = (
+    ("sender_kernel", "sender kernel"),
+    ("link", "link (emulator)"),
+    ("receiver_kernel", "receiver kernel"),
+)
+"""with --link: the parts of kernel_network, in order"""
+UNSPLIT: tuple[tuple[str, str], ...] = (
+    ("no_send_syscall", "no send system call seen"),
+    ("no_receive_syscall", "no receive system call seen"),
+    ("events_dropped", "events dropped (a full ring)"),
+)
+"""why a measured message was not split (the section's ``unsplit`` counts)"""
+
+
+def label_of(name: str) -> str:
+    """The label of layer or part ``name`` (the name itself when unknown)."""
+    return dict(LAYERS + PARTS).get(name, name)
