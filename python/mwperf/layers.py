@@ -118,6 +118,11 @@ def _merged(names: list[str]) -> str:
     return "middleware_transport" if name == MERGED_TRANSPORT else name
 
 
+def _components(name: str) -> list[str]:
+    """The named layers a (possibly merged) layer stands for."""
+    return (MERGED_TRANSPORT if name == "middleware_transport" else name).split("+")
+
+
 def quantile(ordered: Sequence[int], q: float) -> int:
     """Nearest rank of the sorted ``ordered`` (q=0 the minimum, q=1 the maximum)."""
     if q <= 0:
@@ -195,7 +200,7 @@ def layer_list(messages: list[Segments], direction: str | None, why: dict[str, s
     for layer in out:
         if not layer["observable"]:
             for other in out:
-                if other["observable"] and layer["name"] in other["name"].split("+"):
+                if other["observable"] and layer["name"] in _components(other["name"]):
                     layer["note"] = f"{layer['note']}: counted in '{other['name']}'"
     return out
 

@@ -304,6 +304,18 @@ class Allocations(TypedDict):
     live_bytes_at_end: int
 
 
+class AgentReportLayers(TypedDict):
+    """with --layers-out (docs/layers.md): whether libmwperf_layers.so saw this agent's send/receive system calls; the per-message rows are in that file"""
+
+    interposer: bool
+    why: str | None
+    events: int
+    dropped: int
+    header_calls: int
+    rows: int
+    error: str | None
+
+
 class AgentReportPhases(TypedDict):
     """a ping's or pub's phase boundaries on CLOCK_MONOTONIC (ns): setup ends when the peer matched/answered, warm-up runs from the first message sent to the first measured one's scheduled time, steady state to drained_ns (the last replies in or given up on), idle (--idle) to idle_end_ns; null where the sender never got there"""
 
@@ -373,6 +385,7 @@ class AgentReport(TypedDict):
     per_topic: NotRequired[list[TopicMeasurement]]
     outage: NotRequired[OutageCounts]
     allocations: NotRequired[Allocations]
+    layers: NotRequired[AgentReportLayers]
     phases: NotRequired[AgentReportPhases]
     serving: NotRequired[Serving]
     throughput: NotRequired[ThroughputSide]
@@ -606,10 +619,7 @@ class LayerPart(TypedDict):
 class Layer(TypedDict):
     """--layers: one layer of every split message's latency (docs/layers.md); not observable (shared memory: no system call carries the message): every figure and share null, the reason in note"""
 
-    name: Literal['app_send', 'middleware_send', 'kernel_network', 'middleware_receive', 'executor_callback', 'middleware_transport']
-    label: str
-    observable: bool
-    note: str | None
+    name: str
     p50_ns: int | None
     p90_ns: int | None
     p99_ns: int | None
