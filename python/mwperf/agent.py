@@ -60,6 +60,21 @@ def alloc_preload(agent: Agent) -> str:
     return f"{library}:{existing}" if existing else str(library)
 
 
+LAYERS_LIBRARY = "libmwperf_layers.so"
+"""the system-call interposer of --layers (crates/mwperf-layers), built next to the agent binary"""
+
+
+def layers_preload(agent: Agent, existing: str | None) -> str:
+    """``LD_PRELOAD`` for an agent run with ``--layers``: the interposer next to the agent
+    binary, ahead of ``existing`` (a preload already set, e.g. the allocation counter's);
+    RunError when it was not built."""
+    library = agent.path.resolve().parent / LAYERS_LIBRARY
+    if not library.is_file():
+        raise RunError(f"--layers: {library} is missing (the system-call interposer is built "
+                       f"with the agent: run 'make build')")
+    return f"{library}:{existing}" if existing else str(library)
+
+
 def find_agent() -> Agent:
     """Locate mwperf-agent or raise RunError saying how to get one."""
     configured = os.environ.get(ENV_VAR)
