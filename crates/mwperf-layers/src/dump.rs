@@ -69,7 +69,13 @@ impl Out {
             // SAFETY: glibc's write; the buffer is valid for the length given
             let w: unsafe extern "C" fn(i32, *const libc::c_void, usize) -> isize =
                 unsafe { core::mem::transmute(a) };
-            let r = unsafe { w(self.fd, self.buf[off..].as_ptr() as *const _, self.len - off) };
+            let r = unsafe {
+                w(
+                    self.fd,
+                    self.buf[off..].as_ptr() as *const _,
+                    self.len - off,
+                )
+            };
             if r > 0 {
                 off += r as usize;
             } else if !(r < 0 && crate::fds::errno() == libc::EINTR) {
@@ -81,8 +87,16 @@ impl Out {
 
     fn event(&mut self, e: &Event) {
         self.num(e.t_ns);
-        self.put(if e.bits & BIT_SEND != 0 { b",send," } else { b",recv," });
-        self.put(if e.bits & BIT_FIRST != 0 { b"1," } else { b"0," });
+        self.put(if e.bits & BIT_SEND != 0 {
+            b",send,"
+        } else {
+            b",recv,"
+        });
+        self.put(if e.bits & BIT_FIRST != 0 {
+            b"1,"
+        } else {
+            b"0,"
+        });
         self.put(if e.bits & BIT_LAST != 0 { b"1," } else { b"0," });
         self.num(e.run_id as u64);
         self.put(b",");

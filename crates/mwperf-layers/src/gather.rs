@@ -11,8 +11,12 @@ use mwperf_core::wire::{Header, Reject, HEADER_LEN, MAGIC};
 
 extern "C" {
     // glibc's (SIMD, two-way for long needles); declared here as the libc crate does not.
-    fn memmem(hay: *const c_void, hay_len: usize, needle: *const c_void, needle_len: usize)
-        -> *mut c_void;
+    fn memmem(
+        hay: *const c_void,
+        hay_len: usize,
+        needle: *const c_void,
+        needle_len: usize,
+    ) -> *mut c_void;
 }
 
 /// The bytes of one call: `iov` pieces in order, of which the first `len()` bytes count.

@@ -150,15 +150,27 @@ unsafe fn received(fd: c_int, iov: &[iovec], r: ssize_t, flags: c_int) -> ssize_
 }
 
 type SendF = unsafe extern "C" fn(c_int, *const c_void, size_t, c_int) -> ssize_t;
-type SendtoF =
-    unsafe extern "C" fn(c_int, *const c_void, size_t, c_int, *const sockaddr, socklen_t) -> ssize_t;
+type SendtoF = unsafe extern "C" fn(
+    c_int,
+    *const c_void,
+    size_t,
+    c_int,
+    *const sockaddr,
+    socklen_t,
+) -> ssize_t;
 type SendmsgF = unsafe extern "C" fn(c_int, *const msghdr, c_int) -> ssize_t;
 type SendmmsgF = unsafe extern "C" fn(c_int, *mut mmsghdr, c_uint, c_int) -> c_int;
 type WriteF = unsafe extern "C" fn(c_int, *const c_void, size_t) -> ssize_t;
 type WritevF = unsafe extern "C" fn(c_int, *const iovec, c_int) -> ssize_t;
 type RecvF = unsafe extern "C" fn(c_int, *mut c_void, size_t, c_int) -> ssize_t;
-type RecvfromF =
-    unsafe extern "C" fn(c_int, *mut c_void, size_t, c_int, *mut sockaddr, *mut socklen_t) -> ssize_t;
+type RecvfromF = unsafe extern "C" fn(
+    c_int,
+    *mut c_void,
+    size_t,
+    c_int,
+    *mut sockaddr,
+    *mut socklen_t,
+) -> ssize_t;
 type RecvmsgF = unsafe extern "C" fn(c_int, *mut msghdr, c_int) -> ssize_t;
 type RecvmmsgF = unsafe extern "C" fn(c_int, *mut mmsghdr, c_uint, c_int, *mut timespec) -> c_int;
 type ReadF = unsafe extern "C" fn(c_int, *mut c_void, size_t) -> ssize_t;
@@ -207,7 +219,9 @@ pub unsafe extern "C" fn sendto(
     addrlen: socklen_t,
 ) -> ssize_t {
     let f = real_or_enosys!(real::SENDTO, SendtoF, -1);
-    sent(fd, &buf_iov(buf, len), || f(fd, buf, len, flags, addr, addrlen))
+    sent(fd, &buf_iov(buf, len), || {
+        f(fd, buf, len, flags, addr, addrlen)
+    })
 }
 
 #[no_mangle]
@@ -217,7 +231,12 @@ pub unsafe extern "C" fn sendmsg(fd: c_int, msg: *const msghdr, flags: c_int) ->
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn sendmmsg(fd: c_int, msgs: *mut mmsghdr, vlen: c_uint, flags: c_int) -> c_int {
+pub unsafe extern "C" fn sendmmsg(
+    fd: c_int,
+    msgs: *mut mmsghdr,
+    vlen: c_uint,
+    flags: c_int,
+) -> c_int {
     let f = real_or_enosys!(real::SENDMMSG, SendmmsgF, -1);
     let all: &[mmsghdr] = if msgs.is_null() || vlen as usize > IOV_MAX {
         &[]
@@ -358,7 +377,12 @@ pub unsafe extern "C" fn __recvfrom_chk(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn __read_chk(fd: c_int, buf: *mut c_void, len: size_t, buflen: size_t) -> ssize_t {
+pub unsafe extern "C" fn __read_chk(
+    fd: c_int,
+    buf: *mut c_void,
+    len: size_t,
+    buflen: size_t,
+) -> ssize_t {
     let f = real_or_enosys!(real::READ_CHK, ReadChkF, -1);
     let r = f(fd, buf, len, buflen);
     received(fd, &buf_iov(buf, len), r, 0)

@@ -60,8 +60,22 @@ pub static CLOSE: Real = Real::new(c"close");
 /// Resolve them all (the constructor: before the process's own code runs).
 pub fn resolve_all() {
     for r in [
-        &SEND, &SENDTO, &SENDMSG, &SENDMMSG, &WRITE, &WRITEV, &RECV, &RECVFROM, &RECVMSG,
-        &RECVMMSG, &READ, &READV, &RECV_CHK, &RECVFROM_CHK, &READ_CHK, &CLOSE,
+        &SEND,
+        &SENDTO,
+        &SENDMSG,
+        &SENDMMSG,
+        &WRITE,
+        &WRITEV,
+        &RECV,
+        &RECVFROM,
+        &RECVMSG,
+        &RECVMMSG,
+        &READ,
+        &READV,
+        &RECV_CHK,
+        &RECVFROM_CHK,
+        &READ_CHK,
+        &CLOSE,
     ] {
         r.addr();
     }

@@ -261,7 +261,11 @@ mod tests {
         });
         // each producer's events come out in its order
         for p in 0..4u64 {
-            let mine: Vec<u64> = got.iter().filter(|&&q| q >> 32 == p).map(|q| q & 0xffff_ffff).collect();
+            let mine: Vec<u64> = got
+                .iter()
+                .filter(|&&q| q >> 32 == p)
+                .map(|q| q & 0xffff_ffff)
+                .collect();
             assert!(mine.windows(2).all(|w| w[0] < w[1]));
         }
     }

@@ -97,11 +97,20 @@ impl Default for Stream {
 /// the call moved; `g` may hold more: a send's unsent rest still shows a whole header),
 /// following the window rule. `visit(offset, header)`. Returns the offset of a cut header at
 /// the end (magic or a prefix of it, fewer than [`HEADER_LEN`] bytes left in `g`), if any.
-pub fn headers(g: &Gather, start: usize, n: usize, mut visit: impl FnMut(usize, &Header)) -> Option<usize> {
+pub fn headers(
+    g: &Gather,
+    start: usize,
+    n: usize,
+    mut visit: impl FnMut(usize, &Header),
+) -> Option<usize> {
     let n = n.min(g.len());
     let small = n <= SMALL_CALL;
     let mut from = start;
-    let mut window_end = if small { n } else { start.saturating_add(WINDOW).min(n) };
+    let mut window_end = if small {
+        n
+    } else {
+        start.saturating_add(WINDOW).min(n)
+    };
     while from < window_end {
         let Some(o) = g.find_magic(from, window_end) else {
             // a magic cut to 1..3 bytes by the end of the buffer
@@ -258,7 +267,9 @@ mod tests {
         let iov: Vec<_> = pieces.iter().map(|p| iovec(p)).collect();
         let g = Gather::new(&iov, usize::MAX);
         let mut out = Vec::new();
-        account(&g, n, s, |e| out.push((e.ident.seq, e.first, e.last, e.bytes)));
+        account(&g, n, s, |e| {
+            out.push((e.ident.seq, e.first, e.last, e.bytes))
+        });
         out
     }
 
@@ -284,7 +295,10 @@ mod tests {
         }
         let ev = run(&[&b], b.len(), None);
         assert_eq!(ev.len(), 50);
-        assert!(ev.iter().enumerate().all(|(i, e)| *e == (i as u64, true, true, 120)));
+        assert!(ev
+            .iter()
+            .enumerate()
+            .all(|(i, e)| *e == (i as u64, true, true, 120)));
     }
 
     #[test]
@@ -292,7 +306,11 @@ mod tests {
         let m = msg(3, 10);
         for cut in 1..m.len() {
             let (a, b) = m.split_at(cut);
-            assert_eq!(run(&[b"xy", a, b], m.len() + 2, None), [(3, true, true, 66)], "cut {cut}");
+            assert_eq!(
+                run(&[b"xy", a, b], m.len() + 2, None),
+                [(3, true, true, 66)],
+                "cut {cut}"
+            );
         }
         // three pieces, the magic over all of them
         let (a, rest) = m.split_at(1);
@@ -336,7 +354,10 @@ mod tests {
     fn a_stream_message_split_over_calls_logs_first_then_last() {
         let m = msg(7, 1000);
         let mut s = Stream::new();
-        assert_eq!(run(&[&m[..100]], 100, Some(&mut s)), [(7, true, false, 100)]);
+        assert_eq!(
+            run(&[&m[..100]], 100, Some(&mut s)),
+            [(7, true, false, 100)]
+        );
         assert_eq!(s.remaining, 956);
         assert!(run(&[&m[100..600]], 500, Some(&mut s)).is_empty());
         // the completing call also starts the next message
@@ -357,7 +378,10 @@ mod tests {
             let mut s = Stream::new();
             let mut first = b"zz".to_vec();
             first.extend_from_slice(&m[..cut]);
-            assert!(run(&[&first], first.len(), Some(&mut s)).is_empty(), "cut {cut}");
+            assert!(
+                run(&[&first], first.len(), Some(&mut s)).is_empty(),
+                "cut {cut}"
+            );
             assert_eq!(s.stash_len as usize, cut, "cut {cut}");
             let rest = &m[cut..];
             assert_eq!(
@@ -374,7 +398,10 @@ mod tests {
         }
         let last = &m[HEADER_LEN - 1..HEADER_LEN];
         assert_eq!(run(&[last], 1, Some(&mut s)), [(11, true, false, 1)]);
-        assert_eq!(run(&[&m[HEADER_LEN..]], 40, Some(&mut s)), [(11, false, true, 40)]);
+        assert_eq!(
+            run(&[&m[HEADER_LEN..]], 40, Some(&mut s)),
+            [(11, false, true, 40)]
+        );
         // a stashed "M" that was not a header: the next call is scanned as usual
         let mut s = Stream::new();
         assert!(run(&[b"xxM"], 3, Some(&mut s)).is_empty());

@@ -1,0 +1,3 @@
+//! `--layers`: the per-layer latency split (issue 27).
+
+pub mod ring;
