@@ -2,7 +2,7 @@
 
 ``pip install .`` / ``pipx install .`` / ``python -m build`` run ``cargo build --release`` — the
 very command ``make build`` runs, so a warm target folder (``$CARGO_TARGET_DIR`` or target/)
-makes it a no-op — and put mwperf-agent, mwperf-linkem and libmwperf_alloc.so into the package
+makes it a no-op — and put mwperf-agent, mwperf-linkem, libmwperf_alloc.so and libmwperf_layers.so into the package
 as ``mwperf/bin/``, with the result schema as ``mwperf/data/result.v2.json``. The wheel is then
 platform-specific (``py3-none-<platform>``). An editable install (``pip install -e .``) builds
 nothing: the package then finds the checkout's own build (see python/mwperf/agent.py).
@@ -20,8 +20,9 @@ from setuptools.command.bdist_wheel import bdist_wheel
 from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
-BINARIES = ("mwperf-agent", "mwperf-linkem", "libmwperf_alloc.so")
-"""what the control plane runs: the agent, the userspace link emulator, the allocation counter"""
+BINARIES = ("mwperf-agent", "mwperf-linkem", "libmwperf_alloc.so", "libmwperf_layers.so")
+"""what the control plane runs: the agent, the userspace link emulator, the allocation counter,
+the system-call interposer of --layers"""
 SCHEMA = ROOT / "schema" / "result.v2.json"
 
 

@@ -61,16 +61,17 @@ def alloc_preload(agent: Agent) -> str:
 
 
 LAYERS_LIBRARY = "libmwperf_layers.so"
-"""the system-call interposer of --layers (crates/mwperf-layers)"""
+"""the system-call interposer of --layers (crates/mwperf-layers), built next to the agent binary"""
 
 
 def layers_preload(agent: Agent, existing: str | None) -> str:
     """``LD_PRELOAD`` for an agent run with ``--layers``: the interposer next to the agent
-    binary, ahead of ``existing``; RunError when it was not built."""
+    binary, ahead of ``existing`` (a preload already set, e.g. the allocation counter's);
+    RunError when it was not built."""
     library = agent.path.resolve().parent / LAYERS_LIBRARY
     if not library.is_file():
-        raise RunError(f"--layers: {library} is missing (the interposer is built with the "
-                       f"agent: run 'make build')")
+        raise RunError(f"--layers: {library} is missing (the system-call interposer is built "
+                       f"with the agent: run 'make build')")
     return f"{library}:{existing}" if existing else str(library)
 
 

@@ -52,12 +52,19 @@ fn undrifted(t: u64, ppb: i64) -> u64 {
 /// drifted clock (one predictable branch when unused).
 #[inline]
 pub fn now_ns() -> u64 {
-    let t = raw_now_ns();
+    from_raw_ns(raw_now_ns())
+}
+
+/// A raw CLOCK_MONOTONIC reading taken elsewhere in this process (libmwperf_layers.so stamps
+/// system calls with the raw clock) on the agent's clock: the test drift applied as
+/// [`now_ns`] applies it, so both kinds of stamps compare.
+#[inline]
+pub fn from_raw_ns(raw: u64) -> u64 {
     let ppb = TEST_DRIFT_PPB.load(Ordering::Relaxed);
     if ppb == 0 {
-        t
+        raw
     } else {
-        drifted(t, ppb)
+        drifted(raw, ppb)
     }
 }
 
@@ -151,6 +158,14 @@ mod tests {
         for ppb in [50_000, -50_000, 1_000] {
             assert!(undrifted(drifted(t, ppb), ppb).abs_diff(t) <= 1);
         }
+    }
+
+    #[test]
+    fn raw_stamps_take_the_test_drift_like_now() {
+        let raw = raw_now_ns();
+        assert_eq!(from_raw_ns(raw), raw);
+        assert_eq!(drifted(raw, 50_000), raw + raw / 20_000);
+        assert!(now_ns() >= from_raw_ns(raw));
     }
 
     #[test]

@@ -1,0 +1,90 @@
+//! `libmwperf_layers.so`: an `LD_PRELOAD` interposer that stamps every system call carrying an
+//! mwperf header, for the per-layer latency split (`--layers`, issue 27): a send's entry and
+//! a receive's return are the boundaries between the middleware and the kernel.
+//!
+//! - [`hooks`]: send, sendto, sendmsg, sendmmsg, write, writev, recv, recvfrom, recvmsg,
+//!   recvmmsg, read, readv, the fortified `__recv_chk`, `__recvfrom_chk`, `__read_chk`, and
+//!   close; each forwards to the real function ([`real`], resolved by the constructor).
+//! - [`scan`] (over [`gather`]): which messages a call carries (batching, byte streams, cut
+//!   headers), pure and unit-tested; [`fds`]: the per-fd stream state.
+//! - [`ring`]: the lock-free event ring the agent drains (`mwperf_layers_ring`, found with
+//!   dlsym; reader: crates/mwperf-agent/src/layers/ring.rs).
+//! - [`dump`]: `MWPERF_LAYERS_DUMP=PATH` writes what was not drained as CSV at exit.
+//!
+//! TEST ONLY: `MWPERF_LAYERS_CAPACITY=N` lets at most N events wait in the ring (to fill it).
+
+#[cfg_attr(test, allow(dead_code))]
+mod fds;
+#[cfg_attr(test, allow(dead_code))]
+mod gather;
+#[cfg_attr(test, allow(dead_code))]
+mod ring;
+mod scan;
+
+#[cfg(not(test))]
+mod dump;
+#[cfg(not(test))]
+mod hooks;
+#[cfg(not(test))]
+mod real;
+
+pub use ring::mwperf_layers_ring;
+
+/// Parse a decimal number from a C string (None if empty or not all digits).
+#[cfg_attr(test, allow(dead_code))]
+fn parse_u64(s: &[u8]) -> Option<u64> {
+    if s.is_empty() {
+        return None;
+    }
+    s.iter().try_fold(0u64, |a, &c| {
+        c.is_ascii_digit()
+            .then(|| a.saturating_mul(10).saturating_add((c - b'0') as u64))
+    })
+}
+
+/// The constructor: resolve the real functions before the program's code runs, remember who
+/// owns the dump, apply the test capacity.
+#[cfg(not(test))]
+extern "C" fn init() {
+    use core::sync::atomic::Ordering::Relaxed;
+    real::resolve_all();
+    // SAFETY: getpid cannot fail
+    dump::OWNER.store(unsafe { libc::getpid() }, Relaxed);
+    // SAFETY: NUL-terminated name; getenv's result is NUL-terminated when not null
+    let cap = unsafe { libc::getenv(c"MWPERF_LAYERS_CAPACITY".as_ptr()) };
+    if !cap.is_null() {
+        // SAFETY: as above
+        let s = unsafe { core::ffi::CStr::from_ptr(cap) }.to_bytes();
+        if let Some(n) = parse_u64(s) {
+            let (shared, slots) = ring::global();
+            shared
+                .capacity
+                .store(n.clamp(1, slots.len() as u64), Relaxed);
+        }
+    }
+}
+
+#[cfg(not(test))]
+extern "C" fn fini() {
+    dump::write_if_asked();
+}
+
+#[cfg(not(test))]
+#[used]
+#[link_section = ".init_array"]
+static INIT: extern "C" fn() = init;
+
+#[cfg(not(test))]
+#[used]
+#[link_section = ".fini_array"]
+static FINI: extern "C" fn() = fini;
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn capacity_parses() {
+        assert_eq!(super::parse_u64(b"4"), Some(4));
+        assert_eq!(super::parse_u64(b""), None);
+        assert_eq!(super::parse_u64(b"4x"), None);
+    }
+}
