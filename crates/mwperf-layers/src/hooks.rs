@@ -84,6 +84,7 @@ fn log(fd: c_int, dir: usize, g: &Gather, n: usize, t: u64) {
                 fd,
                 topic: e.ident.topic,
                 flags: e.ident.flags,
+                source: e.ident.source,
                 bits: dir_bit
                     | if e.first { BIT_FIRST } else { 0 }
                     | if e.last { BIT_LAST } else { 0 },

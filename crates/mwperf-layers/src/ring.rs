@@ -14,9 +14,9 @@
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicU64, Ordering::*};
 
-/// "MWLAYER1": checked by the agent before it trusts the symbol.
-pub const MAGIC: u64 = u64::from_le_bytes(*b"MWLAYER1");
-/// Slots (a power of two). 40 MiB of zero pages in .bss: only the pages written are ever
+/// "MWLAYER2": checked by the agent before it trusts the symbol.
+pub const MAGIC: u64 = u64::from_le_bytes(*b"MWLAYER2");
+/// Slots (a power of two). 48 MiB of zero pages in .bss: only the pages written are ever
 /// resident, and a consumer that drains often keeps writing the same few.
 pub const SLOTS: usize = 1 << 20;
 
@@ -24,7 +24,7 @@ pub const BIT_SEND: u8 = 1;
 pub const BIT_FIRST: u8 = 2;
 pub const BIT_LAST: u8 = 4;
 
-/// One event as it sits in a slot (40 bytes with the commit word).
+/// One event as it sits in a slot (48 bytes with the commit word).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Event {
@@ -40,6 +40,8 @@ pub struct Event {
     pub flags: u8,
     /// [`BIT_SEND`] | [`BIT_FIRST`] | [`BIT_LAST`].
     pub bits: u8,
+    /// The header's `peer_rx_ns` low 32 bits (a graph node's message: its publisher's index).
+    pub source: u32,
 }
 
 #[repr(C)]
@@ -62,6 +64,7 @@ impl Slot {
                 topic: 0,
                 flags: 0,
                 bits: 0,
+                source: 0,
             }),
         }
     }
@@ -198,7 +201,7 @@ mod tests {
 
     #[test]
     fn the_layout_is_the_one_the_agent_reads() {
-        assert_eq!(core::mem::size_of::<Slot>(), 40);
+        assert_eq!(core::mem::size_of::<Slot>(), 48);
         assert_eq!(core::mem::size_of::<Shared>(), 80);
         let (s, slots) = global();
         assert_eq!(s.magic, MAGIC);

@@ -29,6 +29,9 @@ pub struct Ident {
     pub topic: u16,
     pub flags: u8,
     pub seq: u64,
+    /// The header's `peer_rx_ns`, low 32 bits: a graph node's message carries its publishing
+    /// node's index there (several publishers of one topic number their messages alike).
+    pub source: u32,
 }
 
 impl Ident {
@@ -38,6 +41,7 @@ impl Ident {
             topic: h.topic,
             flags: h.flags,
             seq: h.seq,
+            source: h.peer_rx_ns as u32,
         }
     }
 }
@@ -75,6 +79,7 @@ impl Stream {
                 topic: 0,
                 flags: 0,
                 seq: 0,
+                source: 0,
             },
             stash: [0; HEADER_LEN],
             stash_len: 0,

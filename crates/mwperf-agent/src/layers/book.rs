@@ -33,6 +33,15 @@ impl Side {
     }
 }
 
+/// The message a graph node's chain stage received and published on (node/subscription.rs):
+/// how the control plane follows one message of a chain through every stage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cause {
+    pub topic: u16,
+    pub source: u32,
+    pub seq: u64,
+}
+
 /// One measured message as this agent handled it; 0 = a moment this agent does not have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Row {
@@ -40,6 +49,12 @@ pub struct Row {
     pub run_id: u32,
     pub topic: u16,
     pub seq: u64,
+    /// A graph node's message: its publishing node's index (the header's `peer_rx_ns`). The
+    /// publishers of one topic (a graph's `copies`) each number their messages from 0, so
+    /// topic and seq alone do not name a message; None for the point roles.
+    pub source: Option<u32>,
+    /// A chain stage's message: the one it received and published on.
+    pub cause: Option<Cause>,
     /// when the schedule wanted it sent (a sender's)
     pub intended: u64,
     /// the agent called the middleware's write (a pong: for the echo)
@@ -72,10 +87,65 @@ impl Book {
             run_id,
             topic,
             seq,
+            source: None,
+            cause: None,
             intended,
             write,
             take: 0,
             callback: 0,
+        });
+    }
+
+    /// A graph node's publisher (or chain stage: `cause`) handed message `seq` to the
+    /// middleware at `write`, meant for `intended` (a timer's due time; a stage's callback
+    /// start). Every time on the graph's reference clock (node/clock.rs).
+    #[allow(clippy::too_many_arguments)]
+    pub fn node_sent(
+        &mut self,
+        run_id: u32,
+        topic: u16,
+        source: u32,
+        seq: u64,
+        intended: u64,
+        write: u64,
+        cause: Option<Cause>,
+    ) {
+        self.rows.push(Row {
+            side: self.side,
+            run_id,
+            topic,
+            seq,
+            source: Some(source),
+            cause,
+            intended,
+            write,
+            take: 0,
+            callback: 0,
+        });
+    }
+
+    /// A graph node's subscription took message `seq` of publisher `source` at `take`; its
+    /// callback started at `callback` (after waiting for the node's executor).
+    pub fn node_received(
+        &mut self,
+        run_id: u32,
+        topic: u16,
+        source: u32,
+        seq: u64,
+        take: u64,
+        callback: u64,
+    ) {
+        self.rows.push(Row {
+            side: self.side,
+            run_id,
+            topic,
+            seq,
+            source: Some(source),
+            cause: None,
+            intended: 0,
+            write: 0,
+            take,
+            callback,
         });
     }
 
@@ -99,6 +169,8 @@ impl Book {
             run_id,
             topic,
             seq,
+            source: None,
+            cause: None,
             intended: 0,
             write: 0,
             take,
@@ -122,6 +194,8 @@ impl Book {
             run_id,
             topic,
             seq,
+            source: None,
+            cause: None,
             intended: 0,
             write,
             take,

@@ -43,6 +43,24 @@ pub fn hand_over(rows: Vec<book::Row>) {
 /// Pair every role's rows with the ring's system calls and write them to `path`; the report's
 /// `layers` (None when --layers-out was not given).
 pub fn finish(path: Option<&str>) -> Option<mwperf_core::result::LayersAgent> {
+    finish_as(path, rows::Layout::Point, |t| t)
+}
+
+/// [`finish`] for a graph node: its rows' layout, and its system calls' times put on the clock
+/// its own stamps are on (`clock`: node/clock.rs's `stamp`, the graph's reference clock) with
+/// the correction as it is now.
+pub fn finish_node(
+    path: Option<&str>,
+    clock: fn(u64) -> u64,
+) -> Option<mwperf_core::result::LayersAgent> {
+    finish_as(path, rows::Layout::Node, clock)
+}
+
+fn finish_as(
+    path: Option<&str>,
+    layout: rows::Layout,
+    clock: fn(u64) -> u64,
+) -> Option<mwperf_core::result::LayersAgent> {
     let path = path.filter(|_| on())?;
     let rows = std::mem::take(&mut *ROWS.lock().unwrap_or_else(|e| e.into_inner()));
     let missing = MISSING.lock().unwrap_or_else(|e| e.into_inner()).clone();
@@ -50,9 +68,12 @@ pub fn finish(path: Option<&str>) -> Option<mwperf_core::result::LayersAgent> {
     if missing.is_none() {
         ring::drain(&mut events);
     }
+    for e in &mut events {
+        e.t_ns = clock(e.t_ns);
+    }
     let stats = ring::stats();
     let paired = rows::pair(rows, &events);
-    let written = rows::write(path, &paired);
+    let written = rows::write(path, &paired, layout);
     Some(mwperf_core::result::LayersAgent {
         interposer: missing.is_none(),
         why: missing,

@@ -17,7 +17,7 @@ use std::sync::Mutex;
 /// The library's file name; the control plane finds it next to the agent binary.
 pub const LIBRARY: &str = "libmwperf_layers.so";
 
-const MAGIC: u64 = u64::from_le_bytes(*b"MWLAYER1");
+const MAGIC: u64 = u64::from_le_bytes(*b"MWLAYER2");
 const BIT_SEND: u8 = 1;
 const BIT_FIRST: u8 = 2;
 const BIT_LAST: u8 = 4;
@@ -41,6 +41,9 @@ pub struct SyscallEvent {
     /// The message's bytes in this call.
     pub bytes: u32,
     pub fd: i32,
+    /// The header's `peer_rx_ns` low 32 bits: a graph node's message carries its publishing
+    /// node's index there (node/publisher.rs); meaningless for the point roles.
+    pub source: u32,
 }
 
 /// The ring's counters since the process started.
@@ -65,6 +68,7 @@ struct RawEvent {
     topic: u16,
     flags: u8,
     bits: u8,
+    source: u32,
 }
 
 #[repr(C)]
@@ -190,6 +194,7 @@ fn convert(e: &RawEvent) -> SyscallEvent {
         last: e.bits & BIT_LAST != 0,
         bytes: e.bytes,
         fd: e.fd,
+        source: e.source,
     }
 }
 
@@ -235,7 +240,7 @@ mod tests {
 
     #[test]
     fn the_layout_is_the_librarys() {
-        assert_eq!(std::mem::size_of::<Slot>(), 40);
+        assert_eq!(std::mem::size_of::<Slot>(), 48);
         assert_eq!(std::mem::size_of::<Shared>(), 80);
     }
 
@@ -250,6 +255,7 @@ mod tests {
             topic: 2,
             flags: 4,
             bits,
+            source: 3,
         };
         let (s, slots) = ring_with(
             4,
@@ -274,7 +280,8 @@ mod tests {
                 first: true,
                 last: true,
                 bytes: 120,
-                fd: 5
+                fd: 5,
+                source: 3,
             }
         );
         assert!(!out[1].send && out[1].first && !out[1].last);

@@ -34,10 +34,22 @@ pub struct Paired {
     pub recv: Calls,
 }
 
-/// (run id, topic, seq, echo, send)
-type Key = (u32, u16, u64, bool, bool);
+/// (run id, topic, seq, echo, send, source: None unless keyed by the publisher too)
+type Key = (u32, u16, u64, bool, bool, Option<u32>);
 
-fn calls_of(events: &[SyscallEvent]) -> HashMap<Key, Calls> {
+/// The calls of every message, keyed with the header's source (`sourced`: a graph node's
+/// rows) or without it (the point roles, whose `peer_rx_ns` is a time or 0).
+fn calls_of(events: &[SyscallEvent], sourced: bool) -> HashMap<Key, Calls> {
+    let key = |e: &SyscallEvent| {
+        (
+            e.run_id,
+            e.topic,
+            e.seq,
+            e.flags & FLAG_ECHO != 0,
+            e.send,
+            sourced.then_some(e.source),
+        )
+    };
     let mut firsts: HashMap<Key, u64> = HashMap::new();
     for e in events.iter().filter(|e| e.first && measured(e)) {
         let t = firsts.entry(key(e)).or_insert(e.t_ns);
@@ -69,15 +81,24 @@ fn measured(e: &SyscallEvent) -> bool {
     e.flags & (FLAG_WARMUP | FLAG_PROBE) == 0
 }
 
-fn key(e: &SyscallEvent) -> Key {
-    (e.run_id, e.topic, e.seq, e.flags & FLAG_ECHO != 0, e.send)
-}
-
 /// Every row with the calls of its outgoing and incoming message.
 pub fn pair(rows: Vec<Row>, events: &[SyscallEvent]) -> Vec<Paired> {
-    let calls = calls_of(events);
+    let plain = rows
+        .iter()
+        .any(|r| r.source.is_none())
+        .then(|| calls_of(events, false));
+    let sourced = rows
+        .iter()
+        .any(|r| r.source.is_some())
+        .then(|| calls_of(events, true));
     let find = |r: &Row, echo: Option<bool>, send: bool| {
-        echo.and_then(|echo| calls.get(&(r.run_id, r.topic, r.seq, echo, send)).copied())
+        let calls = if r.source.is_some() { &sourced } else { &plain };
+        echo.zip(calls.as_ref())
+            .and_then(|(echo, calls)| {
+                calls
+                    .get(&(r.run_id, r.topic, r.seq, echo, send, r.source))
+                    .copied()
+            })
             .unwrap_or_default()
     };
     rows.into_iter()
@@ -92,6 +113,40 @@ pub fn pair(rows: Vec<Row>, events: &[SyscallEvent]) -> Vec<Paired> {
 fn cell(v: Option<u64>) -> String {
     v.filter(|&t| t > 0)
         .map_or_else(String::new, |t| t.to_string())
+}
+
+/// A graph node's CSV (python/mwperf/graph/layers.py): which side of the node the row is
+/// (`pub`: a publisher or a chain stage's outlet sent it; `sub`: a subscription received it),
+/// the publishing node's index, the point columns, and for a stage's message the one it was
+/// published on (`cause_*`).
+pub const NODE_COLUMNS: &str = "side,topic,source,seq,intended,write,send_first,send_last,\
+recv_first,recv_last,take,callback,cause_topic,cause_source,cause_seq";
+
+/// Which columns a rows file has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// ping, pong, pub, sub: [`COLUMNS`]
+    Point,
+    /// a graph node: [`NODE_COLUMNS`]
+    Node,
+}
+
+/// One graph node's CSV line (no newline).
+pub fn node_line(p: &Paired) -> String {
+    let r = &p.row;
+    let side = if r.side.sends_echo().is_some() {
+        "pub"
+    } else {
+        "sub"
+    };
+    let (ct, cs, cq) = r.cause.map_or_else(
+        || (String::new(), String::new(), String::new()),
+        |c| (c.topic.to_string(), c.source.to_string(), c.seq.to_string()),
+    );
+    let point = line(p);
+    let (topic, rest) = point.split_once(',').expect("a line has columns");
+    let source = r.source.map_or_else(String::new, |s| s.to_string());
+    format!("{side},{topic},{source},{rest},{ct},{cs},{cq}")
 }
 
 /// One CSV line (no newline).
@@ -112,11 +167,16 @@ pub fn line(p: &Paired) -> String {
     .join(",")
 }
 
-/// Write the rows to `path` (through a temporary file: a reader never sees half of it).
-pub fn write(path: &str, rows: &[Paired]) -> std::io::Result<()> {
+/// Write the rows to `path` in `layout` (through a temporary file: a reader never sees half
+/// of it).
+pub fn write(path: &str, rows: &[Paired], layout: Layout) -> std::io::Result<()> {
     let tmp = format!("{path}.tmp{}", std::process::id());
     let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
-    writeln!(out, "{COLUMNS}")?;
+    let (head, line): (&str, fn(&Paired) -> String) = match layout {
+        Layout::Point => (COLUMNS, line),
+        Layout::Node => (NODE_COLUMNS, node_line),
+    };
+    writeln!(out, "{head}")?;
     for p in rows {
         writeln!(out, "{}", line(p))?;
     }
@@ -141,6 +201,7 @@ mod tests {
             last,
             bytes: 100,
             fd: 3,
+            source: 0,
         }
     }
 
@@ -150,6 +211,8 @@ mod tests {
             run_id: 9,
             topic: 0,
             seq,
+            source: None,
+            cause: None,
             intended: 10,
             write: 20,
             take: 90,
@@ -212,5 +275,42 @@ mod tests {
         );
         assert_eq!(p[0].send, Calls::default());
         assert_eq!(line(&p[0]), "0,4,10,20,,,40,,90,95");
+    }
+
+    #[test]
+    fn a_node_row_takes_the_calls_of_its_own_publisher_not_another_copy_s() {
+        // two copies publish topic 0 and both number from 0: the header's source tells them apart
+        let mut from = |t: u64, source: u32| {
+            let mut e = ev(t, 4, 0, false, true, true);
+            e.source = source;
+            e
+        };
+        let events = [from(40, 2), from(41, 1)];
+        let mut r = row(Side::Sub, 4);
+        r.source = Some(1);
+        let p = pair(vec![r], &events);
+        assert_eq!(p[0].recv.first, Some(41));
+        assert_eq!(node_line(&p[0]), "sub,0,1,4,10,20,,,41,41,90,95,,,");
+    }
+
+    #[test]
+    fn a_stage_s_row_names_the_message_it_was_published_on() {
+        let mut send = ev(30, 7, 0, true, true, true);
+        send.source = 5;
+        send.topic = 2;
+        let mut r = row(Side::Pub, 7);
+        (r.topic, r.source) = (2, Some(5));
+        r.cause = Some(crate::layers::book::Cause {
+            topic: 0,
+            source: 1,
+            seq: 4,
+        });
+        let p = pair(vec![r], &[send]);
+        assert_eq!(p[0].send.first, Some(30));
+        assert_eq!(node_line(&p[0]), "pub,2,5,7,10,20,30,30,,,90,95,0,1,4");
+        assert_eq!(
+            NODE_COLUMNS.split(',').count(),
+            node_line(&p[0]).split(',').count()
+        );
     }
 }

@@ -67,6 +67,9 @@ pub struct NodeReport {
     /// message sent or received (allocs.rs)
     #[serde(skip_serializing_if = "Option::is_none")]
     pub allocations: Option<mwperf_core::result::Allocations>,
+    /// `--layers-out`: what the system-call interposer saw (the rows are in that file)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub layers: Option<mwperf_core::result::LayersAgent>,
 }
 
 /// How long a publisher waits before opening again (its peer does not listen yet).
@@ -331,6 +334,8 @@ pub fn run(
         measure_end_ns + spec.linger_ns
     };
     let served = servers.finish(end_ns);
+    // every book was handed over when its publisher or subscription ended (the scope above)
+    let layers = crate::layers::finish_node(common.layers_out.as_deref(), clock::stamp);
     let clock = clock.finish(go_ns, end_ns);
     Ok(NodeReport {
         role: "node",
@@ -348,6 +353,7 @@ pub fn run(
         process: ProcessUsage::now((now_ns() - started) as f64 / 1e9),
         clock,
         allocations: crate::allocs::report(),
+        layers,
     })
 }
 
@@ -379,6 +385,9 @@ pub fn main(args: &crate::cli::NodeArgs) -> std::process::ExitCode {
             eprintln!("mwperf-agent: error: {e}");
             return ExitCode::from(2);
         }
+    }
+    if args.common.layers_out.is_some() {
+        crate::layers::enable(); // the interposer missing is reported, not fatal
     }
     let clocks = (args.clock_serve, args.clock_ref);
     let report = match run(&args.common, &spec, &args.go_file, args.spin_margin, clocks) {

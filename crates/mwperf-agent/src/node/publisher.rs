@@ -88,6 +88,8 @@ pub struct Timer {
     k: u64,
     buf: Vec<u8>,
     pub sent: Sent,
+    /// `--layers-out`: each measured message's due time and write call
+    book: Option<crate::layers::Book>,
 }
 
 impl Timer {
@@ -99,7 +101,10 @@ impl Timer {
         eps: Vec<Box<dyn Endpoint>>,
         at: Schedule,
     ) -> Self {
+        let measured = at.end_ns.saturating_sub(at.warmup_end_ns);
+        let expected = measured.checked_div(period_ns).unwrap_or(1 << 16);
         Timer {
+            book: crate::layers::Book::new(crate::layers::book::Side::Pub, expected + 1),
             id,
             payload_bytes,
             sizes: Vec::new(),
@@ -186,6 +191,9 @@ impl Timer {
         }
         if !warm {
             crate::allocs::message();
+            if let Some(b) = &mut self.book {
+                b.node_sent(run_id, self.id, source, h.seq, h.intended_ns, at_ns, None);
+            }
         }
         self.k += 1;
     }

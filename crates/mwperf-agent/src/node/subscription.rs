@@ -20,6 +20,8 @@ use serde::Serialize;
 use super::publisher::{send, Sent};
 use super::spec::SubscriptionSpec;
 use crate::collector::Collector;
+use crate::layers::book::{Cause, Side};
+use crate::layers::Book;
 use crate::signals;
 
 /// One publisher's messages as this subscription received them.
@@ -86,6 +88,10 @@ pub struct Subscription<'a> {
     buf: Vec<u8>,
     out: Vec<u8>,
     stage_time: LatencyRecorder,
+    /// `--layers-out`: each measured message taken (its take and callback start) ...
+    book_in: Option<Book>,
+    /// ... and, for a chain stage, each it published (from its callback's start to the write)
+    book_out: Option<Book>,
 }
 
 impl<'a> Subscription<'a> {
@@ -116,6 +122,11 @@ impl<'a> Subscription<'a> {
             buf: Vec::with_capacity(64 * 1024),
             out: Vec::new(),
             stage_time: LatencyRecorder::default(),
+            book_in: Book::new(Side::Sub, 1 << 16),
+            book_out: spec
+                .publish
+                .as_ref()
+                .and_then(|_| Book::new(Side::Pub, 1 << 16)),
         }
     }
 
@@ -126,6 +137,7 @@ impl<'a> Subscription<'a> {
             return;
         };
         let mut recv_ns = super::clock::stamp(now_ns()); // the reference's clock
+        let take_ns = recv_ns;
         let report = &mut self.report;
         let h = match Header::decode(&self.buf) {
             Ok(h)
@@ -164,6 +176,9 @@ impl<'a> Subscription<'a> {
             });
             col.window_start(recv_ns);
             col.arrive(&h, &self.buf, recv_ns);
+            if let Some(b) = &mut self.book_in {
+                b.node_received(h.run_id, h.topic, from, h.seq, take_ns, recv_ns);
+            }
         }
         crate::busy::spin_for(spec.busy_loop_ns);
         if let (Some(outlet), Some(sent)) = (&spec.publish, report.stage.as_mut()) {
@@ -182,6 +197,23 @@ impl<'a> Subscription<'a> {
                 let sent_ns = send(&mut self.stage_eps, &mut self.out, next, sent, drain_ns);
                 if !warm {
                     self.stage_time.record(sent_ns.saturating_sub(recv_ns));
+                    if let Some(b) = &mut self.book_out {
+                        // this hop starts when the callback did: its work is the stage's app_send
+                        let cause = Cause {
+                            topic: h.topic,
+                            source: h.peer_rx_ns as u32,
+                            seq: h.seq,
+                        };
+                        b.node_sent(
+                            node.run_id,
+                            outlet.id,
+                            node.source,
+                            next.seq,
+                            recv_ns,
+                            sent_ns,
+                            Some(cause),
+                        );
+                    }
                 }
             }
         }
