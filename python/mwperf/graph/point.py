@@ -33,7 +33,7 @@ GRAPH_TAKES = ("transport", "duration", "warmup", "reliability", "history", "dep
                "durability", "discovery_timeout", "opt", "busy_poll", "link", "link_backend",
                "spin_margin", "peer_timeout", "prevent_cpu_idle", "cpu_quota", "cpu_pin",
                "rt_priority", "clock_sync", "test_clock", "host", "remote_place", "ssh_config",
-               "accept_new_host_key", "count_allocs", *GRAPH_OPTIONS)
+               "accept_new_host_key", "count_allocs", "layers", *GRAPH_OPTIONS)
 """every point option a graph point takes (the rest set one stream's rates, sizes and work)"""
 CPU_OPTIONS = ("cpu_quota", "cpu_pin", "rt_priority")
 
@@ -96,6 +96,9 @@ def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]]
     cfg = stream({k: v for k, v in options.items()
                   if k not in GRAPH_OPTIONS and k not in CPU_OPTIONS and k != "remote_place"})
     supported(cfg.transport)
+    if cfg.layers and cfg.remote is not None:
+        raise UsageError("--layers: not yet for a graph on real hosts (--host); split the "
+                         "layers with the nodes on this machine (loopback or --link)")
     try:
         most = max_message(cfg.transport)
     except RunError:

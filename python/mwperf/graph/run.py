@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..agent import Agent, alloc_preload
+from ..agent import Agent, alloc_preload, layers_preload
 from ..clocksync import shifted
 from ..commandline import qos_args
 from ..config import PointConfig
@@ -42,6 +42,7 @@ from .placement import placed_topology
 from .services import check_run as check_services
 from .model import Graph, Node
 from .plan import addresses, linger_ns, node_specs, serving_nodes, supported, way
+from .layers import FOLDER as LAYERS_FOLDER, attach as attach_layers, rows_path
 from .result import merge
 
 START_MARGIN_NS = 200_000_000
@@ -101,6 +102,7 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
     ready_s = 0.0
     stop_s: float | None = None
     topology = placed_topology(graph, cfg)
+    layers_missing = _layers_missing(agent, workdir) if cfg.layers else None
     shm_before = _shm_entries()
     with Lease.take(f"{cfg.transport} graph {graph.name}") as lease, \
             _emulated(topology, cfg, workdir, tag) as network, \
@@ -137,7 +139,8 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                 for spec in extra + specs:
                     procs[spec["name"]] = _start(agents, agent, cfg, spec, workdir, go_file, tag,
                                                  place, real, clocks.args(spec["name"]),
-                                                 _shift(cfg, topology, spec["name"]))
+                                                 _shift(cfg, topology, spec["name"]),
+                                                 cfg.layers and layers_missing is None)
                 for proc in procs.values():
                     proc.wait_ready("node", max(10.0, cfg.discovery_timeout_ns / 1e9 + 5))
                 ready_s = time.monotonic() - t0
@@ -196,6 +199,10 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                  run_id=f"{started:%Y%m%dT%H%M%SZ}-{cfg.transport}-graph-{tag & 0xFFFF:04x}",
                  started=started, ready_s=ready_s, stop_s=stop_s, total_s=stopped,
                  daemons=daemons.describe(), link=link, cpu=cpu, hosts=hosts)
+    if cfg.layers:
+        attach_layers(result, graph, specs, reports,
+                      {s["name"]: rows_path(workdir, file_name(s["name"])) for s in specs},
+                      layers_missing)
     problem = validation_error(result, "graph-result")
     if problem is not None:  # mwperf's own fault: say where, keep nothing half-right
         raise RunError(f"the graph result does not match schema/result.v2.json at {problem}")
@@ -245,7 +252,7 @@ def _shift(cfg: PointConfig, topology: Topology | None, node: str) -> tuple[int,
 def _start(agents: AgentSet, agent: Agent, cfg: PointConfig, spec: dict[str, Any],
            workdir: Path, go_file: Path, tag: int, place: Place | None,
            real: PointHosts | None, clock_args: list[str],
-           shift: tuple[int, float] | None) -> AgentProcess:
+           shift: tuple[int, float] | None, layers: bool = False) -> AgentProcess:
     """Start ``spec``'s node where it is placed: here (in an emulated host's namespace, or
     mwperf's own), or on a real host (its spec on its command line, its files in its scratch
     folder there, its report sent back)."""
@@ -270,11 +277,26 @@ def _start(agents: AgentSet, agent: Agent, cfg: PointConfig, spec: dict[str, Any
     netns, env, opts = placed(place, spec["name"], cfg.transport, None)
     if cfg.count_allocs:
         env = {**(env or {}), "LD_PRELOAD": alloc_preload(agent)}
+    if layers:  # the system-call interposer ahead of any other preload; the node's rows
+        argv += ["--layers-out", str(rows_path(workdir, name))]
+        existing = (env or {}).get("LD_PRELOAD") or os.environ.get("LD_PRELOAD")
+        env = {**(env or {}), "LD_PRELOAD": layers_preload(agent, existing)}
     argv += [arg for opt in opts for arg in ("--opt", opt)]
     if remote:
         assert real is not None
         return agents.adopt(real.spawn(spec["name"], argv, workdir, name, env, [report]))
     return agents.spawn(spec["name"], argv, netns, env, name=name)
+
+
+def _layers_missing(agent: Agent, workdir: Path) -> str | None:
+    """``--layers``: the rows' folder made; why the interposer cannot be preloaded (None: it
+    can). A missing library is not fatal: the graph runs and its sections say why."""
+    (workdir / LAYERS_FOLDER).mkdir(exist_ok=True)
+    try:
+        layers_preload(agent, None)
+    except RunError as exc:
+        return str(exc)
+    return None
 
 
 def _report(workdir: Path, node: str) -> tuple[dict[str, Any] | None, str | None]:

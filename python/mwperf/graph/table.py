@@ -5,6 +5,7 @@ the nodes' CPU and memory."""
 from typing import Any
 
 from ..durations import format_ns
+from .layers_table import layer_rows, why_not
 
 
 def _share(edge: dict[str, Any]) -> float:
@@ -53,6 +54,10 @@ def render(result: dict[str, Any]) -> str:
         lines.append(f"chain {c['name']}: end to end p50 {format_ns(e2e['p50_ns'])}, p99 "
                      f"{format_ns(e2e['p99_ns'])}, max {format_ns(e2e['max_ns'])} "
                      f"({e2e['count']} messages{over}); hops p50: {hops}")
+    layer_table = layer_rows(result)
+    if len(layer_table) > 1:
+        lines += _table(layer_table)
+    lines += [line for line in (why_not(result),) if line]
     lines += _interference(result.get("baseline"))
     if result.get("baseline"):
         lines += load_lines(result)
