@@ -1,0 +1,84 @@
+"""Per-layer latency of a graph (``mwperf run --graph ... --layers``) with the real agent: every
+edge's messages are split, a timer's edge adds up to its age, a chain's hops add up to its
+end-to-end age, and a stage's busy loop lands in the layer of the hop it sends (its app_send),
+not in the one it receives on."""
+
+import json
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import run_mwperf
+
+GRAPH = """\
+    name: layers-chain
+    nodes:
+      - name: talker
+        publishers: [{topic: /a, rate: 200, payload: 256}]
+      - name: relay
+        executor: single
+        subscribers: [{topic: /a, busy_loop: 2ms, publish: /b, publish_payload: 1KiB}]
+      - name: listener
+        subscribers: [{topic: /b}]
+    chains:
+      a_to_b: {topics: [/a, /b]}
+    """
+BUSY_NS = 2_000_000
+
+
+def run(env: dict[str, str], tmp_path: Path, transport: str) -> dict[str, Any]:
+    graph = tmp_path / "g.yaml"
+    graph.write_text(textwrap.dedent(GRAPH))
+    out = tmp_path / "g.json"
+    done = run_mwperf("run", "--graph", str(graph), "--transport", transport, "--duration",
+                      "2s", "--warmup", "300ms", "--no-save", "--layers", "--json-out", str(out),
+                      env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "layers p50" in done.stdout  # the table's per-edge layer rows
+    return json.loads(out.read_text())
+
+
+def near(a: int, b: int) -> bool:
+    """Equal within the latency histogram's resolution (3 significant digits)."""
+    return abs(a - b) <= max(2e-3 * max(a, b), 50)
+
+
+def layer(section: dict[str, Any], name: str) -> dict[str, Any]:
+    return next(x for x in section["layers"] if x["name"] == name)
+
+
+@pytest.mark.parametrize("transport", ["udp", "cyclonedds"])
+def test_every_edge_and_the_chain_split_and_add_up(real_env: dict[str, str], tmp_path: Path,
+                                                   transport: str) -> None:
+    result = run(real_env, tmp_path, transport)
+    assert result["status"] == "complete", result["status_reason"]
+    assert result["layers"]["method"] == "ld_preload", result["layers"]
+    assert {a["name"] for a in result["layers"]["agents"]} == {"talker", "relay", "listener"}
+    assert all(a["events"] > 0 and a["dropped"] == 0 for a in result["layers"]["agents"])
+    edges = {e["topic"]: e for e in result["edges"]}
+    for edge in edges.values():
+        s = edge["layers"]
+        assert s["kind"] == "oneway" and s["messages"] == edge["received"] > 0, (edge, s)
+        assert s["split"] == s["messages"], s["unsplit"]
+        assert [x["name"] for x in s["layers"]] == [
+            "app_send", "middleware_send", "kernel_network", "middleware_receive",
+            "executor_callback"]
+        # means add up exactly (every message's layers do)
+        assert abs(sum(x["mean_ns"] for x in s["layers"]) - s["total"]["mean_ns"]) < 1e-3
+    # a timer's edge: from its due time to the callback start, as its age
+    timer = edges["/a"]
+    assert near(timer["layers"]["total"]["p50_ns"], timer["age"]["p50_ns"]), timer
+    assert near(timer["layers"]["total"]["max_ns"], timer["age"]["max_ns"]), timer
+    # the relay's busy loop is its callback's work: in the hop it sends on, not the one it got
+    assert layer(timer["layers"], "executor_callback")["p50_ns"] < BUSY_NS / 4
+    stage = layer(edges["/b"]["layers"], "app_send")
+    assert BUSY_NS <= stage["p50_ns"] < BUSY_NS * 1.25, stage
+    # the chain: its hops end to end add up to its end-to-end age
+    (chain,) = result["chains"]
+    c = chain["layers"]
+    assert c["messages"] == c["split"] == chain["end_to_end"]["count"], c["unsplit"]
+    assert near(c["total"]["p50_ns"], chain["end_to_end"]["p50_ns"]), (c["total"], chain)
+    assert [h["topic"] for h in c["per_topic"]] == ["/a", "/b"]
+    assert layer(c, "app_send")["p50_ns"] >= BUSY_NS
