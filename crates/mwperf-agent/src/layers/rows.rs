@@ -280,7 +280,7 @@ mod tests {
     #[test]
     fn a_node_row_takes_the_calls_of_its_own_publisher_not_another_copy_s() {
         // two copies publish topic 0 and both number from 0: the header's source tells them apart
-        let mut from = |t: u64, source: u32| {
+        let from = |t: u64, source: u32| {
             let mut e = ev(t, 4, 0, false, true, true);
             e.source = source;
             e
