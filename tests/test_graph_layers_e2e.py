@@ -82,3 +82,32 @@ def test_every_edge_and_the_chain_split_and_add_up(real_env: dict[str, str], tmp
     assert near(c["total"]["p50_ns"], chain["end_to_end"]["p50_ns"]), (c["total"], chain)
     assert [h["topic"] for h in c["per_topic"]] == ["/a", "/b"]
     assert layer(c, "app_send")["p50_ns"] >= BUSY_NS
+
+
+QUEUED = """\
+    name: layers-queued
+    nodes:
+      - name: talker
+        publishers: [{topic: /a, rate: 200, payload: 256}]
+      - name: slow
+        subscribers: [{topic: /a, busy_loop: 6ms}]
+    """
+
+
+def test_messages_queued_behind_a_long_callback_wait_where_they_wait(
+        real_env: dict[str, str], tmp_path: Path) -> None:
+    """6 ms of work per 5 ms message over udp: each next message waits in the socket until the
+    node reads it — kernel and network, not executor and callback (the edge ends when its own
+    callback starts; the node's one thread reads only after the work)."""
+    graph = tmp_path / "q.yaml"
+    graph.write_text(textwrap.dedent(QUEUED))
+    out = tmp_path / "q.json"
+    done = run_mwperf("run", "--graph", str(graph), "--transport", "udp", "--duration", "2s",
+                      "--warmup", "300ms", "--no-save", "--layers", "--json-out", str(out),
+                      env=real_env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    (edge,) = json.loads(out.read_text())["edges"]
+    s = edge["layers"]
+    assert s["split"] == s["messages"] == edge["received"] > 0, s["unsplit"]
+    assert layer(s, "kernel_network")["p50_ns"] > 5 * BUSY_NS, s
+    assert layer(s, "executor_callback")["p50_ns"] < 100_000, s
