@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from mwperf.config import build_point
+from mwperf.errors import UsageError
 from mwperf.graph.layers import attach
 from mwperf.graph.node_rows import COLUMNS, RowsError, read_node_rows
 from mwperf.graph.parse import parse_graph
@@ -109,3 +111,23 @@ def test_a_rows_file_of_another_layout_is_refused_by_name(tmp_path: Path) -> Non
     bad.write_text("topic,seq,intended\n0,1,2\n")
     with pytest.raises(RowsError, match="node.csv: header"):
         read_node_rows(bad)
+
+
+class Catalogue:
+    def transports(self) -> list[str]:
+        return ["udp", "cyclonedds"]
+
+    def payloads(self) -> dict[str, int]:
+        return {"Array1k": 1024}
+
+
+def test_a_graph_point_takes_layers() -> None:
+    cfg = build_point({"graph": "sierra_nevada", "transport": "udp", "layers": True}, Catalogue)
+    assert cfg.layers and cfg.graph is not None
+
+
+@pytest.mark.agent
+def test_layers_on_real_hosts_are_refused_for_a_graph() -> None:
+    with pytest.raises(UsageError, match="--layers: not yet for agents on real hosts"):
+        build_point({"graph": "sierra_nevada", "transport": "udp", "layers": True,
+                     "host": "b=ssh://root@10.0.0.1"}, Catalogue)

@@ -12,6 +12,8 @@ import pytest
 
 from conftest import run_mwperf
 
+pytestmark = pytest.mark.agent  # the real agent and its interposer
+
 GRAPH = """\
     name: layers-chain
     nodes:

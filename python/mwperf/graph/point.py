@@ -96,9 +96,6 @@ def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]]
     cfg = stream({k: v for k, v in options.items()
                   if k not in GRAPH_OPTIONS and k not in CPU_OPTIONS and k != "remote_place"})
     supported(cfg.transport)
-    if cfg.layers and cfg.remote is not None:
-        raise UsageError("--layers: not yet for a graph on real hosts (--host); split the "
-                         "layers with the nodes on this machine (loopback or --link)")
     try:
         most = max_message(cfg.transport)
     except RunError:
