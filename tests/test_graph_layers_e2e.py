@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conftest import run_mwperf
+from conftest import require_emulation, run_mwperf
 
 pytestmark = pytest.mark.agent  # the real agent and its interposer
 
@@ -113,3 +113,34 @@ def test_messages_queued_behind_a_long_callback_wait_where_they_wait(
     assert s["split"] == s["messages"] == edge["received"] > 0, s["unsplit"]
     assert layer(s, "kernel_network")["p50_ns"] > 5 * BUSY_NS, s
     assert layer(s, "executor_callback")["p50_ns"] < 100_000, s
+
+
+LINKED = """\
+    name: layers-linked
+    nodes:
+      - {name: sensor, host: a, publishers: [{topic: /d, rate: 200, payload: 64}]}
+      - {name: worker, host: b, subscribers: [{topic: /d, publish: /r}]}
+      - {name: sink, host: a, subscribers: [{topic: /r}, {topic: /d}]}
+    """
+DELAY_NS = 2_000_000
+
+
+def test_a_link_s_delay_is_its_own_part_of_kernel_and_network(real_env: dict[str, str],
+                                                               tmp_path: Path) -> None:
+    """--link delay=2ms: the emulator's stamps split kernel and network on the edges that cross
+    it, the link's part the delay; an edge within one host has no link part."""
+    require_emulation("a graph's layers across an emulated link")
+    graph = tmp_path / "l.yaml"
+    graph.write_text(textwrap.dedent(LINKED))
+    out = tmp_path / "l.json"
+    done = run_mwperf("run", "--graph", str(graph), "--transport", "udp", "--link",
+                      f"delay={DELAY_NS // 1_000_000}ms", "--duration", "2s", "--warmup", "300ms",
+                      "--no-save", "--layers", "--json-out", str(out), env=real_env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    edges = {(e["from"], e["to"]): e["layers"] for e in json.loads(out.read_text())["edges"]}
+    for crossing in (("sensor", "worker"), ("worker", "sink")):
+        s = edges[crossing]
+        assert s["split"] == s["messages"] > 0, s["unsplit"]
+        parts = {p["name"]: p for p in layer(s, "kernel_network")["parts"]}
+        assert abs(parts["link"]["p50_ns"] - DELAY_NS) < DELAY_NS * 0.05, parts["link"]
+    assert layer(edges[("sensor", "sink")], "kernel_network")["parts"] is None

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..agent import LAYERS_LIBRARY
-from ..layers import Moment, none, oneway_chain, section
+from ..layers import Link, Moment, none, oneway_chain, section
 from .model import Graph
 from .node_rows import NodeRows, RowsError, read_node_rows
 
@@ -33,10 +33,12 @@ def rows_path(workdir: Path, file_name: str) -> Path:
 
 def attach(result: dict[str, Any], graph: Graph, specs: list[dict[str, Any]],
            reports: dict[str, dict[str, Any] | None], paths: dict[str, Path],
-           missing: str | None) -> None:
+           missing: str | None, links: Link | None = None,
+           hosts: dict[str, str] | None = None) -> None:
     """Give ``result`` (result.merge's) its ``layers`` summary and each edge and chain its
     ``layers`` section; ``paths``: node -> its rows file; ``missing``: why the interposer
-    could not be preloaded (then no section is split)."""
+    could not be preloaded (then no section is split); ``links``: with --link, the emulator's
+    stamps of each message (layers_link.py), ``hosts``: node -> its emulated host."""
     agents = [_agent(name, report) for name, report in reports.items() if report is not None]
     blind = [f"{a['name']}: {a['why']}" for a in agents if a["why"]]
     summary: dict[str, Any] = {
@@ -66,7 +68,8 @@ def attach(result: dict[str, Any], graph: Graph, specs: list[dict[str, Any]],
             edge["layers"] = none(summary["why_none"] or "a node wrote no rows (did it finish?)")
             continue
         topic, source = ids[edge["topic"]], index[edge["from"]]
-        chains = [oneway_chain(sender.sent[key], mine, {})
+        link = links if links and _crosses(graph, hosts or {}, edge) else {}
+        chains = [oneway_chain(sender.sent[key], mine, link)
                   for key, mine in receiver.received.items()
                   if key[0] == topic and key[1] == source and key in sender.sent]
         edge["layers"] = section(
@@ -81,6 +84,14 @@ def attach(result: dict[str, Any], graph: Graph, specs: list[dict[str, Any]],
         chain["layers"] = _chain_section(graph, chain["topics"], rows, ids, index,
                                          summary["agents"])
     result["layers"] = summary
+
+
+def _crosses(graph: Graph, hosts: dict[str, str], edge: dict[str, Any]) -> bool:
+    """Whether the link's stamps of ``edge``'s messages are its own: the messages cross the one
+    link between two hosts (from one host to the other) and their topic has one publisher (the
+    link log names a message by topic and seq, not by its publishing node)."""
+    return (len(set(hosts.values())) == 2 and hosts.get(edge["from"]) != hosts.get(edge["to"])
+            and len(graph.publishers_of(edge["topic"])) == 1)
 
 
 def topic_ids(specs: list[dict[str, Any]]) -> dict[str, int]:

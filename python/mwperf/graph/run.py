@@ -42,6 +42,8 @@ from .placement import placed_topology
 from .services import check_run as check_services
 from .model import Graph, Node
 from .plan import addresses, linger_ns, node_specs, serving_nodes, supported, way
+from ..layers import Link
+from ..layers_link import read_many
 from .layers import FOLDER as LAYERS_FOLDER, attach as attach_layers, rows_path
 from .result import merge
 
@@ -202,7 +204,7 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
     if cfg.layers:
         attach_layers(result, graph, specs, reports,
                       {s["name"]: rows_path(workdir, file_name(s["name"])) for s in specs},
-                      layers_missing)
+                      layers_missing, *_link_stamps(network, tag, graph, topology))
     problem = validation_error(result, "graph-result")
     if problem is not None:  # mwperf's own fault: say where, keep nothing half-right
         raise RunError(f"the graph result does not match schema/result.v2.json at {problem}")
@@ -232,7 +234,17 @@ def _emulated(topology: Topology | None, cfg: PointConfig, workdir: Path, tag: i
     if topology is None:
         return contextlib.nullcontext()
     return emulated_network(topology, cfg.link, cfg.link_backend, workdir,
-                            f"graph {tag & 0xFFFF:04x}")
+                            f"graph {tag & 0xFFFF:04x}", layer_log=cfg.layers)
+
+
+def _link_stamps(network: Network | None, tag: int, graph: Graph,
+                 topology: Topology | None) -> tuple[Link, dict[str, str]]:
+    """``--layers --link``: the emulators' stamps of each message (read once their block was
+    left) and where each node ran."""
+    if network is None:
+        return {}, {}
+    paths = [path for wire in network.layer_logs() for path in wire.values()]
+    return read_many(paths, run_id=tag), _node_hosts(graph, topology)
 
 
 def _node_hosts(graph: Graph, topology: Topology | None) -> dict[str, str]:
