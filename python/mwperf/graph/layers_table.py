@@ -25,7 +25,8 @@ def layer_rows(result: dict[str, Any]) -> list[tuple[str, ...]]:
             if layer["observable"] and layer["name"] not in names:
                 names.append(layer["name"])
     order = {n: i for i, n in enumerate(NAMES)}
-    names.sort(key=lambda n: order.get(n.split("+")[0], 2))
+    order["middleware_transport"] = order["middleware_send"]  # it stands for the middle three
+    names.sort(key=lambda n: order.get(n.split("+")[0], len(order)))
     if not names:
         return []
     rows = [("layers p50", "split", *(_short(n) for n in names), "total")]
