@@ -18,6 +18,17 @@ if TYPE_CHECKING:
     from ..result_types import RunResult
     from .state import PointState
 
+KNOWN_UNSEEN = {
+    "iceoryx2": ("no system call carries the message: iceoryx2 moves it through shared memory",
+                 ("middleware_send", "kernel_network", "middleware_receive")),
+    "fastdds": ("no system call carries the message: Fast DDS's shared-memory transport (on by "
+                "default between processes of one host) moves it",
+                ("middleware_send", "kernel_network", "middleware_receive")),
+    "foxglove": ("a WebSocket client masks its frames (RFC 6455): the header is not in the bytes "
+                 "its send call passes", ("middleware_send", "kernel_network")),
+}
+"""why a transport hides a moment, where it is known (docs/layers.md)"""
+
 FOLDER = "layers"
 """the rows' folder in the point's work folder (and in its saved result)"""
 
@@ -71,10 +82,10 @@ class Layers(Part):
                     "layers-incomplete", "--layers: the link emulator's log of each message's "
                     f"passage is {'incomplete' if cut else 'empty'}: the kernel and network "
                     "layer is not split into sender kernel, link and receiver kernel"
-                    + (f" for every message" if not cut else f" ({cut} packets not logged)"),
+                    + (" for every message" if not cut else f" ({cut} packets not logged)"),
                     "--link-backend userspace stamps each message; netem cannot"))
         layers, warnings = build(run.cfg.mode, run.workdir / FOLDER, reports, result,
-                                 run.found.get("layers_missing"), links)
+                                 run.found.get("layers_missing"), links, run.cfg.transport)
         result["layers"] = layers  # type: ignore[typeddict-unknown-key]
         result["warnings"] += warnings
 
@@ -92,7 +103,7 @@ def _agent_name(argv: list[str]) -> str | None:
 
 
 def build(mode: str, folder: Path, reports: list[tuple[str, dict[str, Any]]],
-          result: "RunResult", missing: str | None, links: Link
+          result: "RunResult", missing: str | None, links: Link, transport: str = ""
           ) -> tuple[dict[str, Any], list[Any]]:
     """The ``layers`` section and its warnings from the rows in ``folder`` and the agents'
     ``reports`` (name, report)."""
@@ -144,6 +155,9 @@ def build(mode: str, folder: Path, reports: list[tuple[str, dict[str, Any]]],
             chains.append(chain)
             per_topic.setdefault(names.get(key[0], f"topic {key[0]}"), []).append(chain)
     why = _why_unseen(sender, received)
+    if transport in KNOWN_UNSEEN:
+        reason, hidden = KNOWN_UNSEEN[transport]
+        why.update({name: reason for name in hidden})
     dropped = sum(a["dropped"] for a in agents)
     layers = section(mode, chains, why, agents, _notes(sender, received),
                      {"events_dropped": dropped}, per_topic)
