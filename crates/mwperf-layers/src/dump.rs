@@ -209,7 +209,7 @@ pub fn write_if_asked() {
         o.event(&e);
     }
     o.put(b"# events=");
-    o.num(shared.events.load(Relaxed));
+    o.num(shared.head.load(Relaxed));
     o.put(b" dropped=");
     o.num(shared.dropped.load(Relaxed));
     o.put(b"\n");

@@ -23,7 +23,7 @@ use crate::fds::{self, errno, set_errno, RECV, SEND};
 use crate::gather::Gather;
 use crate::real;
 use crate::ring::{self, Event, BIT_FIRST, BIT_LAST, BIT_SEND};
-use crate::scan::{self, Ev};
+use crate::scan::{self, Ev, Hint};
 
 /// glibc's IOV_MAX: a longer iovec array is refused by the kernel, so not worth scanning.
 const IOV_MAX: usize = 1024;
@@ -67,7 +67,7 @@ unsafe fn msg_iov<'a>(msg: *const msghdr) -> &'a [iovec] {
 
 /// Log the events of a call that moved `n` bytes of `g` at `t`.
 #[inline(never)]
-fn log(fd: c_int, dir: usize, g: &Gather, n: usize, t: u64) {
+fn log(fd: c_int, dir: usize, g: &Gather, n: usize, t: u64, hint: Hint) {
     let (shared, slots) = ring::global();
     let mut headers = false;
     let dir_bit = if dir == SEND { BIT_SEND } else { 0 };
@@ -96,8 +96,8 @@ fn log(fd: c_int, dir: usize, g: &Gather, n: usize, t: u64) {
         None
     };
     match held {
-        Some(mut h) => scan::account(g, n, Some(h.state()), &mut emit),
-        None => scan::account(g, n, None, &mut emit),
+        Some(mut h) => scan::account(g, n, Some(h.state()), hint, &mut emit),
+        None => scan::account(g, n, None, hint, &mut emit),
     }
     if headers {
         shared
@@ -108,25 +108,43 @@ fn log(fd: c_int, dir: usize, g: &Gather, n: usize, t: u64) {
 
 /// Whether a send of `g` on `fd` is to be stamped.
 #[inline(always)]
-fn send_matters(fd: c_int, g: &Gather) -> bool {
-    if fds::pending(fd, SEND) {
-        return true;
+fn send_matters(fd: c_int, g: &Gather) -> Option<Hint> {
+    matters(fd, SEND, g)
+}
+
+/// Whether a call on `fd` moving `g` is to be stamped (and the first header, if found).
+#[inline(always)]
+fn matters(fd: c_int, dir: usize, g: &Gather) -> Option<Hint> {
+    if fds::pending(fd, dir) {
+        return Some(None);
     }
-    (g.len() >= HEADER_LEN || fds::known_stream(fd)) && scan::worth_stamping(g)
+    let stream = fds::known_stream(fd);
+    if g.len() < HEADER_LEN && !stream {
+        return None;
+    }
+    scan::worth_stamping(g, stream)
+}
+
+/// Whether what a receive returned is to be stamped. The scan stops at the first header, so
+/// the stamp comes after a search over the bytes before it (a few ns: headers sit near the
+/// start), and a call without one reads no clock at all.
+#[inline(always)]
+fn recv_matters(fd: c_int, g: &Gather) -> Option<Hint> {
+    matters(fd, RECV, g)
 }
 
 /// A send-like call of `iov`: stamp, call, log.
 #[inline(always)]
 unsafe fn sent(fd: c_int, iov: &[iovec], call: impl FnOnce() -> ssize_t) -> ssize_t {
     let g = Gather::new(iov, usize::MAX);
-    if !send_matters(fd, &g) {
+    let Some(hint) = send_matters(fd, &g) else {
         return call();
-    }
+    };
     let t = now();
     let r = call();
     if r > 0 {
         let e = errno();
-        log(fd, SEND, &g, r as usize, t);
+        log(fd, SEND, &g, r as usize, t, hint);
         set_errno(e);
     }
     r
@@ -138,13 +156,13 @@ unsafe fn received(fd: c_int, iov: &[iovec], r: ssize_t, flags: c_int) -> ssize_
     if r <= 0 || flags & libc::MSG_PEEK != 0 {
         return r; // nothing, an error, or a peek (the same bytes come again)
     }
-    if (r as usize) < HEADER_LEN && !fds::pending(fd, RECV) && !fds::known_stream(fd) {
+    let g = Gather::new(iov, r as usize);
+    let Some(hint) = recv_matters(fd, &g) else {
         return r;
-    }
+    };
     let t = now();
     let e = errno();
-    let g = Gather::new(iov, r as usize);
-    log(fd, RECV, &g, r as usize, t);
+    log(fd, RECV, &g, r as usize, t, hint);
     set_errno(e);
     r
 }
@@ -245,7 +263,7 @@ pub unsafe extern "C" fn sendmmsg(
     };
     let stamp = all
         .iter()
-        .any(|m| send_matters(fd, &Gather::new(msg_iov(&m.msg_hdr), usize::MAX)));
+        .any(|m| send_matters(fd, &Gather::new(msg_iov(&m.msg_hdr), usize::MAX)).is_some());
     if !stamp {
         return f(fd, msgs, vlen, flags);
     }
@@ -257,7 +275,7 @@ pub unsafe extern "C" fn sendmmsg(
         for m in &all[..(r as usize).min(all.len())] {
             let g = Gather::new(msg_iov(&m.msg_hdr), usize::MAX);
             if m.msg_len > 0 {
-                log(fd, SEND, &g, m.msg_len as usize, t);
+                log(fd, SEND, &g, m.msg_len as usize, t, None);
             }
         }
         set_errno(e);
@@ -319,7 +337,10 @@ pub unsafe extern "C" fn recvmmsg(
         return r;
     }
     let got = core::slice::from_raw_parts(msgs, (r as usize).min(vlen as usize));
-    if got.iter().all(|m| (m.msg_len as usize) < HEADER_LEN) && !fds::pending(fd, RECV) {
+    let stamp = got
+        .iter()
+        .any(|m| recv_matters(fd, &Gather::new(msg_iov(&m.msg_hdr), m.msg_len as usize)).is_some());
+    if !stamp {
         return r;
     }
     let t = now();
@@ -327,7 +348,7 @@ pub unsafe extern "C" fn recvmmsg(
     for m in got {
         let n = m.msg_len as usize;
         if n > 0 {
-            log(fd, RECV, &Gather::new(msg_iov(&m.msg_hdr), n), n, t);
+            log(fd, RECV, &Gather::new(msg_iov(&m.msg_hdr), n), n, t, None);
         }
     }
     set_errno(e);
