@@ -11,6 +11,10 @@
 //!
 //! Nothing here allocates, locks, waits or panics: slices come from the caller's buffers,
 //! state from static tables, and a missing real function fails the call with ENOSYS.
+//!
+//! The ABI is `C-unwind`: these are cancellation points, and `pthread_cancel` of a thread
+//! blocked in one unwinds (forced) through the hook's frame, which holds nothing to drop
+//! while the real call runs (with plain `C` that unwind would be undefined behaviour).
 #![allow(clippy::missing_safety_doc)]
 
 use core::ffi::c_void;
@@ -167,8 +171,8 @@ unsafe fn received(fd: c_int, iov: &[iovec], r: ssize_t, flags: c_int) -> ssize_
     r
 }
 
-type SendF = unsafe extern "C" fn(c_int, *const c_void, size_t, c_int) -> ssize_t;
-type SendtoF = unsafe extern "C" fn(
+type SendF = unsafe extern "C-unwind" fn(c_int, *const c_void, size_t, c_int) -> ssize_t;
+type SendtoF = unsafe extern "C-unwind" fn(
     c_int,
     *const c_void,
     size_t,
@@ -176,12 +180,12 @@ type SendtoF = unsafe extern "C" fn(
     *const sockaddr,
     socklen_t,
 ) -> ssize_t;
-type SendmsgF = unsafe extern "C" fn(c_int, *const msghdr, c_int) -> ssize_t;
-type SendmmsgF = unsafe extern "C" fn(c_int, *mut mmsghdr, c_uint, c_int) -> c_int;
-type WriteF = unsafe extern "C" fn(c_int, *const c_void, size_t) -> ssize_t;
-type WritevF = unsafe extern "C" fn(c_int, *const iovec, c_int) -> ssize_t;
-type RecvF = unsafe extern "C" fn(c_int, *mut c_void, size_t, c_int) -> ssize_t;
-type RecvfromF = unsafe extern "C" fn(
+type SendmsgF = unsafe extern "C-unwind" fn(c_int, *const msghdr, c_int) -> ssize_t;
+type SendmmsgF = unsafe extern "C-unwind" fn(c_int, *mut mmsghdr, c_uint, c_int) -> c_int;
+type WriteF = unsafe extern "C-unwind" fn(c_int, *const c_void, size_t) -> ssize_t;
+type WritevF = unsafe extern "C-unwind" fn(c_int, *const iovec, c_int) -> ssize_t;
+type RecvF = unsafe extern "C-unwind" fn(c_int, *mut c_void, size_t, c_int) -> ssize_t;
+type RecvfromF = unsafe extern "C-unwind" fn(
     c_int,
     *mut c_void,
     size_t,
@@ -189,12 +193,13 @@ type RecvfromF = unsafe extern "C" fn(
     *mut sockaddr,
     *mut socklen_t,
 ) -> ssize_t;
-type RecvmsgF = unsafe extern "C" fn(c_int, *mut msghdr, c_int) -> ssize_t;
-type RecvmmsgF = unsafe extern "C" fn(c_int, *mut mmsghdr, c_uint, c_int, *mut timespec) -> c_int;
-type ReadF = unsafe extern "C" fn(c_int, *mut c_void, size_t) -> ssize_t;
-type ReadvF = unsafe extern "C" fn(c_int, *const iovec, c_int) -> ssize_t;
-type RecvChkF = unsafe extern "C" fn(c_int, *mut c_void, size_t, size_t, c_int) -> ssize_t;
-type RecvfromChkF = unsafe extern "C" fn(
+type RecvmsgF = unsafe extern "C-unwind" fn(c_int, *mut msghdr, c_int) -> ssize_t;
+type RecvmmsgF =
+    unsafe extern "C-unwind" fn(c_int, *mut mmsghdr, c_uint, c_int, *mut timespec) -> c_int;
+type ReadF = unsafe extern "C-unwind" fn(c_int, *mut c_void, size_t) -> ssize_t;
+type ReadvF = unsafe extern "C-unwind" fn(c_int, *const iovec, c_int) -> ssize_t;
+type RecvChkF = unsafe extern "C-unwind" fn(c_int, *mut c_void, size_t, size_t, c_int) -> ssize_t;
+type RecvfromChkF = unsafe extern "C-unwind" fn(
     c_int,
     *mut c_void,
     size_t,
@@ -203,8 +208,8 @@ type RecvfromChkF = unsafe extern "C" fn(
     *mut sockaddr,
     *mut socklen_t,
 ) -> ssize_t;
-type ReadChkF = unsafe extern "C" fn(c_int, *mut c_void, size_t, size_t) -> ssize_t;
-type CloseF = unsafe extern "C" fn(c_int) -> c_int;
+type ReadChkF = unsafe extern "C-unwind" fn(c_int, *mut c_void, size_t, size_t) -> ssize_t;
+type CloseF = unsafe extern "C-unwind" fn(c_int) -> c_int;
 
 fn buf_iov(buf: *const c_void, len: size_t) -> [iovec; 1] {
     [iovec {
@@ -222,13 +227,18 @@ unsafe fn iov_slice<'a>(iov: *const iovec, n: c_int) -> &'a [iovec] {
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn send(fd: c_int, buf: *const c_void, len: size_t, flags: c_int) -> ssize_t {
+pub unsafe extern "C-unwind" fn send(
+    fd: c_int,
+    buf: *const c_void,
+    len: size_t,
+    flags: c_int,
+) -> ssize_t {
     let f = real_or_enosys!(real::SEND, SendF, -1);
     sent(fd, &buf_iov(buf, len), || f(fd, buf, len, flags))
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn sendto(
+pub unsafe extern "C-unwind" fn sendto(
     fd: c_int,
     buf: *const c_void,
     len: size_t,
@@ -243,13 +253,13 @@ pub unsafe extern "C" fn sendto(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn sendmsg(fd: c_int, msg: *const msghdr, flags: c_int) -> ssize_t {
+pub unsafe extern "C-unwind" fn sendmsg(fd: c_int, msg: *const msghdr, flags: c_int) -> ssize_t {
     let f = real_or_enosys!(real::SENDMSG, SendmsgF, -1);
     sent(fd, msg_iov(msg), || f(fd, msg, flags))
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn sendmmsg(
+pub unsafe extern "C-unwind" fn sendmmsg(
     fd: c_int,
     msgs: *mut mmsghdr,
     vlen: c_uint,
@@ -284,26 +294,31 @@ pub unsafe extern "C" fn sendmmsg(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn write(fd: c_int, buf: *const c_void, len: size_t) -> ssize_t {
+pub unsafe extern "C-unwind" fn write(fd: c_int, buf: *const c_void, len: size_t) -> ssize_t {
     let f = real_or_enosys!(real::WRITE, WriteF, -1);
     sent(fd, &buf_iov(buf, len), || f(fd, buf, len))
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn writev(fd: c_int, iov: *const iovec, n: c_int) -> ssize_t {
+pub unsafe extern "C-unwind" fn writev(fd: c_int, iov: *const iovec, n: c_int) -> ssize_t {
     let f = real_or_enosys!(real::WRITEV, WritevF, -1);
     sent(fd, iov_slice(iov, n), || f(fd, iov, n))
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn recv(fd: c_int, buf: *mut c_void, len: size_t, flags: c_int) -> ssize_t {
+pub unsafe extern "C-unwind" fn recv(
+    fd: c_int,
+    buf: *mut c_void,
+    len: size_t,
+    flags: c_int,
+) -> ssize_t {
     let f = real_or_enosys!(real::RECV, RecvF, -1);
     let r = f(fd, buf, len, flags);
     received(fd, &buf_iov(buf, len), r, flags)
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn recvfrom(
+pub unsafe extern "C-unwind" fn recvfrom(
     fd: c_int,
     buf: *mut c_void,
     len: size_t,
@@ -317,14 +332,14 @@ pub unsafe extern "C" fn recvfrom(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn recvmsg(fd: c_int, msg: *mut msghdr, flags: c_int) -> ssize_t {
+pub unsafe extern "C-unwind" fn recvmsg(fd: c_int, msg: *mut msghdr, flags: c_int) -> ssize_t {
     let f = real_or_enosys!(real::RECVMSG, RecvmsgF, -1);
     let r = f(fd, msg, flags);
     received(fd, msg_iov(msg), r, flags)
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn recvmmsg(
+pub unsafe extern "C-unwind" fn recvmmsg(
     fd: c_int,
     msgs: *mut mmsghdr,
     vlen: c_uint,
@@ -356,21 +371,21 @@ pub unsafe extern "C" fn recvmmsg(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn read(fd: c_int, buf: *mut c_void, len: size_t) -> ssize_t {
+pub unsafe extern "C-unwind" fn read(fd: c_int, buf: *mut c_void, len: size_t) -> ssize_t {
     let f = real_or_enosys!(real::READ, ReadF, -1);
     let r = f(fd, buf, len);
     received(fd, &buf_iov(buf, len), r, 0)
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn readv(fd: c_int, iov: *const iovec, n: c_int) -> ssize_t {
+pub unsafe extern "C-unwind" fn readv(fd: c_int, iov: *const iovec, n: c_int) -> ssize_t {
     let f = real_or_enosys!(real::READV, ReadvF, -1);
     let r = f(fd, iov, n);
     received(fd, iov_slice(iov, n), r, 0)
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn __recv_chk(
+pub unsafe extern "C-unwind" fn __recv_chk(
     fd: c_int,
     buf: *mut c_void,
     len: size_t,
@@ -383,7 +398,7 @@ pub unsafe extern "C" fn __recv_chk(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn __recvfrom_chk(
+pub unsafe extern "C-unwind" fn __recvfrom_chk(
     fd: c_int,
     buf: *mut c_void,
     len: size_t,
@@ -398,7 +413,7 @@ pub unsafe extern "C" fn __recvfrom_chk(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn __read_chk(
+pub unsafe extern "C-unwind" fn __read_chk(
     fd: c_int,
     buf: *mut c_void,
     len: size_t,
@@ -410,7 +425,7 @@ pub unsafe extern "C" fn __read_chk(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn close(fd: c_int) -> c_int {
+pub unsafe extern "C-unwind" fn close(fd: c_int) -> c_int {
     let f = real_or_enosys!(real::CLOSE, CloseF, -1);
     fds::forget(fd);
     f(fd)
