@@ -146,6 +146,7 @@ fn here() -> String {
 }
 
 /// True once [`attach`] succeeded.
+#[cfg(test)]
 pub fn attached() -> bool {
     !RING.load(Relaxed).is_null()
 }
