@@ -166,3 +166,23 @@ def test_a_one_way_point_is_split_on_one_clock(real_env: dict[str, str], tmp_pat
     key = next(iter(sub))
     split = segments(oneway_chain(pub[key], sub[key], {}))
     assert split is not None and all(ns >= 0 for _, _, ns in split[1])
+
+
+def test_a_full_ring_drops_observations_counts_them_and_blocks_nothing(
+        real_env: dict[str, str], tmp_path: Path) -> None:
+    # TEST ONLY: each agent's ring holds 50 events; the run sends 200 messages each way
+    env = {**real_env, "MWPERF_LAYERS_CAPACITY": "50"}
+    result, _, shown = run(env, tmp_path, "--transport", "udp", "--rate", "200", "--duration",
+                           "1s")
+    assert result["status"] == "complete"
+    assert result["measurement"]["accounting"]["received"] == 200  # nothing held up
+    section = result["layers"]
+    assert sum(a["dropped"] for a in section["agents"]) > 0
+    # a message whose system calls went unseen because its agent's ring was full is counted,
+    # not taken for one that no system call carries
+    assert section["unsplit"]["events_dropped"] > 100
+    assert section["split"] + section["unsplit"]["events_dropped"] <= section["messages"] == 200
+    assert all(item["name"] != "middleware_transport" for item in section["layers"])
+    codes = [w["code"] for w in result["warnings"]]
+    assert "layers-incomplete" in codes
+    assert "events dropped" in shown

@@ -141,7 +141,9 @@ def build(mode: str, folder: Path, reports: list[tuple[str, dict[str, Any]]],
     names = _topic_names(result)
     chains: list[list[Moment]] = []
     per_topic: dict[str, list[list[Moment]]] = {}
-    for rows in received:
+    full = {a["name"] for a in agents if a["dropped"]}
+    held_back = 0
+    for path, rows in zip(receivers, received):
         for key, theirs in rows.items():
             mine = sender.get(key)
             if mine is None:
@@ -152,15 +154,17 @@ def build(mode: str, folder: Path, reports: list[tuple[str, dict[str, Any]]],
                 chain = round_trip(mine, theirs, links)
             else:
                 chain = oneway_chain(mine, theirs, links)
+            if {sender_role, path.stem} & full and _syscall_unseen(chain):
+                held_back += 1  # its agent's ring was full: unseen is no finding
+                continue
             chains.append(chain)
             per_topic.setdefault(names.get(key[0], f"topic {key[0]}"), []).append(chain)
     why = _why_unseen(sender, received)
     if transport in KNOWN_UNSEEN:
         reason, hidden = KNOWN_UNSEEN[transport]
         why.update({name: reason for name in hidden})
-    dropped = sum(a["dropped"] for a in agents)
     layers = section(mode, chains, why, agents, _notes(sender, received),
-                     {"events_dropped": dropped}, per_topic)
+                     {"events_dropped": held_back}, per_topic)
     if layers["split"] < layers["messages"]:
         warnings.append(make_warning(
             "layers-incomplete",
@@ -169,6 +173,13 @@ def build(mode: str, folder: Path, reports: list[tuple[str, dict[str, Any]]],
             "the figures are over the messages split alike; dropped events mean the "
             "interposer's ring was full"))
     return layers, warnings
+
+
+def _syscall_unseen(chain: list[Moment]) -> bool:
+    """A system call of the message was not seen (the moments that end the send path and the
+    kernel's part)."""
+    return any(m.at is None for m in chain
+               if m.layer in ("middleware_send", "kernel_network", "receiver_kernel"))
 
 
 def _rows(folder: Path, name: str) -> dict[tuple[int, int], Row]:
