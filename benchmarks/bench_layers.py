@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -42,7 +43,7 @@ LAYERS = ("app_send", "middleware_send", "kernel_network", "middleware_receive",
 SHORT = {"app_send": "app → mw", "middleware_send": "mw send", "kernel_network": "kernel + net",
          "middleware_receive": "mw receive", "executor_callback": "executor + callback",
          "middleware_transport": "mw + transport (not split)"}
-"""column headings: the labels of docs' Fig. 3, short enough for a table"""
+"""column headings: the layers' labels (docs/layers.md), short enough for a table"""
 
 
 def mwperf(agent: Path, transport: str, payload: str, seconds: float, rate: int, layers: bool) -> dict:
@@ -67,6 +68,11 @@ def rtt_p50(result: dict) -> int | None:
     if "error" in result or result.get("status") not in ("complete", "partial"):
         return None
     return ((result.get("measurement") or {}).get("response") or {}).get("p50_ns")
+
+
+def command() -> str:
+    """This benchmark's command line as it was given, for the text it writes."""
+    return shlex.join(["python3", "benchmarks/bench_layers.py", *sys.argv[1:]])
 
 
 def why_failed(result: dict) -> str:
@@ -116,8 +122,7 @@ def overhead_text(pairs: dict[str, list[tuple]], reps: int, seconds: float) -> s
         if row:
             rows.append(row)
     return "\n".join([
-        f"Measured {stamp()} at {revision()}: `python3 benchmarks/bench_layers.py --reps {reps} "
-        f"--seconds {seconds:g}`; round trip at 1 kHz, Array1k, {seconds:g} s after 1 s warm-up, "
+        f"Measured {stamp()} at {revision()}: `{command()}`; round trip at 1 kHz, Array1k, {seconds:g} s after 1 s warm-up, "
         f"{reps} repetitions, each a run without and one with `--layers` (which goes first alternates); "
         f"load average {os.getloadavg()[0]:.2f} at the end. Ratio = p50 with / without of one repetition; "
         f"the median of the ratios (goal ≤ {GOAL}) and their spread.", "",
@@ -166,9 +171,13 @@ def layer_cell(layer: dict | None) -> str:
 
 
 def not_observable(section: dict) -> list[str]:
-    """`middleware_send: shared memory, no system call carries the message`, per hidden layer."""
-    return [f"{layer['name']}: {layer.get('note') or 'not observable'}"
-            for layer in section.get("layers") or [] if not layer.get("observable", True)]
+    """`middleware_send, kernel_network: <why>`: the hidden layers, those with the same reason
+    (a shared-memory transport hides three at once) on one line."""
+    by_note: dict[str, list[str]] = {}
+    for layer in section.get("layers") or []:
+        if not layer.get("observable", True):
+            by_note.setdefault(layer.get("note") or "not observable", []).append(layer["name"])
+    return [f"{', '.join(names)}: {note}" for note, names in by_note.items()]
 
 
 def table_row(transport: str, payload: str, section: dict, columns: list[str]) -> str:
@@ -179,9 +188,22 @@ def table_row(transport: str, payload: str, section: dict, columns: list[str]) -
 
 
 def columns_of(sections: list[dict]) -> list[str]:
-    """The spec's layers in order, `middleware_transport` only if some transport has it."""
-    present = {layer["name"] for s in sections for layer in s.get("layers") or []}
-    return [c for c in LAYERS if c != "middleware_transport" or c in present]
+    """The five named layers, then any combined one some point has (`middleware_transport`, or
+    `a+b` where the moment between a and b was not seen), each after the first layer it covers,
+    as the result orders them (python/mwperf/layers.py)."""
+    present = dict.fromkeys(layer["name"] for s in sections for layer in s.get("layers") or [])
+    names = list(LAYERS[:5]) + [n for n in present if n not in LAYERS[:5]]
+
+    def position(name: str) -> tuple[int, int]:
+        first = "middleware_send" if name == "middleware_transport" else name.split("+")[0]
+        size = 3 if name == "middleware_transport" else 1 + name.count("+")
+        return (LAYERS.index(first) if first in LAYERS else len(LAYERS), size)
+    return sorted(names, key=position)
+
+
+def heading(name: str) -> str:
+    """A column's heading: the short label, or those of a combined layer's parts."""
+    return SHORT.get(name) or " + ".join(SHORT.get(n, n) for n in name.split("+")) + " (not split)"
 
 
 def layer_table(points: list[tuple[str, str, dict]], failed: list[str], seconds: float) -> str:
@@ -195,11 +217,11 @@ def layer_table(points: list[tuple[str, str, dict]], failed: list[str], seconds:
             notes.append(f"{t} {p}: not observable: " + "; ".join(hidden))
         notes += [f"{t} {p}: {n}" for n in s.get("notes") or []]
     return "\n".join([
-        f"Measured {stamp()} at {revision()}: `python3 benchmarks/bench_layers.py --seconds {seconds:g}`; "
+        f"Measured {stamp()} at {revision()}: `{command()}`; "
         f"round trip at 1 kHz with `--layers`, one run of {seconds:g} s per point. Per layer: p50 over "
         "the split messages, summed over both directions, and (in brackets) the layer's share of the "
         "mean round trip; n/o = not observable (see the notes); unsplit = messages without every boundary.",
-        "", "| transport | payload | RTT p50 | " + " | ".join(SHORT[c] for c in columns) + " | unsplit |",
+        "", "| transport | payload | RTT p50 | " + " | ".join(heading(c) for c in columns) + " | unsplit |",
         "|---" * (len(columns) + 4) + "|",
         *(table_row(t, p, s, columns) for t, p, s in points),
         *([""] + [f"- {n}" for n in dict.fromkeys(notes)] if notes else [])])

@@ -79,7 +79,7 @@ def test_cells_show_p50_share_or_not_observable() -> None:
 def test_the_combined_column_only_when_some_transport_has_it() -> None:
     udp = socket_result()["layers"]
     assert "middleware_transport" not in bench_layers.columns_of([udp])
-    assert bench_layers.columns_of([udp, shm_result()["layers"]])[-1] == "middleware_transport"
+    assert bench_layers.columns_of([udp, shm_result()["layers"]])[2] == "middleware_transport"
 
 
 def test_table_rows_notes_and_failures(monkeypatch) -> None:
@@ -90,12 +90,13 @@ def test_table_rows_notes_and_failures(monkeypatch) -> None:
     header = next(x for x in lines if x.startswith("| transport"))
     assert header.count("|") == 11  # transport, payload, RTT p50, 6 layers, unsplit
     udp = next(x for x in lines if x.startswith("| udp |"))
-    assert udp == ("| udp | Array1k | 40.0 µs | 2.0 µs (5 %) | 6.0 µs (15 %) | 20.0 µs (50 %) | 8.0 µs (20 %) "
-                   "| 4.0 µs (10 %) | - | 10 of 1000 (no_receive_syscall 10) |")
+    assert udp == ("| udp | Array1k | 40.0 µs | 2.0 µs (5 %) | 6.0 µs (15 %) | - | 20.0 µs (50 %) | 8.0 µs (20 %) "
+                   "| 4.0 µs (10 %) | 10 of 1000 (no_receive_syscall 10) |")
     shm = next(x for x in lines if x.startswith("| iceoryx2 |"))
     assert shm.count("n/o") == 3 and "7.0 µs (70 %)" in shm
     assert "- udp PointCloud512k: exit 2: message too big" in lines
-    assert any(x.startswith("- iceoryx2 Array1k: not observable: middleware_send: shared memory") for x in lines)
+    assert "- iceoryx2 Array1k: not observable: middleware_send, kernel_network, middleware_receive: " \
+        "shared memory: no system call carries the message" in lines
     assert "abc1234" in lines[0]
 
 
@@ -143,3 +144,19 @@ def test_runs_are_interleaved_and_failures_become_notes(monkeypatch) -> None:
     points, failed = bench_layers.measure_table(Path("agent"), ["udp"], ["Array1k", "PointCloud512k"], 1)
     assert [(t, p) for t, p, _ in points] == [("udp", "Array1k")]
     assert failed == ["udp PointCloud512k: exit 2: udp carries at most 65507 bytes"]
+
+
+def test_merged_layers_get_their_own_column_after_what_they_cover() -> None:
+    dds_big = socket_result()["layers"]
+    merged = "kernel_network+middleware_receive"
+    dds_big["layers"] = [layer("app_send", 1_000, 0.1), layer("middleware_send", 2_000, 0.2),
+                         layer("kernel_network", None, None, f"fragments carry no header: counted in '{merged}'"),
+                         layer("middleware_receive", None, None, f"fragments carry no header: counted in '{merged}'"),
+                         layer(merged, 6_000, 0.6), layer("executor_callback", 1_000, 0.1)]
+    columns = bench_layers.columns_of([socket_result()["layers"], dds_big, shm_result()["layers"]])
+    assert columns == ["app_send", "middleware_send", "middleware_transport", "kernel_network", merged,
+                       "middleware_receive", "executor_callback"]
+    assert bench_layers.heading(merged) == "kernel + net + mw receive (not split)"
+    row = bench_layers.table_row("cyclonedds", "PointCloud512k", dds_big, columns)
+    assert row.split(" | ")[3:10] == ["1.0 µs (10 %)", "2.0 µs (20 %)", "-", "n/o", "6.0 µs (60 %)", "n/o",
+                                      "1.0 µs (10 %)"]
