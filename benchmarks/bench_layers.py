@@ -148,6 +148,8 @@ def layers_of(result: dict) -> tuple[dict | None, str | None]:
         return None, "the result has no layers section"
     if section.get("method") == "none":
         return None, f"layers not observed: {section.get('why_none')}"
+    if not section.get("messages"):
+        return None, f"no measured message to split (status {result.get('status')}: {result.get('status_reason')})"
     if not section.get("split"):
         return None, f"no message could be split ({unsplit_text(section)})"
     return section, None

@@ -60,6 +60,10 @@ def test_what_is_not_a_split_says_why() -> None:
     none = socket_result()
     none["layers"].update(method="none", why_none="static binary: LD_PRELOAD has no effect")
     assert bench_layers.layers_of(none)[1] == "layers not observed: static binary: LD_PRELOAD has no effect"
+    empty = socket_result()
+    empty["layers"].update(messages=0, split=0, unsplit={})
+    empty.update(status="partial", status_reason="pub: behind")
+    assert bench_layers.layers_of(empty)[1] == "no measured message to split (status partial: pub: behind)"
     nothing = socket_result()
     nothing["layers"].update(split=0, unsplit={"no_send_syscall": 1000})
     assert bench_layers.layers_of(nothing)[1] == "no message could be split (1000 of 1000 (no_send_syscall 1000))"
