@@ -162,6 +162,16 @@ def unsplit_text(section: dict) -> str:
     return f"{messages - split} of {messages}" + (f" ({reasons})" if reasons else "") if messages != split else "0"
 
 
+def duration(ns: float) -> str:
+    """`850 ns`, `12.3 µs`, `154.7 ms`: three significant-ish digits at any scale (a table holds
+    both a 1 µs callback and a 150 ms PointCloud512k queue)."""
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if ns >= scale:
+            v = ns / scale
+            return f"{v:.1f} {unit}" if v < 100 else f"{v:.0f} {unit}"
+    return f"{ns:.0f} ns"
+
+
 def layer_cell(layer: dict | None) -> str:
     """`12.3 µs (41 %)`; `n/o` for a layer that cannot be seen; `-` for one the result lacks."""
     if layer is None:
@@ -169,7 +179,7 @@ def layer_cell(layer: dict | None) -> str:
     if not layer.get("observable", True) or layer.get("p50_ns") is None:
         return "n/o"
     share = layer.get("share")
-    return f"{layer['p50_ns'] / 1e3:.1f} µs" + (f" ({share * 100:.0f} %)" if share is not None else "")
+    return duration(layer["p50_ns"]) + (f" ({share * 100:.0f} %)" if share is not None else "")
 
 
 def not_observable(section: dict) -> list[str]:
@@ -185,7 +195,7 @@ def not_observable(section: dict) -> list[str]:
 def table_row(transport: str, payload: str, section: dict, columns: list[str]) -> str:
     by_name = {layer["name"]: layer for layer in section.get("layers") or []}
     total = (section.get("total") or {}).get("p50_ns")
-    return (f"| {transport} | {payload} | {total / 1e3:.1f} µs | " if total is not None else f"| {transport} | {payload} | - | ") + \
+    return f"| {transport} | {payload} | {duration(total) if total is not None else '-'} | " + \
         " | ".join(layer_cell(by_name.get(c)) for c in columns) + f" | {unsplit_text(section)} |"
 
 
@@ -220,10 +230,13 @@ def layer_table(points: list[tuple[str, str, dict]], failed: list[str], seconds:
         notes += [f"{t} {p}: {n}" for n in s.get("notes") or []]
     return "\n".join([
         f"Measured {stamp()} at {revision()}: `{command()}`; "
-        f"round trip at 1 kHz with `--layers`, one run of {seconds:g} s per point. Per layer: p50 over "
+        f"round trip at 1 kHz with `--layers`, one run of {seconds:g} s per point, load average "
+        f"{os.getloadavg()[0]:.2f} at the end. Per layer: p50 over "
         "the split messages, summed over both directions, and (in brackets) the layer's share of the "
-        "mean round trip; n/o = not observable (see the notes); unsplit = messages without every boundary.",
-        "", "| transport | payload | RTT p50 | " + " | ".join(heading(c) for c in columns) + " | unsplit |",
+        "mean round trip (means add up, p50s do not: a few late sends under load can give a layer "
+        "with a small p50 a large share); n/o = not observable (see the notes); a+b (not split) = "
+        "the moment between a and b was not seen; unsplit = messages without every boundary.",
+        "", "| transport | payload | RTT p50 (split) | " + " | ".join(heading(c) for c in columns) + " | unsplit |",
         "|---" * (len(columns) + 4) + "|",
         *(table_row(t, p, s, columns) for t, p, s in points),
         *([""] + [f"- {n}" for n in dict.fromkeys(notes)] if notes else [])])

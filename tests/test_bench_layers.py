@@ -164,3 +164,8 @@ def test_merged_layers_get_their_own_column_after_what_they_cover() -> None:
     row = bench_layers.table_row("cyclonedds", "PointCloud512k", dds_big, columns)
     assert row.split(" | ")[3:10] == ["1.0 µs (10 %)", "2.0 µs (20 %)", "-", "n/o", "6.0 µs (60 %)", "n/o",
                                       "1.0 µs (10 %)"]
+
+
+def test_durations_keep_their_digits_at_every_scale() -> None:
+    assert [bench_layers.duration(x) for x in (850, 12_345, 154_703_600, 1_308_203_800, 999)] == \
+        ["850 ns", "12.3 µs", "155 ms", "1.3 s", "999 ns"]
