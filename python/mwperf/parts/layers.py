@@ -111,6 +111,10 @@ class Layers(Part):
         apart = _apart(run)
         layers, warnings = build(run.cfg.mode, run.workdir / FOLDER, reports, result,
                                  run.found.get("layers_missing"), {} if apart else links, apart)
+        if apart and links and layers["method"] == "ld_preload":
+            layers["notes"].append("the link emulator's stamps are on this machine's clock, "
+                                   "one side's are not: kernel and network is not split into "
+                                   "sender kernel, link and receiver kernel")
         result["layers"] = layers  # type: ignore[typeddict-unknown-key]
         result["warnings"] += warnings
 
@@ -129,7 +133,7 @@ def _clock(run: "PointState", role: str) -> tuple[object, str]:
         host = run.real.host_of(role)
         return host, "this machine" if not run.real.is_remote(role) else f"host '{host}'"
     shift = test_clock_of(run.cfg, role)
-    return shift, "this machine" if shift is None else "a clock shifted by --test-clock"
+    return shift, "this machine's clock" if shift is None else "a clock shifted by --test-clock"
 
 
 def _apart(run: "PointState") -> dict[str, str]:
