@@ -167,7 +167,8 @@ def build(mode: str, folder: Path, reports: list[tuple[str, dict[str, Any]]],
     if missing is not None:
         why = f"{LAYERS_LIBRARY} is not available: {missing}"
         return none(why), [make_warning("layers-unavailable", f"--layers: {why}",
-                                        "build it with 'make build'")]
+                                        "build it with 'make build'" if "missing" in missing
+                                        else None)]
     warnings = []
     agents = []
     blind = []
