@@ -60,7 +60,7 @@ def test_a_round_trip_across_two_clocks_sums_kernel_network_clock_free(tmp_path,
     pings, pongs = round_trips(theta)
     write_rows(tmp_path / "ping.csv", pings)
     write_rows(tmp_path / "pong.csv", pongs)
-    s, warnings = build("roundtrip", tmp_path, [], {}, None, {}, WHERE)
+    s, warnings = build("roundtrip", tmp_path, [], {}, None, {}, apart=WHERE)
     assert warnings == [] and s["split"] == s["messages"] == 3
     totals = sorted(p.take - p.intended for p in pings)
     assert s["total"]["max_ns"] == totals[-1] and s["total"]["q_ns"][0] == totals[0]
@@ -102,7 +102,7 @@ def test_a_one_way_across_two_clocks_uses_the_clock_sync_estimate_and_carries_it
     sync = {"status": "ok", "offset_ns": offset, "t0_ns": 10**6, "drift_ppm": 0.0,
             "error_bound_ns": 40_000}
     reports = [("sub", {"measurement": {"clock_sync": sync}})]
-    s, warnings = build("oneway", tmp_path, reports, {}, None, {},
+    s, warnings = build("oneway", tmp_path, reports, {}, None, {}, apart=
                         {"sub": "pub on host 'b', sub on this machine"})
     assert warnings == [] and s["split"] == 2 and s["clock_bound_ns"] == 40_000
     assert s["total"]["p50_ns"] == 1010
@@ -116,7 +116,7 @@ def test_a_one_way_across_two_clocks_without_an_estimate_withholds_what_mixes_th
     write_rows(tmp_path / "sub.csv", [row(1, recv_last=DAY_NS, take=DAY_NS + 40,
                                           callback=DAY_NS + 45)])
     reports = [("sub", {"measurement": {"clock_sync": {"status": "no-answer"}}})]
-    s, warnings = build("oneway", tmp_path, reports, {}, None, {},
+    s, warnings = build("oneway", tmp_path, reports, {}, None, {}, apart=
                         {"sub": "pub on host 'b', sub on this machine"})
     layers = by_name(s["layers"])
     assert layers["kernel_network"]["observable"] is False

@@ -583,9 +583,9 @@ class SubscriberMeasurement(TypedDict):
 class LayersUnsplit(TypedDict):
     """measured messages not split, by reason"""
 
-    no_send_syscall: NotRequired[int]
-    no_receive_syscall: NotRequired[int]
     events_dropped: NotRequired[int]
+    other_pattern: NotRequired[int]
+    inconsistent: NotRequired[int]
 
 
 class LayerTotal(TypedDict):

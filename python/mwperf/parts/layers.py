@@ -29,6 +29,17 @@ if TYPE_CHECKING:
     from ..result_types import RunResult
     from .state import PointState
 
+KNOWN_UNSEEN = {
+    "iceoryx2": ("no system call carries the message: iceoryx2 moves it through shared memory",
+                 ("middleware_send", "kernel_network", "middleware_receive")),
+    "fastdds": ("no system call carries the message: Fast DDS's shared-memory transport (on by "
+                "default between processes of one host) moves it",
+                ("middleware_send", "kernel_network", "middleware_receive")),
+    "foxglove": ("a WebSocket client masks its frames (RFC 6455): the header is not in the bytes "
+                 "its send call passes", ("middleware_send", "kernel_network")),
+}
+"""why a transport hides a moment, where it is known (docs/layers.md)"""
+
 FOLDER = "layers"
 """the rows' folder in the point's work folder (and in its saved result)"""
 REMOTE_SUFFIX = ".layers.csv"
@@ -110,7 +121,8 @@ class Layers(Part):
                     "--link-backend userspace stamps each message; netem cannot"))
         apart = _apart(run)
         layers, warnings = build(run.cfg.mode, run.workdir / FOLDER, reports, result,
-                                 run.found.get("layers_missing"), {} if apart else links, apart)
+                                 run.found.get("layers_missing"), {} if apart else links,
+                                 run.cfg.transport, apart)
         if apart and links and layers["method"] == "ld_preload":
             layers["notes"].append("the link emulator's stamps are on this machine's clock, "
                                    "one side's are not: kernel and network is not split into "
@@ -158,7 +170,7 @@ def _agent_name(argv: list[str]) -> str | None:
 
 
 def build(mode: str, folder: Path, reports: list[tuple[str, dict[str, Any]]],
-          result: "RunResult", missing: str | None, links: Link,
+          result: "RunResult", missing: str | None, links: Link, transport: str = "",
           apart: dict[str, str] | None = None) -> tuple[dict[str, Any], list[Any]]:
     """The ``layers`` section and its warnings from the rows in ``folder`` and the agents'
     ``reports`` (name, report); ``apart``: the receivers on another clock than the sender
@@ -200,11 +212,11 @@ def build(mode: str, folder: Path, reports: list[tuple[str, dict[str, Any]]],
     names = _topic_names(result)
     chains: list[list[Moment]] = []
     per_topic: dict[str, list[list[Moment]]] = {}
-    blind: list[str] = []  # one-way receivers on another clock with no estimate of it
+    unsynced: list[str] = []  # one-way receivers on another clock with no estimate of it
     for path, rows in zip(receivers, received):
         sync = syncs.get(path.stem) if path.stem in apart else None
         if path.stem in apart and mode != "roundtrip" and sync is None:
-            blind.append(apart[path.stem])
+            unsynced.append(apart[path.stem])
         for key, theirs in rows.items():
             mine = sender.get(key)
             if mine is None:
@@ -222,10 +234,13 @@ def build(mode: str, folder: Path, reports: list[tuple[str, dict[str, Any]]],
             chains.append(chain)
             per_topic.setdefault(names.get(key[0], f"topic {key[0]}"), []).append(chain)
     why = _why_unseen(sender, received)
+    if transport in KNOWN_UNSEEN:
+        reason, hidden = KNOWN_UNSEEN[transport]
+        why.update({name: reason for name in hidden})
     dropped = sum(a["dropped"] for a in agents)
     layers = section(mode, chains, why, agents, _notes(sender, received),
                      {"events_dropped": dropped}, per_topic)
-    warnings += _across(layers, mode, apart, blind,
+    warnings += _across(layers, mode, apart, unsynced,
                         [syncs[name] for name in apart if syncs.get(name)])
     if layers["split"] < layers["messages"]:
         warnings.append(make_warning(
@@ -237,7 +252,7 @@ def build(mode: str, folder: Path, reports: list[tuple[str, dict[str, Any]]],
     return layers, warnings
 
 
-def _across(layers: dict[str, Any], mode: str, apart: dict[str, str], blind: list[str],
+def _across(layers: dict[str, Any], mode: str, apart: dict[str, str], unsynced: list[str],
             syncs: list[dict[str, Any]]) -> list[Any]:
     """The section's figures that depend on how two clocks meet, withheld or bounded
     (layers_clocks.py); the warning when one way has no estimate to meet them with."""
@@ -253,8 +268,8 @@ def _across(layers: dict[str, Any], mode: str, apart: dict[str, str], blind: lis
                                "on each agent's own clock; kernel and network is both "
                                "directions' sum, clock-free, and not known per direction")
         return []
-    if blind:
-        why = (f"two clocks ({'; '.join(blind)}) and no estimate of their offset "
+    if unsynced:
+        why = (f"two clocks ({'; '.join(unsynced)}) and no estimate of their offset "
                "(--clock-sync found none)")
         layers["layers"] = unknown_across(layers["layers"], why)
         layers["total"] = figures([])
