@@ -666,6 +666,7 @@ class Layers(TypedDict):
     per_topic: NotRequired[list[LayersPerTopicItem] | None]
     agents: NotRequired[list[LayersAgentsItem] | None]
     notes: NotRequired[list[str] | None]
+    clock_bound_ns: NotRequired[int | None]
 
 
 class RunResult(TypedDict):
