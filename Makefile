@@ -3,7 +3,7 @@ SHELL := /bin/bash
 PY ?= python3
 RESULTS ?= results
 
-.PHONY: run test test-fast bench setup build bridges refs rust-test py-test rust-unit py-fast clean
+.PHONY: run test test-fast bench setup build bridges refs rust-test py-test rust-unit py-fast clean layers-conformance
 
 ## run: install, build, run the default side-by-side suite (every transport built in), write results,
 ## its summary and the HTML report ($(RESULTS)/report.html)
@@ -12,7 +12,7 @@ run: setup build
 	mwperf report latest --results $(RESULTS) -o $(RESULTS)/report.html && exit $$status
 
 ## test: all tests (Rust unit + conformance, Python unit + end-to-end)
-test: setup build rust-test py-test
+test: setup build rust-test layers-conformance py-test
 
 ## test-fast: unit tests only (Rust unit tests, Python tests against the fake agent; no
 ## middleware, no real agent, no end-to-end, none that needs the machine to itself), for the
@@ -63,6 +63,12 @@ rust-test:
 
 rust-unit:
 	cargo test --profile test-release --quiet --workspace --lib --bins
+
+## layers-conformance: the transport conformance suite with the --layers interposer
+## (libmwperf_layers.so) preloaded: it must never break a middleware
+layers-conformance:
+	bash scripts/conformance-preloaded.sh
+	SUITE=service_conformance bash scripts/conformance-preloaded.sh
 
 # The Python tests side by side on PY_WORKERS workers (pytest-xdist, from the test extra; they
 # mostly wait), those that share something one after another on one worker, then the few that

@@ -81,7 +81,7 @@ def section(medians: Mapping[str, int | None] | None = None, *, n: int = 1000, s
         notes = {name: SHM_NOTE for name in ("middleware_send", "kernel_network",
                                               "middleware_receive")}
     layers, totals = layer_list(medians, n, seed, notes, link)
-    counts = {"no_send_syscall": 0, "no_receive_syscall": 0, "events_dropped": 0,
+    counts = {"events_dropped": 0, "other_pattern": 0, "inconsistent": 0,
               **(unsplit or {})}
     total = figures(totals, None)
     total.pop("share")

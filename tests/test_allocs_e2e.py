@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REAL_AGENT
+from conftest import REAL_AGENT, run_mwperf
 from mwperf.agent import ALLOC_LIBRARY
 from mwperf.schema import validation_error
 from mwperf.table import render_allocations
@@ -103,12 +103,20 @@ def test_no_flag_no_section(real_env: dict[str, str], tmp_path: Path) -> None:
     assert "--count-allocs" not in json.dumps(result["agents"][0]["config"])
 
 
-def test_real_hosts_are_not_yet_supported(real_env: dict[str, str]) -> None:
-    done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--transport", "udp",
-                           "--count-allocs", "--host", "robot=ssh://u@127.0.0.1:1"],
-                          capture_output=True, text=True, env={**real_env, "PYTHONPATH": PYTHONPATH}, timeout=60, check=False)
-    assert done.returncode == 2
-    assert "--count-allocs: not yet for agents on real hosts" in done.stderr
+def test_an_agent_on_a_real_host_counts_with_a_copy_of_the_counter(
+        leased_env: dict[str, str], tmp_path: Path, robot) -> None:
+    out = tmp_path / "result.json"
+    done = run_mwperf("run", "--transport", "udp", "--rate", "500", "--duration", "1s",
+                      "--count-allocs", "--host", f"b={robot.url}", "--ssh-config",
+                      str(robot.folder / "ssh_config"), "--json-out", str(out), "--no-save",
+                      env={**leased_env, "MWPERF_REMOTE_CACHE": str(tmp_path / "cache")})
+    assert done.returncode == 0, done.stderr
+    assert f"copying {ALLOC_LIBRARY}" in done.stderr
+    agents = {a["role"]: a for a in json.loads(out.read_text())["agents"]}
+    pong = agents["pong"]["allocations"]  # counted on the robot
+    assert pong["steady_messages"] >= 400 and pong["total"]["count"] > 0
+    assert agents["ping"]["allocations"]["steady_messages"] >= 400
+    assert robot.processes() == []
 
 
 def test_details_line() -> None:

@@ -205,3 +205,43 @@ def test_a_full_ring_drops_and_counts(tmp_path: Path) -> None:
     ''', MWPERF_LAYERS_CAPACITY="4")
     assert len(rows) == 4
     assert trailer == "# events=4 dropped=16"
+
+
+def test_a_dump_path_names_each_process(tmp_path: Path) -> None:
+    """`%p` in MWPERF_LAYERS_DUMP: a parent and the child it starts write a file each."""
+    body = ENCODER + textwrap.dedent('''
+        import subprocess, sys
+        tx, rx = udp_pair()
+        tx.send(message(1))
+        rx.recv(65536)
+        subprocess.run([sys.executable, "-c", "print()"], check=True)
+        print(os.getpid())
+    ''')
+    done = subprocess.run([sys.executable, "-c", body], capture_output=True, text=True,
+                          timeout=60, check=True,
+                          env={**os.environ, "LD_PRELOAD": str(LIBRARY),
+                               "MWPERF_LAYERS_DUMP": str(tmp_path / "ev-%p.csv")})
+    files = sorted(tmp_path.glob("ev-*.csv"))
+    assert len(files) == 2, files
+    parent = (tmp_path / f"ev-{done.stdout.strip()}.csv").read_text().splitlines()
+    assert parent[-1] == "# events=2 dropped=0" and len(parent) == 4
+
+
+def test_the_encoder_here_matches_the_agents_header() -> None:
+    """The checksum above is the agent's: a probe the real agent sends checks out with it."""
+    import socket
+    namespace: dict = {}
+    exec(ENCODER, namespace)  # noqa: S102  (the encoder the preloaded programs use)
+    rx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    rx.bind(("127.0.0.1", 0))
+    rx.settimeout(10)
+    agent = subprocess.Popen([str(REAL_AGENT), "ping", "--transport", "udp", "--connect",
+                              "%s:%d" % rx.getsockname(), "--rate", "100", "--duration", "1s",
+                              "--quiet"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        packet = rx.recv(65536)
+    finally:
+        agent.kill()
+        agent.wait()
+    assert packet[:4] == b"MWPF"
+    assert namespace["checksum"](packet[:52]) == int.from_bytes(packet[52:56], "little")

@@ -27,7 +27,7 @@ def with_layers(layers: object) -> dict[str, Any]:
 
 @pytest.mark.parametrize("layers", [
     section(), section(kind="oneway"), section(shm=True), section(link=True),
-    section(topics=["/imu", "/scan"]), section(unsplit={"no_receive_syscall": 10}),
+    section(topics=["/imu", "/scan"]), section(unsplit={"other_pattern": 10}),
     none_section(), None])
 def test_a_layers_section_validates(layers: object) -> None:
     assert validation_error(with_layers(layers), "run-result") is None

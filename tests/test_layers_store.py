@@ -44,7 +44,7 @@ def test_every_layer_has_its_columns() -> None:
 
 def test_a_split_point_fills_the_layer_columns(tmp_path: Path) -> None:
     root = tmp_path / "r"
-    sec = section(unsplit={"no_receive_syscall": 10})
+    sec = section(unsplit={"other_pattern": 10})
     add(root, SPLIT, sec)
     by_name = {layer["name"]: layer for layer in sec["layers"]}
     row = columns(root, SPLIT, "layer_middleware_send_p50_ns", "layer_middleware_send_p99_ns",

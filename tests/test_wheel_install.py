@@ -57,7 +57,7 @@ def test_the_installed_package_carries_its_binaries_and_data(installed: Path) ->
     venv_root = str(installed.parent)
     assert all(p.startswith(venv_root) for p in (package, schema, agent)), done.stdout
     assert Path(agent).name == "mwperf-agent"
-    for sibling in ("libmwperf_alloc.so", "mwperf-linkem"):
+    for sibling in ("libmwperf_alloc.so", "libmwperf_layers.so", "mwperf-linkem"):
         assert (Path(agent).parent / sibling).is_file(), sibling
 
 

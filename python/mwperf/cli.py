@@ -424,7 +424,9 @@ def report(runs: tuple[str, ...], results: str, output: str | None, fmt: str) ->
               "loss=+0.5pp, cpu=+20% or +5pp, rss=+20% or +8MiB, allocs_per_msg=+0 "
               "(--count-allocs or --alloc-sites), wire_bytes=+5% or +16 (--wire-bytes), "
               "timeouts=+0.1pp and server_p99=+50us (--mode service), throughput=-5% or -1000 "
-              "(--mode throughput: delivered msgs/s, worse when lower).  "
+              "(--mode throughput: delivered msgs/s, worse when lower), "
+              "layer.NAME=+10% or +50us (--layers: that layer's p50, e.g. "
+              "layer.middleware_send).  "
               "[default: p50=+10% p99=+10% loss=+0.5pp]")
 @click.option("--budget-file", metavar="FILE", help="YAML budgets (METRIC: LIMIT, optional "
               "alpha: 0.05), e.g. one file per platform; --budget flags override it.")
@@ -445,6 +447,7 @@ def compare(base: str, new: str, budget_flags: tuple[str, ...], budget_file: str
       mwperf compare main-artifact/results/ results/
       mwperf compare BASE NEW --budget p99=+10% --budget loss=+0.5pp
       mwperf compare BASE NEW --budget throughput=-5%
+      mwperf compare BASE NEW --budget layer.middleware_send=+10%
       mwperf compare BASE NEW --budget-file budgets/ci-x86.yaml --format markdown
     """
     budgets = compare_budget.resolve(budget_flags, budget_file)

@@ -26,9 +26,9 @@ PARTS: tuple[tuple[str, str], ...] = (
 )
 """with --link: the parts of kernel_network, in order"""
 UNSPLIT: tuple[tuple[str, str], ...] = (
-    ("no_send_syscall", "no send system call seen"),
-    ("no_receive_syscall", "no receive system call seen"),
     ("events_dropped", "events dropped (a full ring)"),
+    ("other_pattern", "seen differently from the others (a system call missing for them)"),
+    ("inconsistent", "the two sides' moments out of order (rows that do not belong together)"),
 )
 """why a measured message was not split (the section's ``unsplit`` counts)"""
 

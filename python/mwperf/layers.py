@@ -231,7 +231,7 @@ def _body(kind: str, chains: list[list[Moment]], why: dict[str, str],
     counts["inconsistent"] = broken
     totals = [sum(ns for _, _, ns in segs) for segs in kept]
     return {
-        "messages": len(chains), "split": len(kept), "unsplit": counts,
+        "messages": len(chains) + sum(unsplit.values()), "split": len(kept), "unsplit": counts,
         "total": figures(totals),
         "layers": layer_list(kept, None, why, {}),
         "directions": ({"forward": layer_list(kept, "forward", why, {}),

@@ -69,10 +69,10 @@ def _line(layer: dict[str, Any], indent: str, extra: str) -> str:
     title = f"{indent}{layer.get('label') or label_of(name)}"
     if layer.get("observable") is False or layer.get("p50_ns") is None:
         why = layer.get("note") or "no boundary seen"
-        return f"{title:<{LABEL_WIDTH + 2}}not observable: {why}\n"
+        return f"{title:<{LABEL_WIDTH + 1}} not observable: {why}\n"
     share = layer.get("share")
     percent = f"{100 * share:5.1f} %" if share is not None else "    \u2014"
-    return f"{title:<{LABEL_WIDTH + 2}}{_figures(layer)}{percent}{extra}\n"
+    return f"{title:<{LABEL_WIDTH + 1}} {_figures(layer)}{percent}{extra}\n"
 
 
 def _figures(figures: dict[str, Any]) -> str:

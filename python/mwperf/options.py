@@ -127,7 +127,7 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
     option("--count-allocs", is_flag=True, default=None, help="Count every heap "
            "allocation of each agent (Rust and C libraries: LD_PRELOAD of "
            "libmwperf_alloc.so) per phase; the details show allocations per message in the "
-           "steady state. Agents on this machine only."),
+           "steady state. An agent on a real host (--host) preloads a copy there."),
     option("--layers", is_flag=True, default=None, help="Split every measured message's "
            "latency into where the time goes: sender app -> middleware, middleware send path, "
            "kernel and network (with --link: sender kernel, link, receiver kernel), middleware "

@@ -583,9 +583,9 @@ class SubscriberMeasurement(TypedDict):
 class LayersUnsplit(TypedDict):
     """measured messages not split, by reason"""
 
-    no_send_syscall: NotRequired[int]
-    no_receive_syscall: NotRequired[int]
     events_dropped: NotRequired[int]
+    other_pattern: NotRequired[int]
+    inconsistent: NotRequired[int]
 
 
 class LayerTotal(TypedDict):
@@ -666,6 +666,7 @@ class Layers(TypedDict):
     per_topic: NotRequired[list[LayersPerTopicItem] | None]
     agents: NotRequired[list[LayersAgentsItem] | None]
     notes: NotRequired[list[str] | None]
+    clock_bound_ns: NotRequired[int | None]
 
 
 class RunResult(TypedDict):

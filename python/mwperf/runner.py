@@ -268,6 +268,9 @@ def _spawn(run: PointState[PointConfig], parts: Sequence[Part], role: str,
     host = run.real.hosts[run.real.host_of(role)]
     command = argv(Path("."), Agent(Path(host.agent.path))) + own
     sends = [f"{name}.json"] + (samples_files(run.cfg) if "--samples" in command else [])
+    for part in parts:
+        env = part.remote_env(run, role, name, env)
+        sends += part.remote_files(run, role, name)
     return run.agents.adopt(run.real.spawn(role, command, run.workdir, name, env, sends))
 
 

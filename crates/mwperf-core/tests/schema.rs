@@ -260,6 +260,15 @@ fn agent_report_matches_the_schema() {
             peak_live_bytes: 4096,
             live_bytes_at_end: 0,
         }),
+        layers: Some(mwperf_core::result::LayersAgent {
+            interposer: false,
+            why: Some("libmwperf_layers.so is not loaded".into()),
+            events: 0,
+            dropped: 0,
+            header_calls: 0,
+            rows: 999,
+            error: None,
+        }),
         phases: Some(Phases {
             setup_done_ns: 1,
             first_send_ns: Some(2),

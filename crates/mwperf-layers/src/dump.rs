@@ -9,6 +9,9 @@
 //! `t_ns` is raw CLOCK_MONOTONIC; `dir` is `send` or `recv`; `events` counts every event logged
 //! by the process (drained or not), `dropped` those a full ring refused.
 //!
+//! `%p` in PATH stands for the pid: every process of a tree that inherits LD_PRELOAD and the
+//! variable (a test harness and the brokers it starts) then writes a file of its own.
+//!
 //! Written with raw system calls from a stack buffer (nothing allocated during exit), only by
 //! the process that loaded the library (a forked child inherits the ring, not the file).
 
@@ -113,6 +116,39 @@ impl Out {
     }
 }
 
+/// `given` with every `%p` replaced by `pid`, into `out` (leaving room for a NUL); its length.
+fn expand_pid(given: &[u8], pid: u64, out: &mut [u8]) -> Option<usize> {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    let mut v = pid;
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    let pid = &digits[i..];
+    let mut len = 0;
+    let mut k = 0;
+    while k < given.len() {
+        let piece: &[u8] = if given[k..].starts_with(b"%p") {
+            k += 2;
+            pid
+        } else {
+            k += 1;
+            &given[k - 1..k]
+        };
+        if len + piece.len() >= out.len() {
+            return None;
+        }
+        out[len..len + piece.len()].copy_from_slice(piece);
+        len += piece.len();
+    }
+    Some(len)
+}
+
 /// Write the dump if MWPERF_LAYERS_DUMP names a file (the destructor).
 pub fn write_if_asked() {
     // SAFETY: getpid cannot fail
@@ -126,6 +162,16 @@ pub fn write_if_asked() {
         return;
     }
     let saved = crate::fds::errno();
+    // SAFETY: getenv's result is NUL-terminated
+    let given = unsafe { core::ffi::CStr::from_ptr(path) }.to_bytes();
+    let mut name = [0u8; 4096];
+    // SAFETY: getpid cannot fail
+    let pid = unsafe { libc::getpid() } as u64;
+    let Some(len) = expand_pid(given, pid, &mut name) else {
+        return; // longer than PATH_MAX: open would refuse it anyway
+    };
+    name[len] = 0;
+    let path = name.as_ptr() as *const libc::c_char;
     // SAFETY: NUL-terminated path
     let fd = unsafe {
         libc::open(
@@ -163,7 +209,7 @@ pub fn write_if_asked() {
         o.event(&e);
     }
     o.put(b"# events=");
-    o.num(shared.events.load(Relaxed));
+    o.num(shared.head.load(Relaxed));
     o.put(b" dropped=");
     o.num(shared.dropped.load(Relaxed));
     o.put(b"\n");

@@ -11,6 +11,10 @@
 //!
 //! Nothing here allocates, locks, waits or panics: slices come from the caller's buffers,
 //! state from static tables, and a missing real function fails the call with ENOSYS.
+//!
+//! The ABI is `C-unwind`: these are cancellation points, and `pthread_cancel` of a thread
+//! blocked in one unwinds (forced) through the hook's frame, which holds nothing to drop
+//! while the real call runs (with plain `C` that unwind would be undefined behaviour).
 #![allow(clippy::missing_safety_doc)]
 
 use core::ffi::c_void;
@@ -23,7 +27,7 @@ use crate::fds::{self, errno, set_errno, RECV, SEND};
 use crate::gather::Gather;
 use crate::real;
 use crate::ring::{self, Event, BIT_FIRST, BIT_LAST, BIT_SEND};
-use crate::scan::{self, Ev};
+use crate::scan::{self, Ev, Hint};
 
 /// glibc's IOV_MAX: a longer iovec array is refused by the kernel, so not worth scanning.
 const IOV_MAX: usize = 1024;
@@ -67,7 +71,7 @@ unsafe fn msg_iov<'a>(msg: *const msghdr) -> &'a [iovec] {
 
 /// Log the events of a call that moved `n` bytes of `g` at `t`.
 #[inline(never)]
-fn log(fd: c_int, dir: usize, g: &Gather, n: usize, t: u64) {
+fn log(fd: c_int, dir: usize, g: &Gather, n: usize, t: u64, hint: Hint) {
     let (shared, slots) = ring::global();
     let mut headers = false;
     let dir_bit = if dir == SEND { BIT_SEND } else { 0 };
@@ -97,8 +101,8 @@ fn log(fd: c_int, dir: usize, g: &Gather, n: usize, t: u64) {
         None
     };
     match held {
-        Some(mut h) => scan::account(g, n, Some(h.state()), &mut emit),
-        None => scan::account(g, n, None, &mut emit),
+        Some(mut h) => scan::account(g, n, Some(h.state()), hint, &mut emit),
+        None => scan::account(g, n, None, hint, &mut emit),
     }
     if headers {
         shared
@@ -109,25 +113,43 @@ fn log(fd: c_int, dir: usize, g: &Gather, n: usize, t: u64) {
 
 /// Whether a send of `g` on `fd` is to be stamped.
 #[inline(always)]
-fn send_matters(fd: c_int, g: &Gather) -> bool {
-    if fds::pending(fd, SEND) {
-        return true;
+fn send_matters(fd: c_int, g: &Gather) -> Option<Hint> {
+    matters(fd, SEND, g)
+}
+
+/// Whether a call on `fd` moving `g` is to be stamped (and the first header, if found).
+#[inline(always)]
+fn matters(fd: c_int, dir: usize, g: &Gather) -> Option<Hint> {
+    if fds::pending(fd, dir) {
+        return Some(None);
     }
-    (g.len() >= HEADER_LEN || fds::known_stream(fd)) && scan::worth_stamping(g)
+    let stream = fds::known_stream(fd);
+    if g.len() < HEADER_LEN && !stream {
+        return None;
+    }
+    scan::worth_stamping(g, stream)
+}
+
+/// Whether what a receive returned is to be stamped. The scan stops at the first header, so
+/// the stamp comes after a search over the bytes before it (a few ns: headers sit near the
+/// start), and a call without one reads no clock at all.
+#[inline(always)]
+fn recv_matters(fd: c_int, g: &Gather) -> Option<Hint> {
+    matters(fd, RECV, g)
 }
 
 /// A send-like call of `iov`: stamp, call, log.
 #[inline(always)]
 unsafe fn sent(fd: c_int, iov: &[iovec], call: impl FnOnce() -> ssize_t) -> ssize_t {
     let g = Gather::new(iov, usize::MAX);
-    if !send_matters(fd, &g) {
+    let Some(hint) = send_matters(fd, &g) else {
         return call();
-    }
+    };
     let t = now();
     let r = call();
     if r > 0 {
         let e = errno();
-        log(fd, SEND, &g, r as usize, t);
+        log(fd, SEND, &g, r as usize, t, hint);
         set_errno(e);
     }
     r
@@ -139,19 +161,19 @@ unsafe fn received(fd: c_int, iov: &[iovec], r: ssize_t, flags: c_int) -> ssize_
     if r <= 0 || flags & libc::MSG_PEEK != 0 {
         return r; // nothing, an error, or a peek (the same bytes come again)
     }
-    if (r as usize) < HEADER_LEN && !fds::pending(fd, RECV) && !fds::known_stream(fd) {
+    let g = Gather::new(iov, r as usize);
+    let Some(hint) = recv_matters(fd, &g) else {
         return r;
-    }
+    };
     let t = now();
     let e = errno();
-    let g = Gather::new(iov, r as usize);
-    log(fd, RECV, &g, r as usize, t);
+    log(fd, RECV, &g, r as usize, t, hint);
     set_errno(e);
     r
 }
 
-type SendF = unsafe extern "C" fn(c_int, *const c_void, size_t, c_int) -> ssize_t;
-type SendtoF = unsafe extern "C" fn(
+type SendF = unsafe extern "C-unwind" fn(c_int, *const c_void, size_t, c_int) -> ssize_t;
+type SendtoF = unsafe extern "C-unwind" fn(
     c_int,
     *const c_void,
     size_t,
@@ -159,12 +181,12 @@ type SendtoF = unsafe extern "C" fn(
     *const sockaddr,
     socklen_t,
 ) -> ssize_t;
-type SendmsgF = unsafe extern "C" fn(c_int, *const msghdr, c_int) -> ssize_t;
-type SendmmsgF = unsafe extern "C" fn(c_int, *mut mmsghdr, c_uint, c_int) -> c_int;
-type WriteF = unsafe extern "C" fn(c_int, *const c_void, size_t) -> ssize_t;
-type WritevF = unsafe extern "C" fn(c_int, *const iovec, c_int) -> ssize_t;
-type RecvF = unsafe extern "C" fn(c_int, *mut c_void, size_t, c_int) -> ssize_t;
-type RecvfromF = unsafe extern "C" fn(
+type SendmsgF = unsafe extern "C-unwind" fn(c_int, *const msghdr, c_int) -> ssize_t;
+type SendmmsgF = unsafe extern "C-unwind" fn(c_int, *mut mmsghdr, c_uint, c_int) -> c_int;
+type WriteF = unsafe extern "C-unwind" fn(c_int, *const c_void, size_t) -> ssize_t;
+type WritevF = unsafe extern "C-unwind" fn(c_int, *const iovec, c_int) -> ssize_t;
+type RecvF = unsafe extern "C-unwind" fn(c_int, *mut c_void, size_t, c_int) -> ssize_t;
+type RecvfromF = unsafe extern "C-unwind" fn(
     c_int,
     *mut c_void,
     size_t,
@@ -172,12 +194,13 @@ type RecvfromF = unsafe extern "C" fn(
     *mut sockaddr,
     *mut socklen_t,
 ) -> ssize_t;
-type RecvmsgF = unsafe extern "C" fn(c_int, *mut msghdr, c_int) -> ssize_t;
-type RecvmmsgF = unsafe extern "C" fn(c_int, *mut mmsghdr, c_uint, c_int, *mut timespec) -> c_int;
-type ReadF = unsafe extern "C" fn(c_int, *mut c_void, size_t) -> ssize_t;
-type ReadvF = unsafe extern "C" fn(c_int, *const iovec, c_int) -> ssize_t;
-type RecvChkF = unsafe extern "C" fn(c_int, *mut c_void, size_t, size_t, c_int) -> ssize_t;
-type RecvfromChkF = unsafe extern "C" fn(
+type RecvmsgF = unsafe extern "C-unwind" fn(c_int, *mut msghdr, c_int) -> ssize_t;
+type RecvmmsgF =
+    unsafe extern "C-unwind" fn(c_int, *mut mmsghdr, c_uint, c_int, *mut timespec) -> c_int;
+type ReadF = unsafe extern "C-unwind" fn(c_int, *mut c_void, size_t) -> ssize_t;
+type ReadvF = unsafe extern "C-unwind" fn(c_int, *const iovec, c_int) -> ssize_t;
+type RecvChkF = unsafe extern "C-unwind" fn(c_int, *mut c_void, size_t, size_t, c_int) -> ssize_t;
+type RecvfromChkF = unsafe extern "C-unwind" fn(
     c_int,
     *mut c_void,
     size_t,
@@ -186,8 +209,8 @@ type RecvfromChkF = unsafe extern "C" fn(
     *mut sockaddr,
     *mut socklen_t,
 ) -> ssize_t;
-type ReadChkF = unsafe extern "C" fn(c_int, *mut c_void, size_t, size_t) -> ssize_t;
-type CloseF = unsafe extern "C" fn(c_int) -> c_int;
+type ReadChkF = unsafe extern "C-unwind" fn(c_int, *mut c_void, size_t, size_t) -> ssize_t;
+type CloseF = unsafe extern "C-unwind" fn(c_int) -> c_int;
 
 fn buf_iov(buf: *const c_void, len: size_t) -> [iovec; 1] {
     [iovec {
@@ -205,13 +228,18 @@ unsafe fn iov_slice<'a>(iov: *const iovec, n: c_int) -> &'a [iovec] {
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn send(fd: c_int, buf: *const c_void, len: size_t, flags: c_int) -> ssize_t {
+pub unsafe extern "C-unwind" fn send(
+    fd: c_int,
+    buf: *const c_void,
+    len: size_t,
+    flags: c_int,
+) -> ssize_t {
     let f = real_or_enosys!(real::SEND, SendF, -1);
     sent(fd, &buf_iov(buf, len), || f(fd, buf, len, flags))
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn sendto(
+pub unsafe extern "C-unwind" fn sendto(
     fd: c_int,
     buf: *const c_void,
     len: size_t,
@@ -226,13 +254,13 @@ pub unsafe extern "C" fn sendto(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn sendmsg(fd: c_int, msg: *const msghdr, flags: c_int) -> ssize_t {
+pub unsafe extern "C-unwind" fn sendmsg(fd: c_int, msg: *const msghdr, flags: c_int) -> ssize_t {
     let f = real_or_enosys!(real::SENDMSG, SendmsgF, -1);
     sent(fd, msg_iov(msg), || f(fd, msg, flags))
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn sendmmsg(
+pub unsafe extern "C-unwind" fn sendmmsg(
     fd: c_int,
     msgs: *mut mmsghdr,
     vlen: c_uint,
@@ -246,7 +274,7 @@ pub unsafe extern "C" fn sendmmsg(
     };
     let stamp = all
         .iter()
-        .any(|m| send_matters(fd, &Gather::new(msg_iov(&m.msg_hdr), usize::MAX)));
+        .any(|m| send_matters(fd, &Gather::new(msg_iov(&m.msg_hdr), usize::MAX)).is_some());
     if !stamp {
         return f(fd, msgs, vlen, flags);
     }
@@ -258,7 +286,7 @@ pub unsafe extern "C" fn sendmmsg(
         for m in &all[..(r as usize).min(all.len())] {
             let g = Gather::new(msg_iov(&m.msg_hdr), usize::MAX);
             if m.msg_len > 0 {
-                log(fd, SEND, &g, m.msg_len as usize, t);
+                log(fd, SEND, &g, m.msg_len as usize, t, None);
             }
         }
         set_errno(e);
@@ -267,26 +295,31 @@ pub unsafe extern "C" fn sendmmsg(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn write(fd: c_int, buf: *const c_void, len: size_t) -> ssize_t {
+pub unsafe extern "C-unwind" fn write(fd: c_int, buf: *const c_void, len: size_t) -> ssize_t {
     let f = real_or_enosys!(real::WRITE, WriteF, -1);
     sent(fd, &buf_iov(buf, len), || f(fd, buf, len))
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn writev(fd: c_int, iov: *const iovec, n: c_int) -> ssize_t {
+pub unsafe extern "C-unwind" fn writev(fd: c_int, iov: *const iovec, n: c_int) -> ssize_t {
     let f = real_or_enosys!(real::WRITEV, WritevF, -1);
     sent(fd, iov_slice(iov, n), || f(fd, iov, n))
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn recv(fd: c_int, buf: *mut c_void, len: size_t, flags: c_int) -> ssize_t {
+pub unsafe extern "C-unwind" fn recv(
+    fd: c_int,
+    buf: *mut c_void,
+    len: size_t,
+    flags: c_int,
+) -> ssize_t {
     let f = real_or_enosys!(real::RECV, RecvF, -1);
     let r = f(fd, buf, len, flags);
     received(fd, &buf_iov(buf, len), r, flags)
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn recvfrom(
+pub unsafe extern "C-unwind" fn recvfrom(
     fd: c_int,
     buf: *mut c_void,
     len: size_t,
@@ -300,14 +333,14 @@ pub unsafe extern "C" fn recvfrom(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn recvmsg(fd: c_int, msg: *mut msghdr, flags: c_int) -> ssize_t {
+pub unsafe extern "C-unwind" fn recvmsg(fd: c_int, msg: *mut msghdr, flags: c_int) -> ssize_t {
     let f = real_or_enosys!(real::RECVMSG, RecvmsgF, -1);
     let r = f(fd, msg, flags);
     received(fd, msg_iov(msg), r, flags)
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn recvmmsg(
+pub unsafe extern "C-unwind" fn recvmmsg(
     fd: c_int,
     msgs: *mut mmsghdr,
     vlen: c_uint,
@@ -320,7 +353,10 @@ pub unsafe extern "C" fn recvmmsg(
         return r;
     }
     let got = core::slice::from_raw_parts(msgs, (r as usize).min(vlen as usize));
-    if got.iter().all(|m| (m.msg_len as usize) < HEADER_LEN) && !fds::pending(fd, RECV) {
+    let stamp = got
+        .iter()
+        .any(|m| recv_matters(fd, &Gather::new(msg_iov(&m.msg_hdr), m.msg_len as usize)).is_some());
+    if !stamp {
         return r;
     }
     let t = now();
@@ -328,7 +364,7 @@ pub unsafe extern "C" fn recvmmsg(
     for m in got {
         let n = m.msg_len as usize;
         if n > 0 {
-            log(fd, RECV, &Gather::new(msg_iov(&m.msg_hdr), n), n, t);
+            log(fd, RECV, &Gather::new(msg_iov(&m.msg_hdr), n), n, t, None);
         }
     }
     set_errno(e);
@@ -336,21 +372,21 @@ pub unsafe extern "C" fn recvmmsg(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn read(fd: c_int, buf: *mut c_void, len: size_t) -> ssize_t {
+pub unsafe extern "C-unwind" fn read(fd: c_int, buf: *mut c_void, len: size_t) -> ssize_t {
     let f = real_or_enosys!(real::READ, ReadF, -1);
     let r = f(fd, buf, len);
     received(fd, &buf_iov(buf, len), r, 0)
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn readv(fd: c_int, iov: *const iovec, n: c_int) -> ssize_t {
+pub unsafe extern "C-unwind" fn readv(fd: c_int, iov: *const iovec, n: c_int) -> ssize_t {
     let f = real_or_enosys!(real::READV, ReadvF, -1);
     let r = f(fd, iov, n);
     received(fd, iov_slice(iov, n), r, 0)
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn __recv_chk(
+pub unsafe extern "C-unwind" fn __recv_chk(
     fd: c_int,
     buf: *mut c_void,
     len: size_t,
@@ -363,7 +399,7 @@ pub unsafe extern "C" fn __recv_chk(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn __recvfrom_chk(
+pub unsafe extern "C-unwind" fn __recvfrom_chk(
     fd: c_int,
     buf: *mut c_void,
     len: size_t,
@@ -378,7 +414,7 @@ pub unsafe extern "C" fn __recvfrom_chk(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn __read_chk(
+pub unsafe extern "C-unwind" fn __read_chk(
     fd: c_int,
     buf: *mut c_void,
     len: size_t,
@@ -390,7 +426,7 @@ pub unsafe extern "C" fn __read_chk(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn close(fd: c_int) -> c_int {
+pub unsafe extern "C-unwind" fn close(fd: c_int) -> c_int {
     let f = real_or_enosys!(real::CLOSE, CloseF, -1);
     fds::forget(fd);
     f(fd)

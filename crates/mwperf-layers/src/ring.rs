@@ -86,12 +86,11 @@ pub struct Shared {
     pub slot_count: u64,
     /// Events that may wait at once (≤ slot_count; lowered by MWPERF_LAYERS_CAPACITY in tests).
     pub capacity: AtomicU64,
-    /// Next position a producer claims.
+    /// Next position a producer claims = events logged since the start (drained or not; a
+    /// position is claimed only for an event that is then written).
     pub head: AtomicU64,
     /// Next position the consumer reads.
     pub tail: AtomicU64,
-    /// Events logged (all of them, drained or not).
-    pub events: AtomicU64,
     /// Events lost to a full ring.
     pub dropped: AtomicU64,
     /// System calls that carried at least one header.
@@ -121,7 +120,6 @@ pub static mwperf_layers_ring: Shared = Shared {
     capacity: AtomicU64::new(SLOTS as u64),
     head: AtomicU64::new(0),
     tail: AtomicU64::new(0),
-    events: AtomicU64::new(0),
     dropped: AtomicU64::new(0),
     header_calls: AtomicU64::new(0),
     slots: &SLOT_ARRAY as *const Slots as *const Slot,
@@ -154,7 +152,6 @@ pub fn push(shared: &Shared, slots: &[Slot], e: Event) -> bool {
     // slot's previous use (tail > h - cap, acquired above)
     unsafe { *slot.event.get() = e };
     slot.commit.store(h + 1, Release);
-    shared.events.fetch_add(1, Relaxed);
     true
 }
 
@@ -184,7 +181,6 @@ mod tests {
             capacity: AtomicU64::new(cap),
             head: AtomicU64::new(0),
             tail: AtomicU64::new(0),
-            events: AtomicU64::new(0),
             dropped: AtomicU64::new(0),
             header_calls: AtomicU64::new(0),
             slots: slots.as_ptr(),
@@ -202,7 +198,7 @@ mod tests {
     #[test]
     fn the_layout_is_the_one_the_agent_reads() {
         assert_eq!(core::mem::size_of::<Slot>(), 48);
-        assert_eq!(core::mem::size_of::<Shared>(), 80);
+        assert_eq!(core::mem::size_of::<Shared>(), 72);
         let (s, slots) = global();
         assert_eq!(s.magic, MAGIC);
         assert_eq!(s.slots, slots.as_ptr());
@@ -221,7 +217,7 @@ mod tests {
             }
             assert_eq!(pop(&s, &slots), None);
         }
-        assert_eq!(s.events.load(Relaxed), 15);
+        assert_eq!(s.head.load(Relaxed), 15);
         assert_eq!(s.dropped.load(Relaxed), 5);
     }
 

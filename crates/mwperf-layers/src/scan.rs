@@ -100,12 +100,15 @@ impl Default for Stream {
 
 /// Visit every header found in `g` from `start` on whose first byte is before `n` (the bytes
 /// the call moved; `g` may hold more: a send's unsent rest still shows a whole header),
-/// following the window rule. `visit(offset, header)`. Returns the offset of a cut header at
-/// the end (magic or a prefix of it, fewer than [`HEADER_LEN`] bytes left in `g`), if any.
+/// following the window rule. `visit(offset, header)`. With `cuts` (a byte stream), returns
+/// the offset of a cut header at the end (the magic or a prefix of it, fewer than
+/// [`HEADER_LEN`] bytes left in `g`), if any.
 pub fn headers(
     g: &Gather,
     start: usize,
     n: usize,
+    cuts: bool,
+    hint: Hint,
     mut visit: impl FnMut(usize, &Header),
 ) -> Option<usize> {
     let n = n.min(g.len());
@@ -116,16 +119,20 @@ pub fn headers(
     } else {
         start.saturating_add(WINDOW).min(n)
     };
+    let mut hint = hint.filter(|&(o, _)| o >= start && o < window_end);
     while from < window_end {
-        let Some(o) = g.find_magic(from, window_end) else {
+        let found = match hint.take() {
+            Some((o, h)) => Some((o, At::Header(h))),
+            None => g.find_magic(from, window_end).map(|o| (o, g.at(o))),
+        };
+        let Some((o, at)) = found else {
             // a magic cut to 1..3 bytes by the end of the buffer
-            if window_end == n && n == g.len() {
-                let lo = from.max(n.saturating_sub(3));
-                return (lo..n).find(|&p| g.magic_prefix_at(p));
+            if cuts && window_end == n && n == g.len() {
+                return g.magic_prefix_from(from);
             }
             return None;
         };
-        match g.at(o) {
+        match at {
             At::Header(h) => {
                 visit(o, &h);
                 from = o.saturating_add(h.message_len());
@@ -133,25 +140,49 @@ pub fn headers(
                     window_end = from.saturating_add(WINDOW).min(n);
                 }
             }
-            At::Cut => return Some(o),
+            At::Cut => return cuts.then_some(o),
             At::Nothing => from = o + 1,
         }
     }
     None
 }
 
-/// True when a send is worth a clock read: a header (or the start of one) in the call's bytes.
-pub fn worth_stamping(g: &Gather) -> bool {
-    let mut any = false;
-    // stops at the first header: `headers` visits them in order, the cost is the scan up to it
-    let cut = headers(g, 0, g.len(), |_, _| any = true);
-    any || cut.is_some()
+/// The first header of a call as its scan before the clock read found it (offset, header),
+/// so the accounting after the call does not search and decode it a second time.
+pub type Hint = Option<(usize, Header)>;
+
+/// Whether a call is worth a clock read: a header in its first window (`Some(Some(first))`),
+/// or on a byte stream (`cuts`) the start of one cut by the end of the call (`Some(None)`).
+/// Stops at the first header.
+pub fn worth_stamping(g: &Gather, cuts: bool) -> Option<Hint> {
+    let n = g.len();
+    let window_end = if n <= SMALL_CALL { n } else { WINDOW.min(n) };
+    let mut from = 0;
+    while from < window_end {
+        let Some(o) = g.find_magic(from, window_end) else {
+            let cut = cuts && window_end == n && g.magic_prefix_from(from).is_some();
+            return cut.then_some(None);
+        };
+        match g.at(o) {
+            At::Header(h) => return Some(Some((o, h))),
+            At::Cut => return cuts.then_some(None),
+            At::Nothing => from = o + 1,
+        }
+    }
+    None
 }
 
 /// Account for a call that moved the first `n` bytes of `g` (`n <= g.len()`): `emit` every
 /// event it logs, in order, and update the stream state (`None`: a datagram, or a stream whose
-/// state is busy in another thread: scanned without carry-over).
-pub fn account(g: &Gather, n: usize, mut stream: Option<&mut Stream>, mut emit: impl FnMut(Ev)) {
+/// state is busy in another thread: scanned without carry-over). `hint`: the first header of
+/// `g` (from [`worth_stamping`]), used when the scan starts at the call's first byte.
+pub fn account(
+    g: &Gather,
+    n: usize,
+    mut stream: Option<&mut Stream>,
+    hint: Hint,
+    mut emit: impl FnMut(Ev),
+) {
     let n = n.min(g.len());
     if n == 0 {
         return;
@@ -181,7 +212,8 @@ pub fn account(g: &Gather, n: usize, mut stream: Option<&mut Stream>, mut emit: 
     if pos >= n {
         return;
     }
-    let cut = headers(g, pos, n, |o, h| {
+    let hint = if pos == 0 { hint } else { None };
+    let cut = headers(g, pos, n, stream.is_some(), hint, |o, h| {
         let len = h.message_len() as u64;
         let here = len.min((n - o) as u64);
         let ident = Ident::of(h);
@@ -272,9 +304,24 @@ mod tests {
         let iov: Vec<_> = pieces.iter().map(|p| iovec(p)).collect();
         let g = Gather::new(&iov, usize::MAX);
         let mut out = Vec::new();
-        account(&g, n, s, |e| {
+        let before = s.as_deref().copied();
+        let cuts = s.is_some();
+        account(&g, n, s, None, |e| {
             out.push((e.ident.seq, e.first, e.last, e.bytes))
         });
+        // the hooks' way: the hint of the scan before the clock read gives the same events
+        if before.is_none_or(|b| b.idle()) {
+            if let Some(hint) = worth_stamping(&g, cuts) {
+                let mut copy = before;
+                let mut hinted = Vec::new();
+                account(&g, n, copy.as_mut(), hint, |e| {
+                    hinted.push((e.ident.seq, e.first, e.last, e.bytes))
+                });
+                assert_eq!(hinted, out);
+            } else {
+                assert!(out.is_empty());
+            }
+        }
         out
     }
 
@@ -432,10 +479,20 @@ mod tests {
     fn stamping_is_decided_by_a_header_or_its_start() {
         let m = msg(1, 0);
         let iov = [iovec(&m)];
-        assert!(worth_stamping(&Gather::new(&iov, usize::MAX)));
-        assert!(worth_stamping(&Gather::new(&iov, 10)));
+        assert_eq!(
+            worth_stamping(&Gather::new(&iov, usize::MAX), false),
+            Some(Some((0, Header::decode(&m).unwrap())))
+        );
+        assert_eq!(worth_stamping(&Gather::new(&iov, 10), true), Some(None));
+        assert_eq!(worth_stamping(&Gather::new(&iov, 10), false), None); // a cut header in a datagram
+        assert_eq!(worth_stamping(&Gather::new(&iov, 2), true), Some(None));
         let other = [0u8; 100];
         let iov = [iovec(&other)];
-        assert!(!worth_stamping(&Gather::new(&iov, usize::MAX)));
+        assert_eq!(worth_stamping(&Gather::new(&iov, usize::MAX), true), None);
+        // a big call: only the first window is looked at before stamping
+        let mut far = vec![0u8; 40_000];
+        far.extend_from_slice(&m);
+        let iov = [iovec(&far)];
+        assert_eq!(worth_stamping(&Gather::new(&iov, usize::MAX), true), None);
     }
 }

@@ -1,11 +1,14 @@
-"""The allocation-counting part (``--count-allocs``): every local agent runs with mwperf's
-malloc counter preloaded and reports its allocations per message."""
+"""The allocation-counting part (``--count-allocs``): every agent runs with mwperf's malloc
+counter preloaded and reports its allocations per message. An agent on a real host (``--host``)
+preloads a copy of the counter there (remote/preload.py, copied in ``start`` before any agent
+runs)."""
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ..agent import alloc_preload
-from ..errors import UsageError
-from .base import P, Part
+from ..agent import ALLOC_LIBRARY, alloc_preload
+from ..remote.preload import remote_preload
+from ..roles import ROLES
+from .base import Part
 
 if TYPE_CHECKING:
     from ..point import Point
@@ -18,11 +21,12 @@ class CountAllocs(Part):
     def wanted(self, cfg: "Point") -> bool:
         return cfg.count_allocs
 
-    def validate(self, cfg: P, options: dict[str, Any]) -> P:
-        if cfg.remote is not None:
-            raise UsageError("--count-allocs: not yet for agents on real hosts (--host); count "
-                             "allocations with the agents on this machine (loopback or --link)")
-        return cfg
+    def start(self, run: "PointState") -> None:
+        if run.real is not None:
+            local = run.agent.path.resolve().parent / ALLOC_LIBRARY
+            run.found["allocs_remote"] = {role: remote_preload(run.real, role, local)
+                                          for role in ROLES[run.cfg.mode]
+                                          if run.real.is_remote(role)}
 
     def args(self, run: "PointState", role: str) -> list[str]:
         return ["--count-allocs"]
@@ -30,3 +34,12 @@ class CountAllocs(Part):
     def env(self, run: "PointState", name: str, env: dict[str, str] | None
             ) -> dict[str, str] | None:
         return {**(env or {}), "LD_PRELOAD": alloc_preload(run.agent)}
+
+    def remote_env(self, run: "PointState", role: str, name: str, env: dict[str, str] | None
+                   ) -> dict[str, str] | None:
+        preload = (run.found.get("allocs_remote") or {}).get(role)
+        if preload is None:
+            return env
+        existing = (env or {}).get("LD_PRELOAD")
+        library = preload["LD_PRELOAD"]
+        return {**(env or {}), "LD_PRELOAD": f"{library}:{existing}" if existing else library}

@@ -48,6 +48,19 @@ class Part:
         """The environment of agent ``name`` started on this machine."""
         return env
 
+    def remote_env(self, run: "PointState", role: str, name: str, env: dict[str, str] | None
+                   ) -> dict[str, str] | None:
+        """The environment of agent ``name`` (``role``) started on a real host: what it names
+        must be there (e.g. a preload library copied in ``start``), not on this machine; the
+        runner puts it in front of the agent's command there."""
+        return env
+
+    def remote_files(self, run: "PointState", role: str, name: str) -> list[str]:
+        """Files agent ``name`` (``role``) on a real host writes in its scratch folder (its
+        working folder: plain names), brought back into the point's work folder when it exits
+        (the supervisor removes the scratch folder then)."""
+        return []
+
     def sender_started(self, run: "PointState") -> None:
         """Every agent runs: the measurement is under way."""
 

@@ -3,7 +3,8 @@ of which refill columns from the points' results (rows.py). Here, not in schema.
 the steps need rows.py, which needs schema.py's column lists."""
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import duckdb
 
@@ -39,12 +40,19 @@ def _add_subscribers_table(con: duckdb.DuckDBPyConnection) -> None:
 
 def _add_cost_columns(con: duckdb.DuckDBPyConnection) -> None:
     """3 -> 4: the cost columns, filled from the points' results (NULL where not measured)."""
-    for column, kind in COST_COLUMNS:
+    _fill(con, COST_COLUMNS, "json_exists(result, '$.wire') OR result LIKE "
+          "'%\"allocations\"%'", cost_columns)
+
+
+def _fill(con: duckdb.DuckDBPyConnection, columns: Sequence[tuple[str, str]], where: str,
+          values: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    """Add ``columns`` and fill them, for the points whose result matches ``where`` (SQL), from
+    ``values`` of the parsed result (NULL for the rest)."""
+    for column, kind in columns:
         con.execute(f"ALTER TABLE points ADD COLUMN IF NOT EXISTS {column} {kind}")
-    names = [name for name, _ in COST_COLUMNS]
-    found = con.execute("SELECT point_id, result FROM points WHERE json_exists(result, "
-                        "'$.wire') OR result LIKE '%\"allocations\"%'").fetchall()
-    updates = [[cost_columns(json.loads(text)).get(name) for name in names] + [point_id]
+    names = [name for name, _ in columns]
+    found = con.execute(f"SELECT point_id, result FROM points WHERE {where}").fetchall()
+    updates = [[values(json.loads(text)).get(name) for name in names] + [point_id]
                for point_id, text in found]
     if updates:
         con.executemany(f"UPDATE points SET {', '.join(f'{n} = ?' for n in names)} "
@@ -122,16 +130,7 @@ def _add_layer_columns(con: duckdb.DuckDBPyConnection) -> None:
     """10 -> 11: the layer columns, filled from the results that have a ``layers`` section
     (parsed in Python: the layers are a list keyed by name, one JSON path per column would not
     say which entry); NULL for the rest (measured without --layers)."""
-    for column, kind in LAYER_COLUMNS:
-        con.execute(f"ALTER TABLE points ADD COLUMN IF NOT EXISTS {column} {kind}")
-    names = [name for name, _ in LAYER_COLUMNS]
-    found = con.execute("SELECT point_id, result FROM points WHERE json_type(result, "
-                        "'$.layers') = 'OBJECT'").fetchall()
-    updates = [[layer_columns(json.loads(text)).get(name) for name in names] + [point_id]
-               for point_id, text in found]
-    if updates:
-        con.executemany(f"UPDATE points SET {', '.join(f'{n} = ?' for n in names)} "
-                        f"WHERE point_id = ?", updates)
+    _fill(con, LAYER_COLUMNS, "json_type(result, '$.layers') = 'OBJECT'", layer_columns)
 
 
 MIGRATIONS: dict[int, Callable[[duckdb.DuckDBPyConnection], None]] = {

@@ -1,0 +1,111 @@
+"""--layers with an agent on a real host (--host) end to end: the robot is a real OpenSSH server
+in an emulated host (tests/ssh_support.py). The interposer is copied there and preloaded into
+the remote agent, its per-message rows come back through the supervisor, and the two sides are
+joined as two clocks (layers_clocks.py) — on this test's robot the kernel, and so the clock, is
+in fact shared, which lets the test hold the clock-free sums to the one-clock truth. Clocks
+truly apart: an emulated host whose clock --test-clock shifts by 1000 s."""
+
+import csv
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import require_emulation, run_mwperf
+from ssh_support import Robot
+
+from mwperf.layers import round_trip, segments
+from mwperf.layers_clocks import aligned_pong
+from mwperf.layers_rows import read_rows
+
+pytestmark = pytest.mark.agent
+
+
+@pytest.fixture
+def env(leased_env: dict[str, str], tmp_path: Path) -> dict[str, str]:
+    """A remote cache of the test's own: the first run copies the agent and the library."""
+    return {**leased_env, "MWPERF_REMOTE_CACHE": str(tmp_path / "remote-cache")}
+
+
+def run(env: dict[str, str], tmp_path: Path, robot: Robot, *args: str
+        ) -> tuple[subprocess.CompletedProcess[str], dict]:
+    out = tmp_path / "result.json"
+    out.unlink(missing_ok=True)
+    done = run_mwperf("run", "--host", f"b={robot.url}", "--ssh-config",
+                      str(robot.folder / "ssh_config"), *args, "--layers", "--json-out",
+                      str(out), "--results", str(tmp_path / "r"), env=env, timeout=180)
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == 0, done.stderr
+    return done, json.loads(out.read_text())
+
+
+def by_name(layers: list[dict]) -> dict[str, dict]:
+    return {layer["name"]: layer for layer in layers}
+
+
+def test_a_round_trip_with_the_pong_on_the_robot_is_split(env, tmp_path, robot) -> None:
+    done, result = run(env, tmp_path, robot, "--transport", "udp", "--rate", "1000",
+                       "--duration", "2s", "--samples")
+    assert "copying libmwperf_layers.so" in done.stderr
+    layers = result["layers"]
+    assert layers["method"] == "ld_preload", layers
+    assert layers["messages"] == result["measurement"]["accounting"]["received"] > 1500
+    assert layers["split"] == layers["messages"], layers["unsplit"]
+    pong = next(a for a in layers["agents"] if a["name"] == "pong")
+    assert pong["events"] >= 2 * layers["messages"]  # the remote agent was preloaded
+    saved = next(p for p in (tmp_path / "r").iterdir() if p.is_dir())
+    ping = read_rows(saved / "layers" / "ping.csv")
+    pong = read_rows(saved / "layers" / "pong.csv")  # sent back from the robot
+    with (saved / "samples.csv").open() as f:  # the ping's own per-message latency
+        samples = {int(r["seq"]): int(r["response_ns"]) for r in csv.DictReader(f)}
+    checked = 0
+    for key, mine in ping.items():
+        if key in pong and mine.take is not None:
+            split = segments(round_trip(mine, aligned_pong(mine, pong[key]), {}))
+            assert split is not None
+            assert sum(ns for _, _, ns in split[1]) == samples[key[1]]  # exactly, per message
+            checked += 1
+    assert checked == layers["messages"]
+    shown = by_name(layers["layers"])
+    assert set(shown) == {"app_send", "middleware_send", "kernel_network",
+                          "middleware_receive", "executor_callback"}
+    assert all(layer["observable"] for layer in shown.values())
+    assert abs(sum(layer["share"] for layer in shown.values()) - 1) < 1e-9
+    forward = by_name(layers["directions"]["forward"])
+    assert forward["kernel_network"]["observable"] is False
+    assert forward["kernel_network"]["note"].startswith(
+        "two clocks (ping on this machine, pong on host 'b')")
+    assert forward["middleware_receive"]["p50_ns"] > 0  # the pong's own, on its clock
+    assert robot.processes() == []  # nothing left on the robot
+    assert not list((tmp_path / "remote-cache" / "runs").glob("*"))
+    done, again = run(env, tmp_path, robot, "--transport", "udp", "--duration", "0.5s")
+    assert "copying" not in done.stderr and again["layers"]["split"] > 0
+
+
+def test_a_one_way_with_the_pub_on_the_robot_carries_the_clock_bound(env, tmp_path,
+                                                                       robot) -> None:
+    _, result = run(env, tmp_path, robot, "--transport", "udp", "--mode", "oneway", "--place",
+                    "pub=b,sub=local", "--rate", "500", "--duration", "1s")
+    layers, sync = result["layers"], result["measurement"]["clock_sync"]
+    assert sync["status"] == "ok" and layers["split"] == layers["messages"] > 400
+    assert layers["clock_bound_ns"] == sync["error_bound_ns"]
+    shown = by_name(layers["layers"])
+    assert shown["kernel_network"]["observable"] and shown["kernel_network"]["p50_ns"] > 0
+    assert any("±" in note for note in layers["notes"])
+    assert robot.processes() == []
+
+
+def test_a_round_trip_to_a_shifted_clock_is_split_clock_free(leased_env, tmp_path) -> None:
+    require_emulation("--test-clock (a time namespace on an emulated host)", "unshare")
+    out = tmp_path / "result.json"
+    done = run_mwperf("run", "--transport", "udp", "--rate", "200", "--duration", "1s",
+                      "--link", "delay=1ms", "--test-clock", "b=1000", "--layers",
+                      "--json-out", str(out), "--results", str(tmp_path / "r"), env=leased_env,
+                      timeout=180)
+    assert done.returncode == 0, done.stderr
+    layers = json.loads(out.read_text())["layers"]
+    assert layers["split"] == layers["messages"] > 150, layers["unsplit"]
+    kn = by_name(layers["layers"])["kernel_network"]  # 1 ms each way: 2 ms, not 1000 s
+    assert 2_000_000 <= kn["p50_ns"] <= 2_250_000 and kn["parts"] is None
+    assert by_name(layers["directions"]["return"])["kernel_network"]["observable"] is False
+    assert any("link emulator's stamps" in note for note in layers["notes"])
