@@ -128,6 +128,6 @@ def test_a_graph_point_takes_layers() -> None:
 
 @pytest.mark.agent
 def test_layers_on_real_hosts_are_refused_for_a_graph() -> None:
-    with pytest.raises(UsageError, match="--layers: not yet for agents on real hosts"):
+    with pytest.raises(UsageError, match="--layers: not yet for a graph on real hosts"):
         build_point({"graph": "sierra_nevada", "transport": "udp", "layers": True,
                      "host": "b=ssh://root@10.0.0.1"}, Catalogue)

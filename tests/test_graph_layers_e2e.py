@@ -42,9 +42,15 @@ def run(env: dict[str, str], tmp_path: Path, transport: str) -> dict[str, Any]:
     return json.loads(out.read_text())
 
 
-def near(a: int, b: int) -> bool:
+def near(a: int, b: int, rel: float = 2e-3) -> bool:
     """Equal within the latency histogram's resolution (3 significant digits)."""
-    return abs(a - b) <= max(2e-3 * max(a, b), 50)
+    return abs(a - b) <= max(rel * max(a, b), 50)
+
+
+def near_p50(a: int, b: int) -> bool:
+    """The histogram's p50 and the nearest-rank p50 of the same messages: they may also be two
+    neighbouring messages of a few hundred (a rank apart)."""
+    return near(a, b, rel=1e-2)
 
 
 def layer(section: dict[str, Any], name: str) -> dict[str, Any]:
@@ -71,7 +77,7 @@ def test_every_edge_and_the_chain_split_and_add_up(real_env: dict[str, str], tmp
         assert abs(sum(x["mean_ns"] for x in s["layers"]) - s["total"]["mean_ns"]) < 1e-3
     # a timer's edge: from its due time to the callback start, as its age
     timer = edges["/a"]
-    assert near(timer["layers"]["total"]["p50_ns"], timer["age"]["p50_ns"]), timer
+    assert near_p50(timer["layers"]["total"]["p50_ns"], timer["age"]["p50_ns"]), timer
     assert near(timer["layers"]["total"]["max_ns"], timer["age"]["max_ns"]), timer
     # the relay's busy loop is its callback's work: in the hop it sends on, not the one it got
     assert layer(timer["layers"], "executor_callback")["p50_ns"] < BUSY_NS / 4
@@ -81,7 +87,7 @@ def test_every_edge_and_the_chain_split_and_add_up(real_env: dict[str, str], tmp
     (chain,) = result["chains"]
     c = chain["layers"]
     assert c["messages"] == c["split"] == chain["end_to_end"]["count"], c["unsplit"]
-    assert near(c["total"]["p50_ns"], chain["end_to_end"]["p50_ns"]), (c["total"], chain)
+    assert near_p50(c["total"]["p50_ns"], chain["end_to_end"]["p50_ns"]), (c["total"], chain)
     assert [h["topic"] for h in c["per_topic"]] == ["/a", "/b"]
     assert layer(c, "app_send")["p50_ns"] >= BUSY_NS
 

@@ -586,6 +586,7 @@ class LayersUnsplit(TypedDict):
     events_dropped: NotRequired[int]
     other_pattern: NotRequired[int]
     inconsistent: NotRequired[int]
+    not_followed: NotRequired[int]
 
 
 class LayerTotal(TypedDict):

@@ -176,7 +176,7 @@ mod tests {
         let slots: Vec<Slot> = (0..n).map(|_| Slot::new()).collect();
         let shared = Shared {
             magic: MAGIC,
-            slot_size: 40,
+            slot_size: core::mem::size_of::<Slot>() as u64,
             slot_count: n as u64,
             capacity: AtomicU64::new(cap),
             head: AtomicU64::new(0),

@@ -96,6 +96,10 @@ def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]]
     cfg = stream({k: v for k, v in options.items()
                   if k not in GRAPH_OPTIONS and k not in CPU_OPTIONS and k != "remote_place"})
     supported(cfg.transport)
+    if cfg.layers and cfg.remote is not None:
+        raise UsageError("--layers: not yet for a graph on real hosts (--host): its nodes there "
+                         "would need the interposer copied and their rows fetched; split a "
+                         "graph's layers with its nodes on this machine (loopback or --link)")
     try:
         most = max_message(cfg.transport)
     except RunError:

@@ -226,7 +226,7 @@ mod tests {
         }
         let shared = Shared {
             magic: MAGIC,
-            slot_size: 40,
+            slot_size: std::mem::size_of::<Slot>() as u64,
             slot_count: n as u64,
             capacity: AtomicU64::new(n as u64),
             head: AtomicU64::new(events.len() as u64),
