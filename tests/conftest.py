@@ -69,6 +69,7 @@ SERIAL = (
     "tests/test_throughput_e2e.py",
     # --layers: injected truths within 5 % (a 2 ms busy callback, a 1 ms late application)
     "tests/test_layers_e2e.py",
+    "tests/test_graph_layers_e2e.py",
     # everything new in /dev/shm counts (Fast DDS, iceoryx2 and Chromium of other tests too;
     # Fast DDS's port mutexes are named after the port, the same for every participant)
     "tests/test_middleware_e2e.py::test_iceoryx2_leaves_nothing_in_shared_memory",
