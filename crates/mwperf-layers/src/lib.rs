@@ -48,6 +48,7 @@ fn parse_u64(s: &[u8]) -> Option<u64> {
 extern "C" fn init() {
     use core::sync::atomic::Ordering::Relaxed;
     real::resolve_all();
+    ring::warm_start();
     // SAFETY: getpid cannot fail
     dump::OWNER.store(unsafe { libc::getpid() }, Relaxed);
     // SAFETY: NUL-terminated name; getenv's result is NUL-terminated when not null

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html import escape
 
-from .svg import Axis, Format
+from .svg import Axis, Format, legend
 
 ROW = 30
 BAR = 20
@@ -104,11 +104,7 @@ class StackedBars:
                              f'class="tick">{escape(end)}</text>')
         parts.append(f'<line x1="{LEFT}" x2="{LEFT}" y1="{TOP}" y2="{bottom}" '
                      f'stroke="#999"/>')
-        for i, (label, col) in enumerate(self.legend):
-            y = TOP + 14 + 14 * i
-            parts.append(f'<rect x="{right + 50}" y="{y - 9}" width="10" height="10" '
-                         f'fill="{col}"/><text x="{right + 64}" y="{y}" class="legend" '
-                         f'data-tip="{escape(label)}">{escape(label)}</text>')
+        parts.append(legend(self.legend, right + 50, TOP, 60))
         parts.append("</svg>")
         return "".join(parts)
 

@@ -255,11 +255,7 @@ class Chart:
                          f'y2="{bottom}" stroke="{col}" stroke-dasharray="4 3"{_tip(label)}/>'
                          f'<text x="{px + 3:.1f}" y="{top + 12}" class="tick">'
                          f'{escape(label)}</text>')
-        for i, (label, col) in enumerate(self._legend[:LEGEND_MAX]):
-            y = top + 14 + 14 * i
-            parts.append(f'<rect x="{right + 10}" y="{y - 9}" width="10" height="10" '
-                         f'fill="{col}"/><text x="{right + 24}" y="{y}" class="legend"'
-                         f'{_tip(label)}>{escape(_clip(label, 24))}</text>')
+        parts.append(legend(self._legend[:LEGEND_MAX], right + 10, top, 24))
         parts.append("</svg>")
         return "".join(parts)
 
@@ -267,6 +263,18 @@ class Chart:
         if x is None or y is None or not (math.isfinite(x) and math.isfinite(y)):
             return False
         return not ((self.x.log and x <= 0) or (self.y.log and y <= 0))
+
+
+def legend(entries: Sequence[tuple[str, str]], x: float, top: float, clip: int) -> str:
+    """A chart's legend: a colour swatch and the label (clipped to ``clip`` characters, whole
+    in its tooltip) per (label, colour), one under another from ``top``."""
+    out = []
+    for i, (label, col) in enumerate(entries):
+        y = top + 14 + 14 * i
+        out.append(f'<rect x="{x}" y="{y - 9}" width="10" height="10" fill="{col}"/>'
+                   f'<text x="{x + 14}" y="{y}" class="legend"{_tip(label)}>'
+                   f'{escape(_clip(label, clip))}</text>')
+    return "".join(out)
 
 
 def _tip(text: str) -> str:

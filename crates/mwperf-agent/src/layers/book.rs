@@ -80,20 +80,30 @@ impl Book {
         })
     }
 
-    /// A pub or ping handed message `seq` to the middleware at `write` (scheduled `intended`).
-    pub fn sent(&mut self, run_id: u32, topic: u16, seq: u64, intended: u64, write: u64) {
-        self.rows.push(Row {
+    /// Message `seq` of `topic` with none of its moments yet.
+    fn blank(&self, run_id: u32, topic: u16, seq: u64) -> Row {
+        Row {
             side: self.side,
             run_id,
             topic,
             seq,
             source: None,
             cause: None,
-            intended,
-            write,
+            intended: 0,
+            write: 0,
             take: 0,
             callback: 0,
-        });
+        }
+    }
+
+    /// A pub or ping handed message `seq` to the middleware at `write` (scheduled `intended`).
+    pub fn sent(&mut self, run_id: u32, topic: u16, seq: u64, intended: u64, write: u64) {
+        let row = Row {
+            intended,
+            write,
+            ..self.blank(run_id, topic, seq)
+        };
+        self.rows.push(row);
     }
 
     /// A graph node's publisher (or chain stage: `cause`) handed message `seq` to the
@@ -110,18 +120,14 @@ impl Book {
         write: u64,
         cause: Option<Cause>,
     ) {
-        self.rows.push(Row {
-            side: self.side,
-            run_id,
-            topic,
-            seq,
+        let row = Row {
             source: Some(source),
             cause,
             intended,
             write,
-            take: 0,
-            callback: 0,
-        });
+            ..self.blank(run_id, topic, seq)
+        };
+        self.rows.push(row);
     }
 
     /// A graph node's subscription took message `seq` of publisher `source` at `take`; its
@@ -135,18 +141,13 @@ impl Book {
         take: u64,
         callback: u64,
     ) {
-        self.rows.push(Row {
-            side: self.side,
-            run_id,
-            topic,
-            seq,
+        let row = Row {
             source: Some(source),
-            cause: None,
-            intended: 0,
-            write: 0,
             take,
             callback,
-        });
+            ..self.blank(run_id, topic, seq)
+        };
+        self.rows.push(row);
     }
 
     /// A ping got the echo of `seq` at `take` (its callback is the receive itself).
@@ -164,18 +165,12 @@ impl Book {
     /// A sub's callback for `seq`: the receive returned at `take`, the callback started at
     /// `callback`.
     pub fn received(&mut self, run_id: u32, topic: u16, seq: u64, take: u64, callback: u64) {
-        self.rows.push(Row {
-            side: self.side,
-            run_id,
-            topic,
-            seq,
-            source: None,
-            cause: None,
-            intended: 0,
-            write: 0,
+        let row = Row {
             take,
             callback,
-        });
+            ..self.blank(run_id, topic, seq)
+        };
+        self.rows.push(row);
     }
 
     /// A pong's echo of `seq`: received at `take`, callback from `callback`, echo written at
@@ -189,18 +184,13 @@ impl Book {
         callback: u64,
         write: u64,
     ) {
-        self.rows.push(Row {
-            side: self.side,
-            run_id,
-            topic,
-            seq,
-            source: None,
-            cause: None,
-            intended: 0,
+        let row = Row {
             write,
             take,
             callback,
-        });
+            ..self.blank(run_id, topic, seq)
+        };
+        self.rows.push(row);
     }
 }
 
