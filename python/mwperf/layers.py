@@ -22,16 +22,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .layer_names import LAYERS as NAMED, PARTS as NAMED_PARTS
 from .layers_rows import Row
 
 LAYERS = ("app_send", "middleware_send", "kernel_network", "middleware_receive",
           "executor_callback")
-LABELS = {"app_send": "sender app → middleware", "middleware_send": "middleware send path",
-          "kernel_network": "kernel and network", "middleware_receive": "middleware receive path",
-          "executor_callback": "executor and callback",
-          "middleware_transport": "middleware and transport (not split)",
-          "sender_kernel": "sender kernel", "link": "link (emulator)",
-          "receiver_kernel": "receiver kernel"}
+LABELS = dict(NAMED + NAMED_PARTS)
 MERGED_TRANSPORT = "middleware_send+kernel_network+middleware_receive"
 """all three middle layers in one: no system call carries the message (shared memory)"""
 QUANTILES = (0, 0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 0.999, 1)

@@ -3,6 +3,7 @@ rows.rs): its own stamps of each measured message and the system calls that carr
 its host's CLOCK_MONOTONIC in ns; an empty cell is a moment this agent did not see."""
 
 import csv
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,21 +43,32 @@ def read_rows(path: Path) -> dict[tuple[int, int], Row]:
     """The rows of ``path`` by (topic, seq), the first of a duplicated message kept (a sub
     that got a message twice records the first delivery, as its statistics do)."""
     out: dict[tuple[int, int], Row] = {}
+    for number, cells in csv_lines(path, COLUMNS):
+        if len(cells) != len(COLUMNS):
+            raise RowsError(f"{path.name} line {number}: {len(cells)} cells, "
+                            f"expected {len(COLUMNS)}")
+        values = numbers(path, number, cells)
+        topic, seq = values[0], values[1]
+        if topic is None or seq is None:
+            raise RowsError(f"{path.name} line {number}: no topic or seq")
+        out.setdefault((topic, seq), Row(topic, seq, *values[2:]))
+    return out
+
+
+def csv_lines(path: Path, columns: tuple[str, ...]) -> Iterator[tuple[int, list[str]]]:
+    """(line number, cells) of every row of the CSV at ``path`` after its header, which must be
+    ``columns`` (RowsError otherwise)."""
     with path.open(newline="", encoding="utf-8") as f:
         reader = csv.reader(f)
         head = next(reader, None)
-        if head is None or tuple(head) != COLUMNS:
-            raise RowsError(f"{path.name}: header {head!r}, expected {','.join(COLUMNS)}")
-        for number, cells in enumerate(reader, start=2):
-            if len(cells) != len(COLUMNS):
-                raise RowsError(f"{path.name} line {number}: {len(cells)} cells, "
-                                f"expected {len(COLUMNS)}")
-            try:
-                values = [int(c) if c else None for c in cells]
-            except ValueError as exc:
-                raise RowsError(f"{path.name} line {number}: {exc}") from None
-            topic, seq = values[0], values[1]
-            if topic is None or seq is None:
-                raise RowsError(f"{path.name} line {number}: no topic or seq")
-            out.setdefault((topic, seq), Row(topic, seq, *values[2:]))
-    return out
+        if head is None or tuple(head) != columns:
+            raise RowsError(f"{path.name}: header {head!r}, expected {','.join(columns)}")
+        yield from enumerate(reader, start=2)
+
+
+def numbers(path: Path, number: int, cells: list[str]) -> list[int | None]:
+    """The cells as integers (an empty cell: None); RowsError naming the line otherwise."""
+    try:
+        return [int(c) if c else None for c in cells]
+    except ValueError as exc:
+        raise RowsError(f"{path.name} line {number}: {exc}") from None

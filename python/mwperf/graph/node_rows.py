@@ -6,11 +6,10 @@ each number their messages from 0, so topic and seq alone do not name a message)
 stage's message, the one it received and published on. Times are on the graph's reference
 clock in ns; an empty cell is a moment the node did not see."""
 
-import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..layers_rows import Row, RowsError
+from ..layers_rows import Row, RowsError, csv_lines, numbers
 
 __all__ = ["COLUMNS", "Key", "NodeRows", "RowsError", "read_node_rows"]
 
@@ -37,29 +36,21 @@ class NodeRows:
 def read_node_rows(path: Path) -> NodeRows:
     """The rows of ``path``; RowsError says what is wrong with the file."""
     out = NodeRows()
-    with path.open(newline="", encoding="utf-8") as f:
-        reader = csv.reader(f)
-        head = next(reader, None)
-        if head is None or tuple(head) != COLUMNS:
-            raise RowsError(f"{path.name}: header {head!r}, expected {','.join(COLUMNS)}")
-        for number, cells in enumerate(reader, start=2):
-            if len(cells) != len(COLUMNS) or cells[0] not in ("pub", "sub"):
-                raise RowsError(f"{path.name} line {number}: expected {len(COLUMNS)} cells "
-                                f"starting with pub or sub, got {','.join(cells)!r}")
-            try:
-                values = [int(c) if c else None for c in cells[1:]]
-            except ValueError as exc:
-                raise RowsError(f"{path.name} line {number}: {exc}") from None
-            topic, source, seq = values[0], values[1], values[2]
-            if topic is None or source is None or seq is None:
-                raise RowsError(f"{path.name} line {number}: no topic, source or seq")
-            key = (topic, source, seq)
-            row = Row(topic, seq, *values[3:11])
-            if cells[0] == "sub":
-                out.received.setdefault(key, row)
-                continue
-            out.sent.setdefault(key, row)
-            c_topic, c_source, c_seq = values[11:14]
-            if c_topic is not None and c_source is not None and c_seq is not None:
-                out.cause[key] = (c_topic, c_source, c_seq)
+    for number, cells in csv_lines(path, COLUMNS):
+        if len(cells) != len(COLUMNS) or cells[0] not in ("pub", "sub"):
+            raise RowsError(f"{path.name} line {number}: expected {len(COLUMNS)} cells "
+                            f"starting with pub or sub, got {','.join(cells)!r}")
+        values = numbers(path, number, cells[1:])
+        topic, source, seq = values[0], values[1], values[2]
+        if topic is None or source is None or seq is None:
+            raise RowsError(f"{path.name} line {number}: no topic, source or seq")
+        key = (topic, source, seq)
+        row = Row(topic, seq, *values[3:11])
+        if cells[0] == "sub":
+            out.received.setdefault(key, row)
+            continue
+        out.sent.setdefault(key, row)
+        c_topic, c_source, c_seq = values[11:14]
+        if c_topic is not None and c_source is not None and c_seq is not None:
+            out.cause[key] = (c_topic, c_source, c_seq)
     return out
