@@ -83,11 +83,7 @@ class Layers(Part):
     def remote_env(self, run: "PointState", role: str, name: str, env: dict[str, str] | None
                    ) -> dict[str, str] | None:
         preload = (run.found.get("layers_remote") or {}).get(role)
-        if preload is None:
-            return env
-        existing = (env or {}).get("LD_PRELOAD")
-        library = preload["LD_PRELOAD"]
-        return {**(env or {}), "LD_PRELOAD": f"{library}:{existing}" if existing else library}
+        return env if preload is None else _ahead(env, preload["LD_PRELOAD"])
 
     def remote_files(self, run: "PointState", role: str, name: str) -> list[str]:
         return [f"{name}{REMOTE_SUFFIX}"]
@@ -95,10 +91,7 @@ class Layers(Part):
     def env(self, run: "PointState", name: str, env: dict[str, str] | None
             ) -> dict[str, str] | None:
         library = run.found.get("layers_preload")
-        if library is None:
-            return env
-        existing = (env or {}).get("LD_PRELOAD")
-        return {**(env or {}), "LD_PRELOAD": f"{library}:{existing}" if existing else library}
+        return env if library is None else _ahead(env, library)
 
     def section(self, run: "PointState", result: "RunResult") -> None:
         for agent in run.runs:  # the rows an agent on a real host sent back
@@ -158,6 +151,13 @@ def _apart(run: "PointState") -> dict[str, str]:
         return {}
     return {agent.name or agent.role: f"{sender} on {here}, {agent.name or agent.role} on "
             f"{there}" for agent in run.runs if agent.role == server}
+
+
+def _ahead(env: dict[str, str] | None, library: str) -> dict[str, str]:
+    """``env`` with ``library`` preloaded ahead of what it preloads already (the allocation
+    counter's, a user's)."""
+    existing = (env or {}).get("LD_PRELOAD")
+    return {**(env or {}), "LD_PRELOAD": f"{library}:{existing}" if existing else library}
 
 
 def _agent_name(argv: list[str]) -> str | None:
