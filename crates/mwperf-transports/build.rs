@@ -85,10 +85,13 @@ mod cyclonedds {
 
     const INSTALL: &str = "apt-get install cyclonedds-dev cyclonedds-tools";
     const IDL: &str = "idl/mwperf_msgs.idl";
+    /// The probe's type-agnostic topic descriptor (C: the descriptor's fields are const).
+    const RAW_TYPE: &str = "src/middleware/cyclonedds/probe/raw_type.c";
 
     /// Generate and compile; on any missing piece warn and leave the cfg unset.
     pub fn build() {
         println!("cargo:rerun-if-changed=idl");
+        println!("cargo:rerun-if-changed={RAW_TYPE}");
         println!("cargo:rerun-if-env-changed=IDLC");
         println!("cargo:rerun-if-env-changed=PKG_CONFIG_PATH");
         match try_build() {
@@ -111,6 +114,7 @@ mod cyclonedds {
         let mut cc = cc::Build::new();
         cc.file(out.join("mwperf_msgs.c"))
             .file(&probe)
+            .file(RAW_TYPE)
             .include(&out)
             .warnings(false);
         for dir in &lib.include_dirs {
@@ -233,6 +237,14 @@ static const size_t layout[] = {
   sizeof (mwperf_msgs_srv_dds__Bytes_Response_),
   offsetof (mwperf_msgs_srv_dds__Bytes_Response_, seq),
   offsetof (mwperf_msgs_srv_dds__Bytes_Response_, data),
+  sizeof (dds_builtintopic_participant_t),
+  offsetof (dds_builtintopic_participant_t, qos),
+  sizeof (dds_builtintopic_endpoint_t),
+  offsetof (dds_builtintopic_endpoint_t, participant_instance_handle),
+  offsetof (dds_builtintopic_endpoint_t, topic_name),
+  offsetof (dds_builtintopic_endpoint_t, type_name),
+  offsetof (dds_builtintopic_endpoint_t, qos),
+  sizeof (dds_sample_lost_status_t),
 };
 
 const size_t *mwperf_cyclonedds_layout (size_t *n)

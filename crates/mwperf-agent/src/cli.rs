@@ -34,6 +34,8 @@ pub enum Role {
     Router(RouterArgs),
     /// Listen to a live system's keys, publishing nothing; one line per message (mwperf probe --zenoh).
     Probe(ProbeArgs),
+    /// Listen to a live ROS 2 / DDS domain on the wire (Cyclone DDS), publishing nothing: discovery and one line per sample (mwperf probe --ros2)
+    ProbeRos2(ProbeRos2Args),
     /// Run a program as a child and talk a line protocol about it on stdin/stdout (docs/agent-contract.md).
     Supervise(mwperf_supervise::SuperviseArgs),
     /// Kill and remove what dead supervisors left in a folder of scratch folders.
@@ -148,6 +150,32 @@ pub struct ProbeArgs {
     #[arg(long)]
     pub key: Vec<String>,
     /// How long to listen.
+    #[arg(long, default_value = "30s", value_parser = duration)]
+    pub duration: u64,
+}
+
+/// `probe-ros2`: the DDS domain to listen to (docs/agent-contract.md, "probe-ros2").
+#[derive(Args, Debug)]
+pub struct ProbeRos2Args {
+    /// DDS domain id (ROS_DOMAIN_ID), 0 to 232.
+    #[arg(long, default_value_t = 0)]
+    pub domain: u32,
+    /// Network interface to listen on (lo = loopback unicast discovery); default Cyclone's choice.
+    #[arg(long)]
+    pub interface: Option<String>,
+    /// DDS topic to read (repeatable, e.g. rt/chatter); default every topic with a writer.
+    #[arg(long)]
+    pub topic: Vec<String>,
+    /// Reliable readers (reliable writers then keep and resend samples for the probe).
+    #[arg(long)]
+    pub reliable: bool,
+    /// Keep-last depth of each reader.
+    #[arg(long, default_value_t = 100)]
+    pub depth: i32,
+    /// How long discovery runs before the window opens.
+    #[arg(long, default_value = "3s", value_parser = duration)]
+    pub discovery_time: u64,
+    /// The measurement window after discovery.
     #[arg(long, default_value = "30s", value_parser = duration)]
     pub duration: u64,
 }

@@ -5,7 +5,7 @@
 use std::process::ExitCode;
 
 use crate::cli::Role;
-use crate::{facts, listing, pooling, probe, router};
+use crate::{facts, listing, pooling, probe, probe_ros2, router};
 
 /// Serve `role` if it is one of these subcommands; None for a measuring role (ping, pong, pub, sub).
 pub fn run(role: &Role) -> Option<ExitCode> {
@@ -24,6 +24,7 @@ pub fn run(role: &Role) -> Option<ExitCode> {
         }
         Role::Router(a) => router::run(a),
         Role::Probe(a) => probe::run(a),
+        Role::ProbeRos2(a) => probe_ros2::run(a),
         Role::Supervise(a) => mwperf_supervise::run(a),
         Role::SuperviseClean(a) => mwperf_supervise::clean::run(a),
         Role::SuperviseCgroup(a) => mwperf_supervise::local::run(a),

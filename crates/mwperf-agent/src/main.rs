@@ -25,6 +25,7 @@ mod pacer;
 mod phases;
 mod pooling;
 mod probe;
+mod probe_ros2;
 mod replay;
 mod report;
 mod roles;

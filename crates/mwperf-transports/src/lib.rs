@@ -11,6 +11,7 @@ use std::fmt;
 
 pub mod descriptor;
 mod endpoint;
+pub mod ros2probe;
 mod middleware;
 mod poll;
 pub mod service;
@@ -213,6 +214,26 @@ pub fn probe(
             what: "probing from the agent (mwperf probe --ros1/--mqtt use the system's own tools)"
                 .into(),
         }),
+    }
+}
+
+/// Listen to a live ROS 2 / DDS domain with Cyclone DDS (`ros2probe`), changing nothing in it,
+/// until `opts.duration_ns` after the discovery time or `stop`.
+pub fn probe_ros2(
+    opts: &ros2probe::Options,
+    stop: &dyn Fn() -> bool,
+    sink: std::sync::Arc<dyn ros2probe::Sink>,
+) -> Result<(), TransportError> {
+    #[cfg(all(feature = "cyclonedds", mwperf_cyclonedds))]
+    return middleware::cyclonedds::probe::run(opts, stop, sink);
+    #[cfg(not(all(feature = "cyclonedds", mwperf_cyclonedds)))]
+    {
+        let _ = (opts, stop, sink);
+        Err(TransportError::Missing {
+            what: "Cyclone DDS in this mwperf-agent (built without cyclonedds or its headers)"
+                .into(),
+            install: "install cyclonedds-dev cyclonedds-tools and rebuild".into(),
+        })
     }
 }
 

@@ -27,6 +27,8 @@ mod graph;
 #[cfg(mwperf_cyclonedds)]
 mod participant;
 #[cfg(mwperf_cyclonedds)]
+pub mod probe;
+#[cfg(mwperf_cyclonedds)]
 mod qos;
 #[cfg(mwperf_cyclonedds)]
 mod sample;
