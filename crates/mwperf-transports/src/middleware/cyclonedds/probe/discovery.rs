@@ -50,6 +50,7 @@ impl Discovery {
             check(api, r, format_args!("creating the {what} reader"))
         };
         let graph_qos = ReaderQos {
+            keyed: false,
             reliable: true,
             transient_local: true,
             depth: 100,
@@ -91,6 +92,14 @@ impl Discovery {
             out.entry(&e.topic).or_default().insert(&e.type_name);
         }
         out
+    }
+
+    /// Whether `topic`'s `type_name` is keyed: an endpoint of it has an RTPS entity kind "with
+    /// key" (writer 0x02, reader 0x07: the GUID's last byte).
+    pub fn keyed(&self, topic: &str, type_name: &str) -> bool {
+        self.endpoints.values().any(|e| {
+            e.topic == topic && e.type_name == type_name && matches!(e.guid[15], 0x02 | 0x07)
+        })
     }
 
     /// Topic -> type names of every endpoint seen on it (writers or readers).

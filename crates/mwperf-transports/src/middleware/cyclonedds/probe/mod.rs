@@ -83,11 +83,6 @@ fn listen(
             named.contains(topic)
         }
     };
-    let qos = ReaderQos {
-        reliable: opts.reliable,
-        transient_local: false,
-        depth: opts.depth,
-    };
     let mut tried: BTreeSet<(String, String)> = BTreeSet::new();
     let started = Instant::now();
     let mut window_end: Option<Instant> = None;
@@ -111,6 +106,12 @@ fn listen(
         for (topic, ty) in todo {
             let index = readers.len() as u32;
             let header = header_types::starts_with_header(&ty);
+            let qos = ReaderQos {
+                keyed: disc.keyed(&topic, &ty),
+                reliable: opts.reliable,
+                transient_local: false,
+                depth: opts.depth,
+            };
             match raw::open(api, participant, &topic, &ty, &qos, index, header, Some(sink.clone())) {
                 Ok(r) => {
                     readers.push(r);

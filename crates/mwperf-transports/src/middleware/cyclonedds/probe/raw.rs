@@ -47,6 +47,8 @@ impl Drop for RawReader {
 /// Reader QoS: the probe's choice of reliability, volatile, keep-last `depth`; or what
 /// `ros_discovery_info` needs (reliable, transient-local).
 pub struct ReaderQos {
+    /// the writers' topic is keyed (raw_type.c)
+    pub keyed: bool,
     pub reliable: bool,
     pub transient_local: bool,
     pub depth: i32,
@@ -70,7 +72,7 @@ pub fn open(
     let c_topic = CString::new(topic).map_err(|_| bad("topic"))?;
     let c_type = CString::new(type_name).map_err(|_| bad("type"))?;
     // SAFETY: a valid C string; returns an owned descriptor or NULL.
-    let descriptor = unsafe { ffi::mwperf_raw_descriptor(c_type.as_ptr()) };
+    let descriptor = unsafe { ffi::mwperf_raw_descriptor(c_type.as_ptr(), qos.keyed) };
     if descriptor.is_null() {
         return Err(TransportError::Middleware {
             transport: "cyclonedds",

@@ -10,11 +10,21 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <stdbool.h>
 #include "dds/dds.h"
 
 static const uint32_t raw_ops[] = { DDS_OP_ADR | DDS_OP_TYPE_1BY, 0u, DDS_OP_RTS };
 
-dds_topic_descriptor_t *mwperf_raw_descriptor (const char *type_name)
+/* Keyed topics (RTPS entity kinds "with key"): Cyclone matches a keyed writer only with a keyed
+ * reader, so the one byte is declared the key. Instances then follow that byte (at most 256),
+ * which bounds the reader's history; the probe never looks at instances. */
+static const uint32_t raw_keyed_ops[] = {
+  DDS_OP_ADR | DDS_OP_FLAG_KEY | DDS_OP_FLAG_MU | DDS_OP_TYPE_1BY, 0u, DDS_OP_RTS,
+  DDS_OP_KOF | 1, 0u
+};
+static const dds_key_descriptor_t raw_keys[1] = { { "k", 3, 0 } };
+
+dds_topic_descriptor_t *mwperf_raw_descriptor (const char *type_name, bool keyed)
 {
   char *name = strdup (type_name);
   dds_topic_descriptor_t *d = malloc (sizeof (*d));
@@ -24,11 +34,17 @@ dds_topic_descriptor_t *mwperf_raw_descriptor (const char *type_name)
     free (d);
     return NULL;
   }
-  const dds_topic_descriptor_t init = {
+  const dds_topic_descriptor_t plain = {
     .m_size = 1, .m_align = 1, .m_flagset = DDS_TOPIC_NO_OPTIMIZE, .m_nkeys = 0u,
     .m_typename = name, .m_keys = NULL, .m_nops = 2, .m_ops = raw_ops, .m_meta = ""
   };
-  memcpy (d, &init, sizeof (*d));
+  const dds_topic_descriptor_t with_key = {
+    .m_size = 1, .m_align = 1,
+    .m_flagset = DDS_TOPIC_NO_OPTIMIZE | DDS_TOPIC_FIXED_KEY | DDS_TOPIC_FIXED_KEY_XCDR2,
+    .m_nkeys = 1u, .m_typename = name, .m_keys = raw_keys, .m_nops = 2, .m_ops = raw_keyed_ops,
+    .m_meta = ""
+  };
+  memcpy (d, keyed ? &with_key : &plain, sizeof (*d));
   return d;
 }
 
