@@ -57,7 +57,8 @@ def probe_ros2(request: Ros2Request, duration_s: float) -> Ros2ProbeResult:
             last = ((child.stderr.read() if child.stderr else "").strip().splitlines()
                     or ["no output"])[-1]
             error = UsageError if code == 2 else RunError
-            raise error(f"--ros2: {last.removeprefix('mwperf-agent: error: ')}")
+            why = last.removeprefix("mwperf-agent: error: ").removeprefix("probe-ros2: ")
+            raise error(f"--ros2: {why}")
         return build(read_log(log), request, usage.ru_utime + usage.ru_stime,
                      usage.ru_maxrss * 1024, exit_ns)
 
