@@ -232,3 +232,12 @@ def test_a_version_11_catalogue_gains_the_ros2_probe_columns(tmp_path: Path) -> 
     save_probe(tmp_path, result().to_dict(), "t\n")
     with connect(tmp_path, read_only=True, views=False) as con:
         assert con.execute("SELECT count(*) FROM probes WHERE publishers > 0").fetchone() == (5,)
+
+
+def test_a_participant_that_left_takes_its_endpoints_out_of_the_incompatibilities() -> None:
+    lines = LOG.read_text().splitlines(keepends=True)
+    gone = '{"event":"participant","t":1,"guid":"010000000000000000000000000001c1","alive":false}\n'
+    log = parse(lines[:-1] + [gone, lines[-1]])
+    doc = build(log, Ros2Request(0, "lo", [], False, 1, 3.0), 0.0, None, 0).to_dict()
+    assert doc["ros2"]["incompatibilities"] == []
+    assert topics_of(doc)["/scan"]["publishers"][0]["alive"] is False

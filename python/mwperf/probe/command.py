@@ -36,8 +36,8 @@ DOMAIN_ENV = "ROS_DOMAIN_ID"
 @click.option("--domain", metavar="N",
               help=f"--ros2: the DDS domain, 0-{DOMAIN_MAX}.  [default: ${DOMAIN_ENV}, else 0]")
 @click.option("--interface", metavar="IF",
-              help="--ros2: the network interface to use (lo, eth0, ...; default: Cyclone DDS's "
-              "choice, multicast discovery).")
+              help="--ros2: the network interface to use (lo, eth0, ...; lo: loopback with unicast "
+              "discovery; default: Cyclone DDS's choice, multicast discovery).")
 @click.option("--reliable", is_flag=True,
               help="--ros2: subscribe reliably (reliable writers then keep and resend samples "
               "for the probe: use it only to see what a reliable subscriber would get).")

@@ -110,14 +110,19 @@ def _why_not(log: Ros2Log, dds: str, writers: list[Endpoint]) -> str:
         return log.failed[dds]
     if not writers:
         return "no publisher (only subscribers)"
-    if not any(w.alive for w in writers):
+    if not any(_alive(log, w) for w in writers):
         return "its publishers left"
     return "no publisher when the discovery time ended"
 
 
 def _endpoint(log: Ros2Log, e: Endpoint) -> dict[str, Any]:
     return {"node": log.node_of.get(e.guid), "participant": e.participant, "endpoint": e.guid,
-            "type": ros_type(e.type), "qos": e.qos, "alive": e.alive}
+            "type": ros_type(e.type), "qos": e.qos, "alive": _alive(log, e)}
+
+
+def _alive(log: Ros2Log, e: Endpoint) -> bool:
+    """The endpoint and its participant are still there."""
+    return e.alive and log.participants.get(e.participant, True)
 
 
 def incompatibilities(log: Ros2Log, scope: set[str] | None) -> list[dict[str, Any]]:
@@ -125,12 +130,12 @@ def incompatibilities(log: Ros2Log, scope: set[str] | None) -> list[dict[str, An
     DDS built-ins) that DDS will not match, with why."""
     found = []
     for w in log.writers.values():
-        if not w.alive or w.topic == DISCOVERY_INFO or w.topic.startswith("DCPS"):
+        if not _alive(log, w) or w.topic == DISCOVERY_INFO or w.topic.startswith("DCPS"):
             continue
         if scope is not None and w.topic not in scope:
             continue
         for r in log.readers.values():
-            if not r.alive or r.topic != w.topic:
+            if not _alive(log, r) or r.topic != w.topic:
                 continue
             reasons = mismatches(w.qos, r.qos, w.type, r.type)
             if not reasons:
@@ -167,7 +172,7 @@ def _services(log: Ros2Log) -> list[dict[str, Any]]:
     for kind, table in (("writer", log.writers), ("reader", log.readers)):
         for e in table.values():
             found = service_of(e.topic)
-            if found is None or not e.alive:
+            if found is None or not _alive(log, e):
                 continue
             name, side = found
             service = services.setdefault(name, {"name": name, "type": ros_type(e.type),

@@ -144,12 +144,12 @@ def _event(log: Ros2Log, event: dict[str, Any]) -> None:
         if known is not None and not alive:
             known.alive = False
             return
+        qos = event.get("qos")
         table[event["guid"]] = Endpoint(
             guid=event["guid"], participant=str(event.get("participant") or ""),
             topic=str(event.get("topic") or (known.topic if known else "")),
             type=str(event.get("type") or (known.type if known else "")),
-            qos=event.get("qos") if isinstance(event.get("qos"), dict)
-            else (known.qos if known else {}), alive=alive)
+            qos=qos if isinstance(qos, dict) else (known.qos if known else {}), alive=alive)
     elif kind == "nodes" and isinstance(event.get("participant"), str):
         _nodes(log, event["participant"], event.get("nodes") or [])
     elif kind == "subscribed" and isinstance(event.get("index"), int):
