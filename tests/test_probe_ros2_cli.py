@@ -5,8 +5,10 @@ one line, exit 2 or 1, the agent never started for a bad --domain, nothing saved
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -100,3 +102,21 @@ def test_agent_errors_are_one_line_and_nothing_is_saved(tmp_path: Path, behaviou
     assert done.returncode == code, done.stderr
     assert done.stderr.splitlines() == [f"mwperf: error: {words}"], done.stderr
     assert not (tmp_path / "results").exists() and done.stdout == ""
+
+
+def test_an_interrupt_stops_the_agent_and_saves_nothing(tmp_path: Path) -> None:
+    environ = {k: v for k, v in os.environ.items() if k != "ROS_DOMAIN_ID"}
+    environ |= {"MWPERF_AGENT": str(FAKE), "FAKE_PROBE_ROS2": "hang",
+                            "FAKE_PROBE_ROS2_ARGV": str(tmp_path / "argv.json")}
+    child = subprocess.Popen([sys.executable, "-m", "mwperf", "probe", "--ros2", "--results",
+                              str(tmp_path / "results"), "--duration", "30s"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environ)
+    deadline = time.monotonic() + 20
+    while not (tmp_path / "argv.json").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)  # past READY
+    child.send_signal(signal.SIGINT)
+    _, err = child.communicate(timeout=30)
+    assert child.returncode == 130, err
+    assert (tmp_path / "argv.json.term").read_text() == "SIGTERM", "the agent was not stopped"
+    assert not (tmp_path / "results").exists()
