@@ -1,5 +1,6 @@
 """The ``mwperf probe`` command (registered by cli.py)."""
 
+import os
 from pathlib import Path
 
 import click
@@ -7,11 +8,17 @@ import click
 from ..durations import parse_duration
 from ..errors import UsageError
 from ..jsonout import emit_json, json_options
-from .listen import probe_ros1
+from .listen import ProbeResult, probe_ros1
 from .mqtt import probe_mqtt
+from .ros2 import DOMAIN_MAX, probe_ros2
+from .ros2_document import Ros2ProbeResult, Ros2Request
+from .ros2_names import dds_topic_of
 from .zenoh import probe_zenoh
 from ..store.probes import save_probe
 from .render import render
+from .render_ros2 import render_ros2
+
+DOMAIN_ENV = "ROS_DOMAIN_ID"
 
 
 @click.command(name="probe")
@@ -23,6 +30,20 @@ from .render import render
 @click.option("--zenoh", metavar="ENDPOINT",
               help="The zenoh router or listening peer to probe, e.g. tcp/robot:7447 (TOPICS are "
               "key expressions, default '**').")
+@click.option("--ros2", is_flag=True,
+              help="Probe the ROS 2 system on a DDS domain (TOPICS are ROS 2 names such as "
+              "/chatter or DDS names such as rt/chatter; default: every published topic).")
+@click.option("--domain", metavar="N",
+              help=f"--ros2: the DDS domain, 0-{DOMAIN_MAX}.  [default: ${DOMAIN_ENV}, else 0]")
+@click.option("--interface", metavar="IF",
+              help="--ros2: the network interface to use (lo, eth0, ...; lo: loopback with unicast "
+              "discovery; default: Cyclone DDS's choice, multicast discovery).")
+@click.option("--reliable", is_flag=True,
+              help="--ros2: subscribe reliably (reliable writers then keep and resend samples "
+              "for the probe: use it only to see what a reliable subscriber would get).")
+@click.option("--discovery-time", metavar="DURATION",
+              help="--ros2: how long to discover participants and endpoints before measuring.  "
+              "[default: 3s]")
 @click.option("--duration", default="30s", show_default=True, help="How long to listen.")
 @click.option("--gap-factor", default=3.0, show_default=True, type=float,
               help="A gap is an inter-arrival time over this many median periods.")
@@ -32,11 +53,14 @@ from .render import render
               "folder's catalogue (table probes).")
 @click.option("--no-save", is_flag=True, help="Only print; save nothing.")
 def probe(topics: tuple[str, ...], master: str | None, mqtt: str | None, zenoh: str | None,
-          duration: str, gap_factor: float, as_json: bool, json_out: str | None, results: str,
-          no_save: bool) -> None:
-    """Listen to a live ROS 1 system's (or MQTT broker's, or zenoh system's) TOPICS (default: every published
-    topic) as an ordinary subscriber, publishing nothing, and report per topic: rate and its stability, inter-arrival
-    gaps (p50/p99/max), gaps and bursts, sizes, and the age of messages with a std_msgs/Header.
+          ros2: bool, domain: str | None, interface: str | None, reliable: bool,
+          discovery_time: str | None, duration: str, gap_factor: float, as_json: bool,
+          json_out: str | None, results: str, no_save: bool) -> None:
+    """Listen to a live ROS 1 or ROS 2 system's (or MQTT broker's, or zenoh system's) TOPICS (default: every
+    published topic) as an ordinary subscriber, publishing nothing, and report per topic: rate and its stability,
+    inter-arrival gaps (p50/p99/max), gaps and bursts, sizes, and the age of messages with a std_msgs/Header.
+    ROS 2 adds each topic's publishers and subscribers (nodes, QoS), bandwidth, samples lost, services, and the
+    QoS incompatibilities that keep data from flowing.
 
     \b
     Examples:
@@ -44,28 +68,65 @@ def probe(topics: tuple[str, ...], master: str | None, mqtt: str | None, zenoh: 
       mwperf probe --ros1 http://robot:11311 /scan /camera/image_raw --json
       mwperf probe --mqtt robot:1883 'sensors/#' --duration 10s
       mwperf probe --zenoh tcp/robot:7447 'robot/**' --duration 10s
+      mwperf probe --ros2 --domain 7 --interface eth0 --duration 30s
+      mwperf probe --ros2 /chatter /scan --duration 10s
     """
-    if sum(x is not None for x in (master, mqtt, zenoh)) != 1:
+    if sum(x is not None for x in (master, mqtt, zenoh)) + ros2 != 1:
         raise UsageError("probe: give one system to listen to: --ros1 http://HOST:11311, "
-                         "--mqtt HOST[:PORT] or --zenoh tcp/HOST:PORT")
-    try:
-        duration_ns = parse_duration(duration)
-    except ValueError:
-        raise UsageError(f"--duration: expected a duration such as 30s or 500ms, "
-                         f"got {duration!r}") from None
-    if duration_ns <= 0:
-        raise UsageError(f"--duration: must be > 0, got {duration!r}")
+                         "--ros2, --mqtt HOST[:PORT] or --zenoh tcp/HOST:PORT")
+    if not ros2:
+        for flag, given in (("--domain", domain is not None), ("--interface", interface is not None),
+                            ("--reliable", reliable), ("--discovery-time", discovery_time is not None)):
+            if given:
+                raise UsageError(f"{flag}: only with --ros2")
+    duration_ns = _positive_duration("--duration", duration)
     if not gap_factor > 1:
         raise UsageError(f"--gap-factor: must be > 1, got {gap_factor:g}")
-    if zenoh is not None:
+    result: ProbeResult
+    if ros2:
+        request = Ros2Request(domain=_domain(domain), interface=_interface(interface),
+                              topics=list(dict.fromkeys(dds_topic_of(t) for t in topics)),
+                              reliable=reliable,
+                              discovery_ns=_positive_duration("--discovery-time",
+                                                                discovery_time or "3s"),
+                              gap_factor=gap_factor)
+        result = probe_ros2(request, duration_ns / 1e9)
+    elif zenoh is not None:
         result = probe_zenoh(zenoh, list(topics), duration_ns / 1e9, gap_factor)
     elif mqtt is not None:
         result = probe_mqtt(mqtt, list(topics), duration_ns / 1e9, gap_factor)
     else:
         result = probe_ros1(str(master), list(topics), duration_ns / 1e9, gap_factor)
-    text = render(result)
+    text = render_ros2(result) if isinstance(result, Ros2ProbeResult) else render(result)
     if not emit_json(result.to_dict(), as_json, json_out):
         click.echo(text, nl=False)
     if not no_save:
         folder = save_probe(Path(results), result.to_dict(), text)
         click.echo(f"saved in {folder}", err=as_json)
+
+
+def _positive_duration(flag: str, text: str) -> int:
+    try:
+        ns = parse_duration(text)
+    except ValueError:
+        raise UsageError(f"{flag}: expected a duration such as 30s or 500ms, "
+                         f"got {text!r}") from None
+    if ns <= 0:
+        raise UsageError(f"{flag}: must be > 0, got {text!r}")
+    return ns
+
+
+def _domain(given: str | None) -> int:
+    """--domain, else $ROS_DOMAIN_ID, else 0; UsageError naming where a bad one came from."""
+    source, text = ("--domain", given) if given is not None else (
+        f"${DOMAIN_ENV}", os.environ.get(DOMAIN_ENV, "").strip() or "0")
+    if not text.isdigit() or not 0 <= int(text) <= DOMAIN_MAX:
+        raise UsageError(f"{source}: must be a DDS domain id 0-{DOMAIN_MAX}, got {text!r}")
+    return int(text)
+
+
+def _interface(given: str | None) -> str | None:
+    if given is not None and (not given or "/" in given or any(c.isspace() for c in given)):
+        raise UsageError(f"--interface: expected a network interface name such as lo or eth0 "
+                         f"(or auto), got {given!r}")
+    return given

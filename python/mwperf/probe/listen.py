@@ -31,12 +31,15 @@ class ProbeResult:
     cpu_s: float
     gap_factor: float
     topics: list[ProbeTopic]
+    max_rss_bytes: int | None = None
+    """the probe process's peak resident memory (wait4's ru_maxrss), where measured"""
 
     def to_dict(self) -> dict[str, Any]:
         return {"system": self.system, "start_ns": self.start_ns, "duration_ns": self.duration_ns,
                 "probe_cpu_s": self.cpu_s,
                 "probe_cpu_percent": 100 * self.cpu_s / (self.duration_ns / 1e9)
                 if self.duration_ns else None,
+                "probe_max_rss_bytes": self.max_rss_bytes,
                 "gap_factor": self.gap_factor, "clock_caveat": CLOCK_CAVEAT,
                 "topics": [t.to_dict() for t in self.topics]}
 

@@ -32,6 +32,8 @@ class ProbeTopic:
     age_p50_ns: int | None = None
     age_p99_ns: int | None = None
     age_max_ns: int | None = None
+    bandwidth_bps: float | None = None
+    """bytes per second over the whole window (not from the first arrival)"""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self.basic) | {k: v for k, v in asdict(self).items() if k != "basic"}
@@ -60,7 +62,8 @@ def summarise_topic(name: str, msgtype: str, arrivals: list[int], sizes: list[in
                    if median and b - a < median / gap_factor),
         age_p50_ns=nearest_rank(ages, 0.5) if ages else None,
         age_p99_ns=nearest_rank(ages, 0.99) if ages else None,
-        age_max_ns=ages[-1] if ages else None)
+        age_max_ns=ages[-1] if ages else None,
+        bandwidth_bps=sum(sizes) * 1e9 / (end_ns - start_ns) if end_ns > start_ns else None)
 
 
 def _rate_per_second(arrivals: list[int], start_ns: int, end_ns: int) -> list[float]:

@@ -50,7 +50,7 @@ def build(root: Path, wanted: Sequence[str], fmt: str = "html") -> str:
     return (markdown(runs, table) + throughput.markdown(runs) + layers.markdown(runs)
             + services.markdown(runs)
             + graphs.markdown(runs)
-            + _probes_markdown(found))
+            + probes.markdown(found))
 
 
 def html(runs: Sequence[Run], table: list[dict], found: Sequence[probes.Probe] = ()) -> str:
@@ -64,20 +64,6 @@ def html(runs: Sequence[Run], table: list[dict], found: Sequence[probes.Probe] =
                 alloc_sites.section(runs, numbers), profiles.section(runs, numbers),
                 probes.section(found)]
     return page.render(runs, sections, table)
-
-
-def _probes_markdown(found: Sequence[probes.Probe]) -> str:
-    """The probes' topics as a Markdown table ("" without probes)."""
-    if not found:
-        return ""
-    lines = ["", "| probe | system | topic | count | rate | gap p50 | gap p99 | gap max | gaps |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    for probe in found:
-        for t in probe:
-            lines.append(f"| {t['probe_id']} | {t['system']} | {t['topic']} | {t['count']} | "
-                         f"{t['rate_hz'] or 0:.2f} Hz | {t['gap_p50_ns']} | {t['gap_p99_ns']} | "
-                         f"{t['gap_max_ns']} | {t['gaps']} |")
-    return "\n".join(lines) + "\n"
 
 
 def markdown(runs: Sequence[Run], table: list[dict]) -> str:

@@ -11,7 +11,8 @@ import duckdb
 from .graph_rows import graph_call_rows
 from .graph_tables import GRAPH_CALL_COLUMNS, GRAPH_TABLES
 from .rows import cost_columns, layer_columns, subscriber_rows, topic_rows
-from .schema import (COST_COLUMNS, LAYER_COLUMNS, PROBE_COLUMNS, PROCESS_COLUMNS, RESILIENCE_COLUMNS,
+from .schema import (COST_COLUMNS, LAYER_COLUMNS, PROBE_COLUMNS, PROBE_ROS2_COLUMNS,
+                     PROCESS_COLUMNS, RESILIENCE_COLUMNS,
                      SCHEMA_VERSION, SERVICE_COLUMNS, SUBSCRIBER_COLUMNS, THROUGHPUT_COLUMNS,
                      TOPIC_COLUMNS, SchemaMismatch, create, version_of)
 
@@ -133,6 +134,14 @@ def _add_layer_columns(con: duckdb.DuckDBPyConnection) -> None:
     _fill(con, LAYER_COLUMNS, "json_type(result, '$.layers') = 'OBJECT'", layer_columns)
 
 
+def _add_probe_ros2_columns(con: duckdb.DuckDBPyConnection) -> None:
+    """11 -> 12: the ROS 2 probe columns of ``probes``, NULL for the probes saved before (ROS 1,
+    MQTT and zenoh probes, which have no publishers or QoS; their probe.json had no bandwidth or
+    peak memory either)."""
+    for column, kind in PROBE_ROS2_COLUMNS:
+        con.execute(f"ALTER TABLE probes ADD COLUMN IF NOT EXISTS {column} {kind}")
+
+
 MIGRATIONS: dict[int, Callable[[duckdb.DuckDBPyConnection], None]] = {
     1: _add_resilience_columns,
     2: _add_subscribers_table,
@@ -144,6 +153,7 @@ MIGRATIONS: dict[int, Callable[[duckdb.DuckDBPyConnection], None]] = {
     8: _add_graph_calls,
     9: _add_throughput_columns,
     10: _add_layer_columns,
+    11: _add_probe_ros2_columns,
 }
 """version -> the step that upgrades a catalogue of that version to the next one"""
 

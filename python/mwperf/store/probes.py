@@ -9,8 +9,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ..probe.qos_text import qos_text
 from .catalogue import connect
-from .schema import PROBE_COLUMNS
+from .schema import PROBE_COLUMNS, PROBE_ROS2_COLUMNS
 
 PROBE_NAME = "probe.json"
 TEXT_NAME = "probe.txt"
@@ -35,10 +36,33 @@ def probe_rows(document: dict[str, Any], probe_id: str, folder: str) -> list[dic
     started = datetime.fromtimestamp(document["start_ns"] / 1e9, timezone.utc)
     common = {"probe_id": probe_id, "folder": folder, "started_at": started.replace(tzinfo=None),
               "system": document["system"], "duration_ns": document["duration_ns"],
-              "probe_cpu_s": document.get("probe_cpu_s")}
-    names = [name for name, _ in PROBE_COLUMNS]
+              "probe_cpu_s": document.get("probe_cpu_s"),
+              "probe_max_rss_bytes": document.get("probe_max_rss_bytes")}
+    derived = {name for name, _ in PROBE_ROS2_COLUMNS}
+    names = [name for name, _ in PROBE_COLUMNS if name not in derived]
+    incompatible = (document.get("ros2") or {}).get("incompatibilities") or []
     return [common | {k: t.get(k) for k in names if k not in common}
+            | {"bandwidth_bps": t.get("bandwidth_bps")} | ros2_columns(t, incompatible)
             for t in document.get("topics") or []]
+
+
+def ros2_columns(topic: dict[str, Any], incompatible: list[dict[str, Any]]) -> dict[str, Any]:
+    """A ROS 2 probe topic's catalogue columns (schema.PROBE_ROS2_COLUMNS); {} for the topics of
+    other probes (no ``dds_topic``: their columns stay NULL)."""
+    if "dds_topic" not in topic:
+        return {}
+    row: dict[str, Any] = {k: topic.get(k) for k in ("dds_topic", "ros", "subscribed", "why_not",
+                                                       "lost")}
+    for key, role in (("publishers", "publisher"), ("subscribers", "subscriber")):
+        alive = [e for e in topic.get(key) or [] if e.get("alive", True)]
+        row[key] = len(alive)
+        row[f"{role}_nodes"] = ", ".join(dict.fromkeys(
+            str(e.get("node") or e.get("endpoint")) for e in alive)) or None
+        row[f"{role}_qos"] = " | ".join(dict.fromkeys(
+            qos_text(e.get("qos") or {}) for e in alive)) or None
+    texts = [i["text"] for i in incompatible if i.get("topic") == topic.get("topic")]
+    row["incompatibilities"] = "\n".join(texts) or None
+    return row
 
 
 def ingest_probe(folder: Path, document: dict[str, Any] | None = None) -> None:

@@ -17,7 +17,7 @@ from ..errors import RunError
 from ..layer_names import NAMES as LAYER_NAMES
 from .graph_tables import GRAPH_TABLES
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 """2: the resilience columns (time to connect, outage lost/recovery/session); 3: the
 ``subscribers`` table; 4: the cost columns (bytes on the wire, allocations per message); 5: the
 ``probes`` table; 6: ``topics.address`` (``topics.name`` is the topic's name: a replay's recorded
@@ -26,7 +26,9 @@ topic, else ``topic <i>``); 7: the graph tables (``graph_runs``, ``graph_edges``
 allocations of the client and server roles); 9: ``graph_calls`` (a graph's call edges); 10: the
 throughput columns (``--mode throughput``: delivered bytes/s, offered and sent rates, the
 sender's blocked time, CPU per message and per MB, subscribers); 11: the layer columns
-(``--layers``: each layer's p50, p99 and share, the method, messages split and measured)"""
+(``--layers``: each layer's p50, p99 and share, the method, messages split and measured); 12:
+the ROS 2 probe columns of ``probes`` (publishers, subscribers, their nodes and QoS, samples
+lost, bandwidth, incompatibilities; the probe's peak memory)"""
 
 CONFIG_COLUMNS: tuple[tuple[str, str], ...] = (
     ("transport", "VARCHAR"), ("mode", "VARCHAR"), ("rate", "DOUBLE"), ("payload", "VARCHAR"),
@@ -148,6 +150,20 @@ RUN_COLUMNS: tuple[tuple[str, str], ...] = (
 WARNING_COLUMNS = (("point_id", "VARCHAR NOT NULL"), ("seq", "INTEGER NOT NULL"),
                    ("code", "VARCHAR NOT NULL"), ("message", "VARCHAR NOT NULL"),
                    ("hint", "VARCHAR"))
+PROBE_ROS2_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("probe_max_rss_bytes", "BIGINT"), ("bandwidth_bps", "DOUBLE"), ("dds_topic", "VARCHAR"),
+    ("ros", "BOOLEAN"), ("publishers", "BIGINT"), ("subscribers", "BIGINT"),
+    ("publisher_nodes", "VARCHAR"), ("subscriber_nodes", "VARCHAR"), ("publisher_qos", "VARCHAR"),
+    ("subscriber_qos", "VARCHAR"), ("subscribed", "BOOLEAN"), ("why_not", "VARCHAR"),
+    ("lost", "BIGINT"), ("incompatibilities", "VARCHAR"),
+)
+"""added by schema 12: the probe's peak memory and each topic's bytes/s (every probe, where
+measured), and what a ROS 2 probe knows of a topic (NULL for other probes): its DDS name, whether
+it is a ROS 2 topic, the publishers and subscribers alive at the end (counts; their nodes, or
+endpoint GUIDs without one, joined by ', '; their distinct compact QoS, e.g.
+``reliable/volatile/keep-last:10``, joined by ' | '), whether the probe subscribed and why not,
+the samples DDS said were lost to the probe, and the QoS incompatibilities on the topic (one
+"no data flows from W to R on T: ..." per line; NULL when none)"""
 PROBE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("probe_id", "VARCHAR NOT NULL"), ("folder", "VARCHAR NOT NULL"),
     ("started_at", "TIMESTAMP"), ("system", "VARCHAR NOT NULL"), ("duration_ns", "BIGINT"),
@@ -156,7 +172,7 @@ PROBE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("gap_p99_ns", "BIGINT"), ("gap_max_ns", "BIGINT"), ("gaps", "INTEGER"),
     ("bursts", "INTEGER"), ("size_p50", "BIGINT"), ("size_max", "BIGINT"),
     ("age_p50_ns", "BIGINT"), ("age_p99_ns", "BIGINT"),
-)
+) + PROBE_ROS2_COLUMNS
 """one row per topic of a saved ``mwperf probe`` (its folder holds probe.json: the source)"""
 TABLES: dict[str, tuple[tuple[str, str], ...]] = {
     "runs": RUN_COLUMNS, "points": POINT_COLUMNS, "topics": TOPIC_COLUMNS,
