@@ -139,6 +139,20 @@ def test_a_ros1_probe_names_publishers_and_subscribers(tmp_path: Path) -> None:
     assert "getSystemState" in text
 
 
+def test_a_subscription_no_data_flows_to_is_left_out_and_the_listener_matches(
+        tmp_path: Path) -> None:
+    document = ros2_document()
+    document["topics"][1]["subscribers"] = [{"node": "/reliable_reader", "qos": RELIABLE}]
+    text, graph = load(tmp_path, document)
+    assert "reliable_reader" not in [n.name for n in graph.nodes]
+    assert "no data flows to it: reliability: the reader asks for reliable, the writer offers " \
+           "best-effort" in flat(text)
+    # the stand-in reader takes what the best-effort writer offers, so the run matches
+    listener = graph.node("probe_listener").subscribers[0]
+    assert (listener.topic, listener.qos) == ("DDSPerfRDataKS",
+                                              Qos("best-effort", None, "volatile"))
+
+
 def test_names_that_clash_or_need_quoting_still_load(tmp_path: Path) -> None:
     document = {"system": "mqtt 127.0.0.1:1883", "start_ns": START, "duration_ns": 10**10,
                 "topics": [topic("true", 10, 1.0, [1] * 10),

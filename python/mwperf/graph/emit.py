@@ -9,7 +9,11 @@ comment beside every figure saying where it came from.
   number (a probe counts the topic's messages, not each publisher's; parse.py wants one period
   per topic).
 - A topic without a known subscriber: the listener node (``probe_listener``, ``recorder``)
-  subscribes to it, since the graph run measures a topic only where a node receives it.
+  subscribes to it, since the graph run measures a topic only where a node receives it, with
+  the reliability and durability its (first) publisher offers, as the probe's reader matched.
+- A subscription whose QoS no data flows to (a reliable reader of a best-effort writer, a
+  transient-local reader of a volatile one) is left out with a comment: in the system it
+  receives nothing, and in a run it would never match.
 - Chains are not written: what a node publishes because it received is not visible from outside.
 """
 
@@ -65,6 +69,8 @@ class _Node:
     publishers: list[tuple[str, str]] = field(default_factory=list)
     """(comment, entry)"""
     subscribers: list[str] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)
+    """subscriptions left out, and why"""
 
 
 class _Names:
@@ -132,15 +138,33 @@ class _Builder:
         for n, qos in publishers.values():
             n.publishers.append((comment, f"{{topic: {scalar(t.topic)}, {rate}, payload: "
                                           f"{payload_text(t.payload, t.topic)}{qos_text(qos)}}}"))
+        offered = [qos for _, qos in publishers.values()]
         subscribed = False
         for e in t.subscribers or ():
             n = self.node(e)
-            if n is not None and not any(s.startswith(f"{{topic: {scalar(t.topic)}")
-                                         for s in n.subscribers):
-                n.subscribers.append(f"{{topic: {scalar(t.topic)}{qos_text(e.qos)}}}")
-                subscribed = True
-        if not subscribed:
-            self.listener_topics.append(t.topic)
+            if n is None or any(s.startswith(f"{{topic: {scalar(t.topic)}") for s in n.subscribers):
+                continue
+            why = next((w for q in offered for w in [incompatible(q, e.qos)] if w), None)
+            if why:  # no data flows to it in the system; in a run it would never match
+                n.left_out.append(f"{t.topic}: left out, no data flows to it: {why}")
+                continue
+            n.subscribers.append(f"{{topic: {scalar(t.topic)}{qos_text(e.qos)}}}")
+            subscribed = True
+        if not subscribed:  # as the probe's reader: what every writer of the topic offers
+            first = offered[0]
+            self.listener_topics.append(
+                f"{{topic: {scalar(t.topic)}"
+                f"{qos_text(Qos(first.reliability, None, first.durability))}}}")
+
+
+def incompatible(offered: Qos, requested: Qos) -> str | None:
+    """Why a subscription with ``requested`` QoS gets nothing from a publisher that offers
+    ``offered`` (DDS's request-offered rule for the fields a graph file has), else None."""
+    if requested.reliability == "reliable" and offered.reliability == "best-effort":
+        return "reliability: the reader asks for reliable, the writer offers best-effort"
+    if requested.durability == "transient-local" and offered.durability == "volatile":
+        return "durability: the reader asks for transient-local, the writer offers volatile"
+    return None
 
 
 def runnable(traffic: Traffic) -> bool:
@@ -166,6 +190,10 @@ def graph_text(traffic: Traffic) -> str:
     lines += [f"  {line}" for line in textwrap.wrap(traffic.description, 94)]
     lines.append("nodes:")
     for n in build.nodes.values():
+        if not n.publishers and not n.subscribers:  # a node has at least one
+            lines += [f"  # {c}" for why in n.left_out
+                      for c in textwrap.wrap(f"{n.note}: {why}", 94)]
+            continue
         lines.append(f"  - name: {scalar(n.name)}  # {n.note}")
         if n.publishers:
             lines.append("    publishers:")
@@ -175,6 +203,7 @@ def graph_text(traffic: Traffic) -> str:
         if n.subscribers:
             lines.append("    subscribers:")
             lines += [f"      - {entry}" for entry in n.subscribers]
+        lines += [f"    # {c}" for why in n.left_out for c in textwrap.wrap(why, 94)]
     if build.listener_topics:
         name = build.names.of("listener", traffic.listener, traffic.listener)
         lines.append(f"  # {name}: no subscriber of these topics is known; the graph run "
@@ -185,5 +214,5 @@ def graph_text(traffic: Traffic) -> str:
         lines.append("    executor: multi  # one thread per subscription: no topic waits for "
                      "another's callback")
         lines.append("    subscribers:")
-        lines += [f"      - {{topic: {scalar(t)}}}" for t in build.listener_topics]
+        lines += [f"      - {entry}" for entry in build.listener_topics]
     return "\n".join(lines) + "\n"

@@ -25,19 +25,20 @@ class _Transport(xmlrpc.client.Transport):
 
 
 def system_state(master: str) -> State | None:
-    """The master's view of every topic; None when it does not answer (the probe says why)."""
+    """The master's view of every topic; None when it does not answer, answers an error or
+    something else than a system state (the probe itself says why the master failed)."""
     try:
         proxy = xmlrpc.client.ServerProxy(master, transport=_Transport())
         code, _, (publishers, subscribers, _) = proxy.getSystemState(CALLER_ID)
+        if code != 1:
+            return None
+        state: State = {}
+        for index, table in enumerate((publishers, subscribers)):
+            for topic, nodes in table:
+                state.setdefault(str(topic), (set(), set()))[index].update(str(n) for n in nodes)
+        return state
     except (OSError, xmlrpc.client.Error, ValueError, TypeError):
         return None
-    if code != 1:
-        return None
-    state: State = {}
-    for index, table in enumerate((publishers, subscribers)):
-        for topic, nodes in table:
-            state.setdefault(str(topic), (set(), set()))[index].update(str(n) for n in nodes)
-    return state
 
 
 def merged(states: list[State | None], own_node: str | None) -> State | None:
