@@ -52,7 +52,12 @@ def master() -> str:
 
 
 @pytest.fixture(scope="module")
-def probed(master: str) -> tuple[dict, list]:
+def graph_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("graph") / "robot.yaml"
+
+
+@pytest.fixture(scope="module")
+def probed(master: str, graph_file: Path) -> tuple[dict, list]:
     """One 4 s probe of the publishers; the master's view of the graph taken half way."""
     pubs = subprocess.Popen(["/usr/bin/python3", str(PUBLISHERS), master, "4"],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -64,7 +69,7 @@ def probed(master: str) -> tuple[dict, list]:
                 break
             time.sleep(0.1)
         probe = mwperf("probe", "--no-save", "--ros1", master, "/stamped", "/paused", "--duration", "4s",
-                       "--json")
+                       "--json", "--write-graph", str(graph_file))
         graph: list = []
         timer = threading.Timer(2.0, lambda: graph.append(
             xmlrpc.client.ServerProxy(master).getSystemState("/test")[2]))
@@ -106,6 +111,28 @@ def test_the_probe_subscribes_and_publishes_nothing(probed: tuple[dict, list]) -
     assert not any(n.startswith("/mwperf_probe") for _, nodes in publishers for n in nodes)
     subscribed = {t for t, nodes in subscribers if any(n.startswith("/mwperf_probe") for n in nodes)}
     assert subscribed == {"/stamped", "/paused"}
+
+
+def test_nodes_come_from_the_master_and_the_graph_file_loads(probed: tuple[dict, list],
+                                                              graph_file: Path) -> None:
+    from mwperf.graph.parse import parse_graph
+
+    topics = {t["topic"]: t for t in probed[0]["topics"]}
+    for name in ("/stamped", "/paused"):
+        assert topics[name]["publishers"] == [{"node": "/mwperf_test_publishers"}]
+        assert topics[name]["subscribers"] == []  # the probe's own node is left out
+    graph = parse_graph(graph_file.read_text(), str(graph_file))
+    assert [n.name for n in graph.nodes] == ["mwperf_test_publishers", "probe_listener"]
+    periods = {p.topic: p.period_ns for p in graph.node("mwperf_test_publishers").publishers}
+    assert periods["/stamped"] == pytest.approx(10e6, rel=0.01)
+    # the measured mean rate, its 500 ms pause included
+    assert periods["/paused"] == pytest.approx(1e9 / topics["/paused"]["rate_hz"], rel=1e-5)
+    assert {(e.topic, e.publisher, e.subscriber) for e in graph.edges()} == {
+        ("/stamped", "mwperf_test_publishers", "probe_listener"),
+        ("/paused", "mwperf_test_publishers", "probe_listener")}
+    text = graph_file.read_text()
+    assert f"# system: ros1 {probed[0]['system'].split(' ', 1)[1]}" in text
+    assert "getSystemState" in text and "measured over" in text
 
 
 def test_master_not_answering_is_exit_1_naming_it() -> None:

@@ -1,4 +1,4 @@
-"""The ``mwperf bag`` commands: ``info`` and ``example`` (registered by cli.py)."""
+"""The ``mwperf bag`` commands: ``info``, ``graph`` and ``example`` (registered by cli.py)."""
 
 from pathlib import Path
 
@@ -6,6 +6,8 @@ import click
 
 from ..durations import parse_duration
 from ..errors import UsageError
+from ..graph.from_recording import recording_graph
+from ..graph.outfile import check_out, write_whole
 from ..jsonout import emit_json, json_options
 from ..sizes import format_bytes
 from . import example as example_module
@@ -34,6 +36,39 @@ def info(recording: Path, topics: str | None, as_json: bool, json_out: str | Non
     summary = info_module.inspect(recording, wanted)
     if not emit_json(summary.to_dict(), as_json, json_out):
         click.echo(info_module.render(summary), nl=False)
+
+
+@bag_group.command(name="graph")
+@click.argument("recording")
+@click.option("--out", "out", metavar="FILE",
+              help="Write the graph file here (whole or not at all; an existing file is "
+              "replaced) instead of printing it.")
+@click.option("--topics", metavar="A,B", help="Only these topics.")
+def graph(recording: str, out: str | None, topics: str | None) -> None:
+    """Write RECORDING (a .bag, an .mcap, a rosbag2 folder, or 'example') as a graph file for
+    'mwperf run --graph FILE': per topic its recorded rate and sizes, its publishing nodes
+    (a ROS 1 bag's callerids) and QoS (a rosbag2 recording's), and a 'recorder' node that
+    subscribes to every topic; comments say where each figure came from (docs/graphs.md).
+
+    \b
+    Examples:
+      mwperf bag graph robot.bag --out robot.yaml
+      mwperf run --graph robot.yaml --transport zenoh --link wifi-80211n
+      mwperf bag graph example
+    """
+    target = check_out(out, "--out") if out is not None else None
+    wanted = [t.strip() for t in topics.split(",") if t.strip()] if topics else None
+    if recording == "example":
+        path, spec = example_module.example_bag(), "example"
+    else:
+        path, spec = Path(recording), str(Path(recording).resolve())
+    text, count = recording_graph(path, spec, target, wanted)
+    if target is None:
+        click.echo(text, nl=False)
+        return
+    write_whole(target, text, "--out")
+    click.echo(f"graph of {count} topics written to {target} (mwperf run --graph {target} "
+               f"--transport ...)")
 
 
 @bag_group.command(name="example")

@@ -7,6 +7,7 @@ import click
 
 from ..durations import parse_duration
 from ..errors import UsageError
+from ..graph.from_probe import graph_out, write_probe_graph
 from ..jsonout import emit_json, json_options
 from .listen import ProbeResult, probe_ros1
 from .mqtt import probe_mqtt
@@ -52,10 +53,13 @@ DOMAIN_ENV = "ROS_DOMAIN_ID"
               help="Save the probe here (a folder with probe.json and probe.txt) and in the "
               "folder's catalogue (table probes).")
 @click.option("--no-save", is_flag=True, help="Only print; save nothing.")
+@click.option("--write-graph", "write_graph", metavar="FILE", callback=graph_out,
+              help="Also write what was measured as a graph file for 'mwperf run --graph FILE' "
+              "(nodes, rates, sizes, QoS; see docs/graphs.md).")
 def probe(topics: tuple[str, ...], master: str | None, mqtt: str | None, zenoh: str | None,
           ros2: bool, domain: str | None, interface: str | None, reliable: bool,
           discovery_time: str | None, duration: str, gap_factor: float, as_json: bool,
-          json_out: str | None, results: str, no_save: bool) -> None:
+          json_out: str | None, results: str, no_save: bool, write_graph: Path | None) -> None:
     """Listen to a live ROS 1 or ROS 2 system's (or MQTT broker's, or zenoh system's) TOPICS (default: every
     published topic) as an ordinary subscriber, publishing nothing, and report per topic: rate and its stability,
     inter-arrival gaps (p50/p99/max), gaps and bursts, sizes, and the age of messages with a std_msgs/Header.
@@ -70,6 +74,7 @@ def probe(topics: tuple[str, ...], master: str | None, mqtt: str | None, zenoh: 
       mwperf probe --zenoh tcp/robot:7447 'robot/**' --duration 10s
       mwperf probe --ros2 --domain 7 --interface eth0 --duration 30s
       mwperf probe --ros2 /chatter /scan --duration 10s
+      mwperf probe --ros2 --write-graph robot.yaml && mwperf run --graph robot.yaml --transport zenoh
     """
     if sum(x is not None for x in (master, mqtt, zenoh)) + ros2 != 1:
         raise UsageError("probe: give one system to listen to: --ros1 http://HOST:11311, "
@@ -103,6 +108,8 @@ def probe(topics: tuple[str, ...], master: str | None, mqtt: str | None, zenoh: 
     if not no_save:
         folder = save_probe(Path(results), result.to_dict(), text)
         click.echo(f"saved in {folder}", err=as_json)
+    if write_graph is not None:
+        click.echo(write_probe_graph(result.to_dict(), write_graph), err=as_json)
 
 
 def _positive_duration(flag: str, text: str) -> int:

@@ -1,5 +1,6 @@
 """Run the ROS 1 subscriber (``ros1_listener.py`` under /usr/bin/python3, rospy) for a duration,
-read its arrival log and summarise each topic; the subscriber's own CPU time is measured
+read its arrival log and summarise each topic, with its publishing and subscribing nodes from the
+master (ros1_nodes.py, asked before and after the window); the subscriber's own CPU time is measured
 (os.wait4) and reported, so the probe's cost on the machine it runs on is part of its output.
 The log lives in a temporary folder that is removed whatever happens.
 """
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import RunError, UsageError
+from .ros1_nodes import endpoints, merged, system_state
 from .stats import CLOCK_CAVEAT, ProbeTopic, summarise_topic
 
 SYSTEM_PYTHON = "/usr/bin/python3"
@@ -53,6 +55,7 @@ def probe_ros1(master: str, topics: list[str], duration_s: float,
     if not Path(SYSTEM_PYTHON).exists():
         raise RunError(f"{SYSTEM_PYTHON}: not found; the ROS 1 probe subscribes with Debian's "
                        f"rospy (apt-get install {DEBIAN_PACKAGES})")
+    before = system_state(master)
     work = Path(tempfile.mkdtemp(prefix="mwperf-probe-"))
     try:
         log = work / "arrivals.txt"
@@ -78,12 +81,14 @@ def probe_ros1(master: str, topics: list[str], duration_s: float,
                 raise RunError(f"{SYSTEM_PYTHON} lacks rospy ({last}); install it with "
                                f"scripts/system-deps.sh or apt-get install {DEBIAN_PACKAGES}")
             raise RunError(f"the ROS 1 probe failed: {last}")
-        return _summarise(master, log, usage.ru_utime + usage.ru_stime, gap_factor)
+        return _summarise(master, log, usage.ru_utime + usage.ru_stime, gap_factor,
+                          [before, system_state(master)])
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _summarise(master: str, log: Path, cpu_s: float, gap_factor: float) -> ProbeResult:
+def _summarise(master: str, log: Path, cpu_s: float, gap_factor: float,
+               states: list[Any]) -> ProbeResult:
     lines = log.read_text().splitlines()
     head, tail = json.loads(lines[0]), json.loads(lines[-1])
     names = head["topics"]
@@ -98,4 +103,8 @@ def _summarise(master: str, log: Path, cpu_s: float, gap_factor: float) -> Probe
     start, end = head["start_ns"], tail["end_ns"]
     topics = [summarise_topic(name, msgtype, arrivals[i], sizes[i], stamps[i], start, end,
                               gap_factor) for i, (name, msgtype) in enumerate(names)]
+    state = merged(states, head.get("node"))
+    for topic in topics:
+        topic.publishers = endpoints(state, topic.basic.topic, 0)
+        topic.subscribers = endpoints(state, topic.basic.topic, 1)
     return ProbeResult(f"ros1 {master}", start, end - start, cpu_s, gap_factor, topics)

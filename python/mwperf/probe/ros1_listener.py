@@ -6,7 +6,8 @@ rospy); it imports nothing from mwperf. Arguments: MASTER_URI DURATION_S OUTPUT 
 It never publishes: the node is started with rosout disabled (no /rosout publisher), and each topic
 is subscribed as rospy.AnyMsg (any type, md5 '*'), so messages are not deserialised. Per message
 it writes one line "topic_index arrival_ns size stamp_ns" (stamp_ns = header.stamp when the type
-begins with a std_msgs/Header, else -1) to OUTPUT, and first a JSON line with the topics.
+begins with a std_msgs/Header, else -1) to OUTPUT, and first a JSON line with the topics and its
+own node name (left out of the topics' subscribers).
 Exit 3: the master does not answer; exit 4: a named topic is not published.
 """
 
@@ -78,7 +79,7 @@ def main(argv):
     with lock:
         start = time.time_ns()
         out.write(json.dumps({"topics": [[t, published[t]] for t in topics],
-                              "start_ns": start}) + "\n")
+                              "start_ns": start, "node": rospy.get_name()}) + "\n")
         state["open"] = True
     time.sleep(duration_s)
     with lock:

@@ -17,6 +17,9 @@ from ..bags.info import TopicInfo, nearest_rank, summarise
 CLOCK_CAVEAT = ("age = receive time - header.stamp compares this machine's clock with the "
                 "publisher's: across machines it includes their clock offset (sync them, e.g. "
                 "chrony, or read it as relative)")
+SIZE_QUANTILES = 20
+"""sizes kept per topic: the nearest-rank k/20-quantiles, k = 0..20 (the smallest message, then
+one per twentieth of the messages up to the largest)"""
 
 
 @dataclass
@@ -34,9 +37,14 @@ class ProbeTopic:
     age_max_ns: int | None = None
     bandwidth_bps: float | None = None
     """bytes per second over the whole window (not from the first arrival)"""
+    size_quantiles: list[int] = field(default_factory=list)
+    publishers: list[dict[str, Any]] | None = None
+    """the topic's publishing nodes ([{"node": "/talker"}]) where the system says; None: unknown"""
+    subscribers: list[dict[str, Any]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self.basic) | {k: v for k, v in asdict(self).items() if k != "basic"}
+        return asdict(self.basic) | {k: v for k, v in asdict(self).items() if k != "basic" and
+                                     (v is not None or k not in ("publishers", "subscribers"))}
 
 
 def summarise_topic(name: str, msgtype: str, arrivals: list[int], sizes: list[int],
@@ -63,7 +71,16 @@ def summarise_topic(name: str, msgtype: str, arrivals: list[int], sizes: list[in
         age_p50_ns=nearest_rank(ages, 0.5) if ages else None,
         age_p99_ns=nearest_rank(ages, 0.99) if ages else None,
         age_max_ns=ages[-1] if ages else None,
-        bandwidth_bps=sum(sizes) * 1e9 / (end_ns - start_ns) if end_ns > start_ns else None)
+        bandwidth_bps=sum(sizes) * 1e9 / (end_ns - start_ns) if end_ns > start_ns else None,
+        size_quantiles=size_quantiles(sizes))
+
+
+def size_quantiles(sizes: list[int]) -> list[int]:
+    """The nearest-rank k/SIZE_QUANTILES-quantiles of ``sizes``, k = 0..SIZE_QUANTILES (k = 0:
+    the smallest); in integers, so no k lands one rank off by rounding."""
+    ordered, n = sorted(sizes), len(sizes)
+    return [ordered[max(0, -(-k * n // SIZE_QUANTILES) - 1)] for k in range(SIZE_QUANTILES + 1)] \
+        if n else []
 
 
 def _rate_per_second(arrivals: list[int], start_ns: int, end_ns: int) -> list[float]:
