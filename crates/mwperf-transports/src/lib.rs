@@ -11,9 +11,9 @@ use std::fmt;
 
 pub mod descriptor;
 mod endpoint;
-pub mod ros2probe;
 mod middleware;
 mod poll;
+pub mod ros2probe;
 pub mod service;
 mod service_open;
 pub mod session;

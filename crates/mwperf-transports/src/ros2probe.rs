@@ -112,6 +112,14 @@ pub trait Sink: Send + Sync {
     fn sample(&self, at_ns: u64, index: u32, size: u32, stamp_ns: i64);
 }
 
+/// How a person names DDS topic `topic`: a ROS 2 topic (`rt/x`) as `/x`, any other as it is.
+pub fn shown(topic: &str) -> String {
+    match topic.strip_prefix("rt/") {
+        Some(rest) => format!("/{rest}"),
+        None => topic.to_string(),
+    }
+}
+
 /// Lower-case hex of a GUID.
 pub fn hex(guid: &Guid) -> String {
     guid.iter().map(|b| format!("{b:02x}")).collect()
@@ -138,6 +146,13 @@ mod tests {
         assert!(!selected_by_default("rq/add_two_intsRequest"));
         assert!(!selected_by_default("rr/add_two_intsReply"));
         assert!(!selected_by_default("DCPSPublication"));
+    }
+
+    #[test]
+    fn ros_topics_are_shown_by_their_ros_name() {
+        assert_eq!(shown("rt/scan"), "/scan");
+        assert_eq!(shown("rt/robot/odom"), "/robot/odom");
+        assert_eq!(shown("DDSPerfRDataKS"), "DDSPerfRDataKS");
     }
 
     #[test]

@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use super::ffi::{self, Api};
 use super::{check, domain};
-use crate::ros2probe::{selected_by_default, Event, Options, Sink, MAX_DOMAIN};
+use crate::ros2probe::{selected_by_default, shown, Event, Options, Sink, MAX_DOMAIN};
 use crate::TransportError;
 use discovery::Discovery;
 use raw::{RawReader, ReaderQos};
@@ -31,7 +31,11 @@ use raw::{RawReader, ReaderQos};
 /// How often discovery is read and the clock checked.
 const TICK: Duration = Duration::from_millis(20);
 
-pub fn run(opts: &Options, stop: &dyn Fn() -> bool, sink: Arc<dyn Sink>) -> Result<(), TransportError> {
+pub fn run(
+    opts: &Options,
+    stop: &dyn Fn() -> bool,
+    sink: Arc<dyn Sink>,
+) -> Result<(), TransportError> {
     if opts.domain > MAX_DOMAIN {
         return Err(TransportError::Address(format!(
             "--domain {}: a DDS domain id is from 0 to {MAX_DOMAIN}",
@@ -112,7 +116,16 @@ fn listen(
                 transient_local: false,
                 depth: opts.depth,
             };
-            match raw::open(api, participant, &topic, &ty, &qos, index, header, Some(sink.clone())) {
+            match raw::open(
+                api,
+                participant,
+                &topic,
+                &ty,
+                &qos,
+                index,
+                header,
+                Some(sink.clone()),
+            ) {
                 Ok(r) => {
                     readers.push(r);
                     sink.event(&Event::Subscribed {
@@ -178,17 +191,17 @@ fn check_discovered(opts: &Options, disc: &Discovery) -> Result<(), TransportErr
         });
     }
     let topics = disc.topics();
-    let missing: Vec<&str> = opts
+    let missing: Vec<String> = opts
         .topics
         .iter()
-        .map(String::as_str)
-        .filter(|t| !topics.contains_key(t))
+        .filter(|t| !topics.contains_key(t.as_str()))
+        .map(|t| shown(t))
         .collect();
     if !missing.is_empty() {
-        let known: Vec<&str> = topics
+        let known: Vec<String> = topics
             .keys()
-            .copied()
             .filter(|t| selected_by_default(t))
+            .map(|t| shown(t))
             .collect();
         return Err(TransportError::Address(format!(
             "unknown topic {} on DDS domain {} (interface {interface}): no writer or reader has \

@@ -7,11 +7,14 @@ use std::ffi::{c_void, CString};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use super::super::ffi::{self, Api, SampleInfo, Serdata};
 use super::super::check;
+use super::super::ffi::{self, Api, SampleInfo, Serdata};
 use super::header_types::{stamp_ns, STAMP_BYTES};
 use crate::ros2probe::Sink;
 use crate::TransportError;
+
+/// Copies a sample's first bytes into the buffer, returning how many it copied.
+pub type ReadFirst<'a> = dyn Fn(&mut [u8]) -> usize + 'a;
 
 /// Samples taken per `dds_takecdr` call.
 const BATCH: usize = 32;
@@ -123,9 +126,8 @@ pub fn open(
         );
         (api.dds_qset_history)(q, ffi::DDS_HISTORY_KEEP_LAST, qos.depth);
         let listener = if listens {
-            let l = (api.dds_create_listener)(
-                (&*raw.state as *const Subscription).cast_mut().cast(),
-            );
+            let l =
+                (api.dds_create_listener)((&*raw.state as *const Subscription).cast_mut().cast());
             (api.dds_lset_data_available)(l, Some(on_data));
             l
         } else {
@@ -149,7 +151,7 @@ pub fn open(
 pub unsafe fn take(
     api: &Api,
     reader: ffi::dds_entity_t,
-    each: &mut dyn FnMut(u32, &dyn Fn(&mut [u8]) -> usize),
+    each: &mut dyn FnMut(u32, &ReadFirst),
 ) -> u64 {
     let mut sd = [std::ptr::null_mut::<Serdata>(); BATCH];
     let mut si = [SampleInfo::default(); BATCH];
