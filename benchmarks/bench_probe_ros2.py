@@ -31,6 +31,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "python")]
+# the probe runs as `python -m mwperf` in a child: this checkout's, installed or not
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    p for p in (str(ROOT / "python"), os.environ.get("PYTHONPATH")) if p)
 from ros2peers import peers  # noqa: E402
 from ros2peers.peers import PythonPeer  # noqa: E402
 
