@@ -35,8 +35,10 @@ pub const MAX_DOMAIN: u32 = 232;
 pub struct EndpointQos {
     pub reliability: &'static str,
     pub durability: &'static str,
+    /// `unknown` where the endpoint's vendor does not send it (history is no standard SEDP
+    /// field: Cyclone DDS sends it, Fast DDS does not)
     pub history: &'static str,
-    pub depth: i32,
+    pub depth: Option<i32>,
     pub deadline_ns: Option<i64>,
     pub liveliness: &'static str,
     pub lease_ns: Option<i64>,

@@ -194,7 +194,7 @@ impl Discovery {
                     topic: text(e.topic_name),
                     type_name: text(e.type_name),
                     // SAFETY: the sample's QoS, valid with its data.
-                    qos: unsafe { endpoint_qos::read(api, e.qos, writer) },
+                    qos: unsafe { endpoint_qos::read(api, e.qos, writer, &e.key) },
                     alive,
                 }),
                 alive,

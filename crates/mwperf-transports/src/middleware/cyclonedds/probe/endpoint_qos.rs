@@ -11,17 +11,25 @@ fn duration(d: ffi::dds_duration_t) -> Option<i64> {
     (d != ffi::DDS_INFINITY).then_some(d)
 }
 
-/// Read `qos` (owned by the sample it came with).
+/// The RTPS vendor id of Eclipse Cyclone DDS, the first two bytes of its GUIDs.
+const CYCLONE_VENDOR: [u8; 2] = [0x01, 0x10];
+
+/// Read `qos` (owned by the sample it came with) of endpoint `guid`.
 ///
 /// # Safety
 /// `qos` is null or a valid `dds_qos_t`.
-pub unsafe fn read(api: &Api, qos: *const ffi::dds_qos_t, writer: bool) -> EndpointQos {
+pub unsafe fn read(
+    api: &Api,
+    qos: *const ffi::dds_qos_t,
+    writer: bool,
+    guid: &[u8; 16],
+) -> EndpointQos {
     let mut out = EndpointQos {
         // DDS defaults: writers reliable, readers best-effort.
         reliability: if writer { "reliable" } else { "best-effort" },
         durability: "volatile",
         history: "keep-last",
-        depth: 1,
+        depth: Some(1),
         liveliness: "automatic",
         ownership: "shared",
         ..EndpointQos::default()
@@ -45,13 +53,17 @@ pub unsafe fn read(api: &Api, qos: *const ffi::dds_qos_t, writer: bool) -> Endpo
             _ => "persistent",
         };
     }
-    if (api.dds_qget_history)(qos, &mut kind, &mut depth) {
+    if guid[..2] != CYCLONE_VENDOR {
+        // not in SEDP's standard fields: what Cyclone shows is its own default, not the peer's
+        out.history = "unknown";
+        out.depth = None;
+    } else if (api.dds_qget_history)(qos, &mut kind, &mut depth) {
         out.history = if kind == ffi::DDS_HISTORY_KEEP_ALL {
             "keep-all"
         } else {
             "keep-last"
         };
-        out.depth = depth;
+        out.depth = Some(depth);
     }
     if (api.dds_qget_deadline)(qos, &mut d) {
         out.deadline_ns = duration(d);
