@@ -7,8 +7,8 @@
 use std::io::{BufWriter, Stdout, Write};
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
-use std::time::{SystemTime, UNIX_EPOCH};
 
+use mwperf_core::clock::unix_now_ns;
 use mwperf_transports::ros2probe::{hex, Endpoint, Event, Options, Sink};
 use serde_json::{json, Value};
 
@@ -63,17 +63,11 @@ impl Printer {
     }
 }
 
-fn unix_ns() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64)
-}
-
 fn endpoint(e: &Endpoint) -> Value {
     let q = &e.qos;
     json!({
         "event": if e.writer { "writer" } else { "reader" },
-        "t": unix_ns(),
+        "t": unix_now_ns(),
         "guid": hex(&e.guid),
         "participant": hex(&e.participant),
         "topic": e.topic,
@@ -90,7 +84,7 @@ fn endpoint(e: &Endpoint) -> Value {
 
 /// One event's JSON line.
 fn event_json(event: &Event) -> Value {
-    let t = unix_ns();
+    let t = unix_now_ns();
     match event {
         Event::Participant { guid, alive } => {
             json!({"event": "participant", "t": t, "guid": hex(guid), "alive": alive})

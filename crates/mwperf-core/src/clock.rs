@@ -110,6 +110,14 @@ pub fn read_overhead_ns(n: usize) -> f64 {
     d[d.len() / 2] as f64
 }
 
+/// Wall-clock time (CLOCK_REALTIME, vDSO) in unix nanoseconds: for comparing with other
+/// programs' stamps (a ROS 2 header's), never for latency between mwperf's own stamps.
+pub fn unix_now_ns() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
 /// Wall-clock time as RFC 3339 UTC with milliseconds (for result metadata only, never for latency).
 pub fn rfc3339_now() -> String {
     let now = std::time::SystemTime::now()

@@ -4,19 +4,14 @@ expressions (default ``**``: every key), publishes nothing, and prints one line 
 (arrival time taken in zenoh's callback, payload size, key; arrivals.py). zenoh samples carry no
 std_msgs/Header, so there is no age."""
 
-import os
-import signal
-import subprocess
 import tempfile
-import time
 from pathlib import Path
 
 from ..agent import find_agent
-from ..errors import RunError, UsageError
+from ..errors import UsageError
+from .agent_child import run_probe_agent
 from .arrivals import summarise_log
 from .listen import ProbeResult
-
-READY_TIMEOUT_S = 15.0
 
 
 def check_endpoint(text: str) -> str:
@@ -38,40 +33,7 @@ def probe_zenoh(endpoint: str, keys: list[str], duration_s: float,
         args += ["--key", key]
     with tempfile.TemporaryDirectory(prefix="mwperf-probe-") as work:
         log = Path(work) / "arrivals.txt"
-        with log.open("w") as out:
-            child = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out,
-                                     stderr=subprocess.PIPE, text=True)
-            try:
-                start = _wait_ready(child, log)
-                _, status, usage = os.wait4(child.pid, 0)
-                end = time.time_ns()
-            except BaseException:
-                child.send_signal(signal.SIGTERM)
-                try:
-                    child.wait(5)
-                except subprocess.TimeoutExpired:
-                    child.kill()
-                    child.wait()
-                raise
-        code = os.waitstatus_to_exitcode(status)
-        child.returncode = code
-        if code != 0:
-            last = ((child.stderr.read() if child.stderr else "").strip().splitlines()
-                    or ["no output"])[-1]
-            error = UsageError if code == 2 else RunError
-            raise error(f"--zenoh {endpoint}: {last.removeprefix('mwperf-agent: error: ')}")
-        end = min(end, start + int(duration_s * 1e9))
-        return summarise_log(f"zenoh {endpoint}", "zenoh", log, start, end,
-                             usage.ru_utime + usage.ru_stime, gap_factor)
-
-
-def _wait_ready(child: subprocess.Popen[str], log: Path) -> int:
-    """The unix time (ns) the agent's subscribers were up: its READY line."""
-    deadline = time.monotonic() + READY_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if log.read_text(errors="replace").startswith("READY"):
-            return time.time_ns()
-        if child.poll() is not None:
-            return time.time_ns()  # it failed: the caller reads why from its exit
-        time.sleep(0.01)
-    raise RunError(f"mwperf-agent probe did not start within {READY_TIMEOUT_S:g} s")
+        done = run_probe_agent(args, log, f"--zenoh {endpoint}")
+        end = min(done.exit_ns, done.ready_ns + int(duration_s * 1e9))
+        return summarise_log(f"zenoh {endpoint}", "zenoh", log, done.ready_ns, end,
+                             done.cpu_s, gap_factor)

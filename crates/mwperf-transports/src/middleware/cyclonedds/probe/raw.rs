@@ -188,22 +188,11 @@ pub unsafe fn take(
     taken
 }
 
-/// Unix time now (CLOCK_REALTIME), ns.
-fn unix_now_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: valid pointer; CLOCK_REALTIME always exists.
-    unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
-
 /// Cyclone's data-available listener: stamp, take, report.
 unsafe extern "C" fn on_data(reader: ffi::dds_entity_t, arg: *mut c_void) {
     // SAFETY: arg is the reader's boxed Subscription (RawReader keeps it alive).
     let sub = &*(arg as *const Subscription);
-    let at = unix_now_ns();
+    let at = mwperf_core::clock::unix_now_ns();
     let header = sub.header;
     let n = take(sub.api, reader, &mut |size, read| {
         let stamp = if header {
