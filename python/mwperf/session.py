@@ -3,7 +3,9 @@ and the point's entry in the results catalogue (mwperf.store).
 
 Shared by ``mwperf run`` and the suites, so both save results the same way. The point folder is
 saved first and stays the source of truth; cataloguing it then is one transaction, and a
-catalogue problem is reported on stderr without losing the measurement.
+catalogue problem is reported on stderr without losing the measurement. A folder the disk
+refuses (full, read-only) raises NotSaved carrying the outcome: the caller reports the
+measurement, then the error.
 """
 
 import tempfile
@@ -12,6 +14,7 @@ from pathlib import Path
 
 from .agent import Agent
 from .config import PointConfig
+from .errors import NotSaved
 from .results import save_point
 from .runner import Outcome, run_point
 from .store.record import catalogue_point
@@ -35,6 +38,9 @@ def measure(cfg: PointConfig, agent: Agent, results_dir: Path | None, *,
                 catalogue_point(saved, outcome.result, index, repetition)
             except KeyboardInterrupt:  # saved but not catalogued: keep it, stop after it
                 outcome.interrupted = True
+            except NotSaved as exc:  # the disk refused the catalogue: report the measurement
+                exc.outcome = outcome
+                raise
     return outcome, saved
 
 

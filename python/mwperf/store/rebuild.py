@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..errors import MwperfError, RunError
 from .catalogue import CatalogueUnreadable, catalogue_path, connect, open_locked
+from .duckerr import ctrl_c_stops
 from .graph_ingest import load_graph_result, store_graph
 from .ingest import load_result, prepare_files, store_point
 from .layout import graph_folders, place, point_folders
@@ -40,7 +41,7 @@ def rebuild(root: Path) -> RebuildReport:
     temp = root / f".catalogue-rebuild-{os.getpid()}.duckdb"
     report = RebuildReport()
     try:
-        with _writers_kept_out(root), connect(root, path=temp, views=False) as con:
+        with ctrl_c_stops(), _writers_kept_out(root), connect(root, path=temp, views=False) as con:
             for point_dir in point_folders(root):
                 try:
                     result = load_result(point_dir)
