@@ -8,13 +8,17 @@ refuses (full, read-only) raises NotSaved carrying the outcome: the caller repor
 measurement, then the error.
 """
 
+import contextlib
+import secrets
 import tempfile
+from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 
 from .agent import Agent
 from .config import PointConfig
 from .errors import NotSaved
+from .leases import Lease
 from .results import save_point
 from .runner import Outcome, run_point
 from .store.record import catalogue_point
@@ -29,8 +33,8 @@ def measure(cfg: PointConfig, agent: Agent, results_dir: Path | None, *,
     if cfg.graph is not None:
         from .graph.measure import measure_graph
         return measure_graph(cfg, agent, results_dir, index=index, repetition=repetition)
-    with tempfile.TemporaryDirectory(prefix="mwperf-") as scratch:
-        outcome = run_point(cfg, agent, Path(scratch))
+    with scratch_folder() as scratch:
+        outcome = run_point(cfg, agent, scratch)
         saved = None
         if results_dir is not None:
             saved = save_point(outcome, results_dir / outcome.result["run_id"])
@@ -42,6 +46,17 @@ def measure(cfg: PointConfig, agent: Agent, results_dir: Path | None, *,
                 exc.outcome = outcome
                 raise
     return outcome, saved
+
+
+@contextlib.contextmanager
+def scratch_folder() -> Iterator[Path]:
+    """A new folder for the agents' files (under $TMPDIR), removed on leaving; leased first,
+    so the next mwperf removes it should this one be killed (leases.py)."""
+    with Lease.take("scratch folder of a point") as lease:
+        folder = Path(tempfile.gettempdir()) / f"mwperf-{lease.tag}-{secrets.token_hex(4)}"
+        lease.add("path", str(folder))
+        folder.mkdir(mode=0o700)
+        yield folder
 
 
 def stamp() -> str:
