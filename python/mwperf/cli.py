@@ -8,6 +8,7 @@ import signal
 import sys
 import textwrap
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -28,17 +29,18 @@ from .config import PointConfig, build_point
 from .options import point_options
 from .durations import format_ns
 from .emulation.presets import PRESETS
-from .errors import MwperfError, UsageError
+from .errors import MwperfError, NotSaved, UsageError
 from .jsonout import emit_json, json_options
 from .leases import reap_stale
 from .merge import EXIT_CODES
 from .results import write_text
-from .runner import Interrupted
+from .runner import Interrupted, Outcome
 from .scenario import Request, describe_built_ins, dry_run, launch, plan_sweep, resolve
 from .scenario.catalog import load_scenario
 from .scenario.progress import length_note
 from .session import measure
 from .show import load_targets, render_points
+from .store.duckerr import interrupted
 from .store.probes import is_probe_folder, probe_text
 from .sizes import format_bytes
 from .table import format_rate, label, render, render_details, render_notes, row_from_result
@@ -146,14 +148,29 @@ def _run_graph(options: dict[str, Any], json_to: JsonTo, results_dir: Path | Non
     from .graph.measure import measure_graph
 
     cfg = build_point(options, find_agent)
-    outcome, saved = measure_graph(cfg, find_agent(), results_dir,
-                                   say=lambda line: click.echo(f"mwperf: {line}", err=True))
+    outcome, saved, not_saved = _kept(lambda: measure_graph(
+        cfg, find_agent(), results_dir, say=lambda line: click.echo(f"mwperf: {line}", err=True)))
     result = outcome.result
     if not emit_json(result, *json_to):
         click.echo(graph_table.render(result)
                    + (f"saved in {saved} (graph.html: the graph drawn)\n" if saved else ""),
                    nl=False)
+    if not_saved is not None:
+        raise not_saved
     return EXIT_CODES[result["status"]]
+
+
+def _kept(measure_it: Callable[[], tuple[Outcome, Path | None]]
+          ) -> tuple[Outcome, Path | None, NotSaved | None]:
+    """``measure_it()``'s outcome and folder, and the NotSaved it raised (a full or read-only
+    disk): its measurement is then reported before the error."""
+    try:
+        outcome, saved = measure_it()
+    except NotSaved as exc:
+        if not isinstance(exc.outcome, Outcome):
+            raise
+        return exc.outcome, None, exc
+    return outcome, saved, None
 
 
 def _run_point(options: dict[str, Any], json_to: JsonTo, results_dir: Path | None) -> int:
@@ -170,13 +187,15 @@ def _measure_point(cfg: PointConfig, json_to: JsonTo, results_dir: Path | None) 
     rate = "as fast as possible" if cfg.rate == 0 else f"at {format_rate(cfg.rate)}"
     click.echo(f"mwperf: measuring {cfg.transport} {cfg.mode} {rate}, "
                f"{format_bytes(cfg.payload_bytes)} payload, {how_long} ...", err=True)
-    outcome, saved = measure(cfg, find_agent(), results_dir)
+    outcome, saved, not_saved = _kept(lambda: measure(cfg, find_agent(), results_dir))
     result = outcome.result
     if not emit_json(result, *json_to):
         row = row_from_result(result, str(saved) if saved else None)
         notes = render_notes([row], [(label(row), w) for w in result["warnings"]])
         click.echo(render([row]) + render_details(result) + notes
                    + (f"saved in {saved}\n" if saved else ""), nl=False)
+    if not_saved is not None:
+        raise not_saved
     return EXIT_CODES[result["status"]]
 
 
@@ -204,9 +223,12 @@ def _run_scenario(request: Request, json_to: JsonTo, list_only: bool) -> int:
         click.echo(dry_run(plan_sweep(scenario, find_agent(), request.conditions)), nl=False)
         return 0
     summary = launch(request, find_agent())
+    not_saved = summary.run.not_saved
     if not emit_json(summary.to_dict(), *json_to):
-        folder = summary.run.folder
+        folder = summary.run.folder if not_saved is None else None
         click.echo(summary.text() + (f"saved in {folder}\n" if folder else ""), nl=False)
+    if not_saved is not None:
+        raise not_saved
     return EXIT_CODES[summary.status]
 
 
@@ -531,6 +553,8 @@ def main(argv: list[str] | None = None) -> None:
     except (click.Abort, KeyboardInterrupt):
         code = _fail("interrupted", 130)
     except Exception as exc:  # a bug: still one line, with the traceback on request
+        if interrupted(exc):  # DuckDB's word for a Ctrl-C during a query
+            sys.exit(_fail("interrupted", 130))
         if os.environ.get("MWPERF_DEBUG"):
             traceback.print_exc()
         code = _fail(f"internal error: {type(exc).__name__}: {exc} (set MWPERF_DEBUG=1 for "

@@ -21,3 +21,17 @@ class RunError(MwperfError):
     """The request was valid but could not be carried out (agent missing, crashed, ...): exit 1."""
 
     exit_code = 1
+
+
+class NotSaved(RunError):
+    """A measurement could not be written to its results folder (a full or read-only file
+    system, a Ctrl-C while saving): the message names the folder and what failed, ``outcome``
+    holds what was measured, for the caller to report before it exits (1, or 130 when
+    interrupted); ``saved`` is the point's folder when only its catalogue entry is missing."""
+
+    def __init__(self, message: str, outcome: object = None, exit_code: int = 1,
+                 saved: object = None) -> None:
+        super().__init__(message)
+        self.outcome = outcome
+        self.exit_code = exit_code
+        self.saved = saved

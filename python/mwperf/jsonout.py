@@ -44,8 +44,8 @@ def _json_out(ctx: click.Context, param: click.Parameter, value: str | None) -> 
 def emit_json(document: Any, as_json: bool, json_out: str | None) -> bool:
     """Write ``document`` to ``json_out`` (when given) and print it with ``as_json``; True when
     printed, i.e. when the caller must not print its text."""
+    if as_json:  # first: a file that cannot be written must not cost the printed result
+        click.echo(dumps(document), nl=False)
     if json_out:
         write_json(Path(json_out), document)
-    if as_json:
-        click.echo(dumps(document), nl=False)
     return as_json

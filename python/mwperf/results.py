@@ -1,8 +1,12 @@
 """The result directory of a point: result.json, agents/<role>.json, samples.csv (several topics:
 samples.<topic>.csv each), daemons/.
 
-Every file is written atomically (a temporary file beside it, then os.replace), so a reader
-never sees half a result, even when mwperf is interrupted while saving.
+Every file is written atomically (a temporary file beside it, flushed to the disk, then
+os.replace), so a reader never sees half a result, even when mwperf is interrupted while
+saving, or the power goes. result.json is written last: a point folder without it is not a
+point (the store, --resume and the reports pass over it). A folder that cannot be written whole
+(a full or read-only file system) is removed again and :class:`~mwperf.errors.NotSaved` names
+the folder and what failed; the measurement stays in memory for the caller to report.
 """
 
 import contextlib
@@ -13,13 +17,52 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .errors import RunError
+from .errors import NotSaved, RunError
 from .runner import Outcome
 
 
+class WriteFailed(RunError):
+    """A file (or its folder) could not be written; ``reason`` is the system's word for why."""
+
+    def __init__(self, path: Path, reason: str, creating: bool = False) -> None:
+        super().__init__(f"cannot {'create' if creating else 'write'} {path}: {reason}")
+        self.path = path
+        self.reason = reason
+        self.creating = creating
+
+    def within(self, folder: Path) -> str:
+        """What failed, relative to ``folder``: 'writing samples.csv', 'creating agents/'."""
+        try:
+            name = self.path.relative_to(folder).as_posix()
+        except ValueError:
+            name = str(self.path)
+        if self.creating:
+            return "creating the folder" if name == "." else f"creating {name}/"
+        return f"writing {name}"
+
+
 def save_point(outcome: Outcome, directory: Path) -> Path:
-    """Write one point's files into ``directory`` (created) and return it."""
+    """Write one point's files into ``directory`` (created) and return it. On a failure the
+    folder is removed again and NotSaved (carrying ``outcome``) names it and what failed; a
+    Ctrl-C while saving does the same, with the exit code of an interruption."""
+    fresh = not directory.exists()
+    try:
+        _save(outcome, directory)
+    except WriteFailed as exc:
+        _discard(directory, fresh)
+        raise NotSaved(f"{directory}: {exc.reason} while {exc.within(directory)}; the "
+                       f"measurement above was not saved", outcome) from None
+    except KeyboardInterrupt:
+        _discard(directory, fresh)
+        outcome.interrupted = True
+        raise NotSaved(f"{directory}: interrupted while saving it; the measurement above was "
+                       f"not saved", outcome, exit_code=130) from None
+    return directory
+
+
+def _save(outcome: Outcome, directory: Path) -> None:
     result = outcome.result
+    make_folder(directory)
     for agent in result["agents"]:
         write_json(directory / "agents" / f"{agent['role']}.json", agent)
     if outcome.samples_path is not None:
@@ -34,8 +77,24 @@ def save_point(outcome: Outcome, directory: Path) -> Path:
                  lambda source: source.name.endswith((".txt", ".heaptrack.gz")))
     _copy_folder(outcome.layers_dir, directory / "layers",  # each agent's per-message rows
                  lambda source: source.suffix == ".csv")
-    write_json(directory / "result.json", result)
-    return directory
+    write_json(directory / "result.json", result)  # last: every other file is on the disk
+
+
+def _discard(directory: Path, fresh: bool) -> None:
+    """Remove what a failed save wrote (only a folder it created: run ids are new)."""
+    if fresh:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def make_folder(folder: Path) -> None:
+    """Create ``folder`` and its parents, each new one's name flushed to the disk."""
+    missing = [p for p in (folder, *folder.parents) if not p.exists()]
+    for path in reversed(missing):
+        try:
+            path.mkdir(exist_ok=True)
+        except OSError as exc:
+            raise WriteFailed(path, exc.strerror or str(exc), creating=True) from None
+        _sync_folder(path.parent)
 
 
 def _copy(source: Path, target: Path) -> None:
@@ -65,13 +124,41 @@ def write_text(path: Path, text: str) -> None:
 
 
 def _publish(path: Path, fill: Callable[[Path], object]) -> None:
-    """Let ``fill(tmp)`` write a temporary file beside ``path``, then rename it into place."""
+    """Let ``fill(tmp)`` write a temporary file beside ``path``, flush it to the disk, then
+    rename it into place (a WriteFailed naming ``path`` if any step fails; no temporary file
+    stays behind, also on Ctrl-C)."""
+    make_folder(path.parent)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         fill(tmp)
+        _sync_file(tmp)
         os.replace(tmp, path)
     except OSError as exc:
+        raise WriteFailed(path, exc.strerror or str(exc)) from None
+    finally:
         with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise RunError(f"cannot write {path}: {exc.strerror or exc}") from None
+            tmp.unlink(missing_ok=True)
+    _sync_folder(path.parent)
+
+
+def _sync_file(path: Path) -> None:
+    """Flush ``path``'s content to the disk (a power cut after the rename finds it whole)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Flush ``folder``'s entries (names created or renamed in it) to the disk, where the file
+    system allows it."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        with contextlib.suppress(OSError):  # some file systems refuse fsync on a folder
+            os.fsync(fd)
+    finally:
+        os.close(fd)

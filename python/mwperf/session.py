@@ -3,15 +3,22 @@ and the point's entry in the results catalogue (mwperf.store).
 
 Shared by ``mwperf run`` and the suites, so both save results the same way. The point folder is
 saved first and stays the source of truth; cataloguing it then is one transaction, and a
-catalogue problem is reported on stderr without losing the measurement.
+catalogue problem is reported on stderr without losing the measurement. A folder the disk
+refuses (full, read-only) raises NotSaved carrying the outcome: the caller reports the
+measurement, then the error.
 """
 
+import contextlib
+import secrets
 import tempfile
+from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 
 from .agent import Agent
 from .config import PointConfig
+from .errors import NotSaved
+from .leases import Lease
 from .results import save_point
 from .runner import Outcome, run_point
 from .store.record import catalogue_point
@@ -26,8 +33,8 @@ def measure(cfg: PointConfig, agent: Agent, results_dir: Path | None, *,
     if cfg.graph is not None:
         from .graph.measure import measure_graph
         return measure_graph(cfg, agent, results_dir, index=index, repetition=repetition)
-    with tempfile.TemporaryDirectory(prefix="mwperf-") as scratch:
-        outcome = run_point(cfg, agent, Path(scratch))
+    with scratch_folder() as scratch:
+        outcome = run_point(cfg, agent, scratch)
         saved = None
         if results_dir is not None:
             saved = save_point(outcome, results_dir / outcome.result["run_id"])
@@ -35,7 +42,21 @@ def measure(cfg: PointConfig, agent: Agent, results_dir: Path | None, *,
                 catalogue_point(saved, outcome.result, index, repetition)
             except KeyboardInterrupt:  # saved but not catalogued: keep it, stop after it
                 outcome.interrupted = True
+            except NotSaved as exc:  # the disk refused the catalogue: report the measurement
+                exc.outcome = outcome
+                raise
     return outcome, saved
+
+
+@contextlib.contextmanager
+def scratch_folder() -> Iterator[Path]:
+    """A new folder for the agents' files (under $TMPDIR), removed on leaving; leased first,
+    so the next mwperf removes it should this one be killed (leases.py)."""
+    with Lease.take("scratch folder of a point") as lease:
+        folder = Path(tempfile.gettempdir()) / f"mwperf-{lease.tag}-{secrets.token_hex(4)}"
+        lease.add("path", str(folder))
+        folder.mkdir(mode=0o700)
+        yield folder
 
 
 def stamp() -> str:

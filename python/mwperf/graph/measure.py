@@ -3,6 +3,7 @@ with ``baseline`` its topic or chain alone first, then the whole graph; the grap
 under ``results_dir/<run id>/`` (``graph-result.json`` and ``graph.html``, the graph drawn)."""
 
 import json
+import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -10,7 +11,8 @@ from pathlib import Path
 from ..agent import Agent
 from ..config import PointConfig
 from ..durations import format_ns
-from ..results import write_json, write_text
+from ..errors import NotSaved
+from ..results import WriteFailed, write_json, write_text
 from ..runner import Outcome
 from ..store.layout import GRAPH_RESULT_NAME as GRAPH_RESULT
 from ..store.record import catalogue_graph
@@ -60,12 +62,22 @@ def _saved(outcome: Outcome, results_dir: Path | None,
         return outcome, None
     result = dict(outcome.result)
     folder = results_dir / result["run_id"]
-    write_json(folder / GRAPH_RESULT, result)
-    write_text(folder / GRAPH_PAGE, render(result))
+    fresh = not folder.exists()
+    try:
+        write_text(folder / GRAPH_PAGE, render(result))
+        write_json(folder / GRAPH_RESULT, result)  # last: it makes the folder a graph run
+    except WriteFailed as exc:
+        if fresh:
+            shutil.rmtree(folder, ignore_errors=True)
+        raise NotSaved(f"{folder}: {exc.reason} while {exc.within(folder)}; the measurement "
+                       f"above was not saved", outcome) from None
     try:
         catalogue_graph(folder, result, *where)
     except KeyboardInterrupt:
         outcome.interrupted = True
+    except NotSaved as exc:
+        exc.outcome = outcome
+        raise
     return outcome, folder
 
 

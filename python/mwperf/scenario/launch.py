@@ -16,14 +16,15 @@ from typing import Any
 from ..agent import Agent
 from ..durations import format_ns
 from ..emulation.topology import Topology
-from ..errors import UsageError
-from ..results import write_json, write_text
+from ..errors import NotSaved, UsageError
+from ..results import WriteFailed, write_json, write_text
 from ..store.layout import MANIFEST_NAME, POINTS_DIR, RESULT_NAME
 from .catalog import load_scenario
 from .manifest import DONE, Manifest
 from .model import Scenario
 from .parse import parse_scenario
 from .progress import Progress, planned_s
+from .repair import repair
 from .summary import Summary, summarize
 from .sweep import Sweep, new_folder, plan_sweep, run_sweep
 
@@ -91,12 +92,21 @@ def launch(request: Request, agent: Agent, progress_stream: Any = None) -> Summa
     elif request.results_dir is not None:
         manifest = Manifest.new(new_folder(request.results_dir, scenario), scenario, sweep.points)
     progress = Progress(len(sweep.points), progress_stream)
+    if request.resume is not None and manifest is not None:
+        repair(manifest, progress.stream)
     run = run_sweep(sweep, agent, manifest, progress)
     summary = summarize(run)
     if run.folder is not None:
-        write_json(run.folder / "summary.json", summary.to_dict())
-        write_text(run.folder / "summary.md", f"# {scenario.name}"
-                   f"{' (quick)' if scenario.quick else ''}\n\n" + summary.text(markdown=True))
+        try:
+            write_json(run.folder / "summary.json", summary.to_dict())
+            write_text(run.folder / "summary.md", f"# {scenario.name}"
+                       f"{' (quick)' if scenario.quick else ''}\n\n"
+                       + summary.text(markdown=True))
+        except WriteFailed as exc:
+            run.not_saved = run.not_saved or NotSaved(
+                f"{run.folder}: {exc.reason} while {exc.within(run.folder)}; the summary above "
+                f"was not saved ('mwperf run --resume {run.folder}' writes it once the disk "
+                f"has room)")
     return summary
 
 

@@ -6,7 +6,10 @@ A point whose transport is not built into the agent is skipped with a note; one 
 refuses (e.g. UDP beyond a datagram) is "not supported"; a point that fails is recorded with
 its reason and the sweep goes on; a point over the scenario's timeout is stopped and recorded
 (the sweep goes on); Ctrl-C ends the sweep after the point in flight (kept, partial). The
-manifest is rewritten after every point, so --resume measures only what is missing.
+manifest is rewritten after every point, so --resume measures only what is missing. A sweep
+folder the disk refuses (full, read-only) ends the sweep: the point in flight is kept in
+memory for the summary (``failed``, with why, when its folder could not be written), and the
+error is the run's (``SweepRun.not_saved``), raised once the summary is out.
 """
 
 import secrets
@@ -17,8 +20,9 @@ from typing import Any
 
 from ..agent import Agent
 from ..config import PointConfig
-from ..errors import MwperfError, UsageError
-from ..runner import StoppedRunError
+from ..errors import MwperfError, NotSaved, UsageError
+from ..results import WriteFailed
+from ..runner import Outcome, StoppedRunError
 from ..session import measure, stamp
 from ..store.layout import POINTS_DIR
 from .check import check_points
@@ -59,6 +63,8 @@ class SweepRun:
     digests: dict[int, Digest]
     """index -> what the summary needs of the points measured by this run (earlier ones are
     read from their folders)"""
+    not_saved: NotSaved | None = None
+    """the first write the disk refused (the sweep stopped there)"""
 
 
 def plan_sweep(scenario: Scenario, agent: Agent, conditions: dict[str, Any]) -> Sweep:
@@ -90,18 +96,20 @@ def run_sweep(sweep: Sweep, agent: Agent, manifest: Manifest | None,
     folder = manifest.folder if manifest is not None else None
     digests: dict[int, Digest] = {}
     if manifest is not None:
-        manifest.save()
+        manifest.save()  # a folder the disk refuses fails here, before anything is measured
+    run = SweepRun(sweep, entries, folder, False, digests)
     try:
-        interrupted = _run_points(sweep, agent, manifest, progress, by_index, digests)
+        run.interrupted = _run_points(sweep, agent, manifest, progress, by_index, run)
     except KeyboardInterrupt:  # between two points: nothing in flight to keep
-        interrupted = True
+        run.interrupted = True
     progress.close()
-    return SweepRun(sweep, entries, folder, interrupted, digests)
+    return run
 
 
 def _run_points(sweep: Sweep, agent: Agent, manifest: Manifest | None, progress: Progress,
-                by_index: dict[int, Entry], digests: dict[int, Digest]) -> bool:
-    """The loop over the points; True when the user stopped it."""
+                by_index: dict[int, Entry], run: SweepRun) -> bool:
+    """The loop over the points; True when the user stopped it or the disk refused a write
+    (``run.not_saved``)."""
     folder = manifest.folder if manifest is not None else None
     for point in sweep.points:
         entry = by_index[point.index]
@@ -115,23 +123,30 @@ def _run_points(sweep: Sweep, agent: Agent, manifest: Manifest | None, progress:
         else:
             cfg = sweep.configs[point.index]
             progress.start(point.index, entry.label, planned_s(cfg), length_note(cfg))
-            interrupted, result = _measure(sweep, point, entry, agent, folder)
+            interrupted, result = _measure(sweep, point, entry, agent, folder, run)
             if result is not None:
-                digests[point.index] = digest(result, entry.result)
+                run.digests[point.index] = digest(result, entry.result)
             if entry.status == PENDING:  # stopped before anything was measured
                 return True
             progress.finish(point.index, result_line(entry, result))
         if manifest is not None:
-            manifest.save()
-        if interrupted:
+            try:
+                manifest.save()
+            except WriteFailed as exc:
+                run.not_saved = run.not_saved or NotSaved(
+                    f"{manifest.folder}: {exc.reason} while {exc.within(manifest.folder)}; the "
+                    f"points measured are in its points/ folder: once the disk has room, "
+                    f"'mwperf run --resume {manifest.folder}' takes them over")
+                return True
+        if interrupted or run.not_saved is not None:
             return True
     return False
 
 
 def _measure(sweep: Sweep, point: PlannedPoint, entry: Entry, agent: Agent,
-             folder: Path | None) -> tuple[bool, dict[str, Any] | None]:
+             folder: Path | None, run: SweepRun) -> tuple[bool, dict[str, Any] | None]:
     """Measure one point into ``entry``: (whether the user asked the sweep to stop, the
-    run-result if there is one)."""
+    run-result if there is one); a write the disk refused goes to ``run.not_saved``."""
     cfg = sweep.configs[point.index]
     timer = Deadline()
     started = time.monotonic()
@@ -146,6 +161,19 @@ def _measure(sweep: Sweep, point: PlannedPoint, entry: Entry, agent: Agent,
         if not timer.fired:  # Ctrl-C before the agents ran: nothing of this point to keep
             return True, None
         entry.status, entry.reason = "failed", getattr(exc, "reason", str(exc))
+    except NotSaved as exc:  # measured, but the disk refused its folder or the catalogue
+        outcome = exc.outcome
+        if not isinstance(outcome, Outcome):
+            raise
+        run.not_saved = run.not_saved or exc
+        result = outcome.result
+        if isinstance(exc.saved, Path) and folder is not None:  # saved, not catalogued
+            entry.status, entry.reason = result["status"], result["status_reason"]
+            entry.result = exc.saved.relative_to(folder).as_posix()
+        else:  # not saved: measured again by --resume
+            entry.status, entry.reason = "failed", str(exc)
+        entry.wall_s = round(time.monotonic() - started, 3)
+        return True, result
     except MwperfError as exc:
         entry.status, entry.reason = "failed", str(exc)
         stop = isinstance(exc, StoppedRunError) and not timer.fired

@@ -8,6 +8,7 @@ results folder, wherever that folder now is (nothing stored in the catalogue nam
 outside it).
 """
 
+import contextlib
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,7 +19,7 @@ import duckdb
 
 from ..errors import RunError
 from . import migrate, schema
-from .duckerr import one_line
+from .duckerr import disk_problem, one_line, raise_if_interrupted
 from .layout import POINTS_DIR
 from .parquet import SAMPLES_PARQUET, SERIES_COLUMNS, SERIES_PARQUET, sql_string
 
@@ -66,14 +67,43 @@ def connect(root: Path, read_only: bool = False, path: Path | None = None, views
     con = open_locked(root, path, read_only)
     try:
         if not read_only:
-            migrate.prepare(con, str(path), rebuild_hint(root))
+            _prepare(con, root, path)
         else:
             _check_version(con, root, path)
         if views:
             add_views(con, root)
         yield con
     finally:
+        _close(con)
+
+
+def _prepare(con: duckdb.DuckDBPyConnection, root: Path, path: Path) -> None:
+    """The tables created or migrated, all of it in one transaction (a Ctrl-C or a full disk
+    halfway leaves the catalogue as it was)."""
+    found = schema.version_of(con)
+    if found == schema.SCHEMA_VERSION:
+        return
+    con.begin()
+    try:
+        migrate.prepare(con, str(path), rebuild_hint(root), found)
+        con.commit()
+    except BaseException as exc:
+        with contextlib.suppress(duckdb.Error, RuntimeError):
+            con.rollback()
+        raise_if_interrupted(exc)
+        if isinstance(exc, duckdb.Error):
+            raise RunError(f"cannot prepare catalogue {path}: {one_line(exc)}") from None
+        raise
+
+
+def _close(con: duckdb.DuckDBPyConnection) -> None:
+    """Close ``con``. What it committed is in the write-ahead log already: should the
+    checkpoint into the file fail (a full disk), the next connection replays the log; so only
+    a Ctrl-C is passed on."""
+    try:
         con.close()
+    except (duckdb.Error, RuntimeError) as exc:
+        raise_if_interrupted(exc)
 
 
 def dict_rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]
@@ -112,6 +142,10 @@ def open_locked(root: Path, path: Path, read_only: bool = False) -> duckdb.DuckD
             return con
         except duckdb.Error as exc:
             message = one_line(exc)
+            problem = disk_problem(exc)
+            if problem is not None:  # the file is fine, the disk refuses: nothing to rebuild
+                raise RunError(f"results folder {root}: {problem} while opening its catalogue "
+                               f"{path.name} ({message})") from None
             if "lock" not in message.lower():
                 raise CatalogueUnreadable(
                     f"catalogue {path} is unreadable ({message}); the point folders are intact: "

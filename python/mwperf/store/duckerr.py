@@ -1,8 +1,54 @@
-"""DuckDB's error messages as one line for a person: the message without the SQL excerpt
-(``LINE 1: ...`` and its caret) DuckDB appends."""
+"""DuckDB's error messages as one line for a person (the message without the SQL excerpt DuckDB
+appends), which of them mean the disk refused a write, and which mean a Ctrl-C.
+
+A SIGINT while DuckDB works does not reach Python as KeyboardInterrupt: DuckDB catches it and
+the statement fails with ``RuntimeError: Query interrupted`` (or ``duckdb.InterruptException``);
+:func:`raise_if_interrupted` turns both back into KeyboardInterrupt, so a Ctrl-C while the
+catalogue is written stops mwperf as it does anywhere else."""
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import duckdb
+
+DISK_PROBLEMS = ("No space left on device", "Read-only file system", "Disk quota exceeded",
+                 "Permission denied", "Input/output error", "File too large")
+"""what the system says when a file system refuses a write (strerror), as DuckDB quotes it"""
 
 
 def one_line(exc: BaseException) -> str:
     """``exc``'s message up to DuckDB's ``LINE n:`` excerpt, whitespace collapsed."""
     text = str(exc).split("\nLINE ")[0]
     return " ".join(text.split()) or type(exc).__name__
+
+
+def disk_problem(exc: BaseException) -> str | None:
+    """The system's reason when ``exc`` says a file system refused a write (e.g. 'No space
+    left on device'), else None."""
+    if isinstance(exc, OSError) and exc.strerror:
+        text = exc.strerror
+    else:
+        text = str(exc)
+    return next((problem for problem in DISK_PROBLEMS if problem.lower() in text.lower()), None)
+
+
+def interrupted(exc: BaseException) -> bool:
+    """True when ``exc`` is how DuckDB reports a Ctrl-C (SIGINT) during a statement."""
+    return isinstance(exc, (KeyboardInterrupt, duckdb.InterruptException)) or (
+        isinstance(exc, RuntimeError) and "interrupted" in str(exc).lower())
+
+
+def raise_if_interrupted(exc: BaseException) -> None:
+    """Raise KeyboardInterrupt when ``exc`` is DuckDB's report of a Ctrl-C."""
+    if interrupted(exc) and not isinstance(exc, KeyboardInterrupt):
+        raise KeyboardInterrupt(one_line(exc)) from exc
+
+
+@contextmanager
+def ctrl_c_stops() -> Iterator[None]:
+    """Within the block, DuckDB's report of a Ctrl-C becomes KeyboardInterrupt."""
+    try:
+        yield
+    except (RuntimeError, duckdb.Error) as exc:
+        raise_if_interrupted(exc)
+        raise

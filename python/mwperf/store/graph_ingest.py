@@ -10,6 +10,7 @@ import duckdb
 
 from . import graph_rows, rows
 from .catalogue import connect
+from .duckerr import ctrl_c_stops
 from .graph_tables import GRAPH_TABLES
 from .ingest import insert, read_result, refresh_run, transaction
 from .layout import GRAPH_RESULT_NAME, Placement, place
@@ -22,7 +23,7 @@ def ingest_graph(folder: Path, result: dict[str, Any] | None = None, index: int 
     manifest says, once it lists the point)."""
     result = result if result is not None else load_graph_result(folder)
     placement = place(folder)
-    with connect(placement.root, views=False) as con:
+    with ctrl_c_stops(), connect(placement.root, views=False) as con:
         store_graph(con, placement, folder, result, index, repetition)
 
 

@@ -5,6 +5,7 @@ point, topics, subscribers, warnings) go in as one transaction. A point ingested
 its rows.
 """
 
+import contextlib
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,7 +18,7 @@ from ..errors import RunError
 from ..merge import SEVERITY
 from . import rows
 from .catalogue import connect
-from .duckerr import one_line
+from .duckerr import ctrl_c_stops, one_line, raise_if_interrupted
 from .layout import RESULT_NAME, Placement, place
 from .parquet import remove_temporaries, write_point_files
 from .schema import TABLES
@@ -28,9 +29,10 @@ def ingest_point(point_dir: Path, result: dict[str, Any] | None = None,
     """Catalogue the saved point folder ``point_dir`` (its result.json unless ``result``)."""
     result = result if result is not None else load_result(point_dir)
     placement = place(point_dir)
-    prepare_files(point_dir, result)
-    with connect(placement.root, views=False) as con:
-        store_point(con, placement, point_dir, result, index, repetition)
+    with ctrl_c_stops():
+        prepare_files(point_dir, result)
+        with connect(placement.root, views=False) as con:
+            store_point(con, placement, point_dir, result, index, repetition)
 
 
 def load_result(point_dir: Path) -> dict[str, Any]:
@@ -92,16 +94,19 @@ def store_point(con: duckdb.DuckDBPyConnection, placement: Placement, point_dir:
 @contextmanager
 def transaction(con: duckdb.DuckDBPyConnection, folder: Path) -> Iterator[None]:
     """One transaction: committed when the block ends, rolled back on any error (a DuckDB
-    error becomes a RunError naming ``folder``)."""
+    error becomes a RunError naming ``folder``; DuckDB's report of a Ctrl-C, KeyboardInterrupt).
+    A commit that fails (a full disk) has rolled back already; a rollback that fails leaves the
+    transaction to the connection's close, which discards it too."""
     con.begin()
     try:
         yield
         con.commit()
-    except duckdb.Error as exc:
-        con.rollback()
-        raise RunError(f"cannot catalogue {folder}: {one_line(exc)}") from None
-    except BaseException:
-        con.rollback()
+    except BaseException as exc:
+        with contextlib.suppress(duckdb.Error, RuntimeError):
+            con.rollback()
+        raise_if_interrupted(exc)
+        if isinstance(exc, duckdb.Error):
+            raise RunError(f"cannot catalogue {folder}: {one_line(exc)}") from None
         raise
 
 

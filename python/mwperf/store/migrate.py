@@ -14,7 +14,7 @@ from .rows import cost_columns, layer_columns, subscriber_rows, topic_rows
 from .schema import (COST_COLUMNS, LAYER_COLUMNS, PROBE_COLUMNS, PROBE_ROS2_COLUMNS,
                      PROCESS_COLUMNS, RESILIENCE_COLUMNS,
                      SCHEMA_VERSION, SERVICE_COLUMNS, SUBSCRIBER_COLUMNS, THROUGHPUT_COLUMNS,
-                     TOPIC_COLUMNS, SchemaMismatch, create, version_of)
+                     TOPIC_COLUMNS, SchemaMismatch, create)
 
 
 def _add_resilience_columns(con: duckdb.DuckDBPyConnection) -> None:
@@ -158,9 +158,11 @@ MIGRATIONS: dict[int, Callable[[duckdb.DuckDBPyConnection], None]] = {
 """version -> the step that upgrades a catalogue of that version to the next one"""
 
 
-def prepare(con: duckdb.DuckDBPyConnection, where: str, rebuild_hint: str) -> None:
-    """Create the tables of a new catalogue, migrate an old one, or refuse one from the future."""
-    found = version_of(con)
+def prepare(con: duckdb.DuckDBPyConnection, where: str, rebuild_hint: str,
+            found: int | None = None) -> None:
+    """Create the tables of a new catalogue, migrate an old one (of version ``found``, the
+    caller's version_of(): inside a transaction a failed query would abort it), or refuse one
+    from the future."""
     if found is None:
         if not con.execute("SELECT table_name FROM duckdb_tables()").fetchall():
             create(con)

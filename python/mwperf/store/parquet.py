@@ -21,7 +21,7 @@ from typing import Any
 import duckdb
 
 from ..errors import RunError
-from .duckerr import one_line
+from .duckerr import one_line, raise_if_interrupted
 
 SAMPLES_CSV = "samples.csv"
 SAMPLES_PARQUET = "samples.parquet"
@@ -57,6 +57,7 @@ def write_point_files(point_dir: Path, point_id: str, series: list[dict[str, Any
                 convert_topic_samples(topics, target, point_id, con)
             write_series(point_dir / SERIES_PARQUET, point_id, series, con)
     except duckdb.Error as exc:
+        raise_if_interrupted(exc)
         raise RunError(f"cannot write the Parquet files of {point_dir}: {one_line(exc)}") from None
 
 
@@ -125,8 +126,10 @@ def _publish(con: duckdb.DuckDBPyConnection, target: Path, query: str) -> None:
     tmp = target.with_name(f"{TEMP_PREFIX}{os.getpid()}-{target.name}")
     try:
         con.execute(f"COPY ({query}) TO {sql_string(tmp)} (FORMAT parquet)")
+        _sync_file(tmp)  # whole on the disk before its name is
         os.replace(tmp, target)
     except (duckdb.Error, OSError) as exc:
+        raise_if_interrupted(exc)
         raise RunError(f"cannot write {target}: {one_line(exc)}") from None
     finally:  # also on Ctrl-C: no half-written file stays behind
         with contextlib.suppress(OSError):
@@ -138,3 +141,11 @@ def _up_to_date(target: Path, source: Path) -> bool:
         return target.stat().st_mtime_ns >= source.stat().st_mtime_ns
     except OSError:
         return False
+
+
+def _sync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -2,7 +2,8 @@
 
 The new catalogue is built under a temporary name in the results folder and renamed over the
 old one only when complete, so an interrupted rebuild leaves the old catalogue as it was.
-Missing Parquet files are recreated; half-written ones a killed mwperf left are removed.
+Missing Parquet files are recreated; half-written ones a killed mwperf left are removed. The new
+file is checkpointed before the rename (its write-ahead log would not follow it).
 """
 
 import contextlib
@@ -11,8 +12,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import duckdb
+
 from ..errors import MwperfError, RunError
 from .catalogue import CatalogueUnreadable, catalogue_path, connect, open_locked
+from .duckerr import ctrl_c_stops, one_line, raise_if_interrupted
 from .graph_ingest import load_graph_result, store_graph
 from .ingest import load_result, prepare_files, store_point
 from .layout import graph_folders, place, point_folders
@@ -40,7 +44,7 @@ def rebuild(root: Path) -> RebuildReport:
     temp = root / f".catalogue-rebuild-{os.getpid()}.duckdb"
     report = RebuildReport()
     try:
-        with _writers_kept_out(root), connect(root, path=temp, views=False) as con:
+        with ctrl_c_stops(), _writers_kept_out(root), connect(root, path=temp, views=False) as con:
             for point_dir in point_folders(root):
                 try:
                     result = load_result(point_dir)
@@ -59,6 +63,7 @@ def rebuild(root: Path) -> RebuildReport:
                     continue
                 report.graphs += 1
                 report.runs.add(place(folder).run_id)
+            _checkpoint(con, root)
         target = catalogue_path(root)
         target.with_name(target.name + ".wal").unlink(missing_ok=True)  # belongs to the old file
         os.replace(temp, target)
@@ -67,6 +72,17 @@ def rebuild(root: Path) -> RebuildReport:
             with contextlib.suppress(OSError):
                 leftover.unlink(missing_ok=True)
     return report
+
+
+def _checkpoint(con: duckdb.DuckDBPyConnection, root: Path) -> None:
+    """Everything into the new file itself: its write-ahead log does not move with it (a
+    checkpoint the disk refuses is an error, the old catalogue stays)."""
+    try:
+        con.execute("CHECKPOINT")
+    except duckdb.Error as exc:
+        raise_if_interrupted(exc)
+        raise RunError(f"results folder {root}: cannot write the rebuilt catalogue "
+                       f"({one_line(exc)}); the old one is as it was") from None
 
 
 @contextlib.contextmanager

@@ -4,6 +4,8 @@ folder.
 The measurement must never be lost to a catalogue problem: the folder is already saved, so a
 busy or failing catalogue is a warning on stderr (the folder can be added later with ``mwperf
 results --rebuild``), and an unreadable catalogue is rebuilt from the folders, with a message.
+A disk that refuses the write (full, read-only) is an error, NotSaved naming the folder: every
+later point would meet it too. The catalogue is then as it was before (one transaction).
 """
 
 import sys
@@ -11,8 +13,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..errors import MwperfError
+from ..errors import MwperfError, NotSaved
 from .catalogue import CatalogueUnreadable, rebuild_hint
+from .duckerr import disk_problem
 from .graph_ingest import ingest_graph
 from .ingest import ingest_point
 from .layout import place
@@ -47,7 +50,15 @@ def _guarded(point_dir: Path, ingest: Callable[[], None],
         except MwperfError as again:
             say(f"warning: the rebuild failed too: {again}")
     except MwperfError as exc:
-        say(f"warning: {point_dir} is saved but not in the catalogue: {exc}")
+        problem = disk_problem(exc)
+        if problem is None:
+            say(f"warning: {point_dir} is saved but not in the catalogue: {exc}")
+            return
+        root = place(point_dir).root
+        raise NotSaved(f"{root}: {problem} while writing the catalogue; the measurement above "
+                       f"is saved in {point_dir} but not catalogued: add it with "
+                       f"'{rebuild_hint(root)}' once the disk has room (or use another "
+                       f"--results folder)", saved=point_dir) from None
     except KeyboardInterrupt:
         say(f"interrupted while cataloguing {point_dir} (saved, not catalogued: add it with "
             f"'{rebuild_hint(place(point_dir).root)}')")
