@@ -6,6 +6,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -203,17 +204,20 @@ def _python3_is_this_interpreter(tmp_path_factory: pytest.TempPathFactory) -> No
 
 
 @pytest.fixture
-def fake_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+def fake_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
     """Use the fake agent (in this process and in children); traces go to tmp_path/trace."""
     trace = tmp_path / "trace"
     trace.mkdir()
-    (tmp_path / "tmp").mkdir()
-    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))  # scratch dirs land here, not in /tmp
+    # scratch dirs land in a folder of this test's own, not in /tmp itself; a short one (not
+    # under tmp_path, which pytest-xdist makes long): a uds socket path in it stays < 108 bytes
+    scratch = Path(tempfile.mkdtemp(prefix="mwt-", dir="/tmp"))
+    monkeypatch.setenv("TMPDIR", str(scratch))
     monkeypatch.setenv("MWPERF_LEASE_DIR", str(tmp_path / "leases"))  # not other runs' leases
     monkeypatch.setenv("MWPERF_AGENT", str(FAKE_AGENT))
     monkeypatch.setenv("FAKE_AGENT_TRACE", str(trace))
     monkeypatch.delenv("FAKE_AGENT", raising=False)
-    return dict(os.environ)
+    yield dict(os.environ)
+    shutil.rmtree(scratch, ignore_errors=True)
 
 
 TEST_TAG = "MWPERF_TEST_TAG"
