@@ -182,7 +182,7 @@ def _measure_point(cfg: PointConfig, json_to: JsonTo, results_dir: Path | None) 
 
 def _conditions(scenario: str, options: dict[str, Any]) -> dict[str, Any]:
     """The condition flags given with a scenario (they apply to every point)."""
-    point_flags = [name for name in POINT_OPTIONS if options[name] is not None]
+    point_flags = [name for name in POINT_OPTIONS if options[name] not in (None, ())]
     point_flags += ["samples"] * options["samples"] + ["opt"] * bool(options["opt"])
     if point_flags:
         flag = "--" + point_flags[0].replace("_", "-")

@@ -36,7 +36,7 @@ from typing import Any
 from .durations import format_ns, parse_duration
 from .errors import UsageError
 
-PEER_TIMEOUT_NS = 10_000_000_000
+PEER_TIMEOUT_NS = 5_000_000_000
 """a ping with a restart waits this long for a silent peer before it gives up (at least)"""
 READY_TIMEOUT_S = 20.0
 """how long a restarted process gets to be ready again (its READY line, its readiness check)"""
@@ -112,7 +112,7 @@ def check(cfg: Any) -> None:
     allowed = allowed_targets(cfg)
     listed = ", ".join(allowed) or "none"
     for target, at_ns in cfg.restarts:
-        item = f"--restart {target}@{format_ns(at_ns).replace(' ', '')}"
+        item = f"--restart {target}@{_as_typed(at_ns)}"
         if cfg.remote is not None:
             raise UsageError(f"{item}: not with --host (yet): restarts run on this machine and "
                              "its emulated hosts")
@@ -133,9 +133,17 @@ def check(cfg: Any) -> None:
         if planned is not None and at_ns >= planned:
             raise UsageError(f"{item}: at or beyond the end of the measured phase "
                              f"({format_ns(planned)}): give a time inside it, e.g. "
-                             f"{target}@{format_ns(planned / 2).replace(' ', '')}")
+                             f"{target}@{_as_typed(planned // 2)}")
     if len({at for _, at in cfg.restarts}) != len(cfg.restarts):
         raise UsageError("--restart: two restarts at the same time; give each its own")
+
+
+def _as_typed(ns: int) -> str:
+    """A duration as a user would type it: 5s, 2500ms, 750us, 12ns."""
+    for unit, scale in (("s", 10**9), ("ms", 10**6), ("us", 10**3)):
+        if ns % scale == 0:
+            return f"{ns // scale}{unit}"
+    return f"{ns}ns"
 
 
 def agent_lines(text: str) -> dict[str, list[int]]:

@@ -110,7 +110,8 @@ impl Ping<'_> {
         self.last_send_ns = sent_ns;
         match r {
             Err(TransportError::Unreachable { .. }) => Ok(()), // nothing listens (yet): shows as loss
-            Err(TransportError::Closed) if self.args.common.reopen => {
+            // --reopen: a closed connection or a broker gone (any failure but "nothing listens")
+            Err(_) if self.args.common.reopen => {
                 self.down = true;
                 Ok(())
             }
@@ -183,7 +184,7 @@ impl Ping<'_> {
         match waiter.recv_until(self.ep.as_mut(), &mut self.rx, deadline_ns) {
             Ok(Some(t)) => self.on_packet(t),
             Ok(None) | Err(TransportError::Unreachable { .. }) => {}
-            Err(TransportError::Closed) if self.args.common.reopen => {
+            Err(_) if self.args.common.reopen => {
                 self.down = true;
                 self.try_reopen();
             }

@@ -78,11 +78,18 @@ pub fn run(
                 errors_in_a_row = 0;
             }
             Ok(None) => {}
-            Err(TransportError::Closed) if args.common.reopen => {
-                // --reopen: the broker went away (a restart): open the endpoint again
+            Err(e) if args.common.reopen && !matches!(e, TransportError::Unreachable { .. }) => {
+                // --reopen: the connection or the broker went away (a restart): let go of the
+                // endpoint (its address, e.g. a bound port), then open it again
+                drop(ep);
                 match reopen(args, addr) {
                     Some(new) => ep = new,
-                    None => break Some("stopped while reopening".to_string()),
+                    None => {
+                        return RoleOutcome {
+                            counters: Some(c),
+                            ..RoleOutcome::failed("stopped while reopening its endpoint")
+                        }
+                    }
                 }
             }
             Err(e) => {
