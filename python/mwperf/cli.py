@@ -50,7 +50,7 @@ POINT_OPTIONS = ("transport", "mode", "rate", "payload", "duration", "count", "w
                  "session_timeout", "subscribers", "bridge", "replay", "replay_topics",
                  "replay_rate", "replay_window", "replay_loop", "graph", "baseline", "without",
                  "copies", "rate_scale", "reply_payload", "server_work", "in_flight", "clients",
-                 "call_timeout")
+                 "call_timeout", "restart")
 CONDITION_OPTIONS = ("peer_timeout", "spin_margin", "busy_poll", "prevent_cpu_idle",
                      "reliability", "history", "depth", "durability", "discovery_timeout",
                      "cpu_quota", "cpu_pin", "rt_priority", "host", "remote_place", "ssh_config",
@@ -201,7 +201,7 @@ def _measure_point(cfg: PointConfig, json_to: JsonTo, results_dir: Path | None) 
 
 def _conditions(scenario: str, options: dict[str, Any]) -> dict[str, Any]:
     """The condition flags given with a scenario (they apply to every point)."""
-    point_flags = [name for name in POINT_OPTIONS if options[name] is not None]
+    point_flags = [name for name in POINT_OPTIONS if options[name] not in (None, ())]
     point_flags += ["samples"] * options["samples"] + ["opt"] * bool(options["opt"])
     if point_flags:
         flag = "--" + point_flags[0].replace("_", "-")

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from .options import KINDS
 from .parts import parts_for
+from .restarts import parse_restarts
 from .durations import parse_duration
 from .clocksync import parse_test_clock
 from .emulation.links import parse_link
@@ -140,6 +141,8 @@ class PointConfig:
     graph: "GraphPoint | None" = None
     """``--graph`` (a scenario's ``graph:``): a graph of nodes instead of one stream
     (graph/point.py); the stream's own fields then keep their defaults"""
+    restarts: tuple[tuple[str, int], ...] = ()
+    """``--restart TARGET@T``: (target, ns after the measured phase starts) (restarts.py)"""
     service: "ServicePoint | None" = None
     """``--mode service``: the calls' options (calls.py); None for streams"""
     min_samples: int | None = None
@@ -217,6 +220,10 @@ class PointConfig:
             del data["graph"]
         else:
             data["graph"] = self.graph.to_dict()
+        if not self.restarts:
+            del data["restarts"]
+        else:
+            data["restarts"] = [list(item) for item in self.restarts]
         if not self.test_clock:
             del data["test_clock"]
         else:
@@ -316,6 +323,7 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
         idle_ns=_duration("--idle", options.get("idle") or ("2s" if options.get("wire_bytes")
                                                            else "0s"), 0),
         min_samples=min_samples, service=service,
+        restarts=parse_restarts(options.get("restart")),
     )
 
     if options.get("bridge") is not None:

@@ -41,6 +41,8 @@ class AgentProcess:
     _pidfd: int | None = field(default=None, repr=False)
     name: str = ""
     """this agent among several of one role (``sub.2`` of ``--subscribers``); else the role"""
+    placed: tuple[Path | None, dict[str, str] | None] = (None, None)
+    """the network namespace and extra environment it was started with (``respawn``)"""
 
     def __post_init__(self) -> None:
         self.name = self.name or self.role
@@ -154,11 +156,20 @@ class AgentSet:
             except OSError as exc:
                 raise RunError(f"cannot start {argv[0]}: {exc.strerror}") from None
         agent = AgentProcess(role, popen, stdout_path, stderr_path, _pidfd=_open_pidfd(popen.pid),
-                             name=name)
+                             name=name, placed=(netns, env))
         self.agents.append(agent)
         if self.placement:
             self.placement.confirm(role, popen.pid)
         return agent
+
+    def respawn(self, old: AgentProcess, argv: list[str]) -> AgentProcess:
+        """Start ``old`` (which has exited: a restart) again with ``argv``, where and as it ran,
+        in its place in the set."""
+        new = self.spawn(old.role, argv, *old.placed, name=old.name)
+        self.agents.remove(new)
+        self.agents[self.agents.index(old)] = new
+        old.close()
+        return new
 
     def adopt(self, agent: AgentProcess) -> AgentProcess:
         """Register an agent started elsewhere (on a real host: remote/supervised.py)."""

@@ -440,6 +440,24 @@ class Resilience(TypedDict):
     outage: ResilienceOutage | None
 
 
+class Restart(TypedDict):
+    """python/mwperf/restarts.py: one --restart TARGET@T: when the target was killed (SIGKILL) and started again, and what it cost the ping (from its raw samples)"""
+
+    target: str
+    at_ns: int
+    killed_ns: int | None
+    started_ns: int | None
+    ready_ns: NotRequired[int | None]
+    first_message_after_ns: int | None
+    rediscovery_ns: int | None
+    sent_in_gap: NotRequired[int | None]
+    lost: int | None
+    duplicates: int | None
+    recovered: Literal['session', 'rebuilt', 'no']
+    reopened_by: NotRequired[list[str]]
+    notes: list[str]
+
+
 class RunResultLinkOutageWindow(TypedDict):
     start_ns: int
     end_ns: int
@@ -689,6 +707,7 @@ class RunResult(TypedDict):
     discovery: NotRequired[Discovery | None]
     per_topic: NotRequired[list[TopicMeasurement]]
     resilience: NotRequired[Resilience]
+    restarts: NotRequired[list[Restart]]
     link: NotRequired[RunResultLink]
     hosts: NotRequired[RunResultHosts]
     alloc_sites: NotRequired[RunResultAllocSites]

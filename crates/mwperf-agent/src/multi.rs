@@ -55,14 +55,14 @@ pub fn run(
             let serial = Serial::new();
             let serial = (a.executor == "single").then_some(&serial);
             let pong = matches!(role, Role::Pong(_));
-            each(topics, |topic, ep, _| {
+            each(topics, |topic, ep, addr| {
                 let cb = Callback {
                     topic,
                     serial,
                     busy_loop_ns: a.busy_loop,
                 };
                 if pong {
-                    roles::pong::run(a, ep, cb)
+                    roles::pong::run(a, ep, addr, cb)
                 } else {
                     let a = ServerArgs {
                         samples: samples[topic].clone(),

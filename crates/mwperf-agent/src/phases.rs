@@ -7,7 +7,8 @@
 //! Process-wide like the allocation counters (allocs.rs): with several topics the first of any
 //! starts a phase and the last of any ends it. Each call is one or two relaxed atomics.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 use mwperf_core::clock::now_ns;
 use mwperf_core::result::Phases;
@@ -20,6 +21,13 @@ static MEASURE_START: AtomicU64 = AtomicU64::new(u64::MAX);
 static LAST_SEND: AtomicU64 = AtomicU64::new(0);
 static DRAINED: AtomicU64 = AtomicU64::new(0);
 static IDLE_END: AtomicU64 = AtomicU64::new(0);
+static ANNOUNCE: AtomicBool = AtomicBool::new(false);
+
+/// `--reopen`: print `MEASURING <intended ns>` on stdout when the first measured message goes
+/// out (the control plane schedules restarts from it).
+pub fn announce_measuring(on: bool) {
+    ANNOUNCE.store(on, Relaxed);
+}
 
 /// The endpoint is open and the peer answered (or matched): the setup phase is over.
 pub fn setup_done() {
@@ -31,7 +39,12 @@ pub fn setup_done() {
 pub fn sent(intended_ns: u64, sent_ns: u64, measured: bool) {
     FIRST_SEND.fetch_min(sent_ns, Relaxed);
     if measured {
-        MEASURE_START.fetch_min(intended_ns, Relaxed);
+        let before = MEASURE_START.fetch_min(intended_ns, Relaxed);
+        if before == u64::MAX && ANNOUNCE.load(Relaxed) {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "MEASURING {intended_ns}");
+            let _ = out.flush();
+        }
         LAST_SEND.fetch_max(sent_ns, Relaxed);
     }
 }

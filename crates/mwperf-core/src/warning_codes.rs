@@ -59,6 +59,7 @@ codes! {
         RT_PRIORITY_DENIED = "rt-priority-denied": "a real-time priority was refused: the role ran SCHED_OTHER",
         RT_BUDGET_BELOW_QUOTA = "rt-budget-below-quota": "a SCHED_FIFO role's real-time budget is below its CPU quota",
         OUTAGE_MISSED = "outage-missed": "the link outage fell outside the measurement",
+        RESTART_NOT_RECOVERED = "restart-not-recovered": "after a --restart nothing sent came back within the run",
         BRIDGE_RATE_SHORT = "bridge-rate-short": "the bridge delivered less than 95 % of the offered rate",
         IMPORTED = "imported": "an imported result: latency as the other tool measured it",
     }

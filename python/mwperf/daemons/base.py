@@ -143,6 +143,11 @@ class DaemonProcess:
         self._signal(signal.SIGKILL)  # also any child it left in its group
         self.popen.wait()
 
+    def kill_now(self) -> None:
+        """SIGKILL its process group at once and reap it (a restart: no grace, no sample)."""
+        self._signal(signal.SIGKILL)
+        self.popen.wait()
+
     def describe(self) -> Daemon:
         """The run-result's ``daemons[]`` entry."""
         version = None
@@ -206,7 +211,24 @@ class DaemonSet:
                                f"{daemon.exit_code}): {daemon.log_tail()}")
         raise AssertionError("unreachable")
 
-    def _spawn(self, spec: DaemonSpec) -> DaemonProcess:
+    def respawn(self, old: DaemonProcess, spec: DaemonSpec, log_name: str,
+                timeout_s: float) -> DaemonProcess:
+        """Start ``spec`` in the place of ``old`` (killed: a restart), logging to
+        ``<log_name>.log``, and wait until it is ready (RunError when it is not in time)."""
+        new = self._spawn(spec, log_name)
+        self.daemons.remove(new)
+        self.daemons[self.daemons.index(old)] = new
+        deadline = time.monotonic() + timeout_s
+        while new.exit_code is None and time.monotonic() < deadline:
+            with contextlib.suppress(OSError):
+                if inside(spec.netns, functools.partial(spec.ready, new)):
+                    new.mark_baseline()
+                    return new
+            time.sleep(POLL_S)
+        raise RunError(f"{spec.name} was not ready again within {timeout_s:g} s of its restart "
+                       f"(exit code {new.exit_code}): {new.log_tail()}")
+
+    def _spawn(self, spec: DaemonSpec, log_name: str | None = None) -> DaemonProcess:
         self.folder.mkdir(parents=True, exist_ok=True)
         remote = self.remote(spec) if self.remote is not None else None
         if remote is not None:
@@ -220,7 +242,7 @@ class DaemonSet:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
             Path(path).write_text(text, encoding="utf-8")
         self.folder.mkdir(parents=True, exist_ok=True)
-        log_path = self.folder / f"{spec.name}.log"
+        log_path = self.folder / f"{log_name or spec.name}.log"
         env = {k: v for k, v in os.environ.items() if k not in spec.unset} | (spec.env or {})
         with open(log_path, "ab") as log:
             try:

@@ -20,6 +20,7 @@ from .clock import ClockSync
 from .layers import Layers
 from .outage import Outage
 from .profile import Profile
+from .restart import Restarts
 from .samples import Samples
 from .throughput import Throughput
 from .wire_bytes import WireBytes
@@ -28,7 +29,8 @@ if TYPE_CHECKING:
     from ..point import Point
 
 PARTS: tuple[Part, ...] = (CallsPart(), Bridge(), Outage(), ClockSync(), CountAllocs(), Layers(),
-                           AllocSites(), Profile(), WireBytes(), Samples(), Throughput())
+                           AllocSites(), Profile(), WireBytes(), Samples(), Throughput(),
+                           Restarts())
 """every part, in the order its hooks run (the bridge's hops read the place's link section,
 which the runner writes before any part's; the layers' preload goes ahead of the allocation
 counter's)"""

@@ -63,6 +63,9 @@ impl RoleOutcome {
 /// own (multi.rs).
 pub fn run(session: &Session, mut topics: Vec<multi::Topic>) -> RoleOutcome {
     let (role, waiter) = (session.role, &session.waiter);
+    if let Role::Ping(a) | Role::Pub(a) = role {
+        crate::phases::announce_measuring(a.common.reopen);
+    }
     if topics.len() > 1 {
         let plan = &session.plan;
         return multi::run(role, topics, &plan.names, &plan.samples, waiter);
@@ -74,6 +77,7 @@ pub fn run(session: &Session, mut topics: Vec<multi::Topic>) -> RoleOutcome {
         Role::Pong(a) => pong::run(
             a,
             ep,
+            &name,
             executor::Callback {
                 busy_loop_ns: a.busy_loop,
                 ..executor::Callback::PLAIN

@@ -12,7 +12,7 @@ use mwperf_core::clock::now_ns;
 use mwperf_core::result::Status;
 use mwperf_core::units::format_ns;
 use mwperf_core::wire::{Header, FLAG_PROBE, FLAG_WARMUP, HEADER_LEN};
-use mwperf_transports::{Endpoint, TransportError};
+use mwperf_transports::{Endpoint, Side, TransportError};
 
 use super::RoleOutcome;
 use crate::cli::SenderArgs;
@@ -45,7 +45,14 @@ struct Ping<'a> {
     retransmits: bool,
     /// `--layers-out`: this topic's stamps.
     book: Option<crate::layers::Book>,
+    /// `--reopen`: the connection closed and is not open again yet (see [`Ping::try_reopen`]).
+    down: bool,
+    /// When the endpoint was last tried to be opened again (at most every 10 ms).
+    last_reopen_ns: u64,
 }
+
+/// `--reopen`: how often a closed endpoint is tried to be opened again.
+const REOPEN_EVERY_NS: u64 = 10_000_000;
 
 /// How long the last replies are awaited after the last send (see the module's note).
 fn drain_limit(peer_timeout: u64, largest_rtt: u64, retransmits: bool) -> u64 {
@@ -70,7 +77,16 @@ impl Ping<'_> {
         if let Some(recorded) = self.pacer.replay_bytes() {
             self.out.load(recorded);
         }
-        let (sent_ns, r) = self.out.send(self.ep.as_mut(), &slot);
+        if self.down {
+            self.try_reopen();
+        }
+        // while the connection is down (--reopen) the message is sent into the void: it counts
+        // as sent, and lost
+        let (sent_ns, r) = if self.down {
+            (now_ns(), Err(TransportError::Closed))
+        } else {
+            self.out.send(self.ep.as_mut(), &slot)
+        };
         if let Some(lane) = &self.lane {
             lane.after_send(slot.index);
         }
@@ -94,7 +110,39 @@ impl Ping<'_> {
         self.last_send_ns = sent_ns;
         match r {
             Err(TransportError::Unreachable { .. }) => Ok(()), // nothing listens (yet): shows as loss
+            // --reopen: a closed connection or a broker gone (any failure but "nothing listens")
+            Err(_) if self.args.common.reopen => {
+                self.down = true;
+                Ok(())
+            }
             r => r,
+        }
+    }
+
+    /// `--reopen`: open the endpoint again (a restarted pong or broker); true when it is open.
+    /// Prints `REOPENED <ns>` on stdout for the control plane.
+    fn try_reopen(&mut self) -> bool {
+        let now = now_ns();
+        if now < self.last_reopen_ns + REOPEN_EVERY_NS {
+            return false;
+        }
+        self.last_reopen_ns = now;
+        let common = &self.args.common;
+        let opened = common
+            .spec(self.peer)
+            .map_err(TransportError::Address)
+            .and_then(|spec| mwperf_transports::open(common.transport, Side::Ping, &spec));
+        match opened {
+            Ok(ep) => {
+                self.ep = ep;
+                self.down = false;
+                use std::io::Write;
+                let mut out = std::io::stdout().lock();
+                let _ = writeln!(out, "REOPENED {}", now_ns());
+                let _ = out.flush();
+                true
+            }
+            Err(_) => false,
         }
     }
 
@@ -128,9 +176,18 @@ impl Ping<'_> {
 
     /// Receive until `deadline_ns` (one message at most); Err = the run must end.
     fn receive(&mut self, waiter: &Waiter, deadline_ns: u64) -> Result<(), Stop> {
+        if self.down && !self.try_reopen() {
+            let until = deadline_ns.min(self.last_reopen_ns + REOPEN_EVERY_NS);
+            mwperf_core::clock::sleep_until_ns(until.max(now_ns()));
+            return Ok(());
+        }
         match waiter.recv_until(self.ep.as_mut(), &mut self.rx, deadline_ns) {
             Ok(Some(t)) => self.on_packet(t),
             Ok(None) | Err(TransportError::Unreachable { .. }) => {}
+            Err(_) if self.args.common.reopen => {
+                self.down = true;
+                self.try_reopen();
+            }
             Err(TransportError::Closed) => {
                 return Err(self.peer_gone("the peer closed the connection"))
             }
@@ -320,6 +377,8 @@ pub fn run(
         lane,
         retransmits,
         book: crate::layers::Book::new(crate::layers::book::Side::Ping, super::expected(args)),
+        down: false,
+        last_reopen_ns: 0,
     };
     let sending = p.send_phase(waiter);
     p.lane = None; // this topic sends no more: the next one must not wait for it

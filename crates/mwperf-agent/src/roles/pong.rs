@@ -9,7 +9,7 @@
 use mwperf_core::clock::now_ns;
 use mwperf_core::result::{Counters, Status};
 use mwperf_core::wire::{Header, FLAG_ECHO, FLAG_PROBE, FLAG_WARMUP};
-use mwperf_transports::Endpoint;
+use mwperf_transports::{Endpoint, Side, TransportError};
 
 use super::RoleOutcome;
 use crate::cli::ServerArgs;
@@ -17,7 +17,12 @@ use crate::executor::Callback;
 use crate::signals;
 
 /// Echo on one topic until stopped; `cb` = what the callback does besides echoing.
-pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> RoleOutcome {
+pub fn run(
+    args: &ServerArgs,
+    mut ep: Box<dyn Endpoint>,
+    addr: &str,
+    cb: Callback<'_>,
+) -> RoleOutcome {
     let mut c = Counters::default();
     let mut buf = Vec::with_capacity(64 * 1024);
     let wait = if args.common.busy_poll {
@@ -73,6 +78,20 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
                 errors_in_a_row = 0;
             }
             Ok(None) => {}
+            Err(e) if args.common.reopen && !matches!(e, TransportError::Unreachable { .. }) => {
+                // --reopen: the connection or the broker went away (a restart): let go of the
+                // endpoint (its address, e.g. a bound port), then open it again
+                drop(ep);
+                match reopen(args, addr) {
+                    Some(new) => ep = new,
+                    None => {
+                        return RoleOutcome {
+                            counters: Some(c),
+                            ..RoleOutcome::failed("stopped while reopening its endpoint")
+                        }
+                    }
+                }
+            }
             Err(e) => {
                 // A transient receive error must not end a server; a persistent one must not spin.
                 errors_in_a_row += 1;
@@ -102,4 +121,25 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
         serving: None,
         throughput: None,
     }
+}
+
+/// `--reopen`: open the endpoint at `addr` again, every 10 ms until it opens (printing
+/// `REOPENED <ns>` on stdout) or the pong is told to stop (None).
+fn reopen(args: &ServerArgs, addr: &str) -> Option<Box<dyn Endpoint>> {
+    let common = &args.common;
+    while !signals::stopped() {
+        let opened = common
+            .spec(addr)
+            .map_err(TransportError::Address)
+            .and_then(|spec| mwperf_transports::open(common.transport, Side::Pong, &spec));
+        if let Ok(ep) = opened {
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "REOPENED {}", now_ns());
+            let _ = out.flush();
+            return Some(ep);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    None
 }

@@ -1,0 +1,223 @@
+"""Restarts (``--restart TARGET@T``): which processes of a point may be restarted, and what each
+restart cost, worked out from the run's own records.
+
+A restart kills the target (SIGKILL, its whole process group) at T after the sender's measured
+phase began (the sender prints ``MEASURING <ns>``, the intended time of its first measured
+message, with ``--reopen``) and starts it again at once with the same arguments, on the same
+address and port (a pong: the one its READY line printed; the zenoh router: the port it had
+chosen). The targets: a round trip's ``pong`` (the ping measures and stays), and the daemons
+the point starts (``mosquitto``, ``zenohd`` = the zenoh router of ``--opt mode=client``,
+``rosmaster``, ROS 1's ``relay``, ``foxglove-server``, and a bridge's ``bridge-a``/``bridge-b``).
+The measuring side (ping; in one-way points the sub, which counts the stream) is refused: its
+own counts would die with it.
+
+Per restart (the result's ``restarts``), from the ping's raw samples (``--samples`` is implied:
+one row per measured message that came back, with the ping's send and receive times):
+
+- ``first_message_after_ns``: the earliest arrival of a message sent at or after the kill;
+  ``rediscovery_ns`` = that - the kill (the restarted process's own start-up included; its
+  ``ready_ns`` is given too);
+- ``lost``: the sequence numbers between the last one that arrived before the kill and the first
+  after recovery that never arrived (the ping's sequence numbers are consecutive: every one was
+  sent); ``sent_in_gap`` is how many were sent in between;
+- ``recovered``: ``session`` when messages flowed again while the surviving agents kept their
+  endpoints, ``rebuilt`` when a survivor had to open its endpoint again (it prints ``REOPENED
+  <ns>``: a closed TCP connection, a broker gone), ``no`` when nothing sent after the kill came
+  back before the run ended;
+- ``duplicates``: the ping's duplicate count over the whole run (0 in a run without a restart).
+"""
+
+import csv
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .durations import format_ns, parse_duration
+from .errors import UsageError
+
+PEER_TIMEOUT_NS = 5_000_000_000
+"""a ping with a restart waits this long for a silent peer before it gives up (at least)"""
+READY_TIMEOUT_S = 20.0
+"""how long a restarted process gets to be ready again (its READY line, its readiness check)"""
+DAEMON_ALIASES = {"zenohd": "zenoh-router"}
+"""the names users know a daemon by -> its name among the point's daemons"""
+MEASURING = {"ping": "it measures the round trips", "pub": "it sends the stream",
+             "sub": "in a one-way point the sub measures the stream (its counts would die with "
+                    "it)", "client": "it measures the calls", "server": "services are not "
+                    "restarted (yet)"}
+_LINE = re.compile(r"^(MEASURING|REOPENED) (\d+)\s*$", re.MULTILINE)
+
+
+def parse_restarts(values: Iterable[str] | str | None) -> tuple[tuple[str, int], ...]:
+    """``--restart`` values (repeatable; a scenario's: comma-separated) as (target, at ns)."""
+    if values is None:
+        return ()
+    items = [values] if isinstance(values, str) else list(values)
+    found: list[tuple[str, int]] = []
+    for item in (part.strip() for value in items for part in str(value).split(",")):
+        if not item:
+            continue
+        target, at, when = item.partition("@")
+        try:
+            at_ns = parse_duration(when) if at else -1
+        except ValueError:
+            at_ns = -1
+        if not target.strip() or at_ns <= 0:
+            raise UsageError(f"--restart {item}: expected TARGET@TIME, e.g. pong@5s or "
+                             f"mosquitto@2500ms (TIME after the measured phase starts, > 0)")
+        found.append((target.strip(), at_ns))
+    return tuple(found)
+
+
+def daemon_targets(transport: str, mode: str, option: Any, pong: str, bridge: str | None
+                   ) -> list[str]:
+    """The daemons this point starts, by the names ``--restart`` takes."""
+    names: list[str] = []
+    if bridge not in (None, "direct"):
+        names += ["bridge-a", "bridge-b"] if bridge == "mqtt-bridge" else ["bridge-a"]
+        if bridge == "zenoh-ros2dds":
+            names.append("bridge-b")
+        return names
+    if transport == "mqtt":
+        names.append("mosquitto")
+    if transport == "zenoh" and option("mode") == "client":
+        names.append("zenohd")
+    if transport == "ros1":
+        names.append("rosmaster")
+        if pong == "relay":
+            names.append("relay")
+    if transport == "foxglove":
+        names.append("foxglove-server")
+    return names
+
+
+def allowed_targets(cfg: Any) -> list[str]:
+    """Every target ``--restart`` accepts for the point ``cfg`` (config.PointConfig)."""
+    agents = ["pong"] if cfg.mode == "roundtrip" and cfg.pong == "agent" else []
+    return agents + daemon_targets(cfg.transport, cfg.mode, cfg.option, cfg.pong, cfg.bridge)
+
+
+def measured_ns(cfg: Any) -> int | None:
+    """How long the measured phase lasts as planned (None: unknown, rate 0 with --count)."""
+    if cfg.duration_ns is not None:
+        return cfg.measure_ns
+    if cfg.count is not None and cfg.rate > 0:
+        return int(cfg.count / cfg.rate * 1e9)
+    return None
+
+
+def check(cfg: Any) -> None:
+    """A usage error naming ``--restart`` for what cannot be restarted in this point."""
+    allowed = allowed_targets(cfg)
+    listed = ", ".join(allowed) or "none"
+    for target, at_ns in cfg.restarts:
+        item = f"--restart {target}@{_as_typed(at_ns)}"
+        if cfg.remote is not None:
+            raise UsageError(f"{item}: not with --host (yet): restarts run on this machine and "
+                             "its emulated hosts")
+        if cfg.mode != "roundtrip":
+            raise UsageError(f"{item}: only round trips (--mode roundtrip) are restarted: "
+                             f"{MEASURING.get(target, 'the measuring sub counts the stream')}; "
+                             "measure a restart as a round trip: --mode roundtrip --restart "
+                             "pong@T")
+        if target in MEASURING and target not in allowed:
+            raise UsageError(f"{item}: cannot restart the {target}: {MEASURING[target]}; "
+                             f"allowed targets of this point: {listed}")
+        if target not in allowed:
+            raise UsageError(f"{item}: not a process of this point; allowed targets: {listed} "
+                             f"(daemons: mosquitto with mqtt, zenohd with zenoh --opt "
+                             f"mode=client, rosmaster with ros1, foxglove-server with foxglove, "
+                             f"bridge-a/bridge-b with --bridge)")
+        planned = measured_ns(cfg)
+        if planned is not None and at_ns >= planned:
+            raise UsageError(f"{item}: at or beyond the end of the measured phase "
+                             f"({format_ns(planned)}): give a time inside it, e.g. "
+                             f"{target}@{_as_typed(planned // 2)}")
+    if len({at for _, at in cfg.restarts}) != len(cfg.restarts):
+        raise UsageError("--restart: two restarts at the same time; give each its own")
+
+
+def _as_typed(ns: int) -> str:
+    """A duration as a user would type it: 5s, 2500ms, 750us, 12ns."""
+    for unit, scale in (("s", 10**9), ("ms", 10**6), ("us", 10**3)):
+        if ns % scale == 0:
+            return f"{ns // scale}{unit}"
+    return f"{ns}ns"
+
+
+def agent_lines(text: str) -> dict[str, list[int]]:
+    """The ``MEASURING``/``REOPENED`` lines an agent printed on stdout (``--reopen``)."""
+    found: dict[str, list[int]] = {"MEASURING": [], "REOPENED": []}
+    for word, ns in _LINE.findall(text):
+        found[word].append(int(ns))
+    return found
+
+
+def read_samples(path: Path | None) -> list[tuple[int, int, int]]:
+    """(seq, sent_ns, recv_ns) of every row of a samples file (empty when there is none)."""
+    if path is None or not path.is_file():
+        return []
+    with open(path, encoding="utf-8", newline="") as handle:
+        return [(int(r["seq"]), int(r["sent_ns"]), int(r["recv_ns"]))
+                for r in csv.DictReader(handle)]
+
+
+def analyse(events: Sequence[Mapping[str, Any]], rows: Sequence[tuple[int, int, int]],
+            sent: int | None, duplicates: int | None,
+            reopened: Mapping[str, Sequence[int]]) -> list[dict[str, Any]]:
+    """Each restart's entry of the result's ``restarts`` (see the module docstring).
+
+    ``events``: what the restart part recorded (target, at_ns, killed_ns, started_ns, ready_ns,
+    notes); ``rows``: the ping's samples; ``sent``: the ping's measured messages sent;
+    ``reopened``: each surviving agent's REOPENED times.
+    """
+    received = {seq for seq, _, _ in rows}
+    by_recv = sorted(rows, key=lambda r: r[2])
+    kills = [e["killed_ns"] for e in events if e.get("killed_ns") is not None]
+    out: list[dict[str, Any]] = []
+    for index, event in enumerate(events):
+        notes = list(event.get("notes", []))
+        entry: dict[str, Any] = {
+            "target": event["target"], "at_ns": event["at_ns"],
+            "killed_ns": event.get("killed_ns"), "started_ns": event.get("started_ns"),
+            "ready_ns": event.get("ready_ns"), "first_message_after_ns": None,
+            "rediscovery_ns": None, "sent_in_gap": None, "lost": None,
+            "duplicates": duplicates if index == 0 else None, "recovered": "no",
+            "reopened_by": [], "notes": notes}
+        killed = event.get("killed_ns")
+        if killed is None:
+            out.append(entry)
+            continue
+        following = [k for k in kills if k > killed]
+        until = following[0] if following else None
+        before = [seq for seq, _, recv in rows if recv < killed]
+        last_before = max(before) if before else -1
+        first = next((r for r in by_recv if r[1] >= killed and (until is None or r[1] < until)),
+                     None)
+        if first is None:
+            end = sent if sent is not None else (max(received) + 1 if received else 0)
+            gap = range(last_before + 1, end)
+            notes.append("nothing sent after the kill came back before the run ended")
+        else:
+            gap = range(last_before + 1, first[0])
+            entry["first_message_after_ns"] = first[2]
+            entry["rediscovery_ns"] = first[2] - killed
+            by = sorted(name for name, times in reopened.items()
+                        if any(killed <= t <= first[2] for t in times))
+            entry["reopened_by"] = by
+            entry["recovered"] = "rebuilt" if by else "session"
+        entry["sent_in_gap"] = len(gap)
+        entry["lost"] = sum(1 for seq in gap if seq not in received)
+        if index > 0:
+            notes.append("duplicates: the ping counts them over the whole run (see the first "
+                         "restart's)")
+        out.append(entry)
+    return out
+
+
+def summary_line(entry: Mapping[str, Any]) -> str:
+    """One line for people: ``pong@5s: lost 3, rediscovery 12.1 ms, session``."""
+    return (f"{entry['target']}@{format_ns(entry['at_ns'])}: lost {entry['lost']}, "
+            f"rediscovery {format_ns(entry['rediscovery_ns'])}, recovered {entry['recovered']}"
+            f", duplicates {entry['duplicates']}")
