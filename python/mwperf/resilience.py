@@ -89,7 +89,10 @@ def flaps(windows: Sequence[tuple[int, int]], every_ns: int,
                                 "lost": None, "first_message_after_ns": None,
                                 "recovery_ns": None, "note": None}
         items.append(item)
-        if last_recv is None or start > last_recv:
+        if last_recv is None:
+            item["note"] = "no raw samples to work it out from (several topics: one file each)"
+            continue
+        if start > last_recv:
             item["note"] = "after the last arrival: nothing measured"
             continue
         if sender_stopped_ns is not None and end > sender_stopped_ns:
