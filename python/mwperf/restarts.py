@@ -43,6 +43,7 @@ from typing import Any
 
 from .durations import format_ns, parse_duration
 from .errors import UsageError
+from .result_types import Accounting
 
 PEER_TIMEOUT_NS = 5_000_000_000
 """a ping with a restart waits this long for a silent peer before it gives up (at least)"""
@@ -267,13 +268,13 @@ def merge_sub_samples(incarnations: Sequence[Sequence[tuple[int, int, int]]]
     return sorted(first.values(), key=lambda r: r[2]), across
 
 
-def survivor_accounting(accounting: Mapping[str, int], survivor_seqs: set[int],
-                        all_seqs: set[int], across: int) -> dict[str, int]:
+def survivor_accounting(accounting: "Accounting", survivor_seqs: set[int],
+                        all_seqs: set[int], across: int) -> "Accounting":
     """The point's accounting after a sub restart: the survivor's (already counted against the
     pub's ``sent``: merge.py) with the arrivals only the killed subs recorded added to
     ``received`` and taken from ``lost``, and the duplicates across the restart added."""
     killed_only = len(all_seqs - survivor_seqs)
-    merged = dict(accounting)
+    merged = accounting.copy()
     merged["received"] = accounting["received"] + killed_only
     merged["lost"] = max(0, accounting["lost"] - killed_only)
     merged["duplicated"] = accounting["duplicated"] + across

@@ -5,7 +5,7 @@ gets its ``resilience`` section (discovery, session state, messages missed). Rep
 (resilience.flaps)."""
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..emulation.links import flap_windows
 from ..emulation.network import link_specs
@@ -19,6 +19,7 @@ from ..topicnames import SAMPLES_NAME
 from .base import P, Part
 
 if TYPE_CHECKING:
+    from ..result_types import Flaps
     from ..point import Point
     from ..result_types import RunResult
     from .state import PointState
@@ -50,13 +51,13 @@ class Outage(Part):
         counts = outage.get(ROLES[run.cfg.mode][1]), outage.get(MEASURING_ROLE[run.cfg.mode])
         result["resilience"] = section(result.get("discovery"), *counts,
                                        run.cfg.session_timeout_ns, run.sender_stopped_ns)
-        outage = result["resilience"]["outage"]
+        first = result["resilience"]["outage"]
         window, every = run.found.get("outage_window"), run.found.get("outage_every_ns", 0)
-        if outage is not None and window is not None and every:
+        if first is not None and window is not None and every:
             until = run.sender_stopped_ns or window[1]
-            outage["flaps"] = flaps(  # type: ignore[typeddict-unknown-key]
+            first["flaps"] = cast("Flaps", flaps(
                 flap_windows(window[0], window[1], every, until), every,
-                read_samples(run.workdir / SAMPLES_NAME), run.sender_stopped_ns)
+                read_samples(run.workdir / SAMPLES_NAME), run.sender_stopped_ns))
         missed = missed_warning(result["resilience"], *counts, run.sender_stopped_ns)
         if missed is not None:
             result["warnings"].append(make_warning(*missed))

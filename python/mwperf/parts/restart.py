@@ -107,8 +107,8 @@ def _sub_restarts(run: "PointState", result: "RunResult", events: list[dict[str,
     incarnations.append(survivor)
     rows, across = merge_sub_samples(incarnations)
     measurement = result.get("measurement")
-    accounting = (measurement or {}).get("accounting")
-    survivor_dups = accounting.get("duplicated") if accounting else None
+    accounting = measurement["accounting"] if measurement else None
+    survivor_dups = accounting["duplicated"] if accounting else None
     entries = analyse(events, rows, sent, None if survivor_dups is None else
                       survivor_dups + across, reopened, restarted=incarnations[1:])
     what = ("the killed sub's duplicates, reordering, corruption and warm-up arrivals died with "
@@ -119,7 +119,7 @@ def _sub_restarts(run: "PointState", result: "RunResult", events: list[dict[str,
     for entry in entries:
         entry["notes"].append(what)
     if measurement is not None and accounting is not None and killed:
-        measurement["accounting"] = survivor_accounting(  # type: ignore[typeddict-item]
+        measurement["accounting"] = survivor_accounting(
             accounting, {r[0] for r in survivor}, {r[0] for r in rows}, across)
         _write_samples(run.workdir / SAMPLES_NAME, rows, killed + [run.workdir / SAMPLES_NAME])
         result["warnings"].append(make_warning(
