@@ -94,6 +94,8 @@ SERIAL = (
     "tests/test_topic_alone_e2e.py",
     # --restart: lost = the down time x the rate within a period or two (a stalled sender shifts it)
     "tests/test_restarts_e2e.py",
+    # --link every=: each flap loses ~rate x its length within 20 %, recovery within 100 ms
+    "tests/test_link_flaps_e2e.py",
     # the killed bridge half's exit must be seen before the sender's failure it causes (its
     # socket closes before the process is reaped: a loaded machine can widen that gap)
     "tests/test_bridges_e2e.py::test_a_bridge_killed_mid_run_gives_a_partial_result",

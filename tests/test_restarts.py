@@ -8,7 +8,8 @@ import pytest
 from conftest import run_mwperf
 
 from mwperf.errors import UsageError
-from mwperf.restarts import agent_lines, allowed_targets, analyse, parse_restarts
+from mwperf.restarts import (agent_lines, allowed_targets, analyse, merge_sub_samples,
+                             parse_restarts, survivor_accounting)
 
 MS = 1_000_000
 
@@ -30,7 +31,10 @@ def test_a_malformed_restart_names_the_flag(bad: str) -> None:
     (["--restart", "nosuch@1s"], ["--restart nosuch", "allowed targets: pong"]),
     (["--restart", "pong@999s"], ["--restart pong@999s", "beyond the end"]),
     (["--restart", "ping@1s"], ["cannot restart the ping", "allowed targets of this point: pong"]),
-    (["--mode", "oneway", "--restart", "sub@1s"], ["--restart sub@1s", "only round trips"]),
+    (["--mode", "oneway", "--restart", "pub@1s"], ["--restart pub@1s", "restarts only its sub",
+                                                   "allowed targets of this point: sub"]),
+    (["--mode", "oneway", "--topics", "2", "--restart", "sub@1s"],
+     ["cannot restart the sub", "one topic and one subscriber"]),
     (["--transport", "tcp", "--restart", "mosquitto@1s"], ["not a process of this point"]),
 ])
 def test_bad_restarts_exit_2_naming_the_flag_and_the_targets(
@@ -42,9 +46,11 @@ def test_bad_restarts_exit_2_naming_the_flag_and_the_targets(
 
 
 def point(transport: str, opts: dict[str, str] | None = None, pong: str = "agent",
-          bridge: str | None = None) -> SimpleNamespace:
-    return SimpleNamespace(transport=transport, mode="roundtrip", pong=pong, bridge=bridge,
-                           option=lambda key: (opts or {}).get(key))
+          bridge: str | None = None, mode: str = "roundtrip", topics: int = 1,
+          subscribers: int = 1) -> SimpleNamespace:
+    return SimpleNamespace(transport=transport, mode=mode, pong=pong, bridge=bridge,
+                           option=lambda key: (opts or {}).get(key), topics=topics,
+                           subscribers=subscribers)
 
 
 def test_the_daemons_of_a_point_are_targets() -> None:
@@ -55,6 +61,13 @@ def test_the_daemons_of_a_point_are_targets() -> None:
     assert allowed_targets(point("foxglove")) == ["pong", "foxglove-server"]
     assert allowed_targets(point("mqtt", bridge="mqtt-bridge")) == ["pong", "bridge-a", "bridge-b"]
     assert allowed_targets(point("cyclonedds")) == ["pong"]
+
+
+def test_a_one_way_point_restarts_its_one_sub() -> None:
+    assert allowed_targets(point("udp", mode="oneway")) == ["sub"]
+    assert allowed_targets(point("mqtt", mode="oneway")) == ["sub"]
+    assert allowed_targets(point("udp", mode="oneway", topics=2)) == []
+    assert allowed_targets(point("zenoh", mode="oneway", subscribers=3)) == []
 
 
 def rows(seqs: list[int], t0: int = 0) -> list[tuple[int, int, int]]:
@@ -86,3 +99,33 @@ def test_a_survivor_that_reopened_makes_it_rebuilt_and_silence_makes_it_no() -> 
 def test_agent_lines() -> None:
     text = "READY udp 127.0.0.1:5\nMEASURING 123\nREOPENED 456\nREOPENED 789\n"
     assert agent_lines(text) == {"MEASURING": [123], "REOPENED": [456, 789]}
+
+
+def test_a_restarted_sub_is_measured_over_both_incarnations() -> None:
+    # 1 kHz; the sub killed at 10.5 ms having recorded 0..10; the restarted sub's first
+    # arrival is message 20 (sent 20 ms), it also got 25 twice (its own duplicate) and 30 was
+    # received by both (impossible on most transports: counted as a duplicate across)
+    killed = rows(list(range(0, 11)) + [30])
+    survivor = rows(list(range(20, 40)))
+    merged, across = merge_sub_samples([killed, survivor])
+    assert across == 1 and [r[0] for r in merged] == list(range(0, 11)) + list(range(20, 40))
+    event = {"target": "sub", "at_ns": 10 * MS, "killed_ns": 10 * MS + 500_000,
+             "started_ns": 11 * MS, "ready_ns": 15 * MS}
+    (entry,) = analyse([event], merged, 40, 1 + across, {"pub": []}, restarted=[survivor])
+    assert entry["first_message_after_ns"] == 20 * MS + 100_000  # the restarted sub's first
+    assert entry["rediscovery_ns"] == 20 * MS + 100_000 - (10 * MS + 500_000)
+    assert entry["lost"] == 9 and entry["sent_in_gap"] == 9 and entry["duplicates"] == 2
+    assert entry["recovered"] == "session"
+    # the survivor counted 20 of 40 (lost 20) and one duplicate: the merge adds the 11 only
+    # the killed sub got, and the one both got
+    survivor_acc = {"sent": 40, "received": 20, "lost": 20, "duplicated": 1, "reordered": 0}
+    acc = survivor_accounting(survivor_acc, {r[0] for r in survivor}, {r[0] for r in merged},
+                              across)
+    assert (acc["received"], acc["lost"], acc["duplicated"]) == (31, 9, 2)
+    assert acc["sent"] - acc["lost"] == acc["received"]
+
+
+def test_a_sub_that_never_came_back() -> None:
+    event = {"target": "sub", "at_ns": 10 * MS, "killed_ns": 10 * MS + 500_000}
+    (entry,) = analyse([event], rows(list(range(0, 11))), 40, 0, {}, restarted=[[]])
+    assert entry["recovered"] == "no" and entry["lost"] == 29

@@ -6,7 +6,9 @@ accounting. Every message the ping sent from the kill until it sent the first on
 back went into the restart's gap, so ``lost`` = (that send time - the kill) x the rate, within
 one period either side (the message in flight at the kill) plus what a loaded machine's late
 sends shift; ``lost`` never exceeds the ping's own count of lost messages; rediscovery is after
-the kill and inside the run. Timing-sensitive: in conftest's SERIAL list.
+the kill and inside the run. A restarted sub (one-way) the same way against the merged samples
+(both subs' arrivals) and the pub's own count of what it sent. Timing-sensitive: in conftest's
+SERIAL list.
 """
 
 import csv
@@ -83,3 +85,42 @@ def test_a_zenoh_router_restart(env, tmp_path) -> None:
     result, rows = run(env, tmp_path, "--transport", "zenoh", "--opt", "mode=client",
                        "--restart", "zenohd@1s")
     check(result, rows, "zenohd")
+
+
+def check_sub(result: dict[str, Any], rows: list[dict]) -> dict[str, Any]:
+    """A sub restart against the merged samples and the pub's count: received + lost = sent,
+    received = the rows of samples.csv, lost ~ the down time x the rate."""
+    (entry,) = result["restarts"]
+    assert entry["target"] == "sub" and entry["recovered"] in ("session", "rebuilt"), entry
+    killed = entry["killed_ns"]
+    accounting = result["measurement"]["accounting"]
+    pub = next(a for a in result["agents"] if a["role"] == "pub")
+    assert accounting["sent"] == pub["sent"]
+    assert accounting["received"] == len({r["seq"] for r in rows}) == len(rows)
+    assert accounting["received"] + accounting["lost"] == accounting["sent"]
+    before = [r for r in rows if r["recv_ns"] < killed]
+    after = [r for r in rows if r["recv_ns"] >= killed]
+    assert before and after, "both subs recorded arrivals"
+    first = min(after, key=lambda r: r["recv_ns"])
+    assert entry["first_message_after_ns"] == first["recv_ns"] >= entry["started_ns"]
+    assert entry["rediscovery_ns"] == first["recv_ns"] - killed
+    down_s = (first["sent_ns"] - killed) / 1e9
+    assert abs(entry["lost"] - down_s * RATE) <= 2 + 0.05 * down_s * RATE, (entry, down_s)
+    assert entry["lost"] <= accounting["lost"]
+    codes = [w["code"] for w in result["warnings"]]
+    assert "restart-survivor-only" in codes, codes
+    assert any("restarted sub's alone" in note for note in entry["notes"])
+    return entry
+
+
+def test_a_udp_sub_restart_is_measured_over_both_subs(env, tmp_path) -> None:
+    result, rows = run(env, tmp_path, "--transport", "udp", "--mode", "oneway",
+                       "--restart", "sub@1s")
+    entry = check_sub(result, rows)
+    assert entry["recovered"] == "session"  # datagrams: the pub keeps its socket
+
+
+def test_a_cyclonedds_sub_restart_is_rediscovered(env, tmp_path) -> None:
+    result, rows = run(env, tmp_path, "--transport", "cyclonedds", "--mode", "oneway",
+                       "--restart", "sub@1s")
+    assert check_sub(result, rows)["recovered"] == "session"

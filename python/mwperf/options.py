@@ -99,9 +99,11 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
     option("--session-timeout", help="With a --link outage: a session that delivers nothing "
            "this long after the link is back is reported dead (docs/links.md).  [default: 5s]"),
     option("--restart", "restart", multiple=True, scenario_kind="text", metavar="TARGET@T",
-           help="Round trips: kill TARGET (SIGKILL) at T after the measured phase starts and "
-           "start it again at once, same arguments and address: pong, or a daemon of the "
-           "point (mosquitto, zenohd, rosmaster, relay, foxglove-server, bridge-a/bridge-b). "
+           help="Kill TARGET (SIGKILL) at T after the measured phase starts and start it again "
+           "at once, same arguments and address: a round trip's pong or a daemon of the point "
+           "(mosquitto, zenohd, rosmaster, relay, foxglove-server, bridge-a/bridge-b); a one-way "
+           "point's sub (one topic, one subscriber: both subs' arrivals counted, the latency "
+           "figures the restarted sub's). "
            "Repeatable (a scenario: TARGET@T,TARGET@T). The result's restarts: messages lost, "
            "rediscovery time, session recovered or rebuilt, duplicates (docs/results.md)."),
     option("--host", "host", multiple=True, scenario_kind="text", metavar="NAME=ssh://[USER@]HOST[:PORT]",

@@ -19,12 +19,22 @@ only (no raw samples needed):
   ``undetermined`` (nothing delivered, but the sender stopped before the bound elapsed);
 - time to connect (every run): discovery + the first echo, as the table's first-message column.
 
+Repeated flaps (``outage=5s+2s,every=10s``): the agents count around the first window only (their
+``--outage-window``, so the figures above are the first flap's); the control plane keeps the
+measuring agent's raw samples (``--samples`` is implied) and works out every flap from them
+(``flaps``): per flap, ``sent_in_gap`` = the sequence numbers between the last message sent
+before the flap that arrived and the first sent after it came back that arrived, ``lost`` = of
+those, the ones that never arrived (the sender's sequence numbers are consecutive: every one was
+sent), and ``recovery_ns`` = the flap's end -> the first arrival of a message sent at or after
+its start (as for the single outage). A flap that began after the last arrival, or whose link
+came back after the sender stopped, says so in its ``note`` and has no figures.
+
 An outage that missed the measurement (over before the first measured message, as when it is
 scheduled inside the set-up, or begun after the sender finished) has nothing to say about loss
 or recovery: those stay unknown, the session ``undetermined``, and ``missed_warning`` says why.
 """
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from .result_types import Resilience, ResilienceOutage
@@ -63,6 +73,48 @@ def section(discovery: Mapping[str, Any] | None, sender: Mapping[str, Any] | Non
             "series_origin_ns": (receiver or {}).get("series_origin_ns"),
         }
     return {"time_to_connect_ns": first_message_ns(discovery), "outage": outage}
+
+
+def flaps(windows: Sequence[tuple[int, int]], every_ns: int,
+          rows: Sequence[tuple[int, int, int]], sender_stopped_ns: int | None
+          ) -> dict[str, Any]:
+    """The outage section's ``flaps``: each window's figures from the measuring agent's samples
+    (``rows``: (seq, sent_ns, recv_ns)); see the module docstring."""
+    received = {seq for seq, _, _ in rows}
+    by_recv = sorted(rows, key=lambda r: r[2])
+    last_recv = by_recv[-1][2] if by_recv else None
+    items: list[dict[str, Any]] = []
+    for start, end in windows:
+        item: dict[str, Any] = {"start_ns": start, "end_ns": end, "sent_in_gap": None,
+                                "lost": None, "first_message_after_ns": None,
+                                "recovery_ns": None, "note": None}
+        items.append(item)
+        if last_recv is None:
+            item["note"] = "no raw samples to work it out from (several topics: one file each)"
+            continue
+        if start > last_recv:
+            item["note"] = "after the last arrival: nothing measured"
+            continue
+        if sender_stopped_ns is not None and end > sender_stopped_ns:
+            item["note"] = "the sender stopped before the link came back"
+            continue
+        before = [seq for seq, sent, _ in rows if sent < start]
+        after = [seq for seq, sent, _ in rows if sent >= end]
+        first = next((r for r in by_recv if r[1] >= start), None)
+        if first is not None:
+            item["first_message_after_ns"] = first[2]
+            item["recovery_ns"] = first[2] - end
+        if not before or not after:
+            item["note"] = ("no arrival sent before the flap" if not before
+                            else "nothing sent after the flap arrived")
+            continue
+        gap = range(max(before) + 1, min(after))
+        item["sent_in_gap"] = len(gap)
+        item["lost"] = sum(1 for seq in gap if seq not in received)
+    measured = [i for i in items if i["lost"] is not None]
+    return {"every_ns": every_ns, "count": len(items), "measured": len(measured),
+            "lost": sum(i["lost"] for i in measured) if measured else None,
+            "method": "from the measuring agent's raw samples (samples.csv)", "items": items}
 
 
 def session_state(recovery_ns: int | None, end_ns: int, timeout_ns: int,

@@ -7,9 +7,17 @@ message, with ``--reopen``) and starts it again at once with the same arguments,
 address and port (a pong: the one its READY line printed; the zenoh router: the port it had
 chosen). The targets: a round trip's ``pong`` (the ping measures and stays), and the daemons
 the point starts (``mosquitto``, ``zenohd`` = the zenoh router of ``--opt mode=client``,
-``rosmaster``, ROS 1's ``relay``, ``foxglove-server``, and a bridge's ``bridge-a``/``bridge-b``).
-The measuring side (ping; in one-way points the sub, which counts the stream) is refused: its
-own counts would die with it.
+``rosmaster``, ROS 1's ``relay``, ``foxglove-server``, and a bridge's ``bridge-a``/``bridge-b``);
+a one-way point's ``sub`` (one topic, one subscriber). The ping is refused: its own counts would
+die with it. A sub is measured all the same because it writes every arrival out as it records
+it (``--reopen``: one write per message), so the killed sub's arrivals survive it on disk
+(``samples.killed-N.csv``); the restarted sub writes ``samples.csv`` afresh, and the pub, run
+with ``--reopen``, keeps to its schedule throughout and counts every message it sent. The point's
+measurement is then merged (``merge_sub_samples``): ``accounting.received``/``lost`` over both
+subs' samples against the pub's count, ``duplicated`` = the survivor's + messages both subs
+got; what only the killed sub knew (its duplicates, reordering, corruption, warm-up arrivals and
+latency distribution) died with it, so the latency figures, series and throughput are the
+restarted sub's alone: said in the restart's notes and warning ``restart-survivor-only``.
 
 Per restart (the result's ``restarts``), from the ping's raw samples (``--samples`` is implied:
 one row per measured message that came back, with the ping's send and receive times):
@@ -35,6 +43,7 @@ from typing import Any
 
 from .durations import format_ns, parse_duration
 from .errors import UsageError
+from .result_types import Accounting
 
 PEER_TIMEOUT_NS = 5_000_000_000
 """a ping with a restart waits this long for a silent peer before it gives up (at least)"""
@@ -43,9 +52,9 @@ READY_TIMEOUT_S = 20.0
 DAEMON_ALIASES = {"zenohd": "zenoh-router"}
 """the names users know a daemon by -> its name among the point's daemons"""
 MEASURING = {"ping": "it measures the round trips", "pub": "it sends the stream",
-             "sub": "in a one-way point the sub measures the stream (its counts would die with "
-                    "it)", "client": "it measures the calls", "server": "services are not "
-                    "restarted (yet)"}
+             "sub": "only a one-way point's sub is restarted, with one topic and one "
+                    "subscriber (--topics 1 --subscribers 1)",
+             "client": "it measures the calls", "server": "services are not restarted (yet)"}
 _LINE = re.compile(r"^(MEASURING|REOPENED) (\d+)\s*$", re.MULTILINE)
 
 
@@ -94,6 +103,9 @@ def daemon_targets(transport: str, mode: str, option: Any, pong: str, bridge: st
 
 def allowed_targets(cfg: Any) -> list[str]:
     """Every target ``--restart`` accepts for the point ``cfg`` (config.PointConfig)."""
+    if cfg.mode == "oneway":  # the sub does not reconnect to a restarted daemon (yet)
+        single = getattr(cfg, "topics", 1) == 1 and getattr(cfg, "subscribers", 1) == 1
+        return ["sub"] if single and cfg.bridge in (None, "direct") else []
     agents = ["pong"] if cfg.mode == "roundtrip" and cfg.pong == "agent" else []
     return agents + daemon_targets(cfg.transport, cfg.mode, cfg.option, cfg.pong, cfg.bridge)
 
@@ -116,11 +128,15 @@ def check(cfg: Any) -> None:
         if cfg.remote is not None:
             raise UsageError(f"{item}: not with --host (yet): restarts run on this machine and "
                              "its emulated hosts")
-        if cfg.mode != "roundtrip":
-            raise UsageError(f"{item}: only round trips (--mode roundtrip) are restarted: "
-                             f"{MEASURING.get(target, 'the measuring sub counts the stream')}; "
-                             "measure a restart as a round trip: --mode roundtrip --restart "
-                             "pong@T")
+        if cfg.mode not in ("roundtrip", "oneway"):
+            raise UsageError(f"{item}: only round trips (--mode roundtrip, targets pong and "
+                             "daemons) and one-way points (--mode oneway, target sub) are "
+                             "restarted")
+        if cfg.mode == "oneway" and target != "sub":
+            raise UsageError(f"{item}: a one-way point restarts only its sub (the sub does not "
+                             f"reconnect to a restarted daemon yet); allowed targets of this "
+                             f"point: {listed}; restart a daemon in a round trip: --mode "
+                             f"roundtrip --restart {target}@T")
         if target in MEASURING and target not in allowed:
             raise UsageError(f"{item}: cannot restart the {target}: {MEASURING[target]}; "
                              f"allowed targets of this point: {listed}")
@@ -155,22 +171,33 @@ def agent_lines(text: str) -> dict[str, list[int]]:
 
 
 def read_samples(path: Path | None) -> list[tuple[int, int, int]]:
-    """(seq, sent_ns, recv_ns) of every row of a samples file (empty when there is none)."""
+    """(seq, sent_ns, recv_ns) of every row of a samples file (empty when there is none; a row
+    a kill cut short is left out)."""
     if path is None or not path.is_file():
         return []
+    rows = []
     with open(path, encoding="utf-8", newline="") as handle:
-        return [(int(r["seq"]), int(r["sent_ns"]), int(r["recv_ns"]))
-                for r in csv.DictReader(handle)]
+        for r in csv.DictReader(handle):
+            try:
+                rows.append((int(r["seq"]), int(r["sent_ns"]), int(r["recv_ns"])))
+            except (TypeError, ValueError):
+                continue
+    return rows
 
 
 def analyse(events: Sequence[Mapping[str, Any]], rows: Sequence[tuple[int, int, int]],
             sent: int | None, duplicates: int | None,
-            reopened: Mapping[str, Sequence[int]]) -> list[dict[str, Any]]:
+            reopened: Mapping[str, Sequence[int]],
+            restarted: Sequence[Sequence[tuple[int, int, int]]] | None = None
+            ) -> list[dict[str, Any]]:
     """Each restart's entry of the result's ``restarts`` (see the module docstring).
 
     ``events``: what the restart part recorded (target, at_ns, killed_ns, started_ns, ready_ns,
-    notes); ``rows``: the ping's samples; ``sent``: the ping's measured messages sent;
-    ``reopened``: each surviving agent's REOPENED times.
+    notes); ``rows``: the measuring agent's samples (a restarted sub: all its incarnations'
+    rows); ``sent``: the sender's measured messages sent; ``reopened``: each surviving agent's
+    REOPENED times; ``restarted`` (a sub's restarts): the rows of the incarnation each restart
+    started, whose earliest arrival is the first message after it (a restarted sub gets nothing
+    that was not sent to it).
     """
     received = {seq for seq, _, _ in rows}
     by_recv = sorted(rows, key=lambda r: r[2])
@@ -193,8 +220,12 @@ def analyse(events: Sequence[Mapping[str, Any]], rows: Sequence[tuple[int, int, 
         until = following[0] if following else None
         before = [seq for seq, _, recv in rows if recv < killed]
         last_before = max(before) if before else -1
-        first = next((r for r in by_recv if r[1] >= killed and (until is None or r[1] < until)),
-                     None)
+        if restarted is not None:
+            own = restarted[index] if index < len(restarted) else ()
+            first = min(own, key=lambda r: r[2]) if own else None
+        else:
+            first = next((r for r in by_recv
+                          if r[1] >= killed and (until is None or r[1] < until)), None)
         if first is None:
             end = sent if sent is not None else (max(received) + 1 if received else 0)
             gap = range(last_before + 1, end)
@@ -210,10 +241,44 @@ def analyse(events: Sequence[Mapping[str, Any]], rows: Sequence[tuple[int, int, 
         entry["sent_in_gap"] = len(gap)
         entry["lost"] = sum(1 for seq in gap if seq not in received)
         if index > 0:
-            notes.append("duplicates: the ping counts them over the whole run (see the first "
-                         "restart's)")
+            notes.append("duplicates: counted over the whole run (see the first restart's)")
         out.append(entry)
     return out
+
+
+def merge_sub_samples(incarnations: Sequence[Sequence[tuple[int, int, int]]]
+                      ) -> tuple[list[tuple[int, int, int]], int]:
+    """A restarted sub's samples, one list per incarnation (the killed ones first, the survivor
+    last), as one: each sequence number's first arrival (by receive time), and how many
+    arrived at more than one incarnation (duplicates across the restart)."""
+    first: dict[int, tuple[int, int, int]] = {}
+    across = 0
+    for rows in incarnations:
+        seen = set()
+        for row in rows:
+            if row[0] in seen:
+                continue
+            seen.add(row[0])
+            if row[0] in first:
+                across += 1
+                if row[2] < first[row[0]][2]:
+                    first[row[0]] = row
+            else:
+                first[row[0]] = row
+    return sorted(first.values(), key=lambda r: r[2]), across
+
+
+def survivor_accounting(accounting: "Accounting", survivor_seqs: set[int],
+                        all_seqs: set[int], across: int) -> "Accounting":
+    """The point's accounting after a sub restart: the survivor's (already counted against the
+    pub's ``sent``: merge.py) with the arrivals only the killed subs recorded added to
+    ``received`` and taken from ``lost``, and the duplicates across the restart added."""
+    killed_only = len(all_seqs - survivor_seqs)
+    merged = accounting.copy()
+    merged["received"] = accounting["received"] + killed_only
+    merged["lost"] = max(0, accounting["lost"] - killed_only)
+    merged["duplicated"] = accounting["duplicated"] + across
+    return merged
 
 
 def summary_line(entry: Mapping[str, Any]) -> str:

@@ -419,6 +419,27 @@ class Daemon(TypedDict):
     log: NotRequired[str]
 
 
+class FlapsItemsItem(TypedDict):
+    start_ns: int
+    end_ns: int
+    sent_in_gap: int | None
+    lost: int | None
+    first_message_after_ns: int | None
+    recovery_ns: int | None
+    note: str | None
+
+
+class Flaps(TypedDict):
+    """python/mwperf/resilience.py: repeated link flaps (--link outage=START+LENGTH,every=PERIOD): every window that began before the sender stopped, each worked out from the measuring agent's raw samples (the outage's other fields are the first flap's, as the agents counted it)"""
+
+    every_ns: int
+    count: int
+    measured: int
+    lost: int | None
+    method: str
+    items: list[FlapsItemsItem]
+
+
 class ResilienceOutage(TypedDict):
     start_ns: int
     end_ns: int
@@ -431,6 +452,7 @@ class ResilienceOutage(TypedDict):
     session: Literal['survived', 'dead', 'undetermined']
     session_timeout_ns: int
     series_origin_ns: NotRequired[int | None]
+    flaps: NotRequired[Flaps]
 
 
 class Resilience(TypedDict):
@@ -441,7 +463,7 @@ class Resilience(TypedDict):
 
 
 class Restart(TypedDict):
-    """python/mwperf/restarts.py: one --restart TARGET@T: when the target was killed (SIGKILL) and started again, and what it cost the ping (from its raw samples)"""
+    """python/mwperf/restarts.py: one --restart TARGET@T: when the target was killed (SIGKILL) and started again, and what it cost the measuring agent (from its raw samples: the ping's, or both incarnations' of a restarted sub)"""
 
     target: str
     at_ns: int
@@ -461,6 +483,7 @@ class Restart(TypedDict):
 class RunResultLinkOutageWindow(TypedDict):
     start_ns: int
     end_ns: int
+    every_ns: NotRequired[int]
 
 
 class RunResultLink(TypedDict):

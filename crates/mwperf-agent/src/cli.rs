@@ -266,11 +266,12 @@ pub struct Common {
     /// Transport-specific setting KEY=VALUE (repeatable; see README, e.g. zenoh mode=client, mqtt qos=2).
     #[arg(long = "opt", value_parser = key_value)]
     pub opt: Vec<(String, String)>,
-    /// Restarts (`mwperf run --restart`): ping and pong open their endpoint again when the
+    /// Restarts (`mwperf run --restart`): ping, pong and pub open their endpoint again when the
     /// connection closes (a restarted peer or broker) instead of ending, printing
-    /// `REOPENED <CLOCK_MONOTONIC ns>` on stdout each time (a ping counts what it could not send
-    /// meanwhile as sent and lost); a sender prints `MEASURING <ns>` (the intended time of its
-    /// first measured message) when the measured phase starts.
+    /// `REOPENED <CLOCK_MONOTONIC ns>` on stdout each time (a ping or pub counts what it could not
+    /// send meanwhile as sent and lost); a sender prints `MEASURING <ns>` (the intended time of
+    /// its first measured message) when the measured phase starts; a sub writes every raw sample
+    /// (`--samples`) out as it records it.
     #[arg(long)]
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub reopen: bool,

@@ -27,6 +27,8 @@ pub struct Collector {
     /// throughput of varying sizes (a replay, a graph's distribution) as well as of fixed ones
     payload_sum: u64,
     outage: Option<OutageWatch>,
+    /// every samples row written out at once (a sub that may be killed: `--reopen`)
+    flush_each: bool,
 }
 
 impl Collector {
@@ -61,7 +63,15 @@ impl Collector {
             payload_bytes: None,
             payload_sum: 0,
             outage: None,
+            flush_each: false,
         })
+    }
+
+    /// Write every samples row out at once (one write(2) per arrival, after its timestamp was
+    /// taken) instead of every ~1 MiB: a sub that is killed (`mwperf run --restart sub@T`,
+    /// `--reopen`) leaves every arrival it recorded on disk.
+    pub fn flush_each(&mut self, on: bool) {
+        self.flush_each = on;
     }
 
     /// Count sends and deliveries around the outage `window` (start_ns, end_ns) from now on.
@@ -141,6 +151,9 @@ impl Collector {
                 "{},{},{},{},{},{},{}",
                 h.seq, h.intended_ns, h.sent_ns, h.peer_rx_ns, recv_ns, response, service
             );
+            if self.flush_each {
+                let _ = w.flush();
+            }
         }
     }
 

@@ -47,7 +47,7 @@ pub fn run(
                     };
                     roles::ping::run(&args, ep, peer, waiter, lane)
                 } else {
-                    roles::publish::run(&args, ep, waiter, lane)
+                    roles::publish::run(&args, ep, peer, waiter, lane)
                 }
             })
         }

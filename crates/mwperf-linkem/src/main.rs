@@ -313,14 +313,16 @@ fn write_layer_logs(prefix: &str, logs: &[Option<layerlog::LayerLog>], epoch_ns:
     format!(", \"layer_log\": {{{}}}", parts.join(", "))
 }
 
-/// Each direction's scheduled outage as `{"start_ns", "end_ns"}` on CLOCK_MONOTONIC (null: none).
+/// Each direction's scheduled outage as `{"start_ns", "end_ns", "every_ns"}` on CLOCK_MONOTONIC
+/// (the first one; `every_ns`: repeated from one start to the next, 0 = once; null: none).
 fn outage_json(spec: &[Impairments; 2], epoch_ns: u64) -> String {
     let one = |imp: &Impairments| match imp.outage_ns {
         0 => "null".to_string(),
         len => format!(
-            "{{\"start_ns\": {}, \"end_ns\": {}}}",
+            "{{\"start_ns\": {}, \"end_ns\": {}, \"every_ns\": {}}}",
             epoch_ns + imp.outage_at_ns,
-            epoch_ns + imp.outage_at_ns + len
+            epoch_ns + imp.outage_at_ns + len,
+            imp.outage_every_ns
         ),
     };
     format!("{{\"up\": {}, \"down\": {}}}", one(&spec[0]), one(&spec[1]))
@@ -338,7 +340,7 @@ mod tests {
         ];
         assert_eq!(
             outage_json(&spec, 100),
-            r#"{"up": {"start_ns": 105, "end_ns": 107}, "down": null}"#
+            r#"{"up": {"start_ns": 105, "end_ns": 107, "every_ns": 0}, "down": null}"#
         );
     }
 

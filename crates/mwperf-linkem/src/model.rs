@@ -74,10 +74,7 @@ impl Model {
     /// Decide the fate of `packet` arriving at `now_ns`; a corrupted packet is changed in place.
     pub fn admit(&mut self, now_ns: u64, packet: &mut [u8]) -> Result<Admitted, Drop> {
         let imp = &self.imp;
-        if imp.outage_ns > 0
-            && now_ns >= imp.outage_at_ns
-            && now_ns - imp.outage_at_ns < imp.outage_ns
-        {
+        if imp.in_outage(now_ns) {
             return Err(Drop::Outage);
         }
         if imp.mtu > 0 && packet.len() as u64 > imp.mtu {

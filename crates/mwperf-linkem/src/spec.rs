@@ -56,6 +56,8 @@ pub struct Impairments {
     /// the link is down from `outage_at_ns` after start for `outage_ns` (0 = no outage)
     pub outage_at_ns: u64,
     pub outage_ns: u64,
+    /// the outage repeats every `outage_every_ns` (from one start to the next; 0 = once)
+    pub outage_every_ns: u64,
     /// link-layer frames: a packet is sent as ceil(len / (frame - overhead)) frames (0 = off)
     pub frame_bytes: u64,
     pub frame_overhead_bytes: u64,
@@ -80,6 +82,7 @@ impl Default for Impairments {
             mtu: 0,
             outage_at_ns: 0,
             outage_ns: 0,
+            outage_every_ns: 0,
             frame_bytes: 0,
             frame_overhead_bytes: 0,
             backoff_ns: 0,
@@ -88,6 +91,20 @@ impl Default for Impairments {
 }
 
 impl Impairments {
+    /// Whether the link is down (a scheduled outage, or one of its repeats) at `now_ns` after
+    /// the link came up.
+    pub fn in_outage(&self, now_ns: u64) -> bool {
+        if self.outage_ns == 0 || now_ns < self.outage_at_ns {
+            return false;
+        }
+        let since = now_ns - self.outage_at_ns;
+        let into = match self.outage_every_ns {
+            0 => since,
+            every => since % every,
+        };
+        into < self.outage_ns
+    }
+
     /// Parse `key=value,key=value` (an empty string = no impairment).
     pub fn parse(text: &str) -> Result<Self, String> {
         let mut imp = Impairments::default();
@@ -165,11 +182,19 @@ impl Impairments {
                 "mtu" => imp.mtu = int()?,
                 "outage_at_ns" => imp.outage_at_ns = int()?,
                 "outage_ns" => imp.outage_ns = int()?,
+                "outage_every_ns" => imp.outage_every_ns = int()?,
                 "frame_bytes" => imp.frame_bytes = int()?,
                 "frame_overhead_bytes" => imp.frame_overhead_bytes = int()?,
                 "backoff_ns" => imp.backoff_ns = int()?,
                 _ => return Err(format!("unknown key '{key}'")),
             }
+        }
+        if imp.outage_every_ns != 0 && imp.outage_every_ns <= imp.outage_ns {
+            return Err(
+                "outage_every_ns must be longer than outage_ns (the link must come back \
+                        between two outages)"
+                    .into(),
+            );
         }
         if imp.frame_bytes != 0 && imp.frame_overhead_bytes >= imp.frame_bytes {
             return Err("frame_overhead_bytes must be smaller than frame_bytes".into());
@@ -181,6 +206,20 @@ impl Impairments {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn repeated_outages_follow_their_schedule() {
+        // outage=5s+2s,every=10s: down [5, 7), [15, 17), [25, 27) ... (here in ns)
+        let imp = Impairments::parse("outage_at_ns=5,outage_ns=2,outage_every_ns=10").unwrap();
+        let down: Vec<u64> = (0..40).filter(|&t| imp.in_outage(t)).collect();
+        assert_eq!(down, [5, 6, 15, 16, 25, 26, 35, 36]);
+        let once = Impairments::parse("outage_at_ns=5,outage_ns=2").unwrap();
+        let down: Vec<u64> = (0..40).filter(|&t| once.in_outage(t)).collect();
+        assert_eq!(down, [5, 6]);
+        assert!(!Impairments::default().in_outage(0));
+        let err = Impairments::parse("outage_at_ns=5,outage_ns=2,outage_every_ns=2").unwrap_err();
+        assert!(err.contains("outage_every_ns"), "{err}");
+    }
 
     #[test]
     fn parses_every_key() {

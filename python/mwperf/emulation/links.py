@@ -21,7 +21,12 @@ so ``wifi-80211n,loss=5%`` is the preset with more loss. Keys:
 - ``frame=127/25`` link-layer frames of 127 bytes with 25 bytes of header each (a packet takes
   ceil(len / 102) frames); ``backoff=2.24ms`` a CSMA wait, uniform in [0, backoff], per frame.
 - ``mtu=1500`` longer packets are dropped (the devices get this MTU, so the kernel fragments).
-- ``outage=5s+2s`` the link is down from 5 s after it came up, for 2 s.
+- ``outage=5s+2s`` the link is down from 5 s after it came up, for 2 s; with ``every=10s`` it
+  goes down again every 10 s (from one start to the next: 5 s, 15 s, 25 s, ... for 2 s each)
+  until the run ends: repeated link flaps. ``every`` is a key of its own because the spec is
+  comma-separated (``outage=5s+2s,every=10s``, as issue 29 writes it); it repeats the outage of
+  its direction(s), so it needs one there, and must be longer than the outage (the link comes
+  back between flaps).
 
 Every error names ``--link``, the key, and what is allowed.
 """
@@ -42,7 +47,7 @@ SERIAL_FRAMINGS = {"8n1": 10, "8n2": 11, "8e1": 11, "8o1": 11}
 MTU_RANGE = (68, 65535)
 """IPv4's minimum MTU to the largest IP packet"""
 KEYS = ("delay", "jitter", "dist", "loss", "ge", "corrupt", "dup", "reorder", "rate", "overhead",
-        "queue", "frame", "backoff", "mtu", "outage")
+        "queue", "frame", "backoff", "mtu", "outage", "every")
 _RATE = re.compile(r"(\d+(?:\.\d+)?)(bit|kbit|mbit|gbit)")
 _PERCENT = re.compile(r"(\d+(?:\.\d+)?)%")
 
@@ -69,6 +74,8 @@ class Direction:
     mtu: int = 1500
     outage_at_ns: int = 0
     outage_ns: int = 0
+    outage_every_ns: int = 0
+    """the outage repeats this often, from one start to the next (0 = once)"""
 
     def canonical(self) -> str:
         """The ``key=value,...`` form mwperf-linkem parses (crates/mwperf-linkem/src/spec.rs)."""
@@ -83,6 +90,8 @@ class Direction:
         }
         if self.ge is not None:
             items["ge"] = ":".join(repr(x) for x in self.ge)
+        if self.outage_every_ns:
+            items["outage_every_ns"] = self.outage_every_ns
         return ",".join(f"{key}={value}" for key, value in items.items())
 
 
@@ -124,6 +133,8 @@ def parse_link(text: str, presets: dict[str, str] | None = None) -> LinkSpec:
     for item in items:
         _apply(item.strip(), values)
     up, down = (replace(Direction(), **values[d]) for d in DIRECTIONS)
+    for name, direction in zip(DIRECTIONS, (up, down), strict=True):
+        _check_every(name, direction)
     return LinkSpec(text=text.strip(), preset=preset, up=up, down=down)
 
 
@@ -251,8 +262,39 @@ def _outage(key: str, value: str) -> dict[str, Any]:
     return {"outage_at_ns": _duration(key, start), "outage_ns": _duration(key, length)}
 
 
+def _every(key: str, value: str) -> dict[str, Any]:
+    every = _duration(key, value)
+    if every <= 0:
+        raise UsageError(f"--link: key 'every': '{value}' is not a duration above 0, e.g. "
+                         f"outage=5s+2s,every=10s")
+    return {"outage_every_ns": every}
+
+
+def _check_every(name: str, direction: Direction) -> None:
+    """``every`` repeats an outage of the same direction, and the link comes back in between."""
+    every = direction.outage_every_ns
+    if every and not direction.outage_ns:
+        raise UsageError(f"--link: key 'every': repeats an outage, and the {name} direction has "
+                         f"none; give one, e.g. outage=5s+2s,every=10s")
+    if every and every <= direction.outage_ns:
+        raise UsageError(f"--link: key 'every': {every / 1e9:g} s is not longer than the outage "
+                         f"({direction.outage_ns / 1e9:g} s): the link would never come back; "
+                         f"every is from one outage's start to the next, e.g. "
+                         f"outage=5s+2s,every=10s")
+
+
+def flap_windows(start_ns: int, end_ns: int, every_ns: int, until_ns: int
+                 ) -> list[tuple[int, int]]:
+    """The outage [start_ns, end_ns) and its repeats every ``every_ns`` (0: none) that begin
+    before ``until_ns``."""
+    windows = [(start_ns, end_ns)]
+    while every_ns > 0 and windows[-1][0] + every_ns < until_ns:
+        windows.append((windows[-1][0] + every_ns, windows[-1][1] + every_ns))
+    return windows
+
+
 _PARSERS = {"delay": _delay, "jitter": _jitter, "dist": _dist, "loss": _probability("loss"),
             "ge": _ge, "corrupt": _probability("corrupt"), "dup": _probability("dup"),
             "reorder": _probability("reorder"), "rate": _rate, "overhead": _overhead,
             "queue": _queue, "frame": _frame, "backoff": _backoff, "mtu": _mtu,
-            "outage": _outage}
+            "outage": _outage, "every": _every}

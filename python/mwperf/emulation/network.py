@@ -59,8 +59,11 @@ class Network:
     """each wire's scheduled outage on CLOCK_MONOTONIC (userspace backend: from the emulator's
     epoch), filled as the wires come up"""
 
+    outage_every_ns: int = 0
+    """the outage repeats this often (``every=``, from one start to the next; 0 = once)"""
+
     def outage_window(self) -> tuple[int, int] | None:
-        """The outage on CLOCK_MONOTONIC (the agents' clock): the union of every wire's (with
+        """The (first) outage on CLOCK_MONOTONIC (the agents' clock): the union of every wire's (with
         ``--link`` alone: both directions of the one link); None without one, or with a backend
         that cannot tell (netem cannot schedule an outage)."""
         if not self.outages:
@@ -119,8 +122,9 @@ class Network:
         return {**self.specs[first.name].to_dict(), "backend": self.backend, "hosts": hosts,
                 "emulator": self.reports[0] if self.reports else None,
                 "links": links, "place": dict(self.topology.place),
-                "outage_window": None if window is None else {"start_ns": window[0],
-                                                              "end_ns": window[1]}}
+                "outage_window": None if window is None else {
+                    "start_ns": window[0], "end_ns": window[1],
+                    "every_ns": self.outage_every_ns}}
 
 
 def scheduled_window(epoch_ns: int, spec: LinkSpec) -> tuple[int, int] | None:
@@ -228,6 +232,9 @@ def emulated_network(topology: Topology, point_link: str | None, backend: str, w
                     window = (None if started[-1].epoch_ns is None
                               else scheduled_window(started[-1].epoch_ns, spec))
                     network.outages += [window] if window else []
+                    network.outage_every_ns = max(network.outage_every_ns,
+                                                  spec.up.outage_every_ns,
+                                                  spec.down.outage_every_ns)
                 address_port(near, spec.up.mtu)
                 address_port(far, spec.down.mtu)
             _route(plan, nodes)

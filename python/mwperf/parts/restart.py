@@ -1,7 +1,8 @@
-"""The restart part (``--restart TARGET@T``, restarts.py): the ping and pong run with
-``--reopen`` and the ping keeps its raw samples; once the sender says its measured phase began,
-a thread kills each target at its time and starts it again with the same arguments and address;
-the result gets its ``restarts`` section."""
+"""The restart part (``--restart TARGET@T``, restarts.py): the agents run with ``--reopen``
+and the measuring one keeps its raw samples; once the sender says its measured phase began, a
+thread kills each target at its time and starts it again with the same arguments and address
+(a sub: its killed predecessor's samples kept as ``samples.killed-N.csv``); the result gets its
+``restarts`` section (a restarted sub: the measurement's accounting merged over both subs)."""
 
 import contextlib
 import os
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import MwperfError
 from ..merge import make_warning
 from ..restarts import (DAEMON_ALIASES, PEER_TIMEOUT_NS, READY_TIMEOUT_S, agent_lines, analyse,
-                        check, read_samples)
+                        check, merge_sub_samples, read_samples, survivor_accounting)
 from ..topicnames import SAMPLES_NAME
 from .base import P, Part
 
@@ -49,7 +50,7 @@ class Restarts(Part):
         return replace(cfg, peer_timeout_ns=max(cfg.peer_timeout_ns, PEER_TIMEOUT_NS))
 
     def args(self, run: "PointState", role: str) -> list[str]:
-        return ["--reopen"] if role in ("ping", "pong") else []
+        return ["--reopen"] if role in ("ping", "pong", "pub", "sub") else []
 
     def sender_started(self, run: "PointState") -> None:
         stop = threading.Event()
@@ -78,9 +79,12 @@ class Restarts(Part):
         for agent in run.agents.agents if run.agents is not None else []:
             reopened.setdefault(agent.name, [])
             reopened[agent.name] += agent_lines(_read(agent.stdout_path))["REOPENED"]
-        entries = analyse(sorted(events, key=lambda e: e["at_ns"]),
-                          read_samples(run.workdir / SAMPLES_NAME), ping.get("sent"),
-                          accounting.get("duplicated"), reopened)
+        events = sorted(events, key=lambda e: e["at_ns"])
+        if run.cfg.mode == "oneway":
+            entries = _sub_restarts(run, result, events, ping.get("sent"), reopened)
+        else:
+            entries = analyse(events, read_samples(run.workdir / SAMPLES_NAME), ping.get("sent"),
+                              accounting.get("duplicated"), reopened)
         result["restarts"] = entries + pending  # type: ignore[typeddict-unknown-key]
         for entry in entries + pending:
             if entry.get("recovered", "no") == "no":
@@ -89,6 +93,69 @@ class Restarts(Part):
                     f"--restart {entry['target']}: nothing sent after the restart came back "
                     f"within the run ({'; '.join(entry['notes']) or 'no arrivals'})",
                     "run longer after the restart, or see the daemons/ and agents' logs"))
+
+
+def _sub_restarts(run: "PointState", result: "RunResult", events: list[dict[str, Any]],
+                  sent: int | None, reopened: dict[str, list[int]]) -> list[dict[str, Any]]:
+    """A one-way point's sub restarts: every incarnation's samples merged into samples.csv and
+    into the measurement's accounting; each restart analysed against the merged rows, its first
+    message after = the restarted sub's first arrival."""
+    killed = sorted(run.workdir.glob("samples.killed-*.csv"),
+                    key=lambda p: int(p.name.split("-")[1].split(".")[0]))
+    incarnations = [read_samples(path) for path in killed]
+    survivor = read_samples(run.workdir / SAMPLES_NAME)
+    incarnations.append(survivor)
+    rows, across = merge_sub_samples(incarnations)
+    measurement = result.get("measurement")
+    accounting = measurement["accounting"] if measurement else None
+    survivor_dups = accounting["duplicated"] if accounting else None
+    entries = analyse(events, rows, sent, None if survivor_dups is None else
+                      survivor_dups + across, reopened, restarted=incarnations[1:])
+    what = ("the killed sub's duplicates, reordering, corruption and warm-up arrivals died with "
+            "it: duplicates = the restarted sub's own + messages both subs received "
+            f"({across}); accounting.received/lost merged over both subs' samples "
+            "(samples.csv holds both); latency, jitter, series, late and throughput are the "
+            "restarted sub's alone")
+    for entry in entries:
+        entry["notes"].append(what)
+    if measurement is not None and accounting is not None and killed:
+        measurement["accounting"] = survivor_accounting(
+            accounting, {r[0] for r in survivor}, {r[0] for r in rows}, across)
+        _write_samples(run.workdir / SAMPLES_NAME, rows, killed + [run.workdir / SAMPLES_NAME])
+        result["warnings"].append(make_warning(
+            "restart-survivor-only",
+            f"--restart sub: the latency figures, series and throughput cover only the "
+            f"restarted sub's {len(survivor)} arrivals of {len(rows)} (the killed sub's "
+            f"distribution died with it); received/lost are counted over both subs' samples",
+            "see restarts[].notes; samples.csv has every arrival of both subs"))
+    elif measurement is None and rows:
+        entries[0]["notes"].append("no measurement: the restarted sub wrote no report")
+    return entries
+
+
+def _write_samples(path: Any, rows: list[tuple[int, int, int]], sources: list[Any]) -> None:
+    """samples.csv as every incarnation's rows, each sequence number's first arrival once, by
+    receive time (the full rows of the files ``sources``)."""
+    keep = {(seq, recv) for seq, _, recv in rows}
+    lines: list[tuple[int, str]] = []
+    header = ""
+    for source in sources:
+        with open(source, encoding="utf-8") as handle:
+            header = handle.readline() or header
+            for line in handle:
+                fields = line.split(",")
+                if len(fields) < 5 or not line.endswith("\n"):
+                    continue  # a row the kill cut short
+                key = (int(fields[0]), int(fields[4]))
+                if key in keep:
+                    keep.discard(key)
+                    lines.append((key[1], line))
+    lines.sort()
+    tmp = path.with_name(path.name + ".merging")
+    with open(tmp, "w", encoding="utf-8") as handle:
+        handle.write(header)
+        handle.writelines(line for _, line in lines)
+    os.replace(tmp, path)
 
 
 def _join(run: "PointState") -> None:
@@ -127,7 +194,7 @@ def _schedule(run: "PointState", stop: threading.Event, events: list[dict[str, A
         event: dict[str, Any] = {"target": target, "at_ns": at_ns, "measure_start_ns": start_ns,
                                  "notes": []}
         try:
-            if target in ("pong",):
+            if target in ("pong", "sub"):
                 _SPAWNER.submit(_restart_agent, run, target, count, event).result()
             else:
                 _SPAWNER.submit(_restart_daemon, run, DAEMON_ALIASES.get(target, target),
@@ -154,6 +221,9 @@ def _restart_agent(run: "PointState", name: str, count: int, event: dict[str, An
         with contextlib.suppress(OSError):
             path.rename(run.workdir / f"{old.name}.killed-{count}.{suffix}")
     kept[f"{old.name}.killed-{count}"] = run.workdir / f"{old.name}.killed-{count}.stdout"
+    if name == "sub":  # what it recorded is on disk (--reopen): the restarted sub starts afresh
+        with contextlib.suppress(OSError):
+            (run.workdir / SAMPLES_NAME).rename(run.workdir / f"samples.killed-{count}.csv")
     assert run.agents is not None
     event["started_ns"] = time.monotonic_ns()
     new = run.agents.respawn(old, argv)

@@ -73,7 +73,7 @@ pub fn run(session: &Session, mut topics: Vec<multi::Topic>) -> RoleOutcome {
     let (ep, name) = topics.pop().expect("one topic");
     match role {
         Role::Ping(a) => ping::run(a, ep, &name, waiter, None),
-        Role::Pub(a) => publish::run(a, ep, waiter, None),
+        Role::Pub(a) => publish::run(a, ep, &name, waiter, None),
         Role::Pong(a) => pong::run(
             a,
             ep,

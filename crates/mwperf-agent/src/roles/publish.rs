@@ -2,6 +2,10 @@
 //! measured messages sent, intended_ns = warm-up messages sent, peer_rx_ns = period in ns, 0 for
 //! rate 0) three times, 1 ms apart.
 //!
+//! With `--reopen` (a restarted sub, `mwperf run --restart sub@T`) a closed connection does not
+//! end the stream: the pub opens its endpoint again every 10 ms (printing `REOPENED <ns>`) and
+//! keeps to its schedule meanwhile, counting what it could not send as sent (the sub's loss).
+//!
 //! With several subscribers on a middleware (`--subscribers N`, native fan-out) one subscriber
 //! leaving (e.g. mqtt's shared ready flag cleared) does not end the stream for the others: the
 //! pub keeps sending and notes how often it was told a subscriber left.
@@ -9,7 +13,7 @@
 use mwperf_core::clock::now_ns;
 use mwperf_core::result::Status;
 use mwperf_core::wire::{Header, FLAG_FIN, HEADER_LEN};
-use mwperf_transports::{Endpoint, TransportError};
+use mwperf_transports::{Endpoint, Side, TransportError};
 
 use super::RoleOutcome;
 use crate::cli::SenderArgs;
@@ -20,10 +24,29 @@ use crate::signals;
 use crate::throughput::SendMeter;
 use crate::wait::Waiter;
 
-/// One topic's stream to the sub; `lane` = its place among several topics.
+/// `--reopen`: how often a closed endpoint is tried to be opened again.
+const REOPEN_EVERY_NS: u64 = 10_000_000;
+
+/// `--reopen`: open the endpoint to `peer` again; prints `REOPENED <ns>` on stdout when it opens.
+fn reopen(args: &SenderArgs, peer: &str) -> Option<Box<dyn Endpoint>> {
+    let common = &args.common;
+    let ep = common
+        .spec(peer)
+        .map_err(TransportError::Address)
+        .and_then(|spec| mwperf_transports::open(common.transport, Side::Pub, &spec))
+        .ok()?;
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "REOPENED {}", now_ns());
+    let _ = out.flush();
+    Some(ep)
+}
+
+/// One topic's stream to the sub (at `peer`); `lane` = its place among several topics.
 pub fn run(
     args: &SenderArgs,
     mut ep: Box<dyn Endpoint>,
+    peer: &str,
     waiter: &Waiter,
     lane: Option<Lane<'_>>,
 ) -> RoleOutcome {
@@ -70,6 +93,10 @@ pub fn run(
         .outage_window
         .map(|(start, end)| mwperf_core::stats::OutageWatch::new(start, end));
     let mut stop: Option<(Status, String)> = None;
+    let reopening = args.common.reopen;
+    // --reopen: the connection closed and is not open again yet; when it was last tried
+    let (mut down, mut tried_ns) = (false, 0u64);
+    let mut reopened = 0u64;
     loop {
         if signals::stopped() {
             stop = Some((Status::Partial, "interrupted by signal".into()));
@@ -80,6 +107,17 @@ pub fn run(
             Err(()) => break,
             Ok(due) => due.unwrap_or(now),
         };
+        if down && now >= tried_ns + REOPEN_EVERY_NS {
+            tried_ns = now;
+            if let Some(new) = reopen(args, peer) {
+                (ep, down) = (new, false);
+                reopened += 1;
+            }
+        }
+        if now < due && down {
+            mwperf_core::clock::sleep_until_ns(due.min(tried_ns + REOPEN_EVERY_NS).max(now));
+            continue;
+        }
         if now < due {
             // what a batching middleware holds leaves before the pause
             ep.drain(0);
@@ -88,6 +126,10 @@ pub fn run(
                 Err(TransportError::Closed) if shared => {
                     left += 1; // and wait as a receive would have (a closed link returns at once)
                     mwperf_core::clock::sleep_until_ns(due.min(now + 100_000_000));
+                    continue;
+                }
+                Err(TransportError::Closed) if reopening => {
+                    down = true;
                     continue;
                 }
                 Err(TransportError::Closed) => {
@@ -108,6 +150,8 @@ pub fn run(
             out.load(recorded);
         }
         let (sent_ns, r) = match meter.as_mut() {
+            // --reopen, the connection down: sent into the void (counted sent, and lost)
+            _ if down => (now_ns(), Err(TransportError::Closed)),
             None => out.send(ep.as_mut(), &slot),
             Some(m) => send_until_taken(
                 &mut out,
@@ -126,6 +170,7 @@ pub fn run(
             Ok(()) => {}
             Err(TransportError::Unreachable { .. }) => send_errors += 1,
             Err(TransportError::Closed) if shared => left += 1,
+            Err(TransportError::Closed) if reopening => down = true,
             Err(TransportError::Closed) => {
                 stop = Some((
                     Status::Partial,
@@ -191,6 +236,12 @@ pub fn run(
         None if send_errors > 0 => (
             Status::Complete,
             Some(format!("{send_errors} sends found nobody listening")),
+        ),
+        None if reopened > 0 => (
+            Status::Complete,
+            Some(format!(
+                "the connection closed and was opened again {reopened} time(s) (--reopen)"
+            )),
         ),
         None if left > 0 => (
             Status::Complete,

@@ -5,6 +5,9 @@
 //! Recording a message is the callback: with several topics under the single-threaded executor
 //! it first waits for the executor (executor.rs), and the latency is taken when the callback
 //! starts (publish → callback, what an application sees); then it burns `--busy-loop` of CPU.
+//!
+//! With `--reopen` (`mwperf run --restart sub@T`) every raw sample (`--samples`) is written out
+//! as it is recorded: a killed sub leaves what it received on disk for the control plane.
 
 use mwperf_core::clock::now_ns;
 use mwperf_core::clocksync::Fit;
@@ -131,6 +134,7 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
             match Collector::new(recv_ns, 0, args.samples.as_deref()) {
                 Ok(mut c) => {
                     c.watch_outage(args.common.outage_window);
+                    c.flush_each(args.common.reopen);
                     col = Some(c)
                 }
                 Err(e) => return RoleOutcome::failed(format!("--samples: cannot write: {e}")),
@@ -270,6 +274,7 @@ impl ClockSyncing {
             let mut c = Collector::new(a.recv_ns, 0, args.samples.as_deref())
                 .map_err(|e| format!("--samples: cannot write: {e}"))?;
             c.watch_outage(args.common.outage_window);
+            c.flush_each(args.common.reopen);
             *col = Some(c);
         }
         let c = col.as_mut().expect("created above");
