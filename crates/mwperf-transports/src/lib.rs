@@ -11,9 +11,12 @@ use std::fmt;
 
 pub mod descriptor;
 mod endpoint;
-pub mod ros2probe;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 mod middleware;
 mod poll;
+pub mod ros2probe;
 pub mod service;
 mod service_open;
 pub mod session;

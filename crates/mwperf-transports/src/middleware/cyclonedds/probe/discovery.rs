@@ -112,14 +112,24 @@ impl Discovery {
     }
 
     /// Take up to BATCH loaned samples of a builtin reader, hand each (with its info) to `each`.
-    fn take_loaned(&self, reader: ffi::dds_entity_t, each: &mut dyn FnMut(*const c_void, &SampleInfo)) {
+    fn take_loaned(
+        &self,
+        reader: ffi::dds_entity_t,
+        each: &mut dyn FnMut(*const c_void, &SampleInfo),
+    ) {
         let api = self.api;
         loop {
             let mut buf = [std::ptr::null_mut::<c_void>(); BATCH];
             let mut si = [SampleInfo::default(); BATCH];
             // SAFETY: null buffer entries ask Cyclone to loan the samples; returned below.
             let n = unsafe {
-                (api.dds_take)(reader, buf.as_mut_ptr(), si.as_mut_ptr(), BATCH, BATCH as u32)
+                (api.dds_take)(
+                    reader,
+                    buf.as_mut_ptr(),
+                    si.as_mut_ptr(),
+                    BATCH,
+                    BATCH as u32,
+                )
             };
             if n <= 0 {
                 return;
@@ -201,7 +211,11 @@ impl Discovery {
             };
             let mut known = known;
             known.alive = alive;
-            if self.endpoints.get(&guid).map_or(true, |old| old.alive != alive || old.qos != known.qos) {
+            if self
+                .endpoints
+                .get(&guid)
+                .map_or(true, |old| old.alive != alive || old.qos != known.qos)
+            {
                 sink.event(&Event::Endpoint(known.clone()));
             }
             self.endpoints.insert(guid, known);

@@ -75,7 +75,8 @@ pub unsafe fn read(api: &Api, qos: *const ffi::dds_qos_t, writer: bool) -> Endpo
         for i in 0..n as usize {
             let p = *names.add(i);
             if !p.is_null() {
-                out.partitions.push(CStr::from_ptr(p).to_string_lossy().into_owned());
+                out.partitions
+                    .push(CStr::from_ptr(p).to_string_lossy().into_owned());
                 (api.dds_free)(p.cast());
             }
         }

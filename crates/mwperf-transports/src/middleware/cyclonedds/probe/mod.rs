@@ -31,7 +31,11 @@ use raw::{RawReader, ReaderQos};
 /// How often discovery is read and the clock checked.
 const TICK: Duration = Duration::from_millis(20);
 
-pub fn run(opts: &Options, stop: &dyn Fn() -> bool, sink: Arc<dyn Sink>) -> Result<(), TransportError> {
+pub fn run(
+    opts: &Options,
+    stop: &dyn Fn() -> bool,
+    sink: Arc<dyn Sink>,
+) -> Result<(), TransportError> {
     if opts.domain > MAX_DOMAIN {
         return Err(TransportError::Address(format!(
             "--domain {}: a DDS domain id is from 0 to {MAX_DOMAIN}",
@@ -112,7 +116,16 @@ fn listen(
                 transient_local: false,
                 depth: opts.depth,
             };
-            match raw::open(api, participant, &topic, &ty, &qos, index, header, Some(sink.clone())) {
+            match raw::open(
+                api,
+                participant,
+                &topic,
+                &ty,
+                &qos,
+                index,
+                header,
+                Some(sink.clone()),
+            ) {
                 Ok(r) => {
                     readers.push(r);
                     sink.event(&Event::Subscribed {

@@ -145,7 +145,10 @@ mod tests {
     #[test]
     fn reads_humble_and_jazzy_gids() {
         for gid in [24, 16] {
-            let bytes = sample(gid, &[("/", "talker", 1, 2), ("/robot", "camera_node", 0, 1)]);
+            let bytes = sample(
+                gid,
+                &[("/", "talker", 1, 2), ("/robot", "camera_node", 0, 1)],
+            );
             let p = parse(&bytes).expect("parses");
             assert_eq!(p.participant, [0xaa; 16], "gid {gid}");
             assert_eq!(p.nodes.len(), 2);

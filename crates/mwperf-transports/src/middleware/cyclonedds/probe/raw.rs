@@ -7,8 +7,8 @@ use std::ffi::{c_void, CString};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use super::super::ffi::{self, Api, SampleInfo, Serdata};
 use super::super::check;
+use super::super::ffi::{self, Api, SampleInfo, Serdata};
 use super::header_types::{stamp_ns, STAMP_BYTES};
 use crate::ros2probe::Sink;
 use crate::TransportError;
@@ -123,9 +123,8 @@ pub fn open(
         );
         (api.dds_qset_history)(q, ffi::DDS_HISTORY_KEEP_LAST, qos.depth);
         let listener = if listens {
-            let l = (api.dds_create_listener)(
-                (&*raw.state as *const Subscription).cast_mut().cast(),
-            );
+            let l =
+                (api.dds_create_listener)((&*raw.state as *const Subscription).cast_mut().cast());
             (api.dds_lset_data_available)(l, Some(on_data));
             l
         } else {
