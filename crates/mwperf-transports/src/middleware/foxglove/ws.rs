@@ -420,6 +420,32 @@ mod tests {
     use super::*;
 
     #[test]
+    fn frames_parse_back_from_their_header_in_every_length_form() {
+        for len in [0usize, 1, 125, 126, 65_535, 65_536] {
+            for mask in [None, Some([9, 8, 7, 6])] {
+                let mut b = Vec::new();
+                frame_header(&mut b, len % 2 == 0, BINARY, len, mask);
+                let head = b.len();
+                b.resize(head + len, 0xab);
+                let f = parse_frame(&b, 0).unwrap().unwrap();
+                assert_eq!((f.fin, f.op, f.mask), (len % 2 == 0, BINARY, mask));
+                assert_eq!(f.body, head..head + len);
+                assert_eq!(
+                    parse_frame(&b[..b.len() - 1], 0),
+                    Ok(None),
+                    "one byte short"
+                );
+            }
+        }
+        // an unknown opcode and a message past the limit are errors, not "more bytes"
+        assert!(parse_frame(&[0x83, 0], 0)
+            .unwrap_err()
+            .contains("opcode 0x3"));
+        assert!(parse_frame(&[0x82, 127, 0xff, 0, 0, 0, 0, 0, 0, 0], 0).is_err());
+        assert!(parse_frame(&[0x80, 10], MAX_INCOMING - 5).is_err());
+    }
+
+    #[test]
     fn masking_twice_is_identity_at_any_length() {
         for n in [0, 1, 7, 8, 9, 1000] {
             let orig: Vec<u8> = (0..n).map(|i| i as u8).collect();

@@ -127,6 +127,11 @@ impl PubProps<'_> {
         self.response_topic.map_or(0, |t| 3 + t.len()) + self.correlation.map_or(0, |c| 3 + c.len())
     }
 
+    /// No property (an empty list: one byte, its length 0).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// Bytes of the list with its length field.
     pub fn encoded_len(&self) -> usize {
         varint_len(self.len()) + self.len()

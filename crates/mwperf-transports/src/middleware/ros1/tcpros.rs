@@ -484,6 +484,32 @@ mod tests {
     use std::net::TcpListener;
 
     #[test]
+    fn frames_are_cut_whole_from_a_stream() {
+        let msg = b"hello".to_vec();
+        let mut stream = frame(&msg);
+        let one = stream.len();
+        stream.extend_from_slice(&[7, 0, 0, 0, 1, 2, 3]); // a foreign frame, not yet whole
+        assert_eq!(
+            cut_frame(&stream),
+            Cut::Frame {
+                message: &msg,
+                consumed: one
+            }
+        );
+        assert_eq!(cut_frame(&stream[one..]), Cut::Need);
+        assert_eq!(cut_frame(&stream[..3]), Cut::Need);
+        assert_eq!(cut_frame(&[0xff; 8]), Cut::Garbage);
+        // a body that is not a mwperf_msgs/Bytes is handed over whole
+        assert_eq!(
+            cut_frame(&[2, 0, 0, 0, 9, 9]),
+            Cut::Frame {
+                message: &[9, 9],
+                consumed: 6
+            }
+        );
+    }
+
+    #[test]
     fn md5_follows_the_genmsg_rule() {
         // genmsg: md5 of the definition without comments, fields as "type name", no final newline.
         // (The same rule gives std_msgs/String 992ce8a1687cec8c8bd883ec73ca41d1.)

@@ -112,7 +112,7 @@ mod tests {
     fn sample(gid: usize, nodes: &[(&str, &str, usize, usize)]) -> Vec<u8> {
         let mut b = vec![0u8, 1, 0, 0];
         let align = |b: &mut Vec<u8>| {
-            while (b.len() - 4) % 4 != 0 {
+            while !(b.len() - 4).is_multiple_of(4) {
                 b.push(0);
             }
         };
