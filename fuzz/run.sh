@@ -19,8 +19,9 @@ TARGETS=${FUZZ_TARGETS:-$ALL}
 
 command -v cargo >/dev/null || { echo "mwperf fuzz: cargo (Rust) is required" >&2; exit 1; }
 if ! cargo afl --version >/dev/null 2>&1; then
-    echo "mwperf fuzz: installing cargo-afl (cargo install cargo-afl)" >&2
-    cargo install --locked cargo-afl
+    # the same minor version as the afl crate in fuzz/Cargo.lock (they must agree)
+    echo "mwperf fuzz: installing cargo-afl (cargo install cargo-afl@0.18)" >&2
+    cargo install --locked cargo-afl --version "^0.18"
 fi
 # AFL++ itself is built by cargo-afl once per Rust toolchain (it says so when already built)
 cargo afl config --build >/dev/null 2>&1 || true
