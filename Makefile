@@ -3,7 +3,7 @@ SHELL := /bin/bash
 PY ?= python3
 RESULTS ?= results
 
-.PHONY: run test test-fast bench setup build bridges refs rust-test py-test rust-unit py-fast clean layers-conformance
+.PHONY: run test test-fast bench setup build bridges refs rust-test py-test rust-unit py-fast clean layers-conformance fuzz
 
 ## run: install, build, run the default side-by-side suite (every transport built in), write results,
 ## its summary and the HTML report ($(RESULTS)/report.html)
@@ -55,6 +55,13 @@ refs: setup
 	nice -n 10 cargo build --release --manifest-path benchmarks/zenoh-ref/Cargo.toml
 	nice -n 10 cargo build --release --manifest-path benchmarks/iceoryx2-ref/Cargo.toml
 	cd benchmarks && $(PY) -c 'import throughput_refs as r; print(r.build_fastdds())'
+
+## fuzz: coverage-guided fuzzing (AFL++ through cargo-afl, installed if missing) of every parser of
+## outside bytes, FUZZ_SECONDS (60) per target; fails naming the files when a target crashed.
+## Not part of 'test' (docs/fuzzing.md)
+FUZZ_SECONDS ?= 60
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash fuzz/run.sh
 
 # Rust tests use the test-release profile (release optimisations without LTO, Cargo.toml); the
 # Python end-to-end tests use target/release/mwperf-agent from 'build'.

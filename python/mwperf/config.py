@@ -382,7 +382,12 @@ def _check_opts(transport: str, opts: tuple[str, ...]) -> None:
     if known is None:
         return  # an unknown transport is reported on its own
     for item in opts:
-        key = item.split("=", 1)[0].strip()
+        key, eq, _ = item.partition("=")
+        key = key.strip()
+        if not eq or not key:
+            # the agent would refuse it at the start of the run (found by tests/test_properties.py)
+            raise UsageError(f"--opt: '{item}' is not KEY=VALUE (e.g. --opt "
+                             f"{next(iter(known.opts), 'key')}=VALUE)")
         if key not in known.opts:
             allowed = ", ".join(known.opts) or "none (it takes no --opt)"
             raise UsageError(f"--opt {key}: not an option of {transport}; allowed: {allowed}")

@@ -20,7 +20,9 @@ NS_PER_UNIT: dict[str, int] = {
     "h": 3_600_000_000_000,
 }
 MAX_NS = 2**63 - 1
-_PATTERN = re.compile(r"(\d+(?:\.\d+)?)(ns|us|\u00b5s|ms|s|m|h)")
+# ASCII digits only (re.ASCII): Python's \d also matches other scripts' digits ("٣s"), which the
+# agent rejects (found by the property tests, tests/test_properties.py)
+_PATTERN = re.compile(r"([0-9]+(?:\.[0-9]+)?)(ns|us|\u00b5s|ms|s|m|h)")
 
 
 def parse_duration(text: str) -> int:

@@ -500,3 +500,32 @@ pub struct ServerArgs {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub throughput: bool,
 }
+
+#[cfg(test)]
+mod properties {
+    use super::key_value;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// `--opt KEY=VALUE`: the key and value come back trimmed, the value keeps any '='; the
+        /// control plane checks the same form first (python/mwperf/config.py `_check_opts`).
+        #[test]
+        fn opt_key_value_round_trips(key in "[a-z_][a-z0-9_.-]{0,12}", value in "[ -~]{0,16}",
+                                     pad in " {0,2}") {
+            let text = format!("{pad}{key}{pad}={value}");
+            prop_assert_eq!(key_value(&text), Ok((key.clone(), value.trim().to_string())));
+        }
+
+        #[test]
+        fn opt_without_a_key_is_refused(text in "\\PC{0,16}") {
+            match key_value(&text) {
+                Ok((k, v)) => {
+                    prop_assert!(!k.is_empty() && !k.contains('='));
+                    prop_assert!(text.contains('=') && text.trim_start().starts_with(&k));
+                    prop_assert_eq!(v.trim(), v.as_str());
+                }
+                Err(e) => prop_assert!(e.contains("KEY=VALUE")),
+            }
+        }
+    }
+}

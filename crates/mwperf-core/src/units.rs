@@ -16,7 +16,8 @@ pub fn parse_duration_ns(text: &str) -> Result<u64, String> {
         return Err(bad());
     }
     let scale: u64 = match unit {
-        "" if num.chars().all(|c| c == '0' || c == '.') => 0,
+        // a bare "0" only ("00", "0.0": rejected, as the Python side does)
+        "" if num == "0" => 0,
         "ns" => 1,
         "us" | "µs" => 1_000,
         "ms" => 1_000_000,
@@ -37,6 +38,10 @@ pub fn parse_duration_ns(text: &str) -> Result<u64, String> {
         }
         place /= 10;
         ns = ns.checked_add(digit * place).ok_or_else(bad)?;
+    }
+    // the Python side's limit (an i64 of nanoseconds: 292 years)
+    if ns > i64::MAX as u64 {
+        return Err(format!("'{text}' is too long"));
     }
     Ok(ns)
 }

@@ -74,7 +74,7 @@ impl Medium {
             if max_wait_ns.is_some_and(|most| start - now_ns > most) {
                 return None;
             }
-            let end = start + busy_ns;
+            let end = start.saturating_add(busy_ns);
             match cell.compare_exchange_weak(seen, end, AcqRel, Acquire) {
                 Ok(_) => return Some(end),
                 Err(current) => seen = current,

@@ -132,12 +132,13 @@ impl Model {
         } else {
             1
         };
-        let wire_bytes = len
-            + if imp.frame_bytes > 0 {
-                frames * imp.frame_overhead_bytes
-            } else {
-                0
-            };
+        // Times and sizes saturate: an extreme spec (a rate of a few bits per hour, a huge
+        // back-off) means "never", not a wrapped-around time in the past.
+        let wire_bytes = len.saturating_add(if imp.frame_bytes > 0 {
+            frames.saturating_mul(imp.frame_overhead_bytes)
+        } else {
+            0
+        });
         let ns_per_byte = if imp.rate_bps > 0.0 {
             imp.bits_per_byte * 1e9 / imp.rate_bps
         } else {
@@ -149,20 +150,20 @@ impl Model {
         let mut busy_ns = (wire_bytes as f64 * ns_per_byte).round() as u64;
         if imp.backoff_ns > 0 {
             for _ in 0..frames {
-                busy_ns += self.rng.below(imp.backoff_ns + 1);
+                busy_ns = busy_ns.saturating_add(self.rng.below(imp.backoff_ns.saturating_add(1)));
             }
         }
         if let Some((medium, epoch_ns)) = self.medium.as_ref().filter(|_| busy_ns > 0) {
             let end = medium
-                .reserve(epoch_ns + now_ns, busy_ns, max_wait_ns)
+                .reserve(epoch_ns.saturating_add(now_ns), busy_ns, max_wait_ns)
                 .ok_or(Drop::Queue)?;
-            return Ok(end - epoch_ns);
+            return Ok(end.saturating_sub(*epoch_ns));
         }
         let start = now_ns.max(self.free_at_ns);
         if max_wait_ns.is_some_and(|most| start - now_ns > most) {
             return Err(Drop::Queue);
         }
-        self.free_at_ns = start + busy_ns;
+        self.free_at_ns = start.saturating_add(busy_ns);
         Ok(self.free_at_ns)
     }
 
@@ -217,6 +218,28 @@ mod tests {
         let mut p = vec![0u8; len];
         p[0] = 0x45;
         p
+    }
+
+    /// Found by fuzzing (fuzz/targets/linkem.rs): a rate so low that the wire's busy time
+    /// passes u64 nanoseconds overflowed its clock (a panic in a checked build; otherwise a
+    /// later packet left the wire before an earlier one). Times saturate: due "never".
+    #[test]
+    fn extreme_rates_and_backoffs_saturate_instead_of_wrapping() {
+        for spec in [
+            // 100 bytes take ~1.1e19 ns: the second packet's end passed 2^64
+            "rate_bps=115200,bits_per_byte=12700000000000,reorder=1",
+            "rate_bps=115200,bits_per_byte=11111111111111111111111111111111111111,reorder=1",
+            "rate_bps=1,backoff_ns=18446744073709551615,frame_bytes=2,frame_overhead_bytes=1,reorder=1",
+        ] {
+            let mut m = model(spec);
+            let mut last = 0;
+            for now in [0, 1_000, 64_000_000] {
+                if let Ok(a) = m.admit(now, &mut ipv4(100)) {
+                    assert!(a.at_ns >= now.max(last), "{spec}: due at {} before {last}", a.at_ns);
+                    last = a.at_ns;
+                }
+            }
+        }
     }
 
     #[test]

@@ -11,6 +11,12 @@ use std::fmt;
 
 pub mod descriptor;
 mod endpoint;
+<<<<<<< HEAD
+=======
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
+>>>>>>> wt-fuzz
 mod middleware;
 mod poll;
 pub mod ros2probe;

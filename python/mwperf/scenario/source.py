@@ -62,7 +62,7 @@ def _item(node: yaml.Node, where: str, loader: yaml.SafeLoader) -> Item:
             key_line = key_node.start_mark.line + 1
             if not isinstance(key_node, yaml.ScalarNode):
                 raise UsageError(f"{where}:{key_line}: a key must be a plain name")
-            key = str(loader.construct_object(key_node))
+            key = str(_scalar(key_node, where, loader))
             if key in values:
                 raise UsageError(f"{where}:{key_line}: field '{key}': given twice (first on "
                                  f"line {dict(lines)[key]})")
@@ -71,4 +71,15 @@ def _item(node: yaml.Node, where: str, loader: yaml.SafeLoader) -> Item:
         return Item(values, line, tuple(lines))
     if isinstance(node, yaml.SequenceNode):
         return Item([_item(child, where, loader) for child in node.value], line)
-    return Item(loader.construct_object(node), line)
+    return Item(_scalar(node, where, loader), line)
+
+
+def _scalar(node: yaml.Node, where: str, loader: yaml.SafeLoader) -> Any:
+    """A scalar's value; one YAML cannot build (a date such as 2020-13-45, bad !!binary, an
+    unknown tag) is a UsageError at its line, not a traceback (tests/test_properties.py)."""
+    try:
+        return loader.construct_object(node)
+    except (yaml.YAMLError, ValueError, TypeError, OverflowError) as exc:
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise UsageError(f"{where}:{node.start_mark.line + 1}: cannot read the value "
+                         f"{node.value!r}: {problem}") from None

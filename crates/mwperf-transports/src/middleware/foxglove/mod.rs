@@ -24,7 +24,7 @@
 
 mod servers;
 pub mod service;
-mod ws;
+pub(crate) mod ws;
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -203,6 +203,67 @@ pub struct FoxgloveEndpoint {
     early: VecDeque<Vec<u8>>,
 }
 
+/// A server's binary "message data" (opcode 0x01, u32 subscription id, u64 time, payload):
+/// the subscription id and the payload; None for any other binary message.
+pub fn message_data(data: &[u8]) -> Option<(u32, &[u8])> {
+    if data.len() < DATA_PREFIX || data[0] != OP_MESSAGE_DATA {
+        return None;
+    }
+    let sub = u32::from_le_bytes(data[1..5].try_into().unwrap());
+    Some((sub, &data[DATA_PREFIX..]))
+}
+
+/// What a server's JSON text message means to a client endpoint (the ops mwperf uses; anything
+/// else, or a field of the wrong type, is ignored).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Control<'a> {
+    /// Whether the server's capabilities include "clientPublish".
+    ServerInfo {
+        client_publish: bool,
+    },
+    /// (channel id, topic) of each well-formed channel.
+    Advertise(Vec<(u64, &'a str)>),
+    Unadvertise(Vec<u64>),
+    GraphUpdate,
+    Other,
+}
+
+impl<'a> Control<'a> {
+    pub fn parse(v: &'a Value) -> Control<'a> {
+        match v.get("op").and_then(Value::as_str).unwrap_or("") {
+            "serverInfo" => {
+                let caps = v.get("capabilities").and_then(Value::as_array);
+                Control::ServerInfo {
+                    client_publish: caps.is_some_and(|c| c.iter().any(|x| x == "clientPublish")),
+                }
+            }
+            "advertise" => Control::Advertise(
+                v.get("channels")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|ch| {
+                        Some((
+                            ch.get("id").and_then(Value::as_u64)?,
+                            ch.get("topic").and_then(Value::as_str)?,
+                        ))
+                    })
+                    .collect(),
+            ),
+            "unadvertise" => Control::Unadvertise(
+                v.get("channelIds")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_u64)
+                    .collect(),
+            ),
+            "connectionGraphUpdate" => Control::GraphUpdate,
+            _ => Control::Other,
+        }
+    }
+}
+
 impl FoxgloveEndpoint {
     /// Look at the connection once (waiting at most `wait_ns`): message data for our
     /// subscription goes into `out` when given, else into `early`; control messages update
@@ -212,13 +273,12 @@ impl FoxgloveEndpoint {
             Incoming::Nothing => return Ok(Got::Nothing),
             Incoming::Message(BINARY, data) => {
                 let ours = self.subscription.map(|(_, s)| s);
-                if data.len() < DATA_PREFIX
-                    || data[0] != OP_MESSAGE_DATA
-                    || Some(u32::from_le_bytes(data[1..5].try_into().unwrap())) != ours
-                {
+                let Some(payload) = message_data(data)
+                    .filter(|(sub, _)| Some(*sub) == ours)
+                    .map(|(_, p)| p)
+                else {
                     return Ok(Got::Other); // time, service replies, a stale subscription
-                }
-                let payload = &data[DATA_PREFIX..];
+                };
                 match out {
                     Some(buf) => {
                         buf.clear();
@@ -237,12 +297,10 @@ impl FoxgloveEndpoint {
     }
 
     fn control(&mut self, v: &Value) -> Result<Got, TransportError> {
-        match v.get("op").and_then(Value::as_str).unwrap_or("") {
-            "serverInfo" => {
-                let caps = v.get("capabilities").and_then(Value::as_array);
-                self.publish_allowed =
-                    Some(caps.is_some_and(|c| c.iter().any(|x| x == "clientPublish")));
-                if self.publish_allowed == Some(false) && self.out.is_some() {
+        match Control::parse(v) {
+            Control::ServerInfo { client_publish } => {
+                self.publish_allowed = Some(client_publish);
+                if !client_publish && self.out.is_some() {
                     return Err(TransportError::Middleware {
                         transport: TRANSPORT,
                         detail: format!(
@@ -252,19 +310,8 @@ impl FoxgloveEndpoint {
                     });
                 }
             }
-            "advertise" => {
-                for ch in v
-                    .get("channels")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
-                    let (Some(id), Some(topic)) = (
-                        ch.get("id").and_then(Value::as_u64),
-                        ch.get("topic").and_then(Value::as_str),
-                    ) else {
-                        continue;
-                    };
+            Control::Advertise(channels) => {
+                for (id, topic) in channels {
                     if topic.starts_with(&self.ready_prefix) && !self.ready.contains(&id) {
                         self.ready.push(id);
                     }
@@ -281,14 +328,7 @@ impl FoxgloveEndpoint {
                     }
                 }
             }
-            "unadvertise" => {
-                let ids: Vec<u64> = v
-                    .get("channelIds")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .filter_map(Value::as_u64)
-                    .collect();
+            Control::Unadvertise(ids) => {
                 self.ready.retain(|r| !ids.contains(r));
                 if self.subscription.is_some_and(|(c, _)| ids.contains(&c)) {
                     self.subscription = None;
@@ -300,8 +340,8 @@ impl FoxgloveEndpoint {
                     return Ok(Got::PeerLeft);
                 }
             }
-            "connectionGraphUpdate" => self.barriers += 1,
-            _ => {} // status, time, parameters: nothing mwperf needs
+            Control::GraphUpdate => self.barriers += 1,
+            Control::Other => {} // status, time, parameters: nothing mwperf needs
         }
         Ok(Got::Other)
     }

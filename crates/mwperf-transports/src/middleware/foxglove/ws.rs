@@ -140,22 +140,12 @@ impl WebSocket {
     pub fn send(&mut self, opcode: u8, parts: &[&[u8]]) -> Result<(), TransportError> {
         let len: usize = parts.iter().map(|p| p.len()).sum();
         self.wbuf.clear();
-        self.wbuf.push(0x80 | opcode);
-        if len < 126 {
-            self.wbuf.push(0x80 | len as u8);
-        } else if len <= u16::MAX as usize {
-            self.wbuf.push(0x80 | 126);
-            self.wbuf.extend_from_slice(&(len as u16).to_be_bytes());
-        } else {
-            self.wbuf.push(0x80 | 127);
-            self.wbuf.extend_from_slice(&(len as u64).to_be_bytes());
-        }
         // xorshift: masking keys need not be secret here, only vary (RFC 6455 §5.3)
         self.mask_state ^= self.mask_state << 13;
         self.mask_state ^= self.mask_state >> 7;
         self.mask_state ^= self.mask_state << 17;
         let mask = (self.mask_state as u32).to_ne_bytes();
-        self.wbuf.extend_from_slice(&mask);
+        frame_header(&mut self.wbuf, true, opcode, len, Some(mask));
         let body = self.wbuf.len();
         for p in parts {
             self.wbuf.extend_from_slice(p);
@@ -255,61 +245,27 @@ impl WebSocket {
     /// data message (in `msg`).
     fn frame(&mut self) -> Result<Option<u8>, TransportError> {
         loop {
-            let b = &self.rbuf[self.start..self.end];
-            if b.len() < 2 {
+            let Some(f) =
+                parse_frame(&self.rbuf[self.start..self.end], self.msg.len()).map_err(protocol)?
+            else {
                 return Ok(None);
-            }
-            let fin = b[0] & 0x80 != 0;
-            let op = b[0] & 0x0F;
-            let masked = b[1] & 0x80 != 0;
-            let (len, mut at) = match b[1] & 0x7F {
-                126 if b.len() >= 4 => (u16::from_be_bytes([b[2], b[3]]) as u64, 4),
-                127 if b.len() >= 10 => (u64::from_be_bytes(b[2..10].try_into().unwrap()), 10),
-                126 | 127 => return Ok(None),
-                n => (n as u64, 2),
             };
-            if len > MAX_INCOMING as u64 || self.msg.len() as u64 + len > MAX_INCOMING as u64 {
-                return Err(protocol(format!(
-                    "a server message larger than {MAX_INCOMING} bytes"
-                )));
-            }
-            let mask = if masked {
-                if b.len() < at + 4 {
-                    return Ok(None);
-                }
-                at += 4;
-                Some([b[at - 4], b[at - 3], b[at - 2], b[at - 1]])
-            } else {
-                None
-            };
-            let len = len as usize;
-            if b.len() < at + len {
-                return Ok(None);
-            }
-            let body = self.start + at..self.start + at + len;
-            self.start += at + len;
-            match op {
+            let body = self.start + f.body.start..self.start + f.body.end;
+            self.start += f.body.end;
+            match f.op {
                 PING => {
                     let payload = self.rbuf[body].to_vec();
                     self.send(PONG, &[&payload])?;
                 }
                 PONG => {}
                 CLOSE => return Err(TransportError::Closed),
-                TEXT | BINARY | CONTINUATION => {
-                    if op != CONTINUATION {
-                        self.msg.clear();
-                        self.msg_op = op;
-                    }
-                    let from = self.msg.len();
-                    self.msg.extend_from_slice(&self.rbuf[body]);
-                    if let Some(m) = mask {
-                        apply_mask(&mut self.msg[from..], m);
-                    }
-                    if fin {
-                        return Ok(Some(self.msg_op));
+                _ => {
+                    if let Some(op) =
+                        assemble(&mut self.msg, &mut self.msg_op, &f, &self.rbuf[body])
+                    {
+                        return Ok(Some(op));
                     }
                 }
-                other => return Err(protocol(format!("unknown WebSocket opcode {other:#x}"))),
             }
         }
     }
@@ -341,7 +297,95 @@ fn quickack(fd: std::os::fd::RawFd) {
     };
 }
 
-fn apply_mask(data: &mut [u8], mask: [u8; 4]) {
+/// Append a frame header (RFC 6455 §5.2, the shortest length form) for a payload of `len`
+/// bytes; a client masks every frame it sends.
+pub fn frame_header(out: &mut Vec<u8>, fin: bool, opcode: u8, len: usize, mask: Option<[u8; 4]>) {
+    out.push(if fin { 0x80 } else { 0 } | opcode);
+    let m = if mask.is_some() { 0x80 } else { 0 };
+    if len < 126 {
+        out.push(m | len as u8);
+    } else if len <= u16::MAX as usize {
+        out.push(m | 126);
+        out.extend_from_slice(&(len as u16).to_be_bytes());
+    } else {
+        out.push(m | 127);
+        out.extend_from_slice(&(len as u64).to_be_bytes());
+    }
+    if let Some(mask) = mask {
+        out.extend_from_slice(&mask);
+    }
+}
+
+/// One frame's header as read from the front of a buffer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Frame {
+    pub fin: bool,
+    /// A data opcode (TEXT, BINARY, CONTINUATION) or a control one (CLOSE, PING, PONG).
+    pub op: u8,
+    pub mask: Option<[u8; 4]>,
+    /// Where the payload is in the buffer; the frame ends with it (`body.end` bytes consumed).
+    pub body: std::ops::Range<usize>,
+}
+
+/// Parse the frame at the front of `b` (RFC 6455 §5.2): Ok(None) = more bytes needed; an error
+/// for an unknown opcode or a message that would grow past [`MAX_INCOMING`] (`assembled`: bytes
+/// of the message already assembled from earlier frames). Pure: the fuzz target's entry point.
+pub fn parse_frame(b: &[u8], assembled: usize) -> Result<Option<Frame>, String> {
+    if b.len() < 2 {
+        return Ok(None);
+    }
+    let fin = b[0] & 0x80 != 0;
+    let op = b[0] & 0x0F;
+    let masked = b[1] & 0x80 != 0;
+    let (len, mut at) = match b[1] & 0x7F {
+        126 if b.len() >= 4 => (u16::from_be_bytes([b[2], b[3]]) as u64, 4),
+        127 if b.len() >= 10 => (u64::from_be_bytes(b[2..10].try_into().unwrap()), 10),
+        126 | 127 => return Ok(None),
+        n => (n as u64, 2),
+    };
+    if len > MAX_INCOMING as u64 || assembled as u64 + len > MAX_INCOMING as u64 {
+        return Err(format!("a server message larger than {MAX_INCOMING} bytes"));
+    }
+    if !matches!(op, TEXT | BINARY | CONTINUATION | CLOSE | PING | PONG) {
+        return Err(format!("unknown WebSocket opcode {op:#x}"));
+    }
+    let mask = if masked {
+        if b.len() < at + 4 {
+            return Ok(None);
+        }
+        at += 4;
+        Some([b[at - 4], b[at - 3], b[at - 2], b[at - 1]])
+    } else {
+        None
+    };
+    let len = len as usize;
+    if b.len() < at + len {
+        return Ok(None);
+    }
+    Ok(Some(Frame {
+        fin,
+        op,
+        mask,
+        body: at..at + len,
+    }))
+}
+
+/// Add data frame `f` (payload `payload`) to the message being assembled in `msg` (its opcode in
+/// `msg_op`): Some(opcode) when the frame completed the message.
+pub fn assemble(msg: &mut Vec<u8>, msg_op: &mut u8, f: &Frame, payload: &[u8]) -> Option<u8> {
+    if f.op != CONTINUATION {
+        msg.clear();
+        *msg_op = f.op;
+    }
+    let from = msg.len();
+    msg.extend_from_slice(payload);
+    if let Some(m) = f.mask {
+        apply_mask(&mut msg[from..], m);
+    }
+    f.fin.then_some(*msg_op)
+}
+
+pub fn apply_mask(data: &mut [u8], mask: [u8; 4]) {
     let word = u64::from_ne_bytes([
         mask[0], mask[1], mask[2], mask[3], mask[0], mask[1], mask[2], mask[3],
     ]);
@@ -374,6 +418,32 @@ fn closed_or(e: io::Error) -> TransportError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn frames_parse_back_from_their_header_in_every_length_form() {
+        for len in [0usize, 1, 125, 126, 65_535, 65_536] {
+            for mask in [None, Some([9, 8, 7, 6])] {
+                let mut b = Vec::new();
+                frame_header(&mut b, len % 2 == 0, BINARY, len, mask);
+                let head = b.len();
+                b.resize(head + len, 0xab);
+                let f = parse_frame(&b, 0).unwrap().unwrap();
+                assert_eq!((f.fin, f.op, f.mask), (len % 2 == 0, BINARY, mask));
+                assert_eq!(f.body, head..head + len);
+                assert_eq!(
+                    parse_frame(&b[..b.len() - 1], 0),
+                    Ok(None),
+                    "one byte short"
+                );
+            }
+        }
+        // an unknown opcode and a message past the limit are errors, not "more bytes"
+        assert!(parse_frame(&[0x83, 0], 0)
+            .unwrap_err()
+            .contains("opcode 0x3"));
+        assert!(parse_frame(&[0x82, 127, 0xff, 0, 0, 0, 0, 0, 0, 0], 0).is_err());
+        assert!(parse_frame(&[0x80, 10], MAX_INCOMING - 5).is_err());
+    }
 
     #[test]
     fn masking_twice_is_identity_at_any_length() {

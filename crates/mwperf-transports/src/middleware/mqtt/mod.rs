@@ -13,9 +13,9 @@
 //! QoS mapping: see [`mapping`].
 
 mod address;
-mod codec;
+pub(crate) mod codec;
 mod mapping;
-mod properties;
+pub(crate) mod properties;
 pub mod service;
 mod session;
 

@@ -121,6 +121,9 @@ pub struct PubProps<'a> {
     pub correlation: Option<&'a [u8]>,
 }
 
+// `len` is the list's encoded size, not a count: no `is_empty` (the lint shows under the
+// `fuzzing` feature, which makes this type reachable from outside the crate)
+#[allow(clippy::len_without_is_empty)]
 impl PubProps<'_> {
     /// Bytes of the list without its length field. Callers keep each value below 64 KiB.
     pub fn len(&self) -> usize {

@@ -21,8 +21,8 @@ mod service_client;
 mod service_link;
 mod service_server;
 mod slave;
-mod tcpros;
-mod xmlrpc;
+pub(crate) mod tcpros;
+pub(crate) mod xmlrpc;
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;

@@ -139,6 +139,37 @@ pub fn decode_body(body: &[u8]) -> Option<&[u8]> {
     (body.len() == 4usize.checked_add(n)?.checked_add(SUFFIX)?).then(|| &body[4..4 + n])
 }
 
+/// What the front of an inbound byte stream holds.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Cut<'a> {
+    /// Not a whole frame yet.
+    Need,
+    /// A frame length beyond [`MAX_FRAME`]: not TCPROS (the stream cannot be resynchronised).
+    Garbage,
+    /// A whole frame of `consumed` bytes (length field included); `message` is its `data` when it
+    /// is a `mwperf_msgs/Bytes`, else the whole frame body.
+    Frame { message: &'a [u8], consumed: usize },
+}
+
+/// Cut the frame at the front of `have` (pure: the fuzz target's entry point).
+pub fn cut_frame(have: &[u8]) -> Cut<'_> {
+    if have.len() < 4 {
+        return Cut::Need;
+    }
+    let n = u32::from_le_bytes(have[..4].try_into().expect("4 bytes")) as usize;
+    if n > MAX_FRAME {
+        return Cut::Garbage;
+    }
+    if have.len() < 4 + n {
+        return Cut::Need;
+    }
+    let body = &have[4..4 + n];
+    Cut::Frame {
+        message: decode_body(body).unwrap_or(body),
+        consumed: 4 + n,
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Data path: reading from a publisher
 
@@ -183,23 +214,21 @@ impl Inbound {
     /// Cut one frame out of the buffer, if a whole one is there.
     pub fn take(&mut self, out: &mut Vec<u8>) -> Taken {
         let have = &self.rx[self.start..self.end];
-        if have.len() < 4 {
-            return Taken::None;
-        }
-        let n = u32::from_le_bytes(have[..4].try_into().expect("4 bytes")) as usize;
-        if n > MAX_FRAME {
-            out.clear();
-            out.extend_from_slice(have);
-            (self.start, self.end, self.dead) = (0, 0, true);
-            return Taken::Garbage;
-        }
-        if have.len() < 4 + n {
-            return Taken::None;
-        }
-        let body = &have[4..4 + n];
-        out.clear();
-        out.extend_from_slice(decode_body(body).unwrap_or(body));
-        self.start += 4 + n;
+        let n = match cut_frame(have) {
+            Cut::Need => return Taken::None,
+            Cut::Garbage => {
+                out.clear();
+                out.extend_from_slice(have);
+                (self.start, self.end, self.dead) = (0, 0, true);
+                return Taken::Garbage;
+            }
+            Cut::Frame { message, consumed } => {
+                out.clear();
+                out.extend_from_slice(message);
+                consumed
+            }
+        };
+        self.start += n;
         if self.start == self.end {
             (self.start, self.end) = (0, 0);
         }
@@ -453,6 +482,32 @@ pub fn send_error(e: io::Error) -> Option<TransportError> {
 mod tests {
     use super::*;
     use std::net::TcpListener;
+
+    #[test]
+    fn frames_are_cut_whole_from_a_stream() {
+        let msg = b"hello".to_vec();
+        let mut stream = frame(&msg);
+        let one = stream.len();
+        stream.extend_from_slice(&[7, 0, 0, 0, 1, 2, 3]); // a foreign frame, not yet whole
+        assert_eq!(
+            cut_frame(&stream),
+            Cut::Frame {
+                message: &msg,
+                consumed: one
+            }
+        );
+        assert_eq!(cut_frame(&stream[one..]), Cut::Need);
+        assert_eq!(cut_frame(&stream[..3]), Cut::Need);
+        assert_eq!(cut_frame(&[0xff; 8]), Cut::Garbage);
+        // a body that is not a mwperf_msgs/Bytes is handed over whole
+        assert_eq!(
+            cut_frame(&[2, 0, 0, 0, 9, 9]),
+            Cut::Frame {
+                message: &[9, 9],
+                consumed: 6
+            }
+        );
+    }
 
     #[test]
     fn md5_follows_the_genmsg_rule() {
