@@ -20,6 +20,7 @@ from .clock import ClockSync
 from .layers import Layers
 from .outage import Outage
 from .profile import Profile
+from .resources import Resources
 from .samples import Samples
 from .throughput import Throughput
 from .wire_bytes import WireBytes
@@ -28,10 +29,11 @@ if TYPE_CHECKING:
     from ..point import Point
 
 PARTS: tuple[Part, ...] = (CallsPart(), Bridge(), Outage(), ClockSync(), CountAllocs(), Layers(),
-                           AllocSites(), Profile(), WireBytes(), Samples(), Throughput())
+                           AllocSites(), Profile(), WireBytes(), Samples(), Throughput(),
+                           Resources())
 """every part, in the order its hooks run (the bridge's hops read the place's link section,
 which the runner writes before any part's; the layers' preload goes ahead of the allocation
-counter's)"""
+counter's; the resources part's gates read what the others wrote, so it comes last)"""
 
 
 def parts_for(cfg: "Point") -> Sequence[Part]:

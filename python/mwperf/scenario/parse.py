@@ -115,6 +115,8 @@ def _field(key: str, item: Item, key_line: int, where: str) -> Field:
     name = _option(key)
     assert name is not None
     kind = OPTIONS[name]
+    if kind == "list":  # one value, a list of texts (gates:), never an axis
+        return Field(name, (_texts(key, item, where),), axis=False, line=key_line)
     if isinstance(item.value, list):
         if not item.value:
             raise _error(where, item.line, key, "an empty list gives no points; give a value "
@@ -152,6 +154,18 @@ def _value(key: str, kind: str, item: Item, where: str) -> Value:
         raise _error(where, item.line, key, f"must be a single value (a list makes an axis), "
                      f"got {_shown(item.plain())}")
     return Value(str(value).strip(), item.line)
+
+
+def _texts(key: str, item: Item, where: str) -> Value:
+    """A ``list`` field: one text or a list of texts, as one value."""
+    parts = item.value if isinstance(item.value, list) else [item]
+    texts = []
+    for part in parts:
+        if not isinstance(part.value, str) or not part.value.strip():
+            raise _error(where, part.line, key, f"must be a list of texts such as "
+                         f"'rss-growth<=2MiB', got {_shown(part.plain())}")
+        texts.append(part.value.strip())
+    return Value(tuple(texts), item.line)
 
 
 def _exclusions(item: Item | None, fields: tuple[Field, ...], where: str, strict: bool
