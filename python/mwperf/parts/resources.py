@@ -48,9 +48,9 @@ class Resources(Part):
         sampler: Sampler | None = _stop(run)
         if sampler is not None:
             report = run.sender_report() or {}
-            result["resources"] = section(sampler, report.get("phases"))  # type: ignore[typeddict-unknown-key]
+            result["resources"] = section(sampler, report.get("phases"))
         if run.cfg.gates:
-            result["gates"] = evaluate(parse_gates(run.cfg.gates), dict(result))  # type: ignore[typeddict-unknown-key]
+            result["gates"] = evaluate(parse_gates(run.cfg.gates), dict(result))
 
 
 def _stop(run: "PointState") -> Sampler | None:

@@ -129,7 +129,10 @@ def _field(key: str, item: Item, key_line: int, where: str) -> Field:
                              f"(first on line {first[value.shown()]})")
             first[value.shown()] = value.line
         return Field(name, values, axis=len(values) > 1, line=key_line)
-    return Field(name, (_value(key, kind, item, where),), axis=False, line=key_line)
+    value = _value(key, kind, item, where)
+    # 'transport: built-in' is every transport the agent has: an axis (exclude may name it)
+    return Field(name, (value,), axis=name == "transport" and value.value == "built-in",
+                 line=key_line)
 
 
 def _value(key: str, kind: str, item: Item, where: str) -> Value:
