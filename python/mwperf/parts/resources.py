@@ -31,7 +31,7 @@ class Resources(Part):
     def validate(self, cfg: P, options: dict[str, Any]) -> P:
         gates = parse_gates(options.get("gates"))
         if any(g.metric == "live-allocs-growth" for g in gates) and not cfg.count_allocs:
-            raise UsageError("--gate live-allocs-growth: needs --count-allocs (the live heap "
+            raise UsageError("--gate: live-allocs-growth needs --count-allocs (the live heap "
                              "is read from its allocation counter)")
         return replace(cfg, gates=tuple(g.text for g in gates))  # type: ignore[type-var]
 
