@@ -1,5 +1,6 @@
 """The ``mwperf`` command line. Every failure is one line on stderr and an exit code:
-2 for a usage error, 1 for a run-time error; ``run`` exits 0 complete, 3 partial, 1 failed.
+2 for a usage error, 1 for a run-time error; ``run`` exits 0 complete, 3 partial, 1 failed, and
+1 when a gate (``--gate``) failed.
 """
 
 import os
