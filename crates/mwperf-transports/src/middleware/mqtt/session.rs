@@ -141,7 +141,7 @@ impl Session {
             version,
             max_in_flight: MAX_IN_FLIGHT,
             broker: broker.to_string(),
-            rx: vec![0; READ_CHUNK],
+            rx: crate::stream::prefaulted(READ_CHUNK),
             rx_start: 0,
             rx_end: 0,
             lent: 0,

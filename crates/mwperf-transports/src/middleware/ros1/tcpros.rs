@@ -168,7 +168,7 @@ impl Inbound {
         Inbound {
             stream,
             uri,
-            rx: vec![0; READ_CHUNK],
+            rx: crate::stream::prefaulted(READ_CHUNK),
             start: 0,
             end: 0,
             dead: false,
