@@ -38,6 +38,17 @@ pub struct Conn<S: Read + Write + AsRawFd> {
     rcvtimeo: RecvTimeout,
 }
 
+/// The least spare room a read gets beyond the `end` bytes already held.
+pub(crate) const MIN_SPARE: usize = 4096;
+
+/// How long a receive buffer holding `end` bytes must be for the next read: READ_CHUNK, or
+/// MIN_SPARE beyond `end` when that is longer. Not `end + READ_CHUNK`: then a partial frame left
+/// by a burst grew the buffer by 256 KiB in the steady state, once (issue 29's soak runs, the
+/// live heap of ros1 and mqtt agents stepping up mid-run).
+pub(crate) fn room(end: usize) -> usize {
+    READ_CHUNK.max(end + MIN_SPARE)
+}
+
 /// A receive buffer of `len` bytes with every page written now. A zeroed allocation this large
 /// comes from mmap untouched, and a receive writes only as far as the bytes queued: its pages
 /// were faulted in one by one as ever larger bursts arrived, the resident set creeping up by tens
@@ -173,9 +184,9 @@ impl<S: Read + Write + AsRawFd> Conn<S> {
         // Room for the frame being assembled, so large messages need few reads.
         let want = match Header::decode_header(&self.rx[..self.rx_end]) {
             Ok(h) if (h.payload_len as usize) <= MAX_PAYLOAD => {
-                h.message_len().max(self.rx_end + READ_CHUNK)
+                h.message_len().max(room(self.rx_end))
             }
-            _ => self.rx_end + READ_CHUNK,
+            _ => room(self.rx_end),
         };
         if self.rx.len() < want {
             self.rx.resize(want, 0);

@@ -648,8 +648,8 @@ impl Session {
         }
         // Room for the packet being assembled, so large messages need few reads.
         let want = match codec::frame_len(&self.rx[self.rx_start..self.rx_end]) {
-            Ok(Some(len)) => (self.rx_start + len).max(self.rx_end + READ_CHUNK),
-            _ => self.rx_end + READ_CHUNK,
+            Ok(Some(len)) => (self.rx_start + len).max(crate::stream::room(self.rx_end)),
+            _ => crate::stream::room(self.rx_end),
         };
         if self.rx.len() < want {
             self.rx.resize(want, 0);

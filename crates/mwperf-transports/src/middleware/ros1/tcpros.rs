@@ -229,8 +229,8 @@ impl Inbound {
         let want = match self.rx.get(..4).filter(|_| self.end >= 4) {
             Some(b) => (4 + u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize)
                 .min(4 + MAX_FRAME)
-                .max(self.end + READ_CHUNK),
-            None => self.end + READ_CHUNK,
+                .max(crate::stream::room(self.end)),
+            None => crate::stream::room(self.end),
         };
         if self.rx.len() < want {
             self.rx.resize(want, 0);
