@@ -84,6 +84,8 @@ def test_the_default_scenario_is_the_side_by_side_suite() -> None:
 
 QUICK_BUDGET_S = 6 * 60
 """a quick variant measures for at most this long when every known transport is built"""
+LONGER_QUICK_S = {"soak": 15 * 60}
+"""the soak's quick variant is one minute per point by design (issue 29): a slope needs time"""
 
 
 @pytest.mark.parametrize("name", built_in_names())
@@ -98,7 +100,8 @@ def test_every_built_in_validates_and_its_quick_variant_is_small(name: str) -> N
     assert 4 <= len(quick_points) <= len(full_points)
     measuring_s = sum(planned_s(c) for c in configs.values())
     setup_s = 1.5 * len(quick_points)
-    assert measuring_s + setup_s < QUICK_BUDGET_S, (name, measuring_s, len(quick_points))
+    assert measuring_s + setup_s < LONGER_QUICK_S.get(name, QUICK_BUDGET_S), \
+        (name, measuring_s, len(quick_points))
 
 
 def test_built_in_sizes_match_the_seeds() -> None:

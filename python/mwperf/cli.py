@@ -1,5 +1,6 @@
 """The ``mwperf`` command line. Every failure is one line on stderr and an exit code:
-2 for a usage error, 1 for a run-time error; ``run`` exits 0 complete, 3 partial, 1 failed.
+2 for a usage error, 1 for a run-time error; ``run`` exits 0 complete, 3 partial, 1 failed, and
+1 when a gate (``--gate``) failed.
 """
 
 import os
@@ -39,6 +40,9 @@ from .scenario import Request, describe_built_ins, dry_run, launch, plan_sweep, 
 from .scenario.catalog import load_scenario
 from .scenario.progress import length_note
 from .session import measure
+from .soak import show as soak_show
+from .soak.gates import exit_code as gates_exit
+from .soak.gates import failed as failed_gates
 from .show import load_targets, render_points
 from .store.duckerr import interrupted
 from .store.probes import is_probe_folder, probe_text
@@ -55,7 +59,8 @@ CONDITION_OPTIONS = ("peer_timeout", "spin_margin", "busy_poll", "prevent_cpu_id
                      "reliability", "history", "depth", "durability", "discovery_timeout",
                      "cpu_quota", "cpu_pin", "rt_priority", "host", "remote_place", "ssh_config",
                      "accept_new_host_key", "clock_sync", "test_clock", "count_allocs",
-                     "alloc_sites", "wire_bytes", "idle", "profile", "min_samples", "layers")
+                     "alloc_sites", "wire_bytes", "idle", "profile", "min_samples", "layers",
+                     "gates")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -192,11 +197,11 @@ def _measure_point(cfg: PointConfig, json_to: JsonTo, results_dir: Path | None) 
     if not emit_json(result, *json_to):
         row = row_from_result(result, str(saved) if saved else None)
         notes = render_notes([row], [(label(row), w) for w in result["warnings"]])
-        click.echo(render([row]) + render_details(result) + notes
+        click.echo(render([row]) + render_details(result) + notes + soak_show.render(result)
                    + (f"saved in {saved}\n" if saved else ""), nl=False)
     if not_saved is not None:
         raise not_saved
-    return EXIT_CODES[result["status"]]
+    return gates_exit(EXIT_CODES[result["status"]], len(failed_gates(result)))
 
 
 def _conditions(scenario: str, options: dict[str, Any]) -> dict[str, Any]:
@@ -210,7 +215,8 @@ def _conditions(scenario: str, options: dict[str, Any]) -> dict[str, Any]:
                          f"--peer-timeout, --spin-margin, --busy-poll, --prevent-cpu-idle, the "
                          f"QoS flags or the CPU flags")
     return {name: options[name] for name in CONDITION_OPTIONS
-            if options[name] is not None and options[name] is not False}
+            if options[name] is not None and options[name] is not False
+            and options[name] != ()}
 
 
 def _run_scenario(request: Request, json_to: JsonTo, list_only: bool) -> int:
@@ -229,7 +235,7 @@ def _run_scenario(request: Request, json_to: JsonTo, list_only: bool) -> int:
         click.echo(summary.text() + (f"saved in {folder}\n" if folder else ""), nl=False)
     if not_saved is not None:
         raise not_saved
-    return EXIT_CODES[summary.status]
+    return gates_exit(EXIT_CODES[summary.status], summary.gates_failed)
 
 
 @cli.command()

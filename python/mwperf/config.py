@@ -150,6 +150,10 @@ class PointConfig:
     at a rate the point runs ``measure_ns``, at rate 0 until them or the duration, whichever
     is later; None = the duration alone decides"""
 
+    gates: tuple[str, ...] = ()
+    """``--gate`` / a scenario's ``gates:``: pass/fail checks on the result (soak/gates.py),
+    normalised; the resources part parses and checks them"""
+
     @property
     def measure_ns(self) -> int | None:
         """The measured time as planned: ``duration_ns``, at a rate stretched to ``min_samples``
@@ -212,6 +216,10 @@ class PointConfig:
             del data["bridge"]
         if self.min_samples is None:
             del data["min_samples"]
+        if not self.gates:
+            del data["gates"]
+        else:
+            data["gates"] = list(self.gates)
         if self.service is None:
             del data["service"]
         else:

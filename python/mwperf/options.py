@@ -23,7 +23,8 @@ class PointOption:
     attrs: dict[str, Any] = field(default_factory=dict)
     scenario_kind: str | None = None
     """the kind in scenario files when it differs from the flag's (``--host`` is repeatable on
-    the command line, one comma-separated value in a scenario)"""
+    the command line, one comma-separated value in a scenario; ``--gate`` is repeatable, a
+    scenario's ``gates:`` one list: ``list``)"""
 
     @property
     def name(self) -> str:
@@ -33,7 +34,8 @@ class PointOption:
 
     @property
     def kind(self) -> str:
-        """``flag`` (a boolean), ``repeated`` (a list of values) or ``text`` (a value)."""
+        """``flag`` (a boolean), ``repeated`` (a list of values), ``list`` (a list of texts,
+        never an axis) or ``text`` (a value)."""
         if self.scenario_kind:
             return self.scenario_kind
         if self.attrs.get("is_flag"):
@@ -197,6 +199,14 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
            "pools them.  [default: 1]"),
     option("--call-timeout", metavar="DURATION", help="--mode service: a call not answered "
            "this long after it was sent is given up and counted as a timeout.  [default: 1s]"),
+    option("--gate", "gates", multiple=True, scenario_kind="list", metavar="EXPR",
+           help="A pass/fail check on the point, repeatable (a scenario: gates: [list]): "
+           "rss-growth<=SIZE, fd-growth<=N, threads-growth<=N (each agent and daemon), "
+           "live-allocs-growth<=SIZE (each agent, with --count-allocs); growth = least-squares "
+           "slope over the steady state x its duration. min-samples=N (measured messages), "
+           "matched-within=DURATION (peer matched), p50|p99|max<=DURATION, lost<=N, "
+           "loss<=PCT%. A failed gate is printed with its figure and limit, the result is "
+           "saved, and mwperf exits 1. docs/scenarios.md, Soak runs and gates."),
     option("--test-clock", metavar="HOST=OFFSET_S[,DRIFT_PPM]", hidden=True,
            help="TEST ONLY: run an emulated host's agents in a time namespace OFFSET_S ahead "
            "and DRIFT_PPM fast (';' between hosts): ground truth for --clock-sync tests."),

@@ -711,6 +711,75 @@ class Layers(TypedDict):
     clock_bound_ns: NotRequired[int | None]
 
 
+class ResourcesSteady(TypedDict):
+    start_ns: int
+    end_ns: int
+
+
+class ResourcesProcessesItemSeriesItem(TypedDict):
+    t_ns: int
+    rss_bytes: int
+    fds: int
+    threads: int
+    live_heap_bytes: int | None
+
+
+class ResourcesProcessesItemGrowth(TypedDict):
+    method: str
+    samples: int
+    start_ns: NotRequired[int | None]
+    end_ns: NotRequired[int | None]
+    rss_bytes: float | None
+    rss_bytes_per_min: NotRequired[float | None]
+    rss_bytes_stderr_per_min: NotRequired[float | None]
+    fds: float | None
+    fds_per_min: NotRequired[float | None]
+    fds_stderr_per_min: NotRequired[float | None]
+    threads: float | None
+    threads_per_min: NotRequired[float | None]
+    threads_stderr_per_min: NotRequired[float | None]
+    live_heap_bytes: float | None
+    live_heap_bytes_per_min: NotRequired[float | None]
+    live_heap_bytes_stderr_per_min: NotRequired[float | None]
+
+
+class ResourcesProcessesItem(TypedDict):
+    name: str
+    kind: Literal['agent', 'daemon']
+    pid: int
+    live_heap: bool
+    series: list[ResourcesProcessesItemSeriesItem]
+    growth: ResourcesProcessesItemGrowth
+
+
+class Resources(TypedDict):
+    """every local agent's and daemon's resources sampled once a second from /proc during the measurement (python/mwperf/soak/): RSS (statm), open file descriptors (fd/), threads (status) and, with --count-allocs, the agent's live heap bytes (libmwperf_alloc.so's counter, read from the process's memory); growth per process = least-squares slope over the steady state (the sender's measured time without its first 10 %, at least 2 s) x its duration"""
+
+    interval_ns: int
+    origin_ns: int
+    steady: ResourcesSteady | None
+    processes: list[ResourcesProcessesItem]
+
+
+class GateProcessesItem(TypedDict):
+    name: str
+    figure: float | None
+    passed: bool
+
+
+class Gate(TypedDict):
+    """one --gate (or scenario gates:) checked on the result (python/mwperf/soak/gates.py): its figure (null: not measured, which fails), its limit in the same unit, passed, and what it says; a growth gate lists each process it applies to (figure: the worst)"""
+
+    gate: str
+    metric: Literal['rss-growth', 'fd-growth', 'threads-growth', 'live-allocs-growth', 'min-samples', 'matched-within', 'p50', 'p99', 'max', 'lost', 'loss']
+    unit: Literal['bytes', 'count', 'ns', 'percent']
+    figure: float | None
+    limit: float
+    passed: bool
+    what: str
+    processes: NotRequired[list[GateProcessesItem]]
+
+
 class RunResult(TypedDict):
     schema_version: Literal[1, 2]
     kind: Literal['run-result']
@@ -739,3 +808,5 @@ class RunResult(TypedDict):
     bridge: NotRequired[RunResultBridge]
     per_subscriber: NotRequired[list[SubscriberMeasurement]]
     layers: NotRequired[Layers | None]
+    resources: NotRequired[Resources]
+    gates: NotRequired[list[Gate]]

@@ -74,6 +74,11 @@ impl Collector {
         self.flush_each = on;
     }
 
+    /// Room for `seconds` rows of the per-second series now (SecondSeries::reserve).
+    pub fn reserve_series(&mut self, seconds: usize) {
+        self.series.reserve(seconds);
+    }
+
     /// Count sends and deliveries around the outage `window` (start_ns, end_ns) from now on.
     pub fn watch_outage(&mut self, window: Option<(u64, u64)>) {
         self.outage = window.map(|(start, end)| OutageWatch::new(start, end));

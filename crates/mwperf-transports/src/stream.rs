@@ -28,13 +28,35 @@ const READ_CHUNK: usize = 256 * 1024;
 /// One connected byte stream with framing and a send backlog.
 pub struct Conn<S: Read + Write + AsRawFd> {
     stream: S,
-    /// Receive buffer: bytes `rx_start..rx_end` are unconsumed; its length only grows (zeroed once).
+    /// Receive buffer: bytes `rx_start..rx_end` are unconsumed; its length only grows, and every
+    /// page of it is written when it is made ([`prefaulted`]).
     rx: Vec<u8>,
     rx_start: usize,
     rx_end: usize,
     tx: Vec<u8>,
     tx_start: usize,
     rcvtimeo: RecvTimeout,
+}
+
+/// The least spare room a read gets beyond the `end` bytes already held.
+pub(crate) const MIN_SPARE: usize = 4096;
+
+/// How long a receive buffer holding `end` bytes must be for the next read: READ_CHUNK, or
+/// MIN_SPARE beyond `end` when that is longer. Not `end + READ_CHUNK`: then a partial frame left
+/// by a burst grew the buffer by 256 KiB in the steady state, once (issue 29's soak runs, the
+/// live heap of ros1 and mqtt agents stepping up mid-run).
+pub(crate) fn room(end: usize) -> usize {
+    READ_CHUNK.max(end + MIN_SPARE)
+}
+
+/// A receive buffer of `len` bytes with every page written now. A zeroed allocation this large
+/// comes from mmap untouched, and a receive writes only as far as the bytes queued: its pages
+/// were faulted in one by one as ever larger bursts arrived, the resident set creeping up by tens
+/// of KiB a minute for minutes (issue 29's soak runs: the tcp, uds, mqtt and ros1 agents, both
+/// ends). The contents never matter (only what a receive wrote is read). Also the MQTT session's
+/// and TCPROS's receive buffers.
+pub(crate) fn prefaulted(len: usize) -> Vec<u8> {
+    vec![0xA5; len]
 }
 
 /// What a receive on a connection produced.
@@ -49,7 +71,7 @@ impl<S: Read + Write + AsRawFd> Conn<S> {
     pub fn new(stream: S) -> Self {
         Conn {
             stream,
-            rx: vec![0; READ_CHUNK],
+            rx: prefaulted(READ_CHUNK),
             rx_start: 0,
             rx_end: 0,
             tx: Vec::new(),
@@ -162,9 +184,9 @@ impl<S: Read + Write + AsRawFd> Conn<S> {
         // Room for the frame being assembled, so large messages need few reads.
         let want = match Header::decode_header(&self.rx[..self.rx_end]) {
             Ok(h) if (h.payload_len as usize) <= MAX_PAYLOAD => {
-                h.message_len().max(self.rx_end + READ_CHUNK)
+                h.message_len().max(room(self.rx_end))
             }
-            _ => self.rx_end + READ_CHUNK,
+            _ => room(self.rx_end),
         };
         if self.rx.len() < want {
             self.rx.resize(want, 0);

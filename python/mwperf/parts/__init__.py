@@ -21,6 +21,7 @@ from .layers import Layers
 from .outage import Outage
 from .profile import Profile
 from .restart import Restarts
+from .resources import Resources
 from .samples import Samples
 from .throughput import Throughput
 from .wire_bytes import WireBytes
@@ -30,10 +31,10 @@ if TYPE_CHECKING:
 
 PARTS: tuple[Part, ...] = (CallsPart(), Bridge(), Outage(), ClockSync(), CountAllocs(), Layers(),
                            AllocSites(), Profile(), WireBytes(), Samples(), Throughput(),
-                           Restarts())
+                           Restarts(), Resources())
 """every part, in the order its hooks run (the bridge's hops read the place's link section,
 which the runner writes before any part's; the layers' preload goes ahead of the allocation
-counter's)"""
+counter's; the resources part's gates read what the others wrote, so it comes last)"""
 
 
 def parts_for(cfg: "Point") -> Sequence[Part]:

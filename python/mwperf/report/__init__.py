@@ -4,7 +4,7 @@ charts, hover read-outs, no network) or as summary tables (Markdown, CSV, JSON).
 Everything comes from the catalogue and the Parquet files beside it (mwperf.store): the
 report never parses point folders itself, so single runs, sweeps and imports look alike. Each
 plot is one module (graphs, throughput, layers, latency_rate, distribution, timeline, loss_jitter,
-topics, resources);
+topics, resources, soak);
 :func:`build` is pure apart from reading the catalogue and returns the text to write.
 """
 
@@ -15,8 +15,8 @@ from pathlib import Path
 from ..errors import UsageError
 from ..store.sources import staged
 from . import (alloc_sites, bridges, costs, distribution, graphs, latency_rate, layers,
-               loss_jitter, page, probes, profiles, resources, services, summary, throughput,
-               timeline, topics)
+               loss_jitter, page, probes, profiles, resources, services, soak, summary,
+               throughput, timeline, topics)
 from .data import Run, load_runs
 
 FORMATS = ("html", "markdown", "csv", "json")
@@ -60,7 +60,8 @@ def html(runs: Sequence[Run], table: list[dict], found: Sequence[probes.Probe] =
                 latency_rate.section(runs), distribution.section(runs), timeline.section(runs),
                 loss_jitter.section(runs), topics.section(runs), services.section(runs),
                 bridges.section(runs),
-                resources.section(runs, numbers), costs.section(runs, numbers),
+                resources.section(runs, numbers), soak.section(runs),
+                costs.section(runs, numbers),
                 alloc_sites.section(runs, numbers), profiles.section(runs, numbers),
                 probes.section(found)]
     return page.render(runs, sections, table)

@@ -69,6 +69,10 @@ class Point:
     """the result's ``alloc_sites`` section (--alloc-sites: top call sites per agent)"""
     layers: dict[str, Any] | None = None
     """the result's ``layers`` section (--layers: where each message's time goes, per layer)"""
+    resources: dict[str, Any] | None = None
+    """the result's ``resources`` (each process's RSS, fds, threads, live heap per second)"""
+    gates: list[dict[str, Any]] = field(default_factory=list)
+    """the result's ``gates`` (--gate, a scenario's gates:)"""
 
     @property
     def point_id(self) -> str:
@@ -172,7 +176,8 @@ def _point(row: dict[str, Any]) -> Point:
                      "message_bytes_per_s"), topic_histograms=topics,
                  bridge=result.get("bridge"), profile=result.get("profile"),
                  alloc_sites=result.get("alloc_sites"),
-                 layers=result.get("layers") if isinstance(result.get("layers"), dict) else None)
+                 layers=result.get("layers") if isinstance(result.get("layers"), dict) else None,
+                 resources=result.get("resources"), gates=list(result.get("gates") or []))
 
 
 def _outage(result: dict[str, Any]) -> tuple[float, float] | None:

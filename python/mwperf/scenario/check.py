@@ -16,10 +16,14 @@ from pathlib import Path
 from ..bags import replay_point
 from ..config import TRANSPORTS, Catalogue, PointConfig, build_point
 from ..errors import UsageError
+from ..options import POINT_OPTIONS
 from .expand import PlannedPoint
 from .model import BUILT_IN, Scenario
 
 FLAG = re.compile(r"^--(?P<flag>[a-z][a-z-]*)")
+FIELD_OF_FLAG = {decl[2:]: option.name for option in POINT_OPTIONS for decl in option.decls
+                 if decl.startswith("--") and decl[2:].replace("-", "_") != option.name}
+"""a flag whose scenario field is named otherwise (--gate: gates, --place: remote_place)"""
 """the flag a build_point message starts with: '--rate: ...', '--pong relay: ...'"""
 
 
@@ -84,7 +88,7 @@ def located(exc: UsageError, scenario: Scenario, point: PlannedPoint) -> UsageEr
     match = FLAG.match(message)
     if match is None:
         return UsageError(f"{scenario.where}: point {point.index} ({point.label()}): {message}")
-    name = match["flag"].replace("-", "_")
+    name = FIELD_OF_FLAG.get(match["flag"], match["flag"].replace("-", "_"))
     field = scenario.get(name)
     line = point.lines.get(name, field.line if field else None)
     if line is None:  # a command-line condition, not the file's: keep the flag

@@ -26,6 +26,8 @@ class Digest:
     """a graph point: its chains and worst edges, a line each (graph/digest.py)"""
     throughput: str | None = None
     """a throughput point (--mode throughput): :func:`throughput_line`"""
+    gates: list[dict[str, Any]] = field(default_factory=list)
+    """its gates (--gate, gates:): each one's text, figure, limit, passed, what"""
 
 
 def digest(result: dict[str, Any], location: str | None) -> Digest:
@@ -38,7 +40,9 @@ def digest(result: dict[str, Any], location: str | None) -> Digest:
               for t in result.get("per_topic") or []]
     return Digest(row_from_result(result, location), topics, list(result["warnings"]),
                   [_subscriber(s) for s in result.get("per_subscriber") or []],
-                  throughput=throughput_line(result))
+                  throughput=throughput_line(result),
+                  gates=[{k: g.get(k) for k in ("gate", "figure", "limit", "passed", "what")}
+                         for g in result.get("gates") or []])
 
 
 def throughput_line(result: dict[str, Any]) -> str | None:

@@ -84,7 +84,10 @@ def expand(scenario: Scenario, built: list[str] | None,
         for key, value in (scenario.real_hosts or {}).items():
             if value is not None:
                 options[key] = value
-        options.update(conditions or {})
+        extra = dict(conditions or {})
+        if extra.get("gates") and options.get("gates"):  # both apply (sweep.MERGED)
+            extra["gates"] = [*options["gates"], *extra["gates"]]
+        options.update(extra)
         lines = {name: value.line for name, value in chosen.items()}
         for rep in range(1, scenario.repeat + 1):
             points.append(PlannedPoint(len(points) + 1, options, axes, lines, rep,

@@ -32,6 +32,8 @@ class Observation:
     """a graph point: its chains and worst edges, a line each"""
     throughput: str | None = None
     """a throughput point: what it delivered, one line (digest.throughput_line)"""
+    gates: list[dict[str, Any]] = field(default_factory=list)
+    """its gates (digest.Digest.gates)"""
 
     @property
     def measured(self) -> bool:
@@ -51,7 +53,7 @@ def observations(run: SweepRun) -> list[Observation]:
                           status_reason=entry.reason)  # the sweep's verdict (e.g. a timeout)
             found.append(Observation(point, entry.status, entry.reason, row, kept.per_topic,
                                      kept.warnings, kept.per_subscriber, kept.graph,
-                                     kept.throughput))
+                                     kept.throughput, kept.gates))
             continue
         cfg = run.sweep.configs[point.index]
         shown = (("graph", 0.0, cfg.graph.graph.name, None) if cfg.graph is not None else

@@ -115,6 +115,8 @@ def _field(key: str, item: Item, key_line: int, where: str) -> Field:
     name = _option(key)
     assert name is not None
     kind = OPTIONS[name]
+    if kind == "list":  # one value, a list of texts (gates:), never an axis
+        return Field(name, (_texts(key, item, where),), axis=False, line=key_line)
     if isinstance(item.value, list):
         if not item.value:
             raise _error(where, item.line, key, "an empty list gives no points; give a value "
@@ -127,7 +129,10 @@ def _field(key: str, item: Item, key_line: int, where: str) -> Field:
                              f"(first on line {first[value.shown()]})")
             first[value.shown()] = value.line
         return Field(name, values, axis=len(values) > 1, line=key_line)
-    return Field(name, (_value(key, kind, item, where),), axis=False, line=key_line)
+    value = _value(key, kind, item, where)
+    # 'transport: built-in' is every transport the agent has: an axis (exclude may name it)
+    return Field(name, (value,), axis=name == "transport" and value.value == "built-in",
+                 line=key_line)
 
 
 def _value(key: str, kind: str, item: Item, where: str) -> Value:
@@ -152,6 +157,18 @@ def _value(key: str, kind: str, item: Item, where: str) -> Value:
         raise _error(where, item.line, key, f"must be a single value (a list makes an axis), "
                      f"got {_shown(item.plain())}")
     return Value(str(value).strip(), item.line)
+
+
+def _texts(key: str, item: Item, where: str) -> Value:
+    """A ``list`` field: one text or a list of texts, as one value."""
+    parts = item.value if isinstance(item.value, list) else [item]
+    texts = []
+    for part in parts:
+        if not isinstance(part.value, str) or not part.value.strip():
+            raise _error(where, part.line, key, f"must be a list of texts such as "
+                         f"'rss-growth<=2MiB', got {_shown(part.plain())}")
+        texts.append(part.value.strip())
+    return Value(tuple(texts), item.line)
 
 
 def _exclusions(item: Item | None, fields: tuple[Field, ...], where: str, strict: bool

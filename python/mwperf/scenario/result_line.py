@@ -28,6 +28,11 @@ def result_line(entry: Entry, result: dict[str, Any] | None) -> str:
         if row.p99_ns is not None:
             text += (f"  worst edge p99 {format_ns(row.p99_ns)}  loss "
                      + (f"{row.loss_pct:.2f}%" if row.loss_pct is not None else "\u2014"))
+    gates = (result or {}).get("gates") or []
+    if gates:
+        failed = [g["gate"] for g in gates if not g["passed"]]
+        text += (f"  gates: {len(gates) - len(failed)} passed, {len(failed)} FAILED "
+                 f"({', '.join(failed)})" if failed else f"  gates: {len(gates)} passed")
     if entry.status != "complete" and entry.reason:
         text += f" ({' '.join(entry.reason.split())})"
     return text

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..merge import SEVERITY
+from ..soak.show import gate_lines
 from ..table import render, render_notes
 from .compare import Comparison, comparisons
 from .expand import MAIN_FIELDS
@@ -38,6 +39,11 @@ class Summary:
         statuses = [o.status for o in self.observed if o.status in SEVERITY]
         statuses += ["partial"] * (self.run.interrupted or self.pending > 0)
         return max(statuses, key=SEVERITY.__getitem__, default="complete")
+
+    @property
+    def gates_failed(self) -> int:
+        """How many gates failed over every point (--gate, gates:): any makes the exit 1."""
+        return sum(not g["passed"] for o in self.observed for g in o.gates)
 
     @property
     def pending(self) -> int:
@@ -71,6 +77,9 @@ class Summary:
             ("Throughput (delivered msgs/s and MB/s, summed over the subscribers; loss; the "
              "share of its sending time the middleware held the sender back)",
              [f"{o.point.label()}: {o.throughput}" for o in self.observed if o.throughput]),
+            ("Gates (--gate, the scenario's gates:)",
+             [f"{o.point.label()}: {line}" for o in self.observed
+              for line in gate_lines(o.gates)]),
             ("Graphs (a graph point's row: rate = what its publishers offer, latency = its "
              "worst edge's; here its chains end to end and its worst edges)",
              [line for o in self.observed if o.graph
@@ -102,6 +111,9 @@ class Summary:
             "bridges": [r.to_dict() for r in self.bridge_rankings],
             "throughput": [{"index": o.point.index, "label": o.point.label(),
                             "line": o.throughput} for o in self.observed if o.throughput],
+            "gates": [dict(g, index=o.point.index, label=o.point.label())
+                      for o in self.observed for g in o.gates],
+            "gates_failed": self.gates_failed,
         }
 
     def _notes(self) -> list[str]:

@@ -67,12 +67,18 @@ class SweepRun:
     """the first write the disk refused (the sweep stopped there)"""
 
 
+MERGED = ("gates",)
+"""conditions that add to the scenario's own field rather than repeat it (--gate: the
+scenario's gates and the command line's all apply)"""
+
+
 def plan_sweep(scenario: Scenario, agent: Agent, conditions: dict[str, Any]) -> Sweep:
     """Expand ``scenario`` for ``agent`` and validate every point (UsageError with FILE:LINE);
-    ``conditions`` (command-line options for every point) may not repeat a field of the file."""
+    ``conditions`` (command-line options for every point) may not repeat a field of the file
+    (except MERGED ones)."""
     for name in conditions:
         field = scenario.get(name)
-        if field is not None:
+        if field is not None and name not in MERGED:
             raise UsageError(f"--{name.replace('_', '-')}: scenario '{scenario.name}' sets "
                              f"'{name}' itself ({scenario.where}:{field.line}); give one of them")
     built = agent.transports()

@@ -346,6 +346,19 @@ pub fn run(
                     .saturating_add(1024)
                     .min(1 << 27),
             ); // at most 16 MiB up front
+            let by_count = |n: u64| {
+                if args.rate > 0.0 {
+                    n as f64 / args.rate
+                } else {
+                    0.0
+                }
+            };
+            let seconds = match args.count {
+                Some(n) => by_count(n),
+                None => (args.duration as f64 / 1e9).max(by_count(args.min_count.unwrap_or(0))),
+            };
+            // and its per-second rows: at most 65 536 s (about 5 MiB) up front
+            c.reserve_series((seconds as usize).saturating_add(2).min(1 << 16));
             c
         }
         Err(e) => {

@@ -199,7 +199,7 @@ impl Inbound {
         Inbound {
             stream,
             uri,
-            rx: vec![0; READ_CHUNK],
+            rx: crate::stream::prefaulted(READ_CHUNK),
             start: 0,
             end: 0,
             dead: false,
@@ -258,8 +258,8 @@ impl Inbound {
         let want = match self.rx.get(..4).filter(|_| self.end >= 4) {
             Some(b) => (4 + u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize)
                 .min(4 + MAX_FRAME)
-                .max(self.end + READ_CHUNK),
-            None => self.end + READ_CHUNK,
+                .max(crate::stream::room(self.end)),
+            None => crate::stream::room(self.end),
         };
         if self.rx.len() < want {
             self.rx.resize(want, 0);
