@@ -11,12 +11,9 @@ use std::fmt;
 
 pub mod descriptor;
 mod endpoint;
-<<<<<<< HEAD
-=======
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
->>>>>>> wt-fuzz
 mod middleware;
 mod poll;
 pub mod ros2probe;

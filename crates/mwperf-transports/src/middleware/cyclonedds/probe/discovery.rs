@@ -214,11 +214,7 @@ impl Discovery {
             if self
                 .endpoints
                 .get(&guid)
-<<<<<<< HEAD
                 .is_none_or(|old| old.alive != alive || old.qos != known.qos)
-=======
-                .map_or(true, |old| old.alive != alive || old.qos != known.qos)
->>>>>>> wt-fuzz
             {
                 sink.event(&Event::Endpoint(known.clone()));
             }
