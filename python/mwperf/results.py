@@ -19,6 +19,7 @@ from typing import Any
 
 from .errors import NotSaved, RunError
 from .runner import Outcome
+from .store.parquet import sync_file
 
 
 class WriteFailed(RunError):
@@ -131,7 +132,7 @@ def _publish(path: Path, fill: Callable[[Path], object]) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         fill(tmp)
-        _sync_file(tmp)
+        sync_file(tmp)
         os.replace(tmp, path)
     except OSError as exc:
         raise WriteFailed(path, exc.strerror or str(exc)) from None
@@ -139,15 +140,6 @@ def _publish(path: Path, fill: Callable[[Path], object]) -> None:
         with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)
     _sync_folder(path.parent)
-
-
-def _sync_file(path: Path) -> None:
-    """Flush ``path``'s content to the disk (a power cut after the rename finds it whole)."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _sync_folder(folder: Path) -> None:

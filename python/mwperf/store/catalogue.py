@@ -8,7 +8,6 @@ results folder, wherever that folder now is (nothing stored in the catalogue nam
 outside it).
 """
 
-import contextlib
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,7 +18,7 @@ import duckdb
 
 from ..errors import RunError
 from . import migrate, schema
-from .duckerr import disk_problem, one_line, raise_if_interrupted
+from .duckerr import disk_problem, one_line, raise_if_interrupted, transaction
 from .layout import POINTS_DIR
 from .parquet import SAMPLES_PARQUET, SERIES_COLUMNS, SERIES_PARQUET, sql_string
 
@@ -83,17 +82,8 @@ def _prepare(con: duckdb.DuckDBPyConnection, root: Path, path: Path) -> None:
     found = schema.version_of(con)
     if found == schema.SCHEMA_VERSION:
         return
-    con.begin()
-    try:
+    with transaction(con, f"prepare catalogue {path}"):
         migrate.prepare(con, str(path), rebuild_hint(root), found)
-        con.commit()
-    except BaseException as exc:
-        with contextlib.suppress(duckdb.Error, RuntimeError):
-            con.rollback()
-        raise_if_interrupted(exc)
-        if isinstance(exc, duckdb.Error):
-            raise RunError(f"cannot prepare catalogue {path}: {one_line(exc)}") from None
-        raise
 
 
 def _close(con: duckdb.DuckDBPyConnection) -> None:

@@ -6,10 +6,13 @@ the statement fails with ``RuntimeError: Query interrupted`` (or ``duckdb.Interr
 :func:`raise_if_interrupted` turns both back into KeyboardInterrupt, so a Ctrl-C while the
 catalogue is written stops mwperf as it does anywhere else."""
 
+import contextlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import duckdb
+
+from ..errors import RunError
 
 DISK_PROBLEMS = ("No space left on device", "Read-only file system", "Disk quota exceeded",
                  "Permission denied", "Input/output error", "File too large")
@@ -51,4 +54,23 @@ def ctrl_c_stops() -> Iterator[None]:
         yield
     except (RuntimeError, duckdb.Error) as exc:
         raise_if_interrupted(exc)
+        raise
+
+
+@contextmanager
+def transaction(con: duckdb.DuckDBPyConnection, what: str) -> Iterator[None]:
+    """One transaction: committed when the block ends, rolled back on any error (a DuckDB
+    error becomes a RunError "cannot ``what``: ..."; DuckDB's report of a Ctrl-C,
+    KeyboardInterrupt). A commit that fails (a full disk) has rolled back already; a rollback
+    that fails leaves the transaction to the connection's close, which discards it too."""
+    con.begin()
+    try:
+        yield
+        con.commit()
+    except BaseException as exc:
+        with contextlib.suppress(duckdb.Error, RuntimeError):
+            con.rollback()
+        raise_if_interrupted(exc)
+        if isinstance(exc, duckdb.Error):
+            raise RunError(f"cannot {what}: {one_line(exc)}") from None
         raise

@@ -5,7 +5,6 @@ point, topics, subscribers, warnings) go in as one transaction. A point ingested
 its rows.
 """
 
-import contextlib
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,7 +17,8 @@ from ..errors import RunError
 from ..merge import SEVERITY
 from . import rows
 from .catalogue import connect
-from .duckerr import ctrl_c_stops, one_line, raise_if_interrupted
+from .duckerr import ctrl_c_stops
+from .duckerr import transaction as duck_transaction
 from .layout import RESULT_NAME, Placement, place
 from .parquet import remove_temporaries, write_point_files
 from .schema import TABLES
@@ -93,21 +93,9 @@ def store_point(con: duckdb.DuckDBPyConnection, placement: Placement, point_dir:
 
 @contextmanager
 def transaction(con: duckdb.DuckDBPyConnection, folder: Path) -> Iterator[None]:
-    """One transaction: committed when the block ends, rolled back on any error (a DuckDB
-    error becomes a RunError naming ``folder``; DuckDB's report of a Ctrl-C, KeyboardInterrupt).
-    A commit that fails (a full disk) has rolled back already; a rollback that fails leaves the
-    transaction to the connection's close, which discards it too."""
-    con.begin()
-    try:
+    """One transaction cataloguing ``folder`` (duckerr.transaction)."""
+    with duck_transaction(con, f"catalogue {folder}"):
         yield
-        con.commit()
-    except BaseException as exc:
-        with contextlib.suppress(duckdb.Error, RuntimeError):
-            con.rollback()
-        raise_if_interrupted(exc)
-        if isinstance(exc, duckdb.Error):
-            raise RunError(f"cannot catalogue {folder}: {one_line(exc)}") from None
-        raise
 
 
 def insert(con: duckdb.DuckDBPyConnection, table: str, records: list[dict[str, Any]]) -> None:

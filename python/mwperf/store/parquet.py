@@ -126,7 +126,7 @@ def _publish(con: duckdb.DuckDBPyConnection, target: Path, query: str) -> None:
     tmp = target.with_name(f"{TEMP_PREFIX}{os.getpid()}-{target.name}")
     try:
         con.execute(f"COPY ({query}) TO {sql_string(tmp)} (FORMAT parquet)")
-        _sync_file(tmp)  # whole on the disk before its name is
+        sync_file(tmp)  # whole on the disk before its name is
         os.replace(tmp, target)
     except (duckdb.Error, OSError) as exc:
         raise_if_interrupted(exc)
@@ -143,7 +143,8 @@ def _up_to_date(target: Path, source: Path) -> bool:
         return False
 
 
-def _sync_file(path: Path) -> None:
+def sync_file(path: Path) -> None:
+    """Flush ``path``'s content to the disk (a power cut after a rename finds it whole)."""
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
