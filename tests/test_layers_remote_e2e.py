@@ -106,6 +106,8 @@ def test_a_round_trip_to_a_shifted_clock_is_split_clock_free(leased_env, tmp_pat
     layers = json.loads(out.read_text())["layers"]
     assert layers["split"] == layers["messages"] > 150, layers["unsplit"]
     kn = by_name(layers["layers"])["kernel_network"]  # 1 ms each way: 2 ms, not 1000 s
-    assert 2_000_000 <= kn["p50_ns"] <= 2_250_000 and kn["parts"] is None
+    # 2 ms of link plus both kernels' stacks; up to 30 % over under a loaded CI (a run beside
+    # three other workers read 2.37 ms): what matters is 2 ms, not the clocks' 1000 s
+    assert 2_000_000 <= kn["p50_ns"] <= 2_600_000 and kn["parts"] is None
     assert by_name(layers["directions"]["return"])["kernel_network"]["observable"] is False
     assert any("link emulator's stamps" in note for note in layers["notes"])
