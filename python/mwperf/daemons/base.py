@@ -143,10 +143,13 @@ class DaemonProcess:
         self._signal(signal.SIGKILL)  # also any child it left in its group
         self.popen.wait()
 
-    def kill_now(self) -> None:
-        """SIGKILL its process group at once and reap it (a restart: no grace, no sample)."""
+    def kill_now(self) -> int:
+        """SIGKILL its process group at once and reap it (a restart: no grace, no sample);
+        returns the monotonic time just after the signal was sent."""
         self._signal(signal.SIGKILL)
+        killed_ns = time.monotonic_ns()
         self.popen.wait()
+        return killed_ns
 
     def describe(self) -> Daemon:
         """The run-result's ``daemons[]`` entry."""

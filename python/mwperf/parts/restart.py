@@ -211,9 +211,11 @@ def _restart_agent(run: "PointState", name: str, count: int, event: dict[str, An
     argv = list(old.popen.args)
     if ready is not None and "--listen" in argv:
         argv[argv.index("--listen") + 1] = ready.group(2)  # the same address and port
-    event["killed_ns"] = time.monotonic_ns()
     with contextlib.suppress(ProcessLookupError):
         os.killpg(old.popen.pid, signal.SIGKILL)
+    # stamped once the signal is sent: a thread switch between a stamp and the kill would
+    # otherwise count the killed process's last moments as after the kill
+    event["killed_ns"] = time.monotonic_ns()
     old.popen.wait()
     kept = run.found.setdefault("restart_stdout", {})
     for suffix in ("stdout", "stderr"):
@@ -242,8 +244,7 @@ def _restart_daemon(run: "PointState", name: str, count: int, event: dict[str, A
     spec = old.spec
     if name == "zenoh-router" and old.address:  # it had chosen its port: keep it
         spec = replace(spec, argv=[old.address if a.endswith(":0") else a for a in spec.argv])
-    event["killed_ns"] = time.monotonic_ns()
-    old.kill_now()
+    event["killed_ns"] = old.kill_now()
     event["started_ns"] = time.monotonic_ns()
     run.daemons.respawn(old, spec, f"{old.name}.restart-{count}", READY_TIMEOUT_S)
     event["ready_ns"] = time.monotonic_ns()
