@@ -144,3 +144,16 @@ def test_a_cyclonedds_sub_restart_is_rediscovered(env, tmp_path) -> None:
     result, rows = run(env, tmp_path, "--transport", "cyclonedds", "--mode", "oneway",
                        "--restart", "sub@1s")
     assert check_sub(result, rows)["recovered"] == "session"
+
+
+def test_a_foxglove_pong_restart_reconnects_through_the_server(env, tmp_path) -> None:
+    # the killed pong's channels close on the server: foxglove-sdk calls the relay back with
+    # its own locks held (this once deadlocked the server: the restarted pong's handshake
+    # timed out and the server did not stop on SIGTERM)
+    result, rows = run(env, tmp_path, "--transport", "foxglove", "--restart", "pong@1s")
+    entry = check(result, rows, "pong")
+    # the pong's ready channel going is the peer leaving (Closed, as a TCP connection's end):
+    # the ping opens its endpoint again
+    assert entry["recovered"] == "rebuilt" and "ping" in entry["reopened_by"], entry
+    codes = [w["code"] for w in result["warnings"]]
+    assert "daemon-killed" not in codes, result["warnings"]

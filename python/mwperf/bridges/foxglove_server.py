@@ -43,7 +43,13 @@ DDS_TYPE = "mwperf_msgs::msg::dds_::Bytes_"
 
 
 class Relay(ServerListener):
-    """Client channels routed to server channels of the same topic."""
+    """Client channels routed to server channels of the same topic.
+
+    Lock discipline: ``lock`` guards the tables below and is never held while calling into
+    foxglove-sdk (creating or closing a channel, logging). The SDK calls these callbacks with its
+    own locks held (closing a channel calls ``on_unsubscribe`` on the closing thread, holding
+    the context's lock): a callback waiting for ``lock`` while its holder waited for the SDK
+    deadlocked the server when a client was killed (its channels closed on disconnect)."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -60,21 +66,31 @@ class Relay(ServerListener):
 
     # -- client publishing -------------------------------------------------------------------
     def on_client_advertise(self, client, channel) -> None:
-        with self.lock:
-            key = (client.id, channel.id)
-            self.advertisers.setdefault(channel.topic, set()).add(key)
-            self.routes[key] = self.server_channel(channel.topic)
-            self.client_advertised(channel.topic)
+        self.add_advertiser(channel.topic, (client.id, channel.id))
+        self.client_advertised(channel.topic)
+
+    def add_advertiser(self, topic: str, key: tuple[int, int]) -> foxglove.Channel:
+        """Route ``key`` to ``topic``'s server channel (made if there is none); returns it."""
+        while True:
+            route = self.server_channel(topic)
+            with self.lock:  # the channel may have gone meanwhile (its last advertiser left)
+                if self.channels.get(topic) is route:
+                    self.advertisers.setdefault(topic, set()).add(key)
+                    self.routes[key] = route
+                    return route
 
     def on_client_unadvertise(self, client, client_channel_id: int) -> None:
+        key = (client.id, client_channel_id)
+        gone: list[str] = []
         with self.lock:
-            key = (client.id, client_channel_id)
             self.routes.pop(key, None)
             for topic, keys in list(self.advertisers.items()):
                 keys.discard(key)
                 if not keys:
                     del self.advertisers[topic]
-                    self.client_gone(topic)
+                    gone.append(topic)
+        for topic in gone:
+            self.client_gone(topic)
 
     def on_message_data(self, client, client_channel_id: int, data: bytes) -> None:
         route = self.routes.get((client.id, client_channel_id))
@@ -86,26 +102,34 @@ class Relay(ServerListener):
         with self.lock:
             count = self.subscribers.get(channel.topic, 0)
             self.subscribers[channel.topic] = count + 1
-            if count == 0:
-                self.subscribed(channel.topic)
+        if count == 0:
+            self.subscribed(channel.topic)
 
     def on_unsubscribe(self, client, channel) -> None:
         with self.lock:
             count = self.subscribers.get(channel.topic, 0) - 1
             if count <= 0:
                 self.subscribers.pop(channel.topic, None)
-                self.unsubscribed(channel.topic)
             else:
                 self.subscribers[channel.topic] = count
+        if count <= 0:
+            self.unsubscribed(channel.topic)
 
     # -- what the modes differ in ------------------------------------------------------------
     def server_channel(self, topic: str) -> foxglove.Channel:
-        found = self.channels.get(topic)
-        if found is None:
-            found = foxglove.Channel(topic, message_encoding=ENCODING,
-                                     schema=foxglove.Schema(name=SCHEMA, encoding="", data=b""))
-            self.channels[topic] = found
-            self.names[found.id()] = topic
+        """``topic``'s server channel, made (outside the lock) when there is none."""
+        with self.lock:
+            found = self.channels.get(topic)
+        if found is not None:
+            return found
+        made = foxglove.Channel(topic, message_encoding=ENCODING,
+                                schema=foxglove.Schema(name=SCHEMA, encoding="", data=b""))
+        with self.lock:
+            found = self.channels.setdefault(topic, made)
+            if found is made:
+                self.names[made.id()] = topic
+        if found is not made:  # another client made it first
+            made.close()
         return found
 
     def deliver(self, channel: foxglove.Channel, data: bytes) -> None:
@@ -117,9 +141,13 @@ class Relay(ServerListener):
     def client_gone(self, topic: str) -> None:
         """No client publishes ``topic`` any more: its server channel goes (clients see it
         unadvertised; a new publisher gets a new one)."""
-        found = self.channels.pop(topic, None)
+        with self.lock:
+            if topic in self.advertisers:  # a new publisher came meanwhile: it keeps it
+                return
+            found = self.channels.pop(topic, None)
+            if found is not None:
+                self.names.pop(found.id(), None)
         if found is not None:
-            self.names.pop(found.id(), None)
             found.close()
 
     def subscribed(self, topic: str) -> None:
@@ -186,8 +214,8 @@ class DdsBridge(Relay):
         writer = DataWriter(self.participant, self.topic("rt" + channel.topic), qos=self.qos)
         with self.lock:
             self.writers[(client.id, channel.id)] = writer
-            self.advertisers.setdefault(channel.topic, set()).add((client.id, channel.id))
-            self.server_channel(channel.topic)  # a client can subscribe before DDS publishes
+        # a client can subscribe before DDS publishes: the server channel exists at once
+        self.add_advertiser(channel.topic, (client.id, channel.id))
 
     def on_client_unadvertise(self, client, client_channel_id: int) -> None:
         with self.lock:
