@@ -8,8 +8,10 @@
 // (Type and participant: ref_common.hpp.)
 //
 //   pingpong pong DOMAIN SHM(0|1)
-//   pingpong ping DOMAIN SHM(0|1) SIZE RATE_HZ(0 = closed loop) SECONDS WARMUP_SECONDS
-// ping prints one line: "count N p50_ns X p99_ns Y".
+//   pingpong ping DOMAIN SHM(0|1) SIZE RATE_HZ(0 = closed loop) SECONDS WARMUP_SECONDS [REPLY_WAIT_MS]
+// ping prints one line: "count N p50_ns X p99_ns Y max_gap_ns G": G = the longest time between
+// two replies in the measured phase (a restarted pong's rediscovery, within REPLY_WAIT_MS: how
+// long the ping waits for each reply before it sends the next, default 1000).
 #include "ref_common.hpp"
 
 #include <fastdds/dds/publisher/DataWriter.hpp>
@@ -96,6 +98,7 @@ int main(int argc, char** argv) {
     size_t size = std::strtoul(argv[4], nullptr, 10);
     double rate = std::atof(argv[5]);
     double seconds = std::atof(argv[6]), warmup = std::atof(argv[7]);
+    long reply_wait_ms = argc > 8 ? std::atol(argv[8]) : 1000;
     Node n = make(domain, shm, ping_topic, pong_topic);
     PublicationMatchedStatus st;
     auto give_up = Clock::now() + std::chrono::seconds(15);
@@ -113,6 +116,8 @@ int main(int argc, char** argv) {
     auto period = rate > 0 ? std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / rate)) : Clock::duration(0);
     auto next = start;
     uint64_t seq = 0;
+    Clock::time_point last_reply{};
+    int64_t max_gap = 0;
     while (Clock::now() < end) {
         if (rate > 0) {
             std::this_thread::sleep_until(next);
@@ -124,7 +129,7 @@ int main(int argc, char** argv) {
         n.writer->write(&m);
         Msg back;
         bool got = false;
-        auto deadline = t0 + std::chrono::seconds(1);
+        auto deadline = t0 + std::chrono::milliseconds(reply_wait_ms);
         while (!got && Clock::now() < deadline) {
             if (n.reader->take_next_sample(&back, &info) == ReturnCode_t::RETCODE_OK) {
                 got = info.valid_data && back.id == seq;
@@ -133,11 +138,17 @@ int main(int argc, char** argv) {
             n.reader->wait_for_unread_message(Duration_t(0, 10000000));
         }
         auto t1 = Clock::now();
-        if (got && t0 >= measure_from) rtt.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
+        if (got && t0 >= measure_from) {
+            rtt.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
+            if (last_reply > Clock::time_point{})
+                max_gap = std::max(max_gap, std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - last_reply).count());
+            last_reply = t1;
+        }
     }
     std::sort(rtt.begin(), rtt.end());
     auto pct = [&](double q) { return rtt.empty() ? 0 : rtt[std::min(rtt.size() - 1, static_cast<size_t>(q * rtt.size()))]; };
-    std::printf("count %zu p50_ns %lld p99_ns %lld\n", rtt.size(), (long long)pct(0.50), (long long)pct(0.99));
+    std::printf("count %zu p50_ns %lld p99_ns %lld max_gap_ns %lld\n", rtt.size(), (long long)pct(0.50),
+                (long long)pct(0.99), (long long)max_gap);
     n.part->delete_contained_entities();
     DomainParticipantFactory::get_instance()->delete_participant(n.part);
     return 0;
