@@ -157,3 +157,13 @@ def test_a_foxglove_pong_restart_reconnects_through_the_server(env, tmp_path) ->
     assert entry["recovered"] == "rebuilt" and "ping" in entry["reopened_by"], entry
     codes = [w["code"] for w in result["warnings"]]
     assert "daemon-killed" not in codes, result["warnings"]
+
+
+def test_a_bridge_broker_restart_is_survived(env, tmp_path) -> None:
+    # mqtt-bridge: the ping's broker (bridge-a, which also holds mosquitto's bridge connection
+    # to bridge-b) killed and started again: the ping reconnects, the bridge connection is
+    # dialled again by the restarted broker itself
+    result, rows = run(env, tmp_path, "--transport", "mqtt", "--bridge", "mqtt-bridge",
+                       "--restart", "bridge-a@1s")
+    entry = check(result, rows, "bridge-a")
+    assert entry["recovered"] == "rebuilt" and "ping" in entry["reopened_by"], entry

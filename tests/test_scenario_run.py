@@ -205,7 +205,8 @@ def test_scenarios_lists_the_built_ins(fake_env: dict[str, str]) -> None:
     assert done.returncode == 0
     names = [line.split()[0] for line in done.stdout.splitlines()]
     assert names == ["bridge-payloads", "bridges", "busy-loop-executors", "costs", "cpu-quotas", "default",
-                     "graphs", "rate-sweep-3-topics", "resilience", "restarts", "restarts-sub",
+                     "graphs", "rate-sweep-3-topics", "resilience", "restarts", "restarts-bridges",
+                     "restarts-sub",
                      "restarts-zenohd", "ros1-bag-replay", "ros1-rate-sweep",
                      "ros1-subscribers", "ros1-three-hosts", "services", "soak", "throughput"]
     assert "default              every built-in transport side by side" in done.stdout
