@@ -31,7 +31,7 @@ def test_a_malformed_restart_names_the_flag(bad: str) -> None:
     (["--restart", "nosuch@1s"], ["--restart nosuch", "allowed targets: pong"]),
     (["--restart", "pong@999s"], ["--restart pong@999s", "beyond the end"]),
     (["--restart", "ping@1s"], ["cannot restart the ping", "allowed targets of this point: pong"]),
-    (["--mode", "oneway", "--restart", "pub@1s"], ["--restart pub@1s", "restarts only its sub",
+    (["--mode", "oneway", "--restart", "pub@1s"], ["--restart pub@1s", "cannot restart the pub",
                                                    "allowed targets of this point: sub"]),
     (["--mode", "oneway", "--topics", "2", "--restart", "sub@1s"],
      ["cannot restart the sub", "one topic and one subscriber"]),
@@ -63,9 +63,12 @@ def test_the_daemons_of_a_point_are_targets() -> None:
     assert allowed_targets(point("cyclonedds")) == ["pong"]
 
 
-def test_a_one_way_point_restarts_its_one_sub() -> None:
+def test_a_one_way_point_restarts_its_one_sub_and_its_daemons() -> None:
     assert allowed_targets(point("udp", mode="oneway")) == ["sub"]
-    assert allowed_targets(point("mqtt", mode="oneway")) == ["sub"]
+    assert allowed_targets(point("mqtt", mode="oneway")) == ["sub", "mosquitto"]
+    assert allowed_targets(point("zenoh", {"mode": "client"}, mode="oneway")) == ["sub", "zenohd"]
+    assert allowed_targets(point("mqtt", mode="oneway", bridge="mqtt-bridge")) == [
+        "bridge-a", "bridge-b"]
     assert allowed_targets(point("udp", mode="oneway", topics=2)) == []
     assert allowed_targets(point("zenoh", mode="oneway", subscribers=3)) == []
 

@@ -167,3 +167,17 @@ def test_a_bridge_broker_restart_is_survived(env, tmp_path) -> None:
                        "--restart", "bridge-a@1s")
     entry = check(result, rows, "bridge-a")
     assert entry["recovered"] == "rebuilt" and "ping" in entry["reopened_by"], entry
+
+
+def test_a_mosquitto_restart_one_way(env, tmp_path) -> None:
+    # one way: the pub and the sub both lose their broker connection and open it again; the
+    # gap against the sub's samples and the pub's count
+    result, rows = run(env, tmp_path, "--transport", "mqtt", "--mode", "oneway",
+                       "--restart", "mosquitto@1s")
+    entry = check(result, rows, "mosquitto")
+    assert entry["recovered"] == "rebuilt", entry
+    assert "sub" in entry["reopened_by"], entry
+    accounting = result["measurement"]["accounting"]
+    pub = next(a for a in result["agents"] if a["role"] == "pub")
+    assert accounting["sent"] == pub["sent"]
+    assert accounting["received"] + accounting["lost"] == accounting["sent"]

@@ -104,8 +104,8 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
            help="Kill TARGET (SIGKILL) at T after the measured phase starts and start it again "
            "at once, same arguments and address: a round trip's pong or a daemon of the point "
            "(mosquitto, zenohd, rosmaster, relay, foxglove-server, bridge-a/bridge-b); a one-way "
-           "point's sub (one topic, one subscriber: both subs' arrivals counted, the latency "
-           "figures the restarted sub's). "
+           "point's sub or daemon (one topic, one subscriber; a sub restart: both subs' arrivals "
+           "counted, the latency figures the restarted sub's). "
            "Repeatable (a scenario: TARGET@T,TARGET@T). The result's restarts: messages lost, "
            "rediscovery time, session recovered or rebuilt, duplicates (docs/results.md)."),
     option("--host", "host", multiple=True, scenario_kind="text", metavar="NAME=ssh://[USER@]HOST[:PORT]",

@@ -8,7 +8,8 @@ address and port (a pong: the one its READY line printed; the zenoh router: the 
 chosen). The targets: a round trip's ``pong`` (the ping measures and stays), and the daemons
 the point starts (``mosquitto``, ``zenohd`` = the zenoh router of ``--opt mode=client``,
 ``rosmaster``, ROS 1's ``relay``, ``foxglove-server``, and a bridge's ``bridge-a``/``bridge-b``);
-a one-way point's ``sub`` (one topic, one subscriber). The ping is refused: its own counts would
+a one-way point's ``sub`` and daemons (one topic, one subscriber: the sub opens its endpoint
+again when a restarted broker, router or server closed it). The ping is refused: its own counts would
 die with it. A sub is measured all the same because it writes every arrival out as it records
 it (``--reopen``: one write per message), so the killed sub's arrivals survive it on disk
 (``samples.killed-N.csv``); the restarted sub writes ``samples.csv`` afresh, and the pub, run
@@ -103,9 +104,12 @@ def daemon_targets(transport: str, mode: str, option: Any, pong: str, bridge: st
 
 def allowed_targets(cfg: Any) -> list[str]:
     """Every target ``--restart`` accepts for the point ``cfg`` (config.PointConfig)."""
-    if cfg.mode == "oneway":  # the sub does not reconnect to a restarted daemon (yet)
+    if cfg.mode == "oneway":  # one sub's samples: one topic, one subscriber
         single = getattr(cfg, "topics", 1) == 1 and getattr(cfg, "subscribers", 1) == 1
-        return ["sub"] if single and cfg.bridge in (None, "direct") else []
+        if not single:
+            return []
+        subs = ["sub"] if cfg.bridge in (None, "direct") else []
+        return subs + daemon_targets(cfg.transport, cfg.mode, cfg.option, cfg.pong, cfg.bridge)
     agents = ["pong"] if cfg.mode == "roundtrip" and cfg.pong == "agent" else []
     return agents + daemon_targets(cfg.transport, cfg.mode, cfg.option, cfg.pong, cfg.bridge)
 
@@ -130,13 +134,8 @@ def check(cfg: Any) -> None:
                              "its emulated hosts")
         if cfg.mode not in ("roundtrip", "oneway"):
             raise UsageError(f"{item}: only round trips (--mode roundtrip, targets pong and "
-                             "daemons) and one-way points (--mode oneway, target sub) are "
-                             "restarted")
-        if cfg.mode == "oneway" and target != "sub":
-            raise UsageError(f"{item}: a one-way point restarts only its sub (the sub does not "
-                             f"reconnect to a restarted daemon yet); allowed targets of this "
-                             f"point: {listed}; restart a daemon in a round trip: --mode "
-                             f"roundtrip --restart {target}@T")
+                             "daemons) and one-way points (--mode oneway, targets sub and daemons) "
+                             "are restarted")
         if target in MEASURING and target not in allowed:
             raise UsageError(f"{item}: cannot restart the {target}: {MEASURING[target]}; "
                              f"allowed targets of this point: {listed}")

@@ -68,7 +68,7 @@ pub fn run(
                         samples: samples[topic].clone(),
                         ..a.clone()
                     };
-                    roles::subscribe::run(&a, ep, cb)
+                    roles::subscribe::run(&a, ep, addr, cb)
                 }
             })
         }

@@ -80,8 +80,12 @@ class Restarts(Part):
             reopened.setdefault(agent.name, [])
             reopened[agent.name] += agent_lines(_read(agent.stdout_path))["REOPENED"]
         events = sorted(events, key=lambda e: e["at_ns"])
-        if run.cfg.mode == "oneway":
+        if run.cfg.mode == "oneway" and any(e["target"] == "sub" for e in events):
             entries = _sub_restarts(run, result, events, ping.get("sent"), reopened)
+        elif run.cfg.mode == "oneway":  # a daemon: the one sub's samples, its duplicates
+            measured = (result.get("measurement") or {}).get("accounting") or {}
+            entries = analyse(events, read_samples(run.workdir / SAMPLES_NAME), ping.get("sent"),
+                              measured.get("duplicated"), reopened)
         else:
             entries = analyse(events, read_samples(run.workdir / SAMPLES_NAME), ping.get("sent"),
                               accounting.get("duplicated"), reopened)

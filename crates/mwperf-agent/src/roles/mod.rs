@@ -86,6 +86,7 @@ pub fn run(session: &Session, mut topics: Vec<multi::Topic>) -> RoleOutcome {
         Role::Sub(a) => subscribe::run(
             a,
             ep,
+            &name,
             executor::Callback {
                 busy_loop_ns: a.busy_loop,
                 ..executor::Callback::PLAIN

@@ -82,7 +82,7 @@ pub fn run(
                 // --reopen: the connection or the broker went away (a restart): let go of the
                 // endpoint (its address, e.g. a bound port), then open it again
                 drop(ep);
-                match reopen(args, addr) {
+                match reopen(args, addr, Side::Pong) {
                     Some(new) => ep = new,
                     None => {
                         return RoleOutcome {
@@ -123,15 +123,15 @@ pub fn run(
     }
 }
 
-/// `--reopen`: open the endpoint at `addr` again, every 10 ms until it opens (printing
-/// `REOPENED <ns>` on stdout) or the pong is told to stop (None).
-fn reopen(args: &ServerArgs, addr: &str) -> Option<Box<dyn Endpoint>> {
+/// `--reopen`: open the `side` endpoint at `addr` again, every 10 ms until it opens (printing
+/// `REOPENED <ns>` on stdout) or the agent is told to stop (None). A pong's and a sub's.
+pub(crate) fn reopen(args: &ServerArgs, addr: &str, side: Side) -> Option<Box<dyn Endpoint>> {
     let common = &args.common;
     while !signals::stopped() {
         let opened = common
             .spec(addr)
             .map_err(TransportError::Address)
-            .and_then(|spec| mwperf_transports::open(common.transport, Side::Pong, &spec));
+            .and_then(|spec| mwperf_transports::open(common.transport, side, &spec));
         if let Ok(ep) = opened {
             use std::io::Write;
             let mut out = std::io::stdout().lock();

@@ -192,6 +192,9 @@ pub fn run(
                 ));
                 break;
             }
+            // --reopen: a broker gone fails a send in its own words (as the ping: any failure
+            // but "nothing listens")
+            Err(_) if reopening && meter.is_none() => down = true,
             Err(e) => {
                 stop = Some((Status::Failed, format!("send failed: {e}")));
                 break;

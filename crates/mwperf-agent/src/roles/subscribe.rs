@@ -7,7 +7,9 @@
 //! starts (publish → callback, what an application sees); then it burns `--busy-loop` of CPU.
 //!
 //! With `--reopen` (`mwperf run --restart sub@T`) every raw sample (`--samples`) is written out
-//! as it is recorded: a killed sub leaves what it received on disk for the control plane.
+//! as it is recorded: a killed sub leaves what it received on disk for the control plane; and a
+//! sub whose endpoint fails (a broker, router or server restarted: `--restart mosquitto@T` one
+//! way) opens it again every 10 ms, printing `REOPENED <ns>`, as a pong does.
 
 use mwperf_core::clock::now_ns;
 use mwperf_core::clocksync::Fit;
@@ -17,7 +19,7 @@ use mwperf_core::wire::{
     check_every, payload_intact_sampled, Header, FLAG_ECHO, FLAG_FIN, FLAG_PROBE, FLAG_RECORDED,
     FLAG_WARMUP, HEADER_LEN,
 };
-use mwperf_transports::Endpoint;
+use mwperf_transports::{Endpoint, Side, TransportError};
 
 use super::RoleOutcome;
 use crate::cli::ServerArgs;
@@ -27,10 +29,13 @@ use crate::collector::Collector;
 use crate::executor::Callback;
 use crate::signals;
 
-/// Receive topic `cb.topic`'s stream (messages of other topics count as foreign); `cb` = what
-/// the callback does besides recording.
-pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> RoleOutcome {
+/// Receive topic `cb.topic`'s stream (messages of other topics count as foreign) on the
+/// endpoint at `addr`; `cb` = what the callback does besides recording.
+pub fn run(args: &ServerArgs, ep: Box<dyn Endpoint>, addr: &str, cb: Callback<'_>) -> RoleOutcome {
     let mut col: Option<Collector> = None;
+    // --reopen: None while the endpoint is being opened again (and when that was stopped)
+    let mut ep = Some(ep);
+    let mut reopened_connections = 0;
     // --clock-peer: arrivals wait in a bounded FIFO for the final offset/drift fit (clocksync)
     let mut sync = match args.clock_peer.map(|peer| ClockSyncing::start(peer, args)) {
         Some(Ok(s)) => Some(s),
@@ -58,7 +63,21 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
         if args.idle_timeout.is_some_and(|t| now > last_ns + t) {
             break Some("idle timeout before the end-of-stream marker".to_string());
         }
-        let Ok(Some(_)) = ep.recv(&mut buf, wait) else {
+        let Some(open) = ep.as_mut() else {
+            break Some("stopped while reopening its endpoint".to_string());
+        };
+        let got = open.recv(&mut buf, wait);
+        let Ok(Some(_)) = got else {
+            if let Err(e) = got {
+                if args.common.reopen && !matches!(e, TransportError::Unreachable { .. }) {
+                    // --reopen: the broker, router or server went away (a restart): let go of
+                    // the endpoint (its address), then open it again
+                    if let Some(old) = ep.take() {
+                        reopened_connections += old.connections();
+                    }
+                    ep = super::pong::reopen(args, addr, Side::Sub);
+                }
+            }
             continue;
         };
         let mut recv_ns = now_ns();
@@ -164,7 +183,7 @@ pub fn run(args: &ServerArgs, mut ep: Box<dyn Endpoint>, cb: Callback<'_>) -> Ro
         }
     };
     drop(book);
-    counters.connections = ep.connections();
+    counters.connections = reopened_connections + ep.as_ref().map_or(0, |e| e.connections());
     let throughput = steady.as_ref().and_then(|s| {
         let end = fin.map_or(last_ns, |(_, _, _, at)| at);
         s.finish(end).map(|mut side| {
