@@ -9,9 +9,9 @@ chosen). The targets: a round trip's ``pong`` (the ping measures and stays), and
 the point starts (``mosquitto``, ``zenohd`` = the zenoh router of ``--opt mode=client``,
 ``rosmaster``, ROS 1's ``relay``, ``foxglove-server``, and a bridge's ``bridge-a``/``bridge-b``);
 a one-way point's ``sub`` and daemons (one topic, one subscriber: the sub opens its endpoint
-again when a restarted broker, router or server closed it). The ping is refused: its own counts would
-die with it. A sub is measured all the same because it writes every arrival out as it records
-it (``--reopen``: one write per message), so the killed sub's arrivals survive it on disk
+again when a restarted broker, router or server closed it). The ping is refused: its own counts
+would die with it. A sub is measured all the same because it writes every arrival out as it
+records it (``--reopen``: one write per message), so the killed sub's arrivals survive it on disk
 (``samples.killed-N.csv``); the restarted sub writes ``samples.csv`` afresh, and the pub, run
 with ``--reopen``, keeps to its schedule throughout and counts every message it sent. The point's
 measurement is then merged (``merge_sub_samples``): ``accounting.received``/``lost`` over both

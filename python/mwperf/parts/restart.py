@@ -82,11 +82,9 @@ class Restarts(Part):
         events = sorted(events, key=lambda e: e["at_ns"])
         if run.cfg.mode == "oneway" and any(e["target"] == "sub" for e in events):
             entries = _sub_restarts(run, result, events, ping.get("sent"), reopened)
-        elif run.cfg.mode == "oneway":  # a daemon: the one sub's samples, its duplicates
-            measured = (result.get("measurement") or {}).get("accounting") or {}
-            entries = analyse(events, read_samples(run.workdir / SAMPLES_NAME), ping.get("sent"),
-                              measured.get("duplicated"), reopened)
-        else:
+        else:  # the measuring side's samples and duplicates (one way: the one sub's)
+            if run.cfg.mode == "oneway":
+                accounting = (result.get("measurement") or {}).get("accounting") or {}
             entries = analyse(events, read_samples(run.workdir / SAMPLES_NAME), ping.get("sent"),
                               accounting.get("duplicated"), reopened)
         result["restarts"] = entries + pending  # type: ignore[typeddict-unknown-key]
