@@ -49,8 +49,9 @@ def near(a: int, b: int, rel: float = 2e-3) -> bool:
 
 def near_p50(a: int, b: int) -> bool:
     """The histogram's p50 and the nearest-rank p50 of the same messages: they may also be two
-    neighbouring messages of a few hundred (a rank apart)."""
-    return near(a, b, rel=1e-2)
+    neighbouring messages of a few hundred (a rank apart: a CI run read 4809 and 4863 ns), so
+    within 1 % or 200 ns (a wrong split is off by microseconds, a wrong edge by the period)."""
+    return near(a, b, rel=1e-2) or abs(a - b) <= 200
 
 
 def layer(section: dict[str, Any], name: str) -> dict[str, Any]:
