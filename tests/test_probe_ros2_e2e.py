@@ -19,6 +19,7 @@ The probe tests skip (with the reason) while the agent has no ``probe-ros2``; th
 """
 
 import json
+import subprocess
 import time
 from pathlib import Path
 
@@ -329,6 +330,27 @@ def test_bad_input_is_one_line_and_saves_nothing(probe_ros2: None, tmp_path: Pat
     assert saved_nothing(tmp_path / "results")
 
 
+def test_a_burst_of_announcements_loses_no_node(probe_ros2: None) -> None:
+    """300 ros_discovery_info announcements back to back (a launch makes one for every entity of
+    every node) arrive between two of the probe's polls (20 ms): every participant's nodes are
+    kept. The topic is keyless: a keep-last 100 reader kept only the last 100 of them (seen)."""
+    dom = peers.domain(5)
+    burst = peers.announcer(dom, 300)
+    try:
+        done = subprocess.run([str(REAL_AGENT), "probe-ros2", "--domain", str(dom), "--interface",
+                               "lo", "--discovery-time", "2s", "--duration", "1s"],
+                              capture_output=True, text=True, timeout=60, check=False)
+        sent = burst.json_line("sent", 5)
+    finally:
+        burst.stop()
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(ln) for ln in done.stdout.splitlines() if ln.startswith("{")]
+    nodes = {e["participant"]: [f"{n['namespace']}/{n['name']}" for n in e["nodes"]]
+             for e in events if e.get("event") == "nodes"}
+    assert len(sent["gids"]) == 300
+    assert [nodes.get(gid) for gid in sent["gids"]] == [[f"/burst/n{i}"] for i in range(300)]
+
+
 # ------------------------------------------------------------------ the peers themselves (no probe needed)
 
 def test_peers_are_real_ros2_participants(tmp_path: Path) -> None:
@@ -389,5 +411,6 @@ def test_peers_bridges_route_a_robot_topic_into_the_probes_domain(tmp_path: Path
     [writer] = [w for w in seen["writers"] if w["topic"] == "rt/robot/imu"]
     assert writer["type"] == "std_msgs::msg::dds_::Header_"
     assert seen["nodes"][writer["participant"]] == [f"/{BASE_NODE}"]
+    assert seen["nodes"][listener.ready["participant"]] == ["/base/listener"]  # both announced
     assert got["received"] > 100
     assert STAMP_OFFSET_MS * 1e6 <= got["age_p50_ns"] < 50e6

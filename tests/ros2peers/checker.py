@@ -32,7 +32,7 @@ from cyclonedds.sub import DataReader  # noqa: E402
 from cyclonedds.topic import Topic  # noqa: E402
 from cyclonedds._clayer import ddspy_take  # noqa: E402
 
-from ros2types import DISCOVERY_QOS, INFO_TYPES  # noqa: E402
+from ros2types import GRAPH_READER_QOS, INFO_TYPES  # noqa: E402
 
 stop = False
 
@@ -110,7 +110,7 @@ def main() -> int:
     # that sends the other's type information; each in a participant of its own (one topic
     # name, one type per participant); the samples are parsed from their bytes (nodes_of)
     extra = [DomainParticipant(args.domain) for _ in INFO_TYPES]
-    infos = [DataReader(d, Topic(d, "ros_discovery_info", types[2]), qos=DISCOVERY_QOS)
+    infos = [DataReader(d, Topic(d, "ros_discovery_info", types[2]), qos=GRAPH_READER_QOS)
              for d, types in zip(extra, INFO_TYPES.values())]
     mine = {me, *(d.guid.hex for d in extra)}
     any_state = SampleState.Any | ViewState.Any | InstanceState.Any

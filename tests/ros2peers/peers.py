@@ -12,7 +12,8 @@ probe. None of them is mwperf code on the DDS side:
   "robot" DDS domain into the probe's: the far bridge writes the robot's topics into the probe's
   domain as its own node's publishers;
 - ``checker``: checker.py, a second participant's view of the domain (every writer/reader per
-  participant, the nodes): what the probe created, seen from outside.
+  participant, the nodes): what the probe created, seen from outside;
+- ``announcer``: announcer.py, a burst of ros_discovery_info announcements (a launch's).
 
 Every peer runs with the agents' own Cyclone loopback configuration (CYCLONEDDS_URI, unicast
 discovery on 127.0.0.1, as ``--interface lo`` of the probe) in a domain of the caller's own
@@ -36,6 +37,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 PUBLISHER = HERE / "publisher.py"
 CHECKER = HERE / "checker.py"
+ANNOUNCER = HERE / "announcer.py"
 ROSPUB_SRC = ROOT / "benchmarks" / "fastdds_ref" / "rospub.cpp"
 if str(ROOT / "python") not in sys.path:
     sys.path.insert(0, str(ROOT / "python"))
@@ -231,6 +233,15 @@ class FastddsPub(Peer):
 
 def fastdds_pub(dom: int, topic: str, hz: float, **qos: object) -> FastddsPub:
     return FastddsPub(dom, topic, hz, **qos)  # type: ignore[arg-type]
+
+
+def announcer(dom: int, count: int) -> Peer:
+    """announcer.py: ``json_line("sent")`` once its burst of ``count`` went out (after a reader
+    matched); it stays until stopped."""
+    peer = Peer("announcer.py", [sys.executable, str(ANNOUNCER), "--domain", str(dom),
+                                 "--count", str(count)])
+    peer.json_line("ready")
+    return peer
 
 
 def checker(dom: int, seconds: float) -> Peer:

@@ -113,7 +113,13 @@ class ParticipantInfo16(IdlStruct, typename="rmw_dds_common::msg::dds_::Particip
 INFO_TYPES = {24: (Gid24, NodeInfo24, ParticipantInfo24), 16: (Gid16, NodeInfo16, ParticipantInfo16)}
 DISCOVERY_QOS = Qos(Policy.Reliability.Reliable(duration(milliseconds=100)),
                     Policy.Durability.TransientLocal, Policy.History.KeepLast(1))
-"""what rmw gives ros_discovery_info's writer and reader"""
+"""what rmw gives ros_discovery_info's writer (and publisher.py its one)"""
+GRAPH_READER_QOS = Qos(Policy.Reliability.Reliable(duration(milliseconds=100)),
+                       Policy.Durability.TransientLocal, Policy.History.KeepAll)
+"""a reader that must see every participant's announcement: the topic is keyless, so a keep-last
+1 reader holds ONE sample of all writers together, and two announcements arriving between two
+takes (every writer's transient-local sample comes at once when the reader matches) leave only
+the later (seen: the bridge's node lost to a listener's that came 1 ms after it)"""
 PARTICIPANT_QOS = Qos(Policy.Userdata(b"enclave=/;"))
 """the USER_DATA an rmw participant carries"""
 

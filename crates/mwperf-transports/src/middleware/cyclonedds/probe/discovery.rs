@@ -49,11 +49,15 @@ impl Discovery {
             };
             check(api, r, format_args!("creating the {what} reader"))
         };
+        // keep-all: the topic is keyless, so keep-last N holds N samples of ALL participants
+        // together, and a launch's burst of announcements (each node's every entity is one,
+        // and every writer's transient-local sample arrives at once on matching) could push a
+        // participant's last one out before the next poll: its nodes would stay unknown
         let graph_qos = ReaderQos {
             keyed: false,
             reliable: true,
             transient_local: true,
-            depth: 100,
+            depth: None,
         };
         Ok(Discovery {
             api,

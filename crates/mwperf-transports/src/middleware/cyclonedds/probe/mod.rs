@@ -114,7 +114,7 @@ fn listen(
                 keyed: disc.keyed(&topic, &ty),
                 reliable: opts.reliable,
                 transient_local: false,
-                depth: opts.depth,
+                depth: Some(opts.depth),
             };
             match raw::open(
                 api,

@@ -48,13 +48,14 @@ impl Drop for RawReader {
 }
 
 /// Reader QoS: the probe's choice of reliability, volatile, keep-last `depth`; or what
-/// `ros_discovery_info` needs (reliable, transient-local).
+/// `ros_discovery_info` needs (reliable, transient-local, keep-all).
 pub struct ReaderQos {
     /// the writers' topic is keyed (raw_type.c)
     pub keyed: bool,
     pub reliable: bool,
     pub transient_local: bool,
-    pub depth: i32,
+    /// keep-last this many samples per instance; None: keep all
+    pub depth: Option<i32>,
 }
 
 /// Create a topic of `type_name` called `topic` in `participant` and a reader of it. With
@@ -124,7 +125,10 @@ pub fn open(
                 ffi::DDS_DURABILITY_VOLATILE
             },
         );
-        (api.dds_qset_history)(q, ffi::DDS_HISTORY_KEEP_LAST, qos.depth);
+        match qos.depth {
+            Some(depth) => (api.dds_qset_history)(q, ffi::DDS_HISTORY_KEEP_LAST, depth),
+            None => (api.dds_qset_history)(q, ffi::DDS_HISTORY_KEEP_ALL, 0),
+        }
         let listener = if listens {
             let l =
                 (api.dds_create_listener)((&*raw.state as *const Subscription).cast_mut().cast());
