@@ -132,6 +132,9 @@ SERIAL = (
     # a saturating stream (rate: max) takes both CPUs: beside it other tests' timings and
     # exact counts would flake, and its own rate would depend on theirs
     "tests/test_graph_load_e2e.py",
+    # each packet to the byte in its phase: a warm-up reply held past the first measured
+    # message's due time (a pong not scheduled for a period) counts as steady
+    "tests/test_wire_bytes_e2e.py::test_udp_is_payload_plus_84_bytes_per_message_to_the_byte",
     # the power cut lands at a random moment after a point completes: a loaded machine
     # stretches the setup it must fall into; it also counts the shared CPU cgroup parent
     "tests/test_power_cut_e2e.py",

@@ -39,9 +39,14 @@ def run(env: dict[str, str], tmp_path: Path, *args: str) -> tuple[int, dict[str,
 
 def test_udp_is_payload_plus_84_bytes_per_message_to_the_byte(leased_env: dict[str, str],
                                                               tmp_path: Path) -> None:
-    code, result, stdout = run(leased_env, tmp_path, "--transport", "udp", "--rate", "200",
+    """At 50 Hz: a packet counts in the phase its release time falls in, so a warm-up reply
+    still on its way when the first measured message is due counts as steady (docs/costs.md,
+    Boundaries); at 200 Hz a CI run's pong, not scheduled for 5 ms beside the other tests, once
+    made it 301 replies (148.493 B/msg). 20 ms is beyond any scheduling delay here, and the
+    test runs alone (conftest SERIAL)."""
+    code, result, stdout = run(leased_env, tmp_path, "--transport", "udp", "--rate", "50",
                                "--payload", str(PAYLOAD), "--count", "300", "--warmup",
-                               "100ms", "--idle", "500ms")
+                               "200ms", "--idle", "500ms")
     assert code == 0, stdout
     wire = result["wire"]
     sent = result["measurement"]["accounting"]["sent"]
