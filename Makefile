@@ -63,19 +63,21 @@ FUZZ_SECONDS ?= 60
 fuzz:
 	FUZZ_SECONDS=$(FUZZ_SECONDS) bash fuzz/run.sh
 
-# Rust tests use the test-release profile (release optimisations without LTO, Cargo.toml); the
-# Python end-to-end tests use target/release/mwperf-agent from 'build'.
+# Rust tests build with the release profile, like 'make build' (Cargo.toml: one profile, each
+# dependency compiled once). The conformance suites run once, in 'layers-conformance', with the
+# --layers interposer preloaded: that run proves both that every transport conforms and that the
+# interposer breaks none; here they are skipped.
 rust-test:
-	cargo test --profile test-release --quiet --workspace
+	cargo test --release --quiet --workspace -- --skip conformance::
 
 rust-unit:
-	cargo test --profile test-release --quiet --workspace --lib --bins
+	cargo test --release --quiet --workspace --lib --bins
 
-## layers-conformance: the transport conformance suite with the --layers interposer
-## (libmwperf_layers.so) preloaded: it must never break a middleware
+## layers-conformance: the transport conformance suites (pub/sub and request/response) with the
+## --layers interposer (libmwperf_layers.so) preloaded: every transport conforms, and the
+## interposer never breaks a middleware
 layers-conformance:
 	bash scripts/conformance-preloaded.sh
-	SUITE=service_conformance bash scripts/conformance-preloaded.sh
 
 # The Python tests side by side on PY_WORKERS workers (pytest-xdist, from the test extra; they
 # mostly wait), those that share something one after another on one worker, then the few that

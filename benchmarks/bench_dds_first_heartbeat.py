@@ -9,7 +9,7 @@ sends its first heartbeat that Cyclone accepts either on its period (3 s by defa
 piggybacked after a send buffer's worth of data, so in the interop test's sequence (0 B to 200 kB,
 sent as soon as the first echo came back) it lands inside a 200 kB sample in about half the runs.
 
-This runs the interop test's measurement (crates/mwperf-transports/tests/dds_interop.rs,
+This runs the interop test's measurement (crates/mwperf-transports/tests/transports/dds_interop.rs,
 `first_heartbeat_loss`, ignored by `cargo test`): ROUNDS fresh pairs per cell, for both pairs
 with a Fast DDS writer and a Cyclone DDS reader, with Fast DDS's default heartbeat period and
 with `--opt heartbeat=100ms`. Ground truth: the sequence numbers the ping sent; a message counts
@@ -41,8 +41,8 @@ def main() -> None:
     a = ap.parse_args()
     if a.rounds < 1:
         sys.exit("bench: --rounds must be at least 1")
-    cmd = ["cargo", "test", "--profile", "test-release", "--quiet", "-p", "mwperf-transports",
-           "--test", "dds_interop", "--", "--ignored", "--nocapture", "first_heartbeat_loss"]
+    cmd = ["cargo", "test", "--release", "--quiet", "-p", "mwperf-transports",
+           "--test", "transports", "--", "--ignored", "--nocapture", "first_heartbeat_loss"]
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True,
                           env={**os.environ, "ROUNDS": str(a.rounds)}, timeout=60 * a.rounds + 600)
     cells = [m for m in map(LINE.match, done.stdout.splitlines()) if m]
@@ -69,7 +69,7 @@ def main() -> None:
         "",
         "```",
         f"python3 benchmarks/bench_dds_first_heartbeat.py --rounds {a.rounds} --write",
-        "# runs: ROUNDS=N cargo test --profile test-release -p mwperf-transports --test dds_interop -- --ignored --nocapture first_heartbeat_loss",
+        "# runs: ROUNDS=N cargo test --release -p mwperf-transports --test transports -- --ignored --nocapture first_heartbeat_loss",
         "```",
     ])
     print(text)

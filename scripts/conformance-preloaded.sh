@@ -1,33 +1,34 @@
 #!/usr/bin/env bash
-# The transport conformance suite with libmwperf_layers.so preloaded (issue 27: "the interposer
-# never breaks the middleware"). Builds the interposer (release) and the conformance test binary
-# (test-release profile, the transports of the default features, like 'make rust-test'), then
-# runs that binary — not cargo — with LD_PRELOAD; the brokers and daemons it starts inherit the
-# preload too. Arguments go to the test binary (a name filter, --test-threads 1, …).
-# SUITE=service_conformance runs the request/response suite instead.
+# The transport conformance suites with libmwperf_layers.so preloaded (issue 27: "the interposer
+# never breaks the middleware"); 'make test' runs them only here (issue 37: one run proves both
+# the transports and the interposer). Builds the interposer and the transports' test binary
+# (release profile, the transports of the default features, like 'make rust-test'), then runs
+# that binary — not cargo — with LD_PRELOAD; the brokers and daemons it starts inherit the
+# preload too. FILTER (default conformance::, i.e. both conformance:: and service_conformance::)
+# selects the tests; arguments go to the test binary (--test-threads 1, --exact, …).
 # Prints the events the interposer logged per process (proof that it saw the traffic).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target="${CARGO_TARGET_DIR:-target}"
-suite="${SUITE:-conformance}"
+filter="${FILTER:-conformance::}"
 case "$target" in /*) ;; *) target="$PWD/$target" ;; esac
 cargo build --release --quiet -p mwperf-layers
 lib="$target/release/libmwperf_layers.so"
-bin=$(cargo test --profile test-release --quiet -p mwperf-transports --test "$suite" --no-run \
+bin=$(cargo test --release --quiet -p mwperf-transports --test transports --no-run \
         --message-format=json |
-      SUITE="$suite" python3 -c 'import json, os, sys
+      python3 -c 'import json, sys
 print([m["executable"] for m in map(json.loads, sys.stdin)
        if m.get("reason") == "compiler-artifact" and m.get("executable")
-       and m["target"]["name"] == os.environ["SUITE"]][-1])')
+       and m["target"]["name"] == "transports"][-1])')
 dumps=$(mktemp -d)
 trap 'rm -rf "$dumps"' EXIT
 status=0
-LD_PRELOAD="$lib${LD_PRELOAD:+:$LD_PRELOAD}" MWPERF_LAYERS_DUMP="$dumps/%p.csv" "$bin" "$@" || status=$?
+LD_PRELOAD="$lib${LD_PRELOAD:+:$LD_PRELOAD}" MWPERF_LAYERS_DUMP="$dumps/%p.csv" "$bin" "$filter" "$@" || status=$?
 events=0 files=0
 for f in "$dumps"/*.csv; do
     [ -e "$f" ] || continue
     n=$(tail -n 1 "$f" | sed -n 's/^# events=\([0-9]*\).*/\1/p')
     events=$((events + ${n:-0})) files=$((files + 1))
 done
-echo "conformance-preloaded ($suite): exit $status; $files processes with $lib, $events header events logged"
+echo "conformance-preloaded ($filter): exit $status; $files processes with $lib, $events header events logged"
 exit $status

@@ -1,7 +1,7 @@
 """--mode service end to end with the real agents over the socket baseline (UDP): counts
 against ground truth, the server's work in the latency, a server that dies, foreign requests,
 and usage errors. Every middleware's own request/response is checked by the transports'
-service conformance suite (crates/mwperf-transports/tests/service_conformance.rs)."""
+service conformance suite (crates/mwperf-transports/tests/transports/service_conformance.rs)."""
 
 import json
 import socket

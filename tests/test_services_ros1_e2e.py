@@ -1,7 +1,7 @@
 """ROS 1 services against ROS 1's own tools: `rosservice` (Debian python3-rosservice) lists,
 types and calls mwperf's ROS 1 service server, with the srv class `mwperf_msgs/Bytes` generated
 by genpy. (A rospy server answering mwperf's client, and a rospy ServiceProxy calling mwperf's
-server: crates/mwperf-transports/tests/ros1_services.rs.)"""
+server: crates/mwperf-transports/tests/transports/ros1_services.rs.)"""
 
 import json
 import os

@@ -18,7 +18,7 @@ from mwperf.transports import hook, profiles
 from mwperf.transports.hooks import Hooks
 from mwperf.transports.profiles import FIELDS
 
-CONFORMANCE = REPO_ROOT / "crates/mwperf-transports/tests/conformance.rs"
+CONFORMANCE = REPO_ROOT / "crates/mwperf-transports/tests/transports/conformance.rs"
 TRANSPORTS_DOC = REPO_ROOT / "docs" / "transports.md"
 FAKE_DESCRIPTORS = Path(__file__).parent / "fakes" / "transports.json"
 

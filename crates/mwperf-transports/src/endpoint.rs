@@ -1,5 +1,5 @@
 //! The contract every transport implements, checked for every transport by
-//! `tests/conformance.rs`.
+//! `tests/transports/conformance.rs`.
 //!
 //! - An endpoint moves whole messages: what one `send` was given, one `recv` returns, byte for
 //!   byte, or not at all (loss is allowed only where the transport itself may lose).

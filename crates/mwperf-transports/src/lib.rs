@@ -3,7 +3,7 @@
 //! one compiled out stays listed and fails with [`TransportError::NotBuilt`].
 //!
 //! - The contract: [`Endpoint`] (endpoint.rs), checked for every transport by
-//!   `tests/conformance.rs`.
+//!   `tests/transports/conformance.rs`.
 //! - What each transport is: its [`Descriptor`] (descriptor.rs), declared next to its code;
 //!   [`Kind::descriptor`] is the one table that maps a kind to it.
 

@@ -2,7 +2,7 @@
 //! machinery (ROS 1 TCPROS service calls, ROS 2 `rq/`+`rr/` topics with each RMW's request
 //! matching, zenoh queryable/get, MQTT 5 response topic + correlation data, iceoryx2's
 //! request-response, Foxglove service calls; the sockets a request/reply baseline). Checked for
-//! every transport that has services by `tests/service_conformance.rs`.
+//! every transport that has services by `tests/transports/service_conformance.rs`.
 //!
 //! The contract:
 //! - A [`Client`] sends whole requests and gets whole replies back, each reply carrying the

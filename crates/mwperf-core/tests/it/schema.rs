@@ -11,7 +11,7 @@ use mwperf_core::warnings::Warning;
 use serde_json::Value;
 
 fn schema() -> Value {
-    serde_json::from_str(include_str!("../../../schema/result.v2.json")).unwrap()
+    serde_json::from_str(include_str!("../../../../schema/result.v2.json")).unwrap()
 }
 
 /// Check `doc` against the `$defs` entry `def`, recursing through the references we know:

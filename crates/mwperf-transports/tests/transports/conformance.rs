@@ -11,7 +11,7 @@ use mwperf_transports::{
     Spec, TransportError,
 };
 
-mod support;
+use crate::support;
 use support::Fixture;
 
 const MS: u64 = 1_000_000;

@@ -10,7 +10,7 @@ use mwperf_core::clock::now_ns;
 use mwperf_core::wire::{build_message, payload_intact, Header, FLAG_PROBE, HEADER_LEN};
 use mwperf_transports::{open, Endpoint, Side, Spec};
 
-mod support;
+use crate::support;
 use support::ros1::Master;
 
 const RELAY: &str = "/usr/lib/topic_tools/relay";

@@ -10,7 +10,7 @@ use std::thread::JoinHandle;
 
 use mwperf_transports::{open_server, Kind};
 
-mod support;
+use crate::support;
 use support::Fixture;
 
 const RR: &str = "/usr/bin/mosquitto_rr";

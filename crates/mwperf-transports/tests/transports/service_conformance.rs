@@ -12,7 +12,7 @@ use mwperf_core::clock::now_ns;
 use mwperf_core::wire::{build_message, payload_intact, Header, HEADER_LEN};
 use mwperf_transports::{open_client, open_server, Client, Kind, Reply, TransportError};
 
-mod support;
+use crate::support;
 use support::Fixture;
 
 const MS: u64 = 1_000_000;

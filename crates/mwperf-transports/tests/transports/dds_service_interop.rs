@@ -12,7 +12,7 @@ use mwperf_core::clock::now_ns;
 use mwperf_core::wire::{build_message, Header};
 use mwperf_transports::{open_client, open_server, Client, Kind, Server, Spec};
 
-mod support;
+use crate::support;
 
 const MS: u64 = 1_000_000;
 const CALLS: usize = 20;

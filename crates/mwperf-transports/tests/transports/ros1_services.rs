@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use mwperf_core::clock::now_ns;
 use mwperf_transports::{open_client, open_server, Client, Kind, Reply, Spec};
 
-mod support;
+use crate::support;
 use support::ros1::Master;
 
 const PYTHON: &str = "/usr/bin/python3";

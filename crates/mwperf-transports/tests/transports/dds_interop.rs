@@ -7,7 +7,7 @@ use mwperf_core::clock::now_ns;
 use mwperf_core::wire::{build_message, payload_intact, Header, HEADER_LEN};
 use mwperf_transports::{open, Endpoint, History, Kind, Qos, Side, Spec};
 
-mod support;
+use crate::support;
 
 const SECOND: u64 = 1_000_000_000;
 
