@@ -3,7 +3,7 @@ SHELL := /bin/bash
 PY ?= python3
 RESULTS ?= results
 
-.PHONY: run test test-fast bench setup build bridges refs rust-test py-test rust-unit py-fast clean layers-conformance fuzz
+.PHONY: run test test-fast bench setup build bridges refs rust-test py-test rust-unit py-fast clean layers-conformance fuzz stress
 
 ## run: install, build, run the default side-by-side suite (every transport built in), write results,
 ## its summary and the HTML report ($(RESULTS)/report.html)
@@ -29,7 +29,8 @@ bench: setup build
 # Foxglove server's DDS side); the tests use those and the test tools. tests/test_setup_contract.py
 # checks that .ci/run installs nothing more than these (lint tools aside).
 run: EXTRAS = bridges
-test test-fast py-test py-fast: EXTRAS = test,bridges
+test test-fast py-test py-fast stress: EXTRAS = test,bridges
+refs: EXTRAS = test
 bench: EXTRAS = bridges
 EXTRAS ?=
 
@@ -51,10 +52,12 @@ bridges: setup
 ## refs: the benchmarks' reference programs, built on the middleware versions mwperf uses (zenoh-ref:
 ## z_ping, z_pong, z_pub_thr, z_sub_thr; iceoryx2-ref: iox2_thr; the Fast DDS throughput program, g++
 ## against Debian's libfastrtps) into $$CARGO_TARGET_DIR/release; minutes, not in 'build' or 'test'
+## Then the tests of those references (pytest -m refs: each delivers and its CPU is measured).
 refs: setup
 	nice -n 10 cargo build --release --manifest-path benchmarks/zenoh-ref/Cargo.toml
 	nice -n 10 cargo build --release --manifest-path benchmarks/iceoryx2-ref/Cargo.toml
 	cd benchmarks && $(PY) -c 'import throughput_refs as r; print(r.build_fastdds())'
+	MWPERF_REFS_BUILT=1 $(PY) -m pytest -q -m refs tests/test_throughput_refs_e2e.py
 
 ## fuzz: coverage-guided fuzzing (AFL++ through cargo-afl, installed if missing) of every parser of
 ## outside bytes, FUZZ_SECONDS (60) per target; fails naming the files when a target crashed.
@@ -84,19 +87,23 @@ layers-conformance:
 # need the machine to themselves alone (-m serial): tests/conftest.py (SHARED, SERIAL) says which.
 PY_WORKERS ?= 4
 XDIST = $$($(PY) -c 'import xdist' 2>/dev/null && echo '-n $(PY_WORKERS) --dist loadgroup')
+# (-m refs: the benchmarks' reference programs, run by 'make refs' only.)
 py-test:
 	@status=0; set -x; \
-	$(PY) -m pytest -q $(XDIST) -m "not serial" || status=$$?; \
-	$(PY) -m pytest -q -m serial || status=$$?; \
+	$(PY) -m pytest -q $(XDIST) -m "not serial and not refs" || status=$$?; \
+	$(PY) -m pytest -q -m "serial and not refs" || status=$$?; \
 	exit $$status
 
-# the Python tests that start no real agent, daemon or browser (the fake agent stands in), side
-# by side as above; the few of them that need the machine to themselves run in 'make test' only
-PY_FAST := -m "not agent and not serial" --ignore-glob='tests/test_*_e2e.py' \
-	--ignore=tests/test_agent_binary.py --ignore=tests/test_report_browser.py \
-	--ignore=tests/test_daemons.py --ignore=tests/test_teardown.py
+# the unit tier: the Python tests that start no real agent, daemon or browser (the fake agent
+# stands in), side by side as above; the end-to-end tier (-m e2e, tests/conftest.py) is the rest
 py-fast:
-	$(PY) -m pytest -q $(XDIST) $(PY_FAST)
+	$(PY) -m pytest -q $(XDIST) -m "not e2e"
+
+## stress: the end-to-end tier STRESS_RUNS times in a row while two busy loops load the machine;
+## prints every failure with its test id (scripts/stress-e2e.sh). Not part of 'test'.
+STRESS_RUNS ?= 10
+stress: setup build
+	PY="$(PY)" PY_WORKERS=$(PY_WORKERS) bash scripts/stress-e2e.sh $(STRESS_RUNS)
 
 clean:
 	cargo clean

@@ -25,6 +25,7 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
     [_CHECKOUT_PYTHON, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))])
 
 from mwperf.agent import built_agent  # noqa: E402  (after the path is set)
+from cli_inprocess import can_run_inprocess, run_inprocess  # noqa: E402
 
 # A test run started in the background by a non-interactive shell (`cmd &`, nohup) inherits
 # SIGINT ignored, and an ignored signal stays ignored across exec: every mwperf the tests start
@@ -66,8 +67,12 @@ ONE_WORKER = ("tests/test_bag.py", "tests/test_bridges_e2e.py", "tests/test_enco
 """modules with a costly module-scoped fixture (a wheel built, a bridge, recordings converted):
 on one worker, so it is made once"""
 SERIAL = (
-    # saturating streams take both CPUs: timing-sensitive tests beside them would suffer
-    "tests/test_throughput_e2e.py",
+    # saturating streams take both CPUs: timing-sensitive tests beside them would suffer (the
+    # module's usage errors run side by side)
+    "tests/test_throughput_e2e.py::test_a_",
+    "tests/test_throughput_e2e.py::test_best_effort_is_offered_the_rate_given",
+    "tests/test_throughput_e2e.py::test_large_payloads_are_checked_in_full_every_nth_message",
+    "tests/test_throughput_e2e.py::test_several_subscribers_each_get_every_message",
     # --layers: injected truths within 5 % (a 2 ms busy callback, a 1 ms late application)
     "tests/test_layers_e2e.py",
     "tests/test_graph_layers_e2e.py",
@@ -85,15 +90,32 @@ SERIAL = (
     "tests/test_cpu.py::test_a_busy_agent_gets_its_quota_and_is_throttled",
     "tests/test_cpu.py::test_a_host_quota_is_shared_by_its_agents_and_daemons",
     "tests/test_remote_e2e.py::test_cpu_quota_on_the_robot_throttles_its_pong",
-    # rates within 1 %, pauses within 10 % (publishers in Python: a busy machine stretches them)
-    "tests/test_probe_mqtt_e2e.py", "tests/test_probe_ros1_e2e.py", "tests/test_probe_zenoh_e2e.py",
+    # rates within 1 %, pauses within 10 % (publishers in Python: a busy machine stretches them):
+    # the tests of the module fixture that probes them (bad input and absent peers run side by
+    # side)
+    "tests/test_probe_mqtt_e2e.py::test_mqtt_rate_and_pause",
+    "tests/test_probe_ros1_e2e.py::test_rate_within_one_percent_and_age_only_with_a_header",
+    "tests/test_probe_ros1_e2e.py::test_a_500_ms_pause_is_one_gap_of_500_ms",
+    "tests/test_probe_ros1_e2e.py::test_the_probe_subscribes_and_publishes_nothing",
+    "tests/test_probe_ros1_e2e.py::test_nodes_come_from_the_master_and_the_graph_file_loads",
+    "tests/test_probe_zenoh_e2e.py::test_rates_within_one_percent",
+    "tests/test_probe_zenoh_e2e.py::test_the_pause_is_one_gap",
     # ROS 2: 1 MB at 30 Hz + 100 B at 1 kHz within 1 % of what python publishers sent, a 500 ms
-    # pause within 10 %, ages of 7 ms within 3 ms
-    "tests/test_probe_ros2_e2e.py",
+    # pause within 10 %, ages of 7 ms within 3 ms: the tests of the fixtures that probe those
+    # peers and the bridges (an empty domain, bad input and a burst of announcements run side
+    # by side)
+    "tests/test_probe_ros2_e2e.py::test_rates_within_one_percent_of_what_was_sent",
+    "tests/test_probe_ros2_e2e.py::test_header_ages_are_the_stamp_offset",
+    "tests/test_probe_ros2_e2e.py::test_nodes_come_from_ros_discovery_info",
+    "tests/test_probe_ros2_e2e.py::test_a_500_ms_pause_is_one_gap",
+    "tests/test_probe_ros2_e2e.py::test_ddsperf_is_listed_as_plain_dds",
+    "tests/test_probe_ros2_e2e.py::test_fastdds_writer_is_seen_with_its_qos",
+    "tests/test_probe_ros2_e2e.py::test_best_effort_writer_reliable_reader_is_incompatible",
+    "tests/test_probe_ros2_e2e.py::test_the_probe_creates_no_writer",
+    "tests/test_probe_ros2_e2e.py::test_bridged_topic_has_ros_names_and_the_bridges_node",
+    "tests/test_probe_ros2_e2e.py::test_peers_",
     # a topic inside a multi-topic run as fast as alone "when nothing contends"
     "tests/test_topic_alone_e2e.py",
-    # --restart: lost = the down time x the rate within a period or two (a stalled sender shifts it)
-    "tests/test_restarts_e2e.py",
     # --link every=: each flap loses ~rate x its length within 20 %, recovery within 100 ms
     "tests/test_link_flaps_e2e.py",
     # the killed bridge half's exit must be seen before the sender's failure it causes (its
@@ -186,11 +208,39 @@ def _one_at_a_time(request: pytest.FixtureRequest,
         yield
 
 
+END_TO_END = (
+    # real daemons, a browser, the machine's cgroups
+    "tests/test_agent_binary.py", "tests/test_report_browser.py", "tests/test_daemons.py",
+    "tests/test_teardown.py",
+    # fault injection through whole mwperf processes: a loop of runs on a disk filled step by
+    # step, Ctrl-C at every catalogue statement and at random moments, SIGKILL mid-write and
+    # mid-sweep (3-8 s of CPU each: a third of the unit tier's; issue 37)
+    "tests/test_disk.py::test_a_full_disk_keeps_the_measurement_names_the_folder_and_spares_",
+    "tests/test_disk.py::test_ctrl_c_at_every_catalogue_statement_leaves_each_point_all_or_",
+    "tests/test_disk.py::test_ctrl_c_at_random_moments_leaves_the_catalogue_whole",
+    "tests/test_store_kill.py",
+    "tests/test_scenario_run.py::test_resume_after_sigkill_measures_only_the_missing_points",
+)
+"""node ids (prefixes) of the end-to-end tier besides tests/test_*_e2e.py: marked ``e2e``, like
+every ``agent`` and ``serial`` test"""
+
+
+def end_to_end(item: pytest.Item) -> bool:
+    """The end-to-end tier (marker ``e2e``): a real agent, daemon, middleware or browser, or the
+    machine to itself. `make test-fast` runs the rest (the unit tier, against the fake agent);
+    scripts/stress-e2e.sh runs this tier under load."""
+    path = item.nodeid.split("::")[0]
+    return (item.nodeid.startswith(END_TO_END) or Path(path).name.endswith("_e2e.py")
+            or "agent" in item.keywords or "serial" in item.keywords)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if item.nodeid.startswith(SERIAL):
             item.add_marker(pytest.mark.serial)
+        if end_to_end(item):
+            item.add_marker(pytest.mark.e2e)
     if any("agent" in item.keywords for item in items) and not real_agent_answers():
         skip = pytest.mark.skip(reason=f"{REAL_AGENT} absent or not answering --version "
                                        "(run 'make build')")
@@ -279,9 +329,15 @@ def leased_env(real_env: dict[str, str], tmp_path: Path) -> dict[str, str]:
     return {**real_env, "MWPERF_LEASE_DIR": str(tmp_path / "leases")}
 
 
-def run_mwperf(*args: str, env: dict[str, str] | None = None, timeout: float = 120
-           ) -> subprocess.CompletedProcess[str]:
-    """Run the CLI as a user would (python -m mwperf.cli) and capture everything."""
+def run_mwperf(*args: str, env: dict[str, str] | None = None, timeout: float = 120,
+               process: bool = False) -> subprocess.CompletedProcess[str]:
+    """Run the CLI as a user would (python -m mwperf.cli) and capture everything. With the fake
+    agent (``env``'s MWPERF_AGENT) it runs in this process (tests/cli_inprocess.py: as the
+    child would, ~0.3 s of CPU less); ``process=True`` asks for a child all the same: a test
+    that looks at the process itself (its tree, signals, exit) or patched mwperf in this one.
+    The real agent's runs (end to end) always get a child."""
+    if not process and can_run_inprocess(env):
+        return run_inprocess(args, env, timeout)
     return subprocess.run([sys.executable, "-m", "mwperf.cli", *args], capture_output=True,
                           text=True, env=env, timeout=timeout, check=False)
 

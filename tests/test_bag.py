@@ -8,10 +8,10 @@ tests/fixtures/bags/small.{bag,mcap} were made with
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_inprocess import run_inprocess
 
 from mwperf.bags.info import inspect, nearest_rank
 
@@ -21,8 +21,8 @@ HAS_ROSBAG = subprocess.run(["/usr/bin/python3", "-c", "import rosbag, sensor_ms
 
 
 def mwperf(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mwperf", *args], capture_output=True, text=True,
-                          cwd=cwd)
+    """``mwperf ARGS`` (run in this process, as a child would run it: cli_inprocess)."""
+    return run_inprocess(args, cwd=cwd)
 
 
 @pytest.fixture(scope="module")

@@ -7,10 +7,10 @@ with named publishers and varying sizes is written here with rosbags' ROS 1 writ
 
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_inprocess import run_inprocess
 
 from mwperf.bags.info import inspect
 from mwperf.graph.from_recording import recording_graph
@@ -20,8 +20,8 @@ FIXTURES = Path(__file__).parent / "fixtures" / "bags"
 
 
 def mwperf(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mwperf", *args], capture_output=True, text=True,
-                          timeout=120)
+    """``mwperf ARGS`` (run in this process, as a child would run it: cli_inprocess)."""
+    return run_inprocess(args, timeout=120)
 
 
 @pytest.fixture(scope="module")

@@ -2,11 +2,11 @@
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import click
 import pytest
+from cli_inprocess import run_inprocess
 from conftest import run_mwperf
 
 import mwperf.cli
@@ -104,22 +104,25 @@ def test_json_to_stdout_replaces_the_table(fake_env: dict[str, str]) -> None:
 
 
 BAGS = Path(__file__).parent / "fixtures" / "bags"
-PATCHED = """
-import runpy, sys
-import mwperf.footprint as fp
-import mwperf.probe.command as probe
-from mwperf.probe.listen import ProbeResult
-from mwperf.probe.stats import summarise_topic
-# no live ROS 1 system: the probe hears ten messages; no binutils on a script: fixed sizes
-arrivals = [i * 100_000_000 for i in range(10)]
-topic = summarise_topic("/scan", "sensor_msgs/msg/LaserScan", arrivals, [4000] * 10, [-1] * 10,
-                        0, 1_000_000_000, 3.0)
-probe.probe_ros1 = lambda master, topics, seconds, gap_factor: ProbeResult(
-    master, 0, 1_000_000_000, 0.01, gap_factor, [topic])
-fp.binary = lambda path: fp.Binary(str(path), 1000, 800, 100, 100, [("mwperf_agent", 600)])
-sys.argv = ["mwperf", *sys.argv[1:]]
-runpy.run_module("mwperf.cli", run_name="__main__")
-"""
+
+
+def patch_probe_and_footprint(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No live ROS 1 system: the probe hears ten messages; no binutils on a script: fixed sizes
+    (for the command line run in this process, cli_inprocess)."""
+    import mwperf.footprint as fp
+    import mwperf.probe.command as probe
+    from mwperf.probe.listen import ProbeResult
+    from mwperf.probe.stats import summarise_topic
+
+    arrivals = [i * 100_000_000 for i in range(10)]
+    topic = summarise_topic("/scan", "sensor_msgs/msg/LaserScan", arrivals, [4000] * 10,
+                            [-1] * 10, 0, 1_000_000_000, 3.0)
+    monkeypatch.setattr(probe, "probe_ros1", lambda master, topics, seconds, gap_factor:
+                        ProbeResult(master, 0, 1_000_000_000, 0.01, gap_factor, [topic]))
+    monkeypatch.setattr(fp, "binary", lambda path: fp.Binary(str(path), 1000, 800, 100, 100,
+                                                             [("mwperf_agent", 600)]))
+
+
 JSON_COMMANDS = {  # every command with JSON output: its arguments (SUITE: a scenario file)
     "run": ["run", "--duration", "200ms", "--no-save"],
     "run SCENARIO": ["run", "SUITE", "--no-save"],
@@ -152,17 +155,18 @@ def test_every_json_option_is_covered() -> None:
 
 @pytest.mark.parametrize("name", list(JSON_COMMANDS))
 def test_json_prints_and_json_out_writes_the_same_document(fake_env: dict[str, str],
-                                                           tmp_path: Path, name: str) -> None:
+                                                           tmp_path: Path, name: str,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """--json: the JSON on stdout instead of the text; --json-out FILE: the same JSON in FILE,
     the text on stdout; both together: stdout and FILE hold the same bytes."""
     suite = tmp_path / "suite.yaml"
     suite.write_text("rate: [100, 200]\nduration: 200ms\nwarmup: 0s\n")
     args = [str(suite) if a == "SUITE" else a for a in JSON_COMMANDS[name]]
+    patch_probe_and_footprint(monkeypatch)
 
     def mwperf(*more: str) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run([sys.executable, "-c", PATCHED, *args, *more], capture_output=True,
-                              text=True, env={**fake_env, "MWPERF_LEASE_DIR": str(tmp_path)},
-                              cwd=tmp_path, timeout=120, check=False)
+        done = run_inprocess([*args, *more], {**fake_env, "MWPERF_LEASE_DIR": str(tmp_path)},
+                             timeout=120, cwd=tmp_path)
         assert done.returncode == 0, done.stderr
         return done
 

@@ -200,7 +200,8 @@ def test_a_sweep_stops_at_a_full_disk_and_resume_completes_it(
     (small_disk / "filler").unlink()
     assert_nothing_half_written(root)
 
-    resumed = run_mwperf("run", "--resume", str(run.folder), env=fake_env)
+    # a process of its own: measure_then_fill (patched in above) is not for the resume
+    resumed = run_mwperf("run", "--resume", str(run.folder), env=fake_env, process=True)
     assert resumed.returncode == 0, resumed.stderr
     entries = json.loads((run.folder / "sweep.json").read_text())["entries"]
     assert [e["status"] for e in entries] == ["complete"] * 3

@@ -4,11 +4,10 @@ written whole or not at all."""
 
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_inprocess import run_inprocess
 
 from mwperf.errors import RunError, UsageError
 from mwperf.graph.emit import graph_text
@@ -223,10 +222,8 @@ def test_a_failed_write_leaves_nothing_half_written(tmp_path: Path,
 def test_cli_refuses_an_unwritable_graph_before_probing(tmp_path: Path, where: str,
                                                         words: str) -> None:
     # port 1: nothing listens; the option is refused before the broker is tried
-    proc = subprocess.run([sys.executable, "-m", "mwperf", "probe", "--no-save", "--mqtt",
-                           "127.0.0.1:1", "--duration", "1s", "--write-graph",
-                           where.format(tmp=tmp_path)], capture_output=True, text=True,
-                          timeout=60)
+    proc = run_inprocess(["probe", "--no-save", "--mqtt", "127.0.0.1:1", "--duration", "1s",
+                          "--write-graph", where.format(tmp=tmp_path)], timeout=60)
     assert proc.returncode == 2 and proc.stdout == ""
     assert len(proc.stderr.strip().splitlines()) == 1
     assert "--write-graph" in proc.stderr and words in proc.stderr

@@ -56,8 +56,10 @@ def sweep(env: dict[str, str], tmp_path: Path, text: str) -> tuple[int, list[dic
                                                                      str]:
     """Run scenario ``text``; the exit code, each point's result (in order) and stderr."""
     (tmp_path / "e2e.yaml").write_text(text)
+    # a process even with the fake agent: test_nothing_left_after_a_failure_on_three_hosts
+    # checks what it leaves behind
     done = run_mwperf("run", str(tmp_path / "e2e.yaml"), "--results", str(tmp_path / "r"),
-                      env=env, timeout=300)
+                      env=env, timeout=300, process=True)
     assert "Traceback" not in done.stderr, done.stderr
     results = [json.loads(p.read_text()) for p in (tmp_path / "r").glob("*/points/*/result.json")]
     return done.returncode, sorted(results, key=lambda r: r["started_at"]), done.stderr

@@ -214,7 +214,8 @@ def test_nothing_left_after_a_failure(env: dict[str, str], tmp_path: Path, watch
     fake = Path(__file__).parent / "fakes" / "fake_agent.py"
     done = run_mwperf("run", "--transport", "udp", "--duration", "1s", "--no-save", "--link",
                       "delay=1ms", env={**env, "MWPERF_AGENT": str(fake),
-                                        "FAKE_AGENT": "pong:exit-before-ready"}, timeout=60)
+                                        "FAKE_AGENT": "pong:exit-before-ready"}, timeout=60,
+                      process=True)  # what a process leaves behind, not the in-process run
     seen = watcher.stop()
     assert done.returncode == 1 and "pong exited before it was ready" in done.stderr, done.stderr
     assert ("netns" in {kind for kind, _ in seen}), seen

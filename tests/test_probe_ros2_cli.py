@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_inprocess import run_inprocess
 
 FAKE = Path(__file__).parent / "fakes" / "fake_probe_ros2.py"
 
@@ -20,9 +21,8 @@ def probe(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess
     environ = {k: v for k, v in os.environ.items() if k != "ROS_DOMAIN_ID"}
     environ |= {"MWPERF_AGENT": str(FAKE), "FAKE_PROBE_ROS2_ARGV": str(tmp_path / "argv.json")}
     environ |= env
-    return subprocess.run([sys.executable, "-m", "mwperf", "probe", "--ros2",
-                           "--results", str(tmp_path / "results"), *args],
-                          capture_output=True, text=True, timeout=60, env=environ)
+    return run_inprocess(["probe", "--ros2", "--results", str(tmp_path / "results"), *args],
+                         environ, timeout=60)  # as a child would run it (cli_inprocess)
 
 
 def agent_args(tmp_path: Path) -> list[str]:
@@ -46,13 +46,11 @@ def test_happy_path_text_and_saved(tmp_path: Path) -> None:
                         "the reader asks for reliable, the writer offers best-effort")
     folder = Path(lines[-1].removeprefix("saved in "))
     assert (folder / "probe.json").is_file() and (folder / "probe.txt").is_file()
-    shown = subprocess.run([sys.executable, "-m", "mwperf", "show", str(folder)],
-                           capture_output=True, text=True, timeout=60)
+    shown = run_inprocess(["show", str(folder)], timeout=60)
     assert shown.returncode == 0 and "no data flows from /sensors/lidar" in shown.stdout
-    query = subprocess.run([sys.executable, "-m", "mwperf", "query", "--results",
-                            str(tmp_path / "results"), "SELECT topic, publisher_nodes FROM probes "
-                            "ORDER BY topic", "--format", "json"],
-                           capture_output=True, text=True, timeout=60)
+    query = run_inprocess(["query", "--results", str(tmp_path / "results"),
+                           "SELECT topic, publisher_nodes FROM probes ORDER BY topic",
+                           "--format", "json"], timeout=60)
     assert query.returncode == 0, query.stderr
     assert json.loads(query.stdout)[0] == {"topic": "/chatter", "publisher_nodes": "/talker"}
 
@@ -85,8 +83,7 @@ def test_bad_input_is_exit_2_before_the_agent_runs(tmp_path: Path, args: list[st
 
 
 def test_ros2_options_need_ros2(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "mwperf", "probe", "--zenoh", "tcp/h:7447",
-                           "--domain", "3"], capture_output=True, text=True, timeout=60)
+    done = run_inprocess(["probe", "--zenoh", "tcp/h:7447", "--domain", "3"], timeout=60)
     assert done.returncode == 2 and "--domain: only with --ros2" in done.stderr
     both = probe(tmp_path, "--zenoh", "tcp/h:7447")
     assert both.returncode == 2 and "give one system to listen to" in both.stderr

@@ -7,7 +7,9 @@ one that came back after it is lost, and at most those after the last reply that
 before the kill (the ones in flight may be lost too, or come late); ``lost`` never exceeds the
 ping's own count of lost messages; rediscovery is after the kill and inside the run. A restarted
 sub (one-way) the same way against the merged samples (both subs' arrivals) and the pub's own
-count of what it sent. Timing-sensitive: in conftest's SERIAL list.
+count of what it sent. Every bound comes from the ping's schedule and samples, none from how
+fast the machine is: the module runs side by side with the other tests (it passed 8 of 8 runs
+beside three busy loops on 2 cores, 2026-11-26) and in scripts/stress-e2e.sh.
 """
 
 import csv

@@ -1,7 +1,8 @@
 """Nothing left behind by 'mwperf run': agent processes, their CPU cgroups, daemons and lease
 files are gone after success, after a failure, after Ctrl-C, and after a SIGKILL of mwperf
 (the agents and daemons die with it; the cgroups are removed by the next 'mwperf run', which
-says so)."""
+says so). Each 'mwperf run' is a process of its own (run_mwperf(process=True), not the fake
+agent's in-process run): what is left behind is what a process leaves when it ends."""
 
 import json
 import os
@@ -73,7 +74,7 @@ def gone_soon(pids: list[int], within_s: float = 5.0) -> bool:
 def test_after_success(fake_env: dict[str, str], tmp_path: Path) -> None:
     before = mwperf_cgroups()
     done = run_mwperf("run", "--cpu-quota", "pong=50%,ping=80%", "--duration", "300ms",
-                      "--results", str(tmp_path / "r"), env=fake_env)
+                      "--results", str(tmp_path / "r"), env=fake_env, process=True)
     assert done.returncode == 0, done.stderr
     (folder,) = (tmp_path / "r").glob("*/")
     cpu = json.loads((folder / "result.json").read_text())["cpu"]
@@ -86,7 +87,7 @@ def test_after_success(fake_env: dict[str, str], tmp_path: Path) -> None:
 def test_after_a_failure(fake_env: dict[str, str]) -> None:
     before = mwperf_cgroups()
     done = run_mwperf("run", "--cpu-quota", "50%", "--duration", "300ms", "--no-save",
-                      env={**fake_env, "FAKE_AGENT": "pong:exit-before-ready"})
+                      env={**fake_env, "FAKE_AGENT": "pong:exit-before-ready"}, process=True)
     assert done.returncode == 1 and "exited before it was ready" in done.stderr
     assert mwperf_cgroups() == before and leases(fake_env) == []
 
@@ -113,7 +114,7 @@ def test_after_sigkill_the_next_run_cleans_up(fake_env: dict[str, str]) -> None:
     proc.communicate(timeout=10)
     assert gone_soon(list(pids.values())), "agents outlived a SIGKILLed mwperf"
     assert all(g.is_dir() for g in groups) and len(point_leases(fake_env)) == 1  # stale, for now
-    done = run_mwperf("run", "--duration", "200ms", "--no-save", env=fake_env)
+    done = run_mwperf("run", "--duration", "200ms", "--no-save", env=fake_env, process=True)
     assert done.returncode == 0, done.stderr
     (line,) = [ln for ln in done.stderr.splitlines() if "cleaned up" in ln and "cgroup" in ln]
     assert line.startswith("mwperf: cleaned up after an earlier mwperf that did not finish")
@@ -141,7 +142,7 @@ def test_daemons_do_not_outlive_a_sigkilled_mwperf(fake_env: dict[str, str], tra
     time.sleep(0.5)
     survivors = [pid for pid in below if alive(pid)]
     assert not [pid for pid in survivors if pid not in daemons], names
-    done = run_mwperf("run", "--duration", "200ms", "--no-save", env=fake_env)
+    done = run_mwperf("run", "--duration", "200ms", "--no-save", env=fake_env, process=True)
     assert done.returncode == 0, done.stderr
     assert gone_soon(below), [names[p] for p in below if alive(p)]
     for pid in survivors:
