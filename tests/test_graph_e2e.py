@@ -100,10 +100,16 @@ def test_a_chain_is_measured_end_to_end_through_its_stages(real_env: dict[str, s
     (chain,) = result["chains"]
     e2e = chain["end_to_end"]
     assert e2e["count"] == 100  # every sensor message reached the actuator
-    # at least the stages' 5 ms of work; on this machine's loopback not much more
-    assert 5_000_000 <= e2e["p50_ns"] < 5_000_000 + 5_000_000, e2e
+    # at least the stages' 5 ms of injected work. No upper bound from this machine's speed
+    # (beside two busy loops the p50 was 10.2 ms: scheduling delays, not mwperf): instead the
+    # ages grow along the chain, each hop by at least the work of the stage before it, and the
+    # chain's end to end is the last hop's age
+    assert 5_000_000 <= e2e["p50_ns"], e2e
     assert chain["over_deadline"] == 0
     assert [h["topic"] for h in chain["hops"]] == ["/raw", "/clean", "/cmd"]
+    ages = [h["age_p50_ns"] for h in chain["hops"]]
+    assert ages[1] >= ages[0] + 2_000_000 and ages[2] >= ages[1] + 3_000_000, chain["hops"]
+    assert ages[2] == e2e["p50_ns"], (ages, e2e)
     # each stage's own time (callback start to send) holds its busy loop
     assert 2_000_000 <= chain["hops"][1]["stage_p50_ns"] < 2_500_000
     assert 3_000_000 <= chain["hops"][2]["stage_p50_ns"] < 3_500_000
