@@ -3,6 +3,7 @@ a missing program, a daemon that never gets ready and one that ignores SIGTERM s
 """
 
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -256,15 +257,39 @@ def test_zenoh_peer_mode_needs_no_daemon(fake_env: dict[str, str], tmp_path: Pat
     assert pong[pong.index("--listen") + 1] == "tcp/127.0.0.1:0"
 
 
-@pytest.mark.parametrize(("transport", "listen"), [("iceoryx2", "auto"), ("cyclonedds", "0/auto"),
-                                                   ("rustdds", "0/auto")])
+@pytest.mark.parametrize(("transport", "listen"), [
+    ("iceoryx2", "auto"), *((dds, "$ROS_DOMAIN_ID/auto") for dds in ("cyclonedds", "fastdds",
+                                                                     "rustdds"))])
 def test_listen_addresses(fake_env: dict[str, str], tmp_path: Path, transport: str,
                           listen: str) -> None:
     done = run_mwperf("run", "--transport", transport, "--duration", "200ms", "--no-save",
                       env=fake_with(fake_env, transport))
     assert done.returncode == 0, done.stderr
     pong = json.loads((Path(fake_env["FAKE_AGENT_TRACE"]) / "pong.argv.json").read_text())
-    assert pong[pong.index("--listen") + 1] == listen
+    # the domain: conftest's, one per test worker
+    assert pong[pong.index("--listen") + 1] == listen.replace("$ROS_DOMAIN_ID",
+                                                             os.environ["ROS_DOMAIN_ID"])
+
+
+@pytest.mark.parametrize("transport", ["cyclonedds", "fastdds", "rustdds"])
+def test_dds_runs_in_the_domain_of_ros_domain_id(fake_env: dict[str, str], tmp_path: Path,
+                                                  transport: str) -> None:
+    env = {**fake_with(fake_env, transport), "ROS_DOMAIN_ID": "42"}
+    done = run_mwperf("run", "--transport", transport, "--duration", "200ms", "--no-save",
+                      env=env)
+    assert done.returncode == 0, done.stderr
+    pong = json.loads((Path(fake_env["FAKE_AGENT_TRACE"]) / "pong.argv.json").read_text())
+    assert pong[pong.index("--listen") + 1] == "42/auto"
+
+
+@pytest.mark.parametrize("value", ["233", "x", "-1"])
+def test_a_bad_ros_domain_id_is_a_usage_error_naming_it(fake_env: dict[str, str],
+                                                        value: str) -> None:
+    env = {**fake_with(fake_env, "rustdds"), "ROS_DOMAIN_ID": value}
+    done = run_mwperf("run", "--transport", "rustdds", "--duration", "200ms", "--no-save",
+                      env=env)
+    assert done.returncode == 2
+    assert f"$ROS_DOMAIN_ID: must be a DDS domain id 0-232, got '{value}'" in done.stderr
 
 
 def test_daemon_that_dies_during_the_run_is_a_warning(tmp_path: Path) -> None:

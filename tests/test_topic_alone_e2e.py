@@ -3,8 +3,13 @@ nothing contends (issue 22: the single executor made a replayed topic wait up to
 another topic's message "of the same tick" that was not coming, and /scan was reported ~65x too
 slow). Each test measures both in the same test, back to back, with the real agent over tcp.
 
-The bound: p50 inside <= 2 x p50 alone + 0.5 ms. The defect added ~5 ms to every message; noise
-on a loaded 2-core machine moves a p50 of ~0.1 ms by far less than the slack."""
+The figure compared is each run's 10th percentile of the response time, and the bound
+p10 inside <= 2 x p10 alone + 0.5 ms. The defect added ~5 ms to every message, so it moved every
+quantile by as much. Other processes on a loaded 2-core machine delay a share of the messages by a
+scheduler time slice (ms): beside two busy loops and three other test workers a two-topic run's
+p50 of topic 1 read 2.9 ms while the same topic alone read 25 us — the runs are seconds apart, so
+they meet different load. Such delays reach the upper quantiles first; the low one stays the cost
+of the path itself, which is what the claim is about."""
 
 import json
 import subprocess
@@ -12,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from latency_quantiles import low_quantile_ns
 
 BAG = Path(__file__).parent / "fixtures" / "bags" / "small.bag"  # 30 images + 40 scans in 1 s
 
@@ -25,16 +31,17 @@ def run(tmp_path: Path, name: str, *args: str) -> dict:
     return json.loads(out.read_text())
 
 
-def p50_of(result: dict, topic: int) -> int:
-    """Topic `topic`'s p50 (a one-topic run: its measurement)."""
+def p10_of(result: dict, topic: int) -> int:
+    """Topic `topic`'s 10th percentile of the response time (a one-topic run: its
+    measurement)."""
     entries = result.get("per_topic") or []
     m = entries[topic] if entries else result["measurement"]  # per_topic: flat
-    return m["response"]["p50_ns"]
+    return low_quantile_ns(m["response"])
 
 
 def assert_alike(inside: int, alone: int, what: str) -> None:
     assert inside <= 2 * alone + 500_000, (
-        f"{what}: p50 {inside / 1e3:.0f} µs inside the multi-topic run, {alone / 1e3:.0f} µs alone")
+        f"{what}: p10 {inside / 1e3:.0f} µs inside the multi-topic run, {alone / 1e3:.0f} µs alone")
 
 
 @pytest.mark.agent
@@ -45,7 +52,7 @@ def test_a_replayed_topic_is_as_fast_as_alone(tmp_path: Path, mode: str, executo
     alone = run(tmp_path, "alone", "--mode", mode, "--replay", str(BAG), "--replay-topics",
                 "/scan")
     assert both["config"]["replay"]["topics"] == ["/camera/image_raw", "/scan"]
-    assert_alike(p50_of(both, 1), p50_of(alone, 0), f"/scan replayed, {mode}, {executor}")
+    assert_alike(p10_of(both, 1), p10_of(alone, 0), f"/scan replayed, {mode}, {executor}")
 
 
 @pytest.mark.agent
@@ -54,4 +61,4 @@ def test_topics_at_equal_rates_are_as_fast_as_one(tmp_path: Path) -> None:
     two = run(tmp_path, "two", *common, "--topics", "2")
     one = run(tmp_path, "one", *common, "--topics", "1")
     for topic in (0, 1):
-        assert_alike(p50_of(two, topic), p50_of(one, 0), f"--topics 2, topic {topic}")
+        assert_alike(p10_of(two, topic), p10_of(one, 0), f"--topics 2, topic {topic}")

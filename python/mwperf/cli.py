@@ -3,8 +3,8 @@
 1 when a gate (``--gate``) failed.
 """
 
+import contextlib
 import os
-import tempfile
 import signal
 import sys
 import textwrap
@@ -39,7 +39,7 @@ from .runner import Interrupted, Outcome
 from .scenario import Request, describe_built_ins, dry_run, launch, plan_sweep, resolve
 from .scenario.catalog import load_scenario
 from .scenario.progress import length_note
-from .session import measure
+from .session import measure, scratch_folder
 from .soak import show as soak_show
 from .soak.gates import exit_code as gates_exit
 from .soak.gates import failed as failed_gates
@@ -181,8 +181,9 @@ def _kept(measure_it: Callable[[], tuple[Outcome, Path | None]]
 def _run_point(options: dict[str, Any], json_to: JsonTo, results_dir: Path | None) -> int:
     if options.get("replay") is not None and options.get("host"):
         raise UsageError("--replay: agents on this machine only (not with --host)")
-    with tempfile.TemporaryDirectory(prefix="mwperf-replay-") as folder:
-        cfg = replay_point.build(options, Path(folder), lambda o: build_point(o, find_agent))
+    with contextlib.ExitStack() as stack:  # a replay's traces: in a leased folder (session.py)
+        folder = stack.enter_context(scratch_folder()) if options.get("replay") else Path()
+        cfg = replay_point.build(options, folder, lambda o: build_point(o, find_agent))
         return _measure_point(cfg, json_to, results_dir)
 
 

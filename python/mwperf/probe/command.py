@@ -1,6 +1,5 @@
 """The ``mwperf probe`` command (registered by cli.py)."""
 
-import os
 from pathlib import Path
 
 import click
@@ -11,15 +10,14 @@ from ..graph.from_probe import graph_out, write_probe_graph
 from ..jsonout import emit_json, json_options
 from .listen import ProbeResult, probe_ros1
 from .mqtt import probe_mqtt
-from .ros2 import DOMAIN_MAX, probe_ros2
+from .ros2 import probe_ros2
 from .ros2_document import Ros2ProbeResult, Ros2Request
 from .ros2_names import dds_topic_of
 from .zenoh import probe_zenoh
 from ..store.probes import save_probe
+from ..transports.dds_domain import DOMAIN_ENV, DOMAIN_MAX, checked_domain, domain_from_env
 from .render import render
 from .render_ros2 import render_ros2
-
-DOMAIN_ENV = "ROS_DOMAIN_ID"
 
 
 @click.command(name="probe")
@@ -125,11 +123,7 @@ def _positive_duration(flag: str, text: str) -> int:
 
 def _domain(given: str | None) -> int:
     """--domain, else $ROS_DOMAIN_ID, else 0; UsageError naming where a bad one came from."""
-    source, text = ("--domain", given) if given is not None else (
-        f"${DOMAIN_ENV}", os.environ.get(DOMAIN_ENV, "").strip() or "0")
-    if not text.isdigit() or not 0 <= int(text) <= DOMAIN_MAX:
-        raise UsageError(f"{source}: must be a DDS domain id 0-{DOMAIN_MAX}, got {text!r}")
-    return int(text)
+    return domain_from_env() if given is None else checked_domain("--domain", given)
 
 
 def _interface(given: str | None) -> str | None:

@@ -13,10 +13,6 @@ from .agent_child import run_probe_agent
 from .ros2_document import Ros2ProbeResult, Ros2Request, build
 from .ros2_log import read_log
 
-DOMAIN_MAX = 232
-"""the largest DDS domain id ROS 2 allows (the RTPS port formula's limit with default ports)"""
-
-
 def probe_ros2(request: Ros2Request, duration_s: float) -> Ros2ProbeResult:
     """Run the agent on ``request`` for the discovery time and ``duration_s``."""
     agent = find_agent()

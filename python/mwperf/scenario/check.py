@@ -6,9 +6,8 @@ with a note when the sweep runs); payload names come from the agent's catalogue.
 """
 
 import atexit
+import contextlib
 import re
-import shutil
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ from ..bags import replay_point
 from ..config import TRANSPORTS, Catalogue, PointConfig, build_point
 from ..errors import UsageError
 from ..options import POINT_OPTIONS
+from ..session import scratch_folder
 from .expand import PlannedPoint
 from .model import BUILT_IN, Scenario
 
@@ -74,9 +74,10 @@ _TRACES: list[Path] = []
 def _trace_folder(index: int) -> Path:
     """A folder for one replaying point's traces, kept until this process exits (the sweep
     measures the point later)."""
-    if not _TRACES:
-        _TRACES.append(Path(tempfile.mkdtemp(prefix="mwperf-replay-")))
-        atexit.register(shutil.rmtree, _TRACES[0], True)
+    if not _TRACES:  # leased (session.py): the next mwperf removes it should this one be killed
+        traces = contextlib.ExitStack()
+        _TRACES.append(traces.enter_context(scratch_folder()))
+        atexit.register(traces.close)
     folder = _TRACES[0] / f"point-{index}"
     folder.mkdir(exist_ok=True)
     return folder

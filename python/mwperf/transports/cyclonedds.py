@@ -1,4 +1,4 @@
-"""Cyclone DDS: domain 0, a topic base the listening agent picks. Across emulated hosts mwperf
+"""Cyclone DDS: the domain of $ROS_DOMAIN_ID (else 0), a topic base the listening agent picks. Across emulated hosts mwperf
 configures it itself (the link's interfaces, no multicast, unicast discovery of every host), so
 a user's ``--opt config`` is refused there. Needs the Debian library libddsc."""
 
@@ -12,6 +12,7 @@ from .profiles import profile
 
 if TYPE_CHECKING:
     from ..agent import Agent
+from .dds_domain import domain_from_env
 from .hooks import DoctorChecks, Hooks, Plan, Setup
 
 def loopback_config(agent: "Agent | None" = None) -> str:
@@ -26,7 +27,7 @@ PACKAGE = "libddsc0debian"
 
 
 def prepare(setup: Setup) -> Plan:
-    return Plan("0/auto")
+    return Plan(f"{domain_from_env()}/auto")
 
 
 def unicast_config(addresses: list[str], interface: str | None = None) -> str:

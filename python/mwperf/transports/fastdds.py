@@ -1,4 +1,4 @@
-"""Fast DDS (eProsima, ROS 2's default middleware): domain 0, a topic base the listening agent
+"""Fast DDS (eProsima, ROS 2's default middleware): the domain of $ROS_DOMAIN_ID (else 0), a topic base the listening agent
 picks, the same ROS 2 topic and type names as cyclonedds and rustdds (they interoperate). On
 loopback by default with unicast discovery; across emulated or real hosts mwperf gives every
 agent the hosts' addresses as discovery peers and lets it pick its own among them. Needs the
@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from ..errors import UsageError
 from ..place import Place
+from .dds_domain import domain_from_env
 from .hooks import DoctorChecks, Hooks, Plan, Setup
 
 LIBRARY = "fastrtps"
@@ -15,7 +16,7 @@ PACKAGE = "libfastrtps2.9"
 
 
 def prepare(setup: Setup) -> Plan:
-    return Plan("0/auto")
+    return Plan(f"{domain_from_env()}/auto")
 
 
 def link_opts(place: Place, role: str) -> tuple[str, ...]:

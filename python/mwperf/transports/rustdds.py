@@ -1,4 +1,4 @@
-"""RustDDS: domain 0, a topic base the listening agent picks. Across emulated hosts it runs on
+"""RustDDS: the domain of $ROS_DOMAIN_ID (else 0), a topic base the listening agent picks. Across emulated hosts it runs on
 the hosts' link interfaces (``--opt network=auto``) and discovers by multicast only, which
 crosses one point-to-point link but no routed hop."""
 
@@ -7,11 +7,12 @@ from collections.abc import Callable
 from ..emulation.topology import Topology
 from ..errors import UsageError
 from ..place import Place
+from .dds_domain import domain_from_env
 from .hooks import DoctorChecks, Hooks, Plan, Setup
 
 
 def prepare(setup: Setup) -> Plan:
-    return Plan("0/auto")
+    return Plan(f"{domain_from_env()}/auto")
 
 
 def link_opts(place: Place, role: str) -> tuple[str, ...]:

@@ -20,9 +20,25 @@ use support::ros1::Master;
 const PYTHON: &str = "/usr/bin/python3";
 const INSTALL: &str = "apt-get install python3-rospy python3-genpy";
 
+/// A temp dir, removed with everything in it when dropped (a failing test's too).
+struct ScratchDir(PathBuf);
+
+impl std::ops::Deref for ScratchDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// A temp dir holding the generated package `mwperf_msgs.srv` (importable from it).
-fn generated_srv() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mwperf-srv-{}", support::unique("")));
+fn generated_srv() -> ScratchDir {
+    let dir = ScratchDir(std::env::temp_dir().join(format!("mwperf-srv-{}", support::unique(""))));
     std::fs::create_dir_all(dir.join("srv")).unwrap();
     std::fs::write(
         dir.join("srv/Bytes.srv"),
