@@ -126,9 +126,11 @@ def test_sender_timeout_stops_everything(fake_env: dict[str, str], tmp_path: Pat
 
 
 def start_run(env: dict[str, str], tmp_path: Path, *extra: str) -> subprocess.Popen[str]:
-    """Start 'mwperf run' for 30 s and wait until both agents are up."""
+    """Start 'mwperf run' for 30 s (on the wall clock: it is signalled while it measures) and
+    wait until both agents are up."""
     proc = subprocess.Popen([sys.executable, "-m", "mwperf.cli", "run", "--duration", "30s",
-                             "--results", str(tmp_path / "r"), *extra], env=env,
+                             "--results", str(tmp_path / "r"), *extra],
+                            env={**env, "FAKE_AGENT_CLOCK": "real"},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     trace = Path(env["FAKE_AGENT_TRACE"])
     deadline = time.monotonic() + 10

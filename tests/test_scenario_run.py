@@ -97,8 +97,9 @@ def test_a_hung_point_is_stopped_by_the_timeout(fake_env: dict[str, str], tmp_pa
 
 
 def test_ctrl_c_ends_the_sweep_after_the_point_in_flight(
-        fake_env: dict[str, str], tmp_path: Path) -> None:
+        fake_env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     trace = Path(fake_env["FAKE_AGENT_TRACE"])
+    monkeypatch.setenv("FAKE_AGENT_CLOCK", "real")  # Ctrl-C while the 30 s point measures
 
     def ctrl_c_once_tcp_runs() -> None:
         deadline = time.monotonic() + 60

@@ -21,6 +21,10 @@ comma-separated list of ROLE:BEHAVIOUR[=VALUE]:
 
 'router --transport T --listen ADDR' stands in for the zenoh router (READY T-router <endpoint>).
 
+FAKE_AGENT_CLOCK=real: a ping/pub takes the planned time (duration + warm-up) on the wall
+clock, for tests that signal a run while it measures; otherwise it runs on virtual time, as
+hyperfine's mock executor does: it reports the planned time as elapsed without waiting for it
+(the control plane's logic is what these tests check, not the wall clock).
 FAKE_AGENT_TRACE=DIR: write DIR/<role>.pid and DIR/<role>.argv.json on start.
 FAKE_AGENT_TRANSPORTS=a,b: also claim these transports (e.g. mqtt, to exercise the control
 plane's daemons); they are served like tcp on a free loopback port, whatever --listen says.
@@ -183,10 +187,13 @@ def send(args: argparse.Namespace, how: dict[str, str]) -> tuple[str, dict | Non
         if args.min_count and rate:  # --min-count N at a rate: max(duration, N periods)
             planned = max(planned, int(args.min_count) / rate)
     planned += parse_duration(args.warmup or "0s") / 1e9
-    start = time.monotonic()
-    while not stop and time.monotonic() - start < planned:
-        time.sleep(0.01)
-    elapsed = min(time.monotonic() - start, planned) or 1e-3
+    if os.environ.get("FAKE_AGENT_CLOCK") == "real":
+        start = time.monotonic()
+        while not stop and time.monotonic() - start < planned:
+            time.sleep(0.01)
+        elapsed = min(time.monotonic() - start, planned) or 1e-3
+    else:
+        elapsed = planned or 1e-3
     sent = int(args.count) if args.count and not stop else int((rate or 10_000) * elapsed)
     sent = int(how.get("sent", sent))
     if args.role == "pub":
