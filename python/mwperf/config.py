@@ -22,7 +22,7 @@ from .emulation.topology import Topology, two_hosts
 from .remote.plan import RemotePlan, parse_remote
 from .roles import MEASURING_ROLE, MODES, ROLES, SENDERS  # noqa: F401 (the names config gives)
 from .errors import RunError, UsageError
-from .sizes import parse_size
+from .sizes import payload_size
 from .subscribers import check_subscribers, parse_subscribers
 from .transports import hook, profile, profiles
 
@@ -263,7 +263,7 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
 
     if options.get("graph") not in (None, ""):
         return build_graph_point(options, lambda rest: build_point(rest, agent),
-                                 lambda transport: profile(transport).max_message)
+                                 lambda transport: profile(transport).max_payload)
     refuse_graph_options(options)
 
     if options.get("count") is not None and options.get("duration") is not None:
@@ -309,7 +309,7 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
         raise UsageError(f"--pong {qos['pong']}: the foreign echo has no --topics, --executor or "
                          f"--busy-loop; use --pong agent for those")
     payload = given("payload").strip()
-    payload_bytes = _payload_bytes(payload, catalogue.payloads())
+    payload_bytes = payload_size("--payload", payload, catalogue.payloads())
     service = _service(options, mode, payload_bytes, catalogue.payloads())
     point = PointConfig(
         transport=transport, mode=mode, rate=rate, payload=payload,
@@ -524,18 +524,6 @@ def _rate(text: str) -> float:
     if rate < 0:
         raise UsageError(f"--rate: must be >= 0 (0 = as fast as possible), got {text}")
     return rate
-
-
-def _payload_bytes(payload: str, catalogue: dict[str, int]) -> int:
-    if payload in catalogue:
-        return catalogue[payload]
-    try:
-        return parse_size(payload)
-    except ValueError:
-        names = list(catalogue)  # smallest first
-        span = f"{names[0]} \u2026 {names[-1]}, " if names else ""
-        raise UsageError(f"--payload: unknown payload '{payload}'; use a catalogue name "
-                         f"({span}see 'mwperf payloads') or a byte count") from None
 
 
 def _duration(flag: str, text: str, minimum_ns: int) -> int:

@@ -23,6 +23,7 @@ pub fn transport_json(kind: Kind) -> serde_json::Value {
         "framing": d.framing.name(),
         "datagram": d.datagram(),
         "max_message": d.max_message,
+        "max_payload": kind.max_payload(),
         "local_only": d.local_only,
         "crosses_hosts": d.crosses_hosts,
         "fanout": d.fanout.name(),
@@ -127,6 +128,7 @@ mod tests {
                 "discovery",
                 "framing",
                 "max_message",
+                "max_payload",
                 "local_only",
                 "crosses_hosts",
                 "fanout",
@@ -140,6 +142,11 @@ mod tests {
             assert_eq!(v["name"], k.name());
         }
         assert_eq!(transport_json(Kind::Udp)["max_message"], 65_507);
+        assert_eq!(transport_json(Kind::Udp)["max_payload"], 65_507 - 56);
+        assert_eq!(
+            transport_json(Kind::Tcp)["max_payload"],
+            mwperf_core::payload::MAX_PAYLOAD
+        );
         assert_eq!(
             transport_json(Kind::Zenoh)["opts"]["mode"]
                 .as_str()

@@ -193,10 +193,11 @@ impl NodeSpec {
             if c.period_ns == 0 {
                 return Err(format!("{what}: period_ns must be > 0"));
             }
-            if !(1..=1024).contains(&c.in_flight) {
+            if !(1..=crate::cli::MAX_IN_FLIGHT).contains(&c.in_flight) {
                 return Err(format!(
-                    "{what}: in_flight {}; allowed: 1 to 1024",
-                    c.in_flight
+                    "{what}: in_flight {}; allowed: 1 to {}",
+                    c.in_flight,
+                    crate::cli::MAX_IN_FLIGHT
                 ));
             }
             if c.timeout_ns == 0 {
