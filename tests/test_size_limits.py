@@ -13,7 +13,7 @@ from conftest import run_mwperf, traced_pids
 
 from mwperf.transports import profiles
 
-LISTINGS = ("transports", "payloads", "--version")
+LISTINGS = ("transports", "payloads", "options", "--version")
 """what the CLI asks the agent before a point (its answers, not a run)"""
 
 

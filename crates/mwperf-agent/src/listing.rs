@@ -1,4 +1,5 @@
-//! The listings: `mwperf-agent payloads`, `warnings` and `transports` (each `[--json]`).
+//! The listings: `mwperf-agent payloads`, `warnings`, `transports` and `options` (each
+//! `[--json]`).
 //! `transports` gives every transport's descriptor (crates/mwperf-transports, descriptor.rs),
 //! built into this binary or not. The JSON keeps the first keys readers relied on (`name`,
 //! `built`, `daemon`, `address`, `description`) and adds the rest of the descriptor.
@@ -73,6 +74,67 @@ pub fn warnings(json: bool) {
     } else {
         for c in mwperf_core::warning_codes::ALL {
             println!("{:<26} {} ({})", c.code, c.about, c.from);
+        }
+    }
+}
+
+/// The measuring roles whose options `options` lists.
+const MEASURING: [&str; 6] = ["ping", "pong", "pub", "sub", "client", "server"];
+
+/// The default of every valued option of the measuring roles, read from the command line's own
+/// definitions (cli.rs): flag without `--`, `-` as `_` -> the default as text. A flag has one
+/// default in every role that takes it (the tests check it).
+pub fn option_defaults() -> serde_json::Map<String, serde_json::Value> {
+    let cli = <crate::cli::Cli as clap::CommandFactory>::command();
+    let mut found = serde_json::Map::new();
+    for role in MEASURING {
+        let sub = cli.find_subcommand(role).expect("a measuring role");
+        for arg in sub
+            .get_arguments()
+            .filter(|a| a.get_action().takes_values())
+        {
+            if let (Some(long), [value]) = (arg.get_long(), arg.get_default_values()) {
+                found
+                    .entry(long.replace('-', "_"))
+                    .or_insert_with(|| value.to_string_lossy().into());
+            }
+        }
+    }
+    found
+}
+
+/// The limits the agent holds its options to (the control plane checks them before a run).
+pub fn option_limits() -> serde_json::Value {
+    use crate::cli::{MAX_CLIENTS, MAX_IN_FLIGHT, MAX_SUBSCRIBERS, MAX_TOPICS};
+    serde_json::json!({
+        "topics": MAX_TOPICS,
+        "subscribers": MAX_SUBSCRIBERS,
+        "clients": MAX_CLIENTS,
+        "in_flight": MAX_IN_FLIGHT,
+        "payload_bytes": mwperf_core::payload::MAX_PAYLOAD,
+        "header_bytes": mwperf_core::wire::HEADER_LEN,
+    })
+}
+
+/// `mwperf-agent options [--json]`: `{"defaults": {flag: text}, "limits": {name: number}}`;
+/// for people one line each.
+pub fn options(json: bool) {
+    let (defaults, limits) = (option_defaults(), option_limits());
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({"defaults": defaults, "limits": limits})
+        );
+    } else {
+        for (k, v) in &defaults {
+            println!(
+                "--{:<20} default {}",
+                k.replace('_', "-"),
+                v.as_str().unwrap_or("")
+            );
+        }
+        for (k, v) in limits.as_object().into_iter().flatten() {
+            println!("{k:<22} at most {v}");
         }
     }
 }
@@ -153,5 +215,28 @@ mod tests {
                 .map(|h| h.contains("client")),
             Some(true)
         );
+    }
+
+    /// One default per flag: every measuring role that takes a flag gives it the same default
+    /// (the listing keeps the first role's).
+    #[test]
+    fn a_flag_has_one_default_in_every_role() {
+        let cli = <crate::cli::Cli as clap::CommandFactory>::command();
+        let defaults = option_defaults();
+        for role in MEASURING {
+            let sub = cli.find_subcommand(role).unwrap();
+            for arg in sub
+                .get_arguments()
+                .filter(|a| a.get_action().takes_values())
+            {
+                if let (Some(long), [value]) = (arg.get_long(), arg.get_default_values()) {
+                    let listed = &defaults[&long.replace('-', "_")];
+                    assert_eq!(listed, &*value.to_string_lossy(), "{role} --{long}");
+                }
+            }
+        }
+        assert_eq!(defaults["payload"], "Array1k");
+        assert_eq!(defaults["depth"], "10");
+        assert_eq!(option_limits()["topics"], crate::cli::MAX_TOPICS);
     }
 }
