@@ -13,6 +13,7 @@ from conftest import FAKE_AGENT, REAL_AGENT
 from mwperf.agent import find_agent
 from mwperf.config import build_point
 from mwperf.errors import UsageError
+from mwperf.wire import HEADER_BYTES
 
 FAKE_OPTIONS = Path(__file__).parent / "fakes" / "options.json"
 
@@ -32,6 +33,7 @@ def other_agent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
     listing = json.loads(FAKE_OPTIONS.read_text())
     listing["defaults"].update(payload="Struct256", rate="250", depth="7", reliability="best-effort")
     listing["limits"].update(topics=3, subscribers=2)
+    listing["choices"].update(durability=["volatile"])
     script = tmp_path / "agent"
     script.write_text("#!/bin/sh\n"
                       f"if [ \"$1\" = options ]; then echo '{json.dumps(listing)}'; exit 0; fi\n"
@@ -51,7 +53,29 @@ def test_a_points_defaults_are_the_agents(other_agent: dict) -> None:
 @pytest.mark.parametrize(("options", "message"), [
     ({"topics": "4"}, "--topics: must be from 1 to 3, got 4"),
     ({"mode": "oneway", "subscribers": "3"}, "--subscribers: must be from 1 to 2"),
+    ({"durability": "transient-local"}, "--durability: unknown durability 'transient-local'; "
+                                        "allowed: volatile"),
 ])
 def test_a_points_limits_are_the_agents(other_agent: dict, options: dict, message: str) -> None:
     with pytest.raises(UsageError, match=message):
         build_point(options, find_agent)
+
+
+def test_the_header_saved_results_are_read_with_is_the_agents() -> None:
+    """wire.HEADER_BYTES stays in Python (results are reported without an agent): the agent's."""
+    assert json.loads(FAKE_OPTIONS.read_text())["limits"]["header_bytes"] == HEADER_BYTES
+
+
+def test_the_contracts_defaults_are_the_agents() -> None:
+    """docs/agent-contract.md's option table shows, for every option the agent gives a
+    default, that default."""
+    from mwperf import REPO_ROOT
+    defaults = json.loads(FAKE_OPTIONS.read_text())["defaults"]
+    rows = [line.split(" | ") for line in
+            (REPO_ROOT / "docs" / "agent-contract.md").read_text("utf-8").splitlines()
+            if line.startswith("| `--")]
+    shown = {row[0].strip("| `").split()[0][2:].replace("-", "_"): row[-1].strip(" |")
+             for row in rows}
+    checked = {key: shown[key] for key in defaults if key in shown}
+    assert checked == {key: defaults[key] for key in checked}
+    assert {"payload", "rate", "depth", "topics"} <= set(checked)

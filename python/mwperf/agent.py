@@ -41,10 +41,15 @@ class Agent:
         without ``--``, ``-`` as ``_`` -> the default as the agent's command line takes it."""
         return _options(self.path)[0]
 
+    def choices(self) -> dict[str, list[str]]:
+        """The values of the options that take one of a few (reliability, durability,
+        executor), as the agent's command line accepts them."""
+        return _options(self.path)[1]
+
     def limits(self) -> dict[str, int]:
         """The limits the agent holds its options to: topics, subscribers, clients, in_flight,
         payload_bytes (whatever the transport), header_bytes."""
-        return _options(self.path)[1]
+        return _options(self.path)[2]
 
     def version(self) -> str:
         """The agent's version line, e.g. ``mwperf-agent 0.1.0 (git abc123)``."""
@@ -116,6 +121,14 @@ def option_default(key: str) -> str:
     return found[key]
 
 
+def option_choices(key: str) -> tuple[str, ...]:
+    """The values option ``key`` takes (reliability, durability, executor): the agent's."""
+    found = find_agent().choices()
+    if key not in found:
+        raise RunError(_not_listed("set of values", key))
+    return tuple(found[key])
+
+
 def option_limit(key: str) -> int:
     """The agent's limit ``key`` (topics, subscribers, clients, in_flight, payload_bytes,
     header_bytes): the one place it is written is the agent."""
@@ -157,16 +170,21 @@ def _transports(path: Path) -> list[str]:
 
 
 @functools.cache
-def _options(path: Path) -> tuple[dict[str, str], dict[str, int]]:
+def _options(path: Path) -> tuple[dict[str, str], dict[str, list[str]], dict[str, int]]:
     listing = query_json(path, "options", "--json")
-    defaults = listing.get("defaults") if isinstance(listing, dict) else None
-    limits = listing.get("limits") if isinstance(listing, dict) else None
+    parts = [listing.get(k) if isinstance(listing, dict) else None
+             for k in ("defaults", "choices", "limits")]
+    defaults, choices, limits = parts
     if not (isinstance(defaults, dict) and all(isinstance(v, str) for v in defaults.values())
+            and isinstance(choices, dict)
+            and all(isinstance(v, list) and all(isinstance(c, str) for c in v)
+                    for v in choices.values())
             and isinstance(limits, dict)
             and all(isinstance(v, int) and not isinstance(v, bool) for v in limits.values())):
         raise RunError(f"'{path} options --json' did not print {{\"defaults\": {{flag: text}}, "
-                       f"\"limits\": {{name: number}}}}; is it an up-to-date build? run 'make build'")
-    return defaults, limits
+                       f"\"choices\": {{flag: [text]}}, \"limits\": {{name: number}}}}; is it "
+                       f"an up-to-date build? run 'make build'")
+    return defaults, choices, limits
 
 
 def query_json(path: Path, *args: str) -> object:

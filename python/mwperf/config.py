@@ -21,7 +21,7 @@ from .emulation.cpu import CpuLimits, parse_limits
 from .emulation.topology import Topology, two_hosts
 from .remote.plan import RemotePlan, parse_remote
 from .roles import MEASURING_ROLE, MODES, ROLES, SENDERS  # noqa: F401 (the names config gives)
-from .agent import option_default, option_limit
+from .agent import option_choices, option_default, option_limit
 from .errors import RunError, UsageError
 from .sizes import payload_size
 from .subscribers import check_subscribers, parse_subscribers
@@ -39,10 +39,6 @@ DURATION_HINT = "use e.g. 10s, 500ms, 2m"
 SESSION_TIMEOUT_NS = 5_000_000_000
 """the default --session-timeout: TCP's first retransmissions and DDS's heartbeats all retry
 well within 5 s of a link coming back, so a session still silent then is taken as dead"""
-RELIABILITIES = ("reliable", "best-effort")
-EXECUTORS = ("single", "multi")
-"""how the callback side runs several topics' callbacks: one at a time, or one thread per topic"""
-DURABILITIES = ("volatile", "transient-local")
 PONGS = ("agent", "relay")
 """who answers a round trip: mwperf's own pong, or a foreign echo (ROS 1 topic_tools relay)"""
 TRANSPORTS = ("udp", "tcp", "uds", "iceoryx2", "cyclonedds", "fastdds", "rustdds", "zenoh", "mqtt", "foxglove",
@@ -461,7 +457,8 @@ def _workload(options: dict[str, Any]) -> dict[str, Any]:
         raise UsageError(f"--busy-loop: must be 0 or longer, got '{busy_loop}'; {DURATION_HINT}")
     return {
         "topics": topics,
-        "executor": _choice("--executor", "executor", given("executor"), EXECUTORS),
+        "executor": _choice("--executor", "executor", given("executor"),
+                            option_choices("executor")),
         "busy_loop_ns": _duration("--busy-loop", busy_loop, 0),
     }
 
@@ -492,9 +489,10 @@ def _qos(options: dict[str, Any]) -> dict[str, Any]:
                                         "discovery_timeout") if options.get(key) is not None)
     return {
         "reliability": _choice("--reliability", "reliability", given("reliability"),
-                               RELIABILITIES),
+                               option_choices("reliability")),
         "history": history, "depth": depth,
-        "durability": _choice("--durability", "durability", given("durability"), DURABILITIES),
+        "durability": _choice("--durability", "durability", given("durability"),
+                              option_choices("durability")),
         "opts": opts,
         "discovery_timeout_ns": _duration("--discovery-timeout", given("discovery_timeout"), 1),
         "pong": _choice("--pong", "pong", pong, PONGS),

@@ -103,6 +103,32 @@ pub fn option_defaults() -> serde_json::Map<String, serde_json::Value> {
     found
 }
 
+/// The values every option with a closed set of values takes (`--reliability`,
+/// `--durability`, `--executor`), from the command line's own definitions.
+pub fn option_choices() -> serde_json::Map<String, serde_json::Value> {
+    let cli = <crate::cli::Cli as clap::CommandFactory>::command();
+    let mut found = serde_json::Map::new();
+    for role in MEASURING {
+        let sub = cli.find_subcommand(role).expect("a measuring role");
+        for arg in sub
+            .get_arguments()
+            .filter(|a| a.get_action().takes_values())
+        {
+            let values: Vec<String> = arg
+                .get_possible_values()
+                .iter()
+                .map(|v| v.get_name().to_string())
+                .collect();
+            if let (Some(long), false) = (arg.get_long(), values.is_empty()) {
+                found
+                    .entry(long.replace('-', "_"))
+                    .or_insert_with(|| values.into());
+            }
+        }
+    }
+    found
+}
+
 /// The limits the agent holds its options to (the control plane checks them before a run).
 pub fn option_limits() -> serde_json::Value {
     use crate::cli::{MAX_CLIENTS, MAX_IN_FLIGHT, MAX_SUBSCRIBERS, MAX_TOPICS};
@@ -116,22 +142,20 @@ pub fn option_limits() -> serde_json::Value {
     })
 }
 
-/// `mwperf-agent options [--json]`: `{"defaults": {flag: text}, "limits": {name: number}}`;
-/// for people one line each.
+/// `mwperf-agent options [--json]`: `{"defaults": {flag: text}, "choices": {flag: [text]},
+/// "limits": {name: number}}`; for people one line each.
 pub fn options(json: bool) {
-    let (defaults, limits) = (option_defaults(), option_limits());
+    let (defaults, choices, limits) = (option_defaults(), option_choices(), option_limits());
     if json {
-        println!(
-            "{}",
-            serde_json::json!({"defaults": defaults, "limits": limits})
-        );
+        let v = serde_json::json!({"defaults": defaults, "choices": choices, "limits": limits});
+        println!("{v}");
     } else {
         for (k, v) in &defaults {
-            println!(
-                "--{:<20} default {}",
-                k.replace('_', "-"),
-                v.as_str().unwrap_or("")
-            );
+            let v = v.as_str().unwrap_or("");
+            println!("--{:<20} default {v}", k.replace('_', "-"));
+        }
+        for (k, v) in &choices {
+            println!("--{:<20} one of {v}", k.replace('_', "-"));
         }
         for (k, v) in limits.as_object().into_iter().flatten() {
             println!("{k:<22} at most {v}");
@@ -238,5 +262,9 @@ mod tests {
         assert_eq!(defaults["payload"], "Array1k");
         assert_eq!(defaults["depth"], "10");
         assert_eq!(option_limits()["topics"], crate::cli::MAX_TOPICS);
+        assert_eq!(
+            option_choices()["reliability"],
+            serde_json::json!(["reliable", "best-effort"])
+        );
     }
 }

@@ -2,6 +2,7 @@
 the node and the topic (exit 2)."""
 
 from ..errors import UsageError
+from ..wire import HEADER_BYTES
 from .model import Graph
 from .services import check_services
 
@@ -68,7 +69,7 @@ def check_sizes(graph: Graph, transport: str, max_bytes: int | None) -> None:
             node = graph.publishers_of(topic)[0]
             raise UsageError(f"graph '{graph.name}': node '{node}' publishes '{topic}' with "
                              f"{size} B payloads; --transport {transport} carries at most "
-                             f"{max_bytes} B after mwperf's 56-byte header")
+                             f"{max_bytes} B after mwperf's {HEADER_BYTES}-byte header")
 
 
 def _one_origin(graph: Graph, where: str, topic: str) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..agent import Agent, find_agent, query_json
 from ..errors import RunError, UsageError
+from ..wire import HEADER_BYTES
 
 FIELDS = ("name", "built", "daemon", "address", "description", "discovery", "framing",
           "max_message", "max_payload", "local_only", "crosses_hosts", "fanout", "node_session", "opts", "defaults",
@@ -63,7 +64,7 @@ class Profile:
             hint = "; use a smaller payload or tcp/uds" if self.max_message is not None else ""
             raise UsageError(f"{what}: a payload of {size} bytes does not fit one {self.name} "
                              f"message (--transport {self.name} carries at most {self.max_payload} "
-                             f"bytes after mwperf's 56-byte header){hint}")
+                             f"bytes after mwperf's {HEADER_BYTES}-byte header){hint}")
 
     @property
     def native_fanout(self) -> bool:
