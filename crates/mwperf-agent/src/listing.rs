@@ -81,49 +81,47 @@ pub fn warnings(json: bool) {
 /// The measuring roles whose options `options` lists.
 const MEASURING: [&str; 6] = ["ping", "pong", "pub", "sub", "client", "server"];
 
-/// The default of every valued option of the measuring roles, read from the command line's own
-/// definitions (cli.rs): flag without `--`, `-` as `_` -> the default as text. A flag has one
-/// default in every role that takes it (the tests check it).
-pub fn option_defaults() -> serde_json::Map<String, serde_json::Value> {
+/// Every valued option of the measuring roles, from the command line's own definitions
+/// (cli.rs): (role, key = the flag without `--`, `-` as `_`, its definition).
+fn measuring_options() -> Vec<(&'static str, String, clap::Arg)> {
     let cli = <crate::cli::Cli as clap::CommandFactory>::command();
-    let mut found = serde_json::Map::new();
+    let mut found = Vec::new();
     for role in MEASURING {
         let sub = cli.find_subcommand(role).expect("a measuring role");
-        for arg in sub
-            .get_arguments()
-            .filter(|a| a.get_action().takes_values())
-        {
-            if let (Some(long), [value]) = (arg.get_long(), arg.get_default_values()) {
-                found
-                    .entry(long.replace('-', "_"))
-                    .or_insert_with(|| value.to_string_lossy().into());
+        for arg in sub.get_arguments() {
+            if let (Some(long), true) = (arg.get_long(), arg.get_action().takes_values()) {
+                found.push((role, long.replace('-', "_"), arg.clone()));
             }
         }
     }
     found
 }
 
-/// The values every option with a closed set of values takes (`--reliability`,
-/// `--durability`, `--executor`), from the command line's own definitions.
-pub fn option_choices() -> serde_json::Map<String, serde_json::Value> {
-    let cli = <crate::cli::Cli as clap::CommandFactory>::command();
+/// The default of every valued option of the measuring roles: key -> the default as text. A
+/// flag has one default in every role that takes it (the tests check it).
+pub fn option_defaults() -> serde_json::Map<String, serde_json::Value> {
     let mut found = serde_json::Map::new();
-    for role in MEASURING {
-        let sub = cli.find_subcommand(role).expect("a measuring role");
-        for arg in sub
-            .get_arguments()
-            .filter(|a| a.get_action().takes_values())
-        {
-            let values: Vec<String> = arg
-                .get_possible_values()
-                .iter()
-                .map(|v| v.get_name().to_string())
-                .collect();
-            if let (Some(long), false) = (arg.get_long(), values.is_empty()) {
-                found
-                    .entry(long.replace('-', "_"))
-                    .or_insert_with(|| values.into());
-            }
+    for (_, key, arg) in measuring_options() {
+        if let [value] = arg.get_default_values() {
+            let value = value.to_string_lossy().to_string();
+            found.entry(key).or_insert_with(|| value.into());
+        }
+    }
+    found
+}
+
+/// The values every option with a closed set of values takes (`--reliability`,
+/// `--durability`, `--executor`): key -> the values.
+pub fn option_choices() -> serde_json::Map<String, serde_json::Value> {
+    let mut found = serde_json::Map::new();
+    for (_, key, arg) in measuring_options() {
+        let values: Vec<String> = arg
+            .get_possible_values()
+            .iter()
+            .map(|v| v.get_name().to_string())
+            .collect();
+        if !values.is_empty() {
+            found.entry(key).or_insert_with(|| values.into());
         }
     }
     found
@@ -245,18 +243,10 @@ mod tests {
     /// (the listing keeps the first role's).
     #[test]
     fn a_flag_has_one_default_in_every_role() {
-        let cli = <crate::cli::Cli as clap::CommandFactory>::command();
         let defaults = option_defaults();
-        for role in MEASURING {
-            let sub = cli.find_subcommand(role).unwrap();
-            for arg in sub
-                .get_arguments()
-                .filter(|a| a.get_action().takes_values())
-            {
-                if let (Some(long), [value]) = (arg.get_long(), arg.get_default_values()) {
-                    let listed = &defaults[&long.replace('-', "_")];
-                    assert_eq!(listed, &*value.to_string_lossy(), "{role} --{long}");
-                }
+        for (role, key, arg) in measuring_options() {
+            if let [value] = arg.get_default_values() {
+                assert_eq!(defaults[&key], &*value.to_string_lossy(), "{role} --{key}");
             }
         }
         assert_eq!(defaults["payload"], "Array1k");
