@@ -59,6 +59,7 @@ def test_a_too_large_payload_is_refused_before_anything_starts(
     assert done.returncode == 2, done.stderr
     assert f"{flag}: " in done.stderr and f"does not fit one {transport} message" in done.stderr
     assert f"carries at most {most} bytes" in done.stderr
+    assert ("the agent, over any transport," in done.stderr) == (transport == "mqtt")
     assert runs(started) == [] and traced_pids(Path(env["FAKE_AGENT_TRACE"])) == {}
 
 

@@ -61,10 +61,12 @@ class Profile:
         """A usage error naming ``what`` (a flag, a graph's topic), the transport and its
         limit when ``size`` payload bytes do not fit one message."""
         if size > self.max_payload:
-            hint = "; use a smaller payload or tcp/uds" if self.max_message is not None else ""
+            own = self.max_message is not None  # else the agent's limit, whatever the transport
+            whose = f"--transport {self.name}" if own else "the agent, over any transport,"
             raise UsageError(f"{what}: a payload of {size} bytes does not fit one {self.name} "
-                             f"message (--transport {self.name} carries at most {self.max_payload} "
-                             f"bytes after mwperf's {HEADER_BYTES}-byte header){hint}")
+                             f"message ({whose} carries at most {self.max_payload} bytes after "
+                             f"mwperf's {HEADER_BYTES}-byte header)"
+                             + ("; use a smaller payload or tcp/uds" if own else ""))
 
     @property
     def native_fanout(self) -> bool:
