@@ -1,7 +1,8 @@
 """The defaults and limits of a point's options are the agent's (``mwperf-agent options
 --json``: its command line's own definitions), read by the control plane instead of repeated:
 an agent that lists other defaults and limits changes what ``build_point`` fills in and allows.
-The fake agent serves the real agent's listing (tests/fakes/options.json, kept current here)."""
+The fake agent serves the real agent's listings (tests/fakes/options.json and payloads.json,
+kept current here)."""
 
 import json
 import subprocess
@@ -19,12 +20,14 @@ FAKE_OPTIONS = Path(__file__).parent / "fakes" / "options.json"
 
 
 @pytest.mark.skipif(not REAL_AGENT.is_file(), reason=f"no agent at {REAL_AGENT} (make build)")
-def test_the_fakes_listing_is_the_real_agents() -> None:
-    """Regenerate with ``mwperf-agent options --json > tests/fakes/options.json``."""
-    done = subprocess.run([str(REAL_AGENT), "options", "--json"], capture_output=True, text=True,
+@pytest.mark.parametrize("listing", ["options", "payloads"])
+def test_the_fakes_listings_are_the_real_agents(listing: str) -> None:
+    """Regenerate with ``mwperf-agent LISTING --json > tests/fakes/LISTING.json``."""
+    done = subprocess.run([str(REAL_AGENT), listing, "--json"], capture_output=True, text=True,
                           timeout=10, check=True)
-    assert json.loads(FAKE_OPTIONS.read_text()) == json.loads(done.stdout), (
-        "tests/fakes/options.json is stale: regenerate it from the agent")
+    fake = Path(__file__).parent / "fakes" / f"{listing}.json"
+    assert json.loads(fake.read_text()) == json.loads(done.stdout), (
+        f"tests/fakes/{listing}.json is stale: regenerate it from the agent")
 
 
 @pytest.fixture

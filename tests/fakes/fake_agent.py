@@ -44,8 +44,8 @@ from mwperf.durations import parse_duration  # noqa: E402
 from mwperf.sizes import parse_size  # noqa: E402
 from mwperf.topicnames import default_name, samples_names  # noqa: E402
 
-CATALOGUE = {"Array32": 32, "Array64": 64, "Array1k": 1024, "Array16k": 16384,
-             "Struct256": 256, "PointCloud4m": 4 * 1024 * 1024}
+CATALOGUE = json.loads((Path(__file__).parent / "payloads.json").read_text())
+"""the real agent's 'payloads --json' (tests/test_agent_options.py keeps it current)"""
 DESCRIPTORS = json.loads((Path(__file__).parent / "transports.json").read_text())
 """the real agent's 'transports --json' (tests/test_transport_registry.py keeps it current)"""
 OPTIONS = (Path(__file__).parent / "options.json").read_text()
@@ -163,7 +163,8 @@ def serve(args: argparse.Namespace, how: dict[str, str]) -> tuple[str, dict]:
 
 def payload_bytes(text: str | None) -> int:
     text = text or json.loads(OPTIONS)["defaults"]["payload"]
-    return CATALOGUE[text] if text in CATALOGUE else parse_size(text)
+    found = [n for name, n in CATALOGUE.items() if name.lower() == text.strip().lower()]
+    return found[0] if found else parse_size(text)
 
 
 def send(args: argparse.Namespace, how: dict[str, str]) -> tuple[str, dict | None, int, str | None]:
