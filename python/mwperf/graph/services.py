@@ -11,7 +11,8 @@ what makes them impossible to run (a usage error naming the file, node and field
 ```
 """
 
-from ..agent import option_limit
+from ..agent import option_default, option_limit
+from ..durations import parse_duration
 from ..errors import UsageError
 from ..scenario.source import Item
 from .model import Client, Graph, Server
@@ -19,8 +20,6 @@ from .reader import Reader, period
 
 SERVER_KEYS = ("service", "reply_size", "work")
 CLIENT_KEYS = ("service", "rate", "period", "size", "in_flight", "timeout")
-"""the agent's limit (roles/outstanding.rs)"""
-DEFAULT_TIMEOUT_NS = 1_000_000_000
 
 
 def server(read: Reader, node: str, item: Item) -> Server:
@@ -51,7 +50,7 @@ def client(read: Reader, node: str, item: Item) -> Client:
                                      option_limit("in_flight")))
         if in_flight != fields["in_flight"].value:
             raise read.fail(fields["in_flight"], f"{what}: in_flight must be a whole number")
-    timeout = DEFAULT_TIMEOUT_NS
+    timeout = parse_duration(option_default("call_timeout"))  # the agent's, as --call-timeout's
     if "timeout" in fields:
         timeout = read.duration(fields["timeout"], f"{what}: timeout")
         if timeout <= 0:
