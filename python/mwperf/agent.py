@@ -171,7 +171,10 @@ def _transports(path: Path) -> list[str]:
 
 @functools.cache
 def _options(path: Path) -> tuple[dict[str, str], dict[str, list[str]], dict[str, int]]:
-    listing = query_json(path, "options", "--json")
+    try:
+        listing = query_json(path, "options", "--json")
+    except RunError as exc:  # an agent built before the listing existed
+        raise RunError(f"{exc}; is it an up-to-date build? run 'make build'") from None
     parts = [listing.get(k) if isinstance(listing, dict) else None
              for k in ("defaults", "choices", "limits")]
     defaults, choices, limits = parts
