@@ -207,6 +207,7 @@ def test_no_peer_is_a_runtime_error_in_one_line():
     (["ping", "--transport", "udp", "--connect", "127.0.0.1:9", "--payload", "Array3k"], "--payload"),
     (["ping", "--transport", "udp", "--connect", "127.0.0.1:9", "--duration", "10 parsecs"], "--duration"),
     (["ping", "--transport", "udp", "--connect", "127.0.0.1:9", "--payload", "Array64k"], "--payload"),
+    (["ping", "--transport", "udp", "--connect", "127.0.0.1:9", "--payload", "64KB"], "ambiguous"),
     (["ping", "--transport", "udp", "--connect", "nonsense"], "nonsense"),
 ])
 def test_usage_errors_exit_2_and_name_the_flag(args, flag):

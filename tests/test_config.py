@@ -53,7 +53,8 @@ def test_everything_given() -> None:
     ({"peer_timeout": "0"}, "--peer-timeout: must be longer than 0, got '0'"),
     ({"spin_margin": "lots"}, "--spin-margin: cannot parse 'lots'; use e.g. 10s, 500ms, 2m"),
     ({"payload": "Array3k"}, "--payload: unknown payload 'Array3k'; use a catalogue name "
-                             "(Array32 \u2026 PointCloud4m, see 'mwperf payloads') or a byte count"),
+                             "(Array32 \u2026 PointCloud4m, see 'mwperf payloads') or a size "
+                             "such as 100 or 64KiB"),
     ({"count": "many"}, "--count: cannot parse 'many'; use a whole number of messages, e.g. 500"),
     ({"count": "0"}, "--count: must be >= 1, got 0"),
     ({"count": "5", "duration": "1s"}, "--count and --duration are mutually exclusive; "

@@ -186,7 +186,8 @@ def test_hosts_and_sizes_are_checked_against_the_run() -> None:
         check_hosts(robot, ("robot",), "--host")
     check_sizes(robot, "udp", 1_000_000)
     with pytest.raises(UsageError, match="node 'lidar_driver' publishes '/scan' with 300000 B "
-                                         "messages; --transport udp carries at most 65000 B"):
+                                         "payloads; --transport udp carries at most 65000 B "
+                                         "after mwperf's 56-byte header"):
         check_sizes(robot, "udp", 65000)
 
 

@@ -184,7 +184,7 @@ def test_a_large_message_over_a_unix_socket_arrives_when_sent_not_with_the_next(
 
 @pytest.mark.parametrize(("args", "expected"), [
     (("--graph", "mobile-robot", "--transport", "udp"),
-     "node 'lidar_driver' publishes '/scan' with 300000 B messages; --transport udp carries at "
+     "node 'lidar_driver' publishes '/scan' with 300000 B payloads; --transport udp carries at "
      "most"),
     (("--graph", "sierra_nevada", "--transport", "udp", "--rate", "100"),
      "--rate: not with --graph"),

@@ -131,7 +131,8 @@ BAD = [
     ("rate:\n  - 100\n  - -5\n", "t.yaml:3: field 'rate': must be >= 0 (0 = as fast as "
                                  "possible), got -5"),
     ("payload: [Array1k, Array3k]\n", "t.yaml:1: field 'payload': unknown payload 'Array3k'; "
-     "use a catalogue name (Array32 \u2026 PointCloud4m, see 'mwperf payloads') or a byte count"),
+     "use a catalogue name (Array32 \u2026 PointCloud4m, see 'mwperf payloads') or a size "
+     "such as 100 or 64KiB"),
     ("transport: [udp, udpx]\n", "t.yaml:1: field 'transport': unknown transport 'udpx'; "
      "allowed: udp, tcp, uds, iceoryx2, cyclonedds, fastdds, rustdds, zenoh, mqtt, foxglove, ros1, "
      "built-in"),

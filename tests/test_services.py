@@ -60,11 +60,13 @@ def test_calls_options_need_the_service_mode(real_env: dict[str, str]) -> None:
 
 
 def checked(cfg: Any) -> None:
-    """The calls part's check before the point runs (parts/calls.py)."""
+    """The calls and sizes parts' checks before the point runs (parts/calls.py, sizes.py)."""
     from mwperf.agent import find_agent
     from mwperf.parts.calls import CallsPart
-    assert CallsPart().wanted(cfg)
-    CallsPart().check(cfg, find_agent())
+    from mwperf.parts.sizes import Sizes
+    for part in (CallsPart(), Sizes()):
+        assert part.wanted(cfg)
+        part.check(cfg, find_agent())
 
 
 @pytest.mark.parametrize(("options", "flag"), [

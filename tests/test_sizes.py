@@ -1,20 +1,30 @@
-"""Byte sizes for --payload."""
+"""Byte sizes: the shared vectors (the agent's parse_bytes runs the same file) and the human
+format."""
+
+import json
 
 import pytest
 
+from mwperf import REPO_ROOT
 from mwperf.sizes import format_bytes, parse_size
 
+VECTORS = json.loads((REPO_ROOT / "tests" / "vectors" / "sizes.json").read_text("utf-8"))
 
-@pytest.mark.parametrize(("text", "size"), [("100", 100), ("0", 0), ("64KiB", 65536),
-                                            ("4MiB", 4 << 20), ("12B", 12), (" 1KiB ", 1024)])
-def test_parse(text: str, size: int) -> None:
+
+@pytest.mark.parametrize(("text", "size"), VECTORS["valid"])
+def test_valid_vectors(text: str, size: int) -> None:
     assert parse_size(text) == size
 
 
-@pytest.mark.parametrize("text", ["", "64KB", "1.5KiB", "-1", "kib", "64 KiB"])
-def test_reject(text: str) -> None:
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize(("text", "says"), VECTORS["invalid"])
+def test_invalid_vectors(text: str, says: str) -> None:
+    with pytest.raises(ValueError, match=says):
         parse_size(text)
+
+
+def test_ambiguous_units_say_what_to_write() -> None:
+    with pytest.raises(ValueError, match="write 64KiB"):
+        parse_size("64KB")
 
 
 @pytest.mark.parametrize(("size", "text"), [(64, "64 B"), (16384, "16 KiB"),

@@ -36,6 +36,21 @@ class Agent:
         """The transports built into this binary."""
         return _transports(self.path)
 
+    def defaults(self) -> dict[str, str]:
+        """The defaults of the measuring roles' options (``mwperf-agent options --json``): flag
+        without ``--``, ``-`` as ``_`` -> the default as the agent's command line takes it."""
+        return _options(self.path)[0]
+
+    def choices(self) -> dict[str, list[str]]:
+        """The values of the options that take one of a few (reliability, durability,
+        executor), as the agent's command line accepts them."""
+        return _options(self.path)[1]
+
+    def limits(self) -> dict[str, int]:
+        """The limits the agent holds its options to: topics, subscribers, clients, in_flight,
+        payload_bytes (whatever the transport), header_bytes."""
+        return _options(self.path)[2]
+
     def version(self) -> str:
         """The agent's version line, e.g. ``mwperf-agent 0.1.0 (git abc123)``."""
         line = _query(self.path, "--version").strip()
@@ -97,6 +112,37 @@ def find_agent() -> Agent:
                    f"run 'make build' first")
 
 
+def option_default(key: str) -> str:
+    """The agent's default of option ``key`` (``--spin-margin`` as ``spin_margin``): the one
+    place it is written is the agent's command line (cli.rs)."""
+    found = find_agent().defaults()
+    if key not in found:
+        raise RunError(_not_listed("default", key))
+    return found[key]
+
+
+def option_choices(key: str) -> tuple[str, ...]:
+    """The values option ``key`` takes (reliability, durability, executor): the agent's."""
+    found = find_agent().choices()
+    if key not in found:
+        raise RunError(_not_listed("set of values", key))
+    return tuple(found[key])
+
+
+def option_limit(key: str) -> int:
+    """The agent's limit ``key`` (topics, subscribers, clients, in_flight, payload_bytes,
+    header_bytes): the one place it is written is the agent."""
+    found = find_agent().limits()
+    if key not in found:
+        raise RunError(_not_listed("limit", key))
+    return found[key]
+
+
+def _not_listed(what: str, key: str) -> str:
+    return (f"'{AGENT_NAME} options --json' gives no {what} of '{key}'; is it an up-to-date "
+            f"build? run 'make build'")
+
+
 def built_agent() -> Path:
     """Where 'cargo build --release' puts the agent: $CARGO_TARGET_DIR, else target/ here."""
     target = os.environ.get("CARGO_TARGET_DIR")
@@ -121,6 +167,27 @@ def _transports(path: Path) -> list[str]:
     if not (isinstance(entries, list) and all(isinstance(e, dict) and isinstance(e.get("name"), str) for e in entries)):
         raise RunError(f"'{path} transports --json' did not print a JSON list of transports")
     return [e["name"] for e in entries if e.get("built", True)]
+
+
+@functools.cache
+def _options(path: Path) -> tuple[dict[str, str], dict[str, list[str]], dict[str, int]]:
+    try:
+        listing = query_json(path, "options", "--json")
+    except RunError as exc:  # an agent built before the listing existed
+        raise RunError(f"{exc}; is it an up-to-date build? run 'make build'") from None
+    parts = [listing.get(k) if isinstance(listing, dict) else None
+             for k in ("defaults", "choices", "limits")]
+    defaults, choices, limits = parts
+    if not (isinstance(defaults, dict) and all(isinstance(v, str) for v in defaults.values())
+            and isinstance(choices, dict)
+            and all(isinstance(v, list) and all(isinstance(c, str) for c in v)
+                    for v in choices.values())
+            and isinstance(limits, dict)
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in limits.values())):
+        raise RunError(f"'{path} options --json' did not print {{\"defaults\": {{flag: text}}, "
+                       f"\"choices\": {{flag: [text]}}, \"limits\": {{name: number}}}}; is it "
+                       f"an up-to-date build? run 'make build'")
+    return defaults, choices, limits
 
 
 def query_json(path: Path, *args: str) -> object:

@@ -10,15 +10,11 @@ limits, --samples, --count-allocs ...) applies as to a round trip.
 from dataclasses import asdict, dataclass
 from typing import Any, Callable
 
+from .agent import option_default, option_limit
 from .durations import format_duration_arg, parse_duration
 from .errors import UsageError
-from .sizes import parse_size
+from .sizes import payload_size
 
-MAX_CLIENTS = 16
-"""the agent's limit (cli.rs MAX_CLIENTS)"""
-MAX_IN_FLIGHT = 1024
-"""the agent's limit (cli.rs MAX_IN_FLIGHT)"""
-HEADER_BYTES = 56
 OPTIONS = ("reply_payload", "server_work", "in_flight", "clients", "call_timeout")
 """the point options that only a service point takes"""
 NOT_WITH_SERVICE = {"subscribers": "--clients N", "pong": None, "replay": None,
@@ -79,41 +75,29 @@ def build_service(options: dict[str, Any], payload_bytes: int,
         raise UsageError(f"--{key.replace('_', '-')}: not with --mode service{hint}")
     reply = options.get("reply_payload")
     reply_text = None if reply in (None, "") else str(reply).strip()
-    reply_bytes = payload_bytes if reply_text is None else _size(reply_text, payload_catalogue)
+    reply_bytes = (payload_bytes if reply_text is None
+                   else payload_size("--reply-payload", reply_text, payload_catalogue))
+    def given(key: str) -> Any:  # as given, else the agent's default (its limits: the agent's)
+        value = options.get(key)
+        return option_default(key) if value in (None, "") else value
+
     return ServicePoint(
         reply_payload=reply_text, reply_payload_bytes=reply_bytes,
-        server_work_ns=_duration("--server-work", options.get("server_work") or "0s", 0),
-        in_flight=_bounded("--in-flight", options.get("in_flight") or 1, MAX_IN_FLIGHT,
+        server_work_ns=_duration("--server-work", given("server_work"), 0),
+        in_flight=_bounded("--in-flight", given("in_flight"), option_limit("in_flight"),
                            "outstanding calls per client"),
-        clients=_bounded("--clients", options.get("clients") or 1, MAX_CLIENTS, "clients"),
-        call_timeout_ns=_duration("--call-timeout", options.get("call_timeout") or "1s", 1))
+        clients=_bounded("--clients", given("clients"), option_limit("clients"), "clients"),
+        call_timeout_ns=_duration("--call-timeout", given("call_timeout"), 1))
 
 
-def check_transport(service: ServicePoint, payload_bytes: int, transport: str,
-                    services: dict[str, Any], max_message: int | None,
+def check_transport(transport: str, services: dict[str, Any],
                     with_services: Callable[[], list[str]]) -> None:
-    """Whether ``transport`` has request/response (``services``: its descriptor's) and carries
-    the request and the reply (``max_message``); a usage error naming what does not fit."""
+    """Whether ``transport`` has request/response (``services``: its descriptor's); a usage
+    error otherwise. Whether the request and the reply fit is the sizes part's check."""
     if not services.get("supported"):
         raise UsageError(f"--mode service: --transport {transport} has no request/response "
                          f"({services.get('how')}); transports with services: "
                          f"{', '.join(with_services())}")
-    if max_message is not None:
-        for flag, size in (("--payload", payload_bytes),
-                           ("--reply-payload", service.reply_payload_bytes)):
-            if HEADER_BYTES + size > max_message:
-                raise UsageError(f"{flag}: {size} bytes do not fit {transport} (at most "
-                                 f"{max_message - HEADER_BYTES} bytes after the 56-byte header)")
-
-
-def _size(text: str, catalogue: dict[str, int]) -> int:
-    if text in catalogue:
-        return catalogue[text]
-    try:
-        return parse_size(text)
-    except ValueError:
-        raise UsageError(f"--reply-payload: unknown payload '{text}'; use a catalogue name "
-                         f"(see 'mwperf payloads') or a byte count") from None
 
 
 def _duration(flag: str, text: Any, minimum_ns: int) -> int:

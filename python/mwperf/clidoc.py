@@ -15,16 +15,48 @@ HEADER = """\
 Every `mwperf` command and flag. **Generated** from the option definitions in
 `python/mwperf/cli.py` by `python3 scripts/cli_docs.py` (tests/test_cli_docs.py fails when this
 file is stale): edit the help there, not here. Durations take `ns`, `us`, `ms`, `s`, `m`
-(`10s`, `500ms`); a scenario's YAML fields are named like the flags (docs/scenarios.md).
+(`10s`, `500ms`); sizes, below; a scenario's YAML fields are named like the flags
+(docs/scenarios.md). The defaults and limits shown as the agent's are read from it
+(`mwperf-agent options --json`).
 """
 
 
 FIRST = ("run",)
 
 
+SIZES = """\
+## Sizes
+
+`--payload`, `--reply-payload` and a graph file's sizes take a catalogue name in any case
+(`mwperf payloads`) or a size: a whole number of bytes with an optional binary unit, in any case —
+`B`; `K` or `KiB` (1024); `M` or `MiB` (1024²); `G` or `GiB` (1024³): `100`, `64KiB`, `64k`,
+`4MiB`. `KB`, `MB` and `GB` are refused: they leave the reader guessing which kilo was meant.
+The agent owns this grammar (crates/mwperf-core/src/units.rs) and the control plane accepts
+exactly the same texts (tests/vectors/sizes.json holds the cases both run).
+
+Every size is checked against the transport's limit before any daemon or agent starts (a usage
+error, exit 2, naming the flag, the transport and the limit): the largest payload one message
+carries after mwperf's {header}-byte header, as the agent lists it (`mwperf-agent transports
+--json`, `max_payload`; never above the agent's own limit of {most} bytes):
+
+| transport | largest payload (bytes) |
+|---|---|
+"""
+
+
+def sizes() -> str:
+    """The Sizes section: the grammar and each transport's limit, from the agent's listing."""
+    from .agent import find_agent
+    from .transports import profiles
+    limits = find_agent().limits()
+    rows = [f"| {p.name} | {p.max_payload} |" for p in profiles().values()]
+    return SIZES.format(header=limits["header_bytes"], most=limits["payload_bytes"]) + \
+        "\n".join(rows) + "\n"
+
+
 def render(root: click.Group) -> str:
     """The Markdown page of ``root`` and all its subcommands, in the order ``--help`` lists."""
-    blocks = [HEADER]
+    blocks = [HEADER, sizes()]
     for path, command in _walk(root, "mwperf"):
         blocks.append(_command(path, command))
     return "\n".join(blocks)

@@ -21,8 +21,9 @@ from .emulation.cpu import CpuLimits, parse_limits
 from .emulation.topology import Topology, two_hosts
 from .remote.plan import RemotePlan, parse_remote
 from .roles import MEASURING_ROLE, MODES, ROLES, SENDERS  # noqa: F401 (the names config gives)
+from .agent import option_choices, option_default, option_limit
 from .errors import RunError, UsageError
-from .sizes import parse_size
+from .sizes import payload_size
 from .subscribers import check_subscribers, parse_subscribers
 from .transports import hook, profile, profiles
 
@@ -30,28 +31,16 @@ if TYPE_CHECKING:
     from .calls import ServicePoint
     from .graph.point import GraphPoint
 
-DEFAULTS: dict[str, str] = {
-    "transport": "udp", "mode": "roundtrip", "rate": "1000", "payload": "Array1k", "duration": "10s",
-    "warmup": "1s", "peer_timeout": "2s", "spin_margin": "100us",
-}
+DEFAULTS: dict[str, str] = {"transport": "udp", "mode": "roundtrip", "warmup": "1s"}
+"""``mwperf run``'s own defaults (a point warms up 1 s; the agent by itself, 0 s). Every other
+option's default is the agent's, written once on its command line (cli.rs) and read through
+``mwperf-agent options --json``: :func:`default`."""
 DURATION_HINT = "use e.g. 10s, 500ms, 2m"
 SESSION_TIMEOUT_NS = 5_000_000_000
 """the default --session-timeout: TCP's first retransmissions and DDS's heartbeats all retry
 well within 5 s of a link coming back, so a session still silent then is taken as dead"""
-RELIABILITIES = ("reliable", "best-effort")
-EXECUTORS = ("single", "multi")
-"""how the callback side runs several topics' callbacks: one at a time, or one thread per topic"""
-MAX_TOPICS = 64
-"""the agent's limit (one thread per topic on each side)"""
-WORKLOAD_DEFAULTS: dict[str, str] = {"topics": "1", "executor": "single", "busy_loop": "0s"}
-MAX_SUBSCRIBERS = 16
-"""--subscribers limit: each subscriber is an agent process of its own (the agent's limit too)"""
-DURABILITIES = ("volatile", "transient-local")
 PONGS = ("agent", "relay")
 """who answers a round trip: mwperf's own pong, or a foreign echo (ROS 1 topic_tools relay)"""
-QOS_DEFAULTS: dict[str, str] = {"reliability": "reliable", "history": "keep-last", "depth": "10",
-                                "durability": "volatile", "discovery_timeout": "10s"}
-"""the agent's own defaults (ROS 2's): recorded in the config, passed on only when given"""
 TRANSPORTS = ("udp", "tcp", "uds", "iceoryx2", "cyclonedds", "fastdds", "rustdds", "zenoh", "mqtt", "foxglove",
               "ros1")
 """every transport mwperf knows, in side-by-side order (an agent may be built without some)"""
@@ -239,6 +228,12 @@ class PointConfig:
         return data
 
 
+def default(key: str) -> str:
+    """The default of point option ``key`` (as in ``OPTIONS``): ``mwperf run``'s own, else the
+    agent's (its QoS defaults are ROS 2's: recorded in the config, passed on only when given)."""
+    return DEFAULTS[key] if key in DEFAULTS else option_default(key)
+
+
 class Catalogue(Protocol):
     """What validation needs from the agent (an ``agent.Agent`` provides it)."""
 
@@ -257,13 +252,13 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
     """
     def given(key: str) -> str:
         value = options.get(key)
-        return str(DEFAULTS[key] if value is None else value)
+        return str(default(key) if value is None else value)
 
     from .graph.point import build_graph_point, refuse_graph_options  # graph -> scenario -> here
 
     if options.get("graph") not in (None, ""):
         return build_graph_point(options, lambda rest: build_point(rest, agent),
-                                 lambda transport: profile(transport).max_message)
+                                 lambda transport: profile(transport).max_payload)
     refuse_graph_options(options)
 
     if options.get("count") is not None and options.get("duration") is not None:
@@ -281,7 +276,8 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
     spin_margin_ns = _duration("--spin-margin", given("spin_margin"), 0)
     qos = _qos(options)
     workload = _workload(options)
-    subscribers = parse_subscribers(options.get("subscribers"), MAX_SUBSCRIBERS)
+    subscribers = parse_subscribers(options.get("subscribers"),
+                                    option_limit("subscribers"))
     agents = ROLES[mode] if qos["pong"] == "agent" else ROLES[mode][1:]  # a relay is no agent
     if options.get("wire_bytes"):
         options = _wire_bytes(options, str(given("transport")).strip())
@@ -309,7 +305,7 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
         raise UsageError(f"--pong {qos['pong']}: the foreign echo has no --topics, --executor or "
                          f"--busy-loop; use --pong agent for those")
     payload = given("payload").strip()
-    payload_bytes = _payload_bytes(payload, catalogue.payloads())
+    payload_bytes = payload_size("--payload", payload, catalogue.payloads())
     service = _service(options, mode, payload_bytes, catalogue.payloads())
     point = PointConfig(
         transport=transport, mode=mode, rate=rate, payload=payload,
@@ -446,22 +442,23 @@ def _workload(options: dict[str, Any]) -> dict[str, Any]:
     """--topics --executor --busy-loop, checked (the pong/sub callback load of seed 001)."""
     def given(key: str) -> str:
         value = options.get(key)
-        return str(WORKLOAD_DEFAULTS[key] if value is None else value).strip()
+        return str(default(key) if value is None else value).strip()
 
-    text = given("topics")
+    text, most = given("topics"), option_limit("topics")  # one thread per topic on each side
     try:
         topics = int(text)
     except ValueError:
         raise UsageError(f"--topics: cannot parse '{text}'; use a whole number from 1 to "
-                         f"{MAX_TOPICS}, e.g. 3") from None
-    if not 1 <= topics <= MAX_TOPICS:
-        raise UsageError(f"--topics: must be from 1 to {MAX_TOPICS}, got {topics}")
+                         f"{most}, e.g. 3") from None
+    if not 1 <= topics <= most:
+        raise UsageError(f"--topics: must be from 1 to {most}, got {topics}")
     busy_loop = given("busy_loop")
     if busy_loop.startswith("-"):
         raise UsageError(f"--busy-loop: must be 0 or longer, got '{busy_loop}'; {DURATION_HINT}")
     return {
         "topics": topics,
-        "executor": _choice("--executor", "executor", given("executor"), EXECUTORS),
+        "executor": _choice("--executor", "executor", given("executor"),
+                            option_choices("executor")),
         "busy_loop_ns": _duration("--busy-loop", busy_loop, 0),
     }
 
@@ -470,7 +467,7 @@ def _qos(options: dict[str, Any]) -> dict[str, Any]:
     """--reliability --history --depth --durability --opt --discovery-timeout --pong, checked."""
     def given(key: str) -> str:
         value = options.get(key)
-        return str(QOS_DEFAULTS[key] if value is None else value).strip()
+        return str(default(key) if value is None else value).strip()
 
     history = given("history")
     if history not in ("keep-last", "keep-all") and not _is_keep_last_n(history):
@@ -492,9 +489,10 @@ def _qos(options: dict[str, Any]) -> dict[str, Any]:
                                         "discovery_timeout") if options.get(key) is not None)
     return {
         "reliability": _choice("--reliability", "reliability", given("reliability"),
-                               RELIABILITIES),
+                               option_choices("reliability")),
         "history": history, "depth": depth,
-        "durability": _choice("--durability", "durability", given("durability"), DURABILITIES),
+        "durability": _choice("--durability", "durability", given("durability"),
+                              option_choices("durability")),
         "opts": opts,
         "discovery_timeout_ns": _duration("--discovery-timeout", given("discovery_timeout"), 1),
         "pong": _choice("--pong", "pong", pong, PONGS),
@@ -524,18 +522,6 @@ def _rate(text: str) -> float:
     if rate < 0:
         raise UsageError(f"--rate: must be >= 0 (0 = as fast as possible), got {text}")
     return rate
-
-
-def _payload_bytes(payload: str, catalogue: dict[str, int]) -> int:
-    if payload in catalogue:
-        return catalogue[payload]
-    try:
-        return parse_size(payload)
-    except ValueError:
-        names = list(catalogue)  # smallest first
-        span = f"{names[0]} \u2026 {names[-1]}, " if names else ""
-        raise UsageError(f"--payload: unknown payload '{payload}'; use a catalogue name "
-                         f"({span}see 'mwperf payloads') or a byte count") from None
 
 
 def _duration(flag: str, text: str, minimum_ns: int) -> int:

@@ -48,6 +48,41 @@ def option(*decls: str, scenario_kind: str | None = None, **attrs: Any) -> Point
     return PointOption(decls, attrs, scenario_kind)
 
 
+def agent_option(*decls: str, **attrs: Any) -> PointOption:
+    """A table entry whose help names the agent's default (``{default}``) or limits
+    (``{limit[KEY]}``): filled in from ``mwperf-agent options`` when the help is read."""
+    return option(*decls, cls=AgentFactsOption, **attrs)
+
+
+class AgentFactsOption(click.Option):
+    """An option whose help names facts the agent owns (its defaults and limits), read from
+    the agent when the help is shown (``mwperf run --help``, docs/cli.md): written once, there."""
+
+    @property  # type: ignore[override]
+    def help(self) -> str | None:
+        if self._help is None:
+            return None
+        from .agent import find_agent
+        from .errors import RunError
+        try:
+            agent = find_agent()
+            default, limits = agent.defaults().get(self.name or "", "?"), agent.limits()
+        except RunError:
+            default, limits = "the agent's", _Unknown()
+        return self._help.format(default=default, limit=limits)
+
+    @help.setter
+    def help(self, text: str | None) -> None:
+        self._help = text
+
+
+class _Unknown(dict):  # type: ignore[type-arg]
+    """Any limit, when no agent answers: where to look."""
+
+    def __missing__(self, key: str) -> str:
+        return "see mwperf-agent options"
+
+
 POINT_OPTIONS: tuple[PointOption, ...] = (
     option("--transport", help="Transport to measure (see 'mwperf transports').  [default: udp]"),
     option("--mode", help="roundtrip (ping/pong), oneway (pub/sub), throughput (pub sends as "
@@ -55,40 +90,47 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
            "best-effort: at --rate if given; docs/throughput.md) or service (client calls "
            "a server through the middleware's own request/response; docs/services.md).  "
            "[default: roundtrip]"),
-    option("--rate", help="Messages per second; 0 = as fast as possible.  [default: 1000]"),
-    option("--payload", help="Catalogue name (see 'mwperf payloads') or a byte count such as "
-           "100 or 64KiB.  [default: Array1k]"),
-    option("--duration", help="Measured time after warm-up, e.g. 10s, 500ms.  [default: 10s]"),
+    agent_option("--rate", help="Messages per second; 0 = as fast as possible.  [default: {default}]"),
+    agent_option("--payload", help="Catalogue name in any case (see 'mwperf payloads') or a "
+           "size: bytes with an optional binary unit, e.g. 100, 64KiB or 64k, 4MiB (docs/cli.md, "
+           "Sizes); at most what the transport carries.  [default: {default}]"),
+    agent_option("--duration", help="Measured time after warm-up, e.g. 10s, 500ms.  "
+           "[default: {default}]"),
     option("--count", help="Measure this many messages instead of a duration."),
     option("--min-samples", metavar="N", help="At least N measured messages (enough for the "
            "p99 from 1000): at a rate the point runs max(--duration, N / rate), at rate 0 until "
            "N messages or --duration, whichever is later (a scenario's timeout bounds it). Not "
            "with --count or --replay."),
     option("--warmup", help="Sent and echoed first, excluded from statistics.  [default: 1s]"),
-    option("--peer-timeout", help="Give up when the peer is silent this long; also how long the last replies are awaited over a transport that retransmits.  [default: 2s]"),
-    option("--spin-margin", help="Sleep until deadline - margin, then spin.  [default: 100us]"),
+    agent_option("--peer-timeout", help="Give up when the peer is silent this long; also how "
+           "long the last replies are awaited over a transport that retransmits.  "
+           "[default: {default}]"),
+    agent_option("--spin-margin", help="Sleep until deadline - margin, then spin.  "
+           "[default: {default}]"),
     option("--busy-poll", is_flag=True, help="Agents never block in receive (spins a core)."),
     option("--prevent-cpu-idle", is_flag=True, help="Keep CPUs out of deep idle states."),
-    option("--reliability", help="QoS: reliable or best-effort (mapped per middleware).  "
-           "[default: reliable]"),
-    option("--history", help="QoS: keep-last (with --depth), keep-last:N or keep-all.  "
-           "[default: keep-last]"),
-    option("--depth", help="QoS: queue depth for keep-last.  [default: 10]"),
-    option("--durability", help="QoS: volatile or transient-local.  [default: volatile]"),
+    agent_option("--reliability", help="QoS: reliable or best-effort (mapped per "
+           "middleware).  [default: {default}]"),
+    agent_option("--history", help="QoS: keep-last (with --depth), keep-last:N or "
+           "keep-all.  [default: {default}]"),
+    agent_option("--depth", help="QoS: queue depth for keep-last.  [default: {default}]"),
+    agent_option("--durability", help="QoS: volatile or transient-local.  "
+           "[default: {default}]"),
     option("--opt", multiple=True, metavar="KEY=VALUE", help="Transport setting for both "
            "agents, repeatable: zenoh mode=client|peer, express=true|false; mqtt qos=0|1|2."),
-    option("--discovery-timeout", help="Give up when the peer is not discovered within this "
-           "time.  [default: 10s]"),
+    agent_option("--discovery-timeout", help="Give up when the peer is not discovered "
+           "within this time.  [default: {default}]"),
     option("--pong", help="Who echoes a round trip: agent (mwperf's pong) or relay (ros1: "
            "topic_tools relay, a foreign echo).  [default: agent]"),
-    option("--topics", help="Topics per agent, each with its own sequence numbers, statistics "
-           "and schedule at --rate.  [default: 1]"),
-    option("--executor", help="How the pong/sub runs several topics' callbacks: single (one "
-           "at a time) or multi (one thread per topic).  [default: single]"),
-    option("--busy-loop", help="CPU work inside every pong/sub callback, e.g. 1.8ms.  "
-           "[default: 0s]"),
-    option("--subscribers", help="One-way: sub agents per topic (1-16), each measuring its own "
-           "stream; the result lists each and pools them.  [default: 1]"),
+    agent_option("--topics", help="Topics per agent (1-{limit[topics]}), each with its "
+           "own sequence numbers, statistics and schedule at --rate.  [default: {default}]"),
+    agent_option("--executor", help="How the pong/sub runs several topics' callbacks: "
+           "single (one at a time) or multi (one thread per topic).  [default: {default}]"),
+    agent_option("--busy-loop", help="CPU work inside every pong/sub callback, e.g. "
+           "1.8ms.  [default: {default}]"),
+    agent_option("--subscribers", help="One-way: sub agents per topic "
+           "(1-{limit[subscribers]}), each measuring its own stream; the result lists each and "
+           "pools them.  [default: {default}]"),
     option("--link", help="Put ping/pub and pong/sub on two emulated hosts joined by this link: "
            "a preset (see 'mwperf links') and/or KEY=VALUE items, e.g. delay=10ms,loss=1% "
            "(docs/links.md). Needs root."),
@@ -189,16 +231,18 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
     option("--rate-scale", metavar="FACTOR", help="With --graph: every publisher's rate "
            "multiplied by FACTOR (2 = twice as often).  [default: 1]"),
     option("--reply-payload", metavar="SIZE", help="--mode service: the reply's bytes after "
-           "the header (a catalogue name or bytes).  [default: the request's --payload]"),
-    option("--server-work", metavar="DURATION", help="--mode service: CPU work (a spin) the "
-           "server does per call before replying, e.g. 200us.  [default: 0s]"),
-    option("--in-flight", metavar="N", help="--mode service: calls each client keeps "
-           "outstanding at most (1-1024).  [default: 1]"),
-    option("--clients", metavar="N", help="--mode service: clients calling the one server "
-           "(1-16), each its own endpoint and schedule at --rate; the result lists each and "
-           "pools them.  [default: 1]"),
-    option("--call-timeout", metavar="DURATION", help="--mode service: a call not answered "
-           "this long after it was sent is given up and counted as a timeout.  [default: 1s]"),
+           "the header (a catalogue name or a size, as --payload).  [default: the request's "
+           "--payload]"),
+    agent_option("--server-work", metavar="DURATION", help="--mode service: CPU work (a "
+           "spin) the server does per call before replying, e.g. 200us.  [default: {default}]"),
+    agent_option("--in-flight", metavar="N", help="--mode service: calls each client keeps "
+           "outstanding at most (1-{limit[in_flight]}).  [default: {default}]"),
+    agent_option("--clients", metavar="N", help="--mode service: clients calling the one "
+           "server (1-{limit[clients]}), each its own endpoint and schedule at --rate; the "
+           "result lists each and pools them.  [default: {default}]"),
+    agent_option("--call-timeout", metavar="DURATION", help="--mode service: a call not "
+           "answered this long after it was sent is given up and counted as a timeout.  "
+           "[default: {default}]"),
     option("--gate", "gates", multiple=True, scenario_kind="list", metavar="EXPR",
            help="A pass/fail check on the point, repeatable (a scenario: gates: [list]): "
            "rss-growth<=SIZE, fd-growth<=N, threads-growth<=N (each agent and daemon), "

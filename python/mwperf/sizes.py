@@ -1,21 +1,61 @@
 """Byte sizes: parse "100", "64KiB", "4MiB" into bytes, and format byte counts for people.
 
-Binary suffixes only (KiB = 1024 bytes): message sizes in robotics are powers of two far more
-often than not, and "64KB" would leave the reader guessing which kilo was meant.
+The grammar is the agent's (crates/mwperf-core/src/units.rs, ``parse_bytes``), written out in
+docs/cli.md ("Sizes"): a whole number of bytes with an optional binary unit, in any case — ``B``;
+``K`` or ``KiB`` (1024); ``M`` or ``MiB``; ``G`` or ``GiB``. ``64k`` is ``64KiB``, as
+performance_test's message names write it (Array64k). ``KB``, ``MB`` and ``GB`` are refused:
+"64KB" would leave the reader guessing which kilo was meant. tests/vectors/sizes.json holds the
+cases both languages run.
 """
 
 import re
 
-BYTES_PER_SUFFIX: dict[str, int] = {"": 1, "B": 1, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3}
-_PATTERN = re.compile(r"(\d+)(B|KiB|MiB|GiB)?")
+from .errors import UsageError
+
+BYTES_PER_UNIT: dict[str, int] = {"": 1, "b": 1, "k": 1024, "kib": 1024, "m": 1024**2,
+                                  "mib": 1024**2, "g": 1024**3, "gib": 1024**3}
+"""unit (lower case) -> bytes"""
+AMBIGUOUS = ("kb", "mb", "gb")
+MAX_SIZE = 2**64 - 1
+"""the agent's largest number (a 64-bit usize)"""
+SIZE_HINT = ("use a whole number of bytes with an optional binary unit, e.g. 100, 64KiB "
+             "(or 64k), 4MiB, 1GiB")
+_PATTERN = re.compile(r"([0-9]+)([A-Za-z]*)")
 
 
 def parse_size(text: str) -> int:
-    """Return ``text`` as a number of bytes; raise ValueError when it is not a size."""
+    """Return ``text`` as a number of bytes; raise ValueError saying why when it is not a size."""
     match = _PATTERN.fullmatch(text.strip())
-    if match is None:
-        raise ValueError(f"not a byte size: {text!r}")
-    return int(match.group(1)) * BYTES_PER_SUFFIX[match.group(2) or ""]
+    unit = match.group(2).lower() if match else None
+    if match is None or (unit not in BYTES_PER_UNIT and unit not in AMBIGUOUS):
+        raise ValueError(f"cannot parse '{text}' as a size; {SIZE_HINT}")
+    if unit in AMBIGUOUS:
+        raise ValueError(f"'{text}': {match.group(2)} is ambiguous (1000 or 1024?); write "
+                         f"{match.group(1)}{unit[0].upper()}iB (binary) or the number of bytes")
+    size = int(match.group(1)) * BYTES_PER_UNIT[unit or ""]
+    if size > MAX_SIZE:
+        raise ValueError(f"'{text}' is too large a size")
+    return size
+
+
+def payload_size(flag: str, text: str, catalogue: dict[str, int]) -> int:
+    """A payload's bytes after the header, as the agent resolves it (mwperf-core's
+    ``payload::resolve``): a catalogue name in any case, else a size; a usage error naming
+    ``flag`` otherwise. Whether it fits the transport is the sizes part's check."""
+    given = text.strip()
+    found = next((n for name, n in catalogue.items()
+                  if given.isascii() and name.lower() == given.lower()), None)
+    if found is not None:
+        return found
+    if not given[:1].isdigit() or not given[:1].isascii():
+        names = list(catalogue)  # smallest first
+        span = f"{names[0]} \u2026 {names[-1]}, " if names else ""
+        raise UsageError(f"{flag}: unknown payload '{text}'; use a catalogue name ({span}see "
+                         f"'mwperf payloads') or a size such as 100 or 64KiB")
+    try:
+        return parse_size(given)
+    except ValueError as exc:
+        raise UsageError(f"{flag}: {exc}") from None
 
 
 def format_bytes(count: int) -> str:

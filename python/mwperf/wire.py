@@ -29,7 +29,9 @@ from typing import Any
 from .result_types import RunResultWire
 
 HEADER_BYTES = 56
-"""mwperf's message header (crates/mwperf-core: sequence, timestamps, flags)"""
+"""mwperf's message header (crates/mwperf-core: sequence, timestamps, flags): the agent's
+``header_bytes`` (``mwperf-agent options --json``; tests/test_agent_options.py holds this to
+it), stated here too because saved results are read and reported without an agent"""
 RECORD = struct.Struct("<QI")
 """one packet-log record (crates/mwperf-linkem/src/packetlog.rs)"""
 PHASES = ("setup", "warmup", "steady", "idle", "teardown")

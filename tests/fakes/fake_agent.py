@@ -48,10 +48,12 @@ from mwperf.durations import parse_duration  # noqa: E402
 from mwperf.sizes import parse_size  # noqa: E402
 from mwperf.topicnames import default_name, samples_names  # noqa: E402
 
-CATALOGUE = {"Array32": 32, "Array64": 64, "Array1k": 1024, "Array16k": 16384,
-             "Struct256": 256, "PointCloud4m": 4 * 1024 * 1024}
+CATALOGUE = json.loads((Path(__file__).parent / "payloads.json").read_text())
+"""the real agent's 'payloads --json' (tests/test_agent_options.py keeps it current)"""
 DESCRIPTORS = json.loads((Path(__file__).parent / "transports.json").read_text())
 """the real agent's 'transports --json' (tests/test_transport_registry.py keeps it current)"""
+OPTIONS = (Path(__file__).parent / "options.json").read_text()
+"""the real agent's 'options --json' (tests/test_agent_options.py keeps it current)"""
 BUILT = ("udp", "tcp", "uds")
 WARNING = {"code": "cpu-idle", "message": "CPU idle states are enabled",
            "hint": "use --prevent-cpu-idle"}
@@ -92,7 +94,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
         p.add_argument("--quiet", action="store_true")
         p.add_argument("--busy-poll", action="store_true")
         p.add_argument("--prevent-cpu-idle", action="store_true")
-    for name in ("payloads", "transports"):
+    for name in ("payloads", "transports", "options"):
         sub.add_parser(name).add_argument("--json", action="store_true")
     sub.add_parser("pool")
     router = sub.add_parser("router")
@@ -164,8 +166,9 @@ def serve(args: argparse.Namespace, how: dict[str, str]) -> tuple[str, dict]:
 
 
 def payload_bytes(text: str | None) -> int:
-    text = text or "Array1k"
-    return CATALOGUE[text] if text in CATALOGUE else parse_size(text)
+    text = text or json.loads(OPTIONS)["defaults"]["payload"]
+    found = [n for name, n in CATALOGUE.items() if name.lower() == text.strip().lower()]
+    return found[0] if found else parse_size(text)
 
 
 def send(args: argparse.Namespace, how: dict[str, str]) -> tuple[str, dict | None, int, str | None]:
@@ -216,6 +219,9 @@ def main() -> int:
     args = parse(sys.argv[1:])
     if args.version:
         print("mwperf-agent 0.1.0 (git fake)")
+        return 0
+    if args.role == "options":
+        print(OPTIONS.strip())
         return 0
     if args.role in ("payloads", "transports"):
         print(json.dumps(CATALOGUE if args.role == "payloads" else transports()))

@@ -30,6 +30,9 @@ pub enum Role {
     Transports(ListArgs),
     /// List every warning code mwperf emits and what it means (the one registry).
     Warnings(ListArgs),
+    /// List the defaults and limits of the measuring roles' options (the control plane reads
+    /// them from here instead of repeating them).
+    Options(ListArgs),
     /// Run a middleware router in this process until SIGINT/SIGTERM (zenoh client mode).
     Router(RouterArgs),
     /// Listen to a live system's keys, publishing nothing; one line per message (mwperf probe --zenoh).
@@ -337,7 +340,7 @@ fn socket_addr(s: &str) -> Result<std::net::SocketAddr, String> {
 pub const MAX_TOPICS: u32 = 64;
 
 /// Upper bound of a pub's --subscribers (each subscriber is a process of its own; the
-/// control plane's limit, config.MAX_SUBSCRIBERS, is the same).
+/// control plane reads it from `mwperf-agent options`).
 pub const MAX_SUBSCRIBERS: u32 = 16;
 
 fn key_value(s: &str) -> Result<(String, String), String> {

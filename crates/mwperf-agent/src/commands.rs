@@ -22,6 +22,10 @@ pub fn run(role: &Role) -> Option<ExitCode> {
             listing::warnings(a.json);
             ExitCode::SUCCESS
         }
+        Role::Options(a) => {
+            listing::options(a.json);
+            ExitCode::SUCCESS
+        }
         Role::Router(a) => router::run(a),
         Role::Probe(a) => probe::run(a),
         Role::ProbeRos2(a) => probe_ros2::run(a),

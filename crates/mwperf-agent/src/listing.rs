@@ -1,4 +1,5 @@
-//! The listings: `mwperf-agent payloads`, `warnings` and `transports` (each `[--json]`).
+//! The listings: `mwperf-agent payloads`, `warnings`, `transports` and `options` (each
+//! `[--json]`).
 //! `transports` gives every transport's descriptor (crates/mwperf-transports, descriptor.rs),
 //! built into this binary or not. The JSON keeps the first keys readers relied on (`name`,
 //! `built`, `daemon`, `address`, `description`) and adds the rest of the descriptor.
@@ -23,6 +24,7 @@ pub fn transport_json(kind: Kind) -> serde_json::Value {
         "framing": d.framing.name(),
         "datagram": d.datagram(),
         "max_message": d.max_message,
+        "max_payload": kind.max_payload(),
         "local_only": d.local_only,
         "crosses_hosts": d.crosses_hosts,
         "fanout": d.fanout.name(),
@@ -72,6 +74,89 @@ pub fn warnings(json: bool) {
     } else {
         for c in mwperf_core::warning_codes::ALL {
             println!("{:<26} {} ({})", c.code, c.about, c.from);
+        }
+    }
+}
+
+/// The measuring roles whose options `options` lists.
+const MEASURING: [&str; 6] = ["ping", "pong", "pub", "sub", "client", "server"];
+
+/// Every valued option of the measuring roles, from the command line's own definitions
+/// (cli.rs): (role, key = the flag without `--`, `-` as `_`, its definition).
+fn measuring_options() -> Vec<(&'static str, String, clap::Arg)> {
+    let cli = <crate::cli::Cli as clap::CommandFactory>::command();
+    let mut found = Vec::new();
+    for role in MEASURING {
+        let sub = cli.find_subcommand(role).expect("a measuring role");
+        for arg in sub.get_arguments() {
+            if let (Some(long), true) = (arg.get_long(), arg.get_action().takes_values()) {
+                found.push((role, long.replace('-', "_"), arg.clone()));
+            }
+        }
+    }
+    found
+}
+
+/// The default of every valued option of the measuring roles: key -> the default as text. A
+/// flag has one default in every role that takes it (the tests check it).
+pub fn option_defaults() -> serde_json::Map<String, serde_json::Value> {
+    let mut found = serde_json::Map::new();
+    for (_, key, arg) in measuring_options() {
+        if let [value] = arg.get_default_values() {
+            let value = value.to_string_lossy().to_string();
+            found.entry(key).or_insert_with(|| value.into());
+        }
+    }
+    found
+}
+
+/// The values every option with a closed set of values takes (`--reliability`,
+/// `--durability`, `--executor`): key -> the values.
+pub fn option_choices() -> serde_json::Map<String, serde_json::Value> {
+    let mut found = serde_json::Map::new();
+    for (_, key, arg) in measuring_options() {
+        let values: Vec<String> = arg
+            .get_possible_values()
+            .iter()
+            .map(|v| v.get_name().to_string())
+            .collect();
+        if !values.is_empty() {
+            found.entry(key).or_insert_with(|| values.into());
+        }
+    }
+    found
+}
+
+/// The limits the agent holds its options to (the control plane checks them before a run).
+pub fn option_limits() -> serde_json::Value {
+    use crate::cli::{MAX_CLIENTS, MAX_IN_FLIGHT, MAX_SUBSCRIBERS, MAX_TOPICS};
+    serde_json::json!({
+        "topics": MAX_TOPICS,
+        "subscribers": MAX_SUBSCRIBERS,
+        "clients": MAX_CLIENTS,
+        "in_flight": MAX_IN_FLIGHT,
+        "payload_bytes": mwperf_core::payload::MAX_PAYLOAD,
+        "header_bytes": mwperf_core::wire::HEADER_LEN,
+    })
+}
+
+/// `mwperf-agent options [--json]`: `{"defaults": {flag: text}, "choices": {flag: [text]},
+/// "limits": {name: number}}`; for people one line each.
+pub fn options(json: bool) {
+    let (defaults, choices, limits) = (option_defaults(), option_choices(), option_limits());
+    if json {
+        let v = serde_json::json!({"defaults": defaults, "choices": choices, "limits": limits});
+        println!("{v}");
+    } else {
+        for (k, v) in &defaults {
+            let v = v.as_str().unwrap_or("");
+            println!("--{:<20} default {v}", k.replace('_', "-"));
+        }
+        for (k, v) in &choices {
+            println!("--{:<20} one of {v}", k.replace('_', "-"));
+        }
+        for (k, v) in limits.as_object().into_iter().flatten() {
+            println!("{k:<22} at most {v}");
         }
     }
 }
@@ -127,6 +212,7 @@ mod tests {
                 "discovery",
                 "framing",
                 "max_message",
+                "max_payload",
                 "local_only",
                 "crosses_hosts",
                 "fanout",
@@ -140,11 +226,35 @@ mod tests {
             assert_eq!(v["name"], k.name());
         }
         assert_eq!(transport_json(Kind::Udp)["max_message"], 65_507);
+        assert_eq!(transport_json(Kind::Udp)["max_payload"], 65_507 - 56);
+        assert_eq!(
+            transport_json(Kind::Tcp)["max_payload"],
+            mwperf_core::payload::MAX_PAYLOAD
+        );
         assert_eq!(
             transport_json(Kind::Zenoh)["opts"]["mode"]
                 .as_str()
                 .map(|h| h.contains("client")),
             Some(true)
+        );
+    }
+
+    /// One default per flag: every measuring role that takes a flag gives it the same default
+    /// (the listing keeps the first role's).
+    #[test]
+    fn a_flag_has_one_default_in_every_role() {
+        let defaults = option_defaults();
+        for (role, key, arg) in measuring_options() {
+            if let [value] = arg.get_default_values() {
+                assert_eq!(defaults[&key], &*value.to_string_lossy(), "{role} --{key}");
+            }
+        }
+        assert_eq!(defaults["payload"], "Array1k");
+        assert_eq!(defaults["depth"], "10");
+        assert_eq!(option_limits()["topics"], crate::cli::MAX_TOPICS);
+        assert_eq!(
+            option_choices()["reliability"],
+            serde_json::json!(["reliable", "best-effort"])
         );
     }
 }

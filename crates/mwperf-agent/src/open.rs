@@ -84,7 +84,9 @@ pub fn open(session: &mut Session) -> Result<Vec<multi::Topic>, Stop> {
         .collect::<Result<Vec<_>, _>>()
         .map_err(Stop::Usage)?;
     let size_ok = match role {
-        Role::Ping(a) | Role::Pub(a) => crate::roles::check_size(common.transport, a.payload),
+        Role::Ping(a) | Role::Pub(a) => {
+            crate::roles::check_size(common.transport, "--payload", a.payload)
+        }
         _ => Ok(()),
     };
     let specs = &plan.specs;

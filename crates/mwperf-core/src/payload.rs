@@ -39,7 +39,8 @@ pub const CATALOGUE: &[(&str, usize)] = &[
 /// Largest payload accepted (beyond it, buffers stop being a messaging benchmark).
 pub const MAX_PAYLOAD: usize = 64 * MI;
 
-/// Resolve a catalogue name (case-insensitive) or a byte count.
+/// Resolve a catalogue name (case-insensitive) or a size (`units::parse_bytes`'s grammar) of at
+/// most [`MAX_PAYLOAD`] bytes.
 pub fn resolve(text: &str) -> Result<usize, String> {
     if let Some((_, n)) = CATALOGUE
         .iter()
@@ -47,15 +48,40 @@ pub fn resolve(text: &str) -> Result<usize, String> {
     {
         return Ok(*n);
     }
-    let n = parse_bytes(text).map_err(|_| {
-        format!("unknown payload '{text}'; use a catalogue name (Array32 … Array4m, Struct16 … Struct32k, PointCloud512k … PointCloud4m; see 'mwperf-agent payloads') or a byte count such as 100 or 64KiB")
-    })?;
+    if !text.trim().starts_with(|c: char| c.is_ascii_digit()) {
+        return Err(format!(
+            "unknown payload '{text}'; use a catalogue name ({}; see 'mwperf-agent payloads') or a size such as 100 or 64KiB",
+            families()
+        ));
+    }
+    let n = parse_bytes(text)?;
     if n > MAX_PAYLOAD {
         return Err(format!(
-            "payload of {n} bytes is above the {MAX_PAYLOAD}-byte limit"
+            "payload of {n} bytes is above the agent's limit of {MAX_PAYLOAD} bytes (64 MiB)"
         ));
     }
     Ok(n)
+}
+
+/// The catalogue's families, each as its first and last name: `Array32 … Array4m, ...`.
+fn families() -> String {
+    fn family(name: &str) -> &str {
+        name.split(|c: char| c.is_ascii_digit())
+            .next()
+            .unwrap_or("")
+    }
+    let mut spans: Vec<(&str, &str)> = Vec::new();
+    for (name, _) in CATALOGUE {
+        match spans.last_mut() {
+            Some((first, last)) if family(first) == family(name) => *last = name,
+            _ => spans.push((name, name)),
+        }
+    }
+    spans
+        .iter()
+        .map(|(a, b)| format!("{a} \u{2026} {b}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]
@@ -72,5 +98,12 @@ mod tests {
             .unwrap_err()
             .contains("unknown payload 'Array3k'"));
         assert!(resolve("65MiB").unwrap_err().contains("limit"));
+        assert!(resolve("64KB").unwrap_err().contains("ambiguous"));
+        assert_eq!(resolve("64k"), Ok(65536));
+        assert_eq!(resolve("1GiB").map_err(|e| e.contains("limit")), Err(true));
+        assert_eq!(
+            families(),
+            "Array32 \u{2026} Array4m, Struct16 \u{2026} Struct32k, PointCloud512k \u{2026} PointCloud4m"
+        );
     }
 }

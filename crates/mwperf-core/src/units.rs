@@ -1,6 +1,6 @@
 //! Parsing of human quantities on the command line: durations (`10s`, `1.5ms`) and byte sizes
-//! (`100`, `64KiB`). The grammar is shared with the Python control plane through
-//! `tests/vectors/durations.json`.
+//! (`100`, `64KiB`). Both grammars are shared with the Python control plane through
+//! `tests/vectors/durations.json` and `tests/vectors/sizes.json`.
 
 /// Parse a duration like `10s`, `500ms`, `2m`, `1.5s`, `250us`/`250µs`, `100ns`, `1h`, or `0`.
 /// A bare number other than 0 is rejected: the unit is never guessed.
@@ -68,23 +68,39 @@ pub fn format_ns(ns: f64) -> String {
     }
 }
 
-/// Parse a byte count: `100`, `1k`/`1KiB` (1024), `4MiB`, `2m` (binary multiples, as the
-/// performance_test catalogue uses).
+/// Parse a byte size (docs/cli.md, "Sizes"): a whole number of bytes, optionally followed by a
+/// binary unit, in any case: `B`; `K` or `KiB` (1024); `M` or `MiB` (1024²); `G` or `GiB`
+/// (1024³). `64k` is `64KiB`, as performance_test's message names write it (Array64k).
+/// `KB`, `MB` and `GB` are refused: they leave the reader guessing which kilo was meant.
+/// The control plane's `python/mwperf/sizes.py` accepts exactly the same texts
+/// (`tests/vectors/sizes.json` holds the cases both run).
 pub fn parse_bytes(text: &str) -> Result<usize, String> {
     let t = text.trim();
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
+    let bad = || format!("cannot parse '{text}' as a size; {SIZE_HINT}");
     let mult: usize = match unit.to_ascii_lowercase().as_str() {
+        _ if num.is_empty() => return Err(bad()),
         "" | "b" => 1,
-        "k" | "kib" | "kb" => 1 << 10,
-        "m" | "mib" | "mb" => 1 << 20,
-        _ => return Err(format!("cannot parse '{text}' as a size")),
+        "k" | "kib" => 1 << 10,
+        "m" | "mib" => 1 << 20,
+        "g" | "gib" => 1 << 30,
+        "kb" | "mb" | "gb" => {
+            return Err(format!(
+                "'{text}': {unit} is ambiguous (1000 or 1024?); write {num}{}iB (binary) or the number of bytes",
+                &unit[..1].to_ascii_uppercase()
+            ))
+        }
+        _ => return Err(bad()),
     };
     num.parse::<usize>()
         .ok()
         .and_then(|n| n.checked_mul(mult))
-        .ok_or_else(|| format!("cannot parse '{text}' as a size"))
+        .ok_or_else(|| format!("'{text}' is too large a size"))
 }
+
+/// What a size looks like, for error messages.
+pub const SIZE_HINT: &str = "use a whole number of bytes with an optional binary unit, e.g. 100, 64KiB (or 64k), 4MiB, 1GiB";
 
 #[cfg(test)]
 mod tests {
@@ -105,11 +121,24 @@ mod tests {
         }
     }
 
+    /// The size vectors shared with the control plane (python/mwperf/sizes.py).
     #[test]
-    fn sizes_and_formatting() {
-        assert_eq!(parse_bytes("64KiB"), Ok(65536));
-        assert_eq!(parse_bytes("100"), Ok(100));
-        assert!(parse_bytes("-1").is_err());
+    fn shared_size_vectors() {
+        let text = include_str!("../../../tests/vectors/sizes.json");
+        let v: serde_json::Value = serde_json::from_str(text).unwrap();
+        for case in v["valid"].as_array().unwrap() {
+            let (s, n) = (case[0].as_str().unwrap(), case[1].as_u64().unwrap());
+            assert_eq!(parse_bytes(s), Ok(n as usize), "{s}");
+        }
+        for case in v["invalid"].as_array().unwrap() {
+            let (s, says) = (case[0].as_str().unwrap(), case[1].as_str().unwrap());
+            let err = parse_bytes(s).expect_err(s);
+            assert!(err.contains(says), "{s}: {err} does not say '{says}'");
+        }
+    }
+
+    #[test]
+    fn formatting() {
         assert_eq!(format_ns(5710.0), "5.71 µs");
         assert_eq!(format_ns(12_300_000.0), "12.3 ms");
         assert_eq!(format_ns(850.0), "850 ns");

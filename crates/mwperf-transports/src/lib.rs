@@ -141,6 +141,17 @@ impl Kind {
         self.descriptor().max_message
     }
 
+    /// Largest payload (after the mwperf header) one message carries with this agent: the
+    /// largest message less the header, never above the agent's payload limit
+    /// (`mwperf_core::payload::MAX_PAYLOAD`). The listing exports it as `max_payload`: the one
+    /// size limit every sized option is checked against, by the agent and the control plane.
+    pub fn max_payload(self) -> usize {
+        let most = mwperf_core::payload::MAX_PAYLOAD;
+        self.max_message().map_or(most, |m| {
+            m.saturating_sub(mwperf_core::wire::HEADER_LEN).min(most)
+        })
+    }
+
     /// Whether the transport itself may drop or reorder messages (datagrams).
     pub fn datagram(self) -> bool {
         self.descriptor().datagram()

@@ -13,7 +13,8 @@ from typing import Any
 from ..config import PointConfig
 from ..durations import format_duration_arg
 from .example import example_bag
-from .trace import HEADER_LEN, ReplayPlan, ReplaySpec, parse_spec, write_traces
+from ..wire import HEADER_BYTES  # the agent writes it over each message's first bytes
+from .trace import ReplayPlan, ReplaySpec, parse_spec, write_traces
 
 EXAMPLE = "example"
 """``--replay example``: seed 000's kind of recording (LaserScan 40 Hz, Image 30 Hz, 10 s)"""
@@ -39,7 +40,7 @@ def prepare(options: dict[str, Any], folder: Path
                 else format_duration_arg(max(plan.duration_ns, 1_000_000)))
     fastest = max((1e9 / p for p in plan.periods_ns if p), default=1.0)
     built = dict(options, topics=str(len(plan.topics)),
-                 payload=str(max(0, max(plan.max_bytes) - HEADER_LEN)),
+                 payload=str(max(0, max(plan.max_bytes) - HEADER_BYTES)),
                  rate=format(fastest, ".3f"), duration=duration,
                  warmup=options.get("warmup") or "0s")  # every recorded message counts
     return built, plan, spec

@@ -17,7 +17,6 @@ from .info import nearest_rank
 from .recording import check_topics, detect_format, messages, open_reader, topics_of
 
 MAGIC = b"MWPTRC01"
-HEADER_LEN = 56  # the mwperf header the agent writes over each message's first bytes
 
 
 @dataclass(frozen=True)

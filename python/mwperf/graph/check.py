@@ -2,6 +2,7 @@
 the node and the topic (exit 2)."""
 
 from ..errors import UsageError
+from ..wire import HEADER_BYTES
 from .model import Graph
 from .services import check_services
 
@@ -58,7 +59,8 @@ def check_hosts(graph: Graph, hosts: tuple[str, ...], flag: str) -> None:
 
 
 def check_sizes(graph: Graph, transport: str, max_bytes: int | None) -> None:
-    """Every topic's messages fit the transport (its descriptor's largest message)."""
+    """Every topic's messages fit the transport: ``max_bytes`` is its descriptor's largest
+    payload after mwperf's header (the agent's limit included; None: not known here)."""
     if max_bytes is None:
         return
     for topic in graph.topics():
@@ -66,8 +68,8 @@ def check_sizes(graph: Graph, transport: str, max_bytes: int | None) -> None:
         if size > max_bytes:
             node = graph.publishers_of(topic)[0]
             raise UsageError(f"graph '{graph.name}': node '{node}' publishes '{topic}' with "
-                             f"{size} B messages; --transport {transport} carries at most "
-                             f"{max_bytes} B")
+                             f"{size} B payloads; --transport {transport} carries at most "
+                             f"{max_bytes} B after mwperf's {HEADER_BYTES}-byte header")
 
 
 def _one_origin(graph: Graph, where: str, topic: str) -> None:

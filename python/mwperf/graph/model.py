@@ -8,7 +8,6 @@ value here is already validated: durations in ns, sizes in bytes, ``copies`` exp
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-EXECUTORS = ("single", "multi")
 PHASES = ("spread", "aligned")
 
 

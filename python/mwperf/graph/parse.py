@@ -29,12 +29,13 @@ too_late: {percent: 100, absolute: 50ms}
 from dataclasses import replace
 from typing import Any
 
+from ..agent import option_choices
 from ..errors import UsageError
 from ..emulation.cpu import parse_limits
 from ..scenario.source import Item, parse_document
 from .check import check_graph
 from .sizes import recorded, uniform
-from .model import EXECUTORS, PHASES, Chain, Graph, Lateness, Node, Publisher, Qos, Subscriber
+from .model import PHASES, Chain, Graph, Lateness, Node, Publisher, Qos, Subscriber
 from .reader import Reader, period
 from .services import client, server
 
@@ -44,8 +45,6 @@ NODE_KEYS = ("name", "host", "executor", "group", "copies", "cpu_quota", "cpu_pi
 PUB_KEYS = ("topic", "rate", "period", "payload", "qos")
 SUB_KEYS = ("topic", "busy_loop", "publish", "publish_payload", "qos")
 QOS_KEYS = ("reliability", "history", "durability")
-RELIABILITIES = ("reliable", "best-effort")
-DURABILITIES = ("volatile", "transient-local")
 MAX_COPIES = 1000
 
 
@@ -85,9 +84,9 @@ def _nodes(read: Reader, item: Item) -> list[Node]:
     assert name is not None
     what = f"node '{name}'"
     executor = read.text(fields.get("executor"), f"{what}: executor", required=False) or "single"
-    if executor not in EXECUTORS:
+    if executor not in option_choices("executor"):
         raise read.fail(fields["executor"], f"{what}: executor '{executor}'; allowed: "
-                        f"{', '.join(EXECUTORS)}")
+                        f"{', '.join(option_choices('executor'))}")
     copies = 1
     if "copies" in fields:
         copies = int(read.number(fields["copies"], f"{what}: copies", 1, MAX_COPIES))
@@ -202,10 +201,10 @@ def _qos(read: Reader, item: Item | None, what: str) -> Qos:
         return Qos()
     fields = read.mapping(item, f"{what}: qos", QOS_KEYS)
     values: dict[str, Any] = {k: read.text(v, f"{what}: qos {k}") for k, v in fields.items()}
-    for key, allowed in (("reliability", RELIABILITIES), ("durability", DURABILITIES)):
-        if key in values and values[key] not in allowed:
+    for key in ("reliability", "durability"):
+        if key in values and values[key] not in option_choices(key):
             raise read.fail(fields[key], f"{what}: qos {key} '{values[key]}'; allowed: "
-                            f"{', '.join(allowed)}")
+                            f"{', '.join(option_choices(key))}")
     history = values.get("history")
     if history is not None and not (history in ("keep-last", "keep-all") or (
             history.startswith("keep-last:") and history[10:].isdigit()

@@ -12,7 +12,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import RunError, UsageError
-from ..wire import HEADER_BYTES
 from .builtin import load_graph
 from .check import check_sizes
 from .services import check_run as check_services
@@ -69,10 +68,10 @@ def refuse_graph_options(options: dict[str, Any]) -> None:
 
 
 def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]], Point],
-                      max_message: Callable[[str], int | None]) -> Point:
+                      max_payload: Callable[[str], int]) -> Point:
     """The graph point of ``options`` (``graph`` is given): ``stream`` builds the shared fields
-    (config.build_point without the graph's own options), ``max_message`` is the transport's
-    largest message (None: no limit or not known here)."""
+    (config.build_point without the graph's own options), ``max_payload`` is the transport's
+    largest payload (its descriptor's: the agent's limit included)."""
     given = [n for n, v in options.items() if n not in GRAPH_TAKES
              and v not in (None, False, (), [], "")]
     if given:
@@ -101,11 +100,11 @@ def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]]
                          "would need the interposer copied and their rows fetched; split a "
                          "graph's layers with its nodes on this machine (loopback or --link)")
     try:
-        most = max_message(cfg.transport)
+        most: int | None = max_payload(cfg.transport)
     except RunError:
         most = None  # not described by this agent: the sweep skips the point
-    check_sizes(graph, cfg.transport, most - HEADER_BYTES if most else None)
-    check_services(graph, cfg.transport, most - HEADER_BYTES if most else None)
+    check_sizes(graph, cfg.transport, most)
+    check_services(graph, cfg.transport, most)
     place: tuple[tuple[str, str], ...] = ()
     remote: tuple[str, ...] = ()
     if cfg.link is not None or cfg.topology is not None:

@@ -33,7 +33,6 @@ from ..runner import DAEMON_PLACED_AS, placed, real_hosts
 from ..transports import profile
 from ..transports.foxglove import require_sdk
 from ..transports.iceoryx2 import own_domain
-from ..wire import HEADER_BYTES
 from .check import check_qos, check_sizes
 from .load import flow_control
 from .clocks import CLOCK_NODE, clock_node, clock_plan, real_clock_plan
@@ -90,11 +89,11 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
     """Measure ``graph`` over ``cfg.transport`` for cfg's warm-up and duration."""
     supported(cfg.transport)
     _check_rustdds_loopback(graph, cfg)
-    most = profile(cfg.transport).max_message
-    check_sizes(graph, cfg.transport, most - HEADER_BYTES if most else None)
+    most = profile(cfg.transport).max_payload
+    check_sizes(graph, cfg.transport, most)
     check_qos(graph, cfg.transport, profile(cfg.transport).qos)
     graph = flow_control(graph, cfg, profile(cfg.transport).qos)
-    check_services(graph, cfg.transport, most - HEADER_BYTES if most else None)
+    check_services(graph, cfg.transport, most)
     tag = secrets.randbits(32)
     started = datetime.now(timezone.utc)
     duration_ns = cfg.duration_ns or 0

@@ -11,6 +11,8 @@ what makes them impossible to run (a usage error naming the file, node and field
 ```
 """
 
+from ..agent import option_default, option_limit
+from ..durations import parse_duration
 from ..errors import UsageError
 from ..scenario.source import Item
 from .model import Client, Graph, Server
@@ -18,9 +20,6 @@ from .reader import Reader, period
 
 SERVER_KEYS = ("service", "reply_size", "work")
 CLIENT_KEYS = ("service", "rate", "period", "size", "in_flight", "timeout")
-MAX_IN_FLIGHT = 1024
-"""the agent's limit (roles/outstanding.rs)"""
-DEFAULT_TIMEOUT_NS = 1_000_000_000
 
 
 def server(read: Reader, node: str, item: Item) -> Server:
@@ -47,10 +46,11 @@ def client(read: Reader, node: str, item: Item) -> Client:
                         "header, e.g. 64 or 1KiB)")
     in_flight = 1
     if "in_flight" in fields:
-        in_flight = int(read.number(fields["in_flight"], f"{what}: in_flight", 1, MAX_IN_FLIGHT))
+        in_flight = int(read.number(fields["in_flight"], f"{what}: in_flight", 1,
+                                     option_limit("in_flight")))
         if in_flight != fields["in_flight"].value:
             raise read.fail(fields["in_flight"], f"{what}: in_flight must be a whole number")
-    timeout = DEFAULT_TIMEOUT_NS
+    timeout = parse_duration(option_default("call_timeout"))  # the agent's, as --call-timeout's
     if "timeout" in fields:
         timeout = read.duration(fields["timeout"], f"{what}: timeout")
         if timeout <= 0:

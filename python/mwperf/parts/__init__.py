@@ -23,16 +23,18 @@ from .profile import Profile
 from .restart import Restarts
 from .resources import Resources
 from .samples import Samples
+from .sizes import Sizes
 from .throughput import Throughput
 from .wire_bytes import WireBytes
 
 if TYPE_CHECKING:
     from ..point import Point
 
-PARTS: tuple[Part, ...] = (CallsPart(), Bridge(), Outage(), ClockSync(), CountAllocs(), Layers(),
-                           AllocSites(), Profile(), WireBytes(), Samples(), Throughput(),
+PARTS: tuple[Part, ...] = (CallsPart(), Sizes(), Bridge(), Outage(), ClockSync(), CountAllocs(),
+                           Layers(), AllocSites(), Profile(), WireBytes(), Samples(), Throughput(),
                            Restarts(), Resources())
-"""every part, in the order its hooks run (the bridge's hops read the place's link section,
+"""every part, in the order its hooks run (whether a transport has services is said before
+whether the calls fit it; the bridge's hops read the place's link section,
 which the runner writes before any part's; the layers' preload goes ahead of the allocation
 counter's; the resources part's gates read what the others wrote, so it comes last)"""
 

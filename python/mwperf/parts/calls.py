@@ -1,5 +1,5 @@
 """The calls part (``--mode service``, docs/services.md): before anything starts, whether the
-transport has request/response and carries the request and the reply. A usage error then (as
+transport has request/response (the sizes part checks the request and the reply). A usage error then (as
 when an agent refuses a point): ``mwperf run`` exits 2 naming the flag, and a sweep over every
 transport records the point "not supported" and goes on."""
 
@@ -21,10 +21,7 @@ class CallsPart(Part):
         return cfg.service is not None
 
     def check(self, cfg: "Point", agent: "Agent") -> None:
-        service = cfg.service
-        assert service is not None
         known = profile(cfg.transport, agent)
-        check_transport(service, cfg.payload_bytes, cfg.transport, known.services,
-                        known.max_message,
+        check_transport(cfg.transport, known.services,
                         lambda: [p.name for p in profiles(agent).values()
                                  if p.services["supported"]])

@@ -7,12 +7,12 @@ from collections.abc import Sequence
 
 from .data import Point, Run
 from .labels import describe
+from ..wire import HEADER_BYTES
 from .section import Section
 from .svg import Axis, Chart, colour
 
 MAX_POINTS = 40
 MAX_TICKS = 16
-HEADER_BYTES = 56
 
 
 def wire(point: Point) -> tuple[float | None, float | None]:

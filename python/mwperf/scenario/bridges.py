@@ -11,6 +11,7 @@ bridge delivered (a #192-style shortfall shows there).
 import statistics
 from dataclasses import dataclass
 
+from ..config import default
 from ..durations import format_ns, parse_duration
 from .observe import Observation
 
@@ -123,11 +124,11 @@ def _delivered(obs: Observation) -> float | None:
     options, row = obs.point.options, obs.row
     if row.rate <= 0 or row.count is None:
         return None
-    topics = int(options.get("topics") or 1)
+    topics = int(options.get("topics") or default("topics"))
     if options.get("count") is not None:
         planned = float(options["count"]) * topics
     else:
-        per_topic = row.rate * parse_duration(str(options.get("duration") or "10s")) / 1e9
+        per_topic = row.rate * parse_duration(str(options.get("duration") or default("duration"))) / 1e9
         planned = topics * max(per_topic, float(options.get("min_samples") or 0))
     return row.count / planned if planned else None
 

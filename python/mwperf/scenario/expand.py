@@ -14,7 +14,7 @@ from pathlib import Path
 from dataclasses import dataclass
 from typing import Any
 
-from ..config import TRANSPORTS
+from ..config import TRANSPORTS, default
 from ..table import format_rate
 from .model import BUILT_IN, Field, Scenario, Value
 
@@ -40,15 +40,15 @@ class PlannedPoint:
     @property
     def transport(self) -> str:
         """The point's transport."""
-        return str(self.options.get("transport") or "udp")
+        return str(self.options.get("transport") or default("transport"))
 
     def label(self) -> str:
         """'udp roundtrip 1000 Hz Array1k reliability=best-effort (rep 2/3)'."""
         options = self.options
-        rate = options.get("rate")
-        head = [self.transport, str(options.get("mode") or "roundtrip"),
-                format_rate(float(rate)) if _is_number(rate) else f"{rate or 1000} Hz",
-                _payload(str(options.get("payload") or "Array1k"))]
+        rate = default("rate") if options.get("rate") in (None, "") else options["rate"]
+        head = [self.transport, str(options.get("mode") or default("mode")),
+                format_rate(float(rate)) if _is_number(rate) else f"{rate} Hz",
+                _payload(str(options.get("payload") or default("payload")))]
         if options.get("replay"):  # the recording sets rates and sizes
             head[2:] = [f"replay {Path(str(options['replay'])).name}"]
         if options.get("graph"):  # its nodes set rates, sizes and work

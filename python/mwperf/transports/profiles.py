@@ -7,10 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from ..agent import Agent, find_agent, query_json
-from ..errors import RunError
+from ..errors import RunError, UsageError
+from ..wire import HEADER_BYTES
 
 FIELDS = ("name", "built", "daemon", "address", "description", "discovery", "framing",
-          "max_message", "local_only", "crosses_hosts", "fanout", "node_session", "opts", "defaults",
+          "max_message", "max_payload", "local_only", "crosses_hosts", "fanout", "node_session", "opts", "defaults",
           "qos", "services")
 """every key of one descriptor in the agent's listing"""
 
@@ -31,6 +32,11 @@ class Profile:
     framing: str
     """datagram, stream or middleware"""
     max_message: int | None
+    """the largest message one send carries, header included (None: no limit of its own)"""
+    max_payload: int
+    """the largest payload (after mwperf's header) one message carries with this agent: the
+    largest message less the header, never above the agent's payload limit; every sized option
+    is checked against it before anything starts (:meth:`check_fits`)"""
     local_only: bool
     """host-local IPC: nothing crosses a network"""
     crosses_hosts: bool
@@ -50,6 +56,17 @@ class Profile:
     services: dict[str, Any]
     """request/response (``--mode service``): ``supported`` and ``how`` (the mechanism, or why
     there is none)"""
+
+    def check_fits(self, what: str, size: int) -> None:
+        """A usage error naming ``what`` (a flag, a graph's topic), the transport and its
+        limit when ``size`` payload bytes do not fit one message."""
+        if size > self.max_payload:
+            own = self.max_message is not None  # else the agent's limit, whatever the transport
+            whose = f"--transport {self.name}" if own else "the agent, over any transport,"
+            raise UsageError(f"{what}: a payload of {size} bytes does not fit one {self.name} "
+                             f"message ({whose} carries at most {self.max_payload} bytes after "
+                             f"mwperf's {HEADER_BYTES}-byte header)"
+                             + ("; use a smaller payload or tcp/uds" if own else ""))
 
     @property
     def native_fanout(self) -> bool:

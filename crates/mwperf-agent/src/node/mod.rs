@@ -376,6 +376,10 @@ pub fn main(args: &crate::cli::NodeArgs) -> std::process::ExitCode {
         );
         return ExitCode::from(2);
     }
+    if let Err(e) = spec.check_sizes(args.common.transport) {
+        eprintln!("mwperf-agent: error: --node-spec: {e}");
+        return ExitCode::from(2);
+    }
     crate::signals::install();
     if let Some(ppm) = args.common.test_clock_drift_ppm {
         mwperf_core::clock::set_test_drift_ppm(ppm); // TEST ONLY: before any timestamp is taken

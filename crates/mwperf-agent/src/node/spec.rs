@@ -193,10 +193,11 @@ impl NodeSpec {
             if c.period_ns == 0 {
                 return Err(format!("{what}: period_ns must be > 0"));
             }
-            if !(1..=1024).contains(&c.in_flight) {
+            if !(1..=crate::cli::MAX_IN_FLIGHT).contains(&c.in_flight) {
                 return Err(format!(
-                    "{what}: in_flight {}; allowed: 1 to 1024",
-                    c.in_flight
+                    "{what}: in_flight {}; allowed: 1 to {}",
+                    c.in_flight,
+                    crate::cli::MAX_IN_FLIGHT
                 ));
             }
             if c.timeout_ns == 0 {
@@ -205,11 +206,72 @@ impl NodeSpec {
         }
         Ok(())
     }
+
+    /// Every size of the node (what its publishers, stages, servers and clients send) fits one
+    /// message of `kind` (its `max_payload`), else a usage error naming the topic or service.
+    pub fn check_sizes(&self, kind: mwperf_transports::Kind) -> Result<(), String> {
+        let outlets = self
+            .publishers
+            .iter()
+            .map(|p| &p.out)
+            .chain(self.subscriptions.iter().filter_map(|s| s.publish.as_ref()));
+        let mut sizes: Vec<(String, u32)> = Vec::new();
+        for out in outlets {
+            sizes.extend(out.payload_bytes.map(|b| (format!("'{}'", out.topic), b)));
+        }
+        for p in &self.publishers {
+            let most = p.payload_sizes.iter().max();
+            sizes.extend(most.map(|b| (format!("'{}'", p.out.topic), *b)));
+        }
+        for s in &self.servers {
+            sizes.extend(
+                s.reply_bytes
+                    .map(|b| (format!("service '{}'", s.service), b)),
+            );
+        }
+        for c in &self.clients {
+            let what = format!("service '{}'", c.service);
+            sizes.push((what.clone(), c.request_bytes));
+            sizes.extend(c.reply_bytes.map(|b| (what.clone(), b)));
+        }
+        for (what, bytes) in sizes {
+            crate::roles::check_size(
+                kind,
+                &format!("node '{}': {what}", self.name),
+                bytes as usize,
+            )?;
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_size_over_the_transports_limit_is_refused_naming_node_and_topic() {
+        let spec = |bytes: usize| {
+            let text = format!(
+                r#"{{"name":"n","index":1,"executor":"single","warmup_ns":0,"duration_ns":1,
+                "linger_ns":1,"publishers":[{{"topic":"/a","id":0,"payload_bytes":{bytes},
+                "addresses":["x"],"period_ns":1000}}],"subscriptions":[]}}"#
+            );
+            serde_json::from_str::<NodeSpec>(&text).unwrap()
+        };
+        let most = mwperf_transports::Kind::Udp.max_payload();
+        spec(most)
+            .check_sizes(mwperf_transports::Kind::Udp)
+            .unwrap();
+        let err = spec(most + 1)
+            .check_sizes(mwperf_transports::Kind::Udp)
+            .unwrap_err();
+        assert!(err.starts_with("node 'n': '/a': a payload of"), "{err}");
+        assert!(err.contains(&format!("at most {most} bytes")), "{err}");
+        spec(most + 1)
+            .check_sizes(mwperf_transports::Kind::Tcp)
+            .unwrap();
+    }
 
     #[test]
     fn reads_a_spec_and_names_what_is_wrong() {

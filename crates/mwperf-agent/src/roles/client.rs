@@ -77,19 +77,12 @@ pub fn check(args: &ClientArgs) -> Result<(), String> {
             with_services()
         ));
     }
-    if let Some(max) = kind.max_message() {
-        for (flag, bytes) in [
-            ("--payload", Some(s.payload)),
-            ("--reply-payload", args.reply_payload),
-        ] {
-            if let Some(b) = bytes.filter(|b| HEADER_LEN + b > max) {
-                return Err(format!(
-                    "{flag} {b}: a {}-byte message does not fit {} (at most {} bytes after the 56-byte header)",
-                    HEADER_LEN + b,
-                    kind.name(),
-                    max - HEADER_LEN
-                ));
-            }
+    for (flag, bytes) in [
+        ("--payload", Some(s.payload)),
+        ("--reply-payload", args.reply_payload),
+    ] {
+        if let Some(b) = bytes {
+            crate::roles::check_size(kind, flag, b)?;
         }
     }
     Ok(())

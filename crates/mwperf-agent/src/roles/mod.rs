@@ -105,16 +105,17 @@ pub fn random_run_id() -> u32 {
 }
 
 /// Check up front that the transport can carry the message at all (a usage error otherwise).
-pub fn check_size(kind: mwperf_transports::Kind, payload: usize) -> Result<(), String> {
-    let size = payload + mwperf_core::wire::HEADER_LEN;
-    match kind.max_message() {
-        Some(max) if size > max => Err(format!(
-            "--payload: {payload} bytes + the {}-byte header = {size} bytes does not fit one {} message (at most {max}); use a smaller payload or tcp/uds",
+pub fn check_size(kind: mwperf_transports::Kind, flag: &str, payload: usize) -> Result<(), String> {
+    let most = kind.max_payload();
+    if payload > most {
+        return Err(format!(
+            "{flag}: a payload of {payload} bytes does not fit one {} message (at most {most} bytes after the {}-byte header); use a smaller payload{}",
+            kind.name(),
             mwperf_core::wire::HEADER_LEN,
-            kind.name()
-        )),
-        _ => Ok(()),
+            if kind.max_message().is_some() { " or tcp/uds" } else { "" }
+        ));
     }
+    Ok(())
 }
 
 /// The measured messages a sender expects to send (what its per-message books reserve up front).

@@ -79,8 +79,14 @@ proptest! {
     }
 
     #[test]
-    fn sizes_scale_by_their_unit(n in 0usize..1 << 20, unit in prop::sample::select(vec![("", 1usize), ("b", 1), ("k", 1024), ("KiB", 1024), ("kb", 1024), ("m", 1 << 20), ("MiB", 1 << 20)])) {
+    fn sizes_scale_by_their_unit(n in 0usize..1 << 20, unit in prop::sample::select(vec![("", 1usize), ("b", 1), ("k", 1024), ("K", 1024), ("KiB", 1024), ("kib", 1024), ("m", 1 << 20), ("M", 1 << 20), ("MiB", 1 << 20), ("g", 1 << 30), ("GiB", 1 << 30)])) {
         prop_assert_eq!(parse_bytes(&format!("{n}{}", unit.0)), Ok(n * unit.1));
+    }
+
+    #[test]
+    fn decimal_units_are_refused_as_ambiguous(n in 0usize..1 << 20, unit in prop::sample::select(vec!["KB", "kB", "kb", "MB", "mb", "GB", "gb"])) {
+        let err = parse_bytes(&format!("{n}{unit}")).unwrap_err();
+        prop_assert!(err.contains("ambiguous"), "{err}");
     }
 
     #[test]
