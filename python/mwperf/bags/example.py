@@ -7,7 +7,6 @@ written into a hidden folder in the output folder and renamed into place only wh
 succeeded, so a failure leaves nothing half-written.
 """
 
-import os
 import shutil
 import subprocess
 import tempfile
@@ -15,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import RunError, UsageError
+from ..usercache import cache_dir
 
 SYSTEM_PYTHON = "/usr/bin/python3"
 DEBIAN_PACKAGES = "python3-rosbag python3-sensor-msgs"
@@ -84,12 +84,6 @@ def _convert_to_mcap(bag: Path, folder: Path) -> None:
             compress_mode="file", default_typestore=get_typestore(Stores.ROS1_NOETIC),
             typestore=None, exclude_topics=[], include_topics=[], exclude_msgtypes=[],
             include_msgtypes=[])
-
-
-def cache_dir() -> Path:
-    """$XDG_CACHE_HOME/mwperf, else ~/.cache/mwperf."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "mwperf"
 
 
 def example_bag() -> Path:
