@@ -3,6 +3,7 @@
 
 use clap::{Args, Parser, Subcommand};
 use mwperf_core::{payload, units};
+use mwperf_transports::ros2probe::DiscoveryRange;
 use mwperf_transports::{Durability, History, Kind, Qos, Reliability, Spec};
 use serde::Serialize;
 
@@ -166,6 +167,16 @@ pub struct ProbeRos2Args {
     /// Network interface to listen on (lo = loopback unicast discovery); default Cyclone's choice.
     #[arg(long)]
     pub interface: Option<String>,
+    /// How far discovery reaches, as ROS_AUTOMATIC_DISCOVERY_RANGE: LOCALHOST, SUBNET, OFF or
+    /// SYSTEM_DEFAULT (mapped as rmw_cyclonedds_cpp maps it).
+    #[arg(long, default_value = "SUBNET", value_parser = DiscoveryRange::parse)]
+    pub discovery_range: DiscoveryRange,
+    /// A host discovered by unicast besides (repeatable; ROS_STATIC_PEERS, split at ';').
+    #[arg(long)]
+    pub static_peer: Vec<String>,
+    /// Cyclone DDS configuration read after the range's (CYCLONEDDS_URI: XML and/or file:// URIs).
+    #[arg(long)]
+    pub cyclonedds_uri: Option<String>,
     /// DDS topic to read (repeatable, e.g. rt/chatter); default every topic with a writer.
     #[arg(long)]
     pub topic: Vec<String>,

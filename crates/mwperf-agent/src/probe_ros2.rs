@@ -20,6 +20,9 @@ pub fn run(args: &ProbeRos2Args) -> ExitCode {
     let opts = Options {
         domain: args.domain,
         interface: args.interface.clone(),
+        range: args.discovery_range,
+        static_peers: args.static_peer.clone(),
+        cyclonedds_uri: args.cyclonedds_uri.clone(),
         topics: args.topic.clone(),
         reliable: args.reliable,
         depth: args.depth,

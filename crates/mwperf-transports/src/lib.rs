@@ -15,6 +15,8 @@ mod endpoint;
 #[doc(hidden)]
 pub mod fuzzing;
 mod middleware;
+#[allow(dead_code)] // used by the middleware compiled in
+mod netif;
 mod poll;
 pub mod ros2probe;
 pub mod service;

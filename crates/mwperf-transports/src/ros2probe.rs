@@ -14,6 +14,13 @@ pub struct Options {
     pub domain: u32,
     /// A network interface name, or None for Cyclone's own choice.
     pub interface: Option<String>,
+    /// How far automatic discovery reaches (`ROS_AUTOMATIC_DISCOVERY_RANGE`).
+    pub range: DiscoveryRange,
+    /// Hosts discovered by unicast besides (`ROS_STATIC_PEERS`).
+    pub static_peers: Vec<String>,
+    /// The Cyclone DDS configuration a ROS 2 node in the same environment reads
+    /// (`CYCLONEDDS_URI`: XML fragments and/or `file://` URIs, comma separated), or None.
+    pub cyclonedds_uri: Option<String>,
     /// DDS topic names to subscribe to; empty = every topic with a writer (not `rq/`, `rr/`,
     /// `ros_discovery_info`, `DCPS*`).
     pub topics: Vec<String>,
@@ -25,6 +32,47 @@ pub struct Options {
     pub discovery_ns: u64,
     /// The measurement window, ns.
     pub duration_ns: u64,
+}
+
+/// `ROS_AUTOMATIC_DISCOVERY_RANGE` (ROS 2 Iron and later): how far a node discovers others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DiscoveryRange {
+    /// Unicast to this host's participants only, no multicast.
+    Localhost,
+    /// The middleware's multicast on the subnet (ROS 2's default when the variable is unset).
+    #[default]
+    Subnet,
+    /// No discovery of other processes.
+    Off,
+    /// The middleware's own defaults, untouched (static peers ignored).
+    SystemDefault,
+}
+
+impl DiscoveryRange {
+    /// The variable's spellings, as rcl reads them.
+    pub const NAMES: [&'static str; 4] = ["LOCALHOST", "SUBNET", "OFF", "SYSTEM_DEFAULT"];
+
+    pub fn parse(text: &str) -> Result<Self, String> {
+        match text {
+            "LOCALHOST" => Ok(Self::Localhost),
+            "SUBNET" => Ok(Self::Subnet),
+            "OFF" => Ok(Self::Off),
+            "SYSTEM_DEFAULT" => Ok(Self::SystemDefault),
+            _ => Err(format!(
+                "'{text}' is not a discovery range (one of {})",
+                Self::NAMES.join(", ")
+            )),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Localhost => "LOCALHOST",
+            Self::Subnet => "SUBNET",
+            Self::Off => "OFF",
+            Self::SystemDefault => "SYSTEM_DEFAULT",
+        }
+    }
 }
 
 /// The highest DDS domain id whose ports fit in 16 bits with the RTPS port mapping.

@@ -48,7 +48,7 @@ pub fn run(
             opts.depth
         )));
     }
-    let config = config::for_interface(opts.interface.as_deref())?;
+    let config = config::for_probe(opts)?;
     let api = ffi::api()?;
     domain::ensure(api, opts.domain, Some(&config))?;
     // SAFETY: plain constructor call; a negative return is an error code.
@@ -177,12 +177,21 @@ fn listen(
 
 /// After the discovery time: somebody answered, and every named topic exists.
 fn check_discovered(opts: &Options, disc: &Discovery) -> Result<(), TransportError> {
-    let interface = opts.interface.as_deref().unwrap_or("Cyclone's default");
+    let interface = format!(
+        "interface {}, ROS_AUTOMATIC_DISCOVERY_RANGE={}{}",
+        opts.interface.as_deref().unwrap_or("Cyclone's default"),
+        opts.range.name(),
+        if opts.static_peers.is_empty() {
+            String::new()
+        } else {
+            format!(", ROS_STATIC_PEERS={}", opts.static_peers.join(";"))
+        }
+    );
     if disc.alive.is_empty() {
         return Err(TransportError::Middleware {
             transport: "cyclonedds",
             detail: format!(
-                "nothing discovered on DDS domain {} (interface {interface}) within {:.1} s: no \
+                "nothing discovered on DDS domain {} ({interface}) within {:.1} s: no \
                  other participant; is the system on this domain (ROS_DOMAIN_ID) and reachable \
                  through this interface?",
                 opts.domain,
@@ -204,7 +213,7 @@ fn check_discovered(opts: &Options, disc: &Discovery) -> Result<(), TransportErr
             .map(|t| shown(t))
             .collect();
         return Err(TransportError::Address(format!(
-            "unknown topic {} on DDS domain {} (interface {interface}): no writer or reader has \
+            "unknown topic {} on DDS domain {} ({interface}): no writer or reader has \
              it after {:.1} s of discovery; topics there: {}",
             missing.join(", "),
             opts.domain,
