@@ -9,7 +9,7 @@ probing (a network namespace, a qdisc) create their resources in a lease like a 
 
 from collections.abc import Callable
 
-from . import leftovers, programs, system
+from . import leftovers, programs, ros2, system
 from .finding import Finding
 
 __all__ = ["Finding", "checks", "examine", "exit_code", "render"]
@@ -22,7 +22,7 @@ def checks() -> list[Check]:
     return [leftovers.check_leftovers, system.check_root, system.check_netns_and_netem,
             system.check_tun, system.check_cgroups, system.check_rt_priority,
             system.check_clocksource, system.check_governor, programs.check_agent_and_transports,
-            programs.check_tools, _bridges]
+            programs.check_tools, ros2.check_ros2, _bridges]
 
 
 def _bridges() -> list[Finding]:
