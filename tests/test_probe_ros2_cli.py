@@ -15,10 +15,12 @@ import pytest
 from cli_inprocess import run_inprocess
 
 FAKE = Path(__file__).parent / "fakes" / "fake_probe_ros2.py"
+ROS2_ENV = ("ROS_DOMAIN_ID", "ROS_AUTOMATIC_DISCOVERY_RANGE", "ROS_STATIC_PEERS", "CYCLONEDDS_URI")
+"""what the probe reads of the environment (a ROS 2 node's discovery settings)"""
 
 
 def probe(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    environ = {k: v for k, v in os.environ.items() if k != "ROS_DOMAIN_ID"}
+    environ = {k: v for k, v in os.environ.items() if k not in ROS2_ENV}
     environ |= {"MWPERF_AGENT": str(FAKE), "FAKE_PROBE_ROS2_ARGV": str(tmp_path / "argv.json")}
     environ |= env
     return run_inprocess(["probe", "--ros2", "--results", str(tmp_path / "results"), *args],
@@ -66,7 +68,46 @@ def test_json_domain_from_the_environment_and_reliable(tmp_path: Path) -> None:
     assert not (tmp_path / "results").exists()
 
 
+def flag_values(args: list[str], flag: str) -> list[str]:
+    return [args[i + 1] for i, a in enumerate(args) if a == flag]
+
+
+def test_the_environment_discovers_as_a_ros2_node_would(tmp_path: Path) -> None:
+    """ROS_AUTOMATIC_DISCOVERY_RANGE, ROS_STATIC_PEERS and CYCLONEDDS_URI go to the agent
+    (which maps them as rmw_cyclonedds_cpp does) and into the document."""
+    uri = "<CycloneDDS><Domain><General><Interfaces><NetworkInterface name='lo'/>"
+    done = probe(tmp_path, "--json", "--no-save", "--duration", "1s",
+                 ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST", ROS_STATIC_PEERS="10.0.0.7;robot",
+                 CYCLONEDDS_URI=uri)
+    assert done.returncode == 0, done.stderr
+    args = agent_args(tmp_path)
+    assert flag_values(args, "--discovery-range") == ["LOCALHOST"]
+    assert flag_values(args, "--static-peer") == ["10.0.0.7", "robot"]
+    assert flag_values(args, "--cyclonedds-uri") == [uri]
+    ros2 = json.loads(done.stdout)["ros2"]
+    assert (ros2["discovery_range"], ros2["static_peers"], ros2["cyclonedds_uri"]) == (
+        "LOCALHOST", ["10.0.0.7", "robot"], uri)
+
+
+def test_unset_is_subnet_and_system_default_drops_the_static_peers(tmp_path: Path) -> None:
+    assert probe(tmp_path, "--no-save", "--duration", "1s").returncode == 0
+    args = agent_args(tmp_path)
+    assert flag_values(args, "--discovery-range") == ["SUBNET"]
+    assert "--static-peer" not in args and "--cyclonedds-uri" not in args
+    done = probe(tmp_path, "--no-save", "--duration", "1s",
+                 ROS_AUTOMATIC_DISCOVERY_RANGE="SYSTEM_DEFAULT", ROS_STATIC_PEERS="10.0.0.7")
+    assert done.returncode == 0, done.stderr
+    args = agent_args(tmp_path)
+    assert flag_values(args, "--discovery-range") == ["SYSTEM_DEFAULT"]
+    assert "--static-peer" not in args  # as rmw: static peers are ignored there
+
+
 @pytest.mark.parametrize(("args", "env", "words"), [
+    ([], {"ROS_AUTOMATIC_DISCOVERY_RANGE": "OFF"},
+     "$ROS_AUTOMATIC_DISCOVERY_RANGE=OFF: a ROS 2 node started here discovers no other process"),
+    ([], {"ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCAL"},
+     "$ROS_AUTOMATIC_DISCOVERY_RANGE: expected one of LOCALHOST, SUBNET, OFF, SYSTEM_DEFAULT"),
+    ([], {"ROS_STATIC_PEERS": "a b"}, "$ROS_STATIC_PEERS: expected host names or IP addresses"),
     (["--domain", "233"], {}, "--domain: must be a DDS domain id 0-232, got '233'"),
     (["--domain", "x"], {}, "--domain: must be a DDS domain id 0-232, got 'x'"),
     ([], {"ROS_DOMAIN_ID": "500"}, "$ROS_DOMAIN_ID: must be a DDS domain id 0-232, got '500'"),
@@ -102,7 +143,7 @@ def test_agent_errors_are_one_line_and_nothing_is_saved(tmp_path: Path, behaviou
 
 
 def test_an_interrupt_stops_the_agent_and_saves_nothing(tmp_path: Path) -> None:
-    environ = {k: v for k, v in os.environ.items() if k != "ROS_DOMAIN_ID"}
+    environ = {k: v for k, v in os.environ.items() if k not in ROS2_ENV}
     environ |= {"MWPERF_AGENT": str(FAKE), "FAKE_PROBE_ROS2": "hang",
                             "FAKE_PROBE_ROS2_ARGV": str(tmp_path / "argv.json")}
     child = subprocess.Popen([sys.executable, "-m", "mwperf", "probe", "--ros2", "--results",

@@ -1,11 +1,13 @@
 """The ``mwperf probe`` command (registered by cli.py)."""
 
+import os
 from pathlib import Path
 
 import click
 
 from ..durations import parse_duration
 from ..errors import UsageError
+from ..ros2 import discovery as ros2_discovery
 from ..graph.from_probe import graph_out, write_probe_graph
 from ..jsonout import emit_json, json_options
 from .listen import ProbeResult, probe_ros1
@@ -19,6 +21,8 @@ from ..transports.dds_domain import DOMAIN_ENV, DOMAIN_MAX, checked_domain, doma
 from .render import render
 from .render_ros2 import render_ros2
 
+CYCLONEDDS_URI_ENV = "CYCLONEDDS_URI"
+
 
 @click.command(name="probe")
 @click.argument("topics", nargs=-1)
@@ -31,12 +35,15 @@ from .render_ros2 import render_ros2
               "key expressions, default '**').")
 @click.option("--ros2", is_flag=True,
               help="Probe the ROS 2 system on a DDS domain (TOPICS are ROS 2 names such as "
-              "/chatter or DDS names such as rt/chatter; default: every published topic).")
+              "/chatter or DDS names such as rt/chatter; default: every published topic), "
+              "discovering as a ROS 2 node started in this shell would: $ROS_DOMAIN_ID, "
+              "$ROS_AUTOMATIC_DISCOVERY_RANGE, $ROS_STATIC_PEERS, $CYCLONEDDS_URI.")
 @click.option("--domain", metavar="N",
               help=f"--ros2: the DDS domain, 0-{DOMAIN_MAX}.  [default: ${DOMAIN_ENV}, else 0]")
 @click.option("--interface", metavar="IF",
-              help="--ros2: the network interface to use (lo, eth0, ...; lo: loopback with unicast "
-              "discovery; default: Cyclone DDS's choice, multicast discovery).")
+              help="--ros2: the network interface to use (lo, eth0, ...; lo: this host only, "
+              "unicast discovery; default: Cyclone DDS's choice, discovery as the environment "
+              "says).")
 @click.option("--reliable", is_flag=True,
               help="--ros2: subscribe reliably (reliable writers then keep and resend samples "
               "for the probe: use it only to see what a reliable subscriber would get).")
@@ -92,7 +99,8 @@ def probe(topics: tuple[str, ...], master: str | None, mqtt: str | None, zenoh: 
                               reliable=reliable,
                               discovery_ns=_positive_duration("--discovery-time",
                                                                 discovery_time or "3s"),
-                              gap_factor=gap_factor)
+                              gap_factor=gap_factor, discovery=_discovery(),
+                              cyclonedds_uri=os.environ.get(CYCLONEDDS_URI_ENV) or None)
         result = probe_ros2(request, duration_ns / 1e9)
     elif zenoh is not None:
         result = probe_zenoh(zenoh, list(topics), duration_ns / 1e9, gap_factor)
@@ -124,6 +132,17 @@ def _positive_duration(flag: str, text: str) -> int:
 def _domain(given: str | None) -> int:
     """--domain, else $ROS_DOMAIN_ID, else 0; UsageError naming where a bad one came from."""
     return domain_from_env() if given is None else checked_domain("--domain", given)
+
+
+def _discovery() -> ros2_discovery.Discovery:
+    """The environment's discovery settings; OFF is a usage error: a node started here
+    discovers no other process, so there is nothing a probe could see."""
+    found = ros2_discovery.from_environment()
+    if found.range == "OFF":
+        raise UsageError(f"${ros2_discovery.RANGE_ENV}=OFF: a ROS 2 node started here discovers "
+                         f"no other process, so there is nothing to probe; unset it or set "
+                         f"LOCALHOST or SUBNET, as the system to probe has it")
+    return found
 
 
 def _interface(given: str | None) -> str | None:

@@ -1,5 +1,6 @@
 """Probe a live ROS 2 system over DDS: ``mwperf-agent probe-ros2`` joins the DDS domain (Cyclone
-DDS), lists every participant, writer and reader from discovery and the nodes from
+DDS, configured as a ROS 2 node on rmw_cyclonedds_cpp in this environment would be:
+ROS_AUTOMATIC_DISCOVERY_RANGE, ROS_STATIC_PEERS, CYCLONEDDS_URI), lists every participant, writer and reader from discovery and the nodes from
 ``ros_discovery_info``, subscribes to the topics as serialized CDR (best-effort, volatile
 readers unless ``--reliable``; it creates no writer), and prints one line per event and per
 sample (ros2_log.py). Its log goes to a temporary file; its CPU and peak memory come from
@@ -21,6 +22,11 @@ def probe_ros2(request: Ros2Request, duration_s: float) -> Ros2ProbeResult:
             "--duration", f"{int(duration_s * 1e9)}ns"]
     if request.interface:
         args += ["--interface", request.interface]
+    args += ["--discovery-range", request.discovery.range]
+    for peer in request.discovery.peers_used:
+        args += ["--static-peer", peer]
+    if request.cyclonedds_uri:
+        args += ["--cyclonedds-uri", request.cyclonedds_uri]
     if request.reliable:
         args.append("--reliable")
     for topic in request.topics:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import RunError
+from ..ros2.discovery import Discovery
 from .listen import ProbeResult
 from .qos_match import mismatches
 from .ros2_log import Endpoint, Ros2Log
@@ -41,6 +42,10 @@ class Ros2Request:
     reliable: bool
     discovery_ns: int
     gap_factor: float
+    discovery: Discovery = Discovery("SUBNET")
+    """ROS_AUTOMATIC_DISCOVERY_RANGE and ROS_STATIC_PEERS in force"""
+    cyclonedds_uri: str | None = None
+    """CYCLONEDDS_URI in force (what an rmw_cyclonedds_cpp node would read)"""
 
 
 def build(log: Ros2Log, request: Ros2Request, cpu_s: float, max_rss_bytes: int | None,
@@ -61,6 +66,9 @@ def build(log: Ros2Log, request: Ros2Request, cpu_s: float, max_rss_bytes: int |
     domain = log.domain if log.domain is not None else request.domain
     scope = set(request.topics) if request.topics else None
     ros2 = {"domain": domain, "interface": interface, "discovery_ns": request.discovery_ns,
+            "discovery_range": request.discovery.range,
+            "static_peers": list(request.discovery.peers_used),
+            "cyclonedds_uri": request.cyclonedds_uri,
             "reliable": request.reliable, "taken": log.taken, "lost": log.lost,
             "participants": _participants(log), "services": _services(log),
             "incompatibilities": incompatibilities(log, scope)}
