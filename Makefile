@@ -35,11 +35,15 @@ bench: EXTRAS = bridges
 EXTRAS ?=
 
 ## setup: Debian packages of the middleware (mosquitto, rosmaster, relay, Cyclone DDS) if missing,
-## the Python package from this checkout with the EXTRAS the command needs
+## the Python package from this checkout with the EXTRAS the command needs, and the ROS 2
+## distributions ROS2_DISTROS from PyPI's wheels, each in a virtual environment of its own under
+## ~/.cache/mwperf/ros2/ (python/mwperf/ros2/install.py: once, then a stamp says it is there)
+ROS2_DISTROS ?= kilted jazzy
 setup:
 	@command -v cargo >/dev/null || { echo "mwperf: cargo (Rust) is required: https://rustup.rs" >&2; exit 1; }
 	@bash scripts/system-deps.sh
 	@$(PY) scripts/python-deps.py $(EXTRAS) || PIP_BREAK_SYSTEM_PACKAGES=1 $(PY) -m pip install -q -e ".$(if $(EXTRAS),[$(EXTRAS)])"
+	@$(PY) -m mwperf.ros2.install $(ROS2_DISTROS)
 
 build:
 	cargo build --release --quiet

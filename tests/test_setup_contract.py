@@ -65,3 +65,11 @@ def test_pip_installs_parser():
                         "# pip install foo\n") == ["ruff", "mypy"]
     assert pip_installs("pip install -q -e '.[test,bridges]' ruff\n") == [".[test,bridges]",
                                                                           "ruff"]
+
+
+def test_make_setup_installs_the_ros2_distributions():
+    """make setup (so make run and make test) installs the managed ROS 2 environments: the
+    end-to-end tests against real rclpy nodes need them and fail, not skip, without them."""
+    out = subprocess.run(["make", "-n", "-C", str(ROOT), "setup"], capture_output=True,
+                         text=True, check=True).stdout
+    assert "-m mwperf.ros2.install kilted jazzy" in out, out
