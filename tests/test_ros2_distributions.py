@@ -14,6 +14,7 @@ import pytest
 from mwperf import ros2
 from mwperf.errors import UsageError
 from mwperf.ros2 import discovery, install, wheels
+from mwperf.ros2 import stamp as stamps
 from mwperf.ros2.rmw import find_rmws, message_packages
 
 KILTED_LIBS = ["librcl.so", "librmw.so", "librmw_implementation.so", "librmw_fastrtps_cpp.so",
@@ -44,7 +45,7 @@ def fake_venv(distro: str, libs: list[str], stamp: bool = True) -> Path:
         (venv / "lib" / name).write_bytes(b"")
     (site / "ros_rcl.libs" / "libssl-abc.so.1.1").write_bytes(b"")
     if stamp:
-        (venv / wheels.STAMP).write_text(json.dumps(install.wanted_stamp(distro)))
+        (venv / wheels.STAMP).write_text(json.dumps(stamps.wanted_stamp(distro)))
     return venv
 
 
@@ -199,7 +200,7 @@ def test_install_remakes_a_venv_without_its_stamp(monkeypatch: pytest.MonkeyPatc
     assert ran[0][1:] == ["-m", "venv", str(venv)]
     assert ran[1] == [str(venv / "bin" / "python"), "-m", "pip", "install", "-q",
                       *wheels.PACKAGES["jazzy"]]
-    assert not (venv / "leftover").exists() and install.is_installed("jazzy")
+    assert not (venv / "leftover").exists() and stamps.is_installed("jazzy")
 
 
 def test_install_refuses_an_unknown_distribution(capsys: pytest.CaptureFixture[str]) -> None:

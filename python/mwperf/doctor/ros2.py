@@ -4,7 +4,8 @@ a managed distribution not installed is 'missing' with its install command. None
 needed by the default suite."""
 
 from .. import ros2
-from ..ros2 import install, wheels
+from ..ros2 import wheels
+from ..ros2.stamp import is_installed
 from .finding import Finding
 
 
@@ -21,7 +22,7 @@ def check_ros2() -> list[Finding]:
                                 None if dist.rmws else "install an RMW (rmw_fastrtps_cpp, ...)"))
     names = {d.name for d in found if d.origin == "managed"}
     for name in wheels.PACKAGES:
-        if name not in names and not install.is_installed(name):
+        if name not in names and not is_installed(name):
             findings.append(Finding(f"ros2 {name}", "missing",
                                     f"mwperf's managed ROS 2 {name} is not installed "
                                     f"({wheels.venv_dir(name)})", wheels.install_command(name)))

@@ -7,7 +7,8 @@
     ros2.discovery.from_environment()  # ROS_AUTOMATIC_DISCOVERY_RANGE, ROS_STATIC_PEERS
 
 Modules: wheels (the managed distributions' packages and folder), install (``python3 -m
-mwperf.ros2.install``: the managed environments, stamped), distributions (finding and picking),
+mwperf.ros2.install``: the managed environments; not imported here, so ``-m`` runs it cleanly),
+stamp (what was installed into one), distributions (finding and picking),
 rmw (the RMWs, their middleware versions, the message packages), discovery (the discovery
 variables)."""
 

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import UsageError
-from . import install, wheels
+from . import wheels
+from .stamp import is_installed
 from .rmw import DEFAULT_RMW, RMW_ENV, Rmw, find_rmws, lib_files, message_packages
 
 PREFIX_ENV = "AMENT_PREFIX_PATH"
@@ -82,7 +83,7 @@ def find(env: Mapping[str, str] | None = None) -> list[Distribution]:
         found.append(sourced)
     for name in wheels.PACKAGES:
         venv = wheels.venv_dir(name)
-        if install.is_installed(name, venv):
+        if is_installed(name, venv):
             found.append(managed(name, venv))
     return found
 
