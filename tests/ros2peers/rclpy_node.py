@@ -1,0 +1,112 @@
+"""A real ROS 2 node (rclpy, on the RMW of the managed environment, rmw_fastrtps_cpp): a
+publisher of sensor_msgs/msg/Imu or std_msgs/msg/String at a rate on absolute deadlines, or a
+subscription. A peer of ``mwperf probe --ros2`` (tests/test_probe_ros2_rclpy_e2e.py). Run with
+the managed environment's python (mwperf.ros2: ``child_env``), in the ROS 2 environment under test
+(ROS_DOMAIN_ID, ROS_AUTOMATIC_DISCOVERY_RANGE, ROS_STATIC_PEERS):
+
+    python rclpy_node.py --node talker --topic /imu --type imu --rate 50 --stamp-offset-ms 7
+    python rclpy_node.py --role sub --node listener --topic /imu --type imu --reliability reliable
+
+stdout, one JSON object per line: {"ready": true, "node": ..., "topic": ..., "type": ...} once
+the entity exists; on SIGTERM/SIGINT {"sent": N} or {"received": N}. header.stamp = the send
+time (CLOCK_REALTIME) - the stamp offset. --sends FILE: every send time (unix ns), one per
+line, written at the end: the ground truth of a rate over any window.
+"""
+
+import argparse
+import json
+import signal
+import time
+from pathlib import Path
+
+import rclpy
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import Imu
+from std_msgs.msg import String
+
+TYPES = {"imu": (Imu, "sensor_msgs/msg/Imu"), "string": (String, "std_msgs/msg/String")}
+
+stop = False
+
+
+def on_signal(*_: object) -> None:
+    global stop
+    stop = True
+
+
+def say(**fields: object) -> None:
+    print(json.dumps(fields), flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--role", choices=("pub", "sub"), default="pub")
+    ap.add_argument("--node", default="talker")
+    ap.add_argument("--topic", default="/imu")
+    ap.add_argument("--type", choices=tuple(TYPES), default="imu")
+    ap.add_argument("--rate", type=float, default=50.0)
+    ap.add_argument("--reliability", choices=("reliable", "best-effort"), default="reliable")
+    ap.add_argument("--durability", choices=("volatile", "transient-local"), default="volatile")
+    ap.add_argument("--depth", type=int, default=10)
+    ap.add_argument("--stamp-offset-ms", type=float, default=0.0)
+    ap.add_argument("--sends", type=Path)
+    args = ap.parse_args()
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    cls, type_name = TYPES[args.type]
+    qos = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=args.depth,
+                     reliability=ReliabilityPolicy.RELIABLE if args.reliability == "reliable"
+                     else ReliabilityPolicy.BEST_EFFORT,
+                     durability=DurabilityPolicy.TRANSIENT_LOCAL
+                     if args.durability == "transient-local" else DurabilityPolicy.VOLATILE)
+    rclpy.init(signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
+    node = rclpy.create_node(args.node)
+    try:
+        if args.role == "pub":
+            publish(node, node.create_publisher(cls, args.topic, qos), cls, args, type_name)
+        else:
+            received = [0]
+
+            def got(_msg: object) -> None:
+                received[0] += 1
+
+            node.create_subscription(cls, args.topic, got, qos)
+            say(ready=True, node=node.get_fully_qualified_name(), topic=args.topic,
+                type=type_name)
+            while not stop:
+                rclpy.spin_once(node, timeout_sec=0.05)
+            say(received=received[0])
+    finally:
+        node.destroy_node()
+        rclpy.shutdown()
+
+
+def publish(node: object, pub: object, cls: type, args: argparse.Namespace,
+            type_name: str) -> None:
+    say(ready=True, node=node.get_fully_qualified_name(), topic=args.topic, type=type_name)
+    period = 1.0 / args.rate
+    offset_ns = int(args.stamp_offset_ms * 1e6)
+    sends: list[int] = []
+    msg = cls()
+    if cls is String:
+        msg.data = "x" * 64
+    next_at = time.monotonic()
+    while not stop:
+        now_ns = time.time_ns()
+        if cls is Imu:
+            stamp = now_ns - offset_ns
+            msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(stamp, 1_000_000_000)
+            msg.header.frame_id = "imu_link"
+        pub.publish(msg)
+        sends.append(now_ns)
+        next_at += period
+        left = next_at - time.monotonic()
+        if left > 0:
+            time.sleep(left)
+    if args.sends:
+        args.sends.write_text("".join(f"{t}\n" for t in sends))
+    say(sent=len(sends))
+
+
+if __name__ == "__main__":
+    main()
