@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import time
+from typing import TextIO
 
 from . import wheels
 from .stamp import is_installed, wanted_stamp
@@ -33,7 +34,7 @@ def base_python() -> str:
     return found
 
 
-def install(distro: str, log=sys.stderr) -> float:
+def install(distro: str, log: TextIO = sys.stderr) -> float:
     """Make ``distro``'s environment if its stamp is missing or stale; the seconds it took."""
     venv = wheels.venv_dir(distro)
     venv.parent.mkdir(parents=True, exist_ok=True)
