@@ -8,7 +8,9 @@ the managed environment's python (mwperf.ros2: ``child_env``), in the ROS 2 envi
     python rclpy_node.py --role sub --node listener --topic /imu --type imu --reliability reliable
 
 stdout, one JSON object per line: {"ready": true, "node": ..., "topic": ..., "type": ...} once
-the entity exists; on SIGTERM/SIGINT {"sent": N} or {"received": N}. header.stamp = the send
+the entity exists; a publisher {"matched": N, "t_ns": UNIX_NS} each time the number of
+subscriptions its RMW matched changes (its own view of discovery, checked before each send); on
+SIGTERM/SIGINT {"sent": N} or {"received": N}. header.stamp = the send
 time (CLOCK_REALTIME) - the stamp offset. --sends FILE: every send time (unix ns), one per
 line, written at the end: the ground truth of a rate over any window.
 """
@@ -91,7 +93,12 @@ def publish(node: object, pub: object, cls: type, args: argparse.Namespace,
     if cls is String:
         msg.data = "x" * 64
     next_at = time.monotonic()
+    matched = 0
     while not stop:
+        count = pub.get_subscription_count()
+        if count != matched:
+            matched = count
+            say(matched=count, t_ns=time.time_ns())
         now_ns = time.time_ns()
         if cls is Imu:
             stamp = now_ns - offset_ns
