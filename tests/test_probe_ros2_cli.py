@@ -84,9 +84,11 @@ def test_the_environment_discovers_as_a_ros2_node_would(tmp_path: Path) -> None:
     assert flag_values(args, "--discovery-range") == ["LOCALHOST"]
     assert flag_values(args, "--static-peer") == ["10.0.0.7", "robot"]
     assert flag_values(args, "--cyclonedds-uri") == [uri]
-    ros2 = json.loads(done.stdout)["ros2"]
-    assert (ros2["discovery_range"], ros2["static_peers"], ros2["cyclonedds_uri"]) == (
-        "LOCALHOST", ["10.0.0.7", "robot"], uri)
+    doc = json.loads(done.stdout)
+    assert (doc["ros2"]["discovery_range"], doc["ros2"]["static_peers"],
+            doc["ros2"]["cyclonedds_uri"]) == ("LOCALHOST", ["10.0.0.7", "robot"], uri)
+    assert doc["system"] == ("ros2 domain 0 (interface lo, ROS_AUTOMATIC_DISCOVERY_RANGE="
+                             "LOCALHOST, ROS_STATIC_PEERS=10.0.0.7;robot, CYCLONEDDS_URI set)")
 
 
 def test_unset_is_subnet_and_system_default_drops_the_static_peers(tmp_path: Path) -> None:

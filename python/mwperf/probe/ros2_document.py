@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import RunError
-from ..ros2.discovery import Discovery
+from ..ros2.discovery import DEFAULT_RANGE, Discovery
 from .listen import ProbeResult
 from .qos_match import mismatches
 from .ros2_log import Endpoint, Ros2Log
@@ -42,7 +42,7 @@ class Ros2Request:
     reliable: bool
     discovery_ns: int
     gap_factor: float
-    discovery: Discovery = Discovery("SUBNET")
+    discovery: Discovery = Discovery(DEFAULT_RANGE)
     """ROS_AUTOMATIC_DISCOVERY_RANGE and ROS_STATIC_PEERS in force"""
     cyclonedds_uri: str | None = None
     """CYCLONEDDS_URI in force (what an rmw_cyclonedds_cpp node would read)"""
@@ -72,8 +72,19 @@ def build(log: Ros2Log, request: Ros2Request, cpu_s: float, max_rss_bytes: int |
             "reliable": request.reliable, "taken": log.taken, "lost": log.lost,
             "participants": _participants(log), "services": _services(log),
             "incompatibilities": incompatibilities(log, scope)}
-    return Ros2ProbeResult(f"ros2 domain {domain} (interface {interface})", start, end - start,
+    return Ros2ProbeResult(f"ros2 domain {domain} ({_scope(interface, request)})", start, end - start,
                            cpu_s, request.gap_factor, topics, max_rss_bytes, extras, ros2)
+
+
+def _scope(interface: str, request: Ros2Request) -> str:
+    """``interface lo``, then the discovery settings when they are not ROS 2's defaults."""
+    found = request.discovery
+    scope = [f"interface {interface}"]
+    if found.range != DEFAULT_RANGE or found.peers_used:
+        scope.append(Discovery(found.range, found.peers_used).describe())
+    if request.cyclonedds_uri:
+        scope.append("CYCLONEDDS_URI set")
+    return ", ".join(scope)
 
 
 def _every_topic(log: Ros2Log) -> set[str]:
