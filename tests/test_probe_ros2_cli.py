@@ -15,7 +15,8 @@ import pytest
 from cli_inprocess import run_inprocess
 
 FAKE = Path(__file__).parent / "fakes" / "fake_probe_ros2.py"
-ROS2_ENV = ("ROS_DOMAIN_ID", "ROS_AUTOMATIC_DISCOVERY_RANGE", "ROS_STATIC_PEERS", "CYCLONEDDS_URI")
+ROS2_ENV = ("ROS_DOMAIN_ID", "ROS_AUTOMATIC_DISCOVERY_RANGE", "ROS_STATIC_PEERS", "CYCLONEDDS_URI",
+            "ROS_LOCALHOST_ONLY")
 """what the probe reads of the environment (a ROS 2 node's discovery settings)"""
 
 

@@ -206,3 +206,11 @@ def test_install_remakes_a_venv_without_its_stamp(monkeypatch: pytest.MonkeyPatc
 def test_install_refuses_an_unknown_distribution(capsys: pytest.CaptureFixture[str]) -> None:
     assert install.main(["rolling"]) == 2
     assert "unknown distribution rolling (managed: kilted, jazzy)" in capsys.readouterr().err
+
+
+def test_ros_localhost_only_is_localhost_without_static_peers() -> None:
+    found = discovery.from_environment({"ROS_LOCALHOST_ONLY": "1", "ROS_STATIC_PEERS": "10.0.0.2",
+                                        "ROS_AUTOMATIC_DISCOVERY_RANGE": "SUBNET"})
+    assert (found.range, found.peers_used) == ("LOCALHOST", ())
+    assert found.describe() == "ROS_LOCALHOST_ONLY=1"
+    assert discovery.from_environment({"ROS_LOCALHOST_ONLY": "0"}).range == "SUBNET"

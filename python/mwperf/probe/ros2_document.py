@@ -81,7 +81,7 @@ def _scope(interface: str, request: Ros2Request) -> str:
     found = request.discovery
     scope = [f"interface {interface}"]
     if found.range != DEFAULT_RANGE or found.peers_used:
-        scope.append(Discovery(found.range, found.peers_used).describe())
+        scope.append(Discovery(found.range, found.peers_used, found.localhost_only).describe())
     if request.cyclonedds_uri:
         scope.append("CYCLONEDDS_URI set")
     return ", ".join(scope)
