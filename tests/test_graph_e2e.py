@@ -105,7 +105,11 @@ def test_a_chain_is_measured_end_to_end_through_its_stages(real_env: dict[str, s
     # ages grow along the chain, each hop by at least the work of the stage before it, and the
     # chain's end to end is the last hop's age
     assert 5_000_000 <= e2e["p50_ns"], e2e
-    assert chain["over_deadline"] == 0
+    # over the 100 ms deadline: exactly the end-to-end samples above it (none on a quiet machine;
+    # 4 of 100 beside two busy loops), within the histogram's resolution (3 significant digits)
+    above = sum(n for v, n in e2e["histogram"] if v > 100_100_000)
+    at_or_above = sum(n for v, n in e2e["histogram"] if v >= 99_900_000)
+    assert above <= chain["over_deadline"] <= at_or_above, (chain["over_deadline"], e2e)
     assert [h["topic"] for h in chain["hops"]] == ["/raw", "/clean", "/cmd"]
     ages = [h["age_p50_ns"] for h in chain["hops"]]
     assert ages[1] >= ages[0] + 2_000_000 and ages[2] >= ages[1] + 3_000_000, chain["hops"]
