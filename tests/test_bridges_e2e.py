@@ -36,6 +36,16 @@ def _bridge_processes() -> list[int]:
     return found
 
 
+def _age_s(pid: int) -> float:
+    """How long process ``pid`` has lived (0 once it is gone)."""
+    try:
+        started = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
+        uptime = float(Path("/proc/uptime").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0.0
+    return uptime - started / os.sysconf("SC_CLK_TCK")
+
+
 def _children(pid: int) -> list[tuple[int, str]]:
     """(pid, command line) of ``pid``'s children."""
     out = []
@@ -103,7 +113,17 @@ def test_a_bridge_killed_mid_run_gives_a_partial_result_with_the_reason(
                           None)
             time.sleep(0.1)
         assert victim is not None, "bridge-a never started"
-        time.sleep(2.0)  # well into the measurement
+        # well into the measurement on the ping's own timeline: it has lived its 300 ms warm-up
+        # and 1 s more (a fixed 2 s after bridge-a appeared was, beside two busy loops, before
+        # the ping had measured anything: 'failed', rightly)
+        ping = None
+        while ping is None and time.monotonic() < deadline:
+            ping = next((pid for pid, cmd in _children(proc.pid)
+                         if "mwperf-agent" in cmd and " ping " in cmd), None)
+            time.sleep(0.05)
+        assert ping is not None, "the ping never started"
+        while _age_s(ping) < 1.3 and time.monotonic() < deadline:
+            time.sleep(0.05)
         os.kill(victim, signal.SIGKILL)
         _, stderr = proc.communicate(timeout=60)
     finally:
