@@ -264,8 +264,12 @@ def _python3_is_this_interpreter(tmp_path_factory: pytest.TempPathFactory) -> No
 
 
 @pytest.fixture
-def fake_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
-    """Use the fake agent (in this process and in children); traces go to tmp_path/trace."""
+def fake_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+             request: pytest.FixtureRequest) -> Iterator[dict[str, str]]:
+    """Use the fake agent (in this process and in children); traces go to tmp_path/trace. In the
+    unit tier it runs on virtual time (fake_agent.py: FAKE_AGENT_CLOCK); the end-to-end tier's
+    fault injection through whole mwperf processes signals runs while they measure, on the
+    wall clock."""
     trace = tmp_path / "trace"
     trace.mkdir()
     # scratch dirs land in a folder of this test's own, not in /tmp itself; a short one (not
@@ -276,6 +280,10 @@ def fake_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[s
     monkeypatch.setenv("MWPERF_AGENT", str(FAKE_AGENT))
     monkeypatch.setenv("FAKE_AGENT_TRACE", str(trace))
     monkeypatch.delenv("FAKE_AGENT", raising=False)
+    if end_to_end(request.node):
+        monkeypatch.delenv("FAKE_AGENT_CLOCK", raising=False)
+    else:
+        monkeypatch.setenv("FAKE_AGENT_CLOCK", "virtual")
     yield dict(os.environ)
     shutil.rmtree(scratch, ignore_errors=True)
 

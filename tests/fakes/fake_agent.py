@@ -21,10 +21,11 @@ comma-separated list of ROLE:BEHAVIOUR[=VALUE]:
 
 'router --transport T --listen ADDR' stands in for the zenoh router (READY T-router <endpoint>).
 
-FAKE_AGENT_CLOCK=real: a ping/pub takes the planned time (duration + warm-up) on the wall
-clock, for tests that signal a run while it measures; otherwise it runs on virtual time, as
-hyperfine's mock executor does: it reports the planned time as elapsed without waiting for it
-(the control plane's logic is what these tests check, not the wall clock).
+FAKE_AGENT_CLOCK=virtual: a ping/pub runs on virtual time, as hyperfine's mock executor does:
+it reports the planned time (duration + warm-up) as elapsed without waiting for it (the
+control plane's logic is what the unit tier checks, not the wall clock; tests/conftest.py
+fake_env sets it there). Otherwise (or =real) it takes the planned time on the wall clock, for
+tests that signal a run while it measures.
 FAKE_AGENT_TRACE=DIR: write DIR/<role>.pid and DIR/<role>.argv.json on start.
 FAKE_AGENT_TRANSPORTS=a,b: also claim these transports (e.g. mqtt, to exercise the control
 plane's daemons); they are served like tcp on a free loopback port, whatever --listen says.
@@ -190,7 +191,7 @@ def send(args: argparse.Namespace, how: dict[str, str]) -> tuple[str, dict | Non
         if args.min_count and rate:  # --min-count N at a rate: max(duration, N periods)
             planned = max(planned, int(args.min_count) / rate)
     planned += parse_duration(args.warmup or "0s") / 1e9
-    if os.environ.get("FAKE_AGENT_CLOCK") == "real":
+    if os.environ.get("FAKE_AGENT_CLOCK") != "virtual":
         start = time.monotonic()
         while not stop and time.monotonic() - start < planned:
             time.sleep(0.01)
