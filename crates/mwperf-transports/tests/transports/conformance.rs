@@ -683,4 +683,5 @@ conformance! {
     #[cfg(feature = "mqtt")] mqtt => Kind::Mqtt,
     #[cfg(feature = "foxglove")] foxglove => Kind::Foxglove,
     #[cfg(feature = "ros1")] ros1 => Kind::Ros1,
+    #[cfg(feature = "ros2")] ros2 => Kind::Ros2,
 }

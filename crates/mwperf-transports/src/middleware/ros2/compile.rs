@@ -116,9 +116,19 @@ fn flags(inst: &Installation) -> Vec<String> {
     );
     f.extend(inst.lib_dirs.iter().map(|d| format!("-L{}", d.display())));
     f.extend(["-lrcl", "-lrmw", "-lrcutils", "-lrosidl_runtime_c", "-ldl"].map(String::from));
+    // The message packages' type supports, loaded with the shim (their own dependencies then
+    // resolve through its run path; `dlopen` of them later finds them loaded).
+    f.push("-Wl,--no-as-needed".into());
+    for pkg in super::message::PACKAGES {
+        if inst
+            .library(&format!("lib{pkg}__rosidl_typesupport_c.so"))
+            .is_some()
+        {
+            f.push(format!("-l{pkg}__rosidl_typesupport_c"));
+        }
+    }
     if let Some(python) = python_needed(inst) {
-        // needed by no symbol of the shim itself: kept despite a default --as-needed
-        f.push(format!("-Wl,--no-as-needed,-l:lib{python}.so.1.0"));
+        f.push(format!("-l:lib{python}.so.1.0"));
     }
     let rpath = shown(&inst.lib_dirs);
     f.push(format!(

@@ -11,6 +11,9 @@ use crate::TransportError;
 /// The type every ros2 endpoint publishes and subscribes (mwperf's bytes in its `data`).
 pub const TYPE: &str = "std_msgs/msg/UInt8MultiArray";
 
+/// The message packages whose types the transport uses (the shim links their C type supports).
+pub const PACKAGES: &[&str] = &["std_msgs"];
+
 /// Where a type's C type support is.
 #[derive(Debug, PartialEq, Eq)]
 pub struct TypeSupport {

@@ -20,6 +20,8 @@ mod iceoryx2;
 mod mqtt;
 #[cfg(feature = "ros1")]
 pub mod ros1;
+#[cfg(feature = "ros2")]
+mod ros2;
 #[cfg(feature = "rustdds")]
 mod rustdds;
 #[cfg(feature = "zenoh")]
@@ -76,6 +78,8 @@ impl Fixture {
             Kind::Foxglove => foxglove::fixture(),
             #[cfg(feature = "ros1")]
             Kind::Ros1 => ros1::fixture(),
+            #[cfg(feature = "ros2")]
+            Kind::Ros2 => ros2::fixture(),
             #[allow(unreachable_patterns)]
             _ => panic!("{kind:?} is not built"),
         }
