@@ -1,0 +1,55 @@
+"""ROS 2 through rcl (the agent is a real ROS 2 node: crates/mwperf-transports/src/middleware/
+ros2/): the domain of $ROS_DOMAIN_ID (else 0), a topic base the listening agent picks, the ROS 2
+distribution ``--opt distro`` names (default: a sourced ROS 2, else mwperf's managed kilted;
+python/mwperf/ros2) and the RMW $RMW_IMPLEMENTATION names (default rmw_fastrtps_cpp). Every agent
+gets that distribution's environment (``agent_environment``: its libraries, the RMW, the prefix
+the agent compiles its rcl shim against, with the C compiler ``cc`` on first use)."""
+
+import os
+from typing import TYPE_CHECKING
+
+from .. import ros2
+from ..errors import UsageError
+from .dds_domain import domain_from_env
+from .hooks import DoctorChecks, Hooks, Plan, Setup
+
+if TYPE_CHECKING:
+    from ..point import Point
+
+DISTRO_OPT = "distro"
+COMPILER = "cc"
+COMPILER_PACKAGE = "gcc"
+
+
+def distribution(cfg: "Point") -> ros2.Distribution:
+    """The ROS 2 installation the point's agents use; UsageError (exit 2) naming the flag and
+    what is installed, or the install command when there is none."""
+    asked = cfg.option(DISTRO_OPT)
+    try:
+        return ros2.pick(asked or None)
+    except UsageError as exc:
+        flag = f"--opt {DISTRO_OPT}={asked}" if asked else "--transport ros2"
+        raise UsageError(f"{flag}: {exc}") from None
+
+
+def agent_environment(cfg: "Point") -> dict[str, str]:
+    """What an agent of the point needs set on top of mwperf's own environment."""
+    dist = distribution(cfg)
+    try:
+        full = dist.child_env(base=os.environ)
+    except UsageError as exc:  # the RMW asked for is not installed
+        raise UsageError(f"--transport ros2: {exc}") from None
+    return {k: v for k, v in full.items() if os.environ.get(k) != v}
+
+
+def prepare(setup: Setup) -> Plan:
+    return Plan(f"{domain_from_env()}/auto")
+
+
+def doctor(check: DoctorChecks) -> list:
+    return [check.program("ros2", COMPILER, COMPILER_PACKAGE,
+                          "compiles the agent's rcl shim per ROS 2 distribution on first use",
+                          needed=False)]
+
+
+HOOKS = Hooks(prepare=prepare, doctor=doctor)
