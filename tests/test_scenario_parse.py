@@ -134,7 +134,7 @@ BAD = [
      "use a catalogue name (Array32 \u2026 PointCloud4m, see 'mwperf payloads') or a size "
      "such as 100 or 64KiB"),
     ("transport: [udp, udpx]\n", "t.yaml:1: field 'transport': unknown transport 'udpx'; "
-     "allowed: udp, tcp, uds, iceoryx2, cyclonedds, fastdds, rustdds, zenoh, mqtt, foxglove, ros1, "
+     "allowed: udp, tcp, uds, iceoryx2, cyclonedds, fastdds, rustdds, zenoh, mqtt, foxglove, ros1, ros2, "
      "built-in"),
     ("count: 100\nduration: 1s\n", "t.yaml:1: field 'count': --count and --duration are "
                                    "mutually exclusive; give one of them"),
