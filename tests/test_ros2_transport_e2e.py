@@ -1,7 +1,8 @@
 """`mwperf run --transport ros2` with the real agent as a real ROS 2 node (rcl and
 rmw_fastrtps_cpp of mwperf's managed Kilted, and Jazzy with ``--opt distro=jazzy``): a round
 trip and a one-way stream complete with every message, and nothing of Fast DDS's is left in
-/dev/shm; a distribution that is not installed is one line naming it, exit 2, before any agent
+/dev/shm; a built-in graph (iRobot's Mont Blanc: 20 nodes, each a ROS 2 node of its own) runs with
+every edge delivering; a distribution that is not installed is one line naming it, exit 2, before any agent
 starts. Without the managed Kilted environment these fail with mwperf's own line naming the
 install command (python3 -m mwperf.ros2.install kilted)."""
 
@@ -61,3 +62,17 @@ def test_a_distribution_not_installed_is_a_usage_error() -> None:
     line = done.stderr.strip().splitlines()[-1]
     assert "--opt distro=rolling: ROS 2 distribution 'rolling' is not installed" in line
     assert "installed: kilted (managed," in line
+
+
+@pytest.mark.agent
+def test_a_built_in_graph_runs_on_ros2(tmp_path: Path) -> None:
+    before = fastdds_files()
+    out = tmp_path / "graph.json"
+    done = mwperf("--graph", "mont_blanc", "--json-out", str(out))
+    assert done.returncode == 0, done.stderr
+    result = json.loads(out.read_text())
+    assert result["status"] == "complete", result["status_reason"]
+    edges = result["edges"]
+    assert len(edges) == 35
+    assert all(e["received"] > 0 and e["corrupted"] == 0 for e in edges), edges
+    assert not leftovers(before)

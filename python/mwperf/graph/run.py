@@ -33,6 +33,7 @@ from ..runner import DAEMON_PLACED_AS, placed, real_hosts
 from ..transports import profile
 from ..transports.foxglove import require_sdk
 from ..transports.iceoryx2 import own_domain
+from ..transports.ros2 import agent_environment as ros2_environment
 from .check import check_qos, check_sizes
 from .load import flow_control
 from .clocks import CLOCK_NODE, clock_node, clock_plan, real_clock_plan
@@ -286,6 +287,8 @@ def _start(agents: AgentSet, agent: Agent, cfg: PointConfig, spec: dict[str, Any
     if shift is not None:  # TEST ONLY: a host with a clock of its own (a time namespace)
         argv = shifted(argv, *shift)
     netns, env, opts = placed(place, spec["name"], cfg.transport, None)
+    if cfg.transport == "ros2":  # the ROS 2 distribution's environment (transports/ros2.py)
+        env = {**ros2_environment(cfg), **(env or {})}
     if cfg.count_allocs:
         env = {**(env or {}), "LD_PRELOAD": alloc_preload(agent)}
     if layers:  # the system-call interposer ahead of any other preload; the node's rows

@@ -34,6 +34,8 @@ mod dds_address;
 mod dds_match;
 #[cfg(feature = "fastdds")]
 pub mod fastdds;
+#[cfg(any(feature = "fastdds", feature = "ros2"))]
+pub mod fastdds_shm;
 #[cfg(feature = "foxglove")]
 pub mod foxglove;
 #[cfg(feature = "iceoryx2")]

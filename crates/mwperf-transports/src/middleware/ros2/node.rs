@@ -10,6 +10,7 @@ use std::ffi::{c_char, CString};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
 
+use super::super::fastdds_shm;
 use super::ffi::{self, Api};
 use super::T;
 use crate::session::{SessionCache, SessionRef};
@@ -43,6 +44,7 @@ impl Node {
     }
 
     fn create(api: &'static Api, domain: u32) -> Result<Node, TransportError> {
+        fastdds_shm::watch();
         static N: AtomicU32 = AtomicU32::new(0);
         let name = format!(
             "mwperf_{}_{}",
@@ -73,8 +75,11 @@ impl Node {
 }
 
 impl Drop for Node {
+    /// Close it, then remove the Fast DDS shared-memory files nobody maps any more (an
+    /// rmw_fastrtps_cpp participant may leave a port segment: [`fastdds_shm`]).
     fn drop(&mut self) {
         // SAFETY: closed once, after every endpoint in it was closed (each holds the node).
         unsafe { (self.api.node_close)(self.ptr) };
+        fastdds_shm::sweep();
     }
 }
