@@ -4,9 +4,12 @@ name the agent compiles its rcl shim against, its libraries, the RMW), and the u
 (exit 2) naming the flag and what is installed, or the install command when nothing is. The real
 thing: tests/test_ros2_transport_e2e.py."""
 
+from dataclasses import dataclass
+
 import pytest
 
 from mwperf.errors import UsageError
+from mwperf.parts.ros2 import Ros2
 from mwperf.transports import ros2 as transport
 from test_ros2_distributions import KILTED_LIBS, cache, fake_venv  # noqa: F401 (fixture)
 
@@ -16,8 +19,8 @@ class Cfg:
 
     transport = "ros2"
 
-    def __init__(self, **opts: str) -> None:
-        self.opts = opts
+    def __init__(self, payload: str = "Array1k", **opts: str) -> None:
+        self.payload, self.opts = payload, opts
 
     def option(self, key: str) -> str | None:
         return self.opts.get(key)
@@ -59,3 +62,28 @@ def test_an_rmw_not_installed_lists_what_is(monkeypatch: pytest.MonkeyPatch) -> 
     text = str(caught.value)
     assert text.startswith("--transport ros2: $RMW_IMPLEMENTATION=rmw_zenoh_cpp: not installed")
     assert text.endswith("it has: rmw_fastrtps_cpp")
+
+
+def test_point_clouds_travel_as_point_clouds() -> None:
+    assert transport.message_type(Cfg("PointCloud512k")) == "sensor_msgs/msg/PointCloud2"
+    assert transport.message_type(Cfg("Array1k")) is None  # the agent's UInt8MultiArray
+    assert transport.message_type(Cfg("PointCloud1m", type="sensor_msgs/msg/Image")) is None
+
+
+@dataclass(frozen=True)
+class Point:
+    """The fields of a point the ros2 part reads and changes."""
+
+    payload: str
+    opts: tuple[str, ...] = ()
+    transport: str = "ros2"
+
+    def option(self, key: str) -> str | None:
+        found = [o.split("=", 1)[1] for o in self.opts if o.startswith(f"{key}=")]
+        return found[-1] if found else None
+
+
+def test_the_part_gives_the_agents_the_payloads_type() -> None:
+    given = Ros2().given(None, Point("PointCloud4m"))  # type: ignore[arg-type]
+    assert given.opts == ("type=sensor_msgs/msg/PointCloud2",)
+    assert Ros2().given(None, Point("Struct256")).opts == ()  # type: ignore[arg-type]

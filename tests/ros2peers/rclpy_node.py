@@ -12,7 +12,7 @@ stdout, one JSON object per line: {"ready": true, "node": ..., "topic": ..., "ty
 the entity exists; a publisher {"matched": N, "t_ns": UNIX_NS} each time the number of
 subscriptions its RMW matched changes (its own view of discovery, checked before each send); on
 SIGTERM/SIGINT {"sent": N}, {"received": N, ...} or {"relayed": N}. A subscription of type
-``bytes`` (std_msgs/msg/UInt8MultiArray, what mwperf's ros2 transport publishes) also counts the
+``bytes``, ``pointcloud2`` or ``image`` (what mwperf's ros2 transport publishes) also counts the
 messages whose data is a whole mwperf message (magic, header length, payload length; ``intact``)
 and, among them, the data messages (no flag: not warm-up, probe or end-of-stream; ``data``). A
 relay republishes each message it takes, as it is, on ``--to`` (topic_tools relay's job). header.stamp = the send
@@ -28,11 +28,15 @@ from pathlib import Path
 
 import rclpy
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
-from sensor_msgs.msg import Imu
+from sensor_msgs.msg import Image, Imu, PointCloud2
 from std_msgs.msg import String, UInt8MultiArray
 
 TYPES = {"imu": (Imu, "sensor_msgs/msg/Imu"), "string": (String, "std_msgs/msg/String"),
-         "bytes": (UInt8MultiArray, "std_msgs/msg/UInt8MultiArray")}
+         "bytes": (UInt8MultiArray, "std_msgs/msg/UInt8MultiArray"),
+         "pointcloud2": (PointCloud2, "sensor_msgs/msg/PointCloud2"),
+         "image": (Image, "sensor_msgs/msg/Image")}
+CARRIERS = (UInt8MultiArray, PointCloud2, Image)
+"""the types mwperf's ros2 transport carries its messages in (in their ``data``)"""
 HEADER_LEN = 56
 """mwperf's wire header (tests/mwperf_header.py): magic b"MWPF" at 0, flags at 5, header length
 (u16) at 6, payload length (u32) at 48"""
@@ -95,7 +99,7 @@ def main() -> None:
 
             def got(msg: object) -> None:
                 counts["received"] += 1
-                if cls is UInt8MultiArray:
+                if cls in CARRIERS:
                     data = bytes(msg.data)
                     if (data[:4] == b"MWPF" and len(data) >= HEADER_LEN
                             and int.from_bytes(data[6:8], "little") == HEADER_LEN

@@ -3,7 +3,8 @@ ros2/): the domain of $ROS_DOMAIN_ID (else 0), a topic base the listening agent 
 distribution ``--opt distro`` names (default: a sourced ROS 2, else mwperf's managed kilted;
 python/mwperf/ros2) and the RMW $RMW_IMPLEMENTATION names (default rmw_fastrtps_cpp). Every agent
 gets that distribution's environment (``agent_environment``: its libraries, the RMW, the prefix
-the agent compiles its rcl shim against, with the C compiler ``cc`` on first use)."""
+the agent compiles its rcl shim against, with the C compiler ``cc`` on first use) and the
+message type of the point's payload (``message_type``: ``--opt type`` overrides)."""
 
 import os
 from typing import TYPE_CHECKING
@@ -17,6 +18,10 @@ if TYPE_CHECKING:
     from ..point import Point
 
 DISTRO_OPT = "distro"
+TYPE_OPT = "type"
+POINT_CLOUD = "sensor_msgs/msg/PointCloud2"
+"""the type of the PointCloud payloads (performance_test's PointCloud512k, ...); the others
+travel in the agent's default, std_msgs/msg/UInt8MultiArray"""
 COMPILER = "cc"
 COMPILER_PACKAGE = "gcc"
 
@@ -40,6 +45,15 @@ def agent_environment(cfg: "Point") -> dict[str, str]:
     except UsageError as exc:  # the RMW asked for is not installed
         raise UsageError(f"--transport ros2: {exc}") from None
     return {k: v for k, v in full.items() if os.environ.get(k) != v}
+
+
+def message_type(cfg: "Point") -> str | None:
+    """The ``--opt type`` the agents get for the point's payload; None: the user chose one, or
+    the agent's default fits."""
+    if cfg.option(TYPE_OPT) is not None:
+        return None
+    payload = str(getattr(cfg, "payload", ""))
+    return POINT_CLOUD if payload.startswith("PointCloud") else None
 
 
 def prepare(setup: Setup) -> Plan:

@@ -5,7 +5,7 @@ use crate::{Descriptor, Fanout, Framing, Opt, QosSupport};
 
 pub const DESCRIPTOR: Descriptor = Descriptor {
     name: "ros2",
-    description: "a real ROS 2 node through rcl's C API and the RMW RMW_IMPLEMENTATION picks (mwperf's managed Kilted/Jazzy or a sourced ROS 2), std_msgs/msg/UInt8MultiArray messages",
+    description: "a real ROS 2 node through rcl's C API and the RMW RMW_IMPLEMENTATION picks (mwperf's managed Kilted/Jazzy or a sourced ROS 2), mwperf's bytes in a real message type's data",
     address: "[<domain>/]<base> (ROS 2 topics /mwperf/<base>/ping|pong; 'auto' picks one)",
     daemon: None,
     discovery: true,
@@ -17,6 +17,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     node_session: true,
     defaults: &[],
     opts: &[
+        Opt { key: "type", help: "the message type carrying mwperf's bytes in its data: std_msgs/msg/UInt8MultiArray, sensor_msgs/msg/PointCloud2 or sensor_msgs/msg/Image (default: PointCloud2 for the PointCloud payloads, else UInt8MultiArray; the control plane picks it per payload)" },
         Opt { key: "distro", help: "the ROS 2 distribution: jazzy, kilted or a sourced one's name (default: a sourced ROS 2, else mwperf's managed kilted); the control plane gives the agent that distribution's environment" },
     ],
     qos: QosSupport {

@@ -6,11 +6,13 @@
 //!   distribution's own headers on first use, cached per user) loaded at run time ([`ffi`]), so
 //!   the agent starts where no ROS 2 is installed and only opening a ros2 endpoint fails there.
 //! - Topics are the ROS 2 names the DDS transports use (`/mwperf/<base>/ping|pong`, DDS topics
-//!   `rt/...`), the domain is the address's (`rcl_init_options_set_domain_id`), the type is
-//!   `std_msgs/msg/UInt8MultiArray` ([`message`]) carrying mwperf's message in `data`: a real
-//!   rclpy subscriber of that type reads what mwperf publishes.
+//!   `rt/...`), the domain is the address's (`rcl_init_options_set_domain_id`), the type a
+//!   real one of the installed packages (`--opt type`, default `std_msgs/msg/UInt8MultiArray`;
+//!   [`message`]) carrying mwperf's message in its `data`: a real rclpy subscriber of that type
+//!   reads what mwperf publishes.
 //! - Messages go serialized (`rcl_publish_serialized_message`, `rcl_take_serialized_message`):
-//!   [`cdr`] writes and reads the type's CDR, so no ROS message struct is filled or freed.
+//!   [`message`] writes and reads the type's CDR ([`cdr`]), so no ROS message struct is filled
+//!   or freed.
 //!   Loaned messages are not used: rmw_fastrtps_cpp loans only plain (fixed-size) types, and a
 //!   `uint8[]` is not one.
 //! - `recv` takes without waiting first and waits in an rcl wait set only when nothing is there
@@ -58,7 +60,9 @@ pub struct Ros2Endpoint {
     addr: Address,
     /// The CDR of the message being published (reused).
     out: Vec<u8>,
-    /// Taken samples that were no UInt8MultiArray this side could read (a foreign publisher).
+    /// The topics' message type.
+    ty: message::MessageType,
+    /// Taken samples this side could not read as `ty` (a foreign publisher).
     malformed: u64,
 }
 
@@ -88,7 +92,11 @@ impl Ros2Endpoint {
                 )));
             }
         }
-        let ts = message::type_support(&api.installation, message::TYPE)?;
+        let ty = match opts.get("type") {
+            Some(name) => message::MessageType::parse(name)?,
+            None => message::TYPES[0],
+        };
+        let ts = ty.type_support(&api.installation)?;
         let out_topic = side.out_topic().map(|s| addr.ros_topic(s));
         let in_topic = side.in_topic().map(|s| addr.ros_topic(s));
         let c = |s: &str| CString::new(s).expect("topic and path texts have no NUL");
@@ -136,12 +144,13 @@ impl Ros2Endpoint {
             in_topic,
             addr,
             out: Vec::new(),
+            ty,
             malformed: 0,
         })
     }
 
-    /// The next readable message's data into `buf`; samples that are no readable
-    /// UInt8MultiArray are counted and skipped.
+    /// The next readable message's data into `buf`; samples that are no readable message of
+    /// the type are counted and skipped.
     fn take(&mut self, buf: &mut Vec<u8>) -> Result<Option<usize>, TransportError> {
         loop {
             let mut data: *const u8 = std::ptr::null();
@@ -171,7 +180,7 @@ impl Ros2Endpoint {
                 // SAFETY: the shim's buffer holds len bytes at data until the next take.
                 unsafe { std::slice::from_raw_parts(data, len) }
             };
-            match cdr::decode(cdr) {
+            match self.ty.decode(cdr) {
                 Ok(bytes) => {
                     buf.clear();
                     buf.extend_from_slice(bytes);
@@ -205,14 +214,14 @@ impl Endpoint for Ros2Endpoint {
                 detail: "a sub endpoint does not publish".into(),
             });
         };
-        if msg.len() > u32::MAX as usize - cdr::PREFIX_LEN {
+        if msg.len() > u32::MAX as usize {
             return Err(TransportError::TooLarge {
                 size: msg.len(),
-                max: u32::MAX as usize - cdr::PREFIX_LEN,
+                max: u32::MAX as usize,
                 transport: T,
             });
         }
-        cdr::encode(&mut self.out, msg).map_err(unsupported)?;
+        self.ty.encode(&mut self.out, msg).map_err(unsupported)?;
         let mut err = [0 as c_char; 512];
         // SAFETY: valid handle; the CDR is alive for the call and the RMW copies it before
         // returning.

@@ -1,11 +1,13 @@
-"""The ROS 2 environment part (``--transport ros2``): every agent started on this machine gets
-the chosen ROS 2 distribution's environment (transports/ros2.py), checked before anything
-starts so a missing distribution or RMW is a usage error (exit 2) naming what is installed."""
+"""The ROS 2 part (``--transport ros2``): every agent started on this machine gets the chosen
+ROS 2 distribution's environment, and the message type for the point's payload
+(transports/ros2.py), both checked before anything starts so a missing distribution or RMW is a
+usage error (exit 2) naming what is installed."""
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..transports import ros2
-from .base import Part
+from .base import P, Part
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -15,8 +17,8 @@ if TYPE_CHECKING:
 FOUND = "ros2_env"
 
 
-class Ros2Environment(Part):
-    name = "ros2 environment"
+class Ros2(Part):
+    name = "ros2"
 
     def wanted(self, cfg: "Point") -> bool:
         return cfg.transport == "ros2"
@@ -26,6 +28,12 @@ class Ros2Environment(Part):
 
     def start(self, run: "PointState") -> None:
         run.found[FOUND] = ros2.agent_environment(run.cfg)
+
+    def given(self, run: "PointState", cfg: P) -> P:
+        chosen = ros2.message_type(cfg)
+        if chosen is None:
+            return cfg
+        return replace(cfg, opts=(*cfg.opts, f"{ros2.TYPE_OPT}={chosen}"))
 
     def env(self, run: "PointState", name: str, env: dict[str, str] | None
             ) -> dict[str, str] | None:
