@@ -154,10 +154,11 @@ fn compile(
     cmd.arg(&src).arg("-o").arg(&tmp).args(flags);
     let out = cmd.output();
     let _ = std::fs::remove_file(&src);
-    let out = out.map_err(|e| {
-        missing(format!(
-            "a C compiler ({cc}: {e}); the ros2 transport compiles its rcl shim against the distribution's headers on first use (apt-get install gcc, or set CC)"
-        ))
+    let out = out.map_err(|e| TransportError::Missing {
+        what: format!(
+            "a C compiler ({cc}: {e}: the ros2 transport compiles its rcl shim against the distribution's headers on first use)"
+        ),
+        install: "install one: apt-get install gcc (or set CC)".into(),
     })?;
     if !out.status.success() {
         let _ = std::fs::remove_file(&tmp);
