@@ -2,7 +2,9 @@
 rmw_fastrtps_cpp of mwperf's managed Kilted, and Jazzy with ``--opt distro=jazzy``): a round
 trip and a one-way stream complete with every message, and nothing of Fast DDS's is left in
 /dev/shm; a built-in graph (iRobot's Mont Blanc: 20 nodes, each a ROS 2 node of its own) runs with
-every edge delivering; a distribution that is not installed is one line naming it, exit 2, before any agent
+every edge delivering; ``--pong relay`` echoes through a real rclpy relay node
+(python/mwperf/ros2/relay.py, under the distribution's own Python); a distribution that is not
+installed is one line naming it, exit 2, before any agent
 starts. Without the managed Kilted environment these fail with mwperf's own line naming the
 install command (python3 -m mwperf.ros2.install kilted)."""
 
@@ -41,7 +43,8 @@ def mwperf(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.agent
 @pytest.mark.parametrize("mode,payload,opts", [
     ("roundtrip", "64", []), ("oneway", "64", []), ("roundtrip", "64", ["--opt", "distro=jazzy"]),
-    ("roundtrip", "PointCloud512k", [])])  # in a sensor_msgs/msg/PointCloud2
+    ("roundtrip", "PointCloud512k", []),  # in a sensor_msgs/msg/PointCloud2
+    ("roundtrip", "64", ["--pong", "relay"]), ("roundtrip", "PointCloud512k", ["--pong", "relay"])])
 def test_a_stream_completes_and_leaves_nothing(tmp_path: Path, mode: str, payload: str,
                                                opts: list[str]) -> None:
     before = fastdds_files()

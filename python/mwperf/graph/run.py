@@ -18,6 +18,7 @@ from ..clocksync import shifted
 from ..commandline import qos_args
 from ..config import PointConfig
 from ..daemons import DaemonSet, foxglove
+from .. import fastdds_shm
 from ..durations import format_duration_arg
 from ..emulation.cpu import CpuPlacement
 from ..emulation.network import Network, emulated_network
@@ -105,7 +106,7 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
     stop_s: float | None = None
     topology = placed_topology(graph, cfg)
     layers_missing = _layers_missing(agent, workdir) if cfg.layers else None
-    shm_before = _shm_entries()
+    shm_before = fastdds_shm.entries()
     with Lease.take(f"{cfg.transport} graph {graph.name}") as lease, \
             _emulated(topology, cfg, workdir, tag) as network, \
             real_hosts(cfg, agent, lease) as real, \
@@ -170,7 +171,7 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                 stop_s = None
             daemons.sample_all()
         cpu = placement.describe()  # before the lease releases the cgroups
-        _remove_orphaned_shm(shm_before)
+        fastdds_shm.remove_orphaned(shm_before)
         stopped = time.monotonic() - t0
         link = network.describe() if network is not None else None
         hosts = real.describe() if real is not None else None
@@ -329,30 +330,3 @@ def _report(workdir: Path, node: str) -> tuple[dict[str, Any] | None, str | None
 
 
 
-SHM = Path("/dev/shm")
-SHM_PREFIXES = ("fastrtps_", "sem.fastrtps_")
-"""Fast DDS's shared-memory files: each agent removes what it made and nobody maps at its exit,
-but with many node processes the last to exit counts the others' early files as someone
-else's, so the run removes what appeared during it and no process maps any more"""
-
-
-def _shm_entries() -> set[str]:
-    try:
-        return {n for n in os.listdir(SHM) if n.startswith(SHM_PREFIXES)}
-    except OSError:
-        return set()
-
-
-def _remove_orphaned_shm(before: set[str]) -> None:
-    new = _shm_entries() - before
-    if not new:
-        return
-    mapped: set[str] = set()
-    for maps in Path("/proc").glob("[0-9]*/maps"):
-        try:
-            text = maps.read_text(errors="replace")
-        except OSError:
-            continue
-        mapped.update(name for name in new if f"/dev/shm/{name}" in text)
-    for name in new - mapped:
-        (SHM / name).unlink(missing_ok=True)

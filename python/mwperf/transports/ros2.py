@@ -7,9 +7,11 @@ the agent compiles its rcl shim against, with the C compiler ``cc`` on first use
 message type of the point's payload (``message_type``: ``--opt type`` overrides)."""
 
 import os
+import secrets
 from typing import TYPE_CHECKING
 
 from .. import ros2
+from ..daemons import ros2_relay
 from ..errors import UsageError
 from .dds_domain import domain_from_env
 from .hooks import DoctorChecks, Hooks, Plan, Setup
@@ -19,6 +21,8 @@ if TYPE_CHECKING:
 
 DISTRO_OPT = "distro"
 TYPE_OPT = "type"
+DEFAULT_TYPE = "std_msgs/msg/UInt8MultiArray"
+"""the agent's default type (its message.rs, TYPES[0])"""
 POINT_CLOUD = "sensor_msgs/msg/PointCloud2"
 """the type of the PointCloud payloads (performance_test's PointCloud512k, ...); the others
 travel in the agent's default, std_msgs/msg/UInt8MultiArray"""
@@ -57,7 +61,23 @@ def message_type(cfg: "Point") -> str | None:
 
 
 def prepare(setup: Setup) -> Plan:
-    return Plan(f"{domain_from_env()}/auto")
+    domain = domain_from_env()
+    if setup.cfg.pong == "relay":
+        return _relay(setup, domain)
+    return Plan(f"{domain}/auto")
+
+
+def _relay(setup: Setup, domain: int) -> Plan:
+    """A real rclpy relay node as the echo (ros2/relay.py); the ping connects to its topics."""
+    cfg = setup.cfg
+    base = f"mwperf_{secrets.randbits(32):08x}"  # a valid ROS 2 name (no '-')
+    chosen = cfg.option(TYPE_OPT) or message_type(cfg) or DEFAULT_TYPE
+    depth = ("0" if cfg.history == "keep-all" else cfg.history.removeprefix("keep-last:")
+             if cfg.history.startswith("keep-last:") else str(cfg.depth))
+    qos = ["--reliability", cfg.reliability, "--durability", cfg.durability, "--depth", depth]
+    env = {**agent_environment(cfg), "ROS_DOMAIN_ID": str(domain)}
+    setup.daemons.start(lambda: ros2_relay.spec(distribution(cfg), env, base, chosen, qos))
+    return Plan(None, connect=f"{domain}/{base}")
 
 
 def doctor(check: DoctorChecks) -> list:
@@ -66,4 +86,4 @@ def doctor(check: DoctorChecks) -> list:
                           needed=False)]
 
 
-HOOKS = Hooks(prepare=prepare, doctor=doctor)
+HOOKS = Hooks(prepare=prepare, doctor=doctor, relay="rclpy relay")
