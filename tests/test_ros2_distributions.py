@@ -101,6 +101,7 @@ def test_a_sourced_ros2_wins_and_lists_its_rmws(tmp_path: Path) -> None:
                                  "LD_LIBRARY_PATH": "/opt/ros/jazzy/lib"})
     assert child["RMW_IMPLEMENTATION"] == "rmw_cyclonedds_cpp"
     assert child["LD_LIBRARY_PATH"] == "/opt/ros/jazzy/lib"  # a sourced one's, as it is
+    assert "MWPERF_ROS2_PREFIX" not in child  # the agent reads AMENT_PREFIX_PATH there
     assert [d.name for d in ros2.find(env)] == ["jazzy", "kilted"]
 
 
@@ -112,6 +113,8 @@ def test_the_child_environment_of_a_managed_venv() -> None:
     assert env["LD_LIBRARY_PATH"] == f"{venv}/lib:{site}/ros_rcl.libs:/usr/local/lib"
     assert env["RMW_IMPLEMENTATION"] == "rmw_fastrtps_cpp"
     assert env["_ROS_WHEELS_BOOTSTRAP_COMPLETE"] == "1" and env["PATH"] == "/usr/bin"
+    # what the agent's ros2 transport compiles its rcl shim against
+    assert env["MWPERF_ROS2_PREFIX"] == str(venv) and env["MWPERF_ROS2_DISTRO"] == "kilted"
 
 
 def test_no_ros2_is_one_line_with_the_install_command() -> None:

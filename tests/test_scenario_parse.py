@@ -134,12 +134,12 @@ BAD = [
      "use a catalogue name (Array32 \u2026 PointCloud4m, see 'mwperf payloads') or a size "
      "such as 100 or 64KiB"),
     ("transport: [udp, udpx]\n", "t.yaml:1: field 'transport': unknown transport 'udpx'; "
-     "allowed: udp, tcp, uds, iceoryx2, cyclonedds, fastdds, rustdds, zenoh, mqtt, foxglove, ros1, "
+     "allowed: udp, tcp, uds, iceoryx2, cyclonedds, fastdds, rustdds, zenoh, mqtt, foxglove, ros1, ros2, "
      "built-in"),
     ("count: 100\nduration: 1s\n", "t.yaml:1: field 'count': --count and --duration are "
                                    "mutually exclusive; give one of them"),
     ("transport: udp\npong: relay\n", "t.yaml:2: field 'pong': --pong relay: only with "
-     "--transport ros1 (got udp); other transports use --pong agent"),
+     "--transport ros1 or ros2 (got udp); other transports use --pong agent"),
     ("executor: [single, triple]\n", "t.yaml:1: field 'executor': unknown executor 'triple'; "
                                      "allowed: single, multi"),
     ("busy_loop: -1ms\n", "t.yaml:1: field 'busy_loop': must be 0 or longer, got '-1ms'; use "

@@ -40,9 +40,10 @@ SESSION_TIMEOUT_NS = 5_000_000_000
 """the default --session-timeout: TCP's first retransmissions and DDS's heartbeats all retry
 well within 5 s of a link coming back, so a session still silent then is taken as dead"""
 PONGS = ("agent", "relay")
-"""who answers a round trip: mwperf's own pong, or a foreign echo (ROS 1 topic_tools relay)"""
+"""who answers a round trip: mwperf's own pong, or a foreign echo (ROS 1 topic_tools relay, a ROS 2
+rclpy relay node)"""
 TRANSPORTS = ("udp", "tcp", "uds", "iceoryx2", "cyclonedds", "fastdds", "rustdds", "zenoh", "mqtt", "foxglove",
-              "ros1")
+              "ros1", "ros2")
 """every transport mwperf knows, in side-by-side order (an agent may be built without some)"""
 OPTIONS: dict[str, str] = KINDS
 """every option of a point, keyed like the command-line flags (``-`` as ``_``), as

@@ -6,11 +6,16 @@ the managed environment's python (mwperf.ros2: ``child_env``), in the ROS 2 envi
 
     python rclpy_node.py --node talker --topic /imu --type imu --rate 50 --stamp-offset-ms 7
     python rclpy_node.py --role sub --node listener --topic /imu --type imu --reliability reliable
+    python rclpy_node.py --role relay --node echo --type bytes --topic /mwperf/b/ping --to /mwperf/b/pong
 
 stdout, one JSON object per line: {"ready": true, "node": ..., "topic": ..., "type": ...} once
 the entity exists; a publisher {"matched": N, "t_ns": UNIX_NS} each time the number of
 subscriptions its RMW matched changes (its own view of discovery, checked before each send); on
-SIGTERM/SIGINT {"sent": N} or {"received": N}. header.stamp = the send
+SIGTERM/SIGINT {"sent": N}, {"received": N, ...} or {"relayed": N}. A subscription of type
+``bytes``, ``pointcloud2`` or ``image`` (what mwperf's ros2 transport publishes) also counts the
+messages whose data is a whole mwperf message (magic, header length, payload length; ``intact``)
+and, among them, the data messages (no flag: not warm-up, probe or end-of-stream; ``data``). A
+relay republishes each message it takes, as it is, on ``--to`` (topic_tools relay's job). header.stamp = the send
 time (CLOCK_REALTIME) - the stamp offset. --sends FILE: every send time (unix ns), one per
 line, written at the end: the ground truth of a rate over any window.
 """
@@ -23,10 +28,18 @@ from pathlib import Path
 
 import rclpy
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
-from sensor_msgs.msg import Imu
-from std_msgs.msg import String
+from sensor_msgs.msg import Image, Imu, PointCloud2
+from std_msgs.msg import String, UInt8MultiArray
 
-TYPES = {"imu": (Imu, "sensor_msgs/msg/Imu"), "string": (String, "std_msgs/msg/String")}
+TYPES = {"imu": (Imu, "sensor_msgs/msg/Imu"), "string": (String, "std_msgs/msg/String"),
+         "bytes": (UInt8MultiArray, "std_msgs/msg/UInt8MultiArray"),
+         "pointcloud2": (PointCloud2, "sensor_msgs/msg/PointCloud2"),
+         "image": (Image, "sensor_msgs/msg/Image")}
+CARRIERS = (UInt8MultiArray, PointCloud2, Image)
+"""the types mwperf's ros2 transport carries its messages in (in their ``data``)"""
+HEADER_LEN = 56
+"""mwperf's wire header (tests/mwperf_header.py): magic b"MWPF" at 0, flags at 5, header length
+(u16) at 6, payload length (u32) at 48"""
 
 stop = False
 
@@ -42,7 +55,8 @@ def say(**fields: object) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--role", choices=("pub", "sub"), default="pub")
+    ap.add_argument("--role", choices=("pub", "sub", "relay"), default="pub")
+    ap.add_argument("--to", help="the topic a relay republishes on")
     ap.add_argument("--node", default="talker")
     ap.add_argument("--topic", default="/imu")
     ap.add_argument("--type", choices=tuple(TYPES), default="imu")
@@ -66,18 +80,39 @@ def main() -> None:
     try:
         if args.role == "pub":
             publish(node, node.create_publisher(cls, args.topic, qos), cls, args, type_name)
-        else:
-            received = [0]
+        elif args.role == "relay":
+            out = node.create_publisher(cls, args.to, qos)
+            relayed = [0]
 
-            def got(_msg: object) -> None:
-                received[0] += 1
+            def again(msg: object) -> None:
+                out.publish(msg)
+                relayed[0] += 1
+
+            node.create_subscription(cls, args.topic, again, qos)
+            say(ready=True, node=node.get_fully_qualified_name(), topic=args.topic,
+                type=type_name)
+            while not stop:
+                rclpy.spin_once(node, timeout_sec=0.05)
+            say(relayed=relayed[0])
+        else:
+            counts = {"received": 0, "intact": 0, "data": 0}
+
+            def got(msg: object) -> None:
+                counts["received"] += 1
+                if cls in CARRIERS:
+                    data = bytes(msg.data)
+                    if (data[:4] == b"MWPF" and len(data) >= HEADER_LEN
+                            and int.from_bytes(data[6:8], "little") == HEADER_LEN
+                            and len(data) == HEADER_LEN + int.from_bytes(data[48:52], "little")):
+                        counts["intact"] += 1
+                        counts["data"] += data[5] == 0
 
             node.create_subscription(cls, args.topic, got, qos)
             say(ready=True, node=node.get_fully_qualified_name(), topic=args.topic,
                 type=type_name)
             while not stop:
                 rclpy.spin_once(node, timeout_sec=0.05)
-            say(received=received[0])
+            say(**counts)
     finally:
         node.destroy_node()
         rclpy.shutdown()

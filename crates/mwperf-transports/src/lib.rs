@@ -104,6 +104,7 @@ transports! {
         Mqtt => mqtt, mqtt_descriptor, "mqtt",
         Foxglove => foxglove, foxglove_descriptor, "foxglove",
         Ros1 => ros1, ros1_descriptor, "ros1",
+        Ros2 => ros2, ros2_descriptor, "ros2",
     }
 }
 

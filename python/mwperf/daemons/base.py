@@ -67,6 +67,8 @@ class DaemonSpec:
     """files to write before starting (path -> text), e.g. a generated configuration"""
     netns: Path | None = None
     """the network namespace to run in (an emulated host's), and to probe readiness from"""
+    after: Callable[[], None] | None = None
+    """called once its process is stopped and reaped (removing what it leaves behind)"""
 
 
 @dataclass
@@ -142,6 +144,8 @@ class DaemonProcess:
             self.killed = True
         self._signal(signal.SIGKILL)  # also any child it left in its group
         self.popen.wait()
+        if self.spec.after is not None:
+            self.spec.after()
 
     def kill_now(self) -> int:
         """SIGKILL its process group at once and reap it (a restart: no grace, no sample);

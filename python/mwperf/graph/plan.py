@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from ..place import Place
 
 SOCKET = ("udp", "uds", "tcp")
-BASED = ("iceoryx2", "cyclonedds", "fastdds", "rustdds", "mqtt", "ros1")
+BASED = ("iceoryx2", "cyclonedds", "fastdds", "rustdds", "mqtt", "ros1", "ros2")
 """transports whose address ends in a base name a graph replaces per topic"""
 SERVED = ("foxglove",)
 """transports whose publishing nodes serve their topics (a server per node)"""
@@ -86,7 +86,7 @@ def topic_address(transport: str, point_address: str, base: str) -> str:
     """``point_address`` (the transport's address form) with its base name replaced."""
     if transport == "iceoryx2":
         return base
-    if transport in ("cyclonedds", "fastdds", "rustdds"):
+    if transport in ("cyclonedds", "fastdds", "rustdds", "ros2"):
         domain, sep, _ = point_address.rpartition("/")
         return f"{domain}/{base}" if sep else base
     if transport == "mqtt":

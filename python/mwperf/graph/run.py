@@ -18,6 +18,7 @@ from ..clocksync import shifted
 from ..commandline import qos_args
 from ..config import PointConfig
 from ..daemons import DaemonSet, foxglove
+from .. import fastdds_shm
 from ..durations import format_duration_arg
 from ..emulation.cpu import CpuPlacement
 from ..emulation.network import Network, emulated_network
@@ -33,6 +34,7 @@ from ..runner import DAEMON_PLACED_AS, placed, real_hosts
 from ..transports import profile
 from ..transports.foxglove import require_sdk
 from ..transports.iceoryx2 import own_domain
+from ..transports.ros2 import agent_environment as ros2_environment
 from .check import check_qos, check_sizes
 from .load import flow_control
 from .clocks import CLOCK_NODE, clock_node, clock_plan, real_clock_plan
@@ -104,7 +106,7 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
     stop_s: float | None = None
     topology = placed_topology(graph, cfg)
     layers_missing = _layers_missing(agent, workdir) if cfg.layers else None
-    shm_before = _shm_entries()
+    shm_before = fastdds_shm.entries()
     with Lease.take(f"{cfg.transport} graph {graph.name}") as lease, \
             _emulated(topology, cfg, workdir, tag) as network, \
             real_hosts(cfg, agent, lease) as real, \
@@ -169,7 +171,7 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                 stop_s = None
             daemons.sample_all()
         cpu = placement.describe()  # before the lease releases the cgroups
-        _remove_orphaned_shm(shm_before)
+        fastdds_shm.remove_orphaned(shm_before)
         stopped = time.monotonic() - t0
         link = network.describe() if network is not None else None
         hosts = real.describe() if real is not None else None
@@ -286,6 +288,8 @@ def _start(agents: AgentSet, agent: Agent, cfg: PointConfig, spec: dict[str, Any
     if shift is not None:  # TEST ONLY: a host with a clock of its own (a time namespace)
         argv = shifted(argv, *shift)
     netns, env, opts = placed(place, spec["name"], cfg.transport, None)
+    if cfg.transport == "ros2":  # the ROS 2 distribution's environment (transports/ros2.py)
+        env = {**ros2_environment(cfg), **(env or {})}
     if cfg.count_allocs:
         env = {**(env or {}), "LD_PRELOAD": alloc_preload(agent)}
     if layers:  # the system-call interposer ahead of any other preload; the node's rows
@@ -326,30 +330,3 @@ def _report(workdir: Path, node: str) -> tuple[dict[str, Any] | None, str | None
 
 
 
-SHM = Path("/dev/shm")
-SHM_PREFIXES = ("fastrtps_", "sem.fastrtps_")
-"""Fast DDS's shared-memory files: each agent removes what it made and nobody maps at its exit,
-but with many node processes the last to exit counts the others' early files as someone
-else's, so the run removes what appeared during it and no process maps any more"""
-
-
-def _shm_entries() -> set[str]:
-    try:
-        return {n for n in os.listdir(SHM) if n.startswith(SHM_PREFIXES)}
-    except OSError:
-        return set()
-
-
-def _remove_orphaned_shm(before: set[str]) -> None:
-    new = _shm_entries() - before
-    if not new:
-        return
-    mapped: set[str] = set()
-    for maps in Path("/proc").glob("[0-9]*/maps"):
-        try:
-            text = maps.read_text(errors="replace")
-        except OSError:
-            continue
-        mapped.update(name for name in new if f"/dev/shm/{name}" in text)
-    for name in new - mapped:
-        (SHM / name).unlink(missing_ok=True)

@@ -21,6 +21,7 @@ from .layers import Layers
 from .outage import Outage
 from .profile import Profile
 from .restart import Restarts
+from .ros2 import Ros2
 from .resources import Resources
 from .samples import Samples
 from .sizes import Sizes
@@ -30,10 +31,12 @@ from .wire_bytes import WireBytes
 if TYPE_CHECKING:
     from ..point import Point
 
-PARTS: tuple[Part, ...] = (CallsPart(), Sizes(), Bridge(), Outage(), ClockSync(), CountAllocs(),
+PARTS: tuple[Part, ...] = (Ros2(), CallsPart(), Sizes(), Bridge(), Outage(), ClockSync(),
+                           CountAllocs(),
                            Layers(), AllocSites(), Profile(), WireBytes(), Samples(), Throughput(),
                            Restarts(), Resources())
-"""every part, in the order its hooks run (whether a transport has services is said before
+"""every part, in the order its hooks run (ROS 2's first: the others' environment goes on top of
+the distribution's, LD_PRELOAD included; whether a transport has services is said before
 whether the calls fit it; the bridge's hops read the place's link section,
 which the runner writes before any part's; the layers' preload goes ahead of the allocation
 counter's; the resources part's gates read what the others wrote, so it comes last)"""

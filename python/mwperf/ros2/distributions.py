@@ -21,6 +21,11 @@ PREFIX_ENV = "AMENT_PREFIX_PATH"
 DISTRO_ENV = "ROS_DISTRO"
 BOOTSTRAP_DONE = "_ROS_WHEELS_BOOTSTRAP_COMPLETE"
 """set by the wheels' bootstrapper once LD_LIBRARY_PATH is set (it re-executes Python otherwise)"""
+AGENT_PREFIX_ENV = "MWPERF_ROS2_PREFIX"
+AGENT_DISTRO_ENV = "MWPERF_ROS2_DISTRO"
+"""a managed environment's prefix and name, for the agent's ros2 transport (which compiles its rcl
+shim against ``<prefix>/include``: crates/mwperf-transports/src/middleware/ros2/installation.rs);
+a sourced one's are AMENT_PREFIX_PATH and ROS_DISTRO, already in its environment"""
 
 
 @dataclass(frozen=True)
@@ -71,6 +76,8 @@ class Distribution:
             ours = [str(d) for d in self.lib_dirs]
             env["LD_LIBRARY_PATH"] = ":".join(ours + [p for p in old if p not in ours])
             env[BOOTSTRAP_DONE] = "1"
+            env[AGENT_PREFIX_ENV] = str(self.prefix)
+            env[AGENT_DISTRO_ENV] = self.name
         return env
 
 

@@ -63,7 +63,13 @@ impl Address {
     /// `/mwperf/<base>/<suffix>`. DDS and ROS 2 names allow no '-', so it becomes '_' (both peers
     /// derive the name the same way).
     pub fn topic(&self, suffix: &str) -> String {
-        format!("rt/mwperf/{}/{suffix}", self.base.replace('-', "_"))
+        format!("rt{}", self.ros_topic(suffix))
+    }
+
+    /// The ROS 2 topic for `suffix`: `/mwperf/<base>/<suffix>` (what rcl is given; the RMW
+    /// prefixes `rt`, making [`Self::topic`]).
+    pub fn ros_topic(&self, suffix: &str) -> String {
+        format!("/mwperf/{}/{suffix}", self.base.replace('-', "_"))
     }
 
     /// The request and reply topics of the ROS 2 service `/mwperf/<base>`:
@@ -124,6 +130,12 @@ mod tests {
                 .unwrap()
                 .topic("pong"),
             "rt/mwperf/my_run/pong"
+        );
+        assert_eq!(
+            Address::parse("dds", "0/my-run", false)
+                .unwrap()
+                .ros_topic("pong"),
+            "/mwperf/my_run/pong"
         );
         assert_eq!(
             Address::parse("dds", "0/my-run", false)

@@ -14,6 +14,8 @@ pub mod iceoryx2_descriptor;
 pub mod mqtt_descriptor;
 #[path = "ros1/descriptor.rs"]
 pub mod ros1_descriptor;
+#[path = "ros2/descriptor.rs"]
+pub mod ros2_descriptor;
 #[path = "rustdds/descriptor.rs"]
 pub mod rustdds_descriptor;
 #[path = "zenoh/descriptor.rs"]
@@ -21,12 +23,19 @@ pub mod zenoh_descriptor;
 
 #[cfg(feature = "cyclonedds")]
 pub mod cyclonedds;
-#[cfg(any(feature = "cyclonedds", feature = "rustdds", feature = "fastdds"))]
+#[cfg(any(
+    feature = "cyclonedds",
+    feature = "rustdds",
+    feature = "fastdds",
+    feature = "ros2"
+))]
 mod dds_address;
-#[cfg(any(feature = "cyclonedds", feature = "fastdds"))]
+#[cfg(any(feature = "cyclonedds", feature = "fastdds", feature = "ros2"))]
 mod dds_match;
 #[cfg(feature = "fastdds")]
 pub mod fastdds;
+#[cfg(any(feature = "fastdds", feature = "ros2"))]
+pub mod fastdds_shm;
 #[cfg(feature = "foxglove")]
 pub mod foxglove;
 #[cfg(feature = "iceoryx2")]
@@ -37,6 +46,8 @@ pub mod mqtt;
 mod pumped;
 #[cfg(feature = "ros1")]
 pub mod ros1;
+#[cfg(feature = "ros2")]
+pub mod ros2;
 #[cfg(feature = "rustdds")]
 pub mod rustdds;
 #[cfg(feature = "zenoh")]

@@ -21,7 +21,7 @@ mod ffi;
 mod participant;
 pub mod service;
 #[cfg(mwperf_fastdds)]
-pub mod shm;
+pub use super::fastdds_shm as shm;
 
 use crate::{Endpoint, Side, Spec, TransportError};
 

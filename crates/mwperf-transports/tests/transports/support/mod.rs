@@ -20,6 +20,8 @@ mod iceoryx2;
 mod mqtt;
 #[cfg(feature = "ros1")]
 pub mod ros1;
+#[cfg(feature = "ros2")]
+mod ros2;
 #[cfg(feature = "rustdds")]
 mod rustdds;
 #[cfg(feature = "zenoh")]
@@ -76,6 +78,8 @@ impl Fixture {
             Kind::Foxglove => foxglove::fixture(),
             #[cfg(feature = "ros1")]
             Kind::Ros1 => ros1::fixture(),
+            #[cfg(feature = "ros2")]
+            Kind::Ros2 => ros2::fixture(),
             #[allow(unreachable_patterns)]
             _ => panic!("{kind:?} is not built"),
         }
@@ -108,6 +112,34 @@ impl Fixture {
     pub fn nobody_addr(&self) -> String {
         self.nobody.clone()
     }
+}
+
+/// Set in a child process running one test of this binary on its own ([`here`]).
+const ALONE: &str = "MWPERF_TEST_ALONE";
+
+/// Whether the calling test runs in this process: true, or false after this same test ran in a
+/// process of its own (this binary again, `--exact` the current test) and passed there.
+///
+/// ros2 needs that: the wheels' rmw_fastrtps_cpp (Fast DDS 3.2) and the fastdds transport's
+/// Debian Fast DDS 2.9 in one process break ros2's discovery (the ros2 endpoints match nothing
+/// once fastdds endpoints ran beside them; each passes alone). An agent loads one transport, so
+/// only this test binary meets it.
+pub fn here(kind: Kind) -> bool {
+    if kind != Kind::Ros2 || std::env::var_os(ALONE).is_some() {
+        return true;
+    }
+    let test = std::thread::current()
+        .name()
+        .expect("libtest names each test's thread after the test")
+        .to_string();
+    let me = std::env::current_exe().expect("the test binary's path");
+    let status = Command::new(me)
+        .args(["--exact", &test, "--test-threads=1", "--nocapture"])
+        .env(ALONE, "1")
+        .status()
+        .expect("run the test binary again");
+    assert!(status.success(), "{test} in a process of its own: {status}");
+    false
 }
 
 /// A name no other test (or test run) uses: pid + counter + tag.

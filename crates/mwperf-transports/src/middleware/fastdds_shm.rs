@@ -1,7 +1,9 @@
 //! Fast DDS's shared-memory transport leaves files in /dev/shm (`fastrtps_*` segments, their
-//! `_el` lock files and `sem.fastrtps_*` semaphores): it removes its own at a clean exit, never
-//! after a crash (measured: a SIGKILLed pong leaves its 8 MiB segment, its port segments and a
-//! semaphore). Never removing a segment someone still uses, this process removes
+//! `_el` lock files and `sem.fastrtps_*` semaphores; Fast DDS 3, the ROS 2 wheels' RMW, names
+//! them `fastdds_*`): it removes its own at a clean exit, never after a crash (measured: a
+//! SIGKILLed pong leaves its 8 MiB segment, its port segments and a semaphore), and Fast DDS 3
+//! left a port segment at a clean exit too (once, in a 20-node ros2 graph). Used by the fastdds
+//! transport and by ros2 (whose RMW may be rmw_fastrtps_cpp). Never removing a segment someone still uses, this process removes
 //! - when it opens its first shared-memory endpoint: leftovers that no live process maps and
 //!   that are older than [`STALE_AFTER`] (a crashed run's; the age spares a segment another
 //!   process created a moment ago and has not mapped yet),
@@ -15,7 +17,9 @@ const DIR: &str = "/dev/shm";
 
 /// /dev/shm entries that are Fast DDS's.
 pub fn is_fastdds(name: &str) -> bool {
-    name.starts_with("fastrtps_") || name.starts_with("sem.fastrtps_")
+    ["fastrtps_", "sem.fastrtps_", "fastdds_", "sem.fastdds_"]
+        .iter()
+        .any(|p| name.starts_with(p))
 }
 
 /// What was there before this process opened its first shared-memory endpoint (not ours).

@@ -1,0 +1,30 @@
+//! What the ros2 transport is (see [`crate::descriptor`]); compiled with or without the `ros2`
+//! feature, so a transport compiled out is still listed.
+
+use crate::{Descriptor, Fanout, Framing, Opt, QosSupport};
+
+pub const DESCRIPTOR: Descriptor = Descriptor {
+    name: "ros2",
+    description: "a real ROS 2 node through rcl's C API and the RMW RMW_IMPLEMENTATION picks (mwperf's managed Kilted/Jazzy or a sourced ROS 2), mwperf's bytes in a real message type's data",
+    address: "[<domain>/]<base> (ROS 2 topics /mwperf/<base>/ping|pong; 'auto' picks one)",
+    daemon: None,
+    discovery: true,
+    framing: Framing::Middleware,
+    max_message: None,
+    local_only: false,
+    crosses_hosts: true,
+    fanout: Fanout::Counted,
+    node_session: true,
+    defaults: &[],
+    opts: &[
+        Opt { key: "type", help: "the message type carrying mwperf's bytes in its data: std_msgs/msg/UInt8MultiArray, sensor_msgs/msg/PointCloud2 or sensor_msgs/msg/Image (default: PointCloud2 for the PointCloud payloads, else UInt8MultiArray; the control plane picks it per payload)" },
+        Opt { key: "distro", help: "the ROS 2 distribution: jazzy, kilted or a sourced one's name (default: a sourced ROS 2, else mwperf's managed kilted); the control plane gives the agent that distribution's environment" },
+    ],
+    qos: QosSupport {
+        reliability: QosSupport::RELIABILITY,
+        history: QosSupport::HISTORY,
+        durability: QosSupport::DURABILITY,
+        note: "each value maps to the rmw_qos_profile_t policy of the same name (keep-last:N sets the depth)",
+    },
+    services: crate::service::Services::None("not yet: rcl services and clients come next (issue 39)"),
+};

@@ -1,0 +1,319 @@
+//! A real ROS 2 node through rcl's C API (the calls micro-ROS's rclc makes on top of rcl), on
+//! the RMW `RMW_IMPLEMENTATION` picks (rmw_fastrtps_cpp unset), in the ROS 2 the agent's
+//! environment names ([`installation`]): mwperf's managed Kilted or Jazzy, or a sourced one.
+//!
+//! - rcl is reached through a small C shim ([`compile`]: `shim.c` compiled against the
+//!   distribution's own headers on first use, cached per user) loaded at run time ([`ffi`]), so
+//!   the agent starts where no ROS 2 is installed and only opening a ros2 endpoint fails there.
+//! - Topics are the ROS 2 names the DDS transports use (`/mwperf/<base>/ping|pong`, DDS topics
+//!   `rt/...`), the domain is the address's (`rcl_init_options_set_domain_id`), the type a
+//!   real one of the installed packages (`--opt type`, default `std_msgs/msg/UInt8MultiArray`;
+//!   [`message`]) carrying mwperf's message in its `data`: a real rclpy subscriber of that type
+//!   reads what mwperf publishes.
+//! - Messages go serialized (`rcl_publish_serialized_message`, `rcl_take_serialized_message`):
+//!   [`message`] writes and reads the type's CDR ([`cdr`]), so no ROS message struct is filled
+//!   or freed.
+//!   Loaned messages are not used: rmw_fastrtps_cpp loans only plain (fixed-size) types, and a
+//!   `uint8[]` is not one.
+//! - `recv` takes without waiting first and waits in an rcl wait set only when nothing is there
+//!   (waits capped at [`MAX_WAIT_NS`] so callers see their stop flag).
+//! - QoS: reliability, durability and history (keep-last depth) map to the `rmw_qos_profile_t`
+//!   policies of the same name; the rest stay rmw_qos_profile_default's.
+//!
+//! One node (rcl context) per endpoint, or one per domain for a graph node's endpoints
+//! (`Spec::shared_session`: [`node`]).
+
+pub mod cdr;
+mod compile;
+mod ffi;
+pub mod installation;
+mod message;
+mod node;
+
+use std::ffi::{c_char, CString};
+
+use super::dds_address::Address;
+use crate::spec::{Durability, History, Reliability};
+use crate::{Endpoint, Side, Spec, TransportError};
+
+const T: &str = "ros2";
+
+/// Longest single wait in `recv`.
+pub const MAX_WAIT_NS: u64 = 50_000_000;
+
+/// Open `side` at `spec.addr` (`[<domain>/]<base>`).
+pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError> {
+    Ok(Box::new(Ros2Endpoint::open(side, spec)?))
+}
+
+fn unsupported(what: String) -> TransportError {
+    TransportError::Unsupported { transport: T, what }
+}
+
+pub struct Ros2Endpoint {
+    api: &'static ffi::Api,
+    ep: *mut ffi::mwr_endpoint,
+    /// The node `ep` lives in: closed after it, with its last endpoint.
+    node: crate::session::SessionRef<node::Node>,
+    out_topic: Option<String>,
+    in_topic: Option<String>,
+    addr: Address,
+    /// The CDR of the message being published (reused).
+    out: Vec<u8>,
+    /// The topics' message type.
+    ty: message::MessageType,
+    /// Taken samples this side could not read as `ty` (a foreign publisher).
+    malformed: u64,
+}
+
+// SAFETY: the handle is used from one thread at a time (the endpoint is moved, not shared); its
+// node's shared parts are behind the node's lock.
+unsafe impl Send for Ros2Endpoint {}
+
+impl Ros2Endpoint {
+    pub fn open(side: Side, spec: &Spec) -> Result<Ros2Endpoint, TransportError> {
+        let addr = Address::parse(T, &spec.addr, side.is_listener())?;
+        let opts = spec.options_of(&super::ros2_descriptor::DESCRIPTOR)?;
+        let depth = match spec.qos.history {
+            History::KeepLast(n) => i32::try_from(n).map_err(|_| {
+                unsupported(format!(
+                    "--history keep-last:{n} (depth at most {})",
+                    i32::MAX
+                ))
+            })?,
+            History::KeepAll => 0,
+        };
+        let api = ffi::api()?;
+        if let (Some(asked), Some(have)) = (opts.get("distro"), &api.installation.distro) {
+            if asked != have {
+                return Err(unsupported(format!(
+                    "--opt distro={asked} in an agent whose environment is ROS 2 {} (the control plane starts the agent with the environment of the distribution asked for)",
+                    api.installation.describe()
+                )));
+            }
+        }
+        let ty = match opts.get("type") {
+            Some(name) => message::MessageType::parse(name)?,
+            None => message::TYPES[0],
+        };
+        let ts = ty.type_support(&api.installation)?;
+        let out_topic = side.out_topic().map(|s| addr.ros_topic(s));
+        let in_topic = side.in_topic().map(|s| addr.ros_topic(s));
+        let c = |s: &str| CString::new(s).expect("topic and path texts have no NUL");
+        let (c_out, c_in) = (out_topic.as_deref().map(c), in_topic.as_deref().map(c));
+        let c_lib = CString::new(ts.library.as_os_str().as_encoded_bytes())
+            .map_err(|_| unsupported(format!("{} (a NUL in the path)", ts.library.display())))?;
+        let c_sym = c(&ts.symbol);
+        let ptr = |s: &Option<CString>| s.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
+        let config = ffi::Config {
+            topic_out: ptr(&c_out),
+            topic_in: ptr(&c_in),
+            type_library: c_lib.as_ptr(),
+            type_symbol: c_sym.as_ptr(),
+            reliable: i32::from(spec.qos.reliability == Reliability::Reliable),
+            keep_all: i32::from(spec.qos.history == History::KeepAll),
+            depth,
+            transient_local: i32::from(spec.qos.durability == Durability::TransientLocal),
+        };
+        let node = node::Node::session(api, addr.domain, spec.shared_session)?;
+        let mut err = [0 as c_char; 512];
+        let ep = {
+            let _entities = node.entities.lock().unwrap_or_else(|p| p.into_inner());
+            // SAFETY: the config's strings live until the call returns; err is a writable
+            // buffer; the node outlives the endpoint (held by it).
+            unsafe { (api.open)(node.ptr, &config, err.as_mut_ptr(), err.len()) }
+        };
+        if ep.is_null() {
+            return Err(TransportError::Middleware {
+                transport: T,
+                detail: format!(
+                    "{} (node {}, domain {}, {}, ROS 2 {})",
+                    ffi::text(&err),
+                    node.name,
+                    addr.domain,
+                    spec.qos,
+                    api.installation.describe()
+                ),
+            });
+        }
+        Ok(Ros2Endpoint {
+            api,
+            ep,
+            node,
+            out_topic,
+            in_topic,
+            addr,
+            out: Vec::new(),
+            ty,
+            malformed: 0,
+        })
+    }
+
+    /// The next readable message's data into `buf`; samples that are no readable message of
+    /// the type are counted and skipped.
+    fn take(&mut self, buf: &mut Vec<u8>) -> Result<Option<usize>, TransportError> {
+        loop {
+            let mut data: *const u8 = std::ptr::null();
+            let mut len: usize = 0;
+            let mut err = [0 as c_char; 512];
+            // SAFETY: valid handle; data/len point into the endpoint's buffer until the next take.
+            let rc = unsafe {
+                (self.api.take)(self.ep, &mut data, &mut len, err.as_mut_ptr(), err.len())
+            };
+            match rc {
+                1 => {}
+                0 => return Ok(None),
+                _ => {
+                    return Err(TransportError::Middleware {
+                        transport: T,
+                        detail: format!(
+                            "taking from {}: {}",
+                            self.in_topic.as_deref().unwrap_or("?"),
+                            ffi::text(&err)
+                        ),
+                    })
+                }
+            }
+            let cdr: &[u8] = if len == 0 || data.is_null() {
+                &[]
+            } else {
+                // SAFETY: the shim's buffer holds len bytes at data until the next take.
+                unsafe { std::slice::from_raw_parts(data, len) }
+            };
+            match self.ty.decode(cdr) {
+                Ok(bytes) => {
+                    buf.clear();
+                    buf.extend_from_slice(bytes);
+                    return Ok(Some(bytes.len()));
+                }
+                Err(_) => self.malformed += 1,
+            }
+        }
+    }
+
+    /// (subscriptions matched to our publisher, publishers matched to our subscription).
+    fn matched(&self) -> Result<(Option<u32>, Option<u32>), TransportError> {
+        let (mut s, mut p) = (-1, -1);
+        // SAFETY: valid handle and two writable ints.
+        if unsafe { (self.api.matched)(self.ep, &mut s, &mut p) } < 0 {
+            return Err(TransportError::Middleware {
+                transport: T,
+                detail: "reading the matched counts".into(),
+            });
+        }
+        let some = |n: i32| (n >= 0).then_some(n as u32);
+        Ok((some(s), some(p)))
+    }
+}
+
+impl Endpoint for Ros2Endpoint {
+    fn send(&mut self, msg: &[u8]) -> Result<(), TransportError> {
+        let Some(name) = &self.out_topic else {
+            return Err(TransportError::Middleware {
+                transport: T,
+                detail: "a sub endpoint does not publish".into(),
+            });
+        };
+        if msg.len() > u32::MAX as usize {
+            return Err(TransportError::TooLarge {
+                size: msg.len(),
+                max: u32::MAX as usize,
+                transport: T,
+            });
+        }
+        self.ty.encode(&mut self.out, msg).map_err(unsupported)?;
+        let mut err = [0 as c_char; 512];
+        // SAFETY: valid handle; the CDR is alive for the call and the RMW copies it before
+        // returning.
+        let rc = unsafe {
+            (self.api.publish)(
+                self.ep,
+                self.out.as_ptr(),
+                self.out.len(),
+                err.as_mut_ptr(),
+                err.len(),
+            )
+        };
+        if rc != 0 {
+            return Err(TransportError::Middleware {
+                transport: T,
+                detail: format!("publishing on {name}: {}", ffi::text(&err)),
+            });
+        }
+        Ok(())
+    }
+
+    fn recv(&mut self, buf: &mut Vec<u8>, wait_ns: u64) -> Result<Option<usize>, TransportError> {
+        if self.in_topic.is_none() {
+            // A pub receives nothing; still honour the wait so callers do not spin.
+            std::thread::sleep(std::time::Duration::from_nanos(wait_ns.min(MAX_WAIT_NS)));
+            return Ok(None);
+        }
+        if let Some(n) = self.take(buf)? {
+            return Ok(Some(n));
+        }
+        if wait_ns == 0 {
+            return Ok(None);
+        }
+        let mut err = [0 as c_char; 512];
+        // SAFETY: valid handle with a subscription and its wait set.
+        let rc = unsafe {
+            (self.api.wait)(
+                self.ep,
+                wait_ns.min(MAX_WAIT_NS) as i64,
+                err.as_mut_ptr(),
+                err.len(),
+            )
+        };
+        if rc < 0 {
+            return Err(TransportError::Middleware {
+                transport: T,
+                detail: format!(
+                    "waiting on {}: {}",
+                    self.in_topic.as_deref().unwrap_or("?"),
+                    ffi::text(&err)
+                ),
+            });
+        }
+        if rc == 0 {
+            return Ok(None);
+        }
+        self.take(buf)
+    }
+
+    fn local_addr(&self) -> String {
+        self.addr.text()
+    }
+
+    fn matched_subscribers(&mut self) -> Option<u64> {
+        self.matched().ok()?.0.map(u64::from)
+    }
+
+    /// A reliable publisher: wait (at most `limit_ns`) until its subscriptions acknowledged
+    /// what it sent (`rcl_publisher_wait_for_all_acked`).
+    fn finish(&mut self, limit_ns: u64) {
+        // SAFETY: a valid handle of this endpoint.
+        unsafe { (self.api.wait_acked)(self.ep, limit_ns.min(i64::MAX as u64) as i64) };
+    }
+
+    fn wait_matched(&mut self, timeout_ns: u64) -> Result<(), TransportError> {
+        let (out, inp) = (self.out_topic.clone(), self.in_topic.clone());
+        super::dds_match::wait_matched(
+            T,
+            self.addr.domain,
+            out.as_deref(),
+            inp.as_deref(),
+            timeout_ns,
+            || self.matched(),
+        )
+    }
+}
+
+impl Drop for Ros2Endpoint {
+    fn drop(&mut self) {
+        let _entities = self.node.entities.lock().unwrap_or_else(|p| p.into_inner());
+        // SAFETY: the handle is closed once; nothing refers to it afterwards. The node follows
+        // with its last endpoint.
+        unsafe { (self.api.close)(self.ep) };
+    }
+}

@@ -1,0 +1,82 @@
+"""`mwperf run --transport ros2` with the real agent as a real ROS 2 node (rcl and
+rmw_fastrtps_cpp of mwperf's managed Kilted, and Jazzy with ``--opt distro=jazzy``): a round
+trip and a one-way stream complete with every message, and nothing of Fast DDS's is left in
+/dev/shm; a built-in graph (iRobot's Mont Blanc: 20 nodes, each a ROS 2 node of its own) runs with
+every edge delivering; ``--pong relay`` echoes through a real rclpy relay node
+(python/mwperf/ros2/relay.py, under the distribution's own Python); a distribution that is not
+installed is one line naming it, exit 2, before any agent
+starts. Without the managed Kilted environment these fail with mwperf's own line naming the
+install command (python3 -m mwperf.ros2.install kilted)."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from test_fastdds_e2e import mapped
+
+SHM = Path("/dev/shm")
+
+
+def fastdds_files() -> set[str]:
+    """Fast DDS 3's shared-memory files (the wheels' rmw_fastrtps_cpp)."""
+    return {p.name for p in SHM.iterdir() if p.name.startswith(("fastdds_", "sem.fastdds_"))}
+
+
+def leftovers(before: set[str]) -> set[str]:
+    """What appeared since ``before`` and nobody uses (a lock file goes with its segment; a
+    port's semaphore with its port)."""
+    in_use = mapped()
+    return {n for n in fastdds_files() - before
+            if n not in in_use and n.removesuffix("_el") not in in_use
+            and n.removeprefix("sem.").removesuffix("_mutex") not in in_use}
+
+
+def mwperf(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "mwperf", "run", "--no-save", "--transport",
+                           "ros2", "--duration", "1s", "--warmup", "200ms", *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.agent
+@pytest.mark.parametrize("mode,payload,opts", [
+    ("roundtrip", "64", []), ("oneway", "64", []), ("roundtrip", "64", ["--opt", "distro=jazzy"]),
+    ("roundtrip", "PointCloud512k", []),  # in a sensor_msgs/msg/PointCloud2
+    ("roundtrip", "64", ["--pong", "relay"]), ("roundtrip", "PointCloud512k", ["--pong", "relay"])])
+def test_a_stream_completes_and_leaves_nothing(tmp_path: Path, mode: str, payload: str,
+                                               opts: list[str]) -> None:
+    before = fastdds_files()
+    out = tmp_path / "result.json"
+    done = mwperf("--mode", mode, "--rate", "50" if payload.startswith("PointCloud") else "200",
+                  "--payload", payload, "--json-out", str(out), *opts)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(out.read_text())
+    accounting = result["measurement"]["accounting"]
+    assert accounting["received"] == accounting["sent"] > 20, accounting
+    assert result["status"] == "complete", result["status"]
+    assert not leftovers(before)
+
+
+@pytest.mark.agent
+def test_a_distribution_not_installed_is_a_usage_error() -> None:
+    done = mwperf("--opt", "distro=rolling")
+    assert done.returncode == 2, done.stderr
+    line = done.stderr.strip().splitlines()[-1]
+    assert "--opt distro=rolling: ROS 2 distribution 'rolling' is not installed" in line
+    assert "installed: kilted (managed," in line
+
+
+@pytest.mark.agent
+def test_a_built_in_graph_runs_on_ros2(tmp_path: Path) -> None:
+    before = fastdds_files()
+    out = tmp_path / "graph.json"
+    done = mwperf("--graph", "mont_blanc", "--json-out", str(out))
+    assert done.returncode == 0, done.stderr
+    result = json.loads(out.read_text())
+    assert result["status"] == "complete", result["status_reason"]
+    edges = result["edges"]
+    assert len(edges) == 35
+    assert all(e["received"] > 0 and e["corrupted"] == 0 for e in edges), edges
+    assert not leftovers(before)
