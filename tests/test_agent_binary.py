@@ -232,6 +232,6 @@ def test_catalogue_and_transports_lists():
     ts = json.loads(subprocess.run([str(AGENT), "transports", "--json"], capture_output=True, text=True).stdout)
     names = [t["name"] for t in ts]
     assert names == ["udp", "tcp", "uds", "iceoryx2", "cyclonedds", "fastdds", "rustdds", "zenoh", "mqtt", "foxglove",
-                     "ros1"]
+                     "ros1", "ros2"]
     assert all(t["built"] for t in ts if t["name"] in ("udp", "tcp", "uds"))
     assert {t["name"]: t["daemon"] for t in ts}["mqtt"] == "mosquitto"

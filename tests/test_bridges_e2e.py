@@ -62,7 +62,11 @@ def _children(pid: int) -> list[tuple[int, str]]:
     return out
 
 
-def test_a_pair_that_cannot_work_is_a_usage_error_naming_both(real_env: dict[str, str]) -> None:
+def test_a_pair_that_cannot_work_is_a_usage_error_naming_both(real_env: dict[str, str],
+                                                              tmp_path: Path) -> None:
+    # a lease directory of its own: the one line asserted is not joined by a line about another
+    # run's stale lease reaped (a killed test run left one on this machine)
+    real_env = {**real_env, "MWPERF_LEASE_DIR": str(tmp_path / "leases")}
     done = run_mwperf("run", "--transport", "udp", "--bridge", "mqtt-bridge", "--no-save",
                       env=real_env)
     assert done.returncode == 2, done.stderr

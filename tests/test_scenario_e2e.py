@@ -31,14 +31,18 @@ def test_a_workload_sweep_with_the_real_agent(real_env: dict[str, str], tmp_path
     (folder,) = (tmp_path / "r").glob("*-e2e-*/")
     summary = json.loads((folder / "summary.json").read_text())
     assert [row["rate"] for row in summary["rows"]] == [20, 100, 400]
-    # single executor: topic 1 waits for topic 0's 2 ms callback, topic 2 for both (at the
-    # rates the pong keeps up with; at 400 Hz the replies may not come back at all)
+    # single executor: at each tick one topic's callback runs at once, the others wait for one
+    # and two 2 ms callbacks (at the rates the pong keeps up with; at 400 Hz the replies may not
+    # come back at all). Which topic waits is the receive threads' race tick by tick (the
+    # per-tick order is checked in test_workload_e2e.py from each message's samples), so here
+    # the ranking is checked as a ranking: every topic, fastest first, the slowest at least a
+    # callback behind the fastest
     rankings = [r for r in summary["topics"] if "400 Hz" not in r["point"]]
     assert len(rankings) == 2
     for ranking in rankings:
-        assert [t["topic"] for t in ranking["topics"]] == [0, 1, 2], ranking
+        assert sorted(t["topic"] for t in ranking["topics"]) == [0, 1, 2], ranking
         p50 = [t["p50_ns"] for t in ranking["topics"]]
-        assert p50[1] - p50[0] > 1_000_000 and p50[2] - p50[1] > 1_000_000, ranking
+        assert p50 == sorted(p50) and p50[-1] - p50[0] > 1_000_000, ranking
     # 3 topics x 2 ms of callback work = 6 ms per tick: 400 Hz (2.5 ms) cannot be sustained
     (knee,) = summary["knees"]
     assert knee["group"] == "udp" and knee["rate"] in (20, 100), knee
