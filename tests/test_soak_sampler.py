@@ -169,3 +169,29 @@ def test_no_counter_without_the_preload():
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_a_process_without_memory_is_not_sampled():
+    # kthreadd (pid 2) has no address space, as an exiting process has between releasing its
+    # memory and becoming a zombie: no resident set is read for it, so no sample of 0 bytes
+    assert procfs.rss_bytes(2) is None
+    assert procfs.rss_bytes(os.getpid()) > 0
+
+
+def test_an_unreadable_counter_ends_the_series_instead_of_a_sample_without_heap():
+    proc = grower()
+
+    class Unreadable:  # the counter of a process whose memory went away between two reads
+        def live_bytes(self):
+            return None
+
+    try:
+        sampler = Sampler(lambda: [("pong", "daemon", proc.pid, False)])
+        sampler.sample()
+        watched = sampler.watched["pong"]
+        watched.counter = Unreadable()
+        sampler.sample()
+    finally:
+        proc.kill()
+        proc.wait()
+    assert watched.gone and len(watched.series) == 1

@@ -36,10 +36,13 @@ def start_time(pid: int) -> int | None:
 
 
 def rss_bytes(pid: int) -> int | None:
-    """The resident set now: the second field of /proc/PID/statm (pages) x the page size."""
+    """The resident set now: the second field of /proc/PID/statm (pages) x the page size; None
+    when the process has no address space (a kernel thread, or a process already exiting: the
+    kernel releases its memory before it becomes a zombie, and statm then reads all zeros)."""
     statm = _read(f"/proc/{pid}/statm")
     try:
-        return int(statm.split()[1]) * PAGE if statm else None
+        fields = statm.split() if statm else []
+        return int(fields[1]) * PAGE if int(fields[0]) > 0 else None
     except (IndexError, ValueError):
         return None
 

@@ -115,8 +115,12 @@ class Sampler:
             watched.counter = procfs.alloc_counter(pid)
         rss, fds, threads = procfs.rss_bytes(pid), procfs.open_fds(pid), procfs.threads(pid)
         live = watched.counter.live_bytes() if watched.counter is not None else None
-        if procfs.start_time(pid) != watched.started or None in (rss, fds, threads):
-            watched.gone = True  # exited (or a zombie, or the pid is another process's now)
+        unreadable_heap = watched.counter is not None and live is None
+        if (procfs.start_time(pid) != watched.started or None in (rss, fds, threads)
+                or unreadable_heap):
+            # exited (or exiting, or a zombie, or the pid is another process's now); a process
+            # whose counter was found keeps it readable for as long as it has memory
+            watched.gone = True
             return
         watched.series.append({"t_ns": max(0, time.monotonic_ns() - self.origin_ns),
                                "rss_bytes": rss, "fds": fds, "threads": threads,
