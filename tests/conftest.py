@@ -39,8 +39,9 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 # loopback reaches only the participants with ids 0..12 of a domain, and those are machine-wide,
 # so DDS tests of several workers in one domain took each other's ids ("no peer matched"). A
 # user's own ROS_DOMAIN_ID is not used: the tests stay out of a live robot's domain. (The probe's
-# peers take domains of their own from 150 up: tests/ros2peers/peers.py.)
-TEST_DOMAIN_FIRST = 9
+# peers take domains of their own from 150 up: tests/ros2peers/peers.py.) Two test runs at once
+# on one machine (a stress run beside a developer's) each set MWPERF_TEST_DOMAIN_FIRST apart.
+TEST_DOMAIN_FIRST = int(os.environ.get("MWPERF_TEST_DOMAIN_FIRST") or 9)
 _WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
 os.environ["ROS_DOMAIN_ID"] = str(TEST_DOMAIN_FIRST + 1 + int(_WORKER[2:]) % 100
                                   if _WORKER.startswith("gw") and _WORKER[2:].isdigit()
