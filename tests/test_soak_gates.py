@@ -50,13 +50,15 @@ def result(processes=(), count=10_000, matched_ns=3_000_000, p50=50_000, p99=900
     ("live-allocs-growth<=64KiB", "live-allocs-growth", 65536),
     ("min-samples=100000", "min-samples", 100000), ("matched-within=5s", "matched-within", 5 * S),
     ("p50<=100us", "p50", 100_000), ("p99<=2ms", "p99", 2_000_000), ("max<=1s", "max", S),
-    ("lost<=0", "lost", 0), ("loss<=0.5%", "loss", 0.5), (" p99 <= 2ms ", "p99", 2_000_000)])
+    ("lost<=0", "lost", 0), ("loss<=0.5%", "loss", 0.5), (" p99 <= 2ms ", "p99", 2_000_000),
+    ("cpu<=20%", "cpu", 20), ("rss<=20480KiB", "rss", 20 * MiB), ("late<=1.9%", "late", 1.9),
+    ("too-late<=0.1%", "too-late", 0.1)])
 def test_every_form_parses(text, metric, limit):
     gate = parse_gate(text)
     assert (gate.metric, gate.limit) == (metric, limit)
 
 
-@pytest.mark.parametrize("text", ["rss<=1MiB", "rss-growth<1MiB", "rss-growth<=lots",
+@pytest.mark.parametrize("text", ["rss<1MiB", "rss-growth<1MiB", "rss-growth<=lots",
                                   "min-samples<=5", "p99=2ms", "matched-within<=5s",
                                   "lost<=1.5", "loss<=-1%", "fd-growth<=-1", "", "p99"])
 def test_bad_gate_is_a_usage_error_naming_the_flag_and_the_forms(text):

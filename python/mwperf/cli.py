@@ -60,7 +60,7 @@ CONDITION_OPTIONS = ("peer_timeout", "spin_margin", "busy_poll", "prevent_cpu_id
                      "cpu_quota", "cpu_pin", "rt_priority", "host", "remote_place", "ssh_config",
                      "accept_new_host_key", "clock_sync", "test_clock", "count_allocs",
                      "alloc_sites", "wire_bytes", "idle", "profile", "min_samples", "layers",
-                     "gates")
+                     "gates", "targets")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -157,12 +157,12 @@ def _run_graph(options: dict[str, Any], json_to: JsonTo, results_dir: Path | Non
         cfg, find_agent(), results_dir, say=lambda line: click.echo(f"mwperf: {line}", err=True)))
     result = outcome.result
     if not emit_json(result, *json_to):
-        click.echo(graph_table.render(result)
+        click.echo(graph_table.render(result) + soak_show.render(result)
                    + (f"saved in {saved} (graph.html: the graph drawn)\n" if saved else ""),
                    nl=False)
     if not_saved is not None:
         raise not_saved
-    return EXIT_CODES[result["status"]]
+    return gates_exit(EXIT_CODES[result["status"]], len(failed_gates(result)))
 
 
 def _kept(measure_it: Callable[[], tuple[Outcome, Path | None]]

@@ -143,6 +143,9 @@ class PointConfig:
     gates: tuple[str, ...] = ()
     """``--gate`` / a scenario's ``gates:``: pass/fail checks on the result (soak/gates.py),
     normalised; the resources part parses and checks them"""
+    targets: tuple[tuple[str, str], ...] = ()
+    """``--targets FILE``: the target file's gates as (expression, source) pairs
+    (soak/targets.py), checked with ``gates``"""
 
     @property
     def measure_ns(self) -> int | None:
@@ -210,6 +213,10 @@ class PointConfig:
             del data["gates"]
         else:
             data["gates"] = list(self.gates)
+        if not self.targets:
+            del data["targets"]
+        else:
+            data["targets"] = [list(item) for item in self.targets]
         if self.service is None:
             del data["service"]
         else:

@@ -249,8 +249,16 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
            "live-allocs-growth<=SIZE (each agent, with --count-allocs); growth = least-squares "
            "slope over the steady state x its duration. min-samples=N (measured messages), "
            "matched-within=DURATION (peer matched), p50|p99|max<=DURATION, lost<=N, "
-           "loss<=PCT%. A failed gate is printed with its figure and limit, the result is "
-           "saved, and mwperf exits 1. docs/scenarios.md, Soak runs and gates."),
+           "loss<=PCT%, cpu<=PCT% (of all cores, the run's processes summed), rss<=SIZE (their "
+           "peak resident sets summed); with --graph also late<=PCT%, too-late<=PCT% (of the "
+           "messages received, by each edge's period). A failed gate is printed with its "
+           "figure and limit, the result is saved, and mwperf exits 1. docs/scenarios.md, Soak "
+           "runs and gates."),
+    option("--targets", metavar="FILE", help="Pass or fail the run against a target file: "
+           "iRobot ros2-performance's own (e.g. mont_blanc_rpi3.json: resources cpu[%], "
+           "rss[KB]; latency_total late[%], too_late[%], lost[%]) read as it is, or mwperf's "
+           "{gates: [EXPR, ...]} (JSON or YAML). Each target is checked as a --gate; a miss is "
+           "printed with its figure and limit and mwperf exits 1. docs/scenarios.md, Targets."),
     option("--test-clock", metavar="HOST=OFFSET_S[,DRIFT_PPM]", hidden=True,
            help="TEST ONLY: run an emulated host's agents in a time namespace OFFSET_S ahead "
            "and DRIFT_PPM fast (';' between hosts): ground truth for --clock-sync tests."),

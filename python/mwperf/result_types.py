@@ -768,10 +768,11 @@ class GateProcessesItem(TypedDict):
 
 
 class Gate(TypedDict):
-    """one --gate (or scenario gates:) checked on the result (python/mwperf/soak/gates.py): its figure (null: not measured, which fails), its limit in the same unit, passed, and what it says; a growth gate lists each process it applies to (figure: the worst)"""
+    """one --gate (or scenario gates:, or a --targets file's target) checked on the result (python/mwperf/soak/gates.py; a graph's: soak/graph_gates.py): its figure (null: not measured, which fails), its limit in the same unit, passed, and what it says; a growth, cpu or rss gate lists each process it applies to (figure: the worst for growth, the sum for cpu and rss)"""
 
     gate: str
-    metric: Literal['rss-growth', 'fd-growth', 'threads-growth', 'live-allocs-growth', 'min-samples', 'matched-within', 'p50', 'p99', 'max', 'lost', 'loss']
+    source: NotRequired[str]
+    metric: Literal['rss-growth', 'fd-growth', 'threads-growth', 'live-allocs-growth', 'min-samples', 'matched-within', 'p50', 'p99', 'max', 'lost', 'loss', 'cpu', 'rss', 'late', 'too-late']
     unit: Literal['bytes', 'count', 'ns', 'percent']
     figure: float | None
     limit: float

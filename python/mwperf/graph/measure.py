@@ -3,6 +3,7 @@ with ``baseline`` its topic or chain alone first, then the whole graph; the grap
 under ``results_dir/<run id>/`` (``graph-result.json`` and ``graph.html``, the graph drawn)."""
 
 import json
+import os
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -14,6 +15,8 @@ from ..durations import format_ns
 from ..errors import NotSaved
 from ..results import WriteFailed, write_json, write_text
 from ..runner import Outcome
+from ..soak.gates import parse_gates
+from ..soak.graph_gates import evaluate
 from ..store.layout import GRAPH_RESULT_NAME as GRAPH_RESULT
 from ..store.record import catalogue_graph
 from .page import render
@@ -46,6 +49,9 @@ def measure_graph(cfg: PointConfig, agent: Agent, results_dir: Path | None,
         result = run_graph(point.graph, cfg, agent, Path(folder))
     if first is not None and point.baseline is not None:
         result["baseline"] = interference(first, result, point.baseline)
+    if cfg.gates or cfg.targets:
+        cores = os.cpu_count() if cfg.remote is None else None  # real hosts: their own counts
+        result["gates"] = evaluate(parse_gates(cfg.gates, cfg.targets), result, cores)
     return _saved(Outcome(result, None, interrupted=_stopped(result)), results_dir, where)
 
 

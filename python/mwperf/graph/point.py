@@ -12,6 +12,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import RunError, UsageError
+from ..soak.gates import POINT_ONLY, parse_gates, refuse
+from ..soak.targets import load_targets
 from .builtin import load_graph
 from .check import check_sizes
 from .services import check_run as check_services
@@ -32,7 +34,8 @@ GRAPH_TAKES = ("transport", "duration", "warmup", "reliability", "history", "dep
                "durability", "discovery_timeout", "opt", "busy_poll", "link", "link_backend",
                "spin_margin", "peer_timeout", "prevent_cpu_idle", "cpu_quota", "cpu_pin",
                "rt_priority", "clock_sync", "test_clock", "host", "remote_place", "ssh_config",
-               "accept_new_host_key", "count_allocs", "layers", *GRAPH_OPTIONS)
+               "accept_new_host_key", "count_allocs", "layers", "gates", "targets",
+               *GRAPH_OPTIONS)
 """every point option a graph point takes (the rest set one stream's rates, sizes and work)"""
 CPU_OPTIONS = ("cpu_quota", "cpu_pin", "rt_priority")
 
@@ -92,8 +95,16 @@ def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]]
     graph = scale(graph, copies, rate_scale)
     if part is not None:
         part = scale(part, copies, rate_scale)
+    targets = load_targets(options.get("targets"))
+    gates = parse_gates(options.get("gates"), targets)
+    refuse(gates, POINT_ONLY, "single streams only for now (a graph run samples no resources "
+           "over time and has no one peer to match); a graph has cpu<=PCT%, rss<=SIZE, "
+           "late<=PCT%, too-late<=PCT%, loss<=PCT%, lost<=N, p50|p99|max<=DURATION, "
+           "min-samples=N")
     cfg = stream({k: v for k, v in options.items()
-                  if k not in GRAPH_OPTIONS and k not in CPU_OPTIONS and k != "remote_place"})
+                  if k not in GRAPH_OPTIONS and k not in CPU_OPTIONS
+                  and k not in ("remote_place", "gates", "targets")})
+    cfg = replace(cfg, gates=tuple(g.text for g in gates if g.source is None), targets=targets)
     supported(cfg.transport)
     if cfg.layers and cfg.remote is not None:
         raise UsageError("--layers: not yet for a graph on real hosts (--host): its nodes there "

@@ -9,7 +9,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
-from ..soak.gates import evaluate, parse_gates
+from ..soak.gates import GRAPH_ONLY, evaluate, parse_gates, refuse
+from ..soak.targets import load_targets
 from ..soak.growth import growth, steady_window
 from ..soak.sampler import Sampler
 from .base import P, Part
@@ -29,11 +30,15 @@ class Resources(Part):
         return True
 
     def validate(self, cfg: P, options: dict[str, Any]) -> P:
-        gates = parse_gates(options.get("gates"))
+        targets = load_targets(options.get("targets"))
+        gates = parse_gates(options.get("gates"), targets)
         if any(g.metric == "live-allocs-growth" for g in gates) and not cfg.count_allocs:
             raise UsageError("--gate: live-allocs-growth needs --count-allocs (the live heap "
                              "is read from its allocation counter)")
-        return replace(cfg, gates=tuple(g.text for g in gates))  # type: ignore[type-var]
+        refuse(gates, GRAPH_ONLY, "graph runs only (--graph: each edge classifies its "
+               "messages as late by its period); a single stream has p50|p99|max<=DURATION")
+        return replace(cfg, gates=tuple(g.text for g in gates if g.source is None),  # type: ignore[type-var]
+                       targets=targets)
 
     def sender_started(self, run: "PointState") -> None:
         run.found[SAMPLER] = Sampler(lambda: listing(run)).start()
@@ -49,8 +54,9 @@ class Resources(Part):
         if sampler is not None:
             report = run.sender_report() or {}
             result["resources"] = section(sampler, report.get("phases"))
-        if run.cfg.gates:
-            result["gates"] = evaluate(parse_gates(run.cfg.gates), dict(result))
+        if run.cfg.gates or run.cfg.targets:
+            result["gates"] = evaluate(parse_gates(run.cfg.gates, run.cfg.targets),
+                                       dict(result))
 
 
 def _stop(run: "PointState") -> Sampler | None:

@@ -41,7 +41,8 @@ def digest(result: dict[str, Any], location: str | None) -> Digest:
     return Digest(row_from_result(result, location), topics, list(result["warnings"]),
                   [_subscriber(s) for s in result.get("per_subscriber") or []],
                   throughput=throughput_line(result),
-                  gates=[{k: g.get(k) for k in ("gate", "figure", "limit", "passed", "what")}
+                  gates=[{k: g.get(k) for k in ("gate", "source", "figure", "limit", "passed",
+                                                "what")}
                          for g in result.get("gates") or []])
 
 

@@ -10,8 +10,13 @@ from ..sizes import format_bytes
 
 def gate_lines(gates: list[dict[str, Any]]) -> list[str]:
     """'gate rss-growth<=2MiB: passed  largest pong 12 KiB over 54 s ...' per gate."""
-    return [f"gate {g['gate']}: {'passed' if g['passed'] else 'FAILED'}  {g['what']}"
-            for g in gates]
+    return [f"gate {g['gate']}{_source(g)}: {'passed' if g['passed'] else 'FAILED'}  "
+            f"{g['what']}" for g in gates]
+
+
+def _source(gate: dict[str, Any]) -> str:
+    """' (mont_blanc_rpi3.json resources.cpu[%])' for a target file's gate, else ''."""
+    return f" ({gate['source']})" if gate.get("source") else ""
 
 
 def _signed_bytes(value: float | None) -> str:
