@@ -111,8 +111,24 @@ def _is_scenario(spec: str) -> bool:
 @click.option("--dry-run", is_flag=True, help="With a scenario: list its points, measure nothing.")
 @click.option("--resume", metavar="FOLDER", help="Continue the sweep in FOLDER (a sweep folder "
               "under --results): measure only the points without a complete result.")
+@click.option("--peak-search", is_flag=True, help="Find the highest rate the point keeps (a "
+              "graph: the highest factor on every publisher's rate): a binary search, then a "
+              "short linear scan up, each trial a saved point of --duration; a trial passes with "
+              "loss and late sends <= --peak-loss and p99 <= --peak-p99. Prints the curve walked "
+              "and the peak; saves peak.json. docs/scenarios.md, Peak-rate search.")
+@click.option("--peak-range", metavar="LOW..HIGH", help="--peak-search: the range searched, "
+              "in Hz (a graph: factors).  [default: 10..100000, a graph 0.25..16]")
+@click.option("--peak-loss", metavar="PCT%", help="--peak-search: the loss a passing trial "
+              "may have.  [default: 1%]")
+@click.option("--peak-p99", metavar="period|DURATION", help="--peak-search: the p99 latency a "
+              "passing trial must stay below: each trial's period (a graph: each edge's), or a "
+              "fixed duration.  [default: period]")
+@click.option("--peak-repeat", metavar="N", help="--peak-search: walk N times; with 3 or more "
+              "the best and the worst peak are dropped and the rest averaged.  [default: 1]")
 def run(scenario: str | None, as_json: bool, json_out: str | None, results: str, no_save: bool,
-        quick: bool, dry_run: bool, resume: str | None, **options: Any) -> int:
+        quick: bool, dry_run: bool, resume: str | None, peak_search: bool,
+        peak_range: str | None, peak_loss: str | None, peak_p99: str | None,
+        peak_repeat: str | None, **options: Any) -> int:
     """Measure one point, or every point of SCENARIO: a YAML file or a built-in name (see
     'mwperf scenarios'; docs/scenarios.md describes the format).
 
@@ -135,6 +151,16 @@ def run(scenario: str | None, as_json: bool, json_out: str | None, results: str,
     options["without"] = ",".join(options["without"]) or None  # so is --without
     json_to = (as_json, json_out)
     reap_stale(lambda line: click.echo(f"mwperf: {line}", err=True))
+    peak_flags = {"--peak-range": peak_range, "--peak-loss": peak_loss,
+                  "--peak-p99": peak_p99, "--peak-repeat": peak_repeat}
+    if not peak_search and any(v is not None for v in peak_flags.values()):
+        flag = next(f for f, v in peak_flags.items() if v is not None)
+        raise UsageError(f"{flag}: only with --peak-search")
+    if peak_search:
+        if scenario is not None or resume is not None:
+            raise UsageError("--peak-search: one point or one graph, not a scenario")
+        return _run_peak(options, (peak_range, peak_loss, peak_p99, peak_repeat), json_to,
+                         results_dir)
     if scenario is not None or resume is not None:
         request = Request(scenario, quick, results_dir, Path(resume) if resume else None,
                           _conditions(scenario or resume or "", options))
@@ -163,6 +189,32 @@ def _run_graph(options: dict[str, Any], json_to: JsonTo, results_dir: Path | Non
     if not_saved is not None:
         raise not_saved
     return gates_exit(EXIT_CODES[result["status"]], len(failed_gates(result)))
+
+
+def _run_peak(options: dict[str, Any], flags: tuple[str | None, ...], json_to: JsonTo,
+              results_dir: Path | None) -> int:
+    from .peak import run as peak_run
+    from .peak.show import render as render_peak
+
+    graph = options.get("graph") not in (None, "")
+    peak_run.refuse_with(options, graph)
+    request = peak_run.parse_request(*flags, graph=graph)
+    say = lambda line: click.echo(f"mwperf: {line}", err=True)  # noqa: E731
+
+    def measure_at(trial: dict[str, Any]) -> tuple[dict[str, Any], Path | None, bool]:
+        cfg = build_point(trial, find_agent)
+        outcome, saved, not_saved = _kept(lambda: measure(cfg, find_agent(), results_dir))
+        if not_saved is not None:
+            raise not_saved
+        return outcome.result, saved, outcome.interrupted
+
+    peak = peak_run.run_peak(options, request, measure_at, results_dir, say)
+    if not emit_json(peak, *json_to):
+        where = results_dir / peak["run_id"] if results_dir is not None else None
+        click.echo(render_peak(peak) + (f"saved in {where}\n" if where else ""), nl=False)
+    if peak["status"] == "partial":
+        return EXIT_CODES["partial"]
+    return 0 if peak["peak"] is not None else 1
 
 
 def _kept(measure_it: Callable[[], tuple[Outcome, Path | None]]
