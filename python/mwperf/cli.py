@@ -50,6 +50,7 @@ from .sizes import format_bytes
 from .table import format_rate, label, render, render_details, render_notes, row_from_result
 
 POINT_OPTIONS = ("transport", "mode", "rate", "payload", "duration", "count", "warmup", "pong",
+                 "pong_cmd",
                  "topics", "executor", "busy_loop", "link", "link_backend",
                  "session_timeout", "subscribers", "bridge", "replay", "replay_topics",
                  "replay_rate", "replay_window", "replay_loop", "graph", "baseline", "without",

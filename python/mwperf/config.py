@@ -22,6 +22,7 @@ from .emulation.topology import Topology, two_hosts
 from .remote.plan import RemotePlan, parse_remote
 from .roles import MEASURING_ROLE, MODES, ROLES, SENDERS  # noqa: F401 (the names config gives)
 from .agent import option_choices, option_default, option_limit
+from . import pong_command
 from .errors import RunError, UsageError
 from .sizes import payload_size
 from .subscribers import check_subscribers, parse_subscribers
@@ -80,6 +81,9 @@ class PointConfig:
     """transport-specific ``KEY=VALUE`` settings, passed to both agents as ``--opt``"""
     discovery_timeout_ns: int = 10_000_000_000
     pong: str = "agent"
+    """agent, relay (--pong relay) or command (--pong-cmd)"""
+    pong_cmd: str | None = None
+    """``--pong-cmd CMD``: the user's program as the echo (pong_command.py), as given"""
     qos_given: tuple[str, ...] = ()
     """the QoS flags the user gave (only those are passed to the agents; names as in the flags)"""
     topics: int = 1
@@ -209,6 +213,8 @@ class PointConfig:
             del data["bridge"]
         if self.min_samples is None:
             del data["min_samples"]
+        if self.pong_cmd is None:
+            del data["pong_cmd"]
         if not self.gates:
             del data["gates"]
         else:
@@ -302,15 +308,17 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
                        tuple(name for name, _ in real.hosts) if real else ())
     catalogue = agent()
     transport = _choice("--transport", "transport", given("transport"), catalogue.transports())
-    relays = [t for t in TRANSPORTS if hook(t).relay]  # their hooks start a foreign echo
+    echo = "--pong-cmd" if qos["pong"] == "command" else f"--pong {qos['pong']}"
+    relays = [t for t in TRANSPORTS  # their hooks start a foreign echo / the user's program
+              if (hook(t).pong_command if qos["pong"] == "command" else hook(t).relay)]
     if qos["pong"] != "agent" and transport not in relays:
-        raise UsageError(f"--pong {qos['pong']}: only with --transport "
+        raise UsageError(f"{echo}: only with --transport "
                          f"{' or '.join(relays)} (got {transport}); other transports "
                          f"use --pong agent")
     if qos["pong"] != "agent" and mode != "roundtrip":
-        raise UsageError(f"--pong {qos['pong']}: only for --mode roundtrip (a relay echoes)")
+        raise UsageError(f"{echo}: only for --mode roundtrip (a relay echoes)")
     if qos["pong"] != "agent" and workload != _workload({}):
-        raise UsageError(f"--pong {qos['pong']}: the foreign echo has no --topics, --executor or "
+        raise UsageError(f"{echo}: the foreign echo has no --topics, --executor or "
                          f"--busy-loop; use --pong agent for those")
     payload = given("payload").strip()
     payload_bytes = payload_size("--payload", payload, catalogue.payloads())
@@ -493,6 +501,11 @@ def _qos(options: dict[str, Any]) -> dict[str, Any]:
         if "=" not in item or not item.split("=", 1)[0].strip():
             raise UsageError(f"--opt: '{item}' is not KEY=VALUE (e.g. --opt mode=client)")
     pong = str(options.get("pong") or "agent")
+    command = options.get("pong_cmd")
+    if command not in (None, ""):
+        if pong != "agent":
+            raise UsageError(f"--pong-cmd: not with --pong {pong} (the program is the echo)")
+        pong_command.parse(str(command))
     given_flags = tuple(key for key in ("reliability", "history", "depth", "durability",
                                         "discovery_timeout") if options.get(key) is not None)
     return {
@@ -503,7 +516,9 @@ def _qos(options: dict[str, Any]) -> dict[str, Any]:
                               option_choices("durability")),
         "opts": opts,
         "discovery_timeout_ns": _duration("--discovery-timeout", given("discovery_timeout"), 1),
-        "pong": _choice("--pong", "pong", pong, PONGS),
+        "pong": ("command" if command not in (None, "")
+                 else _choice("--pong", "pong", pong, PONGS)),
+        "pong_cmd": None if command in (None, "") else str(command),
         "qos_given": given_flags,
     }
 

@@ -120,6 +120,12 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
            "agents, repeatable: zenoh mode=client|peer, express=true|false; mqtt qos=0|1|2."),
     agent_option("--discovery-timeout", help="Give up when the peer is not discovered "
            "within this time.  [default: {default}]"),
+    option("--pong-cmd", metavar="CMD", help="A program of yours as the echo of a round trip "
+           "(ros2: a ROS 2 node under test, a launch, any executable), started and stopped by "
+           "mwperf; {in}, {out} and {type} in CMD become the ping's topic, the topic it listens "
+           "on and the message type (pkg/msg/Type), e.g. 'python3 node.py --ros-args -r "
+           "input:={in} -r output:={out}'. The program must send each message's data back "
+           "unchanged. docs/ros2.md, Your node as the echo."),
     option("--pong", help="Who echoes a round trip: agent (mwperf's pong) or relay (ros1: "
            "topic_tools relay, a foreign echo).  [default: agent]"),
     agent_option("--topics", help="Topics per agent (1-{limit[topics]}), each with its "

@@ -10,8 +10,9 @@ import os
 import secrets
 from typing import TYPE_CHECKING
 
-from .. import ros2
+from .. import pong_command, ros2
 from ..daemons import ros2_relay
+from ..daemons.pong_command import spec as pong_spec
 from ..errors import UsageError
 from .dds_domain import domain_from_env
 from .hooks import DoctorChecks, Hooks, Plan, Setup
@@ -64,20 +65,45 @@ def prepare(setup: Setup) -> Plan:
     domain = domain_from_env()
     if setup.cfg.pong == "relay":
         return _relay(setup, domain)
+    if setup.cfg.pong == "command":
+        return _command(setup, domain)
     return Plan(f"{domain}/auto")
 
 
 def _relay(setup: Setup, domain: int) -> Plan:
     """A real rclpy relay node as the echo (ros2/relay.py); the ping connects to its topics."""
     cfg = setup.cfg
-    base = f"mwperf_{secrets.randbits(32):08x}"  # a valid ROS 2 name (no '-')
-    chosen = cfg.option(TYPE_OPT) or message_type(cfg) or DEFAULT_TYPE
+    base = _base()
     depth = ("0" if cfg.history == "keep-all" else cfg.history.removeprefix("keep-last:")
              if cfg.history.startswith("keep-last:") else str(cfg.depth))
     qos = ["--reliability", cfg.reliability, "--durability", cfg.durability, "--depth", depth]
     env = {**agent_environment(cfg), "ROS_DOMAIN_ID": str(domain)}
-    setup.daemons.start(lambda: ros2_relay.spec(distribution(cfg), env, base, chosen, qos))
+    setup.daemons.start(lambda: ros2_relay.spec(distribution(cfg), env, base, _type(cfg), qos))
     return Plan(None, connect=f"{domain}/{base}")
+
+
+def _command(setup: Setup, domain: int) -> Plan:
+    """The user's program (``--pong-cmd``) as the echo, its {in}/{out} the ping's topics, in
+    the distribution's environment with its Python first on PATH (``python3 node.py`` imports
+    that distribution's rclpy)."""
+    cfg = setup.cfg
+    base = _base()
+    dist = distribution(cfg)
+    env = {**os.environ, **agent_environment(cfg), "ROS_DOMAIN_ID": str(domain)}
+    env["PATH"] = os.pathsep.join([str(dist.python.parent), env.get("PATH", os.defpath)])
+    words = pong_command.parse(cfg.pong_cmd or "")
+    pong_command.program(words, env)
+    line = pong_command.argv(words, f"/mwperf/{base}/ping", f"/mwperf/{base}/pong", _type(cfg))
+    setup.daemons.start(lambda: pong_spec(line, env, f"the program of {pong_command.FLAG}"))
+    return Plan(None, connect=f"{domain}/{base}")
+
+
+def _base() -> str:
+    return f"mwperf_{secrets.randbits(32):08x}"  # a valid ROS 2 name (no '-')
+
+
+def _type(cfg: "Point") -> str:
+    return cfg.option(TYPE_OPT) or message_type(cfg) or DEFAULT_TYPE
 
 
 def doctor(check: DoctorChecks) -> list:
@@ -86,4 +112,5 @@ def doctor(check: DoctorChecks) -> list:
                           needed=False)]
 
 
-HOOKS = Hooks(prepare=prepare, doctor=doctor, relay="rclpy relay")
+HOOKS = Hooks(prepare=prepare, doctor=doctor, relay="rclpy relay",
+              pong_command="a ROS 2 program in the distribution's environment")

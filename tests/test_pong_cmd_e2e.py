@@ -1,0 +1,67 @@
+"""A real ROS 2 node under test as the echo (issue 40, item 2): ``--pong-cmd`` starts
+tests/ros2nodes/delay_echo.py (an rclpy node whose topics are set by ROS 2 remapping, as a
+user's are) with mwperf's topics and type; it sleeps 2 ms in each callback, so no round trip is
+shorter than that (the injected floor); its own count of what it echoed checks mwperf's; a node
+that stops echoing mid-run is a partial result naming it; nothing of it is left running."""
+
+import json
+import re
+import subprocess
+import uuid
+from pathlib import Path
+
+import pytest
+
+from conftest import run_mwperf
+
+pytestmark = pytest.mark.agent
+
+NODE = Path(__file__).parent / "ros2nodes" / "delay_echo.py"
+DELAY_NS = 2_000_000
+
+
+def command(*extra: str) -> tuple[str, str]:
+    tag = uuid.uuid4().hex
+    return (f"python3 {NODE} --type {{type}} --tag {tag} {' '.join(extra)} "
+            "--ros-args -r input:={in} -r output:={out}"), tag
+
+
+def running(tag: str) -> list[str]:
+    done = subprocess.run(["pgrep", "-f", tag], capture_output=True, text=True, check=False)
+    return done.stdout.split()
+
+
+def test_a_ros2_node_under_test_is_the_echo(tmp_path: Path):
+    cmd, tag = command("--delay-ms", str(DELAY_NS / 1e6))
+    done = run_mwperf("run", "--transport", "ros2", "--rate", "50", "--duration", "2s",
+                      "--warmup", "500ms", "--pong-cmd", cmd, "--results", str(tmp_path),
+                      timeout=180)
+    assert done.returncode == 0, done.stderr + done.stdout
+    folder = next(tmp_path.glob("*/result.json")).parent
+    result = json.loads((folder / "result.json").read_text())
+    assert result["config"]["pong_cmd"] == cmd
+    accounting = result["measurement"]["accounting"]
+    assert accounting["received"] == accounting["sent"] == 100
+    assert accounting["lost"] == accounting["corrupted"] == 0
+    assert result["measurement"]["response"]["min_ns"] >= DELAY_NS  # the node's own sleep
+    daemon = next(d for d in result["daemons"] if d["name"] == "pong-cmd")
+    assert daemon["peak_rss_kib"] > 0 and daemon["cpu_user_s"] is not None
+    log = (folder / daemon["log"]).read_text()
+    echoed = int(re.search(r"^echoed (\d+)$", log, re.MULTILINE).group(1))
+    # the node's own count: every measured message, the warm-up's and the discovery probes'
+    measured = accounting["received"] + accounting["warmup_received"]
+    assert measured <= echoed <= measured + result["discovery"]["probes"]
+    assert running(tag) == []
+
+
+def test_a_node_that_stops_echoing_is_a_partial_result_naming_it(tmp_path: Path):
+    cmd, tag = command("--exit-after", "60")
+    done = run_mwperf("run", "--transport", "ros2", "--rate", "50", "--duration", "3s",
+                      "--warmup", "200ms", "--pong-cmd", cmd, "--results", str(tmp_path),
+                      timeout=180)
+    assert done.returncode == 3, done.stderr + done.stdout
+    result = json.loads(next(tmp_path.glob("*/result.json")).read_text())
+    assert result["status"] == "partial"
+    warnings = [w for w in result["warnings"] if w["code"] == "daemon-exited"]
+    assert warnings and "pong-cmd exited during the run (exit code 0)" in warnings[0]["message"]
+    assert running(tag) == []
