@@ -108,6 +108,8 @@ def test_built_in_sizes_match_the_seeds() -> None:
     sizes = {name: len(expand(load_scenario(name), None)) for name in built_in_names()}
     assert sizes["ros1-rate-sweep"] == 2 * 11 * 5  # relay/agent x 200 Hz..10 kHz x 5 runs
     assert sizes["busy-loop-executors"] == 10 * 3 * 2 * 20  # busy x (1s, 3s, 3m) x QoS x 20
+    # busy x (1 single, 1 events, 3 single, 3 multi, 3 events) x QoS x 20
+    assert sizes["busy-loop-executors-rclpy"] == 10 * 5 * 2 * 20
     assert sizes["rate-sweep-3-topics"] == 2 * 10 * 20  # QoS x 10..100 Hz x 20 samples
     # payloads x rates x (mqtt direct/mqtt-bridge, cyclonedds direct/zenoh-ros2dds/foxglove);
     # the old name is an alias

@@ -161,7 +161,7 @@ def test_a_bad_file_names_file_line_and_field(tmp_path: Path, text: str, message
 def test_unknown_scenario_names_the_built_ins() -> None:
     with pytest.raises(UsageError, match=r"^SCENARIO: unknown scenario 'nosuch'; allowed: a YAML "
                                          r"file or a built-in name \(bridge-payloads, bridges, "
-                                         r"busy-loop-executors, costs, cpu-quotas, default, "
+                                         r"busy-loop-executors, busy-loop-executors-rclpy, costs, cpu-quotas, default, "
                                          r"graphs, rate-sweep-3-topics, resilience, restarts, restarts-bridges, restarts-sub, restarts-zenohd, "
                                          r"ros1-bag-replay, ros1-rate-sweep, ros1-subscribers, ros1-three-hosts, services, soak, "
                                          r"throughput; "

@@ -205,12 +205,13 @@ def test_scenarios_lists_the_built_ins(fake_env: dict[str, str]) -> None:
     done = run_mwperf("scenarios", env=fake_env)
     assert done.returncode == 0
     names = [line.split()[0] for line in done.stdout.splitlines()]
-    assert names == ["bridge-payloads", "bridges", "busy-loop-executors", "costs", "cpu-quotas", "default",
+    assert names == ["bridge-payloads", "bridges", "busy-loop-executors",
+                     "busy-loop-executors-rclpy", "costs", "cpu-quotas", "default",
                      "graphs", "rate-sweep-3-topics", "resilience", "restarts", "restarts-bridges",
                      "restarts-sub",
                      "restarts-zenohd", "ros1-bag-replay", "ros1-rate-sweep",
                      "ros1-subscribers", "ros1-three-hosts", "services", "soak", "throughput"]
-    assert "default              every built-in transport side by side" in done.stdout
+    assert "default                    every built-in transport side by side" in done.stdout
 
 
 def test_resume_adopts_a_point_saved_but_not_yet_listed(fake_env: dict[str, str],

@@ -45,7 +45,7 @@ def test_scenario_keys_match_the_flags() -> None:
     ({"topics": "0"}, "--topics: must be from 1 to 64, got 0"),
     ({"topics": "65"}, "--topics: must be from 1 to 64, got 65"),
     ({"topics": "three"}, "--topics: cannot parse 'three'; use a whole number from 1 to 64, e.g. 3"),
-    ({"executor": "foo"}, "--executor: unknown executor 'foo'; allowed: single, multi"),
+    ({"executor": "foo"}, "--executor: unknown executor 'foo'; allowed: single, multi, events"),
     ({"busy_loop": "-1ms"}, "--busy-loop: must be 0 or longer, got '-1ms'; use e.g. 10s, 500ms, 2m"),
     ({"busy_loop": "lots"}, "--busy-loop: cannot parse 'lots'; use e.g. 10s, 500ms, 2m"),
     ({"transport": "ros1", "pong": "relay", "busy_loop": "1ms"},

@@ -40,6 +40,9 @@ DURATION_HINT = "use e.g. 10s, 500ms, 2m"
 SESSION_TIMEOUT_NS = 5_000_000_000
 """the default --session-timeout: TCP's first retransmissions and DDS's heartbeats all retry
 well within 5 s of a link coming back, so a session still silent then is taken as dead"""
+RELAY_EXECUTORS = ("events",)
+"""executors only a foreign echo offers (ros2's rclpy relay: rclpy's EventsExecutor); checked
+against the transport's once it is known"""
 PONGS = ("agent", "relay")
 """who answers a round trip: mwperf's own pong, or a foreign echo (ROS 1 topic_tools relay, a ROS 2
 rclpy relay node)"""
@@ -317,9 +320,16 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
                          f"use --pong agent")
     if qos["pong"] != "agent" and mode != "roundtrip":
         raise UsageError(f"{echo}: only for --mode roundtrip (a relay echoes)")
-    if qos["pong"] != "agent" and workload != _workload({}):
+    offered = hook(transport).relay_executors if qos["pong"] == "relay" else ()
+    if qos["pong"] != "agent" and workload != _workload({}) and not offered:
         raise UsageError(f"{echo}: the foreign echo has no --topics, --executor or "
                          f"--busy-loop; use --pong agent for those")
+    allowed = offered or option_choices("executor")
+    if workload["executor"] not in allowed:
+        where = (f"{echo} on {transport}" if offered else "mwperf's agents")
+        raise UsageError(f"--executor {workload['executor']}: {where} have "
+                         f"{', '.join(allowed)}" + ("" if offered else
+                                                    " (events: ros2's rclpy echo, --pong relay)"))
     payload = given("payload").strip()
     payload_bytes = payload_size("--payload", payload, catalogue.payloads())
     service = _service(options, mode, payload_bytes, catalogue.payloads())
@@ -474,7 +484,7 @@ def _workload(options: dict[str, Any]) -> dict[str, Any]:
     return {
         "topics": topics,
         "executor": _choice("--executor", "executor", given("executor"),
-                            option_choices("executor")),
+                            (*option_choices("executor"), *RELAY_EXECUTORS)),
         "busy_loop_ns": _duration("--busy-loop", busy_loop, 0),
     }
 

@@ -131,7 +131,9 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
     agent_option("--topics", help="Topics per agent (1-{limit[topics]}), each with its "
            "own sequence numbers, statistics and schedule at --rate.  [default: {default}]"),
     agent_option("--executor", help="How the pong/sub runs several topics' callbacks: "
-           "single (one at a time) or multi (one thread per topic).  [default: {default}]"),
+           "single (one at a time) or multi (one thread per topic); with --transport ros2 "
+           "--pong relay rclpy's own: single, multi (a thread per topic) or events "
+           "(EventsExecutor).  [default: {default}]"),
     agent_option("--busy-loop", help="CPU work inside every pong/sub callback, e.g. "
            "1.8ms.  [default: {default}]"),
     agent_option("--subscribers", help="One-way: sub agents per topic "

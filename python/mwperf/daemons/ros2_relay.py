@@ -17,19 +17,20 @@ SCRIPT = Path(__file__).resolve().parent.parent / "ros2" / "relay.py"
 _READY = re.compile(r"^ready$", re.MULTILINE)
 
 
-def spec(dist: Distribution, env: dict[str, str], base: str, message_type: str,
-         qos: list[str]) -> DaemonSpec:
-    """The relay of ``base``'s topics; ``env`` is the distribution's (on top of mwperf's),
-    ``qos`` the relay's own flags (--reliability, --durability, --depth)."""
+def spec(dist: Distribution, env: dict[str, str], bases: list[str], message_type: str,
+         flags: list[str]) -> DaemonSpec:
+    """The relay of each base's topics; ``env`` is the distribution's (on top of mwperf's),
+    ``flags`` the relay's own (--reliability, --durability, --depth, --executor,
+    --busy-loop-ms)."""
     def ready(daemon: DaemonProcess) -> bool:
         return bool(_READY.search(daemon.log_text()))
 
     before = fastdds_shm.entries()
 
-    return DaemonSpec(name=NAME, argv=[str(dist.python), str(SCRIPT),
-                                       "--from", f"/mwperf/{base}/ping",
-                                       "--to", f"/mwperf/{base}/pong",
-                                       "--type", message_type, *qos],
+    pairs = [arg for base in bases for arg in ("--from", f"/mwperf/{base}/ping",
+                                               "--to", f"/mwperf/{base}/pong")]
+    return DaemonSpec(name=NAME, argv=[str(dist.python), str(SCRIPT), *pairs,
+                                       "--type", message_type, *flags],
                       package=f"rclpy of ROS 2 {dist.name} ({wheels.install_command(dist.name)})",
                       env=env, ready=ready, ready_timeout_s=30.0,
                       after=lambda: fastdds_shm.remove_orphaned(before))

@@ -107,6 +107,9 @@ class Hooks:
     """the environment of an agent on an emulated host with ``address``"""
     relay: str | None = None
     """the foreign echo ``--pong relay`` starts instead of a pong agent, if the transport has one"""
+    relay_executors: tuple[str, ...] = ()
+    """the executors the foreign echo offers (--executor); any: it also takes --topics and
+    --busy-loop, and runs them as mwperf's pong would"""
     pong_command: str | None = None
     """what a user's program of ``--pong-cmd`` runs as (pong_command.py), if the transport can
     start one as its echo"""

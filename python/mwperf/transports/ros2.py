@@ -71,15 +71,18 @@ def prepare(setup: Setup) -> Plan:
 
 
 def _relay(setup: Setup, domain: int) -> Plan:
-    """A real rclpy relay node as the echo (ros2/relay.py); the ping connects to its topics."""
+    """A real rclpy relay node as the echo (ros2/relay.py), a topic pair per --topics, in the
+    --executor and with the --busy-loop asked for; the ping connects to its topics."""
     cfg = setup.cfg
-    base = _base()
+    bases = [_base() for _ in range(cfg.topics)]
     depth = ("0" if cfg.history == "keep-all" else cfg.history.removeprefix("keep-last:")
              if cfg.history.startswith("keep-last:") else str(cfg.depth))
-    qos = ["--reliability", cfg.reliability, "--durability", cfg.durability, "--depth", depth]
+    flags = ["--reliability", cfg.reliability, "--durability", cfg.durability, "--depth", depth,
+             "--executor", cfg.executor, "--busy-loop-ms", f"{cfg.busy_loop_ns / 1e6:g}"]
     env = {**agent_environment(cfg), "ROS_DOMAIN_ID": str(domain)}
-    setup.daemons.start(lambda: ros2_relay.spec(distribution(cfg), env, base, _type(cfg), qos))
-    return Plan(None, connect=f"{domain}/{base}")
+    setup.daemons.start(lambda: ros2_relay.spec(distribution(cfg), env, bases, _type(cfg),
+                                                flags))
+    return Plan(None, connect=",".join(f"{domain}/{base}" for base in bases))
 
 
 def _command(setup: Setup, domain: int) -> Plan:
@@ -113,4 +116,5 @@ def doctor(check: DoctorChecks) -> list:
 
 
 HOOKS = Hooks(prepare=prepare, doctor=doctor, relay="rclpy relay",
+              relay_executors=("single", "multi", "events"),
               pong_command="a ROS 2 program in the distribution's environment")
