@@ -53,6 +53,10 @@ def test_a_graph_point_carries_the_graph_as_it_runs() -> None:
     ({"rate_scale": "-1"}, "--rate-scale: a positive factor"),
     ({"rate_scale": "nan"}, "--rate-scale: a positive factor"),
     ({"rate_scale": "2000"}, "faster than 100 kHz"),
+    ({"rate_scale": "/nope=2"}, "--rate-scale /nope=...: graph 'sierra_nevada' has no publisher "
+                                "of '/nope'; its published topics: "),
+    ({"rate_scale": "=2"}, "--rate-scale: '=2' is not TOPIC=FACTOR"),
+    ({"rate_scale": "/amazon=0"}, "--rate-scale: a positive factor"),
     ({"without": "nobody"}, "--without nobody: no such node"),
     ({"baseline": "/nope"}, "--baseline /nope: not a topic"),
     ({"cpu_quota": "lots"}, "--cpu-quota: cannot parse"),
@@ -242,3 +246,16 @@ def test_a_payload_from_a_recordings_topic_is_its_sizes_in_order() -> None:
     sizes = graph.node("p").publishers[0].payload_sizes
     info = inspect(example_bag(), ["/scan"]).topics[0]
     assert len(sizes) == info.count and sum(sizes) == info.bytes and max(sizes) == info.size_max
+
+
+def test_one_topics_publishers_scaled_alone() -> None:
+    cfg = build(graph="mobile-robot", transport="cyclonedds", duration="2s",
+                rate_scale="/camera/image_raw=4")
+    point = cfg.graph
+    before = {(n.name, p.topic): p.period_ns for n in load_graph("mobile-robot").nodes
+              for p in n.publishers}
+    after = {(n.name, p.topic): p.period_ns for n in point.graph.nodes for p in n.publishers}
+    assert after == {k: round(v / 4) if k[1] == "/camera/image_raw" else v
+                     for k, v in before.items()}
+    assert point.rate_scale == 1.0 and point.topic_scales == (("/camera/image_raw", 4.0),)
+    assert cfg.to_dict()["graph"]["topic_scales"] == {"/camera/image_raw": 4.0}

@@ -122,6 +122,12 @@ def test_bad_peak_flags_name_the_flag(args, says):
         parse_request(*args, graph=False)
 
 
+def test_a_peak_topic_is_a_graphs_alone():
+    with pytest.raises(UsageError, match="--peak-topic: only with --graph"):
+        parse_request(None, None, None, None, False, "/camera")
+    assert parse_request(None, None, None, None, True, " /camera ").topic == "/camera"
+
+
 def test_the_defaults():
     request = parse_request(None, None, None, None, graph=False)
     assert (request.low, request.high, request.max_loss, request.p99_limit_ns,

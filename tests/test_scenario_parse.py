@@ -141,7 +141,7 @@ BAD = [
     ("transport: udp\npong: relay\n", "t.yaml:2: field 'pong': --pong relay: only with "
      "--transport ros1 or ros2 (got udp); other transports use --pong agent"),
     ("executor: [single, triple]\n", "t.yaml:1: field 'executor': unknown executor 'triple'; "
-                                     "allowed: single, multi"),
+                                     "allowed: single, multi, events"),
     ("busy_loop: -1ms\n", "t.yaml:1: field 'busy_loop': must be 0 or longer, got '-1ms'; use "
                           "e.g. 10s, 500ms, 2m"),
     ("mode: oneway\nsubscribers: 2\nsamples: true\n", "t.yaml:3: field 'samples': raw samples "

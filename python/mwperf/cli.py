@@ -124,12 +124,14 @@ def _is_scenario(spec: str) -> bool:
 @click.option("--peak-p99", metavar="period|DURATION", help="--peak-search: the p99 latency a "
               "passing trial must stay below: each trial's period (a graph: each edge's), or a "
               "fixed duration.  [default: period]")
+@click.option("--peak-topic", metavar="TOPIC", help="--peak-search with --graph: scale only "
+              "this topic's publishers (the graph's input edge) instead of every publisher.")
 @click.option("--peak-repeat", metavar="N", help="--peak-search: walk N times; with 3 or more "
               "the best and the worst peak are dropped and the rest averaged.  [default: 1]")
 def run(scenario: str | None, as_json: bool, json_out: str | None, results: str, no_save: bool,
         quick: bool, dry_run: bool, resume: str | None, peak_search: bool,
         peak_range: str | None, peak_loss: str | None, peak_p99: str | None,
-        peak_repeat: str | None, **options: Any) -> int:
+        peak_repeat: str | None, peak_topic: str | None, **options: Any) -> int:
     """Measure one point, or every point of SCENARIO: a YAML file or a built-in name (see
     'mwperf scenarios'; docs/scenarios.md describes the format).
 
@@ -153,15 +155,16 @@ def run(scenario: str | None, as_json: bool, json_out: str | None, results: str,
     json_to = (as_json, json_out)
     reap_stale(lambda line: click.echo(f"mwperf: {line}", err=True))
     peak_flags = {"--peak-range": peak_range, "--peak-loss": peak_loss,
-                  "--peak-p99": peak_p99, "--peak-repeat": peak_repeat}
+                  "--peak-p99": peak_p99, "--peak-repeat": peak_repeat,
+                  "--peak-topic": peak_topic}
     if not peak_search and any(v is not None for v in peak_flags.values()):
         flag = next(f for f, v in peak_flags.items() if v is not None)
         raise UsageError(f"{flag}: only with --peak-search")
     if peak_search:
         if scenario is not None or resume is not None:
             raise UsageError("--peak-search: one point or one graph, not a scenario")
-        return _run_peak(options, (peak_range, peak_loss, peak_p99, peak_repeat), json_to,
-                         results_dir)
+        return _run_peak(options, (peak_range, peak_loss, peak_p99, peak_repeat, peak_topic),
+                         json_to, results_dir)
     if scenario is not None or resume is not None:
         request = Request(scenario, quick, results_dir, Path(resume) if resume else None,
                           _conditions(scenario or resume or "", options))
@@ -199,7 +202,8 @@ def _run_peak(options: dict[str, Any], flags: tuple[str | None, ...], json_to: J
 
     graph = options.get("graph") not in (None, "")
     peak_run.refuse_with(options, graph)
-    request = peak_run.parse_request(*flags, graph=graph)
+    range_, loss, p99, repeat, topic = flags
+    request = peak_run.parse_request(range_, loss, p99, repeat, graph, topic)
     say = lambda line: click.echo(f"mwperf: {line}", err=True)  # noqa: E731
 
     def measure_at(trial: dict[str, Any]) -> tuple[dict[str, Any], Path | None, bool]:

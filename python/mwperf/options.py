@@ -236,8 +236,9 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
            "(a scenario: NODE,NODE)."),
     option("--copies", metavar="N", help="With --graph: every node N times on the same topics "
            "(name_c1..name_cN), for scaling studies.  [default: 1]"),
-    option("--rate-scale", metavar="FACTOR", help="With --graph: every publisher's rate "
-           "multiplied by FACTOR (2 = twice as often).  [default: 1]"),
+    option("--rate-scale", metavar="FACTOR|TOPIC=FACTOR", help="With --graph: every "
+           "publisher's rate multiplied by FACTOR (2 = twice as often); TOPIC=FACTOR[,...]: only "
+           "those topics' publishers.  [default: 1]"),
     option("--reply-payload", metavar="SIZE", help="--mode service: the reply's bytes after "
            "the header (a catalogue name or a size, as --payload).  [default: the request's "
            "--payload]"),

@@ -22,7 +22,7 @@ from .hosts import node_place
 from .model import Graph
 from .placement import placed_topology
 from .plan import supported
-from .scale import parse_copies, parse_rate_scale, scale
+from .scale import parse_copies, parse_rate_scale, parse_topic_scales, scale
 from .subgraph import alone, without
 
 Point = Any
@@ -54,11 +54,14 @@ class GraphPoint:
     baseline: str | None = None
     alone: Graph | None = None
     """with ``baseline``: the topic or chain alone, run first"""
+    topic_scales: tuple[tuple[str, float], ...] = ()
+    """``--rate-scale TOPIC=FACTOR``: those topics' publishers scaled alone"""
 
     def to_dict(self) -> dict[str, Any]:
         """As the point's configuration records it (the graph by name and size, not whole)."""
         return {"spec": self.spec, "name": self.graph.name, "nodes": len(self.graph.nodes),
                 "copies": self.copies, "rate_scale": self.rate_scale,
+                **({"topic_scales": dict(self.topic_scales)} if self.topic_scales else {}),
                 "without": list(self.without), "baseline": self.baseline}
 
 
@@ -87,14 +90,15 @@ def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]]
     names = tuple(n.strip() for n in str(options.get("without") or "").split(",") if n.strip())
     copies = parse_copies(options.get("copies"))
     rate_scale = parse_rate_scale(options.get("rate_scale"))
+    topic_scales = parse_topic_scales(options.get("rate_scale"))
     graph = load_graph(spec)
     if names:
         graph = without(graph, names)
     baseline = str(options["baseline"]).strip() if options.get("baseline") else None
     part = alone(graph, baseline) if baseline else None
-    graph = scale(graph, copies, rate_scale)
+    graph = scale(graph, copies, rate_scale, topic_scales)
     if part is not None:
-        part = scale(part, copies, rate_scale)
+        part = scale(part, copies, rate_scale, topic_scales)
     targets = load_targets(options.get("targets"))
     gates = parse_gates(options.get("gates"), targets)
     refuse(gates, POINT_ONLY, "single streams only for now (a graph run samples no resources "
@@ -127,7 +131,7 @@ def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]]
         place, remote = cfg.remote.place, tuple(name for name, _ in cfg.remote.hosts)
     cpu = node_limits(graph, _text(options.get("cpu_quota")), _text(options.get("cpu_pin")),
                       _text(options.get("rt_priority")), place, remote)
-    point = GraphPoint(spec, graph, copies, rate_scale, names, baseline, part)
+    point = GraphPoint(spec, graph, copies, rate_scale, names, baseline, part, topic_scales)
     return replace(cfg, graph=point, cpu=cpu)
 
 

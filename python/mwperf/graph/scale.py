@@ -27,27 +27,60 @@ def parse_copies(text: str | None) -> int:
 
 
 def parse_rate_scale(text: str | None) -> float:
-    """``--rate-scale``: a positive factor (1 when not given)."""
-    if text is None:
+    """``--rate-scale``: a positive factor (1 when not given, or when it names topics:
+    ``parse_topic_scales``)."""
+    if text is None or "=" in str(text):
         return 1.0
-    value = str(text).strip().removesuffix("x")
+    return _factor(str(text), text)
+
+
+def parse_topic_scales(text: str | None) -> tuple[tuple[str, float], ...]:
+    """``--rate-scale TOPIC=FACTOR[,TOPIC=FACTOR]``: only those topics' publishers scaled (a
+    graph's input edge: ``--peak-search --peak-topic``); () for a bare factor."""
+    if text is None or "=" not in str(text):
+        return ()
+    out = []
+    for item in str(text).split(","):
+        topic, _, value = item.strip().rpartition("=")
+        if not topic.strip():
+            raise UsageError(f"--rate-scale: '{item.strip()}' is not TOPIC=FACTOR (or give one "
+                             "factor for every publisher)")
+        out.append((topic.strip(), _factor(value, text)))
+    return tuple(out)
+
+
+def _factor(value: str, text: object) -> float:
     try:
-        factor = float(value)
+        factor = float(value.strip().removesuffix("x"))
     except ValueError:
         factor = float("nan")
     if not factor > 0 or factor == float("inf"):
         raise UsageError(f"--rate-scale: a positive factor such as 0.5 or 2 (every publisher's "
-                         f"rate multiplied by it), got '{text}'")
+                         f"rate multiplied by it; TOPIC=FACTOR: that topic's), got '{text}'")
     return factor
 
 
-def scale(graph: Graph, copies: int = 1, rate_scale: float = 1.0) -> Graph:
+def scale(graph: Graph, copies: int = 1, rate_scale: float = 1.0,
+          topic_scales: tuple[tuple[str, float], ...] = ()) -> Graph:
     """``graph`` with every node ``copies`` times (``name_c1``..``name_cN``) and every timer's
-    period divided by ``rate_scale`` (a saturating publisher stays as fast as accepted); the
-    graph itself when both are 1."""
-    if copies == 1 and rate_scale == 1.0:
+    period divided by ``rate_scale`` (a saturating publisher stays as fast as accepted), the
+    publishers of each topic of ``topic_scales`` by its own factor; the graph itself when
+    nothing changes."""
+    if copies == 1 and rate_scale == 1.0 and not topic_scales:
         return graph
     nodes = graph.nodes
+    if topic_scales:
+        topics = {p.topic for n in nodes for p in n.publishers}
+        for topic, _ in topic_scales:
+            if topic not in topics:
+                raise UsageError(f"--rate-scale {topic}=...: graph '{graph.name}' has no "
+                                 f"publisher of '{topic}'; its published topics: "
+                                 f"{', '.join(sorted(topics))}")
+        factors = dict(topic_scales)
+        nodes = tuple(replace(n, publishers=tuple(
+            p if p.saturating or p.topic not in factors else
+            replace(p, period_ns=_period(graph, n.name, p.topic, p.period_ns, factors[p.topic]))
+            for p in n.publishers)) for n in nodes)
     if rate_scale != 1.0:
         nodes = tuple(replace(n, publishers=tuple(
             p if p.saturating else
@@ -66,7 +99,8 @@ def scale(graph: Graph, copies: int = 1, rate_scale: float = 1.0) -> Graph:
                               clients=tuple(replace(c, service=f"{c.service}_c{i}")
                                             for c in n.clients))
                       for n in nodes for i in range(1, copies + 1))
-    label = [f"x{copies} nodes"] * (copies > 1) + [f"x{rate_scale:g} rate"] * (rate_scale != 1.0)
+    label = ([f"x{copies} nodes"] * (copies > 1) + [f"x{rate_scale:g} rate"] * (rate_scale != 1.0)
+             + [f"{topic} x{factor:g}" for topic, factor in topic_scales])
     return replace(graph, name=f"{graph.name} ({', '.join(label)})", nodes=nodes)
 
 

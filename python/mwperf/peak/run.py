@@ -39,11 +39,18 @@ class PeakRequest:
     """None: each trial's period (a graph: each edge's)"""
     repeat: int
     graph: bool
+    topic: str | None = None
+    """a graph's input edge: only this topic's publishers scaled (``--peak-topic``)"""
 
 
 def parse_request(peak_range: str | None, peak_loss: str | None, peak_p99: str | None,
-                  peak_repeat: str | None, graph: bool) -> PeakRequest:
+                  peak_repeat: str | None, graph: bool,
+                  peak_topic: str | None = None) -> PeakRequest:
     """The flags as a request; a UsageError naming the flag and what is allowed."""
+    if peak_topic is not None and not graph:
+        raise UsageError("--peak-topic: only with --graph (a single stream's rate is its own)")
+    if peak_topic is not None and not str(peak_topic).strip():
+        raise UsageError("--peak-topic: a topic of the graph, e.g. /camera/image_raw")
     low, high = GRAPH_RANGE if graph else POINT_RANGE
     unit = "factors of every publisher's rate" if graph else "messages per second"
     if peak_range is not None:
@@ -79,7 +86,8 @@ def parse_request(peak_range: str | None, peak_loss: str | None, peak_p99: str |
             raise UsageError(f"--peak-repeat: a whole number 1..20 (3 or more: the best and the "
                              f"worst walk are dropped), got '{peak_repeat}'")
         repeat = int(text)
-    return PeakRequest(low, high, max_loss, limit, repeat, graph)
+    return PeakRequest(low, high, max_loss, limit, repeat, graph,
+                       None if peak_topic is None else str(peak_topic).strip())
 
 
 def refuse_with(options: dict[str, Any], graph: bool) -> None:
@@ -108,7 +116,8 @@ def run_peak(options: dict[str, Any], request: PeakRequest,
         rate = float(f"{rate:.3g}")
         key = "rate_scale" if request.graph else "rate"
         say(f"peak search: trying {_rate_text(rate, request.graph)} ...")
-        result, _, interrupted = measure_at({**options, key: f"{rate:.6g}"})
+        value = f"{rate:.6g}" if request.topic is None else f"{request.topic}={rate:.6g}"
+        result, _, interrupted = measure_at({**options, key: value})
         judge = graph_trial if request.graph else point_trial
         trial = judge(rate, result, request.max_loss, request.p99_limit_ns)
         say(f"peak search: {_rate_text(rate, request.graph)} "
@@ -139,4 +148,4 @@ def run_peak(options: dict[str, Any], request: PeakRequest,
 
 
 def _rate_text(rate: float, graph: bool) -> str:
-    return f"x{rate:.6g}" if graph else f"{rate:.6g} Hz"
+    return f"x{rate:.6g}" if graph else f"{rate:.6g} Hz"  # a graph: the factor

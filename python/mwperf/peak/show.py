@@ -21,7 +21,9 @@ def render(peak: dict[str, Any]) -> str:
         spread = [p for p in peak["peaks"] if p is not None]
         span = (f", walks {_rate(min(spread), graph)}..{_rate(max(spread), graph)}"
                 if len(spread) > 1 else "")
-        lines.append(f"peak: {_rate(peak['peak'], graph)} ({peak['how']}{span}); "
+        what = (f" on {peak['request']['topic']}'s publishers" if peak["request"].get("topic")
+                else " on every publisher" if graph else "")
+        lines.append(f"peak: {_rate(peak['peak'], graph)}{what} ({peak['how']}{span}); "
                      f"loss <= {peak['request']['max_loss']:g}%, p99 <= "
                      f"{'the period' if peak['request']['p99_limit_ns'] is None else 'the limit'}")
     return "".join(line + "\n" for line in lines)
