@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from conftest import alive, run_mwperf
+from test_fastdds_e2e import mapped
 
 SHORT = ("--duration", "2s", "--warmup", "300ms", "--no-save")
 
@@ -277,7 +278,13 @@ def test_a_graph_leaves_nothing_in_shared_memory(real_env: dict[str, str], tmp_p
     result = graph_run(real_env, tmp_path, "sierra_nevada", "--transport", transport)
     assert result["status"] == "complete", result["status_reason"]
     assert all(e["received"] for e in result["edges"])
-    assert set(os.listdir("/dev/shm")) - before == set()
+    # what appeared and nobody maps: a Fast DDS or iceoryx2 user running beside this test (a
+    # test of another worker, another checkout's) has its own files, mapped while it runs
+    in_use = mapped()
+    left = {n for n in set(os.listdir("/dev/shm")) - before
+            if n.removeprefix("sem.").removesuffix("_el").removesuffix("_mutex") not in in_use
+            and n not in in_use}
+    assert left == set()
 
 
 FAN_IN = """

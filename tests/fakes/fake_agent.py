@@ -20,6 +20,8 @@ comma-separated list of ROLE:BEHAVIOUR[=VALUE]:
   sent=N / lost=N    override accounting (pub: sent; sub: accounting.sent / lost)
 
 'router --transport T --listen ADDR' stands in for the zenoh router (READY T-router <endpoint>).
+'node --node-spec FILE --go-file PATH --json OUT' is a graph's node (fake_node.py; FAKE_AGENT
+behaviours are given to node-<name>, e.g. node-montreal:fail).
 
 FAKE_AGENT_CLOCK=virtual: a ping/pub runs on virtual time, as hyperfine's mock executor does:
 it reports the planned time (duration + warm-up) as elapsed without waiting for it (the
@@ -42,6 +44,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import fake_node  # noqa: E402
 from reports import agent_report, measurement  # noqa: E402
 
 from mwperf.agent import built_agent  # noqa: E402
@@ -95,6 +98,14 @@ def parse(argv: list[str]) -> argparse.Namespace:
         p.add_argument("--quiet", action="store_true")
         p.add_argument("--busy-poll", action="store_true")
         p.add_argument("--prevent-cpu-idle", action="store_true")
+    node = sub.add_parser("node")
+    for flag in ("--transport", "--node-spec", "--go-file", "--run-id", "--json",
+                 "--spin-margin", "--reliability", "--history", "--depth", "--durability",
+                 "--discovery-timeout", "--clock-serve", "--clock-ref", "--layers-out"):
+        node.add_argument(flag)
+    node.add_argument("--opt", action="append")
+    for flag in ("--quiet", "--busy-poll", "--count-allocs"):
+        node.add_argument(flag, action="store_true")
     for name in ("payloads", "transports", "options"):
         sub.add_parser(name).add_argument("--json", action="store_true")
     sub.add_parser("pool")
@@ -232,19 +243,24 @@ def main() -> int:
         return route(args)
     if args.role == "pool":  # arithmetic, not measurement: the real agent's one implementation
         os.execv(str(built_agent()), [str(built_agent()), "pool"])
-    how = behaviours(args.role)
+    who = args.role
+    if args.role == "node":  # node-<name>: every node of a graph apart
+        who = "node-" + json.loads(Path(args.node_spec).read_text())["name"]
+    how = behaviours(who)
     trace = os.environ.get("FAKE_AGENT_TRACE")
     if trace:
-        tmp = Path(trace, f".{args.role}.pid.tmp")  # atomically: tests poll for these files
+        tmp = Path(trace, f".{who}.pid.tmp")  # atomically: tests poll for these files
         tmp.write_text(str(os.getpid()))
-        os.replace(tmp, Path(trace, f"{args.role}.pid"))
-        Path(trace, f"{args.role}.argv.json").write_text(json.dumps(sys.argv))
+        os.replace(tmp, Path(trace, f"{who}.pid"))
+        Path(trace, f"{who}.argv.json").write_text(json.dumps(sys.argv))
     if "usage" in how:
         sys.stderr.write("error: --payload: 70000 B do not fit in one UDP datagram (max 65451)\n")
         return 2
     handler = signal.SIG_IGN if "hang" in how else on_signal
     signal.signal(signal.SIGINT, handler)
     signal.signal(signal.SIGTERM, handler)
+    if args.role == "node" and "hang" not in how:
+        return fake_node.run(args.node_spec, args.go_file, args.json, how, lambda: stop)
     if "hang" in how:
         if args.role in ("pong", "sub"):
             print(f"READY {args.transport} {args.address}", flush=True)

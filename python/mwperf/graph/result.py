@@ -51,9 +51,14 @@ def merge(graph: Graph, cfg: PointConfig, specs: list[dict[str, Any]],
         edges.append(edge)
     status = "complete"
     reason = None
-    if failed or interrupted:
+    # a node that reported but not as complete (it failed or was stopped) is named as well
+    unwell = {n: f"{r['status']}: {r.get('status_reason') or 'no reason given'}"
+              for n, r in reports.items() if r is not None and r["status"] != "complete"
+              and n not in failed}
+    if failed or interrupted or unwell:
         status = "partial"
-        reason = interrupted or "; ".join(f"node '{n}' {why}" for n, why in failed.items())
+        reason = interrupted or "; ".join(f"node '{n}' {why}"
+                                          for n, why in {**failed, **unwell}.items())
     if all(r is None for r in reports.values()):
         status = "failed"
     return {

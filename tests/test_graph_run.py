@@ -1,0 +1,65 @@
+"""A graph run end to end in the unit tier (one-path plan, step 2): the fake agent speaks
+``node`` (tests/fakes/fake_node.py: its counts follow from the graph's periods), so
+graph/run.py's planning, start, go file, collection, merge and saving are tested without a
+middleware: every edge delivers what its publisher sent, a node that fails makes the run partial
+naming it, a node's losses reach its edges and the graph's gates, and a peak search walks
+graph trials."""
+
+import json
+from pathlib import Path
+
+from conftest import run_mwperf
+from mwperf.graph.builtin import load_graph
+
+
+def test_every_edge_of_a_built_in_graph_delivers_what_was_sent(fake_env, tmp_path: Path):
+    done = run_mwperf("run", "--graph", "sierra_nevada", "--transport", "udp", "--duration",
+                      "2s", "--results", str(tmp_path), env=fake_env)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(next(tmp_path.glob("*/graph-result.json")).read_text())
+    graph = load_graph("sierra_nevada")
+    assert result["status"] == "complete"
+    assert len(result["edges"]) == sum(len(n.subscribers) for n in graph.nodes)
+    for edge in result["edges"]:
+        assert edge["received"] == edge["sent"] == 2_000_000_000 // edge["period_ns"], edge
+        assert edge["lost"] == 0
+    assert {n["name"] for n in result["nodes"]} == {n.name for n in graph.nodes}
+    assert (tmp_path / result["run_id"] / "graph.html").is_file()
+
+
+def test_a_failed_node_makes_the_run_partial_and_is_named(fake_env):
+    done = run_mwperf("run", "--graph", "sierra_nevada", "--transport", "udp", "--duration",
+                      "1s", "--no-save", "--json",
+                      env={**fake_env, "FAKE_AGENT": "node-montreal:fail"})
+    result = json.loads(done.stdout)
+    assert done.returncode == 3 and result["status"] == "partial", done.stderr
+    assert result["status_reason"] == "node 'montreal' failed: peer unreachable"
+    montreal = next(n for n in result["nodes"] if n["name"] == "montreal")
+    assert montreal["status"] == "failed" and "peer unreachable" in montreal["status_reason"]
+
+
+def test_a_nodes_losses_reach_its_edges_and_the_gates(fake_env):
+    done = run_mwperf("run", "--graph", "sierra_nevada", "--transport", "udp", "--duration",
+                      "1s", "--gate", "lost<=0", "--no-save", "--json",
+                      env={**fake_env, "FAKE_AGENT": "node-lyon:lost=3"})
+    result = json.loads(done.stdout)
+    assert done.returncode == 1, done.stderr  # the gate failed
+    into_lyon = [e for e in result["edges"] if e["to"] == "lyon"]
+    assert into_lyon and all(e["lost"] == 3 for e in into_lyon)
+    assert sum(e["lost"] for e in result["edges"]) == 3 * len(into_lyon)
+    (gate,) = result["gates"]
+    assert gate["figure"] == 3 * len(into_lyon) and not gate["passed"]
+
+
+def test_a_peak_search_walks_graph_trials(fake_env, tmp_path: Path):
+    done = run_mwperf("run", "--graph", "sierra_nevada", "--transport", "udp", "--duration",
+                      "1s", "--peak-search", "--peak-range", "0.5..2", "--results",
+                      str(tmp_path), env=fake_env)
+    peak = json.loads(next(tmp_path.glob("*-peak-sierra_nevada-*/peak.json")).read_text())
+    trials = peak["walks"][0]["trials"]
+    assert [t["rate"] for t in trials] == [0.5, 2.0]  # the fake keeps every rate
+    assert peak["walks"][0]["verdict"].startswith("above the range")
+    assert done.returncode == 1  # no peak inside the range
+    for trial in trials:
+        saved = json.loads((tmp_path / trial["run_id"] / "graph-result.json").read_text())
+        assert saved["config"]["graph"]["rate_scale"] == trial["rate"]
