@@ -24,6 +24,7 @@ class Ros2(Part):
         return cfg.transport == "ros2"
 
     def check(self, cfg: "Point", agent: "Agent") -> None:
+        ros2.check_service(cfg)
         ros2.agent_environment(cfg)
 
     def start(self, run: "PointState") -> None:

@@ -21,7 +21,9 @@
 //! Reply matching is the RMW's: the call id is the request's sequence number
 //! (`rcl_send_request`), which `rcl_take_response` returns with the reply; rmw_fastrtps_cpp
 //! drops replies meant for other clients itself, so [`Client::others_replies`] stays 0.
-//! `--opt type` (the topics' message type) is refused: a service has its one type.
+//! `--opt type` names the topics' message type (a graph node's topics and services share the
+//! node's options); a service has its one type (`mwperf run --mode service` refuses the option:
+//! python/mwperf/parts/ros2.py).
 
 use std::collections::HashMap;
 use std::ffi::{c_char, CString};
@@ -69,12 +71,6 @@ struct Opening {
 
 fn opening(spec: &Spec, server: bool) -> Result<Opening, TransportError> {
     let addr = Address::parse(T, &spec.addr, server)?;
-    let opts = spec.options_of(&super::super::ros2_descriptor::DESCRIPTOR)?;
-    if let Some(ty) = opts.get("type") {
-        return Err(super::unsupported(format!(
-            "--opt type={ty} with services (the message type is the topics'; ros2 services are {SERVICE_TYPE})"
-        )));
-    }
     let (api, qos) = super::prepare(spec)?;
     let (rq, _) = addr.service_topics();
     let base = rq
