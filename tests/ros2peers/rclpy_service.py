@@ -6,10 +6,12 @@ environment (mwperf.ros2: ``child_env``):
 
     python rclpy_service.py --role server --node echo --service /mwperf/b
     python rclpy_service.py --role client --node caller --service /mwperf/b --count 50 --payload 64
+    python rclpy_service.py --role client --service /mwperf/b --count 300 --rate 100 --warmup 100
 
 The server answers every request with the request's own bytes (an mwperf call comes back with
 its header and payload as they were: the caller checks both). The client makes ``--count``
-calls one at a time, each an mwperf request (tests/mwperf_header.py) of ``--payload`` bytes, and
+calls one at a time (``--rate`` per second on absolute deadlines, 0: back to back; after
+``--warmup`` calls it does not time or count), each an mwperf request (tests/mwperf_header.py) of ``--payload`` bytes, and
 checks each reply: an mwperf message (magic, header length, checksum) of the call's seq with
 FLAG_ECHO (what mwperf's server sends back). stdout, one JSON object per line:
 {"ready": true, ...} once the entity exists; a server on SIGTERM/SIGINT {"answered": N, "data":
@@ -81,7 +83,8 @@ def echoed(reply: bytes, seq: int) -> bool:
             and len(reply) == mwperf_header.HEADER_LEN + fields[11])
 
 
-def call(node: object, name: str, count: int, payload: int, timeout: float) -> None:
+def call(node: object, name: str, count: int, payload: int, timeout: float, rate: float,
+         warmup: int) -> None:
     client = node.create_client(GetParameters, name)
     say(ready=True, node=node.get_fully_qualified_name(), service=name)
     if not client.wait_for_service(timeout_sec=timeout):
@@ -90,15 +93,22 @@ def call(node: object, name: str, count: int, payload: int, timeout: float) -> N
     answered = good = 0
     sizes: set[int] = set()
     took: list[int] = []
-    for seq in range(count):
+    period = 1.0 / rate if rate > 0 else 0.0
+    next_at = time.monotonic()
+    for seq in range(warmup + count):
         if stop:
             break
+        if period:
+            left = next_at - time.monotonic()
+            if left > 0:
+                time.sleep(left)
+            next_at += period
         request = GetParameters.Request(names=[base64.b64encode(mwperf_header.encode(
             run_id=1, topic=0, seq=seq, payload=bytes(payload))).decode()])
         sent = time.monotonic_ns()
         future = client.call_async(request)
         rclpy.spin_until_future_complete(node, future, timeout_sec=timeout)
-        if not future.done():
+        if not future.done() or seq < warmup:
             continue
         took.append(time.monotonic_ns() - sent)
         values = future.result().values
@@ -118,6 +128,8 @@ def main() -> None:
     ap.add_argument("--count", type=int, default=50)
     ap.add_argument("--payload", type=int, default=64)
     ap.add_argument("--timeout", type=float, default=20.0)
+    ap.add_argument("--rate", type=float, default=0.0)
+    ap.add_argument("--warmup", type=int, default=0)
     args = ap.parse_args()
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
@@ -127,7 +139,8 @@ def main() -> None:
         if args.role == "server":
             serve(node, args.service)
         else:
-            call(node, args.service, args.count, args.payload, args.timeout)
+            call(node, args.service, args.count, args.payload, args.timeout, args.rate,
+                 args.warmup)
     finally:
         node.destroy_node()
         rclpy.shutdown()

@@ -51,21 +51,17 @@ def agent_environment(cfg: "Point") -> dict[str, str]:
     return {k: v for k, v in full.items() if os.environ.get(k) != v}
 
 
-SERVICE_TYPE = "rcl_interfaces/srv/GetParameters"
-"""the type of the agent's ros2 services (crates/mwperf-transports/src/middleware/ros2/service.rs)"""
-
-
-def check_service(cfg: "Point") -> None:
-    """``--opt type`` names the topics' message type: refused on a service point."""
+def check_service(cfg: "Point", how: str) -> None:
+    """``--opt type`` names the topics' message type: refused on a service point (``how``: the
+    agent's own line on its services, naming their type)."""
     if getattr(cfg, "service", None) is not None and cfg.option(TYPE_OPT) is not None:
-        raise UsageError(f"--opt {TYPE_OPT}: --transport ros2 services carry their bytes in "
-                         f"{SERVICE_TYPE}; the option names a topic's message type")
+        raise UsageError(f"--opt {TYPE_OPT}: it names a topic's message type; --transport ros2 "
+                         f"services are {how}")
 
 
 def message_type(cfg: "Point") -> str | None:
     """The ``--opt type`` the agents get for the point's payload; None: the user chose one, or
-    the agent's default fits, or the point calls a service (its type is the service's:
-    SERVICE_TYPE)."""
+    the agent's default fits, or the point calls a service (which has a type of its own)."""
     if cfg.option(TYPE_OPT) is not None or getattr(cfg, "service", None) is not None:
         return None
     payload = str(getattr(cfg, "payload", ""))
