@@ -6,7 +6,8 @@ rcl_interfaces/srv/GetParameters; missing, these fail naming the install command
   bytes): every call answered with the call's header and payload intact (checked, none
   foreign), as many data calls as the server itself counted;
 - a real rclpy client calls mwperf's ros2 server: every reply is mwperf's echo of that call
-  (header checksum, seq, FLAG_ECHO, the size), as many as the server counted;
+  (header checksum, seq, FLAG_ECHO, the size), as many as the server counted; asking for a
+  parameter by name (a foreign call) is answered and counted foreign;
 - an rclpy server killed mid-run: the client's result is partial with the reason, in a bounded
   time, and no process or Fast DDS file of the run is left."""
 
@@ -31,6 +32,8 @@ pytestmark = pytest.mark.agent
 
 SERVICE_PEER = Path(__file__).resolve().parent / "ros2peers" / "rclpy_service.py"
 HEADER_LEN = 56
+PARAMETER = "use_sim_time"
+"""what a foreign caller asks for (every ROS 2 node has it)"""
 
 
 @pytest.fixture(scope="module")
@@ -57,19 +60,23 @@ def place(offset: int) -> tuple[dict[str, str], int, str]:
     return shell(dom), dom, base
 
 
-@pytest.mark.parametrize("payload,rate", [(64, 200), (65536, 50)])
-def test_mwperfs_client_calls_a_real_rclpy_server(kilted: ros2.Distribution, payload: int,
-                                                  rate: int) -> None:
+@pytest.mark.parametrize("distro,payload,rate", [("kilted", 64, 200), ("kilted", 65536, 50),
+                                                ("jazzy", 64, 200)])
+def test_mwperfs_client_calls_a_real_rclpy_server(distro: str, payload: int, rate: int) -> None:
+    try:
+        dist = ros2.pick(distro, env={})  # the server's and the client's distribution
+    except UsageError as exc:
+        pytest.fail(f"{exc} (make setup installs it)")
     env, dom, base = place(8)
     count = 200
-    server = RclpyService(kilted, env, "--role", "server", "--node", "echo_server",
+    server = RclpyService(dist, env, "--role", "server", "--node", "echo_server",
                           "--service", f"/mwperf/{base}")
     try:
         done = subprocess.run([str(REAL_AGENT), "client", "--transport", "ros2", "--connect",
                                f"{dom}/{base}", "--rate", str(rate), "--count", str(count),
                                "--payload", str(payload), "--json", "-", "--quiet"],
                               capture_output=True, text=True, timeout=120,
-                              env=kilted.child_env(base=env))
+                              env=dist.child_env(base=env))
         server.stop()  # it prints its counts as it ends
         counts = server.json_line("answered", 5)
     finally:
@@ -85,9 +92,9 @@ def test_mwperfs_client_calls_a_real_rclpy_server(kilted: ros2.Distribution, pay
     assert counts["answered"] >= count
 
 
-@pytest.mark.parametrize("payload", [64, 65536])
+@pytest.mark.parametrize("payload,foreign", [(64, False), (65536, False), (64, True)])
 def test_a_real_rclpy_client_calls_mwperfs_server(kilted: ros2.Distribution, tmp_path: Path,
-                                                  payload: int) -> None:
+                                                  payload: int, foreign: bool) -> None:
     env, dom, base = place(9)
     count = 50
     server = subprocess.Popen([str(REAL_AGENT), "server", "--transport", "ros2", "--listen",
@@ -99,18 +106,21 @@ def test_a_real_rclpy_client_calls_mwperfs_server(kilted: ros2.Distribution, tmp
         assert server.stdout.readline().split()[:2] == ["READY", "ros2"]
         client = RclpyService(kilted, env, "--role", "client", "--node", "caller", "--service",
                               f"/mwperf/{base}", "--count", str(count), "--payload",
-                              str(payload))
+                              str(payload), *(("--name", PARAMETER) if foreign else ()))
         result = client.json_line("calls", 120)
         client.stop()
     finally:
         server.terminate()
         assert server.wait(timeout=10) == 0
     assert result["answered"] == result["echoed"] == count, result
-    assert result["reply_bytes"] == [HEADER_LEN + payload], result
+    # a reply of the request's size (--reply-payload's default); a foreign call's request is the
+    # parameter name's text
+    assert result["reply_bytes"] == [HEADER_LEN + (len(PARAMETER) if foreign else payload)], result
     serving = json.loads((tmp_path / "server.json").read_text())["serving"]
-    # the server's own count: every call of the rclpy client, none foreign
+    # the server's own count: every call of the rclpy client, foreign or not
     assert serving["requests"] == serving["answered"] == count, serving
-    assert serving["foreign"] == serving["reply_errors"] == 0, serving
+    assert serving["foreign"] == (count if foreign else 0), serving
+    assert serving["reply_errors"] == 0, serving
 
 
 # serial: the killed peer's Fast DDS files stay in /dev/shm, unmapped, until the test removes

@@ -7,13 +7,16 @@ environment (mwperf.ros2: ``child_env``):
     python rclpy_service.py --role server --node echo --service /mwperf/b
     python rclpy_service.py --role client --node caller --service /mwperf/b --count 50 --payload 64
     python rclpy_service.py --role client --service /mwperf/b --count 300 --rate 100 --warmup 100
+    python rclpy_service.py --role client --service /mwperf/b --count 5 --name use_sim_time
 
 The server answers every request with the request's own bytes (an mwperf call comes back with
 its header and payload as they were: the caller checks both). The client makes ``--count``
 calls one at a time (``--rate`` per second on absolute deadlines, 0: back to back; after
 ``--warmup`` calls it does not time or count), each an mwperf request (tests/mwperf_header.py) of ``--payload`` bytes, and
 checks each reply: an mwperf message (magic, header length, checksum) of the call's seq with
-FLAG_ECHO (what mwperf's server sends back). stdout, one JSON object per line:
+FLAG_ECHO (what mwperf's server sends back). With ``--name`` it asks for that parameter instead
+(a foreign call, as ``ros2 param get`` makes): a reply counts as echoed when it is an mwperf
+message with FLAG_ECHO (mwperf's answer to a foreign request). stdout, one JSON object per line:
 {"ready": true, ...} once the entity exists; a server on SIGTERM/SIGINT {"answered": N, "data":
 D} (D: the mwperf requests without a flag: not warm-up, probe or end); a client at its end
 {"calls": N, "answered": A, "echoed": E, "reply_bytes": [...sizes seen], "p50_ns": P} (P: its
@@ -71,20 +74,21 @@ def serve(node: object, name: str) -> None:
     say(**counts)
 
 
-def echoed(reply: bytes, seq: int) -> bool:
-    """An mwperf reply to call ``seq``: whole, checksum right, FLAG_ECHO set."""
+def echoed(reply: bytes, seq: int | None) -> bool:
+    """An mwperf reply to call ``seq`` (None: to a foreign call, any seq): whole, checksum
+    right, FLAG_ECHO set."""
     if len(reply) < mwperf_header.HEADER_LEN or reply[:4] != b"MWPF":
         return False
     fields = mwperf_header.LAYOUT.unpack(reply[:52])
     check = int.from_bytes(reply[52:56], "little")
-    return (fields[3] == mwperf_header.HEADER_LEN and fields[7] == seq
+    return (fields[3] == mwperf_header.HEADER_LEN and seq in (None, fields[7])
             and fields[2] & mwperf_header.FLAG_ECHO != 0
             and check == mwperf_header.checksum(reply[:52])
             and len(reply) == mwperf_header.HEADER_LEN + fields[11])
 
 
 def call(node: object, name: str, count: int, payload: int, timeout: float, rate: float,
-         warmup: int) -> None:
+         warmup: int, parameter: str | None) -> None:
     client = node.create_client(GetParameters, name)
     say(ready=True, node=node.get_fully_qualified_name(), service=name)
     if not client.wait_for_service(timeout_sec=timeout):
@@ -103,8 +107,9 @@ def call(node: object, name: str, count: int, payload: int, timeout: float, rate
             if left > 0:
                 time.sleep(left)
             next_at += period
-        request = GetParameters.Request(names=[base64.b64encode(mwperf_header.encode(
-            run_id=1, topic=0, seq=seq, payload=bytes(payload))).decode()])
+        request = GetParameters.Request(names=[parameter] if parameter else [
+            base64.b64encode(mwperf_header.encode(run_id=1, topic=0, seq=seq,
+                                                  payload=bytes(payload))).decode()])
         sent = time.monotonic_ns()
         future = client.call_async(request)
         rclpy.spin_until_future_complete(node, future, timeout_sec=timeout)
@@ -114,7 +119,7 @@ def call(node: object, name: str, count: int, payload: int, timeout: float, rate
         values = future.result().values
         reply = b"".join(values[0].byte_array_value) if values else b""
         answered += 1
-        good += echoed(reply, seq)
+        good += echoed(reply, None if parameter else seq)
         sizes.add(len(reply))
     say(calls=count, answered=answered, echoed=good, reply_bytes=sorted(sizes),
         p50_ns=int(statistics.median(took)) if took else None)
@@ -130,6 +135,7 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=20.0)
     ap.add_argument("--rate", type=float, default=0.0)
     ap.add_argument("--warmup", type=int, default=0)
+    ap.add_argument("--name", help="ask for this parameter (a foreign call)")
     args = ap.parse_args()
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
@@ -140,7 +146,7 @@ def main() -> None:
             serve(node, args.service)
         else:
             call(node, args.service, args.count, args.payload, args.timeout, args.rate,
-                 args.warmup)
+                 args.warmup, args.name)
     finally:
         node.destroy_node()
         rclpy.shutdown()
