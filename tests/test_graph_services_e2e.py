@@ -42,7 +42,7 @@ def graph_run(env: dict[str, str], tmp_path: Path, text: str, *args: str, name: 
     return json.loads(out.read_text()) if code == 0 else {"stderr": done.stderr}
 
 
-@pytest.mark.parametrize("transport", ["udp", "cyclonedds", "zenoh"])
+@pytest.mark.parametrize("transport", ["udp", "cyclonedds", "zenoh", "ros2"])
 def test_every_call_is_answered_and_counted_by_both_sides(real_env: dict[str, str],
                                                          tmp_path: Path, transport: str) -> None:
     result = graph_run(real_env, tmp_path, SERVICES, "--transport", transport)
@@ -65,7 +65,7 @@ def test_every_call_is_answered_and_counted_by_both_sides(real_env: dict[str, st
             "p50_ns"]
         assert c["achieved_per_s"] == pytest.approx(rate)
     nodes = {n["name"]: n for n in result["nodes"]}
-    if transport == "cyclonedds":  # the node's clients and servers share its participant
+    if transport in ("cyclonedds", "ros2"):  # a node's clients and servers share its participant
         assert all(n["sessions"] == 1 for n in nodes.values())
 
 

@@ -33,6 +33,8 @@ pub(crate) fn client(kind: Kind, spec: &Spec) -> Result<Box<dyn Client>, Transpo
         Kind::Foxglove => crate::middleware::foxglove::service::client(spec),
         #[cfg(feature = "ros1")]
         Kind::Ros1 => crate::middleware::ros1::service::client(spec),
+        #[cfg(feature = "ros2")]
+        Kind::Ros2 => crate::middleware::ros2::service::client(spec),
         #[allow(unreachable_patterns)]
         _ => Err(TransportError::NotBuilt {
             transport: kind.name(),
@@ -61,6 +63,8 @@ pub(crate) fn server(kind: Kind, spec: &Spec) -> Result<Box<dyn Server>, Transpo
         Kind::Foxglove => crate::middleware::foxglove::service::server(spec),
         #[cfg(feature = "ros1")]
         Kind::Ros1 => crate::middleware::ros1::service::server(spec),
+        #[cfg(feature = "ros2")]
+        Kind::Ros2 => crate::middleware::ros2::service::server(spec),
         #[allow(unreachable_patterns)]
         _ => Err(TransportError::NotBuilt {
             transport: kind.name(),

@@ -6,7 +6,7 @@ usage error (exit 2) naming what is installed."""
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ..transports import ros2
+from ..transports import profile, ros2
 from .base import P, Part
 
 if TYPE_CHECKING:
@@ -24,6 +24,7 @@ class Ros2(Part):
         return cfg.transport == "ros2"
 
     def check(self, cfg: "Point", agent: "Agent") -> None:
+        ros2.check_service(cfg, profile(cfg.transport, agent).services["how"])
         ros2.agent_environment(cfg)
 
     def start(self, run: "PointState") -> None:

@@ -52,10 +52,18 @@ def agent_environment(cfg: "Point") -> dict[str, str]:
     return {k: v for k, v in full.items() if os.environ.get(k) != v}
 
 
+def check_service(cfg: "Point", how: str) -> None:
+    """``--opt type`` names the topics' message type: refused on a service point (``how``: the
+    agent's own line on its services, naming their type)."""
+    if getattr(cfg, "service", None) is not None and cfg.option(TYPE_OPT) is not None:
+        raise UsageError(f"--opt {TYPE_OPT}: it names a topic's message type; --transport ros2 "
+                         f"services are {how}")
+
+
 def message_type(cfg: "Point") -> str | None:
     """The ``--opt type`` the agents get for the point's payload; None: the user chose one, or
-    the agent's default fits."""
-    if cfg.option(TYPE_OPT) is not None:
+    the agent's default fits, or the point calls a service (which has a type of its own)."""
+    if cfg.option(TYPE_OPT) is not None or getattr(cfg, "service", None) is not None:
         return None
     payload = str(getattr(cfg, "payload", ""))
     return POINT_CLOUD if payload.startswith("PointCloud") else None

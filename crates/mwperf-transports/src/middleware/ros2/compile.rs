@@ -26,7 +26,9 @@ use std::process::Command;
 use super::installation::{has_rcl, Installation};
 use crate::TransportError;
 
-const SOURCE: &str = include_str!("shim.c");
+/// The shim: topics (`shim.c`), then services (`service.c`, which uses shim.c's helpers), one
+/// translation unit.
+const SOURCE: &str = concat!(include_str!("shim.c"), include_str!("service.c"));
 
 /// Where the compiled shims go: `$XDG_CACHE_HOME/mwperf/ros2-shim`, else `~/.cache/...`.
 fn cache_dir() -> PathBuf {
@@ -119,6 +121,14 @@ fn flags(inst: &Installation) -> Vec<String> {
     // The message packages' type supports, loaded with the shim (their own dependencies then
     // resolve through its run path; `dlopen` of them later finds them loaded).
     f.push("-Wl,--no-as-needed".into());
+    // The service type (service.c): rcl_interfaces comes with rcl itself.
+    f.extend(
+        [
+            "-lrcl_interfaces__rosidl_typesupport_c",
+            "-lrcl_interfaces__rosidl_generator_c",
+        ]
+        .map(String::from),
+    );
     for pkg in super::message::PACKAGES {
         if inst
             .library(&format!("lib{pkg}__rosidl_typesupport_c.so"))

@@ -17,7 +17,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     node_session: true,
     defaults: &[],
     opts: &[
-        Opt { key: "type", help: "the message type carrying mwperf's bytes in its data: std_msgs/msg/UInt8MultiArray, sensor_msgs/msg/PointCloud2 or sensor_msgs/msg/Image (default: PointCloud2 for the PointCloud payloads, else UInt8MultiArray; the control plane picks it per payload)" },
+        Opt { key: "type", help: "topics only: the message type carrying mwperf's bytes in its data: std_msgs/msg/UInt8MultiArray, sensor_msgs/msg/PointCloud2 or sensor_msgs/msg/Image (default: PointCloud2 for the PointCloud payloads, else UInt8MultiArray; the control plane picks it per payload)" },
         Opt { key: "distro", help: "the ROS 2 distribution: jazzy, kilted or a sourced one's name (default: a sourced ROS 2, else mwperf's managed kilted); the control plane gives the agent that distribution's environment" },
     ],
     qos: QosSupport {
@@ -26,5 +26,5 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
         durability: QosSupport::DURABILITY,
         note: "each value maps to the rmw_qos_profile_t policy of the same name (keep-last:N sets the depth)",
     },
-    services: crate::service::Services::None("not yet: rcl services and clients come next (issue 39)"),
+    services: crate::service::Services::Native("an rcl service and client (rcl_interfaces/srv/GetParameters: the request's bytes base64 in names[0], the reply's in values[0].byte_array_value), matched by the RMW's request sequence numbers"),
 };

@@ -63,6 +63,8 @@ pub struct Api {
     pub wait: WaitFn,
     pub matched: MatchedFn,
     pub wait_acked: WaitAckedFn,
+    /// The services' functions (service.c).
+    pub services: super::service_ffi::ServiceApi,
     /// The installation it was compiled for.
     pub installation: Installation,
 }
@@ -140,6 +142,16 @@ fn load() -> Result<Api, TransportError> {
         wait: sym!("mwr_wait", WaitFn),
         matched: sym!("mwr_matched", MatchedFn),
         wait_acked: sym!("mwr_wait_acked", WaitAckedFn),
+        services: super::service_ffi::ServiceApi::load(|name| {
+            // SAFETY: looking up a symbol of the shim by its C name (NUL-terminated).
+            let p = unsafe { libc::dlsym(lib, name.as_ptr()) };
+            (!p.is_null())
+                .then_some(p)
+                .ok_or_else(|| TransportError::Middleware {
+                    transport: super::T,
+                    detail: format!("the shim {} lacks {}", so.display(), name.to_string_lossy()),
+                })
+        })?,
         installation,
     })
 }

@@ -29,6 +29,8 @@ mod ffi;
 pub mod installation;
 mod message;
 mod node;
+pub mod service;
+mod service_ffi;
 
 use std::ffi::{c_char, CString};
 
@@ -44,6 +46,45 @@ pub const MAX_WAIT_NS: u64 = 50_000_000;
 /// Open `side` at `spec.addr` (`[<domain>/]<base>`).
 pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError> {
     Ok(Box::new(Ros2Endpoint::open(side, spec)?))
+}
+
+/// The QoS fields of an [`ffi::Config`].
+struct Qos {
+    reliable: i32,
+    keep_all: i32,
+    depth: i32,
+    transient_local: i32,
+}
+
+/// What every ros2 entity (topic endpoint, service server or client) opens with: the shim, and
+/// the QoS fields; `--opt distro` checked against the distribution of the environment.
+fn prepare(spec: &Spec) -> Result<(&'static ffi::Api, Qos), TransportError> {
+    let opts = spec.options_of(&super::ros2_descriptor::DESCRIPTOR)?;
+    let depth = match spec.qos.history {
+        History::KeepLast(n) => i32::try_from(n).map_err(|_| {
+            unsupported(format!(
+                "--history keep-last:{n} (depth at most {})",
+                i32::MAX
+            ))
+        })?,
+        History::KeepAll => 0,
+    };
+    let api = ffi::api()?;
+    if let (Some(asked), Some(have)) = (opts.get("distro"), &api.installation.distro) {
+        if asked != have {
+            return Err(unsupported(format!(
+                "--opt distro={asked} in an agent whose environment is ROS 2 {} (the control plane starts the agent with the environment of the distribution asked for)",
+                api.installation.describe()
+            )));
+        }
+    }
+    let qos = Qos {
+        reliable: i32::from(spec.qos.reliability == Reliability::Reliable),
+        keep_all: i32::from(spec.qos.history == History::KeepAll),
+        depth,
+        transient_local: i32::from(spec.qos.durability == Durability::TransientLocal),
+    };
+    Ok((api, qos))
 }
 
 fn unsupported(what: String) -> TransportError {
@@ -74,24 +115,7 @@ impl Ros2Endpoint {
     pub fn open(side: Side, spec: &Spec) -> Result<Ros2Endpoint, TransportError> {
         let addr = Address::parse(T, &spec.addr, side.is_listener())?;
         let opts = spec.options_of(&super::ros2_descriptor::DESCRIPTOR)?;
-        let depth = match spec.qos.history {
-            History::KeepLast(n) => i32::try_from(n).map_err(|_| {
-                unsupported(format!(
-                    "--history keep-last:{n} (depth at most {})",
-                    i32::MAX
-                ))
-            })?,
-            History::KeepAll => 0,
-        };
-        let api = ffi::api()?;
-        if let (Some(asked), Some(have)) = (opts.get("distro"), &api.installation.distro) {
-            if asked != have {
-                return Err(unsupported(format!(
-                    "--opt distro={asked} in an agent whose environment is ROS 2 {} (the control plane starts the agent with the environment of the distribution asked for)",
-                    api.installation.describe()
-                )));
-            }
-        }
+        let (api, qos) = prepare(spec)?;
         let ty = match opts.get("type") {
             Some(name) => message::MessageType::parse(name)?,
             None => message::TYPES[0],
@@ -110,10 +134,10 @@ impl Ros2Endpoint {
             topic_in: ptr(&c_in),
             type_library: c_lib.as_ptr(),
             type_symbol: c_sym.as_ptr(),
-            reliable: i32::from(spec.qos.reliability == Reliability::Reliable),
-            keep_all: i32::from(spec.qos.history == History::KeepAll),
-            depth,
-            transient_local: i32::from(spec.qos.durability == Durability::TransientLocal),
+            reliable: qos.reliable,
+            keep_all: qos.keep_all,
+            depth: qos.depth,
+            transient_local: qos.transient_local,
         };
         let node = node::Node::session(api, addr.domain, spec.shared_session)?;
         let mut err = [0 as c_char; 512];
