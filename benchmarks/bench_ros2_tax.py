@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""The ROS 2 tax's figures and their check against the other side of each stream
+(BENCHMARKS.md, "The ROS 2 tax").
+
+    mwperf run ros2-tax --results R                # the measurement (about 15 min here)
+    python3 benchmarks/bench_ros2_tax.py R          # the tax table and the count check
+
+The table is the report's (mwperf.report.tax, the run in R named 'latest' unless --run). The
+check: for every point, what the echo side counted itself — mwperf's pong agent its echoes
+(agents/pong.json counters), the rclpy relay the messages it relayed (its log's "relayed N") —
+against what the ping sent: every measured and warm-up message, plus between one and all of the
+discovery probes (the ping probes every 10 ms until one comes back, and probes sent before the
+echo's endpoints matched may be dropped by volatile QoS); and the ping got back every measured
+message it sent. A point that fails is named, and the script exits 1.
+"""
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+
+def echo_count(folder: Path) -> int:
+    """What the echo side of the point in ``folder`` counted itself."""
+    log = folder / "daemons" / "rclpy-relay.log"
+    if log.exists():
+        (count,) = re.findall(r"^relayed (\d+)$", log.read_text(), re.MULTILINE)
+        return int(count)
+    pong = json.loads((folder / "agents" / "pong.json").read_text())
+    return int(pong["counters"]["echoed"])
+
+
+def ping_count(folder: Path) -> tuple[int, int, int]:
+    """(the measured and warm-up messages the ping sent, its discovery probes, the measured
+    messages it did not get back)."""
+    ping = json.loads((folder / "agents" / "ping.json").read_text())
+    accounting = ping["measurement"]["accounting"]
+    probes = (ping.get("discovery") or {}).get("probes", 0)
+    return (accounting["sent"] + accounting["warmup_sent"], probes,
+            accounting["sent"] - accounting["received"])
+
+
+def consistent(folder: Path) -> tuple[bool, str]:
+    """Whether the echo's own count agrees with the ping's, and both counts as text."""
+    sent, probes, missing = ping_count(folder)
+    echoed = echo_count(folder)
+    ok = sent > 0 and missing == 0 and sent + 1 <= echoed <= sent + probes
+    return ok, (f"ping sent {sent} (+ {probes} probes), got back all but {missing}; "
+                f"the echo counted {echoed}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("results", type=Path, help="the results folder of a ros2-tax run")
+    ap.add_argument("--run", default="latest", help="the run (id or prefix; default latest)")
+    args = ap.parse_args()
+    from mwperf.report import tax
+    from mwperf.report.data import load_runs
+
+    runs = load_runs(args.results, [args.run])
+    print(tax.markdown(runs))
+    bad = 0
+    checked = 0
+    for run in runs:
+        for point in run.points:
+            ok, text = consistent(args.results / str(point.get("folder")))
+            checked += 1
+            if not ok:
+                bad += 1
+                print(f"MISMATCH {point.point_id}: {text}")
+    print(f"counts: at {checked - bad} of {checked} points the echo counted every measured and "
+          "warm-up message the ping sent (and 1..all of its probes), and the ping got every "
+          "measured message back")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
