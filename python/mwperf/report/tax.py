@@ -126,9 +126,11 @@ def section(runs: Sequence[Run]) -> Section:
         ticks = [(float(i), f"{format_bytes(p)} @ {rate:g} Hz" if rate else format_bytes(p))
                  for i, (p, rate) in enumerate(streams)]
         chart = Chart(f"ROS 2 {name}: round-trip p50 as a ratio to raw Fast DDS of {name} "
-                      "(bar: median over rounds, \u25cf lowest and highest round)",
-                      Axis("stream", ticks=ticks), Axis("p50 / raw Fast DDS p50"),
+                      "(\u25cf median over rounds, line: lowest to highest round)",
+                      Axis("stream", ticks=ticks),
+                      Axis("p50 / raw Fast DDS p50 (log)", log=True, fmt=lambda v: f"x{v:.3g}"),
                       f"ros2-tax-{name}")
+        chart.y.include(1.0)
         for k, kind in enumerate(STACKS):
             chart.legend(kind, colour(k))
         for r in members:
@@ -139,9 +141,10 @@ def section(runs: Sequence[Run]) -> Section:
             tip = (f"{name} {format_bytes(r.payload_bytes)} {r.stack}: p50 x"
                    f"{_median(r.p50_ratios):.2f} of raw Fast DDS over {len(r.p50_ratios)} rounds "
                    f"(median p50 {format_ns(_median(r.p50_ns))})")
-            chart.bar(x, 0.25, _median(r.p50_ratios), colour(k), tip)
-            for value in {min(r.p50_ratios), max(r.p50_ratios)}:
-                chart.marker(x, value, "#000", f"a round: x{value:.2f}\n{tip}")
+            chart.line([(x, min(r.p50_ratios)), (x, max(r.p50_ratios))], colour(k),
+                       f"lowest and highest round: x{min(r.p50_ratios):.2f}, "
+                       f"x{max(r.p50_ratios):.2f}\n{tip}")
+            chart.marker(x, _median(r.p50_ratios), colour(k), tip)
         out.add(chart)
     if any(r.stack != RAW and not r.p50_ratios for r in found):
         out.note = ("Some stacks have no raw Fast DDS point of the same distribution, stream and "

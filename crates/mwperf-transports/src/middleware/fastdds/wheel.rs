@@ -150,3 +150,43 @@ fn compile(
     let _ = std::fs::remove_dir_all(&work);
     result
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A prefix with `include/` and a `lib/` holding `files`.
+    fn prefix(name: &str, files: &[&str]) -> (PathBuf, Installation) {
+        let dir = std::env::temp_dir().join(format!("mwperf-fd-wheel-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("include")).unwrap();
+        std::fs::create_dir_all(dir.join("lib")).unwrap();
+        for f in files {
+            std::fs::write(dir.join("lib").join(f), b"").unwrap();
+        }
+        let inst = Installation::new(Some("kilted".into()), vec![dir.clone()], "");
+        (dir, inst)
+    }
+
+    #[test]
+    fn fast_dds_3_is_libfastdds_2_is_libfastrtps_none_is_an_install_line() {
+        let (three, inst) = prefix("3", &["libfastdds.so", "libfastcdr.so"]);
+        assert_eq!(library(&inst).unwrap(), (three.join("lib/libfastdds.so"), "fastdds"));
+        let f = flags(&inst, "fastdds");
+        assert!(f.contains(&format!("-I{}", three.join("include").display())));
+        assert!(f.contains(&"-lfastdds".to_string()) && f.contains(&"-lfastcdr".to_string()));
+        assert!(f.iter().any(|a| a.contains(&format!("-rpath,{}", three.join("lib").display()))));
+        let (two, inst) = prefix("2", &["libfastrtps.so"]);
+        assert_eq!(library(&inst).unwrap().1, "fastrtps");
+        let (none, inst) = prefix("none", &[]);
+        match library(&inst) {
+            Err(TransportError::Missing { what, install }) => {
+                assert!(what.contains("libfastdds.so or libfastrtps.so"), "{what}");
+                assert_eq!(install, INSTALL);
+            }
+            other => panic!("{other:?}"),
+        }
+        for d in [three, two, none] {
+            std::fs::remove_dir_all(d).unwrap();
+        }
+    }
+}
