@@ -59,6 +59,8 @@ class Ratio:
     p50_ratios: list[float]
     p99_ratios: list[float]
     points: list[str]
+    rounds: list[tuple[str, int]]
+    """(run id, repetition) of each p50, in the same order"""
 
     @property
     def payload_bytes(self) -> int:
@@ -88,11 +90,12 @@ def ratios(runs: Sequence[Run]) -> list[Ratio]:
                    point.get("repetition") or 1)
             rounds.setdefault(key, {})[kind] = point
     found: dict[tuple[str, tuple[Any, ...], str], Ratio] = {}
-    for (name, stream, _, _), members in rounds.items():
+    for (name, stream, run_id, rep), members in rounds.items():
         raw = members.get(RAW)
         for kind, point in members.items():
             entry = found.setdefault((name, stream, kind),
-                                     Ratio(name, stream, kind, [], [], [], [], []))
+                                     Ratio(name, stream, kind, [], [], [], [], [], []))
+            entry.rounds.append((run_id, rep))
             entry.p50_ns.append(float(point.get("latency_p50_ns")))
             entry.p99_ns.append(float(point.get("latency_p99_ns") or 0))
             entry.points.append(point.point_id)
@@ -103,6 +106,29 @@ def ratios(runs: Sequence[Run]) -> list[Ratio]:
                                             / raw.get("latency_p99_ns"))
     return sorted(found.values(), key=lambda r: (r.distro, r.payload_bytes, r.rate,
                                                   STACKS.index(r.stack)))
+
+
+Pair = tuple[tuple[str, str], Ratio, Ratio, list[float]]
+
+
+def distributions(found: Sequence[Ratio]) -> list[Pair]:
+    """Each pair of distributions (the first name alphabetically, the second), per stack and
+    stream: the second's p50 divided by the first's, round by round (round r of both in one
+    run: the same sweep measured them minutes apart)."""
+    out: list[Pair] = []
+    names = sorted({r.distro for r in found})
+    for i, first in enumerate(names):
+        for second in names[i + 1:]:
+            for a in (r for r in found if r.distro == first):
+                b = next((r for r in found if r.distro == second and r.stream == a.stream
+                          and r.stack == a.stack), None)
+                if b is None:
+                    continue
+                theirs = dict(zip(b.rounds, b.p50_ns))
+                ratio = [theirs[r] / x for r, x in zip(a.rounds, a.p50_ns) if r in theirs and x]
+                if ratio:
+                    out.append(((first, second), a, b, ratio))
+    return out
 
 
 def _spread(values: Sequence[float]) -> str:
@@ -166,4 +192,14 @@ def markdown(runs: Sequence[Run]) -> str:
             f"| {r.distro} | {format_bytes(r.payload_bytes)} | {r.rate:g} Hz | {r.stack} | "
             f"{len(r.p50_ns)} | {format_ns(_median(r.p50_ns))} | {_spread(r.p50_ratios)} | "
             f"{format_ns(_median(r.p99_ns))} | {_spread(r.p99_ratios)} |")
+    pairs = distributions(found)
+    if pairs:
+        lines += ["", "Between distributions (the second's p50 / the first's, round by round; "
+                  "median, lowest\u2013highest):", "",
+                  "| distros | payload | rate | stack | p50 first | p50 second | second / first |",
+                  "|" + "---|" * 7]
+        for (first, second), a, b, ratio in pairs:
+            lines.append(f"| {first} \u2192 {second} | {format_bytes(a.payload_bytes)} | "
+                         f"{a.rate:g} Hz | {a.stack} | {format_ns(_median(a.p50_ns))} | "
+                         f"{format_ns(_median(b.p50_ns))} | {_spread(ratio)} |")
     return "\n".join(lines) + "\n"
