@@ -5,7 +5,7 @@ use crate::{Descriptor, Fanout, Framing, Opt, QosSupport};
 
 pub const DESCRIPTOR: Descriptor = Descriptor {
     name: "fastdds",
-    description: "eProsima Fast DDS 2.x (Debian libfastrtps; ROS 2's default RMW), ROS 2 topic and type names",
+    description: "eProsima Fast DDS (Debian's libfastrtps 2.9, or with --opt distro the one of a ROS 2 distribution's RMW; ROS 2's default middleware), ROS 2 topic and type names",
     address: "[<domain>/]<base> (topics rt/mwperf/<base>/ping|pong; 'auto' picks one)",
     daemon: None,
     discovery: true,

@@ -145,12 +145,10 @@ pub fn api(distro: Option<&str>) -> Result<&'static Api, TransportError> {
             what: what.clone(),
             install: install.clone(),
         }),
-        Err(TransportError::Unsupported { transport, what }) => {
-            Err(TransportError::Unsupported {
-                transport,
-                what: what.clone(),
-            })
-        }
+        Err(TransportError::Unsupported { transport, what }) => Err(TransportError::Unsupported {
+            transport,
+            what: what.clone(),
+        }),
         Err(e) => Err(TransportError::Middleware {
             transport: "fastdds",
             detail: e.to_string(),

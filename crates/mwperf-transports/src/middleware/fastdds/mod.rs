@@ -19,9 +19,9 @@
 mod ffi;
 #[cfg(mwperf_fastdds)]
 mod participant;
+pub mod service;
 #[cfg(all(mwperf_fastdds, feature = "ros2"))]
 mod wheel;
-pub mod service;
 #[cfg(mwperf_fastdds)]
 pub use super::fastdds_shm as shm;
 

@@ -77,8 +77,7 @@ fn flags(inst: &Installation, lib: &str) -> Vec<String> {
 /// The shim compiled for `inst`: from the cache, or compiled now.
 pub fn shim(inst: &Installation) -> Result<PathBuf, TransportError> {
     let (path, lib) = library(inst)?;
-    let meta =
-        std::fs::metadata(&path).map_err(|e| fail(format!("{}: {e}", path.display())))?;
+    let meta = std::fs::metadata(&path).map_err(|e| fail(format!("{}: {e}", path.display())))?;
     let stamp = format!(
         "{}:{:?}",
         meta.len(),
@@ -138,7 +137,11 @@ fn compile(
             })?;
         if !out.status.success() {
             let text = String::from_utf8_lossy(&out.stderr);
-            let first: Vec<&str> = text.lines().filter(|l| l.contains("error")).take(4).collect();
+            let first: Vec<&str> = text
+                .lines()
+                .filter(|l| l.contains("error"))
+                .take(4)
+                .collect();
             return Err(fail(format!(
                 "compiling the Fast DDS shim against ROS 2 {} failed: {}",
                 inst.describe(),
@@ -157,7 +160,8 @@ mod tests {
 
     /// A prefix with `include/` and a `lib/` holding `files`.
     fn prefix(name: &str, files: &[&str]) -> (PathBuf, Installation) {
-        let dir = std::env::temp_dir().join(format!("mwperf-fd-wheel-{name}-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("mwperf-fd-wheel-{name}-{}", std::process::id()));
         std::fs::create_dir_all(dir.join("include")).unwrap();
         std::fs::create_dir_all(dir.join("lib")).unwrap();
         for f in files {
@@ -170,11 +174,16 @@ mod tests {
     #[test]
     fn fast_dds_3_is_libfastdds_2_is_libfastrtps_none_is_an_install_line() {
         let (three, inst) = prefix("3", &["libfastdds.so", "libfastcdr.so"]);
-        assert_eq!(library(&inst).unwrap(), (three.join("lib/libfastdds.so"), "fastdds"));
+        assert_eq!(
+            library(&inst).unwrap(),
+            (three.join("lib/libfastdds.so"), "fastdds")
+        );
         let f = flags(&inst, "fastdds");
         assert!(f.contains(&format!("-I{}", three.join("include").display())));
         assert!(f.contains(&"-lfastdds".to_string()) && f.contains(&"-lfastcdr".to_string()));
-        assert!(f.iter().any(|a| a.contains(&format!("-rpath,{}", three.join("lib").display()))));
+        assert!(f
+            .iter()
+            .any(|a| a.contains(&format!("-rpath,{}", three.join("lib").display()))));
         let (two, inst) = prefix("2", &["libfastrtps.so"]);
         assert_eq!(library(&inst).unwrap().1, "fastrtps");
         let (none, inst) = prefix("none", &[]);
