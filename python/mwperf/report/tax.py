@@ -164,13 +164,14 @@ def section(runs: Sequence[Run]) -> Section:
                 continue
             x = streams.index((r.payload_bytes, r.rate)) - 0.3 + 0.3 * STACKS.index(r.stack)
             k = STACKS.index(r.stack)
+            middle = statistics.median(r.p50_ratios)
             tip = (f"{name} {format_bytes(r.payload_bytes)} {r.stack}: p50 x"
-                   f"{_median(r.p50_ratios):.2f} of raw Fast DDS over {len(r.p50_ratios)} rounds "
+                   f"{middle:.2f} of raw Fast DDS over {len(r.p50_ratios)} rounds "
                    f"(median p50 {format_ns(_median(r.p50_ns))})")
             chart.line([(x, min(r.p50_ratios)), (x, max(r.p50_ratios))], colour(k),
                        f"lowest and highest round: x{min(r.p50_ratios):.2f}, "
                        f"x{max(r.p50_ratios):.2f}\n{tip}")
-            chart.marker(x, _median(r.p50_ratios), colour(k), tip)
+            chart.marker(x, middle, colour(k), tip)
         out.add(chart)
     if any(r.stack != RAW and not r.p50_ratios for r in found):
         out.note = ("Some stacks have no raw Fast DDS point of the same distribution, stream and "
