@@ -39,7 +39,8 @@ FLAGS: dict[str, Any] = {
     "clock sync": {"clock_sync": True}, "bridge": {"bridge": "direct"},
     "samples": {"samples": True}}
 """each part's flag (a function of the run kind where its value depends on it)"""
-NOT_A_FLAG = {"ros2": "the ros2 transport's environment", "calls": "the service run kind",
+NOT_A_FLAG = {"ros2": "the ros2 transport's environment",
+              "fastdds-distro": "the fastdds transport's --opt distro (its environment)", "calls": "the service run kind",
               "sizes": "every point", "resilience": "every point",
               "throughput": "the throughput run kind"}
 """parts no flag turns on: a transport, a run kind, or every point"""

@@ -122,6 +122,8 @@ def test_built_in_sizes_match_the_seeds() -> None:
     # every known transport x 5 sizes x reliable/best-effort x 1/4 subscribers, but zenoh's
     # four subscribers (they need a router: --opt mode=client)
     assert sizes["throughput"] == 11 * 5 * 2 * 2 - 5 * 2
+    # jazzy/kilted x 4 payloads x (raw Fast DDS, rcl, rclpy echo) x 5 interleaved rounds
+    assert sizes["ros2-tax"] == 2 * 4 * 3 * 5
     assert [name for name, _ in describe_built_ins()] == sorted(sizes)
 
 

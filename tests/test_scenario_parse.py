@@ -80,7 +80,7 @@ def test_keys_are_config_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert scenario.get("link").axis
 
 
-ALLOWED = ", ".join([*OPTIONS, "description", "repeat", "exclude", "timeout", "quick",
+ALLOWED = ", ".join([*OPTIONS, "description", "repeat", "interleave", "exclude", "timeout", "quick",
                      "analysis", "hosts", "links", "place"])
 BAD = [
     ("rate: 100\nratte: [1, 2]\n",
@@ -122,7 +122,7 @@ BAD = [
                       "variant changes, e.g. 'quick: {duration: 300ms}'"),
     ("quick:\n  description: x\n",
      "t.yaml:2: field 'description': a quick variant cannot change it; allowed in quick: "
-     + ", ".join([*OPTIONS, "repeat", "exclude", "timeout"])),
+     + ", ".join([*OPTIONS, "repeat", "interleave", "exclude", "timeout"])),
     ("description: [a, b]\n", "t.yaml:1: field 'description': must be text (one line shown "
                               "by 'mwperf scenarios')"),
     ("opt: [mode]\n", "t.yaml:1: field 'opt': must be KEY=VALUE (e.g. mode=client), got "
@@ -163,7 +163,7 @@ def test_unknown_scenario_names_the_built_ins() -> None:
                                          r"file or a built-in name \(bridge-payloads, bridges, "
                                          r"busy-loop-executors, busy-loop-executors-rclpy, costs, cpu-quotas, default, "
                                          r"graphs, rate-sweep-3-topics, resilience, restarts, restarts-bridges, restarts-sub, restarts-zenohd, "
-                                         r"ros1-bag-replay, ros1-rate-sweep, ros1-subscribers, ros1-three-hosts, services, soak, "
+                                         r"ros1-bag-replay, ros1-rate-sweep, ros1-subscribers, ros1-three-hosts, ros2-tax, services, soak, "
                                          r"throughput; "
                                          r"see 'mwperf "
                                          r"scenarios'\)$"):

@@ -40,6 +40,7 @@ mod fastdds {
 
     pub fn build() {
         println!("cargo:rerun-if-changed={SHIM}");
+        println!("cargo:rerun-if-changed=src/middleware/fastdds/compat.hpp");
         match try_build() {
             Ok(()) => println!("cargo:rustc-cfg=mwperf_fastdds"),
             Err(why) => println!("cargo:warning=fastdds transport built without Fast DDS ({why}); it will report that at run time. Install it: {INSTALL}"),

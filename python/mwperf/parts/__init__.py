@@ -17,6 +17,7 @@ from .base import Part
 from .bridge import Bridge
 from .calls import CallsPart
 from .clock import ClockSync
+from .fastdds_distro import FastddsDistro
 from .layers import Layers
 from .outage import Outage
 from .profile import Profile
@@ -31,11 +32,11 @@ from .wire_bytes import WireBytes
 if TYPE_CHECKING:
     from ..point import Point
 
-PARTS: tuple[Part, ...] = (Ros2(), CallsPart(), Sizes(), Bridge(), Outage(), ClockSync(),
-                           CountAllocs(),
+PARTS: tuple[Part, ...] = (Ros2(), FastddsDistro(), CallsPart(), Sizes(), Bridge(), Outage(),
+                           ClockSync(), CountAllocs(),
                            Layers(), AllocSites(), Profile(), WireBytes(), Samples(), Throughput(),
                            Restarts(), Resources())
-"""every part, in the order its hooks run (ROS 2's first: the others' environment goes on top of
+"""every part, in the order its hooks run (ROS 2's first, and the ROS 2 distribution of raw Fast DDS: the others' environment goes on top of
 the distribution's, LD_PRELOAD included; whether a transport has services is said before
 whether the calls fit it; the bridge's hops read the place's link section,
 which the runner writes before any part's; the layers' preload goes ahead of the allocation

@@ -1,5 +1,6 @@
 """From a scenario to its points: the cartesian product of the axes, minus the exclusions,
-each point repeated ``repeat`` times (repetitions of a point run one after the other).
+each point repeated ``repeat`` times (repetitions of a point run one after the other, or with
+``interleave: true`` round by round: repetition r of every point before repetition r+1).
 
 The first axis in the file varies slowest, so ``payload, rate, transport`` puts every transport
 of one payload and rate side by side. ``transport: built-in`` stands for the transports built
@@ -11,7 +12,7 @@ import hashlib
 import itertools
 import json
 from pathlib import Path
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..config import TRANSPORTS, default
@@ -92,6 +93,9 @@ def expand(scenario: Scenario, built: list[str] | None,
         for rep in range(1, scenario.repeat + 1):
             points.append(PlannedPoint(len(points) + 1, options, axes, lines, rep,
                                        scenario.repeat))
+    if scenario.interleave:
+        rounds = sorted(points, key=lambda p: p.repetition)  # stable: file order within a round
+        points = [replace(p, index=i) for i, p in enumerate(rounds, 1)]
     return points
 
 

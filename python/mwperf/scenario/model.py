@@ -72,6 +72,9 @@ class Scenario:
     """in file order: the first axis varies slowest"""
     exclusions: tuple[Exclusion, ...] = ()
     repeat: int = 1
+    interleave: bool = False
+    """repetitions interleaved: repetition r of every point runs before repetition r+1 of any
+    (so a slow drift of the machine spreads over every point instead of favouring one)"""
     timeout_ns: int | None = None
     """per point: a point still running after this is stopped and recorded as failed"""
     analysis: Analysis = field(default_factory=Analysis)

@@ -21,8 +21,9 @@ from .real_hosts import parse_real_hosts
 from .model import Analysis, Exclusion, Field, Scenario, Value
 from .source import Item, parse_document
 
-OWN_KEYS = ("description", "repeat", "exclude", "timeout", "quick", "analysis", *HOST_KEYS)
-QUICK_KEYS = ("repeat", "exclude", "timeout")
+OWN_KEYS = ("description", "repeat", "interleave", "exclude", "timeout", "quick", "analysis",
+            *HOST_KEYS)
+QUICK_KEYS = ("repeat", "interleave", "exclude", "timeout")
 """besides the point options, what a ``quick:`` block may override"""
 ANALYSIS_KEYS = {"knee_factor": "p99 must stay below period x knee_factor",
                  "knee_loss_pct": "loss must stay below knee_loss_pct percent"}
@@ -45,6 +46,7 @@ def parse_scenario(text: str, where: str, name: str, quick: bool = False) -> Sce
     fields = _fields(top, document, where)
     exclusions = _exclusions(top.get("exclude"), fields, where, strict=True)
     repeat, timeout_ns = _repeat(top.get("repeat"), where), _timeout(top.get("timeout"), where)
+    interleave = _interleave(top.get("interleave"), where)
     real = parse_real_hosts(top, where)
     topology = None if real is not None else parse_topology(
         top, document, where, next((f.line for f in fields if f.name == "link"), None))
@@ -64,14 +66,15 @@ def parse_scenario(text: str, where: str, name: str, quick: bool = False) -> Sce
                                  strict="exclude" in overrides)
         repeat, timeout_ns = _repeat(chosen.get("repeat"), where), _timeout(chosen.get("timeout"),
                                                                             where)
+        interleave = _interleave(chosen.get("interleave"), where)
     description = chosen.get("description")
     if description is not None and not isinstance(description.value, str):
         raise _error(where, description.line, "description", "must be text (one line shown by "
                      "'mwperf scenarios')")
     return Scenario(
         name=name, where=where, description=(description.value if description else "").strip(),
-        fields=fields, exclusions=exclusions, repeat=repeat, timeout_ns=timeout_ns,
-        analysis=_analysis(top.get("analysis"), where), quick=quick, source=text,
+        fields=fields, exclusions=exclusions, repeat=repeat, interleave=interleave,
+        timeout_ns=timeout_ns, analysis=_analysis(top.get("analysis"), where), quick=quick, source=text,
         topology=topology.to_dict() if topology is not None else None, real_hosts=real)
 
 
@@ -220,6 +223,15 @@ def _repeat(item: Item | None, where: str) -> int:
     if isinstance(item.value, bool) or not isinstance(item.value, int) or item.value < 1:
         raise _error(where, item.line, "repeat", f"must be a whole number >= 1 (measurements "
                      f"of each point), got {_shown(item.value)}")
+    return item.value
+
+
+def _interleave(item: Item | None, where: str) -> bool:
+    if item is None:
+        return False
+    if not isinstance(item.value, bool):
+        raise _error(where, item.line, "interleave", f"must be true or false (true: repetition "
+                     f"r of every point before repetition r+1 of any), got {_shown(item.value)}")
     return item.value
 
 

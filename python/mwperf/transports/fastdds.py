@@ -2,7 +2,10 @@
 picks, the same ROS 2 topic and type names as cyclonedds and rustdds (they interoperate). On
 loopback by default with unicast discovery; across emulated or real hosts mwperf gives every
 agent the hosts' addresses as discovery peers and lets it pick its own among them. Needs the
-Debian library libfastrtps (the agent loads its shim of it at run time)."""
+Debian library libfastrtps (the agent loads its shim of it at run time); with ``--opt
+distro=jazzy|kilted`` the Fast DDS of that ROS 2 distribution instead (the agent compiles its
+shim against it with ``c++`` on first use; parts/fastdds_distro.py gives the agents the
+distribution's environment)."""
 
 from collections.abc import Callable
 
@@ -13,6 +16,8 @@ from .hooks import DoctorChecks, Hooks, Plan, Setup
 
 LIBRARY = "fastrtps"
 PACKAGE = "libfastrtps2.9"
+COMPILER = "c++"
+COMPILER_PACKAGE = "g++"
 
 
 def prepare(setup: Setup) -> Plan:
@@ -32,7 +37,10 @@ def check_link(option: Callable[[str], str | None], topology: object, roles: obj
 
 
 def doctor(check: DoctorChecks) -> list:
-    return [check.library("fastdds", LIBRARY, PACKAGE)]
+    return [check.library("fastdds", LIBRARY, PACKAGE),
+            check.program("fastdds", COMPILER, COMPILER_PACKAGE,
+                          "compiles the Fast DDS shim against a ROS 2 distribution's Fast DDS "
+                          "(--opt distro) on first use", needed=False)]
 
 
 HOOKS = Hooks(prepare=prepare, doctor=doctor, link_opts=link_opts, check_link=check_link)

@@ -5,7 +5,7 @@ use crate::{Descriptor, Fanout, Framing, Opt, QosSupport};
 
 pub const DESCRIPTOR: Descriptor = Descriptor {
     name: "fastdds",
-    description: "eProsima Fast DDS 2.x (Debian libfastrtps; ROS 2's default RMW), ROS 2 topic and type names",
+    description: "eProsima Fast DDS (Debian's libfastrtps 2.9, or with --opt distro the one of a ROS 2 distribution's RMW; ROS 2's default middleware), ROS 2 topic and type names",
     address: "[<domain>/]<base> (topics rt/mwperf/<base>/ping|pong; 'auto' picks one)",
     daemon: None,
     discovery: true,
@@ -17,6 +17,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     node_session: true,
     defaults: &[],
     opts: &[
+        Opt { key: "distro", help: "jazzy|kilted: the Fast DDS of that ROS 2 distribution's rmw_fastrtps_cpp (Jazzy 2.14, Kilted 3.2; the shim compiled against it on first use, cached), so raw Fast DDS and --transport ros2 measure the same library (default: Debian's 2.9)" },
         Opt { key: "shm", help: "on|off: Fast DDS's shared-memory transport beside UDP for peers on this host (default on, as Fast DDS; a Cyclone or RustDDS peer is reached over UDP either way)" },
         Opt { key: "publish-mode", help: "sync|async: write from the caller's thread, or hand the sample to Fast DDS's publishing thread (default sync)" },
         Opt { key: "data-sharing", help: "off|on: zero-copy data-sharing; needs a bounded (plain) type, and mwperf's message is an unbounded sequence<octet>, so 'on' is refused (default off)" },

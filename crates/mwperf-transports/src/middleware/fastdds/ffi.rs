@@ -2,7 +2,9 @@
 //! and how it is loaded: its bytes are embedded in the agent, written to an anonymous memory
 //! file (memfd) and `dlopen`ed from there on first use. So the agent stays one file (copied to
 //! robots over SSH as it is), and starts where Fast DDS is not installed: only opening a fastdds
-//! endpoint fails there, naming the package.
+//! endpoint fails there, naming the package. With `--opt distro` the same shim compiled against
+//! a ROS 2 distribution's Fast DDS ([`super::wheel`]) is loaded instead: one Fast DDS per
+//! process (two in one would resolve each other's symbols), the first one opened.
 
 #![allow(non_camel_case_types)]
 
@@ -103,15 +105,98 @@ pub const INSTALL: &str =
 /// The shim, as build.rs compiled it.
 static SHIM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libmwperf_fastdds.so"));
 
-/// The shim's functions, loaded on first use.
-pub fn api() -> Result<&'static Api, TransportError> {
-    static API: OnceLock<Result<Api, String>> = OnceLock::new();
-    API.get_or_init(load)
-        .as_ref()
-        .map_err(|why| TransportError::Missing {
-            what: format!("Fast DDS ({why})"),
-            install: INSTALL.into(),
-        })
+/// Which Fast DDS a process loaded: None Debian's (build.rs), Some(distro) a ROS 2 one's.
+type Source = Option<String>;
+
+/// The shim's functions for `distro` (None: Debian's Fast DDS, embedded; Some: the Fast DDS of
+/// that ROS 2 distribution, compiled on first use), loaded on first use.
+pub fn api(distro: Option<&str>) -> Result<&'static Api, TransportError> {
+    static API: OnceLock<(Source, Result<Api, TransportError>)> = OnceLock::new();
+    let (loaded, api) = API.get_or_init(|| {
+        let source: Source = distro.map(str::to_string);
+        let api = match distro {
+            None => load().map_err(|why| TransportError::Missing {
+                what: format!("Fast DDS ({why})"),
+                install: INSTALL.into(),
+            }),
+            Some(d) => load_distro(d),
+        };
+        (source, api)
+    });
+    if loaded.as_deref() != distro {
+        let name = |s: Option<&str>| {
+            s.map_or("Debian's Fast DDS".to_string(), |d| {
+                format!("the Fast DDS of ROS 2 {d}")
+            })
+        };
+        return Err(TransportError::Unsupported {
+            transport: "fastdds",
+            what: format!(
+                "{} in an agent that already uses {} (one Fast DDS per process: --opt distro the same on every fastdds endpoint of an agent)",
+                name(distro),
+                name(loaded.as_deref())
+            ),
+        });
+    }
+    match api {
+        Ok(api) => Ok(api),
+        // the first failure, repeated (a TransportError is not Clone)
+        Err(TransportError::Missing { what, install }) => Err(TransportError::Missing {
+            what: what.clone(),
+            install: install.clone(),
+        }),
+        Err(TransportError::Unsupported { transport, what }) => Err(TransportError::Unsupported {
+            transport,
+            what: what.clone(),
+        }),
+        Err(e) => Err(TransportError::Middleware {
+            transport: "fastdds",
+            detail: e.to_string(),
+        }),
+    }
+}
+
+/// The shim compiled against the Fast DDS of `distro`, the ROS 2 the agent's environment names.
+#[cfg(feature = "ros2")]
+fn load_distro(distro: &str) -> Result<Api, TransportError> {
+    use crate::middleware::ros2::installation::Installation;
+    let inst = Installation::from_env()?;
+    if inst.distro.as_deref() != Some(distro) {
+        return Err(TransportError::Unsupported {
+            transport: "fastdds",
+            what: format!(
+                "--opt distro={distro} in an agent whose environment is ROS 2 {} (the control plane starts the agent with the environment of the distribution asked for)",
+                inst.describe()
+            ),
+        });
+    }
+    let so = super::wheel::shim(&inst)?;
+    let path = CString::new(so.as_os_str().as_encoded_bytes()).map_err(|_| {
+        TransportError::Middleware {
+            transport: "fastdds",
+            detail: format!("{} (a NUL in the path)", so.display()),
+        }
+    })?;
+    // SAFETY: dlopen of the shim compiled for this distribution; the handle stays open.
+    let lib = unsafe { libc::dlopen(path.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
+    if lib.is_null() {
+        return Err(TransportError::Middleware {
+            transport: "fastdds",
+            detail: format!("loading {}: {}", so.display(), dl_error()),
+        });
+    }
+    symbols(lib).map_err(|detail| TransportError::Middleware {
+        transport: "fastdds",
+        detail,
+    })
+}
+
+#[cfg(not(feature = "ros2"))]
+fn load_distro(distro: &str) -> Result<Api, TransportError> {
+    Err(TransportError::Unsupported {
+        transport: "fastdds",
+        what: format!("--opt distro={distro}: this agent was built without the ros2 feature, which finds ROS 2 installations"),
+    })
 }
 
 fn dl_error() -> String {
@@ -152,6 +237,11 @@ fn load() -> Result<Api, String> {
     if lib.is_null() {
         return Err(dl_error());
     }
+    symbols(lib)
+}
+
+/// The shim's functions in the loaded `lib`.
+fn symbols(lib: *mut libc::c_void) -> Result<Api, String> {
     macro_rules! sym {
         ($name:literal, $ty:ty) => {{
             // SAFETY: looking up a symbol of the shim by its C name.

@@ -20,6 +20,8 @@ mod ffi;
 #[cfg(mwperf_fastdds)]
 mod participant;
 pub mod service;
+#[cfg(all(mwperf_fastdds, feature = "ros2"))]
+mod wheel;
 #[cfg(mwperf_fastdds)]
 pub use super::fastdds_shm as shm;
 
@@ -185,7 +187,7 @@ impl FastddsEndpoint {
             ),
             History::KeepAll => (true, 0),
         };
-        let api = ffi::api()?;
+        let api = ffi::api(opts.get("distro"))?;
         if shm {
             shm::watch();
         }

@@ -1,6 +1,8 @@
-// mwperf's Fast DDS transport, C side: a small C ABI over the Fast DDS 2.x DDS API (Debian
-// libfastrtps 2.9), compiled by build.rs into a shared object that the agent loads at run time
-// (so an agent built with it still starts where Fast DDS is not installed).
+// mwperf's Fast DDS transport, C side: a small C ABI over the Fast DDS DDS API, compiled by
+// build.rs against Debian's libfastrtps 2.9 into a shared object that the agent loads at run time
+// (so an agent built with it still starts where Fast DDS is not installed), or on first use
+// against a ROS 2 distribution's Fast DDS (2.14, 3.2: wheel.rs); what differs between those
+// versions is in compat.hpp.
 //
 // A participant (mwfd_participant_open) holds the session-level settings (domain, transports,
 // discovery peers, flow controller); an endpoint (mwfd_open) is a writer and/or a reader in one,
@@ -13,23 +15,7 @@
 // Every function returns 0 (or a count) on success and a negative value on failure, with a
 // human-readable reason in the caller's `err` buffer. C++ exceptions never cross the ABI.
 
-#include <fastcdr/Cdr.h>
-#include <fastcdr/FastBuffer.h>
-#include <fastcdr/exceptions/Exception.h>
-#include <fastdds/dds/domain/DomainParticipant.hpp>
-#include <fastdds/dds/domain/DomainParticipantFactory.hpp>
-#include <fastdds/dds/publisher/DataWriter.hpp>
-#include <fastdds/dds/publisher/Publisher.hpp>
-#include <fastdds/dds/subscriber/DataReader.hpp>
-#include <fastdds/dds/subscriber/SampleInfo.hpp>
-#include <fastdds/dds/subscriber/Subscriber.hpp>
-#include <fastdds/dds/topic/Topic.hpp>
-#include <fastdds/dds/topic/TopicDataType.hpp>
-#include <fastdds/rtps/flowcontrol/FlowControllerDescriptor.hpp>
-#include <fastdds/rtps/transport/UDPv4TransportDescriptor.h>
-#include <fastdds/rtps/transport/shared_mem/SharedMemTransportDescriptor.h>
-#include <fastdds/rtps/common/WriteParams.h>
-#include <fastrtps/utils/IPLocator.h>
+#include "compat.hpp"
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>
@@ -47,14 +33,12 @@
 #include <vector>
 
 using namespace eprosima::fastdds::dds;
-using eprosima::fastrtps::rtps::IPLocator;
-using eprosima::fastrtps::rtps::Locator_t;
-using eprosima::fastrtps::rtps::SerializedPayload_t;
-using eprosima::fastrtps::rtps::InstanceHandle_t;
-using eprosima::fastrtps::rtps::GUID_t;
-using eprosima::fastrtps::rtps::SampleIdentity;
-using eprosima::fastrtps::rtps::SequenceNumber_t;
-using eprosima::fastrtps::rtps::WriteParams;
+using mwfd_rtps::IPLocator;
+using mwfd_rtps::Locator_t;
+using mwfd_rtps::GUID_t;
+using mwfd_rtps::SampleIdentity;
+using mwfd_rtps::SequenceNumber_t;
+using mwfd_rtps::WriteParams;
 
 namespace {
 
@@ -92,119 +76,69 @@ uint32_t serialized_size(uint32_t len) {
     return 4 + body + 16;
 }
 
-class BytesType : public TopicDataType {
+class BytesType : public mwfd_compat::CdrType {
 public:
-    BytesType() {
-        setName(TYPE_NAME);
-        m_typeSize = serialized_size(64);  // a small preallocation; payloads grow as needed
-        m_isGetKeyDefined = false;
-    }
+    BytesType() : CdrType(TYPE_NAME, serialized_size(64)) {}  // a small preallocation; payloads grow as needed
 
-    bool serialize(void* data, SerializedPayload_t* payload) override {
+    void put(const void* data, eprosima::fastcdr::Cdr& ser) override {
         const Outgoing* o = static_cast<const Outgoing*>(data);
-        try {
-            eprosima::fastcdr::FastBuffer buf(reinterpret_cast<char*>(payload->data), payload->max_size);
-            eprosima::fastcdr::Cdr ser(buf, eprosima::fastcdr::Cdr::DEFAULT_ENDIAN, eprosima::fastcdr::Cdr::DDS_CDR);
-            payload->encapsulation = ser.endianness() == eprosima::fastcdr::Cdr::BIG_ENDIANNESS ? CDR_BE : CDR_LE;
-            ser.serialize_encapsulation();
-            ser.serialize(o->len);
-            ser.serializeArray(o->data, o->len);
-            ser.serialize(o->time);
-            ser.serialize(o->id);
-            payload->length = static_cast<uint32_t>(ser.getSerializedDataLength());
-            return true;
-        } catch (const eprosima::fastcdr::exception::Exception&) {
-            return false;
-        }
+        ser.serialize(o->len);
+        mwfd_compat::put_bytes(ser, o->data, o->len);
+        ser.serialize(o->time);
+        ser.serialize(o->id);
     }
 
-    // Foreign or malformed payloads fail here (false: Fast DDS drops the sample), never crash.
-    bool deserialize(SerializedPayload_t* payload, void* data) override {
+    bool get(eprosima::fastcdr::Cdr& de, uint32_t len, void* data) override {
         Incoming* in = static_cast<Incoming*>(data);
-        try {
-            eprosima::fastcdr::FastBuffer buf(reinterpret_cast<char*>(payload->data), payload->length);
-            eprosima::fastcdr::Cdr de(buf, eprosima::fastcdr::Cdr::DEFAULT_ENDIAN, eprosima::fastcdr::Cdr::DDS_CDR);
-            de.read_encapsulation();
-            payload->encapsulation = de.endianness() == eprosima::fastcdr::Cdr::BIG_ENDIANNESS ? CDR_BE : CDR_LE;
-            uint32_t n = 0;
-            de.deserialize(n);
-            if (n > payload->length) return false;
-            in->data.resize(n);
-            de.deserializeArray(in->data.data(), n);
-            de.deserialize(in->time);
-            de.deserialize(in->id);
-            return true;
-        } catch (const eprosima::fastcdr::exception::Exception&) {
-            return false;
-        }
+        uint32_t n = 0;
+        de.deserialize(n);
+        if (n > len) return false;
+        in->data.resize(n);
+        mwfd_compat::get_bytes(de, in->data.data(), n);
+        de.deserialize(in->time);
+        de.deserialize(in->id);
+        return true;
     }
 
-    std::function<uint32_t()> getSerializedSizeProvider(void* data) override {
-        const Outgoing* o = static_cast<const Outgoing*>(data);
-        uint32_t size = serialized_size(o->len);
-        return [size]() { return size; };
+    uint32_t size_of(const void* data) override {
+        return serialized_size(static_cast<const Outgoing*>(data)->len);
     }
 
-    void* createData() override { return new Incoming(); }
-    void deleteData(void* data) override { delete static_cast<Incoming*>(data); }
-    bool getKey(void*, InstanceHandle_t*, bool) override { return false; }
+protected:
+    void* create_sample() override { return new Incoming(); }
+    void delete_sample(void* data) override { delete static_cast<Incoming*>(data); }
 };
 
 // A service request or response: struct { sequence<octet> data; } (XCDR1). Serializes an
-// Outgoing (time and id unused), deserializes into an Incoming's data.
-class ServiceBytesType : public TopicDataType {
+// Outgoing (time and id unused), deserializes into an Incoming's data. Foreign or malformed
+// payloads (e.g. rmw_cyclonedds's 16-byte header read as a length) fail (Fast DDS drops them).
+class ServiceBytesType : public mwfd_compat::CdrType {
 public:
-    explicit ServiceBytesType(const char* name) {
-        setName(name);
-        m_typeSize = 4 + 4 + 64;  // a small preallocation; payloads grow as needed
-        m_isGetKeyDefined = false;
-    }
+    explicit ServiceBytesType(const char* name) : CdrType(name, 4 + 4 + 64) {}  // grows as needed
 
-    bool serialize(void* data, SerializedPayload_t* payload) override {
+    void put(const void* data, eprosima::fastcdr::Cdr& ser) override {
         const Outgoing* o = static_cast<const Outgoing*>(data);
-        try {
-            eprosima::fastcdr::FastBuffer buf(reinterpret_cast<char*>(payload->data), payload->max_size);
-            eprosima::fastcdr::Cdr ser(buf, eprosima::fastcdr::Cdr::DEFAULT_ENDIAN, eprosima::fastcdr::Cdr::DDS_CDR);
-            payload->encapsulation = ser.endianness() == eprosima::fastcdr::Cdr::BIG_ENDIANNESS ? CDR_BE : CDR_LE;
-            ser.serialize_encapsulation();
-            ser.serialize(o->len);
-            ser.serializeArray(o->data, o->len);
-            payload->length = static_cast<uint32_t>(ser.getSerializedDataLength());
-            return true;
-        } catch (const eprosima::fastcdr::exception::Exception&) {
-            return false;
-        }
+        ser.serialize(o->len);
+        mwfd_compat::put_bytes(ser, o->data, o->len);
     }
 
-    // Foreign or malformed payloads (e.g. rmw_cyclonedds's 16-byte header read as a length)
-    // fail here (false: Fast DDS drops the sample), never crash.
-    bool deserialize(SerializedPayload_t* payload, void* data) override {
+    bool get(eprosima::fastcdr::Cdr& de, uint32_t len, void* data) override {
         Incoming* in = static_cast<Incoming*>(data);
-        try {
-            eprosima::fastcdr::FastBuffer buf(reinterpret_cast<char*>(payload->data), payload->length);
-            eprosima::fastcdr::Cdr de(buf, eprosima::fastcdr::Cdr::DEFAULT_ENDIAN, eprosima::fastcdr::Cdr::DDS_CDR);
-            de.read_encapsulation();
-            payload->encapsulation = de.endianness() == eprosima::fastcdr::Cdr::BIG_ENDIANNESS ? CDR_BE : CDR_LE;
-            uint32_t n = 0;
-            de.deserialize(n);
-            if (n > payload->length) return false;
-            in->data.resize(n);
-            de.deserializeArray(in->data.data(), n);
-            return true;
-        } catch (const eprosima::fastcdr::exception::Exception&) {
-            return false;
-        }
+        uint32_t n = 0;
+        de.deserialize(n);
+        if (n > len) return false;
+        in->data.resize(n);
+        mwfd_compat::get_bytes(de, in->data.data(), n);
+        return true;
     }
 
-    std::function<uint32_t()> getSerializedSizeProvider(void* data) override {
-        const Outgoing* o = static_cast<const Outgoing*>(data);
-        uint32_t size = 4 + 4 + o->len;
-        return [size]() { return size; };
+    uint32_t size_of(const void* data) override {
+        return 4 + 4 + static_cast<const Outgoing*>(data)->len;
     }
 
-    void* createData() override { return new Incoming(); }
-    void deleteData(void* data) override { delete static_cast<Incoming*>(data); }
-    bool getKey(void*, InstanceHandle_t*, bool) override { return false; }
+protected:
+    void* create_sample() override { return new Incoming(); }
+    void delete_sample(void* data) override { delete static_cast<Incoming*>(data); }
 };
 
 void say(char* err, size_t cap, const std::string& what) {
@@ -348,7 +282,7 @@ static bool locator_v4(const std::string& addr, Locator_t& loc) {
 }
 
 int32_t mwfd_version(char* out, size_t cap) {
-    say(out, cap, "Fast DDS 2.x (libfastrtps)");
+    say(out, cap, MWFD_VERSION_TEXT);
     return 0;
 }
 
@@ -428,12 +362,14 @@ mwfd_participant* mwfd_participant_open(const mwfd_config* cfg, char* err, size_
             destroy_participant(owner);
             return nullptr;
         }
-        TypeSupport type(new BytesType());
-        TypeSupport request(new ServiceBytesType(REQUEST_TYPE_NAME));
-        TypeSupport response(new ServiceBytesType(RESPONSE_TYPE_NAME));
-        for (TypeSupport* t : {&type, &request, &response}) {
-            if (t->register_type(owner->participant) != ReturnCode_t::RETCODE_OK) {
-                say(err, cap, std::string("cannot register the type ") + (*t)->getName());
+        auto* bytes = new BytesType();
+        auto* request = new ServiceBytesType(REQUEST_TYPE_NAME);
+        auto* response = new ServiceBytesType(RESPONSE_TYPE_NAME);
+        TypeSupport types[] = {TypeSupport(bytes), TypeSupport(request), TypeSupport(response)};
+        const std::string names[] = {bytes->type_name(), request->type_name(), response->type_name()};
+        for (size_t i = 0; i < 3; i++) {
+            if (types[i].register_type(owner->participant) != mwfd_compat::OK) {
+                say(err, cap, "cannot register the type " + names[i]);
                 destroy_participant(owner);
                 return nullptr;
             }
@@ -484,7 +420,7 @@ mwfd_endpoint* mwfd_open(mwfd_participant* owner, const mwfd_config* cfg, char* 
             DataWriterQos wq = DATAWRITER_QOS_DEFAULT;
             wq.reliability().kind = reliability;
             wq.reliability().max_blocking_time = duration_of(cfg->max_blocking_ns);
-            if (cfg->heartbeat_ns > 0) wq.reliable_writer_qos().times.heartbeatPeriod = duration_of(cfg->heartbeat_ns);
+            if (cfg->heartbeat_ns > 0) mwfd_compat::set_heartbeat(wq, duration_of(cfg->heartbeat_ns));
             wq.durability().kind = durability;
             set_history(wq.history(), wq.resource_limits());
             wq.publish_mode().kind = cfg->async_publish ? ASYNCHRONOUS_PUBLISH_MODE : SYNCHRONOUS_PUBLISH_MODE;
@@ -492,7 +428,7 @@ mwfd_endpoint* mwfd_open(mwfd_participant* owner, const mwfd_config* cfg, char* 
                 wq.publish_mode().kind = ASYNCHRONOUS_PUBLISH_MODE;
                 wq.publish_mode().flow_controller_name = FLOW;
             }
-            wq.endpoint().history_memory_policy = eprosima::fastrtps::rtps::PREALLOCATED_WITH_REALLOC_MEMORY_MODE;
+            wq.endpoint().history_memory_policy = mwfd_rtps::PREALLOCATED_WITH_REALLOC_MEMORY_MODE;
             if (cfg->data_sharing) {
                 wq.data_sharing().on(".");
             } else {
@@ -521,7 +457,7 @@ mwfd_endpoint* mwfd_open(mwfd_participant* owner, const mwfd_config* cfg, char* 
             rq.reliability().kind = reliability;
             rq.durability().kind = durability;
             set_history(rq.history(), rq.resource_limits());
-            rq.endpoint().history_memory_policy = eprosima::fastrtps::rtps::PREALLOCATED_WITH_REALLOC_MEMORY_MODE;
+            rq.endpoint().history_memory_policy = mwfd_rtps::PREALLOCATED_WITH_REALLOC_MEMORY_MODE;
             if (cfg->data_sharing) {
                 rq.data_sharing().on(".");
             } else {
@@ -563,7 +499,7 @@ int32_t mwfd_write(mwfd_endpoint* ep, const uint8_t* data, uint32_t len, int64_t
     if (!ep || !ep->writer) return -2;
     Outgoing o{data, len, time, id};
     try {
-        return ep->writer->write(&o) ? 0 : -1;
+        return mwfd_compat::write(ep->writer, &o) ? 0 : -1;
     } catch (...) {
         return -2;
     }
@@ -574,7 +510,7 @@ int32_t mwfd_write(mwfd_endpoint* ep, const uint8_t* data, uint32_t len, int64_t
 int32_t mwfd_wait_acked(mwfd_endpoint* ep, int64_t timeout_ns) {
     if (!ep || !ep->writer || !ep->reliable) return 0;
     try {
-        return ep->writer->wait_for_acknowledgments(duration_of(timeout_ns)) == ReturnCode_t::RETCODE_OK;
+        return ep->writer->wait_for_acknowledgments(duration_of(timeout_ns)) == mwfd_compat::OK;
     } catch (...) {
         return 0;
     }
@@ -588,8 +524,8 @@ int32_t mwfd_take(mwfd_endpoint* ep, const uint8_t** data, uint32_t* len) {
         for (;;) {
             SampleInfo info;
             ReturnCode_t rc = ep->reader->take_next_sample(&ep->sample, &info);
-            if (rc == ReturnCode_t::RETCODE_NO_DATA) return 0;
-            if (rc != ReturnCode_t::RETCODE_OK) return -1;
+            if (rc == mwfd_compat::NO_DATA) return 0;
+            if (rc != mwfd_compat::OK) return -1;
             if (info.valid_data) {
                 *data = ep->sample.data.data();
                 *len = static_cast<uint32_t>(ep->sample.data.size());
@@ -660,7 +596,7 @@ int32_t mwfd_write_related(mwfd_endpoint* ep, const uint8_t* data, uint32_t len,
         params.related_sample_identity(SampleIdentity());
         params.related_sample_identity().writer_guid(guid_in(related_guid));
         params.related_sample_identity().sequence_number(sn_in(related_sn));
-        if (!ep->writer->write(&o, params)) return -1;
+        if (!mwfd_compat::write(ep->writer, &o, params)) return -1;
         guid_out(params.sample_identity().writer_guid(), out_guid);
         *out_sn = sn_out(params.sample_identity().sequence_number());
         return 0;
@@ -678,8 +614,8 @@ int32_t mwfd_take_info(mwfd_endpoint* ep, const uint8_t** data, uint32_t* len,
         for (;;) {
             SampleInfo info;
             ReturnCode_t rc = ep->reader->take_next_sample(&ep->sample, &info);
-            if (rc == ReturnCode_t::RETCODE_NO_DATA) return 0;
-            if (rc != ReturnCode_t::RETCODE_OK) return -1;
+            if (rc == mwfd_compat::NO_DATA) return 0;
+            if (rc != mwfd_compat::OK) return -1;
             if (info.valid_data) {
                 *data = ep->sample.data.data();
                 *len = static_cast<uint32_t>(ep->sample.data.size());
@@ -702,12 +638,12 @@ int32_t mwfd_matched(mwfd_endpoint* ep, int32_t* readers, int32_t* writers) {
     if (!ep) return -1;
     if (ep->writer) {
         PublicationMatchedStatus st;
-        if (ep->writer->get_publication_matched_status(st) != ReturnCode_t::RETCODE_OK) return -1;
+        if (ep->writer->get_publication_matched_status(st) != mwfd_compat::OK) return -1;
         *readers = st.current_count;
     }
     if (ep->reader) {
         SubscriptionMatchedStatus st;
-        if (ep->reader->get_subscription_matched_status(st) != ReturnCode_t::RETCODE_OK) return -1;
+        if (ep->reader->get_subscription_matched_status(st) != mwfd_compat::OK) return -1;
         *writers = st.current_count;
     }
     return 0;

@@ -31,7 +31,7 @@ use crate::TransportError;
 const SOURCE: &str = concat!(include_str!("shim.c"), include_str!("service.c"));
 
 /// Where the compiled shims go: `$XDG_CACHE_HOME/mwperf/ros2-shim`, else `~/.cache/...`.
-fn cache_dir() -> PathBuf {
+pub(crate) fn cache_dir() -> PathBuf {
     let base = std::env::var_os("XDG_CACHE_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
@@ -42,7 +42,7 @@ fn cache_dir() -> PathBuf {
 }
 
 /// FNV-1a, 64 bits: a cache key stable across builds (std's hasher is not).
-fn fnv(parts: &[&[u8]]) -> u64 {
+pub(crate) fn fnv(parts: &[&[u8]]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for part in parts {
         for b in part.iter().chain(&[0xff]) {

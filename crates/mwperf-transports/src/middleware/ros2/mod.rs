@@ -24,7 +24,7 @@
 //! (`Spec::shared_session`: [`node`]).
 
 pub mod cdr;
-mod compile;
+pub(crate) mod compile;
 mod ffi;
 pub mod installation;
 mod message;
