@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from ..errors import UsageError
 from ..place import Place
+from . import ros2_interop
 from .dds_domain import domain_from_env
 from .hooks import DoctorChecks, Hooks, Plan, Setup
 
@@ -16,6 +17,8 @@ PACKAGE = "libfastrtps2.9"
 
 
 def prepare(setup: Setup) -> Plan:
+    if setup.cfg.pong == "relay":
+        return ros2_interop.relay(setup, domain_from_env())
     return Plan(f"{domain_from_env()}/auto")
 
 
@@ -35,4 +38,5 @@ def doctor(check: DoctorChecks) -> list:
     return [check.library("fastdds", LIBRARY, PACKAGE)]
 
 
-HOOKS = Hooks(prepare=prepare, doctor=doctor, link_opts=link_opts, check_link=check_link)
+HOOKS = Hooks(prepare=prepare, doctor=doctor, link_opts=link_opts, check_link=check_link,
+              relay="rclpy relay (with --opt ros2-type)")

@@ -68,10 +68,18 @@ def prepare(setup: Setup) -> Plan:
 
 
 def _relay(setup: Setup, domain: int) -> Plan:
-    """A real rclpy relay node as the echo (ros2/relay.py); the ping connects to its topics."""
+    """A real rclpy relay node as the echo of the point's message type."""
+    cfg = setup.cfg
+    return relay_plan(setup, domain, cfg.option(TYPE_OPT) or message_type(cfg) or DEFAULT_TYPE)
+
+
+def relay_plan(setup: Setup, domain: int, chosen: str) -> Plan:
+    """A real rclpy relay node of type ``chosen`` as the echo (ros2/relay.py), in the point's
+    QoS and the ROS 2 environment ``--opt distro`` picks; the ping connects to its topics. The
+    ros2 transport's echo, and the raw DDS transports' with ``--opt ros2-type``
+    (ros2_interop.py)."""
     cfg = setup.cfg
     base = f"mwperf_{secrets.randbits(32):08x}"  # a valid ROS 2 name (no '-')
-    chosen = cfg.option(TYPE_OPT) or message_type(cfg) or DEFAULT_TYPE
     depth = ("0" if cfg.history == "keep-all" else cfg.history.removeprefix("keep-last:")
              if cfg.history.startswith("keep-last:") else str(cfg.depth))
     qos = ["--reliability", cfg.reliability, "--durability", cfg.durability, "--depth", depth]

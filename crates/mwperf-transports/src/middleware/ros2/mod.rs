@@ -27,7 +27,7 @@ pub mod cdr;
 mod compile;
 mod ffi;
 pub mod installation;
-mod message;
+pub mod message;
 mod node;
 
 use std::ffi::{c_char, CString};
