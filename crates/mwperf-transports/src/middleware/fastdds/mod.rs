@@ -159,7 +159,7 @@ impl FastddsEndpoint {
             && (out.as_ref().is_some_and(|o| o.1.is_some())
                 || in_.as_ref().is_some_and(|i| i.1.is_some()))
         {
-            return Err(unsupported(format!("--opt {}= with services (it carries topics in a ROS 2 message type; services keep mwperf_msgs/srv/Bytes)", ros2_wire::OPT)));
+            return Err(unsupported(format!("--opt {} with services (it carries topics in a ROS 2 message type; services keep mwperf_msgs/srv/Bytes)", ros2_wire::OPT)));
         }
         let max_rate = match opts.get("max-rate") {
             None => 0,
