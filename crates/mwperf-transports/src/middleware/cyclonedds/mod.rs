@@ -276,6 +276,8 @@ pub struct CycloneEndpoint {
     /// `--opt ros2-type`: the type, the writer's topic's sertype (serialized samples), and the
     /// CDR buffer reused by `send` and `take`.
     ros2: Option<(Ros2Wire, *const ffi::Sertype, Vec<u8>)>,
+    /// Samples of the ROS 2 type that held no readable message (a foreign publisher).
+    malformed: u64,
 }
 
 // SAFETY: the sertype pointer is only read (by Cyclone, when a serdata of it is made); the
@@ -332,6 +334,7 @@ impl CycloneEndpoint {
             addr,
             batch,
             ros2: wire.map(|w| (w, std::ptr::null(), Vec::new())),
+            malformed: 0,
         };
         if batch {
             // process-wide in Cyclone: every writer of this agent batches
@@ -405,16 +408,21 @@ impl CycloneEndpoint {
             return Ok(None);
         };
         if let Some((wire, _, cdr)) = self.ros2.as_mut() {
-            if !cdr_type::take(api, inbox.reader, &inbox.topic, cdr)? {
-                return Ok(None);
+            // samples that are no readable message of the type (a foreign publisher) are
+            // counted and skipped
+            loop {
+                if !cdr_type::take(api, inbox.reader, &inbox.topic, cdr)? {
+                    return Ok(None);
+                }
+                match wire.decode(cdr) {
+                    Ok(data) => {
+                        buf.clear();
+                        buf.extend_from_slice(data);
+                        return Ok(Some(data.len()));
+                    }
+                    Err(_) => self.malformed += 1,
+                }
             }
-            let data = wire.decode(cdr).map_err(|e| TransportError::Middleware {
-                transport: T,
-                detail: format!("a sample on {} is no {}: {e}", inbox.topic, wire.ty.name()),
-            })?;
-            buf.clear();
-            buf.extend_from_slice(data);
-            return Ok(Some(data.len()));
         }
         loop {
             while inbox.next < inbox.have {

@@ -116,6 +116,8 @@ pub struct FastddsEndpoint {
     ros2: Option<Ros2Wire>,
     /// The CDR of the message being written (reused; with `ros2`).
     out: Vec<u8>,
+    /// Samples of the ROS 2 type that held no readable message (a foreign publisher).
+    malformed: u64,
 }
 
 // SAFETY: the handle is used from one thread at a time (the endpoint is moved, not shared); Fast
@@ -270,10 +272,23 @@ impl FastddsEndpoint {
             addr,
             ros2,
             out: Vec::new(),
+            malformed: 0,
         })
     }
 
+    /// The next message into `buf`; with `ros2`, samples that are no readable message of the
+    /// type (a foreign publisher) are counted in `malformed` and skipped.
     fn take(&mut self, buf: &mut Vec<u8>) -> Result<Option<usize>, TransportError> {
+        loop {
+            if let Some(n) = self.take_one(buf)? {
+                return Ok(n);
+            }
+            self.malformed += 1;
+        }
+    }
+
+    /// One sample: Some(what `take` returns), or None for a sample that is no message.
+    fn take_one(&mut self, buf: &mut Vec<u8>) -> Result<Option<Option<usize>>, TransportError> {
         let mut data: *const u8 = std::ptr::null();
         let mut len: u32 = 0;
         // SAFETY: valid handle; data/len point into the shim's sample until the next take.
@@ -287,21 +302,17 @@ impl FastddsEndpoint {
                     unsafe { std::slice::from_raw_parts(data, len as usize) }
                 };
                 let bytes = match &self.ros2 {
-                    Some(w) => w.decode(bytes).map_err(|e| TransportError::Middleware {
-                        transport: T,
-                        detail: format!(
-                            "a sample on {} is no {}: {e}",
-                            self.in_topic.as_deref().unwrap_or("?"),
-                            w.ty.name()
-                        ),
-                    })?,
+                    Some(w) => match w.decode(bytes) {
+                        Ok(data) => data,
+                        Err(_) => return Ok(None),
+                    },
                     None => bytes,
                 };
                 buf.clear();
                 buf.extend_from_slice(bytes);
-                Ok(Some(bytes.len()))
+                Ok(Some(Some(bytes.len())))
             }
-            0 => Ok(None),
+            0 => Ok(Some(None)),
             _ => Err(TransportError::Middleware {
                 transport: T,
                 detail: format!("taking from {}", self.in_topic.as_deref().unwrap_or("?")),

@@ -106,6 +106,8 @@ pub struct RustDdsEndpoint {
     ros2: Option<Ros2Wire>,
     /// The CDR of the message being written (reused; with `ros2`).
     out: Vec<u8>,
+    /// Samples of the ROS 2 type that held no readable message (a foreign publisher).
+    malformed: u64,
     poll: Poll,
     events: Events,
     /// Current matched counts, from the status events seen so far.
@@ -197,6 +199,7 @@ impl RustDdsEndpoint {
             reader,
             ros2,
             out: Vec::new(),
+            malformed: 0,
             poll,
             events: Events::with_capacity(4),
             writer_matched: 0,
@@ -232,23 +235,27 @@ impl RustDdsEndpoint {
                 let Some(wire) = &self.ros2 else {
                     unreachable!("a raw reader is opened with --opt ros2-type")
                 };
-                return match r.take_next_sample() {
-                    Ok(Some(sample)) => {
-                        let msg = sample.into_value();
-                        // the type's CDR as it was written: the encapsulation header, the body
-                        self.out.clear();
-                        self.out.extend_from_slice(&[0, u8::from(msg.little), 0, 0]);
-                        self.out.extend_from_slice(&msg.body);
-                        let data = wire.decode(&self.out).map_err(|e| {
-                            middleware(&format!("a sample is no {}", wire.ty.name()), e)
-                        })?;
-                        buf.clear();
-                        buf.extend_from_slice(data);
-                        Ok(Some(buf.len()))
+                // samples that are no readable message of the type (a foreign publisher) are
+                // counted and skipped
+                loop {
+                    let msg = match r.take_next_sample() {
+                        Ok(Some(sample)) => sample.into_value(),
+                        Ok(None) => return Ok(None),
+                        Err(e) => return Err(middleware("take", e)),
+                    };
+                    // the type's CDR as it was written: the encapsulation header, the body
+                    self.out.clear();
+                    self.out.extend_from_slice(&[0, u8::from(msg.little), 0, 0]);
+                    self.out.extend_from_slice(&msg.body);
+                    match wire.decode(&self.out) {
+                        Ok(data) => {
+                            buf.clear();
+                            buf.extend_from_slice(data);
+                            return Ok(Some(buf.len()));
+                        }
+                        Err(_) => self.malformed += 1,
                     }
-                    Ok(None) => Ok(None),
-                    Err(e) => Err(middleware("take", e)),
-                };
+                }
             }
         };
         match reader.take_next_sample() {
