@@ -217,7 +217,8 @@ def test_missing_daemon_through_the_cli(fake_env: dict[str, str], tmp_path: Path
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--transport", "udp", "--pong", "relay"], "--pong relay: only with --transport ros1 or ros2"),
+    (["--transport", "udp", "--pong", "relay"],
+     "--pong relay: only with --transport cyclonedds or fastdds or rustdds or ros1 or ros2"),
     (["--transport", "udp", "--pong", "bot"], "--pong: unknown pong 'bot'; allowed: agent, relay"),
     (["--history", "keep-some"], "--history: unknown history 'keep-some'"),
     (["--depth", "0"], "--depth: must be >= 1, got 0"),

@@ -139,7 +139,8 @@ BAD = [
     ("count: 100\nduration: 1s\n", "t.yaml:1: field 'count': --count and --duration are "
                                    "mutually exclusive; give one of them"),
     ("transport: udp\npong: relay\n", "t.yaml:2: field 'pong': --pong relay: only with "
-     "--transport ros1 or ros2 (got udp); other transports use --pong agent"),
+     "--transport cyclonedds or fastdds or rustdds or ros1 or ros2 (got udp); other "
+     "transports use --pong agent"),
     ("executor: [single, triple]\n", "t.yaml:1: field 'executor': unknown executor 'triple'; "
                                      "allowed: single, multi, events"),
     ("busy_loop: -1ms\n", "t.yaml:1: field 'busy_loop': must be 0 or longer, got '-1ms'; use "

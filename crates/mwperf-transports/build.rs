@@ -88,11 +88,14 @@ mod cyclonedds {
     const IDL: &str = "idl/mwperf_msgs.idl";
     /// The probe's type-agnostic topic descriptor (C: the descriptor's fields are const).
     const RAW_TYPE: &str = "src/middleware/cyclonedds/probe/raw_type.c";
+    /// The sertype of `--opt ros2-type` (serialized samples the transport writes and reads).
+    const CDR_TYPE: &str = "src/middleware/cyclonedds/cdr_type.c";
 
     /// Generate and compile; on any missing piece warn and leave the cfg unset.
     pub fn build() {
         println!("cargo:rerun-if-changed=idl");
         println!("cargo:rerun-if-changed={RAW_TYPE}");
+        println!("cargo:rerun-if-changed={CDR_TYPE}");
         println!("cargo:rerun-if-env-changed=IDLC");
         println!("cargo:rerun-if-env-changed=PKG_CONFIG_PATH");
         match try_build() {
@@ -116,6 +119,7 @@ mod cyclonedds {
         cc.file(out.join("mwperf_msgs.c"))
             .file(&probe)
             .file(RAW_TYPE)
+            .file(CDR_TYPE)
             .include(&out)
             .warnings(false);
         for dir in &lib.include_dirs {

@@ -12,6 +12,7 @@ from .profiles import profile
 
 if TYPE_CHECKING:
     from ..agent import Agent
+from . import ros2_interop
 from .dds_domain import domain_from_env
 from .hooks import DoctorChecks, Hooks, Plan, Setup
 
@@ -27,6 +28,8 @@ PACKAGE = "libddsc0debian"
 
 
 def prepare(setup: Setup) -> Plan:
+    if setup.cfg.pong == "relay":
+        return ros2_interop.relay(setup, domain_from_env())
     return Plan(f"{domain_from_env()}/auto")
 
 
@@ -63,4 +66,5 @@ def doctor(check: DoctorChecks) -> list:
     return [check.library("cyclonedds", LIBRARY, PACKAGE)]
 
 
-HOOKS = Hooks(prepare=prepare, doctor=doctor, link_opts=link_opts, check_link=check_link)
+HOOKS = Hooks(prepare=prepare, doctor=doctor, link_opts=link_opts, check_link=check_link,
+              relay="rclpy relay (with --opt ros2-type)")

@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from ..errors import UsageError
 from ..place import Place
+from . import ros2_interop
 from .dds_domain import domain_from_env
 from .hooks import DoctorChecks, Hooks, Plan, Setup
 
@@ -21,6 +22,8 @@ COMPILER_PACKAGE = "g++"
 
 
 def prepare(setup: Setup) -> Plan:
+    if setup.cfg.pong == "relay":
+        return ros2_interop.relay(setup, domain_from_env())
     return Plan(f"{domain_from_env()}/auto")
 
 
@@ -43,4 +46,5 @@ def doctor(check: DoctorChecks) -> list:
                           "(--opt distro) on first use", needed=False)]
 
 
-HOOKS = Hooks(prepare=prepare, doctor=doctor, link_opts=link_opts, check_link=check_link)
+HOOKS = Hooks(prepare=prepare, doctor=doctor, link_opts=link_opts, check_link=check_link,
+              relay="rclpy relay (with --opt ros2-type)")

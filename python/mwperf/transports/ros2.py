@@ -79,8 +79,15 @@ def prepare(setup: Setup) -> Plan:
 
 
 def _relay(setup: Setup, domain: int) -> Plan:
-    """A real rclpy relay node as the echo (ros2/relay.py), a topic pair per --topics, in the
-    --executor and with the --busy-loop asked for; the ping connects to its topics."""
+    """A real rclpy relay node as the echo of the point's message type."""
+    return relay_plan(setup, domain, _type(setup.cfg))
+
+
+def relay_plan(setup: Setup, domain: int, chosen: str) -> Plan:
+    """A real rclpy relay node of type ``chosen`` as the echo (ros2/relay.py), a topic pair per
+    --topics, in the --executor and with the --busy-loop asked for, in the point's QoS and the
+    ROS 2 environment ``--opt distro`` picks; the ping connects to its topics. The ros2
+    transport's echo, and the raw DDS transports' with ``--opt ros2-type`` (ros2_interop.py)."""
     cfg = setup.cfg
     bases = [_base() for _ in range(cfg.topics)]
     depth = ("0" if cfg.history == "keep-all" else cfg.history.removeprefix("keep-last:")
@@ -88,8 +95,7 @@ def _relay(setup: Setup, domain: int) -> Plan:
     flags = ["--reliability", cfg.reliability, "--durability", cfg.durability, "--depth", depth,
              "--executor", cfg.executor, "--busy-loop-ms", f"{cfg.busy_loop_ns / 1e6:g}"]
     env = {**agent_environment(cfg), "ROS_DOMAIN_ID": str(domain)}
-    setup.daemons.start(lambda: ros2_relay.spec(distribution(cfg), env, bases, _type(cfg),
-                                                flags))
+    setup.daemons.start(lambda: ros2_relay.spec(distribution(cfg), env, bases, chosen, flags))
     return Plan(None, connect=",".join(f"{domain}/{base}" for base in bases))
 
 

@@ -48,6 +48,7 @@ mod pumped;
 pub mod ros1;
 #[cfg(feature = "ros2")]
 pub mod ros2;
+pub mod ros2_wire;
 #[cfg(feature = "rustdds")]
 pub mod rustdds;
 #[cfg(feature = "zenoh")]

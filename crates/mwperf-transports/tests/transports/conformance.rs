@@ -649,11 +649,16 @@ pub fn endpoints_share_a_session_where_asked(fx: &Fixture) {
 }
 
 macro_rules! conformance {
-    ($($(#[$attr:meta])* $module:ident => $kind:expr),* $(,)?) => {$(
+    ($($(#[$attr:meta])* $module:ident => $kind:expr $(; $key:literal = $value:literal)?),* $(,)?) => {$(
         $(#[$attr])*
         mod $module {
             use super::*;
-            fn fx() -> Fixture { Fixture::new($kind) }
+            #[allow(unused_mut)]
+            fn fx() -> Fixture {
+                let mut fx = Fixture::new($kind);
+                $(fx.options.push(($key.into(), $value.into()));)?
+                fx
+            }
             #[test] fn ordered_roundtrip_byte_exact() { if support::here($kind) { super::ordered_roundtrip_byte_exact(&fx()) } }
             #[test] fn pipelined_messages_stay_in_order() { if support::here($kind) { super::pipelined_messages_stay_in_order(&fx()) } }
             #[test] fn largest_message() { if support::here($kind) { super::largest_message(&fx()) } }
@@ -679,6 +684,11 @@ conformance! {
     #[cfg(feature = "cyclonedds")] cyclonedds => Kind::CycloneDds,
     #[cfg(feature = "fastdds")] fastdds => Kind::FastDds,
     #[cfg(feature = "rustdds")] rustdds => Kind::RustDds,
+    // the raw DDS transports carrying a real ROS 2 type (ros2_wire.rs): ROS 2's layouts, Cyclone
+    // through its serialized-sample sertype, Fast DDS through its raw-CDR type
+    #[cfg(feature = "cyclonedds")] cyclonedds_ros2_type => Kind::CycloneDds; "ros2-type" = "std_msgs/msg/UInt8MultiArray",
+    #[cfg(feature = "fastdds")] fastdds_ros2_type => Kind::FastDds; "ros2-type" = "sensor_msgs/msg/PointCloud2",
+    #[cfg(feature = "rustdds")] rustdds_ros2_type => Kind::RustDds; "ros2-type" = "sensor_msgs/msg/Image",
     #[cfg(feature = "zenoh")] zenoh => Kind::Zenoh,
     #[cfg(feature = "mqtt")] mqtt => Kind::Mqtt,
     #[cfg(feature = "foxglove")] foxglove => Kind::Foxglove,

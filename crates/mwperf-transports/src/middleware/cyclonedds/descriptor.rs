@@ -20,6 +20,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
         Opt { key: "max-blocking", help: "how long a reliable write may block on a full history before it fails (a duration; default 100ms)" },
         Opt { key: "config", help: "a Cyclone DDS XML configuration (as CYCLONEDDS_URI takes)" },
         Opt { key: "batch", help: "true|false (default false): Cyclone's write batching (dds_write_set_batch, as ddsperf runs): samples share a datagram until it is full or the sender flushes before it waits or ends" },
+        Opt { key: super::ros2_wire::OPT, help: super::ros2_wire::HELP },
         Opt { key: "ros-node", help: "announce the endpoint as ROS 2 node [<namespace>/]<name> on ros_discovery_info (Humble GIDs), as rmw_cyclonedds does; bridges following the ROS 2 graph need it" },
     ],
     qos: QosSupport {

@@ -16,8 +16,14 @@
 //! Options (`--opt`): `max-blocking=<duration>` (how long a reliable write may wait for a full
 //! history to drain, default 100ms), `config=<xml or file://...>` (the Cyclone configuration
 //! instead of the loopback one, e.g. for two hosts), `ros-node=[<namespace>/]<name>` (announce
-//! the endpoint as a ROS 2 node on `ros_discovery_info`, see `graph.rs`).
+//! the endpoint as a ROS 2 node on `ros_discovery_info`, see `graph.rs`), `ros2-type=<pkg>/msg/
+//! <Type>` (the topics carry that real ROS 2 type under its ROS 2 DDS name, as CDR written and
+//! read by mwperf's ros2 layouts and handed to Cyclone serialized, `cdr_type.rs`: real ROS 2
+//! nodes are the peers; without `config` the domain is then the loopback configuration on this
+//! host's address instead of 127.0.0.1, where a ROS 2 node announces itself).
 
+#[cfg(mwperf_cyclonedds)]
+mod cdr_type;
 #[cfg(mwperf_cyclonedds)]
 mod domain;
 #[cfg(mwperf_cyclonedds)]
@@ -58,6 +64,7 @@ pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError
 #[cfg(mwperf_cyclonedds)]
 use {
     super::dds_address::Address,
+    super::ros2_wire::{self, Ros2Wire},
     ffi::{Api, SampleInfo},
     mwperf_core::wire::Header,
     sample::Sample,
@@ -266,7 +273,17 @@ pub struct CycloneEndpoint {
     addr: Address,
     /// `--opt batch=true`: writes are batched; `drain` flushes them.
     batch: bool,
+    /// `--opt ros2-type`: the type, the writer's topic's sertype (serialized samples), and the
+    /// CDR buffer reused by `send` and `take`.
+    ros2: Option<(Ros2Wire, *const ffi::Sertype, Vec<u8>)>,
+    /// Samples of the ROS 2 type that held no readable message (a foreign publisher).
+    malformed: u64,
 }
+
+// SAFETY: the sertype pointer is only read (by Cyclone, when a serdata of it is made); the
+// endpoint is used from one thread at a time.
+#[cfg(mwperf_cyclonedds)]
+unsafe impl Send for CycloneEndpoint {}
 
 #[cfg(mwperf_cyclonedds)]
 impl CycloneEndpoint {
@@ -291,7 +308,19 @@ impl CycloneEndpoint {
                 what: "--opt ros-node in a graph node (its endpoints share one participant; announce it once per node is not implemented)".into(),
             });
         }
-        domain::ensure(api, addr.domain, opts.get("config"))?;
+        let wire = Ros2Wire::from_opt(T, opts.get(ros2_wire::OPT))?;
+        let host_config = match (opts.get("config"), &wire) {
+            (None, Some(_)) => Some(domain::LOOPBACK_CONFIG.replace(
+                "127.0.0.1",
+                &ros2_wire::host_address(T, "--opt config")?.to_string(),
+            )),
+            _ => None,
+        };
+        domain::ensure(
+            api,
+            addr.domain,
+            opts.get("config").or(host_config.as_deref()),
+        )?;
         let shared = participant::Participant::session(api, addr.domain, spec.shared_session)?;
         let participant = shared.handle;
         // From here on, dropping `ep` deletes what it created (and the participant with its
@@ -304,6 +333,8 @@ impl CycloneEndpoint {
             topics: Vec::new(),
             addr,
             batch,
+            ros2: wire.map(|w| (w, std::ptr::null(), Vec::new())),
+            malformed: 0,
         };
         if batch {
             // process-wide in Cyclone: every writer of this agent batches
@@ -314,14 +345,17 @@ impl CycloneEndpoint {
         if let Some(suffix) = side.out_topic() {
             let name = ep.addr.topic(suffix);
             let topic = ep.topic(&name)?;
-            let w = create_writer(api, participant, topic, &qos, &name, &spec.qos)?;
+            let w = create_writer(api, participant, topic.0, &qos, &name, &spec.qos)?;
+            if let Some(r) = ep.ros2.as_mut() {
+                r.1 = topic.1;
+            }
             ep.writer = Some((w, name));
         }
         if let Some(suffix) = side.in_topic() {
             let name = ep.addr.topic(suffix);
             let topic = ep.topic(&name)?;
             let (reader, waitset) =
-                reader_with_waitset(api, participant, topic, &qos, &name, &spec.qos)?;
+                reader_with_waitset(api, participant, topic.0, &qos, &name, &spec.qos)?;
             ep.inbox = Some(Inbox {
                 reader,
                 waitset,
@@ -341,17 +375,29 @@ impl CycloneEndpoint {
         Ok(ep)
     }
 
-    /// The topic `name` of the mwperf type in this participant (an entity of this endpoint's:
-    /// Cyclone gives each create its own, even for a name the participant has already).
-    fn topic(&mut self, name: &str) -> Result<ffi::dds_entity_t, TransportError> {
-        let t = create_topic(
-            self.api,
-            self.participant.handle,
-            ffi::bytes_descriptor(),
-            name,
-        )?;
+    /// The topic `name` of the mwperf type (or of `--opt ros2-type`, with its sertype) in this
+    /// participant (an entity of this endpoint's: Cyclone gives each create its own, even for a
+    /// name the participant has already).
+    fn topic(
+        &mut self,
+        name: &str,
+    ) -> Result<(ffi::dds_entity_t, *const ffi::Sertype), TransportError> {
+        let (t, sertype) = match &self.ros2 {
+            Some((wire, _, _)) => {
+                cdr_type::create_topic(self.api, self.participant.handle, name, &wire.type_name)?
+            }
+            None => (
+                create_topic(
+                    self.api,
+                    self.participant.handle,
+                    ffi::bytes_descriptor(),
+                    name,
+                )?,
+                std::ptr::null(),
+            ),
+        };
         self.topics.push(t);
-        Ok(t)
+        Ok((t, sertype))
     }
 
     /// Hand out the next sample with data (skipping the data-less ones Cyclone uses for writer
@@ -361,6 +407,23 @@ impl CycloneEndpoint {
         let Some(inbox) = self.inbox.as_mut() else {
             return Ok(None);
         };
+        if let Some((wire, _, cdr)) = self.ros2.as_mut() {
+            // samples that are no readable message of the type (a foreign publisher) are
+            // counted and skipped
+            loop {
+                if !cdr_type::take(api, inbox.reader, &inbox.topic, cdr)? {
+                    return Ok(None);
+                }
+                match wire.decode(cdr) {
+                    Ok(data) => {
+                        buf.clear();
+                        buf.extend_from_slice(data);
+                        return Ok(Some(data.len()));
+                    }
+                    Err(_) => self.malformed += 1,
+                }
+            }
+        }
         loop {
             while inbox.next < inbox.have {
                 let i = inbox.next;
@@ -433,6 +496,18 @@ impl Endpoint for CycloneEndpoint {
             max: u32::MAX as usize,
             transport: T,
         })?;
+        if let Some((wire, sertype, cdr)) = self.ros2.as_mut() {
+            wire.encode(cdr, msg)
+                .map_err(|e| TransportError::Unsupported {
+                    transport: T,
+                    what: e,
+                })?;
+            let rc = cdr_type::write(self.api, *writer, *sertype, cdr);
+            if rc == ffi::DDS_RETCODE_TIMEOUT {
+                return Err(TransportError::Blocked { transport: T, detail: format!("write on {name} timed out after --opt max-blocking: the reliable history is full of unacknowledged messages (--history)") });
+            }
+            return check(self.api, rc, format_args!("writing on {name}")).map(|_| ());
+        }
         let (time, id) = Header::decode_header(msg).map_or((0, 0), |h| (h.sent_ns as i64, h.seq));
         // Cyclone only reads the sample (release = false: the buffer stays ours).
         let sample = ffi::Bytes {

@@ -83,6 +83,12 @@ mod imp {
                     what: "--opt ros-node with services (announcing a client or service on ros_discovery_info is not implemented; allowed for services: max-blocking, config)".into(),
                 });
             }
+            if opts.get(super::super::super::ros2_wire::OPT).is_some() {
+                return Err(TransportError::Unsupported {
+                    transport: T,
+                    what: "--opt ros2-type with services (it carries topics in a ROS 2 message type; services keep mwperf_msgs/srv/Bytes; allowed for services: max-blocking, config)".into(),
+                });
+            }
             let max_blocking = max_blocking(&opts)?;
             let addr = Address::parse(T, &spec.addr, server)?;
             let api = ffi::api()?;

@@ -25,6 +25,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
         Opt { key: "max-blocking", help: "how long a reliable write may block on a full history before it fails (a duration; default 100ms)" },
         Opt { key: "heartbeat", help: "a reliable writer's heartbeat period (a duration; default Fast DDS's 3s, as ROS 2 runs it). A Cyclone DDS reader drops the sample in flight at the first heartbeat it accepts when that sample is fragmented: a short period makes that first heartbeat come before the large samples (see docs/transports.md)" },
         Opt { key: "interface", help: "the IPv4 address to use (default 127.0.0.1; 'auto' = this host's address among --opt peers)" },
+        Opt { key: super::ros2_wire::OPT, help: super::ros2_wire::HELP },
         Opt { key: "peers", help: "comma-separated IPv4 addresses to discover participants at (unicast, no multicast; default the interface)" },
     ],
     qos: QosSupport {

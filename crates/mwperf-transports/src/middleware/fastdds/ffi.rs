@@ -46,6 +46,8 @@ pub struct Config {
     /// The writer's and reader's type names (NULL: the topic type `Bytes_`).
     pub type_out: *const c_char,
     pub type_in: *const c_char,
+    /// 1: the types are ROS 2 types whose CDR the caller writes (`--opt ros2-type`).
+    pub raw_cdr: i32,
 }
 
 type ParticipantOpenFn =

@@ -14,6 +14,11 @@
 //! Options: see the descriptor (`shm`, `publish-mode`, `data-sharing`, `max-blocking`,
 //! `interface`, `peers`). Shared memory (on by default, as in Fast DDS) leaves segments in
 //! /dev/shm that Fast DDS does not always remove: [`shm`] removes the ones this process made.
+//!
+//! `--opt ros2-type=<pkg>/msg/<Type>` ([`super::ros2_wire`]): the topics carry that ROS 2 type
+//! under its ROS 2 DDS name, as CDR written here (shim.cpp's `RawCdrType` hands it to Fast DDS
+//! as it is), so real ROS 2 nodes are the peers; the interface then defaults to this host's
+//! address (a ROS 2 node announces no loopback locator).
 
 #[cfg(mwperf_fastdds)]
 mod ffi;
@@ -53,6 +58,7 @@ pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError
 #[cfg(mwperf_fastdds)]
 use {
     super::dds_address::Address,
+    super::ros2_wire::{self, Ros2Wire},
     crate::spec::{Durability, History, Reliability},
     mwperf_core::wire::Header,
     std::ffi::{c_char, CString},
@@ -108,6 +114,12 @@ pub struct FastddsEndpoint {
     out_topic: Option<String>,
     in_topic: Option<String>,
     addr: Address,
+    /// `--opt ros2-type`: messages travel as that ROS 2 type's CDR (written and read here).
+    ros2: Option<Ros2Wire>,
+    /// The CDR of the message being written (reused; with `ros2`).
+    out: Vec<u8>,
+    /// Samples of the ROS 2 type that held no readable message (a foreign publisher).
+    malformed: u64,
 }
 
 // SAFETY: the handle is used from one thread at a time (the endpoint is moved, not shared); Fast
@@ -145,6 +157,13 @@ impl FastddsEndpoint {
         };
         if on_off(opts.get("data-sharing"), "data-sharing", false)? {
             return Err(unsupported("--opt data-sharing=on (Fast DDS shares data only for bounded, plain types; mwperf's message is an unbounded sequence<octet>, as a ROS 2 uint8[] is)".into()));
+        }
+        let ros2 = Ros2Wire::from_opt(T, opts.get(ros2_wire::OPT))?;
+        if ros2.is_some()
+            && (out.as_ref().is_some_and(|o| o.1.is_some())
+                || in_.as_ref().is_some_and(|i| i.1.is_some()))
+        {
+            return Err(unsupported(format!("--opt {} with services (it carries topics in a ROS 2 message type; services keep mwperf_msgs/srv/Bytes)", ros2_wire::OPT)));
         }
         let max_rate = match opts.get("max-rate") {
             None => 0,
@@ -191,14 +210,21 @@ impl FastddsEndpoint {
         if shm {
             shm::watch();
         }
-        let (out_topic, type_out) = out.map_or((None, None), |(t, ty)| (Some(t), ty));
-        let (in_topic, type_in) = in_.map_or((None, None), |(t, ty)| (Some(t), ty));
+        let ros2_type = ros2.as_ref().map(|w| w.type_name.as_str());
+        let (out_topic, type_out) = out.map_or((None, None), |(t, ty)| (Some(t), ty.or(ros2_type)));
+        let (in_topic, type_in) = in_.map_or((None, None), |(t, ty)| (Some(t), ty.or(ros2_type)));
         let c = |s: Option<&str>| {
             s.map(|s| CString::new(s).expect("topic, type and option texts have no NUL"))
         };
         let (c_out, c_in) = (c(out_topic.as_deref()), c(in_topic.as_deref()));
         let (c_type_out, c_type_in) = (c(type_out), c(type_in));
-        let c_iface = c(opts.get("interface"));
+        // A ROS 2 node is met on this host's address (see ros2_wire::host_address)
+        let interface = match (opts.get("interface"), &ros2) {
+            (Some(v), _) => Some(v.to_string()),
+            (None, Some(_)) => Some(ros2_wire::host_address(T, "--opt interface")?.to_string()),
+            (None, None) => None,
+        };
+        let c_iface = c(interface.as_deref());
         let c_peers = c(opts.get("peers"));
         let ptr = |s: &Option<CString>| s.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
         let config = ffi::Config {
@@ -219,11 +245,12 @@ impl FastddsEndpoint {
             heartbeat_ns: i64::try_from(heartbeat).unwrap_or(i64::MAX),
             type_out: ptr(&c_type_out),
             type_in: ptr(&c_type_in),
+            raw_cdr: i32::from(ros2.is_some()),
         };
         let key = participant::Key {
             domain: addr.domain,
             shm,
-            interface: opts.get("interface").map(str::to_string),
+            interface,
             peers: opts.get("peers").map(str::to_string),
             max_bytes_per_s: max_rate,
         };
@@ -245,26 +272,49 @@ impl FastddsEndpoint {
             out_topic,
             in_topic,
             addr,
+            ros2,
+            out: Vec::new(),
+            malformed: 0,
         })
     }
 
+    /// The next message into `buf`; with `ros2`, samples that are no readable message of the
+    /// type (a foreign publisher) are counted in `malformed` and skipped.
     fn take(&mut self, buf: &mut Vec<u8>) -> Result<Option<usize>, TransportError> {
+        loop {
+            if let Some(n) = self.take_one(buf)? {
+                return Ok(n);
+            }
+            self.malformed += 1;
+        }
+    }
+
+    /// One sample: Some(what `take` returns), or None for a sample that is no message.
+    fn take_one(&mut self, buf: &mut Vec<u8>) -> Result<Option<Option<usize>>, TransportError> {
         let mut data: *const u8 = std::ptr::null();
         let mut len: u32 = 0;
         // SAFETY: valid handle; data/len point into the shim's sample until the next take.
         let rc = unsafe { (self.api.take)(self.ep, &mut data, &mut len) };
         match rc {
             1 => {
+                let bytes: &[u8] = if len == 0 || data.is_null() {
+                    &[]
+                } else {
+                    // SAFETY: the shim's sample holds len bytes at data until the next take.
+                    unsafe { std::slice::from_raw_parts(data, len as usize) }
+                };
+                let bytes = match &self.ros2 {
+                    Some(w) => match w.decode(bytes) {
+                        Ok(data) => data,
+                        Err(_) => return Ok(None),
+                    },
+                    None => bytes,
+                };
                 buf.clear();
-                if len > 0 {
-                    // SAFETY: the shim's sample holds len bytes at data.
-                    buf.extend_from_slice(unsafe {
-                        std::slice::from_raw_parts(data, len as usize)
-                    });
-                }
-                Ok(Some(len as usize))
+                buf.extend_from_slice(bytes);
+                Ok(Some(Some(bytes.len())))
             }
-            0 => Ok(None),
+            0 => Ok(Some(None)),
             _ => Err(TransportError::Middleware {
                 transport: T,
                 detail: format!("taking from {}", self.in_topic.as_deref().unwrap_or("?")),
@@ -302,8 +352,21 @@ impl Endpoint for FastddsEndpoint {
             transport: T,
         })?;
         let (time, id) = Header::decode_header(msg).map_or((0, 0), |h| (h.sent_ns as i64, h.seq));
-        // SAFETY: valid handle; msg is alive for the call and Fast DDS serializes it before returning.
-        match unsafe { (self.api.write)(self.ep, msg.as_ptr(), len, time, id) } {
+        let (bytes, len) = match &self.ros2 {
+            Some(w) => {
+                w.encode(&mut self.out, msg).map_err(unsupported)?;
+                let len = u32::try_from(self.out.len()).map_err(|_| TransportError::TooLarge {
+                    size: msg.len(),
+                    max: u32::MAX as usize - 64,
+                    transport: T,
+                })?;
+                (self.out.as_slice(), len)
+            }
+            None => (msg, len),
+        };
+        // SAFETY: valid handle; the bytes are alive for the call and Fast DDS serializes them
+        // before returning.
+        match unsafe { (self.api.write)(self.ep, bytes.as_ptr(), len, time, id) } {
             0 => Ok(()),
             -1 => Err(TransportError::Blocked { transport: T, detail: format!("write on {name}: with reliable QoS the history stayed full of unacknowledged messages for --opt max-blocking (--history)") }),
             _ => Err(TransportError::Middleware { transport: T, detail: format!("write on {name} failed") }),

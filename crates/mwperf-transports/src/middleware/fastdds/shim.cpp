@@ -109,6 +109,44 @@ protected:
     void delete_sample(void* data) override { delete static_cast<Incoming*>(data); }
 };
 
+// A ROS 2 message type carried as the CDR the caller already wrote (mwperf's ros2 layouts,
+// `--opt ros2-type`): serialize copies the Outgoing bytes (encapsulation header included) into
+// the payload as they are, deserialize copies the whole payload into an Incoming's data. The
+// type name is the ROS 2 DDS name (e.g. std_msgs::msg::dds_::UInt8MultiArray_), registered on
+// first use in a participant.
+class RawCdrType : public TopicDataType {
+public:
+    explicit RawCdrType(const char* name) {
+        setName(name);
+        m_typeSize = 4 + 64;  // a small preallocation; payloads grow as needed
+        m_isGetKeyDefined = false;
+    }
+
+    bool serialize(void* data, SerializedPayload_t* payload) override {
+        const Outgoing* o = static_cast<const Outgoing*>(data);
+        if (o->len < 4 || o->len > payload->max_size) return false;
+        std::memcpy(payload->data, o->data, o->len);
+        payload->length = o->len;
+        payload->encapsulation = o->data[1] == 0 ? CDR_BE : CDR_LE;
+        return true;
+    }
+
+    bool deserialize(SerializedPayload_t* payload, void* data) override {
+        Incoming* in = static_cast<Incoming*>(data);
+        in->data.assign(payload->data, payload->data + payload->length);
+        return true;
+    }
+
+    std::function<uint32_t()> getSerializedSizeProvider(void* data) override {
+        uint32_t size = static_cast<const Outgoing*>(data)->len;
+        return [size]() { return size; };
+    }
+
+    void* createData() override { return new Incoming(); }
+    void deleteData(void* data) override { delete static_cast<Incoming*>(data); }
+    bool getKey(void*, InstanceHandle_t*, bool) override { return false; }
+};
+
 // A service request or response: struct { sequence<octet> data; } (XCDR1). Serializes an
 // Outgoing (time and id unused), deserializes into an Incoming's data. Foreign or malformed
 // payloads (e.g. rmw_cyclonedds's 16-byte header read as a length) fail (Fast DDS drops them).
@@ -170,6 +208,7 @@ struct mwfd_config {
     int64_t heartbeat_ns;      // > 0: a reliable writer's heartbeat period (0: Fast DDS's, 3 s)
     const char* type_out;      // the writer's type name (NULL: mwperf_msgs::msg::dds_::Bytes_)
     const char* type_in;       // the reader's type name (NULL: as above)
+    int32_t raw_cdr;           // 1: type_out/type_in are ROS 2 types the caller writes the CDR of
 };
 
 // A participant and the topics its endpoints use: Fast DDS refuses a second topic of one name
@@ -194,11 +233,16 @@ struct mwfd_endpoint {
 };
 
 // The participant's topic `name`, created on first use (call with owner->lock held).
-static Topic* acquire_topic(mwfd_participant* owner, const std::string& name, const char* type) {
+static Topic* acquire_topic(mwfd_participant* owner, const std::string& name, const char* type,
+                            bool raw_cdr) {
     auto it = owner->topics.find(name);
     if (it != owner->topics.end()) {
         it->second.second += 1;
         return it->second.first;
+    }
+    if (raw_cdr && type && !owner->participant->find_type(type)) {
+        TypeSupport ts(new RawCdrType(type));
+        if (ts.register_type(owner->participant) != ReturnCode_t::RETCODE_OK) return nullptr;
     }
     Topic* t = owner->participant->create_topic(name, type ? type : TYPE_NAME, TOPIC_QOS_DEFAULT);
     if (t) owner->topics[name] = {t, 1};
@@ -414,7 +458,7 @@ mwfd_endpoint* mwfd_open(mwfd_participant* owner, const mwfd_config* cfg, char* 
 
         std::unique_lock<std::mutex> guard(owner->lock);
         if (cfg->topic_out) {
-            Topic* topic = acquire_topic(owner, cfg->topic_out, cfg->type_out);
+            Topic* topic = acquire_topic(owner, cfg->topic_out, cfg->type_out, cfg->raw_cdr != 0);
             if (topic) ep->out_topic = cfg->topic_out;
             ep->publisher = owner->participant->create_publisher(PUBLISHER_QOS_DEFAULT);
             DataWriterQos wq = DATAWRITER_QOS_DEFAULT;
@@ -450,7 +494,7 @@ mwfd_endpoint* mwfd_open(mwfd_participant* owner, const mwfd_config* cfg, char* 
             }
         }
         if (cfg->topic_in) {
-            Topic* topic = acquire_topic(owner, cfg->topic_in, cfg->type_in);
+            Topic* topic = acquire_topic(owner, cfg->topic_in, cfg->type_in, cfg->raw_cdr != 0);
             if (topic) ep->in_topic = cfg->topic_in;
             ep->subscriber = owner->participant->create_subscriber(SUBSCRIBER_QOS_DEFAULT);
             DataReaderQos rq = DATAREADER_QOS_DEFAULT;

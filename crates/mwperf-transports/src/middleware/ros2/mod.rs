@@ -27,7 +27,7 @@ pub mod cdr;
 pub(crate) mod compile;
 mod ffi;
 pub mod installation;
-mod message;
+pub mod message;
 mod node;
 pub mod service;
 mod service_ffi;

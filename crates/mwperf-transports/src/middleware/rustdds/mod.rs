@@ -8,6 +8,9 @@
 //! finds the lower ones, which answer it by unicast). `--opt network=auto|<IPv4>` puts it on
 //! real interfaces instead, with multicast discovery (network.rs): how it crosses emulated links.
 //!
+//! `--opt ros2-type=<pkg>/msg/<Type>` ([`super::ros2_wire`]): the topics carry that ROS 2 type
+//! under its ROS 2 DDS name, as CDR written and read here, so real ROS 2 nodes are the peers.
+//!
 //! Latency cost to know about: a sample goes writer → the participant's event-loop thread →
 //! UDP → the peer's event-loop thread → a socketpair notification → this reader, i.e. two extra
 //! thread wake-ups per message compared with a plain socket.
@@ -28,8 +31,9 @@ use ::rustdds::{DataReaderStatus, DataWriterStatus, StatusEvented, TopicKind};
 use mwperf_core::wire::Header;
 
 use super::dds_address::Address;
+use super::ros2_wire::{self, Ros2Wire};
 use crate::{Endpoint, Side, Spec, TransportError};
-use cdr::{BytesCdr, BytesMsg, Encoded};
+use cdr::{BytesCdr, BytesMsg, Encoded, RawCdr, RawMsg};
 
 const NAME: &str = "rustdds";
 /// Kernel socket buffers to ask for (RustDDS asks 8 MiB by default and warns when the kernel
@@ -48,7 +52,10 @@ pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError
     let opts = spec.options_of(&super::rustdds_descriptor::DESCRIPTOR)?;
     let network = network::Network::parse(opts.get("network"))?;
     let addr = Address::parse("rustdds", &spec.addr, side.is_listener())?;
-    Ok(Box::new(RustDdsEndpoint::open(side, spec, addr, &network)?))
+    let ros2 = Ros2Wire::from_opt(NAME, opts.get(ros2_wire::OPT))?;
+    Ok(Box::new(RustDdsEndpoint::open(
+        side, spec, addr, &network, ros2,
+    )?))
 }
 
 /// Sleep until the reader registered in `poll` may have data, at most `wait_ns`; false = timed
@@ -94,7 +101,13 @@ fn reader_status<D: 'static, DA: ::rustdds::no_key::DeserializerAdapter<D> + 'st
 pub struct RustDdsEndpoint {
     // Fields drop in order: reader and writer before the participant that runs them.
     writer: Option<DataWriter<Encoded, BytesCdr>>,
-    reader: Option<DataReader<BytesMsg, BytesCdr>>,
+    reader: Option<Reader>,
+    /// `--opt ros2-type`: messages travel as that ROS 2 type's CDR (written and read here).
+    ros2: Option<Ros2Wire>,
+    /// The CDR of the message being written (reused; with `ros2`).
+    out: Vec<u8>,
+    /// Samples of the ROS 2 type that held no readable message (a foreign publisher).
+    malformed: u64,
     poll: Poll,
     events: Events,
     /// Current matched counts, from the status events seen so far.
@@ -104,13 +117,23 @@ pub struct RustDdsEndpoint {
     _participant: participant::Held,
 }
 
+/// The reader: of mwperf_msgs/msg/Bytes, or of a ROS 2 type read as its CDR (`ros2`).
+enum Reader {
+    Bytes(DataReader<BytesMsg, BytesCdr>),
+    Raw(DataReader<RawMsg, RawCdr>),
+}
+
 impl RustDdsEndpoint {
     fn open(
         side: Side,
         spec: &Spec,
         addr: Address,
         network: &network::Network,
+        ros2: Option<Ros2Wire>,
     ) -> Result<Self, TransportError> {
+        let type_name = ros2
+            .as_ref()
+            .map_or(cdr::TYPE_NAME.to_string(), |w| w.type_name.clone());
         let topics = [side.out_topic(), side.in_topic()]
             .into_iter()
             .flatten()
@@ -123,7 +146,7 @@ impl RustDdsEndpoint {
             participant
                 .create_topic(
                     addr.topic(suffix),
-                    cdr::TYPE_NAME.to_string(),
+                    type_name.clone(),
                     &qos,
                     TopicKind::NoKey,
                 )
@@ -149,21 +172,34 @@ impl RustDdsEndpoint {
                 let subscriber = participant
                     .create_subscriber(&qos)
                     .map_err(|e| middleware("subscriber", e))?;
-                Some(
-                    subscriber
-                        .create_datareader_no_key::<BytesMsg, BytesCdr>(&t, Some(qos.clone()))
-                        .map_err(|e| middleware("reader", e))?,
-                )
+                Some(if ros2.is_some() {
+                    Reader::Raw(
+                        subscriber
+                            .create_datareader_no_key::<RawMsg, RawCdr>(&t, Some(qos.clone()))
+                            .map_err(|e| middleware("reader", e))?,
+                    )
+                } else {
+                    Reader::Bytes(
+                        subscriber
+                            .create_datareader_no_key::<BytesMsg, BytesCdr>(&t, Some(qos.clone()))
+                            .map_err(|e| middleware("reader", e))?,
+                    )
+                })
             }
             None => None,
         };
         let poll = Poll::new()?;
-        if let Some(r) = reader.as_mut() {
-            poll.registry().register(r, READER, Interest::READABLE)?;
+        match reader.as_mut() {
+            Some(Reader::Bytes(r)) => poll.registry().register(r, READER, Interest::READABLE)?,
+            Some(Reader::Raw(r)) => poll.registry().register(r, READER, Interest::READABLE)?,
+            None => {}
         }
         Ok(RustDdsEndpoint {
             writer,
             reader,
+            ros2,
+            out: Vec::new(),
+            malformed: 0,
             poll,
             events: Events::with_capacity(4),
             writer_matched: 0,
@@ -178,8 +214,10 @@ impl RustDdsEndpoint {
         if let Some(w) = &self.writer {
             writer_status(w, &mut self.writer_matched);
         }
-        if let Some(r) = &self.reader {
-            reader_status(r, &mut self.reader_matched);
+        match &self.reader {
+            Some(Reader::Bytes(r)) => reader_status(r, &mut self.reader_matched),
+            Some(Reader::Raw(r)) => reader_status(r, &mut self.reader_matched),
+            None => {}
         }
     }
 
@@ -190,8 +228,35 @@ impl RustDdsEndpoint {
 
     /// Take one sample if there is one (never blocks).
     fn take(&mut self, buf: &mut Vec<u8>) -> Result<Option<usize>, TransportError> {
-        let Some(reader) = self.reader.as_mut() else {
-            return Ok(None);
+        let reader = match self.reader.as_mut() {
+            None => return Ok(None),
+            Some(Reader::Bytes(r)) => r,
+            Some(Reader::Raw(r)) => {
+                let Some(wire) = &self.ros2 else {
+                    unreachable!("a raw reader is opened with --opt ros2-type")
+                };
+                // samples that are no readable message of the type (a foreign publisher) are
+                // counted and skipped
+                loop {
+                    let msg = match r.take_next_sample() {
+                        Ok(Some(sample)) => sample.into_value(),
+                        Ok(None) => return Ok(None),
+                        Err(e) => return Err(middleware("take", e)),
+                    };
+                    // the type's CDR as it was written: the encapsulation header, the body
+                    self.out.clear();
+                    self.out.extend_from_slice(&[0, u8::from(msg.little), 0, 0]);
+                    self.out.extend_from_slice(&msg.body);
+                    match wire.decode(&self.out) {
+                        Ok(data) => {
+                            buf.clear();
+                            buf.extend_from_slice(data);
+                            return Ok(Some(buf.len()));
+                        }
+                        Err(_) => self.malformed += 1,
+                    }
+                }
+            }
         };
         match reader.take_next_sample() {
             Ok(Some(sample)) => {
@@ -217,7 +282,15 @@ impl Endpoint for RustDdsEndpoint {
         let (time, id) = Header::decode_header(msg)
             .map(|h| (h.sent_ns as i64, h.seq))
             .unwrap_or((0, 0));
-        let sample = cdr::encode(msg, time, id).map_err(|e| middleware("serialize", e))?;
+        let sample = match &self.ros2 {
+            Some(wire) => {
+                // RustDDS writes the encapsulation header itself (CDR_LE, as ours): the body
+                wire.encode(&mut self.out, msg)
+                    .map_err(|e| middleware("serialize", e))?;
+                Encoded(::rustdds::bytes::Bytes::copy_from_slice(&self.out[4..]))
+            }
+            None => cdr::encode(msg, time, id).map_err(|e| middleware("serialize", e))?,
+        };
         writer.write(sample, None).map_err(|e| match e {
             ::rustdds::dds::result::WriteError::WouldBlock { .. } => TransportError::Blocked {
                 transport: NAME,

@@ -125,6 +125,12 @@ struct Got {
 impl Pair {
     fn open(spec: &Spec, server: bool) -> Result<Pair, TransportError> {
         let opts = spec.options_of(&super::super::rustdds_descriptor::DESCRIPTOR)?;
+        if opts.get(super::super::ros2_wire::OPT).is_some() {
+            return Err(TransportError::Unsupported {
+                transport: NAME,
+                what: "--opt ros2-type with services (it carries topics in a ROS 2 message type; services keep mwperf_msgs/srv/Bytes; allowed for services: network, service-mapping)".into(),
+            });
+        }
         let network = network::Network::parse(opts.get("network"))?;
         let mapping = Mapping::parse(opts.get("service-mapping"))?;
         let addr = Address::parse(NAME, &spec.addr, server)?;
