@@ -172,8 +172,9 @@ public:
     void delete_data(void* data) override { delete_sample(data); }
 #endif
 
-private:
-    bool write_payload(const void* data, mwfd_rtps::SerializedPayload_t& payload) {
+    // The payload as written and read: CDR through put/get by default; a type whose samples are
+    // CDR already (RawCdrType) copies them instead.
+    virtual bool write_payload(const void* data, mwfd_rtps::SerializedPayload_t& payload) {
         try {
             eprosima::fastcdr::FastBuffer buf(reinterpret_cast<char*>(payload.data), payload.max_size);
             eprosima::fastcdr::Cdr ser = cdr_over(buf);
@@ -188,7 +189,7 @@ private:
     }
 
     // Foreign or malformed payloads fail here (false: Fast DDS drops the sample), never crash.
-    bool read_payload(mwfd_rtps::SerializedPayload_t& payload, void* data) {
+    virtual bool read_payload(mwfd_rtps::SerializedPayload_t& payload, void* data) {
         try {
             eprosima::fastcdr::FastBuffer buf(reinterpret_cast<char*>(payload.data), payload.length);
             eprosima::fastcdr::Cdr de = cdr_over(buf);

@@ -114,37 +114,32 @@ protected:
 // the payload as they are, deserialize copies the whole payload into an Incoming's data. The
 // type name is the ROS 2 DDS name (e.g. std_msgs::msg::dds_::UInt8MultiArray_), registered on
 // first use in a participant.
-class RawCdrType : public TopicDataType {
+class RawCdrType : public mwfd_compat::CdrType {
 public:
-    explicit RawCdrType(const char* name) {
-        setName(name);
-        m_typeSize = 4 + 64;  // a small preallocation; payloads grow as needed
-        m_isGetKeyDefined = false;
-    }
+    explicit RawCdrType(const char* name) : CdrType(name, 4 + 64) {}  // grows as needed
 
-    bool serialize(void* data, SerializedPayload_t* payload) override {
+    void put(const void*, eprosima::fastcdr::Cdr&) override {}  // write_payload copies instead
+    bool get(eprosima::fastcdr::Cdr&, uint32_t, void*) override { return false; }
+    uint32_t size_of(const void* data) override { return static_cast<const Outgoing*>(data)->len; }
+
+    bool write_payload(const void* data, mwfd_rtps::SerializedPayload_t& payload) override {
         const Outgoing* o = static_cast<const Outgoing*>(data);
-        if (o->len < 4 || o->len > payload->max_size) return false;
-        std::memcpy(payload->data, o->data, o->len);
-        payload->length = o->len;
-        payload->encapsulation = o->data[1] == 0 ? CDR_BE : CDR_LE;
+        if (o->len < 4 || o->len > payload.max_size) return false;
+        std::memcpy(payload.data, o->data, o->len);
+        payload.length = o->len;
+        payload.encapsulation = o->data[1] == 0 ? CDR_BE : CDR_LE;
         return true;
     }
 
-    bool deserialize(SerializedPayload_t* payload, void* data) override {
+    bool read_payload(mwfd_rtps::SerializedPayload_t& payload, void* data) override {
         Incoming* in = static_cast<Incoming*>(data);
-        in->data.assign(payload->data, payload->data + payload->length);
+        in->data.assign(payload.data, payload.data + payload.length);
         return true;
     }
 
-    std::function<uint32_t()> getSerializedSizeProvider(void* data) override {
-        uint32_t size = static_cast<const Outgoing*>(data)->len;
-        return [size]() { return size; };
-    }
-
-    void* createData() override { return new Incoming(); }
-    void deleteData(void* data) override { delete static_cast<Incoming*>(data); }
-    bool getKey(void*, InstanceHandle_t*, bool) override { return false; }
+protected:
+    void* create_sample() override { return new Incoming(); }
+    void delete_sample(void* data) override { delete static_cast<Incoming*>(data); }
 };
 
 // A service request or response: struct { sequence<octet> data; } (XCDR1). Serializes an
@@ -242,7 +237,7 @@ static Topic* acquire_topic(mwfd_participant* owner, const std::string& name, co
     }
     if (raw_cdr && type && !owner->participant->find_type(type)) {
         TypeSupport ts(new RawCdrType(type));
-        if (ts.register_type(owner->participant) != ReturnCode_t::RETCODE_OK) return nullptr;
+        if (ts.register_type(owner->participant) != mwfd_compat::OK) return nullptr;
     }
     Topic* t = owner->participant->create_topic(name, type ? type : TYPE_NAME, TOPIC_QOS_DEFAULT);
     if (t) owner->topics[name] = {t, 1};
