@@ -39,7 +39,8 @@ def test_the_program_is_looked_up_on_the_given_path(tmp_path: Path):
 
 
 @pytest.mark.parametrize("args,says", [
-    (("--transport", "udp"), "--pong-cmd: only with --transport ros2 (got udp)"),
+    (("--transport", "udp"), "--pong-cmd: only with --transport cyclonedds or fastdds or rustdds "
+                             "or ros2 (got udp)"),
     (("--transport", "ros2", "--pong", "relay"), "--pong-cmd: not with --pong relay"),
     (("--transport", "ros2", "--mode", "oneway"), "--pong-cmd: only for --mode roundtrip"),
     (("--transport", "ros2", "--topics", "2"), "--pong-cmd: the foreign echo has no --topics"),

@@ -65,3 +65,31 @@ def test_a_node_that_stops_echoing_is_a_partial_result_naming_it(tmp_path: Path)
     warnings = [w for w in result["warnings"] if w["code"] == "daemon-exited"]
     assert warnings and "pong-cmd exited during the run (exit code 0)" in warnings[0]["message"]
     assert running(tag) == []
+
+
+@pytest.mark.parametrize("transport", ["cyclonedds", "fastdds", "rustdds"])
+def test_a_ros2_node_echoes_a_raw_dds_ping_in_a_ros2_type(tmp_path: Path, transport: str):
+    cmd, tag = command()
+    done = run_mwperf("run", "--transport", transport, "--opt",
+                      "ros2-type=std_msgs/msg/UInt8MultiArray", "--rate", "50", "--duration",
+                      "2s", "--warmup", "500ms", "--pong-cmd", cmd, "--results", str(tmp_path),
+                      timeout=180)
+    assert done.returncode == 0, done.stderr + done.stdout
+    folder = next(tmp_path.glob("*/result.json")).parent
+    result = json.loads((folder / "result.json").read_text())
+    accounting = result["measurement"]["accounting"]
+    assert accounting["received"] == accounting["sent"] == 100 and accounting["corrupted"] == 0
+    log = (folder / "daemons" / "pong-cmd.log").read_text()
+    echoed = int(re.search(r"^echoed (\d+)$", log, re.MULTILINE).group(1))
+    measured = accounting["received"] + accounting["warmup_received"]
+    assert measured <= echoed <= measured + result["discovery"]["probes"]
+    assert running(tag) == []
+
+
+def test_a_raw_dds_ping_needs_the_ros2_type_for_a_ros2_node(tmp_path: Path):
+    cmd, _ = command()
+    done = run_mwperf("run", "--transport", "cyclonedds", "--duration", "1s", "--pong-cmd", cmd,
+                      "--no-save", timeout=60)
+    assert done.returncode == 2
+    assert "--pong-cmd (a ROS 2 program) with --transport cyclonedds: a ROS 2 node reads real " \
+           "ROS 2 messages; add --opt ros2-type=<type>" in done.stderr

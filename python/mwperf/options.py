@@ -121,7 +121,8 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
     agent_option("--discovery-timeout", help="Give up when the peer is not discovered "
            "within this time.  [default: {default}]"),
     option("--pong-cmd", metavar="CMD", help="A program of yours as the echo of a round trip "
-           "(ros2: a ROS 2 node under test, a launch, any executable), started and stopped by "
+           "(ros2, or cyclonedds/fastdds/rustdds with --opt ros2-type: a ROS 2 node under test, "
+           "a launch, any executable), started and stopped by "
            "mwperf; {in}, {out} and {type} in CMD become the ping's topic, the topic it listens "
            "on and the message type (pkg/msg/Type), e.g. 'python3 node.py --ros-args -r "
            "input:={in} -r output:={out}'. The program must send each message's data back "

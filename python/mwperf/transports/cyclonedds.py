@@ -28,7 +28,7 @@ PACKAGE = "libddsc0debian"
 
 
 def prepare(setup: Setup) -> Plan:
-    if setup.cfg.pong == "relay":
+    if setup.cfg.pong in ("relay", "command"):  # a foreign ROS 2 echo (--opt ros2-type)
         return ros2_interop.relay(setup, domain_from_env())
     return Plan(f"{domain_from_env()}/auto")
 
@@ -67,4 +67,5 @@ def doctor(check: DoctorChecks) -> list:
 
 
 HOOKS = Hooks(prepare=prepare, doctor=doctor, link_opts=link_opts, check_link=check_link,
-              relay="rclpy relay (with --opt ros2-type)")
+              relay="rclpy relay (with --opt ros2-type)",
+              pong_command="a ROS 2 program (with --opt ros2-type)")

@@ -100,9 +100,14 @@ def relay_plan(setup: Setup, domain: int, chosen: str) -> Plan:
 
 
 def _command(setup: Setup, domain: int) -> Plan:
-    """The user's program (``--pong-cmd``) as the echo, its {in}/{out} the ping's topics, in
-    the distribution's environment with its Python first on PATH (``python3 node.py`` imports
-    that distribution's rclpy)."""
+    return command_plan(setup, domain, _type(setup.cfg))
+
+
+def command_plan(setup: Setup, domain: int, chosen: str) -> Plan:
+    """The user's program (``--pong-cmd``) as the echo, its {in}/{out} the ping's topics and
+    {type} ``chosen``, in the distribution's environment with its Python first on PATH
+    (``python3 node.py`` imports that distribution's rclpy). The ros2 transport's, and the raw
+    DDS transports' with ``--opt ros2-type`` (ros2_interop.py)."""
     cfg = setup.cfg
     base = _base()
     dist = distribution(cfg)
@@ -110,7 +115,7 @@ def _command(setup: Setup, domain: int) -> Plan:
     env["PATH"] = os.pathsep.join([str(dist.python.parent), env.get("PATH", os.defpath)])
     words = pong_command.parse(cfg.pong_cmd or "")
     pong_command.program(words, env)
-    line = pong_command.argv(words, f"/mwperf/{base}/ping", f"/mwperf/{base}/pong", _type(cfg))
+    line = pong_command.argv(words, f"/mwperf/{base}/ping", f"/mwperf/{base}/pong", chosen)
     setup.daemons.start(lambda: pong_spec(line, env, f"the program of {pong_command.FLAG}"))
     return Plan(None, connect=f"{domain}/{base}")
 

@@ -13,11 +13,16 @@ OPT = "ros2-type"
 
 
 def relay(setup: Setup, domain: int) -> Plan:
-    """A real rclpy relay of the point's ROS 2 type as the echo; UsageError (exit 2) naming the
-    option when the point has none (the relay reads ROS 2 messages only)."""
+    """The foreign ROS 2 echo of the point: a real rclpy relay (``--pong relay``) or the user's
+    program (``--pong-cmd``), of the point's ROS 2 type; UsageError (exit 2) naming the option
+    when the point has none (a ROS 2 node reads ROS 2 messages only)."""
     chosen = setup.cfg.option(OPT)
     if not chosen:
-        raise UsageError(f"--pong relay with --transport {setup.cfg.transport}: the rclpy relay "
+        echo = ("--pong-cmd (a ROS 2 program)" if setup.cfg.pong == "command"
+                else "--pong relay (the rclpy relay)")
+        raise UsageError(f"{echo} with --transport {setup.cfg.transport}: a ROS 2 node "
                          f"reads real ROS 2 messages; add --opt {OPT}=<type> (allowed: "
                          f"{ros2.DEFAULT_TYPE}, {ros2.POINT_CLOUD}, sensor_msgs/msg/Image)")
+    if setup.cfg.pong == "command":
+        return ros2.command_plan(setup, domain, chosen)
     return ros2.relay_plan(setup, domain, chosen)
