@@ -22,7 +22,7 @@ pub const HELP: &str = "carry mwperf's message in the data of this real ROS 2 ty
 #[cfg(any(feature = "cyclonedds", feature = "rustdds", feature = "fastdds"))]
 mod with_types {
     use super::OPT;
-    use crate::middleware::ros2::message::{MessageType, TYPES};
+    use crate::middleware::ros2::message::MessageType;
     use crate::TransportError;
 
     /// A raw DDS endpoint's ROS 2 type.
@@ -40,17 +40,7 @@ mod with_types {
             value: Option<&str>,
         ) -> Result<Option<Ros2Wire>, TransportError> {
             let Some(name) = value else { return Ok(None) };
-            let ty = TYPES
-                .iter()
-                .copied()
-                .find(|t| t.name() == name)
-                .ok_or_else(|| {
-                    let names: Vec<&str> = TYPES.iter().map(|t| t.name()).collect();
-                    TransportError::Unsupported {
-                        transport,
-                        what: format!("--opt {OPT}={name} (allowed: {})", names.join(", ")),
-                    }
-                })?;
+            let ty = MessageType::named(transport, OPT, name)?;
             Ok(Some(Ros2Wire {
                 ty,
                 type_name: dds_type_name(ty.name()),

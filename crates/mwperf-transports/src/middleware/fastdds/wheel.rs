@@ -16,7 +16,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::middleware::ros2::compile::{cache_dir, fnv};
+use crate::middleware::ros2::compile::{cache_dir, file_stamp, fnv};
 use crate::middleware::ros2::installation::{Installation, INSTALL};
 use crate::TransportError;
 
@@ -78,13 +78,7 @@ fn flags(inst: &Installation, lib: &str) -> Vec<String> {
 pub fn shim(inst: &Installation) -> Result<PathBuf, TransportError> {
     let (path, lib) = library(inst)?;
     let meta = std::fs::metadata(&path).map_err(|e| fail(format!("{}: {e}", path.display())))?;
-    let stamp = format!(
-        "{}:{:?}",
-        meta.len(),
-        meta.modified()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-    );
+    let stamp = file_stamp(&meta);
     let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
     let flags = flags(inst, lib);
     let mut parts: Vec<&[u8]> = vec![

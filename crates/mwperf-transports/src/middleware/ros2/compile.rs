@@ -42,6 +42,18 @@ pub(crate) fn cache_dir() -> PathBuf {
 }
 
 /// FNV-1a, 64 bits: a cache key stable across builds (std's hasher is not).
+/// A file's size and modification time: what a cached build keyed on it must change with
+/// (the installation's library replaced by another version).
+pub(crate) fn file_stamp(meta: &std::fs::Metadata) -> String {
+    format!(
+        "{}:{:?}",
+        meta.len(),
+        meta.modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+    )
+}
+
 pub(crate) fn fnv(parts: &[&[u8]]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for part in parts {
@@ -76,13 +88,7 @@ pub fn shim(inst: &Installation) -> Result<PathBuf, TransportError> {
         ))
     })?;
     let meta = std::fs::metadata(&rcl).map_err(|e| missing(format!("{}: {e}", rcl.display())))?;
-    let stamp = format!(
-        "{}:{:?}",
-        meta.len(),
-        meta.modified()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-    );
+    let stamp = file_stamp(&meta);
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let flags = flags(inst);
     let mut parts: Vec<&[u8]> = vec![SOURCE.as_bytes(), cc.as_bytes(), stamp.as_bytes()];

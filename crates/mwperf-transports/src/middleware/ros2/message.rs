@@ -49,6 +49,16 @@ impl MessageType {
 
     /// The type named `name`; the error lists the types there are.
     pub fn parse(name: &str) -> Result<MessageType, TransportError> {
+        Self::named(super::T, "type", name)
+    }
+
+    /// The type named `name` as transport `transport`'s `--opt KEY` gives it; the error names
+    /// the option and lists the types there are.
+    pub fn named(
+        transport: &'static str,
+        key: &str,
+        name: &str,
+    ) -> Result<MessageType, TransportError> {
         TYPES
             .iter()
             .copied()
@@ -56,8 +66,8 @@ impl MessageType {
             .ok_or_else(|| {
                 let names: Vec<&str> = TYPES.iter().map(|t| t.name()).collect();
                 TransportError::Unsupported {
-                    transport: super::T,
-                    what: format!("--opt type={name} (allowed: {})", names.join(", ")),
+                    transport,
+                    what: format!("--opt {key}={name} (allowed: {})", names.join(", ")),
                 }
             })
     }
