@@ -25,7 +25,7 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
     [_CHECKOUT_PYTHON, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))])
 
 from mwperf.agent import built_agent  # noqa: E402  (after the path is set)
-from cli_inprocess import can_run_inprocess, run_inprocess  # noqa: E402
+from cli_inprocess import can_run_inprocess, fake_agent_answers, run_inprocess  # noqa: E402
 
 # A test run started in the background by a non-interactive shell (`cmd &`, nohup) inherits
 # SIGINT ignored, and an ignored signal stays ignored across exec: every mwperf the tests start
@@ -285,7 +285,8 @@ def fake_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         monkeypatch.delenv("FAKE_AGENT_CLOCK", raising=False)
     else:
         monkeypatch.setenv("FAKE_AGENT_CLOCK", "virtual")
-    yield dict(os.environ)
+    with fake_agent_answers():  # its catalogues asked once per worker (cli_inprocess.py)
+        yield dict(os.environ)
     shutil.rmtree(scratch, ignore_errors=True)
 
 
@@ -344,11 +345,12 @@ def leased_env(real_env: dict[str, str], tmp_path: Path) -> dict[str, str]:
 def run_mwperf(*args: str, env: dict[str, str] | None = None, timeout: float = 120,
                process: bool = False) -> subprocess.CompletedProcess[str]:
     """Run the CLI as a user would (python -m mwperf.cli) and capture everything. With the fake
-    agent (``env``'s MWPERF_AGENT) it runs in this process (tests/cli_inprocess.py: as the
-    child would, ~0.3 s of CPU less); ``process=True`` asks for a child all the same: a test
-    that looks at the process itself (its tree, signals, exit) or patched mwperf in this one.
-    The real agent's runs (end to end) always get a child."""
-    if not process and can_run_inprocess(env):
+    agent (``env``'s MWPERF_AGENT), or a command that needs no agent (compare, report, ...), it
+    runs in this process (tests/cli_inprocess.py: as the child would, ~0.3 s of CPU less);
+    ``process=True`` asks for a child all the same: a test that looks at the process itself
+    (its tree, signals, exit) or patched mwperf in this one. The real agent's runs (end to end)
+    always get a child."""
+    if not process and can_run_inprocess(env, args):
         return run_inprocess(args, env, timeout)
     return subprocess.run([sys.executable, "-m", "mwperf.cli", *args], capture_output=True,
                           text=True, env=env, timeout=timeout, check=False)
