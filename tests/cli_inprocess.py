@@ -117,7 +117,8 @@ SWITCH = "MWPERF_TEST_INPROCESS"
 """set to 0 in the test run's environment: every call gets a child process (to compare)"""
 
 
-AGENT_FREE = ("compare", "graphs", "import", "query", "report", "results", "scenarios", "show")
+AGENT_FREE = ("compare", "encodings", "graphs", "import", "links", "query", "report", "results",
+              "scenarios", "show")
 """the commands that neither start nor ask an agent (python/mwperf/cli.py; their modules call
 no find_agent and start no process): in this process whatever agent the environment names"""
 
