@@ -199,9 +199,15 @@ def test_sigkilled_mwperf_leaves_nothing_on_the_robot(env, tmp_path, robot) -> N
     while robot.processes() and time.monotonic() < deadline:
         time.sleep(0.2)
     assert robot.processes() == [], "the robot's side did not end itself"
+    folders = [Path(name) for lease in Path(env["MWPERF_LEASE_DIR"]).glob("*.json")
+               for kind, name in json.loads(lease.read_text())["resources"]
+               if kind == "path" and Path(name).name.startswith("mwssh-")]
+    assert folders, "the killed mwperf's ssh connection was not leased"
     done, _ = run(env, tmp_path, robot, "--transport", "udp", "--duration", "0.3s")
     assert done.returncode == 0, done.stderr
     assert not list((tmp_path / "remote-cache" / "runs").glob("*"))
+    assert [f for f in folders if f.exists()] == [], "the killed mwperf's ssh folder is left"
+    assert not list(Path(env["MWPERF_LEASE_DIR"]).glob("*.json"))  # every lease released
 
 
 def test_a_sweep_reuses_one_connection_per_host(env, tmp_path, robot) -> None:
