@@ -139,9 +139,15 @@ SERIAL = (
     # callback ahead of it ends, and the order is then the scheduler's
     "tests/test_scenario_e2e.py::test_a_workload_sweep_with_the_real_agent",
     "tests/test_workload_e2e.py::test_single_executor_makes_later_topics_wait",
-    # the robot (an sshd in a namespace) and its agents over SSH: with other tests on both CPUs
-    # it lost messages (rustdds 9 of 100, the ros1 relay) and a SIGTERM'd run's report came late
-    "tests/test_remote_e2e.py", "tests/test_graph_hosts_e2e.py",
+    # the robot (an sshd in a namespace) and its agents over SSH: the tests whose figures depend
+    # on the scheduler run alone (the rest of the module runs side by side, on one worker: SHARED
+    # "robot"; its rustdds loss beside other tests, 9 of 100, was before each worker had a DDS
+    # domain of its own): 2000 foreign datagrams in a burst beside the run's own into the pong's
+    # socket buffer; the ros1 relay (a Python daemon) delivering > 80 %; a graph's p50 under
+    # 5 ms and its clock offset within its fit
+    "tests/test_remote_e2e.py::test_foreign_datagrams_to_the_robots_pong_are_counted_and_said",
+    "tests/test_remote_e2e.py::test_ros1_relay_on_the_robot",
+    "tests/test_graph_hosts_e2e.py",
     # a graph's chain through a 5 ms link within 3 ms; a node killed 1.5 s into a 3 s run
     "tests/test_graph_e2e.py::test_a_graph_over_an_emulated_link_places_nodes_on_their_hosts",
     "tests/test_graph_e2e.py::test_a_node_killed_mid_run_gives_a_partial_result_naming_it",
