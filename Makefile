@@ -92,6 +92,12 @@ layers-conformance:
 PY_WORKERS ?= 4
 XDIST = $$($(PY) -c 'import xdist' 2>/dev/null && echo '-n $(PY_WORKERS) --dist loadgroup')
 # (-m refs: the benchmarks' reference programs, run by 'make refs' only.)
+# Python's compiled modules go to the build folder, written even where the environment says not
+# to write them (PYTHONDONTWRITEBYTECODE, e.g. to keep the tree clean; it stays clean): without
+# them each pytest worker compiled and assertion-rewrote every test module anew (~4 s of CPU) and
+# every Python the tests start compiled the mwperf it imports (issue 37)
+py-test py-fast stress: export PYTHONPYCACHEPREFIX = $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)/pycache
+py-test py-fast stress: export PYTHONDONTWRITEBYTECODE =
 py-test:
 	@status=0; set -x; \
 	$(PY) -m pytest -q $(XDIST) -m "not serial and not refs" || status=$$?; \

@@ -23,6 +23,11 @@ What a fresh process would not have, and is therefore reset around each call:
   and restored (cli.main installs its SIGTERM handler; SIGINT is Python's default, a
   KeyboardInterrupt, during the call, as in a fresh interpreter), and so is the real-time
   interval timer (scenario/deadline.py's SIGALRM);
+- the fake agent's catalogue answers (``payloads``, ``transports``, ``options`` with --json,
+  ``--version``) are asked of it once per test process and $FAKE_AGENT_TRANSPORTS, then given
+  to mwperf.agent's queries from memory: they depend on nothing else (fakes/fake_agent.py), and
+  each asked anew was a Python start (~0.1 s of CPU; some 150 per unit tier, every call's cache
+  being cleared);
 - warnings print on stderr with Python's default filters (not into pytest's warning capture);
 - stdin is empty (fd 0 on /dev/null, sys.stdin reading it), as pytest's fd capture gives a child;
 - at the end, as at an interpreter's exit: non-daemon threads the call started are waited for
@@ -85,6 +90,11 @@ MODULE_STATE = {
 python/mwperf for module-level dicts, lists and sets that functions fill, and ``global``):
 emptied for the call, their contents put back after it"""
 
+FAKE_QUERIES = ("payloads", "transports", "options", "--version")
+"""the fake agent's answers that depend on nothing but $FAKE_AGENT_TRANSPORTS"""
+_fake_answers: dict[tuple[str, ...], str] = {}
+"""(FAKE_AGENT_TRANSPORTS, *query) -> what the fake agent printed"""
+
 AT_EXIT = {"mwperf.remote.hosts": "close_all"}
 """module -> the function it registers with atexit at import: run at the end of every call"""
 
@@ -107,10 +117,17 @@ SWITCH = "MWPERF_TEST_INPROCESS"
 """set to 0 in the test run's environment: every call gets a child process (to compare)"""
 
 
-def can_run_inprocess(env: Mapping[str, str] | None) -> bool:
-    """The call may run in this process: the fake agent, the main thread (signals), and not
-    switched off ($MWPERF_TEST_INPROCESS=0)."""
-    return (os.environ.get(SWITCH) != "0" and uses_fake_agent(env)
+AGENT_FREE = ("compare", "encodings", "graphs", "import", "links", "query", "report", "results",
+              "scenarios", "show")
+"""the commands that neither start nor ask an agent (python/mwperf/cli.py; their modules call
+no find_agent and start no process): in this process whatever agent the environment names"""
+
+
+def can_run_inprocess(env: Mapping[str, str] | None, args: Sequence[str] = ()) -> bool:
+    """The call may run in this process: the fake agent or a command of AGENT_FREE, the main
+    thread (signals), and not switched off ($MWPERF_TEST_INPROCESS=0)."""
+    return (os.environ.get(SWITCH) != "0"
+            and (uses_fake_agent(env) or bool(args) and str(args[0]) in AGENT_FREE)
             and threading.current_thread() is threading.main_thread())
 
 
@@ -132,6 +149,7 @@ def run_inprocess(args: Sequence[str], env: Mapping[str, str] | None = None,
         stack.enter_context(_process_state(env, cwd, mwperf.cli.__file__, argv))
         captured = stack.enter_context(_captured_fds())
         stack.enter_context(_fresh_warnings())
+        stack.enter_context(fake_agent_answers())
         watchdog = _start_watchdog(timeout, finished, timed_out)
         try:
             code = _exit_code(mwperf.cli.main, argv)
@@ -277,6 +295,34 @@ def _process_state(env: Mapping[str, str] | None, cwd: str | os.PathLike[str] | 
             os.environ.update(environ)
 
 
+@contextlib.contextmanager
+def fake_agent_answers() -> Iterator[None]:
+    """mwperf.agent's queries of the fake agent's catalogues answered from ``_fake_answers``
+    (asked of the fake agent the first time); any other query runs as it would. Each call does
+    this; conftest's fake_env too, for the test's own calls of mwperf."""
+    import mwperf.agent
+
+    asked = mwperf.agent._query  # functools.cache'd (or this wrapper, nested)
+    uncached = getattr(asked, "__wrapped__", asked)
+
+    def query(path: Path, *args: str) -> str:
+        if not (args and args[0] in FAKE_QUERIES and uses_fake_agent({"MWPERF_AGENT": str(path)})):
+            return asked(path, *args)
+        key = (os.environ.get("FAKE_AGENT_TRANSPORTS", ""), *args)
+        if key not in _fake_answers:  # asked of the fake agent itself, never of a cache
+            _fake_answers[key] = uncached(path, *args)
+        return _fake_answers[key]
+
+    query.__wrapped__ = uncached  # type: ignore[attr-defined]
+    query.cache_clear = asked.cache_clear  # type: ignore[attr-defined]  (_clear_caches)
+    query.answers_the_fake_agent = True  # type: ignore[attr-defined]
+    mwperf.agent._query = query  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        mwperf.agent._query = asked
+
+
 def _mwperf_modules() -> list[types.ModuleType]:
     return [module for name, module in list(sys.modules.items())
             if (name == "mwperf" or name.startswith("mwperf.")) and module is not None]
@@ -296,6 +342,8 @@ def _clear_caches() -> None:
 def _clear_cache(value: object) -> None:
     if isinstance(value, functools._lru_cache_wrapper):
         value.cache_clear()
+    elif getattr(value, "answers_the_fake_agent", False):  # fake_agent_answers' wrapper
+        value.cache_clear()  # type: ignore[attr-defined]  (of the cache it wraps)
 
 
 def _set_aside_module_state() -> dict[tuple[str, str], Any]:

@@ -166,7 +166,7 @@ def test_the_agents_transports_are_asked_again_per_call(fake_env: dict[str, str]
     assert run_mwperf("transports", env=fake_env).stdout.split() == ["udp", "tcp", "uds"]
 
 
-def test_run_mwperf_runs_in_process_for_the_fake_agent_only(
+def test_run_mwperf_runs_in_process_for_the_fake_agent_or_an_agent_free_command(
         fake_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
     calls = []
     monkeypatch.delenv(SWITCH, raising=False)  # (not switched off for this run)
@@ -177,3 +177,5 @@ def test_run_mwperf_runs_in_process_for_the_fake_agent_only(
     other = run_mwperf("nosuch", env={**fake_env, "MWPERF_AGENT": "/bin/true"})
     assert other.returncode == 2 and "No such command 'nosuch'" in other.stderr
     assert calls == [["version"]]
+    free = run_mwperf("graphs", "--json", env={**fake_env, "MWPERF_AGENT": "/bin/true"})
+    assert free.returncode == 0 and calls == [["version"], ["graphs", "--json"]]

@@ -199,9 +199,15 @@ def test_sigkilled_mwperf_leaves_nothing_on_the_robot(env, tmp_path, robot) -> N
     while robot.processes() and time.monotonic() < deadline:
         time.sleep(0.2)
     assert robot.processes() == [], "the robot's side did not end itself"
+    folders = [Path(name) for lease in Path(env["MWPERF_LEASE_DIR"]).glob("*.json")
+               for kind, name in json.loads(lease.read_text())["resources"]
+               if kind == "path" and Path(name).name.startswith("mwssh-")]
+    assert folders, "the killed mwperf's ssh connection was not leased"
     done, _ = run(env, tmp_path, robot, "--transport", "udp", "--duration", "0.3s")
     assert done.returncode == 0, done.stderr
     assert not list((tmp_path / "remote-cache" / "runs").glob("*"))
+    assert [f for f in folders if f.exists()] == [], "the killed mwperf's ssh folder is left"
+    assert not list(Path(env["MWPERF_LEASE_DIR"]).glob("*.json"))  # every lease released
 
 
 def test_a_sweep_reuses_one_connection_per_host(env, tmp_path, robot) -> None:
@@ -248,8 +254,11 @@ def test_foreign_datagrams_to_the_robots_pong_are_counted_and_said(env, tmp_path
 
 @pytest.mark.parametrize("transport", ["tcp", "cyclonedds", "fastdds", "rustdds", "zenoh"])
 def test_every_networked_transport_reaches_the_robot(env, tmp_path, robot, transport) -> None:
+    # a deep keep-last queue, as test_broker_and_router_on_the_robot: a keep-last 10 history
+    # drops what arrives while a node is not scheduled for 10 periods (100 ms here), which other
+    # tests beside this one can cause: zero loss is then a check of the path, not the scheduler
     done, result = run(env, tmp_path, robot, "--transport", transport, "--rate", "100",
-                       "--duration", "1s", "--warmup", "0.3s")
+                       "--duration", "1s", "--warmup", "0.3s", "--depth", "1000")
     assert done.returncode == 0, done.stderr
     accounting = result["measurement"]["accounting"]
     assert accounting["received"] == accounting["sent"] > 80, accounting

@@ -5,11 +5,11 @@ on its own topic, with its recorded size, on the recorded schedule."""
 
 import struct
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from conftest import run_mwperf
 from mwperf.bags.trace import MAGIC, ReplaySpec, write_traces
 
 FIXTURES = Path(__file__).parent / "fixtures" / "bags"
@@ -47,9 +47,9 @@ def test_rate_and_window_and_topics(tmp_path: Path) -> None:
     assert not (tmp_path / "topic-1.trace").exists()
 
 
-def mwperf(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mwperf", "run", "--no-save", *args],
-                          capture_output=True, text=True, timeout=60)
+def mwperf(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """``mwperf run --no-save ARGS`` against the fake agent (in this process: run_mwperf)."""
+    return run_mwperf("run", "--no-save", *args, env=env, timeout=60)
 
 
 @pytest.mark.parametrize("args, words", [
@@ -69,7 +69,9 @@ def mwperf(*args: str) -> subprocess.CompletedProcess[str]:
     (["--replay-loop"], "--replay-loop: only with --replay"),
     (["default", "--replay", str(FIXTURES / "small.bag")], "--replay: cannot be combined"),
 ])
-def test_bad_replay_flags_are_one_line_exit_2(args: list[str], words: str) -> None:
-    done = mwperf(*args)
+def test_bad_replay_flags_are_one_line_exit_2(fake_env: dict[str, str], args: list[str],
+                                              words: str) -> None:
+    done = mwperf(fake_env, *args)
     assert done.returncode == 2 and words in done.stderr, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and done.stdout == ""
+    assert not list(Path(fake_env["FAKE_AGENT_TRACE"]).iterdir())  # no agent started

@@ -133,8 +133,13 @@ def start_run(env: dict[str, str], tmp_path: Path, *extra: str) -> subprocess.Po
                             env={**env, "FAKE_AGENT_CLOCK": "real"},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     trace = Path(env["FAKE_AGENT_TRACE"])
-    deadline = time.monotonic() + 10
-    while len(traced_pids(trace)) < 2 and time.monotonic() < deadline:
+    # until both are up, however long a loaded machine takes to start them (a fixed 10 s here
+    # fell through, and the signal then hit a run with no agent yet: exit 130, "no agent
+    # started"); 120 s is run_mwperf's own limit for a whole run
+    deadline = time.monotonic() + 120
+    while len(traced_pids(trace)) < 2:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "the agents did not start within 120 s"
         time.sleep(0.05)
     time.sleep(0.3)
     return proc

@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 
 from ..agent import Agent
 from ..errors import RunError
+from ..leases import Lease
 from .deploy import RemoteAgent, ensure_agent, remote_cache
 from .ssh import SshConnection, SshOptions
 from .supervised import RemoteProcess
@@ -71,7 +72,8 @@ def connect(name: str, target: SshTarget, options: SshOptions, local: Agent,
     host = _POOL.get(key)
     if host is not None and host.conn.alive():
         return host
-    conn = SshConnection.open(name, target, options)
+    # leased: a SIGKILLed mwperf's master dies with it (PDEATHSIG), its /tmp folder is reaped
+    conn = SshConnection.open(name, target, options, Lease.take(f"ssh connection to host {name}"))
     try:
         home, _, seen_text = conn.text(["sh", "-c", 'echo "$HOME"; echo "$SSH_CONNECTION"']
                                        ).partition("\n")

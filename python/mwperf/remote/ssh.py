@@ -18,6 +18,7 @@ import contextlib
 import os
 import shlex
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -59,31 +60,37 @@ class SshConnection:
     closed: bool = field(default=False)
     cache: str = ""
     """the per-user mwperf folder on the host (absolute), set once connected"""
+    lease: Lease | None = None
+    """holds the master and its folder: released by ``close``, or reaped once mwperf is gone"""
 
     @classmethod
     def open(cls, name: str, target: SshTarget, options: SshOptions,
              lease: Lease | None = None) -> "SshConnection":
-        """Connect (bounded by the connect timeout); RunError saying what went wrong."""
+        """Connect (bounded by the connect timeout); RunError saying what went wrong. The
+        connection owns ``lease`` (its master and folder are recorded there) and releases it
+        when it closes; a SIGKILLed mwperf's next run reaps it."""
         folder = Path(tempfile.mkdtemp(prefix="mwssh-", dir="/tmp"))  # short: a socket path
-        if lease is not None:
-            lease.add("path", str(folder))
-        conn = cls(name, target, options, folder / "c", log=folder / "master.log")
-        argv = ["ssh", *conn._base_options(), "-M", "-N", "-o", "ControlPersist=no",
-                *conn._destination()]
-        with open(conn.log, "wb") as log:
-            conn.master = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log,
-                                           stderr=log, process_group=0,
-                                           preexec_fn=_die_with_parent(os.getpid()))
-        if lease is not None:
-            with contextlib.suppress(RunError):
-                lease.add("process", process_id(conn.master.pid))
-        deadline = time.monotonic() + options.connect_timeout_s + 5
-        while not conn.control.exists():
-            if conn.master.poll() is not None or time.monotonic() > deadline:
-                reason = conn._master_failure()
-                conn.close()
-                raise RunError(reason)
-            time.sleep(0.02)
+        conn = cls(name, target, options, folder / "c", log=folder / "master.log", lease=lease)
+        try:
+            if lease is not None:
+                lease.add("path", str(folder))
+            argv = ["ssh", *conn._base_options(), "-M", "-N", "-o", "ControlPersist=no",
+                    *conn._destination()]
+            with open(conn.log, "wb") as log:
+                conn.master = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log,
+                                               stderr=log, process_group=0,
+                                               preexec_fn=_die_with_parent(os.getpid()))
+            if lease is not None:
+                with contextlib.suppress(RunError):
+                    lease.add("process", process_id(conn.master.pid))
+            deadline = time.monotonic() + options.connect_timeout_s + 5
+            while not conn.control.exists():
+                if conn.master.poll() is not None or time.monotonic() > deadline:
+                    raise RunError(conn._master_failure())
+                time.sleep(0.02)
+        except BaseException:
+            conn.close()
+            raise
         return conn
 
     def _base_options(self) -> list[str]:
@@ -196,3 +203,7 @@ class SshConnection:
             for child in self.control.parent.iterdir():
                 child.unlink()
             self.control.parent.rmdir()
+        if self.lease is not None:
+            for line in self.lease.release():
+                print(f"mwperf: warning: could not release {line} (lease {self.lease.path})",
+                      file=sys.stderr)
