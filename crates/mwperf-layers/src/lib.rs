@@ -9,6 +9,9 @@
 //!   headers), pure and unit-tested; [`fds`]: the per-fd stream state.
 //! - [`ring`]: the lock-free event ring the agent drains (`mwperf_layers_ring`, found with
 //!   dlsym; reader: crates/mwperf-agent/src/layers/ring.rs).
+//! - [`ros2`]: ROS 2's tracepoint functions (`ros_trace_rcl_publish`, `ros_trace_rmw_publish`,
+//!   `ros_trace_rmw_take`, `ros_trace_rcl_take`) and the two serialized rcl calls mwperf's ROS 2
+//!   agent makes: ROS 2's own moments of each message, in the same ring.
 //! - [`dump`]: `MWPERF_LAYERS_DUMP=PATH` writes what was not drained as CSV at exit.
 //!
 //! TEST ONLY: `MWPERF_LAYERS_CAPACITY=N` lets at most N events wait in the ring (to fill it).
@@ -27,6 +30,8 @@ mod dump;
 mod hooks;
 #[cfg(not(test))]
 mod real;
+#[cfg(not(test))]
+mod ros2;
 
 pub use ring::mwperf_layers_ring;
 
