@@ -14,7 +14,9 @@
 //!   agent makes: ROS 2's own moments of each message, in the same ring.
 //! - [`dump`]: `MWPERF_LAYERS_DUMP=PATH` writes what was not drained as CSV at exit.
 //!
-//! TEST ONLY: `MWPERF_LAYERS_CAPACITY=N` lets at most N events wait in the ring (to fill it).
+//! TEST ONLY: `MWPERF_LAYERS_CAPACITY=N` lets at most N events wait in the ring (to fill it);
+//! `MWPERF_LAYERS_TEST_ROS2_DELAY_NS=N` busy-waits N ns after the rcl_publish and rmw_take
+//! stamps (an injected truth for the ROS 2 parts: ros2.rs).
 
 #[cfg_attr(test, allow(dead_code))]
 mod fds;
@@ -66,6 +68,15 @@ extern "C" fn init() {
             shared
                 .capacity
                 .store(n.clamp(1, slots.len() as u64), Relaxed);
+        }
+    }
+    // SAFETY: as above
+    let delay = unsafe { libc::getenv(c"MWPERF_LAYERS_TEST_ROS2_DELAY_NS".as_ptr()) };
+    if !delay.is_null() {
+        // SAFETY: as above
+        let s = unsafe { core::ffi::CStr::from_ptr(delay) }.to_bytes();
+        if let Some(n) = parse_u64(s) {
+            ros2::TEST_DELAY_NS.store(n, Relaxed);
         }
     }
 }

@@ -19,7 +19,7 @@
 
 use core::cell::Cell;
 use core::ffi::{c_void, CStr};
-use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 
 use crate::gather::Gather;
 use crate::ring::{self, Event, BIT_TRACE, TRACE_SHIFT};
@@ -46,18 +46,40 @@ thread_local! {
     static STAMPS: [Cell<u64>; 2] = const { [Cell::new(0), Cell::new(0)] };
 }
 
-/// Stamp moment `slot` (0 or 1 of the wrapped call) if `message` is the one being wrapped.
+/// TEST ONLY (`MWPERF_LAYERS_TEST_ROS2_DELAY_NS=N`, read by the constructor): busy-wait N ns
+/// right after stamping rcl_publish and rmw_take, an injected truth that must land in the
+/// parts that start there (rcl_publish → rmw_publish, rmw_take → rcl_take). 0: off.
+pub static TEST_DELAY_NS: AtomicU64 = AtomicU64::new(0);
+
+/// Stamp moment `slot` (0 or 1 of the wrapped call) if `message` is the one being wrapped;
+/// whether it was.
 #[inline(always)]
-fn stamp(message: *const c_void, slot: usize) {
+fn stamp(message: *const c_void, slot: usize) -> bool {
     if !message.is_null() && CURRENT.with(|c| c.get()) == message as usize {
         let t = crate::hooks::now();
         STAMPS.with(|s| s[slot].set(t));
+        return true;
+    }
+    false
+}
+
+/// The test delay after a stamp (see [`TEST_DELAY_NS`]).
+#[inline(always)]
+fn test_delay() {
+    let d = TEST_DELAY_NS.load(Relaxed);
+    if d != 0 {
+        let until = crate::hooks::now() + d;
+        while crate::hooks::now() < until {
+            core::hint::spin_loop();
+        }
     }
 }
 
 #[no_mangle]
 pub extern "C" fn ros_trace_rcl_publish(_publisher: *const c_void, message: *const c_void) {
-    stamp(message, 0);
+    if stamp(message, 0) {
+        test_delay();
+    }
 }
 
 #[no_mangle]
@@ -76,8 +98,8 @@ pub extern "C" fn ros_trace_rmw_take(
     _source_timestamp: i64,
     taken: bool,
 ) {
-    if taken {
-        stamp(message, 0);
+    if taken && stamp(message, 0) {
+        test_delay();
     }
 }
 
