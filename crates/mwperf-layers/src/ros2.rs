@@ -188,7 +188,8 @@ unsafe fn around(
     rc
 }
 
-/// The mwperf header in a serialized message's bytes (the first one), if any.
+/// The mwperf header in a serialized message's bytes (the first one, in its first 16 KiB or
+/// the first 2 KiB of a bigger message), if any.
 unsafe fn header_of(m: *const Uint8Array) -> Option<Ident> {
     if m.is_null() || (*m).buffer.is_null() {
         return None;
@@ -198,11 +199,11 @@ unsafe fn header_of(m: *const Uint8Array) -> Option<Ident> {
         iov_len: (*m).buffer_length,
     }];
     let g = Gather::new(&iov, (*m).buffer_length);
-    let mut found = None;
-    scan::headers(&g, 0, g.len(), false, None, |_, h| {
-        found.get_or_insert(Ident::of(h));
-    });
-    found
+    // stops at the first header (near the start: after the message's CDR fields)
+    match scan::worth_stamping(&g, false) {
+        Some(Some((_, h))) => Some(Ident::of(&h)),
+        _ => None,
+    }
 }
 
 fn log(ident: Ident, kind: Kind, t: u64) {
