@@ -73,7 +73,7 @@ def test_over_udp_the_send_and_receive_paths_are_cut_by_ros2_s_moments(
 
 def test_an_injected_delay_after_rcl_publish_and_rmw_take_lands_in_those_parts_only(
         real_env: dict[str, str], tmp_path: Path) -> None:
-    delay = 300_000  # ns, busy-waited by the interposer (TEST ONLY) after each stamp
+    delay = 100_000  # ns, busy-waited by the interposer (TEST ONLY) after each stamp
     args = ("--transport", "ros2", "--rate", "100", "--duration", "1s")
     base, _, _ = run(real_env, tmp_path / "base", *args)
     env = {**real_env, "MWPERF_LAYERS_TEST_ROS2_DELAY_NS": str(delay)}
@@ -82,9 +82,9 @@ def test_an_injected_delay_after_rcl_publish_and_rmw_take_lands_in_those_parts_o
         before = parts(base["layers"], "middleware_transport", direction)
         after = parts(slow["layers"], "middleware_transport", direction)
         for hit in ("ros2_rcl_send", "ros2_rmw_receive"):
-            # the delay on top of what this part took without it (its median then), with that
-            # run's spread of it (its p99) allowed for the busy-wait's own end
-            allowed = delay + before[hit]["p50_ns"] + before[hit]["p99_ns"]
+            # at least the delay, and at most the delay on top of the longest this part took
+            # without it (the busy-wait ends on the clock read after its deadline)
+            allowed = delay + before[hit]["max_ns"]
             assert delay <= after[hit]["p50_ns"] <= allowed, (direction, hit, before[hit])
         for other in ("ros2_client_send", "ros2_dds", "ros2_client_receive"):
             # nothing of it elsewhere: no other part grew by the delay

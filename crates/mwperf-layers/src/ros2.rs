@@ -52,23 +52,23 @@ thread_local! {
 pub static TEST_DELAY_NS: AtomicU64 = AtomicU64::new(0);
 
 /// Stamp moment `slot` (0 or 1 of the wrapped call) if `message` is the one being wrapped;
-/// whether it was.
+/// the stamp if it was.
 #[inline(always)]
-fn stamp(message: *const c_void, slot: usize) -> bool {
+fn stamp(message: *const c_void, slot: usize) -> Option<u64> {
     if !message.is_null() && CURRENT.with(|c| c.get()) == message as usize {
         let t = crate::hooks::now();
         STAMPS.with(|s| s[slot].set(t));
-        return true;
+        return Some(t);
     }
-    false
+    None
 }
 
-/// The test delay after a stamp (see [`TEST_DELAY_NS`]).
+/// The test delay after stamp `t` (see [`TEST_DELAY_NS`]).
 #[inline(always)]
-fn test_delay() {
+fn test_delay(t: u64) {
     let d = TEST_DELAY_NS.load(Relaxed);
     if d != 0 {
-        let until = crate::hooks::now() + d;
+        let until = t + d;
         while crate::hooks::now() < until {
             core::hint::spin_loop();
         }
@@ -77,8 +77,8 @@ fn test_delay() {
 
 #[no_mangle]
 pub extern "C" fn ros_trace_rcl_publish(_publisher: *const c_void, message: *const c_void) {
-    if stamp(message, 0) {
-        test_delay();
+    if let Some(t) = stamp(message, 0) {
+        test_delay(t);
     }
 }
 
@@ -98,8 +98,11 @@ pub extern "C" fn ros_trace_rmw_take(
     _source_timestamp: i64,
     taken: bool,
 ) {
-    if taken && stamp(message, 0) {
-        test_delay();
+    if !taken {
+        return;
+    }
+    if let Some(t) = stamp(message, 0) {
+        test_delay(t);
     }
 }
 
