@@ -2,11 +2,13 @@
 interposer): ROS 2's own moments (rcl_publish, rmw_publish, rmw_take, rcl_take, interposed
 tracepoints) are seen on every message, in path order between the agent's write and its take,
 and their parts add up to their layer; an injected delay after the rcl_publish and rmw_take
-stamps lands in exactly the parts that start there. Needs the managed Kilted environment
-(make setup); without it mwperf says what is missing and these fail."""
+stamps lands in exactly the parts that start there. Needs the managed Kilted and Jazzy
+environments (make setup); without them mwperf says what is missing and these fail."""
 
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from test_layers_e2e import layer, run
 
@@ -42,10 +44,11 @@ def parts(section: dict[str, Any], name: str, direction: str | None = None) -> d
     return {p["name"]: p for p in layer(section, name, direction)["parts"]}
 
 
+@pytest.mark.parametrize("distro", ["kilted", "jazzy"])
 def test_shared_memory_every_message_has_ros2_s_moments_in_order_and_the_parts_add_up(
-        real_env: dict[str, str], tmp_path: Path) -> None:
-    result, saved, shown = run(real_env, tmp_path, "--transport", "ros2", "--rate", "500",
-                               "--duration", "2s")
+        real_env: dict[str, str], tmp_path: Path, distro: str) -> None:
+    result, saved, shown = run(real_env, tmp_path, "--transport", "ros2", "--opt",
+                               f"distro={distro}", "--rate", "500", "--duration", "2s")
     section = result["layers"]
     assert section["split"] == section["messages"] == result["measurement"]["accounting"]["received"]
     assert check_every_message_in_path_order(saved, udp=False) == section["messages"] > 800
