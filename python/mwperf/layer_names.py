@@ -25,6 +25,19 @@ PARTS: tuple[tuple[str, str], ...] = (
     ("receiver_kernel", "receiver kernel"),
 )
 """with --link: the parts of kernel_network, in order"""
+ROS2_PARTS: tuple[tuple[str, str], ...] = (
+    ("ros2_client_send", "client \u2192 rcl_publish"),
+    ("ros2_rcl_send", "rcl_publish \u2192 rmw_publish"),
+    ("ros2_dds_send", "rmw_publish \u2192 send call (DDS)"),
+    ("ros2_dds", "rmw_publish \u2192 rmw_take (DDS)"),
+    ("ros2_dds_receive", "receive call \u2192 rmw_take (DDS)"),
+    ("ros2_rmw_receive", "rmw_take \u2192 rcl_take"),
+    ("ros2_client_receive", "rcl_take \u2192 client's take"),
+)
+"""on --transport ros2: the parts of the middleware layers between ROS 2's own moments (its
+tracepoints), in a message's path order: middleware_send = client_send + rcl_send + dds_send;
+middleware_receive = dds_receive + rmw_receive + client_receive; middleware_transport (shared
+memory) = client_send + rcl_send + dds + rmw_receive + client_receive"""
 UNSPLIT: tuple[tuple[str, str], ...] = (
     ("events_dropped", "events dropped (a full ring)"),
     ("other_pattern", "seen differently from the others (a system call missing for them)"),
@@ -35,4 +48,4 @@ UNSPLIT: tuple[tuple[str, str], ...] = (
 
 def label_of(name: str) -> str:
     """The label of layer or part ``name`` (the name itself when unknown)."""
-    return dict(LAYERS + PARTS).get(name, name)
+    return dict(LAYERS + PARTS + ROS2_PARTS).get(name, name)

@@ -22,12 +22,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .layer_names import LAYERS as NAMED, PARTS as NAMED_PARTS
+from .layer_names import LAYERS as NAMED, PARTS as NAMED_PARTS, ROS2_PARTS
 from .layers_rows import Row
 
 LAYERS = ("app_send", "middleware_send", "kernel_network", "middleware_receive",
           "executor_callback")
-LABELS = dict(NAMED + NAMED_PARTS)
+LABELS = dict(NAMED + NAMED_PARTS + ROS2_PARTS)
 MERGED_TRANSPORT = "middleware_send+kernel_network+middleware_receive"
 """all three middle layers in one: no system call carries the message (shared memory)"""
 QUANTILES = (0, 0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 0.999, 1)
@@ -43,11 +43,32 @@ Link = dict[tuple[int, int, bool], tuple[int, int]]
 
 @dataclass(frozen=True)
 class Moment:
-    """One point of a message's chain: the layer that ENDS here, and when (None: not seen)."""
+    """One point of a message's chain: the layer that ENDS here, and when (None: not seen).
+    A ``cut`` is no layer's end but a moment inside one (ROS 2's tracepoints, named by
+    ``layer``): it splits that layer into parts (:data:`CUT_PARTS`)."""
 
     layer: str
     at: int | None
     direction: str
+    cut: bool = False
+
+
+CUT_PARTS: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {
+    ("middleware_send", ("rcl_publish", "rmw_publish")):
+        ("ros2_client_send", "ros2_rcl_send", "ros2_dds_send"),
+    ("middleware_receive", ("rmw_take", "rcl_take")):
+        ("ros2_dds_receive", "ros2_rmw_receive", "ros2_client_receive"),
+    ("middleware_transport", ("rcl_publish", "rmw_publish", "rmw_take", "rcl_take")):
+        ("ros2_client_send", "ros2_rcl_send", "ros2_dds", "ros2_rmw_receive",
+         "ros2_client_receive"),
+}
+"""(layer, the cuts seen inside it in path order) -> its parts (layer_names.ROS2_PARTS); a
+layer cut otherwise (a moment missing) is not split into parts"""
+
+
+def _cuts(row: Row, names: tuple[str, ...], direction: str) -> list[Moment]:
+    return [Moment(n, getattr(row, n), direction, cut=True) for n in names
+            if getattr(row, n) is not None]
 
 
 def one_way(sender: Row, receiver: Row, link: tuple[int, int] | None,
@@ -57,12 +78,14 @@ def one_way(sender: Row, receiver: Row, link: tuple[int, int] | None,
     chain = [Moment("", sender.intended if start is None else start, direction)]
     if start is None:
         chain.append(Moment("app_send", sender.write, direction))
+    chain += _cuts(sender, ("rcl_publish", "rmw_publish"), direction)
     chain.append(Moment("middleware_send", sender.send_first, direction))
     if link is not None and sender.send_first is not None and receiver.recv_last is not None:
         chain += [Moment("sender_kernel", link[0], direction), Moment("link", link[1], direction),
                   Moment("receiver_kernel", receiver.recv_last, direction)]
     else:
         chain.append(Moment("kernel_network", receiver.recv_last, direction))
+    chain += _cuts(receiver, ("rmw_take", "rcl_take"), direction)
     chain.append(Moment("middleware_receive", receiver.take, direction))
     return chain
 
@@ -86,24 +109,53 @@ Segments = list[tuple[str, str, int]]
 """(direction, layer, ns) of one message, in chain order"""
 
 
+Parts = list[tuple[str, str, str, int]]
+"""(direction, layer, part, ns) of one message: its layers cut by ROS 2's moments"""
+
+
 def segments(chain: Sequence[Moment]) -> tuple[tuple[bool, ...], Segments] | None:
     """The message's layers between its seen moments, and which moments were seen (its
     pattern); None when the chain's ends are missing or time runs backwards between two seen
     moments (rows that do not belong together)."""
-    if chain[0].at is None or chain[-1].at is None:
+    split = split_chain(chain)
+    return None if split is None else split[:2]
+
+
+def split_chain(chain: Sequence[Moment]) -> tuple[tuple[bool, ...], Segments, Parts] | None:
+    """:func:`segments`, and the parts of the layers that cut moments split (a layer whose cuts
+    are missing or out of order has none: never a made-up split)."""
+    layers = [m for m in chain if not m.cut]
+    if layers[0].at is None or layers[-1].at is None:
         return None
     out: Segments = []
+    parts: Parts = []
     pending: list[str] = []
-    last = chain[0].at
+    cuts: list[Moment] = []
+    last = layers[0].at
     for m in chain[1:]:
+        if m.cut:
+            cuts.append(m)
+            continue
         pending.append(m.layer)
         if m.at is None:
             continue
         if m.at < last:
             return None
-        out.append((m.direction, _merged(pending), m.at - last))
-        pending, last = [], m.at
-    return tuple(m.at is not None for m in chain), out
+        name = _merged(pending)
+        out.append((m.direction, name, m.at - last))
+        parts += _parts(m.direction, name, last, m.at, cuts)
+        pending, cuts, last = [], [], m.at
+    return tuple(m.at is not None for m in layers), out, parts
+
+
+def _parts(direction: str, layer: str, start: int, end: int, cuts: list[Moment]) -> Parts:
+    names = CUT_PARTS.get((layer, tuple(c.layer for c in cuts)))
+    if names is None:
+        return []
+    bounds = [start, *(c.at for c in cuts if c.at is not None), end]
+    if any(b < a for a, b in zip(bounds, bounds[1:])):
+        return []
+    return [(direction, layer, name, b - a) for name, a, b in zip(names, bounds, bounds[1:])]
 
 
 def _merged(names: list[str]) -> str:
@@ -158,10 +210,11 @@ def _unseen(name: str, why: str) -> dict[str, Any]:
 
 
 def layer_list(messages: list[Segments], direction: str | None, why: dict[str, str],
-               notes: dict[str, str]) -> list[dict[str, Any]]:
+               notes: dict[str, str], cut: list[Parts] | None = None) -> list[dict[str, Any]]:
     """The layers of ``messages`` (all one pattern), each summed over the message's directions
     (or of one ``direction``), in chain order; the five named layers a merge swallowed are
-    listed as not observable, with ``why``."""
+    listed as not observable, with ``why``. A layer that ``cut`` (each message's parts, in
+    step with ``messages``) splits for every message gets those parts."""
     names: list[str] = []
     per: list[dict[str, int]] = []
     for segs in messages:
@@ -186,9 +239,10 @@ def layer_list(messages: list[Segments], direction: str | None, why: dict[str, s
         if name in swallowed:
             out.append(_unseen(name, why.get(name, NOT_SEEN.get(name, "not seen"))))
     for name in names:
-        parts = None
+        parts: list[dict[str, Any]] | None = None
         if name == "kernel_network" and any("link" in m for m in per):
             parts = [_layer(p, [m.get(p, 0) for m in per], total_mean, notes) for p in PARTS]
+        parts = parts or _cut_parts(name, direction, cut, total_mean, notes)
         out.append(_layer(name, [m.get(name, 0) for m in per], total_mean, notes, parts))
     order = {n: i for i, n in enumerate(LAYERS)}
     out.sort(key=lambda layer: order.get(layer["name"].split("+")[0],
@@ -199,6 +253,27 @@ def layer_list(messages: list[Segments], direction: str | None, why: dict[str, s
                 if other["observable"] and layer["name"] in _components(other["name"]):
                     layer["note"] = f"{layer['note']}: counted in '{other['name']}'"
     return out
+
+
+def _cut_parts(layer: str, direction: str | None, cut: list[Parts] | None, total_mean: float,
+               notes: dict[str, str]) -> list[dict[str, Any]] | None:
+    """The parts of ``layer`` (summed over the directions, or of one), if every message has
+    them all."""
+    if not cut:
+        return None
+    sums: list[dict[str, int]] = []
+    order: list[str] = []
+    for message in cut:
+        got: dict[str, int] = {}
+        for d, name, part, ns in message:
+            if name == layer and (direction is None or d == direction):
+                got[part] = got.get(part, 0) + ns
+                if part not in order:
+                    order.append(part)
+        sums.append(got)
+    if not order or any(set(got) != set(order) for got in sums):
+        return None
+    return [_layer(p, [got[p] for got in sums], total_mean, notes) for p in order]
 
 
 def section(kind: str, chains: list[list[Moment]], why: dict[str, str],
@@ -217,11 +292,12 @@ def section(kind: str, chains: list[list[Moment]], why: dict[str, str],
 
 def _body(kind: str, chains: list[list[Moment]], why: dict[str, str],
           unsplit: dict[str, int]) -> dict[str, Any]:
-    split = [s for s in (segments(c) for c in chains) if s is not None]
+    split = [s for s in (split_chain(c) for c in chains) if s is not None]
     broken = len(chains) - len(split)
-    patterns = Counter(p for p, _ in split)
+    patterns = Counter(p for p, _, _ in split)
     common = patterns.most_common(1)[0][0] if patterns else None
-    kept = [segs for p, segs in split if p == common]
+    kept = [segs for p, segs, _ in split if p == common]
+    cut = [parts for p, _, parts in split if p == common]
     counts = dict(unsplit)
     counts["other_pattern"] = len(split) - len(kept)
     counts["inconsistent"] = broken
@@ -229,9 +305,9 @@ def _body(kind: str, chains: list[list[Moment]], why: dict[str, str],
     return {
         "messages": len(chains) + sum(unsplit.values()), "split": len(kept), "unsplit": counts,
         "total": figures(totals),
-        "layers": layer_list(kept, None, why, {}),
-        "directions": ({"forward": layer_list(kept, "forward", why, {}),
-                        "return": layer_list(kept, "return", why, {})}
+        "layers": layer_list(kept, None, why, {}, cut),
+        "directions": ({"forward": layer_list(kept, "forward", why, {}, cut),
+                        "return": layer_list(kept, "return", why, {}, cut)}
                        if kind == "roundtrip" else None),
     }
 

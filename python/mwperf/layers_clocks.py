@@ -30,7 +30,7 @@ from .layers import LABELS, MERGED_TRANSPORT
 from .layers_rows import Row
 
 STAMPS = ("intended", "write", "send_first", "send_last", "recv_first", "recv_last", "take",
-          "callback")
+          "callback", "rcl_publish", "rmw_publish", "rmw_take", "rcl_take")
 """a row's fields on its agent's clock (every field but topic and seq)"""
 CROSSING = "kernel_network"
 """the layer between two agents' stamps: the one that crosses from one clock to the other"""

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 COLUMNS = ("topic", "seq", "intended", "write", "send_first", "send_last", "recv_first",
-           "recv_last", "take", "callback")
+           "recv_last", "take", "callback", "rcl_publish", "rmw_publish", "rmw_take", "rcl_take")
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,15 @@ class Row:
     """the agent's receive returned the sample"""
     callback: int | None
     """the callback started (after waiting for the executor)"""
+    rcl_publish: int | None = None
+    """ROS 2 only (ROS 2's tracepoints, libmwperf_layers.so's ros2.rs): rcl's publish of what
+    this agent sent was entered"""
+    rmw_publish: int | None = None
+    """... the RMW handed it to DDS (before the DataWriter's write)"""
+    rmw_take: int | None = None
+    """... the RMW took what this agent received from DDS"""
+    rcl_take: int | None = None
+    """... rcl's take was about to return it"""
 
 
 class RowsError(ValueError):

@@ -642,9 +642,9 @@ class LayerTotal(TypedDict):
 
 
 class LayerPart(TypedDict):
-    """--layers with --link: one part of kernel_network (sender_kernel: send syscall to the link emulator read the packet; link: emulator read to release; receiver_kernel: release to the receive syscall returned)"""
+    """--layers with --link: one part of kernel_network (sender_kernel: send syscall to the link emulator read the packet; link: emulator read to release; receiver_kernel: release to the receive syscall returned); on --transport ros2: one part of middleware_send, middleware_receive or middleware_transport between ROS 2's own tracepoints (ros2_client_send: write to rcl_publish; ros2_rcl_send: rcl_publish to rmw_publish; ros2_dds_send: rmw_publish to the send syscall; ros2_dds: rmw_publish to rmw_take, shared memory; ros2_dds_receive: the receive syscall to rmw_take; ros2_rmw_receive: rmw_take to rcl_take; ros2_client_receive: rcl_take to the agent's take)"""
 
-    name: Literal['sender_kernel', 'link', 'receiver_kernel']
+    name: Literal['sender_kernel', 'link', 'receiver_kernel', 'ros2_client_send', 'ros2_rcl_send', 'ros2_dds_send', 'ros2_dds', 'ros2_dds_receive', 'ros2_rmw_receive', 'ros2_client_receive']
     label: NotRequired[str]
     observable: bool
     note: NotRequired[str | None]

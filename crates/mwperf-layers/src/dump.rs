@@ -6,7 +6,8 @@
 //! 81234567890,send,1,1,7,0,42,0,120,5
 //! # events=N dropped=M
 //! ```
-//! `t_ns` is raw CLOCK_MONOTONIC; `dir` is `send` or `recv`; `events` counts every event logged
+//! `t_ns` is raw CLOCK_MONOTONIC; `dir` is `send` or `recv`, or for a ROS 2 tracepoint's
+//! moment (ros2.rs) `rcl_publish`, `rmw_publish`, `rmw_take` or `rcl_take` (fd -1); `events` counts every event logged
 //! by the process (drained or not), `dropped` those a full ring refused.
 //!
 //! `%p` in PATH stands for the pid: every process of a tree that inherits LD_PRELOAD and the
@@ -18,7 +19,7 @@
 use core::sync::atomic::{AtomicI32, Ordering::Relaxed};
 
 use crate::real;
-use crate::ring::{self, Event, BIT_FIRST, BIT_LAST, BIT_SEND};
+use crate::ring::{self, Event, BIT_FIRST, BIT_LAST, BIT_SEND, BIT_TRACE, TRACE_SHIFT};
 
 /// The pid of the process that ran the constructor.
 pub static OWNER: AtomicI32 = AtomicI32::new(0);
@@ -90,7 +91,14 @@ impl Out {
 
     fn event(&mut self, e: &Event) {
         self.num(e.t_ns);
-        self.put(if e.bits & BIT_SEND != 0 {
+        self.put(if e.bits & BIT_TRACE != 0 {
+            [
+                &b",rcl_publish,"[..],
+                b",rmw_publish,",
+                b",rmw_take,",
+                b",rcl_take,",
+            ][((e.bits >> TRACE_SHIFT) & 3) as usize]
+        } else if e.bits & BIT_SEND != 0 {
             b",send,"
         } else {
             b",recv,"

@@ -34,7 +34,7 @@ const IOV_MAX: usize = 1024;
 
 /// Raw CLOCK_MONOTONIC in ns (vDSO, no system call).
 #[inline(always)]
-fn now() -> u64 {
+pub(crate) fn now() -> u64 {
     let mut ts = timespec {
         tv_sec: 0,
         tv_nsec: 0,

@@ -9,9 +9,14 @@
 //!   headers), pure and unit-tested; [`fds`]: the per-fd stream state.
 //! - [`ring`]: the lock-free event ring the agent drains (`mwperf_layers_ring`, found with
 //!   dlsym; reader: crates/mwperf-agent/src/layers/ring.rs).
+//! - [`ros2`]: ROS 2's tracepoint functions (`ros_trace_rcl_publish`, `ros_trace_rmw_publish`,
+//!   `ros_trace_rmw_take`, `ros_trace_rcl_take`) and the two serialized rcl calls mwperf's ROS 2
+//!   agent makes: ROS 2's own moments of each message, in the same ring.
 //! - [`dump`]: `MWPERF_LAYERS_DUMP=PATH` writes what was not drained as CSV at exit.
 //!
-//! TEST ONLY: `MWPERF_LAYERS_CAPACITY=N` lets at most N events wait in the ring (to fill it).
+//! TEST ONLY: `MWPERF_LAYERS_CAPACITY=N` lets at most N events wait in the ring (to fill it);
+//! `MWPERF_LAYERS_TEST_ROS2_DELAY_NS=N` busy-waits N ns after the rcl_publish and rmw_take
+//! stamps (an injected truth for the ROS 2 parts: ros2.rs).
 
 #[cfg_attr(test, allow(dead_code))]
 mod fds;
@@ -27,6 +32,8 @@ mod dump;
 mod hooks;
 #[cfg(not(test))]
 mod real;
+#[cfg(not(test))]
+mod ros2;
 
 pub use ring::mwperf_layers_ring;
 
@@ -61,6 +68,15 @@ extern "C" fn init() {
             shared
                 .capacity
                 .store(n.clamp(1, slots.len() as u64), Relaxed);
+        }
+    }
+    // SAFETY: as above
+    let delay = unsafe { libc::getenv(c"MWPERF_LAYERS_TEST_ROS2_DELAY_NS".as_ptr()) };
+    if !delay.is_null() {
+        // SAFETY: as above
+        let s = unsafe { core::ffi::CStr::from_ptr(delay) }.to_bytes();
+        if let Some(n) = parse_u64(s) {
+            ros2::TEST_DELAY_NS.store(n, Relaxed);
         }
     }
 }

@@ -23,6 +23,11 @@ pub const SLOTS: usize = 1 << 20;
 pub const BIT_SEND: u8 = 1;
 pub const BIT_FIRST: u8 = 2;
 pub const BIT_LAST: u8 = 4;
+/// A ROS 2 tracepoint, not a system call (ros2.rs); its kind in bits 4-5 ([`TRACE_SHIFT`]).
+/// Neither first nor last: a reader that does not know it leaves it out of the calls.
+pub const BIT_TRACE: u8 = 8;
+/// Where a tracepoint event's kind (ros2.rs `Kind`) sits in `bits`.
+pub const TRACE_SHIFT: u8 = 4;
 
 /// One event as it sits in a slot (48 bytes with the commit word).
 #[repr(C)]

@@ -35,7 +35,7 @@ pub struct Ident {
 }
 
 impl Ident {
-    fn of(h: &Header) -> Self {
+    pub(crate) fn of(h: &Header) -> Self {
         Ident {
             run_id: h.run_id,
             topic: h.topic,

@@ -21,6 +21,10 @@ const MAGIC: u64 = u64::from_le_bytes(*b"MWLAYER2");
 const BIT_SEND: u8 = 1;
 const BIT_FIRST: u8 = 2;
 const BIT_LAST: u8 = 4;
+/// A ROS 2 tracepoint's moment, not a system call (crates/mwperf-layers/src/ros2.rs); its kind
+/// in bits 4-5.
+const BIT_TRACE: u8 = 8;
+const TRACE_SHIFT: u8 = 4;
 
 /// One system call's part in one message, on the agent's clock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -44,6 +48,9 @@ pub struct SyscallEvent {
     /// The header's `peer_rx_ns` low 32 bits: a graph node's message carries its publishing
     /// node's index there (node/publisher.rs); meaningless for the point roles.
     pub source: u32,
+    /// A ROS 2 tracepoint's moment instead of a system call (then neither first nor last):
+    /// 0 rcl_publish, 1 rmw_publish, 2 rmw_take, 3 rcl_take (rows.rs's column order).
+    pub trace: Option<u8>,
 }
 
 /// The ring's counters since the process started.
@@ -196,6 +203,7 @@ fn convert(e: &RawEvent) -> SyscallEvent {
         bytes: e.bytes,
         fd: e.fd,
         source: e.source,
+        trace: (e.bits & BIT_TRACE != 0).then_some((e.bits >> TRACE_SHIFT) & 3),
     }
 }
 
@@ -236,6 +244,20 @@ mod tests {
             slots: slots.as_ptr(),
         };
         (shared, slots)
+    }
+
+    #[test]
+    fn a_ros2_tracepoint_event_keeps_its_kind_and_is_no_system_call() {
+        let e = RawEvent {
+            t_ns: 5,
+            seq: 2,
+            bits: BIT_TRACE | 3 << TRACE_SHIFT,
+            ..RawEvent::default()
+        };
+        let out = convert(&e);
+        assert_eq!(out.trace, Some(3));
+        assert!(!out.first && !out.last && !out.send);
+        assert_eq!(convert(&RawEvent::default()).trace, None);
     }
 
     #[test]
@@ -282,6 +304,7 @@ mod tests {
                 bytes: 120,
                 fd: 5,
                 source: 3,
+                trace: None,
             }
         );
         assert!(!out[1].send && out[1].first && !out[1].last);

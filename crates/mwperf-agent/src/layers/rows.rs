@@ -16,8 +16,11 @@ use super::book::Row;
 use super::ring::SyscallEvent;
 
 /// The CSV's columns; empty = not seen.
-pub const COLUMNS: &str =
-    "topic,seq,intended,write,send_first,send_last,recv_first,recv_last,take,callback";
+/// The last four are ROS 2's own moments (the tracepoints libmwperf_layers.so interposes: its
+/// ros2.rs): of the message the row sends (rcl_publish, rmw_publish) and of the one it receives
+/// (rmw_take, rcl_take); empty for every other transport.
+pub const COLUMNS: &str = "topic,seq,intended,write,send_first,send_last,recv_first,recv_last,\
+take,callback,rcl_publish,rmw_publish,rmw_take,rcl_take";
 
 /// The system calls of one message in one direction.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -32,6 +35,8 @@ pub struct Paired {
     pub row: Row,
     pub send: Calls,
     pub recv: Calls,
+    /// ROS 2's moments, in [`COLUMNS`]' order (None: not seen, or not ROS 2).
+    pub ros2: [Option<u64>; 4],
 }
 
 /// (run id, topic, seq, echo, send, source: None unless keyed by the publisher too)
@@ -77,6 +82,30 @@ fn calls_of(events: &[SyscallEvent], sourced: bool) -> HashMap<Key, Calls> {
     out
 }
 
+/// (run id, topic, seq, echo, tracepoint kind, source as in [`Key`])
+type TraceKey = (u32, u16, u64, bool, u8, Option<u32>);
+
+/// The earliest moment of each ROS 2 tracepoint per message (a later one for the same message
+/// would be a second delivery).
+fn moments_of(events: &[SyscallEvent], sourced: bool) -> HashMap<TraceKey, u64> {
+    let mut out: HashMap<TraceKey, u64> = HashMap::new();
+    for e in events.iter().filter(|e| measured(e)) {
+        if let Some(kind) = e.trace {
+            let key = (
+                e.run_id,
+                e.topic,
+                e.seq,
+                e.flags & FLAG_ECHO != 0,
+                kind,
+                sourced.then_some(e.source),
+            );
+            let t = out.entry(key).or_insert(e.t_ns);
+            *t = (*t).min(e.t_ns);
+        }
+    }
+    out
+}
+
 fn measured(e: &SyscallEvent) -> bool {
     e.flags & (FLAG_WARMUP | FLAG_PROBE) == 0
 }
@@ -101,10 +130,32 @@ pub fn pair(rows: Vec<Row>, events: &[SyscallEvent]) -> Vec<Paired> {
             })
             .unwrap_or_default()
     };
+    let traced = events.iter().any(|e| e.trace.is_some());
+    let plain_moments = traced.then(|| moments_of(events, false));
+    let sourced_moments = traced.then(|| moments_of(events, true));
+    let moment = |r: &Row, echo: Option<bool>, kind: u8| {
+        let moments = if r.source.is_some() {
+            &sourced_moments
+        } else {
+            &plain_moments
+        };
+        echo.zip(moments.as_ref()).and_then(|(echo, m)| {
+            m.get(&(r.run_id, r.topic, r.seq, echo, kind, r.source))
+                .copied()
+        })
+    };
     rows.into_iter()
         .map(|row| Paired {
             send: find(&row, row.side.sends_echo(), true),
             recv: find(&row, row.side.receives_echo(), false),
+            ros2: [0u8, 1, 2, 3].map(|kind| {
+                let echo = if kind < 2 {
+                    row.side.sends_echo()
+                } else {
+                    row.side.receives_echo()
+                };
+                moment(&row, echo, kind)
+            }),
             row,
         })
         .collect()
@@ -143,14 +194,24 @@ pub fn node_line(p: &Paired) -> String {
         || (String::new(), String::new(), String::new()),
         |c| (c.topic.to_string(), c.source.to_string(), c.seq.to_string()),
     );
-    let point = line(p);
+    let point = base_line(p);
     let (topic, rest) = point.split_once(',').expect("a line has columns");
     let source = r.source.map_or_else(String::new, |s| s.to_string());
     format!("{side},{topic},{source},{rest},{ct},{cs},{cq}")
 }
 
-/// One CSV line (no newline).
+/// One point's CSV line (no newline): [`COLUMNS`].
 pub fn line(p: &Paired) -> String {
+    let mut out = base_line(p);
+    for t in p.ros2 {
+        out.push(',');
+        out.push_str(&cell(t));
+    }
+    out
+}
+
+/// The columns a point and a graph node share (a node's have no ROS 2 moments yet).
+fn base_line(p: &Paired) -> String {
     let r = &p.row;
     [
         r.topic.to_string(),
@@ -202,7 +263,38 @@ mod tests {
             bytes: 100,
             fd: 3,
             source: 0,
+            trace: None,
         }
+    }
+
+    fn trace(t: u64, seq: u64, flags: u8, kind: u8) -> SyscallEvent {
+        SyscallEvent {
+            trace: Some(kind),
+            ..ev(t, seq, flags, false, false, false)
+        }
+    }
+
+    #[test]
+    fn a_ros2_row_gets_the_moments_of_its_own_message_and_of_the_echo() {
+        let events = [
+            trace(22, 1, 0, 0), // the ping's rcl_publish
+            trace(25, 1, 0, 1), // its rmw_publish
+            trace(26, 1, 0, 1), // a later one (never for one message): left out
+            ev(30, 1, 0, true, true, true),
+            trace(60, 1, 0, 2), // the pong's take of the ping: not the ping's row's
+            trace(86, 1, FLAG_ECHO, 2), // the echo's rmw_take
+            trace(88, 1, FLAG_ECHO, 3), // the echo's rcl_take
+            trace(87, 2, FLAG_ECHO, 3), // another message's
+        ];
+        let p = pair(vec![row(Side::Ping, 1)], &events);
+        assert_eq!(p[0].ros2, [Some(22), Some(25), Some(86), Some(88)]);
+        // the system calls are paired as before: a tracepoint is not a call
+        assert_eq!(p[0].send.first, Some(30));
+        assert_eq!(p[0].recv, Calls::default());
+        assert_eq!(line(&p[0]), "0,1,10,20,30,30,,,90,95,22,25,86,88");
+        let pong = pair(vec![row(Side::Pong, 1)], &events);
+        assert_eq!(pong[0].ros2, [None, None, Some(60), None]);
+        assert_eq!(COLUMNS.split(',').count(), line(&p[0]).split(',').count());
     }
 
     fn row(side: Side, seq: u64) -> Row {
@@ -246,7 +338,7 @@ mod tests {
                 last: Some(85)
             }
         );
-        assert_eq!(line(&p[0]), "0,1,10,20,30,30,80,85,90,95");
+        assert_eq!(line(&p[0]), "0,1,10,20,30,30,80,85,90,95,,,,");
     }
 
     #[test]
@@ -274,7 +366,7 @@ mod tests {
             }
         );
         assert_eq!(p[0].send, Calls::default());
-        assert_eq!(line(&p[0]), "0,4,10,20,,,40,,90,95");
+        assert_eq!(line(&p[0]), "0,4,10,20,,,40,,90,95,,,,");
     }
 
     #[test]

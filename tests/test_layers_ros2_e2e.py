@@ -1,0 +1,94 @@
+"""--layers on --transport ros2 end to end (a real rcl node, rmw_fastrtps_cpp, the real
+interposer): ROS 2's own moments (rcl_publish, rmw_publish, rmw_take, rcl_take, interposed
+tracepoints) are seen on every message, in path order between the agent's write and its take,
+and their parts add up to their layer; an injected delay after the rcl_publish and rmw_take
+stamps lands in exactly the parts that start there. Needs the managed Kilted and Jazzy
+environments (make setup); without them mwperf says what is missing and these fail."""
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from test_layers_e2e import layer, run
+
+from mwperf.layers_rows import Row, read_rows
+
+STEPS = ("write", "rcl_publish", "rmw_publish")
+"""the sender's moments of a message, in path order (then the receiver's TAKES)"""
+TAKES = ("rmw_take", "rcl_take", "take")
+
+
+def moments(sender: Row, receiver: Row, *, udp: bool) -> list[int | None]:
+    mid = [sender.send_first, receiver.recv_last] if udp else []
+    return ([getattr(sender, s) for s in STEPS] + mid + [getattr(receiver, s) for s in TAKES])
+
+
+def check_every_message_in_path_order(saved: Path, *, udp: bool) -> int:
+    ping = read_rows(saved / "layers" / "ping.csv")
+    pong = read_rows(saved / "layers" / "pong.csv")
+    checked = 0
+    for key, mine in ping.items():
+        if mine.take is None or key not in pong:
+            continue  # the echo never came back
+        theirs = pong[key]
+        path = moments(mine, theirs, udp=udp) + moments(theirs, mine, udp=udp)
+        assert None not in path, (key, mine, theirs)
+        gaps = [b - a for a, b in zip(path, path[1:])]  # type: ignore[operator]
+        assert min(gaps) >= 0, (key, path)
+        checked += 1
+    return checked
+
+
+def parts(section: dict[str, Any], name: str, direction: str | None = None) -> dict[str, Any]:
+    return {p["name"]: p for p in layer(section, name, direction)["parts"]}
+
+
+@pytest.mark.parametrize("distro", ["kilted", "jazzy"])
+def test_shared_memory_every_message_has_ros2_s_moments_in_order_and_the_parts_add_up(
+        real_env: dict[str, str], tmp_path: Path, distro: str) -> None:
+    result, saved, shown = run(real_env, tmp_path, "--transport", "ros2", "--opt",
+                               f"distro={distro}", "--rate", "500", "--duration", "2s")
+    section = result["layers"]
+    assert section["split"] == section["messages"] == result["measurement"]["accounting"]["received"]
+    assert check_every_message_in_path_order(saved, udp=False) == section["messages"] > 800
+    middle = layer(section, "middleware_transport")
+    got = parts(section, "middleware_transport")
+    assert list(got) == ["ros2_client_send", "ros2_rcl_send", "ros2_dds", "ros2_rmw_receive",
+                         "ros2_client_receive"]
+    assert abs(sum(p["mean_ns"] for p in got.values()) - middle["mean_ns"]) < 1e-6 * middle["mean_ns"]
+    assert "rmw_publish → rmw_take (DDS)" in shown
+
+
+def test_over_udp_the_send_and_receive_paths_are_cut_by_ros2_s_moments(
+        real_env: dict[str, str], tmp_path: Path) -> None:
+    env = {**real_env, "FASTDDS_BUILTIN_TRANSPORTS": "UDPv4"}  # no shared memory: system calls
+    result, saved, _ = run(env, tmp_path, "--transport", "ros2", "--rate", "200", "--duration",
+                           "2s")
+    section = result["layers"]
+    assert section["split"] == section["messages"] > 300
+    assert check_every_message_in_path_order(saved, udp=True) == section["messages"]
+    assert list(parts(section, "middleware_send")) == [
+        "ros2_client_send", "ros2_rcl_send", "ros2_dds_send"]
+    assert list(parts(section, "middleware_receive")) == [
+        "ros2_dds_receive", "ros2_rmw_receive", "ros2_client_receive"]
+
+
+def test_an_injected_delay_after_rcl_publish_and_rmw_take_lands_in_those_parts_only(
+        real_env: dict[str, str], tmp_path: Path) -> None:
+    delay = 100_000  # ns, busy-waited by the interposer (TEST ONLY) after each stamp
+    args = ("--transport", "ros2", "--rate", "100", "--duration", "1s")
+    base, _, _ = run(real_env, tmp_path / "base", *args)
+    env = {**real_env, "MWPERF_LAYERS_TEST_ROS2_DELAY_NS": str(delay)}
+    slow, _, _ = run(env, tmp_path / "slow", *args)
+    for direction in ("forward", "return"):
+        before = parts(base["layers"], "middleware_transport", direction)
+        after = parts(slow["layers"], "middleware_transport", direction)
+        for hit in ("ros2_rcl_send", "ros2_rmw_receive"):
+            # at least the delay, and at most the delay on top of the longest this part took
+            # without it (the busy-wait ends on the clock read after its deadline)
+            allowed = delay + before[hit]["max_ns"]
+            assert delay <= after[hit]["p50_ns"] <= allowed, (direction, hit, before[hit])
+        for other in ("ros2_client_send", "ros2_dds", "ros2_client_receive"):
+            # nothing of it elsewhere: no other part grew by the delay
+            assert after[other]["p50_ns"] < before[other]["p50_ns"] + delay, (direction, other)
