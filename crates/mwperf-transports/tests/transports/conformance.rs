@@ -653,25 +653,27 @@ macro_rules! conformance {
         $(#[$attr])*
         mod $module {
             use super::*;
+            /// with transport options: in a process of its own (support::here_or_alone)
+            const OWN: bool = false $(|| !$key.is_empty())?;
             #[allow(unused_mut)]
             fn fx() -> Fixture {
                 let mut fx = Fixture::new($kind);
                 $(fx.options.push(($key.into(), $value.into()));)?
                 fx
             }
-            #[test] fn ordered_roundtrip_byte_exact() { if support::here($kind) { super::ordered_roundtrip_byte_exact(&fx()) } }
-            #[test] fn pipelined_messages_stay_in_order() { if support::here($kind) { super::pipelined_messages_stay_in_order(&fx()) } }
-            #[test] fn largest_message() { if support::here($kind) { super::largest_message(&fx()) } }
-            #[test] fn simultaneous_large_writes_do_not_deadlock() { if support::here($kind) { super::simultaneous_large_writes_do_not_deadlock(&fx()) } }
-            #[test] fn foreign_and_malformed_input_is_survived() { if support::here($kind) { super::foreign_and_malformed_input_is_survived(&fx()) } }
-            #[test] fn peer_disappearance_is_bounded() { if support::here($kind) { super::peer_disappearance_is_bounded(&fx()) } }
-            #[test] fn recv_wait_is_bounded() { if support::here($kind) { super::recv_wait_is_bounded(&fx()) } }
-            #[test] fn clean_shutdown_releases_the_address() { if support::here($kind) { super::clean_shutdown_releases_the_address(&fx()) } }
-            #[test] fn serves_a_new_peer_after_the_first_left() { if support::here($kind) { super::serves_a_new_peer_after_the_first_left(&fx()) } }
-            #[test] fn discovery_without_a_peer_is_bounded() { if support::here($kind) { super::discovery_without_a_peer_is_bounded(&fx()) } }
-            #[test] fn qos_is_honoured_or_refused() { if support::here($kind) { super::qos_is_honoured_or_refused(&fx()) } }
-            #[test] fn fanout_counting_matches_the_descriptor() { if support::here($kind) { super::fanout_counting_matches_the_descriptor(&fx()) } }
-            #[test] fn endpoints_share_a_session_where_asked() { if support::here($kind) { super::endpoints_share_a_session_where_asked(&fx()) } }
+            #[test] fn ordered_roundtrip_byte_exact() { if support::here_or_alone($kind, OWN) { super::ordered_roundtrip_byte_exact(&fx()) } }
+            #[test] fn pipelined_messages_stay_in_order() { if support::here_or_alone($kind, OWN) { super::pipelined_messages_stay_in_order(&fx()) } }
+            #[test] fn largest_message() { if support::here_or_alone($kind, OWN) { super::largest_message(&fx()) } }
+            #[test] fn simultaneous_large_writes_do_not_deadlock() { if support::here_or_alone($kind, OWN) { super::simultaneous_large_writes_do_not_deadlock(&fx()) } }
+            #[test] fn foreign_and_malformed_input_is_survived() { if support::here_or_alone($kind, OWN) { super::foreign_and_malformed_input_is_survived(&fx()) } }
+            #[test] fn peer_disappearance_is_bounded() { if support::here_or_alone($kind, OWN) { super::peer_disappearance_is_bounded(&fx()) } }
+            #[test] fn recv_wait_is_bounded() { if support::here_or_alone($kind, OWN) { super::recv_wait_is_bounded(&fx()) } }
+            #[test] fn clean_shutdown_releases_the_address() { if support::here_or_alone($kind, OWN) { super::clean_shutdown_releases_the_address(&fx()) } }
+            #[test] fn serves_a_new_peer_after_the_first_left() { if support::here_or_alone($kind, OWN) { super::serves_a_new_peer_after_the_first_left(&fx()) } }
+            #[test] fn discovery_without_a_peer_is_bounded() { if support::here_or_alone($kind, OWN) { super::discovery_without_a_peer_is_bounded(&fx()) } }
+            #[test] fn qos_is_honoured_or_refused() { if support::here_or_alone($kind, OWN) { super::qos_is_honoured_or_refused(&fx()) } }
+            #[test] fn fanout_counting_matches_the_descriptor() { if support::here_or_alone($kind, OWN) { super::fanout_counting_matches_the_descriptor(&fx()) } }
+            #[test] fn endpoints_share_a_session_where_asked() { if support::here_or_alone($kind, OWN) { super::endpoints_share_a_session_where_asked(&fx()) } }
         }
     )*};
 }

@@ -125,7 +125,15 @@ const ALONE: &str = "MWPERF_TEST_ALONE";
 /// once fastdds endpoints ran beside them; each passes alone). An agent loads one transport, so
 /// only this test binary meets it.
 pub fn here(kind: Kind) -> bool {
-    if kind != Kind::Ros2 || std::env::var_os(ALONE).is_some() {
+    here_or_alone(kind, false)
+}
+
+/// [`here`], and with `own` true a process of its own for any transport: a fixture with
+/// transport options (the raw DDS transports' `ros2-type` puts Cyclone DDS on this host's
+/// address, a configuration of its own, and Cyclone takes one configuration per domain and
+/// process: beside the loopback fixtures' it is refused).
+pub fn here_or_alone(kind: Kind, own: bool) -> bool {
+    if (kind != Kind::Ros2 && !own) || std::env::var_os(ALONE).is_some() {
         return true;
     }
     let test = std::thread::current()
