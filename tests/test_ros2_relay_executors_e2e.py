@@ -38,6 +38,7 @@ def ticks(folder: Path, result: dict) -> list[tuple[int, int]]:
 def test_rclpy_executors_echo_three_topics(tmp_path: Path, executor: str):
     done = run_mwperf("run", "--transport", "ros2", "--pong", "relay", "--topics", "3",
                       "--executor", executor, "--busy-loop", f"{BUSY_NS}ns", "--rate", str(RATE),
+                      "--depth", "1000",  # every message kept while a starved relay catches up
                       "--duration", f"{SECONDS}s", "--warmup", "500ms", "--samples",
                       "--results", str(tmp_path), timeout=180)
     assert done.returncode == 0, done.stderr + done.stdout

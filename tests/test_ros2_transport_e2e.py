@@ -9,6 +9,8 @@ starts. Without the managed Kilted environment these fail with mwperf's own line
 install command (python3 -m mwperf.ros2.install kilted)."""
 
 import json
+import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -27,11 +29,22 @@ def fastdds_files() -> set[str]:
 
 def leftovers(before: set[str]) -> set[str]:
     """What appeared since ``before`` and nobody uses (a lock file goes with its segment; a
-    port's semaphore with its port)."""
+    port's semaphore with its port), of this test's DDS domain: a port's file (``fastdds_port<P>``,
+    P an RTPS port: 7400 + 250 x domain + offset) of another domain is another pytest worker's
+    (tests/conftest.py gives each its own domain), created or released beside this test."""
     in_use = mapped()
     return {n for n in fastdds_files() - before
             if n not in in_use and n.removesuffix("_el") not in in_use
-            and n.removeprefix("sem.").removesuffix("_mutex") not in in_use}
+            and n.removeprefix("sem.").removesuffix("_mutex") not in in_use
+            and _this_domain(n)}
+
+
+def _this_domain(name: str) -> bool:
+    match = re.search(r"fastdds_port(\d+)", name)
+    if match is None:
+        return True
+    domain = int(os.environ.get("ROS_DOMAIN_ID", "0"))
+    return 7400 + 250 * domain <= int(match.group(1)) < 7400 + 250 * (domain + 1)
 
 
 def mwperf(*args: str) -> subprocess.CompletedProcess[str]:
