@@ -15,6 +15,7 @@ import pytest
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from mwperf import ros2
     from ssh_support import Robot
 
 # The tests test this checkout's code, in this process (pyproject's pytest `pythonpath`) and in
@@ -411,3 +412,15 @@ def robot(tmp_path: Path) -> Iterator["Robot"]:
     made = Robot(folder)
     yield made
     made.close()
+
+
+@pytest.fixture(scope="module")
+def kilted() -> "ros2.Distribution":
+    """The managed Kilted environment (the ROS 2 tests' peers); a failure, not a skip, naming the
+    command that installs it when it is not there."""
+    from mwperf import ros2
+    from mwperf.errors import UsageError
+    try:
+        return ros2.pick("kilted", env={})
+    except UsageError as exc:
+        pytest.fail(f"{exc} (make setup installs it)")

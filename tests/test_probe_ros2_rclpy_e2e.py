@@ -23,7 +23,6 @@ from pathlib import Path
 import pytest
 
 from mwperf import ros2
-from mwperf.errors import UsageError
 from ros2peers import peers
 from ros2peers.peers import Peer
 
@@ -37,14 +36,6 @@ RATE_HZ = 50.0
 NO_MULTICAST = ("<CycloneDDS><Domain Id=\"any\"><General><AllowMulticast>false</AllowMulticast>"
                 "</General></Domain></CycloneDDS>")
 
-
-@pytest.fixture(scope="module")
-def kilted() -> ros2.Distribution:
-    """The managed Kilted environment; a failure (not a skip) naming the command without it."""
-    try:
-        return ros2.pick("kilted", env={})
-    except UsageError as exc:
-        pytest.fail(f"{exc} (make setup installs it)")
 
 
 def shell(dom: int, **ros: str) -> dict[str, str]:

@@ -23,7 +23,6 @@ import pytest
 
 from conftest import REAL_AGENT
 from mwperf import fastdds_shm, ros2
-from mwperf.errors import UsageError
 from ros2peers.peers import Peer
 from test_probe_ros2_rclpy_e2e import RclpyNode, shell
 
@@ -34,14 +33,6 @@ COUNT = 300
 TYPE = "std_msgs/msg/UInt8MultiArray"
 TALKER = Path(__file__).resolve().parent / "ros2peers" / "mwperf_talker.py"
 
-
-@pytest.fixture(scope="module")
-def kilted() -> ros2.Distribution:
-    """The managed Kilted environment; a failure (not a skip) naming the command without it."""
-    try:
-        return ros2.pick("kilted", env={})
-    except UsageError as exc:
-        pytest.fail(f"{exc} (make setup installs it)")
 
 
 @pytest.fixture(autouse=True)

@@ -36,14 +36,6 @@ PARAMETER = "use_sim_time"
 """what a foreign caller asks for (every ROS 2 node has it)"""
 
 
-@pytest.fixture(scope="module")
-def kilted() -> ros2.Distribution:
-    """The managed Kilted environment; a failure (not a skip) naming the command without it."""
-    try:
-        return ros2.pick("kilted", env={})
-    except UsageError as exc:
-        pytest.fail(f"{exc} (make setup installs it)")
-
 
 class RclpyService(Peer):
     """tests/ros2peers/rclpy_service.py with the distribution's python and environment."""

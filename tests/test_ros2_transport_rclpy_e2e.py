@@ -17,7 +17,6 @@ import pytest
 
 from conftest import REAL_AGENT
 from mwperf import ros2
-from mwperf.errors import UsageError
 from ros2peers import peers
 from test_probe_ros2_rclpy_e2e import RclpyNode, shell
 
@@ -25,14 +24,6 @@ pytestmark = pytest.mark.agent
 
 COUNT = 300
 
-
-@pytest.fixture(scope="module")
-def kilted() -> ros2.Distribution:
-    """The managed Kilted environment; a failure (not a skip) naming the command without it."""
-    try:
-        return ros2.pick("kilted", env={})
-    except UsageError as exc:
-        pytest.fail(f"{exc} (make setup installs it)")
 
 
 def agent(dist: ros2.Distribution, env: dict[str, str], role: str, address: str,
