@@ -82,8 +82,10 @@ def test_replay_loop_sends_every_pass_until_the_duration(tmp_path: Path) -> None
 @pytest.mark.agent
 def test_the_ros1_bag_replay_scenario_quick(tmp_path: Path) -> None:
     """The built-in scenario (quick: the example bag's first 2 s over ros1, queue 1 and 1000, CPU
-    100 % and 50 %): every point completes with every recorded message of the window: 80 scans
-    and 60 images."""
+    100 % and 50 %): every point completes; the publisher sends every recorded message of the
+    window (80 scans, 60 images); queue 1000 delivers them all, queue 1 may drop what the
+    subscriber was too late for (the seed's very finding, CI saw 56 of 60 images under load), and
+    each drop is counted as lost."""
     done = subprocess.run([sys.executable, "-m", "mwperf", "run", "ros1-bag-replay", "--quick",
                            "--results", str(tmp_path)], capture_output=True, text=True,
                           timeout=300)
@@ -94,7 +96,13 @@ def test_the_ros1_bag_replay_scenario_quick(tmp_path: Path) -> None:
         result = json.loads(path.read_text())
         assert result["status"] == "complete"
         sub = next(a for a in result["agents"] if a["role"] == "sub")
-        assert [t["accounting"]["received"] for t in sub["per_topic"]] == [60, 80]
+        accounting = [t["accounting"] for t in sub["per_topic"]]
+        assert [a["sent"] for a in accounting] == [60, 80]
+        if result["config"]["depth"] == 1:
+            assert [a["received"] + a["lost"] for a in accounting] == [60, 80]
+            assert all(a["received"] > 0 for a in accounting)
+        else:
+            assert [a["received"] for a in accounting] == [60, 80]
 
 
 @pytest.mark.agent
