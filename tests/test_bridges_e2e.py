@@ -36,14 +36,15 @@ def _bridge_processes() -> list[int]:
     return found
 
 
-def _age_s(pid: int) -> float:
-    """How long process ``pid`` has lived (0 once it is gone)."""
+def _measuring_since_ns(pid: int) -> int | None:
+    """When sender ``pid``'s measured phase began (CLOCK_MONOTONIC ns): its ``MEASURING <ns>``
+    line on stdout (a file in the run's work folder), None before it."""
     try:
-        started = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
-        uptime = float(Path("/proc/uptime").read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return 0.0
-    return uptime - started / os.sysconf("SC_CLK_TCK")
+        text = Path(f"/proc/{pid}/fd/1").read_text(errors="replace")
+    except OSError:
+        return None
+    found = [line.split()[1] for line in text.splitlines() if line.startswith("MEASURING ")]
+    return int(found[0]) if found else None
 
 
 def _children(pid: int) -> list[tuple[int, str]]:
@@ -117,16 +118,21 @@ def test_a_bridge_killed_mid_run_gives_a_partial_result_with_the_reason(
                           None)
             time.sleep(0.1)
         assert victim is not None, "bridge-a never started"
-        # well into the measurement on the ping's own timeline: it has lived its 300 ms warm-up
-        # and 1 s more (a fixed 2 s after bridge-a appeared was, beside two busy loops, before
-        # the ping had measured anything: 'failed', rightly)
+        # 1 s into the measurement on the ping's own timeline (its MEASURING line: first contact
+        # through both brokers and the warm-up are behind it; a fixed time after bridge-a or the
+        # ping appeared was, beside two busy loops, before the ping had measured anything)
         ping = None
         while ping is None and time.monotonic() < deadline:
             ping = next((pid for pid, cmd in _children(proc.pid)
                          if "mwperf-agent" in cmd and " ping " in cmd), None)
             time.sleep(0.05)
         assert ping is not None, "the ping never started"
-        while _age_s(ping) < 1.3 and time.monotonic() < deadline:
+        since = None
+        while since is None and time.monotonic() < deadline:
+            since = _measuring_since_ns(ping)
+            time.sleep(0.05)
+        assert since is not None, "the ping never began measuring"
+        while time.monotonic_ns() < since + 1_000_000_000:
             time.sleep(0.05)
         os.kill(victim, signal.SIGKILL)
         _, stderr = proc.communicate(timeout=60)

@@ -162,7 +162,7 @@ def _as_typed(ns: int) -> str:
 
 
 def agent_lines(text: str) -> dict[str, list[int]]:
-    """The ``MEASURING``/``REOPENED`` lines an agent printed on stdout (``--reopen``)."""
+    """The ``MEASURING`` (every sender) and ``REOPENED`` (``--reopen``) lines an agent printed."""
     found: dict[str, list[int]] = {"MEASURING": [], "REOPENED": []}
     for word, ns in _LINE.findall(text):
         found[word].append(int(ns))

@@ -283,9 +283,9 @@ pub struct Common {
     /// Restarts (`mwperf run --restart`): ping, pong and pub open their endpoint again when the
     /// connection closes (a restarted peer or broker) instead of ending, printing
     /// `REOPENED <CLOCK_MONOTONIC ns>` on stdout each time (a ping or pub counts what it could not
-    /// send meanwhile as sent and lost); a sender prints `MEASURING <ns>` (the intended time of
-    /// its first measured message) when the measured phase starts; a sub writes every raw sample
-    /// (`--samples`) out as it records it.
+    /// send meanwhile as sent and lost); a sub writes every raw sample (`--samples`) out as it
+    /// records it. (A sender prints `MEASURING <ns>`, the intended time of its first measured
+    /// message, when the measured phase starts, unless its report goes to stdout: `--json -`.)
     #[arg(long)]
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub reopen: bool,

@@ -23,8 +23,9 @@ static DRAINED: AtomicU64 = AtomicU64::new(0);
 static IDLE_END: AtomicU64 = AtomicU64::new(0);
 static ANNOUNCE: AtomicBool = AtomicBool::new(false);
 
-/// `--reopen`: print `MEASURING <intended ns>` on stdout when the first measured message goes
-/// out (the control plane schedules restarts from it).
+/// Print `MEASURING <intended ns>` on stdout when the first measured message goes out (the
+/// control plane schedules restarts from it; a watcher knows the measured phase began). Off
+/// when stdout carries the report (`--json -`).
 pub fn announce_measuring(on: bool) {
     ANNOUNCE.store(on, Relaxed);
 }

@@ -64,7 +64,7 @@ impl RoleOutcome {
 pub fn run(session: &Session, mut topics: Vec<multi::Topic>) -> RoleOutcome {
     let (role, waiter) = (session.role, &session.waiter);
     if let Role::Ping(a) | Role::Pub(a) = role {
-        crate::phases::announce_measuring(a.common.reopen);
+        crate::phases::announce_measuring(a.common.json.as_deref() != Some("-"));
     }
     if topics.len() > 1 {
         let plan = &session.plan;
