@@ -17,7 +17,7 @@ import pytest
 from conftest import REAL_AGENT, run_mwperf
 from mwperf.agent import ALLOC_LIBRARY
 from mwperf.schema import validation_error
-from mwperf.table import render_allocations
+from mwperf.show.details import allocations
 
 pytestmark = pytest.mark.agent
 
@@ -79,7 +79,7 @@ def test_socket_agents_allocate_nothing_per_message(real_env: dict[str, str], tm
         assert a["steady_messages"] >= 900, (role, a)
         assert a["steady"]["count"] == 0 and a["allocs_per_msg"] == 0.0, (transport, role, a)
         assert a["setup"]["count"] > 0 and a["peak_live_bytes"] > 0  # the counter was live
-    assert "allocations   " in render_allocations(result["agents"])
+    assert "allocations   " in allocations(result)
 
 
 def test_without_the_preload_the_agent_says_so(tmp_path: Path) -> None:
@@ -125,7 +125,7 @@ def test_details_line() -> None:
               {"role": "pong", "allocations": {"allocs_per_msg": None, "bytes_per_msg": None,
                                                "steady_messages": 0, "peak_live_bytes": 0}},
               {"role": "sub"}]
-    line = render_allocations(agents)
+    line = allocations({"agents": agents})
     assert line.startswith("allocations   ping 0.000/msg 0 B/msg (peak heap 2") and line.count("\n") == 1
     assert "pong \u2014 (1 measured messages)" in line
-    assert render_allocations([{"role": "ping"}]) == ""
+    assert allocations({"agents": [{"role": "ping"}]}) == ""

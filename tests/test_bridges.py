@@ -9,7 +9,7 @@ from mwperf.errors import UsageError
 from mwperf.scenario.bridges import rank_bridges
 from mwperf.scenario.expand import PlannedPoint
 from mwperf.scenario.observe import Observation
-from mwperf.table import Row
+from mwperf.show.table import Row
 
 
 def test_every_bridge_and_direct_are_allowed_values() -> None:

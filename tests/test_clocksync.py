@@ -60,7 +60,10 @@ def test_true_offset_from_the_injected_clocks() -> None:
 
 
 def test_details_line() -> None:
-    from mwperf.table import render_clock_sync
+    from mwperf.show.details import clock_sync
+
+    def render_clock_sync(cs: dict | None) -> str:
+        return clock_sync({"measurement": {"clock_sync": cs}})
     cs = {"status": "ok", "offset_ns": -1_000_000_123_456, "drift_ppm": -40.4,
           "error_bound_ns": 5_100_000, "min_rtt_ns": 10_100_000, "probes_used": 43,
           "probes_answered": 239, "probes_sent": 240}

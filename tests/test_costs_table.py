@@ -3,7 +3,7 @@ figure was not measured (never a zero)."""
 from types import SimpleNamespace
 
 from mwperf.scenario.costs import cost_table
-from mwperf.table import Row
+from mwperf.show.table import Row
 
 
 def obs(**fields: object) -> SimpleNamespace:

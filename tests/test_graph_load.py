@@ -17,7 +17,7 @@ from mwperf.graph.plan import addresses, linger_ns, node_specs
 from mwperf.graph.result import interference, merge
 from mwperf.graph.scale import scale
 from mwperf.graph.subgraph import alone
-from mwperf.graph.table import figure, render
+from mwperf.show.graph import figure, render
 
 LOADED = textwrap.dedent("""
     name: loaded

@@ -15,7 +15,7 @@ from mwperf.graph.irobot import parse_irobot
 from mwperf.graph.parse import parse_graph
 from mwperf.graph.plan import addresses, node_specs
 from mwperf.graph.services import check_transport
-from mwperf.graph.table import render
+from mwperf.show.graph import render
 from mwperf.store import schema
 from mwperf.store.catalogue import connect
 from mwperf.store.graph_ingest import ingest_graph

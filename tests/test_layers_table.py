@@ -11,8 +11,8 @@ from layers_support import none_section, section
 from report_support import latencies, result
 
 from mwperf.durations import format_ns
-from mwperf.layers_show import render_layers
-from mwperf.table import render_details
+from mwperf.show.layers import render_layers
+from mwperf.show.details import render_details
 
 
 def lines(text: str) -> dict[str, str]:

@@ -22,7 +22,7 @@ from mwperf.scenario.catalog import load_scenario
 from mwperf.scenario.expand import expand
 from mwperf.scenario.parse import parse_scenario
 from mwperf.scenario.progress import Progress, length_note, planned_s
-from mwperf.table import THIN_NOTE
+from mwperf.show.table import THIN_NOTE
 
 
 class Catalogue:

@@ -9,7 +9,7 @@ from mwperf.scenario.knee import ALWAYS, KNEE, NEVER, RateSample, find_knee, kne
 from mwperf.scenario.model import Analysis
 from mwperf.scenario.observe import Observation
 from mwperf.scenario.topics import rank_topics
-from mwperf.table import Row
+from mwperf.show.table import Row
 
 MS = 1_000_000
 

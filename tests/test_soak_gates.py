@@ -7,7 +7,7 @@ import pytest
 from mwperf.errors import UsageError
 from mwperf.soak import growth as g
 from mwperf.soak.gates import FORMS, evaluate, exit_code, failed, parse_gate, parse_gates
-from mwperf.soak.show import gate_lines, render
+from mwperf.show.soak import gate_lines, render
 
 S = 1_000_000_000
 MiB = 1024 * 1024

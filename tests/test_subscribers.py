@@ -230,7 +230,7 @@ def test_the_summary_ranks_subscribers_slowest_last() -> None:
 
 def test_cpu_and_rss_count_every_subscriber() -> None:
     from mwperf.store.rows import process_columns
-    from mwperf.table import row_from_result
+    from mwperf.show.table import row_from_result
 
     subs = [agent_report("sub", measured=measurement("oneway", sent=1000, lost=0),
                          wall_s=2.0, cpu_s=0.1 * (i + 1)) for i in range(3)]

@@ -4,8 +4,8 @@ from typing import Any
 
 from fakes.reports import agent_report, measurement
 
-from mwperf.table import (THIN_NOTE, Row, cpu_percent, render, render_details, render_notes,
-                          row_from_result)
+from mwperf.show.details import render_details
+from mwperf.show.table import THIN_NOTE, Row, cpu_percent, render, render_notes, row_from_result
 
 CONFIG = {"transport": "udp", "mode": "roundtrip", "rate": 1000.0, "payload": "Array1k",
           "payload_bytes": 1024}

@@ -15,7 +15,7 @@ from mwperf.errors import UsageError
 from mwperf.soak.gates import evaluate as point_evaluate
 from mwperf.soak.gates import parse_gates
 from mwperf.soak.graph_gates import evaluate as graph_evaluate
-from mwperf.soak.show import gate_lines
+from mwperf.show.soak import gate_lines
 from mwperf.soak.targets import load_targets
 
 VECTORS = Path(__file__).parent / "vectors" / "targets"

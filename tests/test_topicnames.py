@@ -21,7 +21,7 @@ from mwperf.merge import AgentRun, merge
 from mwperf.scenario.digest import digest
 from mwperf.store import schema
 from mwperf.store.rows import topic_rows
-from mwperf.table import render_details
+from mwperf.show.details import render_details
 from mwperf.topicnames import (file_slugs, label, name_and_address, names_given, samples_names,
                                topic_names)
 

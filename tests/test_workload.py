@@ -14,7 +14,7 @@ from mwperf.cli import POINT_OPTIONS
 from mwperf.config import PointConfig, build_point
 from mwperf.errors import UsageError
 from mwperf.merge import AgentRun, merge
-from mwperf.table import render_details
+from mwperf.show.details import render_details
 
 
 class Catalogue:

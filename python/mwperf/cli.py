@@ -40,14 +40,15 @@ from .scenario import Request, describe_built_ins, dry_run, launch, plan_sweep, 
 from .scenario.catalog import load_scenario
 from .scenario.progress import length_note
 from .session import measure, scratch_folder
-from .soak import show as soak_show
+from .show import soak as soak_show
 from .soak.gates import exit_code as gates_exit
 from .soak.gates import failed as failed_gates
-from .show import load_targets, render_points
+from .show.points import load_targets, render_points
 from .store.duckerr import interrupted
 from .store.probes import is_probe_folder, probe_text
 from .sizes import format_bytes
-from .table import format_rate, label, render, render_details, render_notes, row_from_result
+from .show.details import render_details
+from .show.table import format_rate, label, render, render_notes, row_from_result
 
 POINT_OPTIONS = ("transport", "mode", "rate", "payload", "duration", "count", "warmup", "pong",
                  "pong_cmd",
@@ -179,7 +180,7 @@ def run(scenario: str | None, as_json: bool, json_out: str | None, results: str,
 
 
 def _run_graph(options: dict[str, Any], json_to: JsonTo, results_dir: Path | None) -> int:
-    from .graph import table as graph_table
+    from .show import graph as graph_show
     from .graph.measure import measure_graph
 
     cfg = build_point(options, find_agent)
@@ -187,7 +188,7 @@ def _run_graph(options: dict[str, Any], json_to: JsonTo, results_dir: Path | Non
         cfg, find_agent(), results_dir, say=lambda line: click.echo(f"mwperf: {line}", err=True)))
     result = outcome.result
     if not emit_json(result, *json_to):
-        click.echo(graph_table.render(result) + soak_show.render(result)
+        click.echo(graph_show.render(result) + soak_show.render(result)
                    + (f"saved in {saved} (graph.html: the graph drawn)\n" if saved else ""),
                    nl=False)
     if not_saved is not None:
@@ -311,17 +312,17 @@ def scenarios() -> None:
 def graphs(graph: str | None, as_json: bool, json_out: str | None) -> None:
     """List the built-in graphs (nodes, topics, edges, chains); with GRAPH (a built-in's NAME
     or a graph FILE: YAML, or an iRobot topology .json), check it and show it in full."""
-    from .graph import show
+    from .graph import listing
     from .graph.builtin import load_graph
 
     if graph is None:
-        rows = show.listing()
+        rows = listing.listing()
         if not emit_json(rows, as_json, json_out):
-            click.echo(show.render_listing(rows), nl=False)
+            click.echo(listing.render_listing(rows), nl=False)
         return
     found = load_graph(graph)
-    if not emit_json(show.detail(found), as_json, json_out):
-        click.echo(show.render_detail(found), nl=False)
+    if not emit_json(listing.detail(found), as_json, json_out):
+        click.echo(listing.render_detail(found), nl=False)
 
 
 @cli.command()

@@ -38,7 +38,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from .result_types import Resilience, ResilienceOutage
-from .table import first_message_ns
+from .show.table import first_message_ns
 
 SESSION_STATES = ("survived", "dead", "undetermined")
 

@@ -6,7 +6,7 @@ call edges (by p99 from the intended call time)."""
 from typing import Any
 
 from ..durations import format_ns
-from ..table import Row, daemon_cpu_percent
+from ..show.table import Row, daemon_cpu_percent
 
 WORST_EDGES = 3
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..durations import format_ns
 from .drawing import draw, legend_html, marks
-from .table import _share
+from ..show.graph import _share
 
 
 def chain_bars(chain: dict[str, Any]) -> str:

@@ -6,7 +6,7 @@ from html import escape
 from typing import Any
 
 from ..durations import format_ns
-from ..graph.table import count_text
+from ..show.graph import count_text
 
 HEAD = ("service", "client", "server", "period", "p50", "p99", "max", "call p50",
         "server p50", "server p99", "answered/sent", "at server", "timeouts", "errors")

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..durations import format_ns
 from ..graph.drawing import draw, legend_html, share
-from ..graph.table import count_text, rate_text
+from ..show.graph import count_text, rate_text
 from .data import Run
 from .graph_calls import calls_markdown, calls_table
 from .graph_data import GraphRun

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..durations import format_ns
 from ..sizes import format_bytes
-from ..table import format_rate
+from ..show.table import format_rate
 from .data import Point, Run
 
 SETTINGS = ("transport", "mode", "rate", "payload", "topics", "executor", "busy_loop_ns",

@@ -9,7 +9,7 @@ the line and band follow their medians."""
 from collections.abc import Sequence
 
 from ..durations import format_ns
-from ..table import format_rate
+from ..show.table import format_rate
 from .data import Run
 from .groups import Group, by_rate, rate_facets, x_rate
 from .knee import describe as describe_knee

@@ -16,7 +16,7 @@ from typing import Any
 
 from .. import __version__
 from ..durations import format_ns
-from ..table import THIN_NOTE
+from ..show.table import THIN_NOTE
 from .data import Run
 from .labels import describe, run_tags
 from .ranking import KneeLine, Situation, knee_lines, knee_rule, situations

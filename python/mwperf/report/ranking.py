@@ -114,7 +114,7 @@ def knee_rule() -> str:
 
 def _short(knee) -> str:  # type: ignore[no-untyped-def]
     from ..scenario.knee import ALWAYS, NEVER
-    from ..table import format_rate
+    from ..show.table import format_rate
     if knee.verdict == NEVER:
         return "never sustained"
     if knee.verdict == ALWAYS:

@@ -13,7 +13,7 @@ from typing import Any
 from ..durations import format_ns
 from ..roles import ONE_WAY
 from ..sizes import format_bytes
-from ..table import THIN_MARK, THIN_NOTE, format_rate, thin_p999
+from ..show.table import THIN_MARK, THIN_NOTE, format_rate, thin_p999
 from .data import Point, Run
 from .labels import run_tags
 

@@ -18,7 +18,7 @@ from html import escape
 from typing import Any
 
 from ..sizes import format_bytes
-from ..table import format_rate
+from ..show.table import format_rate
 from .data import Point, Run
 from .labels import run_tags
 from .section import Section

@@ -10,7 +10,7 @@ import statistics
 from dataclasses import dataclass
 
 from ..durations import format_ns
-from ..table import format_rate
+from ..show.table import format_rate
 from .observe import Observation
 
 

@@ -6,7 +6,7 @@ agents' own peak RSS. Shown only when some point measured a cost."""
 from __future__ import annotations
 
 from ..sizes import format_bytes
-from ..table import DASH, Row, format_rate
+from ..show.table import DASH, Row, format_rate
 from .observe import Observation
 
 HEADER = ("transport", "payload", "rate", "B/msg \u2192", "B/msg \u2190", "overhead", "setup",

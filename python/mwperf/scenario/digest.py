@@ -6,7 +6,7 @@ agent reports), so a sweep of thousands of points summarises in little memory.
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..table import Row, row_from_result
+from ..show.table import Row, row_from_result
 from ..topicnames import name_and_address
 from ..graph.digest import graph_lines, graph_row
 

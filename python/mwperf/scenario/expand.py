@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..config import TRANSPORTS, default
-from ..table import format_rate
+from ..show.table import format_rate
 from .model import BUILT_IN, Field, Scenario, Value
 
 MAIN_FIELDS = ("transport", "mode", "rate", "payload")

@@ -16,7 +16,7 @@ import statistics
 from dataclasses import dataclass
 
 from ..durations import format_ns
-from ..table import format_rate
+from ..show.table import format_rate
 from .model import Analysis
 from .observe import Observation
 

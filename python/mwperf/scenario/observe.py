@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..store.layout import GRAPH_RESULT_NAME, RESULT_NAME
-from ..table import Row
+from ..show.table import Row
 from .digest import Digest, digest
 from .expand import PlannedPoint
 from .manifest import PENDING, SKIPPED

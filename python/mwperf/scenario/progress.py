@@ -14,7 +14,7 @@ from typing import TextIO
 
 from ..config import PointConfig
 from ..durations import format_ns
-from ..table import format_rate
+from ..show.table import format_rate
 
 BAR_WIDTH = 20
 

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..merge import SEVERITY
-from ..soak.show import gate_lines
-from ..table import render, render_notes
+from ..show.soak import gate_lines
+from ..show.table import render, render_notes
 from .compare import Comparison, comparisons
 from .expand import MAIN_FIELDS
 from .knee import Knee, knees

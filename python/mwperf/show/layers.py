@@ -9,10 +9,11 @@ the messages that could not be split are counted by reason, so a reader knows wh
 figures cover.
 """
 
+from collections.abc import Mapping
 from typing import Any
 
-from .durations import format_ns
-from .layer_names import UNSPLIT, label_of
+from ..durations import format_ns
+from ..layer_names import UNSPLIT, label_of
 
 HEAD = "layers        "
 INDENT = "  "
@@ -99,3 +100,8 @@ def _topic_line(topic: dict[str, Any]) -> str:
     return (f"{INDENT}topic {topic.get('topic')}: {topic.get('split') or 0:,} of "
             f"{topic.get('messages') or 0:,} split, total p50 {format_ns(total)}; p50 "
             f"{layers}\n")
+
+
+def section(result: Mapping[str, Any]) -> str:
+    """With --layers: where each message's time went."""
+    return render_layers(result.get("layers"))

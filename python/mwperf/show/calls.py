@@ -1,9 +1,10 @@
 """A service point's calls for people: what ``mwperf run`` and ``mwperf show`` print under the
 latency table (the call outcomes, the server's time per call)."""
 
+from collections.abc import Mapping
 from typing import Any
 
-from .durations import format_ns
+from ..durations import format_ns
 
 SHOWN = (("p50", "p50_ns"), ("p99", "p99_ns"), ("max", "max_ns"))
 
@@ -34,3 +35,10 @@ def render_calls(calls: dict[str, Any] | None,
         text += (f"{client.get('name', 'client'):<13} answered {client['accounting']['received']}"
                  f"  {latency}  timeouts {own.get('timeouts', 0)}\n")
     return text
+
+
+def section(result: Mapping[str, Any]) -> str:
+    """The calls of a service point (and its clients when there are several)."""
+    m = result["measurement"]
+    service = result["config"].get("mode") == "service"
+    return render_calls(m.get("calls"), result.get("per_topic") if service else None)

@@ -5,7 +5,7 @@ the nodes' CPU and memory."""
 from typing import Any
 
 from ..durations import format_ns
-from .layers_table import layer_rows, why_not
+from .graph_layers import layer_rows, why_not
 
 
 def _share(edge: dict[str, Any]) -> float:

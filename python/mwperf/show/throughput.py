@@ -2,9 +2,10 @@
 latency table (delivered and accepted rate, loss, the sender's blocked time, CPU per message
 and per MB on each side)."""
 
+from collections.abc import Mapping
 from typing import Any
 
-from .durations import format_ns
+from ..durations import format_ns
 
 
 def rate_text(bytes_per_s: float) -> str:
@@ -53,3 +54,8 @@ def render_throughput(m: dict[str, Any] | None) -> str:
     if sides or checked:
         text += f"cpu           {'   '.join(sides)}{checked}\n"
     return text
+
+
+def section(result: Mapping[str, Any]) -> str:
+    """A throughput point's rates, blocked time and CPU."""
+    return render_throughput(result["measurement"])

@@ -10,15 +10,9 @@ from dataclasses import asdict, dataclass
 from collections.abc import Mapping
 from typing import Any
 
-from .roles import ROLES
-from .calls_show import render_calls
-from .throughput_show import render_throughput
-from .layers_show import render_layers
-from .durations import format_ns
-from .emulation.summary import render_link
-from .emulation.cpu import summary_lines
-from .sizes import format_bytes
-from .topicnames import label as topic_label, name_and_address
+from ..roles import ROLES
+from ..durations import format_ns
+from ..sizes import format_bytes
 
 DASH = "\u2014"
 LATENCY = (("p50", "p50_ns"), ("p90", "p90_ns"), ("p99", "p99_ns"), ("p99.9", "p999_ns"),
@@ -208,191 +202,6 @@ def render_notes(rows: list[Row], warnings: list[tuple[str, dict[str, Any]]]) ->
     return "".join(out)
 
 
-def render_details(result: dict[str, Any]) -> str:
-    """For a single run: service-time percentiles and the message accounting."""
-    m = result["measurement"]
-    if m is None:
-        return ""
-    service = "  ".join(f"{name} {format_ns(m['service'][key])}" + THIN_MARK * (
-        key == "p999_ns" and thin_p999(m["service"]["count"], m["service"][key]))
-        for name, key in LATENCY)
-    accounting = "  ".join(f"{name} {m['accounting'][key]}" for name, key in ACCOUNTING)
-    text = f"service time  {service}\naccounting    {accounting}\n"
-    text += render_calls(m.get("calls"), result.get("per_topic")
-                         if result["config"].get("mode") == "service" else None)
-    text += render_throughput(m)
-    text += render_layers(result.get("layers"))
-    text += render_workload(result) + render_subscribers(result)
-    discovery = result.get("discovery")
-    if discovery:
-        reply = discovery.get("first_reply_ns")
-        text += (f"discovery     matched {format_ns(discovery['matched_ns'])}"
-                 + (f"  first echo after {format_ns(reply)}" if reply is not None else "")
-                 + f"  probes {discovery['probes']}\n")
-    text += render_clock_sync(m.get("clock_sync"))
-    text += render_allocations(result.get("agents") or [])
-    text += render_wire(result.get("wire"))
-    text += render_profile(result.get("profile"))
-    text += render_alloc_sites(result.get("alloc_sites"))
-    for line in summary_lines(result.get("cpu")):
-        text += f"cpu           {line}\n"
-    for daemon in result.get("daemons") or []:
-        cpu = [daemon.get("cpu_user_s"), daemon.get("cpu_sys_s")]
-        usage = (f"CPU {cpu[0]:.2f} s user + {cpu[1]:.2f} s sys" if None not in cpu
-                 else "CPU \u2014")
-        rss = daemon.get("peak_rss_kib")
-        text += (f"daemon        {daemon['name']} {daemon.get('version') or ''}".rstrip()
-                 + f"  {usage}  peak RSS {_kib(rss)}\n")
-    return text + render_bridge(result.get("bridge")) + render_link(result)
-
-
-def render_bridge(bridge: dict[str, Any] | None) -> str:
-    """With --bridge: one line, the path and the rate it delivered against the offered one."""
-    if not bridge:
-        return ""
-    ratio = bridge.get("delivered_ratio")
-    rate = (f"; delivered {bridge['achieved_msgs_per_s']:g} of {bridge['offered_msgs_per_s']:g} "
-            f"msg/s offered ({100 * ratio:.1f} %)" if ratio is not None else "")
-    start = f"; started in {bridge['start_s']:.2f} s" if bridge.get("start_s") is not None else ""
-    return f"bridge        {bridge['name']}: {bridge['path']}{rate}{start}\n"
-
-
-def render_allocations(agents: list[dict[str, Any]]) -> str:
-    """With --count-allocs: one line, each agent's heap allocations per message in the steady
-    state (whole process, C libraries included) and its peak live heap."""
-    parts = []
-    for agent in agents:
-        a = agent.get("allocations")
-        if not a:
-            continue
-        name = agent.get("name") or agent.get("role", "?")
-        if a["allocs_per_msg"] is None:
-            parts.append(f"{name} — ({a['steady_messages'] + 1} measured messages)")
-            continue
-        parts.append(f"{name} {a['allocs_per_msg']:.3f}/msg {a['bytes_per_msg']:.0f} B/msg "
-                     f"(peak heap {format_bytes(a['peak_live_bytes'])})")
-    return f"allocations   {'  '.join(parts)}\n" if parts else ""
-
-
-ALLOC_SITES_SHOWN = 3
-
-
-def render_alloc_sites(section: dict[str, Any] | None) -> str:
-    """With --alloc-sites: per agent, its allocations per message in the steady state and the
-    call sites that make them (the whole table in alloc-sites/<agent>.txt)."""
-    if not section:
-        return ""
-    lines = []
-    for proc in section["processes"]:
-        if "error" in proc:
-            lines.append(f"{proc['name']}: {proc['error']}")
-            continue
-        if proc["allocs_per_msg"] is None:
-            lines.append(f"{proc['name']}: no steady state ({proc['total_allocs']} allocations "
-                         "in the whole run)")
-            continue
-        busy = [s for s in proc["sites"] if s["steady_count"] > 0][:ALLOC_SITES_SHOWN]
-        where = "; ".join(f"{s['per_msg']:.2f} {s['function'][:70]}" for s in busy)
-        lines.append(f"{proc['name']} {proc['allocs_per_msg']:.2f}/msg"
-                     + (f": {where}" if where else " (none per message)"))
-    return "".join(f"{'alloc sites' if i == 0 else '':<14}{line}\n"
-                   for i, line in enumerate(lines)) + ("" if not lines else
-                                                       f"{'':<14}(tables in alloc-sites/)\n")
-
-
-def render_profile(profile: dict[str, Any] | None) -> str:
-    """With --profile: per process, its samples and the function with the most of its own."""
-    if not profile:
-        return ""
-    parts = []
-    for proc in profile["processes"]:
-        top = proc["top"][0] if proc["top"] else None
-        parts.append(f"{proc['name']} {proc['samples']} samples"
-                     + (f", top {top['function'][:60]} {top['self_pct']:.0f} %" if top else ""))
-    return "profile       " + "; ".join(parts) + "  (flame graphs in profile/)\n"
-
-
-def render_wire(wire: dict[str, Any] | None) -> str:
-    """With --wire-bytes: the first wire's bytes per message each way (IP bytes, headers
-    included) and overhead, what setup cost, and what an idle session costs per second."""
-    if not wire:
-        return ""
-    if "up_bytes_per_message" not in wire:
-        return f"wire          {wire.get('status', 'not counted')}\n"
-    link = next(k for k in wire["links"] if "up" in k)
-    up, down = link["up"], link["down"]
-
-    def way(d: dict[str, Any]) -> str:
-        if d["bytes_per_message"] is None:
-            return "—"
-        return (f"{d['bytes_per_message']:g} B/msg ({d['packets_per_message']:g} pkt, "
-                f"×{d['overhead']:.2f})")
-    idle = wire["idle_bytes_per_s"]
-    text = (f"wire          {link['from']}→{link['to']} {way(up)}  "
-            f"{link['to']}→{link['from']} {way(down)}  setup {format_bytes(wire['setup_bytes'])}"
-            f"  idle {'—' if idle is None else format_bytes(idle) + '/s'}\n")
-    if any(k.get("truncated") for k in wire["links"]):
-        text += "wire          (the packet log ran out of room: the figures are short)\n"
-    return text
-
-
-def render_clock_sync(cs: dict[str, Any] | None) -> str:
-    """With --clock-sync: the pub clock's offset and drift the one-way figures were corrected by,
-    and their error bound."""
-    if not cs:
-        return ""
-    if cs["error_bound_ns"] is None:
-        return (f"clock sync    {cs['status']}: {cs['probes_answered']} of {cs['probes_sent']} "
-                f"probes answered, latencies NOT corrected\n")
-    return (f"clock sync    offset {cs['offset_ns'] / 1e9:+.9f} s  drift {cs['drift_ppm']:+.2f} ppm"
-            f"  bound \u00b1{format_ns(cs['error_bound_ns'])}  (min probe RTT "
-            f"{format_ns(cs['min_rtt_ns'])}, {cs['probes_used']} of {cs['probes_answered']} "
-            f"probes used)\n")
-
-
-def render_workload(result: dict[str, Any]) -> str:
-    """With several topics or a callback busy-loop: the workload, then one line per topic."""
-    config = result["config"]
-    topics, busy = config.get("topics", 1), config.get("busy_loop_ns", 0)
-    if topics == 1 and not busy:
-        return ""
-    executor = f", {config.get('executor', 'single')} executor" if topics > 1 else ""
-    text = (f"workload      {topics} topic{'s' * (topics > 1)}{executor}, "
-            f"callback busy-loop {format_ns(busy) if busy else 'none'}\n")
-    named = [(t, *name_and_address(result, t.get("topic", i), t))
-             for i, t in enumerate(result.get("per_topic") or [])]
-    heads = [topic_label(name, topic.get("topic", i)) for i, (topic, name, _) in enumerate(named)]
-    width = max((len(head) for head in heads), default=0)
-    for head, (topic, _, address) in zip(heads, named):
-        text += _topic_line(topic, head.ljust(width), address)
-    return text
-
-
-def render_subscribers(result: dict[str, Any]) -> str:
-    """With --subscribers N: one line per subscriber (the table row pools them all)."""
-    text = ""
-    for entry in result.get("per_subscriber") or []:
-        measured = entry["measurement"]
-        if measured is None:
-            text += f"subscriber {entry['subscriber']:<2} {entry['status']}: {entry['status_reason']}\n"
-            continue
-        response, acc = measured["response"], measured["accounting"]
-        latency = "  ".join(f"{name} {format_ns(response[key])}" for name, key in LATENCY)
-        loss = f"{100 * acc['lost'] / acc['sent']:.2f}%" if acc["sent"] else DASH
-        text += (f"subscriber {entry['subscriber']:<2} count {response['count']}  {latency}  "
-                 f"loss {loss}  ({entry['name']}, {entry['status']})\n")
-    return text
-
-
-def _topic_line(topic: dict[str, Any], head: str, address: str | None) -> str:
-    """``topic 1 /scan  count ...  loss ...  (address)``: the topic's name, its numbers, where."""
-    response, acc = topic["response"], topic["accounting"]
-    latency = "  ".join(f"{name} {format_ns(response[key])}" for name, key in LATENCY)
-    loss = f"{100 * acc['lost'] / acc['sent']:.2f}%" if acc["sent"] else DASH
-    return (f"{head}  count {response['count']}  {latency}  loss {loss}"
-            + (f"  ({address})" if address else "") + "\n")
-
-
 def label(row: Row) -> str:
     """A short name for a point: 'udp roundtrip 1000 Hz Array64'."""
     return f"{row.transport} {row.mode} {format_rate(row.rate)} {row.payload}"
@@ -416,15 +225,15 @@ def _cells(row: Row) -> list[str]:
               for _, key in LATENCY), format_ns(row.stddev_ns),
             DASH if row.loss_pct is None else f"{row.loss_pct:.2f}%",
             DASH if row.msgs_per_s is None else f"{row.msgs_per_s:,.0f}",
-            _percent(row.cpu_pct), _kib(row.rss_kib), _percent(row.daemon_cpu_pct),
-            _kib(row.daemon_rss_kib), format_ns(row.first_message_ns), row.status]
+            _percent(row.cpu_pct), kib(row.rss_kib), _percent(row.daemon_cpu_pct),
+            kib(row.daemon_rss_kib), format_ns(row.first_message_ns), row.status]
 
 
 def _percent(value: float | None) -> str:
     return DASH if value is None else f"{value:.0f}%"
 
 
-def _kib(value: int | None) -> str:
+def kib(value: int | None) -> str:
     return DASH if value is None else format_bytes(value * 1024)
 
 

@@ -11,11 +11,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .errors import UsageError
-from .report.select import resolve_runs
-from .store.catalogue import connect
-from .store.layout import POINTS_DIR, RESULT_NAME
-from .table import label, render, render_details, render_notes, row_from_result
+from ..errors import UsageError
+from ..report.select import resolve_runs
+from ..store.catalogue import connect
+from ..store.layout import POINTS_DIR, RESULT_NAME
+from .details import render_details
+from .table import label, render, render_notes, row_from_result
 
 def load_targets(root: Path, targets: tuple[str, ...], point: int | None
                  ) -> list[tuple[str, dict[str, Any]]]:
