@@ -91,7 +91,7 @@ def test_a_hung_point_is_stopped_by_the_timeout(fake_env: dict[str, str], tmp_pa
     hung, fine = summary.observed
     assert hung.status == "failed" and "timed out after 2.00 s (the scenario's timeout)" in (
         hung.reason), hung.reason
-    assert fine.status == "complete"
+    assert fine.status == "complete", fine.reason
     assert not [pid for pid in traced_pids(Path(fake_env["FAKE_AGENT_TRACE"])).values()
                 if alive(pid)]
 
