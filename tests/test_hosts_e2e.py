@@ -93,10 +93,11 @@ def test_ros1_master_on_a_third_host_and_the_delay_measured_back(env: dict[str, 
             (master,) = [d for d in result["daemons"] if d["name"] == "rosmaster"]
             assert master["address"].startswith(f"http://{hosts['master']['address']}:")
         # +2D (D = 10 ms): every message crosses both directions (a lost one would add only D),
-        # and the fastest tenth not much more (latency_quantiles: what load does not move)
+        # and the fastest tenth less than the next wrong model, a third crossing (+3D); between
+        # the two is what the scheduler adds, which the test does not guess
         assert delayed["measurement"]["response"]["min_ns"] >= 20e6, (pong, delayed)
         added = p10_ms(delayed) - p10_ms(base)
-        assert added <= 24.0, (pong, p10_ms(base), p10_ms(delayed))
+        assert added < 3 * 10.0, (pong, p10_ms(base), p10_ms(delayed))
         link = {k["name"]: k for k in delayed["link"]["links"]}
         assert link["sender<->echoer"]["up"]["delay_ns"] == 10_000_000
         assert link["master<->echoer"]["up"]["delay_ns"] == 0
@@ -271,6 +272,8 @@ def test_a_shared_medium_is_shared_by_both_directions(env: dict[str, str],
     switched, shared = found["switched"], found["shared"]
     assert switched["measurement"]["accounting"]["lost"] == 0
     assert switched["measurement"]["response"]["min_ns"] >= 17e6  # two ~8.9 ms serializations
-    assert p10_ms(switched) <= 25.0, p10_ms(switched)
+    # and less than three (a medium that serialized a message twice): the scheduler's share is
+    # not guessed
+    assert p10_ms(switched) < 3 * 8.9, p10_ms(switched)
     assert p50_ms(shared) >= 5 * p10_ms(switched), (p50_ms(shared), p10_ms(switched))
     assert shared["measurement"]["accounting"]["lost"] > 0

@@ -103,11 +103,14 @@ def test_a_round_trip_to_a_shifted_clock_is_split_clock_free(leased_env, tmp_pat
                       "--json-out", str(out), "--results", str(tmp_path / "r"), env=leased_env,
                       timeout=180)
     assert done.returncode == 0, done.stderr
-    layers = json.loads(out.read_text())["layers"]
+    result = json.loads(out.read_text())
+    layers = result["layers"]
     assert layers["split"] == layers["messages"] > 150, layers["unsplit"]
     kn = by_name(layers["layers"])["kernel_network"]  # 1 ms each way: 2 ms, not 1000 s
-    # 2 ms of link plus both kernels' stacks; up to 30 % over under a loaded CI (a run beside
-    # three other workers read 2.37 ms): what matters is 2 ms, not the clocks' 1000 s
-    assert 2_000_000 <= kn["p50_ns"] <= 2_600_000 and kn["parts"] is None
+    # 2 ms of link plus both kernels' stacks, and no more than the whole round trip of the same
+    # messages (a part of each): what matters is 2 ms, not the clocks' 1000 s; how much the
+    # scheduler adds on top is not guessed
+    assert 2_000_000 <= kn["p50_ns"] <= result["measurement"]["response"]["p50_ns"]
+    assert kn["parts"] is None
     assert by_name(layers["directions"]["return"])["kernel_network"]["observable"] is False
     assert any("link emulator's stamps" in note for note in layers["notes"])
