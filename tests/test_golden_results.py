@@ -19,6 +19,7 @@ STREAMS = sorted(p.name for p in GOLDEN.glob("*.json")
 GRAPHS = sorted(p.name for p in GOLDEN.glob("*.json")
                 if json.loads(p.read_text())["kind"] == "graph-result")
 KINDS = {"roundtrip.json": "roundtrip", "oneway-3-subscribers.json": "oneway",
+         "oneway-3-subscribers-2-topics.json": "oneway",
          "service.json": "service", "throughput.json": "throughput", "topics.json": "roundtrip",
          "replay.json": "roundtrip"}
 """each stream golden and the run kind it must be (the step's list: one of each)"""
@@ -35,6 +36,8 @@ def test_one_golden_of_each_run_kind_each_named_in_the_readme() -> None:
     config = {name: load(name)["config"] for name in STREAMS}
     assert config["topics.json"]["topics"] == 3 and config["replay.json"]["replay"]
     assert len(load("oneway-3-subscribers.json")["per_subscriber"]) == 3
+    both = load("oneway-3-subscribers-2-topics.json")
+    assert len(both["per_subscriber"]) == 3 and len(both["per_topic"]) == 2
     readme = (GOLDEN / "README.md").read_text()
     for name in (*STREAMS, *GRAPHS):
         assert re.search(rf"^\| `{re.escape(name)}` \|.*\| `mwperf run .*` \|$", readme, re.M), \

@@ -151,3 +151,40 @@ def test_the_v3_schema_refuses_what_it_does_not_know() -> None:
         assert validation_error(broken, "result") is not None, (where, change)
     assert validation_error(dict(new, schema_version=2), "result") is not None
     assert validation_error(dict(new, config={"mode": "roundtrip"}), "result") is not None
+
+
+def test_with_several_subscribers_and_topics_each_topic_keeps_its_pool() -> None:
+    old = load("oneway-3-subscribers-2-topics.json")
+    new = upgrade(old)
+    assert [(e["topic"], e["to"]) for e in new["edges"]] == [
+        ("*", "sub.0"), ("*", "sub.1"), ("*", "sub.2")]
+    assert [(p["name"], p.get("topic_index")) for p in new["pools"]] == [
+        ("all", None), ("topic 0", 0), ("topic 1", 1)]
+    assert [p["age"] for p in new["pools"][1:]] == [t["response"] for t in old["per_topic"]]
+
+
+def test_a_run_that_measured_nothing_gives_no_measurement_back() -> None:
+    old = load("roundtrip.json")
+    old.update(measurement=None, discovery=None, status="failed",
+               agents=[a for a in old["agents"] if a["role"] == "pong"])
+    new = upgrade(old)
+    assert set(new["chains"][0]) == {"name", "topics"}
+    assert validation_error(new, "result") is None
+    view = stream_view(new)
+    assert view["measurement"] is None and view["discovery"] is None
+    assert view["agents"] == old["agents"]
+    assert [n["name"] for n in new["nodes"]] == ["pong", "ping"]  # the sender, reportless
+
+
+def test_a_subscriber_without_a_report_keeps_every_subscriber_in_place() -> None:
+    old = load("oneway-3-subscribers.json")
+    gone = old["agents"].pop(1)
+    assert gone["role"] == "sub"
+    old["per_subscriber"][1].update(status="failed", status_reason="sub.1: no report",
+                                    measurement=None)
+    new = upgrade(old)
+    assert validation_error(new, "result") is None
+    assert "sent" not in new["edges"][1] and new["edges"][1]["to"] == "sub.1"
+    view = stream_view(new)
+    for field in CLAIMS:
+        assert differences(old.get(field, ABSENT), view.get(field, ABSENT), field) == []
