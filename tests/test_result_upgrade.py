@@ -129,6 +129,9 @@ def test_a_version_1_run_result_upgrades_as_version_2_does() -> None:
     new = upgrade(old)
     assert new["upgraded_from"]["version"] == 1
     assert stream_view(new)["measurement"] == old["measurement"]
+    # version 1's agent memory was the control plane's (getrusage through fork): not a node's
+    assert all("max_rss_kib" not in n and n["cpu_s"] > 0 for n in new["nodes"])
+    assert all(n["max_rss_kib"] > 0 for n in upgrade(load("roundtrip.json"))["nodes"])
 
 
 @pytest.mark.parametrize("document, says", [

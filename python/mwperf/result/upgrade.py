@@ -112,7 +112,7 @@ def _nodes(old: dict[str, Any], kind: str) -> list[dict[str, Any]]:
             else:
                 node["name"] = f"sub report {subs_seen}"
             subs_seen += 1
-        node.update(_process_summary(report))
+        node.update(_process_summary(report, own_memory=old["schema_version"] >= 2))
         nodes.append(node)
     if subscribers and not paired:
         nodes += [{"name": entry["name"], "role": "sub", "status": entry["status"],
@@ -127,11 +127,15 @@ def _nodes(old: dict[str, Any], kind: str) -> list[dict[str, Any]]:
     return nodes
 
 
-def _process_summary(report: dict[str, Any]) -> dict[str, Any]:
-    """A node's CPU and memory as a graph node states them, from its agent's report."""
+def _process_summary(report: dict[str, Any], own_memory: bool) -> dict[str, Any]:
+    """A node's CPU and memory as a graph node states them, from its agent's report (memory
+    only from version 2 on: version 1's max_rss_kib was the control plane's, inherited through
+    fork; the schema's description)."""
     process = report["process"]
-    return {"cpu_s": round(process["cpu_user_s"] + process["cpu_sys_s"], 6),
-            "max_rss_kib": process["max_rss_kib"]}
+    summary = {"cpu_s": round(process["cpu_user_s"] + process["cpu_sys_s"], 6)}
+    if own_memory:
+        summary["max_rss_kib"] = process["max_rss_kib"]
+    return summary
 
 
 def _round_trip(old: dict[str, Any], new: dict[str, Any], notes: list[str]) -> None:
