@@ -22,7 +22,7 @@ SCHEMA_PATH = (BUNDLED_DATA / SCHEMA_NAME if (BUNDLED_DATA / SCHEMA_NAME).is_fil
                else REPO_ROOT / "schema" / SCHEMA_NAME)
 """the installed wheel's copy, else the checkout's schema/result.v2.json"""
 KIND_DEFS = {"agent-report": "agent_report", "run-result": "run_result",
-             "node-report": "node_report", "graph-result": "graph_result"}
+             "node-report": "node_report", "graph-result": "graph_result", "result": "result_v3"}
 
 
 def validation_error(document: Any, kind: str) -> str | None:
