@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from conftest import run_mwperf
-from mwperf.graph.table import render as render_graph
+from mwperf.show.graph import render as render_graph
 from mwperf.schema import validation_error
 
 GOLDEN = Path(__file__).parent / "vectors" / "results"
