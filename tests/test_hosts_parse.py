@@ -135,7 +135,7 @@ BAD = [
      "hosts: a, b"),
     (BASE + "hosts: [a, b]\nlinks: {a<->b: delay=1ms}\nplace:\n  ping: a\n  broker: b\n",
      "t.yaml:6: field 'place': unknown role or daemon 'broker'; allowed: ping, pong, pub, sub, "
-     "rosmaster, mosquitto, zenohd, foxglove-server"),
+     "client, server, rosmaster, mosquitto, zenohd, foxglove-server"),
     (BASE + "hosts: [a, b]\nlinks: {a<->b: delay=1ms}\nplace: {ping: a, rosmaster: b}\n",
      "t.yaml:4: field 'place': place the sender (ping or pub) and the server (pong or sub); "
      "daemons default to the server's host"),
@@ -158,8 +158,8 @@ def test_a_dry_run_names_the_hosts(fake_env: dict[str, str], tmp_path: Path) -> 
                                      "place: {ping: a, pong: b}\n")
     done = run_mwperf("run", str(tmp_path / "h.yaml"), "--dry-run", env=fake_env)
     assert done.returncode == 0, done.stderr
-    assert ("hosts a, b; links a<->b (delay=1ms); place foxglove-server@b mosquitto@b ping@a "
-            "pong@b pub@a rosmaster@b sub@b zenohd@b\n") in done.stdout
+    assert ("hosts a, b; links a<->b (delay=1ms); place client@a foxglove-server@b mosquitto@b "
+            "ping@a pong@b pub@a rosmaster@b server@b sub@b zenohd@b\n") in done.stdout
 
 
 def test_at_most_99_links(tmp_path: Path) -> None:

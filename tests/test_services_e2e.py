@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REAL_AGENT, run_mwperf
+from conftest import REAL_AGENT, require_emulation, run_mwperf
 from test_store_support import catalogue_rows
 
 pytestmark = pytest.mark.agent
@@ -64,6 +64,25 @@ def test_the_servers_work_is_inside_every_call(real_env: dict[str, str], tmp_pat
     assert m["calls"]["server"]["work_ns"] == 2_000_000
     # back to back, one in flight: 200 calls of >= 2 ms take >= 0.4 s
     assert m["throughput"]["msgs_per_s"] <= 500
+
+
+def test_calls_cross_an_emulated_link_and_its_wire_bytes_are_counted(
+        real_env: dict[str, str], tmp_path: Path) -> None:
+    """--link and --wire-bytes on a service point: the client on host a, the server on b (as
+    ping and pong are placed); every call crosses the 1 ms link twice, and each way carries the
+    call's bytes (the run stopped with KeyError 'server' before the placement knew the roles)."""
+    require_emulation("a service point across an emulated link")
+    code, result, _ = run(real_env, tmp_path, "--transport", "udp", "--rate", "0", "--count",
+                          "200", "--warmup", "0s", "--payload", "64", "--link", "delay=1ms",
+                          "--wire-bytes")
+    assert code == 0, result["status_reason"]
+    assert (result["link"]["place"]["client"], result["link"]["place"]["server"]) == ("a", "b")
+    m = result["measurement"]
+    assert m["calls"]["answered"] == 200
+    assert m["service"]["min_ns"] >= 2_000_000  # the injected 1 ms each way
+    link = next(k for k in result["wire"]["links"] if "up" in k)
+    for way in (link["up"], link["down"]):
+        assert way["bytes_per_message"] >= 64 + 56  # payload + mwperf's header, IP on top
 
 
 def test_in_flight_calls_queue_at_a_single_threaded_server(real_env: dict[str, str],

@@ -165,7 +165,8 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
            "missing) and, without --place, runs pong/sub and the daemons on it and ping/pub "
            "here (host 'local'). Repeatable. docs/hosts.md."),
     option("--place", "remote_place", metavar="ROLE=HOST,...", help="With --host: where "
-           "each of ping, pong, pub, sub, rosmaster, mosquitto, zenohd, foxglove-server runs, e.g. "
+           "each of ping, pong, pub, sub, client, server, rosmaster, mosquitto, zenohd, "
+           "foxglove-server runs, e.g. "
            "pong=b,rosmaster=b (host 'local' is this machine)."),
     option("--ssh-config", metavar="FILE", help="With --host: the ssh configuration file "
            "to use (ssh -F): IdentityFile, UserKnownHostsFile, ProxyJump ..."),

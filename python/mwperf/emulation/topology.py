@@ -24,11 +24,15 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
-ROLES = ("ping", "pong", "pub", "sub")
+from ..roles import ROLES as MODE_ROLES, SENDERS
+
+SENDER_ROLES = SENDERS
+SERVER_ROLES = tuple(dict.fromkeys(server for server, _ in MODE_ROLES.values()))
+"""pong, sub, server: each mode's server role (roles.py owns them)"""
+ROLES = tuple(role for pair in zip(SENDER_ROLES, SERVER_ROLES) for role in pair)
+"""ping, pong, pub, sub, client, server"""
 DAEMONS = ("rosmaster", "mosquitto", "zenohd", "foxglove-server")
 PLACEABLE = ROLES + DAEMONS
-SENDER_ROLES = ("ping", "pub")
-SERVER_ROLES = ("pong", "sub")
 PREFIX_LEN = 24
 HUB_OCTET = 254
 MAX_SEGMENT_HOSTS = HUB_OCTET - 1
@@ -89,13 +93,15 @@ class Topology:
 
 
 def complete_place(given: dict[str, str], hosts: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
-    """Every placeable name with a host: pub goes where ping is (and back), sub where pong is;
-    daemons default to the server's host (pong/sub). ``given`` must place a sender and a server
-    (callers check that, with their own error messages)."""
+    """Every placeable name with a host: the senders (ping, pub, client) go where the first of
+    them given is, the servers (pong, sub, server) likewise; daemons default to the server's
+    host. ``given`` must place a sender and a server (callers check that, with their own error
+    messages)."""
     place = dict(given)
-    for one, other in (("ping", "pub"), ("pong", "sub")):
-        place.setdefault(one, place.get(other, ""))
-        place.setdefault(other, place[one])
+    for group in (SENDER_ROLES, SERVER_ROLES):
+        host = next((place[role] for role in group if role in place), "")
+        for role in group:
+            place.setdefault(role, host)
     for daemon in DAEMONS:
         place.setdefault(daemon, place["pong"])
     assert all(host in hosts for host in place.values()), place
