@@ -8,7 +8,8 @@ import pytest
 from conftest import run_mwperf
 
 from mwperf.errors import UsageError
-from mwperf.restarts import (agent_lines, allowed_targets, analyse, merge_sub_samples,
+from mwperf.restarts import (agent_lines, allowed_targets, analyse, analyse_topics,
+                             merge_sub_samples,
                              parse_restarts, survivor_accounting)
 
 MS = 1_000_000
@@ -97,6 +98,21 @@ def test_a_survivor_that_reopened_makes_it_rebuilt_and_silence_makes_it_no() -> 
     assert entry["recovered"] == "rebuilt" and entry["reopened_by"] == ["ping"]
     (dead,) = analyse([event], rows(list(range(0, 11))), 30, 0, {"ping": []})
     assert dead["recovered"] == "no" and dead["lost"] == 19 and dead["rediscovery_ns"] is None
+
+
+def test_several_topics_sum_their_losses_and_wait_for_the_slowest() -> None:
+    event = {"target": "pong", "at_ns": 10 * MS, "killed_ns": 10 * MS + 500_000}
+    fast = rows(list(range(0, 11)) + list(range(13, 40)))  # 2 lost, back at 13
+    slow = rows(list(range(0, 11)) + list(range(20, 40)))  # 9 lost, back at 20
+    (entry,) = analyse_topics([event], [("/a", fast, 40, 0), ("/b", slow, 40, 1)], {"ping": []})
+    assert (entry["lost"], entry["sent_in_gap"], entry["duplicates"]) == (11, 11, 1)
+    assert entry["first_message_after_ns"] == 20 * MS + 100_000  # the slower topic's
+    assert entry["recovered"] == "session"
+    assert "/a: lost 2" in entry["notes"][-1] and "/b: lost 9" in entry["notes"][-1]
+    (dead,) = analyse_topics([event], [("/a", fast, 40, 0), ("/b", rows(list(range(11))), 40, 0)],
+                             {"ping": []})
+    assert dead["recovered"] == "no" and dead["first_message_after_ns"] is None
+    assert dead["rediscovery_ns"] is None and dead["lost"] == 2 + 29
 
 
 def test_agent_lines() -> None:

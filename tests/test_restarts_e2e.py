@@ -85,6 +85,35 @@ def test_a_udp_pong_restart_loses_what_was_sent_while_it_was_down(env, tmp_path)
     assert entry["recovered"] == "session"  # datagrams: the ping keeps its socket
 
 
+def test_a_pong_restart_with_several_topics_is_analysed_on_each_topics_samples(
+        env, tmp_path) -> None:
+    """--topics 3: each topic has its own samples file, each analysed as one topic is (the
+    analysis read samples.csv, absent with several topics, and said 'recovered: no, all lost'
+    while most round trips came back); the entry is the sum of the topics' losses, back when the
+    slowest topic is."""
+    out = tmp_path / "result.json"
+    done = run_mwperf("run", "--transport", "udp", "--topics", "3", "--rate", str(RATE),
+                      "--duration", f"{DURATION_S}s", "--warmup", "500ms", "--restart", "pong@1s",
+                      "--json-out", str(out), "--results", str(tmp_path / "results"), env=env,
+                      timeout=180)
+    assert out.is_file(), done.stderr
+    result = json.loads(out.read_text())
+    assert validation_error(result, "run-result") is None
+    (entry,) = result["restarts"]
+    assert entry["recovered"] == "session", entry
+    files = sorted((tmp_path / "results").glob("*/samples.*.csv"))
+    assert len(files) == 3
+    firsts = []
+    for path in files:
+        with open(path, newline="") as handle:
+            rows = [{k: int(v) for k, v in row.items()} for row in csv.DictReader(handle)]
+        firsts.append(min(r["recv_ns"] for r in rows if r["sent_ns"] >= entry["killed_ns"]))
+    assert entry["first_message_after_ns"] == max(firsts)
+    # what the restart lost is lost: no more than the ping counted lost over all topics
+    assert 0 < entry["lost"] <= result["measurement"]["accounting"]["lost"]
+    assert "3 topics" in entry["notes"][-1]
+
+
 def test_a_cyclonedds_pong_restart_is_rediscovered(env, tmp_path) -> None:
     result, rows = run(env, tmp_path, "--transport", "cyclonedds", "--restart", "pong@1s")
     assert check(result, rows, "pong")["recovered"] == "session"

@@ -245,6 +245,45 @@ def analyse(events: Sequence[Mapping[str, Any]], rows: Sequence[tuple[int, int, 
     return out
 
 
+def analyse_topics(events: Sequence[Mapping[str, Any]],
+                   topics: Sequence[tuple[str, Sequence[tuple[int, int, int]], int | None,
+                                          int | None]],
+                   reopened: Mapping[str, Sequence[int]]) -> list[dict[str, Any]]:
+    """Each restart's entry over several topics (--topics, --replay): every topic analysed on its
+    own samples (``topics``: name, rows, its measured sent, its duplicates), then one entry per
+    restart: lost and sent in the gap summed, the first message after the kill when every topic
+    had one (the rediscovery is the slowest topic's), recovered 'no' if any topic did not; each
+    topic's own figures in the notes."""
+    each = [(name, analyse(events, rows, sent, dups, reopened))
+            for name, rows, sent, dups in topics]
+    out: list[dict[str, Any]] = []
+    for index in range(len(events)):
+        found = [(name, entries[index]) for name, entries in each]
+        entry = dict(found[0][1])
+        afters = [e["first_message_after_ns"] for _, e in found]
+        after = None if None in afters else max(afters)
+        entry["first_message_after_ns"] = after
+        entry["rediscovery_ns"] = (None if after is None or entry["killed_ns"] is None
+                                   else after - entry["killed_ns"])
+        for key in ("sent_in_gap", "lost", "duplicates"):
+            values = [e[key] for _, e in found]
+            entry[key] = None if None in values else sum(values)
+        recovered = {e["recovered"] for _, e in found}
+        entry["recovered"] = ("no" if "no" in recovered else
+                              "rebuilt" if "rebuilt" in recovered else "session")
+        entry["reopened_by"] = sorted({n for _, e in found for n in e["reopened_by"]})
+        notes = list(dict.fromkeys(n for _, e in found for n in e["notes"]))
+        if entry["killed_ns"] is not None:
+            notes.append(f"{len(found)} topics, each on its own samples (lost and sent_in_gap "
+                         "summed; first message after and rediscovery: when every topic had "
+                         "one): " + "; ".join(
+                             f"{name}: lost {e['lost']}, rediscovery {format_ns(e['rediscovery_ns'])}"
+                             for name, e in found))
+        entry["notes"] = notes
+        out.append(entry)
+    return out
+
+
 def merge_sub_samples(incarnations: Sequence[Sequence[tuple[int, int, int]]]
                       ) -> tuple[list[tuple[int, int, int]], int]:
     """A restarted sub's samples, one list per incarnation (the killed ones first, the survivor

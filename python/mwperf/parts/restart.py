@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 from ..errors import MwperfError
 from ..merge import make_warning
 from ..restarts import (DAEMON_ALIASES, PEER_TIMEOUT_NS, READY_TIMEOUT_S, agent_lines, analyse,
+                        analyse_topics,
                         check, merge_sub_samples, read_samples, survivor_accounting)
-from ..topicnames import SAMPLES_NAME
+from ..topicnames import SAMPLES_NAME, samples_files
 from .base import P, Part
 
 if TYPE_CHECKING:
@@ -82,6 +83,13 @@ class Restarts(Part):
         events = sorted(events, key=lambda e: e["at_ns"])
         if run.cfg.mode == "oneway" and any(e["target"] == "sub" for e in events):
             entries = _sub_restarts(run, result, events, ping.get("sent"), reopened)
+        elif run.cfg.topics > 1:  # a round trip of several topics: each on its own samples
+            per_topic = ping.get("per_topic") or []
+            topics = [(t.get("name") or f"topic {i}", read_samples(run.workdir / name),
+                       t["accounting"].get("sent") if i < len(per_topic) else None,
+                       t["accounting"].get("duplicated") if i < len(per_topic) else None)
+                      for i, (name, t) in enumerate(zip(samples_files(run.cfg), per_topic))]
+            entries = analyse_topics(events, topics, reopened)
         else:  # the measuring side's samples and duplicates (one way: the one sub's)
             if run.cfg.mode == "oneway":
                 accounting = (result.get("measurement") or {}).get("accounting") or {}
