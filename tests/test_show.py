@@ -1,6 +1,9 @@
 """`mwperf show`: a point's full details after the fact, from the catalogue or from a path."""
 
+import json
 from pathlib import Path
+
+import pytest
 
 from conftest import run_mwperf
 
@@ -61,3 +64,49 @@ def test_bad_targets_are_usage_errors_naming_them(fake_env: dict[str, str],
     # no catalogue: what 'mwperf report' says and does, with the command that creates one
     done = run_mwperf("show", "--results", str(tmp_path / "none"), env=fake_env)
     assert done.returncode == 1 and "no catalogue in results folder" in done.stderr, done.stderr
+
+
+# ------------------------------------------------------------------ one reader (result/load.py)
+
+GOLDEN = Path(__file__).parent / "vectors" / "results"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in GOLDEN.glob("*.json")
+                                        if json.loads(p.read_text())["kind"] == "run-result"))
+def test_a_stream_result_shows_the_same_through_the_v3_reader(name: str) -> None:
+    """Every golden stream result, read as v3 (upgraded) and shown through its stream view,
+    prints exactly what the v2 document printed when the renderers read it directly."""
+    from mwperf.show.details import render_details
+    from mwperf.show.points import load_targets, render_points
+    from mwperf.show.table import label, render, render_notes, row_from_result
+
+    path = GOLDEN / name
+    old = json.loads(path.read_text())
+    row = row_from_result(old, str(path))
+    direct = (render([row]) + render_details(old)
+              + render_notes([row], [(label(row), w) for w in old.get("warnings") or []])
+              + f"from {path}\n")
+    assert render_points(load_targets(path.parent, (str(path),), None)) == direct
+
+
+def test_a_graph_result_is_shown_as_its_run_printed_it(tmp_path: Path) -> None:
+    """`mwperf show` of a graph run's result file or folder: its edges, calls and chains."""
+    from mwperf.show.graph import render as render_graph
+
+    folder = tmp_path / "20261129T000000Z-graph"
+    folder.mkdir()
+    document = json.loads((GOLDEN / "graph-chain-service.json").read_text())
+    (folder / "graph-result.json").write_text(json.dumps(document))
+    for target in (folder, folder / "graph-result.json"):
+        done = run_mwperf("show", str(target))
+        assert done.returncode == 0, done.stderr
+        assert render_graph({**document, "warnings": []}) in done.stdout
+        assert done.stdout.rstrip().endswith(f"from {folder / 'graph-result.json'}")
+
+
+def test_a_document_that_is_no_result_names_the_file_and_why(tmp_path: Path) -> None:
+    path = tmp_path / "other.json"
+    path.write_text(json.dumps({"kind": "agent-report", "version": 9}))
+    done = run_mwperf("show", str(path))
+    assert done.returncode == 2
+    assert f"{path}: not an mwperf result (kind 'agent-report' version 9" in done.stderr

@@ -4,7 +4,9 @@ A sweep's summary is one table row per point; what a point's run printed under i
 (service time, accounting, discovery, CPU, daemons, every emulated link's counters, the outage)
 is still in its result. ``mwperf show`` prints it again for the points of a run in the
 catalogue (RUN as ``mwperf report`` takes it, optionally narrowed by ``--point``), or for a
-result file or point folder given by path.
+result file or point folder given by path; a graph run's result (graph-result.json, its folder)
+shows its edges, calls, chains and nodes as ``mwperf run --graph`` printed them. Every result is
+read through one reader (result/load.py) whatever its version.
 """
 
 import json
@@ -14,7 +16,10 @@ from typing import Any
 from ..errors import UsageError
 from ..report.select import resolve_runs
 from ..store.catalogue import connect
-from ..store.layout import POINTS_DIR, RESULT_NAME
+from ..store.layout import GRAPH_RESULT_NAME, POINTS_DIR, RESULT_NAME
+from ..result.load import NotReadable, as_stream, is_stream, load_result, parse_result
+from . import graph as graph_show
+from . import soak
 from .details import render_details
 from .table import label, render, render_notes, row_from_result
 
@@ -34,36 +39,42 @@ def load_targets(root: Path, targets: tuple[str, ...], point: int | None
 
 
 def render_points(found: list[tuple[str, dict[str, Any]]]) -> str:
-    """Each point: its table row, the details under it, its warnings, and where it is."""
+    """Each result (v3, load_result's): a stream point's table row, the details under it and its
+    warnings; a graph run's edges, calls, chains and nodes; then where it is."""
     blocks = []
     for where, result in found:
-        row = row_from_result(result, where)
-        notes = render_notes([row], [(label(row), w) for w in result.get("warnings") or []])
-        blocks.append(render([row]) + render_details(result) + notes + f"from {where}\n")
+        if not is_stream(result):
+            blocks.append(graph_show.render(result) + soak.render(result) + f"from {where}\n")
+            continue
+        shown = as_stream(result)
+        row = row_from_result(shown, where)
+        notes = render_notes([row], [(label(row), w) for w in shown.get("warnings") or []])
+        blocks.append(render([row]) + render_details(shown) + notes + f"from {where}\n")
     return "\n".join(blocks)
 
 
 def _result_files(path: Path) -> list[Path]:
-    """A result file as it is; a point folder's result; a sweep folder's points' results."""
+    """A result file as it is; a point or graph run folder's result; a sweep folder's points'
+    results."""
     if not path.is_dir():
         return [path]
-    if (path / RESULT_NAME).is_file():
-        return [path / RESULT_NAME]
-    points = sorted((path / POINTS_DIR).glob(f"*/{RESULT_NAME}"))
+    for name in (RESULT_NAME, GRAPH_RESULT_NAME):
+        if (path / name).is_file():
+            return [path / name]
+    points = sorted(f for name in (RESULT_NAME, GRAPH_RESULT_NAME)
+                    for f in (path / POINTS_DIR).glob(f"*/{name}"))
     if not points:
-        raise UsageError(f"{path}: neither a point folder (with {RESULT_NAME}) nor a sweep folder "
-                         f"(with {POINTS_DIR}/); give one of those, a result file, or a run id")
+        raise UsageError(f"{path}: neither a point folder (with {RESULT_NAME}), a graph run's "
+                         f"(with {GRAPH_RESULT_NAME}) nor a sweep folder (with {POINTS_DIR}/); "
+                         f"give one of those, a result file, or a run id")
     return points
 
 
 def _read(path: Path) -> dict[str, Any]:
     try:
-        result = json.loads(path.read_text())
-    except (OSError, ValueError) as e:
-        raise UsageError(f"{path}: not a readable result file ({e})") from None
-    if not isinstance(result, dict) or "measurement" not in result or "config" not in result:
-        raise UsageError(f"{path}: not an mwperf result (no 'config' and 'measurement')")
-    return result
+        return load_result(path)
+    except NotReadable as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _from_catalogue(root: Path, runs: list[str], point: int | None
@@ -77,4 +88,12 @@ def _from_catalogue(root: Path, runs: list[str], point: int | None
     if not rows and point is not None:
         raise UsageError(f"--point {point}: run {', '.join(run_ids)} has no point {point} (the "
                          f"numbers are the sweep's, as its progress lines [N/M] show)")
-    return [(str(root / folder), json.loads(result)) for folder, result in rows]
+    return [(str(root / folder), _parsed(json.loads(result), str(root / folder)))
+            for folder, result in rows]
+
+
+def _parsed(document: Any, where: str) -> dict[str, Any]:
+    try:
+        return parse_result(document, where)
+    except NotReadable as exc:
+        raise UsageError(str(exc)) from None

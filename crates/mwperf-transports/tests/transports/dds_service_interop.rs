@@ -191,10 +191,17 @@ fn every_client_server_pair_answers_as_its_mappings_say() {
                 })
             })
             .collect();
-        threads.into_iter().map(|t| t.join().expect("a row of pairs")).collect()
+        threads
+            .into_iter()
+            .map(|t| t.join().expect("a row of pairs"))
+            .collect()
     });
     let rows: Vec<(String, bool)> = rows.into_iter().flatten().collect();
-    let wrong: Vec<&str> = rows.iter().filter(|(_, ok)| !ok).map(|(l, _)| l.as_str()).collect();
+    let wrong: Vec<&str> = rows
+        .iter()
+        .filter(|(_, ok)| !ok)
+        .map(|(l, _)| l.as_str())
+        .collect();
     let all: Vec<&str> = rows.iter().map(|(l, _)| l.as_str()).collect();
     eprintln!("\nDDS service interop matrix:\n{}", all.join("\n"));
     assert!(

@@ -1,0 +1,46 @@
+"""One reader of saved results: ``load_result`` reads any result mwperf has written (a v1/v2
+``run-result``, a v1 ``graph-result``, a v3 ``result``) and gives it as v3 (upgrade.py);
+``as_stream`` adds a stream kind's figures as a v2 run-result states them (stream.py), for the
+readers that still read those. docs/one-path-plan.md step 5."""
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .stream import stream_view
+from .upgrade import STREAM_KINDS, NotAResult, upgrade
+
+
+class NotReadable(ValueError):
+    """A file that is not a readable result; the message names the file and why."""
+
+
+def load_result(path: Path) -> dict[str, Any]:
+    """The result in ``path`` as v3."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise NotReadable(f"{path}: not a readable result file ({exc})") from None
+    return parse_result(document, str(path))
+
+
+def parse_result(document: Any, where: str) -> dict[str, Any]:
+    """``document`` (a result as JSON data, from ``where``) as v3."""
+    try:
+        return upgrade(document)
+    except NotAResult as exc:
+        raise NotReadable(f"{where}: not an mwperf result ({exc})") from None
+    except (KeyError, TypeError) as exc:
+        raise NotReadable(f"{where}: not an mwperf result (a {type(exc).__name__} on "
+                          f"{exc}: a field is missing or of the wrong kind)") from None
+
+
+def is_stream(result: dict[str, Any]) -> bool:
+    """Whether a v3 ``result`` is a stream kind's (it has a stream view), not a graph's."""
+    return result["config"].get("kind") in STREAM_KINDS
+
+
+def as_stream(result: dict[str, Any]) -> dict[str, Any]:
+    """A stream kind's v3 ``result`` with its stream figures beside (measurement, per_topic,
+    per_subscriber, agents, discovery); a graph result as it is."""
+    return {**result, **stream_view(result)} if is_stream(result) else result
