@@ -31,8 +31,9 @@ class Digest:
 
 
 def digest(result: dict[str, Any], location: str | None) -> Digest:
-    """The digest of run-result ``result`` saved at ``location`` (relative to the sweep)."""
-    if result.get("kind") == "graph-result":
+    """The digest of ``result`` saved at ``location`` (relative to the sweep): a v2 run-result, a
+    v1 graph-result, or either read as v3 (result/load.py: a stream kind with its view beside)."""
+    if result.get("kind") == "graph-result" or (result.get("config") or {}).get("kind") == "graph":
         return Digest(graph_row(result, location), graph=graph_lines(result))
     topics = [{"topic": t["topic"], "name": name_and_address(result, t["topic"], t)[0],
                "response": {k: t["response"][k] for k in ("p50_ns", "p99_ns")},

@@ -4,7 +4,6 @@ digests in memory, those kept from an earlier run (--resume) from their result.j
 time.
 """
 
-import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from .digest import Digest, digest
 from .expand import PlannedPoint
 from .manifest import PENDING, SKIPPED
 from .sweep import SweepRun
+from ..result.load import NotReadable, as_stream, load_result
 
 
 @dataclass(frozen=True)
@@ -70,6 +70,6 @@ def _saved(folder: Path | None, location: str | None) -> Digest | None:
     if not path.is_file():  # a graph point's
         path = folder / location / GRAPH_RESULT_NAME
     try:
-        return digest(json.loads(path.read_text("utf-8")), location)
-    except (OSError, ValueError):
+        return digest(as_stream(load_result(path)), location)
+    except NotReadable:
         return None
