@@ -16,6 +16,7 @@ from mwperf import commandline, runner
 from mwperf.agent import find_agent
 from mwperf.config import PointConfig, build_point
 from mwperf.errors import RunError, UsageError
+from mwperf.procs import STOP_GRACE_S
 from mwperf.session import measure
 
 
@@ -107,7 +108,13 @@ def test_sender_failure_is_recorded(fake_env: dict[str, str], tmp_path: Path,
 def test_sub_missing_end_marker(fake_env: dict[str, str], tmp_path: Path,
                                 monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FAKE_AGENT", "sub:no-exit")
-    monkeypatch.setattr(runner, "STOP_GRACE_S", 0.3)
+    # a short grace keeps the test short, but the sub must be able to write its report within
+    # it: at least twice what starting a Python that imports mwperf takes here now (measured;
+    # a fixed 0.3 s lost the report at load 19)
+    began = time.monotonic()
+    subprocess.run([sys.executable, "-c", "import mwperf.cli"], check=True,
+                   env={**os.environ, "PYTHONPATH": str(Path(runner.__file__).parents[1])})
+    monkeypatch.setattr(runner, "STOP_GRACE_S", max(0.3, 2 * (time.monotonic() - began)))
     result = runner.run_point(point(mode="oneway"), find_agent(), tmp_path).result
     assert result["status"] == "complete"
     assert [w["code"] for w in result["warnings"]] == ["no-end-of-stream"]
@@ -117,9 +124,15 @@ def test_sender_timeout_stops_everything(fake_env: dict[str, str], tmp_path: Pat
                                          monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FAKE_AGENT", "ping:hang")
     monkeypatch.setattr(commandline, "SLACK_S", 0.2)
-    started = time.monotonic()
-    result = runner.run_point(point(peer_timeout="100ms"), find_agent(), tmp_path).result
-    assert time.monotonic() - started < 6
+    cfg = point(peer_timeout="100ms")
+    started, wall = time.monotonic(), time.time()
+    result = runner.run_point(cfg, find_agent(), tmp_path).result
+    took = time.monotonic() - started
+    # the runner's own deadline for the sender and its grace before each SIGKILL, plus twice
+    # what this machine took to start the agents (measured: the ping's trace file), for their
+    # start and their end; not a guess of the machine's speed (a fixed 6 s failed at load 19)
+    startup = (Path(fake_env["FAKE_AGENT_TRACE"]) / "ping.pid").stat().st_mtime - wall
+    assert took < commandline.sender_timeout_s(cfg) + 2 * STOP_GRACE_S + 2 * startup, startup
     assert result["status"] == "failed"
     assert {"sender-timeout", "agent-killed"} <= {w["code"] for w in result["warnings"]}
     assert_all_gone(Path(fake_env["FAKE_AGENT_TRACE"]))
@@ -162,11 +175,15 @@ def test_interrupt_gives_partial_result_and_no_leftovers(fake_env: dict[str, str
 
 
 def test_interrupt_kills_agents_that_ignore_it(fake_env: dict[str, str], tmp_path: Path) -> None:
+    began = time.monotonic()
     proc = start_run({**fake_env, "FAKE_AGENT": "ping:hang,pong:hang"}, tmp_path)
+    startup = time.monotonic() - began - 0.3  # start_run's settling sleep is not start-up
     started = time.monotonic()
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=15)
-    assert time.monotonic() - started < 6
+    _, err = proc.communicate(timeout=120)
+    # the grace before SIGKILL twice (SIGINT, then SIGTERM), plus what this machine took to
+    # start the run (measured above) for its end: not a guess (a fixed 6 s failed at load 19)
+    assert time.monotonic() - started < 2 * STOP_GRACE_S + startup, startup
     assert proc.returncode == 1 and err.strip().endswith("no agent wrote a usable report "
                                                          "(pong: no report written; stderr: (no "
                                                          "message on stderr); ping: no report "
