@@ -120,6 +120,8 @@ def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]]
         most = None  # not described by this agent: the sweep skips the point
     check_sizes(graph, cfg.transport, most)
     check_services(graph, cfg.transport, most)
+    from .rclpy_run import check_run_clients  # imports the ros2 transport: not at load
+    check_run_clients(graph, cfg)
     place: tuple[tuple[str, str], ...] = ()
     remote: tuple[str, ...] = ()
     if cfg.link is not None or cfg.topology is not None:

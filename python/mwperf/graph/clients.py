@@ -1,0 +1,69 @@
+"""Who runs a graph node (``client:`` in a graph file): mwperf's agent (``mwperf-agent node``,
+the default) or a real rclpy node (python/mwperf/ros2/graph_node.py) inside rclpy's real
+executors and callback groups. What each client takes is written here once; parse.py refuses a
+file that asks a client for what it has not, check_clients refuses what the run cannot give it.
+"""
+
+from ..errors import UsageError
+from .model import Graph, Node
+
+CLIENTS = ("agent", "rclpy")
+RCLPY_EXECUTORS = ("single", "multi", "events")
+"""rclpy's SingleThreadedExecutor, MultiThreadedExecutor, rclpy.experimental.EventsExecutor"""
+CALLBACK_GROUPS = ("exclusive", "reentrant")
+"""rclpy's MutuallyExclusiveCallbackGroup (one of its own per subscription) and
+ReentrantCallbackGroup"""
+RCLPY_TRANSPORTS = ("ros2",)
+"""an rclpy node speaks ROS 2 on its RMW: it meets the agent's nodes on the ros2 transport"""
+EVENTS_MODULE = "rclpy/experimental/events_executor.py"
+
+
+def executors(client: str, agent_executors: tuple[str, ...]) -> tuple[str, ...]:
+    """The executors a node of ``client`` takes (the agent's: ``agent_executors``)."""
+    return RCLPY_EXECUTORS if client == "rclpy" else agent_executors
+
+
+def refusal(node: Node) -> str | None:
+    """What an rclpy node asks that its client does not do yet (None: nothing)."""
+    if node.client != "rclpy":
+        return None
+    if node.servers or node.clients:
+        return ("servers and clients: not yet in an rclpy node (services are the agent's "
+                "nodes'); put them in a node with client: agent")
+    saturating = next((p.topic for p in node.publishers if p.saturating), None)
+    if saturating is not None:
+        return (f"publisher of '{saturating}': rate max: not in an rclpy node (a saturating "
+                "publisher is the agent's loop of its own); give a rate")
+    return None
+
+
+def rclpy_nodes(graph: Graph) -> list[str]:
+    return [n.name for n in graph.nodes if n.client == "rclpy"]
+
+
+def check_clients(graph: Graph, transport: str, *, real_hosts: bool = False,
+                  emulated: bool = False, count_allocs: bool = False, layers: bool = False,
+                  clock_test: bool = False, has_events: "bool | None" = None) -> None:
+    """Refuse (exit 2, naming the field and what is allowed) an rclpy node the run cannot
+    host; ``has_events``: whether the ROS 2 distribution has rclpy's EventsExecutor (None: not
+    known yet)."""
+    names = rclpy_nodes(graph)
+    if not names:
+        return
+    what = f"--graph {graph.name}: node '{names[0]}': client: rclpy"
+    if transport not in RCLPY_TRANSPORTS:
+        raise UsageError(f"{what}: only with --transport {' or '.join(RCLPY_TRANSPORTS)} (a real "
+                         f"rclpy node on its RMW), not --transport {transport}; allowed on "
+                         f"{transport}: client: agent")
+    for given, flag in ((real_hosts, "--host"), (emulated, "--link"),
+                        (count_allocs, "--count-allocs"), (layers, "--layers"),
+                        (clock_test, "--clock-sync / --test-clock")):
+        if given:
+            raise UsageError(f"{what}: not yet with {flag} (the rclpy node runs on this "
+                             f"machine's clock, without the agent's preloads); drop {flag} or "
+                             "use client: agent")
+    events = [n.name for n in graph.nodes if n.client == "rclpy" and n.executor == "events"]
+    if events and has_events is False:
+        raise UsageError(f"--graph {graph.name}: node '{events[0]}': executor: events: this "
+                         "ROS 2 distribution's rclpy has no EventsExecutor "
+                         f"({EVENTS_MODULE}); allowed: single, multi")
