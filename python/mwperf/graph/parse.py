@@ -92,9 +92,9 @@ def _nodes(read: Reader, item: Item) -> list[Node]:
     executor = read.text(fields.get("executor"), f"{what}: executor", required=False) or "single"
     allowed = executors(client, option_choices("executor"))
     if executor not in allowed:
-        raise read.fail(fields["executor"], f"{what}: executor '{executor}'; allowed with "
-                        f"client: {client}: {', '.join(allowed)}"
-                        + (" (events: client: rclpy)" if client == "agent" else ""))
+        raise read.fail(fields["executor"], f"{what}: executor '{executor}'; allowed: "
+                        f"{', '.join(allowed)}" + (" (events: with client: rclpy)"
+                                                   if client == "agent" else ""))
     copies = 1
     if "copies" in fields:
         copies = int(read.number(fields["copies"], f"{what}: copies", 1, MAX_COPIES))
