@@ -143,7 +143,9 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
             t0 = time.monotonic()
             procs: dict[str, AgentProcess] = {}
             try:
-                for spec in extra + specs:
+                # rclpy nodes first: a Python importing rclpy takes longest to have its
+                # endpoints up, and the agents' discovery timeouts run from their own start
+                for spec in sorted(extra + specs, key=lambda s: s["name"] not in rclpy):
                     if spec["name"] in rclpy:
                         procs[spec["name"]] = _start_rclpy(agents, cfg, graph, spec, workdir,
                                                            go_file, tag, place)
