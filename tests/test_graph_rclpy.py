@@ -178,3 +178,49 @@ def test_a_log_cut_short_is_an_error_naming_where(tmp_path: Path):
                           capture_output=True, text=True, timeout=30)
     assert done.returncode == 1
     assert "node-collect middle: --log: a message cut short at byte 0" in done.stderr
+
+
+# --- a single stream: --opt client=rclpy -----------------------------------------------------
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (("--transport", "udp"), "--opt client=rclpy: only with --transport ros2 (a real rclpy node "
+                             "on its RMW), not --transport udp; allowed on udp: client=agent"),
+    (("--transport", "ros2", "--mode", "oneway"),
+     "--opt client=rclpy: only for --mode roundtrip (its echo); --mode oneway's side is the "
+     "agent's yet"),
+    (("--transport", "ros2", "--pong", "agent"),
+     "--opt client=rclpy: not with --pong agent (client=rclpy makes the echo a real rclpy relay "
+     "node: --pong relay)"),
+])
+def test_opt_client_rclpy_is_refused_where_there_is_no_rclpy_echo(fake_env, monkeypatch, args,
+                                                                 expected):
+    monkeypatch.setenv("FAKE_AGENT_TRANSPORTS", "ros2")
+    fake_env = {**fake_env, "FAKE_AGENT_TRANSPORTS": "ros2"}
+    done = run_mwperf("run", *args, "--opt", "client=rclpy", "--duration", "1s", "--no-save",
+                      env=fake_env)
+    assert done.returncode == 2, done.stderr
+    assert expected in done.stderr
+
+
+def test_opt_client_takes_agent_or_rclpy_and_not_with_a_graph(fake_env, monkeypatch):
+    monkeypatch.setenv("FAKE_AGENT_TRANSPORTS", "ros2")
+    fake_env = {**fake_env, "FAKE_AGENT_TRANSPORTS": "ros2"}
+    done = run_mwperf("run", "--transport", "ros2", "--opt", "client=rclcpp", "--no-save",
+                      env=fake_env)
+    assert done.returncode == 2
+    assert "--opt client=rclcpp: allowed: client=agent, client=rclpy" in done.stderr
+    done = run_mwperf("run", "--graph", "mobile-robot", "--transport", "ros2", "--opt",
+                      "client=rclpy", "--no-save", env=fake_env)
+    assert done.returncode == 2
+    assert "--opt client: not with --graph: a graph file says who runs each node" in done.stderr
+
+
+def test_opt_client_rclpy_makes_the_echo_the_rclpy_relay_and_is_not_passed_on(fake_env,
+                                                                             monkeypatch):
+    monkeypatch.setenv("FAKE_AGENT_TRANSPORTS", "ros2")
+    from mwperf.config import build_point
+    from mwperf.agent import find_agent
+    point = build_point({"transport": "ros2", "opt": ("client=rclpy", "distro=kilted")},
+                        find_agent)
+    assert point.pong == "relay"
+    assert point.opts == ("distro=kilted",)  # the agents never see it

@@ -137,3 +137,18 @@ def test_a_chain_through_rclpy_is_refused_on_another_transport(real_env, tmp_pat
     assert done.returncode == 2
     assert ("node 'middle': client: rclpy: only with --transport ros2 (a real rclpy node on its "
             "RMW), not --transport udp; allowed on udp: client: agent") in done.stderr
+
+
+def test_opt_client_rclpy_makes_a_round_trips_echo_the_rclpy_relay(real_env, tmp_path: Path):
+    """``--opt client=rclpy``: the pong is the real rclpy relay node (a daemon of the point,
+    ``--pong relay``'s), and it echoes every message the ping sent."""
+    out = tmp_path / "s.json"
+    done = run_mwperf("run", "--transport", "ros2", "--opt", "client=rclpy", "--rate", "50",
+                      "--duration", "2s", "--warmup", "200ms", "--no-save", "--json-out",
+                      str(out), env=real_env)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(out.read_text())
+    assert result["config"]["pong"] == "relay" and result["config"]["opts"] == []
+    assert [d["name"] for d in result["daemons"]] == ["rclpy-relay"]
+    acc = result["measurement"]["accounting"]
+    assert (acc["sent"], acc["received"], acc["lost"]) == (100, 100, 0)

@@ -86,6 +86,9 @@ def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]]
                          "work; a graph takes --transport, --duration, --warmup, the QoS flags, "
                          "--opt, --busy-poll, --link, the CPU flags, --copies, --rate-scale, "
                          "--baseline, --without")
+    if any(str(o).split("=", 1)[0].strip() == "client" for o in options.get("opt") or ()):
+        raise UsageError("--opt client: not with --graph: a graph file says who runs each node "
+                         "(client: agent | rclpy on the node)")
     spec = str(options["graph"]).strip()
     names = tuple(n.strip() for n in str(options.get("without") or "").split(",") if n.strip())
     copies = parse_copies(options.get("copies"))
