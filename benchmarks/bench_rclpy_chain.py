@@ -83,7 +83,8 @@ def main() -> int:
           " lost / sent |")
     print("|---|---|---|---|---|---|---|---|")
     for variant, rows in runs.items():
-        def cell(key: str, scale: float = 1e3, unit: str = " µs") -> str:
+        def cell(key: str, scale: float = 1e3, unit: str = " µs",
+                 rows: list[dict[str, float]] = rows) -> str:
             values = [row[key] / scale for row in rows]
             return (f"{statistics.median(values):.0f}{unit} ({min(values):.0f}–"
                     f"{max(values):.0f})")

@@ -85,16 +85,16 @@ def _nodes(read: Reader, item: Item) -> list[Node]:
     name = read.text(fields.get("name"), "node: name")
     assert name is not None
     what = f"node '{name}'"
-    client = read.text(fields.get("client"), f"{what}: client", required=False) or "agent"
-    if client not in CLIENTS:
-        raise read.fail(fields["client"], f"{what}: client '{client}'; allowed: "
+    runner = read.text(fields.get("client"), f"{what}: client", required=False) or "agent"
+    if runner not in CLIENTS:
+        raise read.fail(fields["client"], f"{what}: client '{runner}'; allowed: "
                         f"{', '.join(CLIENTS)}")
     executor = read.text(fields.get("executor"), f"{what}: executor", required=False) or "single"
-    allowed = executors(client, option_choices("executor"))
+    allowed = executors(runner, option_choices("executor"))
     if executor not in allowed:
         raise read.fail(fields["executor"], f"{what}: executor '{executor}'; allowed: "
                         f"{', '.join(allowed)}" + (" (events: with client: rclpy)"
-                                                   if client == "agent" else ""))
+                                                   if runner == "agent" else ""))
     copies = 1
     if "copies" in fields:
         copies = int(read.number(fields["copies"], f"{what}: copies", 1, MAX_COPIES))
@@ -102,7 +102,7 @@ def _nodes(read: Reader, item: Item) -> list[Node]:
             raise read.fail(fields["copies"], f"{what}: copies must be a whole number")
     publishers = tuple(_publisher(read, what, p)
                        for p in read.items(fields.get("publishers"), f"{what}: publishers"))
-    subscribers = tuple(_subscriber(read, what, s, client)
+    subscribers = tuple(_subscriber(read, what, s, runner)
                         for s in read.items(fields.get("subscribers"), f"{what}: subscribers"))
     servers = tuple(server(read, what, s)
                     for s in read.items(fields.get("servers"), f"{what}: servers"))
@@ -115,7 +115,7 @@ def _nodes(read: Reader, item: Item) -> list[Node]:
                 executor=executor,
                 group=read.text(fields.get("group"), f"{what}: group", required=False),
                 cpu_quota=_limit(read, fields, "cpu_quota", what),
-                cpu_pin=_limit(read, fields, "cpu_pin", what), client=client)
+                cpu_pin=_limit(read, fields, "cpu_pin", what), client=runner)
     refused = refusal(base)
     if refused is not None:
         raise read.fail(item, f"{what}: client: rclpy: {refused}")
@@ -189,13 +189,13 @@ def _payload(read: Reader, item: Item, node: str, topic: str, what: str
     return max(sizes), sizes
 
 
-def _subscriber(read: Reader, node: str, item: Item, client: str = "agent") -> Subscriber:
+def _subscriber(read: Reader, node: str, item: Item, runner: str = "agent") -> Subscriber:
     fields = read.mapping(item, f"{node}: subscriber", SUB_KEYS)
     topic = read.text(fields.get("topic"), f"{node}: subscriber: topic")
     assert topic is not None
     what = f"{node}, subscriber of '{topic}'"
     group = read.text(fields.get("callback_group"), f"{what}: callback_group", required=False)
-    if group is not None and client != "rclpy":
+    if group is not None and runner != "rclpy":
         raise read.fail(fields["callback_group"], f"{what}: callback_group: only in a node with "
                         "client: rclpy (rclpy's callback groups; the agent's node runs each "
                         "subscription on a thread of its own under executor: multi)")

@@ -35,6 +35,7 @@ import signal
 import struct
 import threading
 import time
+from typing import Any
 
 import wire
 
@@ -83,7 +84,7 @@ def ros_topic(address: str) -> tuple[int, str]:
     return int(domain or 0), f"/mwperf/{base.replace('-', '_')}/ping"
 
 
-def sent_entry(topic: str, id_: int) -> dict[str, object]:
+def sent_entry(topic: str, id_: int) -> dict[str, Any]:
     return {"topic": topic, "id": id_, "sent": 0, "warmup_sent": 0, "send_errors": 0,
             "max_send_lag_ns": 0}
 
