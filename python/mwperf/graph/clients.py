@@ -4,7 +4,10 @@ executors and callback groups. What each client takes is written here once; pars
 file that asks a client for what it has not, check_clients refuses what the run cannot give it.
 """
 
+from typing import Any
+
 from ..errors import UsageError
+from ..ros2.distributions import Distribution
 from .model import Graph, Node
 
 CLIENTS = ("agent", "rclpy")
@@ -67,3 +70,26 @@ def check_clients(graph: Graph, transport: str, *, real_hosts: bool = False,
         raise UsageError(f"--graph {graph.name}: node '{events[0]}': executor: events: this "
                          "ROS 2 distribution's rclpy has no EventsExecutor "
                          f"({EVENTS_MODULE}); allowed: single, multi")
+
+
+def has_events(dist: Distribution) -> bool:
+    """Whether the distribution's rclpy has the EventsExecutor (Kilted's and Jazzy's wheels do)."""
+    return any(dist.prefix.glob(f"lib/python3*/site-packages/{EVENTS_MODULE}")) or any(
+        dist.prefix.glob(f"lib/python3*/dist-packages/{EVENTS_MODULE}"))
+
+
+def check_run_clients(graph: Graph, cfg: Any) -> None:
+    """An rclpy node's refusals for the run of ``cfg`` (a config.PointConfig: typed loosely, as
+    config.py imports graph/point.py, which calls this)."""
+    if not rclpy_nodes(graph):
+        return
+    events = any(n.executor == "events" for n in graph.nodes if n.client == "rclpy")
+    if events and cfg.transport == "ros2":
+        from ..transports.ros2 import distribution  # the point's distribution (--opt distro)
+        found: bool | None = has_events(distribution(cfg))
+    else:
+        found = None
+    check_clients(graph, cfg.transport, real_hosts=cfg.remote is not None,
+                  emulated=cfg.link is not None or cfg.topology is not None,
+                  count_allocs=cfg.count_allocs, layers=cfg.layers,
+                  clock_test=bool(cfg.test_clock) or cfg.clock_sync, has_events=found)

@@ -16,6 +16,7 @@ from ..soak.gates import POINT_ONLY, parse_gates, refuse
 from ..soak.targets import load_targets
 from .builtin import load_graph
 from .check import check_sizes
+from .clients import check_run_clients
 from .services import check_run as check_services
 from .cpu import node_limits
 from .hosts import node_place
@@ -123,7 +124,6 @@ def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]]
         most = None  # not described by this agent: the sweep skips the point
     check_sizes(graph, cfg.transport, most)
     check_services(graph, cfg.transport, most)
-    from .rclpy_run import check_run_clients  # imports the ros2 transport: not at load
     check_run_clients(graph, cfg)
     place: tuple[tuple[str, str], ...] = ()
     remote: tuple[str, ...] = ()

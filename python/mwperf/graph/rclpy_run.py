@@ -6,23 +6,18 @@ node's (``node.<name>.json``)."""
 
 import subprocess
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..agent import Agent
-from ..config import PointConfig
 from ..errors import RunError
-from ..ros2.distributions import Distribution
 from ..transports.ros2 import distribution
-from .clients import EVENTS_MODULE, check_clients, rclpy_nodes
-from .model import Graph, Node
+from .model import Node
+
+if TYPE_CHECKING:
+    from ..config import PointConfig
 
 SCRIPT = Path(__file__).resolve().parent.parent / "ros2" / "graph_node.py"
 COLLECT_TIMEOUT_S = 60.0
-
-
-def has_events(dist: Distribution) -> bool:
-    """Whether the distribution's rclpy has the EventsExecutor (Kilted and Jazzy's wheels do)."""
-    return any(dist.prefix.glob(f"lib/python3*/site-packages/{EVENTS_MODULE}")) or any(
-        dist.prefix.glob(f"lib/python3*/dist-packages/{EVENTS_MODULE}"))
 
 
 def files(workdir: Path, name: str) -> tuple[Path, Path]:
@@ -30,7 +25,7 @@ def files(workdir: Path, name: str) -> tuple[Path, Path]:
     return workdir / f"{name}.rclpy-sent.json", workdir / f"{name}.rclpy-log.bin"
 
 
-def argv(cfg: PointConfig, node: Node, spec_path: Path, go_file: Path, tag: int,
+def argv(cfg: "PointConfig", node: Node, spec_path: Path, go_file: Path, tag: int,
          workdir: Path, name: str) -> list[str]:
     sent, log = files(workdir, name)
     groups = ",".join(s.callback_group or "exclusive" for s in node.subscribers)
@@ -56,16 +51,3 @@ def collect(agent: Agent, workdir: Path, name: str, tag: int) -> str | None:
     if done.returncode != 0:
         raise RunError(f"mwperf-agent node-collect ({name}): {done.stderr.strip()}")
     return None
-
-
-def check_run_clients(graph: Graph, cfg: PointConfig) -> None:
-    """An rclpy node's refusals (clients.py) for this run."""
-    if not rclpy_nodes(graph):
-        return
-    events = any(n.executor == "events" for n in graph.nodes if n.client == "rclpy")
-    check_clients(graph, cfg.transport, real_hosts=cfg.remote is not None,
-                  emulated=cfg.link is not None or cfg.topology is not None,
-                  count_allocs=cfg.count_allocs, layers=cfg.layers,
-                  clock_test=bool(cfg.test_clock) or cfg.clock_sync,
-                  has_events=has_events(distribution(cfg))
-                  if events and cfg.transport == "ros2" else None)

@@ -36,8 +36,8 @@ from ..transports.foxglove import require_sdk
 from ..transports.iceoryx2 import own_domain
 from ..transports.ros2 import agent_environment as ros2_environment
 from .check import check_qos, check_sizes
-from .clients import rclpy_nodes
-from .rclpy_run import argv as rclpy_argv, check_run_clients, collect as rclpy_collect
+from .clients import check_run_clients, rclpy_nodes
+from .rclpy_run import argv as rclpy_argv, collect as rclpy_collect
 from .load import flow_control
 from .clocks import CLOCK_NODE, clock_node, clock_plan, real_clock_plan
 from .hosts import GO_NAME, REMOTE_START_MARGIN_NS, write_remote_go
