@@ -224,3 +224,14 @@ def test_opt_client_rclpy_makes_the_echo_the_rclpy_relay_and_is_not_passed_on(fa
                         find_agent)
     assert point.pong == "relay"
     assert point.opts == ("distro=kilted",)  # the agents never see it
+
+
+def test_events_is_offered_where_the_distributions_rclpy_has_the_events_executor(tmp_path):
+    from types import SimpleNamespace
+    from mwperf.graph.clients import EVENTS_MODULE, has_events
+    dist = SimpleNamespace(prefix=tmp_path)
+    assert not has_events(dist)  # type: ignore[arg-type]
+    module = tmp_path / "lib" / "python3.11" / "site-packages" / EVENTS_MODULE
+    module.parent.mkdir(parents=True)
+    module.write_text("")
+    assert has_events(dist)  # type: ignore[arg-type]

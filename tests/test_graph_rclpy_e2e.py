@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from conftest import alive, run_mwperf, started_here
+from test_fastdds_e2e import fastdds_files, leftovers
 
 pytestmark = pytest.mark.agent
 
@@ -95,6 +96,7 @@ def test_an_rclpy_middle_node_forwards_every_message_and_its_cost_is_measured(
 def test_an_rclpy_node_killed_mid_run_gives_a_partial_result_naming_it(
         real_env: dict[str, str], tmp_path: Path) -> None:
     out = tmp_path / "r.json"
+    before = fastdds_files()
     proc = subprocess.Popen([sys.executable, "-m", "mwperf.cli", "run", "--graph",
                              chain_file(tmp_path, "single"), "--transport", "ros2",
                              "--duration", "4s", "--warmup", "300ms", "--no-save",
@@ -116,7 +118,6 @@ def test_an_rclpy_node_killed_mid_run_gives_a_partial_result_naming_it(
     result = json.loads(out.read_text())
     assert result["status"] == "partial"
     assert "node 'middle'" in result["status_reason"], result["status_reason"]
-    print(result["status_reason"])
     nodes = {n["name"]: n for n in result["nodes"]}
     assert nodes["middle"]["status"] == "failed"
     assert nodes["source"]["status"] == nodes["sink"]["status"] == "complete"
@@ -126,6 +127,7 @@ def test_an_rclpy_node_killed_mid_run_gives_a_partial_result_naming_it(
     leftover = subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True, text=True)
     assert [p for p in leftover.stdout.split() if alive(int(p))] == []
     assert [p for p in rclpy_pids() if alive(p)] == []
+    assert not leftovers(before), f"left in /dev/shm: {leftovers(before)}"
 
 
 def _stdout_of(pid: int) -> bytes:
@@ -157,3 +159,30 @@ def test_opt_client_rclpy_makes_a_round_trips_echo_the_rclpy_relay(real_env, tmp
     assert [d["name"] for d in result["daemons"]] == ["rclpy-relay"]
     acc = result["measurement"]["accounting"]
     assert (acc["sent"], acc["received"], acc["lost"]) == (100, 100, 0)
+
+
+@pytest.mark.parametrize("executor", ["single", "events"])
+def test_an_rclpy_nodes_timers_keep_the_schedule(real_env, tmp_path: Path, executor: str):
+    """An rclpy node's timer publishers (100 Hz and every 300 ms) into an agent sink: each sends
+    exactly the due times of the measured window (3 s: 300 and 10, the injected schedule), and
+    the sink receives every one of them."""
+    path = tmp_path / "source.yaml"
+    path.write_text(textwrap.dedent(f"""
+        name: rclpy-source
+        nodes:
+          - name: source
+            client: rclpy
+            executor: {executor}
+            publishers: [{{topic: /a, rate: 100, payload: 256}},
+                         {{topic: /c, period: 300ms, payload: 64}}]
+          - name: sink
+            subscribers: [{{topic: /a}}, {{topic: /c}}]
+        """))
+    out = tmp_path / "r.json"
+    done = run_mwperf("run", "--graph", str(path), "--transport", "ros2", *KEEP_EVERY,
+                      "--duration", "3s", "--warmup", "300ms", "--no-save", "--json-out",
+                      str(out), env=real_env)
+    assert done.returncode == 0, done.stderr
+    edges = {e["topic"]: e for e in json.loads(out.read_text())["edges"]}
+    assert (edges["/a"]["sent"], edges["/a"]["received"]) == (300, 300)
+    assert (edges["/c"]["sent"], edges["/c"]["received"]) == (10, 10)
