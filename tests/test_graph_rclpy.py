@@ -81,6 +81,10 @@ def test_an_rclpy_node_off_ros2_is_a_usage_error_naming_the_field_and_what_is_al
         check_clients(graph(CHAIN, "events"), "ros2", has_events=False)
     with pytest.raises(UsageError, match="client: rclpy: not yet with --layers"):
         check_clients(chain, "ros2", layers=True)
+    with pytest.raises(UsageError, match="client: rclpy: --opt type=sensor_msgs/msg/PointCloud2: "
+                                         "not yet"):
+        check_clients(chain, "ros2", message_type="sensor_msgs/msg/PointCloud2")
+    check_clients(chain, "ros2", message_type="std_msgs/msg/UInt8MultiArray")
     check_clients(chain, "ros2")  # nothing to refuse
 
 

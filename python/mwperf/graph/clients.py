@@ -19,6 +19,8 @@ ReentrantCallbackGroup"""
 RCLPY_TRANSPORTS = ("ros2",)
 """an rclpy node speaks ROS 2 on its RMW: it meets the agent's nodes on the ros2 transport"""
 EVENTS_MODULE = "rclpy/experimental/events_executor.py"
+RCLPY_TYPE = "std_msgs/msg/UInt8MultiArray"
+"""what an rclpy node's messages are (ros2/graph_node.py; the ros2 transport's default type)"""
 
 
 def executors(client: str, agent_executors: tuple[str, ...]) -> tuple[str, ...]:
@@ -46,10 +48,11 @@ def rclpy_nodes(graph: Graph) -> list[str]:
 
 def check_clients(graph: Graph, transport: str, *, real_hosts: bool = False,
                   emulated: bool = False, count_allocs: bool = False, layers: bool = False,
-                  clock_test: bool = False, has_events: "bool | None" = None) -> None:
+                  clock_test: bool = False, has_events: "bool | None" = None,
+                  message_type: str | None = None) -> None:
     """Refuse (exit 2, naming the field and what is allowed) an rclpy node the run cannot
     host; ``has_events``: whether the ROS 2 distribution has rclpy's EventsExecutor (None: not
-    known yet)."""
+    known yet); ``message_type``: the run's ``--opt type``."""
     names = rclpy_nodes(graph)
     if not names:
         return
@@ -65,6 +68,10 @@ def check_clients(graph: Graph, transport: str, *, real_hosts: bool = False,
             raise UsageError(f"{what}: not yet with {flag} (the rclpy node runs on this "
                              f"machine's clock, without the agent's preloads); drop {flag} or "
                              "use client: agent")
+    if message_type not in (None, RCLPY_TYPE):
+        raise UsageError(f"{what}: --opt type={message_type}: not yet (an rclpy node carries "
+                         f"mwperf's messages in {RCLPY_TYPE}); drop --opt type or use "
+                         "client: agent")
     events = [n.name for n in graph.nodes if n.client == "rclpy" and n.executor == "events"]
     if events and has_events is False:
         raise UsageError(f"--graph {graph.name}: node '{events[0]}': executor: events: this "
@@ -92,4 +99,5 @@ def check_run_clients(graph: Graph, cfg: Any) -> None:
     check_clients(graph, cfg.transport, real_hosts=cfg.remote is not None,
                   emulated=cfg.link is not None or cfg.topology is not None,
                   count_allocs=cfg.count_allocs, layers=cfg.layers,
-                  clock_test=bool(cfg.test_clock) or cfg.clock_sync, has_events=found)
+                  clock_test=bool(cfg.test_clock) or cfg.clock_sync, has_events=found,
+                  message_type=cfg.option("type"))
