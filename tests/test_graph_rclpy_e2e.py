@@ -88,8 +88,9 @@ def test_an_rclpy_middle_node_forwards_every_message_and_its_cost_is_measured(
     assert stage >= BUSY_NS  # the injected work is a floor of the rclpy callback's time
     assert chain["end_to_end"]["min_ns"] >= BUSY_NS
     assert chain["end_to_end"]["count"] == RATE * SECONDS
-    middle = next(n for n in result["nodes"] if n["name"] == "middle")
-    assert middle["status"] == "complete" and middle["cpu_s"] > 0
+    nodes = {n["name"]: n for n in result["nodes"]}
+    assert nodes["middle"]["status"] == "complete" and nodes["middle"]["cpu_s"] > 0
+    assert nodes["middle"]["client"] == "rclpy" and "client" not in nodes["source"]
     assert [p for p in seen if alive(p)] == []
 
 
