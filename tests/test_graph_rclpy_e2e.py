@@ -187,3 +187,38 @@ def test_an_rclpy_nodes_timers_keep_the_schedule(real_env, tmp_path: Path, execu
     edges = {e["topic"]: e for e in json.loads(out.read_text())["edges"]}
     assert (edges["/a"]["sent"], edges["/a"]["received"]) == (300, 300)
     assert (edges["/c"]["sent"], edges["/c"]["received"]) == (10, 10)
+
+
+def test_an_interrupted_run_keeps_what_the_rclpy_node_measured(real_env, tmp_path: Path):
+    """Ctrl-C (SIGINT to mwperf) mid-run: every node, the rclpy one too, stops with what it
+    has; the result is partial and its counts still agree across the programs (but for a
+    message in flight when the stop came)."""
+    out = tmp_path / "r.json"
+    proc = subprocess.Popen([sys.executable, "-m", "mwperf.cli", "run", "--graph",
+                             chain_file(tmp_path, "single"), "--transport", "ros2", *KEEP_EVERY,
+                             "--duration", "6s", "--warmup", "300ms", "--no-save",
+                             "--json-out", str(out)], env=real_env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    middle: list[int] = []
+    while proc.poll() is None and not middle:
+        middle = rclpy_pids()
+        time.sleep(0.02)
+    assert middle, "the rclpy node never started"
+    while proc.poll() is None and b"READY node middle" not in _stdout_of(middle[0]):
+        time.sleep(0.05)
+    time.sleep(2.0)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 3, err
+    result = json.loads(out.read_text())
+    assert result["status"] == "partial"
+    nodes = {n["name"]: n for n in result["nodes"]}
+    assert nodes["middle"]["status"] == "partial"
+    assert nodes["middle"]["status_reason"] == "stopped by signal"
+    edges = {e["topic"]: e for e in result["edges"]}
+    assert 0 < edges["/a"]["sent"] < RATE * 6
+    for topic in ("/a", "/b"):  # the stop reaches both ends at once: at most the one message
+        e = edges[topic]         # in flight then (a period of 10 ms, a hop well under) is not in
+        assert e["sent"] - 1 <= e["received"] <= e["sent"], e  # the receiver's count
+    assert edges["/b"]["sent"] <= edges["/a"]["received"]  # it forwards only what it took
+    assert [p for p in middle if alive(p)] == []
