@@ -30,6 +30,7 @@ import argparse
 import array
 import json
 import os
+import re
 import resource
 import signal
 import struct
@@ -148,8 +149,8 @@ class GraphNode:
         domain = ros_topic(addresses[0])[0] if addresses else 0
         rclpy.init(domain_id=domain,
                    signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
-        self.node = rclpy.create_node("mwperf_" + spec["name"].replace("/", "_")
-                                      .replace("-", "_"))
+        # a ROS 2 node name: letters, digits and '_' (a graph's names may have '/', '-', '.')
+        self.node = rclpy.create_node("mwperf_" + re.sub(r"[^A-Za-z0-9_]", "_", spec["name"]))
         groups = args.groups.split(",") if args.groups else []
         for index, sub in enumerate(spec["subscriptions"]):
             group = ReentrantCallbackGroup() if index < len(groups) and \
