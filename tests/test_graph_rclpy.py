@@ -239,3 +239,12 @@ def test_events_is_offered_where_the_distributions_rclpy_has_the_events_executor
     module.parent.mkdir(parents=True)
     module.write_text("")
     assert has_events(dist)  # type: ignore[arg-type]
+
+
+def test_mwperf_graphs_shows_who_runs_a_node(fake_env, tmp_path):
+    path = tmp_path / "chain.yaml"
+    path.write_text(textwrap.dedent(CHAIN.replace("EXECUTOR", "events")))
+    done = run_mwperf("graphs", str(path), env=fake_env)
+    assert done.returncode == 0, done.stderr
+    assert "  middle (rclpy, executor events): publishes -; subscribes /a -> /b" in done.stdout
+    assert "  source: publishes /a" in done.stdout
