@@ -24,6 +24,7 @@ from .roles import MEASURING_ROLE, MODES, ROLES, SENDERS  # noqa: F401 (the name
 from .agent import option_choices, option_default, option_limit
 from . import pong_command
 from .errors import RunError, UsageError
+from .graph.clients import CLIENTS, RCLPY_TRANSPORTS
 from .sizes import payload_size
 from .subscribers import check_subscribers, parse_subscribers
 from .transports import hook, profile, profiles
@@ -311,6 +312,7 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
                        tuple(name for name, _ in real.hosts) if real else ())
     catalogue = agent()
     transport = _choice("--transport", "transport", given("transport"), catalogue.transports())
+    check_client(qos.pop("client"), transport, mode)
     echo = "--pong-cmd" if qos["pong"] == "command" else f"--pong {qos['pong']}"
     relays = [t for t in TRANSPORTS  # their hooks start a foreign echo / the user's program
               if (hook(t).pong_command if qos["pong"] == "command" else hook(t).relay)]
@@ -512,6 +514,13 @@ def _qos(options: dict[str, Any]) -> dict[str, Any]:
             raise UsageError(f"--opt: '{item}' is not KEY=VALUE (e.g. --opt mode=client)")
     pong = str(options.get("pong") or "agent")
     command = options.get("pong_cmd")
+    client, opts = _client_opt(opts)
+    if client == "rclpy":  # the round trip's echo is rclpy's: the relay node (--pong relay)
+        if command not in (None, "") or options.get("pong") not in (None, "relay"):
+            given = "--pong-cmd" if command not in (None, "") else f"--pong {pong}"
+            raise UsageError(f"--opt {CLIENT_OPT}=rclpy: not with {given} (client=rclpy makes "
+                             "the echo a real rclpy relay node: --pong relay)")
+        pong = "relay"
     if command not in (None, ""):
         if pong != "agent":
             raise UsageError(f"--pong-cmd: not with --pong {pong} (the program is the echo)")
@@ -530,7 +539,38 @@ def _qos(options: dict[str, Any]) -> dict[str, Any]:
                  else _choice("--pong", "pong", pong, PONGS)),
         "pong_cmd": None if command in (None, "") else str(command),
         "qos_given": given_flags,
+        "client": client,
     }
+
+
+CLIENT_OPT = "client"
+"""``--opt client=rclpy``: the stream's echo is a real rclpy node (graph/clients.py: CLIENTS)"""
+
+
+def _client_opt(opts: tuple[str, ...]) -> tuple[str | None, tuple[str, ...]]:
+    """``--opt client=...`` taken out of the options the agents get: (its value, the rest)."""
+    given = [o.split("=", 1)[1].strip() for o in opts if o.split("=", 1)[0].strip() == CLIENT_OPT]
+    if not given:
+        return None, opts
+    if len(given) > 1 or given[0] not in CLIENTS:
+        raise UsageError(f"--opt {CLIENT_OPT}={given[-1]}: allowed: "
+                         f"{', '.join(f'{CLIENT_OPT}={c}' for c in CLIENTS)} (once)")
+    return given[0], tuple(o for o in opts if o.split("=", 1)[0].strip() != CLIENT_OPT)
+
+
+def check_client(client: str | None, transport: str, mode: str) -> None:
+    """``--opt client=rclpy``: a round trip's echo on ros2 (its sub and server are the agent's
+    yet; a graph's ``client: rclpy`` node subscribes)."""
+    if client != "rclpy":
+        return
+    if transport not in RCLPY_TRANSPORTS:
+        raise UsageError(f"--opt {CLIENT_OPT}=rclpy: only with --transport "
+                         f"{' or '.join(RCLPY_TRANSPORTS)} (a real rclpy node on its RMW), not "
+                         f"--transport {transport}; allowed on {transport}: {CLIENT_OPT}=agent")
+    if mode != "roundtrip":
+        raise UsageError(f"--opt {CLIENT_OPT}=rclpy: only for --mode roundtrip (its echo); "
+                         f"--mode {mode}'s side is the agent's yet: an rclpy subscriber is a "
+                         "graph node with client: rclpy (docs/graphs.md)")
 
 
 def _is_keep_last_n(text: str) -> bool:

@@ -53,6 +53,9 @@ pub enum Role {
     Pool,
     /// One node of a graph: its publishers and subscriptions from a spec file (docs/agent-contract.md, "node").
     Node(NodeArgs),
+    /// The report of a graph node another program ran (an rclpy node): its spec, its counts and
+    /// the log of what its callbacks took, through the agent's node collectors (node/collect.rs).
+    NodeCollect(NodeCollectArgs),
     /// Call a service's server through the middleware's own request/response and measure each
     /// call (docs/agent-contract.md, "client").
     Client(ClientArgs),
@@ -128,6 +131,26 @@ pub struct NodeArgs {
     /// it: the go instant, send, due and receive times (node/clock.rs).
     #[arg(long = "clock-ref", value_parser = socket_addr)]
     pub clock_ref: Option<std::net::SocketAddr>,
+}
+
+/// `node-collect`: a node's spec, what the program counted and logged, where the report goes.
+#[derive(Args, Debug)]
+pub struct NodeCollectArgs {
+    /// The node's spec (JSON), as `node` reads it.
+    #[arg(long = "node-spec")]
+    pub node_spec: String,
+    /// What the program counted: the node-report's fields but `subscriptions`, and `stages`.
+    #[arg(long)]
+    pub sent: String,
+    /// Every message the program's callbacks took (node/collect.rs: the record format).
+    #[arg(long)]
+    pub log: String,
+    /// The run's id: messages of another run are foreign.
+    #[arg(long = "run-id")]
+    pub run_id: u32,
+    /// Write the node-report here.
+    #[arg(long)]
+    pub json: String,
 }
 
 /// `router`: the transport whose router to run and where it listens.

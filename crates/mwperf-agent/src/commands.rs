@@ -35,6 +35,7 @@ pub fn run(role: &Role) -> Option<ExitCode> {
         Role::Facts => facts::run(),
         Role::Pool => pooling::run(),
         Role::Node(a) => crate::node::main(a),
+        Role::NodeCollect(a) => crate::node::collect::main(a),
         Role::Ping(_)
         | Role::Pub(_)
         | Role::Pong(_)

@@ -40,7 +40,8 @@ def detail(graph: Graph) -> dict[str, Any]:
                         **({"saturating": True} if graph.saturating(t) else {}),
                         "payload_bytes": graph.payload_bytes(t),
                         "publishers": graph.publishers_of(t)} for t in graph.topics()],
-            "nodes": [{"name": n.name, "host": n.host, "executor": n.executor, "group": n.group,
+            "nodes": [{"name": n.name, "host": n.host, "client": n.client,
+                       "executor": n.executor, "group": n.group,
                        "publishes": [p.topic for p in n.publishers]
                        + [s.publish for s in n.subscribers if s.publish],
                        "subscribes": [s.topic for s in n.subscribers]} for n in graph.nodes],
@@ -73,6 +74,8 @@ def render_detail(graph: Graph) -> str:
     out.append("nodes:")
     for n in graph.nodes:
         where = f" on {n.host}" if n.host else ""
+        if n.client != "agent":  # who runs it (clients.py), and in which of its executors
+            where += f" ({n.client}, executor {n.executor})"
         subs = ", ".join(s.topic + (f" -> {s.publish}" if s.publish else "")
                          for s in n.subscribers)
         pubs = ", ".join(p.topic for p in n.publishers)

@@ -53,6 +53,9 @@ class Subscriber:
     publish_bytes: int | None = None
     """the downstream message's payload (None: the received message's size)"""
     qos: Qos = Qos()
+    callback_group: str | None = None
+    """an rclpy node's (clients.py): ``exclusive`` (a mutually exclusive group of its own) or
+    ``reentrant``; None: exclusive (the agent's node has no groups)"""
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,9 @@ class Node:
     """the node it was copied from (``copies: N``), else None"""
     servers: tuple[Server, ...] = ()
     clients: tuple[Client, ...] = ()
+    client: str = "agent"
+    """who runs the node (clients.py): ``agent`` (mwperf-agent node) or ``rclpy`` (a real rclpy
+    node, python/mwperf/ros2/graph_node.py)"""
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,8 @@ name: mobile-robot
 nodes:
   - name: imu_driver
     host: a                      # optional: an emulated or real host of the run
-    executor: single             # single | multi
+    client: agent                # agent (mwperf-agent node) | rclpy (a real rclpy node, ros2)
+    executor: single             # single | multi (rclpy: single | multi | events)
     copies: 1                    # N nodes name_1..name_N on the same topics
     publishers:
       - {topic: /imu, rate: 1000, payload: 256}          # or period: 1ms; payload 4KiB
@@ -34,16 +35,17 @@ from ..errors import UsageError
 from ..emulation.cpu import parse_limits
 from ..scenario.source import Item, parse_document
 from .check import check_graph
+from .clients import CALLBACK_GROUPS, CLIENTS, executors, refusal
 from .sizes import recorded, uniform
 from .model import PHASES, Chain, Graph, Lateness, Node, Publisher, Qos, Subscriber
 from .reader import Reader, period
 from .services import client, server
 
 TOP_KEYS = ("name", "description", "nodes", "chains", "late", "too_late", "phase")
-NODE_KEYS = ("name", "host", "executor", "group", "copies", "cpu_quota", "cpu_pin",
+NODE_KEYS = ("name", "host", "client", "executor", "group", "copies", "cpu_quota", "cpu_pin",
              "publishers", "subscribers", "servers", "clients")
 PUB_KEYS = ("topic", "rate", "period", "payload", "qos")
-SUB_KEYS = ("topic", "busy_loop", "publish", "publish_payload", "qos")
+SUB_KEYS = ("topic", "busy_loop", "publish", "publish_payload", "qos", "callback_group")
 QOS_KEYS = ("reliability", "history", "durability")
 MAX_COPIES = 1000
 
@@ -83,10 +85,16 @@ def _nodes(read: Reader, item: Item) -> list[Node]:
     name = read.text(fields.get("name"), "node: name")
     assert name is not None
     what = f"node '{name}'"
+    runner = read.text(fields.get("client"), f"{what}: client", required=False) or "agent"
+    if runner not in CLIENTS:
+        raise read.fail(fields["client"], f"{what}: client '{runner}'; allowed: "
+                        f"{', '.join(CLIENTS)}")
     executor = read.text(fields.get("executor"), f"{what}: executor", required=False) or "single"
-    if executor not in option_choices("executor"):
+    allowed = executors(runner, option_choices("executor"))
+    if executor not in allowed:
         raise read.fail(fields["executor"], f"{what}: executor '{executor}'; allowed: "
-                        f"{', '.join(option_choices('executor'))}")
+                        f"{', '.join(allowed)}" + (" (events: with client: rclpy)"
+                                                   if runner == "agent" else ""))
     copies = 1
     if "copies" in fields:
         copies = int(read.number(fields["copies"], f"{what}: copies", 1, MAX_COPIES))
@@ -94,7 +102,7 @@ def _nodes(read: Reader, item: Item) -> list[Node]:
             raise read.fail(fields["copies"], f"{what}: copies must be a whole number")
     publishers = tuple(_publisher(read, what, p)
                        for p in read.items(fields.get("publishers"), f"{what}: publishers"))
-    subscribers = tuple(_subscriber(read, what, s)
+    subscribers = tuple(_subscriber(read, what, s, runner)
                         for s in read.items(fields.get("subscribers"), f"{what}: subscribers"))
     servers = tuple(server(read, what, s)
                     for s in read.items(fields.get("servers"), f"{what}: servers"))
@@ -107,7 +115,10 @@ def _nodes(read: Reader, item: Item) -> list[Node]:
                 executor=executor,
                 group=read.text(fields.get("group"), f"{what}: group", required=False),
                 cpu_quota=_limit(read, fields, "cpu_quota", what),
-                cpu_pin=_limit(read, fields, "cpu_pin", what))
+                cpu_pin=_limit(read, fields, "cpu_pin", what), client=runner)
+    refused = refusal(base)
+    if refused is not None:
+        raise read.fail(item, f"{what}: client: rclpy: {refused}")
     if copies == 1:
         return [base]
     return [replace(base, name=f"{name}_{i}", copy_of=name) for i in range(1, copies + 1)]
@@ -178,11 +189,19 @@ def _payload(read: Reader, item: Item, node: str, topic: str, what: str
     return max(sizes), sizes
 
 
-def _subscriber(read: Reader, node: str, item: Item) -> Subscriber:
+def _subscriber(read: Reader, node: str, item: Item, runner: str = "agent") -> Subscriber:
     fields = read.mapping(item, f"{node}: subscriber", SUB_KEYS)
     topic = read.text(fields.get("topic"), f"{node}: subscriber: topic")
     assert topic is not None
     what = f"{node}, subscriber of '{topic}'"
+    group = read.text(fields.get("callback_group"), f"{what}: callback_group", required=False)
+    if group is not None and runner != "rclpy":
+        raise read.fail(fields["callback_group"], f"{what}: callback_group: only in a node with "
+                        "client: rclpy (rclpy's callback groups; the agent's node runs each "
+                        "subscription on a thread of its own under executor: multi)")
+    if group is not None and group not in CALLBACK_GROUPS:
+        raise read.fail(fields["callback_group"], f"{what}: callback_group '{group}'; allowed: "
+                        f"{', '.join(CALLBACK_GROUPS)}")
     publish = read.text(fields.get("publish"), f"{what}: publish", required=False)
     if "publish_payload" in fields and publish is None:
         raise read.fail(fields["publish_payload"], f"{what}: publish_payload without publish")
@@ -193,7 +212,7 @@ def _subscriber(read: Reader, node: str, item: Item) -> Subscriber:
         publish=publish,
         publish_bytes=read.size(fields["publish_payload"], f"{what}: publish_payload")
         if "publish_payload" in fields else None,
-        qos=_qos(read, fields.get("qos"), what))
+        qos=_qos(read, fields.get("qos"), what), callback_group=group)
 
 
 def _qos(read: Reader, item: Item | None, what: str) -> Qos:

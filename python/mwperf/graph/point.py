@@ -16,6 +16,7 @@ from ..soak.gates import POINT_ONLY, parse_gates, refuse
 from ..soak.targets import load_targets
 from .builtin import load_graph
 from .check import check_sizes
+from .clients import check_run_clients
 from .services import check_run as check_services
 from .cpu import node_limits
 from .hosts import node_place
@@ -86,6 +87,9 @@ def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]]
                          "work; a graph takes --transport, --duration, --warmup, the QoS flags, "
                          "--opt, --busy-poll, --link, the CPU flags, --copies, --rate-scale, "
                          "--baseline, --without")
+    if any(str(o).split("=", 1)[0].strip() == "client" for o in options.get("opt") or ()):
+        raise UsageError("--opt client: not with --graph: a graph file says who runs each node "
+                         "(client: agent | rclpy on the node)")
     spec = str(options["graph"]).strip()
     names = tuple(n.strip() for n in str(options.get("without") or "").split(",") if n.strip())
     copies = parse_copies(options.get("copies"))
@@ -120,6 +124,7 @@ def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]]
         most = None  # not described by this agent: the sweep skips the point
     check_sizes(graph, cfg.transport, most)
     check_services(graph, cfg.transport, most)
+    check_run_clients(graph, cfg)
     place: tuple[tuple[str, str], ...] = ()
     remote: tuple[str, ...] = ()
     if cfg.link is not None or cfg.topology is not None:

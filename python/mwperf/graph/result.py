@@ -81,8 +81,8 @@ def merge(graph: Graph, cfg: PointConfig, specs: list[dict[str, Any]],
         "chains": [_chain_bound(graph, _chain(graph, c.name, c.topics, c.deadline_ns, edges,
                                               stage_times), reports)
                    for c in graph.chains],
-        "nodes": [_node(spec["name"], reports.get(spec["name"]), failed.get(spec["name"]))
-                  for spec in specs],
+        "nodes": [{**_node(spec["name"], reports.get(spec["name"]), failed.get(spec["name"])),
+                   **_client(graph, spec["name"])} for spec in specs],
         "daemons": daemons,
         "link": link,
         "cpu": cpu,
@@ -192,6 +192,13 @@ def _node(name: str, report: dict[str, Any] | None, failed: str | None) -> dict[
             + sum((s.get("stage") or {}).get("send_errors", 0) for s in report["subscriptions"]),
             **({"clock": report["clock"]} if report.get("clock") else {}),
             **(_allocs(report["allocations"]) if report.get("allocations") else {})}
+
+
+def _client(graph: Graph, name: str) -> dict[str, Any]:
+    """Who ran the node, when not mwperf's agent (graph/clients.py): a result says it was rclpy's
+    cost that was measured there. A clock node is no node of the graph."""
+    node = next((n for n in graph.nodes if n.name == name), None)
+    return {"client": node.client} if node is not None and node.client != "agent" else {}
 
 
 def _allocs(allocations: dict[str, Any]) -> dict[str, Any]:

@@ -36,6 +36,8 @@ from ..transports.foxglove import require_sdk
 from ..transports.iceoryx2 import own_domain
 from ..transports.ros2 import agent_environment as ros2_environment
 from .check import check_qos, check_sizes
+from .clients import check_run_clients, rclpy_nodes
+from .rclpy_run import argv as rclpy_argv, collect as rclpy_collect
 from .load import flow_control
 from .clocks import CLOCK_NODE, clock_node, clock_plan, real_clock_plan
 from .hosts import GO_NAME, REMOTE_START_MARGIN_NS, write_remote_go
@@ -90,6 +92,7 @@ def _check_rustdds_loopback(graph: Graph, cfg: PointConfig) -> None:
 def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> dict[str, Any]:
     """Measure ``graph`` over ``cfg.transport`` for cfg's warm-up and duration."""
     supported(cfg.transport)
+    check_run_clients(graph, cfg)
     _check_rustdds_loopback(graph, cfg)
     most = profile(cfg.transport).max_payload
     check_sizes(graph, cfg.transport, most)
@@ -135,11 +138,18 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                            cfg.warmup_ns, duration_ns, linger)
         extra = [clock_node(clocks, specs)] if clocks.server == CLOCK_NODE else []
         go_file = workdir / "go"
+        rclpy = set(rclpy_nodes(graph))
         with AgentSet(workdir, placement) as agents:
             t0 = time.monotonic()
             procs: dict[str, AgentProcess] = {}
             try:
-                for spec in extra + specs:
+                # rclpy nodes first: a Python importing rclpy takes longest to have its
+                # endpoints up, and the agents' discovery timeouts run from their own start
+                for spec in sorted(extra + specs, key=lambda s: s["name"] not in rclpy):
+                    if spec["name"] in rclpy:
+                        procs[spec["name"]] = _start_rclpy(agents, cfg, graph, spec, workdir,
+                                                           go_file, tag, place)
+                        continue
                     procs[spec["name"]] = _start(agents, agent, cfg, spec, workdir, go_file, tag,
                                                  place, real, clocks.args(spec["name"]),
                                                  _shift(cfg, topology, spec["name"]),
@@ -175,6 +185,8 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
         stopped = time.monotonic() - t0
         link = network.describe() if network is not None else None
         hosts = real.describe() if real is not None else None
+    for name in rclpy_nodes(graph):  # its report from what it counted and logged
+        rclpy_collect(agent, workdir, file_name(name), tag)
     reports: dict[str, dict[str, Any] | None] = {}
     for spec in specs:
         name = spec["name"]
@@ -301,6 +313,20 @@ def _start(agents: AgentSet, agent: Agent, cfg: PointConfig, spec: dict[str, Any
         assert real is not None
         return agents.adopt(real.spawn(spec["name"], argv, workdir, name, env, [report]))
     return agents.spawn(spec["name"], argv, netns, env, name=name)
+
+
+def _start_rclpy(agents: AgentSet, cfg: PointConfig, graph: Graph, spec: dict[str, Any],
+                 workdir: Path, go_file: Path, tag: int, place: Place | None) -> AgentProcess:
+    """A ``client: rclpy`` node (rclpy_run.py): the distribution's Python on the node's spec."""
+    name = file_name(spec["name"])
+    spec_path = workdir / f"{name}.spec.json"
+    # the agent's spec form (node-collect reads it): rclpy's executor goes on the command line
+    spec_path.write_text(json.dumps({**spec, "executor": "single"}))
+    netns, env, _ = placed(place, spec["name"], cfg.transport, None)
+    env = {**ros2_environment(cfg), **(env or {})}
+    return agents.spawn(spec["name"], rclpy_argv(cfg, graph.node(spec["name"]), spec_path,
+                                                 go_file, tag, workdir, name),
+                        netns, env, name=name)
 
 
 def _layers_missing(agent: Agent, workdir: Path) -> str | None:

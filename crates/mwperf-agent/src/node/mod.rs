@@ -9,6 +9,7 @@
 //! per publisher what it sent, its discovery time and its process's CPU and memory.
 
 pub mod clock;
+pub mod collect;
 mod event_loop;
 pub mod publisher;
 pub mod service_client;
@@ -271,7 +272,7 @@ pub fn run(
         .iter()
         .zip(subs)
         .zip(stages)
-        .map(|((s, ep), out)| Subscription::new(s, ep, out))
+        .map(|((s, ep), out)| Subscription::new(s, Some(ep), out))
         .collect();
     let services = !spec.clients.is_empty() || !spec.servers.is_empty();
     // a saturating publisher (period 0) is a loop on a thread of its own, never in the

@@ -15,7 +15,7 @@ use serde::Serialize;
 use crate::signals;
 
 /// What a publisher (or a stage's outlet) sent.
-#[derive(Serialize, Debug, Default, Clone)]
+#[derive(Serialize, serde::Deserialize, Debug, Default, Clone)]
 pub struct Sent {
     pub topic: String,
     pub id: u16,

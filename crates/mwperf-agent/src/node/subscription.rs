@@ -81,7 +81,8 @@ pub struct Window {
 /// thread of its own, the node's one-thread loop (event_loop.rs) between its timers.
 pub struct Subscription<'a> {
     spec: &'a SubscriptionSpec,
-    ep: Box<dyn Endpoint>,
+    /// None: a subscription replayed from another program's log (node/collect.rs)
+    ep: Option<Box<dyn Endpoint>>,
     stage_eps: Vec<Box<dyn Endpoint>>,
     edges: BTreeMap<u32, Collector>,
     report: SubscriptionReport,
@@ -97,7 +98,7 @@ pub struct Subscription<'a> {
 impl<'a> Subscription<'a> {
     pub fn new(
         spec: &'a SubscriptionSpec,
-        ep: Box<dyn Endpoint>,
+        ep: Option<Box<dyn Endpoint>>,
         stage_eps: Vec<Box<dyn Endpoint>>,
     ) -> Self {
         Subscription {
@@ -133,32 +134,16 @@ impl<'a> Subscription<'a> {
     /// Receive at most one message within `wait_ns` and run its callback.
     pub fn poll(&mut self, wait_ns: u64, node: &NodeContext<'_>, w: &Window) {
         let spec = self.spec;
-        let Ok(Some(_)) = self.ep.recv(&mut self.buf, wait_ns) else {
+        let Some(ep) = self.ep.as_mut() else {
+            return;
+        };
+        let Ok(Some(_)) = ep.recv(&mut self.buf, wait_ns) else {
             return;
         };
         let mut recv_ns = super::clock::stamp(now_ns()); // the reference's clock
         let take_ns = recv_ns;
-        let report = &mut self.report;
-        let h = match Header::decode(&self.buf) {
-            Ok(h)
-                if h.flags & (FLAG_ECHO | FLAG_PROBE | FLAG_FIN) == 0
-                    && h.topic == spec.id
-                    && h.run_id == node.run_id =>
-            {
-                h
-            }
-            Ok(_) => {
-                report.foreign += 1;
-                return;
-            }
-            Err(r) if r.is_foreign() => {
-                report.foreign += 1;
-                return;
-            }
-            Err(_) => {
-                report.malformed += 1;
-                return;
-            }
+        let Some(h) = self.classify(node.run_id) else {
+            return;
         };
         let _turn = node
             .executor
@@ -166,18 +151,19 @@ impl<'a> Subscription<'a> {
         if _turn.is_some() {
             recv_ns = super::clock::stamp(now_ns());
         }
+        self.arrive(&h, recv_ns);
+        let report = &mut self.report;
         let warm = h.flags & FLAG_WARMUP != 0;
-        if warm {
-            report.warmup_received += 1;
-        } else {
-            let from = h.peer_rx_ns as u32;
-            let col = self.edges.entry(from).or_insert_with(|| {
-                Collector::new(recv_ns, 0, None).expect("no samples file: cannot fail")
-            });
-            col.window_start(recv_ns);
-            col.arrive(&h, &self.buf, recv_ns);
+        if !warm {
             if let Some(b) = &mut self.book_in {
-                b.node_received(h.run_id, h.topic, from, h.seq, take_ns, recv_ns);
+                b.node_received(
+                    h.run_id,
+                    h.topic,
+                    h.peer_rx_ns as u32,
+                    h.seq,
+                    take_ns,
+                    recv_ns,
+                );
             }
         }
         crate::busy::spin_for(spec.busy_loop_ns);
@@ -219,6 +205,69 @@ impl<'a> Subscription<'a> {
         }
         if !warm {
             crate::allocs::message(); // its callback (and a stage's send) done
+        }
+    }
+
+    /// The message in the buffer as one of this run's for this topic; a foreign or malformed
+    /// one is counted and None.
+    fn classify(&mut self, run_id: u32) -> Option<Header> {
+        let report = &mut self.report;
+        match Header::decode(&self.buf) {
+            Ok(h)
+                if h.flags & (FLAG_ECHO | FLAG_PROBE | FLAG_FIN) == 0
+                    && h.topic == self.spec.id
+                    && h.run_id == run_id =>
+            {
+                Some(h)
+            }
+            Ok(_) => {
+                report.foreign += 1;
+                None
+            }
+            Err(r) if r.is_foreign() => {
+                report.foreign += 1;
+                None
+            }
+            Err(_) => {
+                report.malformed += 1;
+                None
+            }
+        }
+    }
+
+    /// A message of ours taken by the callback at `recv_ns`: a warm-up one counted, a measured
+    /// one given to its publishing node's collector (the node's index rides in `peer_rx_ns`).
+    fn arrive(&mut self, h: &Header, recv_ns: u64) {
+        if h.flags & FLAG_WARMUP != 0 {
+            self.report.warmup_received += 1;
+            return;
+        }
+        let col = self.edges.entry(h.peer_rx_ns as u32).or_insert_with(|| {
+            Collector::new(recv_ns, 0, None).expect("no samples file: cannot fail")
+        });
+        col.window_start(recv_ns);
+        col.arrive(h, &self.buf, recv_ns);
+    }
+
+    /// One message another program's callback took at `recv_ns` (an rclpy node's log,
+    /// node/collect.rs), accounted as [`Subscription::poll`] does; `stage_sent_ns`: when its
+    /// chain stage sent the next message (a measured one's stage time).
+    pub fn replay(&mut self, msg: &[u8], recv_ns: u64, stage_sent_ns: Option<u64>, run_id: u32) {
+        self.buf.clear();
+        self.buf.extend_from_slice(msg);
+        let Some(h) = self.classify(run_id) else {
+            return;
+        };
+        self.arrive(&h, recv_ns);
+        if let (Some(sent_ns), 0) = (stage_sent_ns, h.flags & FLAG_WARMUP) {
+            self.stage_time.record(sent_ns.saturating_sub(recv_ns));
+        }
+    }
+
+    /// What the replayed program's chain stage sent (its own count).
+    pub fn set_stage_sent(&mut self, sent: Sent) {
+        if self.report.stage.is_some() {
+            self.report.stage = Some(sent);
         }
     }
 
