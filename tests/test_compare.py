@@ -68,7 +68,9 @@ def test_budget_forms_and_errors(tmp_path: Path) -> None:
     alpha.write_text("alpha: 2\n")
     with pytest.raises(UsageError, match=r"alpha.yaml:1: alpha: must be a number between 0"):
         from_file(alpha)
-    assert set(resolve((), None).limits) == {"p50", "p99", "loss"}  # the defaults
+    assert set(resolve((), None).limits) == {  # the defaults, for points and graph runs
+        "p50", "p99", "loss", "edge.p50", "edge.p99", "edge.loss", "chain.p50", "chain.p99",
+        "call.p50", "call.p99", "call.timeouts"}
 
 
 @pytest.fixture

@@ -18,7 +18,8 @@ from ..report.data import Point, load_run
 from ..report.select import resolve_one
 from ..store.catalogue import connect
 from ..store.sources import staged
-from .budget import COST_METRICS, LAYER_METRICS, METRICS, Budgets
+from .budget import COST_METRICS, LATENCY_METRICS, LAYER_METRICS, METRICS, Budgets
+from .graphs import compare_graphs
 from .match import match
 from .evidence import Evidence
 from .verdict import Row, decide, failed_row, value
@@ -36,6 +37,9 @@ class Comparison:
     only_base: list[Point]
     only_new: list[Point]
     budgets: Budgets
+    only_base_graphs: tuple[str, ...] = ()
+    """graph runs of BASE no graph run of NEW matches (graph and settings), by id"""
+    only_new_graphs: tuple[str, ...] = ()
 
     @property
     def regressions(self) -> list[Row]:
@@ -62,11 +66,14 @@ def _compare(root: Path, base: str, new: str, budgets: Budgets) -> Comparison:
         base_id, new_id = resolve_one(ids, base, "BASE"), resolve_one(ids, new, "NEW")
         base_run, new_run = load_run(con, base_id, False), load_run(con, new_id, False)
         pairs, only_base, only_new, lost = match(base_run, new_run)
-        if not pairs and not lost:
+        graph_rows, only_base_graphs, only_new_graphs = compare_graphs(
+            con, base_id, new_id, budgets.limits, budgets.alpha)
+        if not pairs and not lost and not graph_rows:
             raise UsageError(f"NEW: no point of {new_id} matches the configuration of a "
                              f"measured point of {base_id} (transport, mode, rate, payload, "
                              f"topics, subscribers, executor, busy loop, QoS and conditions "
-                             f"must be equal)")
+                             f"must be equal; a graph run: the graph, transport, link, QoS, "
+                             f"duration, copies, rate scale and nodes left out)")
         evidence = Evidence(con)
         rows = [decide(pair.name, metric, pair.base, pair.new, budgets.limits.get(metric),
                        budgets.alpha, evidence)
@@ -74,7 +81,8 @@ def _compare(root: Path, base: str, new: str, budgets: Budgets) -> Comparison:
                 if metric not in COST_METRICS + LAYER_METRICS
                 or _measured(metric, pair.base + pair.new)]
         rows += [failed_row(name, points) for name, points in lost]
-    return Comparison(base_id, new_id, rows, only_base, only_new, budgets)
+    return Comparison(base_id, new_id, rows + graph_rows, only_base, only_new, budgets,
+                      tuple(only_base_graphs), tuple(only_new_graphs))
 
 
 def render(result: Comparison, fmt: str = "table") -> str:
@@ -87,8 +95,9 @@ def render(result: Comparison, fmt: str = "table") -> str:
                       "delta": r.delta, "delta_pct": r.delta_pct, "budget": r.budget,
                       "method": r.method, "p_value": r.p_value, "verdict": r.verdict}
                      for r in result.rows],
-            "only_base": [p.point_id for p in result.only_base],
-            "only_new": [p.point_id for p in result.only_new]}, indent=2) + "\n"
+            "only_base": [p.point_id for p in result.only_base] + list(result.only_base_graphs),
+            "only_new": [p.point_id for p in result.only_new] + list(result.only_new_graphs)},
+            indent=2) + "\n"
     head = ["configuration", "metric", "base", "new", "delta", "budget", "verdict", "method",
             "p"]
     cells = [[r.config, r.metric, _show(r.metric, r.base), _show(r.metric, r.new), _delta(r),
@@ -105,9 +114,11 @@ def render(result: Comparison, fmt: str = "table") -> str:
         body = "\n".join(lines) + "\n"
     notes = [f"BASE {result.base}  NEW {result.new}  budgets: {result.budgets.source}, "
              f"alpha {result.budgets.alpha:g}"]
-    for label, points in (("only in BASE", result.only_base), ("only in NEW", result.only_new)):
-        if points:
-            notes.append(f"{label} (not compared): " + ", ".join(p.point_id for p in points))
+    for label, points, graphs in (("only in BASE", result.only_base, result.only_base_graphs),
+                                  ("only in NEW", result.only_new, result.only_new_graphs)):
+        if points or graphs:
+            notes.append(f"{label} (not compared): "
+                         + ", ".join([p.point_id for p in points] + list(graphs)))
     count = len(result.regressions)
     notes.append(f"{count} regression{'s' if count != 1 else ''}" if count else
                  "within budget")
@@ -130,7 +141,7 @@ def _show(metric: str, value: float | None) -> str:
         return f"{value:.6g} B/msg"
     if metric == "throughput":
         return f"{value:.4g} msgs/s"
-    if metric in ("p50", "p99", "max", "server_p99") or metric in LAYER_METRICS:
+    if metric in LATENCY_METRICS or metric in LAYER_METRICS:
         return format_ns(value)
     if metric == "rss":
         return f"{value / 1024:.4g} MiB"
@@ -140,10 +151,10 @@ def _show(metric: str, value: float | None) -> str:
 def _delta(row: Row) -> str:
     if row.delta is None:
         return "\u2014"
-    if row.metric in ("loss", "timeouts"):
+    if row.metric in ("loss", "timeouts", "edge.loss", "call.timeouts"):
         return f"{row.delta:+.3g} pp"
     pct = f" ({row.delta_pct:+.1f} %)" if row.delta_pct is not None else ""
-    if row.metric in ("p50", "p99", "max", "server_p99") or row.metric in LAYER_METRICS:
+    if row.metric in LATENCY_METRICS or row.metric in LAYER_METRICS:
         sign = "+" if row.delta >= 0 else "-"
         return f"{sign}{format_ns(abs(row.delta))}{pct}"
     if row.metric == "allocs_per_msg":

@@ -46,8 +46,17 @@ COST_METRICS = ("allocs_per_msg", "wire_bytes") + SERVICE_METRICS + THROUGHPUT_M
 summed; --count-allocs) and IP bytes on the wire per message (both ways; --wire-bytes).
 Compared only where both sides measured them; budgets as a count (allocs_per_msg=+0) or
 bytes (wire_bytes=+16), or relative (+5%)"""
-LATENCY_METRICS = ("p50", "p99", "max", "server_p99")
-DEFAULTS = {"p50": "+10%", "p99": "+10%", "loss": "+0.5pp"}
+GRAPH_METRICS = ("edge.p50", "edge.p99", "edge.max", "edge.loss", "chain.p50", "chain.p99",
+                 "chain.max", "call.p50", "call.p99", "call.timeouts")
+"""graph runs' (compare/graphs.py): each edge's latency and loss, each chain's end to end,
+each call edge's latency and timeouts; budgets as their stream counterparts"""
+LATENCY_METRICS = ("p50", "p99", "max", "server_p99", "edge.p50", "edge.p99", "edge.max",
+                   "chain.p50", "chain.p99", "chain.max", "call.p50", "call.p99")
+SHARE_METRICS = ("loss", "cpu", "timeouts", "edge.loss", "call.timeouts")
+"""the metrics in % whose budget may be in percentage points"""
+DEFAULTS = {"p50": "+10%", "p99": "+10%", "loss": "+0.5pp", "edge.p50": "+10%",
+            "edge.p99": "+10%", "edge.loss": "+0.5pp", "chain.p50": "+10%", "chain.p99": "+10%",
+            "call.p50": "+10%", "call.p99": "+10%", "call.timeouts": "+0.5pp"}
 _FORM = re.compile(r"^(?P<sign>[+-]?)\s*(?P<number>[^%p]+?)\s*(?P<unit>%|pp)?$")
 
 
@@ -86,14 +95,15 @@ class Budgets:
 
 def parse_budget(metric: str, text: str, where: str) -> Budget:
     """One budget ``text`` for ``metric``; ``where`` names the flag or file:line in errors."""
-    if metric not in METRICS:
+    if metric not in METRICS + GRAPH_METRICS:
         if metric.startswith(LAYER_PREFIX):
             raise UsageError(f"{where}: unknown layer '{metric[len(LAYER_PREFIX):]}' in "
                              f"'{metric}'; the layers are {', '.join(LAYER_NAMES)} (e.g. "
                              f"layer.middleware_send=+10%)")
         raise UsageError(f"{where}: unknown metric '{metric}'; allowed: "
                          f"{', '.join(m for m in METRICS if m not in LAYER_METRICS)}, "
-                         f"layer.NAME (NAME: {', '.join(LAYER_NAMES)})")
+                         f"layer.NAME (NAME: {', '.join(LAYER_NAMES)}); for graph runs "
+                         f"{', '.join(GRAPH_METRICS)}")
     raw = str(text).strip()
     match = _FORM.match(raw)
     hint = _allowed(metric)
@@ -107,9 +117,9 @@ def parse_budget(metric: str, text: str, where: str) -> Budget:
             f"budgets say how much worse (higher) NEW may be: write +{number}{unit or ''}")
             + f"; {hint}")
     if unit in ("%", "pp"):
-        if unit == "pp" and metric not in ("loss", "cpu", "timeouts"):
-            raise UsageError(f"{where}: {metric}={raw}: percentage points (pp) apply to loss "
-                             f"and cpu only; {hint}")
+        if unit == "pp" and metric not in SHARE_METRICS:
+            raise UsageError(f"{where}: {metric}={raw}: percentage points (pp) apply to "
+                             f"{', '.join(SHARE_METRICS)} only; {hint}")
         try:
             value = float(number)
         except ValueError:
@@ -196,6 +206,7 @@ def resolve(flags: tuple[str, ...], file: str | None) -> Budgets:
 
 def _allowed(metric: str) -> str:
     extra = {"loss": " or +0.5pp", "cpu": " or +5pp", "timeouts": " or +0.1pp", "rss": " or +8MiB",
+             "edge.loss": " or +0.5pp", "call.timeouts": " or +0.1pp",
              "allocs_per_msg": " or +N allocations per message (e.g. +0)",
              "wire_bytes": " or +N bytes per message (e.g. +16)"}.get(metric, "")
     if metric in LATENCY_METRICS or metric in LAYER_METRICS:
