@@ -72,7 +72,7 @@ class GraphRun:
 
 def load_graph_runs(con: duckdb.DuckDBPyConnection, run_id: str) -> list[GraphRun]:
     """The graph runs of run ``run_id`` (alone, or the graph points of a sweep)."""
-    runs = _rows(con, "SELECT * EXCLUDE (result) FROM graph_runs WHERE run_id = ? "
+    runs = _rows(con, "SELECT * EXCLUDE (result) FROM graph_runs WHERE run_id = ? AND kind = 'graph' "
                       "ORDER BY point_index, repetition, graph_id", [run_id])
     found = []
     for row in runs:

@@ -46,7 +46,7 @@ class GraphRun:
 def load_graphs(con: duckdb.DuckDBPyConnection, run_id: str) -> list[GraphRun]:
     """The graph runs of run ``run_id`` in measuring order."""
     found = [GraphRun(row) for row in _rows(
-        con, f"SELECT {RUN_FIELDS} FROM graph_runs WHERE run_id = ? ORDER BY point_index NULLS "
+        con, f"SELECT {RUN_FIELDS} FROM graph_runs WHERE run_id = ? AND kind = 'graph' ORDER BY point_index NULLS "
         "LAST, repetition, started_at, graph_id", [run_id])]
     if not found:
         return []

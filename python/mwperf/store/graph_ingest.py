@@ -12,7 +12,8 @@ from . import graph_rows, rows
 from .catalogue import connect
 from .duckerr import ctrl_c_stops
 from .graph_tables import GRAPH_TABLES
-from .ingest import insert, read_result, refresh_run, transaction
+from .flows import insert
+from .ingest import read_result, refresh_run, transaction
 from .layout import GRAPH_RESULT_NAME, Placement, place
 
 

@@ -45,13 +45,16 @@ def graph_run_row(result: dict[str, Any], place: GraphPlace) -> dict[str, Any]:
     total = run.get("total_s")
     shares = [s for s in map(p99_share, edges) if s is not None]
     link = config.get("link")
+    kind = config.get("kind") or "graph"
     return {
         "graph_id": result["run_id"], "run_id": place.run_id, "point_index": place.index,
         "repetition": place.repetition, "folder": place.folder, "scenario": place.scenario,
         "started_at": started,
-        "finished_at": started + timedelta(seconds=total) if started and total else None,
+        "finished_at": (started + timedelta(seconds=total) if started and total else
+                        timestamp(result.get("finished_at"))),
         "status": result["status"], "status_reason": result.get("status_reason"),
-        "graph_name": graph.get("name") or point.get("name") or "?",
+        "graph_name": graph.get("name") or point.get("name") or (kind if kind != "graph"
+                                                                  else "?"),
         "graph_source": graph.get("source"), "graph_spec": point.get("spec"),
         "transport": config.get("transport"),
         "link": link if link is None or isinstance(link, str) else json.dumps(link),
@@ -67,7 +70,7 @@ def graph_run_row(result: dict[str, Any], place: GraphPlace) -> dict[str, Any]:
         "stop_s": run.get("stop_s"), "total_s": total,
         "edges_lost": sum(e.get("lost") or 0 for e in edges),
         "worst_p99_share": max(shares, default=None),
-        "result": json.dumps(result, ensure_ascii=False),
+        "result": json.dumps(result, ensure_ascii=False), "kind": kind,
     }
 
 

@@ -20,14 +20,17 @@ GRAPH_RUN_COLUMNS: tuple[tuple[str, str], ...] = (
     ("nodes", "INTEGER"), ("topics", "INTEGER"), ("edges", "INTEGER"), ("chains", "INTEGER"),
     ("discovery_ns", "BIGINT"), ("ready_s", "DOUBLE"), ("stop_s", "DOUBLE"), ("total_s", "DOUBLE"),
     ("edges_lost", "BIGINT"), ("worst_p99_share", "DOUBLE"),
-    ("result", "JSON NOT NULL"),
+    ("result", "JSON NOT NULL"), ("kind", "VARCHAR"),
 )
 """one row per graph run: where it is, how it ended, the graph and its configuration
 (``copies``/``rate_scale``/``without_nodes``/``baseline`` from config.graph), its size, the
 run's times (all matched after ``discovery_ns``, the slowest node's; every node ready after
 ``ready_s``; the nodes stopped ``stop_s`` after the end; ``total_s`` the whole run), the
 messages lost over all edges, the worst edge's p99 as a share of its topic's period, and the
-whole graph-result as JSON. ``point_index``/``repetition``: the point's place in its sweep, as
+whole graph-result as JSON; ``kind``: ``graph`` for a graph run, the stream kind
+(``roundtrip``, ``oneway``, ``throughput``, ``service``) for a stream point, whose nodes, edges,
+chains and calls are filled too (its result read as v3, result/upgrade.py: the one-path plan's
+step 5), its row named after its kind and its ``result`` a pointer to ``points.result``. ``point_index``/``repetition``: the point's place in its sweep, as
 its sweep.json lists it (NULL until the sweep lists it, or when the graph ran alone)."""
 
 GRAPH_EDGE_COLUMNS: tuple[tuple[str, str], ...] = (

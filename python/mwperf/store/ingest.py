@@ -15,13 +15,13 @@ import duckdb
 
 from ..errors import RunError
 from ..merge import SEVERITY
-from . import rows
+from . import graph_rows, rows
 from .catalogue import connect
 from .duckerr import ctrl_c_stops
 from .duckerr import transaction as duck_transaction
 from .layout import RESULT_NAME, Placement, place
 from .parquet import remove_temporaries, write_point_files
-from .schema import TABLES
+from .flows import insert, store_flows
 
 
 def ingest_point(point_dir: Path, result: dict[str, Any] | None = None,
@@ -88,6 +88,9 @@ def store_point(con: duckdb.DuckDBPyConnection, placement: Placement, point_dir:
         insert(con, "topics", rows.topic_rows(result))
         insert(con, "subscribers", rows.subscriber_rows(result))
         insert(con, "warnings", rows.warning_rows(result))
+        store_flows(con, result, graph_rows.GraphPlace(
+            placement.run_id, place_of.folder, placement.scenario(), place_of.index,
+            place_of.repetition))
         refresh_run(con, placement.run_id)
 
 
@@ -96,16 +99,6 @@ def transaction(con: duckdb.DuckDBPyConnection, folder: Path) -> Iterator[None]:
     """One transaction cataloguing ``folder`` (duckerr.transaction)."""
     with duck_transaction(con, f"catalogue {folder}"):
         yield
-
-
-def insert(con: duckdb.DuckDBPyConnection, table: str, records: list[dict[str, Any]]) -> None:
-    """Insert ``records`` (dicts keyed by column name) into ``table``."""
-    if not records:
-        return
-    names = [name for name, _ in TABLES[table]]
-    marks = ", ".join("?" for _ in names)
-    con.executemany(f"INSERT INTO {table} ({', '.join(names)}) VALUES ({marks})",
-                    [[record.get(name) for name in names] for record in records])
 
 
 def refresh_run(con: duckdb.DuckDBPyConnection, run_id: str) -> None:

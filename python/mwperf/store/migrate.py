@@ -8,7 +8,8 @@ from typing import Any
 
 import duckdb
 
-from .graph_rows import graph_call_rows
+from .flows import store_flows
+from .graph_rows import GraphPlace, graph_call_rows
 from .graph_tables import GRAPH_CALL_COLUMNS, GRAPH_TABLES
 from .rows import cost_columns, layer_columns, subscriber_rows, topic_rows
 from .schema import (COST_COLUMNS, LAYER_COLUMNS, PROBE_COLUMNS, PROBE_ROS2_COLUMNS,
@@ -142,6 +143,18 @@ def _add_probe_ros2_columns(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(f"ALTER TABLE probes ADD COLUMN IF NOT EXISTS {column} {kind}")
 
 
+def _add_stream_flows(con: duckdb.DuckDBPyConnection) -> None:
+    """12 -> 13: ``graph_runs.kind`` (the graph runs catalogued before: ``graph``) and every
+    catalogued point's flows in the graph tables, from its result (ingest.store_flows)."""
+    con.execute("ALTER TABLE graph_runs ADD COLUMN IF NOT EXISTS kind VARCHAR")
+    con.execute("UPDATE graph_runs SET kind = 'graph' WHERE kind IS NULL")
+    found = con.execute("SELECT p.run_id, p.folder, r.scenario, p.point_index, p.repetition, "
+                        "p.result FROM points p LEFT JOIN runs r USING (run_id)").fetchall()
+    for run_id, folder, scenario, index, repetition, text in found:
+        store_flows(con, json.loads(text), GraphPlace(run_id, folder, scenario, index,
+                                                      repetition))
+
+
 MIGRATIONS: dict[int, Callable[[duckdb.DuckDBPyConnection], None]] = {
     1: _add_resilience_columns,
     2: _add_subscribers_table,
@@ -154,6 +167,7 @@ MIGRATIONS: dict[int, Callable[[duckdb.DuckDBPyConnection], None]] = {
     9: _add_throughput_columns,
     10: _add_layer_columns,
     11: _add_probe_ros2_columns,
+    12: _add_stream_flows,
 }
 """version -> the step that upgrades a catalogue of that version to the next one"""
 

@@ -24,7 +24,8 @@ RUNS_SQL = """
 SELECT r.run_id AS id, strftime(r.started_at, '%Y-%m-%d %H:%M:%S') AS "when", r.kind,
        coalesce(r.scenario, '-') AS scenario,
        (SELECT count(*) FROM points p WHERE p.run_id = r.run_id)
-       + (SELECT count(*) FROM graph_runs g WHERE g.run_id = r.run_id) AS points, r.status
+       + (SELECT count(*) FROM graph_runs g WHERE g.run_id = r.run_id AND g.kind = 'graph')
+       AS points, r.status
 FROM runs r
 ORDER BY r.started_at DESC, r.run_id DESC LIMIT ?
 """

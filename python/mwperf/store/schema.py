@@ -17,7 +17,7 @@ from ..errors import RunError
 from ..layer_names import NAMES as LAYER_NAMES
 from .graph_tables import GRAPH_TABLES
 
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 """2: the resilience columns (time to connect, outage lost/recovery/session); 3: the
 ``subscribers`` table; 4: the cost columns (bytes on the wire, allocations per message); 5: the
 ``probes`` table; 6: ``topics.address`` (``topics.name`` is the topic's name: a replay's recorded
@@ -28,7 +28,8 @@ throughput columns (``--mode throughput``: delivered bytes/s, offered and sent r
 sender's blocked time, CPU per message and per MB, subscribers); 11: the layer columns
 (``--layers``: each layer's p50, p99 and share, the method, messages split and measured); 12:
 the ROS 2 probe columns of ``probes`` (publishers, subscribers, their nodes and QoS, samples
-lost, bandwidth, incompatibilities; the probe's peak memory)"""
+lost, bandwidth, incompatibilities; the probe's peak memory); 13: ``graph_runs.kind`` and every
+stream point's nodes, edges, chains and calls in the graph tables (its result read as v3)"""
 
 CONFIG_COLUMNS: tuple[tuple[str, str], ...] = (
     ("transport", "VARCHAR"), ("mode", "VARCHAR"), ("rate", "DOUBLE"), ("payload", "VARCHAR"),

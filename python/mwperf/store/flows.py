@@ -1,0 +1,44 @@
+"""A stream point's flows in the graph tables: its nodes, edges, chains and calls, from its
+result read as v3 (result/load.py; the one-path plan's step 5), under a graph_runs row of its
+kind. And how a row goes into a catalogue table (``insert``), which ingest, graph_ingest and the
+migration share."""
+
+import json
+from typing import Any
+
+import duckdb
+
+from ..result.load import NotReadable, parse_result
+from . import graph_rows
+from .graph_tables import GRAPH_TABLES
+from .schema import TABLES
+
+
+def store_flows(con: duckdb.DuckDBPyConnection, result: dict[str, Any],
+                where: graph_rows.GraphPlace) -> None:
+    """Replace the graph-table rows of stream point ``result`` (keyed by its run id). A result
+    the upgrade cannot read (one written by hand, or cut short) keeps its point rows and gets
+    no flow rows."""
+    for table in GRAPH_TABLES:
+        con.execute(f"DELETE FROM {table} WHERE graph_id = ?", [result.get("run_id")])
+    try:
+        flows = parse_result(result, where.folder)
+    except NotReadable:
+        return
+    row = graph_rows.graph_run_row(flows, where)
+    row["result"] = json.dumps({"in": "points.result"})  # the document once, as it was written
+    insert(con, "graph_runs", [row])
+    insert(con, "graph_edges", graph_rows.graph_edge_rows(flows))
+    insert(con, "graph_chains", graph_rows.graph_chain_rows(flows))
+    insert(con, "graph_nodes", graph_rows.graph_node_rows(flows))
+    insert(con, "graph_calls", graph_rows.graph_call_rows(flows))
+
+
+def insert(con: duckdb.DuckDBPyConnection, table: str, records: list[dict[str, Any]]) -> None:
+    """Insert ``records`` (dicts keyed by column name) into ``table``."""
+    if not records:
+        return
+    names = [name for name, _ in TABLES[table]]
+    marks = ", ".join("?" for _ in names)
+    con.executemany(f"INSERT INTO {table} ({', '.join(names)}) VALUES ({marks})",
+                    [[record.get(name) for name in names] for record in records])
