@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -307,6 +308,49 @@ def real_env(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) ->
     monkeypatch.setenv("MWPERF_AGENT", str(REAL_AGENT))
     monkeypatch.setenv(TEST_TAG, f"{os.getpid()} {request.node.nodeid}")
     return dict(os.environ)
+
+
+def children_with_commands(pid: int) -> list[tuple[int, str]]:
+    """(pid, command line) of ``pid``'s children."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == pid:
+            out.append((int(entry.name), cmdline))
+    return out
+
+
+def measuring_since_ns(pid: int) -> int | None:
+    """When sender ``pid``'s measured phase began (CLOCK_MONOTONIC ns): its ``MEASURING <ns>``
+    line on stdout (a file in the run's work folder), None before it."""
+    try:
+        text = Path(f"/proc/{pid}/fd/1").read_text(errors="replace")
+    except OSError:
+        return None
+    found = [line.split()[1] for line in text.splitlines() if line.startswith("MEASURING ")]
+    return int(found[0]) if found else None
+
+
+def wait_into_measurement(run_pid: int, seconds: float, deadline: float) -> None:
+    """Wait until the sender agent of the ``mwperf run`` process ``run_pid`` (its ping or pub
+    child) is ``seconds`` into its measured phase on its own timeline (its MEASURING line):
+    first contact and warm-up behind it however long a loaded machine took (a fixed sleep
+    after something appeared was, beside two busy loops, before anything was measured)."""
+    since = None
+    while since is None:
+        assert time.monotonic() < deadline, "the sender never began measuring"
+        sender = next((pid for pid, cmd in children_with_commands(run_pid)
+                       if "mwperf-agent" in cmd and (" ping " in cmd or " pub " in cmd)), None)
+        since = measuring_since_ns(sender) if sender is not None else None
+        time.sleep(0.05)
+    while time.monotonic_ns() < since + int(seconds * 1e9):
+        time.sleep(0.05)
 
 
 def started_here(pid: int) -> bool:

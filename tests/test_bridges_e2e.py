@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import require_emulation, run_mwperf, started_here
+from conftest import (children_with_commands, require_emulation, run_mwperf, started_here,
+                      wait_into_measurement)
 
 pytestmark = pytest.mark.agent
 
@@ -34,33 +35,6 @@ def _bridge_processes() -> list[int]:
                     started_here(int(entry.name)):
                 found.append(int(entry.name))
     return found
-
-
-def _measuring_since_ns(pid: int) -> int | None:
-    """When sender ``pid``'s measured phase began (CLOCK_MONOTONIC ns): its ``MEASURING <ns>``
-    line on stdout (a file in the run's work folder), None before it."""
-    try:
-        text = Path(f"/proc/{pid}/fd/1").read_text(errors="replace")
-    except OSError:
-        return None
-    found = [line.split()[1] for line in text.splitlines() if line.startswith("MEASURING ")]
-    return int(found[0]) if found else None
-
-
-def _children(pid: int) -> list[tuple[int, str]]:
-    """(pid, command line) of ``pid``'s children."""
-    out = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except (OSError, ValueError, IndexError):
-            continue
-        if ppid == pid:
-            out.append((int(entry.name), cmdline))
-    return out
 
 
 def test_a_pair_that_cannot_work_is_a_usage_error_naming_both(real_env: dict[str, str],
@@ -114,26 +88,14 @@ def test_a_bridge_killed_mid_run_gives_a_partial_result_with_the_reason(
         victim = None
         deadline = time.monotonic() + 20
         while victim is None and time.monotonic() < deadline:
-            victim = next((pid for pid, cmd in _children(proc.pid) if "bridge-a.conf" in cmd),
+            victim = next((pid for pid, cmd in children_with_commands(proc.pid) if "bridge-a.conf" in cmd),
                           None)
             time.sleep(0.1)
         assert victim is not None, "bridge-a never started"
-        # 1 s into the measurement on the ping's own timeline (its MEASURING line: first contact
-        # through both brokers and the warm-up are behind it; a fixed time after bridge-a or the
-        # ping appeared was, beside two busy loops, before the ping had measured anything)
-        ping = None
-        while ping is None and time.monotonic() < deadline:
-            ping = next((pid for pid, cmd in _children(proc.pid)
-                         if "mwperf-agent" in cmd and " ping " in cmd), None)
-            time.sleep(0.05)
-        assert ping is not None, "the ping never started"
-        since = None
-        while since is None and time.monotonic() < deadline:
-            since = _measuring_since_ns(ping)
-            time.sleep(0.05)
-        assert since is not None, "the ping never began measuring"
-        while time.monotonic_ns() < since + 1_000_000_000:
-            time.sleep(0.05)
+        # 1 s into the measurement on the ping's own timeline (first contact through both
+        # brokers and the warm-up behind it; a fixed time after bridge-a or the ping appeared
+        # was, beside two busy loops, before the ping had measured anything)
+        wait_into_measurement(proc.pid, 1.0, deadline)
         os.kill(victim, signal.SIGKILL)
         _, stderr = proc.communicate(timeout=60)
     finally:
@@ -141,7 +103,7 @@ def test_a_bridge_killed_mid_run_gives_a_partial_result_with_the_reason(
             proc.kill()
             proc.wait()
     result = json.loads(out.read_text())
-    assert result["status"] == "partial", stderr
+    assert result["status"] == "partial", (result["status_reason"], stderr)
     assert "bridge-a exited during the run (exit code -9)" in result["status_reason"]
     counts = result["measurement"]["accounting"]
     assert 0 < counts["received"] <= counts["sent"] < 200 * 4  # what came before, not all
