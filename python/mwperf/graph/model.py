@@ -95,6 +95,12 @@ class Node:
     """the node it was copied from (``copies: N``), else None"""
     servers: tuple[Server, ...] = ()
     clients: tuple[Client, ...] = ()
+    command: tuple[str, ...] = ()
+    """a program of the user's run as this node (graph/commands.py): its words, ``{in}``,
+    ``{out}`` and ``{type}`` not yet replaced; () = an mwperf agent"""
+    remap: tuple[tuple[str, str], ...] = ()
+    """a command node's (its own topic name, the graph topic) pairs, passed to it as
+    ``--ros-args -r NAME:=TOPIC`` with the topic's name on the transport"""
 
 
 @dataclass(frozen=True)

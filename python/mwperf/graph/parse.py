@@ -33,6 +33,7 @@ from ..agent import option_choices
 from ..errors import UsageError
 from ..emulation.cpu import parse_limits
 from ..scenario.source import Item, parse_document
+from . import commands
 from .check import check_graph
 from .sizes import recorded, uniform
 from .model import PHASES, Chain, Graph, Lateness, Node, Publisher, Qos, Subscriber
@@ -41,7 +42,7 @@ from .services import client, server
 
 TOP_KEYS = ("name", "description", "nodes", "chains", "late", "too_late", "phase")
 NODE_KEYS = ("name", "host", "executor", "group", "copies", "cpu_quota", "cpu_pin",
-             "publishers", "subscribers", "servers", "clients")
+             "publishers", "subscribers", "servers", "clients", "command", "remap")
 PUB_KEYS = ("topic", "rate", "period", "payload", "qos")
 SUB_KEYS = ("topic", "busy_loop", "publish", "publish_payload", "qos")
 QOS_KEYS = ("reliability", "history", "durability")
@@ -83,6 +84,10 @@ def _nodes(read: Reader, item: Item) -> list[Node]:
     name = read.text(fields.get("name"), "node: name")
     assert name is not None
     what = f"node '{name}'"
+    if "command" in fields:  # a program of the user's (commands.py)
+        return [commands.parse_node(read, item, fields, name)]
+    if "remap" in fields:
+        raise read.fail(fields["remap"], f"{what}: remap is for a command node (command: CMD)")
     executor = read.text(fields.get("executor"), f"{what}: executor", required=False) or "single"
     if executor not in option_choices("executor"):
         raise read.fail(fields["executor"], f"{what}: executor '{executor}'; allowed: "

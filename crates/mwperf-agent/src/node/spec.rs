@@ -83,6 +83,22 @@ pub struct SubscriptionSpec {
     #[serde(default)]
     pub qos: QosOverride,
     pub publish: Option<Outlet>,
+    /// topics whose messages arrive here carried unchanged through a program of the user's (a
+    /// graph `command:` node copies its input's data to its output, mwperf's header included):
+    /// accepted on this subscription besides its own topic, each as an edge from that node
+    #[serde(default)]
+    pub carried: Vec<Carried>,
+}
+
+/// An input topic of a `command:` node whose messages come out on this subscription's topic.
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct Carried {
+    /// the input topic (its header's topic id `id`)
+    pub topic: String,
+    pub id: u16,
+    /// the command node's index: the edge's publisher
+    pub via: u32,
 }
 
 /// A service this node serves (graph file `servers:`): answered at `address`.

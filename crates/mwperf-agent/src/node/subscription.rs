@@ -38,6 +38,19 @@ pub struct EdgeReport {
     pub late_ns: u64,
     pub too_late_ns: u64,
     pub offered_per_s: f64,
+    /// messages of another topic carried unchanged through a `command:` node (`source` is that
+    /// node): the input topic and the node that published it there (spec.rs, Carried)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub carried: Option<CarriedFrom>,
+}
+
+/// Where a carried edge's messages were first published.
+#[derive(Serialize, Debug)]
+pub struct CarriedFrom {
+    pub topic: String,
+    pub id: u16,
+    /// the publishing node's index (the message header's source)
+    pub source: u32,
 }
 
 #[derive(Serialize, Debug)]
@@ -83,7 +96,9 @@ pub struct Subscription<'a> {
     spec: &'a SubscriptionSpec,
     ep: Box<dyn Endpoint>,
     stage_eps: Vec<Box<dyn Endpoint>>,
-    edges: BTreeMap<u32, Collector>,
+    /// one collector per (header topic, publishing node): a topic carried through a command
+    /// node keeps its own numbering
+    edges: BTreeMap<(u16, u32), Collector>,
     report: SubscriptionReport,
     buf: Vec<u8>,
     out: Vec<u8>,
@@ -142,7 +157,7 @@ impl<'a> Subscription<'a> {
         let h = match Header::decode(&self.buf) {
             Ok(h)
                 if h.flags & (FLAG_ECHO | FLAG_PROBE | FLAG_FIN) == 0
-                    && h.topic == spec.id
+                    && (h.topic == spec.id || spec.carried.iter().any(|c| c.id == h.topic))
                     && h.run_id == node.run_id =>
             {
                 h
@@ -171,7 +186,7 @@ impl<'a> Subscription<'a> {
             report.warmup_received += 1;
         } else {
             let from = h.peer_rx_ns as u32;
-            let col = self.edges.entry(from).or_insert_with(|| {
+            let col = self.edges.entry((h.topic, from)).or_insert_with(|| {
                 Collector::new(recv_ns, 0, None).expect("no samples file: cannot fail")
             });
             col.window_start(recv_ns);
@@ -239,7 +254,8 @@ impl<'a> Subscription<'a> {
         } else {
             0.0
         };
-        for (from, col) in edges {
+        for ((topic_id, from), col) in edges {
+            let via = spec.carried.iter().find(|c| c.id == topic_id && topic_id != spec.id);
             let too_late = col.service.count_above(spec.too_late_ns);
             let late = col
                 .service
@@ -251,13 +267,18 @@ impl<'a> Subscription<'a> {
             report.edges.push(EdgeReport {
                 topic: spec.topic.clone(),
                 id: spec.id,
-                source: from,
+                source: via.map_or(from, |c| c.via),
                 measurement,
                 late,
                 too_late,
                 late_ns: spec.late_ns,
                 too_late_ns: spec.too_late_ns,
                 offered_per_s,
+                carried: via.map(|c| CarriedFrom {
+                    topic: c.topic.clone(),
+                    id: c.id,
+                    source: from,
+                }),
             });
         }
         report
