@@ -1,0 +1,183 @@
+"""A real ROS 2 node under test as a graph node (issue 40, item 2): a graph's ``command:`` node
+runs tests/ros2nodes/delay_echo.py (an rclpy node whose topics are set by ROS 2 remapping, as a
+user's are) between mwperf's publisher and subscriber on --transport ros2. It sleeps 5 ms in
+each callback before it publishes, so no message takes less than that from its input to its
+output (the injected floor); its own count of what it echoed checks mwperf's. A program that is
+not there, that exits at once, that never publishes on its output, or that is stopped by Ctrl-C
+is named, within a bounded time, and nothing of its process group is left running."""
+
+import json
+import re
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from conftest import run_mwperf
+
+pytestmark = pytest.mark.agent
+
+NODE = Path(__file__).parent / "ros2nodes" / "delay_echo.py"
+DELAY_NS = 5_000_000
+RATE_HZ = 50
+WARMUP_S = 1
+DURATION_S = 2
+
+
+def graph(tmp_path: Path, command: str) -> Path:
+    path = tmp_path / "g.yaml"
+    path.write_text(f"""name: node-under-test
+nodes:
+  - name: camera
+    publishers: [{{topic: /image, rate: {RATE_HZ}, payload: 256}}]
+  - name: my_filter
+    command: {json.dumps(command)}
+    subscribers: [{{topic: /image, publish: /filtered}}]
+  - name: monitor
+    subscribers: [{{topic: /filtered}}]
+chains:
+  through: [/image, /filtered]
+""")
+    return path
+
+
+def echo(tag: str, *extra: str, output: str = "{out}") -> str:
+    return (f"python3 {NODE} --type {{type}} --tag {tag} {' '.join(extra)} "
+            f"--ros-args -r input:={{in}} -r output:={output}")
+
+
+def running(tag: str) -> list[str]:
+    done = subprocess.run(["pgrep", "-f", tag], capture_output=True, text=True, check=False)
+    return done.stdout.split()
+
+
+def run(tmp_path: Path, path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return run_mwperf("run", "--graph", str(path), "--transport", "ros2", "--duration",
+                      f"{DURATION_S}s", "--warmup", f"{WARMUP_S}s", "--results",
+                      str(tmp_path / "r"), *extra, timeout=180)
+
+
+def result_of(tmp_path: Path) -> tuple[dict, Path]:
+    path = next((tmp_path / "r").glob("*/graph-result.json"))
+    return json.loads(path.read_text()), path.parent
+
+
+def test_a_ros2_node_under_test_is_measured_input_to_output(tmp_path: Path):
+    tag = uuid.uuid4().hex
+    done = run(tmp_path, graph(tmp_path, echo(tag, "--delay-ms", str(DELAY_NS / 1e6))))
+    assert done.returncode == 0, done.stderr + done.stdout
+    result, folder = result_of(tmp_path)
+    assert result["status"] == "complete", result["status_reason"]
+    into = next(e for e in result["edges"] if e["to"] == "my_filter")
+    assert into["command_input"] is True and into["received"] is None
+    out = next(e for e in result["edges"] if e["from"] == "my_filter")
+    assert out["carried"] == [{"topic": "/image", "from": "camera"}]
+    sent = RATE_HZ * DURATION_S
+    assert out["sent"] == sent == into["sent"]  # the camera's own count
+    assert out["received"] == sent and out["lost"] == 0 and out["duplicated"] == 0
+    assert out["corrupted"] == 0
+    # input -> output: from the camera's send to the monitor's receipt, through the node's
+    # sleep, which no message escapes
+    assert out["latency"]["min_ns"] >= DELAY_NS
+    assert out["latency"]["count"] == sent
+    chain = result["chains"][0]
+    assert chain["end_to_end"]["count"] == sent
+    assert chain["end_to_end"]["min_ns"] >= DELAY_NS
+    node = next(n for n in result["nodes"] if n["name"] == "my_filter")
+    assert node["status"] == "complete"
+    assert node["command"]["argv"][:2] == ["python3", str(NODE)]
+    assert "input:=/mwperf/" in " ".join(node["command"]["argv"])
+    assert node["command"]["processes"] >= 1 and node["command"]["exit_code"] is None
+    assert node["cpu_s"] > 0 and node["max_rss_kib"] > 0
+    # the node's own count: every message the camera sent, warm-up included (its schedule:
+    # RATE_HZ x WARMUP_S due before the measurement)
+    log = (folder / node["command"]["log"]).read_text()
+    echoed = int(re.search(r"^echoed (\d+)$", log, re.MULTILINE).group(1))
+    assert echoed == sent + RATE_HZ * WARMUP_S
+    assert "my_filter (command) /image -> /filtered (at monitor): p50" in done.stdout
+    assert running(tag) == []
+
+
+def test_a_program_that_is_not_there_is_refused_naming_the_node(tmp_path: Path):
+    done = run(tmp_path, graph(tmp_path, "no-such-program-mwperf --ros-args -r in:={in}"))
+    assert done.returncode == 2, done.stderr + done.stdout
+    assert ("node 'my_filter': command: 'no-such-program-mwperf' is not an executable "
+            "program on PATH") in done.stderr
+    assert not (tmp_path / "r").exists() or not list((tmp_path / "r").glob("*/"))
+
+
+def test_a_program_that_exits_at_once_is_named_before_the_discovery_timeout(tmp_path: Path):
+    tag = uuid.uuid4().hex
+    path = graph(tmp_path, f"python3 -c 'import sys; sys.exit(3)' {tag}")
+    started = time.monotonic()
+    done = run(tmp_path, path, "--discovery-timeout", "60s")
+    took = time.monotonic() - started
+    assert done.returncode == 1, done.stderr + done.stdout
+    assert "command node 'my_filter' (python3) exited before the graph started (exit code 3)" \
+        in done.stderr
+    assert took < 60  # the camera's publisher would wait that long for its reader
+    assert running(tag) == []
+
+
+def test_a_program_that_never_publishes_its_output_is_a_partial_result_naming_it(
+        tmp_path: Path):
+    tag = uuid.uuid4().hex
+    done = run(tmp_path, graph(tmp_path, echo(tag, output="/somewhere_else")))
+    assert done.returncode == 3, done.stderr + done.stdout
+    result, _ = result_of(tmp_path)
+    assert result["status"] == "partial"
+    sent = RATE_HZ * DURATION_S
+    why = (f"command node 'my_filter' published none of the {sent} messages mwperf sent it on "
+           "its output '/filtered'")
+    assert why in result["status_reason"]
+    out = next(e for e in result["edges"] if e["from"] == "my_filter")
+    assert out["received"] == 0 and out["lost"] == sent
+    assert running(tag) == []
+
+
+def test_ctrl_c_stops_the_program_and_its_children(tmp_path: Path):
+    tag = uuid.uuid4().hex
+    child = f"python3 -c 'import time; time.sleep(600)' {tag}-child"
+    command = f"sh -c \"{child} & exec {echo(tag)}\""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mwperf.cli", "run", "--graph", str(graph(tmp_path, command)),
+         "--transport", "ros2", "--duration", "60s", "--warmup", "200ms", "--results",
+         str(tmp_path / "r")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not running(f"{tag}-child") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert running(f"{tag}-child"), "the command's child never started"
+    go = go_file(proc.pid)
+    while not go.exists() and time.monotonic() < deadline:  # the graph started: measuring
+        time.sleep(0.05)
+    assert go.exists(), "the graph never started"
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert "Traceback" not in err, err
+    assert running(tag) == []  # the program and its child: the whole process group
+    result, _ = result_of(tmp_path)
+    assert result["status"] == "partial" and result["status_reason"].startswith("interrupted")
+    node = next(n for n in result["nodes"] if n["name"] == "my_filter")
+    assert node["command"]["processes"] == 2  # sh's exec'd node and its child
+
+
+def go_file(parent: int) -> Path:
+    """The go file mwperf's node agents (children of ``parent``) wait for."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        children = subprocess.run(["pgrep", "-P", str(parent)], capture_output=True, text=True,
+                                  check=False).stdout.split()
+        for pid in children:
+            try:
+                words = Path(f"/proc/{pid}/cmdline").read_text().split("\0")
+            except OSError:
+                continue
+            if "--go-file" in words:
+                return Path(words[words.index("--go-file") + 1])
+        time.sleep(0.05)
+    raise AssertionError("no node agent of mwperf's started")
