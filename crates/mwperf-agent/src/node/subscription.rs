@@ -255,7 +255,10 @@ impl<'a> Subscription<'a> {
             0.0
         };
         for ((topic_id, from), col) in edges {
-            let via = spec.carried.iter().find(|c| c.id == topic_id && topic_id != spec.id);
+            let via = spec
+                .carried
+                .iter()
+                .find(|c| c.id == topic_id && topic_id != spec.id);
             let too_late = col.service.count_above(spec.too_late_ns);
             let late = col
                 .service
@@ -300,4 +303,124 @@ pub fn drive(mut sub: Subscription<'_>, node: &NodeContext<'_>, w: Window) -> Su
         sub.poll(wait, node, &w);
     }
     sub.finish(&w)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::VecDeque;
+
+    use mwperf_core::wire::build_message;
+    use mwperf_transports::TransportError;
+
+    use super::*;
+    use crate::node::spec::Carried;
+
+    /// Hands out the messages it was given, one per recv.
+    struct Queue(VecDeque<Vec<u8>>);
+
+    impl Endpoint for Queue {
+        fn send(&mut self, _msg: &[u8]) -> Result<(), TransportError> {
+            Ok(())
+        }
+        fn recv(
+            &mut self,
+            buf: &mut Vec<u8>,
+            _wait_ns: u64,
+        ) -> Result<Option<usize>, TransportError> {
+            Ok(self.0.pop_front().map(|m| {
+                buf.clear();
+                buf.extend_from_slice(&m);
+                m.len()
+            }))
+        }
+        fn local_addr(&self) -> String {
+            "queue".into()
+        }
+    }
+
+    fn message(topic: u16, source: u64, seq: u64) -> Vec<u8> {
+        let mut buf = Vec::new();
+        let now = now_ns();
+        build_message(
+            &mut buf,
+            &Header {
+                flags: 0,
+                run_id: 7,
+                topic,
+                seq,
+                intended_ns: now,
+                sent_ns: now,
+                peer_rx_ns: source,
+                payload_len: 32,
+            },
+        );
+        buf
+    }
+
+    fn receive(carried: Vec<Carried>) -> SubscriptionReport {
+        let spec = SubscriptionSpec {
+            topic: "/filtered".into(),
+            id: 1,
+            address: "x".into(),
+            busy_loop_ns: 0,
+            period_ns: 0,
+            late_ns: u64::MAX,
+            too_late_ns: u64::MAX,
+            qos: Default::default(),
+            publish: None,
+            carried,
+        };
+        // /image (topic 0) from the camera (node 0) through the program (node 1); /filtered's
+        // own from node 2; topic 5 from nobody this subscription knows
+        let messages = [
+            message(0, 0, 0),
+            message(0, 0, 1),
+            message(1, 2, 0),
+            message(5, 0, 0),
+        ];
+        let mut sub = Subscription::new(&spec, Box::new(Queue(messages.into())), Vec::new());
+        let node = NodeContext {
+            run_id: 7,
+            source: 3,
+            executor: None,
+            busy_poll: false,
+        };
+        let w = Window {
+            measure_end_ns: u64::MAX,
+            stage_end_ns: 0,
+            end_ns: u64::MAX,
+        };
+        for _ in 0..4 {
+            sub.poll(0, &node, &w);
+        }
+        sub.finish(&w)
+    }
+
+    #[test]
+    fn a_topic_carried_through_a_command_node_is_an_edge_from_that_node_only_where_told() {
+        let via = Carried {
+            topic: "/image".into(),
+            id: 0,
+            via: 1,
+        };
+        let report = receive(vec![via]);
+        assert_eq!(report.foreign, 1); // topic 5
+        let from: Vec<_> = report
+            .edges
+            .iter()
+            .map(|e| {
+                let c = e
+                    .carried
+                    .as_ref()
+                    .map(|c| (c.topic.as_str(), c.id, c.source));
+                (e.source, c, e.measurement.accounting.received)
+            })
+            .collect();
+        assert_eq!(from, [(1, Some(("/image", 0, 0)), 2), (2, None, 1)]);
+        // without it, another topic's messages are foreign as before
+        let report = receive(Vec::new());
+        assert_eq!(report.foreign, 3);
+        assert_eq!(report.edges.len(), 1);
+        assert_eq!(report.edges[0].source, 2);
+    }
 }
