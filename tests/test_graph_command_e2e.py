@@ -181,3 +181,54 @@ def go_file(parent: int) -> Path:
                 return Path(words[words.index("--go-file") + 1])
         time.sleep(0.05)
     raise AssertionError("no node agent of mwperf's started")
+
+
+def test_a_recording_replayed_into_the_node_under_test_keeps_its_times(tmp_path: Path):
+    """ros2_benchmark's playback node: the example recording's /scan (400 messages over 9.98
+    s, as recorded) is the node's input; every message the player's schedule held comes out,
+    and the node's own count is the recording's messages due in the warm-up and the
+    measurement, counted here from the bag with rosbags."""
+    from rosbags.rosbag1 import Reader
+
+    from mwperf.bags.example import example_bag
+    from mwperf.graph.plan import phase_ns
+
+    tag = uuid.uuid4().hex
+    path = tmp_path / "g.yaml"
+    path.write_text(f"""name: replay-into-node
+nodes:
+  - name: player
+    publishers: [{{topic: /scan, replay: {{recording: example, topic: /scan}}}}]
+  - name: my_filter
+    command: {json.dumps(echo(tag, "--delay-ms", str(DELAY_NS / 1e6)))}
+    subscribers: [{{topic: /scan, publish: /filtered}}]
+  - name: monitor
+    subscribers: [{{topic: /filtered}}]
+""")
+    with Reader(example_bag()) as bag:
+        scans = [c for c in bag.connections if c.topic == "/scan"]
+        times = [t for _, t, _ in bag.messages(connections=scans)]
+        sizes = [len(raw) for _, _, raw in bag.messages(connections=scans)]
+    offsets = [t - times[0] for t in times]
+    period = round(offsets[-1] / (len(offsets) - 1))
+    start = phase_ns("player", "/scan", period, "spread")
+    warmup_ns, end_ns = WARMUP_S * 10**9, (WARMUP_S + DURATION_S) * 10**9
+    dues = []
+    for k in range(10 * len(offsets)):
+        due = start + k // len(offsets) * (offsets[-1] + period) + offsets[k % len(offsets)]
+        if due >= end_ns:
+            break
+        dues.append(due)
+    measured = [k for k, due in enumerate(dues) if due >= warmup_ns]
+    done = run(tmp_path, path)
+    assert done.returncode == 0, done.stderr + done.stdout
+    result, folder = result_of(tmp_path)
+    out = next(e for e in result["edges"] if e["from"] == "my_filter")
+    assert out["sent"] == out["received"] == len(measured) and out["lost"] == 0
+    assert out["received_bytes"] == sum(sizes[k % len(sizes)] for k in measured)
+    assert out["period_ns"] == period
+    assert out["latency"]["min_ns"] >= DELAY_NS
+    node = next(n for n in result["nodes"] if n["name"] == "my_filter")
+    log = (folder / node["command"]["log"]).read_text()
+    assert int(re.search(r"^echoed (\d+)$", log, re.MULTILINE).group(1)) == len(dues)
+    assert running(tag) == []

@@ -205,3 +205,28 @@ def test_a_process_groups_cpu_and_memory_count_its_children():
     finally:
         os.killpg(proc.pid, 9)
         proc.wait()
+
+
+def test_a_replayed_recording_gives_a_publisher_its_times_and_sizes():
+    from mwperf.graph.scale import scale
+
+    body = """
+nodes:
+  - name: player
+    publishers: [{topic: /scan, replay: {recording: example, topic: /scan}}]
+  - name: monitor
+    subscribers: [{topic: /scan}]
+"""
+    graph = parse(body)
+    scan = graph.node("player").publishers[0]
+    assert len(scan.offsets_ns) == len(scan.payload_sizes) == 400  # the example's /scan
+    assert scan.offsets_ns[0] == 0 and scan.period_ns == round(scan.offsets_ns[-1] / 399)
+    assert 24_000_000 < scan.period_ns < 26_000_000  # recorded at 40 Hz
+    faster = scale(graph, rate_scale=2).node("player").publishers[0]
+    assert faster.offsets_ns[-1] == round(scan.offsets_ns[-1] / 2)
+    assert faster.period_ns == round(scan.period_ns / 2)
+    with pytest.raises(UsageError, match="g.yaml:3: node 'player', publisher of '/scan': rate "
+                                         "with replay"):
+        parse(body.replace("replay:", "rate: 10, replay:"))
+    with pytest.raises(UsageError, match="replay: topic"):
+        parse(body.replace("topic: /scan}}", "topic: /nothing}}"))

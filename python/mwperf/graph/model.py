@@ -35,6 +35,9 @@ class Publisher:
     qos: Qos = Qos()
     payload_sizes: tuple[int, ...] = ()
     """message k's payload is entry k mod len (graph/sizes.py); () = always payload_bytes"""
+    offsets_ns: tuple[int, ...] = ()
+    """a replayed recording's times (``replay:``): message k due at offsets[k mod n] + (k div
+    n) x (the last offset + period_ns) after the start; () = every period_ns"""
 
     @property
     def saturating(self) -> bool:

@@ -190,6 +190,7 @@ def node_specs(graph: Graph, where: Addresses, warmup_ns: int, duration_ns: int,
         publishers = [{**_outlet(node.name, p.topic, ids, where, p.payload_bytes, p.qos,
                                  count[p.topic]),
                        **({"payload_sizes": list(p.payload_sizes)} if p.payload_sizes else {}),
+                       **({"offsets_ns": list(p.offsets_ns)} if p.offsets_ns else {}),
                        "period_ns": p.period_ns,
                        "phase_ns": phase_ns(node.name, p.topic, p.period_ns, graph.phase)}
                       for p in node.publishers]
