@@ -232,3 +232,19 @@ nodes:
     log = (folder / node["command"]["log"]).read_text()
     assert int(re.search(r"^echoed (\d+)$", log, re.MULTILINE).group(1)) == len(dues)
     assert running(tag) == []
+
+
+def test_a_program_that_exits_mid_run_is_a_partial_result_naming_its_exit(tmp_path: Path):
+    tag = uuid.uuid4().hex
+    warmup = RATE_HZ * WARMUP_S
+    done = run(tmp_path, graph(tmp_path, echo(tag, "--exit-after", str(warmup + 30))))
+    assert done.returncode == 3, done.stderr + done.stdout
+    result, _ = result_of(tmp_path)
+    assert result["status"] == "partial"
+    node = next(n for n in result["nodes"] if n["name"] == "my_filter")
+    assert node["command"]["exit_code"] == 0
+    assert node["status_reason"] == "exited during the run (exit code 0): echoed 80"
+    out = next(e for e in result["edges"] if e["from"] == "my_filter")
+    assert out["received"] == 30 and out["lost"] == RATE_HZ * DURATION_S - 30
+    assert "command node 'my_filter' exited during the run" in result["status_reason"]
+    assert running(tag) == []

@@ -230,3 +230,17 @@ nodes:
         parse(body.replace("replay:", "rate: 10, replay:"))
     with pytest.raises(UsageError, match="replay: topic"):
         parse(body.replace("topic: /scan}}", "topic: /nothing}}"))
+
+
+def test_an_output_made_of_two_input_topics_is_refused():
+    body = """
+nodes:
+  - name: camera
+    publishers: [{topic: /image, rate: 50, payload: 256}, {topic: /imu, rate: 100, payload: 64}]
+  - name: fusion
+    command: node
+    remap: {a: /image, b: /imu, c: /filtered}
+    subscribers: [{topic: /image, publish: /filtered}, {topic: /imu, publish: /filtered}]
+""" + MONITOR
+    with pytest.raises(UsageError, match="node 'fusion' publishes '/filtered' twice"):
+        parse(body)
