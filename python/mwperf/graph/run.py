@@ -110,7 +110,10 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
     topology = placed_topology(graph, cfg)
     supported_commands(graph, cfg.transport, {
         "--link": topology is not None, "--host": cfg.remote is not None,
-        "--layers": cfg.layers, "--test-clock": bool(cfg.test_clock)})
+        "--layers": cfg.layers, "--test-clock": bool(cfg.test_clock),
+        "--cpu-quota/--cpu-pin NODE": cfg.cpu is not None and any(
+            name == n.name for n in graph.nodes if n.command
+            for name, _ in (*cfg.cpu.quota_pct, *cfg.cpu.pin))})
     commands = Commands(graph)
     command_env = _command_environment(graph, cfg) if commands.nodes else {}
     layers_missing = _layers_missing(agent, workdir) if cfg.layers else None
