@@ -86,7 +86,8 @@ class Commands:
             self.start_usage[name] = (usage(daemon.popen.pid), time.monotonic())
 
     def measured(self) -> None:
-        """The end (before anything is stopped): each group's figures, each program's state."""
+        """mwperf's nodes finished (before anything is stopped): each group's figures, each
+        program's state."""
         for name, daemon in self.started.items():
             self.exit_codes[name] = daemon.exit_code
             self.end_usage[name] = (usage(daemon.popen.pid), time.monotonic())
