@@ -244,3 +244,29 @@ nodes:
 """ + MONITOR
     with pytest.raises(UsageError, match="node 'fusion' publishes '/filtered' twice"):
         parse(body)
+
+
+def test_the_edge_into_a_program_is_judged_where_it_comes_out():
+    """A peak-search trial and a graph's gates skip the edge into a command node (no figures:
+    mwperf does not see it arrive) and judge its messages on the edge out of it."""
+    from mwperf.peak.verdict import graph_trial
+    from mwperf.soak.gates import parse_gates
+    from mwperf.soak.graph_gates import evaluate
+
+    def result(received: int) -> dict:
+        latency = {"p50_ns": 6_000_000, "p99_ns": 9_000_000, "max_ns": 9_000_000}
+        return {"run_id": "r", "status": "complete", "status_reason": None, "edges": [
+            {"topic": "/image", "from": "camera", "to": "my_filter", "period_ns": 20_000_000,
+             "sent": 100, "received": None, "lost": None, "latency": None,
+             "command_input": True},
+            {"topic": "/filtered", "from": "my_filter", "to": "monitor",
+             "period_ns": 20_000_000, "sent": 100, "received": received,
+             "lost": 100 - received, "latency": latency, "late": 0, "too_late": 0,
+             "carried": [{"topic": "/image", "from": "camera"}]}], "nodes": []}
+    assert graph_trial(1.0, result(100), 1.0, None).passed
+    dropped = graph_trial(1.0, result(90), 1.0, None)
+    assert not dropped.passed and dropped.why.startswith("loss 10% > 1%")
+    (gate,) = evaluate(parse_gates("loss<=1%"), result(90), 2)
+    assert gate["passed"] is False
+    (gate,) = evaluate(parse_gates("loss<=1%"), result(100), 2)
+    assert gate["passed"] is True
