@@ -248,3 +248,18 @@ def test_a_program_that_exits_mid_run_is_a_partial_result_naming_its_exit(tmp_pa
     assert out["received"] == 30 and out["lost"] == RATE_HZ * DURATION_S - 30
     assert "command node 'my_filter' exited during the run" in result["status_reason"]
     assert running(tag) == []
+
+
+def test_a_program_reading_another_type_is_named_when_the_input_never_matches(tmp_path: Path):
+    """delay_echo.py subscribed in std_msgs/String to mwperf's UInt8MultiArray topic: the
+    camera's publisher finds no reader within the discovery timeout, and the error names the
+    program, its input and the type mwperf publishes."""
+    tag = uuid.uuid4().hex
+    command = echo(tag).replace("--type {type}", "--type std_msgs/msg/String")
+    done = run(tmp_path, graph(tmp_path, command), "--discovery-timeout", "3s")
+    assert done.returncode == 1, done.stderr + done.stdout
+    assert "camera exited before it was ready" in done.stderr
+    assert ("command node 'my_filter' reads '/image' (/mwperf/" in done.stderr
+            and "is it subscribed there, in std_msgs/msg/UInt8MultiArray, with a QoS that "
+            "matches?" in done.stderr), done.stderr
+    assert running(tag) == []

@@ -12,7 +12,7 @@ from typing import Any
 
 from .. import pong_command
 from ..daemons.base import DaemonProcess, DaemonSet, DaemonSpec
-from ..errors import RunError
+from ..errors import RunError, UsageError
 from ..procs import AgentProcess
 from ..process_group import Usage, usage
 from .commands import argv, is_command, outputs
@@ -44,10 +44,13 @@ class Commands:
         self.start_usage: dict[str, tuple[Usage, float]] = {}
         self.end_usage: dict[str, tuple[Usage, float]] = {}
         self.exit_codes: dict[str, int | None] = {}
+        self.names: dict[str, str] = {}
+        self.message_type = ""
 
     def start(self, daemons: DaemonSet, names: Mapping[str, str], message_type: str,
               env: Mapping[str, str]) -> None:
         """Start each program (``names``: graph topic -> its name on the transport)."""
+        self.names, self.message_type = dict(names), message_type
         for node in self.nodes:
             line = argv(node, dict(names), message_type)
             spec = DaemonSpec(name=daemon_name(node.name), argv=line,
@@ -76,9 +79,21 @@ class Commands:
                 left = deadline - time.monotonic()
                 if (proc.exit_code is not None or left <= 0
                         or "\n" in proc.stdout_path.read_text(errors="replace")):
-                    proc.wait_ready("node", max(0.0, left))
+                    try:
+                        proc.wait_ready("node", max(0.0, left))
+                    except (RunError, UsageError) as exc:
+                        raise type(exc)(f"{exc}{self._readers_of(proc.role)}") from None
                     break
                 proc.wait(min(READY_POLL_S, left))
+
+    def _readers_of(self, node: str) -> str:
+        """What to say of the programs among the readers mwperf's ``node`` waited for."""
+        published = ({p.topic for p in self.graph.node(node).publishers}
+                     | {s.publish for s in self.graph.node(node).subscribers if s.publish})
+        hints = [f"command node '{n.name}' reads '{s.topic}' ({self.names.get(s.topic, '?')}): "
+                 f"is it subscribed there, in {self.message_type}, with a QoS that matches?"
+                 for n in self.nodes for s in n.subscribers if s.topic in published]
+        return f"; {'; '.join(hints)}" if hints else ""
 
     def measuring(self) -> None:
         """The go instant: each group's CPU counts from here."""
