@@ -102,6 +102,31 @@ def test_a_ros2_node_under_test_is_measured_input_to_output(tmp_path: Path):
     assert running(tag) == []
 
 
+@pytest.mark.parametrize("transport", ["cyclonedds", "fastdds", "rustdds"])
+def test_a_ros2_node_under_test_on_a_raw_dds_transport_in_a_ros2_type(tmp_path: Path,
+                                                                      transport: str):
+    """The raw DDS transports carry mwperf's messages in a real ROS 2 type under ROS 2's
+    names (--opt ros2-type), so the same rclpy node sits between their publisher and
+    subscriber."""
+    tag = uuid.uuid4().hex
+    path = graph(tmp_path, echo(tag, "--delay-ms", str(DELAY_NS / 1e6)))
+    done = run_mwperf("run", "--graph", str(path), "--transport", transport, "--opt",
+                      "ros2-type=std_msgs/msg/UInt8MultiArray", "--duration", f"{DURATION_S}s",
+                      "--warmup", f"{WARMUP_S}s", "--results", str(tmp_path / "r"),
+                      timeout=180)
+    assert done.returncode == 0, done.stderr + done.stdout
+    result, folder = result_of(tmp_path)
+    out = next(e for e in result["edges"] if e["from"] == "my_filter")
+    sent = RATE_HZ * DURATION_S
+    assert out["sent"] == out["received"] == sent and out["lost"] == 0
+    assert out["latency"]["min_ns"] >= DELAY_NS
+    node = next(n for n in result["nodes"] if n["name"] == "my_filter")
+    log = (folder / node["command"]["log"]).read_text()
+    assert int(re.search(r"^echoed (\d+)$", log, re.MULTILINE).group(1)) \
+        == sent + RATE_HZ * WARMUP_S
+    assert running(tag) == []
+
+
 def test_a_program_that_is_not_there_is_refused_naming_the_node(tmp_path: Path):
     done = run(tmp_path, graph(tmp_path, "no-such-program-mwperf --ros-args -r in:={in}"))
     assert done.returncode == 2, done.stderr + done.stdout

@@ -120,8 +120,12 @@ def test_an_input_needs_one_publisher_and_an_output_a_subscriber():
 def test_command_nodes_run_on_ros2_and_refuse_the_flags_they_do_not_take_yet():
     graph = parse(filter_graph())
     with pytest.raises(UsageError, match="command node 'my_filter' runs only with --transport "
-                                         "ros2 .*not cyclonedds"):
-        supported(graph, "cyclonedds", {})
+                                         "ros2, cyclonedds, fastdds, rustdds .*not zenoh"):
+        supported(graph, "zenoh", {})
+    with pytest.raises(UsageError, match="--transport fastdds: command node 'my_filter' reads "
+                                         "real ROS 2 messages; add --opt ros2-type="):
+        supported(graph, "fastdds", {})
+    supported(graph, "fastdds", {}, "std_msgs/msg/UInt8MultiArray")
     with pytest.raises(UsageError, match="--link is not yet possible with a command node"):
         supported(graph, "ros2", {"--link": True, "--layers": False})
     supported(graph, "ros2", {"--link": False})

@@ -11,7 +11,8 @@ of several, any executable, wired into the graph by its topics.
     remap: {imu: /imu, odom: /odom, fused: /fused}
     subscribers: [{topic: /imu, publish: /fused}, {topic: /odom}]   # /odom: dropped (below)
 ```
-The program gets ``{in}`` / ``{out}`` (the transport's name of its one input / output topic),
+On ros2, and on the raw DDS transports with ``--opt ros2-type`` (a real ROS 2 type under ROS 2's
+names), the program gets ``{in}`` / ``{out}`` (the ROS 2 name of its one input / output topic),
 ``{type}`` (the message type, ``pkg/msg/Type``) and, for each ``remap`` entry, ``--ros-args -r
 NAME:=TOPIC`` appended (ROS 2 remapping; a node reads every ``--ros-args`` block).
 
@@ -38,8 +39,10 @@ from .reader import Reader
 
 KEYS = ("name", "command", "remap", "subscribers")
 SUB_KEYS = ("topic", "publish")
-TRANSPORTS = ("ros2",)
-"""where a program's topics can be named for it (ROS 2 names and remapping)"""
+TRANSPORTS = ("ros2", "cyclonedds", "fastdds", "rustdds")
+"""where a program's topics can be named for it (ROS 2 names and remapping): the ros2
+transport, and the raw DDS transports carrying a real ROS 2 type (``--opt ros2-type``)"""
+RAW_DDS_TYPE = "ros2-type"
 
 
 def is_command(node: Node) -> bool:
@@ -132,16 +135,22 @@ def check_graph(graph: Graph) -> None:
                                  f"node with subscribers: [{{topic: {topic}}}]")
 
 
-def supported(graph: Graph, transport: str, flags: dict[str, bool]) -> None:
-    """A UsageError (exit 2) naming the node when the transport cannot name topics for it, or
-    a flag of ``flags`` (flag -> given) that a command node does not take yet is given."""
+def supported(graph: Graph, transport: str, flags: dict[str, bool],
+              ros2_type: str | None = None) -> None:
+    """A UsageError (exit 2) naming the node when the transport cannot name topics for it
+    (``ros2_type``: the raw DDS transports' ``--opt ros2-type``), or a flag of ``flags`` (flag
+    -> given) that a command node does not take yet is given."""
     node = next((n for n in graph.nodes if is_command(n)), None)
     if node is None:
         return
     if transport not in TRANSPORTS:
         raise UsageError(f"--graph {graph.name}: command node '{node.name}' runs only with "
-                         f"--transport {' or '.join(TRANSPORTS)} (its topics are ROS 2 names, "
+                         f"--transport {', '.join(TRANSPORTS)} (its topics are ROS 2 names, "
                          f"remapped), not {transport}")
+    if transport != "ros2" and not ros2_type:
+        raise UsageError(f"--graph {graph.name} --transport {transport}: command node "
+                         f"'{node.name}' reads real ROS 2 messages; add --opt "
+                         f"{RAW_DDS_TYPE}=<pkg/msg/Type> (e.g. std_msgs/msg/UInt8MultiArray)")
     given = [flag for flag, on in flags.items() if on]
     if given or node.copy_of is not None:
         raise UsageError(f"--graph {graph.name}: {(given or ['--copies'])[0]} is not yet "

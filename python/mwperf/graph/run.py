@@ -37,7 +37,7 @@ from ..transports.iceoryx2 import own_domain
 from ..transports.ros2 import (DEFAULT_TYPE, TYPE_OPT, agent_environment as ros2_environment,
                                distribution, message_type)
 from .command_run import Commands, check_programs, environment, verdicts
-from .commands import ros_name, supported as supported_commands
+from .commands import RAW_DDS_TYPE, ros_name, supported as supported_commands
 from .check import check_qos, check_sizes
 from .load import flow_control
 from .clocks import CLOCK_NODE, clock_node, clock_plan, real_clock_plan
@@ -113,7 +113,7 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
         "--layers": cfg.layers, "--test-clock": bool(cfg.test_clock),
         "--cpu-quota/--cpu-pin NODE": cfg.cpu is not None and any(
             name == n.name for n in graph.nodes if n.command
-            for name, _ in (*cfg.cpu.quota_pct, *cfg.cpu.pin))})
+            for name, _ in (*cfg.cpu.quota_pct, *cfg.cpu.pin))}, cfg.option(RAW_DDS_TYPE))
     commands = Commands(graph)
     command_env = _command_environment(graph, cfg) if commands.nodes else {}
     layers_missing = _layers_missing(agent, workdir) if cfg.layers else None
@@ -241,7 +241,10 @@ def _command_environment(graph: Graph, cfg: PointConfig) -> dict[str, str]:
 
 
 def ros2_type(cfg: PointConfig) -> str:
-    """The message type the graph's topics travel in (``--opt type``, else the agent's)."""
+    """The ROS 2 type the graph's topics travel in: the ros2 transport's (``--opt type``, else
+    the agent's), a raw DDS transport's ``--opt ros2-type``."""
+    if cfg.transport != "ros2":
+        return cfg.option(RAW_DDS_TYPE) or ""
     return cfg.option(TYPE_OPT) or message_type(cfg) or DEFAULT_TYPE
 
 
