@@ -274,3 +274,14 @@ def test_the_edge_into_a_program_is_judged_where_it_comes_out():
     assert gate["passed"] is False
     (gate,) = evaluate(parse_gates("loss<=1%"), result(100), 2)
     assert gate["passed"] is True
+
+
+def test_mwperf_graphs_shows_a_command_node(tmp_path):
+    from mwperf.graph.show import detail, render_detail
+
+    graph = parse(filter_graph("python3 node.py --ros-args -r in:={in}",
+                               "\n    remap: {out: /filtered}"))
+    assert ("  my_filter: publishes -; subscribes /image -> /filtered; command: python3 node.py "
+            "--ros-args -r 'in:={in}'; remap out:=/filtered") in render_detail(graph)
+    node = next(n for n in detail(graph)["nodes"] if n["name"] == "my_filter")
+    assert node["remap"] == {"out": "/filtered"} and node["command"].startswith("python3 ")
