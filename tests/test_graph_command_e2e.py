@@ -289,3 +289,49 @@ def test_a_program_reading_another_type_is_named_when_the_input_never_matches(tm
             and "is it subscribed there, in std_msgs/msg/UInt8MultiArray, with a QoS that "
             "matches?" in done.stderr), done.stderr
     assert running(tag) == []
+
+
+def test_two_programs_in_a_row_then_a_stage_of_mwperf(tmp_path: Path):
+    """camera -> my_filter (5 ms) -> second (3 ms) -> planner (mwperf's stage) -> monitor: the
+    camera's messages come out of the second program matched to the camera's numbering, the
+    stage carries them on, and the chain's age reaches the end."""
+    first, second = uuid.uuid4().hex, uuid.uuid4().hex
+    path = tmp_path / "g.yaml"
+    path.write_text(f"""name: two-programs
+nodes:
+  - name: camera
+    publishers: [{{topic: /image, rate: {RATE_HZ}, payload: 256}}]
+  - name: my_filter
+    command: {json.dumps(echo(first, "--delay-ms", "5"))}
+    subscribers: [{{topic: /image, publish: /filtered}}]
+  - name: second
+    command: {json.dumps(echo(second, "--delay-ms", "3"))}
+    subscribers: [{{topic: /filtered, publish: /twice}}]
+  - name: planner
+    subscribers: [{{topic: /twice, publish: /plan}}]
+  - name: monitor
+    subscribers: [{{topic: /plan}}]
+chains:
+  all: [/image, /filtered, /twice, /plan]
+""")
+    done = run(tmp_path, path)
+    assert done.returncode == 0, done.stderr + done.stdout
+    result, folder = result_of(tmp_path)
+    assert result["status"] == "complete", result["status_reason"]
+    sent = RATE_HZ * DURATION_S
+    between = next(e for e in result["edges"] if e["from"] == "my_filter")
+    assert between["command_input"] is True and between["received"] is None
+    out = next(e for e in result["edges"] if e["from"] == "second")
+    assert out["carried"] == [{"topic": "/image", "from": "camera"}]
+    assert out["sent"] == out["received"] == sent and out["lost"] == 0
+    assert out["latency"]["min_ns"] >= 8_000_000  # both programs' sleeps
+    plan = next(e for e in result["edges"] if e["topic"] == "/plan")
+    assert plan["sent"] == plan["received"] == sent
+    chain = result["chains"][0]["end_to_end"]
+    assert chain["count"] == sent and chain["min_ns"] >= 8_000_000
+    for name in ("my_filter", "second"):
+        node = next(n for n in result["nodes"] if n["name"] == name)
+        log = (folder / node["command"]["log"]).read_text()
+        assert int(re.search(r"^echoed (\d+)$", log, re.MULTILINE).group(1)) \
+            == sent + RATE_HZ * WARMUP_S
+    assert running(first) == running(second) == []

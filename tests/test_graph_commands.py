@@ -189,6 +189,11 @@ def test_an_output_that_carried_nothing_makes_the_result_partial_naming_it():
     fine["nodes"] = [{**n, "status": "complete", "status_reason": None} for n in result["nodes"]]
     verdicts(graph, fine, {})
     assert fine["status"] == "complete"
+    # an output read only by another program is judged where that one's output arrives
+    inner = {**fine, "edges": [{**result["edges"][0], "received": None,
+                                "command_input": True}]}
+    verdicts(graph, inner, {})
+    assert inner["status"] == "complete"
 
 
 def test_a_process_groups_cpu_and_memory_count_its_children():

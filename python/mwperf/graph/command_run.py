@@ -152,7 +152,9 @@ def verdicts(graph: Graph, result: dict[str, Any],
         node = graph.node(entry["name"])
         reasons = [entry["status_reason"]] if entry["status_reason"] else []
         for topic in outputs(node):
-            edges = [e for e in result["edges"] if e["from"] == node.name and e["topic"] == topic]
+            # into another program: judged where that one's output arrives
+            edges = [e for e in result["edges"] if e["from"] == node.name and e["topic"] == topic
+                     and not e.get("command_input")]
             sent = max((e["sent"] or 0 for e in edges), default=0)
             if sent and not any(e["received"] for e in edges):
                 others, bad = foreign.get(topic, (0, 0))

@@ -128,7 +128,8 @@ def command_lines(result: dict[str, Any]) -> list[str]:
     rate kept and messages lost, then its process group's CPU and memory."""
     lines = []
     for node in (n for n in result["nodes"] if "command" in n):
-        for e in (e for e in result["edges"] if e["from"] == node["name"] and e.get("carried")):
+        for e in (e for e in result["edges"] if e["from"] == node["name"] and e.get("carried")
+                  and not e.get("command_input")):
             lat = e.get("latency")
             inputs = ", ".join(c["topic"] for c in e["carried"])
             lines.append(f"{node['name']} (command) {inputs} -> {e['topic']} (at {e['to']}): "
