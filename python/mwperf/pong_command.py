@@ -27,20 +27,21 @@ FIELDS = ("in", "out", "type")
 _FIELD = re.compile(r"\{([^{}]*)\}")
 
 
-def parse(text: str) -> tuple[str, ...]:
-    """CMD as its words; a UsageError naming --pong-cmd for an empty command, unbalanced
-    quotes or a ``{field}`` other than {in}, {out} and {type}."""
+def parse(text: str, flag: str = FLAG) -> tuple[str, ...]:
+    """CMD as its words; a UsageError naming ``flag`` (--pong-cmd, or a graph node's
+    ``command``) for an empty command, unbalanced quotes or a ``{field}`` other than {in},
+    {out} and {type}."""
     try:
         words = tuple(shlex.split(str(text)))
     except ValueError as exc:
-        raise UsageError(f"{FLAG}: cannot split '{text}' into words: {exc}") from None
+        raise UsageError(f"{flag}: cannot split '{text}' into words: {exc}") from None
     if not words:
-        raise UsageError(f"{FLAG}: an empty command; give the program to run, e.g. "
+        raise UsageError(f"{flag}: an empty command; give the program to run, e.g. "
                          "'python3 node.py --ros-args -r in:={in} -r out:={out}'")
     for word in words:
         for name in _FIELD.findall(word):
             if name not in FIELDS:
-                raise UsageError(f"{FLAG}: '{{{name}}}' is not replaced; mwperf replaces "
+                raise UsageError(f"{flag}: '{{{name}}}' is not replaced; mwperf replaces "
                                  f"{', '.join('{' + f + '}' for f in FIELDS)}")
     return words
 
@@ -51,13 +52,19 @@ def argv(words: tuple[str, ...], topic_in: str, topic_out: str, message_type: st
     return [_FIELD.sub(lambda m: values[m.group(1)], word) for word in words]
 
 
-def program(words: tuple[str, ...], env: Mapping[str, str] | None = None) -> str:
-    """The program CMD starts, as found on PATH (``env``'s); a UsageError naming --pong-cmd
+def fields(words: tuple[str, ...]) -> set[str]:
+    """The ``{field}`` names CMD uses."""
+    return {name for word in words for name in _FIELD.findall(word)}
+
+
+def program(words: tuple[str, ...], env: Mapping[str, str] | None = None,
+            flag: str = FLAG) -> str:
+    """The program CMD starts, as found on PATH (``env``'s); a UsageError naming ``flag``
     when it is not there or not executable."""
     name = words[0]
     path = (env or os.environ).get("PATH", os.defpath)
     found = shutil.which(name, path=path)
     if found is None:
         where = "" if "/" in name else f" on PATH ({path})"
-        raise UsageError(f"{FLAG}: '{name}' is not an executable program{where}")
+        raise UsageError(f"{flag}: '{name}' is not an executable program{where}")
     return found

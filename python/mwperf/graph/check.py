@@ -3,6 +3,7 @@ the node and the topic (exit 2)."""
 
 from ..errors import UsageError
 from ..wire import HEADER_BYTES
+from .commands import check_graph as check_commands
 from .model import Graph
 from .services import check_services
 
@@ -46,6 +47,7 @@ def check_graph(graph: Graph) -> None:
     for chain in graph.chains:
         _chain_follows_stages(graph, where, chain.name, chain.topics)
     check_services(graph)
+    check_commands(graph)
 
 
 def check_hosts(graph: Graph, hosts: tuple[str, ...], flag: str) -> None:

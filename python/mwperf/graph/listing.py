@@ -1,6 +1,7 @@
 """``mwperf graphs``: the built-in graphs in one line each, or one graph in full (a file is
 checked as it would be for a run)."""
 
+import shlex
 import textwrap
 from typing import Any
 
@@ -44,7 +45,10 @@ def detail(graph: Graph) -> dict[str, Any]:
                        "executor": n.executor, "group": n.group,
                        "publishes": [p.topic for p in n.publishers]
                        + [s.publish for s in n.subscribers if s.publish],
-                       "subscribes": [s.topic for s in n.subscribers]} for n in graph.nodes],
+                       "subscribes": [s.topic for s in n.subscribers],
+                       **({"command": shlex.join(n.command),
+                           "remap": dict(n.remap)} if n.command else {})}
+                      for n in graph.nodes],
             "edges": [{"topic": e.topic, "from": e.publisher, "to": e.subscriber}
                       for e in graph.edges()],
             "calls": [{"service": e.service, "client": e.client, "server": e.server}
@@ -84,7 +88,9 @@ def render_detail(graph: Graph) -> str:
                                                         if s.work_ns else "")
                              for s in n.servers)
                    + "".join(f"; calls {c.service} every {format_ns(c.period_ns)} "
-                             f"({format_bytes(c.request_bytes)})" for c in n.clients))
+                             f"({format_bytes(c.request_bytes)})" for c in n.clients)
+                   + (f"; command: {shlex.join(n.command)}" if n.command else "")
+                   + "".join(f"; remap {own}:={topic}" for own, topic in n.remap))
     for c in graph.chains:
         out.append(f"chain {c.name}: {' -> '.join(c.topics)}"
                    + (f" (deadline {format_ns(c.deadline_ns)})" if c.deadline_ns else ""))

@@ -21,6 +21,7 @@ from ..store.layout import GRAPH_RESULT_NAME as GRAPH_RESULT
 from ..store.record import catalogue_graph
 from .page import render
 from .result import interference
+from .command_run import PREFIX as COMMAND_LOGS
 from .run import run_graph
 
 GRAPH_PAGE = "graph.html"
@@ -47,12 +48,20 @@ def measure_graph(cfg: PointConfig, agent: Agent, results_dir: Path | None,
         f"{cfg.transport} for {format_ns(cfg.duration_ns)} ...")
     with tempfile.TemporaryDirectory(prefix="mwperf-graph-") as folder:
         result = run_graph(point.graph, cfg, agent, Path(folder))
+        logs = _command_logs(Path(folder))
     if first is not None and point.baseline is not None:
         result["baseline"] = interference(first, result, point.baseline)
     if cfg.gates or cfg.targets:
         cores = os.cpu_count() if cfg.remote is None else None  # real hosts: their own counts
         result["gates"] = evaluate(parse_gates(cfg.gates, cfg.targets), result, cores)
-    return _saved(Outcome(result, None, interrupted=_stopped(result)), results_dir, where)
+    return _saved(Outcome(result, None, interrupted=_stopped(result)), results_dir, where, logs)
+
+
+def _command_logs(workdir: Path) -> dict[str, bytes]:
+    """The command nodes' output (``daemons/command.<node>.log``, named in their nodes[]
+    entries), to be saved beside the result."""
+    return {f"daemons/{path.name}": path.read_bytes()
+            for path in sorted((workdir / "daemons").glob(f"{COMMAND_LOGS}*.log"))}
 
 
 def _stopped(result: dict) -> bool:
@@ -61,7 +70,8 @@ def _stopped(result: dict) -> bool:
 
 
 def _saved(outcome: Outcome, results_dir: Path | None,
-           where: tuple[int | None, int | None]) -> tuple[Outcome, Path | None]:
+           where: tuple[int | None, int | None], logs: dict[str, bytes] | None = None
+           ) -> tuple[Outcome, Path | None]:
     """Write the outcome's graph result under ``results_dir`` and catalogue it (a catalogue
     problem is a warning: the folder is saved; Ctrl-C then stops after this point)."""
     if results_dir is None:
@@ -71,6 +81,8 @@ def _saved(outcome: Outcome, results_dir: Path | None,
     fresh = not folder.exists()
     try:
         write_text(folder / GRAPH_PAGE, render(result))
+        for name, data in (logs or {}).items():
+            write_text(folder / name, data.decode(errors="replace"))
         write_json(folder / GRAPH_RESULT, result)  # last: it makes the folder a graph run
     except WriteFailed as exc:
         if fresh:

@@ -35,6 +35,9 @@ class Publisher:
     qos: Qos = Qos()
     payload_sizes: tuple[int, ...] = ()
     """message k's payload is entry k mod len (graph/sizes.py); () = always payload_bytes"""
+    offsets_ns: tuple[int, ...] = ()
+    """a replayed recording's times (``replay:``): message k due at offsets[k mod n] + (k div
+    n) x (the last offset + period_ns) after the start; () = every period_ns"""
 
     @property
     def saturating(self) -> bool:
@@ -101,6 +104,12 @@ class Node:
     client: str = "agent"
     """who runs the node (clients.py): ``agent`` (mwperf-agent node) or ``rclpy`` (a real rclpy
     node, python/mwperf/ros2/graph_node.py)"""
+    command: tuple[str, ...] = ()
+    """a program of the user's run as this node (graph/commands.py): its words, ``{in}``,
+    ``{out}`` and ``{type}`` not yet replaced; () = an mwperf agent"""
+    remap: tuple[tuple[str, str], ...] = ()
+    """a command node's (its own topic name, the graph topic) pairs, passed to it as
+    ``--ros-args -r NAME:=TOPIC`` with the topic's name on the transport"""
 
 
 @dataclass(frozen=True)

@@ -34,17 +34,18 @@ from ..agent import option_choices
 from ..errors import UsageError
 from ..emulation.cpu import parse_limits
 from ..scenario.source import Item, parse_document
+from . import commands
 from .check import check_graph
 from .clients import CALLBACK_GROUPS, CLIENTS, executors, refusal
-from .sizes import recorded, uniform
+from .sizes import recorded, replayed, uniform
 from .model import PHASES, Chain, Graph, Lateness, Node, Publisher, Qos, Subscriber
 from .reader import Reader, period
 from .services import client, server
 
 TOP_KEYS = ("name", "description", "nodes", "chains", "late", "too_late", "phase")
 NODE_KEYS = ("name", "host", "client", "executor", "group", "copies", "cpu_quota", "cpu_pin",
-             "publishers", "subscribers", "servers", "clients")
-PUB_KEYS = ("topic", "rate", "period", "payload", "qos")
+             "publishers", "subscribers", "servers", "clients", "command", "remap")
+PUB_KEYS = ("topic", "rate", "period", "payload", "qos", "replay")
 SUB_KEYS = ("topic", "busy_loop", "publish", "publish_payload", "qos", "callback_group")
 QOS_KEYS = ("reliability", "history", "durability")
 MAX_COPIES = 1000
@@ -85,6 +86,10 @@ def _nodes(read: Reader, item: Item) -> list[Node]:
     name = read.text(fields.get("name"), "node: name")
     assert name is not None
     what = f"node '{name}'"
+    if "command" in fields:  # a program of the user's (commands.py)
+        return [commands.parse_node(read, item, fields, name)]
+    if "remap" in fields:
+        raise read.fail(fields["remap"], f"{what}: remap is for a command node (command: CMD)")
     runner = read.text(fields.get("client"), f"{what}: client", required=False) or "agent"
     if runner not in CLIENTS:
         raise read.fail(fields["client"], f"{what}: client '{runner}'; allowed: "
@@ -147,12 +152,32 @@ def _publisher(read: Reader, node: str, item: Item) -> Publisher:
     topic = read.text(fields.get("topic"), f"{node}: publisher: topic")
     assert topic is not None
     what = f"{node}, publisher of '{topic}'"
+    if "replay" in fields:
+        return _replay(read, item, fields, topic, what)
     period_ns = period(read, item, fields, what, saturate=True)
     if "payload" not in fields:
         raise read.fail(item, f"{what}: payload missing (bytes after mwperf's header, e.g. 256 "
                         f"or 4KiB)")
     largest, sizes = _payload(read, fields["payload"], node, topic, what)
     return Publisher(topic, period_ns, largest, _qos(read, fields.get("qos"), what), sizes)
+
+
+def _replay(read: Reader, item: Item, fields: dict[str, Item], topic: str, what: str
+            ) -> Publisher:
+    """``replay: {recording: FILE|example, topic: NAME}``: a recording's topic as it was
+    published, its messages' sizes and times (looped), e.g. as the input of a node under
+    test; rate, period and payload come from it."""
+    given = [k for k in ("rate", "period", "payload") if k in fields]
+    if given:
+        raise read.fail(fields[given[0]], f"{what}: {given[0]} with replay: the recording's "
+                        "times and sizes are replayed; give one or the other")
+    form = read.mapping(fields["replay"], f"{what}: replay", ("recording", "topic"))
+    source = read.text(form.get("recording"), f"{what}: replay: recording")
+    name = read.text(form.get("topic"), f"{what}: replay: topic")
+    assert source is not None and name is not None
+    sizes, offsets, period_ns = replayed(source, name, f"{what}: replay")
+    return Publisher(topic, period_ns, max(sizes), _qos(read, fields.get("qos"), what), sizes,
+                     offsets)
 
 
 PAYLOAD_FORMS = ("uniform", "sizes", "recording", "topic")

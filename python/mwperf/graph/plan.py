@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
+from .commands import carried, is_command
 from .model import Graph, Qos
 from .service_plan import service_addresses, service_specs
 
@@ -184,9 +185,12 @@ def node_specs(graph: Graph, where: Addresses, warmup_ns: int, duration_ns: int,
     count = {t: sum(1 for n in graph.nodes for s in n.subscribers if s.topic == t) for t in ids}
     out = []
     for index, node in enumerate(graph.nodes):
+        if is_command(node):  # a program of the user's, no agent (command_run.py)
+            continue
         publishers = [{**_outlet(node.name, p.topic, ids, where, p.payload_bytes, p.qos,
                                  count[p.topic]),
                        **({"payload_sizes": list(p.payload_sizes)} if p.payload_sizes else {}),
+                       **({"offsets_ns": list(p.offsets_ns)} if p.offsets_ns else {}),
                        "period_ns": p.period_ns,
                        "phase_ns": phase_ns(node.name, p.topic, p.period_ns, graph.phase)}
                       for p in node.publishers]
@@ -201,7 +205,8 @@ def node_specs(graph: Graph, where: Addresses, warmup_ns: int, duration_ns: int,
                 "too_late_ns": graph.lateness.too_late_limit_ns(period),
                 "qos": _qos(s.qos),
                 "publish": _outlet(node.name, s.publish, ids, where, s.publish_bytes, Qos(),
-                                   count[s.publish]) if s.publish else None})
+                                   count[s.publish]) if s.publish else None,
+                **({"carried": through} if (through := carried(graph, s.topic, ids)) else {})})
         out.append({"name": node.name, "index": index, "executor": node.executor,
                     "warmup_ns": warmup_ns, "duration_ns": duration_ns, "linger_ns": linger_ns,
                     "publishers": publishers, "subscriptions": subscriptions,

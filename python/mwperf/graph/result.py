@@ -11,6 +11,7 @@ from typing import Any
 from ..config import PointConfig
 from .call_edges import call_edges
 from .clocks import bound_ns
+from .commands import carried, is_command
 from .model import Graph
 
 GRAPH_RESULT_VERSION = 1
@@ -20,8 +21,12 @@ def merge(graph: Graph, cfg: PointConfig, specs: list[dict[str, Any]],
           reports: dict[str, dict[str, Any] | None], failed: dict[str, str],
           interrupted: str | None, *, run_id: str, started: datetime, ready_s: float,
           stop_s: float | None, total_s: float, daemons: list[Any], link: Any = None,
-          cpu: Any = None, hosts: Any = None) -> dict[str, Any]:
-    names = {spec["index"]: spec["name"] for spec in specs}
+          cpu: Any = None, hosts: Any = None,
+          commands: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """``commands``: the command nodes' entries (command_run.py), which have no report."""
+    index = {n.name: i for i, n in enumerate(graph.nodes)}
+    names = {index[n.name]: n.name for n in graph.nodes}
+    names.update({spec["index"]: spec["name"] for spec in specs})
     sent: dict[tuple[str, str], int] = {}
     for name, report in reports.items():
         for pub in (report or {}).get("publishers", []):
@@ -40,12 +45,24 @@ def merge(graph: Graph, cfg: PointConfig, specs: list[dict[str, Any]],
                    for sub in (report or {}).get("subscriptions", []) if sub.get("stage_time")}
     duration_s = (cfg.duration_ns or 0) / 1e9
     edges = []
+    ids = {topic: i for i, topic in enumerate(graph.topics())}
     for e in graph.edges():
+        # out of a command node: its inputs' messages, as mwperf sent them there
+        origins = [(c["topic"], graph.publishers_of(c["topic"])[0])
+                   for c in carried(graph, e.topic, ids) if c["via"] == index[e.publisher]]
+        sent_here = (sum(sent.get((p, t), 0) for t, p in origins)
+                     if origins and all((p, t) in sent for t, p in origins)
+                     else None) if origins else sent.get((e.publisher, e.topic))
         edge = _edge(e.topic, e.publisher, e.subscriber,
                      measured.get((e.topic, e.publisher, e.subscriber)),
-                     sent.get((e.publisher, e.topic)), graph.period_ns(e.topic),
+                     sent_here, graph.period_ns(e.topic),
                      reports.get(e.subscriber) is not None, duration_s,
                      graph.saturating(e.topic))
+        if origins:
+            edge["carried"] = [{"topic": t, "from": p} for t, p in origins]
+        if is_command(graph.node(e.subscriber)):  # not seen arriving: measured where it
+            edge.update(command_input=True, achieved_per_s=None,  # comes out
+                        payload_bytes_per_s=None)
         if any((r or {}).get("clock") for r in reports.values()):  # across clocks
             edge["clock_bound_ns"] = bound_ns(reports.get(e.publisher), reports.get(e.subscriber))
         edges.append(edge)
@@ -82,7 +99,7 @@ def merge(graph: Graph, cfg: PointConfig, specs: list[dict[str, Any]],
                                               stage_times), reports)
                    for c in graph.chains],
         "nodes": [{**_node(spec["name"], reports.get(spec["name"]), failed.get(spec["name"])),
-                   **_client(graph, spec["name"])} for spec in specs],
+                   **_client(graph, spec["name"])} for spec in specs] + list(commands or []),
         "daemons": daemons,
         "link": link,
         "cpu": cpu,

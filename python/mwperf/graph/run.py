@@ -34,7 +34,10 @@ from ..runner import DAEMON_PLACED_AS, placed, real_hosts
 from ..transports import profile
 from ..transports.foxglove import require_sdk
 from ..transports.iceoryx2 import own_domain
-from ..transports.ros2 import agent_environment as ros2_environment
+from ..transports.ros2 import (DEFAULT_TYPE, TYPE_OPT, agent_environment as ros2_environment,
+                               distribution, message_type)
+from .command_run import Commands, check_programs, environment, verdicts
+from .commands import RAW_DDS_TYPE, ros_name, supported as supported_commands
 from .check import check_qos, check_sizes
 from .clients import check_run_clients, rclpy_nodes
 from .rclpy_run import argv as rclpy_argv, collect as rclpy_collect
@@ -108,6 +111,14 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
     ready_s = 0.0
     stop_s: float | None = None
     topology = placed_topology(graph, cfg)
+    supported_commands(graph, cfg.transport, {
+        "--link": topology is not None, "--host": cfg.remote is not None,
+        "--layers": cfg.layers, "--test-clock": bool(cfg.test_clock),
+        "--cpu-quota/--cpu-pin NODE": cfg.cpu is not None and any(
+            name == n.name for n in graph.nodes if n.command
+            for name, _ in (*cfg.cpu.quota_pct, *cfg.cpu.pin))}, cfg.option(RAW_DDS_TYPE))
+    commands = Commands(graph)
+    command_env = _command_environment(graph, cfg) if commands.nodes else {}
     layers_missing = _layers_missing(agent, workdir) if cfg.layers else None
     shm_before = fastdds_shm.entries()
     with Lease.take(f"{cfg.transport} graph {graph.name}") as lease, \
@@ -133,9 +144,13 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
             clocks = clock_plan(graph, _node_hosts(graph, topology),
                                 {h for h, _, _ in cfg.test_clock}, cfg.clock_sync,
                                 network.address_of if network else None)
-        specs = node_specs(graph, addresses(graph, cfg.transport, listen, workdir, tag, place,
-                                            mode, servers),
-                           cfg.warmup_ns, duration_ns, linger)
+        where = addresses(graph, cfg.transport, listen, workdir, tag, place, mode, servers)
+        specs = node_specs(graph, where, cfg.warmup_ns, duration_ns, linger)
+        if commands.nodes:  # the user's programs, on mwperf's topics, before mwperf's nodes
+            domain = (listen or "").partition("/")[0] if "/" in (listen or "") else None
+            commands.start(daemons, {t: ros_name(a[0]) for t, a in where.publish.items() if a},
+                           ros2_type(cfg), {**command_env, **(
+                               {"ROS_DOMAIN_ID": domain} if domain else {})})
         extra = [clock_node(clocks, specs)] if clocks.server == CLOCK_NODE else []
         go_file = workdir / "go"
         rclpy = set(rclpy_nodes(graph))
@@ -154,14 +169,15 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                                                  place, real, clocks.args(spec["name"]),
                                                  _shift(cfg, topology, spec["name"]),
                                                  cfg.layers and layers_missing is None)
-                for proc in procs.values():
-                    proc.wait_ready("node", max(10.0, cfg.discovery_timeout_ns / 1e9 + 5))
+                commands.wait_ready(list(procs.values()),
+                                    max(10.0, cfg.discovery_timeout_ns / 1e9 + 5))
                 ready_s = time.monotonic() - t0
                 margin = START_MARGIN_NS if real is None else REMOTE_START_MARGIN_NS
                 start_ns = time.monotonic_ns() + margin
                 temporary = go_file.with_suffix(".tmp")
                 temporary.write_text(f"{start_ns}\n")
                 os.replace(temporary, go_file)
+                commands.measuring()
                 if real is not None:
                     write_remote_go(real, [(s["name"], file_name(s["name"])) for s in specs],
                                     start_ns)
@@ -171,11 +187,13 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                     if proc.wait(max(0.0, deadline - time.monotonic())) is None \
                             and name != CLOCK_NODE:
                         failed[name] = f"did not finish within {limit:g} s and was stopped"
+                commands.measured()
                 planned_end_ns = start_ns + cfg.warmup_ns + duration_ns + linger
                 stop_s = max(0.0, (time.monotonic_ns() - planned_end_ns) / 1e9)
                 agents.stop_all()
             except KeyboardInterrupt as exc:
                 interrupted = str(getattr(exc, "reason", "")) or "interrupted by Ctrl-C"
+                commands.measured()
                 agents.stop_all()
                 ready_s = time.monotonic() - t0
                 stop_s = None
@@ -213,7 +231,9 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
     result = merge(graph, cfg, specs, reports, failed, interrupted,
                  run_id=f"{started:%Y%m%dT%H%M%SZ}-{cfg.transport}-graph-{tag & 0xFFFF:04x}",
                  started=started, ready_s=ready_s, stop_s=stop_s, total_s=stopped,
-                 daemons=daemons.describe(), link=link, cpu=cpu, hosts=hosts)
+                 daemons=daemons.describe(), link=link, cpu=cpu, hosts=hosts,
+                 commands=commands.entries())
+    verdicts(graph, result, _foreign(reports))
     if cfg.layers:
         attach_layers(result, graph, specs, reports,
                       {s["name"]: rows_path(workdir, file_name(s["name"])) for s in specs},
@@ -222,6 +242,32 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
     if problem is not None:  # mwperf's own fault: say where, keep nothing half-right
         raise RunError(f"the graph result does not match schema/result.v2.json at {problem}")
     return result
+
+
+def _command_environment(graph: Graph, cfg: PointConfig) -> dict[str, str]:
+    """The command nodes' environment (the distribution's, its Python first on PATH), their
+    programs checked to be there (exit 2 naming the node)."""
+    env = environment(os.environ, ros2_environment(cfg), str(distribution(cfg).python.parent))
+    check_programs(graph, env)
+    return env
+
+
+def ros2_type(cfg: PointConfig) -> str:
+    """The ROS 2 type the graph's topics travel in: the ros2 transport's (``--opt type``, else
+    the agent's), a raw DDS transport's ``--opt ros2-type``."""
+    if cfg.transport != "ros2":
+        return cfg.option(RAW_DDS_TYPE) or ""
+    return cfg.option(TYPE_OPT) or message_type(cfg) or DEFAULT_TYPE
+
+
+def _foreign(reports: dict[str, dict[str, Any] | None]) -> dict[str, tuple[int, int]]:
+    """topic -> (foreign, malformed) messages mwperf's subscriptions of it counted."""
+    out: dict[str, tuple[int, int]] = {}
+    for report in reports.values():
+        for sub in (report or {}).get("subscriptions", []):
+            f, m = out.get(sub["topic"], (0, 0))
+            out[sub["topic"]] = (f + sub["foreign"], m + sub["malformed"])
+    return out
 
 
 def serve(graph: Graph, daemons: DaemonSet, network: Network | None,

@@ -6,7 +6,7 @@ a sweep; the graph file stays as written."""
 from dataclasses import replace
 
 from ..errors import UsageError
-from .model import Graph
+from .model import Graph, Publisher
 
 MAX_COPIES = 100
 MAX_NODES = 1000
@@ -79,12 +79,12 @@ def scale(graph: Graph, copies: int = 1, rate_scale: float = 1.0,
         factors = dict(topic_scales)
         nodes = tuple(replace(n, publishers=tuple(
             p if p.saturating or p.topic not in factors else
-            replace(p, period_ns=_period(graph, n.name, p.topic, p.period_ns, factors[p.topic]))
+            _scaled(graph, n.name, p, factors[p.topic])
             for p in n.publishers)) for n in nodes)
     if rate_scale != 1.0:
         nodes = tuple(replace(n, publishers=tuple(
             p if p.saturating else
-            replace(p, period_ns=_period(graph, n.name, p.topic, p.period_ns, rate_scale))
+            _scaled(graph, n.name, p, rate_scale)
             for p in n.publishers), clients=tuple(
             replace(c, period_ns=max(1, round(c.period_ns / rate_scale))) for c in n.clients))
             for n in nodes)
@@ -102,6 +102,13 @@ def scale(graph: Graph, copies: int = 1, rate_scale: float = 1.0,
     label = ([f"x{copies} nodes"] * (copies > 1) + [f"x{rate_scale:g} rate"] * (rate_scale != 1.0)
              + [f"{topic} x{factor:g}" for topic, factor in topic_scales])
     return replace(graph, name=f"{graph.name} ({', '.join(label)})", nodes=nodes)
+
+
+def _scaled(graph: Graph, node: str, p: Publisher, factor: float) -> Publisher:
+    """A timer publisher ``factor`` times as fast: its period, and a replayed recording's
+    times (``replay:``) with it."""
+    return replace(p, period_ns=_period(graph, node, p.topic, p.period_ns, factor),
+                   offsets_ns=tuple(round(o / factor) for o in p.offsets_ns))
 
 
 def _period(graph: Graph, node: str, topic: str, period_ns: int, factor: float) -> int:

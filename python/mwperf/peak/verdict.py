@@ -53,7 +53,8 @@ def graph_trial(factor: float, result: dict[str, Any], max_loss: float,
     if result["status"] == "failed":
         return Trial(factor, False, f"the graph failed: {result.get('status_reason')}", {},
                      run_id)
-    edges = result.get("edges") or []
+    # an edge into a command node is counted where it comes out (graph/commands.py)
+    edges = [e for e in result.get("edges") or [] if not e.get("command_input")]
     silent = [e for e in edges if e.get("received") is None]
     if not edges or silent:
         return Trial(factor, False, "not measured (an edge was not reported)", {}, run_id)

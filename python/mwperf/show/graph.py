@@ -40,6 +40,7 @@ def render(result: dict[str, Any]) -> str:
     if result["edges"] or not result.get("calls"):
         lines += _table(rows)
     lines += call_lines(result.get("calls") or [])
+    lines += command_lines(result)
     for c in result["chains"]:
         e2e = c["end_to_end"]
         if e2e is None:
@@ -120,6 +121,27 @@ def call_lines(calls: list[dict[str, Any]]) -> list[str]:
 def count_text(value: int | None) -> str:
     """A count, or '-' when not known."""
     return "-" if value is None else str(value)
+
+
+def command_lines(result: dict[str, Any]) -> list[str]:
+    """Per command node (a program of the user's): each output's latency input -> output,
+    rate kept and messages lost, then its process group's CPU and memory."""
+    lines = []
+    for node in (n for n in result["nodes"] if "command" in n):
+        for e in (e for e in result["edges"] if e["from"] == node["name"] and e.get("carried")
+                  and not e.get("command_input")):
+            lat = e.get("latency")
+            inputs = ", ".join(c["topic"] for c in e["carried"])
+            lines.append(f"{node['name']} (command) {inputs} -> {e['topic']} (at {e['to']}): "
+                         + (f"p50 {format_ns(lat['p50_ns'])}, p99 {format_ns(lat['p99_ns'])}, "
+                            if lat else "nothing arrived, ")
+                         + f"rate {rate_text(e)}, lost {count_text(e.get('lost'))} of "
+                         f"{count_text(e.get('sent'))}")
+        if node.get("cpu_percent") is not None:
+            lines.append(f"{node['name']} (command, process group of "
+                         f"{node['command'].get('processes', '?')}): {node['cpu_percent']:.1f} % "
+                         f"CPU, peak RSS {node['max_rss_kib'] / 1024:.1f} MiB")
+    return lines
 
 
 def rate_text(edge: dict[str, Any]) -> str:

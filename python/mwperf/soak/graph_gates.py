@@ -30,7 +30,8 @@ def evaluate(gates: tuple[Gate, ...], result: dict[str, Any],
 def _one(gate: Gate, result: dict[str, Any], cores: int | None) -> dict[str, Any]:
     if gate.metric in ("cpu", "rss"):
         return processes_gate(gate, _processes(result), cores, "nodes and daemons")
-    edges = result.get("edges") or []
+    # an edge into a command node is counted where it comes out (graph/commands.py)
+    edges = [e for e in result.get("edges") or [] if not e.get("command_input")]
     silent = [_edge_name(e) for e in edges if e.get("received") is None]
     if not edges or silent:
         why = f"not reported: {', '.join(silent[:3])}" if silent else "the graph has no edges"

@@ -260,6 +260,7 @@ pub fn run(
                 at,
             )
             .with_sizes(p.payload_sizes.clone())
+            .with_offsets(p.offsets_ns.clone())
         })
         .collect();
     let window = || Window {

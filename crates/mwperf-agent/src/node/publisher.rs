@@ -83,6 +83,8 @@ pub struct Timer {
     /// message k's payload is entry k mod len; empty: `payload_bytes` (graph/sizes.py)
     sizes: Vec<u32>,
     period_ns: u64,
+    /// a replayed recording's due times after the start, looped (spec.rs `offsets_ns`)
+    offsets: Vec<u64>,
     eps: Vec<Box<dyn Endpoint>>,
     at: Schedule,
     k: u64,
@@ -109,6 +111,7 @@ impl Timer {
             payload_bytes,
             sizes: Vec::new(),
             period_ns,
+            offsets: Vec::new(),
             eps,
             at,
             k: 0,
@@ -130,11 +133,23 @@ impl Timer {
         self
     }
 
+    /// Message k due at the start + `offsets[k mod n]`, the list looped every last offset +
+    /// the period (a recording's times: graph file `replay:`).
+    pub fn with_offsets(mut self, offsets: Vec<u64>) -> Self {
+        self.offsets = offsets;
+        self
+    }
+
     /// When the next message is due; None once the schedule has ended. Saturating: now (or
     /// the start, before it).
     pub fn due(&self) -> Option<u64> {
         let due = if self.saturating() {
             now_ns().max(self.at.start_ns)
+        } else if let Some(&last) = self.offsets.last() {
+            let n = self.offsets.len() as u64;
+            self.at.start_ns
+                + (self.k / n) * (last + self.period_ns)
+                + self.offsets[(self.k % n) as usize]
         } else {
             self.at.start_ns + self.k * self.period_ns
         };
@@ -294,5 +309,30 @@ mod tests {
         }
         assert_eq!(dues, [0, 1_000_000, 2_000_000, 3_000_000, 4_000_000]);
         assert_eq!(t.sent.sent, 5);
+    }
+
+    #[test]
+    fn a_replayed_recording_keeps_its_times_looped() {
+        let start = now_ns();
+        let mut t = Timer::new(
+            "/scan",
+            0,
+            64,
+            1_000_000,
+            Vec::new(),
+            at(start, 0, start + 7_000_000),
+        )
+        .with_offsets(vec![0, 500_000, 2_000_000]);
+        let mut dues = Vec::new();
+        while let Some(due) = t.due() {
+            dues.push(due - start);
+            t.fire(7, 1);
+        }
+        // looped every 2 ms + one period
+        assert_eq!(
+            dues,
+            [0, 500_000, 2_000_000, 3_000_000, 3_500_000, 5_000_000, 6_000_000, 6_500_000]
+        );
+        assert_eq!(t.sent.sent, 8);
     }
 }

@@ -64,6 +64,11 @@ pub struct PublisherSpec {
     /// graph do not all fire at the same instant unless told to
     #[serde(default)]
     pub phase_ns: u64,
+    /// a replayed recording's times (graph file `replay:`): message k is due at
+    /// `offsets_ns[k mod n] + (k div n) x (last offset + period_ns)` after the start, the
+    /// recording looped; empty: every `period_ns`
+    #[serde(default)]
+    pub offsets_ns: Vec<u64>,
 }
 
 /// A subscription; with `publish` a chain stage.
@@ -83,6 +88,22 @@ pub struct SubscriptionSpec {
     #[serde(default)]
     pub qos: QosOverride,
     pub publish: Option<Outlet>,
+    /// topics whose messages arrive here carried unchanged through a program of the user's (a
+    /// graph `command:` node copies its input's data to its output, mwperf's header included):
+    /// accepted on this subscription besides its own topic, each as an edge from that node
+    #[serde(default)]
+    pub carried: Vec<Carried>,
+}
+
+/// An input topic of a `command:` node whose messages come out on this subscription's topic.
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct Carried {
+    /// the input topic (its header's topic id `id`)
+    pub topic: String,
+    pub id: u16,
+    /// the command node's index: the edge's publisher
+    pub via: u32,
 }
 
 /// A service this node serves (graph file `servers:`): answered at `address`.
@@ -181,6 +202,17 @@ impl NodeSpec {
             ));
         }
         for p in &self.publishers {
+            if !p.offsets_ns.is_empty()
+                && (p.period_ns == 0
+                    || p.offsets_ns[0] != 0
+                    || p.offsets_ns.windows(2).any(|w| w[1] < w[0]))
+            {
+                return Err(format!(
+                    "publisher of '{}': offsets_ns must start at 0 and never decrease, with a \
+                     period_ns > 0",
+                    p.out.topic
+                ));
+            }
             if p.out.payload_bytes.is_none() {
                 return Err(format!(
                     "publisher of '{}': payload_bytes missing",
@@ -271,6 +303,26 @@ mod tests {
         spec(most + 1)
             .check_sizes(mwperf_transports::Kind::Tcp)
             .unwrap();
+    }
+
+    #[test]
+    fn a_replay_s_times_start_at_zero_and_never_go_back() {
+        let spec = |offsets: &str| {
+            let text = format!(
+                r#"{{"name":"n","index":1,"executor":"single","warmup_ns":0,"duration_ns":1,
+                "linger_ns":1,"publishers":[{{"topic":"/a","id":0,"payload_bytes":8,
+                "addresses":["x"],"period_ns":1000,"offsets_ns":{offsets}}}]}}"#
+            );
+            serde_json::from_str::<NodeSpec>(&text).unwrap().check()
+        };
+        spec("[0, 10, 10, 30]").unwrap();
+        for bad in ["[5, 10]", "[0, 10, 5]"] {
+            let err = spec(bad).unwrap_err();
+            assert!(
+                err.contains("offsets_ns must start at 0 and never decrease"),
+                "{err}"
+            );
+        }
     }
 
     #[test]

@@ -38,6 +38,19 @@ pub struct EdgeReport {
     pub late_ns: u64,
     pub too_late_ns: u64,
     pub offered_per_s: f64,
+    /// messages of another topic carried unchanged through a `command:` node (`source` is that
+    /// node): the input topic and the node that published it there (spec.rs, Carried)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub carried: Option<CarriedFrom>,
+}
+
+/// Where a carried edge's messages were first published.
+#[derive(Serialize, Debug)]
+pub struct CarriedFrom {
+    pub topic: String,
+    pub id: u16,
+    /// the publishing node's index (the message header's source)
+    pub source: u32,
 }
 
 #[derive(Serialize, Debug)]
@@ -84,7 +97,9 @@ pub struct Subscription<'a> {
     /// None: a subscription replayed from another program's log (node/collect.rs)
     ep: Option<Box<dyn Endpoint>>,
     stage_eps: Vec<Box<dyn Endpoint>>,
-    edges: BTreeMap<u32, Collector>,
+    /// one collector per (header topic, publishing node): a topic carried through a command
+    /// node keeps its own numbering
+    edges: BTreeMap<(u16, u32), Collector>,
     report: SubscriptionReport,
     buf: Vec<u8>,
     out: Vec<u8>,
@@ -208,14 +223,15 @@ impl<'a> Subscription<'a> {
         }
     }
 
-    /// The message in the buffer as one of this run's for this topic; a foreign or malformed
-    /// one is counted and None.
+    /// The message in the buffer as one of this run's for this topic (or a topic carried to it
+    /// through a command node: `carried`); a foreign or malformed one is counted and None.
     fn classify(&mut self, run_id: u32) -> Option<Header> {
         let report = &mut self.report;
         match Header::decode(&self.buf) {
             Ok(h)
                 if h.flags & (FLAG_ECHO | FLAG_PROBE | FLAG_FIN) == 0
-                    && h.topic == self.spec.id
+                    && (h.topic == self.spec.id
+                        || self.spec.carried.iter().any(|c| c.id == h.topic))
                     && h.run_id == run_id =>
             {
                 Some(h)
@@ -242,9 +258,12 @@ impl<'a> Subscription<'a> {
             self.report.warmup_received += 1;
             return;
         }
-        let col = self.edges.entry(h.peer_rx_ns as u32).or_insert_with(|| {
-            Collector::new(recv_ns, 0, None).expect("no samples file: cannot fail")
-        });
+        let col = self
+            .edges
+            .entry((h.topic, h.peer_rx_ns as u32))
+            .or_insert_with(|| {
+                Collector::new(recv_ns, 0, None).expect("no samples file: cannot fail")
+            });
         col.window_start(recv_ns);
         col.arrive(h, &self.buf, recv_ns);
     }
@@ -288,7 +307,11 @@ impl<'a> Subscription<'a> {
         } else {
             0.0
         };
-        for (from, col) in edges {
+        for ((topic_id, from), col) in edges {
+            let via = spec
+                .carried
+                .iter()
+                .find(|c| c.id == topic_id && topic_id != spec.id);
             let too_late = col.service.count_above(spec.too_late_ns);
             let late = col
                 .service
@@ -300,13 +323,18 @@ impl<'a> Subscription<'a> {
             report.edges.push(EdgeReport {
                 topic: spec.topic.clone(),
                 id: spec.id,
-                source: from,
+                source: via.map_or(from, |c| c.via),
                 measurement,
                 late,
                 too_late,
                 late_ns: spec.late_ns,
                 too_late_ns: spec.too_late_ns,
                 offered_per_s,
+                carried: via.map(|c| CarriedFrom {
+                    topic: c.topic.clone(),
+                    id: c.id,
+                    source: from,
+                }),
             });
         }
         report
@@ -328,4 +356,124 @@ pub fn drive(mut sub: Subscription<'_>, node: &NodeContext<'_>, w: Window) -> Su
         sub.poll(wait, node, &w);
     }
     sub.finish(&w)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::VecDeque;
+
+    use mwperf_core::wire::build_message;
+    use mwperf_transports::TransportError;
+
+    use super::*;
+    use crate::node::spec::Carried;
+
+    /// Hands out the messages it was given, one per recv.
+    struct Queue(VecDeque<Vec<u8>>);
+
+    impl Endpoint for Queue {
+        fn send(&mut self, _msg: &[u8]) -> Result<(), TransportError> {
+            Ok(())
+        }
+        fn recv(
+            &mut self,
+            buf: &mut Vec<u8>,
+            _wait_ns: u64,
+        ) -> Result<Option<usize>, TransportError> {
+            Ok(self.0.pop_front().map(|m| {
+                buf.clear();
+                buf.extend_from_slice(&m);
+                m.len()
+            }))
+        }
+        fn local_addr(&self) -> String {
+            "queue".into()
+        }
+    }
+
+    fn message(topic: u16, source: u64, seq: u64) -> Vec<u8> {
+        let mut buf = Vec::new();
+        let now = now_ns();
+        build_message(
+            &mut buf,
+            &Header {
+                flags: 0,
+                run_id: 7,
+                topic,
+                seq,
+                intended_ns: now,
+                sent_ns: now,
+                peer_rx_ns: source,
+                payload_len: 32,
+            },
+        );
+        buf
+    }
+
+    fn receive(carried: Vec<Carried>) -> SubscriptionReport {
+        let spec = SubscriptionSpec {
+            topic: "/filtered".into(),
+            id: 1,
+            address: "x".into(),
+            busy_loop_ns: 0,
+            period_ns: 0,
+            late_ns: u64::MAX,
+            too_late_ns: u64::MAX,
+            qos: Default::default(),
+            publish: None,
+            carried,
+        };
+        // /image (topic 0) from the camera (node 0) through the program (node 1); /filtered's
+        // own from node 2; topic 5 from nobody this subscription knows
+        let messages = [
+            message(0, 0, 0),
+            message(0, 0, 1),
+            message(1, 2, 0),
+            message(5, 0, 0),
+        ];
+        let mut sub = Subscription::new(&spec, Some(Box::new(Queue(messages.into()))), Vec::new());
+        let node = NodeContext {
+            run_id: 7,
+            source: 3,
+            executor: None,
+            busy_poll: false,
+        };
+        let w = Window {
+            measure_end_ns: u64::MAX,
+            stage_end_ns: 0,
+            end_ns: u64::MAX,
+        };
+        for _ in 0..4 {
+            sub.poll(0, &node, &w);
+        }
+        sub.finish(&w)
+    }
+
+    #[test]
+    fn a_topic_carried_through_a_command_node_is_an_edge_from_that_node_only_where_told() {
+        let via = Carried {
+            topic: "/image".into(),
+            id: 0,
+            via: 1,
+        };
+        let report = receive(vec![via]);
+        assert_eq!(report.foreign, 1); // topic 5
+        let from: Vec<_> = report
+            .edges
+            .iter()
+            .map(|e| {
+                let c = e
+                    .carried
+                    .as_ref()
+                    .map(|c| (c.topic.as_str(), c.id, c.source));
+                (e.source, c, e.measurement.accounting.received)
+            })
+            .collect();
+        assert_eq!(from, [(1, Some(("/image", 0, 0)), 2), (2, None, 1)]);
+        // without it, another topic's messages are foreign as before
+        let report = receive(Vec::new());
+        assert_eq!(report.foreign, 3);
+        assert_eq!(report.edges.len(), 1);
+        assert_eq!(report.edges[0].source, 2);
+    }
 }
