@@ -282,7 +282,7 @@ def test_the_edge_into_a_program_is_judged_where_it_comes_out():
 
 
 def test_mwperf_graphs_shows_a_command_node(tmp_path):
-    from mwperf.graph.show import detail, render_detail
+    from mwperf.graph.listing import detail, render_detail
 
     graph = parse(filter_graph("python3 node.py --ros-args -r in:={in}",
                                "\n    remap: {out: /filtered}"))
