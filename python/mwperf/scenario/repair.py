@@ -83,10 +83,12 @@ def _uncatalogued(manifest: Manifest) -> list[tuple[object, Path]]:
     if (root / CATALOGUE_NAME).is_file():
         try:
             with connect(root, read_only=True, views=False) as con:
-                for table in ("points", "graph_runs"):
+                # a stream point is catalogued when its points row is (its flows' graph_runs
+                # row goes in with it); a graph point when its graph_runs row of kind graph is
+                for sql in ("SELECT folder FROM points WHERE run_id = ?",
+                            "SELECT folder FROM graph_runs WHERE kind = 'graph' AND run_id = ?"):
                     known |= {row[0] for row in con.execute(
-                        f"SELECT folder FROM {table} WHERE run_id = ?",
-                        [manifest.folder.name]).fetchall()}
+                        sql, [manifest.folder.name]).fetchall()}
         except MwperfError:  # unreadable, or an older schema: cataloguing a point mends it
             pass  # (store/record.py rebuilds an unreadable one, connect migrates)
     return [(e, p) for e, p in kept if place(p).relative(p) not in known]
