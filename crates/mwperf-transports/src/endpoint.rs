@@ -63,11 +63,7 @@ pub trait Endpoint: Send {
     /// of `period_ns`) is not yet due: `Some(Ok(true))` = the timer ticked, send it now;
     /// `Some(Ok(false))` = not yet (ask again: the caller checks its stop flag between);
     /// None = no timer of the transport's, mwperf's pacer waits.
-    fn wait_tick(
-        &mut self,
-        _due_ns: u64,
-        _period_ns: u64,
-    ) -> Option<Result<bool, TransportError>> {
+    fn wait_tick(&mut self, _due_ns: u64, _period_ns: u64) -> Option<Result<bool, TransportError>> {
         None
     }
 }

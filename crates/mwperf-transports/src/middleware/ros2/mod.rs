@@ -409,7 +409,8 @@ impl Endpoint for Ros2Endpoint {
 impl Drop for Ros2Endpoint {
     fn drop(&mut self) {
         let _entities = self.node.entities.lock().unwrap_or_else(|p| p.into_inner());
-        drop(self.timer.take()); // in the node's context: before the endpoint and the node
+        // the timer lives in the node's context: closed before the endpoint and the node
+        drop(self.timer.take());
         // SAFETY: the handle is closed once; nothing refers to it afterwards. The node follows
         // with its last endpoint.
         unsafe { (self.api.close)(self.ep) };

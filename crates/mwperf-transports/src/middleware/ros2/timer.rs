@@ -72,9 +72,8 @@ impl Timer {
             mwperf_core::clock::sleep_until_ns(due_ns);
             let mut err = [0 as c_char; 512];
             // SAFETY: a valid endpoint handle; err is writable.
-            let handle = unsafe {
-                (api.timer_open)(ep, period_ns as i64, err.as_mut_ptr(), err.len())
-            };
+            let handle =
+                unsafe { (api.timer_open)(ep, period_ns as i64, err.as_mut_ptr(), err.len()) };
             if handle.is_null() {
                 return Err(TransportError::Middleware {
                     transport: super::T,

@@ -82,7 +82,10 @@ mod tests {
 
     #[test]
     fn a_window_fills_after_n_publishes_and_empties_when_acked() {
-        let mut w = Window { size: 3, unacked: 0 };
+        let mut w = Window {
+            size: 3,
+            unacked: 0,
+        };
         for _ in 0..3 {
             assert!(!w.full());
             w.published();
@@ -97,7 +100,10 @@ mod tests {
         assert_eq!(parse("64").unwrap(), 64);
         for bad in ["0", "-1", "1.5", "many", ""] {
             let e = parse(bad).unwrap_err().to_string();
-            assert!(e.contains(&format!("--opt window={bad} (allowed: a whole number")), "{e}");
+            assert!(
+                e.contains(&format!("--opt window={bad} (allowed: a whole number")),
+                "{e}"
+            );
         }
     }
 }
