@@ -115,9 +115,6 @@ pub struct Ros2Endpoint {
     /// `--opt window=N`: at most N published messages not yet acknowledged by every matched
     /// subscription ([`window`]).
     window: Option<window::Window>,
-    /// A reliable keep-all publisher: a failed publish is the RMW's write timing out on a full
-    /// history of unacknowledged messages (flow control), refused as blocked, not an error.
-    flow_controlled: bool,
     /// `--opt timer`: what paces this publisher, and its rcl timer once started.
     pacing: timer::Pacing,
     timer: Option<timer::Timer>,
@@ -189,8 +186,6 @@ impl Ros2Endpoint {
             ty,
             malformed: 0,
             window,
-            flow_controlled: spec.qos.reliability == Reliability::Reliable
-                && spec.qos.history == History::KeepAll,
             pacing,
             timer: None,
         })
@@ -300,22 +295,17 @@ impl Endpoint for Ros2Endpoint {
         };
         if rc != 0 {
             let detail = format!("publishing on {name}: {}", ffi::text(&err));
-            return Err(if self.flow_controlled {
-                // rcl says RCL_RET_ERROR for every failure; on a reliable keep-all writer the
-                // one a write meets in the normal course is its history full of unacknowledged
-                // messages for max_blocking_time (rmw_fastrtps: "cannot publish data"). Retried;
-                // a persistent error ends the point after --peer-timeout, quoted.
-                TransportError::Blocked {
-                    transport: T,
-                    detail: format!(
-                        "{detail} (a reliable keep-all history full of unacknowledged messages)"
-                    ),
-                }
-            } else {
-                TransportError::Middleware {
-                    transport: T,
-                    detail,
-                }
+            // rcl says RCL_RET_ERROR for every failure; the one a write meets in the normal
+            // course is Fast DDS's write giving up after max_blocking_time (rmw_fastrtps: "cannot
+            // publish data"): a keep-all history full of unacknowledged messages, or, keep-last,
+            // the writer's lock held that long while it sends to a slow reader (measured:
+            // 1 MiB and 64 KiB keep-last 10). Refused as blocked: a throughput pub tries again,
+            // and a persistent error ends its point after --peer-timeout, quoted.
+            return Err(TransportError::Blocked {
+                transport: T,
+                detail: format!(
+                    "{detail} (rmw_fastrtps: the write waited max_blocking_time, 100 ms, for room in the writer's history)"
+                ),
             });
         }
         if let Some(window) = &mut self.window {
