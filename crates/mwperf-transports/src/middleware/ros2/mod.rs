@@ -50,6 +50,16 @@ pub const MAX_WAIT_NS: u64 = 50_000_000;
 /// (rmw_fastrtps_cpp keeps it), the bound the RMW's own write blocks for.
 pub const WINDOW_WAIT_NS: u64 = 100_000_000;
 
+/// Graph nodes: keep shared ROS 2 nodes open until [`release_held_nodes`] ([`node`]).
+pub fn hold_shared_nodes() {
+    node::hold_shared();
+}
+
+/// Close the nodes [`hold_shared_nodes`] kept open.
+pub fn release_held_nodes() {
+    node::release_held();
+}
+
 /// Open `side` at `spec.addr` (`[<domain>/]<base>`).
 pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError> {
     Ok(Box::new(Ros2Endpoint::open(side, spec)?))
