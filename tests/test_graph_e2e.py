@@ -35,8 +35,9 @@ def write(tmp_path: Path, text: str) -> str:
     return str(path)
 
 
-# rustdds: 30 endpoints, 10 nodes: on loopback only with a participant per node, not per endpoint
-@pytest.mark.parametrize("transport", ["udp", "cyclonedds", "rustdds"])
+# rustdds: 30 endpoints, 10 nodes: on loopback only with a participant per node, not per endpoint;
+# ros2: each node a real rcl node (rmw_fastrtps_cpp of the managed Kilted)
+@pytest.mark.parametrize("transport", ["udp", "cyclonedds", "rustdds", "ros2"])
 def test_sierra_nevada_every_edge_gets_what_its_publisher_sent(real_env: dict[str, str],
                                                                tmp_path: Path,
                                                                transport: str) -> None:

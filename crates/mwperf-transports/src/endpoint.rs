@@ -58,6 +58,14 @@ pub trait Endpoint: Send {
     fn finish(&mut self, limit_ns: u64) {
         self.drain(limit_ns);
     }
+    /// A transport's own timer paces the sender instead of mwperf's (`--opt timer=` where a
+    /// transport has one: ros2's rcl timer). Called while the slot due at `due_ns` (a schedule
+    /// of `period_ns`) is not yet due: `Some(Ok(true))` = the timer ticked, send it now;
+    /// `Some(Ok(false))` = not yet (ask again: the caller checks its stop flag between);
+    /// None = no timer of the transport's, mwperf's pacer waits.
+    fn wait_tick(&mut self, _due_ns: u64, _period_ns: u64) -> Option<Result<bool, TransportError>> {
+        None
+    }
 }
 
 /// Which end of a measurement an endpoint is.

@@ -172,6 +172,20 @@ pub fn shared_sessions(kind: Kind) -> usize {
     session::live(kind.name())
 }
 
+/// Keep the shared sessions opened from now on open past their last endpoint, until
+/// [`release_held_sessions`] (a graph node writes its report first). Only ros2's: closing a
+/// ROS 2 node can hang inside the RMW; the other transports close with their last endpoint.
+pub fn hold_shared_sessions() {
+    #[cfg(feature = "ros2")]
+    middleware::ros2::hold_shared_nodes();
+}
+
+/// Close what [`hold_shared_sessions`] kept open; stop holding.
+pub fn release_held_sessions() {
+    #[cfg(feature = "ros2")]
+    middleware::ros2::release_held_nodes();
+}
+
 /// Open `side` of a measurement over `kind`.
 pub fn open(kind: Kind, side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError> {
     // every transport refuses an --opt it does not know (the sockets know none), not only

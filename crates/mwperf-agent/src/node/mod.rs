@@ -359,6 +359,15 @@ pub fn run(
     })
 }
 
+/// Closes the sessions [`mwperf_transports::hold_shared_sessions`] kept open, when dropped.
+struct ReleaseHeld;
+
+impl Drop for ReleaseHeld {
+    fn drop(&mut self) {
+        mwperf_transports::release_held_sessions();
+    }
+}
+
 /// `mwperf-agent node`: read the spec, run, write the report; the exit code.
 pub fn main(args: &crate::cli::NodeArgs) -> std::process::ExitCode {
     use std::process::ExitCode;
@@ -396,6 +405,10 @@ pub fn main(args: &crate::cli::NodeArgs) -> std::process::ExitCode {
         crate::layers::enable(); // the interposer missing is reported, not fatal
     }
     let clocks = (args.clock_serve, args.clock_ref);
+    // the node's ROS 2 nodes close after its report is written (closing one can hang in the
+    // RMW: what was measured is saved first)
+    mwperf_transports::hold_shared_sessions();
+    let _release = ReleaseHeld; // on every way out of main, after the report
     let report = match run(&args.common, &spec, &args.go_file, args.spin_margin, clocks) {
         Ok(r) => r,
         Err(e) => {

@@ -118,7 +118,20 @@ pub fn run(
             mwperf_core::clock::sleep_until_ns(due.min(tried_ns + REOPEN_EVERY_NS).max(now));
             continue;
         }
+        // --opt timer= of a transport with its own timer (ros2's rcl timer) instead of the pacer
+        let mut ticked = false;
         if now < due {
+            match ep.wait_tick(due, pacer.period_ns()) {
+                Some(Ok(true)) => ticked = true, // this slot goes now
+                Some(Ok(false)) => continue,
+                Some(Err(e)) => {
+                    stop = Some((Status::Failed, format!("waiting for the timer: {e}")));
+                    break;
+                }
+                None => {}
+            }
+        }
+        if now < due && !ticked {
             // what a batching middleware holds leaves before the pause
             ep.drain(0);
             // Nothing is expected back; receiving keeps stream backlogs moving and notices a close.

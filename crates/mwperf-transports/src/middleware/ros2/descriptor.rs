@@ -18,6 +18,8 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     defaults: &[],
     opts: &[
         Opt { key: "type", help: "topics only: the message type carrying mwperf's bytes in its data: std_msgs/msg/UInt8MultiArray, sensor_msgs/msg/PointCloud2 or sensor_msgs/msg/Image (default: PointCloud2 for the PointCloud payloads, else UInt8MultiArray; the control plane picks it per payload)" },
+        Opt { key: "window", help: "a reliable publisher's window: after N messages it waits (rcl_publisher_wait_for_all_acked, 100 ms at a time, then the send is refused as blocked and retried) until every matched subscription acknowledged them, so it never runs more than N ahead of its slowest subscription (rmw_fastrtps_cpp's write blocks only on a full history: 5000 messages with keep-all, never with keep-last, which overwrites); default: no window" },
+        Opt { key: "timer", help: "what paces a publisher at a --rate: mwperf (its own pacer, the default) or rcl (an rcl timer on the steady clock in an rcl wait set, as a ROS 2 node's timer callback; the pub of --mode oneway and throughput only); its lateness is reported as the pacer's" },
         Opt { key: "distro", help: "the ROS 2 distribution: jazzy, kilted or a sourced one's name (default: a sourced ROS 2, else mwperf's managed kilted); the control plane gives the agent that distribution's environment" },
     ],
     qos: QosSupport {

@@ -21,6 +21,12 @@ pub struct mwr_endpoint {
     _private: [u8; 0],
 }
 
+/// Opaque timer handle of the shim (an rcl clock, timer and the wait set it waits in).
+#[repr(C)]
+pub struct mwr_timer {
+    _private: [u8; 0],
+}
+
 /// `struct mwr_config` in shim.c (same order and types).
 #[repr(C)]
 pub struct Config {
@@ -51,6 +57,10 @@ type TakeFn = unsafe extern "C" fn(
 type WaitFn = unsafe extern "C" fn(*mut mwr_endpoint, c_longlong, *mut c_char, usize) -> c_int;
 type MatchedFn = unsafe extern "C" fn(*mut mwr_endpoint, *mut c_int, *mut c_int) -> c_int;
 type WaitAckedFn = unsafe extern "C" fn(*mut mwr_endpoint, c_longlong) -> c_int;
+type TimerOpenFn =
+    unsafe extern "C" fn(*mut mwr_endpoint, c_longlong, *mut c_char, usize) -> *mut mwr_timer;
+type TimerCloseFn = unsafe extern "C" fn(*mut mwr_timer);
+type TimerWaitFn = unsafe extern "C" fn(*mut mwr_timer, c_longlong, *mut c_char, usize) -> c_int;
 
 /// The shim's functions (signatures as in shim.c).
 pub struct Api {
@@ -63,6 +73,9 @@ pub struct Api {
     pub wait: WaitFn,
     pub matched: MatchedFn,
     pub wait_acked: WaitAckedFn,
+    pub timer_open: TimerOpenFn,
+    pub timer_close: TimerCloseFn,
+    pub timer_wait: TimerWaitFn,
     /// The services' functions (service.c).
     pub services: super::service_ffi::ServiceApi,
     /// The installation it was compiled for.
@@ -142,6 +155,9 @@ fn load() -> Result<Api, TransportError> {
         wait: sym!("mwr_wait", WaitFn),
         matched: sym!("mwr_matched", MatchedFn),
         wait_acked: sym!("mwr_wait_acked", WaitAckedFn),
+        timer_open: sym!("mwr_timer_open", TimerOpenFn),
+        timer_close: sym!("mwr_timer_close", TimerCloseFn),
+        timer_wait: sym!("mwr_timer_wait", TimerWaitFn),
         services: super::service_ffi::ServiceApi::load(|name| {
             // SAFETY: looking up a symbol of the shim by its C name (NUL-terminated).
             let p = unsafe { libc::dlsym(lib, name.as_ptr()) };

@@ -31,6 +31,8 @@ pub mod message;
 mod node;
 pub mod service;
 mod service_ffi;
+pub mod timer;
+pub mod window;
 
 use std::ffi::{c_char, CString};
 
@@ -42,6 +44,21 @@ const T: &str = "ros2";
 
 /// Longest single wait in `recv`.
 pub const MAX_WAIT_NS: u64 = 50_000_000;
+
+/// How long a send waits for the acknowledgements of its window (`--opt window`) before it is
+/// refused as blocked and tried again: Fast DDS's default `max_blocking_time` of a reliable write
+/// (rmw_fastrtps_cpp keeps it), the bound the RMW's own write blocks for.
+pub const WINDOW_WAIT_NS: u64 = 100_000_000;
+
+/// Graph nodes: keep shared ROS 2 nodes open until [`release_held_nodes`] ([`node`]).
+pub fn hold_shared_nodes() {
+    node::hold_shared();
+}
+
+/// Close the nodes [`hold_shared_nodes`] kept open.
+pub fn release_held_nodes() {
+    node::release_held();
+}
 
 /// Open `side` at `spec.addr` (`[<domain>/]<base>`).
 pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError> {
@@ -105,6 +122,12 @@ pub struct Ros2Endpoint {
     ty: message::MessageType,
     /// Taken samples this side could not read as `ty` (a foreign publisher).
     malformed: u64,
+    /// `--opt window=N`: at most N published messages not yet acknowledged by every matched
+    /// subscription ([`window`]).
+    window: Option<window::Window>,
+    /// `--opt timer`: what paces this publisher, and its rcl timer once started.
+    pacing: timer::Pacing,
+    timer: Option<timer::Timer>,
 }
 
 // SAFETY: the handle is used from one thread at a time (the endpoint is moved, not shared); its
@@ -121,6 +144,8 @@ impl Ros2Endpoint {
             None => message::TYPES[0],
         };
         let ts = ty.type_support(&api.installation)?;
+        let window = window::Window::from_opts(&opts, spec, side.out_topic().is_some())?;
+        let pacing = timer::pacing(&opts, side, spec)?;
         let out_topic = side.out_topic().map(|s| addr.ros_topic(s));
         let in_topic = side.in_topic().map(|s| addr.ros_topic(s));
         let c = |s: &str| CString::new(s).expect("topic and path texts have no NUL");
@@ -170,6 +195,9 @@ impl Ros2Endpoint {
             out: Vec::new(),
             ty,
             malformed: 0,
+            window,
+            pacing,
+            timer: None,
         })
     }
 
@@ -246,6 +274,23 @@ impl Endpoint for Ros2Endpoint {
             });
         }
         self.ty.encode(&mut self.out, msg).map_err(unsupported)?;
+        if let Some(window) = &mut self.window {
+            if window.full() {
+                // SAFETY: a valid handle of this endpoint.
+                let rc = unsafe { (self.api.wait_acked)(self.ep, WINDOW_WAIT_NS as i64) };
+                if rc != 0 {
+                    return Err(TransportError::Blocked {
+                        transport: T,
+                        detail: format!(
+                            "publishing on {name}: the subscriptions had not acknowledged the last {} messages after {} ms (--opt window, rcl_publisher_wait_for_all_acked)",
+                            window.size(),
+                            WINDOW_WAIT_NS / 1_000_000
+                        ),
+                    });
+                }
+                window.acked();
+            }
+        }
         let mut err = [0 as c_char; 512];
         // SAFETY: valid handle; the CDR is alive for the call and the RMW copies it before
         // returning.
@@ -259,10 +304,22 @@ impl Endpoint for Ros2Endpoint {
             )
         };
         if rc != 0 {
-            return Err(TransportError::Middleware {
+            let detail = format!("publishing on {name}: {}", ffi::text(&err));
+            // rcl says RCL_RET_ERROR for every failure; the one a write meets in the normal
+            // course is Fast DDS's write giving up after max_blocking_time (rmw_fastrtps: "cannot
+            // publish data"): a keep-all history full of unacknowledged messages, or, keep-last,
+            // the writer's lock held that long while it sends to a slow reader (measured:
+            // 1 MiB and 64 KiB keep-last 10). Refused as blocked: a throughput pub tries again,
+            // and a persistent error ends its point after --peer-timeout, quoted.
+            return Err(TransportError::Blocked {
                 transport: T,
-                detail: format!("publishing on {name}: {}", ffi::text(&err)),
+                detail: format!(
+                    "{detail} (rmw_fastrtps: the write waited max_blocking_time, 100 ms, for room in the writer's history)"
+                ),
             });
+        }
+        if let Some(window) = &mut self.window {
+            window.published();
         }
         Ok(())
     }
@@ -320,6 +377,22 @@ impl Endpoint for Ros2Endpoint {
         unsafe { (self.api.wait_acked)(self.ep, limit_ns.min(i64::MAX as u64) as i64) };
     }
 
+    /// `--opt timer=rcl`: the rcl timer paces the sends (a rate; as fast as possible has no
+    /// timer).
+    fn wait_tick(&mut self, due_ns: u64, period_ns: u64) -> Option<Result<bool, TransportError>> {
+        if self.pacing != timer::Pacing::Rcl || period_ns == 0 {
+            return None;
+        }
+        Some(timer::Timer::tick(
+            &mut self.timer,
+            self.api,
+            self.ep,
+            due_ns,
+            period_ns,
+            MAX_WAIT_NS,
+        ))
+    }
+
     fn wait_matched(&mut self, timeout_ns: u64) -> Result<(), TransportError> {
         let (out, inp) = (self.out_topic.clone(), self.in_topic.clone());
         super::dds_match::wait_matched(
@@ -336,6 +409,8 @@ impl Endpoint for Ros2Endpoint {
 impl Drop for Ros2Endpoint {
     fn drop(&mut self) {
         let _entities = self.node.entities.lock().unwrap_or_else(|p| p.into_inner());
+        // the timer lives in the node's context: closed before the endpoint and the node
+        drop(self.timer.take());
         // SAFETY: the handle is closed once; nothing refers to it afterwards. The node follows
         // with its last endpoint.
         unsafe { (self.api.close)(self.ep) };

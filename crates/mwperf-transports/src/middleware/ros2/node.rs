@@ -33,6 +33,23 @@ unsafe impl Sync for Node {}
 
 static SHARED: SessionCache<u32, Node> = SessionCache::new(T);
 
+/// Shared nodes kept open past their last endpoint while held ([`hold_shared`]), until
+/// [`release_held`]: a graph node writes its report before its ROS 2 nodes close, because
+/// closing one can hang inside the RMW (Fast DDS 3.2.2's participant destruction while other
+/// participants leave, docs/ros2.md) and a node stopped then would lose what it measured.
+static HELD: Mutex<Option<Vec<SessionRef<Node>>>> = Mutex::new(None);
+
+/// From now on keep every shared node open until [`release_held`].
+pub fn hold_shared() {
+    *HELD.lock().unwrap_or_else(|p| p.into_inner()) = Some(Vec::new());
+}
+
+/// Close the held nodes whose endpoints are all gone (in this thread); stop holding.
+pub fn release_held() {
+    let held = HELD.lock().unwrap_or_else(|p| p.into_inner()).take();
+    drop(held);
+}
+
 impl Node {
     /// The node for `domain`, shared or not.
     pub fn session(
@@ -40,7 +57,15 @@ impl Node {
         domain: u32,
         shared: bool,
     ) -> Result<SessionRef<Node>, TransportError> {
-        SHARED.session(shared, domain, || Node::create(api, domain))
+        let node = SHARED.session(shared, domain, || Node::create(api, domain))?;
+        if shared {
+            if let Some(held) = HELD.lock().unwrap_or_else(|p| p.into_inner()).as_mut() {
+                if !held.iter().any(|n| n.ptr == node.ptr) {
+                    held.push(node.clone());
+                }
+            }
+        }
+        Ok(node)
     }
 
     fn create(api: &'static Api, domain: u32) -> Result<Node, TransportError> {

@@ -285,3 +285,86 @@ EXPORT int mwr_wait_acked(mwr_endpoint *e, long long timeout_ns) {
   rcl_reset_error();
   return rc == RCL_RET_OK ? 0 : -1;
 }
+
+/* --opt timer=rcl: an rcl timer on the steady clock and the wait set it waits in, what an rclc
+ * or rclcpp node's timer is (rcl_timer_init2, rcl_wait, rcl_timer_call). */
+typedef struct mwr_timer {
+  rcl_clock_t clock;
+  rcl_timer_t timer;
+  rcl_wait_set_t wait_set;
+  int has_clock, has_timer, has_wait_set;
+} mwr_timer;
+
+EXPORT void mwr_timer_close(mwr_timer *t) {
+  if (!t) return;
+  if (t->has_wait_set) ignore(rcl_wait_set_fini(&t->wait_set));
+  if (t->has_timer) ignore(rcl_timer_fini(&t->timer));
+  if (t->has_clock) ignore(rcl_clock_fini(&t->clock));
+  rcl_reset_error();
+  free(t);
+}
+
+/* A timer of `period_ns` in the endpoint's context, started now: its first tick is one period
+ * from now. NULL on error (in err). */
+EXPORT mwr_timer *mwr_timer_open(mwr_endpoint *e, long long period_ns, char *err,
+                                 size_t err_len) {
+  mwr_timer *t = calloc(1, sizeof *t);
+  if (!t) {
+    fail(err, err_len, "out of memory");
+    return NULL;
+  }
+  rcl_allocator_t alloc = rcl_get_default_allocator();
+  if (rcl_clock_init(RCL_STEADY_TIME, &t->clock, &alloc) != RCL_RET_OK) {
+    fail(err, err_len, "rcl_clock_init(RCL_STEADY_TIME)");
+    mwr_timer_close(t);
+    return NULL;
+  }
+  t->has_clock = 1;
+  t->timer = rcl_get_zero_initialized_timer();
+  if (rcl_timer_init2(&t->timer, &t->clock, &e->owner->context, period_ns, NULL, alloc, true) !=
+      RCL_RET_OK) {
+    fail(err, err_len, "rcl_timer_init2(period %lld ns)", period_ns);
+    mwr_timer_close(t);
+    return NULL;
+  }
+  t->has_timer = 1;
+  t->wait_set = rcl_get_zero_initialized_wait_set();
+  if (rcl_wait_set_init(&t->wait_set, 0, 0, 1, 0, 0, 0, &e->owner->context, alloc) !=
+      RCL_RET_OK) {
+    fail(err, err_len, "rcl_wait_set_init (a timer)");
+    mwr_timer_close(t);
+    return NULL;
+  }
+  t->has_wait_set = 1;
+  return t;
+}
+
+/* Wait at most timeout_ns for the timer's tick and call it (rcl_timer_call: the next tick one
+ * period on, ticks already missed skipped as rcl does): 1 ticked, 0 timed out, -1 error. */
+EXPORT int mwr_timer_wait(mwr_timer *t, long long timeout_ns, char *err, size_t err_len) {
+  if (rcl_wait_set_clear(&t->wait_set) != RCL_RET_OK ||
+      rcl_wait_set_add_timer(&t->wait_set, &t->timer, NULL) != RCL_RET_OK) {
+    fail(err, err_len, "preparing the timer's wait set");
+    return -1;
+  }
+  rcl_ret_t rc = rcl_wait(&t->wait_set, timeout_ns);
+  if (rc == RCL_RET_TIMEOUT) {
+    rcl_reset_error();
+    return 0;
+  }
+  if (rc != RCL_RET_OK) {
+    fail(err, err_len, "rcl_wait (timer)");
+    return -1;
+  }
+  if (t->wait_set.timers[0] == NULL) return 0;
+  rc = rcl_timer_call(&t->timer);
+  if (rc == RCL_RET_TIMER_CANCELED) {
+    rcl_reset_error();
+    return 0;
+  }
+  if (rc != RCL_RET_OK) {
+    fail(err, err_len, "rcl_timer_call");
+    return -1;
+  }
+  return 1;
+}
