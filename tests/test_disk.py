@@ -38,12 +38,13 @@ SWEEP = "transport: [udp, tcp, uds]\npayload: Array64\nduration: 100ms\nwarmup: 
 
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """An 8 MiB tmpfs of this test's own (root only), unmounted afterwards."""
+    """A 16 MiB tmpfs of this test's own (root only), unmounted afterwards: room for the
+    catalogue and its rebuilt copy (each ~5.4 MB with a dozen points and their flows)."""
     if os.geteuid() != 0:
         pytest.skip("needs root (mounts a small tmpfs to fill up)")
     where = tmp_path / "disk"
     where.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(where)],
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(where)],
                              capture_output=True, text=True, check=False)
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs: {mounted.stderr.strip()}")
@@ -250,7 +251,7 @@ def test_ctrl_c_at_every_catalogue_statement_leaves_each_point_all_or_nothing(
     monkeypatch.setattr(ingest_module, "connect", connect)
     ingested, interrupted = set(), 0
     warnings = [{"code": "w", "message": "m", "hint": None}] * 2
-    for n in range(1, 40):
+    for n in range(1, 100):  # past every statement of one ingest (its flows' rows too)
         at.update(n=(n + 1) // 2, after=n % 2 == 0)
         run_id = f"20261122T{n:06d}Z-udp-roundtrip-{n:04x}"
         point = clone_point(template, root, run_id, warnings=warnings)
@@ -270,6 +271,11 @@ def test_ctrl_c_at_every_catalogue_statement_leaves_each_point_all_or_nothing(
                                   [point_id]) == [(2,)]
             assert catalogue_rows(root, "SELECT count(*) FROM topics WHERE point_id = ?",
                                   [point_id]) == [(1,)]
+            assert catalogue_rows(root, "SELECT count(*) FROM graph_runs WHERE graph_id = ?",
+                                  [point_id]) == [(1,)]  # its flows went in with it
+        flows = {g for (g,) in catalogue_rows(root, "SELECT graph_id FROM graph_runs")} \
+            if (root / CATALOGUE_NAME).is_file() else set()
+        assert flows == points, (n, at)  # and never without it
         if not interrupted and n > 2:
             break
     assert interrupted >= 5 and ingested

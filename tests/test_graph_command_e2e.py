@@ -113,7 +113,8 @@ def test_a_ros2_node_under_test_on_a_raw_dds_transport_in_a_ros2_type(tmp_path: 
     done = run_mwperf("run", "--graph", str(path), "--transport", transport, "--opt",
                       "ros2-type=std_msgs/msg/UInt8MultiArray", "--duration", f"{DURATION_S}s",
                       "--warmup", f"{WARMUP_S}s", "--results", str(tmp_path / "r"),
-                      timeout=180)
+                      "--depth", "1000",  # every message counted: CI's cyclonedds monitor kept
+                      timeout=180)        # 10 of 100 at keep-last 10 beside three workers
     assert done.returncode == 0, done.stderr + done.stdout
     result, folder = result_of(tmp_path)
     out = next(e for e in result["edges"] if e["from"] == "my_filter")
@@ -332,6 +333,9 @@ chains:
     for name in ("my_filter", "second"):
         node = next(n for n in result["nodes"] if n["name"] == name)
         log = (folder / node["command"]["log"]).read_text()
-        assert int(re.search(r"^echoed (\d+)$", log, re.MULTILINE).group(1)) \
-            == sent + RATE_HZ * WARMUP_S
+        # its own count: every measured message, and of the warm-up what reached it (the
+        # second program's input is the first's output, matched between the two programs
+        # while the warm-up runs: 143 of 150 at load 14)
+        echoed = int(re.search(r"^echoed (\d+)$", log, re.MULTILINE).group(1))
+        assert sent <= echoed <= sent + RATE_HZ * WARMUP_S, (name, echoed)
     assert running(first) == running(second) == []

@@ -98,22 +98,8 @@ def test_an_rclpy_node_killed_mid_run_gives_a_partial_result_naming_it(
         real_env: dict[str, str], tmp_path: Path) -> None:
     out = tmp_path / "r.json"
     before = fastdds_files()
-    proc = subprocess.Popen([sys.executable, "-m", "mwperf.cli", "run", "--graph",
-                             chain_file(tmp_path, "single"), "--transport", "ros2",
-                             "--duration", "4s", "--warmup", "300ms", "--no-save",
-                             "--json-out", str(out)], env=real_env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    victim: list[int] = []
-    while proc.poll() is None and not victim:
-        victim = rclpy_pids()
-        time.sleep(0.02)
-    assert victim, "the rclpy node never started"
-    # killed once it is measuring: its READY line is in its stdout file, then 1.5 s more
-    time.sleep(1.5)
-    while proc.poll() is None and b"READY node middle" not in _stdout_of(victim[0]):
-        time.sleep(0.05)
-    time.sleep(1.5)
-    os.kill(victim[0], signal.SIGKILL)
+    proc, victim = measuring_chain(real_env, tmp_path, out, "4s", 1.0)
+    os.kill(victim, signal.SIGKILL)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 3, err
     result = json.loads(out.read_text())
@@ -131,12 +117,31 @@ def test_an_rclpy_node_killed_mid_run_gives_a_partial_result_naming_it(
     assert not leftovers(before), f"left in /dev/shm: {leftovers(before)}"
 
 
-def _stdout_of(pid: int) -> bytes:
-    """What the process wrote on its stdout (a file of the run's scratch folder)."""
-    try:
-        return Path(os.readlink(f"/proc/{pid}/fd/1")).read_bytes()
-    except OSError:
-        return b""
+def measuring_chain(env: dict[str, str], tmp_path: Path, out: Path, duration: str,
+                    seconds: float, *extra: str) -> tuple[subprocess.Popen[str], int]:
+    """Start the single-executor chain (warm-up 300 ms) and return (mwperf, the rclpy node's
+    pid) once the run is ``seconds`` into its measurement on its own timeline: the go instant
+    its go file holds (CLOCK_MONOTONIC) plus the warm-up, however long a loaded machine took to
+    start the nodes (a fixed sleep after the node appeared could fall before the go)."""
+    proc = subprocess.Popen([sys.executable, "-m", "mwperf.cli", "run", "--graph",
+                             chain_file(tmp_path, "single"), "--transport", "ros2", *extra,
+                             "--duration", duration, "--warmup", "300ms", "--no-save",
+                             "--json-out", str(out)], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    node: list[int] = []
+    while proc.poll() is None and not node:
+        node = rclpy_pids()
+        time.sleep(0.02)
+    assert node, "the rclpy node never started"
+    argv = Path(f"/proc/{node[0]}/cmdline").read_bytes().split(b"\0")
+    go = Path(argv[argv.index(b"--go-file") + 1].decode())
+    while proc.poll() is None and not go.is_file():
+        time.sleep(0.05)
+    assert go.is_file(), proc.communicate()
+    measuring_ns = int(go.read_text()) + 300_000_000
+    while time.monotonic_ns() < measuring_ns + int(seconds * 1e9):
+        time.sleep(0.05)
+    return proc, node[0]
 
 
 def test_a_chain_through_rclpy_is_refused_on_another_transport(real_env, tmp_path: Path):
@@ -194,19 +199,8 @@ def test_an_interrupted_run_keeps_what_the_rclpy_node_measured(real_env, tmp_pat
     has; the result is partial and its counts still agree across the programs (but for a
     message in flight when the stop came)."""
     out = tmp_path / "r.json"
-    proc = subprocess.Popen([sys.executable, "-m", "mwperf.cli", "run", "--graph",
-                             chain_file(tmp_path, "single"), "--transport", "ros2", *KEEP_EVERY,
-                             "--duration", "6s", "--warmup", "300ms", "--no-save",
-                             "--json-out", str(out)], env=real_env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    middle: list[int] = []
-    while proc.poll() is None and not middle:
-        middle = rclpy_pids()
-        time.sleep(0.02)
-    assert middle, "the rclpy node never started"
-    while proc.poll() is None and b"READY node middle" not in _stdout_of(middle[0]):
-        time.sleep(0.05)
-    time.sleep(2.0)
+    proc, rclpy_node = measuring_chain(real_env, tmp_path, out, "6s", 2.0, *KEEP_EVERY)
+    middle = [rclpy_node]
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 3, err
