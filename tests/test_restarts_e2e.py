@@ -184,8 +184,13 @@ def test_a_foxglove_pong_restart_reconnects_through_the_server(env, tmp_path) ->
     result, rows = run(env, tmp_path, "--transport", "foxglove", "--restart", "pong@1s")
     entry = check(result, rows, "pong")
     # the pong's ready channel going is the peer leaving (Closed, as a TCP connection's end):
-    # the ping opens its endpoint again
-    assert entry["recovered"] == "rebuilt" and "ping" in entry["reopened_by"], entry
+    # the ping opens its endpoint again ("rebuilt"). Unless the server announced the restarted
+    # pong's channels before it noticed the killed one's connection close (its tasks' order on a
+    # loaded machine: CI, 2026-11-29): the ping then subscribes to the new reply channel over the
+    # session it kept, never sees the peer leave, and recovery is "session". Either way the
+    # replies after the kill came from the restarted pong.
+    assert (entry["recovered"] == "rebuilt") == ("ping" in entry["reopened_by"]), entry
+    assert entry["first_message_after_ns"] > entry["started_ns"], entry
     codes = [w["code"] for w in result["warnings"]]
     assert "daemon-killed" not in codes, result["warnings"]
 
