@@ -50,7 +50,7 @@ TABLE = {
     "wire bytes": (Y, Y, Y, Y, Y, Y, R),
     "count allocs": (Y, Y, Y, Y, Y, Y, Y),
     "alloc sites": (Y, Y, Y, Y, Y, Y, R),
-    "profile": (Y, Y, Y, Y, Y, Y, R),
+    "profile": (Y, Y, Y, Y, Y, Y, Y),
     "restarts": (Y, R, R, R, Y, R, R),
     "resources": (Y, Y, Y, Y, Y, Y, Y),
     "layers": (Y, Y, R, R, Y, Y, Y),

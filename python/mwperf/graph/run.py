@@ -27,8 +27,10 @@ from ..errors import RunError, UsageError
 from ..schema import validation_error
 from ..leases import Lease
 from ..middleware import prepare
+from ..parts import Part, parts_for
+from ..parts.state import PointState
 from ..procs import AgentProcess, AgentSet
-from ..place import Place
+from ..place import Place, ThisMachine
 from ..remote.hosts import PointHosts
 from ..runner import DAEMON_PLACED_AS, placed, real_hosts
 from ..transports import profile
@@ -102,6 +104,9 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
     check_qos(graph, cfg.transport, profile(cfg.transport).qos)
     graph = flow_control(graph, cfg, profile(cfg.transport).qos)
     check_services(graph, cfg.transport, most)
+    parts = [part for part in parts_for(cfg) if part.on_graphs]
+    for part in parts:
+        part.check(cfg, agent)
     tag = secrets.randbits(32)
     started = datetime.now(timezone.utc)
     duration_ns = cfg.duration_ns or 0
@@ -127,6 +132,8 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
             DaemonSet(workdir, lease) as daemons:
         cfg = replace(cfg, opts=cfg.opts + own_domain(cfg, lease))
         place: Place | None = network or real
+        state = PointState(cfg, agent, workdir, tag, lease, place or ThisMachine(), network,
+                           real, daemons, shown={file_name(n.name): n.name for n in graph.nodes})
         placement = CpuPlacement(cfg.cpu, lease)  # the nodes' and limited hosts' cgroups
         if real is not None:
             real.cpu = placement  # the supervisors there apply the CPU limits
@@ -154,7 +161,9 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
         extra = [clock_node(clocks, specs)] if clocks.server == CLOCK_NODE else []
         go_file = workdir / "go"
         rclpy = set(rclpy_nodes(graph))
+        _each(parts, "start", state)
         with AgentSet(workdir, placement) as agents:
+            state.agents = agents
             t0 = time.monotonic()
             procs: dict[str, AgentProcess] = {}
             try:
@@ -178,6 +187,7 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                 temporary.write_text(f"{start_ns}\n")
                 os.replace(temporary, go_file)
                 commands.measuring()
+                _each(parts, "sender_started", state)
                 if real is not None:
                     write_remote_go(real, [(s["name"], file_name(s["name"])) for s in specs],
                                     start_ns)
@@ -188,6 +198,7 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                             and name != CLOCK_NODE:
                         failed[name] = f"did not finish within {limit:g} s and was stopped"
                 commands.measured()
+                _each(parts, "sender_done", state)
                 planned_end_ns = start_ns + cfg.warmup_ns + duration_ns + linger
                 stop_s = max(0.0, (time.monotonic_ns() - planned_end_ns) / 1e9)
                 agents.stop_all()
@@ -195,6 +206,7 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                 interrupted = str(getattr(exc, "reason", "")) or "interrupted by Ctrl-C"
                 commands.measured()
                 agents.stop_all()
+                _each(parts, "interrupted", state)
                 ready_s = time.monotonic() - t0
                 stop_s = None
             daemons.sample_all()
@@ -234,6 +246,10 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                  daemons=daemons.describe(), link=link, cpu=cpu, hosts=hosts,
                  commands=commands.entries())
     verdicts(graph, result, _foreign(reports))
+    for part in parts:
+        part.section(state, result)  # type: ignore[arg-type]
+    if state.warnings:
+        result["warnings"] = state.warnings
     if cfg.layers:
         attach_layers(result, graph, specs, reports,
                       {s["name"]: rows_path(workdir, file_name(s["name"])) for s in specs},
@@ -242,6 +258,11 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
     if problem is not None:  # mwperf's own fault: say where, keep nothing half-right
         raise RunError(f"the graph result does not match schema/result.v2.json at {problem}")
     return result
+
+
+def _each(parts: list[Part], hook: str, state: PointState[PointConfig]) -> None:
+    for part in parts:
+        getattr(part, hook)(state)
 
 
 def _command_environment(graph: Graph, cfg: PointConfig) -> dict[str, str]:
