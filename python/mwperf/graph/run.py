@@ -187,6 +187,11 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                 temporary.write_text(f"{start_ns}\n")
                 os.replace(temporary, go_file)
                 commands.measuring()
+                # the schedule's phases on CLOCK_MONOTONIC, as a sender's report states them
+                state.found["phases"] = {
+                    "first_send_ns": start_ns, "measure_start_ns": start_ns + cfg.warmup_ns,
+                    "drained_ns": start_ns + cfg.warmup_ns + duration_ns + linger}
+                state.found["node_hosts"] = _node_hosts(graph, topology)
                 _each(parts, "sender_started", state)
                 if real is not None:
                     write_remote_go(real, [(s["name"], file_name(s["name"])) for s in specs],
@@ -314,7 +319,8 @@ def _emulated(topology: Topology | None, cfg: PointConfig, workdir: Path, tag: i
     if topology is None:
         return contextlib.nullcontext()
     return emulated_network(topology, cfg.link, cfg.link_backend, workdir,
-                            f"graph {tag & 0xFFFF:04x}", layer_log=cfg.layers)
+                            f"graph {tag & 0xFFFF:04x}", packet_log=cfg.wire_bytes,
+                            layer_log=cfg.layers)
 
 
 def _link_stamps(network: Network | None, tag: int, graph: Graph,
