@@ -49,7 +49,7 @@ Y, R = "yes", "refused"
 TABLE = {
     "wire bytes": (Y, Y, Y, Y, Y, Y, Y),
     "count allocs": (Y, Y, Y, Y, Y, Y, Y),
-    "alloc sites": (Y, Y, Y, Y, Y, Y, R),
+    "alloc sites": (Y, Y, Y, Y, Y, Y, Y),
     "profile": (Y, Y, Y, Y, Y, Y, Y),
     "restarts": (Y, R, R, R, Y, R, R),
     "resources": (Y, Y, Y, Y, Y, Y, Y),

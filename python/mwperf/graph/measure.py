@@ -13,8 +13,9 @@ from ..agent import Agent
 from ..config import PointConfig
 from ..durations import format_ns
 from ..errors import NotSaved
+from ..allocsites.heaptrack import ALLOC_SITES_DIR
 from ..profiling import PROFILE_DIR
-from ..results import WriteFailed, write_json, write_text
+from ..results import KEPT, WriteFailed, write_bytes, write_json, write_text
 from ..runner import Outcome
 from ..soak.gates import parse_gates
 from ..soak.graph_gates import evaluate
@@ -61,11 +62,14 @@ def measure_graph(cfg: PointConfig, agent: Agent, results_dir: Path | None,
 def _kept_files(workdir: Path) -> dict[str, bytes]:
     """What is saved beside the result from the run's work folder: the command nodes' output
     (``daemons/command.<node>.log``, named in their nodes[] entries) and ``--profile``'s flame
-    graphs, folded stacks and top tables (``profile/``, named in the result's profile)."""
+    graphs, folded stacks and top tables (``profile/``, named in the result's profile),
+    ``--alloc-sites``' records and tables (``alloc_sites/``)."""
     kept = {f"daemons/{path.name}": path.read_bytes()
             for path in sorted((workdir / "daemons").glob(f"{COMMAND_LOGS}*.log"))}
-    kept.update({f"{PROFILE_DIR}/{path.name}": path.read_bytes()
-                 for path in sorted((workdir / PROFILE_DIR).glob("*")) if path.is_file()})
+    for folder in (PROFILE_DIR, ALLOC_SITES_DIR):
+        kept.update({f"{folder}/{path.name}": path.read_bytes()
+                     for path in sorted((workdir / folder).glob("*"))
+                     if path.is_file() and KEPT[folder](path)})
     return kept
 
 
@@ -87,7 +91,7 @@ def _saved(outcome: Outcome, results_dir: Path | None,
     try:
         write_text(folder / GRAPH_PAGE, render(result))
         for name, data in (logs or {}).items():
-            write_text(folder / name, data.decode(errors="replace"))
+            write_bytes(folder / name, data)
         write_json(folder / GRAPH_RESULT, result)  # last: it makes the folder a graph run
     except WriteFailed as exc:
         if fresh:

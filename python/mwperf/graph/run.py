@@ -105,6 +105,10 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
     graph = flow_control(graph, cfg, profile(cfg.transport).qos)
     check_services(graph, cfg.transport, most)
     parts = [part for part in parts_for(cfg) if part.on_graphs]
+    if cfg.alloc_sites and rclpy_nodes(graph):
+        raise UsageError(f"--alloc-sites: not with client: rclpy nodes ("
+                         f"{', '.join(rclpy_nodes(graph))}): heaptrack cuts the steady state "
+                         "at the agent's per-message markers, which an rclpy node has not")
     for part in parts:
         part.check(cfg, agent)
     tag = secrets.randbits(32)
@@ -177,7 +181,8 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                     procs[spec["name"]] = _start(agents, agent, cfg, spec, workdir, go_file, tag,
                                                  place, real, clocks.args(spec["name"]),
                                                  _shift(cfg, topology, spec["name"]),
-                                                 cfg.layers and layers_missing is None)
+                                                 cfg.layers and layers_missing is None,
+                                                 (parts, state))
                 commands.wait_ready(list(procs.values()),
                                     max(10.0, cfg.discovery_timeout_ns / 1e9 + 5))
                 ready_s = time.monotonic() - t0
@@ -350,7 +355,8 @@ def _shift(cfg: PointConfig, topology: Topology | None, node: str) -> tuple[int,
 def _start(agents: AgentSet, agent: Agent, cfg: PointConfig, spec: dict[str, Any],
            workdir: Path, go_file: Path, tag: int, place: Place | None,
            real: PointHosts | None, clock_args: list[str],
-           shift: tuple[int, float] | None, layers: bool = False) -> AgentProcess:
+           shift: tuple[int, float] | None, layers: bool = False,
+           hooks: "tuple[list[Part], PointState[PointConfig]] | None" = None) -> AgentProcess:
     """Start ``spec``'s node where it is placed: here (in an emulated host's namespace, or
     mwperf's own), or on a real host (its spec on its command line, its files in its scratch
     folder there, its report sent back)."""
@@ -382,6 +388,10 @@ def _start(agents: AgentSet, agent: Agent, cfg: PointConfig, spec: dict[str, Any
         existing = (env or {}).get("LD_PRELOAD") or os.environ.get("LD_PRELOAD")
         env = {**(env or {}), "LD_PRELOAD": layers_preload(agent, existing)}
     argv += [arg for opt in opts for arg in ("--opt", opt)]
+    for part in hooks[0] if hooks is not None else []:  # what the parts on graphs add
+        assert hooks is not None
+        argv += part.args(hooks[1], spec["name"])
+        env = part.env(hooks[1], name, env)
     if remote:
         assert real is not None
         return agents.adopt(real.spawn(spec["name"], argv, workdir, name, env, [report]))
