@@ -36,6 +36,18 @@ def own_agent(folder: Path) -> Path:
     return copy
 
 
+def run_recorded(env: dict[str, str], tmp_path: Path, *args: str
+                 ) -> subprocess.CompletedProcess[str]:
+    """``mwperf run ARGS --alloc-sites`` saved under tmp_path/r, with an agent of its own."""
+    done = subprocess.run([sys.executable, "-m", "mwperf", "run", *args, "--alloc-sites",
+                           "--results", str(tmp_path / "r")], capture_output=True, text=True,
+                          env={**env, "PYTHONPATH": PYTHONPATH,
+                               "MWPERF_AGENT": str(own_agent(tmp_path))},
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    return done
+
+
 def test_an_injected_pattern_is_found_at_its_call_site_exactly(tmp_path: Path) -> None:
     agent = own_agent(tmp_path)
     tool = heaptrack.find()
@@ -76,14 +88,8 @@ def test_an_injected_pattern_is_found_at_its_call_site_exactly(tmp_path: Path) -
 def test_a_run_with_alloc_sites_keeps_the_records_and_shows_the_sites(
         real_env: dict[str, str], tmp_path: Path) -> None:
     out = tmp_path / "result.json"
-    done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--transport", "udp",
-                           "--rate", "500", "--duration", "1s", "--alloc-sites",
-                           "--json-out", str(out), "--results", str(tmp_path / "r")],
-                          capture_output=True, text=True,
-                          env={**real_env, "PYTHONPATH": PYTHONPATH,
-                               "MWPERF_AGENT": str(own_agent(tmp_path))},
-                          timeout=120, check=False)
-    assert done.returncode == 0, done.stderr
+    done = run_recorded(real_env, tmp_path, "--transport", "udp", "--rate", "500",
+                        "--duration", "1s", "--json-out", str(out))
     assert "alloc sites   " in done.stdout and "(none per message)" in done.stdout
     result = json.loads(out.read_text())
     assert validation_error(result, "run-result") is None
@@ -114,14 +120,8 @@ def test_a_graph_run_records_each_agent_node_at_its_markers(real_env: dict[str, 
                      "  - name: sensor\n    publishers: [{topic: /raw, rate: 200, payload: 256}]\n"
                      "  - name: listener\n    subscribers: [{topic: /raw}]\n")
     out = tmp_path / "graph.json"
-    done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--graph", str(graph),
-                           "--transport", "udp", "--duration", "1s", "--alloc-sites",
-                           "--json-out", str(out), "--results", str(tmp_path / "r")],
-                          capture_output=True, text=True,
-                          env={**real_env, "PYTHONPATH": PYTHONPATH,
-                               "MWPERF_AGENT": str(own_agent(tmp_path))},
-                          timeout=120, check=False)
-    assert done.returncode == 0, done.stderr
+    done = run_recorded(real_env, tmp_path, "--graph", str(graph), "--transport", "udp",
+                        "--duration", "1s", "--json-out", str(out))
     assert "alloc sites   " in done.stdout
     result = json.loads(out.read_text())
     assert validation_error(result, "graph-result") is None
