@@ -117,7 +117,9 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
     agent_option("--durability", help="QoS: volatile or transient-local.  "
            "[default: {default}]"),
     option("--opt", multiple=True, metavar="KEY=VALUE", help="Transport setting for both "
-           "agents, repeatable: zenoh mode=client|peer, express=true|false; mqtt qos=0|1|2."),
+           "agents, repeatable: zenoh mode=client|peer, express=true|false; mqtt qos=0|1|2; "
+           "ros2 client=rclpy (not passed on: a real rclpy node plays the round trip's echo, "
+           "each one-way sub or the service's server; docs/ros2.md)."),
     agent_option("--discovery-timeout", help="Give up when the peer is not discovered "
            "within this time.  [default: {default}]"),
     option("--pong-cmd", metavar="CMD", help="A program of yours as the echo of a round trip "
