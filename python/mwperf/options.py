@@ -219,8 +219,11 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
     option("--replay", metavar="FILE", help="Send a recording's messages (a ROS 1 .bag, an "
            ".mcap, a rosbag2 folder, or 'example': mwperf's example bag, written once into "
            "~/.cache/mwperf): each recorded topic on its own topic, each message's real bytes "
-           "at its recorded time. docs/replay-and-probe.md."),
-    option("--replay-topics", metavar="A,B", help="With --replay: only these topics."),
+           "at its recorded time. docs/replay-and-probe.md. With --graph: each publisher of a "
+           "recorded topic publishes it with its recorded sizes and times, looped "
+           "(docs/graphs.md)."),
+    option("--replay-topics", metavar="A,B", help="With --replay: only these topics (with "
+           "--graph: only these publishers)."),
     option("--replay-rate", metavar="FACTOR", help="With --replay: time scale (2 = twice as "
            "fast).  [default: 1]"),
     option("--replay-window", metavar="START+LENGTH", help="With --replay: only this part "
