@@ -9,18 +9,24 @@ ros2`` (managed Kilted, rmw_fastrtps_cpp), against the agent sender's own count:
 - service: the server is a real rclpy service server (ros2/service_server.py) answering as
   mwperf's does; the client checked every reply (header, FLAG_ECHO, payload pattern), its
   calls are exactly what the server counted itself (its own line in its log), and the server
-  work injected is a floor of every call's latency.
+  work injected is a floor of every call's latency;
+- a one-way run stopped 1 s into its measurement (SIGTERM) is partial and keeps what the rclpy
+  sub took (what the pub counted as sent, but its last message that may have been on its way,
+  none lost, the sub's reason said), and nothing of it runs on.
 
 20 Hz: rclpy's executors keep it on this 2-core VM (test_graph_rclpy_e2e.py: RATE)."""
 
 import json
 import re
+import signal
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from conftest import alive, run_mwperf, started_here
+from conftest import alive, run_mwperf, started_here, wait_into_measurement
 
 pytestmark = pytest.mark.agent
 
@@ -84,3 +90,29 @@ def test_an_rclpy_service_server_answers_every_call_the_client_made(real_env: di
     assert own["foreign"] == 0
     assert m["response"]["min_ns"] >= WORK_MS * 1_000_000  # the injected work is a floor
     assert rclpy_sides("service_server.py") == []
+
+
+def test_a_stopped_run_keeps_what_the_rclpy_sub_took(real_env: dict[str, str],
+                                                      tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    proc = subprocess.Popen([sys.executable, "-m", "mwperf.cli", "run", "--transport", "ros2",
+                             "--mode", "oneway", "--opt", "client=rclpy", "--rate", str(RATE),
+                             "--duration", "30s", "--warmup", "200ms", "--history",
+                             "keep-last:1000", "--no-save", "--json-out", str(out)],
+                            env=real_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    wait_into_measurement(proc.pid, 1.0, time.monotonic() + 120)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 3, err
+    result = json.loads(out.read_text())
+    assert result["status"] == "partial"
+    pub = next(a for a in result["agents"] if a["role"] == "pub")
+    sub = next(a for a in result["agents"] if a["role"] == "sub")
+    assert sub["status_reason"] == "stopped by signal before the end-of-stream marker"
+    acc = sub["measurement"]["accounting"]
+    assert acc["received"] >= RATE  # at least the second it was measuring
+    # both are stopped at once: the pub's last message may still be on its way (one period)
+    assert pub["sent"] - 1 <= acc["received"] <= pub["sent"], (acc, pub["sent"])
+    assert acc["lost"] == 0, acc
+    assert rclpy_sides("stream_sub.py") == []
