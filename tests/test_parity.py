@@ -48,10 +48,10 @@ NOT_A_FLAG = {"ros2": "the ros2 transport's environment",
 
 Y, R = "yes", "refused"
 TABLE = {
-    "wire bytes": (Y, Y, Y, Y, Y, Y, R),
+    "wire bytes": (Y, Y, Y, Y, Y, Y, Y),
     "count allocs": (Y, Y, Y, Y, Y, Y, Y),
-    "alloc sites": (Y, Y, Y, Y, Y, Y, R),
-    "profile": (Y, Y, Y, Y, Y, Y, R),
+    "alloc sites": (Y, Y, Y, Y, Y, Y, Y),
+    "profile": (Y, Y, Y, Y, Y, Y, Y),
     "restarts": (Y, R, R, R, Y, R, R),
     "resources": (Y, Y, Y, Y, Y, Y, Y),
     "layers": (Y, Y, R, R, Y, Y, Y),
