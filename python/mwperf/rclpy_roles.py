@@ -16,6 +16,7 @@ from typing import Any
 
 from .errors import UsageError
 from .graph.clients import CLIENTS, RCLPY_EXECUTORS, RCLPY_TRANSPORTS
+from .point import Point
 
 OPT = "client"
 ROLE = {"roundtrip": "pong", "oneway": "sub", "service": "server"}
@@ -48,28 +49,27 @@ def check(client: str | None, transport: str, mode: str) -> None:
                          f"receiver is the agent's); an rclpy node plays {plays}")
 
 
-def refuse(point: object, options: dict[str, Any]) -> None:
+def refuse(p: Point, options: dict[str, Any]) -> None:
     """What the rclpy side of a one-way or service point cannot do with the rest of the point
-    (``point``: a config.PointConfig, ``options`` the user's): a usage error naming the flag."""
-    if getattr(point, "client", "agent") != "rclpy" or point.mode not in ("oneway", "service"):  # type: ignore[attr-defined]
+    (``options``: the user's): a usage error naming the flag."""
+    if p.client != "rclpy" or p.mode not in ("oneway", "service"):
         return
-    p = point  # typed loosely: config.py imports this module
-    role = ROLE[p.mode]  # type: ignore[attr-defined]
+    role = ROLE[p.mode]
     what = f"--opt {OPT}=rclpy"
     refused = [
-        (p.topics != 1, f"--topics {p.topics}", "one topic"),  # type: ignore[attr-defined]
-        (p.clock_sync or bool(p.test_clock), "--clock-sync / --test-clock",  # type: ignore[attr-defined]
+        (p.topics != 1, f"--topics {p.topics}", "one topic"),
+        (p.clock_sync or bool(p.test_clock), "--clock-sync / --test-clock",
          f"the rclpy {role} runs on this machine's clock"),
-        (p.count_allocs or p.alloc_sites, "--count-allocs / --alloc-sites",  # type: ignore[attr-defined]
+        (p.count_allocs or p.alloc_sites, "--count-allocs / --alloc-sites",
          "the agent's allocation preloads are not in rclpy's Python"),
-        (p.layers, "--layers", "the agent's preload is not in rclpy's Python"),  # type: ignore[attr-defined]
-        (p.link is not None or p.topology is not None, "--link / a scenario's hosts",  # type: ignore[attr-defined]
+        (p.layers, "--layers", "the agent's preload is not in rclpy's Python"),
+        (p.link is not None or p.topology is not None, "--link / a scenario's hosts",
          f"the rclpy {role} runs on this machine's loopback"),
-        (p.remote is not None, "--host", f"the rclpy {role} runs on this machine"),  # type: ignore[attr-defined]
-        (bool(p.restarts), "--restart", f"the rclpy {role} is not restarted"),  # type: ignore[attr-defined]
-        (p.bridge is not None, "--bridge", "a bridge joins two agents"),  # type: ignore[attr-defined]
-        (options.get("replay") is not None, "--replay", "the replay's topic names are the agents'"),  # type: ignore[attr-defined]
-        (p.profile, "--profile", "perf samples the agents"),  # type: ignore[attr-defined]
+        (p.remote is not None, "--host", f"the rclpy {role} runs on this machine"),
+        (bool(p.restarts), "--restart", f"the rclpy {role} is not restarted"),
+        (p.bridge is not None, "--bridge", "a bridge joins two agents"),
+        (options.get("replay") is not None, "--replay", "the replay's topic names are the agents'"),
+        (p.profile, "--profile", "perf samples the agents"),
     ]
     for given, flag, why in refused:
         if given:
