@@ -12,7 +12,8 @@ ros2`` (managed Kilted, rmw_fastrtps_cpp), against the agent sender's own count:
   work injected is a floor of every call's latency;
 - a one-way run stopped 1 s into its measurement (SIGTERM) is partial and keeps what the rclpy
   sub took (what the pub counted as sent, but its last message that may have been on its way,
-  none lost, the sub's reason said), and nothing of it runs on.
+  none lost, the sub's reason said); the report is the rclpy node's process (its pid, and a
+  peak memory at least a Python's that imported rclpy); nothing of it runs on.
 
 20 Hz: rclpy's executors keep it on this 2-core VM (test_graph_rclpy_e2e.py: RATE)."""
 
@@ -27,6 +28,7 @@ from pathlib import Path
 import pytest
 
 from conftest import alive, run_mwperf, started_here, wait_into_measurement
+from mwperf import ros2
 
 pytestmark = pytest.mark.agent
 
@@ -92,8 +94,8 @@ def test_an_rclpy_service_server_answers_every_call_the_client_made(real_env: di
     assert rclpy_sides("service_server.py") == []
 
 
-def test_a_stopped_run_keeps_what_the_rclpy_sub_took(real_env: dict[str, str],
-                                                      tmp_path: Path) -> None:
+def test_a_stopped_run_keeps_what_the_rclpy_sub_took(real_env: dict[str, str], tmp_path: Path,
+                                                      kilted: ros2.Distribution) -> None:
     out = tmp_path / "r.json"
     proc = subprocess.Popen([sys.executable, "-m", "mwperf.cli", "run", "--transport", "ros2",
                              "--mode", "oneway", "--opt", "client=rclpy", "--rate", str(RATE),
@@ -102,6 +104,7 @@ def test_a_stopped_run_keeps_what_the_rclpy_sub_took(real_env: dict[str, str],
                             env=real_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     wait_into_measurement(proc.pid, 1.0, time.monotonic() + 120)
+    [rclpy_pid] = rclpy_sides("stream_sub.py")
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 3, err
@@ -115,4 +118,19 @@ def test_a_stopped_run_keeps_what_the_rclpy_sub_took(real_env: dict[str, str],
     # both are stopped at once: the pub's last message may still be on its way (one period)
     assert pub["sent"] - 1 <= acc["received"] <= pub["sent"], (acc, pub["sent"])
     assert acc["lost"] == 0, acc
+    # the rclpy node became the sub's agent in place: its pid; its peak memory at least a
+    # Python's that only imported rclpy (the node did that, and more)
+    assert sub["process"]["pid"] == rclpy_pid
+    assert sub["process"]["max_rss_kib"] >= rclpy_import_rss_kib(kilted), sub["process"]
     assert rclpy_sides("stream_sub.py") == []
+
+
+def rclpy_import_rss_kib(dist: ros2.Distribution) -> int:
+    """The peak memory (VmHWM) of the distribution's Python once it imported rclpy."""
+    code = ("import rclpy, std_msgs.msg\n"
+            "print(next(l.split()[1] for l in open('/proc/self/status') "
+            "if l.startswith('VmHWM:')))")
+    done = subprocess.run([str(dist.python), "-c", code], capture_output=True, text=True,
+                          timeout=60, env=dist.child_env())
+    assert done.returncode == 0, done.stderr
+    return int(done.stdout.split()[-1])

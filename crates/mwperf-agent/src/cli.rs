@@ -546,6 +546,11 @@ pub struct ServerArgs {
     #[arg(long = "arrivals-stopped", hide = true, requires = "arrivals")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub arrivals_stopped: Option<String>,
+    /// sub --arrivals: that subscriber's peak resident set (its VmHWM before it became this
+    /// agent by exec, KiB): the process's peak is the larger of the two.
+    #[arg(long = "arrivals-peak-rss-kib", hide = true, requires = "arrivals")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arrivals_peak_rss_kib: Option<u64>,
 }
 
 #[cfg(test)]

@@ -129,7 +129,13 @@ impl<'a> Session<'a> {
             allocations,
             layers,
         };
-        report::deliver(&report::build(frame, outcome), self.common)
+        let mut rep = report::build(frame, outcome);
+        if let Role::Sub(a) = self.role {
+            // a program that became this agent (exec): its peak is the process's too
+            let before = a.arrivals_peak_rss_kib.unwrap_or(0);
+            rep.process.max_rss_kib = rep.process.max_rss_kib.max(before);
+        }
+        report::deliver(&rep, self.common)
     }
 }
 

@@ -15,8 +15,10 @@ and leaves the measuring to the agent.
   plus ``--arrivals LOG`` (and ``--arrivals-stopped WHY`` without the marker): the agent's sub
   measures what rclpy took with its own collector (roles/subscribe.rs ``from_arrivals``).
 
-The process's CPU time is the rclpy node's (getrusage counts across exec); its memory is
-sampled by the runner while it runs (its pid does not change).
+The process's CPU time and wall time are the rclpy node's and the agent's together (getrusage
+and the process's start survive the exec); its peak RSS is the larger of the rclpy node's
+VmHWM (passed as ``--arrivals-peak-rss-kib``) and the agent's; the runner samples its memory
+while it runs (its pid does not change).
 
 Run by the ROS 2 distribution's Python in its environment (``Distribution.python``,
 ``child_env``), never by mwperf's: it imports rclpy, which only that Python has.
@@ -56,6 +58,18 @@ def address(text: str) -> tuple[int, str]:
     if base in ("", "auto"):
         base = f"mwperf_{secrets.randbits(32):08x}"
     return int(domain or 0), base
+
+
+def peak_rss_kib() -> int | None:
+    """This process's peak resident set so far (VmHWM, KiB)."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
 
 
 def executor(kind: str):  # type: ignore[no-untyped-def]
@@ -144,6 +158,9 @@ def main() -> None:
     signal.signal(signal.SIGINT, on_signal)
     why = Sub(args).run()
     extra = ["--arrivals", args.log] + (["--arrivals-stopped", why] if why else [])
+    peak = peak_rss_kib()
+    if peak is not None:  # the exec starts a new memory map: its VmHWM would forget this one
+        extra += ["--arrivals-peak-rss-kib", str(peak)]
     os.execv(agent[0], agent + extra)
 
 
