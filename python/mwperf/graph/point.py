@@ -34,7 +34,7 @@ GRAPH_OPTIONS = ("graph", "baseline", "without", "copies", "rate_scale")
 """the point options only a graph has"""
 GRAPH_TAKES = ("transport", "duration", "warmup", "reliability", "history", "depth",
                "durability", "discovery_timeout", "opt", "busy_poll", "link", "link_backend",
-               "spin_margin", "peer_timeout", "prevent_cpu_idle", "cpu_quota", "cpu_pin",
+               "spin_margin", "peer_timeout", "prevent_cpu_idle", "keep_awake", "cpu_quota", "cpu_pin",
                "rt_priority", "clock_sync", "test_clock", "host", "remote_place", "ssh_config",
                "accept_new_host_key", "count_allocs", "layers", "gates", "targets", "profile",
                "wire_bytes", "alloc_sites", "replay", "replay_topics",
