@@ -189,9 +189,9 @@ def test_a_log_cut_short_is_an_error_naming_where(tmp_path: Path):
 @pytest.mark.parametrize(("args", "expected"), [
     (("--transport", "udp"), "--opt client=rclpy: only with --transport ros2 (a real rclpy node "
                              "on its RMW), not --transport udp; allowed on udp: client=agent"),
-    (("--transport", "ros2", "--mode", "oneway"),
-     "--opt client=rclpy: only for --mode roundtrip (its echo); --mode oneway's side is the "
-     "agent's yet"),
+    (("--transport", "ros2", "--mode", "throughput"),
+     "--opt client=rclpy: not for --mode throughput (a saturating stream's receiver is the "
+     "agent's)"),
     (("--transport", "ros2", "--pong", "agent"),
      "--opt client=rclpy: not with --pong agent (client=rclpy makes the echo a real rclpy relay "
      "node: --pong relay)"),

@@ -42,7 +42,8 @@ FLAGS: dict[str, Any] = {
 NOT_A_FLAG = {"ros2": "the ros2 transport's environment",
               "fastdds-distro": "the fastdds transport's --opt distro (its environment)", "calls": "the service run kind",
               "sizes": "every point", "resilience": "every point",
-              "throughput": "the throughput run kind"}
+              "throughput": "the throughput run kind",
+              "rclpy sub": "the ros2 transport's --opt client=rclpy on a one-way stream"}
 """parts no flag turns on: a transport, a run kind, or every point"""
 
 Y, R = "yes", "refused"

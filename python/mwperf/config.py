@@ -24,7 +24,7 @@ from .roles import MEASURING_ROLE, MODES, ROLES, SENDERS  # noqa: F401 (the name
 from .agent import option_choices, option_default, option_limit
 from . import pong_command
 from .errors import RunError, UsageError
-from .graph.clients import CLIENTS, RCLPY_TRANSPORTS
+from . import rclpy_roles
 from .sizes import payload_size
 from .subscribers import check_subscribers, parse_subscribers
 from .transports import hook, profile, profiles
@@ -88,6 +88,9 @@ class PointConfig:
     discovery_timeout_ns: int = 10_000_000_000
     pong: str = "agent"
     """agent, relay (--pong relay) or command (--pong-cmd)"""
+    client: str = "agent"
+    """who plays the stream's other side (``--opt client=``): the agent, or rclpy (the echo,
+    each sub or the server as a real rclpy node: rclpy_roles.py)"""
     pong_cmd: str | None = None
     """``--pong-cmd CMD``: the user's program as the echo (pong_command.py), as given"""
     qos_given: tuple[str, ...] = ()
@@ -221,6 +224,8 @@ class PointConfig:
             del data["min_samples"]
         if self.pong_cmd is None:
             del data["pong_cmd"]
+        if self.client == "agent":
+            del data["client"]
         if not self.gates:
             del data["gates"]
         else:
@@ -294,11 +299,12 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
     warmup_ns = _duration("--warmup", given("warmup"), 0)
     peer_timeout_ns = _duration("--peer-timeout", given("peer_timeout"), 1)
     spin_margin_ns = _duration("--spin-margin", given("spin_margin"), 0)
-    qos = _qos(options)
+    qos = _qos(options, mode)
     workload = _workload(options)
     subscribers = parse_subscribers(options.get("subscribers"),
                                     option_limit("subscribers"))
-    agents = ROLES[mode] if qos["pong"] == "agent" else ROLES[mode][1:]  # a relay is no agent
+    foreign = qos["pong"] != "agent" or (qos["client"] == "rclpy" and mode == "service")
+    agents = ROLES[mode][1:] if foreign else ROLES[mode]  # a relay, an rclpy server: no agent
     if options.get("wire_bytes"):
         options = _wire_bytes(options, str(given("transport")).strip())
     if (options.get("layers") and (options.get("link") or options.get("topology"))
@@ -314,7 +320,8 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
                        tuple(name for name, _ in real.hosts) if real else ())
     catalogue = agent()
     transport = _choice("--transport", "transport", given("transport"), catalogue.transports())
-    check_client(qos.pop("client"), transport, mode)
+    client = qos.pop("client") or "agent"
+    rclpy_roles.check(client, transport, mode)
     echo = "--pong-cmd" if qos["pong"] == "command" else f"--pong {qos['pong']}"
     relays = [t for t in TRANSPORTS  # their hooks start a foreign echo / the user's program
               if (hook(t).pong_command if qos["pong"] == "command" else hook(t).relay)]
@@ -324,13 +331,16 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
                          f"use --pong agent")
     if qos["pong"] != "agent" and mode != "roundtrip":
         raise UsageError(f"{echo}: only for --mode roundtrip (a relay echoes)")
-    offered = hook(transport).relay_executors if qos["pong"] == "relay" else ()
+    offered = (hook(transport).relay_executors if qos["pong"] == "relay"
+               else rclpy_roles.EXECUTORS if client == "rclpy" else ())
     if qos["pong"] != "agent" and workload != _workload({}) and not offered:
         raise UsageError(f"{echo}: the foreign echo has no --topics, --executor or "
                          f"--busy-loop; use --pong agent for those")
     allowed = offered or option_choices("executor")
     if workload["executor"] not in allowed:
-        where = (f"{echo} on {transport}" if offered else "mwperf's agents")
+        where = (f"{echo} on {transport}" if qos["pong"] == "relay"
+                 else "rclpy's executors (--opt client=rclpy)" if offered
+                 else "mwperf's agents")
         raise UsageError(f"--executor {workload['executor']}: {where} have "
                          f"{', '.join(allowed)}" + ("" if offered else
                                                     " (events: ros2's rclpy echo, --pong relay)"))
@@ -345,6 +355,7 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
         prevent_cpu_idle=bool(options.get("prevent_cpu_idle")),
         keep_awake=bool(options.get("keep_awake")),
         spin_margin_ns=spin_margin_ns, samples=bool(options.get("samples")), **qos, **workload,
+        client=client,
         **link,
         cpu=cpu, subscribers=subscribers,
         remote=parse_remote(options, ROLES[mode], transport),
@@ -370,6 +381,7 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
     if point.remote is not None and mode == "oneway" and not point.clock_sync and \
             any(point.remote.host_of("pub") != point.remote.host_of(s) for s in ("sub",)):
         point = replace(point, clock_sync=True)  # two real clocks: measure their offset
+    rclpy_roles.refuse(point, options)
     for part in parts_for(point):  # what a part cannot do with the rest of the point
         point = part.validate(point, options)
     if point.subscribers > 1:
@@ -494,7 +506,7 @@ def _workload(options: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _qos(options: dict[str, Any]) -> dict[str, Any]:
+def _qos(options: dict[str, Any], mode: str) -> dict[str, Any]:
     """--reliability --history --depth --durability --opt --discovery-timeout --pong, checked."""
     def given(key: str) -> str:
         value = options.get(key)
@@ -517,12 +529,12 @@ def _qos(options: dict[str, Any]) -> dict[str, Any]:
             raise UsageError(f"--opt: '{item}' is not KEY=VALUE (e.g. --opt mode=client)")
     pong = str(options.get("pong") or "agent")
     command = options.get("pong_cmd")
-    client, opts = _client_opt(opts)
-    if client == "rclpy":  # the round trip's echo is rclpy's: the relay node (--pong relay)
+    client, opts = rclpy_roles.take(opts)
+    if client == "rclpy" and mode == "roundtrip":  # the echo is rclpy's relay (--pong relay)
         if command not in (None, "") or options.get("pong") not in (None, "relay"):
             given = "--pong-cmd" if command not in (None, "") else f"--pong {pong}"
-            raise UsageError(f"--opt {CLIENT_OPT}=rclpy: not with {given} (client=rclpy makes "
-                             "the echo a real rclpy relay node: --pong relay)")
+            raise UsageError(f"--opt {rclpy_roles.OPT}=rclpy: not with {given} (client=rclpy "
+                             "makes the echo a real rclpy relay node: --pong relay)")
         pong = "relay"
     if command not in (None, ""):
         if pong != "agent":
@@ -544,36 +556,6 @@ def _qos(options: dict[str, Any]) -> dict[str, Any]:
         "qos_given": given_flags,
         "client": client,
     }
-
-
-CLIENT_OPT = "client"
-"""``--opt client=rclpy``: the stream's echo is a real rclpy node (graph/clients.py: CLIENTS)"""
-
-
-def _client_opt(opts: tuple[str, ...]) -> tuple[str | None, tuple[str, ...]]:
-    """``--opt client=...`` taken out of the options the agents get: (its value, the rest)."""
-    given = [o.split("=", 1)[1].strip() for o in opts if o.split("=", 1)[0].strip() == CLIENT_OPT]
-    if not given:
-        return None, opts
-    if len(given) > 1 or given[0] not in CLIENTS:
-        raise UsageError(f"--opt {CLIENT_OPT}={given[-1]}: allowed: "
-                         f"{', '.join(f'{CLIENT_OPT}={c}' for c in CLIENTS)} (once)")
-    return given[0], tuple(o for o in opts if o.split("=", 1)[0].strip() != CLIENT_OPT)
-
-
-def check_client(client: str | None, transport: str, mode: str) -> None:
-    """``--opt client=rclpy``: a round trip's echo on ros2 (its sub and server are the agent's
-    yet; a graph's ``client: rclpy`` node subscribes)."""
-    if client != "rclpy":
-        return
-    if transport not in RCLPY_TRANSPORTS:
-        raise UsageError(f"--opt {CLIENT_OPT}=rclpy: only with --transport "
-                         f"{' or '.join(RCLPY_TRANSPORTS)} (a real rclpy node on its RMW), not "
-                         f"--transport {transport}; allowed on {transport}: {CLIENT_OPT}=agent")
-    if mode != "roundtrip":
-        raise UsageError(f"--opt {CLIENT_OPT}=rclpy: only for --mode roundtrip (its echo); "
-                         f"--mode {mode}'s side is the agent's yet: an rclpy subscriber is a "
-                         "graph node with client: rclpy (docs/graphs.md)")
 
 
 def _is_keep_last_n(text: str) -> bool:

@@ -120,7 +120,9 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
     agent_option("--durability", help="QoS: volatile or transient-local.  "
            "[default: {default}]"),
     option("--opt", multiple=True, metavar="KEY=VALUE", help="Transport setting for both "
-           "agents, repeatable: zenoh mode=client|peer, express=true|false; mqtt qos=0|1|2."),
+           "agents, repeatable: zenoh mode=client|peer, express=true|false; mqtt qos=0|1|2; "
+           "ros2 client=rclpy (not passed on: a real rclpy node plays the round trip's echo, "
+           "each one-way sub or the service's server; docs/ros2.md)."),
     agent_option("--discovery-timeout", help="Give up when the peer is not discovered "
            "within this time.  [default: {default}]"),
     option("--pong-cmd", metavar="CMD", help="A program of yours as the echo of a round trip "
@@ -220,8 +222,11 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
     option("--replay", metavar="FILE", help="Send a recording's messages (a ROS 1 .bag, an "
            ".mcap, a rosbag2 folder, or 'example': mwperf's example bag, written once into "
            "~/.cache/mwperf): each recorded topic on its own topic, each message's real bytes "
-           "at its recorded time. docs/replay-and-probe.md."),
-    option("--replay-topics", metavar="A,B", help="With --replay: only these topics."),
+           "at its recorded time. docs/replay-and-probe.md. With --graph: each publisher of a "
+           "recorded topic publishes it with its recorded sizes and times, looped "
+           "(docs/graphs.md)."),
+    option("--replay-topics", metavar="A,B", help="With --replay: only these topics (with "
+           "--graph: only these publishers)."),
     option("--replay-rate", metavar="FACTOR", help="With --replay: time scale (2 = twice as "
            "fast).  [default: 1]"),
     option("--replay-window", metavar="START+LENGTH", help="With --replay: only this part "

@@ -536,6 +536,21 @@ pub struct ServerArgs {
     #[arg(long)]
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub throughput: bool,
+    /// sub: measure the arrivals another program's subscriber took and logged (an rclpy node,
+    /// `mwperf run --opt client=rclpy`) instead of opening the transport (roles/subscribe.rs
+    /// `from_arrivals`).
+    #[arg(long, hide = true)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arrivals: Option<String>,
+    /// sub --arrivals: why that subscriber stopped before the end-of-stream marker.
+    #[arg(long = "arrivals-stopped", hide = true, requires = "arrivals")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arrivals_stopped: Option<String>,
+    /// sub --arrivals: that subscriber's peak resident set (its VmHWM before it became this
+    /// agent by exec, KiB): the process's peak is the larger of the two.
+    #[arg(long = "arrivals-peak-rss-kib", hide = true, requires = "arrivals")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arrivals_peak_rss_kib: Option<u64>,
 }
 
 #[cfg(test)]

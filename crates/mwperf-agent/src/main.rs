@@ -62,6 +62,10 @@ fn main() -> ExitCode {
         Err(m) => return usage(&m),
     };
     let opened = match &cli.role {
+        cli::Role::Sub(a) if a.arrivals.is_some() => Ok(roles::subscribe::from_arrivals(
+            a,
+            a.arrivals.as_deref().expect("matched"),
+        )),
         cli::Role::Client(_) | cli::Role::Server(_) => roles::service::open_and_run(&session),
         _ => open::open(&mut session).map(|topics| roles::run(&session, topics)),
     };

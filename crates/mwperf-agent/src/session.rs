@@ -56,8 +56,16 @@ impl<'a> Session<'a> {
         }
         check_clock_sync(role, common)?;
         check_throughput(role, common)?;
+        check_arrivals(role, common)?;
         let started_at = mwperf_core::clock::rfc3339_now();
-        let start = std::time::Instant::now();
+        let mut start = std::time::Instant::now();
+        if matches!(role, Role::Sub(a) if a.arrivals.is_some()) {
+            // the program that took the arrivals became this agent (exec): its wall time is
+            // the process's, as its CPU time (getrusage) is
+            start = process_age()
+                .and_then(|age| start.checked_sub(age))
+                .unwrap_or(start);
+        }
         signals::install();
         mwperf_core::clock::tighten_timer_slack();
         let idle = cpu_idle::prevent(common.prevent_cpu_idle);
@@ -121,7 +129,13 @@ impl<'a> Session<'a> {
             allocations,
             layers,
         };
-        report::deliver(&report::build(frame, outcome), self.common)
+        let mut rep = report::build(frame, outcome);
+        if let Role::Sub(a) = self.role {
+            // a program that became this agent (exec): its peak is the process's too
+            let before = a.arrivals_peak_rss_kib.unwrap_or(0);
+            rep.process.max_rss_kib = rep.process.max_rss_kib.max(before);
+        }
+        report::deliver(&rep, self.common)
     }
 }
 
@@ -149,6 +163,46 @@ fn check_throughput(role: &Role, common: &Common) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// How long ago this process started, across an exec: /proc/self/stat's start time (clock
+/// ticks after boot) against CLOCK_BOOTTIME.
+fn process_age() -> Option<std::time::Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let after_name = stat.rsplit_once(')')?.1;
+    let ticks: u64 = after_name.split_whitespace().nth(19)?.parse().ok()?; // field 22
+                                                                           // SAFETY: sysconf and clock_gettime with a valid out-parameter.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    let mut ts: libc::timespec = unsafe { std::mem::zeroed() };
+    if hz <= 0 || unsafe { libc::clock_gettime(libc::CLOCK_BOOTTIME, &mut ts) } != 0 {
+        return None;
+    }
+    let now_ns = ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64;
+    let started_ns = ticks * 1_000_000_000 / hz as u64;
+    Some(std::time::Duration::from_nanos(
+        now_ns.checked_sub(started_ns)?,
+    ))
+}
+
+/// `--arrivals` (another program's subscriber took the messages): a sub's, one topic, its
+/// latencies on this host's clock as taken.
+fn check_arrivals(role: &Role, common: &Common) -> Result<(), String> {
+    let a = match role {
+        Role::Sub(a) | Role::Pong(a) if a.arrivals.is_some() => a,
+        _ => return Ok(()),
+    };
+    let refused = if matches!(role, Role::Pong(_)) {
+        Some("a pong (a sub's only)".to_string())
+    } else if common.topics > 1 {
+        Some(format!("--topics {} (one topic)", common.topics))
+    } else if a.clock_peer.is_some() {
+        Some("--clock-peer (the arrivals are on this host's clock)".into())
+    } else if a.throughput {
+        Some("--throughput".into())
+    } else {
+        None
+    };
+    refused.map_or(Ok(()), |what| Err(format!("--arrivals: not with {what}")))
 }
 
 fn check_clock_sync(role: &Role, common: &Common) -> Result<(), String> {

@@ -22,6 +22,7 @@ from .cpu import node_limits
 from .hosts import node_place
 from .model import Graph
 from .placement import placed_topology
+from .replay_inputs import refuse as refuse_replay, replay_inputs
 from .plan import supported
 from .scale import parse_copies, parse_rate_scale, parse_topic_scales, scale
 from .subgraph import alone, without
@@ -36,7 +37,7 @@ GRAPH_TAKES = ("transport", "duration", "warmup", "reliability", "history", "dep
                "spin_margin", "peer_timeout", "prevent_cpu_idle", "keep_awake", "cpu_quota", "cpu_pin",
                "rt_priority", "clock_sync", "test_clock", "host", "remote_place", "ssh_config",
                "accept_new_host_key", "count_allocs", "layers", "gates", "targets", "profile",
-               "wire_bytes", "alloc_sites",
+               "wire_bytes", "alloc_sites", "replay", "replay_topics",
                *GRAPH_OPTIONS)
 """every point option a graph point takes (the rest set one stream's rates, sizes and work)"""
 CPU_OPTIONS = ("cpu_quota", "cpu_pin", "rt_priority")
@@ -58,13 +59,17 @@ class GraphPoint:
     """with ``baseline``: the topic or chain alone, run first"""
     topic_scales: tuple[tuple[str, float], ...] = ()
     """``--rate-scale TOPIC=FACTOR``: those topics' publishers scaled alone"""
+    replay: tuple[str, tuple[str, ...]] | None = None
+    """``--replay FILE``: the recording and the publishers' topics it drives (replay_inputs.py)"""
 
     def to_dict(self) -> dict[str, Any]:
         """As the point's configuration records it (the graph by name and size, not whole)."""
         return {"spec": self.spec, "name": self.graph.name, "nodes": len(self.graph.nodes),
                 "copies": self.copies, "rate_scale": self.rate_scale,
                 **({"topic_scales": dict(self.topic_scales)} if self.topic_scales else {}),
-                "without": list(self.without), "baseline": self.baseline}
+                "without": list(self.without), "baseline": self.baseline,
+                **({"replay": {"recording": self.replay[0], "topics": list(self.replay[1])}}
+                   if self.replay else {})}
 
 
 def refuse_graph_options(options: dict[str, Any]) -> None:
@@ -80,6 +85,7 @@ def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]]
     """The graph point of ``options`` (``graph`` is given): ``stream`` builds the shared fields
     (config.build_point without the graph's own options), ``max_payload`` is the transport's
     largest payload (its descriptor's: the agent's limit included)."""
+    refuse_replay(options)
     given = [n for n, v in options.items() if n not in GRAPH_TAKES
              and v not in (None, False, (), [], "")]
     if given:
@@ -87,7 +93,8 @@ def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]]
         raise UsageError(f"{flag}: not with --graph, whose nodes set their own rates, sizes and "
                          "work; a graph takes --transport, --duration, --warmup, the QoS flags, "
                          "--opt, --busy-poll, --link, the CPU flags, --profile, --wire-bytes, "
-                         "--alloc-sites, --copies, --rate-scale, --baseline, --without")
+                         "--alloc-sites, --replay, --copies, --rate-scale, --baseline, "
+                         "--without")
     if any(str(o).split("=", 1)[0].strip() == "client" for o in options.get("opt") or ()):
         raise UsageError("--opt client: not with --graph: a graph file says who runs each node "
                          "(client: agent | rclpy on the node)")
@@ -99,6 +106,11 @@ def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]]
     graph = load_graph(spec)
     if names:
         graph = without(graph, names)
+    replay = None
+    if options.get("replay") not in (None, ""):
+        recording = str(options["replay"]).strip()
+        graph, topics = replay_inputs(graph, recording, options.get("replay_topics"))
+        replay = (recording, topics)
     baseline = str(options["baseline"]).strip() if options.get("baseline") else None
     part = alone(graph, baseline) if baseline else None
     graph = scale(graph, copies, rate_scale, topic_scales)
@@ -112,7 +124,7 @@ def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]]
            "min-samples=N")
     cfg = stream({k: v for k, v in options.items()
                   if k not in GRAPH_OPTIONS and k not in CPU_OPTIONS
-                  and k not in ("remote_place", "gates", "targets")})
+                  and k not in ("remote_place", "gates", "targets", "replay", "replay_topics")})
     cfg = replace(cfg, gates=tuple(g.text for g in gates if g.source is None), targets=targets)
     supported(cfg.transport)
     if cfg.layers and cfg.remote is not None:
@@ -137,7 +149,8 @@ def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]]
         place, remote = cfg.remote.place, tuple(name for name, _ in cfg.remote.hosts)
     cpu = node_limits(graph, _text(options.get("cpu_quota")), _text(options.get("cpu_pin")),
                       _text(options.get("rt_priority")), place, remote)
-    point = GraphPoint(spec, graph, copies, rate_scale, names, baseline, part, topic_scales)
+    point = GraphPoint(spec, graph, copies, rate_scale, names, baseline, part, topic_scales,
+                       replay)
     return replace(cfg, graph=point, cpu=cpu)
 
 

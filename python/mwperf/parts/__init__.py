@@ -23,6 +23,7 @@ from .layers import Layers
 from .outage import Outage
 from .profile import Profile
 from .restart import Restarts
+from .rclpy_sub import RclpySub
 from .ros2 import Ros2
 from .resources import Resources
 from .samples import Samples
@@ -33,11 +34,13 @@ from .wire_bytes import WireBytes
 if TYPE_CHECKING:
     from ..point import Point
 
-PARTS: tuple[Part, ...] = (Ros2(), FastddsDistro(), CallsPart(), Sizes(), KeepAwake(), Bridge(), Outage(),
+PARTS: tuple[Part, ...] = (Ros2(), RclpySub(), FastddsDistro(), CallsPart(), Sizes(), KeepAwake(),
+                           Bridge(), Outage(),
                            ClockSync(), CountAllocs(),
                            Layers(), AllocSites(), Profile(), WireBytes(), Samples(), Throughput(),
                            Restarts(), Resources())
-"""every part, in the order its hooks run (ROS 2's first, and the ROS 2 distribution of raw Fast DDS: the others' environment goes on top of
+"""every part, in the order its hooks run (ROS 2's first, then the rclpy sub's, whose
+command line is the innermost around the agent's, and the ROS 2 distribution of raw Fast DDS: the others' environment goes on top of
 the distribution's, LD_PRELOAD included; whether a transport has services is said before
 whether the calls fit it; the bridge's hops read the place's link section,
 which the runner writes before any part's; the layers' preload goes ahead of the allocation

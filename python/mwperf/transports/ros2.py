@@ -11,7 +11,7 @@ import secrets
 from typing import TYPE_CHECKING
 
 from .. import pong_command, ros2
-from ..daemons import ros2_relay
+from ..daemons import ros2_relay, ros2_server
 from ..daemons.pong_command import spec as pong_spec
 from ..errors import UsageError
 from .dds_domain import domain_from_env
@@ -75,12 +75,14 @@ def prepare(setup: Setup) -> Plan:
         return _relay(setup, domain)
     if setup.cfg.pong == "command":
         return _command(setup, domain)
+    if setup.cfg.client == "rclpy" and setup.cfg.service is not None:
+        return _server(setup, domain)
     return Plan(f"{domain}/auto")
 
 
 def _relay(setup: Setup, domain: int) -> Plan:
     """A real rclpy relay node as the echo of the point's message type."""
-    return relay_plan(setup, domain, _type(setup.cfg))
+    return relay_plan(setup, domain, topic_type(setup.cfg))
 
 
 def relay_plan(setup: Setup, domain: int, chosen: str) -> Plan:
@@ -90,17 +92,38 @@ def relay_plan(setup: Setup, domain: int, chosen: str) -> Plan:
     transport's echo, and the raw DDS transports' with ``--opt ros2-type`` (ros2_interop.py)."""
     cfg = setup.cfg
     bases = [_base() for _ in range(cfg.topics)]
-    depth = ("0" if cfg.history == "keep-all" else cfg.history.removeprefix("keep-last:")
-             if cfg.history.startswith("keep-last:") else str(cfg.depth))
-    flags = ["--reliability", cfg.reliability, "--durability", cfg.durability, "--depth", depth,
-             "--executor", cfg.executor, "--busy-loop-ms", f"{cfg.busy_loop_ns / 1e6:g}"]
+    flags = [*qos_flags(cfg), "--executor", cfg.executor,
+             "--busy-loop-ms", f"{cfg.busy_loop_ns / 1e6:g}"]
     env = {**agent_environment(cfg), "ROS_DOMAIN_ID": str(domain)}
     setup.daemons.start(lambda: ros2_relay.spec(distribution(cfg), env, bases, chosen, flags))
     return Plan(None, connect=",".join(f"{domain}/{base}" for base in bases))
 
 
+def _server(setup: Setup, domain: int) -> Plan:
+    """A real rclpy service server as the point's server (``--opt client=rclpy``,
+    ros2/service_server.py) in the executor asked for, answering as the agent's would; the
+    client connects to its service."""
+    cfg = setup.cfg
+    assert cfg.service is not None
+    base = _base()
+    flags = ["--executor", cfg.executor, "--server-work-ns", str(cfg.service.server_work_ns)]
+    if cfg.service.reply_payload is not None:
+        flags += ["--reply-payload", str(cfg.service.reply_payload_bytes)]
+    env = {**agent_environment(cfg), "ROS_DOMAIN_ID": str(domain)}
+    setup.daemons.start(lambda: ros2_server.spec(distribution(cfg), env, base, flags))
+    return Plan(None, connect=f"{domain}/{base}")
+
+
+def qos_flags(cfg: "Point") -> list[str]:
+    """The point's QoS as an rclpy node of mwperf's takes it (ros2/relay.py, stream_sub.py,
+    service_server.py): --reliability, --durability, --depth (keep-last depth, 0: keep-all)."""
+    depth = ("0" if cfg.history == "keep-all" else cfg.history.removeprefix("keep-last:")
+             if cfg.history.startswith("keep-last:") else str(cfg.depth))
+    return ["--reliability", cfg.reliability, "--durability", cfg.durability, "--depth", depth]
+
+
 def _command(setup: Setup, domain: int) -> Plan:
-    return command_plan(setup, domain, _type(setup.cfg))
+    return command_plan(setup, domain, topic_type(setup.cfg))
 
 
 def command_plan(setup: Setup, domain: int, chosen: str) -> Plan:
@@ -124,7 +147,8 @@ def _base() -> str:
     return f"mwperf_{secrets.randbits(32):08x}"  # a valid ROS 2 name (no '-')
 
 
-def _type(cfg: "Point") -> str:
+def topic_type(cfg: "Point") -> str:
+    """The message type the point's topics carry (``--opt type``, else the payload's)."""
     return cfg.option(TYPE_OPT) or message_type(cfg) or DEFAULT_TYPE
 
 

@@ -18,6 +18,45 @@ use super::subscription::{Subscription, Window};
 /// One record's fixed part: index, receive instant, stage send instant, length.
 const RECORD: usize = 4 + 8 + 8 + 4;
 
+/// One record of a log: where it starts, the subscription's index, the receive instant, the
+/// stage's send instant (0: none) and the message as it arrived.
+pub struct Record<'a> {
+    pub at: usize,
+    pub index: usize,
+    pub recv_ns: u64,
+    pub stage_ns: u64,
+    pub msg: &'a [u8],
+}
+
+/// The records of `log` in order; an Err names the byte where one was cut short (and ends it).
+/// A stream's sub reads the same format (`sub --arrivals`, roles/subscribe.rs).
+pub fn records(log: &[u8]) -> impl Iterator<Item = Result<Record<'_>, String>> {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        if at >= log.len() {
+            return None;
+        }
+        let start = at;
+        let Some(fixed) = log.get(at..at + RECORD) else {
+            at = log.len();
+            return Some(Err(format!("a record cut short at byte {start}")));
+        };
+        let len = u32::from_le_bytes(fixed[20..24].try_into().unwrap()) as usize;
+        let Some(msg) = log.get(at + RECORD..at + RECORD + len) else {
+            at = log.len();
+            return Some(Err(format!("a message cut short at byte {start}")));
+        };
+        at += RECORD + len;
+        Some(Ok(Record {
+            at: start,
+            index: u32::from_le_bytes(fixed[0..4].try_into().unwrap()) as usize,
+            recv_ns: u64::from_le_bytes(fixed[4..12].try_into().unwrap()),
+            stage_ns: u64::from_le_bytes(fixed[12..20].try_into().unwrap()),
+            msg,
+        }))
+    })
+}
+
 /// The node-report from the spec, the program's counts (`sent`) and its log.
 pub fn collect(spec: &NodeSpec, sent: &str, log: &[u8], run_id: u32) -> Result<String, String> {
     let mut report: serde_json::Map<String, serde_json::Value> =
@@ -38,26 +77,22 @@ pub fn collect(spec: &NodeSpec, sent: &str, log: &[u8], run_id: u32) -> Result<S
             sub.set_stage_sent(s);
         }
     }
-    let mut at = 0;
-    while at < log.len() {
-        let Some(fixed) = log.get(at..at + RECORD) else {
-            return Err(format!("--log: a record cut short at byte {at}"));
-        };
-        let index = u32::from_le_bytes(fixed[0..4].try_into().unwrap()) as usize;
-        let recv_ns = u64::from_le_bytes(fixed[4..12].try_into().unwrap());
-        let stage_ns = u64::from_le_bytes(fixed[12..20].try_into().unwrap());
-        let len = u32::from_le_bytes(fixed[20..24].try_into().unwrap()) as usize;
-        let Some(msg) = log.get(at + RECORD..at + RECORD + len) else {
-            return Err(format!("--log: a message cut short at byte {at}"));
-        };
-        let Some(sub) = subs.get_mut(index) else {
+    for record in records(log) {
+        let r = record.map_err(|e| format!("--log: {e}"))?;
+        let Some(sub) = subs.get_mut(r.index) else {
             return Err(format!(
-                "--log: subscription {index} at byte {at}; the spec has {}",
+                "--log: subscription {} at byte {}; the spec has {}",
+                r.index,
+                r.at,
                 spec.subscriptions.len()
             ));
         };
-        sub.replay(msg, recv_ns, (stage_ns != 0).then_some(stage_ns), run_id);
-        at += RECORD + len;
+        sub.replay(
+            r.msg,
+            r.recv_ns,
+            (r.stage_ns != 0).then_some(r.stage_ns),
+            run_id,
+        );
     }
     let window = Window {
         measure_end_ns,

@@ -83,39 +83,17 @@ pub fn run(args: &ServerArgs, ep: Box<dyn Endpoint>, addr: &str, cb: Callback<'_
         let mut recv_ns = now_ns();
         let take_ns = recv_ns;
         last_ns = recv_ns;
-        counters.received += 1;
-        let h = match Header::decode(&buf) {
-            Ok(h)
-                if h.flags & FLAG_ECHO == 0
-                    && h.topic as usize == cb.topic
-                    && run_id.is_none_or(|id| id == h.run_id) =>
-            {
-                h
-            }
-            Ok(_) => {
-                counters.foreign += 1;
-                continue;
-            }
-            Err(r) => {
-                if r.is_foreign() {
-                    counters.foreign += 1
-                } else {
-                    counters.malformed += 1
+        let h = match take(&buf, cb.topic, &mut run_id, &mut counters) {
+            Taken::Not => continue,
+            Taken::Fin(h) => {
+                fin.get_or_insert(fin_of(&h, recv_ns));
+                if let Some(c) = sync.as_ref().and_then(|s| s.client.as_ref()) {
+                    c.end_of_stream();
                 }
                 continue;
             }
+            Taken::Message(h) => h,
         };
-        if h.flags & FLAG_PROBE != 0 {
-            continue; // a ping's first-contact probe on a shared topic: not part of any stream
-        }
-        run_id.get_or_insert(h.run_id);
-        if h.flags & FLAG_FIN != 0 {
-            fin.get_or_insert((h.seq, h.intended_ns, h.peer_rx_ns, recv_ns));
-            if let Some(c) = sync.as_ref().and_then(|s| s.client.as_ref()) {
-                c.end_of_stream();
-            }
-            continue;
-        }
         // the callback starts when it holds the executor (several topics, single-threaded)
         let _turn = cb.serial.map(|s| s.enter(cb.topic));
         if _turn.is_some() {
@@ -149,17 +127,10 @@ pub fn run(args: &ServerArgs, ep: Box<dyn Endpoint>, addr: &str, cb: Callback<'_
             crate::busy::spin_for(cb.busy_loop_ns);
             continue;
         }
-        if col.is_none() {
-            match Collector::new(recv_ns, 0, args.samples.as_deref()) {
-                Ok(mut c) => {
-                    c.watch_outage(args.common.outage_window);
-                    c.flush_each(args.common.reopen);
-                    col = Some(c)
-                }
-                Err(e) => return RoleOutcome::failed(format!("--samples: cannot write: {e}")),
-            }
-        }
-        let c = col.as_mut().unwrap();
+        let c = match collector(&mut col, recv_ns, args) {
+            Ok(c) => c,
+            Err(e) => return RoleOutcome::failed(e),
+        };
         if h.flags & FLAG_WARMUP != 0 {
             c.seq.warmup_received += 1;
         } else if let Some(s) = &mut steady {
@@ -201,6 +172,137 @@ pub fn run(args: &ServerArgs, ep: Box<dyn Endpoint>, addr: &str, cb: Callback<'_
             Err(e) => return RoleOutcome::failed(e),
         }
     }
+    outcome(args, col, counters, fin, reason, throughput, clock_sync)
+}
+
+/// What one arrival is to the sub's stream.
+enum Taken {
+    /// Not the stream's: another run's or topic's, an echo, a ping's first-contact probe, a
+    /// buffer that is not mwperf's (counted foreign or malformed, probes not at all).
+    Not,
+    /// The end-of-stream marker.
+    Fin(Header),
+    /// One of the stream's messages (warm-up or measured).
+    Message(Header),
+}
+
+/// Count and classify the arrival in `buf` for topic `topic`; the sub locks onto the first run
+/// id it takes (`run_id`, unless given).
+fn take(buf: &[u8], topic: usize, run_id: &mut Option<u32>, counters: &mut Counters) -> Taken {
+    counters.received += 1;
+    let h = match Header::decode(buf) {
+        Ok(h)
+            if h.flags & FLAG_ECHO == 0
+                && h.topic as usize == topic
+                && run_id.is_none_or(|id| id == h.run_id) =>
+        {
+            h
+        }
+        Ok(_) => {
+            counters.foreign += 1;
+            return Taken::Not;
+        }
+        Err(r) => {
+            if r.is_foreign() {
+                counters.foreign += 1
+            } else {
+                counters.malformed += 1
+            }
+            return Taken::Not;
+        }
+    };
+    if h.flags & FLAG_PROBE != 0 {
+        return Taken::Not; // a ping's first-contact probe on a shared topic: not part of any stream
+    }
+    run_id.get_or_insert(h.run_id);
+    if h.flags & FLAG_FIN != 0 {
+        return Taken::Fin(h);
+    }
+    Taken::Message(h)
+}
+
+/// The end-of-stream marker's (sent, warm-up sent, period, arrival) as the sub keeps it.
+fn fin_of(h: &Header, recv_ns: u64) -> (u64, u64, u64, u64) {
+    (h.seq, h.intended_ns, h.peer_rx_ns, recv_ns)
+}
+
+/// The sub's collector, made at the first arrival it records (`recv_ns`: its series' origin).
+fn collector<'c>(
+    col: &'c mut Option<Collector>,
+    recv_ns: u64,
+    args: &ServerArgs,
+) -> Result<&'c mut Collector, String> {
+    if col.is_none() {
+        let mut c = Collector::new(recv_ns, 0, args.samples.as_deref())
+            .map_err(|e| format!("--samples: cannot write: {e}"))?;
+        c.watch_outage(args.common.outage_window);
+        c.flush_each(args.common.reopen);
+        *col = Some(c);
+    }
+    Ok(col.as_mut().expect("made above"))
+}
+
+/// `sub --arrivals FILE`: the arrivals another program's subscriber took (an rclpy node:
+/// python/mwperf/ros2/stream_sub.py), measured as this sub measures its own. The file is a log
+/// in node/collect.rs's record format (index 0, each message at the instant its callback
+/// started), written once the program stopped: after the end-of-stream marker and
+/// `--linger`, or before it for `--arrivals-stopped` (the reason, a partial report). No
+/// endpoint is opened.
+pub fn from_arrivals(args: &ServerArgs, path: &str) -> RoleOutcome {
+    let log = match std::fs::read(path) {
+        Ok(log) => log,
+        Err(e) => return RoleOutcome::failed(format!("--arrivals {path}: {e}")),
+    };
+    let (mut col, mut counters, mut run_id, mut fin) =
+        (None, Counters::default(), args.common.run_id, None);
+    for record in crate::node::collect::records(&log) {
+        let r = match record {
+            Ok(r) if r.index == 0 => r,
+            Ok(r) => {
+                return RoleOutcome::failed(format!(
+                    "--arrivals: topic {} at byte {}; a sub takes one (index 0)",
+                    r.index, r.at
+                ))
+            }
+            Err(e) => return RoleOutcome::failed(format!("--arrivals: {e}")),
+        };
+        match take(r.msg, 0, &mut run_id, &mut counters) {
+            Taken::Not => {}
+            Taken::Fin(h) => {
+                fin.get_or_insert(fin_of(&h, r.recv_ns));
+            }
+            Taken::Message(h) => {
+                let c = match collector(&mut col, r.recv_ns, args) {
+                    Ok(c) => c,
+                    Err(e) => return RoleOutcome::failed(e),
+                };
+                if h.flags & FLAG_WARMUP != 0 {
+                    c.seq.warmup_received += 1;
+                } else {
+                    c.window_start(r.recv_ns);
+                    c.arrive(&h, r.msg, r.recv_ns);
+                }
+            }
+        }
+    }
+    let reason = fin.is_none().then(|| {
+        args.arrivals_stopped
+            .clone()
+            .unwrap_or_else(|| "the subscriber stopped before the end-of-stream marker".into())
+    });
+    outcome(args, col, counters, fin, reason, None, None)
+}
+
+/// The sub's outcome from what it collected.
+fn outcome(
+    args: &ServerArgs,
+    col: Option<Collector>,
+    counters: Counters,
+    fin: Option<(u64, u64, u64, u64)>,
+    reason: Option<String>,
+    throughput: Option<mwperf_core::result::ThroughputSide>,
+    clock_sync: Option<ClockSync>,
+) -> RoleOutcome {
     let Some(mut c) = col else {
         let mut out = RoleOutcome {
             counters: Some(counters),
@@ -289,14 +391,7 @@ impl ClockSyncing {
     ) -> Result<(), String> {
         self.t0_ns.get_or_insert(a.recv_ns);
         let a = self.correction.apply(a, fit, is_final);
-        if col.is_none() {
-            let mut c = Collector::new(a.recv_ns, 0, args.samples.as_deref())
-                .map_err(|e| format!("--samples: cannot write: {e}"))?;
-            c.watch_outage(args.common.outage_window);
-            c.flush_each(args.common.reopen);
-            *col = Some(c);
-        }
-        let c = col.as_mut().expect("created above");
+        let c = collector(col, a.recv_ns, args)?;
         c.window_start(a.recv_ns);
         c.arrive_checked(&a.header(), a.intact, a.recv_ns);
         Ok(())
