@@ -120,3 +120,18 @@ def test_cli_compare_two_artifact_folders(two_folders: tuple[Path, Path]) -> Non
     assert "20261122T110000Z-default-bbbb" in out.read_text()
     bad = run_mwperf("compare", str(base), os.fspath(base.parent / "nope"))
     assert bad.returncode == 2 and "NEW: " in bad.stderr and "nope: no such file or folder" in bad.stderr, bad.stderr
+
+
+def test_paths_alone_never_open_the_results_catalogue(two_folders: tuple[Path, Path],
+                                                      tmp_path: Path) -> None:
+    """A report of folders reads only them: a --results folder whose catalogue this mwperf
+    cannot open (here: not a catalogue at all; in life: one of an older schema, opened read
+    only) is not asked (it was, for probe ids, and refused the report)."""
+    base, new = two_folders
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    (other / "catalogue.duckdb").write_text("not a catalogue\n")
+    made = run_mwperf("report", str(base), str(new), "--results", str(other), "-o",
+                      str(tmp_path / "r.html"))
+    assert made.returncode == 0, made.stderr
+    assert "20261122T110000Z-default-bbbb" in (tmp_path / "r.html").read_text()

@@ -27,7 +27,9 @@ def split(root: Path, wanted: Sequence[str]) -> tuple[list[str], list[str]]:
     if not wanted:
         return [], []
     known: list[str] = []
-    if (root / "catalogue.duckdb").is_file():
+    # only a name that is no path is looked up: paths alone never open --results' catalogue
+    # (an old one there, read only, would refuse a report of artifact folders)
+    if any(not Path(name).exists() for name in wanted) and (root / "catalogue.duckdb").is_file():
         with connect(root, read_only=True, views=False) as con:
             known = [r[0] for r in con.execute("SELECT DISTINCT probe_id FROM probes").fetchall()]
     probes, rest = [], []
