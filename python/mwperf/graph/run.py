@@ -35,7 +35,7 @@ from ..transports import profile
 from ..transports.foxglove import require_sdk
 from ..transports.iceoryx2 import own_domain
 from ..transports.ros2 import (DEFAULT_TYPE, TYPE_OPT, agent_environment as ros2_environment,
-                               distribution, message_type)
+                               check_timer, distribution, message_type)
 from .command_run import Commands, check_programs, environment, verdicts
 from .commands import RAW_DDS_TYPE, ros_name, supported as supported_commands
 from .check import check_qos, check_sizes
@@ -102,6 +102,8 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
     check_qos(graph, cfg.transport, profile(cfg.transport).qos)
     graph = flow_control(graph, cfg, profile(cfg.transport).qos)
     check_services(graph, cfg.transport, most)
+    if cfg.transport == "ros2":
+        check_timer(cfg, f"--graph {graph.name} --transport ros2")
     tag = secrets.randbits(32)
     started = datetime.now(timezone.utc)
     duration_ns = cfg.duration_ns or 0

@@ -25,6 +25,7 @@ class Ros2(Part):
 
     def check(self, cfg: "Point", agent: "Agent") -> None:
         ros2.check_service(cfg, profile(cfg.transport, agent).services["how"])
+        ros2.check_timer(cfg)
         ros2.agent_environment(cfg)
 
     def start(self, run: "PointState") -> None:

@@ -60,6 +60,29 @@ def check_service(cfg: "Point", how: str) -> None:
                          f"services are {how}")
 
 
+TIMER_OPT = "timer"
+TIMERS = ("mwperf", "rcl")
+"""``--opt timer``: what paces a sender at a rate (the agent's middleware/ros2/timer.rs)"""
+
+
+def check_timer(cfg: "Point", where: str = "--transport ros2") -> None:
+    """``--opt timer`` before anything starts: one of :data:`TIMERS`, and not on a service
+    point (an rcl timer paces a publisher: a pub, a ping, a graph node's timers; a service's
+    client calls on mwperf's schedule)."""
+    given = [o.split("=", 1)[1].strip() for o in cfg.opts
+             if o.split("=", 1)[0].strip() == TIMER_OPT]
+    if not given:
+        return
+    if any(g not in TIMERS for g in given):
+        bad = next(g for g in given if g not in TIMERS)
+        raise UsageError(f"--opt {TIMER_OPT}={bad} on {where}: allowed: "
+                         f"{', '.join(f'{TIMER_OPT}={t}' for t in TIMERS)}")
+    if getattr(cfg, "service", None) is not None and "rcl" in given:
+        raise UsageError(f"--opt {TIMER_OPT}=rcl: not with --mode service (an rcl timer paces "
+                         "a publisher: the pub of --mode oneway or throughput, the ping of a "
+                         "round trip, a graph node's timers); allowed: timer=mwperf")
+
+
 def message_type(cfg: "Point") -> str | None:
     """The ``--opt type`` the agents get for the point's payload; None: the user chose one, or
     the agent's default fits, or the point calls a service (which has a type of its own)."""

@@ -145,7 +145,7 @@ impl Ros2Endpoint {
         };
         let ts = ty.type_support(&api.installation)?;
         let window = window::Window::from_opts(&opts, spec, side.out_topic().is_some())?;
-        let pacing = timer::pacing(&opts, side, spec)?;
+        let pacing = timer::pacing(&opts, side)?;
         let out_topic = side.out_topic().map(|s| addr.ros_topic(s));
         let in_topic = side.in_topic().map(|s| addr.ros_topic(s));
         let c = |s: &str| CString::new(s).expect("topic and path texts have no NUL");
@@ -378,19 +378,27 @@ impl Endpoint for Ros2Endpoint {
     }
 
     /// `--opt timer=rcl`: the rcl timer paces the sends (a rate; as fast as possible has no
-    /// timer).
+    /// timer); a ping's subscription waits in the same wait set (Ok(false) when its echo is
+    /// there: the caller takes it without waiting).
     fn wait_tick(&mut self, due_ns: u64, period_ns: u64) -> Option<Result<bool, TransportError>> {
         if self.pacing != timer::Pacing::Rcl || period_ns == 0 {
             return None;
         }
-        Some(timer::Timer::tick(
-            &mut self.timer,
-            self.api,
-            self.ep,
-            due_ns,
-            period_ns,
-            MAX_WAIT_NS,
-        ))
+        Some(
+            timer::Timer::tick(
+                &mut self.timer,
+                self.api,
+                self.ep,
+                due_ns,
+                period_ns,
+                MAX_WAIT_NS,
+            )
+            .map(|t| t == timer::Tick::Send),
+        )
+    }
+
+    fn own_timer(&self) -> bool {
+        self.pacing == timer::Pacing::Rcl && self.out_topic.is_some()
     }
 
     fn wait_matched(&mut self, timeout_ns: u64) -> Result<(), TransportError> {
