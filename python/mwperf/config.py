@@ -88,6 +88,9 @@ class PointConfig:
     """agent, relay (--pong relay) or command (--pong-cmd)"""
     pong_cmd: str | None = None
     """``--pong-cmd CMD``: the user's program as the echo (pong_command.py), as given"""
+    client: str = "agent"
+    """``--opt client=rclpy``: a round trip's echo (the rclpy relay, ``pong``) or a throughput
+    stream's publisher (python/mwperf/ros2/throughput_pub.py) is a real rclpy node"""
     qos_given: tuple[str, ...] = ()
     """the QoS flags the user gave (only those are passed to the agents; names as in the flags)"""
     topics: int = 1
@@ -219,6 +222,8 @@ class PointConfig:
             del data["min_samples"]
         if self.pong_cmd is None:
             del data["pong_cmd"]
+        if self.client == "agent":
+            del data["client"]
         if not self.gates:
             del data["gates"]
         else:
@@ -312,7 +317,8 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
                        tuple(name for name, _ in real.hosts) if real else ())
     catalogue = agent()
     transport = _choice("--transport", "transport", given("transport"), catalogue.transports())
-    check_client(qos.pop("client"), transport, mode)
+    check_client(qos["client"], transport, mode,
+                 rate if options.get("rate") is not None else 0.0)
     echo = "--pong-cmd" if qos["pong"] == "command" else f"--pong {qos['pong']}"
     relays = [t for t in TRANSPORTS  # their hooks start a foreign echo / the user's program
               if (hook(t).pong_command if qos["pong"] == "command" else hook(t).relay)]
@@ -515,7 +521,8 @@ def _qos(options: dict[str, Any]) -> dict[str, Any]:
     pong = str(options.get("pong") or "agent")
     command = options.get("pong_cmd")
     client, opts = _client_opt(opts)
-    if client == "rclpy":  # the round trip's echo is rclpy's: the relay node (--pong relay)
+    roundtrip = str(options.get("mode") or default("mode")).strip() == "roundtrip"
+    if client == "rclpy" and roundtrip:  # the echo is rclpy's: the relay node (--pong relay)
         if command not in (None, "") or options.get("pong") not in (None, "relay"):
             given = "--pong-cmd" if command not in (None, "") else f"--pong {pong}"
             raise UsageError(f"--opt {CLIENT_OPT}=rclpy: not with {given} (client=rclpy makes "
@@ -539,7 +546,7 @@ def _qos(options: dict[str, Any]) -> dict[str, Any]:
                  else _choice("--pong", "pong", pong, PONGS)),
         "pong_cmd": None if command in (None, "") else str(command),
         "qos_given": given_flags,
-        "client": client,
+        "client": client or "agent",
     }
 
 
@@ -558,19 +565,25 @@ def _client_opt(opts: tuple[str, ...]) -> tuple[str | None, tuple[str, ...]]:
     return given[0], tuple(o for o in opts if o.split("=", 1)[0].strip() != CLIENT_OPT)
 
 
-def check_client(client: str | None, transport: str, mode: str) -> None:
-    """``--opt client=rclpy``: a round trip's echo on ros2 (its sub and server are the agent's
-    yet; a graph's ``client: rclpy`` node subscribes)."""
+def check_client(client: str, transport: str, mode: str, rate: float) -> None:
+    """``--opt client=rclpy``: a round trip's echo on ros2 (the rclpy relay), or a throughput
+    stream's publisher (an rclpy publisher as fast as it publishes; the subscriber is the
+    agent's: an rclpy subscriber is a graph node with ``client: rclpy``)."""
     if client != "rclpy":
         return
     if transport not in RCLPY_TRANSPORTS:
         raise UsageError(f"--opt {CLIENT_OPT}=rclpy: only with --transport "
                          f"{' or '.join(RCLPY_TRANSPORTS)} (a real rclpy node on its RMW), not "
                          f"--transport {transport}; allowed on {transport}: {CLIENT_OPT}=agent")
-    if mode != "roundtrip":
-        raise UsageError(f"--opt {CLIENT_OPT}=rclpy: only for --mode roundtrip (its echo); "
-                         f"--mode {mode}'s side is the agent's yet: an rclpy subscriber is a "
-                         "graph node with client: rclpy (docs/graphs.md)")
+    if mode not in ("roundtrip", "throughput"):
+        raise UsageError(f"--opt {CLIENT_OPT}=rclpy: only for --mode roundtrip (its echo) or "
+                         f"throughput (its publisher); --mode {mode}'s sides are the agent's: "
+                         "an rclpy subscriber is a graph node with client: rclpy "
+                         "(docs/graphs.md)")
+    if mode == "throughput" and rate:
+        raise UsageError(f"--opt {CLIENT_OPT}=rclpy --mode throughput: the rclpy publisher "
+                         f"sends as fast as rclpy publishes; --rate {rate:g} is not allowed "
+                         "(allowed: --rate max, the default)")
 
 
 def _is_keep_last_n(text: str) -> bool:

@@ -8,6 +8,7 @@ message type of the point's payload (``message_type``: ``--opt type`` overrides)
 
 import os
 import secrets
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import pong_command, ros2
@@ -18,6 +19,7 @@ from .dds_domain import domain_from_env
 from .hooks import DoctorChecks, Hooks, Plan, Setup
 
 if TYPE_CHECKING:
+    from ..config import PointConfig
     from ..point import Point
 
 DISTRO_OPT = "distro"
@@ -81,6 +83,47 @@ def check_timer(cfg: "Point", where: str = "--transport ros2") -> None:
         raise UsageError(f"--opt {TIMER_OPT}=rcl: not with --mode service (an rcl timer paces "
                          "a publisher: the pub of --mode oneway or throughput, the ping of a "
                          "round trip, a graph node's timers); allowed: timer=mwperf")
+
+
+RCLPY_PUBLISHER = Path(__file__).resolve().parent.parent / "ros2" / "throughput_pub.py"
+"""``--opt client=rclpy --mode throughput``: the stream's rclpy publisher"""
+
+
+def check_rclpy_publisher(cfg: "PointConfig") -> None:
+    """``--opt client=rclpy --mode throughput`` before anything starts: one stream of the
+    default type (the rclpy publisher sends std_msgs/msg/UInt8MultiArray back to back)."""
+    if cfg.client != "rclpy" or cfg.mode != "throughput":
+        return
+    if cfg.replay_trace or cfg.topics != 1:
+        raise UsageError("--opt client=rclpy --mode throughput: one topic and no --replay "
+                         "(the rclpy publisher sends one stream back to back)")
+    chosen = _type(cfg)
+    if chosen != DEFAULT_TYPE:
+        raise UsageError(f"--opt client=rclpy --mode throughput: the rclpy publisher sends "
+                         f"{DEFAULT_TYPE} only, not {chosen} (--payload {cfg.payload}: use a "
+                         "byte-array payload, e.g. 64, 64KiB)")
+
+
+def rclpy_publisher_argv(cfg: "PointConfig", agent_argv: list[str]) -> list[str]:
+    """The rclpy publisher's command line in place of the agent pub's ``agent_argv`` (its
+    address, run id and report file taken from there), in the distribution's Python."""
+    def value(flag: str) -> str:
+        return agent_argv[agent_argv.index(flag) + 1]
+
+    from .. import __version__
+    line = [str(distribution(cfg).python), str(RCLPY_PUBLISHER),
+            "--connect", value("--connect"), "--json", value("--json"),
+            "--run-id", value("--run-id"), "--payload", str(cfg.payload_bytes),
+            "--warmup-ns", str(cfg.warmup_ns), "--subscribers", str(cfg.subscribers),
+            "--reliability", cfg.reliability, "--durability", cfg.durability,
+            "--history", cfg.history, "--depth", str(cfg.depth),
+            "--discovery-timeout-ns", str(cfg.discovery_timeout_ns),
+            "--peer-timeout-ns", str(cfg.peer_timeout_ns), "--tool-version", __version__]
+    if cfg.count is not None:
+        line += ["--count", str(cfg.count), "--duration-ns", "0"]
+    else:
+        line += ["--duration-ns", str(cfg.duration_ns or 0)]
+    return line
 
 
 def message_type(cfg: "Point") -> str | None:
