@@ -7,7 +7,7 @@ which measures the delivered rate and checks every message against this node's o
 Like the agent's pub it
 - waits until its publisher matched the subscribers (``--subscribers``, ``--discovery-timeout-
   ns``), starts 1 ms later, sends the warm-up's messages flagged for ``--warmup-ns``, then the
-  measured ones for ``--duration-ns`` (or ``--count``), back to back, each a
+  measured ones for ``--duration-ns`` from the first of them (or ``--count``), back to back, each a
   ``std_msgs/msg/UInt8MultiArray`` whose data is mwperf's 56-byte header (wire.py: this run's
   id, topic 0, the sequence number, the send instant as intended and sent time) and the
   payload's pattern (every message in full: a throughput stream's sampling fills every one up
@@ -240,13 +240,17 @@ class Publisher:
             if why:
                 return why
             self.warmup_sent += 1
-        end = measure_start + args.duration_ns
+        # the measured window starts with its first message, as the agent's pacer starts it
+        # (a warm-up whose last publish waited long, a full writer history's, does not eat it)
+        end = None
         while not stop:
             if args.count is not None:
                 if self.sent >= args.count:
                     break
-            elif time.monotonic_ns() >= end:
+            elif end is not None and time.monotonic_ns() >= end:
                 break
+            if end is None:
+                end = time.monotonic_ns() + args.duration_ns
             why = self.send(0, self.sent, True)
             if why:
                 return why
