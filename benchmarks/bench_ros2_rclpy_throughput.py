@@ -55,14 +55,23 @@ def run_point(args: list[str], size: str, seconds: float) -> dict:
     m = result["measurement"]
     acc, tp = m["accounting"], m["throughput"] or {}
     own = sub["counters"]["received"]
-    checked = 0 <= own - (acc["received"] + acc["warmup_received"]) <= base.CONTROL_MESSAGES
+    failed = []
+    extra = own - (acc["received"] + acc["warmup_received"])
+    if not 0 <= extra <= base.CONTROL_MESSAGES:
+        failed.append(f"sub's own count {own} = measured {acc['received']} + warm-up "
+                      f"{acc['warmup_received']} + {extra}")
     side = sub.get("throughput") or {}
-    checked = checked and side.get("messages") == acc["received"]
+    if side.get("messages") != acc["received"]:
+        failed.append(f"sub's measured {side.get('messages')} != received {acc['received']}")
     if side.get("messages", 0) >= 100:
         own_rate = side["messages"] / side["steady_wall_s"]
-        checked = checked and abs(own_rate - tp["msgs_per_s"]) <= 0.01 * own_rate
+        if abs(own_rate - tp["msgs_per_s"]) > 0.01 * own_rate:
+            failed.append(f"sub's own rate {own_rate:.0f}/s != delivered {tp['msgs_per_s']:.0f}/s")
     # the sender's own count, all of it delivered
-    checked = checked and acc["sent"] == pub["sent"] == acc["received"] and acc["lost"] == 0
+    if not acc["sent"] == pub["sent"] == acc["received"] or acc["lost"]:
+        failed.append(f"pub's own {pub['sent']}, result sent {acc['sent']}, received "
+                      f"{acc['received']}, lost {acc['lost']}")
+    checked = not failed
     sender = tp.get("sender") or {}
     sending_s = sender.get("sending_s")
     return {"status": result["status"], "reason": result.get("status_reason"),
@@ -72,7 +81,7 @@ def run_point(args: list[str], size: str, seconds: float) -> dict:
             "sub_own": own, "pub_cpu_us": ((tp.get("cpu") or {}).get("pub") or {}).get(
                 "per_msg_us"), "send_p50_us": (sender.get("send_p50_ns") or 0) / 1e3,
             "refused": sender.get("refused"), "pub_tool": pub["tool"]["name"],
-            "checked": checked}
+            "checked": checked, "failed": failed}
 
 
 def spread(values: list[float], fmt: str) -> str:
@@ -99,7 +108,8 @@ def main() -> int:
                          f"sending) pub's own {r['pub_sent']} received {r['received']} (sub's "
                          f"own {r['sub_own']}) pub CPU {r['pub_cpu_us']} us/msg send p50 "
                          f"{r['send_p50_us']:.1f} us refused {r['refused']} [{r['pub_tool']}] "
-                         f"{'checked' if r['checked'] else 'CHECK FAILED'} {r['reason'] or ''}"
+                         f"{'checked' if r['checked'] else 'CHECK FAILED: ' + '; '.join(r['failed'])} "
+                         f"{r['reason'] or ''}"
                          if "delivered" in r else ""), flush=True)
     print()
     print("| payload | publisher | delivered msg/s, median (lowest–highest) | received per "

@@ -161,3 +161,21 @@ def test_a_bad_timer_in_a_graph_is_exit_2_before_any_node_starts(real_env: dict[
     assert "--opt timer=wall on --graph sierra_nevada --transport ros2: allowed: timer=mwperf, " \
         "timer=rcl" in done.stderr, done.stderr
     assert "READY" not in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("mode", ["oneway", "roundtrip"])
+def test_loaned_messages_are_refused_naming_the_type_and_the_rmw(mode: str) -> None:
+    # rcl_publisher_can_loan_messages asked of the real rmw_fastrtps_cpp: no loans of a type
+    # with an unbounded uint8[] (it lends plain types only)
+    done = mwperf("--mode", mode, "--duration", "1s", "--no-save", "--opt", "loan=on")
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    assert "--opt loan=on: rmw_fastrtps_cpp of ROS 2 kilted" in done.stderr, done.stderr
+    assert "does not lend std_msgs/msg/UInt8MultiArray messages " \
+        "(rcl_publisher_can_loan_messages is false" in done.stderr, done.stderr
+    assert "allowed: loan=off" in done.stderr
+
+
+def test_an_unknown_loan_value_is_exit_2_naming_the_allowed_ones() -> None:
+    done = mwperf("--mode", "oneway", "--duration", "1s", "--no-save", "--opt", "loan=maybe")
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    assert "--opt loan=maybe (allowed: on, off)" in done.stderr, done.stderr

@@ -278,6 +278,14 @@ error:
   return -1;
 }
 
+/* --opt loan=on: whether the RMW lends this publisher's messages (rcl_publisher_can_loan_messages:
+ * rcl_borrow_loaned_message / rcl_publish_loaned_message would work): 1 yes, 0 no, -1 no
+ * publisher. */
+EXPORT int mwr_can_loan(mwr_endpoint *e) {
+  if (!e->has_pub) return -1;
+  return rcl_publisher_can_loan_messages(&e->pub) ? 1 : 0;
+}
+
 /* A reliable publisher: wait at most timeout_ns until its subscriptions acknowledged all. */
 EXPORT int mwr_wait_acked(mwr_endpoint *e, long long timeout_ns) {
   if (!e->has_pub) return 0;
