@@ -100,3 +100,40 @@ def test_a_run_with_alloc_sites_keeps_the_records_and_shows_the_sites(
     shown = subprocess.run(["heaptrack_print", "-f", str(folder / "alloc-sites" / "ping.heaptrack.gz")],
                            capture_output=True, text=True, timeout=60, check=False)
     assert "MOST CALLS TO ALLOCATION FUNCTIONS" in shown.stdout  # heaptrack's own tools read it
+
+
+def test_a_graph_run_records_each_agent_node_at_its_markers(real_env: dict[str, str],
+                                                            tmp_path: Path) -> None:
+    """--alloc-sites on a graph: each node under heaptrack, cut at its per-message markers.
+    Ground truth as --count-allocs has it (tests/test_graph_e2e.py): a node's steady state runs
+    from its first measured message sent or received to its last, so it holds every one but the
+    first, which the publisher's and the subscriber's own counts fix; a node that only sends
+    over UDP allocates nothing per message (the counter says the same of such a node)."""
+    graph = tmp_path / "g.yaml"
+    graph.write_text("name: pair\nnodes:\n"
+                     "  - name: sensor\n    publishers: [{topic: /raw, rate: 200, payload: 256}]\n"
+                     "  - name: listener\n    subscribers: [{topic: /raw}]\n")
+    out = tmp_path / "graph.json"
+    done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--graph", str(graph),
+                           "--transport", "udp", "--duration", "1s", "--alloc-sites",
+                           "--json-out", str(out), "--results", str(tmp_path / "r")],
+                          capture_output=True, text=True,
+                          env={**real_env, "PYTHONPATH": PYTHONPATH,
+                               "MWPERF_AGENT": str(own_agent(tmp_path))},
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "alloc sites   " in done.stdout
+    result = json.loads(out.read_text())
+    assert validation_error(result, "graph-result") is None
+    (edge,) = result["edges"]
+    handled = {"sensor": edge["sent"], "listener": edge["received"]}
+    processes = {p["name"]: p for p in result["alloc_sites"]["processes"]}
+    assert set(processes) == set(handled)
+    for name, proc in processes.items():
+        assert proc["steady_messages"] == handled[name] - 1, (name, proc["steady_messages"])
+        assert proc["total_allocs"] > 100, name  # setup allocates: the record is not empty
+    assert processes["sensor"]["allocs_per_msg"] == 0.0
+    (folder,) = [p for p in (tmp_path / "r").iterdir() if p.is_dir()]
+    for proc in processes.values():
+        assert (folder / proc["record"]).stat().st_size > 1000
+        assert (folder / proc["table"]).is_file()

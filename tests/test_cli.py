@@ -3,6 +3,7 @@
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import click
 import pytest
@@ -123,6 +124,31 @@ def patch_probe_and_footprint(monkeypatch: pytest.MonkeyPatch) -> None:
                                                              [("mwperf_agent", 600)]))
 
 
+def measure_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the commands measure, measured once per test, not once per call: the test calls a
+    command three times to compare its outputs, not its figures (footprint's real round trip
+    is an mwperf process of its own, ~3 s of CPU a call; encodings' timings 0.2 s a figure)."""
+    import mwperf.encodings as enc
+    import mwperf.footprint as fp
+
+    real_memory, memory = fp.transport_memory, {}
+
+    def transport_memory(transport: str, env: dict[str, str] | None = None) -> dict[str, Any]:
+        if transport not in memory:
+            memory[transport] = real_memory(transport, env)
+        return memory[transport]
+
+    monkeypatch.setattr(fp, "transport_memory", transport_memory)
+    real_measure, rows = enc.measure, {}
+
+    def measure(payloads: tuple[str, ...] = enc.PAYLOADS, budget_s: float = 0.2) -> list[Any]:
+        if payloads not in rows:
+            rows[payloads] = real_measure(payloads, budget_s)
+        return rows[payloads]
+
+    monkeypatch.setattr(enc, "measure", measure)
+
+
 JSON_COMMANDS = {  # every command with JSON output: its arguments (SUITE: a scenario file)
     "run": ["run", "--duration", "200ms", "--no-save"],
     "run SCENARIO": ["run", "SUITE", "--no-save"],
@@ -163,6 +189,7 @@ def test_json_prints_and_json_out_writes_the_same_document(fake_env: dict[str, s
     suite.write_text("rate: [100, 200]\nduration: 200ms\nwarmup: 0s\n")
     args = [str(suite) if a == "SUITE" else a for a in JSON_COMMANDS[name]]
     patch_probe_and_footprint(monkeypatch)
+    measure_once(monkeypatch)
 
     def mwperf(*more: str) -> subprocess.CompletedProcess[str]:
         done = run_inprocess([*args, *more], {**fake_env, "MWPERF_LEASE_DIR": str(tmp_path)},

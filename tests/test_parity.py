@@ -37,7 +37,7 @@ FLAGS: dict[str, Any] = {
     "restarts": lambda kind: {"restart": (f"{RESTART_TARGET[kind]}@1s",)},
     "resources": {"gates": ("p99<=1s",)}, "layers": {"layers": True},
     "clock sync": {"clock_sync": True}, "bridge": {"bridge": "direct"},
-    "samples": {"samples": True}}
+    "samples": {"samples": True}, "keep awake": {"keep_awake": True}}
 """each part's flag (a function of the run kind where its value depends on it)"""
 NOT_A_FLAG = {"ros2": "the ros2 transport's environment",
               "fastdds-distro": "the fastdds transport's --opt distro (its environment)", "calls": "the service run kind",
@@ -47,16 +47,17 @@ NOT_A_FLAG = {"ros2": "the ros2 transport's environment",
 
 Y, R = "yes", "refused"
 TABLE = {
-    "wire bytes": (Y, Y, Y, Y, Y, Y, R),
+    "wire bytes": (Y, Y, Y, Y, Y, Y, Y),
     "count allocs": (Y, Y, Y, Y, Y, Y, Y),
-    "alloc sites": (Y, Y, Y, Y, Y, Y, R),
-    "profile": (Y, Y, Y, Y, Y, Y, R),
+    "alloc sites": (Y, Y, Y, Y, Y, Y, Y),
+    "profile": (Y, Y, Y, Y, Y, Y, Y),
     "restarts": (Y, R, R, R, Y, R, R),
     "resources": (Y, Y, Y, Y, Y, Y, Y),
     "layers": (Y, Y, R, R, Y, Y, Y),
     "clock sync": (Y, Y, Y, Y, Y, Y, Y),
     "bridge": (Y, R, R, Y, Y, Y, R),
     "samples": (Y, R, Y, Y, Y, Y, R),
+    "keep awake": (Y, Y, Y, Y, Y, Y, Y),
 }
 
 

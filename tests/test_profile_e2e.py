@@ -36,3 +36,37 @@ def test_a_udp_run_is_profiled(real_env: dict[str, str], tmp_path: Path) -> None
     line = next(x for x in done.stdout.splitlines() if x.startswith("profile "))
     assert "ping" in line and "pong" in line and "samples" in line
     assert shutil.which("perf") is not None
+
+
+def test_a_graph_run_profiles_each_node(real_env: dict[str, str], tmp_path: Path) -> None:
+    """--profile on a graph: every node sampled while the graph is measured, its flame graph
+    saved beside the graph result. Checked against the kernel's count of each node's CPU time
+    (the node report's cpu_s, getrusage): perf's samples at its frequency cannot add up to more
+    CPU than the process used, and the node given 2 ms of work per message (40 % of a CPU) has
+    more samples than the one that only publishes."""
+    why = unavailable()
+    if why is not None:
+        pytest.skip(why)
+    graph = tmp_path / "g.yaml"
+    graph.write_text("name: worked\nnodes:\n"
+                     "  - name: sensor\n    publishers: [{topic: /raw, rate: 200, payload: 1KiB}]\n"
+                     "  - name: filter\n    subscribers: [{topic: /raw, busy_loop: 2ms}]\n")
+    done = run_mwperf("run", "--graph", str(graph), "--transport", "udp", "--duration", "2s",
+                      "--warmup", "100ms", "--profile", "--results", str(tmp_path / "results"),
+                      env=real_env, timeout=180)
+    assert done.returncode == 0, done.stderr
+    (folder,) = [p for p in (tmp_path / "results").iterdir() if p.is_dir()]
+    result = json.loads((folder / "graph-result.json").read_text())
+    profile = result["profile"]
+    processes = {p["name"]: p for p in profile["processes"]}
+    assert set(processes) == {"sensor", "filter"}
+    cpu = {n["name"]: n["cpu_s"] for n in result["nodes"]}
+    for name, proc in processes.items():
+        assert proc["samples"] / profile["frequency_hz"] <= cpu[name] + 2 / profile["frequency_hz"], (
+            name, proc["samples"], cpu[name])
+    assert processes["filter"]["samples"] > processes["sensor"]["samples"] >= 0
+    assert "mwperf_agent::node" in (folder / "profile" / "filter.folded").read_text()
+    assert (folder / "profile" / "filter.svg").read_text().startswith("<svg")
+    assert not (folder / "profile" / "perf.data").exists()
+    line = next(x for x in done.stdout.splitlines() if x.startswith("profile "))
+    assert "filter" in line and "sensor" in line, line

@@ -120,3 +120,26 @@ def test_a_hundred_node_graph_stays_compact_and_whole() -> None:
                                             + COMPACT.node_w, 2 * COMPACT.margin + 35 * COMPACT.row_h)
     assert 'font-size="9"' in svg  # the compact layout
     assert all(f">{n.name}<" in svg or f"<title>{n.name}" in svg for n in nodes)
+
+
+def test_a_graphs_call_edges_are_drawn_dashed_client_to_server() -> None:
+    """graph-chain-service (a golden graph result): its call edge is a dashed path from the
+    client node to the server node, read out as calls of the service; the topics' edges stay
+    solid. The same from the catalogue's graph_calls row (the report's drawing)."""
+    from mwperf.graph.drawing import marks
+    from mwperf.report.graph_data import GraphRun
+    result = json.loads((Path(__file__).parent / "vectors" / "results"
+                         / "graph-chain-service.json").read_text())
+    nodes, edges = marks(result)
+    calls = [e for e in edges if e.call]
+    assert [(c.topic, c.source, c.target) for c in calls] == [
+        (c["service"], c["client"], c["server"]) for c in result["calls"]]
+    svg = draw(nodes, edges)
+    assert svg.count("<path") == len(result["edges"]) + len(calls)
+    assert svg.count('stroke-dasharray="6 4"') == len(calls) == 1
+    assert f"<title>calls of {calls[0].topic}: {calls[0].source} -&gt; {calls[0].target}" in svg
+    row = {"service": "/get_map", "client": "planner_client", "server": "map_server",
+           "period_ns": 20_000_000, "answered": 100, "timeouts": 2, "errors": 0,
+           "latency_p50_ns": 20_000, "latency_p99_ns": 30_000}
+    (drawn,) = GraphRun({"graph_id": "g"}, calls=[row]).marks()[1]
+    assert (drawn.call, drawn.lost, drawn.target, drawn.p99_ns) == (True, 2, "map_server", 30_000)

@@ -191,3 +191,13 @@ def test_a_subscriber_without_a_report_keeps_every_subscriber_in_place() -> None
     view = stream_view(new)
     for field in CLAIMS:
         assert differences(old.get(field, ABSENT), view.get(field, ABSENT), field) == []
+
+
+def test_a_graph_results_profile_and_warnings_are_kept() -> None:
+    old = json.loads((GOLDEN / "graph-chain-service.json").read_text())
+    profile = {"tool": "perf", "frequency_hz": 299, "processes": [
+        {"name": "sensor", "pid": 7, "samples": 3, "svg": "profile/sensor.svg", "top": []}]}
+    warning = {"code": "profile-failed", "message": "perf stopped", "hint": None}
+    new = upgrade({**old, "profile": profile, "warnings": [warning]})
+    assert new["profile"] == profile and new["warnings"] == [warning]
+    assert validation_error(new, "result") is None

@@ -114,3 +114,38 @@ def test_bad_combinations_are_usage_errors(leased_env: dict[str, str], tmp_path:
     code, result, stderr = run(leased_env, tmp_path, *args)
     assert code == 2 and not result
     assert named in stderr
+
+
+def test_a_graphs_wire_counts_the_edges_across_hosts(leased_env: dict[str, str],
+                                                     tmp_path: Path) -> None:
+    """A graph with a node on each host: the sensor's UDP messages cross the link as packets of
+    payload + 84 bytes, by the graph's own schedule (its go instant, warm-up, duration and
+    linger); the listener beside the sensor on host a adds nothing to the wire, the listener on
+    b sends nothing back. Bounds from the edge's own counts: every measured message crossed in
+    the steady phase, and besides them at most the warm-up's messages (one released after the
+    measured phase began counts as steady); every packet of the measured phases is a message."""
+    graph = tmp_path / "g.yaml"
+    graph.write_text(f"name: across\nnodes:\n"
+                     f"  - name: sensor\n    host: a\n"
+                     f"    publishers: [{{topic: /raw, rate: 50, payload: {PAYLOAD}}}]\n"
+                     f"  - name: near\n    host: a\n    subscribers: [{{topic: /raw}}]\n"
+                     f"  - name: far\n    host: b\n    subscribers: [{{topic: /raw}}]\n")
+    out = tmp_path / "graph.json"
+    done = run_mwperf("run", "--graph", str(graph), "--transport", "udp", "--wire-bytes",
+                      "--duration", "2s", "--warmup", "200ms", "--no-save", "--json-out",
+                      str(out), env=leased_env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(out.read_text())
+    assert validation_error(result, "graph-result") is None
+    edges = {e["to"]: e for e in result["edges"]}
+    wire = result["wire"]
+    assert wire["messages"] == edges["far"]["sent"] > 0 and wire["message_bytes"] == PAYLOAD + 56
+    (link,) = wire["links"]
+    assert (link["from"], link["to"], link["truncated"]) == ("a", "b", 0)
+    up, down = link["up"]["phases"], link["down"]["phases"]
+    warm = up["warmup"]["packets"]
+    assert edges["far"]["sent"] <= up["steady"]["packets"] <= edges["far"]["sent"] + warm
+    for phase in ("warmup", "steady"):
+        assert up[phase]["bytes"] == up[phase]["packets"] * UDP_PACKET, phase
+        assert down[phase]["packets"] == 0, phase
+    assert "wire" in done.stdout

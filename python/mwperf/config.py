@@ -75,6 +75,8 @@ class PointConfig:
     peer_timeout_ns: int
     busy_poll: bool = False
     prevent_cpu_idle: bool = False
+    keep_awake: bool = False
+    """``--keep-awake``: a SCHED_IDLE spinner on each CPU while the point runs (parts/keep_awake.py)"""
     spin_margin_ns: int = 100_000
     samples: bool = False
     reliability: str = "reliable"
@@ -347,6 +349,7 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
         duration_ns=duration_ns, count=count, warmup_ns=warmup_ns,
         peer_timeout_ns=peer_timeout_ns, busy_poll=bool(options.get("busy_poll")),
         prevent_cpu_idle=bool(options.get("prevent_cpu_idle")),
+        keep_awake=bool(options.get("keep_awake")),
         spin_margin_ns=spin_margin_ns, samples=bool(options.get("samples")), **qos, **workload,
         **link,
         cpu=cpu, subscribers=subscribers,

@@ -109,6 +109,9 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
            "[default: {default}]"),
     option("--busy-poll", is_flag=True, help="Agents never block in receive (spins a core)."),
     option("--prevent-cpu-idle", is_flag=True, help="Keep CPUs out of deep idle states."),
+    option("--keep-awake", is_flag=True, help="A spinner at the lowest priority (SCHED_IDLE) "
+           "on each CPU of this machine while the point runs, so no CPU halts: every "
+           "transport wakes on a running CPU (a VM's halted vCPU takes tens of µs to wake)."),
     agent_option("--reliability", help="QoS: reliable or best-effort (mapped per "
            "middleware).  [default: {default}]"),
     agent_option("--history", help="QoS: keep-last (with --depth), keep-last:N or "

@@ -61,6 +61,15 @@ def save_point(outcome: Outcome, directory: Path) -> Path:
     return directory
 
 
+KEPT: dict[str, Callable[[Path], bool]] = {
+    "profile": lambda source: source.suffix in (".svg", ".folded", ".txt"),  # flame graphs,
+    # stacks, tops (not perf.data)
+    "alloc-sites": lambda source: source.name.endswith((".txt", ".heaptrack.gz")),  # records
+    # and tables (not the raw record)
+}
+"""a part's folder of files saved with the result -> which of its files are kept"""
+
+
 def _save(outcome: Outcome, directory: Path) -> None:
     result = outcome.result
     make_folder(directory)
@@ -72,10 +81,8 @@ def _save(outcome: Outcome, directory: Path) -> None:
         _copy(path, directory / path.name)
     _copy_folder(outcome.daemons_dir, directory / "daemons",  # logs, generated configurations
                  lambda source: True)
-    _copy_folder(outcome.profile_dir, directory / "profile",  # flame graphs, stacks, tops
-                 lambda source: source.suffix in (".svg", ".folded", ".txt"))
-    _copy_folder(outcome.alloc_sites_dir, directory / "alloc-sites",  # heaptrack records, tables
-                 lambda source: source.name.endswith((".txt", ".heaptrack.gz")))
+    _copy_folder(outcome.profile_dir, directory / "profile", KEPT["profile"])
+    _copy_folder(outcome.alloc_sites_dir, directory / "alloc-sites", KEPT["alloc-sites"])
     _copy_folder(outcome.layers_dir, directory / "layers",  # each agent's per-message rows
                  lambda source: source.suffix == ".csv")
     write_json(directory / "result.json", result)  # last: every other file is on the disk
@@ -117,6 +124,11 @@ def write_json(path: Path, document: Any) -> None:
     """Write ``document`` as indented JSON to ``path``, atomically."""
     data = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     _publish(path, lambda tmp: tmp.write_text(data, encoding="utf-8"))
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path``, atomically."""
+    _publish(path, lambda tmp: tmp.write_bytes(data))
 
 
 def write_text(path: Path, text: str) -> None:

@@ -8,6 +8,7 @@ import functools
 import json
 from typing import Any, Literal
 
+import jsonschema_rs
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
@@ -26,11 +27,24 @@ KIND_DEFS = {"agent-report": "agent_report", "run-result": "run_result",
 
 
 def validation_error(document: Any, kind: str) -> str | None:
-    """Return None when ``document`` is a valid ``kind`` document, else 'path: problem'."""
+    """Return None when ``document`` is a valid ``kind`` document, else 'path: problem'.
+
+    jsonschema-rs (Rust) answers whether it is valid, ~600 times faster than jsonschema
+    (a throughput result's 440 KB: 1.4 ms against 0.9 s); only a document it refuses goes
+    through jsonschema, whose best match names the field (and whose answer is the one given:
+    tests/test_schema_fast.py holds both to the same verdicts)."""
+    if _fast(kind).is_valid(document):
+        return None
     error = best_match(_validator(kind).iter_errors(document))
     if error is None:
         return None
     return f"{error.json_path}: {error.message}"
+
+
+@functools.cache
+def _fast(kind: str) -> Any:
+    """jsonschema-rs's validator of the same schema as ``_validator(kind)``."""
+    return jsonschema_rs.validator_for(_validator(kind).schema)
 
 
 @functools.cache

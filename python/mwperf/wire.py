@@ -114,6 +114,26 @@ def section(reports: list[dict[str, Any] | None], wires: list[dict[str, str]],
             "links": links, **headline(links)}
 
 
+def graph_section(reports: list[dict[str, Any] | None], wires: list[dict[str, str]],
+                  phases: Mapping[str, Any] | None, edges: list[dict[str, Any]],
+                  node_hosts: Mapping[str, str]) -> RunResultWire:
+    """A graph run's ``wire``: phases from its schedule; per message over the edges whose two
+    nodes are on different hosts (their publishers' measured messages sent, each crossing once
+    per subscriber), when those all carry one size."""
+    across = [e for e in edges if node_hosts.get(e["from"]) != node_hosts.get(e["to"])]
+    sizes = {e["payload_bytes"] for e in across}
+    messages = sum(e["sent"] for e in across) if len(sizes) == 1 else None
+    out = section(reports, wires, phases, messages, sizes.pop() if len(sizes) == 1 else 0)
+    if not across:
+        out["status"] = ("no edge crosses a wire: every publisher and its subscribers are on "
+                         "one host (give nodes host: b to put them across the link)")
+    elif messages is None:
+        out["status"] = ("the edges across hosts carry several sizes: bytes per phase only, "
+                         "no per-message figure")
+        out.pop("message_bytes", None)
+    return out
+
+
 def per_message(counts: dict[str, dict[str, Any]], messages: int | None,
                 message_bytes: int) -> dict[str, Any]:
     steady, idle = counts.get("steady"), counts.get("idle")

@@ -96,7 +96,7 @@ pub fn check_conditions(cx: &Context) -> Vec<Warning> {
         w.push(Warning::new(
             codes::CPU_IDLE_NOT_CONTROLLABLE,
             "--prevent-cpu-idle has no effect here: the kernel has no cpuidle driver (idle CPUs halt and the hypervisor decides how fast they wake)",
-            Some("use --busy-poll to keep the agents' CPUs awake"),
+            Some("use --keep-awake (a SCHED_IDLE spinner on each CPU) or --busy-poll to keep the CPUs awake"),
         ));
     }
     if cx.clock_read_overhead_ns > 1_000.0 {

@@ -15,8 +15,8 @@
 //! - [`dump`]: `MWPERF_LAYERS_DUMP=PATH` writes what was not drained as CSV at exit.
 //!
 //! TEST ONLY: `MWPERF_LAYERS_CAPACITY=N` lets at most N events wait in the ring (to fill it);
-//! `MWPERF_LAYERS_TEST_ROS2_DELAY_NS=N` busy-waits N ns after the rcl_publish and rmw_take
-//! stamps (an injected truth for the ROS 2 parts: ros2.rs).
+//! `MWPERF_LAYERS_TEST_ROS2_DELAY_NS=N` sleeps until N ns after the rcl_publish and rmw_take
+//! stamps of odd-numbered messages (an injected truth for the ROS 2 parts: ros2.rs).
 
 #[cfg_attr(test, allow(dead_code))]
 mod fds;

@@ -60,10 +60,13 @@ class EdgeMark:
     p50_ns: int | None
     p99_ns: int | None
     """None: nothing arrived to measure"""
+    call: bool = False
+    """a call edge (client -> server of ``topic``, the service): drawn dashed; received =
+    answered, lost = timed out or failed, latency the calls' (from their intended time)"""
 
 
 def marks(result: dict[str, Any]) -> tuple[list[NodeMark], list[EdgeMark]]:
-    """The marks of a graph-result's nodes and edges."""
+    """The marks of a graph-result's nodes, edges and call edges."""
     nodes = [NodeMark(n["name"], n["status"], n.get("cpu_percent")) for n in result["nodes"]]
     edges = []
     for e in result["edges"]:
@@ -71,7 +74,28 @@ def marks(result: dict[str, Any]) -> tuple[list[NodeMark], list[EdgeMark]]:
         edges.append(EdgeMark(e["topic"], e["from"], e["to"], e.get("period_ns"),
                               e.get("received"), e.get("lost"), latency.get("p50_ns"),
                               latency.get("p99_ns")))
+    for c in result.get("calls") or []:
+        if c.get("server") is None:
+            continue  # nobody serves it: no second end to draw (the summary says so)
+        latency = c.get("latency") or {}
+        edges.append(call_mark(c["service"], c["client"], c["server"], c.get("period_ns"),
+                               c.get("answered"), failed(c), latency.get("p50_ns"),
+                               latency.get("p99_ns")))
     return nodes, edges
+
+
+def failed(call: dict[str, Any]) -> int | None:
+    """A call edge's calls that got no answer: timed out or failed (None: not counted)."""
+    counts = [call.get(k) for k in ("timeouts", "errors")]
+    return None if all(c is None for c in counts) else sum(c or 0 for c in counts)
+
+
+def call_mark(service: str, client: str, server: str, period_ns: int | None,
+              answered: int | None, failed_calls: int | None, p50_ns: int | None,
+              p99_ns: int | None) -> EdgeMark:
+    """A call edge as drawn (from a graph result or the catalogue's graph_calls row)."""
+    return EdgeMark(service, client, server, period_ns, answered, failed_calls, p50_ns, p99_ns,
+                    call=True)
 
 
 def share(edge: EdgeMark) -> float:
@@ -91,9 +115,9 @@ def colour(edge: EdgeMark) -> str:
 
 
 def legend_html() -> str:
-    """The colours' meaning, one HTML line."""
+    """The colours' meaning, one HTML line (and the dashes')."""
     return " ".join(f'<span style="color:{c}">&#9632;</span> {html.escape(text)}'
-                    for c, text in COLOURS)
+                    for c, text in COLOURS) + "; dashed: a client's calls of a service"
 
 
 def columns(names: Sequence[str], edges: Iterable[EdgeMark]) -> dict[str, int]:
@@ -144,13 +168,16 @@ def draw(nodes: Sequence[NodeMark], edges: Sequence[EdgeMark], data_tips: bool =
             path = f"M{sx},{sy} C{sx + 60},{sy - bend} {tx - 60},{ty - bend} {tx},{ty}"
         else:
             path = f"M{sx},{sy} C{(sx + tx) / 2},{sy} {(sx + tx) / 2},{ty} {tx},{ty}"
-        tip = (f"{e.topic}: {e.source} -> {e.target}; p50 {format_ns(e.p50_ns)}, p99 "
+        what = f"calls of {e.topic}" if e.call else e.topic
+        tip = (f"{what}: {e.source} -> {e.target}; p50 {format_ns(e.p50_ns)}, p99 "
                f"{format_ns(e.p99_ns)}" + (f" ({share(e):.0%} of the period)"
-                                           if e.period_ns else "") + f", lost {e.lost}"
-               if e.p99_ns is not None else f"{e.topic}: {e.source} -> {e.target}; nothing "
+                                           if e.period_ns else "")
+               + (f", unanswered {e.lost}" if e.call else f", lost {e.lost}")
+               if e.p99_ns is not None else f"{what}: {e.source} -> {e.target}; nothing "
                "measured" + (" (nothing arrived)" if e.received == 0 else ""))
+        dashes = ' stroke-dasharray="6 4"' if e.call else ""
         out.append(_element("path", f'd="{path}" fill="none" stroke="{colour(e)}" '
-                            f'stroke-width="{2 if size is ROOMY else 1}" '
+                            f'stroke-width="{2 if size is ROOMY else 1}"{dashes} '
                             f'opacity="{0.8 if size is ROOMY else 0.6}"',
                             tip, data_tips))
     for n in nodes:

@@ -13,7 +13,9 @@ from ..agent import Agent
 from ..config import PointConfig
 from ..durations import format_ns
 from ..errors import NotSaved
-from ..results import WriteFailed, write_json, write_text
+from ..allocsites.heaptrack import ALLOC_SITES_DIR
+from ..profiling import PROFILE_DIR
+from ..results import KEPT, WriteFailed, write_bytes, write_json, write_text
 from ..runner import Outcome
 from ..soak.gates import parse_gates
 from ..soak.graph_gates import evaluate
@@ -48,7 +50,7 @@ def measure_graph(cfg: PointConfig, agent: Agent, results_dir: Path | None,
         f"{cfg.transport} for {format_ns(cfg.duration_ns)} ...")
     with tempfile.TemporaryDirectory(prefix="mwperf-graph-") as folder:
         result = run_graph(point.graph, cfg, agent, Path(folder))
-        logs = _command_logs(Path(folder))
+        logs = _kept_files(Path(folder))
     if first is not None and point.baseline is not None:
         result["baseline"] = interference(first, result, point.baseline)
     if cfg.gates or cfg.targets:
@@ -57,11 +59,18 @@ def measure_graph(cfg: PointConfig, agent: Agent, results_dir: Path | None,
     return _saved(Outcome(result, None, interrupted=_stopped(result)), results_dir, where, logs)
 
 
-def _command_logs(workdir: Path) -> dict[str, bytes]:
-    """The command nodes' output (``daemons/command.<node>.log``, named in their nodes[]
-    entries), to be saved beside the result."""
-    return {f"daemons/{path.name}": path.read_bytes()
+def _kept_files(workdir: Path) -> dict[str, bytes]:
+    """What is saved beside the result from the run's work folder: the command nodes' output
+    (``daemons/command.<node>.log``, named in their nodes[] entries) and ``--profile``'s flame
+    graphs, folded stacks and top tables (``profile/``, named in the result's profile),
+    ``--alloc-sites``' records and tables (``alloc_sites/``)."""
+    kept = {f"daemons/{path.name}": path.read_bytes()
             for path in sorted((workdir / "daemons").glob(f"{COMMAND_LOGS}*.log"))}
+    for folder in (PROFILE_DIR, ALLOC_SITES_DIR):
+        kept.update({f"{folder}/{path.name}": path.read_bytes()
+                     for path in sorted((workdir / folder).glob("*"))
+                     if path.is_file() and KEPT[folder](path)})
+    return kept
 
 
 def _stopped(result: dict) -> bool:
@@ -82,7 +91,7 @@ def _saved(outcome: Outcome, results_dir: Path | None,
     try:
         write_text(folder / GRAPH_PAGE, render(result))
         for name, data in (logs or {}).items():
-            write_text(folder / name, data.decode(errors="replace"))
+            write_bytes(folder / name, data)
         write_json(folder / GRAPH_RESULT, result)  # last: it makes the folder a graph run
     except WriteFailed as exc:
         if fresh:

@@ -38,10 +38,16 @@ class Publisher:
     offsets_ns: tuple[int, ...] = ()
     """a replayed recording's times (``replay:``): message k due at offsets[k mod n] + (k div
     n) x (the last offset + period_ns) after the start; () = every period_ns"""
+    closed_loop: bool = False
+    """the next message when the previous one's reply is back, one in flight (a round trip at
+    ``--rate 0``; ``period_ns`` is then 0 and the publisher is not saturating)"""
+    trace: str | None = None
+    """a stream ``--replay``'s per-topic trace file (bags/trace.py: times and sizes) the
+    sender streams; None = the period and ``payload_sizes``/``offsets_ns``"""
 
     @property
     def saturating(self) -> bool:
-        return self.period_ns == 0
+        return self.period_ns == 0 and not self.closed_loop
 
 
 @dataclass(frozen=True)
@@ -103,7 +109,8 @@ class Node:
     clients: tuple[Client, ...] = ()
     client: str = "agent"
     """who runs the node (clients.py): ``agent`` (mwperf-agent node) or ``rclpy`` (a real rclpy
-    node, python/mwperf/ros2/graph_node.py)"""
+    node, python/mwperf/ros2/graph_node.py); a stream's ``--pong relay`` (plan/stream_graph.py):
+    ``relay``, the transport's own foreign echo, started as a daemon"""
     command: tuple[str, ...] = ()
     """a program of the user's run as this node (graph/commands.py): its words, ``{in}``,
     ``{out}`` and ``{type}`` not yet replaced; () = an mwperf agent"""

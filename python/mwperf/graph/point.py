@@ -33,9 +33,10 @@ GRAPH_OPTIONS = ("graph", "baseline", "without", "copies", "rate_scale")
 """the point options only a graph has"""
 GRAPH_TAKES = ("transport", "duration", "warmup", "reliability", "history", "depth",
                "durability", "discovery_timeout", "opt", "busy_poll", "link", "link_backend",
-               "spin_margin", "peer_timeout", "prevent_cpu_idle", "cpu_quota", "cpu_pin",
+               "spin_margin", "peer_timeout", "prevent_cpu_idle", "keep_awake", "cpu_quota", "cpu_pin",
                "rt_priority", "clock_sync", "test_clock", "host", "remote_place", "ssh_config",
-               "accept_new_host_key", "count_allocs", "layers", "gates", "targets",
+               "accept_new_host_key", "count_allocs", "layers", "gates", "targets", "profile",
+               "wire_bytes", "alloc_sites",
                *GRAPH_OPTIONS)
 """every point option a graph point takes (the rest set one stream's rates, sizes and work)"""
 CPU_OPTIONS = ("cpu_quota", "cpu_pin", "rt_priority")
@@ -85,8 +86,8 @@ def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]]
         flag = "--" + given[0].replace("_", "-")
         raise UsageError(f"{flag}: not with --graph, whose nodes set their own rates, sizes and "
                          "work; a graph takes --transport, --duration, --warmup, the QoS flags, "
-                         "--opt, --busy-poll, --link, the CPU flags, --copies, --rate-scale, "
-                         "--baseline, --without")
+                         "--opt, --busy-poll, --link, the CPU flags, --profile, --wire-bytes, "
+                         "--alloc-sites, --copies, --rate-scale, --baseline, --without")
     if any(str(o).split("=", 1)[0].strip() == "client" for o in options.get("opt") or ()):
         raise UsageError("--opt client: not with --graph: a graph file says who runs each node "
                          "(client: agent | rclpy on the node)")

@@ -27,8 +27,10 @@ from ..errors import RunError, UsageError
 from ..schema import validation_error
 from ..leases import Lease
 from ..middleware import prepare
+from ..parts import Part, parts_for
+from ..parts.state import PointState
 from ..procs import AgentProcess, AgentSet
-from ..place import Place
+from ..place import Place, ThisMachine
 from ..remote.hosts import PointHosts
 from ..runner import DAEMON_PLACED_AS, placed, real_hosts
 from ..transports import profile
@@ -104,6 +106,13 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
     check_services(graph, cfg.transport, most)
     if cfg.transport == "ros2":
         check_timer(cfg, f"--graph {graph.name} --transport ros2")
+    parts = [part for part in parts_for(cfg) if part.on_graphs]
+    if cfg.alloc_sites and rclpy_nodes(graph):
+        raise UsageError(f"--alloc-sites: not with client: rclpy nodes ("
+                         f"{', '.join(rclpy_nodes(graph))}): heaptrack cuts the steady state "
+                         "at the agent's per-message markers, which an rclpy node has not")
+    for part in parts:
+        part.check(cfg, agent)
     tag = secrets.randbits(32)
     started = datetime.now(timezone.utc)
     duration_ns = cfg.duration_ns or 0
@@ -129,6 +138,8 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
             DaemonSet(workdir, lease) as daemons:
         cfg = replace(cfg, opts=cfg.opts + own_domain(cfg, lease))
         place: Place | None = network or real
+        state = PointState(cfg, agent, workdir, tag, lease, place or ThisMachine(), network,
+                           real, daemons, shown={file_name(n.name): n.name for n in graph.nodes})
         placement = CpuPlacement(cfg.cpu, lease)  # the nodes' and limited hosts' cgroups
         if real is not None:
             real.cpu = placement  # the supervisors there apply the CPU limits
@@ -156,7 +167,9 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
         extra = [clock_node(clocks, specs)] if clocks.server == CLOCK_NODE else []
         go_file = workdir / "go"
         rclpy = set(rclpy_nodes(graph))
+        _each(parts, "start", state)
         with AgentSet(workdir, placement) as agents:
+            state.agents = agents
             t0 = time.monotonic()
             procs: dict[str, AgentProcess] = {}
             try:
@@ -170,7 +183,8 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                     procs[spec["name"]] = _start(agents, agent, cfg, spec, workdir, go_file, tag,
                                                  place, real, clocks.args(spec["name"]),
                                                  _shift(cfg, topology, spec["name"]),
-                                                 cfg.layers and layers_missing is None)
+                                                 cfg.layers and layers_missing is None,
+                                                 (parts, state))
                 commands.wait_ready(list(procs.values()),
                                     max(10.0, cfg.discovery_timeout_ns / 1e9 + 5))
                 ready_s = time.monotonic() - t0
@@ -180,6 +194,12 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                 temporary.write_text(f"{start_ns}\n")
                 os.replace(temporary, go_file)
                 commands.measuring()
+                # the schedule's phases on CLOCK_MONOTONIC, as a sender's report states them
+                state.found["phases"] = {
+                    "first_send_ns": start_ns, "measure_start_ns": start_ns + cfg.warmup_ns,
+                    "drained_ns": start_ns + cfg.warmup_ns + duration_ns + linger}
+                state.found["node_hosts"] = _node_hosts(graph, topology)
+                _each(parts, "sender_started", state)
                 if real is not None:
                     write_remote_go(real, [(s["name"], file_name(s["name"])) for s in specs],
                                     start_ns)
@@ -190,6 +210,7 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                             and name != CLOCK_NODE:
                         failed[name] = f"did not finish within {limit:g} s and was stopped"
                 commands.measured()
+                _each(parts, "sender_done", state)
                 planned_end_ns = start_ns + cfg.warmup_ns + duration_ns + linger
                 stop_s = max(0.0, (time.monotonic_ns() - planned_end_ns) / 1e9)
                 agents.stop_all()
@@ -197,6 +218,7 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                 interrupted = str(getattr(exc, "reason", "")) or "interrupted by Ctrl-C"
                 commands.measured()
                 agents.stop_all()
+                _each(parts, "interrupted", state)
                 ready_s = time.monotonic() - t0
                 stop_s = None
             daemons.sample_all()
@@ -236,6 +258,10 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                  daemons=daemons.describe(), link=link, cpu=cpu, hosts=hosts,
                  commands=commands.entries())
     verdicts(graph, result, _foreign(reports))
+    for part in parts:
+        part.section(state, result)  # type: ignore[arg-type]
+    if state.warnings:
+        result["warnings"] = state.warnings
     if cfg.layers:
         attach_layers(result, graph, specs, reports,
                       {s["name"]: rows_path(workdir, file_name(s["name"])) for s in specs},
@@ -244,6 +270,11 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
     if problem is not None:  # mwperf's own fault: say where, keep nothing half-right
         raise RunError(f"the graph result does not match schema/result.v2.json at {problem}")
     return result
+
+
+def _each(parts: list[Part], hook: str, state: PointState[PointConfig]) -> None:
+    for part in parts:
+        getattr(part, hook)(state)
 
 
 def _command_environment(graph: Graph, cfg: PointConfig) -> dict[str, str]:
@@ -295,7 +326,8 @@ def _emulated(topology: Topology | None, cfg: PointConfig, workdir: Path, tag: i
     if topology is None:
         return contextlib.nullcontext()
     return emulated_network(topology, cfg.link, cfg.link_backend, workdir,
-                            f"graph {tag & 0xFFFF:04x}", layer_log=cfg.layers)
+                            f"graph {tag & 0xFFFF:04x}", packet_log=cfg.wire_bytes,
+                            layer_log=cfg.layers)
 
 
 def _link_stamps(network: Network | None, tag: int, graph: Graph,
@@ -325,7 +357,8 @@ def _shift(cfg: PointConfig, topology: Topology | None, node: str) -> tuple[int,
 def _start(agents: AgentSet, agent: Agent, cfg: PointConfig, spec: dict[str, Any],
            workdir: Path, go_file: Path, tag: int, place: Place | None,
            real: PointHosts | None, clock_args: list[str],
-           shift: tuple[int, float] | None, layers: bool = False) -> AgentProcess:
+           shift: tuple[int, float] | None, layers: bool = False,
+           hooks: "tuple[list[Part], PointState[PointConfig]] | None" = None) -> AgentProcess:
     """Start ``spec``'s node where it is placed: here (in an emulated host's namespace, or
     mwperf's own), or on a real host (its spec on its command line, its files in its scratch
     folder there, its report sent back)."""
@@ -357,6 +390,10 @@ def _start(agents: AgentSet, agent: Agent, cfg: PointConfig, spec: dict[str, Any
         existing = (env or {}).get("LD_PRELOAD") or os.environ.get("LD_PRELOAD")
         env = {**(env or {}), "LD_PRELOAD": layers_preload(agent, existing)}
     argv += [arg for opt in opts for arg in ("--opt", opt)]
+    for part in hooks[0] if hooks is not None else []:  # what the parts on graphs add
+        assert hooks is not None
+        argv += part.args(hooks[1], spec["name"])
+        env = part.env(hooks[1], name, env)
     if remote:
         assert real is not None
         return agents.adopt(real.spawn(spec["name"], argv, workdir, name, env, [report]))

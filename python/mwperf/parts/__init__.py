@@ -18,6 +18,7 @@ from .bridge import Bridge
 from .calls import CallsPart
 from .clock import ClockSync
 from .fastdds_distro import FastddsDistro
+from .keep_awake import KeepAwake
 from .layers import Layers
 from .outage import Outage
 from .profile import Profile
@@ -32,7 +33,7 @@ from .wire_bytes import WireBytes
 if TYPE_CHECKING:
     from ..point import Point
 
-PARTS: tuple[Part, ...] = (Ros2(), FastddsDistro(), CallsPart(), Sizes(), Bridge(), Outage(),
+PARTS: tuple[Part, ...] = (Ros2(), FastddsDistro(), CallsPart(), Sizes(), KeepAwake(), Bridge(), Outage(),
                            ClockSync(), CountAllocs(),
                            Layers(), AllocSites(), Profile(), WireBytes(), Samples(), Throughput(),
                            Restarts(), Resources())

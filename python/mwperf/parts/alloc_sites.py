@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 class AllocSites(Part):
     name = "alloc sites"
+    on_graphs = True
 
     def wanted(self, cfg: "Point") -> bool:
         return cfg.alloc_sites
@@ -38,9 +39,11 @@ class AllocSites(Part):
 
     def section(self, run: "PointState", result: "RunResult") -> None:
         agents = run.agents.agents if run.agents is not None else []
-        result["alloc_sites"] = heaptrack.collect(
-            heaptrack.find(), run.workdir, [(a.name, a.role) for a in agents
-                                            if run.is_local(a.role)])
+        section = heaptrack.collect(heaptrack.find(), run.workdir,
+                                    [(a.name, a.role) for a in agents if run.is_local(a.role)])
+        for process in section["processes"]:  # a graph's node by its own name
+            process["name"] = run.shown_name(process["name"])
+        result["alloc_sites"] = section
 
     def files(self, run: "PointState") -> dict[str, Any]:
         return {"alloc_sites_dir": run.workdir / heaptrack.ALLOC_SITES_DIR}

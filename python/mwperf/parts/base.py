@@ -14,6 +14,10 @@ class Part:
     """The hooks; each does nothing unless a part overrides it."""
 
     name = "part"
+    on_graphs = False
+    """its hooks also work on a graph run (graph/run.py calls them; issue 38 step 12): start,
+    sender_started (the go instant), sender_done (the nodes finished), interrupted, section
+    (on the graph result) and files"""
 
     def wanted(self, cfg: "Point") -> bool:
         """Active for this point."""

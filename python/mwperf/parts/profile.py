@@ -1,5 +1,6 @@
 """The profile part (``--profile``): perf samples every local agent and daemon while the sender
-runs; the result's ``profile`` has each one's flame graph and top functions."""
+runs (a graph: every local node, daemon and command node while the graph is measured); the
+result's ``profile`` has each one's flame graph and top functions."""
 
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
 
 class Profile(Part):
     name = "profile"
+    on_graphs = True
 
     def __init__(self) -> None:
         self.recorder: Recorder | None = None
@@ -43,7 +45,7 @@ class Profile(Part):
                                              "the point was measured without a profile"))
             return
         agents = run.agents.agents if run.agents is not None else []
-        self.names = {a.popen.pid: a.name for a in agents if run.is_local(a.role)}
+        self.names = {a.popen.pid: run.shown_name(a.name) for a in agents if run.is_local(a.role)}
         self.names.update({d.popen.pid: d.name for d in run.daemons.daemons
                            if getattr(d, "popen", None) is not None and d.popen.poll() is None})
         self.recorder = Recorder(list(self.names), run.workdir / PROFILE_DIR, run.lease)

@@ -50,12 +50,19 @@ class PointState(Generic[C]):
     """warnings of mwperf's own (not the agents')"""
     found: dict[str, Any] = field(default_factory=dict)
     """what a part finds and another reads (e.g. the outage window, the clock's address)"""
+    shown: dict[str, str] = field(default_factory=dict)
+    """process name -> the name the result gives it, where they differ (a graph's node
+    ``node.<name>`` is node ``<name>``)"""
 
     @property
     def network(self) -> "Place | None":
         """The place, or None on this machine's loopback (as the transports' hooks and the
         bridges take it)."""
         return self.emulated or self.real
+
+    def shown_name(self, name: str) -> str:
+        """What the result calls process ``name`` (see ``shown``)."""
+        return self.shown.get(name, name)
 
     def is_local(self, name: str) -> bool:
         """``name`` runs on this machine (possibly in an emulated host's namespace)."""

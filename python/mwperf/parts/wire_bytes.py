@@ -1,9 +1,11 @@
 """The wire-bytes part (``--wire-bytes``): the emulated links log every packet; the result's
-``wire`` splits the bytes by phase and per message (not applicable on loopback or real hosts)."""
+``wire`` splits the bytes by phase and per message (not applicable on loopback or real hosts).
+A graph run's phases are its schedule's (the go instant, warm-up, duration and linger), its
+messages those of the edges whose nodes sit on different hosts."""
 
 from typing import TYPE_CHECKING, Any
 
-from ..wire import not_applicable, section
+from ..wire import graph_section, not_applicable, section
 from ..errors import UsageError
 from .base import P, Part
 
@@ -15,6 +17,7 @@ if TYPE_CHECKING:
 
 class WireBytes(Part):
     name = "wire bytes"
+    on_graphs = True
 
     def wanted(self, cfg: "Point") -> bool:
         return cfg.wire_bytes
@@ -29,6 +32,11 @@ class WireBytes(Part):
     def section(self, run: "PointState", result: "RunResult") -> None:
         if run.emulated is None:
             result["wire"] = not_applicable(run.cfg.transport)
+            return
+        if "graph" in result:  # a graph run: its schedule's phases, the edges across hosts
+            result["wire"] = graph_section(run.emulated.reports, run.emulated.wire_ends(),
+                                           run.found.get("phases"), result["edges"],
+                                           run.found.get("node_hosts") or {})
             return
         measured = result["measurement"]
         report = run.sender_report()

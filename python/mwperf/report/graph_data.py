@@ -7,7 +7,7 @@ from typing import Any
 
 import duckdb
 
-from ..graph.drawing import EdgeMark, NodeMark
+from ..graph.drawing import EdgeMark, NodeMark, call_mark, failed
 from ..store.catalogue import dict_rows as _rows
 from ..store.graph_tables import GRAPH_RUN_COLUMNS
 
@@ -35,11 +35,14 @@ class GraphRun:
         return str(self.row["status"])
 
     def marks(self) -> tuple[list[NodeMark], list[EdgeMark]]:
-        """Its nodes and edges as the graph drawing takes them."""
+        """Its nodes, edges and call edges as the graph drawing takes them."""
         nodes = [NodeMark(n["name"], n["status"], n["cpu_percent"]) for n in self.nodes]
         edges = [EdgeMark(e["topic"], e["from_node"], e["to_node"], e["period_ns"],
                           e["received"], e["lost"], e["latency_p50_ns"], e["latency_p99_ns"])
                  for e in self.edges]
+        edges += [call_mark(c["service"], c["client"], c["server"], c["period_ns"],
+                            c["answered"], failed(c), c["latency_p50_ns"], c["latency_p99_ns"])
+                  for c in self.calls if c["server"] is not None]
         return nodes, edges
 
 

@@ -39,7 +39,7 @@ def graph_runs(runs: Sequence[Run]) -> list[GraphRun]:
 def worst_first(graph: GraphRun) -> list[dict[str, Any]]:
     """The graph run's edges rows, the highest p99 / period first (nothing arrived first of
     all)."""
-    _, marks = graph.marks()
+    marks = graph.marks()[1][:len(graph.edges)]  # the edges (the call edges follow them)
     order = sorted(range(len(marks)), key=lambda i: share(marks[i]), reverse=True)
     return [graph.edges[i] for i in order]
 

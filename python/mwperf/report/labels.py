@@ -17,15 +17,15 @@ from .data import Point, Run
 
 SETTINGS = ("transport", "mode", "rate", "payload", "topics", "executor", "busy_loop_ns",
             "reliability", "history", "depth", "durability", "opts", "pong", "busy_poll",
-            "prevent_cpu_idle", "in_flight", "clients", "reply_payload_bytes", "server_work_ns",
-            "subscribers", "delivery")
+            "prevent_cpu_idle", "keep_awake", "in_flight", "clients", "reply_payload_bytes",
+            "server_work_ns", "subscribers", "delivery")
 """the catalogue columns that define what a point measured (its configuration key); a
 throughput point's offered rate is ``rate`` (0: as fast as possible), its delivery
 ``delivery`` (NULL for the other modes)"""
 USUAL = {"topics": 1, "executor": "single", "busy_loop_ns": 0, "reliability": "reliable",
          "history": "keep-last", "depth": 10, "durability": "volatile", "opts": "[]",
-         "pong": "agent", "busy_poll": False, "prevent_cpu_idle": False, "in_flight": 1,
-         "clients": 1, "server_work_ns": 0, "subscribers": 1}
+         "pong": "agent", "busy_poll": False, "prevent_cpu_idle": False, "keep_awake": False,
+         "in_flight": 1, "clients": 1, "server_work_ns": 0, "subscribers": 1}
 """mwperf's defaults: a one-line description leaves them out"""
 
 
@@ -59,7 +59,7 @@ def setting_text(name: str, value: Any) -> str:
         return f"{value} topic{'s' if value != 1 else ''}"
     if name == "depth":
         return f"depth {value}"
-    if name in ("busy_poll", "prevent_cpu_idle"):
+    if name in ("busy_poll", "prevent_cpu_idle", "keep_awake"):
         return name.replace("_", "-") if value else f"no {name.replace('_', '-')}"
     if name == "executor":
         return f"{value} executor"

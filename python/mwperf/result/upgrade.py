@@ -25,7 +25,7 @@ RUN_SECTIONS = ("cpu", "daemons", "link", "hosts", "resilience", "restarts", "wi
 """a v2 run-result's run-level sections, kept whole (keyed by role names = node names)"""
 GRAPH_KEPT = ("run_id", "started_at", "status", "status_reason", "graph", "run", "edges",
               "chains", "calls", "nodes", "daemons", "link", "cpu", "hosts", "baseline",
-              "gates", "layers")
+              "gates", "layers", "profile", "wire", "alloc_sites")
 """a v1 graph-result's keys, kept as they are"""
 SENDER = {"roundtrip": "ping", "oneway": "pub", "throughput": "pub", "service": "client"}
 RECEIVER = {"roundtrip": "pong", "oneway": "sub", "throughput": "sub", "service": "server"}
@@ -61,7 +61,7 @@ def _from_graph_result(old: dict[str, Any]) -> dict[str, Any]:
     new.update({key: old[key] for key in GRAPH_KEPT if key in old})
     new["config"] = {**old["config"], "kind": "graph"}
     new.setdefault("calls", [])
-    new["warnings"] = []
+    new["warnings"] = list(old.get("warnings") or [])
     new["upgraded_from"] = {"kind": "graph-result", "version": old["version"], "notes": []}
     return new
 

@@ -155,6 +155,14 @@ def _add_stream_flows(con: duckdb.DuckDBPyConnection) -> None:
                                                       repetition))
 
 
+def _add_keep_awake(con: duckdb.DuckDBPyConnection) -> None:
+    """13 -> 14: ``points.keep_awake`` (--keep-awake), false for the points measured before it
+    existed (their configs have no such field: CONFIG_ABSENT)."""
+    con.execute("ALTER TABLE points ADD COLUMN IF NOT EXISTS keep_awake BOOLEAN")
+    con.execute("UPDATE points SET keep_awake = coalesce(TRY_CAST(json_extract_string(result, "
+                "'$.config.keep_awake') AS BOOLEAN), false)")
+
+
 MIGRATIONS: dict[int, Callable[[duckdb.DuckDBPyConnection], None]] = {
     1: _add_resilience_columns,
     2: _add_subscribers_table,
@@ -168,6 +176,7 @@ MIGRATIONS: dict[int, Callable[[duckdb.DuckDBPyConnection], None]] = {
     10: _add_layer_columns,
     11: _add_probe_ros2_columns,
     12: _add_stream_flows,
+    13: _add_keep_awake,
 }
 """version -> the step that upgrades a catalogue of that version to the next one"""
 

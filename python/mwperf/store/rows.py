@@ -11,8 +11,8 @@ from datetime import datetime
 from typing import Any
 
 from ..topicnames import name_and_address
-from .schema import (ACCOUNTING, CONFIG_COLUMNS, LATENCIES, LAYER_COLUMNS, LAYER_NAMES,
-                     MEASUREMENT_COLUMNS, ROLES, STAT_FIELDS)
+from .schema import (ACCOUNTING, CONFIG_ABSENT, CONFIG_COLUMNS, LATENCIES, LAYER_COLUMNS,
+                     LAYER_NAMES, MEASUREMENT_COLUMNS, ROLES, STAT_FIELDS)
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ def point_row(result: dict[str, Any], place: PointPlace) -> dict[str, Any]:
         "agent_version": agent_version(result),
     }
     for name, _ in CONFIG_COLUMNS:
-        value = config.get(name)
+        value = config.get(name, CONFIG_ABSENT.get(name))
         row[name] = json.dumps(value) if isinstance(value, (list, dict)) else value
     row.update(measurement_columns(result.get("measurement")))
     row.update(process_columns(result))

@@ -10,6 +10,7 @@ schema version is migrated when a migration is known, otherwise refused with the
 recreates it from the folders.
 """
 
+from typing import Any
 
 import duckdb
 
@@ -17,7 +18,7 @@ from ..errors import RunError
 from ..layer_names import NAMES as LAYER_NAMES
 from .graph_tables import GRAPH_TABLES
 
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 14
 """2: the resilience columns (time to connect, outage lost/recovery/session); 3: the
 ``subscribers`` table; 4: the cost columns (bytes on the wire, allocations per message); 5: the
 ``probes`` table; 6: ``topics.address`` (``topics.name`` is the topic's name: a replay's recorded
@@ -39,8 +40,11 @@ CONFIG_COLUMNS: tuple[tuple[str, str], ...] = (
     ("reliability", "VARCHAR"), ("history", "VARCHAR"), ("depth", "BIGINT"),
     ("durability", "VARCHAR"), ("opts", "VARCHAR"), ("discovery_timeout_ns", "BIGINT"),
     ("pong", "VARCHAR"), ("topics", "BIGINT"), ("executor", "VARCHAR"), ("busy_loop_ns", "BIGINT"),
+    ("keep_awake", "BOOLEAN"),
 )
 """the point configuration, one column per field (config fields not listed are in ``result``)"""
+CONFIG_ABSENT: dict[str, Any] = {"keep_awake": False}
+"""a config column's value for a result written before its field existed"""
 
 STAT_FIELDS = ("count", "min", "mean", "p50", "p90", "p99", "p999", "max", "stddev")
 LATENCIES = {"latency": "response", "service": "service"}

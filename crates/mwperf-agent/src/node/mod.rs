@@ -407,6 +407,9 @@ pub fn main(args: &crate::cli::NodeArgs) -> std::process::ExitCode {
     if args.common.layers_out.is_some() {
         crate::layers::enable(); // the interposer missing is reported, not fatal
     }
+    if args.common.alloc_site_markers {
+        crate::allocs::enable_markers(); // each measured message sent or received: a marker
+    }
     let clocks = (args.clock_serve, args.clock_ref);
     // the node's ROS 2 nodes close after its report is written (closing one can hang in the
     // RMW: what was measured is saved first)

@@ -247,6 +247,10 @@ pub fn run(
         let _ = ep.send(&buf);
         mwperf_core::clock::sleep_until_ns(now_ns() + 1_000_000);
     }
+    // and the markers themselves: a reliable ros2 writer destroyed with them unacknowledged
+    // dropped them (an rclpy sub of sensor_msgs/Image got all 300 messages and no marker);
+    // a sub that leaves on the first one unmatches, which ends the wait too
+    ep.finish(args.peer_timeout.min(1_000_000_000));
     let (status, reason) = match stop {
         Some((s, r)) => (s, Some(r)),
         None if send_errors > 0 => (
