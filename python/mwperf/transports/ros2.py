@@ -9,7 +9,7 @@ message type of the point's payload (``message_type``: ``--opt type`` overrides)
 import os
 import secrets
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import pong_command, ros2
 from ..daemons import ros2_relay
@@ -19,8 +19,10 @@ from .dds_domain import domain_from_env
 from .hooks import DoctorChecks, Hooks, Plan, Setup
 
 if TYPE_CHECKING:
-    from ..config import PointConfig
     from ..point import Point
+
+PointConfig = Any
+"""config.PointConfig (not imported: config imports the parts, which import this module)"""
 
 DISTRO_OPT = "distro"
 TYPE_OPT = "type"
