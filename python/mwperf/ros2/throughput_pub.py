@@ -155,7 +155,8 @@ class Publisher:
         self.sent = self.warmup_sent = 0
         self.matched_ns: int | None = None
         self.last_send_ns = 0
-        self.node = self.pub = None
+        self.node: Any = None
+        self.pub: Any = None
 
     def open(self) -> None:
         import rclpy
