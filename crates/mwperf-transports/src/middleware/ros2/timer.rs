@@ -134,3 +134,37 @@ fn unsupported(what: String) -> TransportError {
         what,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Spec;
+
+    fn pacing_of(value: Option<&str>, side: Side) -> Result<Pacing, TransportError> {
+        let spec = match value {
+            Some(v) => Spec::new("0/x").with_option("timer", v),
+            None => Spec::new("0/x"),
+        };
+        let opts = spec.options_of(&crate::middleware::ros2_descriptor::DESCRIPTOR)?;
+        pacing(&opts, side)
+    }
+
+    #[test]
+    fn an_rcl_timer_paces_the_senders_and_the_answering_sides_ignore_it() {
+        assert_eq!(pacing_of(Some("rcl"), Side::Pub).unwrap(), Pacing::Rcl);
+        assert_eq!(pacing_of(Some("rcl"), Side::Ping).unwrap(), Pacing::Rcl);
+        assert_eq!(pacing_of(Some("rcl"), Side::Pong).unwrap(), Pacing::Mwperf);
+        assert_eq!(pacing_of(Some("rcl"), Side::Sub).unwrap(), Pacing::Mwperf);
+        assert_eq!(
+            pacing_of(Some("mwperf"), Side::Ping).unwrap(),
+            Pacing::Mwperf
+        );
+        assert_eq!(pacing_of(None, Side::Pub).unwrap(), Pacing::Mwperf);
+    }
+
+    #[test]
+    fn an_unknown_timer_is_refused_naming_the_allowed_ones() {
+        let e = pacing_of(Some("wall"), Side::Pong).unwrap_err().to_string();
+        assert!(e.contains("--opt timer=wall (allowed: rcl, mwperf)"), "{e}");
+    }
+}
