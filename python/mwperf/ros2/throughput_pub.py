@@ -18,7 +18,7 @@ Like the agent's pub it
 - waits (at most min(peer timeout, 1 s)) for the subscribers' acknowledgements
   (``Publisher.wait_for_all_acked``), sends the end-of-stream marker three times 1 ms apart
   (``FLAG_FIN``, seq = measured messages sent, intended = warm-up messages sent, peer_rx = 0:
-  no period) and writes an agent report of role ``pub`` (schema/result.v2.json
+  no period) and waits for their acknowledgements as well and writes an agent report of role ``pub`` (schema/result.v2.json
   ``agent_report``) to ``--json``: its own count (``sent``), the send calls and its CPU over
   the steady window (``throughput``), its discovery time and process;
 - on SIGTERM/SIGINT stops with what it sent, partial.
@@ -259,12 +259,7 @@ class Publisher:
         return "interrupted by signal" if stop else None
 
     def finish(self) -> None:
-        from rclpy.duration import Duration
-        limit_ns = min(self.args.peer_timeout_ns, 1_000_000_000)
-        try:
-            self.pub.wait_for_all_acked(Duration(nanoseconds=limit_ns))
-        except Exception:  # noqa: BLE001 - best effort, as the agent's finish
-            pass
+        self.wait_acked()
         fin = wire.encode(wire.Header(wire.FLAG_FIN, self.args.run_id, 0, self.sent,
                                       self.warmup_sent, 0, 0, 0))
         for _ in range(FIN_COPIES):
@@ -275,6 +270,18 @@ class Publisher:
             except Exception:  # noqa: BLE001 - the sub then ends at its peer timeout
                 pass
             time.sleep(0.001)
+        # the markers' acknowledgements too: a writer destroyed with them unacknowledged drops
+        # them (as the agent's pub waits, roles/publish.rs)
+        self.wait_acked()
+
+    def wait_acked(self) -> None:
+        """Wait at most min(peer timeout, 1 s) for the subscribers' acknowledgements."""
+        from rclpy.duration import Duration
+        limit_ns = min(self.args.peer_timeout_ns, 1_000_000_000)
+        try:
+            self.pub.wait_for_all_acked(Duration(nanoseconds=limit_ns))
+        except Exception:  # noqa: BLE001 - best effort, as the agent's finish
+            pass
 
     def report(self, status: str, reason: str | None) -> dict[str, Any]:
         args = self.args
