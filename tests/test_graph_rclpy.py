@@ -189,9 +189,9 @@ def test_a_log_cut_short_is_an_error_naming_where(tmp_path: Path):
 @pytest.mark.parametrize(("args", "expected"), [
     (("--transport", "udp"), "--opt client=rclpy: only with --transport ros2 (a real rclpy node "
                              "on its RMW), not --transport udp; allowed on udp: client=agent"),
-    (("--transport", "ros2", "--mode", "throughput"),
-     "--opt client=rclpy: not for --mode throughput (a saturating stream's receiver is the "
-     "agent's)"),
+    (("--transport", "ros2", "--mode", "throughput", "--rate", "100"),
+     "--opt client=rclpy --mode throughput: the rclpy publisher sends as fast as rclpy "
+     "publishes; --rate 100 is not allowed (allowed: --rate max, the default)"),
     (("--transport", "ros2", "--pong", "agent"),
      "--opt client=rclpy: not with --pong agent (client=rclpy makes the echo a real rclpy relay "
      "node: --pong relay)"),
@@ -228,6 +228,19 @@ def test_opt_client_rclpy_makes_the_echo_the_rclpy_relay_and_is_not_passed_on(fa
                         find_agent)
     assert point.pong == "relay"
     assert point.opts == ("distro=kilted",)  # the agents never see it
+
+
+def test_opt_client_rclpy_makes_a_throughput_streams_publisher_rclpys(fake_env, monkeypatch):
+    monkeypatch.setenv("FAKE_AGENT_TRANSPORTS", "ros2")
+    from mwperf.config import build_point
+    from mwperf.agent import find_agent
+    point = build_point({"transport": "ros2", "mode": "throughput",
+                         "opt": ("client=rclpy", "distro=kilted")}, find_agent)
+    assert (point.client, point.pong, point.rate) == ("rclpy", "agent", 0.0)
+    assert point.opts == ("distro=kilted",)  # the agents never see it
+    assert point.to_dict()["client"] == "rclpy"
+    plain = build_point({"transport": "ros2", "mode": "throughput"}, find_agent)
+    assert "client" not in plain.to_dict()  # the agent's: as before
 
 
 def test_events_is_offered_where_the_distributions_rclpy_has_the_events_executor(tmp_path):

@@ -89,8 +89,9 @@ class PointConfig:
     pong: str = "agent"
     """agent, relay (--pong relay) or command (--pong-cmd)"""
     client: str = "agent"
-    """who plays the stream's other side (``--opt client=``): the agent, or rclpy (the echo,
-    each sub or the server as a real rclpy node: rclpy_roles.py)"""
+    """who plays one side of the stream (``--opt client=``): the agent, or rclpy (the echo,
+    each sub, the server, or a throughput stream's publisher as a real rclpy node:
+    rclpy_roles.py)"""
     pong_cmd: str | None = None
     """``--pong-cmd CMD``: the user's program as the echo (pong_command.py), as given"""
     qos_given: tuple[str, ...] = ()
@@ -321,7 +322,8 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
     catalogue = agent()
     transport = _choice("--transport", "transport", given("transport"), catalogue.transports())
     client = qos.pop("client") or "agent"
-    rclpy_roles.check(client, transport, mode)
+    rclpy_roles.check(client, transport, mode,
+                      rate if options.get("rate") is not None else 0.0)
     echo = "--pong-cmd" if qos["pong"] == "command" else f"--pong {qos['pong']}"
     relays = [t for t in TRANSPORTS  # their hooks start a foreign echo / the user's program
               if (hook(t).pong_command if qos["pong"] == "command" else hook(t).relay)]
@@ -554,7 +556,7 @@ def _qos(options: dict[str, Any], mode: str) -> dict[str, Any]:
                  else _choice("--pong", "pong", pong, PONGS)),
         "pong_cmd": None if command in (None, "") else str(command),
         "qos_given": given_flags,
-        "client": client,
+        "client": client or "agent",
     }
 
 

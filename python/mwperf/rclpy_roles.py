@@ -6,10 +6,12 @@ mwperf's agent (issue 40), by mode:
   whose arrivals the agent's sub measures with its own collector (ros2/stream_sub.py,
   parts/rclpy_sub.py);
 - service: the server, an rclpy service server answering each call as mwperf's server does
-  (ros2/service_server.py, a daemon).
+  (ros2/service_server.py, a daemon);
+- throughput: the publisher, an rclpy publisher as fast as rclpy publishes, into the agent's
+  rcl subscriber, which measures (ros2/throughput_pub.py, parts/ros2.py).
 
-The sender (ping, pub, client) stays the agent: it keeps the schedule, and the ping and the
-client measure. The agents never see the option. A graph file names each node's client
+Otherwise the sender (ping, pub, client) stays the agent: it keeps the schedule, and the ping
+and the client measure. The agents never see the option. A graph file names each node's client
 instead (graph/clients.py)."""
 
 from typing import Any
@@ -19,7 +21,7 @@ from .graph.clients import CLIENTS, RCLPY_EXECUTORS, RCLPY_TRANSPORTS
 from .point import Point
 
 OPT = "client"
-ROLE = {"roundtrip": "pong", "oneway": "sub", "service": "server"}
+ROLE = {"roundtrip": "pong", "oneway": "sub", "service": "server", "throughput": "pub"}
 """mode -> the role an rclpy node plays"""
 EXECUTORS = RCLPY_EXECUTORS
 
@@ -35,8 +37,9 @@ def take(opts: tuple[str, ...]) -> tuple[str | None, tuple[str, ...]]:
     return given[0], tuple(o for o in opts if o.split("=", 1)[0].strip() != OPT)
 
 
-def check(client: str | None, transport: str, mode: str) -> None:
-    """``--opt client=rclpy`` on a transport and mode where an rclpy node plays a side."""
+def check(client: str | None, transport: str, mode: str, rate: float = 0.0) -> None:
+    """``--opt client=rclpy`` on a transport and mode where an rclpy node plays a side (a
+    throughput stream's rclpy publisher: as fast as it publishes, no ``--rate``)."""
     if client != "rclpy":
         return
     if transport not in RCLPY_TRANSPORTS:
@@ -45,8 +48,12 @@ def check(client: str | None, transport: str, mode: str) -> None:
                          f"--transport {transport}; allowed on {transport}: {OPT}=agent")
     if mode not in ROLE:
         plays = ", ".join(f"--mode {m} (its {r})" for m, r in ROLE.items())
-        raise UsageError(f"--opt {OPT}=rclpy: not for --mode {mode} (a saturating stream's "
-                         f"receiver is the agent's); an rclpy node plays {plays}")
+        raise UsageError(f"--opt {OPT}=rclpy: not for --mode {mode}; an rclpy node plays "
+                         f"{plays}")
+    if mode == "throughput" and rate:
+        raise UsageError(f"--opt {OPT}=rclpy --mode throughput: the rclpy publisher sends as "
+                         f"fast as rclpy publishes; --rate {rate:g} is not allowed (allowed: "
+                         "--rate max, the default)")
 
 
 def refuse(p: Point, options: dict[str, Any]) -> None:

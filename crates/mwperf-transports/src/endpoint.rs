@@ -61,10 +61,16 @@ pub trait Endpoint: Send {
     /// A transport's own timer paces the sender instead of mwperf's (`--opt timer=` where a
     /// transport has one: ros2's rcl timer). Called while the slot due at `due_ns` (a schedule
     /// of `period_ns`) is not yet due: `Some(Ok(true))` = the timer ticked, send it now;
-    /// `Some(Ok(false))` = not yet (ask again: the caller checks its stop flag between);
-    /// None = no timer of the transport's, mwperf's pacer waits.
+    /// `Some(Ok(false))` = not yet (ask again: the caller checks its stop flag between; an
+    /// endpoint that also receives, a ping, may have a message to take: `recv` it without
+    /// waiting); None = no timer of the transport's, mwperf's pacer waits.
     fn wait_tick(&mut self, _due_ns: u64, _period_ns: u64) -> Option<Result<bool, TransportError>> {
         None
+    }
+    /// True when a timer of the transport's paces this endpoint's sends ([`Endpoint::wait_tick`]
+    /// answers): a graph node then waits for each publisher's tick on its own (node/mod.rs).
+    fn own_timer(&self) -> bool {
+        false
     }
 }
 

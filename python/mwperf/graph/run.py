@@ -37,7 +37,7 @@ from ..transports import profile
 from ..transports.foxglove import require_sdk
 from ..transports.iceoryx2 import own_domain
 from ..transports.ros2 import (DEFAULT_TYPE, TYPE_OPT, agent_environment as ros2_environment,
-                               distribution, message_type)
+                               check_timer, distribution, message_type)
 from .command_run import Commands, check_programs, environment, verdicts
 from .commands import RAW_DDS_TYPE, ros_name, supported as supported_commands
 from .check import check_qos, check_sizes
@@ -104,6 +104,8 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
     check_qos(graph, cfg.transport, profile(cfg.transport).qos)
     graph = flow_control(graph, cfg, profile(cfg.transport).qos)
     check_services(graph, cfg.transport, most)
+    if cfg.transport == "ros2":
+        check_timer(cfg, f"--graph {graph.name} --transport ros2")
     parts = [part for part in parts_for(cfg) if part.on_graphs]
     if cfg.alloc_sites and rclpy_nodes(graph):
         raise UsageError(f"--alloc-sites: not with client: rclpy nodes ("

@@ -25,6 +25,8 @@ class Ros2(Part):
 
     def check(self, cfg: "Point", agent: "Agent") -> None:
         ros2.check_service(cfg, profile(cfg.transport, agent).services["how"])
+        ros2.check_timer(cfg)
+        ros2.check_rclpy_publisher(cfg)
         ros2.agent_environment(cfg)
 
     def start(self, run: "PointState") -> None:
@@ -35,6 +37,14 @@ class Ros2(Part):
         if chosen is None:
             return cfg
         return replace(cfg, opts=(*cfg.opts, f"{ros2.TYPE_OPT}={chosen}"))
+
+    def command(self, run: "PointState", role: str, argv: list[str]) -> list[str]:
+        """``--opt client=rclpy --mode throughput``: the pub is a real rclpy publisher
+        (ros2/throughput_pub.py) in the distribution's Python, on the agent pub's address,
+        run id and report file."""
+        if role != "pub" or run.cfg.client != "rclpy":
+            return argv
+        return ros2.rclpy_publisher_argv(run.cfg, argv)
 
     def env(self, run: "PointState", name: str, env: dict[str, str] | None
             ) -> dict[str, str] | None:

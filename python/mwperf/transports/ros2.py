@@ -8,7 +8,8 @@ message type of the point's payload (``message_type``: ``--opt type`` overrides)
 
 import os
 import secrets
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .. import pong_command, ros2
 from ..daemons import ros2_relay, ros2_server
@@ -19,6 +20,9 @@ from .hooks import DoctorChecks, Hooks, Plan, Setup
 
 if TYPE_CHECKING:
     from ..point import Point
+
+PointConfig = Any
+"""config.PointConfig (not imported: config imports the parts, which import this module)"""
 
 DISTRO_OPT = "distro"
 TYPE_OPT = "type"
@@ -58,6 +62,70 @@ def check_service(cfg: "Point", how: str) -> None:
     if getattr(cfg, "service", None) is not None and cfg.option(TYPE_OPT) is not None:
         raise UsageError(f"--opt {TYPE_OPT}: it names a topic's message type; --transport ros2 "
                          f"services are {how}")
+
+
+TIMER_OPT = "timer"
+TIMERS = ("mwperf", "rcl")
+"""``--opt timer``: what paces a sender at a rate (the agent's middleware/ros2/timer.rs)"""
+
+
+def check_timer(cfg: "Point", where: str = "--transport ros2") -> None:
+    """``--opt timer`` before anything starts: one of :data:`TIMERS`, and not on a service
+    point (an rcl timer paces a publisher: a pub, a ping, a graph node's timers; a service's
+    client calls on mwperf's schedule)."""
+    given = [o.split("=", 1)[1].strip() for o in cfg.opts
+             if o.split("=", 1)[0].strip() == TIMER_OPT]
+    if not given:
+        return
+    if any(g not in TIMERS for g in given):
+        bad = next(g for g in given if g not in TIMERS)
+        raise UsageError(f"--opt {TIMER_OPT}={bad} on {where}: allowed: "
+                         f"{', '.join(f'{TIMER_OPT}={t}' for t in TIMERS)}")
+    if getattr(cfg, "service", None) is not None and "rcl" in given:
+        raise UsageError(f"--opt {TIMER_OPT}=rcl: not with --mode service (an rcl timer paces "
+                         "a publisher: the pub of --mode oneway or throughput, the ping of a "
+                         "round trip, a graph node's timers); allowed: timer=mwperf")
+
+
+RCLPY_PUBLISHER = Path(__file__).resolve().parent.parent / "ros2" / "throughput_pub.py"
+"""``--opt client=rclpy --mode throughput``: the stream's rclpy publisher"""
+
+
+def check_rclpy_publisher(cfg: "PointConfig") -> None:
+    """``--opt client=rclpy --mode throughput`` before anything starts: one stream of the
+    default type (the rclpy publisher sends std_msgs/msg/UInt8MultiArray back to back)."""
+    if cfg.client != "rclpy" or cfg.mode != "throughput":
+        return
+    if cfg.replay_trace or cfg.topics != 1:
+        raise UsageError("--opt client=rclpy --mode throughput: one topic and no --replay "
+                         "(the rclpy publisher sends one stream back to back)")
+    chosen = topic_type(cfg)
+    if chosen != DEFAULT_TYPE:
+        raise UsageError(f"--opt client=rclpy --mode throughput: the rclpy publisher sends "
+                         f"{DEFAULT_TYPE} only, not {chosen} (--payload {cfg.payload}: use a "
+                         "byte-array payload, e.g. 64, 64KiB)")
+
+
+def rclpy_publisher_argv(cfg: "PointConfig", agent_argv: list[str]) -> list[str]:
+    """The rclpy publisher's command line in place of the agent pub's ``agent_argv`` (its
+    address, run id and report file taken from there), in the distribution's Python."""
+    def value(flag: str) -> str:
+        return agent_argv[agent_argv.index(flag) + 1]
+
+    from .. import __version__
+    line = [str(distribution(cfg).python), str(RCLPY_PUBLISHER),
+            "--connect", value("--connect"), "--json", value("--json"),
+            "--run-id", value("--run-id"), "--payload", str(cfg.payload_bytes),
+            "--warmup-ns", str(cfg.warmup_ns), "--subscribers", str(cfg.subscribers),
+            "--reliability", cfg.reliability, "--durability", cfg.durability,
+            "--history", cfg.history, "--depth", str(cfg.depth),
+            "--discovery-timeout-ns", str(cfg.discovery_timeout_ns),
+            "--peer-timeout-ns", str(cfg.peer_timeout_ns), "--tool-version", __version__]
+    if cfg.count is not None:
+        line += ["--count", str(cfg.count), "--duration-ns", "0"]
+    else:
+        line += ["--duration-ns", str(cfg.duration_ns or 0)]
+    return line
 
 
 def message_type(cfg: "Point") -> str | None:

@@ -280,6 +280,9 @@ pub fn run(
     // single-threaded loop: it would leave the subscription no turn (publisher.rs)
     let (timers, floods): (Vec<Timer>, Vec<Timer>) =
         timers.into_iter().partition(|t| !t.saturating());
+    // a transport's own timers (--opt timer=rcl) are waited for by each publisher's thread,
+    // which fires holding the node's executor as a timer callback does
+    let own_timers = timers.iter().any(Timer::own_timer);
     let (sent, received, called) = std::thread::scope(|scope| {
         let node = &node;
         let floods: Vec<_> = floods
@@ -287,7 +290,7 @@ pub fn run(
             .map(|t| scope.spawn(move || publisher::run(t, node)))
             .collect();
         let (mut sent, received, called) =
-            if executor.is_some() && subscriptions.len() == 1 && !services {
+            if executor.is_some() && subscriptions.len() == 1 && !services && !own_timers {
                 // single-threaded with one subscription: timers and callback on one thread, as
                 // rclcpp
                 let sub = subscriptions.into_iter().next().expect("one subscription");

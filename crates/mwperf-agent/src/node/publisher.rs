@@ -161,6 +161,40 @@ impl Timer {
         self.period_ns == 0
     }
 
+    /// A timer of the transport's paces this publisher (`--opt timer=rcl` on ros2): a periodic
+    /// one, so only for a periodic schedule (a replayed recording's times and a saturating
+    /// publisher keep mwperf's).
+    pub fn own_timer(&self) -> bool {
+        !self.saturating()
+            && self.offsets.is_empty()
+            && self.eps.first().is_some_and(|e| e.own_timer())
+    }
+
+    /// Wait for the transport timer's tick of the slot due at `due` (in slices, so a stop is
+    /// seen within one); false = stopped, or the timer failed (its error is the report's
+    /// first error).
+    pub fn wait_tick(&mut self, due: u64) -> bool {
+        let period = self.period_ns;
+        loop {
+            if signals::stopped() {
+                return false;
+            }
+            if now_ns() >= due {
+                return true; // late (a stall): the catch-up sends it now, as the pacer would
+            }
+            match self.eps[0].wait_tick(due, period) {
+                Some(Ok(true)) | None => return true,
+                Some(Ok(false)) => {}
+                Some(Err(e)) => {
+                    self.sent
+                        .first_error
+                        .get_or_insert_with(|| format!("waiting for the timer: {e}"));
+                    return false;
+                }
+            }
+        }
+    }
+
     /// The spin margin before each due time.
     pub fn spin_margin_ns(&self) -> u64 {
         self.at.spin_margin_ns
@@ -219,15 +253,26 @@ impl Timer {
 /// holding the node's single executor when it has one, as a timer callback would (a saturating
 /// publisher does not: it is a loop on its own thread, see the module doc). What a byte stream
 /// still has queued after the last message is pushed out before the endpoints close.
+///
+/// With a transport's own timer (`--opt timer=rcl` on ros2: [`Timer::own_timer`]) the
+/// publisher waits for that timer's tick of each slot instead (the timer started at the first
+/// due time, so its ticks fall on the schedule; [`Endpoint::wait_tick`]), and a failing timer
+/// ends the publisher, named in its report.
 pub fn run(mut timer: Timer, node: &super::subscription::NodeContext<'_>) -> Sent {
     while let Some(due) = timer.due() {
-        let wake = due.saturating_sub(timer.spin_margin_ns());
-        loop {
-            let now = now_ns();
-            if now >= wake || signals::stopped() {
+        if timer.own_timer() {
+            if !timer.wait_tick(due) {
                 break;
             }
-            sleep_until_ns(wake.min(now + STOP_CHECK_NS));
+        } else {
+            let wake = due.saturating_sub(timer.spin_margin_ns());
+            loop {
+                let now = now_ns();
+                if now >= wake || signals::stopped() {
+                    break;
+                }
+                sleep_until_ns(wake.min(now + STOP_CHECK_NS));
+            }
         }
         if signals::stopped() {
             break;

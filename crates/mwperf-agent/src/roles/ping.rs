@@ -243,7 +243,27 @@ impl Ping<'_> {
                     _ => now,
                 },
             };
-            if now >= due {
+            // --opt timer= of a transport with its own timer (ros2's rcl timer): its tick
+            // sends the slot; the echoes wait in the same wait set and are taken between ticks
+            let ticked = now < due
+                && match self.ep.wait_tick(due, self.pacer.period_ns()) {
+                    None => false,
+                    Some(Ok(true)) => true,
+                    Some(Ok(false)) => {
+                        self.receive(
+                            &Waiter {
+                                busy_poll: true,
+                                spin_margin_ns: 0,
+                            },
+                            now,
+                        )?;
+                        continue;
+                    }
+                    Some(Err(e)) => {
+                        return Err(Stop::Failed(format!("waiting for the timer: {e}")))
+                    }
+                };
+            if now >= due || ticked {
                 let slot = self.pacer.take(now);
                 match self.send(slot) {
                     Ok(()) => {}

@@ -57,6 +57,7 @@ type TakeFn = unsafe extern "C" fn(
 type WaitFn = unsafe extern "C" fn(*mut mwr_endpoint, c_longlong, *mut c_char, usize) -> c_int;
 type MatchedFn = unsafe extern "C" fn(*mut mwr_endpoint, *mut c_int, *mut c_int) -> c_int;
 type WaitAckedFn = unsafe extern "C" fn(*mut mwr_endpoint, c_longlong) -> c_int;
+type CanLoanFn = unsafe extern "C" fn(*mut mwr_endpoint) -> c_int;
 type TimerOpenFn =
     unsafe extern "C" fn(*mut mwr_endpoint, c_longlong, *mut c_char, usize) -> *mut mwr_timer;
 type TimerCloseFn = unsafe extern "C" fn(*mut mwr_timer);
@@ -73,6 +74,7 @@ pub struct Api {
     pub wait: WaitFn,
     pub matched: MatchedFn,
     pub wait_acked: WaitAckedFn,
+    pub can_loan: CanLoanFn,
     pub timer_open: TimerOpenFn,
     pub timer_close: TimerCloseFn,
     pub timer_wait: TimerWaitFn,
@@ -155,6 +157,7 @@ fn load() -> Result<Api, TransportError> {
         wait: sym!("mwr_wait", WaitFn),
         matched: sym!("mwr_matched", MatchedFn),
         wait_acked: sym!("mwr_wait_acked", WaitAckedFn),
+        can_loan: sym!("mwr_can_loan", CanLoanFn),
         timer_open: sym!("mwr_timer_open", TimerOpenFn),
         timer_close: sym!("mwr_timer_close", TimerCloseFn),
         timer_wait: sym!("mwr_timer_wait", TimerWaitFn),

@@ -14,7 +14,7 @@
 //!   [`message`] writes and reads the type's CDR ([`cdr`]), so no ROS message struct is filled
 //!   or freed.
 //!   Loaned messages are not used: rmw_fastrtps_cpp loans only plain (fixed-size) types, and a
-//!   `uint8[]` is not one.
+//!   `uint8[]` is not one (`--opt loan=on` asks rcl and says so: [`loan`]).
 //! - `recv` takes without waiting first and waits in an rcl wait set only when nothing is there
 //!   (waits capped at [`MAX_WAIT_NS`] so callers see their stop flag).
 //! - QoS: reliability, durability and history (keep-last depth) map to the `rmw_qos_profile_t`
@@ -27,6 +27,7 @@ pub mod cdr;
 pub(crate) mod compile;
 mod ffi;
 pub mod installation;
+mod loan;
 pub mod message;
 mod node;
 pub mod service;
@@ -145,7 +146,8 @@ impl Ros2Endpoint {
         };
         let ts = ty.type_support(&api.installation)?;
         let window = window::Window::from_opts(&opts, spec, side.out_topic().is_some())?;
-        let pacing = timer::pacing(&opts, side, spec)?;
+        let pacing = timer::pacing(&opts, side)?;
+        let loan = loan::asked(&opts)?;
         let out_topic = side.out_topic().map(|s| addr.ros_topic(s));
         let in_topic = side.in_topic().map(|s| addr.ros_topic(s));
         let c = |s: &str| CString::new(s).expect("topic and path texts have no NUL");
@@ -185,7 +187,7 @@ impl Ros2Endpoint {
                 ),
             });
         }
-        Ok(Ros2Endpoint {
+        let endpoint = Ros2Endpoint {
             api,
             ep,
             node,
@@ -198,7 +200,14 @@ impl Ros2Endpoint {
             window,
             pacing,
             timer: None,
-        })
+        };
+        if loan && endpoint.out_topic.is_some() {
+            // a subscription, given the same options, takes as it always does
+            let rmw = std::env::var("RMW_IMPLEMENTATION")
+                .unwrap_or_else(|_| "rmw_fastrtps_cpp".to_string());
+            return Err(loan::refuse(api, endpoint.ep, ty.name(), &rmw)); // closed as dropped
+        }
+        Ok(endpoint)
     }
 
     /// The next readable message's data into `buf`; samples that are no readable message of
@@ -378,19 +387,27 @@ impl Endpoint for Ros2Endpoint {
     }
 
     /// `--opt timer=rcl`: the rcl timer paces the sends (a rate; as fast as possible has no
-    /// timer).
+    /// timer); a ping's subscription waits in the same wait set (Ok(false) when its echo is
+    /// there: the caller takes it without waiting).
     fn wait_tick(&mut self, due_ns: u64, period_ns: u64) -> Option<Result<bool, TransportError>> {
         if self.pacing != timer::Pacing::Rcl || period_ns == 0 {
             return None;
         }
-        Some(timer::Timer::tick(
-            &mut self.timer,
-            self.api,
-            self.ep,
-            due_ns,
-            period_ns,
-            MAX_WAIT_NS,
-        ))
+        Some(
+            timer::Timer::tick(
+                &mut self.timer,
+                self.api,
+                self.ep,
+                due_ns,
+                period_ns,
+                MAX_WAIT_NS,
+            )
+            .map(|t| t == timer::Tick::Send),
+        )
+    }
+
+    fn own_timer(&self) -> bool {
+        self.pacing == timer::Pacing::Rcl && self.out_topic.is_some()
     }
 
     fn wait_matched(&mut self, timeout_ns: u64) -> Result<(), TransportError> {

@@ -278,6 +278,14 @@ error:
   return -1;
 }
 
+/* --opt loan=on: whether the RMW lends this publisher's messages (rcl_publisher_can_loan_messages:
+ * rcl_borrow_loaned_message / rcl_publish_loaned_message would work): 1 yes, 0 no, -1 no
+ * publisher. */
+EXPORT int mwr_can_loan(mwr_endpoint *e) {
+  if (!e->has_pub) return -1;
+  return rcl_publisher_can_loan_messages(&e->pub) ? 1 : 0;
+}
+
 /* A reliable publisher: wait at most timeout_ns until its subscriptions acknowledged all. */
 EXPORT int mwr_wait_acked(mwr_endpoint *e, long long timeout_ns) {
   if (!e->has_pub) return 0;
@@ -289,6 +297,7 @@ EXPORT int mwr_wait_acked(mwr_endpoint *e, long long timeout_ns) {
 /* --opt timer=rcl: an rcl timer on the steady clock and the wait set it waits in, what an rclc
  * or rclcpp node's timer is (rcl_timer_init2, rcl_wait, rcl_timer_call). */
 typedef struct mwr_timer {
+  mwr_endpoint *endpoint; /* its subscription (a ping's) waits in the timer's wait set too */
   rcl_clock_t clock;
   rcl_timer_t timer;
   rcl_wait_set_t wait_set;
@@ -305,7 +314,9 @@ EXPORT void mwr_timer_close(mwr_timer *t) {
 }
 
 /* A timer of `period_ns` in the endpoint's context, started now: its first tick is one period
- * from now. NULL on error (in err). */
+ * from now. Its wait set holds the timer and, where the endpoint has one (a ping), the
+ * endpoint's subscription: one wait for either, as a node's executor waits for its timer and
+ * subscription callbacks. NULL on error (in err). */
 EXPORT mwr_timer *mwr_timer_open(mwr_endpoint *e, long long period_ns, char *err,
                                  size_t err_len) {
   mwr_timer *t = calloc(1, sizeof *t);
@@ -319,6 +330,7 @@ EXPORT mwr_timer *mwr_timer_open(mwr_endpoint *e, long long period_ns, char *err
     mwr_timer_close(t);
     return NULL;
   }
+  t->endpoint = e;
   t->has_clock = 1;
   t->timer = rcl_get_zero_initialized_timer();
   if (rcl_timer_init2(&t->timer, &t->clock, &e->owner->context, period_ns, NULL, alloc, true) !=
@@ -329,8 +341,8 @@ EXPORT mwr_timer *mwr_timer_open(mwr_endpoint *e, long long period_ns, char *err
   }
   t->has_timer = 1;
   t->wait_set = rcl_get_zero_initialized_wait_set();
-  if (rcl_wait_set_init(&t->wait_set, 0, 0, 1, 0, 0, 0, &e->owner->context, alloc) !=
-      RCL_RET_OK) {
+  if (rcl_wait_set_init(&t->wait_set, e->has_sub ? 1 : 0, 0, 1, 0, 0, 0, &e->owner->context,
+                        alloc) != RCL_RET_OK) {
     fail(err, err_len, "rcl_wait_set_init (a timer)");
     mwr_timer_close(t);
     return NULL;
@@ -339,11 +351,16 @@ EXPORT mwr_timer *mwr_timer_open(mwr_endpoint *e, long long period_ns, char *err
   return t;
 }
 
-/* Wait at most timeout_ns for the timer's tick and call it (rcl_timer_call: the next tick one
- * period on, ticks already missed skipped as rcl does): 1 ticked, 0 timed out, -1 error. */
+/* Wait at most timeout_ns for the timer's tick or (a ping) a message on the endpoint's
+ * subscription. A tick is called (rcl_timer_call: the next tick one period on, ticks already
+ * missed skipped as rcl does). Returns a bit set: 1 the timer ticked, 2 a message is there to
+ * take; 0 timed out; -1 error. */
 EXPORT int mwr_timer_wait(mwr_timer *t, long long timeout_ns, char *err, size_t err_len) {
+  int sub = t->endpoint->has_sub;
   if (rcl_wait_set_clear(&t->wait_set) != RCL_RET_OK ||
-      rcl_wait_set_add_timer(&t->wait_set, &t->timer, NULL) != RCL_RET_OK) {
+      rcl_wait_set_add_timer(&t->wait_set, &t->timer, NULL) != RCL_RET_OK ||
+      (sub && rcl_wait_set_add_subscription(&t->wait_set, &t->endpoint->sub, NULL) !=
+                  RCL_RET_OK)) {
     fail(err, err_len, "preparing the timer's wait set");
     return -1;
   }
@@ -356,15 +373,16 @@ EXPORT int mwr_timer_wait(mwr_timer *t, long long timeout_ns, char *err, size_t 
     fail(err, err_len, "rcl_wait (timer)");
     return -1;
   }
-  if (t->wait_set.timers[0] == NULL) return 0;
+  int ready = (sub && t->wait_set.subscriptions[0] != NULL) ? 2 : 0;
+  if (t->wait_set.timers[0] == NULL) return ready;
   rc = rcl_timer_call(&t->timer);
   if (rc == RCL_RET_TIMER_CANCELED) {
     rcl_reset_error();
-    return 0;
+    return ready;
   }
   if (rc != RCL_RET_OK) {
     fail(err, err_len, "rcl_timer_call");
     return -1;
   }
-  return 1;
+  return ready | 1;
 }

@@ -1,7 +1,12 @@
-//! `--opt timer=rcl`: a ros2 publisher paced by an rcl timer (`rcl_timer_init2` on the steady
+//! `--opt timer=rcl`: a ros2 sender paced by an rcl timer (`rcl_timer_init2` on the steady
 //! clock, waited for in an rcl wait set, `rcl_timer_call`) — what an rclc or rclcpp node's
 //! timer callback publishing at a rate is — instead of mwperf's own pacer (`timer=mwperf`, the
-//! default).
+//! default). The senders it paces: the pub of `--mode oneway` / `throughput`, the ping of a
+//! round trip (its subscription waits in the timer's wait set: one wait for the tick or the
+//! echo, as a node's executor waits for its timer and subscription callbacks) and a graph
+//! node's timer publishers. A pong or a sub has nothing to pace: it answers or counts in its
+//! subscription's wait set, as a subscription callback (the option is accepted there, so one
+//! option serves both ends and a graph node's endpoints).
 //!
 //! The sender's schedule stays mwperf's (message k due at start + k x period), so the timer's
 //! lateness is measured and reported as the pacer's is (the schedule's lateness and messages
@@ -16,7 +21,7 @@ use std::ffi::c_char;
 
 use super::ffi;
 use crate::spec::Options;
-use crate::{Side, Spec, TransportError};
+use crate::{Side, TransportError};
 
 /// What paces the sender.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,9 +32,10 @@ pub enum Pacing {
     Rcl,
 }
 
-/// `--opt timer`: `rcl` or `mwperf` (the default); `rcl` only on a publisher of its own node
-/// (its subscriber, given the same options, ignores it).
-pub fn pacing(opts: &Options<'_>, side: Side, spec: &Spec) -> Result<Pacing, TransportError> {
+/// `--opt timer`: `rcl` or `mwperf` (the default). `rcl` paces the side's sends where it has a
+/// schedule (a pub, a ping, a graph node's publisher); a pong or a sub, given the same
+/// options, sends nothing on a schedule and ignores it.
+pub fn pacing(opts: &Options<'_>, side: Side) -> Result<Pacing, TransportError> {
     let pacing = match opts.get("timer") {
         None | Some("mwperf") => Pacing::Mwperf,
         Some("rcl") => Pacing::Rcl,
@@ -39,18 +45,23 @@ pub fn pacing(opts: &Options<'_>, side: Side, spec: &Spec) -> Result<Pacing, Tra
             )))
         }
     };
-    if side == Side::Sub {
-        return Ok(Pacing::Mwperf); // the stream's other end: it sends nothing to pace
-    }
-    if pacing == Pacing::Rcl && (side != Side::Pub || spec.shared_session) {
-        return Err(unsupported(
-            "--opt timer=rcl outside a publisher's stream (it paces the pub of --mode oneway or throughput; a ping, a pong, a graph's nodes keep mwperf's pacer)".into(),
-        ));
-    }
-    Ok(pacing)
+    Ok(match side {
+        Side::Pub | Side::Ping => pacing,
+        Side::Pong | Side::Sub => Pacing::Mwperf,
+    })
 }
 
-/// The rcl timer of one publisher, started at its first tick.
+/// What one wait of [`Timer::tick`] saw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tick {
+    /// The slot's tick: send it now.
+    Send,
+    /// Not yet (timed out, a tick of a slot already sent, or a message waits on the
+    /// endpoint's subscription: take it without waiting).
+    NotYet,
+}
+
+/// The rcl timer of one sender, started at its first tick.
 pub struct Timer {
     api: &'static ffi::Api,
     handle: *mut ffi::mwr_timer,
@@ -58,8 +69,9 @@ pub struct Timer {
 }
 
 impl Timer {
-    /// Wait (at most `max_wait_ns`) for the tick of the slot due at `due_ns`; Ok(true) = send
-    /// it now. `timer` is started on the first call, at `due_ns` on mwperf's clock.
+    /// Wait (at most `max_wait_ns`) for the tick of the slot due at `due_ns`, or a message on
+    /// the endpoint's subscription (a ping's echo). `timer` is started on the first call, at
+    /// `due_ns` on mwperf's clock.
     pub fn tick(
         timer: &mut Option<Timer>,
         api: &'static ffi::Api,
@@ -67,7 +79,7 @@ impl Timer {
         due_ns: u64,
         period_ns: u64,
         max_wait_ns: u64,
-    ) -> Result<bool, TransportError> {
+    ) -> Result<Tick, TransportError> {
         let Some(t) = timer else {
             mwperf_core::clock::sleep_until_ns(due_ns);
             let mut err = [0 as c_char; 512];
@@ -85,25 +97,27 @@ impl Timer {
                 handle,
                 period_ns,
             });
-            return Ok(true);
+            return Ok(Tick::Send);
         };
         let mut err = [0 as c_char; 512];
         // SAFETY: a valid timer handle; err is writable.
         let rc = unsafe {
             (t.api.timer_wait)(t.handle, max_wait_ns as i64, err.as_mut_ptr(), err.len())
         };
-        match rc {
-            1 => {
-                // a tick of a slot the sender already caught up on is not this slot's
-                let now = mwperf_core::clock::now_ns();
-                Ok(now + t.period_ns / 2 >= due_ns)
-            }
-            0 => Ok(false),
-            _ => Err(TransportError::Middleware {
+        if rc < 0 {
+            return Err(TransportError::Middleware {
                 transport: super::T,
                 detail: ffi::text(&err),
-            }),
+            });
         }
+        // a tick of a slot the sender already caught up on is not this slot's
+        Ok(
+            if rc & 1 != 0 && mwperf_core::clock::now_ns() + t.period_ns / 2 >= due_ns {
+                Tick::Send
+            } else {
+                Tick::NotYet
+            },
+        )
     }
 }
 
@@ -118,5 +132,39 @@ fn unsupported(what: String) -> TransportError {
     TransportError::Unsupported {
         transport: super::T,
         what,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Spec;
+
+    fn pacing_of(value: Option<&str>, side: Side) -> Result<Pacing, TransportError> {
+        let spec = match value {
+            Some(v) => Spec::new("0/x").with_option("timer", v),
+            None => Spec::new("0/x"),
+        };
+        let opts = spec.options_of(&crate::middleware::ros2_descriptor::DESCRIPTOR)?;
+        pacing(&opts, side)
+    }
+
+    #[test]
+    fn an_rcl_timer_paces_the_senders_and_the_answering_sides_ignore_it() {
+        assert_eq!(pacing_of(Some("rcl"), Side::Pub).unwrap(), Pacing::Rcl);
+        assert_eq!(pacing_of(Some("rcl"), Side::Ping).unwrap(), Pacing::Rcl);
+        assert_eq!(pacing_of(Some("rcl"), Side::Pong).unwrap(), Pacing::Mwperf);
+        assert_eq!(pacing_of(Some("rcl"), Side::Sub).unwrap(), Pacing::Mwperf);
+        assert_eq!(
+            pacing_of(Some("mwperf"), Side::Ping).unwrap(),
+            Pacing::Mwperf
+        );
+        assert_eq!(pacing_of(None, Side::Pub).unwrap(), Pacing::Mwperf);
+    }
+
+    #[test]
+    fn an_unknown_timer_is_refused_naming_the_allowed_ones() {
+        let e = pacing_of(Some("wall"), Side::Pong).unwrap_err().to_string();
+        assert!(e.contains("--opt timer=wall (allowed: rcl, mwperf)"), "{e}");
     }
 }
