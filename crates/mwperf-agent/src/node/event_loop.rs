@@ -41,5 +41,8 @@ pub fn run(
         };
         sub.poll(wait, node, &w);
     }
-    (timers.into_iter().map(|t| t.sent).collect(), sub.finish(&w))
+    (
+        timers.into_iter().map(Timer::finish).collect(),
+        sub.finish(&w),
+    )
 }

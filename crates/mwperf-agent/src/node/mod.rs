@@ -141,6 +141,20 @@ pub fn run(
     // subscriptions first: a publisher waits for them (on plain sockets they must listen)
     let mut subs = Vec::new();
     for s in &spec.subscriptions {
+        if let Some(dir) = s
+            .samples
+            .as_deref()
+            .map(std::path::Path::new)
+            .and_then(|p| p.parent())
+        {
+            if !dir.as_os_str().is_empty() && !dir.is_dir() {
+                return Err(format!(
+                    "subscription of '{}': samples: no directory {}",
+                    s.topic,
+                    dir.display()
+                ));
+            }
+        }
         let ep = open_at(Side::Sub, &s.address, &s.qos)
             .map_err(|e| format!("subscription of '{}': {e}", s.topic))?;
         subs.push(ep);
@@ -216,7 +230,7 @@ pub fn run(
     while now_ns() < go_ns && !crate::signals::stopped() {
         sleep_until_ns(go_ns);
     }
-    let measure_end_ns = go_ns + spec.warmup_ns + spec.duration_ns;
+    let measure_end_ns = go_ns + spec.warmup_ns + spec.measured_ns();
     let node = NodeContext {
         run_id,
         source: spec.index,
@@ -256,11 +270,11 @@ pub fn run(
                 p.out.id,
                 p.out.payload_bytes.unwrap_or(0),
                 p.period_ns,
+                p.offsets_ns.clone(),
                 eps,
                 at,
             )
             .with_sizes(p.payload_sizes.clone())
-            .with_offsets(p.offsets_ns.clone())
         })
         .collect();
     let window = || Window {

@@ -93,6 +93,12 @@ pub struct SubscriptionSpec {
     /// accepted on this subscription besides its own topic, each as an edge from that node
     #[serde(default)]
     pub carried: Vec<Carried>,
+    /// raw per-message samples as CSV (collector.rs's columns), one file per edge: this path
+    /// with `.from<the publishing node's index>` before its extension (a topic carried through
+    /// a command node: `.from<the index of the node that first published it>.topic<that
+    /// topic's id>`); its directory must exist
+    #[serde(default)]
+    pub samples: Option<String>,
 }
 
 /// An input topic of a `command:` node whose messages come out on this subscription's topic.
@@ -154,6 +160,11 @@ pub struct NodeSpec {
     pub duration_ns: u64,
     /// after the publishers stop, how long to keep receiving
     pub linger_ns: u64,
+    /// at least this many measured messages on each of the node's topics (and calls): the
+    /// measured phase lasts max(duration, min_count x the longest period among them), as
+    /// `--min-count` stretches a rate's (pacer.rs); 0: the duration alone
+    #[serde(default)]
+    pub min_count: u64,
     #[serde(default)]
     pub publishers: Vec<PublisherSpec>,
     #[serde(default)]
@@ -194,6 +205,20 @@ impl NodeSpec {
             && self.clients.is_empty()
     }
 
+    /// The measured phase: `duration_ns`, stretched to `min_count` messages of its slowest
+    /// topic or call. Every node of a graph computes it from its own topics' periods, so a
+    /// topic's publisher and subscribers agree on it.
+    pub fn measured_ns(&self) -> u64 {
+        let periods = self
+            .publishers
+            .iter()
+            .map(|p| p.period_ns)
+            .chain(self.subscriptions.iter().map(|s| s.period_ns))
+            .chain(self.clients.iter().map(|c| c.period_ns));
+        let longest = periods.max().unwrap_or(0);
+        self.duration_ns.max(self.min_count.saturating_mul(longest))
+    }
+
     fn check(&self) -> Result<(), String> {
         if !matches!(self.executor.as_str(), "single" | "multi") {
             return Err(format!(
@@ -217,6 +242,20 @@ impl NodeSpec {
                 return Err(format!(
                     "publisher of '{}': payload_bytes missing",
                     p.out.topic
+                ));
+            }
+        }
+        if self.min_count > 0 {
+            if let Some(p) = self
+                .publishers
+                .iter()
+                .find(|p| p.period_ns == 0 || !p.offsets_ns.is_empty())
+            {
+                return Err(format!(
+                    "min_count {} with the publisher of '{}': allowed only with paced \
+                     publishers (period_ns > 0, no offsets_ns): a saturating or replayed \
+                     publisher's subscribers could not know when its last message is due",
+                    self.min_count, p.out.topic
                 ));
             }
         }
@@ -322,6 +361,45 @@ mod tests {
                 err.contains("offsets_ns must start at 0 and never decrease"),
                 "{err}"
             );
+        }
+    }
+
+    fn node(extra: &str, period_ns: u64, offsets: &str) -> Result<NodeSpec, String> {
+        let text = format!(
+            r#"{{"name":"n","index":1,"executor":"single","warmup_ns":0,"duration_ns":1000000000,
+            "linger_ns":1{extra},"publishers":[{{"topic":"/a","id":0,"payload_bytes":8,
+            "addresses":["x"],"period_ns":{period_ns},"offsets_ns":{offsets}}}],
+            "subscriptions":[{{"topic":"/b","id":1,"address":"y","period_ns":100000000,
+            "late_ns":1,"too_late_ns":2}}]}}"#
+        );
+        let spec = serde_json::from_str::<NodeSpec>(&text).map_err(|e| e.to_string())?;
+        spec.check().map(|_| spec)
+    }
+
+    #[test]
+    fn min_count_stretches_the_measured_phase_to_the_slowest_topic() {
+        // 1 s; /a every 1 ms, /b (subscribed) every 100 ms
+        assert_eq!(
+            node("", 1_000_000, "[]").unwrap().measured_ns(),
+            1_000_000_000
+        );
+        // 50 of /b need 5 s; 1000 of /a 1 s, but /b's 1000 take 100 s
+        let stretched = |n: u64| {
+            node(&format!(r#","min_count":{n}"#), 1_000_000, "[]")
+                .unwrap()
+                .measured_ns()
+        };
+        assert_eq!(stretched(5), 1_000_000_000); // the duration already gives more
+        assert_eq!(stretched(50), 5_000_000_000);
+        assert_eq!(stretched(1000), 100_000_000_000);
+        // a saturating or replayed publisher's end is not known to its subscribers
+        for (period, offsets) in [(0, "[]"), (1_000_000, "[0, 500]")] {
+            let err = node(r#","min_count":5"#, period, offsets).unwrap_err();
+            assert!(
+                err.starts_with("min_count 5 with the publisher of '/a': allowed only with paced"),
+                "{err}"
+            );
+            node("", period, offsets).unwrap(); // without min_count they run
         }
     }
 

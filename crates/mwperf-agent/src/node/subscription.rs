@@ -68,6 +68,10 @@ pub struct SubscriptionReport {
     /// cost), per measured message
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stage_time: Option<Stats>,
+    /// an edge's samples file could not be written (the first such error; that edge has no
+    /// `samples_file`)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub samples_error: Option<String>,
 }
 
 /// What every subscription of a node shares.
@@ -134,6 +138,7 @@ impl<'a> Subscription<'a> {
                     ..Default::default()
                 }),
                 stage_time: None,
+                samples_error: None,
             },
             buf: Vec::with_capacity(64 * 1024),
             out: Vec::new(),
@@ -258,11 +263,21 @@ impl<'a> Subscription<'a> {
             self.report.warmup_received += 1;
             return;
         }
+        let (spec, report) = (self.spec, &mut self.report);
         let col = self
             .edges
             .entry((h.topic, h.peer_rx_ns as u32))
             .or_insert_with(|| {
-                Collector::new(recv_ns, 0, None).expect("no samples file: cannot fail")
+                let path = spec.samples.as_deref().map(|base| {
+                    crate::topic_names::samples_path(base, &edge_slug(spec, h.topic, h.peer_rx_ns))
+                });
+                Collector::new(recv_ns, 0, path.as_deref()).unwrap_or_else(|e| {
+                    let path = path.unwrap_or_default();
+                    report
+                        .samples_error
+                        .get_or_insert_with(|| format!("samples {path}: {e}"));
+                    Collector::new(recv_ns, 0, None).expect("no samples file: cannot fail")
+                })
             });
         col.window_start(recv_ns);
         col.arrive(h, &self.buf, recv_ns);
@@ -341,6 +356,17 @@ impl<'a> Subscription<'a> {
     }
 }
 
+/// The part of an edge's samples file name that names the edge: its publishing node
+/// (`from<index>`), and for a topic carried to this one through a command node, that topic
+/// (`.topic<id>`).
+fn edge_slug(spec: &SubscriptionSpec, topic: u16, source: u64) -> String {
+    if topic == spec.id {
+        format!("from{source}")
+    } else {
+        format!("from{source}.topic{topic}")
+    }
+}
+
 /// Receive with `sub` until `w.end_ns` (or a stop signal), on a thread of its own.
 pub fn drive(mut sub: Subscription<'_>, node: &NodeContext<'_>, w: Window) -> SubscriptionReport {
     loop {
@@ -411,6 +437,10 @@ mod tests {
     }
 
     fn receive(carried: Vec<Carried>) -> SubscriptionReport {
+        receive_to(carried, None)
+    }
+
+    fn receive_to(carried: Vec<Carried>, samples: Option<String>) -> SubscriptionReport {
         let spec = SubscriptionSpec {
             topic: "/filtered".into(),
             id: 1,
@@ -422,6 +452,7 @@ mod tests {
             qos: Default::default(),
             publish: None,
             carried,
+            samples,
         };
         // /image (topic 0) from the camera (node 0) through the program (node 1); /filtered's
         // own from node 2; topic 5 from nobody this subscription knows
@@ -475,5 +506,56 @@ mod tests {
         assert_eq!(report.foreign, 3);
         assert_eq!(report.edges.len(), 1);
         assert_eq!(report.edges[0].source, 2);
+    }
+
+    #[test]
+    fn each_edge_writes_its_own_samples_file_one_row_per_arrival() {
+        let dir = std::env::temp_dir().join(format!("mwperf-node-samples-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let base = dir.join("filtered.csv").to_str().unwrap().to_string();
+        let via = Carried {
+            topic: "/image".into(),
+            id: 0,
+            via: 1,
+        };
+        let report = receive_to(vec![via], Some(base.clone()));
+        assert!(report.samples_error.is_none(), "{report:?}");
+        let mut rows = Vec::new();
+        for e in &report.edges {
+            let file = e.measurement.samples_file.clone().expect("a samples file");
+            let text = std::fs::read_to_string(&file).unwrap();
+            let seqs: Vec<_> = text
+                .lines()
+                .skip(1)
+                .map(|l| l.split(',').next().unwrap().to_string())
+                .collect();
+            assert_eq!(seqs.len() as u64, e.measurement.accounting.received);
+            rows.push((
+                file.strip_prefix(dir.to_str().unwrap())
+                    .unwrap()
+                    .to_string(),
+                seqs,
+            ));
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(
+            rows,
+            [
+                (
+                    "/filtered.from0.topic0.csv".to_string(),
+                    vec!["0".to_string(), "1".to_string()]
+                ),
+                ("/filtered.from2.csv".to_string(), vec!["0".to_string()])
+            ]
+        );
+        // a file that cannot be written: the edge is still measured, the error said
+        let report = receive_to(Vec::new(), Some("/no/such/dir/s.csv".into()));
+        assert_eq!(report.edges.len(), 1);
+        assert!(report.edges[0].measurement.samples_file.is_none());
+        let err = report.samples_error.unwrap();
+        assert!(
+            err.starts_with("samples /no/such/dir/s.from2.csv: "),
+            "{err}"
+        );
     }
 }
