@@ -492,3 +492,46 @@ def test_min_count_with_a_saturating_publisher_is_refused_naming_it(real_env: di
                           capture_output=True, text=True, timeout=30)
     assert done.returncode == 2
     assert f"--node-spec {path}: min_count 5 with the publisher of '/f'" in done.stderr
+
+
+def free_udp_address() -> str:
+    import socket
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return f"127.0.0.1:{s.getsockname()[1]}"
+
+
+@pytest.mark.parametrize("transport", ["udp", "uds"])
+def test_a_closed_loop_against_an_echo_outlet_has_one_message_in_flight(
+        real_env: dict[str, str], tmp_path: Path, transport: str) -> None:
+    address = free_udp_address() if transport == "udp" else str(tmp_path / "rt.sock")
+    common = {"executor": "single", "warmup_ns": 100_000_000, "duration_ns": 300_000_000,
+              "linger_ns": 300_000_000}
+    ponger = {**common, "name": "ponger", "index": 2, "subscriptions": [
+        {"topic": "/rt", "id": 0, "address": address, "period_ns": 0,
+         "late_ns": 10**12, "too_late_ns": 10**12, "echo": True,
+         "samples": str(tmp_path / "pong.csv")}]}
+    pinger = {**common, "name": "pinger", "index": 1, "publishers": [
+        {"topic": "/rt", "id": 0, "payload_bytes": 64, "addresses": [address],
+         "period_ns": 0, "round_trip": True, "subscribers": 1}]}
+    pong, ping = run_nodes(tmp_path, [ponger, pinger], transport)
+    sent = ping["publishers"][0]
+    rt = sent["round_trip"]
+    echo = pong["subscriptions"][0]["echo"]
+    edge = pong["subscriptions"][0]["edges"][0]
+    # loopback loses nothing: every message reached the echo, was answered, came back; the
+    # echo's own count is the ground truth for both directions
+    assert sent["sent"] > 100, sent
+    assert echo["sent"] == edge["measurement"]["accounting"]["received"] == sent["sent"]
+    assert rt["accounting"]["received"] == sent["sent"] and rt["accounting"]["lost"] == 0
+    assert echo["warmup_sent"] == sent["warmup_sent"] == rt["accounting"]["warmup_received"]
+    assert rt["response"]["count"] == sent["sent"]
+    # closed loop: each message left after the one before had come back, so after the echo
+    # took it (one clock on one host: the echo's samples against the next message's send)
+    rows = [line.split(",") for line in
+            Path(edge["measurement"]["samples_file"]).read_text().splitlines()[1:]]
+    assert len(rows) == sent["sent"]
+    for before, after in zip(rows, rows[1:]):
+        assert int(after[2]) > int(before[4]), (before, after)
+    # a round trip is at least the one way there (the echo's service latency is its part)
+    assert rt["service"]["min_ns"] >= edge["measurement"]["service"]["min_ns"]

@@ -10,8 +10,10 @@
 
 pub mod clock;
 pub mod collect;
+pub mod echo;
 mod event_loop;
 pub mod publisher;
+pub mod round_trip;
 pub mod service_client;
 pub mod service_server;
 mod services;
@@ -31,6 +33,7 @@ use serde::Serialize;
 use crate::cli::Common;
 use clock::NodeClock;
 use publisher::{Schedule, Sent, Timer};
+use round_trip::RoundTrip;
 use service_client::{CallSchedule, Caller, CallerReport};
 use service_server::{ServeContext, ServedReport, Servers};
 use spec::{NodeSpec, Outlet};
@@ -155,7 +158,9 @@ pub fn run(
                 ));
             }
         }
-        let ep = open_at(Side::Sub, &s.address, &s.qos)
+        // an echo outlet answers on the endpoint it receives on: a pong's
+        let side = if s.echo { Side::Pong } else { Side::Sub };
+        let ep = open_at(side, &s.address, &s.qos)
             .map_err(|e| format!("subscription of '{}': {e}", s.topic))?;
         subs.push(ep);
     }
@@ -175,11 +180,11 @@ pub fn run(
     // a publisher on a connecting transport (uds, tcp) may start before the node it sends
     // to listens: it tries again until the discovery timeout
     let deadline = started + common.discovery_timeout;
-    let outlet = |o: &Outlet| -> Result<Vec<Box<dyn Endpoint>>, String> {
+    let outlet = |o: &Outlet, side: Side| -> Result<Vec<Box<dyn Endpoint>>, String> {
         o.addresses
             .iter()
             .map(|a| loop {
-                match open_at(Side::Pub, a, &o.qos) {
+                match open_at(side, a, &o.qos) {
                     Ok(ep) => break Ok(ep),
                     Err(_) if now_ns() < deadline && !crate::signals::stopped() => {
                         std::thread::sleep(RETRY);
@@ -191,12 +196,14 @@ pub fn run(
     };
     let mut pubs = Vec::new();
     for p in &spec.publishers {
-        pubs.push(outlet(&p.out)?);
+        // a round trip's echoes come back on the endpoint it sends on: a ping's
+        let side = if p.round_trip { Side::Ping } else { Side::Pub };
+        pubs.push(outlet(&p.out, side)?);
     }
     let mut stages = Vec::new();
     for s in &spec.subscriptions {
         stages.push(match &s.publish {
-            Some(o) => outlet(o)?,
+            Some(o) => outlet(o, Side::Pub)?,
             None => Vec::new(),
         });
     }
@@ -253,6 +260,13 @@ pub fn run(
             Caller::new(c.clone(), client, contact, at)
         })
         .collect();
+    // a round-trip publisher's transport resends what was lost: its last replies are awaited
+    // longer (node/round_trip.rs)
+    let mut retransmits = Vec::new();
+    for p in &spec.publishers {
+        let asked = p.out.qos.apply(&base)?.reliability;
+        retransmits.push(common.transport.descriptor().retransmits(asked));
+    }
     let timers: Vec<Timer> = spec
         .publishers
         .iter()
@@ -290,15 +304,36 @@ pub fn run(
         .map(|((s, ep), out)| Subscription::new(s, Some(ep), out))
         .collect();
     let services = !spec.clients.is_empty() || !spec.servers.is_empty();
+    // a round-trip publisher receives its echoes between its sends on a thread of its own, as
+    // ping (node/round_trip.rs)
+    let mut round_trips = Vec::new();
+    let mut others = Vec::new();
+    for ((t, p), retransmits) in timers.into_iter().zip(&spec.publishers).zip(retransmits) {
+        if p.round_trip {
+            let rt = RoundTrip::new(
+                go_ns + spec.warmup_ns,
+                p.period_ns,
+                p.reply_timeout_ns,
+                retransmits,
+            );
+            round_trips.push((t, rt, p.out.payload_bytes.unwrap_or(0)));
+        } else {
+            others.push(t);
+        }
+    }
     // a saturating publisher (period 0) is a loop on a thread of its own, never in the
     // single-threaded loop: it would leave the subscription no turn (publisher.rs)
     let (timers, floods): (Vec<Timer>, Vec<Timer>) =
-        timers.into_iter().partition(|t| !t.saturating());
+        others.into_iter().partition(|t| !t.saturating());
     let (sent, received, called) = std::thread::scope(|scope| {
         let node = &node;
         let floods: Vec<_> = floods
             .into_iter()
             .map(|t| scope.spawn(move || publisher::run(t, node)))
+            .collect();
+        let round_trips: Vec<_> = round_trips
+            .into_iter()
+            .map(|(t, rt, bytes)| scope.spawn(move || round_trip::run(t, rt, node, bytes)))
             .collect();
         let (mut sent, received, called) =
             if executor.is_some() && subscriptions.len() == 1 && !services {
@@ -338,6 +373,7 @@ pub fn run(
         sent.extend(
             floods
                 .into_iter()
+                .chain(round_trips)
                 .map(|h| h.join().expect("publisher thread")),
         );
         (sent, received, called)

@@ -33,6 +33,10 @@ pub struct Sent {
     /// statistics and how many were more than a period late (pacer.rs, as ping's and pub's)
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<mwperf_core::result::Schedule>,
+    /// a round-trip publisher's (spec.rs `round_trip`) echoes: the round trip of each measured
+    /// message, as ping measures it (node/round_trip.rs)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round_trip: Option<mwperf_core::result::Measurement>,
 }
 
 /// One message's header and payload into `buf` (payload first: a large payload's pattern is
@@ -162,9 +166,10 @@ impl Timer {
         self.at.spin_margin_ns
     }
 
-    /// Send the message due now (spinning until its due time first).
-    pub fn fire(&mut self, run_id: u32, source: u32) {
-        let Some(due) = self.due() else { return };
+    /// Send the message due now (spinning until its due time first): its slot (its due time
+    /// on the reference's clock) and when it was sent; None when nothing is due any more.
+    pub fn fire(&mut self, run_id: u32, source: u32) -> Option<(Slot, u64)> {
+        let due = self.due()?;
         while now_ns() < due {
             std::hint::spin_loop();
         }
@@ -192,13 +197,11 @@ impl Timer {
         };
         let at_ns = send(&mut self.eps, &mut self.buf, h, &mut self.sent, drain_ns);
         // both on the reference's clock; a saturating publisher has no schedule to lag behind
-        self.pacer.sent(
-            &Slot {
-                intended_ns: h.intended_ns,
-                ..slot
-            },
-            at_ns,
-        );
+        let slot = Slot {
+            intended_ns: h.intended_ns,
+            ..slot
+        };
+        self.pacer.sent(&slot, at_ns);
         if !self.saturating() {
             let lag = at_ns.saturating_sub(h.intended_ns);
             self.sent.max_send_lag_ns = self.sent.max_send_lag_ns.max(lag);
@@ -209,6 +212,28 @@ impl Timer {
                 b.node_sent(run_id, self.id, source, h.seq, h.intended_ns, at_ns, None);
             }
         }
+        Some((slot, at_ns))
+    }
+
+    /// Its topic's number (the header's `topic`).
+    pub fn topic_id(&self) -> u16 {
+        self.id
+    }
+
+    /// Its first endpoint: a round trip's one address, where the echoes come back.
+    pub fn endpoint(&mut self) -> Option<&mut Box<dyn Endpoint>> {
+        self.eps.first_mut()
+    }
+
+    /// Measured messages sent so far.
+    pub fn measured_sent(&self) -> u64 {
+        self.sent.sent
+    }
+
+    /// The end of its measured messages as planned: the due time after the last (None when
+    /// saturating).
+    pub fn planned_end_ns(&self) -> Option<u64> {
+        self.pacer.planned_end_ns()
     }
 
     /// What it sent, with its sends' lateness against their due times (a paced publisher's).

@@ -69,6 +69,18 @@ pub struct PublisherSpec {
     /// recording looped; empty: every `period_ns`
     #[serde(default)]
     pub offsets_ns: Vec<u64>,
+    /// its one address answers every message (an echo outlet's, a pong's): each measured
+    /// message's round trip is measured (collector.rs, as ping's); with `period_ns` 0 a closed
+    /// loop: the next message when the reply is back (one in flight), or after
+    /// `reply_timeout_ns` without it (that one counted lost)
+    #[serde(default)]
+    pub round_trip: bool,
+    #[serde(default = "one_second")]
+    pub reply_timeout_ns: u64,
+}
+
+fn one_second() -> u64 {
+    1_000_000_000
 }
 
 /// A subscription; with `publish` a chain stage.
@@ -99,6 +111,11 @@ pub struct SubscriptionSpec {
     /// topic's id>`); its directory must exist
     #[serde(default)]
     pub samples: Option<String>,
+    /// an echo outlet: every message of the run that is not itself an echo is answered on the
+    /// endpoint it arrived on (a pong's), its header stamped with the callback's start
+    /// (`peer_rx_ns`) and `FLAG_ECHO`, the payload as it came (node/echo.rs); not with `publish`
+    #[serde(default)]
+    pub echo: bool,
 }
 
 /// An input topic of a `command:` node whose messages come out on this subscription's topic.
@@ -244,6 +261,33 @@ impl NodeSpec {
                     p.out.topic
                 ));
             }
+        }
+        for p in &self.publishers {
+            if p.round_trip && p.out.addresses.len() != 1 {
+                return Err(format!(
+                    "publisher of '{}': round_trip needs exactly one address (its echo's), \
+                     not {}",
+                    p.out.topic,
+                    p.out.addresses.len()
+                ));
+            }
+            if p.round_trip && p.reply_timeout_ns == 0 {
+                return Err(format!(
+                    "publisher of '{}': reply_timeout_ns must be > 0",
+                    p.out.topic
+                ));
+            }
+        }
+        if let Some(s) = self
+            .subscriptions
+            .iter()
+            .find(|s| s.echo && s.publish.is_some())
+        {
+            return Err(format!(
+                "subscription of '{}': echo and publish: a subscription answers its sender or \
+                 publishes downstream, not both",
+                s.topic
+            ));
         }
         if self.min_count > 0 {
             if let Some(p) = self
@@ -401,6 +445,37 @@ mod tests {
             );
             node("", period, offsets).unwrap(); // without min_count they run
         }
+    }
+
+    #[test]
+    fn a_round_trip_has_one_address_and_an_echo_no_stage() {
+        let spec = |publisher: &str, subscription: &str| {
+            let text = format!(
+                r#"{{"name":"n","index":1,"executor":"single","warmup_ns":0,"duration_ns":1,
+                "linger_ns":1,"publishers":[{{"topic":"/a","id":0,"payload_bytes":8,
+                "period_ns":0{publisher}}}],"subscriptions":[{{"topic":"/b","id":1,
+                "address":"y","period_ns":1,"late_ns":1,"too_late_ns":2{subscription}}}]}}"#
+            );
+            serde_json::from_str::<NodeSpec>(&text).unwrap().check()
+        };
+        spec(r#","addresses":["x"],"round_trip":true"#, r#","echo":true"#).unwrap();
+        let err = spec(r#","addresses":["x","z"],"round_trip":true"#, "").unwrap_err();
+        assert!(
+            err.contains("'/a': round_trip needs exactly one address"),
+            "{err}"
+        );
+        let err = spec(
+            r#","addresses":["x"],"round_trip":true,"reply_timeout_ns":0"#,
+            "",
+        )
+        .unwrap_err();
+        assert!(err.contains("reply_timeout_ns must be > 0"), "{err}");
+        let stage = r#","echo":true,"publish":{"topic":"/c","id":2,"payload_bytes":null,"addresses":["z"]}"#;
+        let err = spec(r#","addresses":["x"]"#, stage).unwrap_err();
+        assert!(
+            err.contains("subscription of '/b': echo and publish"),
+            "{err}"
+        );
     }
 
     #[test]

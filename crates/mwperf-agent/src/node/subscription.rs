@@ -17,6 +17,7 @@ use mwperf_core::wire::{Header, FLAG_ECHO, FLAG_FIN, FLAG_PROBE, FLAG_WARMUP};
 use mwperf_transports::Endpoint;
 use serde::Serialize;
 
+use super::echo;
 use super::publisher::{send, Sent};
 use super::spec::SubscriptionSpec;
 use crate::collector::Collector;
@@ -68,6 +69,10 @@ pub struct SubscriptionReport {
     /// cost), per measured message
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stage_time: Option<Stats>,
+    /// an echo outlet's answers (spec.rs `echo`): measured and warm-up messages answered
+    /// (first-contact probes are answered, not counted), sends the transport refused
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub echo: Option<Sent>,
     /// an edge's samples file could not be written (the first such error; that edge has no
     /// `samples_file`)
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -138,6 +143,11 @@ impl<'a> Subscription<'a> {
                     ..Default::default()
                 }),
                 stage_time: None,
+                echo: spec.echo.then(|| Sent {
+                    topic: spec.topic.clone(),
+                    id: spec.id,
+                    ..Default::default()
+                }),
                 samples_error: None,
             },
             buf: Vec::with_capacity(64 * 1024),
@@ -162,17 +172,29 @@ impl<'a> Subscription<'a> {
         };
         let mut recv_ns = super::clock::stamp(now_ns()); // the reference's clock
         let take_ns = recv_ns;
-        let Some(h) = self.classify(node.run_id) else {
+        // an echo outlet answers what pong answers (probes too: a peer's first contact)
+        let answer = spec
+            .echo
+            .then(|| Header::decode(&self.buf).ok())
+            .flatten()
+            .filter(|h| h.topic == spec.id && echo::wanted(h, Some(node.run_id)));
+        let measured = self.classify(node.run_id);
+        if measured.is_none() && answer.is_none() {
             return;
-        };
+        }
         let _turn = node
             .executor
             .map(|m| m.lock().unwrap_or_else(|p| p.into_inner()));
         if _turn.is_some() {
             recv_ns = super::clock::stamp(now_ns());
         }
+        let Some(h) = measured else {
+            // a probe: answered at once, nothing measured
+            crate::busy::spin_for(spec.busy_loop_ns);
+            self.echo(answer, recv_ns);
+            return;
+        };
         self.arrive(&h, recv_ns);
-        let report = &mut self.report;
         let warm = h.flags & FLAG_WARMUP != 0;
         if !warm {
             if let Some(b) = &mut self.book_in {
@@ -187,6 +209,8 @@ impl<'a> Subscription<'a> {
             }
         }
         crate::busy::spin_for(spec.busy_loop_ns);
+        self.echo(answer, recv_ns);
+        let report = &mut self.report;
         if let (Some(outlet), Some(sent)) = (&spec.publish, report.stage.as_mut()) {
             if now_ns() < w.stage_end_ns {
                 let next = Header {
@@ -225,6 +249,25 @@ impl<'a> Subscription<'a> {
         }
         if !warm {
             crate::allocs::message(); // its callback (and a stage's send) done
+        }
+    }
+
+    /// Answer the message in the buffer (header `h`, if it is to be answered) on the endpoint
+    /// it came from, stamped with the callback's start `callback_ns` (node/echo.rs).
+    fn echo(&mut self, h: Option<Header>, callback_ns: u64) {
+        let (Some(h), Some(ep), Some(sent)) = (h, self.ep.as_mut(), self.report.echo.as_mut())
+        else {
+            return;
+        };
+        echo::stamped(h, callback_ns).encode(&mut self.buf);
+        match ep.send(&self.buf) {
+            Err(e) => {
+                sent.send_errors += 1;
+                sent.first_error.get_or_insert_with(|| e.to_string());
+            }
+            Ok(()) if h.flags & FLAG_PROBE != 0 => {}
+            Ok(()) if h.flags & FLAG_WARMUP != 0 => sent.warmup_sent += 1,
+            Ok(()) => sent.sent += 1,
         }
     }
 
@@ -387,6 +430,7 @@ pub fn drive(mut sub: Subscription<'_>, node: &NodeContext<'_>, w: Window) -> Su
 #[cfg(test)]
 mod tests {
     use std::collections::VecDeque;
+    use std::sync::Arc;
 
     use mwperf_core::wire::build_message;
     use mwperf_transports::TransportError;
@@ -394,11 +438,12 @@ mod tests {
     use super::*;
     use crate::node::spec::Carried;
 
-    /// Hands out the messages it was given, one per recv.
-    struct Queue(VecDeque<Vec<u8>>);
+    /// Hands out the messages it was given, one per recv; keeps what is sent on it.
+    struct Queue(VecDeque<Vec<u8>>, Arc<Mutex<Vec<Vec<u8>>>>);
 
     impl Endpoint for Queue {
-        fn send(&mut self, _msg: &[u8]) -> Result<(), TransportError> {
+        fn send(&mut self, msg: &[u8]) -> Result<(), TransportError> {
+            self.1.lock().unwrap().push(msg.to_vec());
             Ok(())
         }
         fn recv(
@@ -418,12 +463,16 @@ mod tests {
     }
 
     fn message(topic: u16, source: u64, seq: u64) -> Vec<u8> {
+        flagged(topic, source, seq, 0)
+    }
+
+    fn flagged(topic: u16, source: u64, seq: u64, flags: u8) -> Vec<u8> {
         let mut buf = Vec::new();
         let now = now_ns();
         build_message(
             &mut buf,
             &Header {
-                flags: 0,
+                flags,
                 run_id: 7,
                 topic,
                 seq,
@@ -441,6 +490,23 @@ mod tests {
     }
 
     fn receive_to(carried: Vec<Carried>, samples: Option<String>) -> SubscriptionReport {
+        let messages = vec![
+            message(0, 0, 0),
+            message(0, 0, 1),
+            message(1, 2, 0),
+            message(5, 0, 0),
+        ];
+        received(carried, samples, false, messages).0
+    }
+
+    /// `messages` taken by a subscription of /filtered (topic 1): its report and what it sent
+    /// back on its endpoint.
+    fn received(
+        carried: Vec<Carried>,
+        samples: Option<String>,
+        echo: bool,
+        messages: Vec<Vec<u8>>,
+    ) -> (SubscriptionReport, Vec<Vec<u8>>) {
         let spec = SubscriptionSpec {
             topic: "/filtered".into(),
             id: 1,
@@ -453,16 +519,12 @@ mod tests {
             publish: None,
             carried,
             samples,
+            echo,
         };
-        // /image (topic 0) from the camera (node 0) through the program (node 1); /filtered's
-        // own from node 2; topic 5 from nobody this subscription knows
-        let messages = [
-            message(0, 0, 0),
-            message(0, 0, 1),
-            message(1, 2, 0),
-            message(5, 0, 0),
-        ];
-        let mut sub = Subscription::new(&spec, Some(Box::new(Queue(messages.into()))), Vec::new());
+        let n = messages.len();
+        let back = Arc::new(Mutex::new(Vec::new()));
+        let queue = Queue(messages.into(), back.clone());
+        let mut sub = Subscription::new(&spec, Some(Box::new(queue)), Vec::new());
         let node = NodeContext {
             run_id: 7,
             source: 3,
@@ -474,10 +536,48 @@ mod tests {
             stage_end_ns: 0,
             end_ns: u64::MAX,
         };
-        for _ in 0..4 {
+        for _ in 0..n {
             sub.poll(0, &node, &w);
         }
-        sub.finish(&w)
+        let back = back.lock().unwrap().clone();
+        (sub.finish(&w), back)
+    }
+
+    #[test]
+    fn an_echo_outlet_answers_what_pong_answers_on_its_endpoint_and_still_measures() {
+        use mwperf_core::wire::HEADER_LEN;
+        let sent = vec![
+            flagged(1, 2, 0, FLAG_WARMUP),
+            flagged(1, 2, 0, 0),
+            flagged(1, 2, 0, FLAG_PROBE), // a peer's first contact
+            flagged(1, 2, 1, FLAG_ECHO),  // an echo: never answered
+            flagged(5, 2, 1, 0),          // another topic's
+        ];
+        let (report, back) = received(Vec::new(), None, true, sent.clone());
+        let echo = report.echo.as_ref().expect("the echo's counts");
+        assert_eq!((echo.sent, echo.warmup_sent, echo.send_errors), (1, 1, 0));
+        // warm-up, measured and probe answered, in order, each stamped and flagged
+        assert_eq!(back.len(), 3);
+        for (answer, asked) in back.iter().zip(&sent) {
+            let (a, q) = (
+                Header::decode(answer).unwrap(),
+                Header::decode(asked).unwrap(),
+            );
+            assert_eq!(a.flags, q.flags | FLAG_ECHO);
+            assert_eq!(
+                (a.seq, a.intended_ns, a.sent_ns),
+                (q.seq, q.intended_ns, q.sent_ns)
+            );
+            assert!(a.peer_rx_ns >= q.sent_ns); // the callback's start, not the source
+            assert_eq!(answer[HEADER_LEN..], asked[HEADER_LEN..]);
+        }
+        // the measured one is still an edge from node 2
+        assert_eq!(report.edges.len(), 1);
+        assert_eq!(report.edges[0].measurement.accounting.received, 1);
+        assert_eq!(report.warmup_received, 1);
+        // without echo: nothing goes back
+        let (report, back) = received(Vec::new(), None, false, sent);
+        assert!(back.is_empty() && report.echo.is_none());
     }
 
     #[test]
