@@ -416,33 +416,62 @@ def run_nodes(tmp_path: Path, specs: list[dict[str, Any]],
             line = proc.stdout.readline()
             assert line.startswith("READY node"), (line, proc.wait(30), proc.stderr.read())
         go.write_text(f"{time.monotonic_ns() + 100_000_000}\n")
+        exited: dict[int, int] = {}
+        deadline = time.monotonic() + 60
+        while len(exited) < len(procs) and time.monotonic() < deadline:
+            for k, proc in enumerate(procs):
+                if k not in exited and proc.poll() is not None:
+                    exited[k] = time.monotonic_ns()
+            time.sleep(0.01)
         for proc in procs:
-            assert proc.wait(60) == 0, proc.stderr.read() if proc.stderr else ""
+            assert proc.wait(1) == 0, proc.stderr.read() if proc.stderr else ""
     finally:
         for proc in procs:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
     reports = [json.loads((tmp_path / f"{s['name']}.json").read_text()) for s in specs]
-    for report in reports:
+    for k, report in enumerate(reports):
         assert validation_error(report, "node-report") is None, validation_error(report,
                                                                                  "node-report")
+        report["exited_ns"] = exited[k]  # the test's, after the check: when its process ended
     return reports
 
 
-def talker_listener(tmp_path: Path, **node: Any) -> list[dict[str, Any]]:
-    """A talker publishing /t every 20 ms over a unix socket to a listener writing samples."""
+def talker_listener(tmp_path: Path, talker_has: dict[str, Any] | None = None,
+                    listener_has: dict[str, Any] | None = None,
+                    **node: Any) -> list[dict[str, Any]]:
+    """A talker publishing /t every 20 ms over a unix socket to a listener writing samples;
+    ``talker_has``/``listener_has``: more keys of its publisher/subscription."""
     sock = str(tmp_path / "t.sock")
     common = {"executor": "single", "warmup_ns": 100_000_000, "duration_ns": 200_000_000,
               "linger_ns": 300_000_000, **node}
     talker = {**common, "name": "talker", "index": 1, "publishers": [
         {"topic": "/t", "id": 0, "payload_bytes": 64, "addresses": [sock],
-         "period_ns": 20_000_000, "subscribers": 1}]}
+         "period_ns": 20_000_000, "subscribers": 1, **(talker_has or {})}]}
     listener = {**common, "name": "listener", "index": 2, "subscriptions": [
         {"topic": "/t", "id": 0, "address": sock, "period_ns": 20_000_000,
          "late_ns": 20_000_000, "too_late_ns": 40_000_000,
-         "samples": str(tmp_path / "t.csv")}]}
+         "samples": str(tmp_path / "t.csv"), **(listener_has or {})}]}
     return run_nodes(tmp_path, [listener, talker])
+
+
+def test_a_subscription_ends_on_its_publishers_end_marker_not_after_the_linger(
+        real_env: dict[str, str], tmp_path: Path) -> None:
+    linger_ns = 5_000_000_000
+    listener, talker = talker_listener(tmp_path, {"end_marker": True}, {"end_markers": 1},
+                                       linger_ns=linger_ns)
+    sub = listener["subscriptions"][0]
+    assert sub["end_markers"] == 1 and sub["foreign"] == 0
+    assert sub["edges"][0]["measurement"]["accounting"]["received"] == \
+        talker["publishers"][0]["sent"] == 10
+    # the window would have run 5 s past the measured end: the marker ended it (the talker
+    # itself keeps its endpoint open until its linger ends)
+    measured_end = listener["go_ns"] + 300_000_000
+    assert listener["exited_ns"] < measured_end + linger_ns, (listener["exited_ns"],
+                                                             measured_end)
+    assert talker["exited_ns"] >= measured_end + linger_ns
+    assert listener["exited_ns"] < talker["exited_ns"]
 
 
 def test_a_node_paces_with_the_pacer_writes_samples_per_edge_and_stretches_to_min_count(

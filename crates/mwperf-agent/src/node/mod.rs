@@ -11,6 +11,7 @@
 pub mod clock;
 pub mod collect;
 pub mod echo;
+pub mod end_of_stream;
 mod event_loop;
 pub mod publisher;
 pub mod round_trip;
@@ -289,6 +290,7 @@ pub fn run(
                 at,
             )
             .with_sizes(p.payload_sizes.clone())
+            .with_end_marker(p.end_marker)
         })
         .collect();
     let window = || Window {

@@ -99,6 +99,8 @@ pub struct Timer {
     sent: Sent,
     /// `--layers-out`: each measured message's due time and write call
     book: Option<crate::layers::Book>,
+    /// send the end-of-stream marker after the last message (spec.rs `end_marker`); then false
+    end_marker: bool,
 }
 
 impl Timer {
@@ -133,7 +135,35 @@ impl Timer {
                 id,
                 ..Default::default()
             },
+            end_marker: false,
         }
+    }
+
+    /// Send the end-of-stream marker once its schedule has ended ([`Timer::end_of_stream`]).
+    pub fn with_end_marker(mut self, on: bool) -> Self {
+        self.end_marker = on;
+        self
+    }
+
+    /// Its schedule has ended: the end-of-stream marker to every address (once, when asked
+    /// for), carrying what it sent and the node's index `source` (node/end_of_stream.rs).
+    pub fn end_of_stream(&mut self, run_id: u32, source: u32) {
+        if !std::mem::take(&mut self.end_marker) {
+            return;
+        }
+        let h = super::end_of_stream::marker(
+            run_id,
+            self.id,
+            self.sent.sent,
+            self.sent.warmup_sent,
+            source as u64,
+        );
+        let eps = &mut self.eps;
+        super::end_of_stream::send_marker(&h, |buf| {
+            for ep in eps.iter_mut() {
+                let _ = ep.send(buf); // as pub's: a marker lost ends the subscriber at its window
+            }
+        });
     }
 
     /// Message k's payload from `sizes`, cycled (a distribution, a recording's topic).
@@ -269,6 +299,9 @@ pub fn run(mut timer: Timer, node: &super::subscription::NodeContext<'_>) -> Sen
             .map(|m| m.lock().unwrap_or_else(|p| p.into_inner()));
         timer.fire(node.run_id, node.source);
     }
+    if !signals::stopped() {
+        timer.end_of_stream(node.run_id, node.source);
+    }
     for ep in timer.eps.iter_mut() {
         ep.drain(timer.at.open_until_ns.saturating_sub(now_ns()));
     }
@@ -349,6 +382,58 @@ mod tests {
         assert_eq!(schedule.period_ns, 1_000_000);
         assert_eq!(schedule.lateness.count, 5);
         assert_eq!(schedule.lateness.max_ns, Some(sent.max_send_lag_ns));
+    }
+
+    #[test]
+    fn an_end_marker_follows_the_last_message_once_carrying_the_counts() {
+        let start = now_ns();
+        let out = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        struct Keep(std::sync::Arc<std::sync::Mutex<Vec<Vec<u8>>>>);
+        impl Endpoint for Keep {
+            fn send(&mut self, msg: &[u8]) -> Result<(), mwperf_transports::TransportError> {
+                self.0.lock().unwrap().push(msg.to_vec());
+                Ok(())
+            }
+            fn recv(
+                &mut self,
+                _buf: &mut Vec<u8>,
+                _wait_ns: u64,
+            ) -> Result<Option<usize>, mwperf_transports::TransportError> {
+                Ok(None)
+            }
+            fn local_addr(&self) -> String {
+                "keep".into()
+            }
+        }
+        let mut t = Timer::new(
+            "/t",
+            4,
+            16,
+            1_000_000,
+            Vec::new(),
+            vec![Box::new(Keep(out.clone()))],
+            at(start, 1_000_000, start + 4_000_000),
+        )
+        .with_end_marker(true);
+        while t.due().is_some() {
+            t.fire(7, 9);
+        }
+        t.end_of_stream(7, 9);
+        t.end_of_stream(7, 9); // once only
+        let sent: Vec<_> = out
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|m| Header::decode(m).unwrap())
+            .collect();
+        // 1 warm-up, 3 measured, then the marker three times
+        assert_eq!(sent.len(), 4 + 3);
+        for m in &sent[4..] {
+            assert_eq!(
+                (m.flags, m.topic, m.seq, m.intended_ns, m.peer_rx_ns),
+                (mwperf_core::wire::FLAG_FIN, 4, 3, 1, 9)
+            );
+        }
     }
 
     #[test]

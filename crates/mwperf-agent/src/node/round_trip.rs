@@ -9,7 +9,7 @@
 
 use mwperf_core::clock::now_ns;
 use mwperf_core::result::Measurement;
-use mwperf_core::wire::{Header, FLAG_PROBE, FLAG_WARMUP};
+use mwperf_core::wire::{Header, FLAG_FIN, FLAG_PROBE, FLAG_WARMUP};
 
 use super::publisher::{Sent, Timer};
 use super::subscription::NodeContext;
@@ -97,7 +97,7 @@ impl RoundTrip {
     /// ignored, anything else counted foreign or malformed.
     fn arrive(&mut self, topic: u16, run_id: u32, recv_ns: u64) {
         let h = match Header::decode(&self.rx) {
-            Ok(h) if h.run_id == run_id && h.flags & FLAG_PROBE != 0 => return,
+            Ok(h) if h.run_id == run_id && h.flags & (FLAG_PROBE | FLAG_FIN) != 0 => return,
             Ok(h) if h.run_id == run_id && h.topic == topic => h,
             Ok(_) => return self.col.seq.foreign += 1,
             Err(r) => return self.col.reject(r),
@@ -172,6 +172,9 @@ pub fn run(
         && now_ns() < end
     {
         rt.receive(&mut timer, end, node);
+    }
+    if !signals::stopped() {
+        timer.end_of_stream(node.run_id, node.source); // after the replies: the echo's end
     }
     let end_ns = timer
         .planned_end_ns()

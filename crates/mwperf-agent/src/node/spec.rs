@@ -75,6 +75,10 @@ pub struct PublisherSpec {
     /// `reply_timeout_ns` without it (that one counted lost)
     #[serde(default)]
     pub round_trip: bool,
+    /// after its last message (a round trip's: after its last replies were awaited) it sends
+    /// the end-of-stream marker (node/end_of_stream.rs) to every address
+    #[serde(default)]
+    pub end_marker: bool,
     #[serde(default = "one_second")]
     pub reply_timeout_ns: u64,
 }
@@ -116,6 +120,10 @@ pub struct SubscriptionSpec {
     /// (`peer_rx_ns`) and `FLAG_ECHO`, the payload as it came (node/echo.rs); not with `publish`
     #[serde(default)]
     pub echo: bool,
+    /// how many publishers' end-of-stream markers end it before its window does (0: none; the
+    /// window alone)
+    #[serde(default)]
+    pub end_markers: u32,
 }
 
 /// An input topic of a `command:` node whose messages come out on this subscription's topic.

@@ -73,6 +73,10 @@ pub struct SubscriptionReport {
     /// (first-contact probes are answered, not counted), sends the transport refused
     #[serde(skip_serializing_if = "Option::is_none")]
     pub echo: Option<Sent>,
+    /// how many publishers' end-of-stream markers arrived (when the spec expected some:
+    /// `end_markers`; all of them ended the subscription before its window)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_markers: Option<u32>,
     /// an edge's samples file could not be written (the first such error; that edge has no
     /// `samples_file`)
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -117,6 +121,8 @@ pub struct Subscription<'a> {
     book_in: Option<Book>,
     /// ... and, for a chain stage, each it published (from its callback's start to the write)
     book_out: Option<Book>,
+    /// the end-of-stream markers seen (spec.rs `end_markers`)
+    markers: super::end_of_stream::Markers,
 }
 
 impl<'a> Subscription<'a> {
@@ -149,7 +155,9 @@ impl<'a> Subscription<'a> {
                     ..Default::default()
                 }),
                 samples_error: None,
+                end_markers: (spec.end_markers > 0).then_some(0),
             },
+            markers: super::end_of_stream::Markers::new(spec.end_markers),
             buf: Vec::with_capacity(64 * 1024),
             out: Vec::new(),
             stage_time: LatencyRecorder::default(),
@@ -177,7 +185,11 @@ impl<'a> Subscription<'a> {
             .echo
             .then(|| Header::decode(&self.buf).ok())
             .flatten()
-            .filter(|h| h.topic == spec.id && echo::wanted(h, Some(node.run_id)));
+            .filter(|h| {
+                h.topic == spec.id
+                    && h.flags & FLAG_FIN == 0 // a marker ends the stream, it is not answered
+                    && echo::wanted(h, Some(node.run_id))
+            });
         let measured = self.classify(node.run_id);
         if measured.is_none() && answer.is_none() {
             return;
@@ -276,6 +288,16 @@ impl<'a> Subscription<'a> {
     fn classify(&mut self, run_id: u32) -> Option<Header> {
         let report = &mut self.report;
         match Header::decode(&self.buf) {
+            Ok(h)
+                if h.flags & FLAG_FIN != 0
+                    && self.spec.end_markers > 0
+                    && h.topic == self.spec.id
+                    && h.run_id == run_id =>
+            {
+                self.markers.arrived(&h);
+                report.end_markers = Some(self.markers.count());
+                None
+            }
             Ok(h)
                 if h.flags & (FLAG_ECHO | FLAG_PROBE | FLAG_FIN) == 0
                     && (h.topic == self.spec.id
@@ -410,11 +432,19 @@ fn edge_slug(spec: &SubscriptionSpec, topic: u16, source: u64) -> String {
     }
 }
 
-/// Receive with `sub` until `w.end_ns` (or a stop signal), on a thread of its own.
+impl Subscription<'_> {
+    /// Every publisher it expected an end-of-stream marker from sent it.
+    pub fn ended(&self) -> bool {
+        self.markers.all_in()
+    }
+}
+
+/// Receive with `sub` until `w.end_ns`, every expected end-of-stream marker or a stop signal,
+/// on a thread of its own.
 pub fn drive(mut sub: Subscription<'_>, node: &NodeContext<'_>, w: Window) -> SubscriptionReport {
     loop {
         let now = now_ns();
-        if now >= w.end_ns || signals::stopped() {
+        if now >= w.end_ns || signals::stopped() || sub.ended() {
             break;
         }
         let wait = if node.busy_poll {
@@ -520,6 +550,7 @@ mod tests {
             carried,
             samples,
             echo,
+            end_markers: 0,
         };
         let n = messages.len();
         let back = Arc::new(Mutex::new(Vec::new()));
@@ -541,6 +572,56 @@ mod tests {
         }
         let back = back.lock().unwrap().clone();
         (sub.finish(&w), back)
+    }
+
+    #[test]
+    fn a_subscription_ends_on_every_expected_end_marker_without_counting_them_foreign() {
+        use crate::node::end_of_stream::marker;
+        let fin = |source: u64| {
+            let mut buf = vec![0; mwperf_core::wire::HEADER_LEN];
+            marker(7, 1, 1, 0, source).encode(&mut buf);
+            buf
+        };
+        let spec = SubscriptionSpec {
+            topic: "/t".into(),
+            id: 1,
+            address: "x".into(),
+            busy_loop_ns: 0,
+            period_ns: 0,
+            late_ns: u64::MAX,
+            too_late_ns: u64::MAX,
+            qos: Default::default(),
+            publish: None,
+            carried: Vec::new(),
+            samples: None,
+            echo: false,
+            end_markers: 2,
+        };
+        // node 2's message and marker (twice), then node 3's marker: the end
+        let messages = vec![message(1, 2, 0), fin(2), fin(2), fin(3), message(1, 3, 0)];
+        let back = Arc::new(Mutex::new(Vec::new()));
+        let queue = Queue(messages.into(), back);
+        let mut sub = Subscription::new(&spec, Some(Box::new(queue)), Vec::new());
+        let node = NodeContext {
+            run_id: 7,
+            source: 4,
+            executor: None,
+            busy_poll: false,
+        };
+        let w = Window {
+            measure_end_ns: u64::MAX,
+            stage_end_ns: 0,
+            end_ns: u64::MAX, // only the markers can end it
+        };
+        let report = drive(sub, &node, w);
+        assert_eq!(report.end_markers, Some(2));
+        assert_eq!(report.foreign, 0);
+        // ended at node 3's marker: its message after it was not taken
+        assert_eq!(report.edges.len(), 1);
+        assert_eq!(report.edges[0].source, 2);
+        // without end_markers a marker is another run's business: foreign, as before
+        let (report, _) = received(Vec::new(), None, false, vec![fin(2)]);
+        assert_eq!((report.foreign, report.end_markers), (1, None));
     }
 
     #[test]
