@@ -601,7 +601,7 @@ mod tests {
         let messages = vec![message(1, 2, 0), fin(2), fin(2), fin(3), message(1, 3, 0)];
         let back = Arc::new(Mutex::new(Vec::new()));
         let queue = Queue(messages.into(), back);
-        let mut sub = Subscription::new(&spec, Some(Box::new(queue)), Vec::new());
+        let sub = Subscription::new(&spec, Some(Box::new(queue)), Vec::new());
         let node = NodeContext {
             run_id: 7,
             source: 4,
