@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from conftest import alive, run_mwperf
+from conftest import REAL_AGENT, alive, run_mwperf
 from test_fastdds_e2e import mapped
 
 SHORT = ("--duration", "2s", "--warmup", "300ms", "--no-save")
@@ -393,3 +393,174 @@ def test_count_allocs_counts_each_nodes_messages_and_its_allocations(real_env: d
     # allocation-free, as ping's and pub's are: BENCHMARKS.md "Allocations by call site")
     montreal = next(n for n in result["nodes"] if n["name"] == "montreal")
     assert montreal["allocs_per_msg"] == 0.0, montreal
+
+
+def run_nodes(tmp_path: Path, specs: list[dict[str, Any]],
+              transport: str = "uds") -> list[dict[str, Any]]:
+    """``mwperf-agent node`` for each spec as the graph run starts them (all READY, then one
+    go instant in the go file); their reports, each checked against the schema."""
+    from mwperf.schema import validation_error
+    go = tmp_path / "go"
+    procs = []
+    try:
+        for spec in specs:
+            path = tmp_path / f"{spec['name']}.spec.json"
+            path.write_text(json.dumps(spec))
+            procs.append(subprocess.Popen(
+                [str(REAL_AGENT), "node", "--transport", transport, "--node-spec", str(path),
+                 "--go-file", str(go), "--run-id", "7", "--quiet",
+                 "--json", str(tmp_path / f"{spec['name']}.json")],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        for proc in procs:
+            assert proc.stdout is not None
+            line = proc.stdout.readline()
+            assert line.startswith("READY node"), (line, proc.wait(30), proc.stderr.read())
+        go.write_text(f"{time.monotonic_ns() + 100_000_000}\n")
+        exited: dict[int, int] = {}
+        deadline = time.monotonic() + 60
+        while len(exited) < len(procs) and time.monotonic() < deadline:
+            for k, proc in enumerate(procs):
+                if k not in exited and proc.poll() is not None:
+                    exited[k] = time.monotonic_ns()
+            time.sleep(0.01)
+        for proc in procs:
+            assert proc.wait(1) == 0, proc.stderr.read() if proc.stderr else ""
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    reports = [json.loads((tmp_path / f"{s['name']}.json").read_text()) for s in specs]
+    for k, report in enumerate(reports):
+        assert validation_error(report, "node-report") is None, validation_error(report,
+                                                                                 "node-report")
+        report["exited_ns"] = exited[k]  # the test's, after the check: when its process ended
+    return reports
+
+
+def talker_listener(tmp_path: Path, talker_has: dict[str, Any] | None = None,
+                    listener_has: dict[str, Any] | None = None,
+                    **node: Any) -> list[dict[str, Any]]:
+    """A talker publishing /t every 20 ms over a unix socket to a listener writing samples;
+    ``talker_has``/``listener_has``: more keys of its publisher/subscription."""
+    sock = str(tmp_path / "t.sock")
+    common = {"executor": "single", "warmup_ns": 100_000_000, "duration_ns": 200_000_000,
+              "linger_ns": 300_000_000, **node}
+    talker = {**common, "name": "talker", "index": 1, "publishers": [
+        {"topic": "/t", "id": 0, "payload_bytes": 64, "addresses": [sock],
+         "period_ns": 20_000_000, "subscribers": 1, **(talker_has or {})}]}
+    listener = {**common, "name": "listener", "index": 2, "subscriptions": [
+        {"topic": "/t", "id": 0, "address": sock, "period_ns": 20_000_000,
+         "late_ns": 20_000_000, "too_late_ns": 40_000_000,
+         "samples": str(tmp_path / "t.csv"), **(listener_has or {})}]}
+    return run_nodes(tmp_path, [listener, talker])
+
+
+def test_a_subscription_ends_on_its_publishers_end_marker_not_after_the_linger(
+        real_env: dict[str, str], tmp_path: Path) -> None:
+    linger_ns = 5_000_000_000
+    listener, talker = talker_listener(tmp_path, {"end_marker": True}, {"end_markers": 1},
+                                       linger_ns=linger_ns)
+    sub = listener["subscriptions"][0]
+    assert sub["end_markers"] == 1 and sub["foreign"] == 0
+    assert sub["edges"][0]["measurement"]["accounting"]["received"] == \
+        talker["publishers"][0]["sent"] == 10
+    # the window would have run 5 s past the measured end: the marker ended it (the talker
+    # itself keeps its endpoint open until its linger ends)
+    measured_end = listener["go_ns"] + 300_000_000
+    assert listener["exited_ns"] < measured_end + linger_ns, (listener["exited_ns"],
+                                                             measured_end)
+    assert talker["exited_ns"] >= measured_end + linger_ns
+    assert listener["exited_ns"] < talker["exited_ns"]
+
+
+def test_a_node_paces_with_the_pacer_writes_samples_per_edge_and_stretches_to_min_count(
+        real_env: dict[str, str], tmp_path: Path) -> None:
+    # 200 ms at 50 Hz is 10 messages; min_count 25 makes it 500 ms (max(duration, 25 periods))
+    listener, talker = talker_listener(tmp_path, min_count=25)
+    sent = talker["publishers"][0]
+    assert (sent["sent"], sent["warmup_sent"]) == (25, 5), sent
+    schedule = sent["schedule"]
+    assert schedule["period_ns"] == 20_000_000 and schedule["lateness"]["count"] == 25
+    edge = listener["subscriptions"][0]["edges"][0]
+    assert edge["source"] == 1 and edge["measurement"]["accounting"]["received"] == 25
+    # the edge's samples file: one row per message, against the talker's own count and schedule
+    samples = Path(edge["measurement"]["samples_file"])
+    assert samples == tmp_path / "t.from1.csv"
+    rows = [line.split(",") for line in samples.read_text().splitlines()[1:]]
+    assert [int(r[0]) for r in rows] == list(range(25))
+    intended = [int(r[1]) for r in rows]
+    assert {b - a for a, b in zip(intended, intended[1:])} == {20_000_000}
+    assert intended[-1] - intended[0] == 24 * 20_000_000  # the stretch: 480 ms, not 180
+    # the pacer's lateness (exact min and max) is each message's send - due as its header
+    # carried them to the listener; the largest lag counts the warm-up's sends too
+    late = [int(r[2]) - int(r[1]) for r in rows]
+    assert (schedule["lateness"]["min_ns"], schedule["lateness"]["max_ns"]) == (min(late),
+                                                                                max(late))
+    assert schedule["lateness"]["max_ns"] <= sent["max_send_lag_ns"]
+
+
+def test_a_node_without_min_count_keeps_its_duration(real_env: dict[str, str],
+                                                     tmp_path: Path) -> None:
+    listener, talker = talker_listener(tmp_path)
+    assert talker["publishers"][0]["sent"] == 10
+    assert listener["subscriptions"][0]["edges"][0]["measurement"]["accounting"][
+        "received"] == 10
+
+
+def test_min_count_with_a_saturating_publisher_is_refused_naming_it(real_env: dict[str, str],
+                                                                    tmp_path: Path) -> None:
+    spec = {"name": "flood", "index": 1, "executor": "single", "warmup_ns": 0,
+            "duration_ns": 1, "linger_ns": 1, "min_count": 5, "publishers": [
+                {"topic": "/f", "id": 0, "payload_bytes": 8, "addresses": [],
+                 "period_ns": 0}]}
+    path = tmp_path / "flood.json"
+    path.write_text(json.dumps(spec))
+    done = subprocess.run([str(REAL_AGENT), "node", "--transport", "uds", "--node-spec",
+                           str(path), "--go-file", str(tmp_path / "go")],
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2
+    assert f"--node-spec {path}: min_count 5 with the publisher of '/f'" in done.stderr
+
+
+def free_udp_address() -> str:
+    import socket
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return f"127.0.0.1:{s.getsockname()[1]}"
+
+
+@pytest.mark.parametrize("transport", ["udp", "uds"])
+def test_a_closed_loop_against_an_echo_outlet_has_one_message_in_flight(
+        real_env: dict[str, str], tmp_path: Path, transport: str) -> None:
+    address = free_udp_address() if transport == "udp" else str(tmp_path / "rt.sock")
+    common = {"executor": "single", "warmup_ns": 100_000_000, "duration_ns": 300_000_000,
+              "linger_ns": 300_000_000}
+    ponger = {**common, "name": "ponger", "index": 2, "subscriptions": [
+        {"topic": "/rt", "id": 0, "address": address, "period_ns": 0,
+         "late_ns": 10**12, "too_late_ns": 10**12, "echo": True,
+         "samples": str(tmp_path / "pong.csv")}]}
+    pinger = {**common, "name": "pinger", "index": 1, "publishers": [
+        {"topic": "/rt", "id": 0, "payload_bytes": 64, "addresses": [address],
+         "period_ns": 0, "round_trip": True, "subscribers": 1}]}
+    pong, ping = run_nodes(tmp_path, [ponger, pinger], transport)
+    sent = ping["publishers"][0]
+    rt = sent["round_trip"]
+    echo = pong["subscriptions"][0]["echo"]
+    edge = pong["subscriptions"][0]["edges"][0]
+    # loopback loses nothing: every message reached the echo, was answered, came back; the
+    # echo's own count is the ground truth for both directions
+    assert sent["sent"] > 100, sent
+    assert echo["sent"] == edge["measurement"]["accounting"]["received"] == sent["sent"]
+    assert rt["accounting"]["received"] == sent["sent"] and rt["accounting"]["lost"] == 0
+    assert echo["warmup_sent"] == sent["warmup_sent"] == rt["accounting"]["warmup_received"]
+    assert rt["response"]["count"] == sent["sent"]
+    # closed loop: each message left after the one before had come back, so after the echo
+    # took it (one clock on one host: the echo's samples against the next message's send)
+    rows = [line.split(",") for line in
+            Path(edge["measurement"]["samples_file"]).read_text().splitlines()[1:]]
+    assert len(rows) == sent["sent"]
+    for before, after in zip(rows, rows[1:]):
+        assert int(after[2]) > int(before[4]), (before, after)
+    # a round trip is at least the one way there (the echo's service latency is its part)
+    assert rt["service"]["min_ns"] >= edge["measurement"]["service"]["min_ns"]

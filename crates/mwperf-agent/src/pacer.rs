@@ -1,5 +1,6 @@
 //! Which message to send next and when: warm-up then measured phase, by count or duration, on
-//! absolute deadlines (rate > 0) or back to back (rate 0). Shared by ping and pub.
+//! absolute deadlines (rate > 0) or back to back (rate 0). Shared by ping, pub and the graph
+//! node's publishers (node/publisher.rs).
 
 use mwperf_core::schedule::Schedule;
 
@@ -72,6 +73,33 @@ impl Pacer {
         }
     }
 
+    /// A graph node's publisher (node/publisher.rs): messages due on `schedule` (a rate's or a
+    /// looped recording's); those due before `warmup_end_ns` are the warm-up, those due before
+    /// `end_ns` after it measured. Period 0 (`rate: max`): back to back from the schedule's
+    /// start, the warm-up until `warmup_end_ns`, measured for `end_ns - warmup_end_ns` after the
+    /// first measured message (as `--rate 0 --duration` does).
+    pub fn between(schedule: Schedule, start_ns: u64, warmup_end_ns: u64, end_ns: u64) -> Self {
+        let warmup_n = schedule.count_before(warmup_end_ns).unwrap_or(0);
+        let measure_n = schedule
+            .count_before(end_ns)
+            .map(|n| n.saturating_sub(warmup_n));
+        Pacer {
+            schedule,
+            start_ns,
+            warmup_ns: warmup_end_ns.saturating_sub(start_ns),
+            warmup_n,
+            measure_n,
+            duration_ns: end_ns.saturating_sub(warmup_end_ns),
+            min_count: 0,
+            warmup_sent: 0,
+            measured_sent: 0,
+            measure_start_ns: None,
+            trace: None,
+            replay_error: None,
+            replay_end_ns: None,
+        }
+    }
+
     /// The pacer of sender topic `topic`: on the rate's schedule, or with `--replay-trace` on
     /// the recorded offsets (message k due at start + offset_k, warm-up = offsets before
     /// `--warmup`), each message's bytes from the trace.
@@ -102,10 +130,8 @@ impl Pacer {
     /// End of the measured window as planned: the intended time of the last measured message
     /// plus one period (None without a schedule).
     pub fn planned_end_ns(&self) -> Option<u64> {
-        let p = self.period_ns();
         self.measure_n
-            .filter(|_| p > 0)
-            .map(|n| self.start_ns + (self.warmup_n + n) * p)
+            .and_then(|n| self.schedule.due_at(self.warmup_n + n))
     }
 
     /// When the next message is due (None = now, rate 0), or Err(()) when all are sent.
@@ -308,6 +334,61 @@ mod tests {
         assert!(p.next_due(9_000_000).is_ok());
         p.take(9_000_000);
         assert!(p.next_due(9_000_001).is_err());
+    }
+
+    #[test]
+    fn a_node_publisher_s_phases_are_its_due_times_before_the_warm_up_end_and_the_end() {
+        // every 1 ms from 0.3 ms: due 0.3, 1.3 (warm-up, before 2 ms), 2.3 .. 4.3 (before 5 ms)
+        let schedule = Schedule::new(300_000, 1_000_000);
+        let mut p = Pacer::between(schedule, 300_000, 2_000_000, 5_000_000);
+        let mut slots = Vec::new();
+        while let Ok(Some(due)) = p.next_due(0) {
+            let slot = p.take(due);
+            p.sent(&slot, due + 10_000 * slot.index);
+            slots.push((slot.intended_ns, slot.warmup, slot.seq));
+        }
+        assert_eq!(
+            slots,
+            [
+                (300_000, true, 0),
+                (1_300_000, true, 1),
+                (2_300_000, false, 0),
+                (3_300_000, false, 1),
+                (4_300_000, false, 2)
+            ]
+        );
+        assert_eq!(p.planned_end_ns(), Some(5_300_000));
+        // lateness of the measured ones only: 20, 30, 40 us
+        let s = p.schedule.summary().unwrap();
+        assert_eq!((s.lateness.count, s.lateness.max_ns), (3, Some(40_000)));
+        // a looped recording: 0, 0.5 ms, then again at 1.5 ms (0.5 + a 1 ms period)
+        let looped = Schedule::looped(0, 1_000_000, vec![0, 500_000]);
+        let mut p = Pacer::between(looped, 0, 1_000_000, 3_100_000);
+        let mut dues = Vec::new();
+        while let Ok(Some(due)) = p.next_due(0) {
+            dues.push((due, p.take(due).warmup));
+        }
+        assert_eq!(
+            dues,
+            [
+                (0, true),
+                (500_000, true),
+                (1_500_000, false),
+                (2_000_000, false),
+                (3_000_000, false)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_saturating_node_publisher_measures_for_its_span_after_the_warm_up() {
+        let mut p = Pacer::between(Schedule::new(0, 0), 0, 1_000, 3_000);
+        assert_eq!(p.next_due(0), Ok(None)); // due now
+        assert!(p.take(500).warmup);
+        assert!(!p.take(1_200).warmup);
+        assert!(p.next_due(3_199).is_ok());
+        assert!(p.next_due(3_200).is_err()); // 2 us after the first measured one
+        assert!(p.schedule.summary().is_none()); // no schedule to be late against
     }
 
     #[test]

@@ -7,6 +7,9 @@ use crate::stats::LatencyRecorder;
 pub struct Schedule {
     start_ns: u64,
     period_ns: u64,
+    /// a recording's due times after the start, looped every last offset + the period (empty:
+    /// every period)
+    offsets: Vec<u64>,
     next: u64,
     lateness: LatencyRecorder,
     behind: u64,
@@ -18,9 +21,20 @@ impl Schedule {
         Schedule {
             start_ns,
             period_ns,
+            offsets: Vec::new(),
             next: 0,
             lateness: LatencyRecorder::default(),
             behind: 0,
+        }
+    }
+
+    /// Message k due at start + `offsets[k mod n]` + (k div n) x (last offset + period): a
+    /// recording's times looped (a graph file's `replay:`). `offsets` start at 0 and never
+    /// decrease; the period is > 0 (the node spec's check).
+    pub fn looped(start_ns: u64, period_ns: u64, offsets: Vec<u64>) -> Self {
+        Schedule {
+            offsets,
+            ..Schedule::new(start_ns, period_ns)
         }
     }
 
@@ -28,9 +42,40 @@ impl Schedule {
         self.period_ns
     }
 
+    /// Intended send time of message `k` (None without a schedule).
+    pub fn due_at(&self, k: u64) -> Option<u64> {
+        if self.period_ns == 0 {
+            return None;
+        }
+        Some(match self.offsets.last() {
+            Some(&last) => {
+                let n = self.offsets.len() as u64;
+                self.start_ns + (k / n) * (last + self.period_ns) + self.offsets[(k % n) as usize]
+            }
+            None => self.start_ns + k * self.period_ns,
+        })
+    }
+
+    /// How many messages are due before `t_ns` (None without a schedule).
+    pub fn count_before(&self, t_ns: u64) -> Option<u64> {
+        if self.period_ns == 0 {
+            return None;
+        }
+        let since = t_ns.saturating_sub(self.start_ns);
+        Some(match self.offsets.last() {
+            Some(&last) => {
+                let lap = last + self.period_ns;
+                let n = self.offsets.len() as u64;
+                let within = since % lap;
+                (since / lap) * n + self.offsets.iter().filter(|&&o| o < within).count() as u64
+            }
+            None => since.div_ceil(self.period_ns), // 0 at or before the start
+        })
+    }
+
     /// Intended send time of the next message (None without a schedule).
     pub fn next_due(&self) -> Option<u64> {
-        (self.period_ns > 0).then(|| self.start_ns + self.next * self.period_ns)
+        self.due_at(self.next)
     }
 
     /// Index of the next message.
@@ -91,6 +136,30 @@ mod tests {
         let sum = s.summary().unwrap();
         assert_eq!(sum.behind_count, 1);
         assert_eq!(sum.lateness.max_ns, Some(250));
+    }
+
+    #[test]
+    fn a_looped_recording_keeps_its_times_and_counts_them() {
+        // 0, 0.5, 2 ms, then again from 3 ms (2 ms + one 1 ms period)
+        let s = Schedule::looped(1_000, 1_000_000, vec![0, 500_000, 2_000_000]);
+        let dues: Vec<_> = (0..6).map(|k| s.due_at(k).unwrap() - 1_000).collect();
+        assert_eq!(
+            dues,
+            [0, 500_000, 2_000_000, 3_000_000, 3_500_000, 5_000_000]
+        );
+        // count_before agrees with the due times, at and between them
+        for t in (0..7_000_000).step_by(250_000) {
+            let due_before = (0..100)
+                .filter(|&k| s.due_at(k).unwrap() < 1_000 + t)
+                .count();
+            assert_eq!(s.count_before(1_000 + t), Some(due_before as u64), "t={t}");
+        }
+        let plain = Schedule::new(10, 100);
+        assert_eq!(
+            [0, 10, 11, 110, 111].map(|t| plain.count_before(t).unwrap()),
+            [0, 0, 1, 1, 2]
+        );
+        assert_eq!(Schedule::new(0, 0).count_before(5), None);
     }
 
     #[test]

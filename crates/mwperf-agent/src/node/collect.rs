@@ -66,7 +66,7 @@ pub fn collect(spec: &NodeSpec, sent: &str, log: &[u8], run_id: u32) -> Result<S
         None => Vec::new(),
     };
     let go_ns = report.get("go_ns").and_then(|v| v.as_u64()).unwrap_or(0);
-    let measure_end_ns = go_ns + spec.warmup_ns + spec.duration_ns;
+    let measure_end_ns = go_ns + spec.warmup_ns + spec.measured_ns();
     let mut subs: Vec<Subscription<'_>> = spec
         .subscriptions
         .iter()

@@ -22,11 +22,16 @@ pub fn run(
         if now >= w.end_ns || signals::stopped() {
             break;
         }
-        let next = timers
-            .iter()
-            .enumerate()
-            .filter_map(|(i, t)| t.due().map(|d| (d, i)))
-            .min();
+        let mut next = None;
+        for (i, t) in timers.iter_mut().enumerate() {
+            match t.due() {
+                Some(d) => next = Some(next.map_or((d, i), |n: (u64, usize)| n.min((d, i)))),
+                None => t.end_of_stream(node.run_id, node.source), // once
+            }
+        }
+        if next.is_none() && sub.ended() {
+            break; // every expected publisher ended its stream, and so did these timers
+        }
         if let Some((due, i)) = next {
             if now + timers[i].spin_margin_ns() >= due {
                 timers[i].fire(node.run_id, node.source);
@@ -41,5 +46,8 @@ pub fn run(
         };
         sub.poll(wait, node, &w);
     }
-    (timers.into_iter().map(|t| t.sent).collect(), sub.finish(&w))
+    (
+        timers.into_iter().map(Timer::finish).collect(),
+        sub.finish(&w),
+    )
 }

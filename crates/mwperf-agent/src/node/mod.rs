@@ -10,8 +10,11 @@
 
 pub mod clock;
 pub mod collect;
+pub mod echo;
+pub mod end_of_stream;
 mod event_loop;
 pub mod publisher;
+pub mod round_trip;
 pub mod service_client;
 pub mod service_server;
 mod services;
@@ -31,6 +34,7 @@ use serde::Serialize;
 use crate::cli::Common;
 use clock::NodeClock;
 use publisher::{Schedule, Sent, Timer};
+use round_trip::RoundTrip;
 use service_client::{CallSchedule, Caller, CallerReport};
 use service_server::{ServeContext, ServedReport, Servers};
 use spec::{NodeSpec, Outlet};
@@ -141,7 +145,23 @@ pub fn run(
     // subscriptions first: a publisher waits for them (on plain sockets they must listen)
     let mut subs = Vec::new();
     for s in &spec.subscriptions {
-        let ep = open_at(Side::Sub, &s.address, &s.qos)
+        if let Some(dir) = s
+            .samples
+            .as_deref()
+            .map(std::path::Path::new)
+            .and_then(|p| p.parent())
+        {
+            if !dir.as_os_str().is_empty() && !dir.is_dir() {
+                return Err(format!(
+                    "subscription of '{}': samples: no directory {}",
+                    s.topic,
+                    dir.display()
+                ));
+            }
+        }
+        // an echo outlet answers on the endpoint it receives on: a pong's
+        let side = if s.echo { Side::Pong } else { Side::Sub };
+        let ep = open_at(side, &s.address, &s.qos)
             .map_err(|e| format!("subscription of '{}': {e}", s.topic))?;
         subs.push(ep);
     }
@@ -161,11 +181,11 @@ pub fn run(
     // a publisher on a connecting transport (uds, tcp) may start before the node it sends
     // to listens: it tries again until the discovery timeout
     let deadline = started + common.discovery_timeout;
-    let outlet = |o: &Outlet| -> Result<Vec<Box<dyn Endpoint>>, String> {
+    let outlet = |o: &Outlet, side: Side| -> Result<Vec<Box<dyn Endpoint>>, String> {
         o.addresses
             .iter()
             .map(|a| loop {
-                match open_at(Side::Pub, a, &o.qos) {
+                match open_at(side, a, &o.qos) {
                     Ok(ep) => break Ok(ep),
                     Err(_) if now_ns() < deadline && !crate::signals::stopped() => {
                         std::thread::sleep(RETRY);
@@ -177,12 +197,14 @@ pub fn run(
     };
     let mut pubs = Vec::new();
     for p in &spec.publishers {
-        pubs.push(outlet(&p.out)?);
+        // a round trip's echoes come back on the endpoint it sends on: a ping's
+        let side = if p.round_trip { Side::Ping } else { Side::Pub };
+        pubs.push(outlet(&p.out, side)?);
     }
     let mut stages = Vec::new();
     for s in &spec.subscriptions {
         stages.push(match &s.publish {
-            Some(o) => outlet(o)?,
+            Some(o) => outlet(o, Side::Pub)?,
             None => Vec::new(),
         });
     }
@@ -216,7 +238,7 @@ pub fn run(
     while now_ns() < go_ns && !crate::signals::stopped() {
         sleep_until_ns(go_ns);
     }
-    let measure_end_ns = go_ns + spec.warmup_ns + spec.duration_ns;
+    let measure_end_ns = go_ns + spec.warmup_ns + spec.measured_ns();
     let node = NodeContext {
         run_id,
         source: spec.index,
@@ -239,6 +261,13 @@ pub fn run(
             Caller::new(c.clone(), client, contact, at)
         })
         .collect();
+    // a round-trip publisher's transport resends what was lost: its last replies are awaited
+    // longer (node/round_trip.rs)
+    let mut retransmits = Vec::new();
+    for p in &spec.publishers {
+        let asked = p.out.qos.apply(&base)?.reliability;
+        retransmits.push(common.transport.descriptor().retransmits(asked));
+    }
     let timers: Vec<Timer> = spec
         .publishers
         .iter()
@@ -256,11 +285,12 @@ pub fn run(
                 p.out.id,
                 p.out.payload_bytes.unwrap_or(0),
                 p.period_ns,
+                p.offsets_ns.clone(),
                 eps,
                 at,
             )
             .with_sizes(p.payload_sizes.clone())
-            .with_offsets(p.offsets_ns.clone())
+            .with_end_marker(p.end_marker)
         })
         .collect();
     let window = || Window {
@@ -276,10 +306,27 @@ pub fn run(
         .map(|((s, ep), out)| Subscription::new(s, Some(ep), out))
         .collect();
     let services = !spec.clients.is_empty() || !spec.servers.is_empty();
+    // a round-trip publisher receives its echoes between its sends on a thread of its own, as
+    // ping (node/round_trip.rs)
+    let mut round_trips = Vec::new();
+    let mut others = Vec::new();
+    for ((t, p), retransmits) in timers.into_iter().zip(&spec.publishers).zip(retransmits) {
+        if p.round_trip {
+            let rt = RoundTrip::new(
+                go_ns + spec.warmup_ns,
+                p.period_ns,
+                p.reply_timeout_ns,
+                retransmits,
+            );
+            round_trips.push((t, rt, p.out.payload_bytes.unwrap_or(0)));
+        } else {
+            others.push(t);
+        }
+    }
     // a saturating publisher (period 0) is a loop on a thread of its own, never in the
     // single-threaded loop: it would leave the subscription no turn (publisher.rs)
     let (timers, floods): (Vec<Timer>, Vec<Timer>) =
-        timers.into_iter().partition(|t| !t.saturating());
+        others.into_iter().partition(|t| !t.saturating());
     // a transport's own timers (--opt timer=rcl) are waited for by each publisher's thread,
     // which fires holding the node's executor as a timer callback does
     let own_timers = timers.iter().any(Timer::own_timer);
@@ -288,6 +335,10 @@ pub fn run(
         let floods: Vec<_> = floods
             .into_iter()
             .map(|t| scope.spawn(move || publisher::run(t, node)))
+            .collect();
+        let round_trips: Vec<_> = round_trips
+            .into_iter()
+            .map(|(t, rt, bytes)| scope.spawn(move || round_trip::run(t, rt, node, bytes)))
             .collect();
         let (mut sent, received, called) =
             if executor.is_some() && subscriptions.len() == 1 && !services && !own_timers {
@@ -327,6 +378,7 @@ pub fn run(
         sent.extend(
             floods
                 .into_iter()
+                .chain(round_trips)
                 .map(|h| h.join().expect("publisher thread")),
         );
         (sent, received, called)

@@ -12,6 +12,7 @@ use mwperf_core::wire::{fill_payload, Header, FLAG_WARMUP, HEADER_LEN};
 use mwperf_transports::Endpoint;
 use serde::Serialize;
 
+use crate::pacer::{Pacer, Slot};
 use crate::signals;
 
 /// What a publisher (or a stage's outlet) sent.
@@ -28,6 +29,14 @@ pub struct Sent {
     pub first_error: Option<String>,
     /// the largest delay of a send past its due time (timer publishers)
     pub max_send_lag_ns: u64,
+    /// a paced publisher's sends against their due times (the measured ones): lateness
+    /// statistics and how many were more than a period late (pacer.rs, as ping's and pub's)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<mwperf_core::result::Schedule>,
+    /// a round-trip publisher's (spec.rs `round_trip`) echoes: the round trip of each measured
+    /// message, as ping measures it (node/round_trip.rs)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round_trip: Option<mwperf_core::result::Measurement>,
 }
 
 /// One message's header and payload into `buf` (payload first: a large payload's pattern is
@@ -75,53 +84,90 @@ pub struct Schedule {
     pub open_until_ns: u64,
 }
 
-/// A timer-driven publisher's state: what is due next and what it sent. [`run`] drives it on a
-/// thread of its own, the node's one-thread loop (event_loop.rs) beside a subscription.
+/// A timer-driven publisher's state: its pacer (pacer.rs, as ping's and pub's: what is due
+/// next, warm-up or measured, and each send's lateness) and what it sent. [`run`] drives it on
+/// a thread of its own, the node's one-thread loop (event_loop.rs) beside a subscription.
 pub struct Timer {
     id: u16,
     payload_bytes: u32,
     /// message k's payload is entry k mod len; empty: `payload_bytes` (graph/sizes.py)
     sizes: Vec<u32>,
-    period_ns: u64,
-    /// a replayed recording's due times after the start, looped (spec.rs `offsets_ns`)
-    offsets: Vec<u64>,
+    pacer: Pacer,
     eps: Vec<Box<dyn Endpoint>>,
     at: Schedule,
-    k: u64,
     buf: Vec<u8>,
-    pub sent: Sent,
+    sent: Sent,
     /// `--layers-out`: each measured message's due time and write call
     book: Option<crate::layers::Book>,
+    /// send the end-of-stream marker after the last message (spec.rs `end_marker`); then false
+    end_marker: bool,
+    /// a replayed recording's times pace it (`offsets`), not a period
+    replayed: bool,
 }
 
 impl Timer {
+    /// Every `period_ns` (0: back to back) from `at.start_ns`; with `offsets` (a replayed
+    /// recording's times, graph file `replay:`) message k is due at the start + `offsets[k mod
+    /// n]`, the list looped every last offset + the period.
     pub fn new(
         topic: &str,
         id: u16,
         payload_bytes: u32,
         period_ns: u64,
+        offsets: Vec<u64>,
         eps: Vec<Box<dyn Endpoint>>,
         at: Schedule,
     ) -> Self {
-        let measured = at.end_ns.saturating_sub(at.warmup_end_ns);
-        let expected = measured.checked_div(period_ns).unwrap_or(1 << 16);
+        let replayed = !offsets.is_empty();
+        let schedule = mwperf_core::schedule::Schedule::looped(at.start_ns, period_ns, offsets);
+        let pacer = Pacer::between(schedule, at.start_ns, at.warmup_end_ns, at.end_ns);
+        let expected = (at.end_ns.saturating_sub(at.warmup_end_ns))
+            .checked_div(period_ns)
+            .unwrap_or(1 << 16);
         Timer {
             book: crate::layers::Book::new(crate::layers::book::Side::Pub, expected + 1),
             id,
             payload_bytes,
             sizes: Vec::new(),
-            period_ns,
-            offsets: Vec::new(),
+            pacer,
             eps,
             at,
-            k: 0,
             buf: Vec::with_capacity(HEADER_LEN + payload_bytes as usize),
             sent: Sent {
                 topic: topic.to_string(),
                 id,
                 ..Default::default()
             },
+            end_marker: false,
+            replayed,
         }
+    }
+
+    /// Send the end-of-stream marker once its schedule has ended ([`Timer::end_of_stream`]).
+    pub fn with_end_marker(mut self, on: bool) -> Self {
+        self.end_marker = on;
+        self
+    }
+
+    /// Its schedule has ended: the end-of-stream marker to every address (once, when asked
+    /// for), carrying what it sent and the node's index `source` (node/end_of_stream.rs).
+    pub fn end_of_stream(&mut self, run_id: u32, source: u32) {
+        if !std::mem::take(&mut self.end_marker) {
+            return;
+        }
+        let h = super::end_of_stream::marker(
+            run_id,
+            self.id,
+            self.sent.sent,
+            self.sent.warmup_sent,
+            source as u64,
+        );
+        let eps = &mut self.eps;
+        super::end_of_stream::send_marker(&h, |buf| {
+            for ep in eps.iter_mut() {
+                let _ = ep.send(buf); // as pub's: a marker lost ends the subscriber at its window
+            }
+        });
     }
 
     /// Message k's payload from `sizes`, cycled (a distribution, a recording's topic).
@@ -133,48 +179,34 @@ impl Timer {
         self
     }
 
-    /// Message k due at the start + `offsets[k mod n]`, the list looped every last offset +
-    /// the period (a recording's times: graph file `replay:`).
-    pub fn with_offsets(mut self, offsets: Vec<u64>) -> Self {
-        self.offsets = offsets;
-        self
-    }
-
     /// When the next message is due; None once the schedule has ended. Saturating: now (or
     /// the start, before it).
     pub fn due(&self) -> Option<u64> {
-        let due = if self.saturating() {
-            now_ns().max(self.at.start_ns)
-        } else if let Some(&last) = self.offsets.last() {
-            let n = self.offsets.len() as u64;
-            self.at.start_ns
-                + (self.k / n) * (last + self.period_ns)
-                + self.offsets[(self.k % n) as usize]
-        } else {
-            self.at.start_ns + self.k * self.period_ns
-        };
-        (due < self.at.end_ns).then_some(due)
+        let now = now_ns();
+        match self.pacer.next_due(now) {
+            Ok(Some(due)) => Some(due),
+            Ok(None) => Some(now.max(self.at.start_ns)),
+            Err(()) => None,
+        }
     }
 
     /// Back to back (period 0, `rate: max`): as fast as the middleware accepts.
     pub fn saturating(&self) -> bool {
-        self.period_ns == 0
+        self.pacer.period_ns() == 0
     }
 
     /// A timer of the transport's paces this publisher (`--opt timer=rcl` on ros2): a periodic
     /// one, so only for a periodic schedule (a replayed recording's times and a saturating
     /// publisher keep mwperf's).
     pub fn own_timer(&self) -> bool {
-        !self.saturating()
-            && self.offsets.is_empty()
-            && self.eps.first().is_some_and(|e| e.own_timer())
+        !self.saturating() && !self.replayed && self.eps.first().is_some_and(|e| e.own_timer())
     }
 
     /// Wait for the transport timer's tick of the slot due at `due` (in slices, so a stop is
     /// seen within one); false = stopped, or the timer failed (its error is the report's
     /// first error).
     pub fn wait_tick(&mut self, due: u64) -> bool {
-        let period = self.period_ns;
+        let period = self.pacer.period_ns();
         loop {
             if signals::stopped() {
                 return false;
@@ -200,29 +232,26 @@ impl Timer {
         self.at.spin_margin_ns
     }
 
-    /// Send the message due now (spinning until its due time first).
-    pub fn fire(&mut self, run_id: u32, source: u32) {
-        let Some(due) = self.due() else { return };
+    /// Send the message due now (spinning until its due time first): its slot (its due time
+    /// on the reference's clock) and when it was sent; None when nothing is due any more.
+    pub fn fire(&mut self, run_id: u32, source: u32) -> Option<(Slot, u64)> {
+        let due = self.due()?;
         while now_ns() < due {
             std::hint::spin_loop();
         }
-        let warm = due < self.at.warmup_end_ns;
+        let slot = self.pacer.take(due);
         let h = Header {
-            flags: if warm { FLAG_WARMUP } else { 0 },
+            flags: if slot.warmup { FLAG_WARMUP } else { 0 },
             run_id,
             topic: self.id,
-            seq: if warm {
-                self.sent.warmup_sent
-            } else {
-                self.sent.sent
-            },
-            intended_ns: super::clock::stamp(due),
+            seq: slot.seq,
+            intended_ns: super::clock::stamp(slot.intended_ns),
             sent_ns: 0,
             peer_rx_ns: source as u64,
             payload_len: if self.sizes.is_empty() {
                 self.payload_bytes
             } else {
-                self.sizes[(self.k % self.sizes.len() as u64) as usize]
+                self.sizes[(slot.index % self.sizes.len() as u64) as usize]
             },
         };
         // saturating: each message wholly handed over before the next, as a blocking write
@@ -230,21 +259,55 @@ impl Timer {
         let drain_ns = if self.saturating() {
             SATURATED_DRAIN_NS
         } else {
-            self.period_ns
+            self.pacer.period_ns()
         };
         let at_ns = send(&mut self.eps, &mut self.buf, h, &mut self.sent, drain_ns);
+        // both on the reference's clock; a saturating publisher has no schedule to lag behind
+        let slot = Slot {
+            intended_ns: h.intended_ns,
+            ..slot
+        };
+        self.pacer.sent(&slot, at_ns);
         if !self.saturating() {
-            // a saturating publisher has no schedule to lag behind
-            let lag = at_ns.saturating_sub(h.intended_ns); // both on the reference's clock
+            let lag = at_ns.saturating_sub(h.intended_ns);
             self.sent.max_send_lag_ns = self.sent.max_send_lag_ns.max(lag);
         }
-        if !warm {
+        if !slot.warmup {
             crate::allocs::message();
             if let Some(b) = &mut self.book {
                 b.node_sent(run_id, self.id, source, h.seq, h.intended_ns, at_ns, None);
             }
         }
-        self.k += 1;
+        Some((slot, at_ns))
+    }
+
+    /// Its topic's number (the header's `topic`).
+    pub fn topic_id(&self) -> u16 {
+        self.id
+    }
+
+    /// Its first endpoint: a round trip's one address, where the echoes come back.
+    pub fn endpoint(&mut self) -> Option<&mut Box<dyn Endpoint>> {
+        self.eps.first_mut()
+    }
+
+    /// Measured messages sent so far.
+    pub fn measured_sent(&self) -> u64 {
+        self.sent.sent
+    }
+
+    /// The end of its measured messages as planned: the due time after the last (None when
+    /// saturating).
+    pub fn planned_end_ns(&self) -> Option<u64> {
+        self.pacer.planned_end_ns()
+    }
+
+    /// What it sent, with its sends' lateness against their due times (a paced publisher's).
+    pub fn finish(self) -> Sent {
+        Sent {
+            schedule: self.pacer.schedule.summary(),
+            ..self.sent
+        }
     }
 }
 
@@ -283,13 +346,16 @@ pub fn run(mut timer: Timer, node: &super::subscription::NodeContext<'_>) -> Sen
             .map(|m| m.lock().unwrap_or_else(|p| p.into_inner()));
         timer.fire(node.run_id, node.source);
     }
+    if !signals::stopped() {
+        timer.end_of_stream(node.run_id, node.source);
+    }
     for ep in timer.eps.iter_mut() {
         ep.drain(timer.at.open_until_ns.saturating_sub(now_ns()));
     }
     while !signals::stopped() && now_ns() < timer.at.open_until_ns {
         sleep_until_ns(timer.at.open_until_ns.min(now_ns() + STOP_CHECK_NS));
     }
-    timer.sent
+    timer.finish()
 }
 
 /// The longest a sleeping publisher goes without looking for a stop request.
@@ -322,6 +388,7 @@ mod tests {
             64,
             0,
             Vec::new(),
+            Vec::new(),
             at(start, 1_000_000, start + 20_000_000),
         );
         assert!(t.saturating());
@@ -333,6 +400,7 @@ mod tests {
         assert!(t.sent.sent > 100, "{:?}", t.sent);
         assert!(t.sent.warmup_sent > 0, "{:?}", t.sent);
         assert_eq!(t.sent.max_send_lag_ns, 0);
+        assert!(t.finish().schedule.is_none());
     }
 
     #[test]
@@ -344,6 +412,7 @@ mod tests {
             64,
             1_000_000,
             Vec::new(),
+            Vec::new(),
             at(start, 0, start + 5_000_000),
         );
         assert!(!t.saturating());
@@ -354,6 +423,64 @@ mod tests {
         }
         assert_eq!(dues, [0, 1_000_000, 2_000_000, 3_000_000, 4_000_000]);
         assert_eq!(t.sent.sent, 5);
+        // the pacer's lateness, one per measured send; its (exact) max is the largest lag
+        let sent = t.finish();
+        let schedule = sent.schedule.expect("a paced publisher's schedule");
+        assert_eq!(schedule.period_ns, 1_000_000);
+        assert_eq!(schedule.lateness.count, 5);
+        assert_eq!(schedule.lateness.max_ns, Some(sent.max_send_lag_ns));
+    }
+
+    #[test]
+    fn an_end_marker_follows_the_last_message_once_carrying_the_counts() {
+        let start = now_ns();
+        let out = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        struct Keep(std::sync::Arc<std::sync::Mutex<Vec<Vec<u8>>>>);
+        impl Endpoint for Keep {
+            fn send(&mut self, msg: &[u8]) -> Result<(), mwperf_transports::TransportError> {
+                self.0.lock().unwrap().push(msg.to_vec());
+                Ok(())
+            }
+            fn recv(
+                &mut self,
+                _buf: &mut Vec<u8>,
+                _wait_ns: u64,
+            ) -> Result<Option<usize>, mwperf_transports::TransportError> {
+                Ok(None)
+            }
+            fn local_addr(&self) -> String {
+                "keep".into()
+            }
+        }
+        let mut t = Timer::new(
+            "/t",
+            4,
+            16,
+            1_000_000,
+            Vec::new(),
+            vec![Box::new(Keep(out.clone()))],
+            at(start, 1_000_000, start + 4_000_000),
+        )
+        .with_end_marker(true);
+        while t.due().is_some() {
+            t.fire(7, 9);
+        }
+        t.end_of_stream(7, 9);
+        t.end_of_stream(7, 9); // once only
+        let sent: Vec<_> = out
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|m| Header::decode(m).unwrap())
+            .collect();
+        // 1 warm-up, 3 measured, then the marker three times
+        assert_eq!(sent.len(), 4 + 3);
+        for m in &sent[4..] {
+            assert_eq!(
+                (m.flags, m.topic, m.seq, m.intended_ns, m.peer_rx_ns),
+                (mwperf_core::wire::FLAG_FIN, 4, 3, 1, 9)
+            );
+        }
     }
 
     #[test]
@@ -364,10 +491,10 @@ mod tests {
             0,
             64,
             1_000_000,
+            vec![0, 500_000, 2_000_000],
             Vec::new(),
             at(start, 0, start + 7_000_000),
-        )
-        .with_offsets(vec![0, 500_000, 2_000_000]);
+        );
         let mut dues = Vec::new();
         while let Some(due) = t.due() {
             dues.push(due - start);

@@ -69,6 +69,22 @@ pub struct PublisherSpec {
     /// recording looped; empty: every `period_ns`
     #[serde(default)]
     pub offsets_ns: Vec<u64>,
+    /// its one address answers every message (an echo outlet's, a pong's): each measured
+    /// message's round trip is measured (collector.rs, as ping's); with `period_ns` 0 a closed
+    /// loop: the next message when the reply is back (one in flight), or after
+    /// `reply_timeout_ns` without it (that one counted lost)
+    #[serde(default)]
+    pub round_trip: bool,
+    /// after its last message (a round trip's: after its last replies were awaited) it sends
+    /// the end-of-stream marker (node/end_of_stream.rs) to every address
+    #[serde(default)]
+    pub end_marker: bool,
+    #[serde(default = "one_second")]
+    pub reply_timeout_ns: u64,
+}
+
+fn one_second() -> u64 {
+    1_000_000_000
 }
 
 /// A subscription; with `publish` a chain stage.
@@ -93,6 +109,21 @@ pub struct SubscriptionSpec {
     /// accepted on this subscription besides its own topic, each as an edge from that node
     #[serde(default)]
     pub carried: Vec<Carried>,
+    /// raw per-message samples as CSV (collector.rs's columns), one file per edge: this path
+    /// with `.from<the publishing node's index>` before its extension (a topic carried through
+    /// a command node: `.from<the index of the node that first published it>.topic<that
+    /// topic's id>`); its directory must exist
+    #[serde(default)]
+    pub samples: Option<String>,
+    /// an echo outlet: every message of the run that is not itself an echo is answered on the
+    /// endpoint it arrived on (a pong's), its header stamped with the callback's start
+    /// (`peer_rx_ns`) and `FLAG_ECHO`, the payload as it came (node/echo.rs); not with `publish`
+    #[serde(default)]
+    pub echo: bool,
+    /// how many publishers' end-of-stream markers end it before its window does (0: none; the
+    /// window alone)
+    #[serde(default)]
+    pub end_markers: u32,
 }
 
 /// An input topic of a `command:` node whose messages come out on this subscription's topic.
@@ -154,6 +185,11 @@ pub struct NodeSpec {
     pub duration_ns: u64,
     /// after the publishers stop, how long to keep receiving
     pub linger_ns: u64,
+    /// at least this many measured messages on each of the node's topics (and calls): the
+    /// measured phase lasts max(duration, min_count x the longest period among them), as
+    /// `--min-count` stretches a rate's (pacer.rs); 0: the duration alone
+    #[serde(default)]
+    pub min_count: u64,
     #[serde(default)]
     pub publishers: Vec<PublisherSpec>,
     #[serde(default)]
@@ -194,6 +230,20 @@ impl NodeSpec {
             && self.clients.is_empty()
     }
 
+    /// The measured phase: `duration_ns`, stretched to `min_count` messages of its slowest
+    /// topic or call. Every node of a graph computes it from its own topics' periods, so a
+    /// topic's publisher and subscribers agree on it.
+    pub fn measured_ns(&self) -> u64 {
+        let periods = self
+            .publishers
+            .iter()
+            .map(|p| p.period_ns)
+            .chain(self.subscriptions.iter().map(|s| s.period_ns))
+            .chain(self.clients.iter().map(|c| c.period_ns));
+        let longest = periods.max().unwrap_or(0);
+        self.duration_ns.max(self.min_count.saturating_mul(longest))
+    }
+
     fn check(&self) -> Result<(), String> {
         if !matches!(self.executor.as_str(), "single" | "multi") {
             return Err(format!(
@@ -217,6 +267,47 @@ impl NodeSpec {
                 return Err(format!(
                     "publisher of '{}': payload_bytes missing",
                     p.out.topic
+                ));
+            }
+        }
+        for p in &self.publishers {
+            if p.round_trip && p.out.addresses.len() != 1 {
+                return Err(format!(
+                    "publisher of '{}': round_trip needs exactly one address (its echo's), \
+                     not {}",
+                    p.out.topic,
+                    p.out.addresses.len()
+                ));
+            }
+            if p.round_trip && p.reply_timeout_ns == 0 {
+                return Err(format!(
+                    "publisher of '{}': reply_timeout_ns must be > 0",
+                    p.out.topic
+                ));
+            }
+        }
+        if let Some(s) = self
+            .subscriptions
+            .iter()
+            .find(|s| s.echo && s.publish.is_some())
+        {
+            return Err(format!(
+                "subscription of '{}': echo and publish: a subscription answers its sender or \
+                 publishes downstream, not both",
+                s.topic
+            ));
+        }
+        if self.min_count > 0 {
+            if let Some(p) = self
+                .publishers
+                .iter()
+                .find(|p| p.period_ns == 0 || !p.offsets_ns.is_empty())
+            {
+                return Err(format!(
+                    "min_count {} with the publisher of '{}': allowed only with paced \
+                     publishers (period_ns > 0, no offsets_ns): a saturating or replayed \
+                     publisher's subscribers could not know when its last message is due",
+                    self.min_count, p.out.topic
                 ));
             }
         }
@@ -323,6 +414,76 @@ mod tests {
                 "{err}"
             );
         }
+    }
+
+    fn node(extra: &str, period_ns: u64, offsets: &str) -> Result<NodeSpec, String> {
+        let text = format!(
+            r#"{{"name":"n","index":1,"executor":"single","warmup_ns":0,"duration_ns":1000000000,
+            "linger_ns":1{extra},"publishers":[{{"topic":"/a","id":0,"payload_bytes":8,
+            "addresses":["x"],"period_ns":{period_ns},"offsets_ns":{offsets}}}],
+            "subscriptions":[{{"topic":"/b","id":1,"address":"y","period_ns":100000000,
+            "late_ns":1,"too_late_ns":2}}]}}"#
+        );
+        let spec = serde_json::from_str::<NodeSpec>(&text).map_err(|e| e.to_string())?;
+        spec.check().map(|_| spec)
+    }
+
+    #[test]
+    fn min_count_stretches_the_measured_phase_to_the_slowest_topic() {
+        // 1 s; /a every 1 ms, /b (subscribed) every 100 ms
+        assert_eq!(
+            node("", 1_000_000, "[]").unwrap().measured_ns(),
+            1_000_000_000
+        );
+        // 50 of /b need 5 s; 1000 of /a 1 s, but /b's 1000 take 100 s
+        let stretched = |n: u64| {
+            node(&format!(r#","min_count":{n}"#), 1_000_000, "[]")
+                .unwrap()
+                .measured_ns()
+        };
+        assert_eq!(stretched(5), 1_000_000_000); // the duration already gives more
+        assert_eq!(stretched(50), 5_000_000_000);
+        assert_eq!(stretched(1000), 100_000_000_000);
+        // a saturating or replayed publisher's end is not known to its subscribers
+        for (period, offsets) in [(0, "[]"), (1_000_000, "[0, 500]")] {
+            let err = node(r#","min_count":5"#, period, offsets).unwrap_err();
+            assert!(
+                err.starts_with("min_count 5 with the publisher of '/a': allowed only with paced"),
+                "{err}"
+            );
+            node("", period, offsets).unwrap(); // without min_count they run
+        }
+    }
+
+    #[test]
+    fn a_round_trip_has_one_address_and_an_echo_no_stage() {
+        let spec = |publisher: &str, subscription: &str| {
+            let text = format!(
+                r#"{{"name":"n","index":1,"executor":"single","warmup_ns":0,"duration_ns":1,
+                "linger_ns":1,"publishers":[{{"topic":"/a","id":0,"payload_bytes":8,
+                "period_ns":0{publisher}}}],"subscriptions":[{{"topic":"/b","id":1,
+                "address":"y","period_ns":1,"late_ns":1,"too_late_ns":2{subscription}}}]}}"#
+            );
+            serde_json::from_str::<NodeSpec>(&text).unwrap().check()
+        };
+        spec(r#","addresses":["x"],"round_trip":true"#, r#","echo":true"#).unwrap();
+        let err = spec(r#","addresses":["x","z"],"round_trip":true"#, "").unwrap_err();
+        assert!(
+            err.contains("'/a': round_trip needs exactly one address"),
+            "{err}"
+        );
+        let err = spec(
+            r#","addresses":["x"],"round_trip":true,"reply_timeout_ns":0"#,
+            "",
+        )
+        .unwrap_err();
+        assert!(err.contains("reply_timeout_ns must be > 0"), "{err}");
+        let stage = r#","echo":true,"publish":{"topic":"/c","id":2,"payload_bytes":null,"addresses":["z"]}"#;
+        let err = spec(r#","addresses":["x"]"#, stage).unwrap_err();
+        assert!(
+            err.contains("subscription of '/b': echo and publish"),
+            "{err}"
+        );
     }
 
     #[test]

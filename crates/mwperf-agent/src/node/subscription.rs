@@ -17,6 +17,7 @@ use mwperf_core::wire::{Header, FLAG_ECHO, FLAG_FIN, FLAG_PROBE, FLAG_WARMUP};
 use mwperf_transports::Endpoint;
 use serde::Serialize;
 
+use super::echo;
 use super::publisher::{send, Sent};
 use super::spec::SubscriptionSpec;
 use crate::collector::Collector;
@@ -68,6 +69,18 @@ pub struct SubscriptionReport {
     /// cost), per measured message
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stage_time: Option<Stats>,
+    /// an echo outlet's answers (spec.rs `echo`): measured and warm-up messages answered
+    /// (first-contact probes are answered, not counted), sends the transport refused
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub echo: Option<Sent>,
+    /// how many publishers' end-of-stream markers arrived (when the spec expected some:
+    /// `end_markers`; all of them ended the subscription before its window)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_markers: Option<u32>,
+    /// an edge's samples file could not be written (the first such error; that edge has no
+    /// `samples_file`)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub samples_error: Option<String>,
 }
 
 /// What every subscription of a node shares.
@@ -108,6 +121,8 @@ pub struct Subscription<'a> {
     book_in: Option<Book>,
     /// ... and, for a chain stage, each it published (from its callback's start to the write)
     book_out: Option<Book>,
+    /// the end-of-stream markers seen (spec.rs `end_markers`)
+    markers: super::end_of_stream::Markers,
 }
 
 impl<'a> Subscription<'a> {
@@ -134,7 +149,15 @@ impl<'a> Subscription<'a> {
                     ..Default::default()
                 }),
                 stage_time: None,
+                echo: spec.echo.then(|| Sent {
+                    topic: spec.topic.clone(),
+                    id: spec.id,
+                    ..Default::default()
+                }),
+                samples_error: None,
+                end_markers: (spec.end_markers > 0).then_some(0),
             },
+            markers: super::end_of_stream::Markers::new(spec.end_markers),
             buf: Vec::with_capacity(64 * 1024),
             out: Vec::new(),
             stage_time: LatencyRecorder::default(),
@@ -157,17 +180,33 @@ impl<'a> Subscription<'a> {
         };
         let mut recv_ns = super::clock::stamp(now_ns()); // the reference's clock
         let take_ns = recv_ns;
-        let Some(h) = self.classify(node.run_id) else {
+        // an echo outlet answers what pong answers (probes too: a peer's first contact)
+        let answer = spec
+            .echo
+            .then(|| Header::decode(&self.buf).ok())
+            .flatten()
+            .filter(|h| {
+                h.topic == spec.id
+                    && h.flags & FLAG_FIN == 0 // a marker ends the stream, it is not answered
+                    && echo::wanted(h, Some(node.run_id))
+            });
+        let measured = self.classify(node.run_id);
+        if measured.is_none() && answer.is_none() {
             return;
-        };
+        }
         let _turn = node
             .executor
             .map(|m| m.lock().unwrap_or_else(|p| p.into_inner()));
         if _turn.is_some() {
             recv_ns = super::clock::stamp(now_ns());
         }
+        let Some(h) = measured else {
+            // a probe: answered at once, nothing measured
+            crate::busy::spin_for(spec.busy_loop_ns);
+            self.echo(answer, recv_ns);
+            return;
+        };
         self.arrive(&h, recv_ns);
-        let report = &mut self.report;
         let warm = h.flags & FLAG_WARMUP != 0;
         if !warm {
             if let Some(b) = &mut self.book_in {
@@ -182,6 +221,8 @@ impl<'a> Subscription<'a> {
             }
         }
         crate::busy::spin_for(spec.busy_loop_ns);
+        self.echo(answer, recv_ns);
+        let report = &mut self.report;
         if let (Some(outlet), Some(sent)) = (&spec.publish, report.stage.as_mut()) {
             if now_ns() < w.stage_end_ns {
                 let next = Header {
@@ -223,11 +264,40 @@ impl<'a> Subscription<'a> {
         }
     }
 
+    /// Answer the message in the buffer (header `h`, if it is to be answered) on the endpoint
+    /// it came from, stamped with the callback's start `callback_ns` (node/echo.rs).
+    fn echo(&mut self, h: Option<Header>, callback_ns: u64) {
+        let (Some(h), Some(ep), Some(sent)) = (h, self.ep.as_mut(), self.report.echo.as_mut())
+        else {
+            return;
+        };
+        echo::stamped(h, callback_ns).encode(&mut self.buf);
+        match ep.send(&self.buf) {
+            Err(e) => {
+                sent.send_errors += 1;
+                sent.first_error.get_or_insert_with(|| e.to_string());
+            }
+            Ok(()) if h.flags & FLAG_PROBE != 0 => {}
+            Ok(()) if h.flags & FLAG_WARMUP != 0 => sent.warmup_sent += 1,
+            Ok(()) => sent.sent += 1,
+        }
+    }
+
     /// The message in the buffer as one of this run's for this topic (or a topic carried to it
     /// through a command node: `carried`); a foreign or malformed one is counted and None.
     fn classify(&mut self, run_id: u32) -> Option<Header> {
         let report = &mut self.report;
         match Header::decode(&self.buf) {
+            Ok(h)
+                if h.flags & FLAG_FIN != 0
+                    && self.spec.end_markers > 0
+                    && h.topic == self.spec.id
+                    && h.run_id == run_id =>
+            {
+                self.markers.arrived(&h);
+                report.end_markers = Some(self.markers.count());
+                None
+            }
             Ok(h)
                 if h.flags & (FLAG_ECHO | FLAG_PROBE | FLAG_FIN) == 0
                     && (h.topic == self.spec.id
@@ -258,11 +328,21 @@ impl<'a> Subscription<'a> {
             self.report.warmup_received += 1;
             return;
         }
+        let (spec, report) = (self.spec, &mut self.report);
         let col = self
             .edges
             .entry((h.topic, h.peer_rx_ns as u32))
             .or_insert_with(|| {
-                Collector::new(recv_ns, 0, None).expect("no samples file: cannot fail")
+                let path = spec.samples.as_deref().map(|base| {
+                    crate::topic_names::samples_path(base, &edge_slug(spec, h.topic, h.peer_rx_ns))
+                });
+                Collector::new(recv_ns, 0, path.as_deref()).unwrap_or_else(|e| {
+                    let path = path.unwrap_or_default();
+                    report
+                        .samples_error
+                        .get_or_insert_with(|| format!("samples {path}: {e}"));
+                    Collector::new(recv_ns, 0, None).expect("no samples file: cannot fail")
+                })
             });
         col.window_start(recv_ns);
         col.arrive(h, &self.buf, recv_ns);
@@ -341,11 +421,30 @@ impl<'a> Subscription<'a> {
     }
 }
 
-/// Receive with `sub` until `w.end_ns` (or a stop signal), on a thread of its own.
+/// The part of an edge's samples file name that names the edge: its publishing node
+/// (`from<index>`), and for a topic carried to this one through a command node, that topic
+/// (`.topic<id>`).
+fn edge_slug(spec: &SubscriptionSpec, topic: u16, source: u64) -> String {
+    if topic == spec.id {
+        format!("from{source}")
+    } else {
+        format!("from{source}.topic{topic}")
+    }
+}
+
+impl Subscription<'_> {
+    /// Every publisher it expected an end-of-stream marker from sent it.
+    pub fn ended(&self) -> bool {
+        self.markers.all_in()
+    }
+}
+
+/// Receive with `sub` until `w.end_ns`, every expected end-of-stream marker or a stop signal,
+/// on a thread of its own.
 pub fn drive(mut sub: Subscription<'_>, node: &NodeContext<'_>, w: Window) -> SubscriptionReport {
     loop {
         let now = now_ns();
-        if now >= w.end_ns || signals::stopped() {
+        if now >= w.end_ns || signals::stopped() || sub.ended() {
             break;
         }
         let wait = if node.busy_poll {
@@ -361,6 +460,7 @@ pub fn drive(mut sub: Subscription<'_>, node: &NodeContext<'_>, w: Window) -> Su
 #[cfg(test)]
 mod tests {
     use std::collections::VecDeque;
+    use std::sync::Arc;
 
     use mwperf_core::wire::build_message;
     use mwperf_transports::TransportError;
@@ -368,11 +468,12 @@ mod tests {
     use super::*;
     use crate::node::spec::Carried;
 
-    /// Hands out the messages it was given, one per recv.
-    struct Queue(VecDeque<Vec<u8>>);
+    /// Hands out the messages it was given, one per recv; keeps what is sent on it.
+    struct Queue(VecDeque<Vec<u8>>, Arc<Mutex<Vec<Vec<u8>>>>);
 
     impl Endpoint for Queue {
-        fn send(&mut self, _msg: &[u8]) -> Result<(), TransportError> {
+        fn send(&mut self, msg: &[u8]) -> Result<(), TransportError> {
+            self.1.lock().unwrap().push(msg.to_vec());
             Ok(())
         }
         fn recv(
@@ -392,12 +493,16 @@ mod tests {
     }
 
     fn message(topic: u16, source: u64, seq: u64) -> Vec<u8> {
+        flagged(topic, source, seq, 0)
+    }
+
+    fn flagged(topic: u16, source: u64, seq: u64, flags: u8) -> Vec<u8> {
         let mut buf = Vec::new();
         let now = now_ns();
         build_message(
             &mut buf,
             &Header {
-                flags: 0,
+                flags,
                 run_id: 7,
                 topic,
                 seq,
@@ -411,6 +516,27 @@ mod tests {
     }
 
     fn receive(carried: Vec<Carried>) -> SubscriptionReport {
+        receive_to(carried, None)
+    }
+
+    fn receive_to(carried: Vec<Carried>, samples: Option<String>) -> SubscriptionReport {
+        let messages = vec![
+            message(0, 0, 0),
+            message(0, 0, 1),
+            message(1, 2, 0),
+            message(5, 0, 0),
+        ];
+        received(carried, samples, false, messages).0
+    }
+
+    /// `messages` taken by a subscription of /filtered (topic 1): its report and what it sent
+    /// back on its endpoint.
+    fn received(
+        carried: Vec<Carried>,
+        samples: Option<String>,
+        echo: bool,
+        messages: Vec<Vec<u8>>,
+    ) -> (SubscriptionReport, Vec<Vec<u8>>) {
         let spec = SubscriptionSpec {
             topic: "/filtered".into(),
             id: 1,
@@ -422,16 +548,14 @@ mod tests {
             qos: Default::default(),
             publish: None,
             carried,
+            samples,
+            echo,
+            end_markers: 0,
         };
-        // /image (topic 0) from the camera (node 0) through the program (node 1); /filtered's
-        // own from node 2; topic 5 from nobody this subscription knows
-        let messages = [
-            message(0, 0, 0),
-            message(0, 0, 1),
-            message(1, 2, 0),
-            message(5, 0, 0),
-        ];
-        let mut sub = Subscription::new(&spec, Some(Box::new(Queue(messages.into()))), Vec::new());
+        let n = messages.len();
+        let back = Arc::new(Mutex::new(Vec::new()));
+        let queue = Queue(messages.into(), back.clone());
+        let mut sub = Subscription::new(&spec, Some(Box::new(queue)), Vec::new());
         let node = NodeContext {
             run_id: 7,
             source: 3,
@@ -443,10 +567,98 @@ mod tests {
             stage_end_ns: 0,
             end_ns: u64::MAX,
         };
-        for _ in 0..4 {
+        for _ in 0..n {
             sub.poll(0, &node, &w);
         }
-        sub.finish(&w)
+        let back = back.lock().unwrap().clone();
+        (sub.finish(&w), back)
+    }
+
+    #[test]
+    fn a_subscription_ends_on_every_expected_end_marker_without_counting_them_foreign() {
+        use crate::node::end_of_stream::marker;
+        let fin = |source: u64| {
+            let mut buf = vec![0; mwperf_core::wire::HEADER_LEN];
+            marker(7, 1, 1, 0, source).encode(&mut buf);
+            buf
+        };
+        let spec = SubscriptionSpec {
+            topic: "/t".into(),
+            id: 1,
+            address: "x".into(),
+            busy_loop_ns: 0,
+            period_ns: 0,
+            late_ns: u64::MAX,
+            too_late_ns: u64::MAX,
+            qos: Default::default(),
+            publish: None,
+            carried: Vec::new(),
+            samples: None,
+            echo: false,
+            end_markers: 2,
+        };
+        // node 2's message and marker (twice), then node 3's marker: the end
+        let messages = vec![message(1, 2, 0), fin(2), fin(2), fin(3), message(1, 3, 0)];
+        let back = Arc::new(Mutex::new(Vec::new()));
+        let queue = Queue(messages.into(), back);
+        let sub = Subscription::new(&spec, Some(Box::new(queue)), Vec::new());
+        let node = NodeContext {
+            run_id: 7,
+            source: 4,
+            executor: None,
+            busy_poll: false,
+        };
+        let w = Window {
+            measure_end_ns: u64::MAX,
+            stage_end_ns: 0,
+            end_ns: u64::MAX, // only the markers can end it
+        };
+        let report = drive(sub, &node, w);
+        assert_eq!(report.end_markers, Some(2));
+        assert_eq!(report.foreign, 0);
+        // ended at node 3's marker: its message after it was not taken
+        assert_eq!(report.edges.len(), 1);
+        assert_eq!(report.edges[0].source, 2);
+        // without end_markers a marker is another run's business: foreign, as before
+        let (report, _) = received(Vec::new(), None, false, vec![fin(2)]);
+        assert_eq!((report.foreign, report.end_markers), (1, None));
+    }
+
+    #[test]
+    fn an_echo_outlet_answers_what_pong_answers_on_its_endpoint_and_still_measures() {
+        use mwperf_core::wire::HEADER_LEN;
+        let sent = vec![
+            flagged(1, 2, 0, FLAG_WARMUP),
+            flagged(1, 2, 0, 0),
+            flagged(1, 2, 0, FLAG_PROBE), // a peer's first contact
+            flagged(1, 2, 1, FLAG_ECHO),  // an echo: never answered
+            flagged(5, 2, 1, 0),          // another topic's
+        ];
+        let (report, back) = received(Vec::new(), None, true, sent.clone());
+        let echo = report.echo.as_ref().expect("the echo's counts");
+        assert_eq!((echo.sent, echo.warmup_sent, echo.send_errors), (1, 1, 0));
+        // warm-up, measured and probe answered, in order, each stamped and flagged
+        assert_eq!(back.len(), 3);
+        for (answer, asked) in back.iter().zip(&sent) {
+            let (a, q) = (
+                Header::decode(answer).unwrap(),
+                Header::decode(asked).unwrap(),
+            );
+            assert_eq!(a.flags, q.flags | FLAG_ECHO);
+            assert_eq!(
+                (a.seq, a.intended_ns, a.sent_ns),
+                (q.seq, q.intended_ns, q.sent_ns)
+            );
+            assert!(a.peer_rx_ns >= q.sent_ns); // the callback's start, not the source
+            assert_eq!(answer[HEADER_LEN..], asked[HEADER_LEN..]);
+        }
+        // the measured one is still an edge from node 2
+        assert_eq!(report.edges.len(), 1);
+        assert_eq!(report.edges[0].measurement.accounting.received, 1);
+        assert_eq!(report.warmup_received, 1);
+        // without echo: nothing goes back
+        let (report, back) = received(Vec::new(), None, false, sent);
+        assert!(back.is_empty() && report.echo.is_none());
     }
 
     #[test]
@@ -475,5 +687,56 @@ mod tests {
         assert_eq!(report.foreign, 3);
         assert_eq!(report.edges.len(), 1);
         assert_eq!(report.edges[0].source, 2);
+    }
+
+    #[test]
+    fn each_edge_writes_its_own_samples_file_one_row_per_arrival() {
+        let dir = std::env::temp_dir().join(format!("mwperf-node-samples-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let base = dir.join("filtered.csv").to_str().unwrap().to_string();
+        let via = Carried {
+            topic: "/image".into(),
+            id: 0,
+            via: 1,
+        };
+        let report = receive_to(vec![via], Some(base.clone()));
+        assert!(report.samples_error.is_none(), "{report:?}");
+        let mut rows = Vec::new();
+        for e in &report.edges {
+            let file = e.measurement.samples_file.clone().expect("a samples file");
+            let text = std::fs::read_to_string(&file).unwrap();
+            let seqs: Vec<_> = text
+                .lines()
+                .skip(1)
+                .map(|l| l.split(',').next().unwrap().to_string())
+                .collect();
+            assert_eq!(seqs.len() as u64, e.measurement.accounting.received);
+            rows.push((
+                file.strip_prefix(dir.to_str().unwrap())
+                    .unwrap()
+                    .to_string(),
+                seqs,
+            ));
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(
+            rows,
+            [
+                (
+                    "/filtered.from0.topic0.csv".to_string(),
+                    vec!["0".to_string(), "1".to_string()]
+                ),
+                ("/filtered.from2.csv".to_string(), vec!["0".to_string()])
+            ]
+        );
+        // a file that cannot be written: the edge is still measured, the error said
+        let report = receive_to(Vec::new(), Some("/no/such/dir/s.csv".into()));
+        assert_eq!(report.edges.len(), 1);
+        assert!(report.edges[0].measurement.samples_file.is_none());
+        let err = report.samples_error.unwrap();
+        assert!(
+            err.starts_with("samples /no/such/dir/s.from2.csv: "),
+            "{err}"
+        );
     }
 }

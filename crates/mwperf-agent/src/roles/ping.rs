@@ -18,6 +18,7 @@ use super::RoleOutcome;
 use crate::cli::SenderArgs;
 use crate::collector::Collector;
 use crate::lane::Lane;
+use crate::node::round_trip::drain_limit;
 use crate::outgoing::Outgoing;
 use crate::pacer::{Pacer, Slot};
 use crate::signals;
@@ -53,15 +54,6 @@ struct Ping<'a> {
 
 /// `--reopen`: how often a closed endpoint is tried to be opened again.
 const REOPEN_EVERY_NS: u64 = 10_000_000;
-
-/// How long the last replies are awaited after the last send (see the module's note).
-fn drain_limit(peer_timeout: u64, largest_rtt: u64, retransmits: bool) -> u64 {
-    if retransmits {
-        peer_timeout
-    } else {
-        peer_timeout.min(200_000_000u64.max(largest_rtt.saturating_mul(20)))
-    }
-}
 
 enum Stop {
     Done,
@@ -458,26 +450,5 @@ pub fn run(
         outage,
         serving: None,
         throughput: None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::drain_limit;
-
-    const MS: u64 = 1_000_000;
-
-    #[test]
-    fn the_final_wait_scales_with_the_largest_rtt_between_200_ms_and_the_peer_timeout() {
-        assert_eq!(drain_limit(2000 * MS, MS, false), 200 * MS);
-        assert_eq!(drain_limit(2000 * MS, 30 * MS, false), 600 * MS);
-        assert_eq!(drain_limit(2000 * MS, 500 * MS, false), 2000 * MS);
-    }
-
-    #[test]
-    fn a_retransmitting_transport_is_awaited_for_the_whole_peer_timeout() {
-        // TCP at 100 Hz over a 5 % lossy link: a 20 ms largest RTT so far, and the last segment
-        // lost twice (200 + 400 ms of retransmission timer) must still arrive.
-        assert_eq!(drain_limit(2000 * MS, 20 * MS, true), 2000 * MS);
     }
 }

@@ -8,7 +8,7 @@
 
 use mwperf_core::clock::now_ns;
 use mwperf_core::result::{Counters, Status};
-use mwperf_core::wire::{Header, FLAG_ECHO, FLAG_PROBE, FLAG_WARMUP};
+use mwperf_core::wire::{Header, FLAG_PROBE, FLAG_WARMUP};
 use mwperf_transports::{Endpoint, Side, TransportError};
 
 use super::RoleOutcome;
@@ -46,20 +46,12 @@ pub fn run(
                 last_ns = rx_ns;
                 c.received += 1;
                 match Header::decode(&buf) {
-                    Ok(h)
-                        if args.common.run_id.is_none_or(|id| id == h.run_id)
-                            && h.flags & FLAG_ECHO == 0 =>
-                    {
+                    Ok(h) if crate::node::echo::wanted(&h, args.common.run_id) => {
                         let _turn = cb.serial.map(|s| s.enter(cb.topic));
                         let start_ns = if _turn.is_some() { now_ns() } else { rx_ns };
                         crate::busy::spin_for(cb.busy_loop_ns);
                         let write_ns = if book.is_some() { now_ns() } else { 0 };
-                        Header {
-                            peer_rx_ns: start_ns,
-                            flags: h.flags | FLAG_ECHO,
-                            ..h
-                        }
-                        .encode(&mut buf);
+                        crate::node::echo::stamped(h, start_ns).encode(&mut buf);
                         match ep.send(&buf) {
                             Ok(()) => c.echoed += 1,
                             Err(_) => c.send_errors += 1,

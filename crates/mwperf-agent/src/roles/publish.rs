@@ -12,7 +12,6 @@
 
 use mwperf_core::clock::now_ns;
 use mwperf_core::result::Status;
-use mwperf_core::wire::{Header, FLAG_FIN, HEADER_LEN};
 use mwperf_transports::{Endpoint, Side, TransportError};
 
 use super::RoleOutcome;
@@ -232,21 +231,16 @@ pub fn run(
     drop(lane); // this topic sends no more ticks: the next one must not wait for it
                 // the sub ends at the FIN below: the idle session comes first
     crate::phases::drained_then_idle(if stop.is_none() { args.idle } else { 0 });
-    let fin = Header {
-        flags: FLAG_FIN,
+    let fin = crate::node::end_of_stream::marker(
         run_id,
         topic,
-        seq: pacer.measured_sent,
-        intended_ns: pacer.warmup_sent,
-        peer_rx_ns: pacer.period_ns(),
-        ..Default::default()
-    };
-    let mut buf = vec![0u8; HEADER_LEN];
-    fin.encode(&mut buf);
-    for _ in 0..3 {
-        let _ = ep.send(&buf);
-        mwperf_core::clock::sleep_until_ns(now_ns() + 1_000_000);
-    }
+        pacer.measured_sent,
+        pacer.warmup_sent,
+        pacer.period_ns(),
+    );
+    crate::node::end_of_stream::send_marker(&fin, |buf| {
+        let _ = ep.send(buf);
+    });
     // and the markers themselves: a reliable ros2 writer destroyed with them unacknowledged
     // dropped them (an rclpy sub of sensor_msgs/Image got all 300 messages and no marker);
     // a sub that leaves on the first one unmatches, which ends the wait too
