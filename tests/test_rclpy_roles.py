@@ -29,10 +29,9 @@ def refused(fake_env: dict[str, str], *args: str) -> str:
     (("--transport", "udp", "--mode", "oneway"),
      "--opt client=rclpy: only with --transport ros2 (a real rclpy node on its RMW), not "
      "--transport udp; allowed on udp: client=agent"),
-    (("--transport", "ros2", "--mode", "throughput"),
-     "--opt client=rclpy: not for --mode throughput (a saturating stream's receiver is the "
-     "agent's); an rclpy node plays --mode roundtrip (its pong), --mode oneway (its sub), "
-     "--mode service (its server)"),
+    (("--transport", "ros2", "--mode", "throughput", "--rate", "50"),
+     "--opt client=rclpy --mode throughput: the rclpy publisher sends as fast as rclpy "
+     "publishes; --rate 50 is not allowed (allowed: --rate max, the default)"),
     (("--transport", "ros2", "--mode", "oneway", "--topics", "2"),
      "--opt client=rclpy: not with --topics 2 (one topic); drop --topics 2 or use "
      "--opt client=agent"),

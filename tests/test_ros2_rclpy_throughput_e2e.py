@@ -65,12 +65,3 @@ def test_what_the_rclpy_publisher_cannot_do_is_exit_2_naming_it(args: tuple[str,
     done = mwperf("--opt", "client=rclpy", "--duration", "1s", "--no-save", *args)
     assert done.returncode == 2, (done.returncode, done.stderr)
     assert message in done.stderr, done.stderr
-
-
-def test_an_rclpy_client_in_a_one_way_stream_is_exit_2_naming_the_modes() -> None:
-    done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--transport", "ros2",
-                           "--mode", "oneway", "--opt", "client=rclpy", "--duration", "1s",
-                           "--no-save"], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2, (done.returncode, done.stderr)
-    assert "--opt client=rclpy: only for --mode roundtrip (its echo) or throughput (its " \
-        "publisher)" in done.stderr, done.stderr

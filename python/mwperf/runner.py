@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
+from . import fastdds_shm
 from .agent import Agent
 from .bridges.base import BridgePlan
 from .bridges.run import sides
@@ -88,6 +89,9 @@ class Outcome:
     name; ``samples_path`` is then None"""
 
 
+FASTDDS_SHM_TRANSPORTS = ("fastdds", "ros2")
+"""transports whose processes map Fast DDS's shared-memory files (fastdds_shm.py): a point of
+one removes, at its end, those that appeared during it and nobody maps any more"""
 DAEMON_PLACED_AS = {"relay": "pong", "zenoh-router": "zenohd"}
 """a daemon's name in the topology's placement, where it differs from its own (the relay
 echoes where the pong would)"""
@@ -100,6 +104,7 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
         part.check(cfg, agent)
     started = datetime.now(timezone.utc)
     interrupted: str | None = None
+    shm_before = fastdds_shm.entries() if cfg.transport in FASTDDS_SHM_TRANSPORTS else None
     with _opened(cfg, agent, workdir) as run:
         try:
             _each(parts, "start", run)
@@ -121,6 +126,8 @@ def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
             assert run.agents is not None
             run.agents.stop_all()
             _each(parts, "interrupted", run)
+    if shm_before is not None:  # what a process left that sweeps nothing (an rclpy node), or
+        fastdds_shm.remove_orphaned(shm_before)  # one that was killed
     if interrupted and run.agents is not None and not run.agents.agents:
         # stopped while the daemons started: nothing measured
         raise Interrupted(interrupted)

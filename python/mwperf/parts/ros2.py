@@ -42,7 +42,7 @@ class Ros2(Part):
         """``--opt client=rclpy --mode throughput``: the pub is a real rclpy publisher
         (ros2/throughput_pub.py) in the distribution's Python, on the agent pub's address,
         run id and report file."""
-        if role != "pub" or run.cfg.client != "rclpy":
+        if role != "pub" or run.cfg.client != "rclpy" or run.cfg.mode != "throughput":
             return argv
         return ros2.rclpy_publisher_argv(run.cfg, argv)
 
