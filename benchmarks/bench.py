@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchlib import med, revision, stamp  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
+from benchlib import measurement_of, med, revision, stamp  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
 
 ROOT = Path(__file__).resolve().parents[1]
 AGENT = Path(os.environ.get("MWPERF_AGENT") or Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target") / "release" / "mwperf-agent")
@@ -47,7 +47,7 @@ def mwperf_rtt(transport: str, rate: int, payload: int, seconds: float, busy: bo
         subprocess.run(cmd, check=False)
         pong.terminate()
         pong.wait()
-        return json.load(open(out.name))["measurement"]
+        return measurement_of(json.load(open(out.name)))
 
 
 SOCKPERF_PCT = re.compile(r"percentile (\d+\.\d+) =\s+([\d.]+)")
@@ -151,7 +151,7 @@ def max_rate_section(reps: int, seconds: float) -> list[str]:
                             "--duration", f"{seconds}s", "--warmup", "200ms", "--quiet", "--json", f"{d}/pub.json"], check=False)
             sub.wait(timeout=10)
             sent = json.load(open(f"{d}/pub.json"))["sent"]
-            m = json.load(open(f"{d}/sub.json"))["measurement"]
+            m = measurement_of(json.load(open(f"{d}/sub.json")))
             recv = m["accounting"]["received"]
             sent_rates.append(sent / seconds)
             recv_rates.append(m["throughput"]["msgs_per_s"])

@@ -14,14 +14,13 @@ the top call site of each sender, and what recording every backtrace costs.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from benchlib import med, revision, stamp, write_section
+from benchlib import med, read_result, revision, stamp, write_section
 
 ROOT = Path(__file__).resolve().parents[1]
 TRANSPORTS = ("udp", "tcp", "cyclonedds", "fastdds", "zenoh", "iceoryx2", "ros1", "mqtt",
@@ -36,7 +35,7 @@ def run(tmp: Path, *args: str) -> dict:
                           env={**os.environ, "PYTHONPATH": str(ROOT / "python")})
     if done.returncode != 0:
         sys.exit(f"bench_alloc_sites: mwperf run {' '.join(args)} failed: {done.stderr[-500:]}")
-    return json.loads(out.read_text())
+    return read_result(out.read_text())
 
 
 def fmt(x: float | None) -> str:

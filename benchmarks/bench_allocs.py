@@ -22,7 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchlib import med, revision, stamp, write_section  # noqa: E402
+from benchlib import med, read_result, revision, stamp, write_section  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target") / "release"
@@ -39,7 +39,7 @@ def run(tmp: Path, *args: str) -> dict:
                                "PYTHONPATH": str(ROOT / "python")})  # this checkout's mwperf
     if done.returncode != 0:
         sys.exit(f"bench_allocs: mwperf run {' '.join(args)} failed: {done.stderr[-500:]}")
-    return json.loads(out.read_text())
+    return read_result(out.read_text())
 
 
 def ground_truth(tmp: Path, n: int, seconds: float) -> float:

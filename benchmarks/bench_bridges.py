@@ -18,13 +18,12 @@ Usage: python3 benchmarks/bench_bridges.py [--reps 3] [--seconds 5] [--write]   
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-from benchlib import med, revision, stamp, write_section  # noqa: E402  (benchmarks/ on sys.path)
+from benchlib import med, read_result, revision, stamp, write_section  # noqa: E402  (benchmarks/ on sys.path)
 
 REPO = Path(__file__).resolve().parent.parent
 PATHS = (("mqtt", "direct"), ("mqtt", "mqtt-bridge"), ("cyclonedds", "direct"),
@@ -43,7 +42,7 @@ def run_point(transport: str, bridge: str, rate: int, payload: str, seconds: flo
     env = {**os.environ, "PYTHONPATH": str(REPO / "python")}
     done = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
     try:
-        return json.loads(done.stdout)
+        return read_result(done.stdout)
     except ValueError:
         print(f"  {transport}/{bridge} {rate} Hz {payload}: exit {done.returncode}: "
               f"{done.stderr.strip().splitlines()[-1:]}", file=sys.stderr)

@@ -16,13 +16,12 @@ reference binary in the same run (same machine, same conditions, alternating ord
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-from benchlib import ROOT, med, revision, stamp, write_section
+from benchlib import ROOT, measurement_of, med, read_result, revision, stamp, write_section
 
 sys.path.insert(0, str(ROOT / "python"))
 from mwperf.agent import built_agent  # noqa: E402
@@ -43,7 +42,7 @@ def measure(agent: Path, case: str) -> dict[str, float]:
     if done.returncode != 0:
         sys.exit(f"bench_build_profile: {agent} {case}: exit {done.returncode}: "
                  f"{done.stderr.strip()[-300:]}")
-    m = json.loads(done.stdout)["measurement"]
+    m = measurement_of(read_result(done.stdout))
     if case == "throughput":
         return {"msgs_per_s": m["throughput"]["msgs_per_s"]}
     stats = m["response"]

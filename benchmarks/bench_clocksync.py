@@ -16,6 +16,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from benchlib import measurement_of, read_result  # (run as a script: benchmarks/ is on sys.path)
+
 CASES = {
     "symmetric": ["--duration", "12s", "--link", "delay=5ms",
                   "--test-clock", "b=1000,30;a=0,-10"],
@@ -29,7 +31,7 @@ def one(case: str, out: Path) -> dict:
     subprocess.run([sys.executable, "-m", "mwperf.cli", "run", "--transport", "udp", "--mode",
                     "oneway", "--payload", "64", "--rate", "200", *CASES[case], "--clock-sync",
                     "--no-save", "--json-out", str(out)], capture_output=True, check=False)
-    m = json.loads(out.read_text())["measurement"]
+    m = measurement_of(read_result(out.read_text()))
     cs = m["clock_sync"]
     truth = cs.get("test_truth") or {"offset_ns": 0, "drift_ppm": 0.0}
     return {"case": case, "true_offset_ns": truth["offset_ns"], "offset_error_us":

@@ -10,7 +10,6 @@ without the packet log); --profile and --count-allocs are compared with plain lo
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -18,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchlib import revision, stamp, write_section
+from benchlib import measurement_of, read_result, revision, stamp, write_section
 
 CONDITIONS = (("--profile", ["--profile"], []), ("--count-allocs", ["--count-allocs"], []),
               ("--wire-bytes", ["--wire-bytes", "--idle", "0s"], ["--link", "delay=0ms",
@@ -32,7 +31,7 @@ def p50(args: list[str], seconds: float) -> float:
                         "1000", "--payload", "64", "--duration", f"{seconds}s", "--warmup",
                         "300ms", "--no-save", "--json-out", str(out), *args], check=True,
                        capture_output=True, env=os.environ)
-        return json.loads(out.read_text())["measurement"]["response"]["p50_ns"]
+        return measurement_of(read_result(out.read_text()))["response"]["p50_ns"]
 
 
 def main() -> None:

@@ -17,7 +17,6 @@ Needs root (cgroups) and the agent of $MWPERF_AGENT.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -26,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchlib import revision, stamp, write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
+from benchlib import read_result, revision, stamp, write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "python"))
@@ -49,7 +48,7 @@ def run_point(quota: str, extra: list[str], seconds: float) -> dict:
     done = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
     if done.returncode not in (0, 3):
         sys.exit(f"bench: {' '.join(argv)} failed ({done.returncode}): {done.stderr.strip()}")
-    result = json.loads(done.stdout)
+    result = read_result(done.stdout)
     share = {}
     for agent in result["agents"]:
         process = agent["process"]

@@ -15,7 +15,6 @@ topic-tools.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -23,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchlib import med, revision, stamp, write_section  # noqa: E402  (run as a script)
+from benchlib import med, read_result, revision, stamp, write_section  # noqa: E402  (run as a script)
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "python"))
@@ -47,7 +46,7 @@ def relay_point(quota: str, seconds: float) -> dict:
     done = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
     if done.returncode not in (0, 3):
         sys.exit(f"bench: {' '.join(argv)} failed ({done.returncode}): {done.stderr.strip()}")
-    result = json.loads(done.stdout)
+    result = read_result(done.stdout)
     (relay,) = [d for d in result["daemons"] if d["name"] == "relay"]
     throttled = None
     if result.get("cpu"):

@@ -29,7 +29,7 @@ import tempfile
 from pathlib import Path
 from typing import NamedTuple
 
-from benchlib import CpuIdleHeld, find_agent, med, revision, stamp, write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
+from benchlib import CpuIdleHeld, find_agent, measurement_of, med, revision, stamp, write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADER = 56  # mwperf header bytes
@@ -108,7 +108,7 @@ def mwperf_rtt(agent: Path, domain: int, seconds: float, size: int, rate: int, e
                                      "--payload", str(size - HEADER), "--duration", f"{seconds}s", "--warmup", "1s", "--quiet",
                                      "--json", out, *qos, *extra])
             ping_usage = finish(ping, terminate=False)
-            m = json.load(open(out))["measurement"]
+            m = measurement_of(json.load(open(out)))
     finally:
         pong_usage = finish(pong, terminate=True)
     acc = m["accounting"]

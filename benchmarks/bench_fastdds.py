@@ -27,7 +27,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchlib import CpuIdleHeld, find_agent, med, revision, stamp, stop, write_section  # noqa: E402  (run as a script)
+from benchlib import CpuIdleHeld, find_agent, measurement_of, med, revision, stamp, stop, write_section  # noqa: E402  (run as a script)
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADER = 56
@@ -78,7 +78,7 @@ def mwperf_rtt(agent: Path, pong_transport: str, ping_transport: str, listen: st
                             "--json", out, *qos, *(opts if ping_transport == "fastdds" else [])],
                            check=False, timeout=seconds + 60, stderr=subprocess.DEVNULL)
             try:
-                m = json.load(open(out))["measurement"]
+                m = measurement_of(json.load(open(out)))
             except (OSError, ValueError, KeyError, TypeError):
                 return None
     finally:

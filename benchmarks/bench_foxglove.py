@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchlib import find_agent, med, revision, stamp, write_section  # noqa: E402  (benchmarks/ on sys.path)
+from benchlib import find_agent, measurement_of, med, revision, stamp, write_section  # noqa: E402  (benchmarks/ on sys.path)
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVER = ROOT / "python" / "mwperf" / "bridges" / "foxglove_server.py"
@@ -58,7 +58,7 @@ def mwperf_rtt(agent: Path, server: str, rate: int, seconds: float, size: int,
                             "--rate", str(rate), "--payload", str(size - HEADER), "--duration",
                             f"{seconds}s", "--warmup", "1s", "--quiet", "--json", out, *opts],
                            check=False, timeout=seconds + 60)
-            m = json.load(open(out))["measurement"]
+            m = measurement_of(json.load(open(out)))
     finally:
         pong.terminate()
         pong.wait(10)

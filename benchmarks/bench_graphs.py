@@ -18,7 +18,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -29,7 +28,7 @@ import time
 from pathlib import Path
 
 from bench import sockperf_rtt  # noqa: E402  (benchmarks/ on sys.path)
-from benchlib import CpuIdleHeld, med, revision, stamp, write_section  # noqa: E402
+from benchlib import CpuIdleHeld, med, read_result, revision, stamp, write_section  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "PYTHONPATH": str(REPO / "python")}
@@ -80,7 +79,7 @@ def mwperf(*argv: str, timeout: float = 600) -> dict | None:
         if done.returncode == 2 and last:
             REFUSED[argv] = last[0].removeprefix("mwperf: error: ")
         return None
-    return json.loads(done.stdout)
+    return read_result(done.stdout)
 
 
 def graph_file(folder: Path, name: str, text: str) -> str:

@@ -18,7 +18,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchlib import revision, stamp, write_section  # noqa: E402  (run as a script)
+from benchlib import as_read, revision, stamp, write_section  # noqa: E402  (run as a script)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 from mwperf.agent import find_agent  # noqa: E402
@@ -41,7 +41,7 @@ def rtt_p50_ns(pong: str, delay_ms: int, seconds: float) -> float:
                        "duration": f"{seconds}s", "warmup": "500ms", "link": f"delay={delay_ms}ms",
                        "topology": TOPOLOGY.to_dict()}, lambda: agent)
     with tempfile.TemporaryDirectory(prefix="mwperf-bench-") as scratch:
-        result = run_point(cfg, agent, Path(scratch)).result
+        result = as_read(run_point(cfg, agent, Path(scratch)).result)
     accounting = result["measurement"]["accounting"]
     assert accounting["received"] == accounting["sent"], accounting
     return result["measurement"]["response"]["p50_ns"]

@@ -21,7 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchlib import med, revision, stamp, stop, write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
+from benchlib import measurement_of, med, revision, stamp, stop, write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
 
 ROOT = Path(__file__).resolve().parents[1]
 PAYLOAD = 64
@@ -59,7 +59,7 @@ def rtt(agent: Path, rate: int, seconds: float) -> dict:
             subprocess.run([str(agent), "ping", "--transport", "iceoryx2", "--opt", f"domain={DOMAIN}", "--connect", addr, "--rate", str(rate),
                             "--payload", str(PAYLOAD), "--duration", f"{seconds}s", "--warmup", "1s", "--busy-poll",
                             "--quiet", "--json", out], check=False)
-            m = json.load(open(out)).get("measurement") or {}
+            m = measurement_of(json.load(open(out))) or {}
     finally:
         stop(pong)
     r = m.get("response") or {}
@@ -79,7 +79,7 @@ def one_way(agent: Path, seconds: float) -> dict:
             if sub.poll() is None:
                 stop(sub)
         sent = json.load(open(f"{d}/pub.json")).get("sent") or 0
-        m = json.load(open(f"{d}/sub.json")).get("measurement") or {}
+        m = measurement_of(json.load(open(f"{d}/sub.json"))) or {}
     recv = (m.get("accounting") or {}).get("received") or 0
     return {"sent": sent / seconds, "recv": (m.get("throughput") or {}).get("msgs_per_s"),
             "loss": 100.0 * max(0, sent - recv) / max(sent, 1)}

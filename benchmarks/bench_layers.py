@@ -31,7 +31,7 @@ import tempfile
 from pathlib import Path
 from statistics import median
 
-from benchlib import find_agent, revision, stamp, write_section  # noqa: E402  (benchmarks/ is on sys.path)
+from benchlib import find_agent, read_result, revision, stamp, write_section  # noqa: E402  (benchmarks/ is on sys.path)
 
 ROOT = Path(__file__).resolve().parent.parent
 OVERHEAD_TRANSPORTS = "udp,cyclonedds"
@@ -60,7 +60,7 @@ def mwperf(agent: Path, transport: str, payload: str, seconds: float, rate: int,
             return {"error": f"no result within {seconds + 300:g} s"}
         if not out.is_file():
             return {"error": f"exit {done.returncode}: {(done.stderr.strip().splitlines() or ['no result'])[-1]}"}
-        return json.loads(out.read_text())
+        return read_result(out.read_text())
 
 
 def rtt_p50(result: dict) -> int | None:

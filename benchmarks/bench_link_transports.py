@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchlib import med, revision, stamp, write_section  # noqa: E402  (run as a script)
+from benchlib import as_read, med, revision, stamp, write_section  # noqa: E402  (run as a script)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 from mwperf.agent import find_agent  # noqa: E402
@@ -34,7 +34,7 @@ def rtt_p50_ns(transport: str, delay_ms: int, seconds: float) -> float | None:
                        "link": f"delay={delay_ms}ms", "link_backend": "userspace"},
                       lambda: agent)
     with tempfile.TemporaryDirectory(prefix="mwperf-bench-") as scratch:
-        result = run_point(cfg, agent, Path(scratch)).result
+        result = as_read(run_point(cfg, agent, Path(scratch)).result)
     accounting = result["measurement"]["accounting"]
     if result["status"] != "complete" or accounting["received"] != accounting["sent"]:
         print(f"  {transport} D={delay_ms} ms: {result['status']} {result.get('status_reason')}"

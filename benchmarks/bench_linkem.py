@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from benchlib import revision, stamp, write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
+from benchlib import measurement_of, revision, stamp, write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 from mwperf.agent import find_agent  # noqa: E402
@@ -89,7 +89,7 @@ def measure(net_of: Callable[[Path], contextlib.AbstractContextManager[Network]]
                 if cfg.mode == "oneway":
                     server.wait(5)  # the sub ends after the end-of-stream marker (or is stopped)
         report = json.loads((workdir / f"{MEASURING_ROLE[cfg.mode]}.json").read_text())
-    return report["measurement"], net.reports[0] if net.reports else None
+    return measurement_of(report), net.reports[0] if net.reports else None
 
 
 def rtt(net_of, seconds: float, rate: str = "1000") -> tuple[float, dict | None]:

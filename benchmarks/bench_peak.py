@@ -22,6 +22,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from benchlib import read_result  # (run as a script: benchmarks/ is on sys.path)
+
 DEFAULT = ["--transport", "udp", "--busy-loop", "4ms", "--duration", "2s", "--warmup",
            "300ms", "--peak-range", "20..2000"]
 CAPACITY_HZ = 250.0
@@ -59,7 +61,7 @@ def main() -> int:
         for factor in FACTORS:
             rate = f"{peak * factor:.6g}"
             run = mwperf(*fixed, "--rate", rate, "--json", "--no-save")
-            result = json.loads(run.stdout)
+            result = read_result(run.stdout)
             rows[factor].append(point_trial(float(rate), result, 1.0, None))
     print(f"peak found: {peak:.4g} Hz ({args.walks} walks)"
           + (f"; injected capacity {CAPACITY_HZ:g} Hz" if not args.flags else ""))

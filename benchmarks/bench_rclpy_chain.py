@@ -19,13 +19,14 @@ starved) are counted, not hidden.
 """
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from benchlib import read_result  # (run as a script: benchmarks/ is on sys.path)
 
 GRAPH = """name: chain-middle
 nodes:
@@ -53,7 +54,7 @@ def one(folder: Path, variant: str, duration: str) -> dict[str, float]:
                            "--no-save", "--json-out", str(out)], capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"{variant}: exit {done.returncode}: {done.stderr.strip()[-400:]}")
-    r = json.loads(out.read_text())
+    r = read_result(out.read_text())
     edges = {e["topic"]: e for e in r["edges"]}
     if edges["/a"]["received"] != edges["/b"]["sent"]:
         raise SystemExit(f"{variant}: the middle's log has {edges['/a']['received']} messages "

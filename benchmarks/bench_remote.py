@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchlib import revision, stamp, write_section  # noqa: E402  (run as a script)
+from benchlib import as_read, revision, stamp, write_section  # noqa: E402  (run as a script)
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
@@ -51,7 +51,7 @@ def mwperf_rtt(robot: Robot, seconds: float, rate: int) -> tuple[float, float]:
                        "ssh_config": str(robot.folder / "ssh_config"), **spin},
                       lambda: agent)
     with tempfile.TemporaryDirectory(prefix="mwperf-bench-") as scratch:
-        result = run_point(cfg, agent, Path(scratch)).result
+        result = as_read(run_point(cfg, agent, Path(scratch)).result)
     response = result["measurement"]["response"]
     return response["p50_ns"], response["p99_ns"]
 

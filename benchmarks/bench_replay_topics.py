@@ -11,13 +11,12 @@ With --write the table replaces the text between the bench:replay-topics markers
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-from benchlib import med, revision, stamp, write_section  # noqa: E402  (benchmarks/ on sys.path)
+from benchlib import med, read_result, revision, stamp, write_section  # noqa: E402  (benchmarks/ on sys.path)
 
 REPO = Path(__file__).resolve().parent.parent
 TRANSPORTS = ("ros1", "tcp", "uds", "cyclonedds")  # udp: a 308 KB image is no datagram
@@ -33,7 +32,7 @@ def run(argv: list[str]) -> dict | None:
         print(f"  {' '.join(argv)}: exit {done.returncode}: "
               f"{done.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
         return None
-    return json.loads(done.stdout)
+    return read_result(done.stdout)
 
 
 def per_topic(result: dict | None) -> dict[str, tuple[int | None, int | None]]:

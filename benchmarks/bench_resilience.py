@@ -12,14 +12,13 @@ every repetition's lost count, the median, the median recovery and the session s
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from benchlib import med, revision, stamp, write_section
+from benchlib import med, read_result, revision, stamp, write_section
 
 ROOT = Path(__file__).resolve().parents[1]
 RATE = 1000
@@ -42,7 +41,7 @@ def measure(transport: str, mode: str, extra: tuple[str, ...]) -> dict:
                 "--no-save"]
         env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
         subprocess.run(argv, env=env, capture_output=True, text=True, timeout=180, check=False)
-        result = json.loads(out.read_text())
+        result = read_result(out.read_text())
     outage = (result.get("resilience") or {}).get("outage") or {}
     return {**outage, "status": result["status"]}
 

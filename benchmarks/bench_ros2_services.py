@@ -25,7 +25,6 @@ Usage: python3 benchmarks/bench_ros2_services.py [--reps N] [--seconds S] [--rat
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -56,7 +55,7 @@ def run_point(transport: str, size: str, seconds: float, rate: int) -> float:
                f"{seconds}s", "--warmup", "1s", "--json-out", str(out)]
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr
-        r = json.loads(out.read_text())
+        r = benchlib.read_result(out.read_text())
     assert r["status"] == "complete", r["status_reason"]
     m = r["measurement"]
     assert m["calls"]["timeouts"] == m["accounting"]["corrupted"] == 0, m["calls"]
@@ -84,7 +83,7 @@ def rclpy_server_point(dist: ros2.Distribution, agent: Path, size: str, seconds:
     finally:
         server.stop()
     assert done.returncode == 0, done.stderr
-    m = json.loads(done.stdout)["measurement"]
+    m = benchlib.measurement_of(benchlib.read_result(done.stdout))
     assert m["calls"]["unchecked"] == m["accounting"]["corrupted"] == 0, m
     assert counts["data"] == m["calls"]["answered"], (counts, m["calls"])
     return m["service"]["p50_ns"]

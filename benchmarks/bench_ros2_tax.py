@@ -21,6 +21,8 @@ import re
 import sys
 from pathlib import Path
 
+from benchlib import measurement_of  # (run as a script: benchmarks/ is on sys.path)
+
 
 def echo_count(folder: Path) -> int:
     """What the echo side of the point in ``folder`` counted itself."""
@@ -37,7 +39,7 @@ def ping_count(folder: Path) -> tuple[int, int, int, int]:
     warm-up messages it got back plus the one probe that was answered, the measured messages it
     did not get back)."""
     ping = json.loads((folder / "agents" / "ping.json").read_text())
-    accounting = ping["measurement"]["accounting"]
+    accounting = measurement_of(ping)["accounting"]
     probes = (ping.get("discovery") or {}).get("probes", 0)
     return (accounting["sent"] + accounting["warmup_sent"], probes,
             accounting["received"] + accounting["warmup_received"] + 1,

@@ -36,6 +36,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from benchlib import read_result  # (run as a script: benchmarks/ is on sys.path)
+
 ROOT = Path(__file__).resolve().parents[1]
 os.environ["PYTHONPATH"] = os.pathsep.join(
     p for p in (str(ROOT / "python"), os.environ.get("PYTHONPATH")) if p)
@@ -67,7 +69,7 @@ def run_point(args: list[str], size: str, seconds: float) -> dict:
             return {"status": f"no result (exit {done.returncode}): "
                               f"{done.stderr.strip().splitlines()[-1:]}"}
         run = runs[0]
-        result = json.loads((run / "result.json").read_text())
+        result = read_result((run / "result.json").read_text())
         sub = json.loads((run / "agents" / "sub.json").read_text())
         pub = json.loads((run / "agents" / "pub.json").read_text())
     m = result["measurement"]

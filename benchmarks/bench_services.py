@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from bench import sockperf_rtt  # noqa: E402  (benchmarks/ on sys.path)
-from benchlib import med, revision, stamp, stop, write_section  # noqa: E402
+from benchlib import measurement_of, med, read_result, revision, stamp, stop, write_section  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "PYTHONPATH": str(REPO / "python")}
@@ -43,7 +43,7 @@ def mwperf(*argv: str, timeout: float = 300) -> dict | None:
         print(f"  {' '.join(argv)}: exit {done.returncode}: "
               f"{done.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
         return None
-    return json.loads(done.stdout)
+    return read_result(done.stdout)
 
 
 def us(ns: float | None) -> str:
@@ -192,7 +192,7 @@ def _ros1_client(env: dict, folder: Path, uri: str, base: str | None, persistent
     if done.returncode != 0:
         print(f"  ros1 client to {address}: exit {done.returncode}", file=sys.stderr)
         return None, None
-    m = json.loads(report.read_text())["measurement"]
+    m = measurement_of(json.loads(report.read_text()))
     return m["response"]["p50_ns"], m["response"]["p99_ns"]
 
 

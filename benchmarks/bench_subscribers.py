@@ -12,13 +12,12 @@ BENCHMARKS.md.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-from benchlib import med, revision, stamp, write_section  # noqa: E402  (benchmarks/ on sys.path)
+from benchlib import med, read_result, revision, stamp, write_section  # noqa: E402  (benchmarks/ on sys.path)
 
 REPO = Path(__file__).resolve().parent.parent
 COUNTS = (1, 2, 4, 8, 16)
@@ -37,7 +36,7 @@ def run_point(transport: str, subscribers: int) -> dict | None:
         print(f"  {transport} N={subscribers}: exit {done.returncode}: "
               f"{done.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
         return None
-    return json.loads(done.stdout)
+    return read_result(done.stdout)
 
 
 def figures(result: dict | None) -> dict[str, float | None]:

@@ -25,7 +25,6 @@ Build the references first (`make refs`), the agent with them (same CARGO_TARGET
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -34,7 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import throughput_refs as refs  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
-from benchlib import find_agent, med, revision, stamp, write_section  # noqa: E402
+from benchlib import find_agent, med, read_result, revision, stamp, write_section  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
@@ -78,7 +77,7 @@ def mwperf(agent: Path, transport: str, delivery: str, payload: int, seconds: fl
             return {"error": f"no result within {seconds + 300:g} s"}
         if not out.exists():
             return {"error": f"exit {done.returncode}: {(done.stderr.strip().splitlines() or [''])[-1]}"}
-        return from_result(json.loads(out.read_text()))
+        return from_result(read_result(out.read_text()))
 
 
 def from_result(r: dict) -> dict:

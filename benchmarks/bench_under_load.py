@@ -9,7 +9,6 @@ of the ping's p50/p99 alone and under load, and of what the load delivered. --wr
 """
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -17,7 +16,7 @@ import tempfile
 from pathlib import Path
 from statistics import median
 
-from benchlib import find_agent, revision, stamp, write_section
+from benchlib import find_agent, read_result, revision, stamp, write_section
 
 ROOT = Path(__file__).resolve().parent.parent
 TRANSPORTS = "cyclonedds,zenoh,tcp"
@@ -35,7 +34,7 @@ def run(agent: Path, transport: str, seconds: float) -> dict:
                               check=False)
         if not out.is_file():
             return {"error": (done.stderr.strip().splitlines() or ["no result"])[-1]}
-        result = json.loads(out.read_text())
+        result = read_result(out.read_text())
     [ping] = [e for e in result["baseline"]["edges"] if e["topic"] == "/ping"]
     [load] = [e for e in result["edges"] if e["topic"] == "/load"]
     if not ping["alone"] or not ping["in_graph"]:

@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchlib import med, revision, stamp, stop, write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
+from benchlib import measurement_of, med, revision, stamp, stop, write_section  # noqa: E402  (run as a script: benchmarks/ is on sys.path)
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "release"
@@ -94,7 +94,7 @@ def mwperf_rtt(agent: Path, size: int, samples: int, warmup: float) -> tuple[flo
         stop(pong)
     if r.get("status") != "complete":
         print(f"bench: mwperf ping status {r.get('status')}: {r.get('status_reason')}", file=sys.stderr)
-    resp = r["measurement"]["response"]
+    resp = measurement_of(r)["response"]
     return float(resp["p50_ns"]), float(resp["p99_ns"])
 
 

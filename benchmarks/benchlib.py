@@ -1,19 +1,48 @@
 """What the benchmark scripts share: stopping an agent, medians that skip missing runs, the
-"when and at which commit" of a measurement, and writing a section of BENCHMARKS.md between its
-`<!-- bench:NAME:begin -->` / `<!-- bench:NAME:end -->` markers."""
+"when and at which commit" of a measurement, writing a section of BENCHMARKS.md between its
+`<!-- bench:NAME:begin -->` / `<!-- bench:NAME:end -->` markers, and reading what mwperf wrote
+(`read_result`, `measurement_of`: the one place a script meets a result's shape)."""
 
 from __future__ import annotations
 
 import datetime
+import json
 import re
 import statistics
 import subprocess
 import sys
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCHMARKS = ROOT / "BENCHMARKS.md"
+
+
+def read_result(text: str) -> dict[str, Any]:
+    """A result mwperf printed (`--json`) or saved (`--json-out`, result.json), any version, as
+    the scripts read it: a stream run's figures (measurement, per_topic, per_subscriber, agents,
+    discovery) at the top, as a v2 run-result has them, whichever version wrote it (a v3 result:
+    read by mwperf's own reader, python/mwperf/result/load.py); a graph run's edges, chains and
+    nodes as they are."""
+    return as_read(json.loads(text))
+
+
+def as_read(document: Any) -> Any:
+    """`document` (a result as JSON data) as :func:`read_result` gives it; anything else (an agent
+    report, a document made up by a test) as it is."""
+    if not isinstance(document, dict) or document.get("kind") != "result":
+        return document  # a v1/v2 run-result or graph-result has that shape already
+    if str(ROOT / "python") not in sys.path:
+        sys.path.insert(0, str(ROOT / "python"))
+    from mwperf.result.load import as_stream, parse_result
+    return as_stream(parse_result(document, "the result read"))
+
+
+def measurement_of(document: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The measurement of a result (any version, :func:`as_read`) or of an agent's report
+    (`mwperf-agent ping --json`, a point folder's agents/*.json); None when it has none."""
+    return (as_read(document) or {}).get("measurement")
 
 
 def med(xs: Iterable[float | None]) -> float:

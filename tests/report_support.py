@@ -3,6 +3,7 @@ statistics are computed from given latency samples (so percentiles, histograms a
 samples agree), written as point folders and sweeps and catalogued with the store's own ingest.
 """
 
+import copy
 import json
 import math
 import random
@@ -12,6 +13,7 @@ from typing import Any
 from mwperf.config import PointConfig
 from mwperf.store import ingest_point
 
+GOLDENS = Path(__file__).parent / "vectors" / "results"
 TOOL = {"name": "mwperf", "version": "0.1.0", "git_rev": "synthetic"}
 HOST = {"hostname": "testhost", "kernel": "6.1.0", "cpu_model": "Synthetic CPU", "cores": 2,
         "governor": "unavailable", "clocksource": "tsc"}
@@ -94,6 +96,31 @@ def measurement(values: list[int], cfg: dict[str, Any], lost: int = 0) -> dict[s
     }
 
 
+ROLES = {"roundtrip": ("pong", "ping"), "service": ("server", "client")}
+"""a mode -> its (server, sender) roles (pub and sub otherwise)"""
+GOLDEN_OF_ROLE = {"ping": "roundtrip.json", "pong": "roundtrip.json", "pub": "throughput.json",
+                  "sub": "throughput.json", "client": "service.json", "server": "service.json"}
+"""the golden result (tests/vectors/results/) whose agent report of a role is the template"""
+
+
+def agent(role: str, cfg: dict[str, Any], status: str = "complete", reason: str | None = None,
+          cpu_s: float = 0.2, rss_kib: int = 4096,
+          started_at: str = "2026-11-22T10:00:00Z") -> dict[str, Any]:
+    """A whole agent report of ``role`` (a golden result's, so that the result is one a reader
+    takes): its config, status, start and process (``cpu_s`` user, half that system,
+    ``rss_kib``) set."""
+    golden = json.loads((GOLDENS / GOLDEN_OF_ROLE[role]).read_text("utf-8"))
+    report = copy.deepcopy(next(a for a in golden["agents"] if a["role"] == role))
+    report["process"].update(pid=1, wall_s=1.0, cpu_user_s=cpu_s, cpu_sys_s=cpu_s / 2,
+                             max_rss_kib=rss_kib, voluntary_ctx_switches=1,
+                             involuntary_ctx_switches=0)
+    report.update(tool={"name": "mwperf-agent", "version": "0.1.0", "git_rev": "synthetic"},
+                  config=cfg, status="complete" if status == "partial" else status,
+                  status_reason=None if status == "partial" else reason,
+                  started_at=started_at, finished_at=started_at)
+    return report
+
+
 def result(run_id: str, values: list[int], cfg: dict[str, Any] | None = None, *, lost: int = 0,
            status: str = "complete", reason: str | None = None,
            warnings: list[dict[str, Any]] | None = None, topics: list[list[int]] | None = None,
@@ -101,12 +128,9 @@ def result(run_id: str, values: list[int], cfg: dict[str, Any] | None = None, *,
            rss_kib: int = 4096, started_at: str = "2026-11-22T10:00:00Z") -> dict[str, Any]:
     """A run-result of latencies ``values`` (``topics``: each topic's own latencies)."""
     cfg = cfg or config()
-    server, sender = ("pong", "ping") if cfg["mode"] == "roundtrip" else ("sub", "pub")
-    agents = [{"role": role, "tool": {"name": "mwperf-agent", "version": "0.1.0",
-                                      "git_rev": "synthetic"},
-               "process": {"pid": 1, "wall_s": 1.0, "cpu_user_s": cpu_s, "cpu_sys_s": cpu_s / 2,
-                           "max_rss_kib": rss_kib, "voluntary_ctx_switches": 1,
-                           "involuntary_ctx_switches": 0}} for role in (sender, server)]
+    server, sender = ROLES.get(cfg["mode"], ("sub", "pub"))
+    agents = [agent(role, cfg, status, reason, cpu_s, rss_kib, started_at)
+              for role in (sender, server)]
     per_topic = [dict(measurement(t, cfg), topic=i, name=f"topic{i}")
                  for i, t in enumerate(topics or [])]
     return {"schema_version": 2, "kind": "run-result", "run_id": run_id, "tool": TOOL,

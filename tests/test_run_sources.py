@@ -103,7 +103,7 @@ def test_copies_and_bad_paths_are_usage_errors(two_folders: tuple[Path, Path],
         compare(Path("unused"), str(base), str(copy), resolve((), None))
     (tmp_path / "junk.json").write_text("{}")
     (tmp_path / "empty").mkdir()
-    for target, says in ((tmp_path / "junk.json", "RUN: .*junk.json is not an mwperf result"),
+    for target, says in ((tmp_path / "junk.json", "RUN: .*junk.json: not an mwperf result"),
                          (tmp_path / "empty", "RUN: .*empty is neither a result file")):
         with pytest.raises(UsageError, match=says):
             report.build(Path("unused"), [str(target)], "json")

@@ -272,7 +272,7 @@ def test_a_version_1_catalogue_gains_the_resilience_columns(fake_env: dict[str, 
 
 
 def subscribers_of(point: Path) -> list[dict]:
-    """Two subscribers made from ``point``'s measurement: one complete, one failed."""
+    """Two subscribers made from one-way ``point``'s measurement: one complete, one failed."""
     measurement = json.loads((point / "result.json").read_text())["measurement"]
     return [{"subscriber": 0, "name": "sub", "status": "complete", "status_reason": None,
              "measurement": measurement},
@@ -282,7 +282,7 @@ def subscribers_of(point: Path) -> list[dict]:
 
 def test_each_subscriber_has_a_row(fake_env: dict[str, str], tmp_path: Path) -> None:
     root = tmp_path / "results"
-    first = measure_point(root)
+    first = measure_point(root, mode="oneway")  # several subscribers: a one-way stream's
     many = clone_point(first, root, "20261122T000000Z-udp-oneway-0003",
                        per_subscriber=subscribers_of(first))
     store.ingest_point(many)
@@ -300,7 +300,7 @@ def test_each_subscriber_has_a_row(fake_env: dict[str, str], tmp_path: Path) -> 
 def test_a_version_2_catalogue_gains_the_subscribers_of_its_points(fake_env: dict[str, str],
                                                                    tmp_path: Path) -> None:
     root = tmp_path / "results"
-    first = measure_point(root)
+    first = measure_point(root, mode="oneway")  # several subscribers: a one-way stream's
     many = clone_point(first, root, "20261122T000000Z-udp-oneway-0004",
                        per_subscriber=subscribers_of(first))
     store.ingest_point(many)

@@ -18,6 +18,7 @@ from mwperf.scenario.digest import digest
 from mwperf.scenario.topics import rank_subscribers
 from mwperf.schema import validation_error
 from mwperf.subscribers import connect_address, listen_address, names
+from mwperf.result.load import as_stream, parse_result
 
 CONFIG = {"transport": "udp", "mode": "oneway", "rate": 1000.0, "payload": "Array1k",
           "payload_bytes": 1024, "duration_ns": 10**9, "count": None, "subscribers": 3}
@@ -219,7 +220,7 @@ def test_the_summary_ranks_subscribers_slowest_last() -> None:
         report["measurement"]["response"] = exact_stats([1000 * (1 + 5 * (index == 1))] * 4)
     result = merged([*(sub_run(i, r) for i, r in enumerate(subs)),
                      AgentRun("pub", 0, agent_report("pub", sent=1000), "")])
-    kept = digest(result, None)
+    kept = digest(as_stream(parse_result(result, "merged")), None)
     planned = type("P", (), {"label": lambda self: "udp oneway 1000 Hz (rep 1)"})()
     (ranking,) = rank_subscribers([Observation(planned, "complete", None, kept.row,  # type: ignore
                                                per_subscriber=kept.per_subscriber)])

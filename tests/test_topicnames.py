@@ -24,6 +24,7 @@ from mwperf.store.rows import topic_rows
 from mwperf.show.details import render_details
 from mwperf.topicnames import (file_slugs, label, name_and_address, names_given, samples_names,
                                topic_names)
+from mwperf.result.load import as_stream, parse_result
 
 VECTORS = Path(__file__).parent / "vectors" / "topic_files.json"
 REPLAY = {"file": "example.bag", "topics": ["/camera/image_raw", "/scan"]}
@@ -112,7 +113,8 @@ def test_the_catalogue_rows_and_the_summary_digest_have_the_names() -> None:
     result = replay_result()
     assert [(r["topic"], r["name"], r["address"]) for r in topic_rows(result)] == [
         (0, "/camera/image_raw", "127.0.0.1:7000"), (1, "/scan", "127.0.0.1:7001")]
-    assert [t["name"] for t in digest(result, None).per_topic] == ["/camera/image_raw", "/scan"]
+    assert [t["name"] for t in digest(as_stream(parse_result(result, "replay")), None).per_topic
+            ] == ["/camera/image_raw", "/scan"]
     single = {**result, "per_topic": [], "config": {**result["config"], "topics": 1,
                                                     "replay": {"topics": ["/scan"]}}}
     assert [(r["topic"], r["name"], r["address"]) for r in topic_rows(single)] == [

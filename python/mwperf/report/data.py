@@ -1,6 +1,7 @@
 """What a report shows, read from the results catalogue (never by walking folders): the runs,
 their points with every catalogue column, their graph runs (graph_data.py), each point's
-latency histogram (from its result), per-topic summaries, warnings, daemons, the per-second
+latency histogram (from its result, read as v3 with its stream view whatever version wrote it:
+result/load.py), per-topic summaries, warnings, daemons, the per-second
 series and, for points with raw samples, the per-message latency downsampled in DuckDB.
 
 Large runs stay cheap: the distribution comes from the HDR histogram the agent stored (a few
@@ -15,6 +16,8 @@ from typing import Any
 
 import duckdb
 
+from ..errors import RunError
+from ..result.load import NotReadable, as_stream, parse_result
 from ..store.catalogue import connect
 from ..store.catalogue import dict_rows as _rows
 from .graph_data import GraphRun, load_graphs
@@ -162,7 +165,7 @@ def _attach_topics(con: duckdb.DuckDBPyConnection, ids: list[str], by_id: dict[s
 
 
 def _point(row: dict[str, Any]) -> Point:
-    result = json.loads(row.pop("result"))
+    result = _read(row)
     measurement = result.get("measurement") or {}
     processes = {a.get("role"): a.get("process") or {} for a in result.get("agents") or []}
     topics = {int(t.get("topic", i)): _histogram(t.get("response") or {})
@@ -178,6 +181,17 @@ def _point(row: dict[str, Any]) -> Point:
                  alloc_sites=result.get("alloc_sites"),
                  layers=result.get("layers") if isinstance(result.get("layers"), dict) else None,
                  resources=result.get("resources"), gates=list(result.get("gates") or []))
+
+
+def _read(row: dict[str, Any]) -> dict[str, Any]:
+    """The point's result, from its catalogue row's copy of the document as written, read as
+    v3 with its stream view (result/load.py), whatever version wrote it."""
+    where = f"the catalogue's point {row['point_id']} ({row.get('folder')})"
+    try:
+        return as_stream(parse_result(json.loads(row.pop("result")), where))
+    except (NotReadable, ValueError) as exc:
+        raise RunError(str(exc) if isinstance(exc, NotReadable) else
+                       f"{where}: its result is not JSON ({exc})") from None
 
 
 def _outage(result: dict[str, Any]) -> tuple[float, float] | None:

@@ -17,11 +17,16 @@ class NotReadable(ValueError):
 
 def load_result(path: Path) -> dict[str, Any]:
     """The result in ``path`` as v3."""
+    return parse_result(read_document(path), str(path))
+
+
+def read_document(path: Path) -> Any:
+    """The JSON document in ``path`` as it was written (for a reader that keeps it as written,
+    as the catalogue does; ``parse_result`` reads it)."""
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise NotReadable(f"{path}: not a readable result file ({exc})") from None
-    return parse_result(document, str(path))
 
 
 def parse_result(document: Any, where: str) -> dict[str, Any]:
@@ -33,6 +38,12 @@ def parse_result(document: Any, where: str) -> dict[str, Any]:
     except (KeyError, TypeError) as exc:
         raise NotReadable(f"{where}: not an mwperf result (a {type(exc).__name__} on "
                           f"{exc}: a field is missing or of the wrong kind)") from None
+
+
+def written_as_graph_result(result: dict[str, Any]) -> bool:
+    """Whether a v3 ``result`` was read from a v1 graph-result (an old graph run folder's
+    graph-result.json)."""
+    return (result.get("upgraded_from") or {}).get("kind") == "graph-result"
 
 
 def is_stream(result: dict[str, Any]) -> bool:

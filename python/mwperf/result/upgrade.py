@@ -21,8 +21,9 @@ from .fields import to_flow
 VERSION = 3
 STREAM_KINDS = ("roundtrip", "oneway", "throughput", "service")
 RUN_SECTIONS = ("cpu", "daemons", "link", "hosts", "resilience", "restarts", "wire", "layers",
-                "profile", "alloc_sites", "bridge", "resources", "gates")
-"""a v2 run-result's run-level sections, kept whole (keyed by role names = node names)"""
+                "profile", "alloc_sites", "bridge", "resources", "gates", "source")
+"""a v2 run-result's run-level sections, kept whole (keyed by role names = node names;
+``source``: an imported point's tool and file)"""
 GRAPH_KEPT = ("run_id", "started_at", "status", "status_reason", "graph", "run", "edges",
               "chains", "calls", "nodes", "daemons", "link", "cpu", "hosts", "baseline",
               "gates", "layers", "profile", "wire", "alloc_sites")

@@ -1,4 +1,4 @@
-"""What the summary keeps of a point's run-result: its table row, each topic's p50/p99/loss, its
+"""What the summary keeps of a point's result (read as v3 with its stream view, result/load.py): its table row, each topic's p50/p99/loss, its
 warnings and, for a throughput point, one line of what it delivered — a few hundred bytes instead of the whole result (histograms, per-second series,
 agent reports), so a sweep of thousands of points summarises in little memory.
 """
@@ -9,6 +9,7 @@ from typing import Any
 from ..show.table import Row, row_from_result
 from ..topicnames import name_and_address
 from ..graph.digest import graph_lines, graph_row
+from ..result.load import is_stream
 
 
 @dataclass(frozen=True)
@@ -31,9 +32,9 @@ class Digest:
 
 
 def digest(result: dict[str, Any], location: str | None) -> Digest:
-    """The digest of ``result`` saved at ``location`` (relative to the sweep): a v2 run-result, a
-    v1 graph-result, or either read as v3 (result/load.py: a stream kind with its view beside)."""
-    if result.get("kind") == "graph-result" or (result.get("config") or {}).get("kind") == "graph":
+    """The digest of ``result`` saved at ``location`` (relative to the sweep): a result as
+    result/load.py reads it (v3; a stream kind with its stream view beside: ``as_stream``)."""
+    if not is_stream(result):
         return Digest(graph_row(result, location), graph=graph_lines(result))
     topics = [{"topic": t["topic"], "name": name_and_address(result, t["topic"], t)[0],
                "response": {k: t["response"][k] for k in ("p50_ns", "p99_ns")},

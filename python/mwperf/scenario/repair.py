@@ -8,7 +8,8 @@ folder is finished or cleared, so the sweep goes on from a whole state.
   a point's files; ``.parquet-<pid>-*`` beside a point's Parquet files) are removed.
 - A point the manifest keeps (complete, or adopted from a saved but unlisted folder) whose
   catalogue entry is missing (killed between saving and cataloguing) is catalogued now, so the
-  catalogue has every point of the sweep once.
+  catalogue has every point of the sweep once (its result read by result/load.py: a stream
+  kind's as a point, a graph run's as a graph run; the document goes in as it was written).
 """
 
 import contextlib
@@ -19,10 +20,10 @@ from pathlib import Path
 from typing import TextIO
 
 from ..leases import start_time
-from ..errors import MwperfError
+from ..errors import MwperfError, RunError
+from ..result.load import NotReadable, is_stream, parse_result, read_document
 from ..store.catalogue import CATALOGUE_NAME, connect
-from ..store.ingest import read_result
-from ..store.layout import GRAPH_RESULT_NAME, POINTS_DIR, place, result_file
+from ..store.layout import POINTS_DIR, place, result_file
 from ..store.record import catalogue_graph, catalogue_point
 from .manifest import DONE, Manifest
 
@@ -49,11 +50,16 @@ def repair(manifest: Manifest, stream: TextIO) -> None:
         say(f"removed {point}: mwperf stopped while saving it (no result file); measured again")
     for entry, point in _uncatalogued(manifest):
         say(f"cataloguing {point} (saved, but mwperf stopped before its catalogue entry)")
-        result = read_result(result_file(point) or point, None)
-        if (point / GRAPH_RESULT_NAME).is_file():
-            catalogue_graph(point, result, entry.index, entry.repetition, say)
+        path = result_file(point) or point
+        try:
+            document = read_document(path)
+            result = parse_result(document, str(path))
+        except NotReadable as exc:
+            raise RunError(f"cannot catalogue {point}: {exc}") from None
+        if is_stream(result):
+            catalogue_point(point, document, entry.index, entry.repetition, say)
         else:
-            catalogue_point(point, result, entry.index, entry.repetition, say)
+            catalogue_graph(point, document, entry.index, entry.repetition, say)
 
 
 def _dead_temporaries(folder: Path) -> Iterator[Path]:

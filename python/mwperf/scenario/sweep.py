@@ -22,6 +22,7 @@ from ..agent import Agent
 from ..config import PointConfig
 from ..errors import MwperfError, NotSaved, UsageError
 from ..results import WriteFailed
+from ..result.load import as_stream, parse_result
 from ..runner import Outcome, StoppedRunError
 from ..session import measure, stamp
 from ..store.layout import POINTS_DIR
@@ -129,7 +130,8 @@ def _run_points(sweep: Sweep, agent: Agent, manifest: Manifest | None, progress:
         else:
             cfg = sweep.configs[point.index]
             progress.start(point.index, entry.label, planned_s(cfg), length_note(cfg))
-            interrupted, result = _measure(sweep, point, entry, agent, folder, run)
+            interrupted, measured = _measure(sweep, point, entry, agent, folder, run)
+            result = None if measured is None else as_stream(parse_result(measured, entry.label))
             if result is not None:
                 run.digests[point.index] = digest(result, entry.result)
             if entry.status == PENDING:  # stopped before anything was measured

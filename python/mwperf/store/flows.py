@@ -14,16 +14,23 @@ from .graph_tables import GRAPH_TABLES
 from .schema import TABLES
 
 
-def store_flows(con: duckdb.DuckDBPyConnection, result: dict[str, Any],
-                where: graph_rows.GraphPlace) -> None:
-    """Replace the graph-table rows of stream point ``result`` (keyed by its run id). A result
-    the upgrade cannot read (one written by hand, or cut short) keeps its point rows and gets
-    no flow rows."""
-    for table in GRAPH_TABLES:
-        con.execute(f"DELETE FROM {table} WHERE graph_id = ?", [result.get("run_id")])
+def read_flows(document: dict[str, Any], where: str) -> dict[str, Any] | None:
+    """A point's result ``document`` (as written, any version) read as v3 (result/load.py); None
+    when the upgrade cannot read it (one written by hand, or cut short): that point keeps its
+    rows and gets no flow rows."""
     try:
-        flows = parse_result(result, where.folder)
+        return parse_result(document, where)
     except NotReadable:
+        return None
+
+
+def store_flows(con: duckdb.DuckDBPyConnection, graph_id: Any, flows: dict[str, Any] | None,
+                where: graph_rows.GraphPlace) -> None:
+    """Replace the graph-table rows of stream point ``graph_id`` (its run id) by those of
+    ``flows`` (its result as v3, :func:`read_flows`; None: none)."""
+    for table in GRAPH_TABLES:
+        con.execute(f"DELETE FROM {table} WHERE graph_id = ?", [graph_id])
+    if flows is None:
         return
     row = graph_rows.graph_run_row(flows, where)
     row["result"] = json.dumps({"in": "points.result"})  # the document once, as it was written

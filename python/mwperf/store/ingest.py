@@ -1,13 +1,15 @@
 """Ingesting one saved point folder into the catalogue, atomically.
 
 Order: the Parquet files are written and renamed into place first, then the point's rows (run,
-point, topics, subscribers, warnings) go in as one transaction. A point ingested again replaces
-its rows.
+point, topics, subscribers, warnings, its flows) go in as one transaction. A point ingested
+again replaces its rows. Its result is read once, any version (``read_point``: its v3 flows and
+stream view, result/load.py); the catalogue keeps the document as it was written.
 """
 
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,28 +17,30 @@ import duckdb
 
 from ..errors import RunError
 from ..merge import SEVERITY
+from ..result.load import as_stream
 from . import graph_rows, rows
 from .catalogue import connect
 from .duckerr import ctrl_c_stops
 from .duckerr import transaction as duck_transaction
 from .layout import RESULT_NAME, Placement, place
 from .parquet import remove_temporaries, write_point_files
-from .flows import insert, store_flows
+from .flows import insert, read_flows, store_flows
 
 
 def ingest_point(point_dir: Path, result: dict[str, Any] | None = None,
                  index: int | None = None, repetition: int | None = None) -> None:
-    """Catalogue the saved point folder ``point_dir`` (its result.json unless ``result``)."""
-    result = result if result is not None else load_result(point_dir)
+    """Catalogue the saved point folder ``point_dir`` (its result.json unless ``result``: the
+    document as it was written)."""
+    point = read_point(result if result is not None else load_result(point_dir), point_dir)
     placement = place(point_dir)
     with ctrl_c_stops():
-        prepare_files(point_dir, result)
+        prepare_files(point_dir, point.fields)
         with connect(placement.root, views=False) as con:
-            store_point(con, placement, point_dir, result, index, repetition)
+            store_point(con, placement, point_dir, point, index, repetition)
 
 
 def load_result(point_dir: Path) -> dict[str, Any]:
-    """The result.json of ``point_dir``."""
+    """The result.json of ``point_dir``, as it was written."""
     return read_result(point_dir / RESULT_NAME, None)
 
 
@@ -54,8 +58,29 @@ def read_result(path: Path, kind: str | None) -> dict[str, Any]:
     return result
 
 
+@dataclass(frozen=True)
+class ReadPoint:
+    """A point's result as the catalogue reads it."""
+
+    document: dict[str, Any]
+    """as it was written (any version): the ``points.result`` column"""
+    fields: dict[str, Any]
+    """what its rows read: a v2 run-result's fields (measurement, per_topic, per_subscriber,
+    agents, discovery and the run sections), from its v3 stream view (result/load.py; for a
+    v1/v2 result equal to its own); a result the upgrade cannot read: its own"""
+    flows: dict[str, Any] | None
+    """the result as v3 (the graph tables' rows); None when the upgrade cannot read it"""
+
+
+def read_point(document: dict[str, Any], where: Path) -> ReadPoint:
+    """``document`` (a point's result as written) read once for its rows and flows."""
+    flows = read_flows(document, str(where))
+    return ReadPoint(document, document if flows is None else as_stream(flows), flows)
+
+
 def prepare_files(point_dir: Path, result: dict[str, Any]) -> None:
-    """Write the point's Parquet files (removing any a killed mwperf left half-written)."""
+    """Write the point's Parquet files (removing any a killed mwperf left half-written) from
+    its fields (``ReadPoint.fields``)."""
     remove_temporaries(point_dir)
     series = (result.get("measurement") or {}).get("series") or []
     topic_samples = [(int(t.get("topic", i)), str(t["samples_file"]))
@@ -64,8 +89,9 @@ def prepare_files(point_dir: Path, result: dict[str, Any]) -> None:
 
 
 def store_point(con: duckdb.DuckDBPyConnection, placement: Placement, point_dir: Path,
-                result: dict[str, Any], index: int | None, repetition: int | None) -> None:
+                point: ReadPoint, index: int | None, repetition: int | None) -> None:
     """Insert (or replace) the rows of one point and refresh its run, in one transaction."""
+    result = point.fields
     point_id = result["run_id"]
     listed_index, listed_rep = placement.manifest_entry(point_dir)
     with transaction(con, point_dir):
@@ -84,11 +110,11 @@ def store_point(con: duckdb.DuckDBPyConnection, placement: Placement, point_dir:
         exists = con.execute("SELECT 1 FROM runs WHERE run_id = ?", [placement.run_id]).fetchone()
         if not exists:
             insert(con, "runs", [run])
-        insert(con, "points", [rows.point_row(result, place_of)])
+        insert(con, "points", [rows.point_row(result, place_of, point.document)])
         insert(con, "topics", rows.topic_rows(result))
         insert(con, "subscribers", rows.subscriber_rows(result))
         insert(con, "warnings", rows.warning_rows(result))
-        store_flows(con, result, graph_rows.GraphPlace(
+        store_flows(con, point_id, point.flows, graph_rows.GraphPlace(
             placement.run_id, place_of.folder, placement.scenario(), place_of.index,
             place_of.repetition))
         refresh_run(con, placement.run_id)

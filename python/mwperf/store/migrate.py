@@ -8,7 +8,7 @@ from typing import Any
 
 import duckdb
 
-from .flows import store_flows
+from .flows import read_flows, store_flows
 from .graph_rows import GraphPlace, graph_call_rows
 from .graph_tables import GRAPH_CALL_COLUMNS, GRAPH_TABLES
 from .rows import cost_columns, layer_columns, subscriber_rows, topic_rows
@@ -151,8 +151,9 @@ def _add_stream_flows(con: duckdb.DuckDBPyConnection) -> None:
     found = con.execute("SELECT p.run_id, p.folder, r.scenario, p.point_index, p.repetition, "
                         "p.result FROM points p LEFT JOIN runs r USING (run_id)").fetchall()
     for run_id, folder, scenario, index, repetition, text in found:
-        store_flows(con, json.loads(text), GraphPlace(run_id, folder, scenario, index,
-                                                      repetition))
+        document = json.loads(text)
+        store_flows(con, document.get("run_id"), read_flows(document, folder),
+                    GraphPlace(run_id, folder, scenario, index, repetition))
 
 
 def _add_keep_awake(con: duckdb.DuckDBPyConnection) -> None:

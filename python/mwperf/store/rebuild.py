@@ -1,4 +1,6 @@
-"""Recreating the catalogue from the point and graph run folders (the source of truth).
+"""Recreating the catalogue from the point and graph run folders (the source of truth): each
+``result.json`` by what it holds (a stream kind's point; a v3 graph run's result: a graph run),
+each old ``graph-result.json`` as a graph run.
 
 The new catalogue is built under a temporary name in the results folder and renamed over the
 old one only when complete, so an interrupted rebuild leaves the old catalogue as it was.
@@ -15,10 +17,11 @@ from pathlib import Path
 import duckdb
 
 from ..errors import MwperfError, RunError
+from ..result.load import is_stream
 from .catalogue import CatalogueUnreadable, catalogue_path, connect, open_locked
 from .duckerr import ctrl_c_stops, one_line, raise_if_interrupted
 from .graph_ingest import load_graph_result, store_graph
-from .ingest import load_result, prepare_files, store_point
+from .ingest import load_result, prepare_files, read_point, store_point
 from .layout import graph_folders, place, point_folders
 
 TEMP_GLOB = ".catalogue-rebuild-*"
@@ -47,13 +50,17 @@ def rebuild(root: Path) -> RebuildReport:
         with ctrl_c_stops(), _writers_kept_out(root), connect(root, path=temp, views=False) as con:
             for point_dir in point_folders(root):
                 try:
-                    result = load_result(point_dir)
-                    prepare_files(point_dir, result)
-                    store_point(con, place(point_dir), point_dir, result, None, None)
+                    point = read_point(load_result(point_dir), point_dir)
+                    if point.flows is not None and not is_stream(point.flows):
+                        store_graph(con, place(point_dir), point_dir, point.document)
+                        report.graphs += 1  # a graph run's v3 result.json
+                    else:
+                        prepare_files(point_dir, point.fields)
+                        store_point(con, place(point_dir), point_dir, point, None, None)
+                        report.points += 1
                 except MwperfError as exc:
                     report.skipped.append((point_dir, str(exc)))
                     continue
-                report.points += 1
                 report.runs.add(place(point_dir).run_id)
             for folder in graph_folders(root):
                 try:

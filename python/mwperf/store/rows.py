@@ -36,8 +36,10 @@ def timestamp(text: Any) -> datetime | None:
         return None
 
 
-def point_row(result: dict[str, Any], place: PointPlace) -> dict[str, Any]:
-    """The ``points`` row of ``result``."""
+def point_row(result: dict[str, Any], place: PointPlace,
+              document: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The ``points`` row of ``result`` (a run-result's fields; ``document``: the result as it
+    was written, when those fields were read from it: the ``result`` column)."""
     config = result.get("config") or {}
     row: dict[str, Any] = {
         "point_id": result["run_id"], "run_id": place.run_id, "point_index": place.index,
@@ -58,7 +60,7 @@ def point_row(result: dict[str, Any], place: PointPlace) -> dict[str, Any]:
     row.update(service_columns(result))
     row.update(throughput_columns(result))
     row.update(layer_columns(result))
-    row["result"] = json.dumps(result, ensure_ascii=False)
+    row["result"] = json.dumps(result if document is None else document, ensure_ascii=False)
     return row
 
 
@@ -100,7 +102,8 @@ def process_columns(result: dict[str, Any]) -> dict[str, Any]:
     which was the control plane's (the process that forked them), not theirs.
     """
     row: dict[str, Any] = {}
-    own_memory = result.get("schema_version", 2) >= 2
+    version = (result.get("upgraded_from") or {}).get("version", result.get("schema_version", 2))
+    own_memory = version >= 2  # a v3 result: the version it was upgraded from, if any
     agents: dict[str, list[dict[str, Any]]] = {}
     for agent in result.get("agents") or []:
         agents.setdefault(agent.get("role"), []).append(agent.get("process") or {})

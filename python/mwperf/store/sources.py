@@ -2,7 +2,7 @@
 in ``--results`` (id, unique prefix, ``latest``), or a path, as ``mwperf show`` takes them:
 
 - a result file (``result.json``, or a file ``mwperf run --json-out`` wrote; a graph run's
-  ``graph-result.json`` too): that one point or graph run;
+  ``graph-result.json`` too; any version, read by result/load.py): that one point or graph run;
 - a point folder (holding ``result.json``) or graph run folder (``graph-result.json``): that
   point or graph run;
 - a sweep folder (holding ``points/``): the sweep, every point of it (graph points too);
@@ -16,14 +16,14 @@ artifact may be read-only), and the staging folder is removed afterwards.
 """
 
 import contextlib
-import json
 import shutil
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from ..errors import UsageError
-from ..result_types import RunResult
+from ..result.load import NotReadable, load_result, written_as_graph_result
 from .catalogue import CATALOGUE_NAME, catalogue_path, connect
 from .layout import (GRAPH_RESULT_NAME, MANIFEST_NAME, POINTS_DIR, RESULT_NAME, graph_folders,
                      place, point_folders, result_file)
@@ -127,7 +127,7 @@ class _Stage:
             return self.add(source.parent, label)  # come along
         folder = self.temp / self._name(str(result["run_id"]))
         folder.mkdir()
-        graph = result.get("kind") == "graph-result"
+        graph = written_as_graph_result(result)  # an old graph run: found by its file name
         (folder / (GRAPH_RESULT_NAME if graph else RESULT_NAME)).symlink_to(source)
         self._claim(str(result["run_id"]), source, label)
         self.origins[folder] = source
@@ -175,15 +175,12 @@ def _link_contents(source: Path, folder: Path) -> None:
             (folder / entry.name).symlink_to(entry)
 
 
-def _read_result(path: Path, label: str) -> RunResult:
+def _read_result(path: Path, label: str) -> dict[str, Any]:
+    """The result in ``path`` read as v3 (result/load.py); a usage error naming ``label``."""
     try:
-        result = json.loads(path.read_text("utf-8"))
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"{label}: {path} is not a readable result file ({exc})") from None
-    if not isinstance(result, dict) or not all(k in result for k in ("run_id", "status",
-                                                                        "config")):
-        raise UsageError(f"{label}: {path} is not an mwperf result (no run_id, status, config)")
-    return result
+        return load_result(path)
+    except NotReadable as exc:
+        raise UsageError(f"{label}: {exc}") from None
 
 
 def _latest_run(results: Path) -> Path:
@@ -198,9 +195,8 @@ def _latest_run(results: Path) -> Path:
     for point in point_folders(results) + graph_folders(results):
         run = place(point).run_folder
         try:
-            started = str(json.loads((result_file(point) or point / RESULT_NAME).read_text("utf-8"))
-                          ["started_at"])
-        except (OSError, ValueError, KeyError, TypeError):
+            started = str(load_result(result_file(point) or point / RESULT_NAME)["started_at"])
+        except NotReadable:
             started = ""
         starts[run] = max(starts.get(run, ""), started)
     return max(starts, key=lambda run: (starts[run], run.name)).resolve()
