@@ -56,6 +56,7 @@ codes! {
         DAEMON_KILLED = "daemon-killed": "a daemon did not stop when asked and was killed",
         PROFILE_UNAVAILABLE = "profile-unavailable": "--profile: perf cannot sample here",
         PROFILE_FAILED = "profile-failed": "--profile: perf failed during the run",
+        KEEP_AWAKE_FAILED = "keep-awake-failed": "--keep-awake: a CPU's spinner did not start: that CPU was free to halt",
         RT_PRIORITY_DENIED = "rt-priority-denied": "a real-time priority was refused: the role ran SCHED_OTHER",
         RT_BUDGET_BELOW_QUOTA = "rt-budget-below-quota": "a SCHED_FIFO role's real-time budget is below its CPU quota",
         OUTAGE_MISSED = "outage-missed": "the link outage fell outside the measurement",

@@ -8,10 +8,11 @@ from typing import Any
 
 from ..errors import UsageError
 from ..ros2.distributions import Distribution
+from ..ros2.rclpy_parts import EXECUTORS
 from .model import Graph, Node
 
 CLIENTS = ("agent", "rclpy")
-RCLPY_EXECUTORS = ("single", "multi", "events")
+RCLPY_EXECUTORS = EXECUTORS
 """rclpy's SingleThreadedExecutor, MultiThreadedExecutor, rclpy.experimental.EventsExecutor"""
 CALLBACK_GROUPS = ("exclusive", "reentrant")
 """rclpy's MutuallyExclusiveCallbackGroup (one of its own per subscription) and

@@ -39,8 +39,8 @@ import time
 from typing import Any
 
 import wire
+from rclpy_parts import EXECUTORS
 
-EXECUTORS = ("single", "multi", "events")
 GROUPS = ("exclusive", "reentrant")
 RECORD = struct.Struct("<IQQI")
 """node/collect.rs: the subscription's index, receive ns, its stage's send ns (0: none), length"""

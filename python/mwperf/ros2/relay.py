@@ -20,11 +20,11 @@ subscriptions exist, and ``relayed N`` when SIGTERM/SIGINT stops it.
 """
 
 import argparse
-import importlib
 import signal
 import time
 
-EXECUTORS = ("single", "multi", "events")
+from rclpy_parts import EXECUTORS, executor, message_class
+
 stop = False
 
 
@@ -33,10 +33,6 @@ def on_signal(*_: object) -> None:
     stop = True
 
 
-def message_class(name: str) -> type:
-    """``<pkg>/msg/<Type>`` as its Python class."""
-    package, _, type_name = name.partition("/msg/")
-    return getattr(importlib.import_module(f"{package}.msg"), type_name)
 
 
 def spin_for(seconds: float) -> None:
@@ -46,14 +42,6 @@ def spin_for(seconds: float) -> None:
         pass
 
 
-def executor(kind: str, threads: int):  # type: ignore[no-untyped-def]
-    from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
-    if kind == "multi":
-        return MultiThreadedExecutor(num_threads=max(threads, 2))
-    if kind == "events":
-        from rclpy.experimental import EventsExecutor
-        return EventsExecutor()
-    return SingleThreadedExecutor()
 
 
 def main() -> None:

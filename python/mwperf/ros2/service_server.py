@@ -26,8 +26,8 @@ import signal
 import time
 
 import wire
+from rclpy_parts import EXECUTORS, executor
 
-EXECUTORS = ("single", "multi", "events")
 stop = False
 
 
@@ -36,14 +36,6 @@ def on_signal(*_: object) -> None:
     stop = True
 
 
-def executor(kind: str):  # type: ignore[no-untyped-def]
-    from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
-    if kind == "multi":
-        return MultiThreadedExecutor(num_threads=2)
-    if kind == "events":
-        from rclpy.experimental import EventsExecutor
-        return EventsExecutor()
-    return SingleThreadedExecutor()
 
 
 class Server:

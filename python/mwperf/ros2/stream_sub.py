@@ -32,8 +32,8 @@ import struct
 import time
 
 import wire
+from rclpy_parts import EXECUTORS, executor, message_class
 
-EXECUTORS = ("single", "multi", "events")
 RECORD = struct.Struct("<IQQI")
 """node/collect.rs: the subscription's index, receive ns, its stage's send ns (0: none), length"""
 stop = False
@@ -44,11 +44,6 @@ def on_signal(*_: object) -> None:
     stop = True
 
 
-def message_class(name: str) -> type:
-    """``<pkg>/msg/<Type>`` as its Python class."""
-    import importlib
-    package, _, type_name = name.partition("/msg/")
-    return getattr(importlib.import_module(f"{package}.msg"), type_name)
 
 
 def address(text: str) -> tuple[int, str]:
@@ -72,14 +67,6 @@ def peak_rss_kib() -> int | None:
     return None
 
 
-def executor(kind: str):  # type: ignore[no-untyped-def]
-    from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
-    if kind == "multi":
-        return MultiThreadedExecutor(num_threads=2)
-    if kind == "events":
-        from rclpy.experimental import EventsExecutor
-        return EventsExecutor()
-    return SingleThreadedExecutor()
 
 
 class Sub:
