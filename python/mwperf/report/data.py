@@ -188,7 +188,7 @@ def _read(row: dict[str, Any]) -> dict[str, Any]:
     v3 with its stream view (result/load.py), whatever version wrote it."""
     where = f"the catalogue's point {row['point_id']} ({row.get('folder')})"
     try:
-        return as_stream(parse_result(json.loads(row.pop("result")), where))
+        return as_stream(parse_result(json.loads(row.pop("result")), where, owned=True))
     except (NotReadable, ValueError) as exc:
         raise RunError(str(exc) if isinstance(exc, NotReadable) else
                        f"{where}: its result is not JSON ({exc})") from None

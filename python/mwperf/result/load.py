@@ -17,7 +17,7 @@ class NotReadable(ValueError):
 
 def load_result(path: Path) -> dict[str, Any]:
     """The result in ``path`` as v3."""
-    return parse_result(read_document(path), str(path))
+    return parse_result(read_document(path), str(path), owned=True)
 
 
 def read_document(path: Path) -> Any:
@@ -29,10 +29,12 @@ def read_document(path: Path) -> Any:
         raise NotReadable(f"{path}: not a readable result file ({exc})") from None
 
 
-def parse_result(document: Any, where: str) -> dict[str, Any]:
-    """``document`` (a result as JSON data, from ``where``) as v3."""
+def parse_result(document: Any, where: str, owned: bool = False) -> dict[str, Any]:
+    """``document`` (a result as JSON data, from ``where``) as v3. ``owned``: the caller parsed
+    ``document`` for this call alone and keeps no other use of it: the v3 result may share its
+    parts (upgrade.py's ``share``)."""
     try:
-        return upgrade(document)
+        return upgrade(document, share=owned)
     except NotAResult as exc:
         raise NotReadable(f"{where}: not an mwperf result ({exc})") from None
     except (KeyError, TypeError) as exc:

@@ -1,5 +1,6 @@
 """Old results -> the v3 result (``schema_version: 3``, ``kind: result``): nodes, edges, chains,
-calls. Pure: a document in, a new document out; nothing reads files or writes v3 yet.
+calls. Pure: a document in, a new document out (the input is never changed); nothing reads files
+or writes v3 yet.
 
 A v2 (or v1) ``run-result`` is read by docs/architecture.md §2.3's table backwards: each agent
 is a node (its report kept as it was), a round trip's figures are its chain's (``ping`` then
@@ -41,12 +42,16 @@ class NotAResult(ValueError):
     """The document is none of the results mwperf has written."""
 
 
-def upgrade(document: dict[str, Any]) -> dict[str, Any]:
-    """``document`` as a v3 result (a v3 result: an equal copy)."""
+def upgrade(document: dict[str, Any], share: bool = False) -> dict[str, Any]:
+    """``document`` as a v3 result (a v3 result: an equal copy). ``share``: the caller owns
+    ``document`` (it has just parsed it) and nothing changes either after this, so the new
+    document may share its unchanged parts (histograms, series, reports) instead of a deep copy
+    of them (a deep copy of a point's histograms cost more than the rest of a report's read:
+    tests/test_throughput_report.py)."""
     if not isinstance(document, dict):
         raise NotAResult("not a JSON object")
     kind, version = document.get("kind"), document.get("schema_version", document.get("version"))
-    document = copy.deepcopy(document)
+    document = dict(document) if share else copy.deepcopy(document)
     if kind == "result" and version == VERSION:
         return document
     if kind == "run-result" and version in (1, 2):

@@ -93,7 +93,8 @@ def _from_catalogue(root: Path, runs: list[str], point: int | None
 
 
 def _parsed(document: Any, where: str) -> dict[str, Any]:
+    """``document``, just parsed from the catalogue, as v3 (a UsageError if unreadable)."""
     try:
-        return parse_result(document, where)
+        return parse_result(document, where, owned=True)
     except NotReadable as exc:
         raise UsageError(str(exc)) from None

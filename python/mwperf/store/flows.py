@@ -14,12 +14,13 @@ from .graph_tables import GRAPH_TABLES
 from .schema import TABLES
 
 
-def read_flows(document: dict[str, Any], where: str) -> dict[str, Any] | None:
+def read_flows(document: dict[str, Any], where: str, owned: bool = False
+               ) -> dict[str, Any] | None:
     """A point's result ``document`` (as written, any version) read as v3 (result/load.py); None
     when the upgrade cannot read it (one written by hand, or cut short): that point keeps its
     rows and gets no flow rows."""
     try:
-        return parse_result(document, where)
+        return parse_result(document, where, owned)
     except NotReadable:
         return None
 

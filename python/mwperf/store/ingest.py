@@ -31,7 +31,8 @@ def ingest_point(point_dir: Path, result: dict[str, Any] | None = None,
                  index: int | None = None, repetition: int | None = None) -> None:
     """Catalogue the saved point folder ``point_dir`` (its result.json unless ``result``: the
     document as it was written)."""
-    point = read_point(result if result is not None else load_result(point_dir), point_dir)
+    point = read_point(result if result is not None else load_result(point_dir), point_dir,
+                       owned=result is None)
     placement = place(point_dir)
     with ctrl_c_stops():
         prepare_files(point_dir, point.fields)
@@ -72,9 +73,11 @@ class ReadPoint:
     """the result as v3 (the graph tables' rows); None when the upgrade cannot read it"""
 
 
-def read_point(document: dict[str, Any], where: Path) -> ReadPoint:
-    """``document`` (a point's result as written) read once for its rows and flows."""
-    flows = read_flows(document, str(where))
+def read_point(document: dict[str, Any], where: Path, owned: bool = False) -> ReadPoint:
+    """``document`` (a point's result as written) read once for its rows and flows (``owned``:
+    just read from its file for this alone; the flows may share its parts, as both are only
+    read: result/load.py's ``parse_result``)."""
+    flows = read_flows(document, str(where), owned)
     return ReadPoint(document, document if flows is None else as_stream(flows), flows)
 
 

@@ -50,7 +50,7 @@ def rebuild(root: Path) -> RebuildReport:
         with ctrl_c_stops(), _writers_kept_out(root), connect(root, path=temp, views=False) as con:
             for point_dir in point_folders(root):
                 try:
-                    point = read_point(load_result(point_dir), point_dir)
+                    point = read_point(load_result(point_dir), point_dir, owned=True)
                     if point.flows is not None and not is_stream(point.flows):
                         store_graph(con, place(point_dir), point_dir, point.document)
                         report.graphs += 1  # a graph run's v3 result.json
