@@ -73,9 +73,11 @@ def test_budget_forms_and_errors(tmp_path: Path) -> None:
         "call.p50", "call.p99", "call.timeouts"}
 
 
-@pytest.fixture
-def results(tmp_path: Path) -> Path:
-    root = tmp_path / "results"
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Three single points (base, the same again, 20 % slower) with raw samples. Built once per
+    module (per worker): the tests only read it."""
+    root = tmp_path_factory.mktemp("compare") / "results"
     add_point(root, BASE, latencies(5000, 50_000, seed=1), samples=True)
     add_point(root, SAME, latencies(5000, 50_000, seed=2), samples=True,
               started_at="2026-11-22T11:00:00Z")

@@ -23,11 +23,12 @@ SWEEP = "20261122T110000Z-rates-ab12"
 SINGLE = "20261122T100000Z-udp-roundtrip-0001"
 
 
-@pytest.fixture
-def results(tmp_path: Path) -> Path:
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A sweep of udp and tcp at three rates (tcp's 5 kHz point unsustainable), a 3-topic
-    point, a failed point, and a single run with raw samples and a spike."""
-    root = tmp_path / "results"
+    point, a failed point, and a single run with raw samples and a spike. Built once per module
+    (per worker): the tests only read it."""
+    root = tmp_path_factory.mktemp("report") / "results"
     points = []
     for transport, base in (("udp", 40_000), ("tcp", 60_000)):
         for rate in (100.0, 1000.0, 5000.0):

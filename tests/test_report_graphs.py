@@ -21,10 +21,11 @@ from mwperf.store.graph_ingest import ingest_graph
 SWEEP = "20261126T070000Z-graphs-ab12"
 
 
-@pytest.fixture
-def results(tmp_path: Path) -> Path:
-    """A graph run alone (the fixture, 06:21) and, later, a sweep of two graph points."""
-    root = tmp_path / "results"
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A graph run alone (the fixture, 06:21) and, later, a sweep of two graph points. Built
+    once per module (per worker): the tests only read it."""
+    root = tmp_path_factory.mktemp("graphs") / "results"
     ingest_graph(save_graph(root / FIXTURE_ID, graph_result()))
     sweep = graph_sweep(root, SWEEP, ["g1", "g2"])
     for point in ("g1", "g2"):

@@ -22,11 +22,13 @@ BASE = "20261122T100000Z-udp-roundtrip-0001"
 SLOWER = "20261122T120000Z-udp-roundtrip-0003"
 
 
-@pytest.fixture
-def two_folders(tmp_path: Path) -> tuple[Path, Path]:
+@pytest.fixture(scope="module")
+def two_folders(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """A baseline results folder (sweep of two points, one older single point) and a new one
-    whose sweep is 40 % slower; each with its own catalogue, as two CI jobs leave them."""
-    base, new = tmp_path / "base-artifact", tmp_path / "new"
+    whose sweep is 40 % slower; each with its own catalogue, as two CI jobs leave them. Built
+    once per module (per worker): the tests only read them."""
+    where = tmp_path_factory.mktemp("sources")
+    base, new = where / "base-artifact", where / "new"
     add_point(base, "20261121T090000Z-old-0000", latencies(300, 20_000),
               started_at="2026-11-21T09:00:00Z")
     for root, median, hour, tag in ((base, 50_000, "10", "aaaa"), (new, 70_000, "11", "bbbb")):
