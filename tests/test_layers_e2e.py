@@ -66,13 +66,33 @@ def test_every_message_s_layers_add_up_to_its_measured_latency_exactly(
 
 def test_a_busy_callback_lands_in_executor_and_callback(real_env: dict[str, str],
                                                          tmp_path: Path) -> None:
-    result, _, _ = run(real_env, tmp_path, "--transport", "udp", "--rate", "100", "--duration",
-                       "1s", "--busy-loop", "2ms")
-    section = result["layers"]
-    cb = layer(section, "executor_callback", "forward")["p50_ns"]
-    assert 2 * MS <= cb <= 2.1 * MS  # the injected 2 ms within 5 %
+    """The pong spins 2 ms in every callback. Checked per message on the fastest tenth: a
+    spin put in the wrong layer would be in every message's, while another process on a loaded
+    machine delays only some messages (the pong's spin paid back in CPU: stress run 2026-11-29,
+    a p50 of 1.9 ms in a layer beside the callback while its fastest messages had none)."""
+    result, saved, _ = run(real_env, tmp_path, "--transport", "udp", "--rate", "100",
+                           "--duration", "1s", "--busy-loop", "2ms")
+    assert layer(result["layers"], "executor_callback", "forward")["p50_ns"] >= 2 * MS
+    ping = read_rows(saved / "layers" / "ping.csv")
+    pong = read_rows(saved / "layers" / "pong.csv")
+    by_layer: dict[str, list[int]] = {}
+    for key, mine in ping.items():
+        split = segments(round_trip(mine, pong[key], {})) if key in pong else None
+        for direction, name, ns in split[1] if split is not None else ():
+            by_layer.setdefault(name if name != "executor_callback" else
+                                f"{name} {direction}", []).append(ns)
+    callback = sorted(by_layer["executor_callback forward"])
+    assert len(callback) > 50
+    assert callback[0] >= 2 * MS  # every message's callback holds the whole spin
+    assert fastest_tenth(callback) <= 2.1 * MS  # and, unhindered, the spin alone (5 %)
     for other in ("middleware_send", "kernel_network", "middleware_receive"):
-        assert layer(section, other)["p50_ns"] < 0.5 * MS  # nothing of it elsewhere
+        assert fastest_tenth(by_layer[other]) < 0.5 * MS, other  # nothing of it elsewhere
+
+
+def fastest_tenth(values: list[int]) -> int:
+    """The slowest of the fastest tenth of ``values`` (tests/latency_quantiles.py's reading)."""
+    ordered = sorted(values)
+    return ordered[max(0, len(ordered) // 10 - 1)]
 
 
 def test_a_link_delay_lands_in_kernel_and_network_on_the_link(real_env: dict[str, str],
