@@ -13,7 +13,7 @@ import pytest
 
 from mwperf.errors import UsageError
 from mwperf.graph.command_run import check_programs, verdicts
-from mwperf.graph.commands import argv, carried, ros_name, supported
+from mwperf.graph.commands import argv, awaited, carried, ros_name, supported
 from mwperf.graph.parse import parse_graph
 from mwperf.graph.plan import Addresses, node_specs
 from mwperf.process_group import usage
@@ -290,3 +290,27 @@ def test_mwperf_graphs_shows_a_command_node(tmp_path):
             "--ros-args -r 'in:={in}'; remap out:=/filtered") in render_detail(graph)
     node = next(n for n in detail(graph)["nodes"] if n["name"] == "my_filter")
     assert node["remap"] == {"out": "/filtered"} and node["command"].startswith("python3 ")
+
+
+def test_every_input_of_a_program_is_awaited_with_the_whole_graphs_subscriptions():
+    """my_filter -> second in a row: /image (mwperf's camera into the first program) and
+    /filtered (program to program: no matched count of mwperf's would see it) are awaited;
+    /twice (the second program's output) and /plan (mwperf's alone) are not."""
+    graph = parse(CAMERA + """
+  - name: my_filter
+    command: node --ros-args -r in:={in} -r out:={out}
+    subscribers: [{topic: /image, publish: /filtered}]
+  - name: second
+    command: node --ros-args -r in:={in} -r out:={out}
+    subscribers: [{topic: /filtered, publish: /twice}]
+  - name: planner
+    subscribers: [{topic: /twice, publish: /plan}]
+  - name: monitor
+    subscribers: [{topic: /twice}, {topic: /plan}]
+""")
+    names = {t: f"/mwperf/x{i}/ping" for i, t in enumerate(graph.topics())}
+    got = {e["topic"]: (e["publishers"], e["subscribers"], e["about"])
+           for e in awaited(graph, names)}
+    assert got == {
+        names["/image"]: (0, 1, "'/image' of the graph: command node 'my_filter' reads it"),
+        names["/filtered"]: (0, 1, "'/filtered' of the graph: command node 'second' reads it")}

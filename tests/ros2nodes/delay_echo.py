@@ -25,13 +25,18 @@ def main() -> None:
     import rclpy
     from rclpy.qos import QoSProfile, ReliabilityPolicy
 
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
     ap = argparse.ArgumentParser()
     ap.add_argument("--type", required=True)
     ap.add_argument("--delay-ms", type=float, default=0.0)
     ap.add_argument("--exit-after", type=int, default=0, help="exit after N messages (0: never)")
+    ap.add_argument("--start-delay-s", type=float, default=0.0,
+                    help="sleep this long before creating the node (a program slow to start)")
     args, _ = ap.parse_known_args(rclpy.utilities.remove_ros_args(sys.argv)[1:])
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    deadline = time.monotonic() + args.start_delay_s
+    while not stop and time.monotonic() < deadline:
+        time.sleep(0.05)
     package, _, name = args.type.partition("/msg/")
     cls = getattr(importlib.import_module(f"{package}.msg"), name)
     rclpy.init(args=sys.argv, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)

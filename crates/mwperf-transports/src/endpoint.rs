@@ -47,6 +47,14 @@ pub trait Endpoint: Send {
     fn matched_subscribers(&mut self) -> Option<u64> {
         None
     }
+    /// Capability query: the publishers and subscriptions of `topic` (the middleware's name)
+    /// that this endpoint's participant sees in the whole graph so far, its own and other
+    /// programs' alike (ROS 2: rcl_count_publishers / rcl_count_subscribers); None where the
+    /// middleware cannot tell. A graph node waits on it for programs of the user's whose
+    /// endpoints no matched count of its own shows (node/await_graph.rs).
+    fn graph_counts(&mut self, _topic: &str) -> Option<(u64, u64)> {
+        None
+    }
     /// Push out what an earlier `send` queued (a byte stream's backlog: a large message the
     /// socket did not take at once), waiting at most `limit_ns` for the peer to read; nothing to
     /// do for message transports. A sender that does not receive calls it after sending, or its

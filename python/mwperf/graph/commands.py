@@ -186,6 +186,27 @@ def _origins(graph: Graph, node: Node, output: str, seen: set[str]) -> list[str]
     return found
 
 
+def awaited(graph: Graph, names: dict[str, str]) -> list[dict[str, Any]]:
+    """Each topic a command node reads, with the subscriptions the whole graph has on it, for an
+    agent node to wait for in the middleware's graph before READY (spec.rs ``GraphAwait``;
+    ``names``: graph topic -> its name on the transport). An input fed by mwperf is awaited by
+    that publisher's matched count already; one fed by another program is not. A program's
+    publishers are not awaited: one may create its publisher only when it has something to
+    publish, and a program up at all has its subscriptions."""
+    out = []
+    for topic in graph.topics():
+        readers = [n.name for n in graph.nodes if is_command(n)
+                   and any(s.topic == topic for s in n.subscribers)]
+        if not readers or topic not in names:
+            continue
+        out.append({"topic": names[topic], "publishers": 0,
+                    "subscribers": sum(1 for n in graph.nodes for s in n.subscribers
+                                       if s.topic == topic),
+                    "about": f"'{topic}' of the graph: "
+                             + ", ".join(f"command node '{n}' reads it" for n in readers)})
+    return out
+
+
 def ros_name(address: str) -> str:
     """A ros2 topic address (``[<domain>/]<base>``) as the ROS 2 name mwperf's endpoints use
     (crates/mwperf-transports/src/middleware/dds_address.rs: ``/mwperf/<base>/ping``)."""

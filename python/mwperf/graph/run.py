@@ -39,7 +39,7 @@ from ..transports.iceoryx2 import own_domain
 from ..transports.ros2 import (DEFAULT_TYPE, TYPE_OPT, agent_environment as ros2_environment,
                                check_timer, distribution, message_type)
 from .command_run import Commands, check_programs, environment, verdicts
-from .commands import RAW_DDS_TYPE, ros_name, supported as supported_commands
+from .commands import RAW_DDS_TYPE, awaited, ros_name, supported as supported_commands
 from .check import check_qos, check_sizes
 from .clients import check_run_clients, rclpy_nodes
 from .rclpy_run import argv as rclpy_argv, collect as rclpy_collect
@@ -159,14 +159,18 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                                 network.address_of if network else None)
         where = addresses(graph, cfg.transport, listen, workdir, tag, place, mode, servers)
         specs = node_specs(graph, where, cfg.warmup_ns, duration_ns, linger)
+        rclpy = set(rclpy_nodes(graph))
         if commands.nodes:  # the user's programs, on mwperf's topics, before mwperf's nodes
             domain = (listen or "").partition("/")[0] if "/" in (listen or "") else None
-            commands.start(daemons, {t: ros_name(a[0]) for t, a in where.publish.items() if a},
-                           ros2_type(cfg), {**command_env, **(
-                               {"ROS_DOMAIN_ID": domain} if domain else {})})
+            names = {t: ros_name(a[0]) for t, a in where.publish.items() if a}
+            commands.start(daemons, names, ros2_type(cfg), {**command_env, **(
+                {"ROS_DOMAIN_ID": domain} if domain else {})})
+            # one agent node waits for the programs' endpoints in the middleware's graph
+            watcher = next((s for s in specs if s["name"] not in rclpy), None)
+            if watcher is not None:
+                watcher["await_graph"] = awaited(graph, names)
         extra = [clock_node(clocks, specs)] if clocks.server == CLOCK_NODE else []
         go_file = workdir / "go"
-        rclpy = set(rclpy_nodes(graph))
         _each(parts, "start", state)
         with AgentSet(workdir, placement) as agents:
             state.agents = agents

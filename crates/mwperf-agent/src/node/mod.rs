@@ -8,6 +8,7 @@
 //! until the linger ends, and writes its report: per subscription one edge per publishing node,
 //! per publisher what it sent, its discovery time and its process's CPU and memory.
 
+mod await_graph;
 pub mod clock;
 pub mod collect;
 pub mod echo;
@@ -224,6 +225,18 @@ pub fn run(
             ep.wait_matched(common.discovery_timeout)
                 .map_err(|e| format!("discovery: {e}"))?;
             wait_all_matched(ep.as_mut(), outlet, deadline)?;
+        }
+    }
+    if !spec.await_graph.is_empty() {
+        // any endpoint of this node sees the graph (one participant)
+        if let Some(ep) = pubs
+            .iter_mut()
+            .chain(stages.iter_mut())
+            .flatten()
+            .chain(subs.iter_mut())
+            .next()
+        {
+            await_graph::wait(ep.as_mut(), &spec.await_graph, deadline)?;
         }
     }
     let mut contacts = services::open_clients(common, spec, &base, run_id, deadline)?;

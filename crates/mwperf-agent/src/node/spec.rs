@@ -198,6 +198,23 @@ pub struct NodeSpec {
     pub servers: Vec<ServerSpec>,
     #[serde(default)]
     pub clients: Vec<ClientSpec>,
+    /// topics of programs of the user's (graph `command:` nodes) whose endpoints this node
+    /// waits to see in the middleware's graph before READY (node/await_graph.rs)
+    #[serde(default)]
+    pub await_graph: Vec<GraphAwait>,
+}
+
+/// A topic and how many publishers and subscriptions the whole graph has on it (mwperf's and
+/// the programs'): READY only once the middleware's graph shows at least that many.
+#[derive(Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct GraphAwait {
+    /// the topic's name on the middleware (ROS 2: `/mwperf/<base>/ping`)
+    pub topic: String,
+    pub publishers: u64,
+    pub subscribers: u64,
+    /// what to say when they never show up (the graph's topic and the programs on it)
+    pub about: String,
 }
 
 impl NodeSpec {

@@ -56,6 +56,8 @@ type TakeFn = unsafe extern "C" fn(
 ) -> c_int;
 type WaitFn = unsafe extern "C" fn(*mut mwr_endpoint, c_longlong, *mut c_char, usize) -> c_int;
 type MatchedFn = unsafe extern "C" fn(*mut mwr_endpoint, *mut c_int, *mut c_int) -> c_int;
+type GraphCountsFn =
+    unsafe extern "C" fn(*mut mwr_endpoint, *const c_char, *mut c_int, *mut c_int) -> c_int;
 type WaitAckedFn = unsafe extern "C" fn(*mut mwr_endpoint, c_longlong) -> c_int;
 type CanLoanFn = unsafe extern "C" fn(*mut mwr_endpoint) -> c_int;
 type TimerOpenFn =
@@ -73,6 +75,7 @@ pub struct Api {
     pub take: TakeFn,
     pub wait: WaitFn,
     pub matched: MatchedFn,
+    pub graph_counts: GraphCountsFn,
     pub wait_acked: WaitAckedFn,
     pub can_loan: CanLoanFn,
     pub timer_open: TimerOpenFn,
@@ -156,6 +159,7 @@ fn load() -> Result<Api, TransportError> {
         take: sym!("mwr_take", TakeFn),
         wait: sym!("mwr_wait", WaitFn),
         matched: sym!("mwr_matched", MatchedFn),
+        graph_counts: sym!("mwr_graph_counts", GraphCountsFn),
         wait_acked: sym!("mwr_wait_acked", WaitAckedFn),
         can_loan: sym!("mwr_can_loan", CanLoanFn),
         timer_open: sym!("mwr_timer_open", TimerOpenFn),

@@ -379,6 +379,14 @@ impl Endpoint for Ros2Endpoint {
         self.matched().ok()?.0.map(u64::from)
     }
 
+    fn graph_counts(&mut self, topic: &str) -> Option<(u64, u64)> {
+        let name = std::ffi::CString::new(topic).ok()?;
+        let (mut pubs, mut subs) = (0, 0);
+        // SAFETY: valid handle, a NUL-terminated name and two writable ints.
+        let rc = unsafe { (self.api.graph_counts)(self.ep, name.as_ptr(), &mut pubs, &mut subs) };
+        (rc == 0).then_some((pubs.max(0) as u64, subs.max(0) as u64))
+    }
+
     /// A reliable publisher: wait (at most `limit_ns`) until its subscriptions acknowledged
     /// what it sent (`rcl_publisher_wait_for_all_acked`).
     fn finish(&mut self, limit_ns: u64) {

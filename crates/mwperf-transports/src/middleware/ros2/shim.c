@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include <rcl/error_handling.h>
+#include <rcl/graph.h>
 #include <rcl/rcl.h>
 #include <rcl/wait.h>
 #include <rcutils/allocator.h>
@@ -272,6 +273,21 @@ EXPORT int mwr_matched(mwr_endpoint *e, int *subs, int *pubs) {
     if (rcl_subscription_get_publisher_count(&e->sub, &n) != RCL_RET_OK) goto error;
     *pubs = (int)n;
   }
+  return 0;
+error:
+  rcl_reset_error();
+  return -1;
+}
+
+/* Publishers and subscriptions of the ROS topic `topic` in the whole graph as this endpoint's
+ * node sees it (rcl_count_publishers / rcl_count_subscribers: every node discovered so far,
+ * this one included); 0 ok, -1 error. */
+EXPORT int mwr_graph_counts(mwr_endpoint *e, const char *topic, int *pubs, int *subs) {
+  size_t n = 0;
+  if (rcl_count_publishers(&e->owner->node, topic, &n) != RCL_RET_OK) goto error;
+  *pubs = (int)n;
+  if (rcl_count_subscribers(&e->owner->node, topic, &n) != RCL_RET_OK) goto error;
+  *subs = (int)n;
   return 0;
 error:
   rcl_reset_error();

@@ -1,0 +1,116 @@
+//! Before READY, wait until the middleware's graph shows the endpoints of the user's programs
+//! (graph `command:` nodes) on the topics the spec names (`await_graph`). A program fed by
+//! another program has no matched count of mwperf's own that would show it subscribed: a
+//! program slow to start (a Python node importing rclpy on a loaded machine) was measured as
+//! losing the messages sent before it subscribed.
+
+use mwperf_core::clock::now_ns;
+use mwperf_transports::Endpoint;
+
+use super::spec::GraphAwait;
+
+/// How often the graph is looked at again.
+const POLL: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// Wait (until `deadline`, CLOCK_MONOTONIC ns) for every entry of `wanted`, asking `ep`;
+/// Ok at once where the middleware cannot count (`graph_counts` None); Err names the topic,
+/// what was seen and what was wanted.
+pub fn wait(ep: &mut dyn Endpoint, wanted: &[GraphAwait], deadline: u64) -> Result<(), String> {
+    for w in wanted {
+        loop {
+            let Some((pubs, subs)) = ep.graph_counts(&w.topic) else {
+                return Ok(());
+            };
+            if pubs >= w.publishers && subs >= w.subscribers {
+                break;
+            }
+            if now_ns() >= deadline || crate::signals::stopped() {
+                let publishers = if w.publishers > 0 {
+                    format!("{pubs} of {} publishers and ", w.publishers)
+                } else {
+                    String::new()
+                };
+                return Err(format!(
+                    "discovery: the graph shows {publishers}{subs} of {} subscriptions on {} \
+                     (--discovery-timeout): {}",
+                    w.subscribers, w.topic, w.about
+                ));
+            }
+            std::thread::sleep(POLL);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mwperf_transports::TransportError;
+
+    /// A graph whose counts on topic "t" grow by one publisher and one subscription per look,
+    /// up to `max`; None: a middleware that cannot count.
+    struct Graph {
+        looks: u64,
+        max: Option<u64>,
+    }
+
+    impl Endpoint for Graph {
+        fn send(&mut self, _: &[u8]) -> Result<(), TransportError> {
+            Ok(())
+        }
+        fn recv(&mut self, _: &mut Vec<u8>, _: u64) -> Result<Option<usize>, TransportError> {
+            Ok(None)
+        }
+        fn local_addr(&self) -> String {
+            "graph".into()
+        }
+        fn graph_counts(&mut self, topic: &str) -> Option<(u64, u64)> {
+            assert_eq!(topic, "t");
+            let max = self.max?;
+            self.looks += 1;
+            Some((self.looks.min(max), self.looks.min(max)))
+        }
+    }
+
+    fn wanted(n: u64) -> Vec<GraphAwait> {
+        vec![GraphAwait {
+            topic: "t".into(),
+            publishers: n,
+            subscribers: n,
+            about: "command node 'x' reads it".into(),
+        }]
+    }
+
+    #[test]
+    fn waits_until_the_graph_shows_every_endpoint() {
+        let mut ep = Graph {
+            looks: 0,
+            max: Some(9),
+        };
+        wait(&mut ep, &wanted(3), now_ns() + 5_000_000_000).unwrap();
+        assert_eq!(ep.looks, 3);
+    }
+
+    #[test]
+    fn a_program_never_seen_fails_naming_topic_counts_and_program() {
+        let mut ep = Graph {
+            looks: 0,
+            max: Some(1),
+        };
+        let err = wait(&mut ep, &wanted(2), now_ns() + 100_000_000).unwrap_err();
+        assert!(
+            err.contains("1 of 2 publishers and 1 of 2 subscriptions on t"),
+            "{err}"
+        );
+        assert!(err.contains("command node 'x' reads it"), "{err}");
+    }
+
+    #[test]
+    fn a_middleware_that_cannot_count_does_not_wait() {
+        let mut ep = Graph {
+            looks: 0,
+            max: None,
+        };
+        wait(&mut ep, &wanted(2), 0).unwrap();
+    }
+}
