@@ -57,7 +57,7 @@ TABLE = {
     "layers": (Y, Y, R, R, Y, Y, Y),
     "clock sync": (Y, Y, Y, Y, Y, Y, Y),
     "bridge": (Y, R, R, Y, Y, Y, R),
-    "samples": (Y, R, Y, Y, Y, Y, R),
+    "samples": (Y, R, Y, Y, Y, Y, Y),
     "keep awake": (Y, Y, Y, Y, Y, Y, Y),
 }
 

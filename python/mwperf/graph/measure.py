@@ -15,6 +15,7 @@ from ..durations import format_ns
 from ..errors import NotSaved
 from ..allocsites.heaptrack import ALLOC_SITES_DIR
 from ..profiling import PROFILE_DIR
+from .plan import SAMPLES_DIR
 from ..results import KEPT, WriteFailed, write_bytes, write_json, write_text
 from ..runner import Outcome
 from ..soak.gates import parse_gates
@@ -63,9 +64,12 @@ def _kept_files(workdir: Path) -> dict[str, bytes]:
     """What is saved beside the result from the run's work folder: the command nodes' output
     (``daemons/command.<node>.log``, named in their nodes[] entries) and ``--profile``'s flame
     graphs, folded stacks and top tables (``profile/``, named in the result's profile),
-    ``--alloc-sites``' records and tables (``alloc_sites/``)."""
+    ``--alloc-sites``' records and tables (``alloc_sites/``), ``--samples``' CSV files
+    (``samples/``, named in their edges' ``samples_file``)."""
     kept = {f"daemons/{path.name}": path.read_bytes()
             for path in sorted((workdir / "daemons").glob(f"{COMMAND_LOGS}*.log"))}
+    kept.update({f"{SAMPLES_DIR}/{path.name}": path.read_bytes()
+                 for path in sorted((workdir / SAMPLES_DIR).glob("*.csv"))})
     for folder in (PROFILE_DIR, ALLOC_SITES_DIR):
         kept.update({f"{folder}/{path.name}": path.read_bytes()
                      for path in sorted((workdir / folder).glob("*"))

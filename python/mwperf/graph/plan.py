@@ -178,9 +178,24 @@ def _assign(graph: Graph, transport: str, workdir: Path, place: "Place | None",
     return taken
 
 
+SAMPLES_DIR = "samples"
+"""``--samples``: the folder (in the run's work folder and beside its result) of every edge's
+raw samples, one CSV per edge (the node's samples columns, as ``sub --samples`` writes them)"""
+
+
+def samples_base(folder: Path, node: str, topic: str) -> str:
+    """The samples path a subscription of ``node`` on ``topic`` is given; the node writes each
+    edge's file there with ``.from<publishing node's index>`` before the extension (a carried
+    topic: ``.from<index>.topic<id>``: spec.rs)."""
+    def slug(name: str) -> str:
+        return name.strip("/").replace("/", "_") or "_"
+    return str(folder / f"{slug(node)}.{slug(topic)}.csv")
+
+
 def node_specs(graph: Graph, where: Addresses, warmup_ns: int, duration_ns: int,
-               linger_ns: int) -> list[dict[str, Any]]:
-    """Each node's spec (the JSON its agent reads)."""
+               linger_ns: int, samples: Path | None = None) -> list[dict[str, Any]]:
+    """Each node's spec (the JSON its agent reads); ``samples``: the folder each subscription
+    writes its edges' raw samples into (``--samples``; none without)."""
     ids = {topic: i for i, topic in enumerate(graph.topics())}
     count = {t: sum(1 for n in graph.nodes for s in n.subscribers if s.topic == t) for t in ids}
     out = []
@@ -206,7 +221,9 @@ def node_specs(graph: Graph, where: Addresses, warmup_ns: int, duration_ns: int,
                 "qos": _qos(s.qos),
                 "publish": _outlet(node.name, s.publish, ids, where, s.publish_bytes, Qos(),
                                    count[s.publish]) if s.publish else None,
-                **({"carried": through} if (through := carried(graph, s.topic, ids)) else {})})
+                **({"carried": through} if (through := carried(graph, s.topic, ids)) else {}),
+                **({"samples": samples_base(samples, node.name, s.topic)}
+                   if samples is not None else {})})
         out.append({"name": node.name, "index": index, "executor": node.executor,
                     "warmup_ns": warmup_ns, "duration_ns": duration_ns, "linger_ns": linger_ns,
                     "publishers": publishers, "subscriptions": subscriptions,

@@ -37,7 +37,7 @@ GRAPH_TAKES = ("transport", "duration", "warmup", "reliability", "history", "dep
                "spin_margin", "peer_timeout", "prevent_cpu_idle", "keep_awake", "cpu_quota", "cpu_pin",
                "rt_priority", "clock_sync", "test_clock", "host", "remote_place", "ssh_config",
                "accept_new_host_key", "count_allocs", "layers", "gates", "targets", "profile",
-               "wire_bytes", "alloc_sites", "replay", "replay_topics",
+               "wire_bytes", "alloc_sites", "replay", "replay_topics", "samples",
                *GRAPH_OPTIONS)
 """every point option a graph point takes (the rest set one stream's rates, sizes and work)"""
 CPU_OPTIONS = ("cpu_quota", "cpu_pin", "rt_priority")
@@ -93,8 +93,8 @@ def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]]
         raise UsageError(f"{flag}: not with --graph, whose nodes set their own rates, sizes and "
                          "work; a graph takes --transport, --duration, --warmup, the QoS flags, "
                          "--opt, --busy-poll, --link, the CPU flags, --profile, --wire-bytes, "
-                         "--alloc-sites, --replay, --copies, --rate-scale, --baseline, "
-                         "--without")
+                         "--alloc-sites, --samples, --replay, --copies, --rate-scale, "
+                         "--baseline, --without")
     if any(str(o).split("=", 1)[0].strip() == "client" for o in options.get("opt") or ()):
         raise UsageError("--opt client: not with --graph: a graph file says who runs each node "
                          "(client: agent | rclpy on the node)")
@@ -127,6 +127,10 @@ def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]]
                   and k not in ("remote_place", "gates", "targets", "replay", "replay_topics")})
     cfg = replace(cfg, gates=tuple(g.text for g in gates if g.source is None), targets=targets)
     supported(cfg.transport)
+    if cfg.samples and cfg.remote is not None:
+        raise UsageError("--samples: not yet for a graph on real hosts (--host): each node writes "
+                         "its edges' samples where it runs, and they are not fetched; sample a "
+                         "graph with its nodes on this machine (loopback or --link)")
     if cfg.layers and cfg.remote is not None:
         raise UsageError("--layers: not yet for a graph on real hosts (--host): its nodes there "
                          "would need the interposer copied and their rows fetched; split a "

@@ -6,6 +6,7 @@ Loss is counted here, from the publisher's own count of what it sent on that top
 subscriber cannot know it): lost = sent - distinct sequence numbers that arrived."""
 
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from ..config import PointConfig
@@ -13,6 +14,7 @@ from .call_edges import call_edges
 from .clocks import bound_ns
 from .commands import carried, is_command
 from .model import Graph
+from .plan import SAMPLES_DIR
 
 GRAPH_RESULT_VERSION = 1
 
@@ -138,6 +140,8 @@ def _edge(topic: str, publisher: str, subscriber: str, edge: dict[str, Any] | No
                received_bytes=round(m["throughput"]["payload_bytes_per_s"]
                                     * m["throughput"]["duration_s"]))
     out["payload_bytes_per_s"] = out["received_bytes"] / duration_s if duration_s else None
+    if m.get("samples_file"):  # --samples: saved beside the result (measure.py)
+        out["samples_file"] = f"{SAMPLES_DIR}/{Path(m['samples_file']).name}"
     return out
 
 

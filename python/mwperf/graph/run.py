@@ -49,7 +49,7 @@ from .hosts import GO_NAME, REMOTE_START_MARGIN_NS, write_remote_go
 from .placement import placed_topology
 from .services import check_run as check_services
 from .model import Graph, Node
-from .plan import addresses, linger_ns, node_specs, serving_nodes, supported, way
+from .plan import SAMPLES_DIR, addresses, linger_ns, node_specs, serving_nodes, supported, way
 from ..layers import Link
 from ..layers_link import read_many
 from .layers import FOLDER as LAYERS_FOLDER, attach as attach_layers, rows_path
@@ -158,7 +158,10 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                                 {h for h, _, _ in cfg.test_clock}, cfg.clock_sync,
                                 network.address_of if network else None)
         where = addresses(graph, cfg.transport, listen, workdir, tag, place, mode, servers)
-        specs = node_specs(graph, where, cfg.warmup_ns, duration_ns, linger)
+        samples = workdir / SAMPLES_DIR if cfg.samples else None
+        if samples is not None:
+            samples.mkdir()
+        specs = node_specs(graph, where, cfg.warmup_ns, duration_ns, linger, samples)
         rclpy = set(rclpy_nodes(graph))
         if commands.nodes:  # the user's programs, on mwperf's topics, before mwperf's nodes
             domain = (listen or "").partition("/")[0] if "/" in (listen or "") else None
