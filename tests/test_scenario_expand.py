@@ -76,6 +76,8 @@ def test_the_default_scenario_is_the_side_by_side_suite() -> None:
             for p in ("Struct256", "Array1k", "Array64k", "PointCloud512k")}
     assert {(p.options["mode"], p.options["duration"], p.options["warmup"]) for p in points} \
         == {("roundtrip", "500ms", "200ms")}
+    # every transport under the same CPU-idle conditions (issue 41: fair side by side)
+    assert {p.options["keep_awake"] for p in points} == {True}
     assert [p.transport for p in points[:len(TRANSPORTS)]] == list(TRANSPORTS)  # side by side
     assert {p.options["duration"] for p in expand(load_scenario("default", True), None)} \
         == {"300ms"}
