@@ -9,16 +9,22 @@ import json
 import re
 from pathlib import Path
 
+import duckdb
 import pytest
 from graph_support import FIXTURE_ID, graph_result, graph_sweep, save_graph
+from test_store_support import catalogue_rows
 
+from mwperf.durations import format_ns
 from mwperf.graph.builtin import load_graph
 from mwperf.graph.drawing import COMPACT, EdgeMark, NodeMark, draw
 from mwperf.graph.scale import scale
 from mwperf.report import build
+from mwperf.store import schema
+from mwperf.store.catalogue import connect
 from mwperf.store.graph_ingest import ingest_graph
 
 SWEEP = "20261126T070000Z-graphs-ab12"
+GOLDENS = Path(__file__).resolve().parent / "vectors" / "results"
 
 
 @pytest.fixture(scope="module")
@@ -144,3 +150,40 @@ def test_a_graphs_call_edges_are_drawn_dashed_client_to_server() -> None:
            "latency_p50_ns": 20_000, "latency_p99_ns": 30_000}
     (drawn,) = GraphRun({"graph_id": "g"}, calls=[row]).marks()[1]
     assert (drawn.call, drawn.lost, drawn.target, drawn.p99_ns) == (True, 2, "map_server", 30_000)
+
+
+def test_a_graph_runs_layers_are_catalogued_and_drawn_per_chain_and_edge(tmp_path: Path) -> None:
+    """The golden graph run measured with --layers (tests/vectors/results/): its edges' and
+    chain's sections land in the catalogue's layers columns as the result has them, and the
+    report draws a bar per chain and edge whose segments add up to its mean latency."""
+    golden = json.loads((GOLDENS / "graph-chain-service.json").read_text())
+    root = tmp_path / "results"
+    ingest_graph(save_graph(root / golden["run_id"], golden))
+    stored = catalogue_rows(root, "SELECT layers FROM graph_edges ORDER BY edge")
+    assert [json.loads(r[0]) for r in stored] == [e["layers"] for e in golden["edges"]]
+    [(chain,)] = catalogue_rows(root, "SELECT layers FROM graph_chains")
+    assert json.loads(chain) == golden["chains"][0]["layers"]
+    page = build(root, ["latest"])
+    block = page[page.index('id="graph-layers"'):]
+    chart = block[:block.index("</svg>")]
+    assert 'data-chart="graph-layers-0"' in chart
+    for edge in golden["edges"]:
+        assert f"{edge['topic']} {edge['from']} \u2192 {edge['to']}" in chart
+    assert "chain raw_to_cmd" in chart
+    first = golden["edges"][0]["layers"]
+    assert sum(layer["share"] for layer in first["layers"]) == pytest.approx(1.0)
+    assert format_ns(first["total"]["mean_ns"]) in chart  # each bar ends with its mean
+
+
+def test_a_catalogue_of_version_14_gains_the_graph_layers_columns(tmp_path: Path) -> None:
+    golden = json.loads((GOLDENS / "graph-chain-service.json").read_text())
+    root = tmp_path / "results"
+    ingest_graph(save_graph(root / golden["run_id"], golden))
+    with duckdb.connect(str(root / "catalogue.duckdb")) as con:
+        for table in ("graph_edges", "graph_chains"):
+            con.execute(f"ALTER TABLE {table} DROP COLUMN layers")
+        con.execute("UPDATE schema_version SET version = 14")
+    with connect(root, views=False) as con:  # migrated on opening
+        assert schema.version_of(con) == schema.SCHEMA_VERSION
+    stored = catalogue_rows(root, "SELECT layers FROM graph_edges ORDER BY edge")
+    assert [json.loads(r[0]) for r in stored] == [e["layers"] for e in golden["edges"]]

@@ -14,9 +14,9 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..store.sources import staged
-from . import (alloc_sites, bridges, costs, distribution, graphs, latency_rate, layers,
-               loss_jitter, page, probes, profiles, resources, services, soak, summary, tax,
-               throughput, timeline, topics)
+from . import (alloc_sites, bridges, costs, distribution, graph_layers, graphs, latency_rate,
+               layers, loss_jitter, page, probes, profiles, resources, services, soak, summary,
+               tax, throughput, timeline, topics)
 from .data import Run, load_runs
 
 FORMATS = ("html", "markdown", "csv", "json")
@@ -56,7 +56,8 @@ def build(root: Path, wanted: Sequence[str], fmt: str = "html") -> str:
 def html(runs: Sequence[Run], table: list[dict], found: Sequence[probes.Probe] = ()) -> str:
     """The HTML page of ``runs`` (and of the probes ``found``)."""
     numbers = summary.numbering(runs)
-    sections = [graphs.section(runs), throughput.section(runs), layers.section(runs),
+    sections = [graphs.section(runs), graph_layers.section(runs), throughput.section(runs),
+                layers.section(runs),
                 latency_rate.section(runs), distribution.section(runs), timeline.section(runs),
                 loss_jitter.section(runs), topics.section(runs), services.section(runs),
                 tax.section(runs), bridges.section(runs),

@@ -57,10 +57,12 @@ def load_graphs(con: duckdb.DuckDBPyConnection, run_id: str) -> list[GraphRun]:
     ids = list(by_id)
     for row in _rows(con, "SELECT * FROM graph_edges WHERE graph_id IN (SELECT unnest(?)) "
                      "ORDER BY graph_id, edge", [ids]):
+        row["layers"] = _parsed(row.get("layers"))
         by_id[row["graph_id"]].edges.append(row)
     for row in _rows(con, "SELECT * FROM graph_chains WHERE graph_id IN (SELECT unnest(?)) "
                      "ORDER BY graph_id, chain", [ids]):
         row["hops"] = json.loads(row["hops"]) if row["hops"] else []
+        row["layers"] = _parsed(row.get("layers"))
         by_id[row["graph_id"]].chains.append(row)
     for row in _rows(con, "SELECT * FROM graph_nodes WHERE graph_id IN (SELECT unnest(?)) "
                      "ORDER BY graph_id, name", [ids]):
@@ -70,3 +72,7 @@ def load_graphs(con: duckdb.DuckDBPyConnection, run_id: str) -> list[GraphRun]:
         by_id[row["graph_id"]].calls.append(row)
     return found
 
+
+def _parsed(text: str | None) -> Any:
+    """A JSON column's value (a ``layers`` section), None where NULL."""
+    return json.loads(text) if text else None

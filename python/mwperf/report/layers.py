@@ -42,7 +42,13 @@ def layer_colour(name: str) -> str:
 
 def is_split(point: Point) -> bool:
     """A point with a layers section that split at least one message."""
-    section = point.layers or {}
+    return section_split(point.layers)
+
+
+def section_split(section: dict[str, Any] | None) -> bool:
+    """A layers section (a point's, a graph edge's or chain's) that split at least one
+    message."""
+    section = section or {}
     return (section.get("method") not in (None, "none") and bool(section.get("split"))
             and (section.get("total") or {}).get("mean_ns") is not None)
 

@@ -95,8 +95,14 @@ def graph_edge_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
             "age_p99_ns": age.get("p99_ns"), "age_max_ns": age.get("max_ns"),
             "p99_share": p99_share(e), **_alone_and_inside(base),
             "alone_lost": (base.get("alone") or {}).get("lost"),
+            "layers": _json_or_null(e.get("layers")),
         })
     return rows
+
+
+def _json_or_null(section: Any) -> str | None:
+    """A ``layers`` section as the JSON column stores it (None: measured without)."""
+    return None if section is None else json.dumps(section, ensure_ascii=False)
 
 
 def graph_chain_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
@@ -113,6 +119,7 @@ def graph_chain_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
             "over_deadline": c.get("over_deadline"),
             "hops": json.dumps(c.get("hops") or [], ensure_ascii=False),
             **_alone_and_inside(alone.get(c["name"]) or {}),
+            "layers": _json_or_null(c.get("layers")),
         })
     return rows
 

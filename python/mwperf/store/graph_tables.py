@@ -45,14 +45,15 @@ GRAPH_EDGE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("too_late_ns", "BIGINT"), ("offered_per_s", "DOUBLE"), ("achieved_per_s", "DOUBLE"),
     ("payload_bytes", "BIGINT"), ("p99_share", "DOUBLE"),
     ("alone_p50_ns", "BIGINT"), ("alone_p99_ns", "BIGINT"), ("alone_lost", "BIGINT"),
-    ("in_graph_p50_ns", "BIGINT"), ("in_graph_p99_ns", "BIGINT"),
+    ("in_graph_p50_ns", "BIGINT"), ("in_graph_p99_ns", "BIGINT"), ("layers", "JSON"),
 )
 """one row per edge (a topic from one publisher to one subscriber), in the result's order:
 its accounting, latency (publish to callback) and age (from the publisher's due time)
 statistics, RFC 3550 jitter, how many arrived later than ``late_ns``/``too_late_ns``, the rate
 offered and achieved, ``p99_share`` (latency p99 / period: what the report sorts by, worst
 first) and, for the edges a ``--baseline`` ran alone first, its p50/p99/loss alone and in the
-graph (NULL otherwise)"""
+graph (NULL otherwise); ``layers``: its ``--layers`` section as the result has it (JSON; NULL
+without, and for a stream point's flows)"""
 
 GRAPH_CHAIN_COLUMNS: tuple[tuple[str, str], ...] = (
     ("graph_id", "VARCHAR NOT NULL"), ("chain", "INTEGER NOT NULL"), ("name", "VARCHAR NOT NULL"),
@@ -60,12 +61,12 @@ GRAPH_CHAIN_COLUMNS: tuple[tuple[str, str], ...] = (
     ("e2e_p50_ns", "BIGINT"), ("e2e_p99_ns", "BIGINT"), ("e2e_max_ns", "BIGINT"),
     ("over_deadline", "BIGINT"), ("hops", "JSON NOT NULL"),
     ("alone_p50_ns", "BIGINT"), ("alone_p99_ns", "BIGINT"),
-    ("in_graph_p50_ns", "BIGINT"), ("in_graph_p99_ns", "BIGINT"),
+    ("in_graph_p50_ns", "BIGINT"), ("in_graph_p99_ns", "BIGINT"), ("layers", "JSON"),
 )
 """one row per chain: its topics (joined by ``' -> '``), deadline, end-to-end age of its last
 topic (from the origin's due time), how many arrived over the deadline, and its hops as JSON
 (``[{"topic", "stage_p50_ns", "latency_p50_ns", "age_p50_ns"}, ...]``); with a chain
-``--baseline``, its end to end alone and in the graph"""
+``--baseline``, its end to end alone and in the graph; ``layers`` as an edge's"""
 
 GRAPH_NODE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("graph_id", "VARCHAR NOT NULL"), ("name", "VARCHAR NOT NULL"),

@@ -164,6 +164,20 @@ def _add_keep_awake(con: duckdb.DuckDBPyConnection) -> None:
                 "'$.config.keep_awake') AS BOOLEAN), false)")
 
 
+def _add_graph_layers(con: duckdb.DuckDBPyConnection) -> None:
+    """14 -> 15: ``graph_edges.layers`` and ``graph_chains.layers`` (a graph run's --layers
+    sections), filled from each graph run's result as catalogued (its edges and chains by
+    index); NULL for the rest (measured without --layers, and the stream points' flows)."""
+    for table, key, column in (("graph_edges", "edges", "edge"), ("graph_chains", "chains",
+                                                                  "chain")):
+        con.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS layers JSON")
+        con.execute(
+            f"UPDATE {table} SET layers = json_extract(r.result, '$.{key}[' || "
+            f"{table}.{column} || '].layers') FROM graph_runs r WHERE r.graph_id = "
+            f"{table}.graph_id AND r.kind = 'graph' AND json_type(json_extract(r.result, "
+            f"'$.{key}[' || {table}.{column} || '].layers')) = 'OBJECT'")
+
+
 MIGRATIONS: dict[int, Callable[[duckdb.DuckDBPyConnection], None]] = {
     1: _add_resilience_columns,
     2: _add_subscribers_table,
@@ -178,6 +192,7 @@ MIGRATIONS: dict[int, Callable[[duckdb.DuckDBPyConnection], None]] = {
     11: _add_probe_ros2_columns,
     12: _add_stream_flows,
     13: _add_keep_awake,
+    14: _add_graph_layers,
 }
 """version -> the step that upgrades a catalogue of that version to the next one"""
 

@@ -18,7 +18,7 @@ from ..errors import RunError
 from ..layer_names import NAMES as LAYER_NAMES
 from .graph_tables import GRAPH_TABLES
 
-SCHEMA_VERSION = 14
+SCHEMA_VERSION = 15
 """2: the resilience columns (time to connect, outage lost/recovery/session); 3: the
 ``subscribers`` table; 4: the cost columns (bytes on the wire, allocations per message); 5: the
 ``probes`` table; 6: ``topics.address`` (``topics.name`` is the topic's name: a replay's recorded
