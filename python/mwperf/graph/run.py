@@ -49,6 +49,7 @@ from .hosts import GO_NAME, REMOTE_START_MARGIN_NS, write_remote_go
 from .placement import placed_topology
 from .services import check_run as check_services
 from .model import Graph, Node
+from .outages import attach as attach_outages
 from .plan import SAMPLES_DIR, addresses, linger_ns, node_specs, serving_nodes, supported, way
 from ..layers import Link
 from ..layers_link import read_many
@@ -158,7 +159,9 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                                 {h for h, _, _ in cfg.test_clock}, cfg.clock_sync,
                                 network.address_of if network else None)
         where = addresses(graph, cfg.transport, listen, workdir, tag, place, mode, servers)
-        samples = workdir / SAMPLES_DIR if cfg.samples else None
+        # an outage's cost per edge comes from the edges' raw samples (graph/outages.py)
+        outage = network.outage_window() if network is not None else None
+        samples = workdir / SAMPLES_DIR if cfg.samples or outage is not None else None
         if samples is not None:
             samples.mkdir()
         specs = node_specs(graph, where, cfg.warmup_ns, duration_ns, linger, samples)
@@ -265,6 +268,11 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                  daemons=daemons.describe(), link=link, cpu=cpu, hosts=hosts,
                  commands=commands.entries())
     verdicts(graph, result, _foreign(reports))
+    phases = state.found.get("phases")
+    attach_outages(result, workdir, _node_hosts(graph, topology),
+                   network.outage_window() if network is not None else None,
+                   network.outage_every_ns if network is not None else 0,
+                   phases["drained_ns"] - linger if phases else None)
     for part in parts:
         part.section(state, result)  # type: ignore[arg-type]
     if state.warnings:

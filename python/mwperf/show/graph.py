@@ -56,6 +56,7 @@ def render(result: dict[str, Any]) -> str:
         lines.append(f"chain {c['name']}: end to end p50 {format_ns(e2e['p50_ns'])}, p99 "
                      f"{format_ns(e2e['p99_ns'])}, max {format_ns(e2e['max_ns'])} "
                      f"({e2e['count']} messages{over}); hops p50: {hops}")
+    lines += outage_lines(result["edges"])
     layer_table = layer_rows(result)
     if len(layer_table) > 1:
         lines += _table(layer_table)
@@ -78,6 +79,26 @@ def render(result: dict[str, Any]) -> str:
     lines += [f"warning {w['code']}: {w['message']}" + (f" ({w['hint']})" if w.get("hint") else "")
               for w in result.get("warnings") or []]
     return "\n".join(lines) + "\n"
+
+
+def outage_lines(edges: list[dict[str, Any]]) -> list[str]:
+    """One line per edge that crossed a link outage (graph/outages.py): each window's loss and
+    recovery, or why it has none."""
+    lines = []
+    for e in edges:
+        section = e.get("outages")
+        if not section:
+            continue
+        said = []
+        for item in section["items"]:
+            if item["lost"] is None:
+                said.append(item["note"] or "no figures")
+                continue
+            recovery = (f", recovered {format_ns(item['recovery_ns'])} after"
+                        if item["recovery_ns"] is not None else ", never recovered")
+            said.append(f"lost {item['lost']} of {item['sent_in_gap']} sent in the gap{recovery}")
+        lines.append(f"outage {e['topic']} {e['from']} -> {e['to']}: " + "; ".join(said))
+    return lines
 
 
 def _interference(baseline: dict[str, Any] | None) -> list[str]:
