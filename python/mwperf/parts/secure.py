@@ -34,7 +34,7 @@ class Secure(Part):
         return getattr(cfg, "secure", None) is not None
 
     def validate(self, cfg: P, options: dict[str, Any]) -> P:
-        mode = getattr(cfg, "secure")
+        mode = getattr(cfg, "secure", None)
         if cfg.transport not in modes.TRANSPORTS:
             raise UsageError(f"--secure {mode}: not with --transport {cfg.transport}; "
                              f"--secure works with --transport {', '.join(modes.TRANSPORTS)}")

@@ -11,6 +11,7 @@ signatures themselves are verified by the middleware against the permissions CA.
 
 import datetime
 import email
+import email.message
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -85,7 +86,8 @@ def signed_text(data: bytes) -> str:
     if not message.is_multipart():
         return data.decode(errors="replace")
     first = message.get_payload(0)
-    return str(first.get_payload(decode=True).decode(errors="replace"))
+    body = first.get_payload(decode=True) if isinstance(first, email.message.Message) else b""
+    return body.decode(errors="replace") if isinstance(body, bytes) else ""
 
 
 def _grant(path: Path, cert: x509.Certificate, now: datetime.datetime) -> None:

@@ -1,0 +1,114 @@
+"""`--secure auth|sign|encrypt` with the real agent and Debian's Cyclone DDS (its DDS-Security
+plugins): a secured run delivers every message the publisher counts sending, each agent with its
+own identity from the run's PKI, which is gone afterwards; an unsecured subscriber on the same
+domain and topic beside a secured pair receives nothing while the secured one gets every
+message; --secure on a transport without it is one usage line (exit 2)."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REAL_AGENT
+from mwperf.security.cyclonedds import merged_config
+from mwperf.security.files import make_run_pki
+from mwperf.transports.cyclonedds import loopback_config
+
+pytestmark = pytest.mark.agent
+
+
+def mwperf(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "mwperf", "run", "--no-save", "--transport",
+                           "cyclonedds", "--duration", "1s", "--warmup", "200ms", *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("secure", ["auth", "sign", "encrypt"])
+@pytest.mark.parametrize("mode", ["roundtrip", "oneway"])
+def test_a_secured_run_delivers_every_message(tmp_path: Path, secure: str, mode: str) -> None:
+    out = tmp_path / "result.json"
+    done = mwperf("--secure", secure, "--mode", mode, "--rate", "200", "--payload", "256",
+                  "--json-out", str(out))
+    assert done.returncode == 0, done.stderr
+    result = json.loads(out.read_text())
+    assert result["config"]["secure"] == secure
+    agents = {a["role"]: a for a in result["agents"]}
+    sender, receiver = (agents["ping"], agents["pong"]) if mode == "roundtrip" else (
+        agents["pub"], agents["sub"])
+    accounting = result["measurement"]["accounting"]
+    assert accounting["received"] == accounting["sent"] == sender["sent"] > 100, accounting
+    assert accounting["corrupted"] == 0 and accounting["foreign"] == 0
+    if mode == "oneway":  # the sub's own count of the pub's measured messages
+        assert receiver["measurement"]["accounting"]["received"] == sender["sent"]
+    else:  # the pong echoed all it got, warm-up included
+        assert receiver["counters"]["echoed"] == receiver["counters"]["received"] >= sender["sent"]
+    # each agent ran with its own identity: the certificate its --opt config named
+    configs = {a["role"]: json.dumps(a["config"]) for a in result["agents"]}
+    for role, text in configs.items():
+        assert f"{role}.cert.pem" in text, (role, text[:300])
+
+
+def test_the_pki_is_gone_after_the_run(tmp_path: Path) -> None:
+    done = mwperf("--secure", "encrypt", "--rate", "100", "--json-out", str(tmp_path / "r.json"))
+    assert done.returncode == 0, done.stderr
+    config = json.loads((tmp_path / "r.json").read_text())["agents"][0]["config"]
+    cert = json.dumps(config).split("file:")[2].split("<")[0]  # IdentityCA, then the cert
+    assert cert.endswith(".pem") and not Path(cert).exists(), cert
+    assert not Path(cert).parent.parent.exists()  # the run's scratch folder, PKI and all
+
+
+def test_secure_on_another_transport_is_one_usage_line() -> None:
+    done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--no-save", "--transport",
+                           "udp", "--secure", "sign"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "mwperf: error: --secure sign: not with --transport udp; --secure works with "
+        "--transport cyclonedds"]
+
+
+def agent(role: str, *args: str) -> list[str]:
+    return [str(REAL_AGENT), role, "--transport", "cyclonedds", "--quiet", *args]
+
+
+def test_an_unsecured_subscriber_beside_a_secured_pair_gets_nothing(tmp_path: Path) -> None:
+    """A secured sub and an unsecured sub listen on one domain and topic; a secured pub
+    sends: the secured sub counts every message the pub counts sending, the unsecured none."""
+    ids = make_run_pki(tmp_path / "pki", "encrypt", ("pub", "sub"))
+    domain = os.environ["ROS_DOMAIN_ID"]
+    address = f"{domain}/mwperf-secure-{os.getpid()}"
+    plain = subprocess.Popen(agent("sub", "--listen", address, "--json",
+                                   str(tmp_path / "plain.json")),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    secured = subprocess.Popen(agent("sub", "--listen", address, "--json",
+                                     str(tmp_path / "sub.json"), "--opt",
+                                     "config=" + merged_config(loopback_config(), ids["sub"])),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for proc in (plain, secured):
+            assert proc.stdout is not None
+            line = proc.stdout.readline()
+            assert line.startswith("READY cyclonedds"), (line, proc.stderr.read()
+                                                         if proc.poll() is not None else "")
+        pub = subprocess.run(agent("pub", "--connect", address, "--rate", "200", "--payload",
+                                   "256", "--duration", "1s", "--json",
+                                   str(tmp_path / "pub.json"), "--opt",
+                                   "config=" + merged_config(loopback_config(), ids["pub"])),
+                             capture_output=True, text=True, timeout=60)
+        assert pub.returncode == 0, pub.stderr
+        assert secured.wait(30) == 0, secured.stderr.read() if secured.stderr else ""
+    finally:
+        for proc in (plain, secured):
+            if proc.poll() is None:
+                proc.terminate()
+                proc.wait(10)
+    sent = json.loads((tmp_path / "pub.json").read_text())["sent"]
+    got = json.loads((tmp_path / "sub.json").read_text())["measurement"]["accounting"]
+    assert sent > 100 and got["received"] == sent, (sent, got)
+    plain_report = json.loads((tmp_path / "plain.json").read_text())
+    # the unsecured sub ran until stopped and never saw a sample (nor a foreign one)
+    assert plain_report["counters"]["received"] == 0, plain_report["counters"]
+    assert plain_report["counters"]["foreign"] == 0, plain_report["counters"]
+    assert plain_report["measurement"] is None
