@@ -81,7 +81,7 @@ def test_governance_protection_kinds_per_mode(tmp_path: Path, mode: str) -> None
 def test_permissions_grant_every_topic_and_partition_to_the_subject(pki: dict) -> None:
     root = ET.fromstring(signed_text(pki["ping"].permissions.read_bytes()))
     grant = root.find("permissions/grant")
-    assert grant is not None and grant.findtext("subject_name") == "CN=ping,O=mwperf"
+    assert grant is not None and grant.findtext("subject_name") == "O=mwperf,CN=ping"
     for action in ("publish", "subscribe"):
         assert grant.findtext(f"allow_rule/{action}/topics/topic") == "*"
         assert grant.findtext(f"allow_rule/{action}/partitions/partition") == "*"
@@ -150,7 +150,7 @@ def test_permissions_for_another_subject_are_named(tmp_path: Path) -> None:
     ca, ca_path, gov, issued = _issued(tmp_path)
     identity = write_identity(tmp_path, "pub", ca, ca_path, gov, issued)
     start, end = issued.cert.not_valid_before_utc, issued.cert.not_valid_after_utc
-    identity.permissions.write_bytes(smime.sign(permissions(subject_text("sub"), "g", start, end),
+    identity.permissions.write_bytes(smime.sign(permissions(subject_text(issue(ca, "sub").cert), "g", start, end),
                                                 ca))
     with pytest.raises(UsageError, match="the permissions have no grant for O=mwperf,CN=pub"):
         check_identity(identity)

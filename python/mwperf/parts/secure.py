@@ -13,6 +13,7 @@ from ..roles import ROLES
 from ..security import modes
 from ..security.check import check_identity
 from ..security.cyclonedds import merged_config
+from ..security.fastdds import security_opt
 from ..security.files import Identity, make_run_pki
 from .base import P, Part
 
@@ -43,7 +44,11 @@ class Secure(Part):
                             ("--host", cfg.remote is not None),
                             ("--bridge", getattr(cfg, "bridge", None) is not None),
                             ("--pong relay / --pong-cmd", getattr(cfg, "pong", "agent") != "agent"),
-                            ("--opt client=rclpy", getattr(cfg, "client", "agent") != "agent")):
+                            ("--opt client=rclpy", getattr(cfg, "client", "agent") != "agent"),
+                            ("--opt distro (a ROS 2 distribution's Fast DDS)",
+                             cfg.transport == "fastdds" and cfg.option("distro") is not None),
+                            ("--opt security (mwperf makes the identities)",
+                             cfg.option("security") is not None)):
             if given:
                 raise UsageError(f"--secure {mode}: not together with {flag} (yet): only "
                                  "mwperf's own agents on this machine get identities")
@@ -56,6 +61,9 @@ class Secure(Part):
             check_identity(identity)
 
     def args(self, run: "PointState", role: str) -> list[str]:
+        identity = self.identities[role]
+        if run.cfg.transport == "fastdds":
+            return ["--opt", security_opt(identity)]
         from ..transports.cyclonedds import loopback_config
         base = run.cfg.option("config") or loopback_config(run.agent)
-        return ["--opt", f"config={merged_config(base, self.identities[role])}"]
+        return ["--opt", f"config={merged_config(base, identity)}"]

@@ -6,6 +6,7 @@ One concept per module: ``modes`` (the modes and the governance protection kinds
 CA), ``governance`` and ``permissions`` (the two signed XML documents), ``files`` (the set of
 files one identity needs, made together), ``check`` (what is wrong with a set of files, one
 line naming the file), ``cyclonedds`` (the ``<Security>`` block of the Cyclone XML
-configuration). Everything is made with the ``cryptography`` library (no ``openssl``
+configuration), ``fastdds`` (the agent's ``--opt security=`` naming one identity's files, which
+its Fast DDS shim turns into the ``dds.sec.*`` participant properties). Everything is made with the ``cryptography`` library (no ``openssl``
 subprocess); nothing outlives the scratch folder.
 """

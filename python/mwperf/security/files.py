@@ -46,7 +46,7 @@ def write_identity(folder: Path, name: str, ca: Issued, ca_path: Path, gov_path:
     issued.write(cert, key)
     perm = folder / f"{name}.permissions.p7s"
     perm.write_bytes(smime.sign(permissions(
-        subject_text(name), f"mwperf_{name}", issued.cert.not_valid_before_utc,
+        subject_text(issued.cert), f"mwperf_{name}", issued.cert.not_valid_before_utc,
         issued.cert.not_valid_after_utc, topics), ca))
     return Identity(name, ca_path, cert, key, gov_path, perm)
 

@@ -8,7 +8,7 @@ encrypted (AES-GCM)"""
 PROTECTION = {"auth": "NONE", "sign": "SIGN", "encrypt": "ENCRYPT"}
 """the DDS-Security protection kind of rtps, metadata and data under each mode"""
 
-TRANSPORTS = ("cyclonedds",)
+TRANSPORTS = ("cyclonedds", "fastdds")
 """the transports ``--secure`` secures (each through its own configuration)"""
 
 

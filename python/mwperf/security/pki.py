@@ -40,9 +40,11 @@ def subject(common_name: str) -> x509.Name:
                       x509.NameAttribute(NameOID.ORGANIZATION_NAME, ORGANIZATION)])
 
 
-def subject_text(common_name: str) -> str:
-    """The subject as a permissions document's ``subject_name`` states it."""
-    return f"CN={common_name},O={ORGANIZATION}"
+def subject_text(cert: x509.Certificate) -> str:
+    """The certificate's subject as a permissions document's ``subject_name`` states it: its
+    RFC 4514 string, in the order OpenSSL prints it (Fast DDS compares the two in order;
+    Cyclone DDS in any order)."""
+    return cert.subject.rfc4514_string()
 
 
 def make_ca(common_name: str = "mwperf run CA", now: datetime.datetime | None = None) -> Issued:
