@@ -116,7 +116,7 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
            "an X.509 v3 identity per agent, signed governance and permissions; removed with "
            "the run's scratch folder): auth (authentication and access control), sign "
            "(messages, metadata and data signed) or encrypt (encrypted). --transport "
-           "cyclonedds."),
+           "cyclonedds or fastdds."),
     agent_option("--reliability", help="QoS: reliable or best-effort (mapped per "
            "middleware).  [default: {default}]"),
     agent_option("--history", help="QoS: keep-last (with --depth), keep-last:N or "
