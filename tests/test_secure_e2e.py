@@ -161,3 +161,29 @@ def test_ctrl_c_mid_point_removes_the_pki(tmp_path: Path) -> None:
     result = json.loads(out)
     assert result["status"] == "partial", (result["status"], result["status_reason"], err[-300:])
     assert result["config"]["secure"] == "sign"
+
+
+def test_a_certificate_of_another_ca_stops_the_point_in_one_line(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The PKI is checked before any agent starts: pong's certificate swapped for one of another
+    CA (with its key) is one line naming the file and the fault, exit 2, no agent started."""
+    from cli_inprocess import run_inprocess
+    import mwperf.parts.secure as secure
+    from mwperf.security.pki import issue, make_ca
+
+    made = secure.make_run_pki
+
+    def with_a_stranger(folder: Path, mode: str, names: tuple[str, ...]) -> dict:
+        ids = made(folder, mode, names)
+        issue(make_ca("another CA"), "pong").write(ids["pong"].cert, ids["pong"].key)
+        return ids
+
+    monkeypatch.setattr(secure, "make_run_pki", with_a_stranger)
+    done = run_inprocess(["run", "--no-save", "--transport", "cyclonedds", "--secure", "auth",
+                          "--duration", "1s"], env=dict(os.environ))
+    assert done.returncode == 2, done.stderr
+    lines = [line for line in done.stderr.splitlines() if not line.startswith("mwperf: measuring")]
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("mwperf: error: --secure: ") and "/security/pong.cert.pem: the " \
+        "identity certificate of pong is not signed by the CA " in lines[0], lines[0]
+    assert "(O=mwperf,CN=another CA issued it)" in lines[0]
