@@ -43,7 +43,9 @@ NOT_A_FLAG = {"ros2": "the ros2 transport's environment",
               "fastdds-distro": "the fastdds transport's --opt distro (its environment)", "calls": "the service run kind",
               "sizes": "every point", "resilience": "every point",
               "throughput": "the throughput run kind",
-              "rclpy sub": "the ros2 transport's --opt client=rclpy on a one-way stream"}
+              "rclpy sub": "the ros2 transport's --opt client=rclpy on a one-way stream",
+              "secure": "--secure: the DDS transports' (cyclonedds, fastdds) only, and this "
+                        "table's points are udp; tests/test_secure_e2e.py runs it"}
 """parts no flag turns on: a transport, a run kind, or every point"""
 
 Y, R = "yes", "refused"

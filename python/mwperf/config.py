@@ -25,6 +25,7 @@ from .agent import option_choices, option_default, option_limit
 from . import pong_command
 from .errors import RunError, UsageError
 from . import rclpy_roles
+from .security.modes import parse_secure
 from .sizes import payload_size
 from .subscribers import check_subscribers, parse_subscribers
 from .transports import hook, profile, profiles
@@ -77,6 +78,8 @@ class PointConfig:
     prevent_cpu_idle: bool = False
     keep_awake: bool = False
     """``--keep-awake``: a SCHED_IDLE spinner on each CPU while the point runs (parts/keep_awake.py)"""
+    secure: str | None = None
+    """``--secure MODE``: DDS-Security (security/modes.py: auth, sign, encrypt); None = plain"""
     spin_margin_ns: int = 100_000
     samples: bool = False
     reliability: str = "reliable"
@@ -225,6 +228,8 @@ class PointConfig:
             del data["min_samples"]
         if self.pong_cmd is None:
             del data["pong_cmd"]
+        if self.secure is None:
+            del data["secure"]
         if self.client == "agent":
             del data["client"]
         if not self.gates:
@@ -356,6 +361,7 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
         peer_timeout_ns=peer_timeout_ns, busy_poll=bool(options.get("busy_poll")),
         prevent_cpu_idle=bool(options.get("prevent_cpu_idle")),
         keep_awake=bool(options.get("keep_awake")),
+        secure=parse_secure(options.get("secure")),
         spin_margin_ns=spin_margin_ns, samples=bool(options.get("samples")), **qos, **workload,
         client=client,
         **link,

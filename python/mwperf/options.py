@@ -112,6 +112,11 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
     option("--keep-awake", is_flag=True, help="A spinner at the lowest priority (SCHED_IDLE) "
            "on each CPU of this machine while the point runs, so no CPU halts: every "
            "transport wakes on a running CPU (a VM's halted vCPU takes tens of µs to wake)."),
+    option("--secure", metavar="MODE", help="DDS-Security with a PKI made for the run (a CA, "
+           "an X.509 v3 identity per agent, signed governance and permissions; removed with "
+           "the run's scratch folder): auth (authentication and access control), sign "
+           "(messages, metadata and data signed) or encrypt (encrypted). --transport "
+           "cyclonedds or fastdds."),
     agent_option("--reliability", help="QoS: reliable or best-effort (mapped per "
            "middleware).  [default: {default}]"),
     agent_option("--history", help="QoS: keep-last (with --depth), keep-last:N or "

@@ -27,6 +27,7 @@ from .rclpy_sub import RclpySub
 from .ros2 import Ros2
 from .resources import Resources
 from .samples import Samples
+from .secure import Secure
 from .sizes import Sizes
 from .throughput import Throughput
 from .wire_bytes import WireBytes
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     from ..point import Point
 
 PARTS: tuple[Part, ...] = (Ros2(), RclpySub(), FastddsDistro(), CallsPart(), Sizes(), KeepAwake(),
-                           Bridge(), Outage(),
+                           Secure(), Bridge(), Outage(),
                            ClockSync(), CountAllocs(),
                            Layers(), AllocSites(), Profile(), WireBytes(), Samples(), Throughput(),
                            Restarts(), Resources())

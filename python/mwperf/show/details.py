@@ -38,6 +38,16 @@ def discovery(result: Mapping[str, Any]) -> str:
             + f"  probes {found['probes']}\n")
 
 
+def security(result: Mapping[str, Any]) -> str:
+    """With --secure: the DDS-Security mode the point ran under (security/modes.py)."""
+    mode = (result.get("config") or {}).get("secure")
+    if not mode:
+        return ""
+    from ..security.modes import PROTECTION
+    return (f"security      DDS-Security {mode}: authenticated, access-controlled, rtps/"
+            f"metadata/data protection {PROTECTION[mode]} (a PKI made for the run)\n")
+
+
 def cpu(result: Mapping[str, Any]) -> str:
     """With --cpu-quota or CPU placement: what each process was given and took."""
     return "".join(f"cpu           {line}\n" for line in summary_lines(result.get("cpu")))
@@ -209,7 +219,7 @@ def _topic_line(topic: dict[str, Any], head: str, address: str | None) -> str:
 
 SECTIONS: tuple[Section, ...] = (
     measured, calls.section, throughput.section, layers.section, workload, subscribers,
-    discovery, clock_sync, allocations, wire, profile, alloc_sites, cpu, daemons, bridge,
+    discovery, security, clock_sync, allocations, wire, profile, alloc_sites, cpu, daemons, bridge,
     render_link)
 """a stream point's details, in the order they are printed"""
 

@@ -48,6 +48,8 @@ pub struct Config {
     pub type_in: *const c_char,
     /// 1: the types are ROS 2 types whose CDR the caller writes (`--opt ros2-type`).
     pub raw_cdr: i32,
+    /// Participant properties as "name=value" lines (`--opt security`); NULL: none.
+    pub properties: *const c_char,
 }
 
 type ParticipantOpenFn =

@@ -24,6 +24,8 @@
 mod ffi;
 #[cfg(mwperf_fastdds)]
 mod participant;
+#[cfg(mwperf_fastdds)]
+mod security;
 pub mod service;
 #[cfg(all(mwperf_fastdds, feature = "ros2"))]
 mod wheel;
@@ -226,6 +228,11 @@ impl FastddsEndpoint {
         };
         let c_iface = c(interface.as_deref());
         let c_peers = c(opts.get("peers"));
+        let properties = opts
+            .get(security::OPT)
+            .map(security::properties)
+            .transpose()?;
+        let c_properties = c(properties.as_deref());
         let ptr = |s: &Option<CString>| s.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
         let config = ffi::Config {
             domain: addr.domain,
@@ -246,6 +253,7 @@ impl FastddsEndpoint {
             type_out: ptr(&c_type_out),
             type_in: ptr(&c_type_in),
             raw_cdr: i32::from(ros2.is_some()),
+            properties: ptr(&c_properties),
         };
         let key = participant::Key {
             domain: addr.domain,
@@ -253,6 +261,7 @@ impl FastddsEndpoint {
             interface,
             peers: opts.get("peers").map(str::to_string),
             max_bytes_per_s: max_rate,
+            security: opts.get(security::OPT).map(str::to_string),
         };
         let owner = participant::Participant::session(api, key, &config, spec.shared_session)?;
         let mut err = [0 as c_char; 512];

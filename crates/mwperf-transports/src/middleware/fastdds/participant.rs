@@ -4,7 +4,7 @@
 //!
 //! The key is what the shim sets on the participant, not on a reader or writer: the domain, the
 //! shared-memory transport, the interface and discovery peers, and the rate limit (a flow
-//! controller of the participant). Fast DDS's participant is thread-safe; the shim guards the
+//! controller of the participant) and its DDS-Security identity. Fast DDS's participant is thread-safe; the shim guards the
 //! topics its endpoints share with a mutex, so endpoints open and close from any thread.
 
 use super::ffi::{self, Api};
@@ -31,6 +31,8 @@ pub struct Key {
     pub interface: Option<String>,
     pub peers: Option<String>,
     pub max_bytes_per_s: i64,
+    /// `--opt security`: the participant's identity (another identity, another participant)
+    pub security: Option<String>,
 }
 
 static SHARED: SessionCache<Key, Participant> = SessionCache::new(T);

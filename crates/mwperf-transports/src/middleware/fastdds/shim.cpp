@@ -204,6 +204,7 @@ struct mwfd_config {
     const char* type_out;      // the writer's type name (NULL: mwperf_msgs::msg::dds_::Bytes_)
     const char* type_in;       // the reader's type name (NULL: as above)
     int32_t raw_cdr;           // 1: type_out/type_in are ROS 2 types the caller writes the CDR of
+    const char* properties;    // participant properties, "name=value" lines (DDS-Security's dds.sec.*); NULL: none
 };
 
 // A participant and the topics its endpoints use: Fast DDS refuses a second topic of one name
@@ -393,6 +394,21 @@ mwfd_participant* mwfd_participant_open(const mwfd_config* cfg, char* err, size_
             int64_t per_period = cfg->max_bytes_per_s / 100;
             fc->max_bytes_per_period = static_cast<int32_t>(std::max<int64_t>(1, std::min<int64_t>(per_period, INT32_MAX)));
             pq.flow_controllers().push_back(fc);
+        }
+
+        // Participant properties (--opt security: the DDS-Security plugins and their files).
+        if (cfg->properties) {
+            std::string lines = cfg->properties;
+            size_t start = 0;
+            while (start < lines.size()) {
+                size_t end = lines.find('\n', start);
+                if (end == std::string::npos) end = lines.size();
+                std::string line = lines.substr(start, end - start);
+                size_t eq = line.find('=');
+                if (eq != std::string::npos)
+                    pq.properties().properties().emplace_back(line.substr(0, eq), line.substr(eq + 1));
+                start = end + 1;
+            }
         }
 
         owner->participant = DomainParticipantFactory::get_instance()->create_participant(cfg->domain, pq);

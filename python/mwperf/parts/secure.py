@@ -1,0 +1,69 @@
+"""The security part (``--secure MODE``, issue 42): before any agent starts, a PKI for the run in
+its scratch folder (security/files.py: a CA, an identity per agent role, the mode's governance
+and each identity's permissions, signed), each identity checked (security/check.py); then each
+agent joins the domain with its own identity, the DDS-Security block merged after the
+configuration it would otherwise use (the user's ``--opt config``, else the agent's loopback
+one). The files go with the scratch folder when the point ends, interrupted or not
+(session.scratch_folder, leased)."""
+
+from typing import TYPE_CHECKING, Any
+
+from ..errors import UsageError
+from ..roles import ROLES
+from ..security import modes
+from ..security.check import check_identity
+from ..security.cyclonedds import merged_config
+from ..security.fastdds import security_opt
+from ..security.files import Identity, make_run_pki
+from .base import P, Part
+
+if TYPE_CHECKING:
+    from ..point import Point
+    from .state import PointState
+
+FOLDER = "security"
+"""the PKI's folder inside the point's scratch folder"""
+
+
+class Secure(Part):
+    name = "secure"
+
+    def __init__(self) -> None:
+        self.identities: dict[str, Identity] = {}
+
+    def wanted(self, cfg: "Point") -> bool:
+        return getattr(cfg, "secure", None) is not None
+
+    def validate(self, cfg: P, options: dict[str, Any]) -> P:
+        mode = getattr(cfg, "secure", None)
+        if cfg.transport not in modes.TRANSPORTS:
+            raise UsageError(f"--secure {mode}: not with --transport {cfg.transport}; "
+                             f"--secure works with --transport {', '.join(modes.TRANSPORTS)}")
+        for flag, given in (("--link (or a scenario's hosts:)", getattr(cfg, "link", None)
+                             is not None or getattr(cfg, "topology", None) is not None),
+                            ("--host", cfg.remote is not None),
+                            ("--bridge", getattr(cfg, "bridge", None) is not None),
+                            ("--pong relay / --pong-cmd", getattr(cfg, "pong", "agent") != "agent"),
+                            ("--opt client=rclpy", getattr(cfg, "client", "agent") != "agent"),
+                            ("--opt distro (a ROS 2 distribution's Fast DDS)",
+                             cfg.transport == "fastdds" and cfg.option("distro") is not None),
+                            ("--opt security (mwperf makes the identities)",
+                             cfg.option("security") is not None)):
+            if given:
+                raise UsageError(f"--secure {mode}: not together with {flag} (yet): only "
+                                 "mwperf's own agents on this machine get identities")
+        return cfg
+
+    def start(self, run: "PointState") -> None:
+        roles = ROLES[run.cfg.mode]
+        self.identities = make_run_pki(run.workdir / FOLDER, run.cfg.secure, tuple(roles))
+        for identity in self.identities.values():
+            check_identity(identity)
+
+    def args(self, run: "PointState", role: str) -> list[str]:
+        identity = self.identities[role]
+        if run.cfg.transport == "fastdds":
+            return ["--opt", security_opt(identity)]
+        from ..transports.cyclonedds import loopback_config
+        base = run.cfg.option("config") or loopback_config(run.agent)
+        return ["--opt", f"config={merged_config(base, identity)}"]

@@ -1,0 +1,12 @@
+"""DDS-Security for a point (``--secure MODE``, issue 42): what each mode asks of the middleware,
+and the per-run public-key infrastructure mwperf makes for it in the point's scratch folder.
+
+One concept per module: ``modes`` (the modes and the governance protection kinds each means),
+``pki`` (a CA and X.509 v3 identity certificates), ``smime`` (S/MIME signing by the permissions
+CA), ``governance`` and ``permissions`` (the two signed XML documents), ``files`` (the set of
+files one identity needs, made together), ``check`` (what is wrong with a set of files, one
+line naming the file), ``cyclonedds`` (the ``<Security>`` block of the Cyclone XML
+configuration), ``fastdds`` (the agent's ``--opt security=`` naming one identity's files, which
+its Fast DDS shim turns into the ``dds.sec.*`` participant properties). Everything is made with the ``cryptography`` library (no ``openssl``
+subprocess); nothing outlives the scratch folder.
+"""
