@@ -45,6 +45,12 @@ use open::Stop;
 use session::Session;
 
 fn main() -> ExitCode {
+    let code = run();
+    mwperf_transports::shutdown(); // its report is out: the middleware stops before exit
+    code
+}
+
+fn run() -> ExitCode {
     let cli = match parse() {
         Ok(cli) => cli,
         Err(code) => return code,

@@ -186,6 +186,14 @@ pub fn release_held_sessions() {
     middleware::ros2::release_held_nodes();
 }
 
+/// Before the process exits: stop what the middleware libraries keep running past their last
+/// endpoint (Cyclone DDS's domains and their threads), so that no such thread is still calling
+/// into a library while exit's handlers tear it down.
+pub fn shutdown() {
+    #[cfg(feature = "cyclonedds")]
+    middleware::cyclonedds::domain::close_all();
+}
+
 /// Open `side` of a measurement over `kind`.
 pub fn open(kind: Kind, side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError> {
     // every transport refuses an --opt it does not know (the sockets know none), not only

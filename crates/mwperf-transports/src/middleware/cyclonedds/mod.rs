@@ -25,7 +25,7 @@
 #[cfg(mwperf_cyclonedds)]
 mod cdr_type;
 #[cfg(mwperf_cyclonedds)]
-mod domain;
+pub(crate) mod domain;
 #[cfg(mwperf_cyclonedds)]
 mod ffi;
 #[cfg(mwperf_cyclonedds)]
