@@ -101,7 +101,9 @@ def test_json_to_stdout_replaces_the_table(fake_env: dict[str, str]) -> None:
     done = run_mwperf("run", "--duration", "200ms", "--no-save", "--json", env=fake_env)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
-    assert result["kind"] == "run-result" and result["status"] == "complete"
+    assert (result["kind"], result["schema_version"], result["status"]) == ("result", 3,
+                                                                            "complete")
+    assert result["stream"]["measurement"]["accounting"]["sent"] > 0  # its stream view
 
 
 BAGS = Path(__file__).parent / "fixtures" / "bags"

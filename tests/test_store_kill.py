@@ -11,7 +11,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from test_store_support import catalogue_rows, measure_point
+from test_store_support import catalogue_rows, measure_point, saved_as_v2
 
 from mwperf import store
 
@@ -37,7 +37,7 @@ LOOP = textwrap.dedent("""
 
 def test_sigkill_mid_write_keeps_the_catalogue_whole(fake_env: dict[str, str],
                                                      tmp_path: Path) -> None:
-    template = measure_point(tmp_path / "template", samples=True)
+    template = saved_as_v2(measure_point(tmp_path / "template", samples=True))
     root = tmp_path / "results"
     sweep = root / "20261122T000000Z-suite-kill-0000"
     rng = random.Random(4)
