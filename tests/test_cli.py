@@ -77,7 +77,8 @@ def test_run_writes_results_and_json(fake_env: dict[str, str], tmp_path: Path) -
     assert done.returncode == 0, done.stderr
     (folder,) = (tmp_path / "r").glob("*/")
     result = json.loads((folder / "result.json").read_text())
-    assert result == json.loads((tmp_path / "out.json").read_text())
+    assert result == json.loads((tmp_path / "out.json").read_text())  # one document, as written:
+    assert (result["schema_version"], result["kind"]) == (3, "result")  # v3 (result/save.py)
     assert result["run_id"] == folder.name and result["status"] == "complete"
     assert sorted(p.name for p in (folder / "agents").iterdir()) == ["ping.json", "pong.json"]
     assert f"saved in {folder}" in done.stdout and "accounting    sent" in done.stdout
