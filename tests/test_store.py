@@ -266,7 +266,7 @@ def test_a_version_1_catalogue_gains_the_resilience_columns(fake_env: dict[str, 
         con.execute("UPDATE schema_version SET version = 1")
     store.ingest_point(saved)
     assert catalogue_rows(root, "SELECT version FROM schema_version") == [(schema.SCHEMA_VERSION,)]
-    result = json.loads((saved / "result.json").read_text())
+    result = read_saved(saved / "result.json")
     rows = catalogue_rows(root, "SELECT time_to_connect_ns, outage_session FROM points")
     assert rows == [(result["resilience"]["time_to_connect_ns"], None)]  # no outage: no session
 

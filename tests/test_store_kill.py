@@ -2,7 +2,6 @@
 at random moments, several times; the catalogue must open, every row's point folder must exist,
 and every point must have all of its topic and warning rows (no half points)."""
 
-import json
 import random
 import signal
 import subprocess
@@ -14,6 +13,7 @@ from pathlib import Path
 from test_store_support import catalogue_rows, measure_point, saved_as_v2
 
 from mwperf import store
+from conftest import read_saved
 
 LOOP = textwrap.dedent("""
     import itertools, json, shutil, sys
@@ -57,7 +57,7 @@ def test_sigkill_mid_write_keeps_the_catalogue_whole(fake_env: dict[str, str],
     print(f"{len(points)} points catalogued, {ingested} reported before the kills")
     assert len(points) >= ingested  # every point reported as ingested is there
     for point_id, folder in points:
-        result = json.loads((root / folder / "result.json").read_text())
+        result = read_saved(root / folder / "result.json")
         assert result["run_id"] == point_id
         n = int(point_id[9:15])
         assert catalogue_rows(root, "SELECT count(*) FROM topics WHERE point_id = ?",
