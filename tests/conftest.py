@@ -472,3 +472,32 @@ def kilted() -> "ros2.Distribution":
         return ros2.pick("kilted", env={})
     except UsageError as exc:
         pytest.fail(f"{exc} (make setup installs it)")
+
+
+def read_saved(path: Path) -> dict:
+    """A result mwperf saved (a point's result.json, a --json-out file), read as the product
+    reads it (python/mwperf/result/load.py): v3, with a stream run's figures (measurement,
+    per_topic, per_subscriber, agents, discovery: its ``stream`` view) beside."""
+    from mwperf.result.load import as_stream, load_result
+    return as_stream(load_result(path))
+
+
+def read_printed(text: str) -> dict:
+    """The result ``mwperf run --json`` printed, read as :func:`read_saved` reads a file."""
+    import json
+    from mwperf.result.load import as_stream, parse_result
+    return as_stream(parse_result(json.loads(text), "--json"))
+
+
+V3_ONLY = ("nodes", "edges", "chains", "calls", "pools", "upgraded_from", "stream")
+"""a v3 result's keys a v2 run-result has not"""
+
+
+def as_v2(result: dict) -> dict:
+    """A stream point's result as read (:func:`read_saved`, :func:`read_printed`) as the v2
+    run-result it stands for: its stream figures and run sections, v2's kind and version (to
+    check them against the v2 schema, or to save a template by its v2 fields)."""
+    v2 = {key: value for key, value in result.items() if key not in V3_ONLY}
+    v2.update(schema_version=2, kind="run-result",
+              config={k: v for k, v in result["config"].items() if k != "kind"})
+    return v2

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import alive, children, run_mwperf
+from conftest import alive, children, read_saved, run_mwperf
 
 pytestmark = pytest.mark.agent
 
@@ -20,7 +20,7 @@ def run(env: dict[str, str], tmp_path: Path, *args: str) -> tuple[int, dict[str,
                       env=env, timeout=120)
     assert "Traceback" not in done.stderr, done.stderr
     assert out.is_file(), done.stderr
-    return done.returncode, json.loads(out.read_text())
+    return done.returncode, read_saved(out)
 
 
 def check_clean(result: dict[str, Any], sent: int | None = None) -> None:
@@ -83,7 +83,7 @@ def test_ctrl_c_partial_and_nothing_left(real_env: dict[str, str], tmp_path: Pat
     _, err = proc.communicate(timeout=15)
     assert proc.returncode == 3, err
     (folder,) = (tmp_path / "r").glob("*/")
-    result = json.loads((folder / "result.json").read_text())
+    result = read_saved(folder / "result.json")
     assert (result["status"], result["status_reason"]) == ("partial", "interrupted by Ctrl-C")
     assert result["measurement"]["accounting"]["received"] > 0
     assert not [pid for pid in agents if alive(pid)]

@@ -5,12 +5,12 @@ once held 400 MB would report >= 400 MB. The control plane here holds a 400 MB b
 runs the point; every agent and daemon must report a peak far below it (VmHWM of its own pid).
 """
 
-import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import read_saved
 
 pytestmark = pytest.mark.agent
 
@@ -33,7 +33,7 @@ def run_with_ballast(env: dict[str, str], tmp_path: Path, *args: str) -> tuple[d
                           capture_output=True, text=True, env=env, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     parent_hwm = int(done.stderr.split("control-plane VmHWM ")[1].split()[0])
-    return json.loads(out.read_text()), parent_hwm
+    return read_saved(out), parent_hwm
 
 
 @pytest.mark.parametrize("transport", ["udp", "mqtt"])

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REAL_AGENT
+from conftest import REAL_AGENT, as_v2, read_saved
 from mwperf.allocsites import heaptrack
 from mwperf.schema import validation_error
 
@@ -91,8 +91,8 @@ def test_a_run_with_alloc_sites_keeps_the_records_and_shows_the_sites(
     done = run_recorded(real_env, tmp_path, "--transport", "udp", "--rate", "500",
                         "--duration", "1s", "--json-out", str(out))
     assert "alloc sites   " in done.stdout and "(none per message)" in done.stdout
-    result = json.loads(out.read_text())
-    assert validation_error(result, "run-result") is None
+    result = read_saved(out)
+    assert validation_error(as_v2(result), "run-result") is None
     section = result["alloc_sites"]
     assert section["tool"] == "heaptrack"
     assert {p["name"] for p in section["processes"]} == {"ping", "pong"}

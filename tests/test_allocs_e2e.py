@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REAL_AGENT, run_mwperf
+from conftest import REAL_AGENT, as_v2, read_saved, run_mwperf
 from mwperf.agent import ALLOC_LIBRARY
 from mwperf.schema import validation_error
 from mwperf.show.details import allocations
@@ -71,8 +71,8 @@ def test_socket_agents_allocate_nothing_per_message(real_env: dict[str, str], tm
                            "--count-allocs", "--json-out", str(out), "--results", str(tmp_path / "r")],
                           capture_output=True, text=True, env={**real_env, "PYTHONPATH": PYTHONPATH}, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
-    result = json.loads(out.read_text())
-    assert validation_error(result, "run-result") is None
+    result = read_saved(out)
+    assert validation_error(as_v2(result), "run-result") is None
     by_role = {agent["role"]: agent["allocations"] for agent in result["agents"]}
     assert set(by_role) == {"ping", "pong"}
     for role, a in by_role.items():
@@ -97,7 +97,7 @@ def test_no_flag_no_section(real_env: dict[str, str], tmp_path: Path) -> None:
                            "--duration", "0.2s", "--json-out", str(out), "--no-save"],
                           capture_output=True, text=True, env={**real_env, "PYTHONPATH": PYTHONPATH}, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
-    result = json.loads(out.read_text())
+    result = read_saved(out)
     assert all("allocations" not in agent for agent in result["agents"])
     assert "count_allocs" not in result["config"]
     assert "--count-allocs" not in json.dumps(result["agents"][0]["config"])
@@ -112,7 +112,7 @@ def test_an_agent_on_a_real_host_counts_with_a_copy_of_the_counter(
                       env={**leased_env, "MWPERF_REMOTE_CACHE": str(tmp_path / "cache")})
     assert done.returncode == 0, done.stderr
     assert f"copying {ALLOC_LIBRARY}" in done.stderr
-    agents = {a["role"]: a for a in json.loads(out.read_text())["agents"]}
+    agents = {a["role"]: a for a in read_saved(out)["agents"]}
     pong = agents["pong"]["allocations"]  # counted on the robot
     assert pong["steady_messages"] >= 400 and pong["total"]["count"] > 0
     assert agents["ping"]["allocations"]["steady_messages"] >= 400

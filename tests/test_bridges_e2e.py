@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (children_with_commands, require_emulation, run_mwperf, started_here,
-                      wait_into_measurement)
+from conftest import (children_with_commands, read_saved, require_emulation, run_mwperf,
+                      started_here, wait_into_measurement)
 
 pytestmark = pytest.mark.agent
 
@@ -59,7 +59,7 @@ def test_mqtt_bridge_carries_a_round_trip_between_two_brokers(real_env: dict[str
     done = run_mwperf("run", "--transport", "mqtt", "--bridge", "mqtt-bridge", *SHORT,
                       "--json-out", str(out), "--no-save", env=real_env)
     assert done.returncode == 0, done.stderr
-    result = json.loads(out.read_text())
+    result = read_saved(out)
     bridge = result["bridge"]
     assert result["status"] == "complete" and result["config"]["bridge"] == "mqtt-bridge"
     assert [h["name"] for h in bridge["halves"]] == ["bridge-b", "bridge-a"]
@@ -102,7 +102,7 @@ def test_a_bridge_killed_mid_run_gives_a_partial_result_with_the_reason(
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    result = json.loads(out.read_text())
+    result = read_saved(out)
     assert result["status"] == "partial", (result["status_reason"], stderr)
     assert "bridge-a exited during the run (exit code -9)" in result["status_reason"]
     counts = result["measurement"]["accounting"]
@@ -122,7 +122,7 @@ def test_mqtt_bridge_and_direct_across_the_bridge_hosts(real_env: dict[str, str]
                           "--link", "delay=5ms", *SHORT, "--json-out", str(out), "--no-save",
                           env=real_env)
         assert done.returncode == 0, done.stderr
-        result = json.loads(out.read_text())
+        result = read_saved(out)
         place = result["link"]["place"]
         assert (place["ping"], place["bridge-a"], place["bridge-b"], place["pong"]) == \
             ("a", "ga", "gb", "b")
@@ -156,7 +156,7 @@ def test_zenoh_ros2dds_carries_dds_through_two_bridges(real_env: dict[str, str],
     done = run_mwperf("run", "--transport", "cyclonedds", "--bridge", "zenoh-ros2dds", *SHORT,
                       "--json-out", str(out), "--no-save", env=real_env)
     assert done.returncode == 0, done.stderr
-    result = json.loads(out.read_text())
+    result = read_saved(out)
     bridge = result["bridge"]
     assert result["status"] == "complete"
     domain_a, domain_b = bridge["dds_domains"]
@@ -178,7 +178,7 @@ def test_zenoh_ros2dds_carries_dds_to_a_zenoh_pong(real_env: dict[str, str], tmp
     done = run_mwperf("run", "--transport", "zenoh", "--bridge", "zenoh-ros2dds", *SHORT,
                       "--json-out", str(out), "--no-save", env=real_env)
     assert done.returncode == 0, done.stderr
-    result = json.loads(out.read_text())
+    result = read_saved(out)
     bridge = result["bridge"]
     assert result["status"] == "complete", result.get("status_reason")
     assert [h["name"] for h in bridge["halves"]] == ["bridge-a"]

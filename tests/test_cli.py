@@ -77,7 +77,8 @@ def test_run_writes_results_and_json(fake_env: dict[str, str], tmp_path: Path) -
     assert done.returncode == 0, done.stderr
     (folder,) = (tmp_path / "r").glob("*/")
     result = json.loads((folder / "result.json").read_text())
-    assert result == json.loads((tmp_path / "out.json").read_text())
+    assert result == json.loads((tmp_path / "out.json").read_text())  # one document, as written:
+    assert (result["schema_version"], result["kind"]) == (3, "result")  # v3 (result/save.py)
     assert result["run_id"] == folder.name and result["status"] == "complete"
     assert sorted(p.name for p in (folder / "agents").iterdir()) == ["ping.json", "pong.json"]
     assert f"saved in {folder}" in done.stdout and "accounting    sent" in done.stdout
@@ -101,7 +102,9 @@ def test_json_to_stdout_replaces_the_table(fake_env: dict[str, str]) -> None:
     done = run_mwperf("run", "--duration", "200ms", "--no-save", "--json", env=fake_env)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
-    assert result["kind"] == "run-result" and result["status"] == "complete"
+    assert (result["kind"], result["schema_version"], result["status"]) == ("result", 3,
+                                                                            "complete")
+    assert result["stream"]["measurement"]["accounting"]["sent"] > 0  # its stream view
 
 
 BAGS = Path(__file__).parent / "fixtures" / "bags"

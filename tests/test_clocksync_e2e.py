@@ -11,14 +11,13 @@ CI (CI=true). Nothing may be left behind (checked by the agents' process group e
 run, and the lease folder being empty as in the other e2e tests).
 """
 
-import json
 import os
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import require_emulation, run_mwperf
+from conftest import as_v2, read_saved, require_emulation, run_mwperf
 
 from mwperf.schema import validation_error
 
@@ -44,8 +43,8 @@ def run(env: dict[str, str], tmp_path: Path, *args: str) -> tuple[int, dict[str,
                       *args, "--json-out", str(out), "--no-save", env=env, timeout=120)
     assert "Traceback" not in done.stderr, done.stderr
     assert out.is_file(), done.stderr
-    result = json.loads(out.read_text())
-    assert validation_error(result, "run-result") is None
+    result = read_saved(out)
+    assert validation_error(as_v2(result), "run-result") is None
     return done.returncode, result
 
 
@@ -129,7 +128,7 @@ def test_round_trips_stay_clock_free_and_one_way_needs_clock_sync(env: dict[str,
                       "--payload", "64", "--link", "delay=2ms", "--test-clock", "b=1000,50",
                       "--json-out", str(out), "--no-save", env=env, timeout=120)
     assert done.returncode == 0, done.stderr
-    m = json.loads(out.read_text())["measurement"]
+    m = read_saved(out)["measurement"]
     assert "clock_sync" not in m
     # 2 x 2 ms whatever the pong's clock says: its 1000 s offset would move it by ~1000 s
     assert 3.9e6 < m["response"]["p50_ns"] < 1e9

@@ -1,7 +1,6 @@
 """CPU limits: option parsing, cgroup discovery from mountinfo, and on this machine (root, cgroup
 cpu controller) a busy process held to its quota, pinning and real-time priority read back."""
 
-import json
 import os
 import subprocess
 import sys
@@ -9,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import run_mwperf
+from conftest import read_saved, run_mwperf
 
 from mwperf.emulation import cgroups
 from mwperf.emulation.cpu import CpuLimits, CpuPlacement, parse_limits
@@ -283,7 +282,7 @@ def test_real_agent_busy_polling_under_a_quota(real_env: dict[str, str], tmp_pat
                       "--json-out", str(out), "--no-save",
                       env={**real_env, "MWPERF_LEASE_DIR": str(tmp_path / "leases")})
     assert done.returncode in (0, 3), done.stderr
-    result = json.loads(out.read_text())
+    result = read_saved(out)
     pong = next(a for a in result["agents"] if a["role"] == "pong")["process"]
     share = (pong["cpu_user_s"] + pong["cpu_sys_s"]) / pong["wall_s"]
     assert share <= 0.3 * 1.15 + 0.02, share

@@ -13,7 +13,7 @@ import xmlrpc.client
 from pathlib import Path
 
 import pytest
-from conftest import alive, children, run_mwperf, traced_pids
+from conftest import alive, children, read_saved, run_mwperf, traced_pids
 
 from mwperf.daemons import DaemonSet, DaemonSpec
 from mwperf.daemons import base, mosquitto, ros1
@@ -133,7 +133,7 @@ def test_run_records_the_broker(fake_env: dict[str, str], tmp_path: Path) -> Non
                       env=fake_with(fake_env, "mqtt"))
     assert done.returncode == 0, done.stderr
     (folder,) = (tmp_path / "r").glob("*/")
-    result = json.loads((folder / "result.json").read_text())
+    result = read_saved(folder / "result.json")
     (broker,) = result["daemons"]
     assert broker["name"] == "mosquitto" and broker["peak_rss_kib"] > 0
     assert (folder / "daemons" / "mosquitto.log").is_file()
@@ -170,7 +170,7 @@ def test_interrupt_leaves_no_daemon(fake_env: dict[str, str], tmp_path: Path,
     assert proc.returncode == 3, err
     assert not [pid for pid in spawned if alive(pid)]
     (folder,) = (tmp_path / "r").glob("*/")
-    assert json.loads((folder / "result.json").read_text())["daemons"][0]["name"] == "mosquitto"
+    assert read_saved(folder / "result.json")["daemons"][0]["name"] == "mosquitto"
 
 
 @needs_ros1

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import run_mwperf
-from test_store_support import catalogue_rows, clone_point, measure_point
+from conftest import read_printed, run_mwperf
+from test_store_support import catalogue_rows, clone_point, measure_point, saved_as_v2
 
 from mwperf.agent import find_agent
 from mwperf.scenario import Request, launch
@@ -101,7 +101,7 @@ def test_a_full_disk_keeps_the_measurement_names_the_folder_and_spares_the_catal
     for free_kib in (0, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768):
         leave_free(small_disk, free_kib * 1024)
         done = run_mwperf(*POINT, "--results", str(root), "--json", env=fake_env)
-        result = json.loads(done.stdout)  # reported, whatever the disk did
+        result = read_printed(done.stdout)  # reported, whatever the disk did
         assert result["measurement"]["response"]["count"] > 0
         folder = root / result["run_id"]
         (small_disk / "filler").unlink()
@@ -304,7 +304,7 @@ SIGINT_LOOP = textwrap.dedent("""
 
 def test_ctrl_c_at_random_moments_leaves_the_catalogue_whole(fake_env: dict[str, str],
                                                              tmp_path: Path) -> None:
-    template = measure_point(tmp_path / "template", samples=True)
+    template = saved_as_v2(measure_point(tmp_path / "template", samples=True))
     root = tmp_path / "results"
     sweep = root / "20261122T000000Z-suite-sigint-0000"
     rng = random.Random(29)

@@ -2,13 +2,13 @@
 trip completes with every message back and nothing of Fast DDS's left in /dev/shm; its options
 work (publish-mode, max-rate) or are refused in one line naming the option (exit 2)."""
 
-import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import read_saved
 
 SHM = Path("/dev/shm")
 
@@ -55,7 +55,7 @@ def test_a_round_trip_completes_and_leaves_nothing(tmp_path: Path, opts: list[st
     if done.returncode != 0 and not os.environ.get("CI") and "not found" in done.stderr:
         pytest.skip(done.stderr.strip().splitlines()[-1])
     assert done.returncode == 0, done.stderr
-    result = json.loads(out.read_text())
+    result = read_saved(out)
     accounting = result["measurement"]["accounting"]
     assert accounting["received"] == accounting["sent"] > 100, accounting
     assert accounting["corrupted"] == 0

@@ -4,7 +4,6 @@
 foxglove pong, and back by client publish), across emulated hosts, a bridge killed mid-run,
 and nothing left running."""
 
-import json
 import os
 import signal
 import subprocess
@@ -14,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import require_emulation, run_mwperf, started_here, wait_into_measurement
+from conftest import read_saved, require_emulation, run_mwperf, started_here, wait_into_measurement
 
 pytestmark = pytest.mark.agent
 
@@ -46,7 +45,7 @@ def _run(tmp_path: Path, env: dict[str, str], *args: str) -> dict:
     out = tmp_path / "r.json"
     done = run_mwperf("run", *args, "--json-out", str(out), "--no-save", env=env)
     assert done.returncode == 0, done.stdout + done.stderr
-    return json.loads(out.read_text())
+    return read_saved(out)
 
 
 def test_the_foxglove_transport_through_the_relay_delivers_every_message(
@@ -118,7 +117,7 @@ def test_a_foxglove_bridge_killed_mid_run_gives_a_partial_result_with_the_reason
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    result = json.loads(out.read_text())
+    result = read_saved(out)
     assert result["status"] == "partial", stderr
     assert "bridge-a exited during the run (exit code -9)" in result["status_reason"]
     counts = result["measurement"]["accounting"]

@@ -8,7 +8,6 @@ without them, except in CI (CI=true), where a missing piece is a failure. Tolera
 enough for a loaded 2-core machine and tight enough to catch a lost or doubled direction.
 """
 
-import json
 import signal
 import subprocess
 import sys
@@ -18,7 +17,7 @@ from typing import Any
 
 import pytest
 from latency_quantiles import low_quantile_ns
-from conftest import alive, children, require_emulation, run_mwperf
+from conftest import alive, children, read_saved, require_emulation, run_mwperf
 from test_linkem_e2e import LeaseWatcher, leftovers
 
 
@@ -62,7 +61,7 @@ def sweep(env: dict[str, str], tmp_path: Path, text: str) -> tuple[int, list[dic
     done = run_mwperf("run", str(tmp_path / "e2e.yaml"), "--results", str(tmp_path / "r"),
                       env=env, timeout=300, process=True)
     assert "Traceback" not in done.stderr, done.stderr
-    results = [json.loads(p.read_text()) for p in (tmp_path / "r").glob("*/points/*/result.json")]
+    results = [read_saved(p) for p in (tmp_path / "r").glob("*/points/*/result.json")]
     return done.returncode, sorted(results, key=lambda r: r["started_at"]), done.stderr
 
 
@@ -172,7 +171,7 @@ def test_daemons_across_a_link(env: dict[str, str], tmp_path: Path, transport: s
                       "--warmup", "500ms", "--link", "delay=5ms", "--json-out", str(out),
                       "--no-save", env=env, timeout=120)
     assert done.returncode == 0, done.stderr
-    result = json.loads(out.read_text())
+    result = read_saved(out)
     accounting = result["measurement"]["accounting"]
     assert accounting["received"] == accounting["sent"] >= 90, accounting
     assert result["measurement"]["response"]["min_ns"] >= 10e6  # 2 x 5 ms, every message
@@ -230,7 +229,7 @@ def test_a_cpu_quota_on_a_host_holds_its_agents_and_daemons(env: dict[str, str],
                       "--warmup", "200ms", "--link", "delay=1ms", "--cpu-quota", "b=30%",
                       "--json-out", str(out), "--no-save", env=env, timeout=120)
     assert done.returncode == 0, done.stderr
-    result = json.loads(out.read_text())
+    result = read_saved(out)
     assert result["config"]["cpu"]["hosts"] == {"b": ["foxglove-server", "mosquitto", "pong",
                                                       "rosmaster", "server", "sub", "zenohd"]}
     host = result["cpu"]["hosts"]["b"]

@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import run_mwperf
+from conftest import as_v2, read_saved, run_mwperf
 from test_store_support import catalogue_rows
 
 from mwperf import store
@@ -53,7 +53,7 @@ def test_performance_test_json_and_csv_import_alike(tmp_path: Path) -> None:
         assert row[11] is None  # no percentiles in the source: none invented
         assert row[12:15] == (3000, 2, 20482)
         assert row[15] == pytest.approx(0.45)
-    result = json.loads(sorted(run.glob("points/*/result.json"))[0].read_text())
+    result = read_saved(sorted(run.glob("points/*/result.json"))[0])
     assert result["source"] == {"tool": "performance_test", "format": "json",
                                 "file": PT_JSON.name, "id": "fixture-0001", "version": "2.0.0"}
     assert len(result["measurement"]["series"]) == 3
@@ -75,10 +75,11 @@ def test_imported_results_follow_the_schema(tmp_path: Path) -> None:
     root = tmp_path / "results"
     runs = [import_files(root, "performance-test", [PT_JSON, PT_CSV]),
             import_files(root, "ros2-performance", [ROS2])]
-    documents = [json.loads(p.read_text()) for run in runs for p in run.glob("points/*/*.json")]
-    assert len(documents) == 3
-    for document in documents:
-        assert validation_error(document, "run-result") is None
+    paths = [p for run in runs for p in run.glob("points/*/*.json")]
+    assert len(paths) == 3
+    for path in paths:  # the v3 document as written, and the v2 run-result it stands for
+        assert validation_error(json.loads(path.read_text()), "result") is None
+        assert validation_error(as_v2(read_saved(path)), "run-result") is None
 
 
 def test_one_file_alone(tmp_path: Path) -> None:

@@ -3,14 +3,13 @@ scheduling class (SCHED_IDLE) before the first agent starts, all gone when the s
 on Ctrl-C, and with the lease of a crashed run; the result says it ran; the catalogue and the
 report's labels carry it (a catalogue of version 13 gains the column, false for its points)."""
 
-import json
 import os
 from pathlib import Path
 from types import SimpleNamespace
 
 import duckdb
 import pytest
-from conftest import run_mwperf
+from conftest import read_saved, run_mwperf
 from report_support import latencies, result, write_point
 from test_store_support import catalogue_rows
 
@@ -89,7 +88,7 @@ def test_a_run_says_it_kept_the_cpus_awake_and_leaves_no_spinner(
     done = run_mwperf("run", "--duration", "200ms", "--keep-awake", "--no-save", "--json-out",
                       str(out), env={**fake_env, "MWPERF_LEASE_DIR": str(tmp_path)})
     assert done.returncode == 0, done.stderr
-    assert json.loads(out.read_text())["config"]["keep_awake"] is True
+    assert read_saved(out)["config"]["keep_awake"] is True
     assert spinners_of(os.getpid()) == []  # (the command ran in this process: its children)
 
 

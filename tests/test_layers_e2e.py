@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REAL_AGENT, run_mwperf
+from conftest import REAL_AGENT, read_saved, run_mwperf
 
 from mwperf.layers import oneway_chain, round_trip, segments
 from mwperf.layers_rows import read_rows
@@ -30,7 +30,7 @@ def run(env: dict[str, str], tmp_path: Path, *args: str) -> tuple[dict[str, Any]
     assert "Traceback" not in done.stderr, done.stderr
     assert done.returncode == 0, done.stderr + done.stdout
     saved = next(p for p in (tmp_path / "r").iterdir() if p.is_dir())
-    return json.loads(out.read_text()), saved, done.stdout
+    return read_saved(out), saved, done.stdout
 
 
 def layer(section: dict[str, Any], name: str, direction: str | None = None) -> dict[str, Any]:

@@ -6,12 +6,11 @@ in fact shared, which lets the test hold the clock-free sums to the one-clock tr
 truly apart: an emulated host whose clock --test-clock shifts by 1000 s."""
 
 import csv
-import json
 import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import require_emulation, run_mwperf
+from conftest import read_saved, require_emulation, run_mwperf
 from ssh_support import Robot
 
 from mwperf.layers import round_trip, segments
@@ -36,7 +35,7 @@ def run(env: dict[str, str], tmp_path: Path, robot: Robot, *args: str
                       str(out), "--results", str(tmp_path / "r"), env=env, timeout=180)
     assert "Traceback" not in done.stderr, done.stderr
     assert done.returncode == 0, done.stderr
-    return done, json.loads(out.read_text())
+    return done, read_saved(out)
 
 
 def by_name(layers: list[dict]) -> dict[str, dict]:
@@ -103,7 +102,7 @@ def test_a_round_trip_to_a_shifted_clock_is_split_clock_free(leased_env, tmp_pat
                       "--json-out", str(out), "--results", str(tmp_path / "r"), env=leased_env,
                       timeout=180)
     assert done.returncode == 0, done.stderr
-    result = json.loads(out.read_text())
+    result = read_saved(out)
     layers = result["layers"]
     assert layers["split"] == layers["messages"] > 150, layers["unsplit"]
     kn = by_name(layers["layers"])["kernel_network"]  # 1 ms each way: 2 ms, not 1000 s

@@ -11,11 +11,10 @@ crosses a UDP one-way stream in that direction). Needs root, mwperf-linkem and t
 skipped without them. Timing-sensitive: in conftest's SERIAL list.
 """
 
-import json
 from pathlib import Path
 
 import pytest
-from conftest import require_emulation, run_mwperf
+from conftest import as_v2, read_saved, require_emulation, run_mwperf
 
 from mwperf.schema import validation_error
 
@@ -38,8 +37,8 @@ def test_two_flaps_each_lose_what_was_sent_while_the_link_was_down(
                       "--duration", "3s", "--warmup", "200ms", "--payload", "64", "--link", LINK,
                       "--json-out", str(out), "--no-save", env=leased_env, timeout=120)
     assert "Traceback" not in done.stderr, done.stderr
-    result = json.loads(out.read_text())
-    assert validation_error(result, "run-result") is None
+    result = read_saved(out)
+    assert validation_error(as_v2(result), "run-result") is None
     window = result["link"]["outage_window"]
     assert window["every_ns"] == 1_200_000_000
     outage = result["resilience"]["outage"]

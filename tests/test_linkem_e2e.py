@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 from latency_quantiles import low_quantile_ns
-from conftest import alive, children, require_emulation, run_mwperf
+from conftest import alive, as_v2, children, read_saved, require_emulation, run_mwperf
 
 from mwperf.leases import reap_stale, start_time
 from mwperf.schema import validation_error
@@ -45,7 +45,7 @@ def run(env: dict[str, str], tmp_path: Path, *args: str) -> tuple[int, dict[str,
     done = run_mwperf("run", *args, "--json-out", str(out), "--no-save", env=env, timeout=120)
     assert "Traceback" not in done.stderr, done.stderr
     assert out.is_file(), done.stderr
-    return done.returncode, json.loads(out.read_text()), done.stderr
+    return done.returncode, read_saved(out), done.stderr
 
 
 def rtt_p50_ms(env: dict[str, str], tmp_path: Path, link: str) -> float:
@@ -72,7 +72,7 @@ def test_loss_is_measured_back_and_counted(env: dict[str, str], tmp_path: Path) 
     n, lost = accounting["sent"], accounting["lost"]
     sigma = math.sqrt(n * 0.1 * 0.9)
     assert abs(lost - 0.1 * n) <= 4 * sigma, f"lost {lost} of {n}, expected 10 %"
-    assert validation_error(result, "run-result") is None
+    assert validation_error(as_v2(result), "run-result") is None
     link = result["link"]
     assert link["backend"] == "userspace" and link["spec"] == "up:loss=10%"
     assert link["up"]["loss"] == 0.1 and link["down"]["loss"] == 0

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REAL_AGENT, alive, children, real_agent_answers, run_mwperf
+from conftest import REAL_AGENT, alive, children, read_saved, real_agent_answers, run_mwperf
 
 MIDDLEWARE = ("iceoryx2", "cyclonedds", "fastdds", "rustdds", "zenoh", "mqtt", "foxglove", "ros1")
 DAEMONS = {"mqtt": ["mosquitto"], "foxglove": ["foxglove-server"], "ros1": ["rosmaster"]}
@@ -51,7 +51,7 @@ def run(env: dict[str, str], tmp_path: Path, *args: str) -> dict[str, Any]:
     assert "Traceback" not in done.stderr, done.stderr
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1st msg" in done.stdout and "discovery     matched" in done.stdout
-    return json.loads(out.read_text())
+    return read_saved(out)
 
 
 def check(result: dict[str, Any], roles: list[str], daemons: list[str], max_lost: int = 0) -> None:
@@ -159,7 +159,7 @@ def test_ctrl_c_stops_agents_and_daemons(real_env: dict[str, str], tmp_path: Pat
     assert proc.returncode == 3, err
     assert not [pid for pid in spawned if alive(pid)]
     (folder,) = (tmp_path / "r").glob("*/")
-    result = json.loads((folder / "result.json").read_text())
+    result = read_saved(folder / "result.json")
     assert result["status_reason"] == "interrupted by Ctrl-C" and result["daemons"]
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import run_mwperf
+from conftest import read_printed, run_mwperf
 from report_support import add_point, latencies
 
 from mwperf.config import PointConfig, build_point
@@ -173,7 +173,7 @@ def test_the_real_agent_measures_at_least_n(real_env: dict[str, str]) -> None:
                           "--warmup", "0s", "--min-samples", str(wanted), "--no-save", "--json",
                           env=real_env)
         assert done.returncode == 0, done.stderr
-        result = json.loads(done.stdout)
+        result = read_printed(done.stdout)
         assert result["config"]["min_samples"] == wanted
         assert result["measurement"]["accounting"]["sent"] == wanted
         ping = next(a for a in result["agents"] if a["role"] == "ping")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_mwperf
+from conftest import read_saved, run_mwperf
 from mwperf.errors import UsageError
 from mwperf.peak.run import parse_request
 from mwperf.peak.search import Trial, combined, search
@@ -154,7 +154,7 @@ def test_every_trial_is_a_saved_point_and_peak_json_lists_them(fake_env, tmp_pat
     trials = peak["walks"][0]["trials"]
     assert [t["rate"] for t in trials][:2] == [10, 20]
     for t in trials:  # each trial's point saved, at its rate
-        saved = json.loads((tmp_path / t["run_id"] / "result.json").read_text())
+        saved = read_saved(tmp_path / t["run_id"] / "result.json")
         assert saved["config"]["rate"] == t["rate"]
     assert done.returncode == (0 if peak["peak"] is not None else 1)
     assert peak["status"] == "complete" and f"saved in {tmp_path}" in done.stdout

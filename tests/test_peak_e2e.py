@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_mwperf
+from conftest import read_saved, run_mwperf
 
 pytestmark = pytest.mark.agent
 
@@ -27,6 +27,6 @@ def test_the_peak_is_below_the_injected_capacity(tmp_path: Path):
     for trial in walk["trials"]:
         if trial["rate"] > capacity:
             assert not trial["passed"], trial
-        saved = json.loads((tmp_path / trial["run_id"] / "result.json").read_text())
+        saved = read_saved(tmp_path / trial["run_id"] / "result.json")
         assert saved["config"]["rate"] == trial["rate"]
     assert f"peak: {peak['peak']:.6g} Hz" in done.stdout

@@ -4,7 +4,6 @@ user's are) with mwperf's topics and type; it sleeps 2 ms in each callback, so n
 shorter than that (the injected floor); its own count of what it echoed checks mwperf's; a node
 that stops echoing mid-run is a partial result naming it; nothing of it is left running."""
 
-import json
 import re
 import subprocess
 import uuid
@@ -12,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_mwperf
+from conftest import read_saved, run_mwperf
 
 pytestmark = pytest.mark.agent
 
@@ -38,7 +37,7 @@ def test_a_ros2_node_under_test_is_the_echo(tmp_path: Path):
                       timeout=180)
     assert done.returncode == 0, done.stderr + done.stdout
     folder = next(tmp_path.glob("*/result.json")).parent
-    result = json.loads((folder / "result.json").read_text())
+    result = read_saved(folder / "result.json")
     assert result["config"]["pong_cmd"] == cmd
     accounting = result["measurement"]["accounting"]
     assert accounting["received"] == accounting["sent"] == 100
@@ -60,7 +59,7 @@ def test_a_node_that_stops_echoing_is_a_partial_result_naming_it(tmp_path: Path)
                       "--warmup", "200ms", "--pong-cmd", cmd, "--results", str(tmp_path),
                       timeout=180)
     assert done.returncode == 3, done.stderr + done.stdout
-    result = json.loads(next(tmp_path.glob("*/result.json")).read_text())
+    result = read_saved(next(tmp_path.glob("*/result.json")))
     assert result["status"] == "partial"
     warnings = [w for w in result["warnings"] if w["code"] == "daemon-exited"]
     assert warnings and "pong-cmd exited during the run (exit code 0)" in warnings[0]["message"]
@@ -76,7 +75,7 @@ def test_a_ros2_node_echoes_a_raw_dds_ping_in_a_ros2_type(tmp_path: Path, transp
                       timeout=180)
     assert done.returncode == 0, done.stderr + done.stdout
     folder = next(tmp_path.glob("*/result.json")).parent
-    result = json.loads((folder / "result.json").read_text())
+    result = read_saved(folder / "result.json")
     accounting = result["measurement"]["accounting"]
     assert accounting["received"] == accounting["sent"] == 100 and accounting["corrupted"] == 0
     log = (folder / "daemons" / "pong-cmd.log").read_text()

@@ -5,7 +5,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import run_mwperf
+from conftest import read_saved, run_mwperf
 
 from mwperf.profiling import unavailable
 
@@ -21,7 +21,7 @@ def test_a_udp_run_is_profiled(real_env: dict[str, str], tmp_path: Path) -> None
                       env=real_env, timeout=180)
     assert done.returncode == 0, done.stderr
     (point,) = [p for p in (tmp_path / "results").iterdir() if p.is_dir()]
-    result = json.loads((point / "result.json").read_text())
+    result = read_saved(point / "result.json")
     processes = {p["name"]: p for p in result["profile"]["processes"]}
     assert set(processes) == {"ping", "pong"}
     ping = processes["ping"]

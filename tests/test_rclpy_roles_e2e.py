@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import alive, run_mwperf, started_here, wait_into_measurement
+from conftest import alive, read_saved, run_mwperf, started_here, wait_into_measurement
 from mwperf import ros2
 
 pytestmark = pytest.mark.agent
@@ -54,7 +54,7 @@ def test_each_rclpy_subscriber_gets_every_message_the_pub_counted(real_env: dict
                       "keep-last:1000", "--no-save",
                       "--json-out", str(out), env=real_env, timeout=180)
     assert done.returncode == 0, done.stderr
-    result = json.loads(out.read_text())
+    result = read_saved(out)
     assert result["config"]["client"] == "rclpy" and result["config"]["opts"] == []
     pub = next(a for a in result["agents"] if a["role"] == "pub")
     subs = [a for a in result["agents"] if a["role"] == "sub"]
@@ -78,7 +78,7 @@ def test_an_rclpy_service_server_answers_every_call_the_client_made(real_env: di
                       "--results", str(tmp_path), env=real_env, timeout=180)
     assert done.returncode == 0, done.stderr
     folder = next(tmp_path.glob("*/result.json")).parent
-    result = json.loads((folder / "result.json").read_text())
+    result = read_saved(folder / "result.json")
     assert [d["name"] for d in result["daemons"]] == ["rclpy-server"]
     assert [a["role"] for a in result["agents"]] == ["client"]
     m = result["measurement"]
@@ -108,7 +108,7 @@ def test_a_stopped_run_keeps_what_the_rclpy_sub_took(real_env: dict[str, str], t
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 3, err
-    result = json.loads(out.read_text())
+    result = read_saved(out)
     assert result["status"] == "partial"
     pub = next(a for a in result["agents"] if a["role"] == "pub")
     sub = next(a for a in result["agents"] if a["role"] == "sub")

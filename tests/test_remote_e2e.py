@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import run_mwperf
+from conftest import read_saved, run_mwperf
 from ssh_support import Robot
 
 pytestmark = pytest.mark.agent
@@ -31,7 +31,7 @@ def run(env: dict[str, str], tmp_path: Path, robot: Robot, *args: str, config: s
                       str(robot.folder / config), *args, "--json-out", str(out),
                       "--results", str(tmp_path / "r"), env=env, timeout=timeout)
     assert "Traceback" not in done.stderr, done.stderr
-    return done, json.loads(out.read_text()) if out.is_file() else None
+    return done, read_saved(out) if out.is_file() else None
 
 
 def test_udp_roundtrip_to_a_real_host_copies_the_agent_once(env, tmp_path, robot) -> None:
@@ -99,7 +99,7 @@ def test_sigterm_keeps_what_was_measured_and_cleans_the_robot(env, tmp_path, rob
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 3, err
-    result = json.loads((tmp_path / "result.json").read_text())
+    result = read_saved(tmp_path / "result.json")
     assert result["status"] == "partial" and result["measurement"]["accounting"]["received"] > 0
     assert robot.processes() == []
 
@@ -177,7 +177,7 @@ def test_dropped_connection_is_a_partial_result_with_the_reason(env, tmp_path, r
             pass
     out, err = proc.communicate(timeout=60)
     assert "Traceback" not in err, err
-    result = json.loads((tmp_path / "result.json").read_text())
+    result = read_saved(tmp_path / "result.json")
     assert proc.returncode in (1, 3), err
     kinds = {w["code"] for w in result["warnings"]}
     assert "connection-lost" in kinds, result["warnings"]
@@ -244,7 +244,7 @@ def test_foreign_datagrams_to_the_robots_pong_are_counted_and_said(env, tmp_path
         sock.sendto(rng.randbytes(rng.randint(1, 300)), (robot.address, port))
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
-    result = json.loads((tmp_path / "result.json").read_text())
+    result = read_saved(tmp_path / "result.json")
     pong = next(a for a in result["agents"] if a["role"] == "pong")
     assert pong["counters"]["foreign"] + pong["counters"]["malformed"] >= 1900  # UDP may drop
     assert result["measurement"]["accounting"]["lost"] == 0

@@ -2,12 +2,12 @@
 30 images, 40 scans in 1 s) over udp one way and round trip: every recorded message of each topic
 arrives on its own topic, intact, and the sender's schedule section counts all 70."""
 
-import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import read_saved
 
 FIXTURES = Path(__file__).parent / "fixtures" / "bags"
 
@@ -24,7 +24,7 @@ def test_replay_over_udp(tmp_path: Path, mode: str) -> None:
     done = mwperf("--transport", "udp", "--mode", mode, "--replay", str(FIXTURES / "small.bag"),
                   "--json-out", str(out))
     assert done.returncode == 0, done.stderr
-    result = json.loads(out.read_text())
+    result = read_saved(out)
     assert result["config"]["replay"]["topics"] == ["/camera/image_raw", "/scan"]
     measuring = next(a for a in result["agents"] if a["role"] == ("sub" if mode == "oneway"
                                                                    else "ping"))
@@ -72,7 +72,7 @@ def test_replay_loop_sends_every_pass_until_the_duration(tmp_path: Path) -> None
     done = mwperf("--transport", "udp", "--mode", "oneway", "--replay", str(bag), "--replay-loop",
                   "--duration", "2500ms", "--json-out", str(out))
     assert done.returncode == 0, done.stderr
-    result = json.loads(out.read_text())
+    result = read_saved(out)
     assert result["config"]["replay"]["loop_span_ns"] == span
     sub = next(a for a in result["agents"] if a["role"] == "sub")
     assert [t["accounting"]["received"] for t in sub["per_topic"]] == expected
@@ -93,7 +93,7 @@ def test_the_ros1_bag_replay_scenario_quick(tmp_path: Path) -> None:
     results = sorted(tmp_path.glob("*/points/*/result.json"))
     assert len(results) == 4
     for path in results:
-        result = json.loads(path.read_text())
+        result = read_saved(path)
         assert result["status"] == "complete"
         sub = next(a for a in result["agents"] if a["role"] == "sub")
         accounting = [t["accounting"] for t in sub["per_topic"]]
@@ -119,7 +119,7 @@ def test_replay_samples_per_topic_under_the_recorded_names(tmp_path: Path, mode:
                            "--results", str(results)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     (point,) = [p.parent for p in results.glob("*/result.json")]
-    result = json.loads((point / "result.json").read_text())
+    result = read_saved(point / "result.json")
     per_topic = result["per_topic"]
     assert [(t["topic"], t["name"], t["samples_file"]) for t in per_topic] == [
         (0, "/camera/image_raw", "samples.camera_image_raw.csv"), (1, "/scan", "samples.scan.csv")]

@@ -9,12 +9,11 @@ A reliable transport (TCP) retransmits after the outage: nothing lost, a recover
 Needs root, mwperf-linkem and the real agent; skipped without them (CI=true: a failure).
 """
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import require_emulation, run_mwperf
+from conftest import as_v2, read_saved, require_emulation, run_mwperf
 
 from mwperf.schema import validation_error
 
@@ -43,8 +42,8 @@ def run(env: dict[str, str], tmp_path: Path, *args: str) -> dict[str, Any]:
                       "--no-save", env=env, timeout=120)
     assert "Traceback" not in done.stderr, done.stderr
     assert out.is_file(), done.stderr
-    result = json.loads(out.read_text())
-    assert validation_error(result, "run-result") is None
+    result = read_saved(out)
+    assert validation_error(as_v2(result), "run-result") is None
     return result
 
 
@@ -87,7 +86,7 @@ def test_no_outage_no_outage_section(env: dict[str, str], tmp_path: Path) -> Non
     done = run_mwperf("run", "--transport", "udp", "--rate", "100", "--duration", "1s",
                       "--link", "delay=1ms", "--json-out", str(out), "--no-save", env=env)
     assert done.returncode == 0, done.stderr
-    result = json.loads(out.read_text())
+    result = read_saved(out)
     assert result["resilience"]["outage"] is None and result["link"]["outage_window"] is None
     assert result["resilience"]["time_to_connect_ns"] > 0
 
@@ -101,7 +100,7 @@ def test_a_session_silent_beyond_the_bound_is_reported_dead(env: dict[str, str],
     done = run_mwperf("run", "--transport", "tcp", "--rate", "100", "--duration", "10s",
                       "--warmup", "300ms", "--link", "outage=2s+4s", "--session-timeout",
                       "300ms", "--json-out", str(out), "--no-save", env=env, timeout=120)
-    result = json.loads(out.read_text())
+    result = read_saved(out)
     assert done.returncode == 3 and result["status"] == "partial", done.stderr
     outage = result["resilience"]["outage"]
     assert outage["session"] == "dead", outage

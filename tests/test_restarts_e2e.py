@@ -13,12 +13,11 @@ beside three busy loops on 2 cores, 2026-11-26) and in scripts/stress-e2e.sh.
 """
 
 import csv
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import run_mwperf
+from conftest import as_v2, read_saved, run_mwperf
 
 from mwperf.schema import validation_error
 
@@ -40,8 +39,8 @@ def run(env: dict[str, str], tmp_path: Path, *args: str) -> tuple[dict[str, Any]
                       str(tmp_path / "results"), env=env, timeout=180)
     assert "Traceback" not in done.stderr, done.stderr
     assert out.is_file(), done.stderr
-    result = json.loads(out.read_text())
-    assert validation_error(result, "run-result") is None
+    result = read_saved(out)
+    assert validation_error(as_v2(result), "run-result") is None
     (samples,) = (tmp_path / "results").glob("*/samples.csv")
     with open(samples, newline="") as handle:
         rows = [{k: int(v) for k, v in row.items()} for row in csv.DictReader(handle)]
@@ -97,8 +96,8 @@ def test_a_pong_restart_with_several_topics_is_analysed_on_each_topics_samples(
                       "--json-out", str(out), "--results", str(tmp_path / "results"), env=env,
                       timeout=180)
     assert out.is_file(), done.stderr
-    result = json.loads(out.read_text())
-    assert validation_error(result, "run-result") is None
+    result = read_saved(out)
+    assert validation_error(as_v2(result), "run-result") is None
     (entry,) = result["restarts"]
     assert entry["recovered"] == "session", entry
     files = sorted((tmp_path / "results").glob("*/samples.*.csv"))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_mwperf
+from conftest import read_saved, run_mwperf
 from test_ros2_transport_e2e import fastdds_files, leftovers
 
 pytestmark = pytest.mark.agent
@@ -31,7 +31,7 @@ def test_a_windowed_1mib_throughput_stream_delivers_every_message(tmp_path: Path
                   "--opt", "window=16", "--results", str(tmp_path))
     assert done.returncode == 0, done.stderr
     run = next(p for p in tmp_path.iterdir() if (p / "result.json").exists())
-    result = json.loads((run / "result.json").read_text())
+    result = read_saved(run / "result.json")
     assert result["status"] == "complete", result["status_reason"]
     acc = result["measurement"]["accounting"]
     assert acc["received"] == acc["sent"] > 0 and acc["lost"] == 0, acc
@@ -52,7 +52,7 @@ def test_an_rcl_timer_sends_at_the_rate_asked(tmp_path: Path) -> None:
                   "--warmup", "200ms", "--history", "keep-all", "--opt", "timer=rcl",
                   "--no-save", "--json-out", str(out))
     assert done.returncode == 0, done.stderr
-    result = json.loads(out.read_text())
+    result = read_saved(out)
     assert result["status"] == "complete", result["status_reason"]
     acc = result["measurement"]["accounting"]
     assert acc["sent"] == rate * seconds and acc["received"] == acc["sent"], acc
@@ -84,7 +84,7 @@ def test_an_rcl_timer_paces_a_round_trips_ping(tmp_path: Path) -> None:
                   "--warmup", "200ms", "--history", "keep-all", "--opt", "timer=rcl",
                   "--no-save", "--json-out", str(out))
     assert done.returncode == 0, done.stderr
-    result = json.loads(out.read_text())
+    result = read_saved(out)
     assert result["status"] == "complete", result["status_reason"]
     acc = result["measurement"]["accounting"]
     # the schedule's count, each echoed (the pong's own count: every message it took, probes

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from test_ros2_transport_e2e import fastdds_files, leftovers
+from conftest import read_saved
 
 pytestmark = pytest.mark.agent
 
@@ -29,7 +30,7 @@ def test_an_rclpy_publishers_stream_is_delivered_as_it_counted_it(tmp_path: Path
                   "--warmup", "500ms", "--results", str(tmp_path))
     assert done.returncode == 0, done.stderr
     run = next(p for p in tmp_path.iterdir() if (p / "result.json").exists())
-    result = json.loads((run / "result.json").read_text())
+    result = read_saved(run / "result.json")
     assert result["status"] == "complete", result["status_reason"]
     assert result["config"]["client"] == "rclpy"
     pub = json.loads((run / "agents" / "pub.json").read_text())

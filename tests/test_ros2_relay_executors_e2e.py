@@ -8,12 +8,11 @@ what was injected, checked tick by tick from the ping's own samples; every messa
 topic comes back."""
 
 import csv
-import json
 from pathlib import Path
 
 import pytest
 
-from conftest import run_mwperf
+from conftest import read_saved, run_mwperf
 
 pytestmark = pytest.mark.agent
 
@@ -43,7 +42,7 @@ def test_rclpy_executors_echo_three_topics(tmp_path: Path, executor: str):
                       "--results", str(tmp_path), timeout=180)
     assert done.returncode == 0, done.stderr + done.stdout
     folder = next(tmp_path.glob("*/result.json")).parent
-    result = json.loads((folder / "result.json").read_text())
+    result = read_saved(folder / "result.json")
     assert [t["accounting"]["received"] for t in result["per_topic"]] == [RATE * SECONDS] * 3
     assert result["measurement"]["response"]["min_ns"] >= BUSY_NS  # one callback at least
     relay = next(d for d in result["daemons"] if d["name"] == "rclpy-relay")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REAL_AGENT
+from conftest import REAL_AGENT, read_saved
 from mwperf import ros2
 from test_ros2_transport_e2e import fastdds_files, leftovers
 
@@ -38,7 +38,7 @@ def test_every_call_is_answered_and_counted_by_both_sides(tmp_path: Path,
     out = tmp_path / "result.json"
     done = mwperf("--rate", "200", *args, "--json-out", str(out))
     assert done.returncode == 0, done.stderr
-    result = json.loads(out.read_text())
+    result = read_saved(out)
     assert result["status"] == "complete", result["status_reason"]
     m = result["measurement"]
     calls = m["calls"]

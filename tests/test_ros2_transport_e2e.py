@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from test_fastdds_e2e import mapped
+from conftest import read_saved
 
 SHM = Path("/dev/shm")
 
@@ -65,7 +66,7 @@ def test_a_stream_completes_and_leaves_nothing(tmp_path: Path, mode: str, payloa
     done = mwperf("--mode", mode, "--rate", "50" if payload.startswith("PointCloud") else "200",
                   "--payload", payload, "--json-out", str(out), *opts)
     assert done.returncode == 0, done.stderr
-    result = json.loads(out.read_text())
+    result = read_saved(out)
     accounting = result["measurement"]["accounting"]
     assert accounting["received"] == accounting["sent"] > 20, accounting
     assert result["status"] == "complete", result["status"]

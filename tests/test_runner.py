@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import alive, traced_pids
+from conftest import alive, read_saved, traced_pids
 
 from mwperf import commandline, runner
 from mwperf.agent import find_agent
@@ -167,7 +167,7 @@ def test_interrupt_gives_partial_result_and_no_leftovers(fake_env: dict[str, str
     out, err = proc.communicate(timeout=10)
     assert proc.returncode == 3, err
     (folder,) = (tmp_path / "r").glob("*/")
-    result = json.loads((folder / "result.json").read_text())
+    result = read_saved(folder / "result.json")
     assert (result["status"], result["status_reason"]) == ("partial", reason)
     assert result["measurement"]["accounting"]["sent"] > 0
     assert "partial" in out and "Traceback" not in err

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REAL_AGENT, require_emulation, run_mwperf
+from conftest import REAL_AGENT, read_saved, require_emulation, run_mwperf
 from test_store_support import catalogue_rows
 
 pytestmark = pytest.mark.agent
@@ -23,7 +23,7 @@ def run(env: dict[str, str], tmp_path: Path, *args: str) -> tuple[int, dict[str,
                       str(tmp_path / "r"), env=env, timeout=120)
     assert "Traceback" not in done.stderr, done.stderr
     assert out.is_file(), done.stderr
-    return done.returncode, json.loads(out.read_text()), done.stdout
+    return done.returncode, read_saved(out), done.stdout
 
 
 def test_every_call_of_every_client_is_answered_and_counted_once(
@@ -232,7 +232,7 @@ def test_ctrl_c_keeps_the_calls_made_and_leaves_nothing_running(real_env: dict[s
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 3, err
-    result = json.loads(out.read_text())
+    result = read_saved(out)
     assert result["status"] == "partial"
     assert result["measurement"]["calls"]["answered"] > 100
     end = time.monotonic() + 5

@@ -3,12 +3,11 @@ passes and one that fails: exit 1, the failed gate printed with its figure and l
 result saved with its resources (each agent sampled once a second, live heap included) and its
 gates; a bad gate is a usage error (exit 2) naming --gate and the allowed forms."""
 
-import json
 from pathlib import Path
 
 import pytest
 
-from conftest import run_mwperf
+from conftest import as_v2, read_saved, run_mwperf
 from mwperf.schema import validation_error
 
 pytestmark = pytest.mark.agent
@@ -28,8 +27,8 @@ def test_a_passing_and_a_failing_gate(tmp_path: Path):
     failed = [line for line in lines if line.startswith("gate max<=1us: FAILED  max ")]
     assert failed and failed[0].endswith("needs <= 1.00 µs"), done.stdout
     saved = next(tmp_path.glob("*/result.json"))
-    result = json.loads(saved.read_text())
-    assert validation_error(result, "run-result") is None
+    result = read_saved(saved)
+    assert validation_error(as_v2(result), "run-result") is None
     assert result["status"] == "complete"
     assert [g["passed"] for g in result["gates"]] == [True, True, True, True, False]
     resources = result["resources"]

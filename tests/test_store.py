@@ -12,7 +12,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import run_mwperf
+from conftest import read_saved, run_mwperf
 from test_store_support import catalogue_rows, clone_point, measure_point
 
 from mwperf import store
@@ -29,7 +29,7 @@ def test_a_measured_point_is_catalogued_with_its_parquet(fake_env: dict[str, str
                                                          tmp_path: Path) -> None:
     root = tmp_path / "results"
     saved = measure_point(root, samples=True, rate="500", reliability="best-effort")
-    result = json.loads((saved / "result.json").read_text())
+    result = read_saved(saved / "result.json")
     m = result["measurement"]
     assert (saved / "samples.parquet").is_file() and (saved / "series.parquet").is_file()
     [run] = catalogue_rows(root, "SELECT run_id, kind, scenario, status, folder FROM runs")
@@ -61,7 +61,7 @@ def test_a_measured_point_is_catalogued_with_its_parquet(fake_env: dict[str, str
 def test_warnings_and_per_topic_rows(fake_env: dict[str, str], tmp_path: Path) -> None:
     root = tmp_path / "results"
     template = measure_point(tmp_path / "template")
-    result = json.loads((template / "result.json").read_text())
+    result = read_saved(template / "result.json")
     topics = [dict(result["measurement"], topic=i, name=f"topic {i}",
                    address=f"127.0.0.1:{7000 + i}") for i in range(3)]
     topics[2]["response"] = dict(topics[2]["response"], p99_ns=999_000)
@@ -266,14 +266,14 @@ def test_a_version_1_catalogue_gains_the_resilience_columns(fake_env: dict[str, 
         con.execute("UPDATE schema_version SET version = 1")
     store.ingest_point(saved)
     assert catalogue_rows(root, "SELECT version FROM schema_version") == [(schema.SCHEMA_VERSION,)]
-    result = json.loads((saved / "result.json").read_text())
+    result = read_saved(saved / "result.json")
     rows = catalogue_rows(root, "SELECT time_to_connect_ns, outage_session FROM points")
     assert rows == [(result["resilience"]["time_to_connect_ns"], None)]  # no outage: no session
 
 
 def subscribers_of(point: Path) -> list[dict]:
     """Two subscribers made from one-way ``point``'s measurement: one complete, one failed."""
-    measurement = json.loads((point / "result.json").read_text())["measurement"]
+    measurement = read_saved(point / "result.json")["measurement"]
     return [{"subscriber": 0, "name": "sub", "status": "complete", "status_reason": None,
              "measurement": measurement},
             {"subscriber": 1, "name": "sub.1", "status": "failed", "status_reason": "killed",
@@ -289,7 +289,7 @@ def test_each_subscriber_has_a_row(fake_env: dict[str, str], tmp_path: Path) -> 
     store.ingest_point(many)  # again: replaced, not doubled
     rows = catalogue_rows(root, "SELECT point_id, subscriber, name, status, received, "
                                 "latency_p50_ns FROM subscribers ORDER BY subscriber")
-    measurement = json.loads((first / "result.json").read_text())["measurement"]
+    measurement = read_saved(first / "result.json")["measurement"]
     assert rows == [(many.name, 0, "sub", "complete", measurement["accounting"]["received"],
                      measurement["response"]["p50_ns"]),
                     (many.name, 1, "sub.1", "failed", None, None)]

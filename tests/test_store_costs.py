@@ -1,11 +1,11 @@
 """The catalogue's cost columns (bytes on the wire, allocations per message): filled from a
 point's result, NULL where not measured, and filled in for the points of an older catalogue."""
-import json
 from pathlib import Path
 
 import duckdb
 from test_store_support import catalogue_rows, clone_point, measure_point
 
+from conftest import read_saved
 from mwperf import store
 from mwperf.store import schema
 
@@ -17,7 +17,7 @@ COLUMNS = ("wire_up_bytes_per_msg, wire_down_bytes_per_msg, wire_setup_bytes, "
 
 
 def with_costs(first: Path, root: Path, run_id: str) -> Path:
-    agents = json.loads((first / "result.json").read_text())["agents"]
+    agents = read_saved(first / "result.json")["agents"]
     for agent in agents:
         agent["allocations"] = {"allocs_per_msg": {"ping": 0.0, "pong": 3.5}[agent["role"]]}
     return clone_point(first, root, run_id, wire=WIRE, agents=agents)

@@ -2,7 +2,6 @@
 at random moments, several times; the catalogue must open, every row's point folder must exist,
 and every point must have all of its topic and warning rows (no half points)."""
 
-import json
 import random
 import signal
 import subprocess
@@ -11,9 +10,10 @@ import textwrap
 import time
 from pathlib import Path
 
-from test_store_support import catalogue_rows, measure_point
+from test_store_support import catalogue_rows, measure_point, saved_as_v2
 
 from mwperf import store
+from conftest import read_saved
 
 LOOP = textwrap.dedent("""
     import itertools, json, shutil, sys
@@ -37,7 +37,7 @@ LOOP = textwrap.dedent("""
 
 def test_sigkill_mid_write_keeps_the_catalogue_whole(fake_env: dict[str, str],
                                                      tmp_path: Path) -> None:
-    template = measure_point(tmp_path / "template", samples=True)
+    template = saved_as_v2(measure_point(tmp_path / "template", samples=True))
     root = tmp_path / "results"
     sweep = root / "20261122T000000Z-suite-kill-0000"
     rng = random.Random(4)
@@ -57,7 +57,7 @@ def test_sigkill_mid_write_keeps_the_catalogue_whole(fake_env: dict[str, str],
     print(f"{len(points)} points catalogued, {ingested} reported before the kills")
     assert len(points) >= ingested  # every point reported as ingested is there
     for point_id, folder in points:
-        result = json.loads((root / folder / "result.json").read_text())
+        result = read_saved(root / folder / "result.json")
         assert result["run_id"] == point_id
         n = int(point_id[9:15])
         assert catalogue_rows(root, "SELECT count(*) FROM topics WHERE point_id = ?",

@@ -8,6 +8,7 @@ from typing import Any
 
 import duckdb
 
+from conftest import as_v2, read_saved
 from mwperf.agent import find_agent
 from mwperf.config import build_point
 from mwperf.session import measure
@@ -22,12 +23,21 @@ def measure_point(results_dir: Path, **options: Any) -> Path:
     return saved
 
 
+def saved_as_v2(folder: Path) -> Path:
+    """``folder`` with its result.json rewritten as the v2 run-result it stands for (a version
+    still read), for the tests that make points from it by its v2 fields."""
+    path = folder / "result.json"
+    path.write_text(json.dumps(as_v2(read_saved(path))))
+    return folder
+
+
 def clone_point(template: Path, dest: Path, run_id: str, **changes: Any) -> Path:
     """Copy point folder ``template`` to ``dest/run_id`` with that run id and ``changes``
-    applied to its result (the catalogue's Parquet files are not copied)."""
+    applied to its result, saved as the v2 run-result it stands for (a version still read;
+    its fields are what ``changes`` name) (the catalogue's Parquet files are not copied)."""
     target = dest / run_id
     shutil.copytree(template, target, ignore=shutil.ignore_patterns("*.parquet"))
-    result = json.loads((target / "result.json").read_text())
+    result = as_v2(read_saved(target / "result.json"))
     result.update(run_id=run_id, **changes)
     (target / "result.json").write_text(json.dumps(result))
     return target

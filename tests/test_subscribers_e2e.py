@@ -5,7 +5,6 @@ others keep their numbers (udp, tcp, and mqtt, whose subscribers share one "read
 leaving must not end the pub's stream); nothing is left running.
 """
 
-import json
 import os
 import signal
 import subprocess
@@ -15,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import alive, descendants, run_mwperf
+from conftest import alive, descendants, read_saved, run_mwperf
 
 pytestmark = pytest.mark.agent
 
@@ -30,7 +29,7 @@ def measure(env: dict[str, str], tmp_path: Path, transport: str) -> dict[str, An
                       "--payload", "Array64", "--subscribers", "3", "--json-out", str(out),
                       "--no-save", env=env, timeout=120)
     assert done.returncode in (0, 3), done.stdout + done.stderr
-    return json.loads(out.read_text())
+    return read_saved(out)
 
 
 @pytest.mark.parametrize("transport", ["udp", "cyclonedds"])
@@ -81,7 +80,7 @@ def test_a_killed_subscriber_fails_alone(real_env: dict[str, str], tmp_path: Pat
     os.kill(victim, signal.SIGKILL)
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 3, stdout + stderr  # partial: one subscriber failed
-    result = json.loads(out.read_text())
+    result = read_saved(out)
     rows = {r["name"]: r for r in result["per_subscriber"]}
     assert rows["sub.1"]["status"] == "failed" and rows["sub.1"]["measurement"] is None
     for name in ("sub.0", "sub.2"):

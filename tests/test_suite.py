@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import run_mwperf, traced_pids
+from conftest import read_saved, run_mwperf, traced_pids
 
 from mwperf.agent import find_agent
 from mwperf.scenario import Request, launch
@@ -66,7 +66,7 @@ def test_the_default_suite_from_the_command_line(fake_env: dict[str, str],
     summary = json.loads((folder / "summary.json").read_text())
     assert [(r["transport"], r["rate"]) for r in summary["rows"]] == [
         ("udp", 100), ("tcp", 100), ("uds", 100), ("udp", 0), ("tcp", 0), ("uds", 0)]
-    result = json.loads((folder / summary["rows"][0]["result"] / "result.json").read_text())
+    result = read_saved(folder / summary["rows"][0]["result"] / "result.json")
     assert result["config"]["busy_poll"] is True  # a condition flag reaches every point
     assert done.stdout.endswith(f"saved in {folder}\n")
     markdown = (folder / "summary.md").read_text().splitlines()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_mwperf
+from conftest import read_saved, run_mwperf
 from mwperf.errors import UsageError
 from mwperf.soak.gates import evaluate as point_evaluate
 from mwperf.soak.gates import parse_gates
@@ -166,7 +166,7 @@ def test_a_missed_target_exits_one_and_is_saved_with_its_source(fake_env, tmp_pa
                       "--targets", str(file), "--results", str(tmp_path / "r"), env=fake_env)
     assert done.returncode == 1, done.stderr
     assert "gate p50<=1ns (targets.json gates[1]): FAILED  p50 " in done.stdout
-    saved = json.loads(next((tmp_path / "r").glob("*/result.json")).read_text())
+    saved = read_saved(next((tmp_path / "r").glob("*/result.json")))
     assert [(g["gate"], g["source"], g["passed"]) for g in saved["gates"]] == [
         ("min-samples=1", "targets.json gates[0]", True),
         ("p50<=1ns", "targets.json gates[1]", False)]

@@ -4,7 +4,6 @@ files are gone after success, after a failure, after Ctrl-C, and after a SIGKILL
 says so). Each 'mwperf run' is a process of its own (run_mwperf(process=True), not the fake
 agent's in-process run): what is left behind is what a process leaves when it ends."""
 
-import json
 import os
 import shutil
 import signal
@@ -14,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import alive, descendants, run_mwperf, traced_pids
+from conftest import alive, descendants, read_saved, run_mwperf, traced_pids
 
 from mwperf.emulation import cgroups
 
@@ -77,7 +76,7 @@ def test_after_success(fake_env: dict[str, str], tmp_path: Path) -> None:
                       "--results", str(tmp_path / "r"), env=fake_env, process=True)
     assert done.returncode == 0, done.stderr
     (folder,) = (tmp_path / "r").glob("*/")
-    cpu = json.loads((folder / "result.json").read_text())["cpu"]
+    cpu = read_saved(folder / "result.json")["cpu"]
     assert {r: a["quota_pct"] for r, a in cpu["agents"].items()} == {"pong": 50.0, "ping": 80.0}
     assert not any(Path(a["cgroup"]).exists() for a in cpu["agents"].values())
     assert mwperf_cgroups() == before and leases(fake_env) == []

@@ -3,7 +3,6 @@ publisher's own count, the offered rate, the kernel's CPU counters of each agent
 sampling of large messages, several subscribers, a subscriber that stops reading or dies, and
 usage errors naming the flag."""
 
-import json
 import os
 import signal
 import subprocess
@@ -13,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import descendants, run_mwperf
+from conftest import descendants, read_saved, run_mwperf
 
 pytestmark = pytest.mark.agent
 
@@ -24,7 +23,7 @@ def run(env: dict[str, str], tmp_path: Path, *args: str) -> tuple[int, dict[str,
                       str(tmp_path / "r"), env=env, timeout=180)
     assert "Traceback" not in done.stderr, done.stderr
     assert out.is_file(), done.stderr
-    return done.returncode, json.loads(out.read_text()), done.stdout
+    return done.returncode, read_saved(out), done.stdout
 
 
 def agent(result: dict[str, Any], role: str) -> dict[str, Any]:
@@ -149,7 +148,7 @@ def test_a_subscriber_that_stops_reading_ends_the_publisher_at_peer_timeout(
     _, err = run.communicate(timeout=60)
     assert gave_up_s < 20, "the publisher waited for its --duration"
     assert "Traceback" not in err, err
-    result = json.loads((tmp_path / "result.json").read_text())
+    result = read_saved(tmp_path / "result.json")
     assert result["status"] == "partial"
     pub = agent(result, "pub")
     assert "the subscriber stopped reading" in pub["status_reason"]
@@ -166,7 +165,7 @@ def test_a_subscriber_that_dies_makes_the_point_partial_and_names_it(
     os.kill(sub, signal.SIGKILL)
     _, err = run.communicate(timeout=60)
     assert "Traceback" not in err, err
-    result = json.loads((tmp_path / "result.json").read_text())
+    result = read_saved(tmp_path / "result.json")
     assert result["status"] in ("partial", "failed")
     assert "sub" in result["status_reason"]
     assert agent(result, "pub")["status_reason"] == "the subscriber closed the connection"

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import run_mwperf
+from conftest import read_saved, run_mwperf
 from test_store_support import catalogue_rows
 
 pytestmark = pytest.mark.agent
@@ -19,7 +19,7 @@ def measure(env: dict[str, str], root: Path, payload: str) -> str:
                       "100ms", "--json-out", str(out), "--results", str(root), env=env,
                       timeout=120)
     assert done.returncode == 0, done.stderr
-    return str(json.loads(out.read_text())["run_id"])
+    return str(read_saved(out)["run_id"])
 
 
 def test_real_throughput_points_are_catalogued_reported_and_compared(

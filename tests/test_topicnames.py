@@ -14,6 +14,7 @@ import pytest
 from fakes.reports import agent_report, measurement
 from test_store_support import catalogue_rows, clone_point, measure_point
 
+from conftest import read_saved
 from mwperf import commandline, store
 from mwperf.agent import Agent
 from mwperf.config import PointConfig, build_point
@@ -159,7 +160,7 @@ def test_several_topics_keep_their_samples_apart(fake_env: dict[str, str],
                                                  tmp_path: Path) -> None:
     root = tmp_path / "results"
     saved = measure_point(root, topics="2", samples=True)
-    result = json.loads((saved / "result.json").read_text())
+    result = read_saved(saved / "result.json")
     assert [(t["name"], t["samples_file"]) for t in result["per_topic"]] == [
         ("topic 0", "samples.topic_0.csv"), ("topic 1", "samples.topic_1.csv")]
     assert not (saved / "samples.csv").exists() and result["measurement"]["samples_file"] is None
@@ -176,7 +177,7 @@ def test_a_version_5_catalogue_gains_topic_addresses(fake_env: dict[str, str],
                                                      tmp_path: Path) -> None:
     root = tmp_path / "results"
     first = measure_point(root)
-    measured = json.loads((first / "result.json").read_text())["measurement"]
+    measured = read_saved(first / "result.json")["measurement"]
     old = clone_point(first, root, "20261122T000000Z-udp-roundtrip-0005",
                       config={**json.loads((first / "result.json").read_text())["config"],
                               "topics": 2, "replay": REPLAY},

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import require_emulation, run_mwperf
+from conftest import as_v2, read_saved, require_emulation, run_mwperf
 
 from mwperf.schema import validation_error
 
@@ -32,8 +32,8 @@ def run(env: dict[str, str], tmp_path: Path, *args: str) -> tuple[int, dict[str,
     assert "Traceback" not in done.stderr, done.stderr
     if not out.is_file():
         return done.returncode, {}, done.stderr
-    result = json.loads(out.read_text())
-    assert validation_error(result, "run-result") is None
+    result = read_saved(out)
+    assert validation_error(as_v2(result), "run-result") is None
     return done.returncode, result, done.stdout
 
 

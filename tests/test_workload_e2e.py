@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REAL_AGENT, run_mwperf
+from conftest import REAL_AGENT, read_saved, run_mwperf
 
 pytestmark = pytest.mark.agent
 
@@ -36,7 +36,7 @@ def measure(env: dict[str, str], tmp_path: Path, *args: str, saved: bool = False
                       "--warmup", "200ms", "--busy-loop", f"{BUSY_MS}ms", "--payload", "Array64",
                       *args, "--json-out", str(out), *keep, env=env, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
-    return json.loads(out.read_text())
+    return read_saved(out)
 
 
 def p50_ms(result: dict[str, Any]) -> list[float]:
@@ -174,7 +174,7 @@ def test_oneway_topics_count_each_stream(real_env: dict[str, str], tmp_path: Pat
                       "200us", "--json-out", str(out), "--results", str(tmp_path / "r"), env=real_env,
                       timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
-    result = json.loads(out.read_text())
+    result = read_saved(out)
     pub = next(a for a in result["agents"] if a["role"] == "pub")
     assert [t["accounting"]["sent"] for t in result["per_topic"]] == [pub["sent"] // 2] * 2
     assert all(t["accounting"]["lost"] == 0 for t in result["per_topic"])

@@ -34,6 +34,7 @@ from .errors import MwperfError, NotSaved, UsageError
 from .jsonout import emit_json, json_options
 from .leases import reap_stale
 from .merge import EXIT_CODES
+from .result.save import written
 from .results import write_text
 from .runner import Interrupted, Outcome
 from .scenario import Request, describe_built_ins, dry_run, launch, plan_sweep, resolve
@@ -253,7 +254,7 @@ def _measure_point(cfg: PointConfig, json_to: JsonTo, results_dir: Path | None) 
                f"{format_bytes(cfg.payload_bytes)} payload, {how_long} ...", err=True)
     outcome, saved, not_saved = _kept(lambda: measure(cfg, find_agent(), results_dir))
     result = outcome.result
-    if not emit_json(result, *json_to):
+    if not emit_json(written(result), *json_to):  # v3, with its stream view (result/save.py)
         row = row_from_result(result, str(saved) if saved else None)
         notes = render_notes([row], [(label(row), w) for w in result["warnings"]])
         click.echo(render([row]) + render_details(result) + notes + soak_show.render(result)

@@ -12,7 +12,6 @@ table of the RIOT/ROS 2 paper (shared/seeds/003: flash and RAM per module) for a
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import RunError
+from .result.load import as_stream, load_result
 
 CRATE = re.compile(r"^[<&*\s]*(?:dyn\s+)?([A-Za-z_][A-Za-z0-9_]*)::")
 OTHER = "(C code, std internals and unnamed)"
@@ -81,7 +81,7 @@ def transport_memory(transport: str, env: dict[str, str] | None = None) -> dict[
         if not out.is_file():
             return {"transport": transport, "status": "failed",
                     "reason": (done.stderr.strip().splitlines() or ["no result"])[-1]}
-        result = json.loads(out.read_text())
+        result = as_stream(load_result(out))  # any version (result/load.py)
     server = next((a for a in result["agents"] if a.get("role") in ("pong", "sub")), None)
     if server is None:
         return {"transport": transport, "status": result["status"],

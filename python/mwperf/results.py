@@ -42,13 +42,14 @@ class WriteFailed(RunError):
         return f"writing {name}"
 
 
-def save_point(outcome: Outcome, directory: Path) -> Path:
-    """Write one point's files into ``directory`` (created) and return it. On a failure the
+def save_point(outcome: Outcome, directory: Path, document: dict[str, Any]) -> Path:
+    """Write one point's files into ``directory`` (created), ``document`` (the result as saved:
+    result/save.py's ``written``) as its result.json last, and return it. On a failure the
     folder is removed again and NotSaved (carrying ``outcome``) names it and what failed; a
     Ctrl-C while saving does the same, with the exit code of an interruption."""
     fresh = not directory.exists()
     try:
-        _save(outcome, directory)
+        _save(outcome, directory, document)
     except WriteFailed as exc:
         _discard(directory, fresh)
         raise NotSaved(f"{directory}: {exc.reason} while {exc.within(directory)}; the "
@@ -70,7 +71,7 @@ KEPT: dict[str, Callable[[Path], bool]] = {
 """a part's folder of files saved with the result -> which of its files are kept"""
 
 
-def _save(outcome: Outcome, directory: Path) -> None:
+def _save(outcome: Outcome, directory: Path, document: dict[str, Any]) -> None:
     result = outcome.result
     make_folder(directory)
     for agent in result["agents"]:
@@ -85,7 +86,7 @@ def _save(outcome: Outcome, directory: Path) -> None:
     _copy_folder(outcome.alloc_sites_dir, directory / "alloc-sites", KEPT["alloc-sites"])
     _copy_folder(outcome.layers_dir, directory / "layers",  # each agent's per-message rows
                  lambda source: source.suffix == ".csv")
-    write_json(directory / "result.json", result)  # last: every other file is on the disk
+    write_json(directory / "result.json", document)  # last: every other file is on the disk
 
 
 def _discard(directory: Path, fresh: bool) -> None:

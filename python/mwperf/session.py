@@ -19,6 +19,7 @@ from .agent import Agent
 from .config import PointConfig
 from .errors import NotSaved
 from .leases import Lease
+from .result.save import written
 from .results import save_point
 from .runner import Outcome, run_point
 from .store.record import catalogue_point
@@ -37,9 +38,10 @@ def measure(cfg: PointConfig, agent: Agent, results_dir: Path | None, *,
         outcome = run_point(cfg, agent, scratch)
         saved = None
         if results_dir is not None:
-            saved = save_point(outcome, results_dir / outcome.result["run_id"])
+            document = written(outcome.result)  # v3, with its stream view (result/save.py)
+            saved = save_point(outcome, results_dir / outcome.result["run_id"], document)
             try:
-                catalogue_point(saved, outcome.result, index, repetition)
+                catalogue_point(saved, document, index, repetition)
             except KeyboardInterrupt:  # saved but not catalogued: keep it, stop after it
                 outcome.interrupted = True
             except NotSaved as exc:  # the disk refused the catalogue: report the measurement

@@ -12,6 +12,7 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from ..result.save import written
 from ..results import write_json
 from ..session import stamp
 from ..store import ingest_point
@@ -30,7 +31,7 @@ def import_files(root: Path, tool: str, targets: Sequence[Path]) -> Path:
     for index, item in enumerate(imported, start=1):
         point_id = f"{run.name}-{index:03d}"
         folder = run / "points" / point_id
-        write_json(folder / "result.json", run_result(item, point_id))
+        write_json(folder / "result.json", written(run_result(item, point_id)))  # v3
         entries.append({"index": index, "label": item.source["file"],
                         "result": f"points/{point_id}"})
     write_json(run / "sweep.json", {"kind": "import", "scenario": f"import:{tool}",

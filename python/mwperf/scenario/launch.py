@@ -17,6 +17,7 @@ from ..agent import Agent
 from ..durations import format_ns
 from ..emulation.topology import Topology
 from ..errors import NotSaved, UsageError
+from ..result.load import NotReadable, load_result
 from ..results import WriteFailed, write_json, write_text
 from ..store.layout import MANIFEST_NAME, POINTS_DIR, RESULT_NAME
 from .catalog import load_scenario
@@ -115,10 +116,11 @@ def _adopt_orphans(manifest: Manifest, sweep: Sweep) -> None:
     pending = [e for e in manifest.entries if e.status not in DONE]
     for folder in manifest.orphans():
         try:
-            result = json.loads((folder / RESULT_NAME).read_text("utf-8"))
-        except (OSError, ValueError):
+            result = load_result(folder / RESULT_NAME)  # any version, as v3 (result/load.py)
+        except NotReadable:
             continue
-        wanted = json.dumps(result.get("config"), sort_keys=True)
+        saved = {k: v for k, v in result["config"].items() if k != "kind"}  # v3's run kind:
+        wanted = json.dumps(saved, sort_keys=True)  # the point's config says it by its mode
         for entry in pending:
             config = sweep.configs[entry.index].to_dict()
             if json.dumps(config, sort_keys=True) == wanted and result.get("status") in DONE:
