@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REAL_AGENT
+from conftest import REAL_AGENT, read_saved
 from mwperf.security.cyclonedds import merged_config
 from mwperf.security.fastdds import security_opt
 from mwperf.security.files import Identity, make_run_pki
@@ -38,7 +38,7 @@ def test_a_secured_run_delivers_every_message(tmp_path: Path, transport: str, se
     done = mwperf("--secure", secure, "--mode", mode, "--rate", "200", "--payload", "256",
                   "--json-out", str(out), transport=transport)
     assert done.returncode == 0, done.stderr
-    result = json.loads(out.read_text())
+    result = read_saved(out)
     assert result["config"]["secure"] == secure
     agents = {a["role"]: a for a in result["agents"]}
     sender, receiver = (agents["ping"], agents["pong"]) if mode == "roundtrip" else (
@@ -59,7 +59,7 @@ def test_a_secured_run_delivers_every_message(tmp_path: Path, transport: str, se
 def test_the_pki_is_gone_after_the_run(tmp_path: Path) -> None:
     done = mwperf("--secure", "encrypt", "--rate", "100", "--json-out", str(tmp_path / "r.json"))
     assert done.returncode == 0, done.stderr
-    config = json.loads((tmp_path / "r.json").read_text())["agents"][0]["config"]
+    config = read_saved(tmp_path / "r.json")["agents"][0]["config"]
     cert = json.dumps(config).split("file:")[2].split("<")[0]  # IdentityCA, then the cert
     assert cert.endswith(".pem") and not Path(cert).exists(), cert
     assert not Path(cert).parent.parent.exists()  # the run's scratch folder, PKI and all
