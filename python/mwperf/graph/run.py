@@ -233,10 +233,12 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                 stop_s = None
             daemons.sample_all()
         cpu = placement.describe()  # before the lease releases the cgroups
-        fastdds_shm.remove_orphaned(shm_before)
         stopped = time.monotonic() - t0
         link = network.describe() if network is not None else None
         hosts = real.describe() if real is not None else None
+    # after the daemons stopped: a command node's program (a daemon) mapped its Fast DDS files
+    # until then, and left them behind when it was stopped
+    fastdds_shm.remove_orphaned(shm_before)
     for name in rclpy_nodes(graph):  # its report from what it counted and logged
         rclpy_collect(agent, workdir, file_name(name), tag)
     reports: dict[str, dict[str, Any] | None] = {}

@@ -427,12 +427,38 @@ pub fn run(
     })
 }
 
-/// Closes the sessions [`mwperf_transports::hold_shared_sessions`] kept open, when dropped.
-struct ReleaseHeld;
+/// Closes the sessions [`mwperf_transports::hold_shared_sessions`] kept open, when dropped: at
+/// most [`RELEASE_LIMIT`] after the report; a close that does not return by then (inside the
+/// RMW) is said on stderr and the process exits without it, with the code main chose
+/// (`exit_code`, 1 until main sets it): what was measured is saved, and a node hung in its
+/// close was stopped by the graph's deadline and counted partial (a ros2 monitor node, 1 run in
+/// ~14 of tests/test_graph_command_e2e.py's two programs, all of its figures saved).
+struct ReleaseHeld {
+    exit_code: u8,
+}
+
+/// How long closing the held sessions may take after the report is written.
+const RELEASE_LIMIT: Duration = Duration::from_secs(2);
 
 impl Drop for ReleaseHeld {
     fn drop(&mut self) {
-        mwperf_transports::release_held_sessions();
+        let (done, wait) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            mwperf_transports::release_held_sessions();
+            let _ = done.send(());
+        });
+        if wait.recv_timeout(RELEASE_LIMIT).is_err() {
+            use std::io::Write;
+            eprintln!(
+                "mwperf-agent: closing the middleware did not return within {} s of the report: \
+                 exiting without it",
+                RELEASE_LIMIT.as_secs()
+            );
+            let _ = std::io::stdout().flush();
+            let _ = std::io::stderr().flush();
+            // SAFETY: ends the process at once; the report is written and flushed.
+            unsafe { libc::_exit(i32::from(self.exit_code)) };
+        }
     }
 }
 
@@ -479,7 +505,7 @@ pub fn main(args: &crate::cli::NodeArgs) -> std::process::ExitCode {
     // the node's ROS 2 nodes close after its report is written (closing one can hang in the
     // RMW: what was measured is saved first)
     mwperf_transports::hold_shared_sessions();
-    let _release = ReleaseHeld; // on every way out of main, after the report
+    let mut release = ReleaseHeld { exit_code: 1 }; // on every way out of main, after the report
     let report = match run(&args.common, &spec, &args.go_file, args.spin_margin, clocks) {
         Ok(r) => r,
         Err(e) => {
@@ -516,5 +542,6 @@ pub fn main(args: &crate::cli::NodeArgs) -> std::process::ExitCode {
             report.status
         );
     }
-    ExitCode::from(if report.status == "complete" { 0 } else { 3 })
+    release.exit_code = if report.status == "complete" { 0 } else { 3 };
+    ExitCode::from(release.exit_code)
 }
