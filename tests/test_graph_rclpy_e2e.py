@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import alive, run_mwperf, started_here
+from conftest import alive, read_saved, run_mwperf, started_here
 from test_fastdds_e2e import fastdds_files, leftovers
 
 pytestmark = pytest.mark.agent
@@ -165,7 +165,7 @@ def test_opt_client_rclpy_makes_a_round_trips_echo_the_rclpy_relay(real_env, tmp
                       "--duration", "2s", "--warmup", "200ms", "--no-save", "--json-out",
                       str(out), env=real_env)
     assert done.returncode == 0, done.stderr
-    result = json.loads(out.read_text())
+    result = read_saved(out)
     assert result["config"]["pong"] == "relay" and result["config"]["opts"] == []
     assert [d["name"] for d in result["daemons"]] == ["rclpy-relay"]
     acc = result["measurement"]["accounting"]
