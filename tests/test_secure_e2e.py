@@ -75,7 +75,10 @@ def test_secure_on_another_transport_is_one_usage_line() -> None:
 
 
 def agent(transport: str, role: str, *args: str) -> list[str]:
-    return [str(REAL_AGENT), role, "--transport", transport, "--quiet", *args]
+    """An agent of ``role``; a deep keep-last queue on both sides, as every test that counts
+    each message has (keep-last 10 lost 1 of 200 once beside two busy loops, fastdds encrypt)."""
+    return [str(REAL_AGENT), role, "--transport", transport, "--quiet", "--depth", "1000",
+            *args]
 
 
 def identity_opt(transport: str, identity: Identity) -> str:

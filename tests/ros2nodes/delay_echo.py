@@ -23,6 +23,7 @@ def on_signal(*_: object) -> None:
 
 def main() -> None:
     import rclpy
+    from rclpy.duration import Duration
     from rclpy.qos import QoSProfile, ReliabilityPolicy
 
     signal.signal(signal.SIGTERM, on_signal)
@@ -59,6 +60,10 @@ def main() -> None:
         while not stop:
             rclpy.spin_once(node, timeout_sec=0.05)
     finally:
+        if args.exit_after and echoed[0] >= args.exit_after:
+            # what it published is delivered before it goes (a writer destroyed at once drops
+            # what its reader has not acknowledged: the last echo, once under load)
+            out.wait_for_all_acked(Duration(seconds=5))
         print(f"echoed {echoed[0]}", flush=True)
         node.destroy_node()
         rclpy.shutdown()
