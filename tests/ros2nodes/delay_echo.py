@@ -62,8 +62,10 @@ def main() -> None:
     finally:
         if args.exit_after and echoed[0] >= args.exit_after:
             # what it published is delivered before it goes (a writer destroyed at once drops
-            # what its reader has not acknowledged: the last echo, once under load)
-            out.wait_for_all_acked(Duration(seconds=5))
+            # what its reader has not acknowledged: the last echo, once under load); at most
+            # half a second: a --pong-cmd test needs it gone well before its run ends (there
+            # the wait did not return: a ping's reader that never acknowledges everything)
+            out.wait_for_all_acked(Duration(seconds=0.5))
         print(f"echoed {echoed[0]}", flush=True)
         node.destroy_node()
         rclpy.shutdown()
