@@ -1,6 +1,8 @@
 """A bridge inside one point (runner.py calls these): start its halves, give each side its
 address and settings, notice a half that died, and write the result's ``bridge`` section."""
 
+import contextlib
+import subprocess
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -75,8 +77,16 @@ def sides(cfg: P, plan: BridgePlan | None) -> tuple[P, P]:
                                                                plan.sender_opts)
 
 
-def bridge_died(daemons: "DaemonSet") -> str | None:
-    """Why the point is partial when a bridge half exited during the measurement."""
+def bridge_died(daemons: "DaemonSet", settle_s: float = 0.0) -> str | None:
+    """Why the point is partial when a bridge half exited during the measurement. ``settle_s``:
+    how long a half still running may take to finish exiting (the sender failed: a half killed
+    closes its sockets before the kernel reports it gone, and the sender, failing on that
+    close, can finish first: stress run, 1 of 3; nothing here signals a half, so an exit in
+    that time is its own)."""
+    for d in daemons.daemons:
+        if d.name in HALVES and d.died is None and settle_s > 0:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                d.died = d.popen.wait(settle_s)
     dead = [d for d in daemons.daemons if d.name in HALVES and d.died is not None]
     if not dead:
         return None

@@ -14,6 +14,11 @@ if TYPE_CHECKING:
     from .state import PointState
 
 
+SETTLE_S = 1.0
+"""when the sender failed: how long a bridge half still running may take to finish exiting
+(bridges/run.py bridge_died)"""
+
+
 class Bridge(Part):
     name = "bridge"
 
@@ -29,7 +34,8 @@ class Bridge(Part):
 
     def sender_done(self, run: "PointState") -> None:
         if run.bridge is not None:
-            run.found["bridge_gone"] = bridge_died(run.daemons)
+            failed = run.sender is not None and run.sender.exit_code not in (None, 0, 3)
+            run.found["bridge_gone"] = bridge_died(run.daemons, SETTLE_S if failed else 0.0)
 
     def section(self, run: "PointState", result: "RunResult") -> None:
         gone = run.found.get("bridge_gone")
