@@ -54,7 +54,7 @@ TABLE = {
     "count allocs": (Y, Y, Y, Y, Y, Y, Y),
     "alloc sites": (Y, Y, Y, Y, Y, Y, Y),
     "profile": (Y, Y, Y, Y, Y, Y, Y),
-    "restarts": (Y, R, R, R, Y, R, R),
+    "restarts": (Y, R, R, R, Y, R, Y),
     "resources": (Y, Y, Y, Y, Y, Y, Y),
     "layers": (Y, Y, R, R, Y, Y, Y),
     "clock sync": (Y, Y, Y, Y, Y, Y, Y),

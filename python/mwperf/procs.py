@@ -14,6 +14,7 @@ import signal
 import subprocess
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -116,6 +117,12 @@ class AgentProcess:
         if self._pidfd is not None:
             os.close(self._pidfd)
             self._pidfd = None
+
+
+RESPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mwperf-respawn")
+"""a restart (``--restart``) starts its process again from this one long-lived thread: the
+kernel's parent-death signal (``_die_with_parent``) follows the thread that started a child, and
+must not fire when the thread that schedules the restarts ends"""
 
 
 class Placement(Protocol):

@@ -37,6 +37,7 @@ one row per measured message that came back, with the ping's send and receive ti
 """
 
 import csv
+import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -304,6 +305,32 @@ def merge_sub_samples(incarnations: Sequence[Sequence[tuple[int, int, int]]]
             else:
                 first[row[0]] = row
     return sorted(first.values(), key=lambda r: r[2]), across
+
+
+def write_merged_samples(path: Path, rows: Sequence[tuple[int, int, int]],
+                         sources: Sequence[Path]) -> None:
+    """``path`` (a samples file) as every incarnation's rows, each sequence number's first
+    arrival once, by receive time (the full rows of the files ``sources``)."""
+    keep = {(seq, recv) for seq, _, recv in rows}
+    lines: list[tuple[int, str]] = []
+    header = ""
+    for source in sources:
+        with open(source, encoding="utf-8") as handle:
+            header = handle.readline() or header
+            for line in handle:
+                fields = line.split(",")
+                if len(fields) < 5 or not line.endswith("\n"):
+                    continue  # a row the kill cut short
+                key = (int(fields[0]), int(fields[4]))
+                if key in keep:
+                    keep.discard(key)
+                    lines.append((key[1], line))
+    lines.sort()
+    tmp = path.with_name(path.name + ".merging")
+    with open(tmp, "w", encoding="utf-8") as handle:
+        handle.write(header)
+        handle.writelines(line for _, line in lines)
+    os.replace(tmp, path)
 
 
 def survivor_accounting(accounting: "Accounting", survivor_seqs: set[int],

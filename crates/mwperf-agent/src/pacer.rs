@@ -151,6 +151,10 @@ impl Pacer {
 
     fn done(&self, now_ns: u64) -> bool {
         match (self.measure_n, self.measure_start_ns) {
+            // on a schedule by position (a restarted sender skipped some: [`Pacer::skip_to`])
+            (Some(n), _) if self.period_ns() > 0 && self.trace.is_none() => {
+                self.schedule.next_index() >= self.warmup_n + n
+            }
             (Some(n), _) => self.measured_sent >= n,
             (None, Some(t0)) => {
                 now_ns >= t0 + self.duration_ns && self.measured_sent >= self.min_count
@@ -199,12 +203,16 @@ impl Pacer {
         } else {
             now_ns < self.start_ns + self.warmup_ns
         };
+        // on a schedule a message's number is its position in its phase, so a restarted
+        // sender that skipped what was due while it was down goes on with the numbers of the
+        // schedule (equal to the count sent when nothing was skipped)
+        let scheduled = self.period_ns() > 0;
         if warmup {
             self.warmup_sent += 1;
             Slot {
                 intended_ns,
                 warmup,
-                seq: self.warmup_sent - 1,
+                seq: if scheduled { k } else { self.warmup_sent - 1 },
                 index: k,
             }
         } else {
@@ -213,10 +221,25 @@ impl Pacer {
             Slot {
                 intended_ns,
                 warmup,
-                seq: self.measured_sent - 1,
+                seq: if scheduled {
+                    k - self.warmup_n
+                } else {
+                    self.measured_sent - 1
+                },
                 index: k,
             }
         }
+    }
+
+    /// A restarted sender joins its schedule at `t_ns` (a graph node restarted mid-run): the
+    /// messages due before then are never sent; returns the number the first measured message
+    /// it may still send will carry (None without a schedule: back to back or a trace's).
+    pub fn skip_to(&mut self, t_ns: u64) -> Option<u64> {
+        if self.period_ns() == 0 || self.trace.is_some() {
+            return None;
+        }
+        self.schedule.skip_to(t_ns);
+        Some(self.schedule.next_index().saturating_sub(self.warmup_n))
     }
 
     /// Record when the slot's message actually left.
@@ -389,6 +412,33 @@ mod tests {
         assert!(p.next_due(3_199).is_ok());
         assert!(p.next_due(3_200).is_err()); // 2 us after the first measured one
         assert!(p.schedule.summary().is_none()); // no schedule to be late against
+    }
+
+    #[test]
+    fn a_restarted_node_publisher_skips_what_was_due_and_keeps_the_numbers() {
+        // 1 ms period, warm-up until 2 ms (2 messages), measured until 10 ms (8 messages)
+        let mut p = Pacer::between(Schedule::new(0, 1_000_000), 0, 2_000_000, 10_000_000);
+        assert_eq!(p.skip_to(5_500_000), Some(4)); // slots 0..=5 gone: measured #4 and on
+        let mut taken = Vec::new();
+        while let Ok(Some(due)) = p.next_due(0) {
+            let slot = p.take(due);
+            assert!(!slot.warmup);
+            taken.push((slot.seq, slot.intended_ns));
+        }
+        assert_eq!(
+            taken,
+            vec![
+                (4, 6_000_000),
+                (5, 7_000_000),
+                (6, 8_000_000),
+                (7, 9_000_000)
+            ]
+        );
+        assert_eq!(p.measured_sent, 4); // what it sent itself
+        assert_eq!(
+            Pacer::between(Schedule::new(0, 0), 0, 1, 2).skip_to(5),
+            None
+        );
     }
 
     #[test]

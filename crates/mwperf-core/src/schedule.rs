@@ -83,6 +83,18 @@ impl Schedule {
         self.next
     }
 
+    /// A restarted sender joins its schedule at `t_ns`: the messages due before then are
+    /// skipped (never claimed), how many is returned; nothing changes without a schedule or
+    /// when the next message is due at or after `t_ns`.
+    pub fn skip_to(&mut self, t_ns: u64) -> u64 {
+        let Some(due) = self.count_before(t_ns) else {
+            return 0;
+        };
+        let skipped = due.saturating_sub(self.next);
+        self.next += skipped;
+        skipped
+    }
+
     /// Claim the next message: returns its intended send time (`now_ns` without a schedule).
     pub fn take(&mut self, now_ns: u64) -> u64 {
         let intended = self.next_due().unwrap_or(now_ns);
@@ -124,6 +136,17 @@ pub fn period_ns(rate_hz: f64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn skip_to_claims_nothing_due_before_and_keeps_the_index() {
+        let mut s = Schedule::new(1_000, 100);
+        assert_eq!(s.take(1_000), 1_000);
+        assert_eq!(s.skip_to(1_450), 4); // 1100..1400 skipped; 1500 is next
+        assert_eq!(s.next_index(), 5);
+        assert_eq!(s.next_due(), Some(1_500));
+        assert_eq!(s.skip_to(1_200), 0); // never back
+        assert_eq!(Schedule::new(0, 0).skip_to(5), 0);
+    }
 
     #[test]
     fn deadlines_are_absolute() {

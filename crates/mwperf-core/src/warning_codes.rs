@@ -61,7 +61,7 @@ codes! {
         RT_BUDGET_BELOW_QUOTA = "rt-budget-below-quota": "a SCHED_FIFO role's real-time budget is below its CPU quota",
         OUTAGE_MISSED = "outage-missed": "the link outage fell outside the measurement",
         RESTART_NOT_RECOVERED = "restart-not-recovered": "after a --restart nothing sent came back within the run",
-        RESTART_SURVIVOR_ONLY = "restart-survivor-only": "after a --restart of the sub its latency figures cover only the restarted sub's arrivals",
+        RESTART_SURVIVOR_ONLY = "restart-survivor-only": "after a --restart of the sub (or a graph node) its latency figures cover only the restarted process's arrivals",
         BRIDGE_RATE_SHORT = "bridge-rate-short": "the bridge delivered less than 95 % of the offered rate",
         IMPORTED = "imported": "an imported result: latency as the other tool measured it",
     }

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import RunError, UsageError
+from ..restarts import parse_restarts
 from ..soak.gates import POINT_ONLY, parse_gates, refuse
 from ..soak.targets import load_targets
 from .builtin import load_graph
@@ -23,6 +24,7 @@ from .hosts import node_place
 from .model import Graph
 from .placement import placed_topology
 from .replay_inputs import refuse as refuse_replay, replay_inputs
+from .restarts import check as check_restarts
 from .plan import supported
 from .scale import parse_copies, parse_rate_scale, parse_topic_scales, scale
 from .subgraph import alone, without
@@ -37,7 +39,7 @@ GRAPH_TAKES = ("transport", "duration", "warmup", "reliability", "history", "dep
                "spin_margin", "peer_timeout", "prevent_cpu_idle", "keep_awake", "cpu_quota", "cpu_pin",
                "rt_priority", "clock_sync", "test_clock", "host", "remote_place", "ssh_config",
                "accept_new_host_key", "count_allocs", "layers", "gates", "targets", "profile",
-               "wire_bytes", "alloc_sites", "replay", "replay_topics", "samples",
+               "wire_bytes", "alloc_sites", "replay", "replay_topics", "samples", "restart",
                *GRAPH_OPTIONS)
 """every point option a graph point takes (the rest set one stream's rates, sizes and work)"""
 CPU_OPTIONS = ("cpu_quota", "cpu_pin", "rt_priority")
@@ -93,7 +95,7 @@ def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]]
         raise UsageError(f"{flag}: not with --graph, whose nodes set their own rates, sizes and "
                          "work; a graph takes --transport, --duration, --warmup, the QoS flags, "
                          "--opt, --busy-poll, --link, the CPU flags, --profile, --wire-bytes, "
-                         "--alloc-sites, --samples, --replay, --copies, --rate-scale, "
+                         "--alloc-sites, --samples, --restart, --replay, --copies, --rate-scale, "
                          "--baseline, --without")
     if any(str(o).split("=", 1)[0].strip() == "client" for o in options.get("opt") or ()):
         raise UsageError("--opt client: not with --graph: a graph file says who runs each node "
@@ -124,8 +126,13 @@ def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]]
            "min-samples=N")
     cfg = stream({k: v for k, v in options.items()
                   if k not in GRAPH_OPTIONS and k not in CPU_OPTIONS
-                  and k not in ("remote_place", "gates", "targets", "replay", "replay_topics")})
+                  and k not in ("remote_place", "gates", "targets", "replay", "replay_topics",
+                                "restart")})
     cfg = replace(cfg, gates=tuple(g.text for g in gates if g.source is None), targets=targets)
+    restarts = parse_restarts(options.get("restart"))
+    if restarts:  # each restart's cost per edge comes from the edges' samples
+        cfg = replace(cfg, restarts=restarts, samples=True)
+        check_restarts(graph, cfg)
     supported(cfg.transport)
     if cfg.samples and cfg.remote is not None:
         raise UsageError("--samples: not yet for a graph on real hosts (--host): each node writes "

@@ -24,6 +24,7 @@ from ..emulation.cpu import CpuPlacement
 from ..emulation.network import Network, emulated_network
 from ..emulation.topology import Topology
 from ..errors import RunError, UsageError
+from ..merge import make_warning
 from ..schema import validation_error
 from ..leases import Lease
 from ..middleware import prepare
@@ -50,6 +51,7 @@ from .placement import placed_topology
 from .services import check_run as check_services
 from .model import Graph, Node
 from .outages import attach as attach_outages
+from .restarts import FOLDER, READY_TIMEOUT_S, Restarter
 from .plan import SAMPLES_DIR, addresses, linger_ns, node_specs, serving_nodes, supported, way
 from ..layers import Link
 from ..layers_link import read_many
@@ -165,6 +167,9 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
         if samples is not None:
             samples.mkdir()
         specs = node_specs(graph, where, cfg.warmup_ns, duration_ns, linger, samples)
+        restarter = Restarter(graph, cfg.restarts, workdir) if cfg.restarts else None
+        if restarter is not None:
+            restarter.prepare(specs, file_name)
         rclpy = set(rclpy_nodes(graph))
         if commands.nodes:  # the user's programs, on mwperf's topics, before mwperf's nodes
             domain = (listen or "").partition("/")[0] if "/" in (listen or "") else None
@@ -210,6 +215,12 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                     "drained_ns": start_ns + cfg.warmup_ns + duration_ns + linger}
                 state.found["node_hosts"] = _node_hosts(graph, topology)
                 _each(parts, "sender_started", state)
+                # a node killed by its restart is waited for again after the restarts
+                restarted = restarter.touched if restarter is not None else set()
+                if restarter is not None:
+                    restarter.start(start_ns + cfg.warmup_ns, procs, lambda name, count, event:
+                                    _restart(agents, procs, specs, restarter, workdir, name,
+                                             count, event))
                 if real is not None:
                     write_remote_go(real, [(s["name"], file_name(s["name"])) for s in specs],
                                     start_ns)
@@ -217,8 +228,13 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                 deadline = time.monotonic() + limit
                 for name, proc in procs.items():
                     if proc.wait(max(0.0, deadline - time.monotonic())) is None \
-                            and name != CLOCK_NODE:
+                            and name != CLOCK_NODE and name not in restarted:
                         failed[name] = f"did not finish within {limit:g} s and was stopped"
+                if restarter is not None:  # the restarted processes finish too
+                    restarter.join()
+                    for name in restarted:
+                        if procs[name].wait(max(0.0, deadline - time.monotonic())) is None:
+                            failed[name] = f"did not finish within {limit:g} s and was stopped"
                 commands.measured()
                 _each(parts, "sender_done", state)
                 planned_end_ns = start_ns + cfg.warmup_ns + duration_ns + linger
@@ -226,6 +242,8 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                 agents.stop_all()
             except KeyboardInterrupt as exc:
                 interrupted = str(getattr(exc, "reason", "")) or "interrupted by Ctrl-C"
+                if restarter is not None:
+                    restarter.join()
                 commands.measured()
                 agents.stop_all()
                 _each(parts, "interrupted", state)
@@ -264,6 +282,7 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                 t, (offset_s, drift_ppm) = report["go_ns"], shift
                 clock["test_true_offset_ns"] = round(t / (1 + drift_ppm * 1e-6)
                                                      - offset_s * 1e9 - t)
+    survivor_only = restarter.fold(specs, reports) if restarter is not None else []
     result = merge(graph, cfg, specs, reports, failed, interrupted,
                  run_id=f"{started:%Y%m%dT%H%M%SZ}-{cfg.transport}-graph-{tag & 0xFFFF:04x}",
                  started=started, ready_s=ready_s, stop_s=stop_s, total_s=stopped,
@@ -277,6 +296,10 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                    phases["drained_ns"] - linger if phases else None)
     for part in parts:
         part.section(state, result)  # type: ignore[arg-type]
+    if restarter is not None:
+        assert samples is not None
+        restarter.section(result, specs, reports, samples)
+        _restart_warnings(state, result, survivor_only)
     if state.warnings:
         result["warnings"] = state.warnings
     if cfg.layers:
@@ -287,6 +310,51 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
     if problem is not None:  # mwperf's own fault: say where, keep nothing half-right
         raise RunError(f"the graph result does not match schema/result.v2.json at {problem}")
     return result
+
+
+def _restart(agents: AgentSet, procs: dict[str, AgentProcess], specs: list[dict[str, Any]],
+             restarter: Restarter, workdir: Path, name: str, count: int,
+             event: dict[str, Any]) -> None:
+    """``--restart``: node ``name``'s process killed, its files moved aside, and started again
+    as it ran, its spec resuming (graph/restarts.py); the event gets the times."""
+    old = procs[name]
+    argv = list(old.popen.args)
+    spec = next(s for s in specs if s["name"] == name)
+    old.kill()
+    # stamped once the signal is sent and the process reaped: nothing it sent is after this
+    event["killed_ns"] = time.monotonic_ns()
+    for suffix in ("stdout", "stderr"):
+        with contextlib.suppress(OSError):
+            (workdir / f"{old.name}.{suffix}").rename(
+                workdir / f"{old.name}.killed-{count}.{suffix}")
+    restarter.move_aside(name, spec, count)
+    resumed = workdir / FOLDER / f"{file_name(name)}.restart-{count}.spec.json"
+    resumed.write_text(json.dumps(restarter.resumed_spec(spec)))
+    argv[argv.index("--node-spec") + 1] = str(resumed)
+    event["started_ns"] = time.monotonic_ns()
+    new = agents.respawn(old, argv)
+    procs[name] = new
+    new.wait_ready("node", READY_TIMEOUT_S)
+    event["ready_ns"] = time.monotonic_ns()
+
+
+def _restart_warnings(state: PointState[PointConfig], result: dict[str, Any],
+                      survivor_only: list[str]) -> None:
+    """A restart after which an edge never recovered, and figures only the survivor has."""
+    warnings = state.warnings
+    for entry in result.get("restarts", []):
+        stuck = [f"{e['topic']} {e['from']} -> {e['to']}" for e in entry["edges"]
+                 if not e["recovered"]]
+        if entry["killed_ns"] is None or stuck:
+            warnings.append(make_warning(
+                "restart-not-recovered",
+                f"--restart {entry['target']}: "
+                + (f"nothing sent after the kill arrived on {', '.join(stuck)} within the run"
+                   if stuck else "; ".join(entry["notes"]) or "not restarted"),
+                "run longer after the restart, or see the node's logs (node.*.killed-N.stderr)"))
+    for text in survivor_only:
+        warnings.append(make_warning("restart-survivor-only", f"--restart: {text}",
+                                     "see the edge's samples file: it has every arrival"))
 
 
 def _each(parts: list[Part], hook: str, state: PointState[PointConfig]) -> None:

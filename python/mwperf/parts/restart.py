@@ -10,7 +10,6 @@ import re
 import signal
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +17,9 @@ from ..errors import MwperfError
 from ..merge import make_warning
 from ..restarts import (DAEMON_ALIASES, PEER_TIMEOUT_NS, READY_TIMEOUT_S, agent_lines, analyse,
                         analyse_topics,
-                        check, merge_sub_samples, read_samples, survivor_accounting)
+                        check, merge_sub_samples, read_samples, survivor_accounting,
+                        write_merged_samples)
+from ..procs import RESPAWNER
 from ..topicnames import SAMPLES_NAME, samples_files
 from .base import P, Part
 
@@ -31,10 +32,6 @@ if TYPE_CHECKING:
 
 _READY = re.compile(r"^READY (\S+) (\S+)")
 _POLL_S = 0.005
-_SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mwperf-respawn")
-"""restarted processes are started from this one long-lived thread: the kernel's parent-death
-signal (procs.py) follows the thread that started a child, and must not fire when a point's
-scheduling thread ends"""
 
 
 class Restarts(Part):
@@ -131,7 +128,8 @@ def _sub_restarts(run: "PointState", result: "RunResult", events: list[dict[str,
     if measurement is not None and accounting is not None and killed:
         measurement["accounting"] = survivor_accounting(
             accounting, {r[0] for r in survivor}, {r[0] for r in rows}, across)
-        _write_samples(run.workdir / SAMPLES_NAME, rows, killed + [run.workdir / SAMPLES_NAME])
+        write_merged_samples(run.workdir / SAMPLES_NAME, rows,
+                             killed + [run.workdir / SAMPLES_NAME])
         result["warnings"].append(make_warning(
             "restart-survivor-only",
             f"--restart sub: the latency figures, series and throughput cover only the "
@@ -141,31 +139,6 @@ def _sub_restarts(run: "PointState", result: "RunResult", events: list[dict[str,
     elif measurement is None and rows:
         entries[0]["notes"].append("no measurement: the restarted sub wrote no report")
     return entries
-
-
-def _write_samples(path: Any, rows: list[tuple[int, int, int]], sources: list[Any]) -> None:
-    """samples.csv as every incarnation's rows, each sequence number's first arrival once, by
-    receive time (the full rows of the files ``sources``)."""
-    keep = {(seq, recv) for seq, _, recv in rows}
-    lines: list[tuple[int, str]] = []
-    header = ""
-    for source in sources:
-        with open(source, encoding="utf-8") as handle:
-            header = handle.readline() or header
-            for line in handle:
-                fields = line.split(",")
-                if len(fields) < 5 or not line.endswith("\n"):
-                    continue  # a row the kill cut short
-                key = (int(fields[0]), int(fields[4]))
-                if key in keep:
-                    keep.discard(key)
-                    lines.append((key[1], line))
-    lines.sort()
-    tmp = path.with_name(path.name + ".merging")
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.write(header)
-        handle.writelines(line for _, line in lines)
-    os.replace(tmp, path)
 
 
 def _join(run: "PointState") -> None:
@@ -205,9 +178,9 @@ def _schedule(run: "PointState", stop: threading.Event, events: list[dict[str, A
                                  "notes": []}
         try:
             if target in ("pong", "sub"):
-                _SPAWNER.submit(_restart_agent, run, target, count, event).result()
+                RESPAWNER.submit(_restart_agent, run, target, count, event).result()
             else:
-                _SPAWNER.submit(_restart_daemon, run, DAEMON_ALIASES.get(target, target),
+                RESPAWNER.submit(_restart_daemon, run, DAEMON_ALIASES.get(target, target),
                                 count, event).result()
         except (MwperfError, OSError) as exc:
             event["notes"].append(f"the restart failed: {exc}")

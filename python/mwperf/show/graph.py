@@ -57,6 +57,7 @@ def render(result: dict[str, Any]) -> str:
                      f"{format_ns(e2e['p99_ns'])}, max {format_ns(e2e['max_ns'])} "
                      f"({e2e['count']} messages{over}); hops p50: {hops}")
     lines += outage_lines(result["edges"])
+    lines += restart_lines(result.get("restarts") or [])
     layer_table = layer_rows(result)
     if len(layer_table) > 1:
         lines += _table(layer_table)
@@ -98,6 +99,32 @@ def outage_lines(edges: list[dict[str, Any]]) -> list[str]:
                         if item["recovery_ns"] is not None else ", never recovered")
             said.append(f"lost {item['lost']} of {item['sent_in_gap']} sent in the gap{recovery}")
         lines.append(f"outage {e['topic']} {e['from']} -> {e['to']}: " + "; ".join(said))
+    return lines
+
+
+def restart_lines(restarts: list[dict[str, Any]]) -> list[str]:
+    """One line per ``--restart NODE@T`` of a graph (graph/restarts.py): when its process was
+    ready again, and per edge and chain what it lost and when a message sent after the kill
+    arrived."""
+    lines = []
+    for r in restarts:
+        head = f"restart {r['target']}@{format_ns(r['at_ns'])}"
+        if r["killed_ns"] is None:
+            lines.append(f"{head}: {'; '.join(r['notes']) or 'not restarted'}")
+            continue
+        ready = (f"ready again {format_ns(r['ready_ns'] - r['killed_ns'])} after the kill"
+                 if r["ready_ns"] is not None else "never ready again")
+        said = []
+        for e in r["edges"]:
+            never = f" ({e['never_sent']} due while down, never sent)" if e["never_sent"] else ""
+            back = (f"first after {format_ns(e['rediscovery_ns'])}" if e["recovered"]
+                    else "never recovered")
+            said.append(f"{e['topic']} {e['from']} -> {e['to']} lost {e['lost']} of "
+                        f"{e['sent_in_gap']} sent in the gap{never}, {back}")
+        said += [f"chain {c['name']} " + (f"whole again after {format_ns(c['rediscovery_ns'])}"
+                                          if c["rediscovery_ns"] is not None
+                                          else "never whole again") for c in r["chains"]]
+        lines.append(f"{head}: {ready}; " + "; ".join(said))
     return lines
 
 

@@ -281,11 +281,20 @@ pub fn run(
         let asked = p.out.qos.apply(&base)?.reliability;
         retransmits.push(common.transport.descriptor().retransmits(asked));
     }
+    // a node --restart may kill: each outlet's counts in a file of its own (publisher.rs
+    // Progress), created afresh by each process (the control plane moved the killed one's)
+    let progress = |outlet: &str| -> Result<Option<publisher::Progress>, String> {
+        spec.progress
+            .as_deref()
+            .map(|base| publisher::Progress::create(&format!("{base}.{outlet}")))
+            .transpose()
+    };
     let timers: Vec<Timer> = spec
         .publishers
         .iter()
         .zip(pubs)
-        .map(|(p, eps)| {
+        .enumerate()
+        .map(|(i, (p, eps))| {
             let at = Schedule {
                 start_ns: go_ns + p.phase_ns.checked_rem(p.period_ns).unwrap_or(0),
                 warmup_end_ns: go_ns + spec.warmup_ns,
@@ -293,7 +302,7 @@ pub fn run(
                 spin_margin_ns,
                 open_until_ns: measure_end_ns + spec.linger_ns,
             };
-            Timer::new(
+            Ok(Timer::new(
                 &p.out.topic,
                 p.out.id,
                 p.out.payload_bytes.unwrap_or(0),
@@ -304,8 +313,10 @@ pub fn run(
             )
             .with_sizes(p.payload_sizes.clone())
             .with_end_marker(p.end_marker)
+            .with_progress(progress(&format!("p{i}"))?)
+            .resumed(spec.resume.then(now_ns)))
         })
-        .collect();
+        .collect::<Result<_, String>>()?;
     let window = || Window {
         measure_end_ns,
         stage_end_ns: measure_end_ns + spec.linger_ns / 2,
@@ -316,8 +327,15 @@ pub fn run(
         .iter()
         .zip(subs)
         .zip(stages)
-        .map(|((s, ep), out)| Subscription::new(s, Some(ep), out))
-        .collect();
+        .enumerate()
+        .map(|(j, ((s, ep), out))| {
+            let stage = match s.publish {
+                Some(_) => progress(&format!("s{j}"))?,
+                None => None,
+            };
+            Ok(Subscription::new(s, Some(ep), out).restartable(spec.progress.is_some(), stage))
+        })
+        .collect::<Result<_, String>>()?;
     let services = !spec.clients.is_empty() || !spec.servers.is_empty();
     // a round-trip publisher receives its echoes between its sends on a thread of its own, as
     // ping (node/round_trip.rs)

@@ -37,6 +37,54 @@ pub struct Sent {
     /// message, as ping measures it (node/round_trip.rs)
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub round_trip: Option<mwperf_core::result::Measurement>,
+    /// a restarted node's publisher (spec `resume`): the number of the first measured message
+    /// it could still send; those before were sent by the process it replaces or were due
+    /// while none ran
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resumed_at_seq: Option<u64>,
+    /// spec `progress`: its counts, written over after every send (a killed process's last
+    /// counts survive it there: [`Progress`])
+    #[serde(skip)]
+    pub progress: Option<Progress>,
+}
+
+/// A file that always holds what a publisher has sent so far: 24 bytes, its warm-up messages,
+/// its measured messages and the number of its first measured message (0, or where a restarted
+/// process resumed: [`Timer::resumed`]) as u64 little-endian, written over in place after
+/// every send. A node that may be killed mid-run (`--restart`) keeps it so the control plane
+/// knows what the killed process sent (one pwrite to the page cache: it survives SIGKILL).
+#[derive(Debug, Clone)]
+pub struct Progress {
+    file: std::sync::Arc<std::fs::File>,
+    first_seq: u64,
+}
+
+impl Progress {
+    pub fn create(path: &str) -> Result<Self, String> {
+        let file = std::fs::File::create(path).map_err(|e| format!("progress {path}: {e}"))?;
+        let p = Progress {
+            file: std::sync::Arc::new(file),
+            first_seq: 0,
+        };
+        p.write(0, 0);
+        Ok(p)
+    }
+
+    /// The number of the first measured message (a restarted chain stage's: its spec's).
+    pub fn first_seq(mut self, seq: u64) -> Self {
+        self.first_seq = seq;
+        self.write(0, 0);
+        self
+    }
+
+    fn write(&self, warmup_sent: u64, sent: u64) {
+        use std::os::unix::fs::FileExt;
+        let mut bytes = [0u8; 24];
+        bytes[..8].copy_from_slice(&warmup_sent.to_le_bytes());
+        bytes[8..16].copy_from_slice(&sent.to_le_bytes());
+        bytes[16..].copy_from_slice(&self.first_seq.to_le_bytes());
+        let _ = self.file.write_all_at(&bytes, 0); // lost: the restart's figures say unknown
+    }
 }
 
 /// One message's header and payload into `buf` (payload first: a large payload's pattern is
@@ -52,6 +100,17 @@ pub fn send(
 ) -> u64 {
     buf.resize(HEADER_LEN + h.payload_len as usize, 0);
     fill_payload(&mut buf[HEADER_LEN..], h.seq);
+    // counted before it is handed over (a refused send is counted too, and in send_errors): a
+    // kill between the two leaves a message counted that never left, never one that left
+    // uncounted (the progress file then says what the restarted process's numbers follow)
+    if h.flags & FLAG_WARMUP != 0 {
+        sent.warmup_sent += 1;
+    } else {
+        sent.sent += 1;
+    }
+    if let Some(p) = &sent.progress {
+        p.write(sent.warmup_sent, sent.sent);
+    }
     h.sent_ns = super::clock::stamp(now_ns()); // the reference's clock (node/clock.rs)
     h.encode(buf);
     for ep in eps.iter_mut() {
@@ -62,11 +121,6 @@ pub fn send(
     }
     for ep in eps.iter_mut() {
         ep.drain(drain_ns);
-    }
-    if h.flags & FLAG_WARMUP != 0 {
-        sent.warmup_sent += 1;
-    } else {
-        sent.sent += 1;
     }
     h.sent_ns
 }
@@ -168,6 +222,25 @@ impl Timer {
                 let _ = ep.send(buf); // as pub's: a marker lost ends the subscriber at its window
             }
         });
+    }
+
+    /// Its counts kept in `progress` after every send (spec `progress`).
+    pub fn with_progress(mut self, progress: Option<Progress>) -> Self {
+        self.sent.progress = progress;
+        self
+    }
+
+    /// A restarted node's publisher (spec `resume`) joins its schedule at `at_ns`: nothing due
+    /// before then is sent, and its messages keep the schedule's numbers.
+    pub fn resumed(mut self, at_ns: Option<u64>) -> Self {
+        if let Some(at) = at_ns {
+            self.sent.resumed_at_seq = self.pacer.skip_to(at);
+            if let Some(p) = self.sent.progress.as_mut() {
+                p.first_seq = self.sent.resumed_at_seq.unwrap_or(0);
+                p.write(0, 0);
+            }
+        }
+        self
     }
 
     /// Message k's payload from `sizes`, cycled (a distribution, a recording's topic).
@@ -401,6 +474,48 @@ mod tests {
         assert!(t.sent.warmup_sent > 0, "{:?}", t.sent);
         assert_eq!(t.sent.max_send_lag_ns, 0);
         assert!(t.finish().schedule.is_none());
+    }
+
+    #[test]
+    fn progress_holds_what_was_sent_after_every_send_and_a_resumed_one_skips() {
+        let path = std::env::temp_dir().join(format!("mwperf-progress-{}", std::process::id()));
+        let path = path.to_str().unwrap().to_string();
+        let read = || {
+            let b = std::fs::read(&path).unwrap();
+            let at = |i: usize| u64::from_le_bytes(b[i * 8..i * 8 + 8].try_into().unwrap());
+            (at(0), at(1), at(2))
+        };
+        // 1 ms period from 0: slots 0, 1 warm-up, 2..9 measured
+        let timer = |resume: Option<u64>| {
+            Timer::new(
+                "/a",
+                0,
+                8,
+                1_000_000,
+                Vec::new(),
+                Vec::new(),
+                at(0, 2_000_000, 10_000_000),
+            )
+            .with_progress(Some(Progress::create(&path).unwrap()))
+            .resumed(resume)
+        };
+        let mut t = timer(None);
+        assert_eq!(read(), (0, 0, 0));
+        for _ in 0..5 {
+            t.fire(1, 1);
+        }
+        assert_eq!(read(), (2, 3, 0)); // as its report would say
+        assert_eq!(t.sent.resumed_at_seq, None);
+        let mut t = timer(Some(6_500_000)); // restarted at 6.5 ms: measured #5 is next
+        assert_eq!(read(), (0, 0, 5));
+        assert_eq!(t.sent.resumed_at_seq, Some(5));
+        let (slot, _) = t.fire(1, 1).unwrap();
+        assert_eq!(
+            (slot.seq, slot.intended_ns, slot.warmup),
+            (5, 7_000_000, false)
+        );
+        assert_eq!(read(), (0, 1, 5));
+        std::fs::remove_file(&path).unwrap();
     }
 
     #[test]

@@ -124,6 +124,10 @@ pub struct SubscriptionSpec {
     /// window alone)
     #[serde(default)]
     pub end_markers: u32,
+    /// a restarted node's chain stage (spec `resume`): the number its first measured message
+    /// carries (what the processes before it sent), so its messages keep one numbering
+    #[serde(default)]
+    pub stage_first_seq: u64,
 }
 
 /// An input topic of a `command:` node whose messages come out on this subscription's topic.
@@ -202,6 +206,15 @@ pub struct NodeSpec {
     /// waits to see in the middleware's graph before READY (node/await_graph.rs)
     #[serde(default)]
     pub await_graph: Vec<GraphAwait>,
+    /// a node `--restart` may kill: each outlet's counts kept in `<progress>.p<i>` (publisher
+    /// i) and `<progress>.s<j>` (subscription j's stage) after every send, and its samples
+    /// written out at every arrival (what the killed process measured survives it)
+    #[serde(default)]
+    pub progress: Option<String>,
+    /// the restarted process of such a node: its publishers join their schedules when it
+    /// starts (the go instant has passed), skipping what was due before
+    #[serde(default)]
+    pub resume: bool,
 }
 
 /// A topic and how many publishers and subscriptions the whole graph has on it (mwperf's and
@@ -285,6 +298,23 @@ impl NodeSpec {
                     "publisher of '{}': payload_bytes missing",
                     p.out.topic
                 ));
+            }
+        }
+        if self.resume {
+            // a restarted process goes on with the schedule's numbers; a round trip's, a
+            // saturating publisher's and a caller's would start again from 0
+            if let Some(p) = self
+                .publishers
+                .iter()
+                .find(|p| p.round_trip || p.period_ns == 0)
+            {
+                return Err(format!(
+                    "resume: publisher of '{}' is a round trip's or saturating (rate: max);                      only paced publishers resume",
+                    p.out.topic
+                ));
+            }
+            if !self.clients.is_empty() {
+                return Err("resume: not with clients (their calls are numbered from 0)".into());
             }
         }
         for p in &self.publishers {
@@ -470,6 +500,18 @@ mod tests {
             );
             node("", period, offsets).unwrap(); // without min_count they run
         }
+    }
+
+    #[test]
+    fn only_paced_publishers_resume() {
+        node(r#","resume":true,"progress":"/tmp/p""#, 1_000_000, "[]").unwrap();
+        node(r#","resume":true"#, 1_000_000, "[0, 500]").unwrap(); // a replay's looped times
+        let err = node(r#","resume":true"#, 0, "[]").unwrap_err();
+        assert!(
+            err.starts_with("resume: publisher of '/a' is a round trip's or saturating"),
+            "{err}"
+        );
+        node("", 0, "[]").unwrap(); // saturating, not resumed: runs
     }
 
     #[test]

@@ -123,6 +123,8 @@ pub struct Subscription<'a> {
     book_out: Option<Book>,
     /// the end-of-stream markers seen (spec.rs `end_markers`)
     markers: super::end_of_stream::Markers,
+    /// every sample written out as it arrives (a node `--restart` may kill: spec `progress`)
+    flush_each: bool,
 }
 
 impl<'a> Subscription<'a> {
@@ -158,6 +160,7 @@ impl<'a> Subscription<'a> {
                 end_markers: (spec.end_markers > 0).then_some(0),
             },
             markers: super::end_of_stream::Markers::new(spec.end_markers),
+            flush_each: false,
             buf: Vec::with_capacity(64 * 1024),
             out: Vec::new(),
             stage_time: LatencyRecorder::default(),
@@ -167,6 +170,16 @@ impl<'a> Subscription<'a> {
                 .as_ref()
                 .and_then(|_| Book::new(Side::Pub, 1 << 16)),
         }
+    }
+
+    /// A node `--restart` may kill (`on`, spec `progress`): every sample written out as it
+    /// arrives, and its stage's counts kept in `progress` after every send.
+    pub fn restartable(mut self, on: bool, progress: Option<super::publisher::Progress>) -> Self {
+        self.flush_each = on;
+        if let Some(stage) = self.report.stage.as_mut() {
+            stage.progress = progress.map(|p| p.first_seq(self.spec.stage_first_seq));
+        }
+        self
     }
 
     /// Receive at most one message within `wait_ns` and run its callback.
@@ -229,7 +242,11 @@ impl<'a> Subscription<'a> {
                     flags: h.flags & FLAG_WARMUP,
                     run_id: node.run_id,
                     topic: outlet.id,
-                    seq: if warm { sent.warmup_sent } else { sent.sent },
+                    seq: if warm {
+                        sent.warmup_sent
+                    } else {
+                        spec.stage_first_seq + sent.sent
+                    },
                     intended_ns: h.intended_ns, // the origin's due time: a chain's age
                     sent_ns: 0,
                     peer_rx_ns: node.source as u64,
@@ -344,6 +361,7 @@ impl<'a> Subscription<'a> {
                     Collector::new(recv_ns, 0, None).expect("no samples file: cannot fail")
                 })
             });
+        col.flush_each(self.flush_each);
         col.window_start(recv_ns);
         col.arrive(h, &self.buf, recv_ns);
     }
@@ -551,6 +569,7 @@ mod tests {
             samples,
             echo,
             end_markers: 0,
+            stage_first_seq: 0,
         };
         let n = messages.len();
         let back = Arc::new(Mutex::new(Vec::new()));
@@ -596,6 +615,7 @@ mod tests {
             samples: None,
             echo: false,
             end_markers: 2,
+            stage_first_seq: 0,
         };
         // node 2's message and marker (twice), then node 3's marker: the end
         let messages = vec![message(1, 2, 0), fin(2), fin(2), fin(3), message(1, 3, 0)];
