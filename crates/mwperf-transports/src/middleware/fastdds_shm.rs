@@ -8,6 +8,9 @@
 //!   that are older than [`STALE_AFTER`] (a crashed run's; the age spares a segment another
 //!   process created a moment ago and has not mapped yet),
 //! - when an endpoint closes: what appeared since that first open and nobody maps any more.
+//!
+//! "Nobody" counts every live process's maps and open files: a run beside this one creates its
+//! segments at any moment, and a new segment is open (not yet mapped) in between.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -91,12 +94,36 @@ pub fn sweep() -> Vec<String> {
     remove_unmapped(new, |_| true)
 }
 
-/// Remove the entries of `names` that `also` accepts and no live process maps.
+/// Every /dev/shm path some live process has open (from /proc/<pid>/fd): a segment another
+/// process has just created and not mapped yet, a lock file a participant holds.
+pub fn opened() -> HashSet<String> {
+    let mut out = HashSet::new();
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return out;
+    };
+    for p in procs.flatten() {
+        let Ok(fds) = std::fs::read_dir(p.path().join("fd")) else {
+            continue;
+        };
+        for fd in fds.flatten() {
+            if let Ok(target) = std::fs::read_link(fd.path()) {
+                if let Ok(name) = target.strip_prefix(DIR) {
+                    out.insert(name.to_string_lossy().into_owned());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Remove the entries of `names` that `also` accepts and no live process maps or has open
+/// (other runs beside this one create theirs at any moment: open before they are mapped).
 fn remove_unmapped(names: HashSet<String>, also: impl Fn(&str) -> bool) -> Vec<String> {
     if names.is_empty() {
         return Vec::new();
     }
-    let in_use = mapped();
+    let mut in_use = mapped();
+    in_use.extend(opened());
     let mut removed = Vec::new();
     for name in names {
         if !also(&name) {
@@ -112,4 +139,22 @@ fn remove_unmapped(names: HashSet<String>, also: impl Fn(&str) -> bool) -> Vec<S
         }
     }
     removed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_segment_another_process_holds_open_is_not_swept() {
+        let name = format!("fastdds_mwperf_unit_{}", std::process::id());
+        let path = Path::new(DIR).join(&name);
+        let held = std::fs::File::create(&path).unwrap(); // created, not mapped yet
+        let names: HashSet<String> = [name.clone()].into();
+        assert!(remove_unmapped(names.clone(), |_| true).is_empty());
+        assert!(path.exists());
+        drop(held);
+        assert_eq!(remove_unmapped(names, |_| true), vec![name]);
+        assert!(!path.exists());
+    }
 }
