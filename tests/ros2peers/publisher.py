@@ -60,6 +60,15 @@ def say(**fields: object) -> None:
     print(json.dumps(fields), flush=True)
 
 
+def _paused(due: float, pause: tuple[float, float], every: float) -> bool:
+    """Whether the message due at ``due`` s falls in a pause (one from pause[0] to pause[1],
+    again every ``every`` s when > 0)."""
+    if due < pause[0]:
+        return False
+    into = (due - pause[0]) % every if every > 0 else due - pause[0]
+    return into < pause[1] - pause[0]
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--role", choices=("pub", "sub"), default="pub")
@@ -76,6 +85,8 @@ def main() -> int:
     p.add_argument("--stamp-offset-ms", type=float, default=7.0)
     p.add_argument("--pause-at", type=float, default=None, help="seconds after the first send")
     p.add_argument("--pause-ms", type=float, default=500.0)
+    p.add_argument("--pause-every", type=float, default=0.0,
+                   help="seconds: pause again this long after each pause began (0: once)")
     p.add_argument("--start-after", type=float, default=0.0,
                    help="seconds between READY and the first send")
     p.add_argument("--node", default=None, help="announce this ROS 2 node, e.g. /ns/talker")
@@ -130,7 +141,7 @@ def main() -> int:
         k += 1
         if args.duration and due >= args.duration:
             break
-        if pause and pause[0] <= due < pause[1]:
+        if pause and _paused(due, pause, args.pause_every):
             continue
         delay = start + due - time.monotonic()
         if delay > 0:
