@@ -119,11 +119,15 @@ class Restarter:
         return {t for t, _ in self.restarts}
 
     def prepare(self, specs: list[dict[str, Any]], file_name: Callable[[str], str]) -> None:
-        """Every target's spec gets its progress files' base."""
+        """Every target's spec gets its progress files' base; every agent node's, ``reopen``
+        (a connection to a restarted node breaks: tcp, uds, foxglove)."""
         (self.workdir / FOLDER).mkdir(exist_ok=True)
+        agents = {n.name for n in self.graph.nodes if n.client == "agent" and not n.command}
         for spec in specs:
             if spec["name"] in self.targets:
                 spec["progress"] = str(self.workdir / FOLDER / file_name(spec["name"]))
+            if spec["name"] in agents:
+                spec["reopen"] = True
 
     def start(self, measure_start_ns: int, procs: dict[str, Any],
               restart: Callable[[str, int, dict[str, Any]], None]) -> None:

@@ -15,6 +15,7 @@ pub mod echo;
 pub mod end_of_stream;
 mod event_loop;
 pub mod publisher;
+pub mod reopen;
 pub mod round_trip;
 pub mod service_client;
 pub mod service_server;
@@ -136,13 +137,35 @@ pub fn run(
     // first: a prober's first burst runs while the endpoints discover each other
     let clock = NodeClock::start(clocks.0, clocks.1, common.run_id, common.discovery_timeout)?;
     let base = common.spec("")?.qos;
-    let open_at =
-        |side: Side, addr: &str, qos: &spec::QosOverride| -> Result<Box<dyn Endpoint>, String> {
+    let spec_at =
+        |addr: &str, qos: &spec::QosOverride| -> Result<mwperf_transports::Spec, String> {
             let mut s = common.spec(addr)?;
             s.qos = qos.apply(&base)?;
             s.shared_session = true;
+            Ok(s)
+        };
+    let open_at =
+        |side: Side, addr: &str, qos: &spec::QosOverride| -> Result<Box<dyn Endpoint>, String> {
+            let s = spec_at(addr, qos)?;
             open(common.transport, side, &s).map_err(|e| format!("{addr}: {e}"))
         };
+    // spec reopen: an outlet's endpoints opened again when their connection or broker went
+    // away (a node or daemon at the other end restarted)
+    let reopen = |o: &Outlet| -> Result<Option<reopen::Reopen>, String> {
+        if !spec.reopen {
+            return Ok(None);
+        }
+        let specs = o
+            .addresses
+            .iter()
+            .map(|a| spec_at(a, &o.qos))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Some(reopen::Reopen::new(
+            common.transport,
+            Side::Pub,
+            specs,
+        )))
+    };
     // subscriptions first: a publisher waits for them (on plain sockets they must listen)
     let mut subs = Vec::new();
     for s in &spec.subscriptions {
@@ -314,6 +337,7 @@ pub fn run(
             .with_sizes(p.payload_sizes.clone())
             .with_end_marker(p.end_marker)
             .with_progress(progress(&format!("p{i}"))?)
+            .with_reopen(reopen(&p.out)?)
             .resumed(spec.resume.then(now_ns)))
         })
         .collect::<Result<_, String>>()?;
@@ -329,11 +353,13 @@ pub fn run(
         .zip(stages)
         .enumerate()
         .map(|(j, ((s, ep), out))| {
-            let stage = match s.publish {
-                Some(_) => progress(&format!("s{j}"))?,
-                None => None,
+            let (stage, again) = match &s.publish {
+                Some(o) => (progress(&format!("s{j}"))?, reopen(o)?),
+                None => (None, None),
             };
-            Ok(Subscription::new(s, Some(ep), out).restartable(spec.progress.is_some(), stage))
+            Ok(Subscription::new(s, Some(ep), out)
+                .restartable(spec.progress.is_some(), stage)
+                .with_reopen(again))
         })
         .collect::<Result<_, String>>()?;
     let services = !spec.clients.is_empty() || !spec.servers.is_empty();

@@ -91,13 +91,19 @@ impl Progress {
 /// written before the send time is taken), then sent to every endpoint, and what a byte stream
 /// queued pushed out (waiting at most `drain_ns` for the peer: a publisher receives nothing, so
 /// nothing else would flush its message's tail before its next send).
+/// With `reopen` (spec `reopen`) an endpoint whose connection or broker went away is opened
+/// again before a later send ([`super::reopen::Reopen`]).
 pub fn send(
     eps: &mut [Box<dyn Endpoint>],
     buf: &mut Vec<u8>,
     mut h: Header,
     sent: &mut Sent,
     drain_ns: u64,
+    mut reopen: Option<&mut super::reopen::Reopen>,
 ) -> u64 {
+    if let Some(r) = reopen.as_deref_mut() {
+        r.heal(eps);
+    }
     buf.resize(HEADER_LEN + h.payload_len as usize, 0);
     fill_payload(&mut buf[HEADER_LEN..], h.seq);
     // counted before it is handed over (a refused send is counted too, and in send_errors): a
@@ -113,14 +119,24 @@ pub fn send(
     }
     h.sent_ns = super::clock::stamp(now_ns()); // the reference's clock (node/clock.rs)
     h.encode(buf);
-    for ep in eps.iter_mut() {
+    let down =
+        |r: &Option<&mut super::reopen::Reopen>, i: usize| r.as_ref().is_some_and(|r| r.is_down(i));
+    for (i, ep) in eps.iter_mut().enumerate() {
+        if down(&reopen, i) {
+            continue; // gone until opened again: the message goes nowhere
+        }
         if let Err(e) = ep.send(buf) {
             sent.send_errors += 1;
             sent.first_error.get_or_insert_with(|| e.to_string());
+            if let Some(r) = reopen.as_deref_mut() {
+                r.failed(i, &e);
+            }
         }
     }
-    for ep in eps.iter_mut() {
-        ep.drain(drain_ns);
+    for (i, ep) in eps.iter_mut().enumerate() {
+        if !down(&reopen, i) {
+            ep.drain(drain_ns);
+        }
     }
     h.sent_ns
 }
@@ -157,6 +173,8 @@ pub struct Timer {
     end_marker: bool,
     /// a replayed recording's times pace it (`offsets`), not a period
     replayed: bool,
+    /// spec `reopen`: its endpoints opened again when their connection or broker went away
+    reopen: Option<super::reopen::Reopen>,
 }
 
 impl Timer {
@@ -194,6 +212,7 @@ impl Timer {
             },
             end_marker: false,
             replayed,
+            reopen: None,
         }
     }
 
@@ -222,6 +241,12 @@ impl Timer {
                 let _ = ep.send(buf); // as pub's: a marker lost ends the subscriber at its window
             }
         });
+    }
+
+    /// Its endpoints opened again when their connection or broker went away (spec `reopen`).
+    pub fn with_reopen(mut self, reopen: Option<super::reopen::Reopen>) -> Self {
+        self.reopen = reopen;
+        self
     }
 
     /// Its counts kept in `progress` after every send (spec `progress`).
@@ -334,7 +359,14 @@ impl Timer {
         } else {
             self.pacer.period_ns()
         };
-        let at_ns = send(&mut self.eps, &mut self.buf, h, &mut self.sent, drain_ns);
+        let at_ns = send(
+            &mut self.eps,
+            &mut self.buf,
+            h,
+            &mut self.sent,
+            drain_ns,
+            self.reopen.as_mut(),
+        );
         // both on the reference's clock; a saturating publisher has no schedule to lag behind
         let slot = Slot {
             intended_ns: h.intended_ns,

@@ -215,6 +215,10 @@ pub struct NodeSpec {
     /// starts (the go instant has passed), skipping what was due before
     #[serde(default)]
     pub resume: bool,
+    /// its publishers' and stages' endpoints opened again when a send finds their connection
+    /// or broker gone (a node or daemon at the other end restarted: node/reopen.rs)
+    #[serde(default)]
+    pub reopen: bool,
 }
 
 /// A topic and how many publishers and subscriptions the whole graph has on it (mwperf's and

@@ -125,6 +125,8 @@ pub struct Subscription<'a> {
     markers: super::end_of_stream::Markers,
     /// every sample written out as it arrives (a node `--restart` may kill: spec `progress`)
     flush_each: bool,
+    /// spec `reopen`: its stage's endpoints opened again when their connection went away
+    stage_reopen: Option<super::reopen::Reopen>,
 }
 
 impl<'a> Subscription<'a> {
@@ -161,6 +163,7 @@ impl<'a> Subscription<'a> {
             },
             markers: super::end_of_stream::Markers::new(spec.end_markers),
             flush_each: false,
+            stage_reopen: None,
             buf: Vec::with_capacity(64 * 1024),
             out: Vec::new(),
             stage_time: LatencyRecorder::default(),
@@ -172,10 +175,20 @@ impl<'a> Subscription<'a> {
         }
     }
 
+    /// Its stage's endpoints opened again when their connection or broker went away (spec
+    /// `reopen`).
+    pub fn with_reopen(mut self, reopen: Option<super::reopen::Reopen>) -> Self {
+        self.stage_reopen = reopen;
+        self
+    }
+
     /// A node `--restart` may kill (`on`, spec `progress`): every sample written out as it
     /// arrives, and its stage's counts kept in `progress` after every send.
     pub fn restartable(mut self, on: bool, progress: Option<super::publisher::Progress>) -> Self {
         self.flush_each = on;
+        if !on {
+            return self;
+        }
         if let Some(stage) = self.report.stage.as_mut() {
             stage.progress = progress.map(|p| p.first_seq(self.spec.stage_first_seq));
         }
@@ -253,7 +266,14 @@ impl<'a> Subscription<'a> {
                     payload_len: outlet.payload_bytes.unwrap_or(h.payload_len),
                 };
                 let drain_ns = spec.period_ns.clamp(1_000_000, 1_000_000_000);
-                let sent_ns = send(&mut self.stage_eps, &mut self.out, next, sent, drain_ns);
+                let sent_ns = send(
+                    &mut self.stage_eps,
+                    &mut self.out,
+                    next,
+                    sent,
+                    drain_ns,
+                    self.stage_reopen.as_mut(),
+                );
                 if !warm {
                     self.stage_time.record(sent_ns.saturating_sub(recv_ns));
                     if let Some(b) = &mut self.book_out {
