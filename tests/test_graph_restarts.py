@@ -30,7 +30,7 @@ nodes:
 
 class Catalogue:
     def transports(self) -> list[str]:
-        return ["udp", "cyclonedds"]
+        return ["udp", "cyclonedds", "mqtt"]
 
     def payloads(self) -> dict[str, int]:
         return {"Array1k": 1024}
@@ -50,9 +50,10 @@ def test_a_restart_implies_the_edges_samples(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("restart, extra, expected", [
-    ("nobody@1s", {}, "--restart nobody@1s: no node 'nobody' in the graph (daemons are not "
-                      "restarted on graphs yet); restartable nodes of graph chain: src, mid, "
-                      "sink, drain"),
+    ("nobody@1s", {}, "--restart nobody@1s: no node or daemon 'nobody' in this graph run; "
+                      "restartable nodes of graph chain: src, mid, sink, drain"),
+    ("mosquitto@1s", {}, "--restart mosquitto@1s: no node or daemon 'mosquitto' in this graph "
+                         "run; restartable nodes of graph chain: src, mid, sink, drain"),
     ("flood@1s", {}, "--restart flood@1s: node 'flood' publishes '/f' back to back or as a "
                      "round trip (only paced publishers resume their schedule)"),
     ("mid@3s", {}, "--restart mid@3s: at or beyond the end of the measured phase (3 s)"),
@@ -65,6 +66,15 @@ def test_what_cannot_be_restarted_is_refused_before_anything_starts(
     with pytest.raises(UsageError) as caught:
         build(tmp_path, restart=(restart,), **extra)
     assert str(caught.value).startswith(expected), caught.value
+
+
+def test_a_graph_runs_daemons_are_restartable(tmp_path: Path) -> None:
+    assert build(tmp_path, transport="cyclonedds", restart=("mid@1s",)).restarts
+    cfg = build(tmp_path, transport="mqtt", restart=("mosquitto@1s",))
+    assert cfg.restarts == (("mosquitto", 1_000_000_000),)
+    with pytest.raises(UsageError, match="restartable nodes of graph chain: src, mid, sink, "
+                                         "drain, mosquitto"):
+        build(tmp_path, transport="mqtt", restart=("zenohd@1s",))
 
 
 def test_two_restarts_at_one_time_are_refused(tmp_path: Path) -> None:

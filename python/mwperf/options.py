@@ -167,7 +167,8 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
            "(mosquitto, zenohd, rosmaster, relay, foxglove-server, bridge-a/bridge-b); a one-way "
            "point's sub or daemon (one topic, one subscriber; a sub restart: both subs' arrivals "
            "counted, the latency figures the restarted sub's); with --graph a node of the "
-           "graph (its paced publishers resume their schedules; the cost per edge and chain). "
+           "graph (its paced publishers resume their schedules) or a daemon of the run; the "
+           "cost per edge and chain. "
            "Repeatable (a scenario: TARGET@T,TARGET@T). The result's restarts: messages lost, "
            "rediscovery time, session recovered or rebuilt, duplicates (docs/results.md)."),
     option("--host", "host", multiple=True, scenario_kind="text", metavar="NAME=ssh://[USER@]HOST[:PORT]",

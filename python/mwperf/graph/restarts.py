@@ -22,11 +22,16 @@ messages sent and lost between the last arrival before the kill and that one, an
 schedule's messages in it that no process sent (``never_sent``: not lost, never sent). A chain
 has recovered once every hop carried a message sent after the kill.
 
-Restarted: mwperf's own (``client: agent``) nodes whose publishers are paced. Not (yet): rclpy and
-command nodes (their counts live in another program), round trips' and saturating publishers
-and service clients (numbered from 0 by each process), servers, the daemons (a node does not
-reopen its endpoints), graphs on real hosts; and not with ``--layers``, ``--count-allocs``,
-``--alloc-sites`` or ``--profile``, whose records of the killed process die with it."""
+A daemon (the MQTT broker ``mosquitto``, the zenoh router ``zenohd`` of ``--opt mode=client``,
+ROS 1's ``rosmaster``) is restarted on its address; it carries every edge, each of which gets its
+figures. Every agent node of such a run opens an endpoint again when a send or a receive finds
+its connection or broker gone (spec ``reopen``: node/reopen.rs).
+
+Restarted: those daemons and mwperf's own (``client: agent``) nodes whose publishers are paced.
+Not (yet): rclpy and command nodes (their counts live in another program), round trips' and
+saturating publishers and service clients (numbered from 0 by each process), servers, graphs on
+real hosts; and not with ``--layers``, ``--count-allocs``, ``--alloc-sites`` or ``--profile``,
+whose records of the killed process die with it."""
 
 import contextlib
 import struct
@@ -39,7 +44,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..procs import RESPAWNER
-from ..restarts import merge_sub_samples, read_samples, survivor_accounting, \
+from ..restarts import daemon_targets, merge_sub_samples, read_samples, survivor_accounting, \
     write_merged_samples
 from .model import Graph
 
@@ -56,7 +61,7 @@ def check(graph: Graph, cfg: Any) -> None:
     """A usage error naming ``--restart`` for what cannot be restarted in this graph point."""
     if not cfg.restarts:
         return
-    allowed = restartable(graph)
+    allowed = restartable(graph) + graph_daemons(cfg)
     for target, at_ns in cfg.restarts:
         item = f"--restart {target}@{at_ns / 1e9:g}s"
         if cfg.remote is not None:
@@ -77,6 +82,17 @@ def check(graph: Graph, cfg: Any) -> None:
         raise UsageError("--restart: two restarts at the same time; give each its own")
 
 
+def graph_daemons(cfg: Any) -> list[str]:
+    """The daemons a graph run of ``cfg`` starts that ``--restart`` takes, by the names users know
+    them by: the MQTT broker, the zenoh router of ``--opt mode=client``, ROS 1's master (the
+    nodes open their connections again: node/reopen.rs)."""
+    return daemon_targets(cfg.transport, "graph", cfg.option, "agent", None)
+
+
+def is_daemon(target: str) -> bool:
+    return target in ("mosquitto", "zenohd", "rosmaster")
+
+
 def restartable(graph: Graph) -> list[str]:
     """The nodes ``--restart`` may kill and start again."""
     return [n.name for n in graph.nodes if _why_not(graph, n.name) is None]
@@ -85,7 +101,7 @@ def restartable(graph: Graph) -> list[str]:
 def _why_not(graph: Graph, name: str) -> str | None:
     node = next((n for n in graph.nodes if n.name == name), None)
     if node is None:
-        return f"no node '{name}' in the graph (daemons are not restarted on graphs yet)"
+        return f"no node or daemon '{name}' in this graph run"
     if node.command or node.client != "agent":
         return (f"node '{name}' is run by {'a program of yours' if node.command else node.client}"
                 ", whose counts mwperf does not keep across a kill")
@@ -140,13 +156,15 @@ class Restarter:
                     if self._stop.wait((due - now) / 1e9):
                         return
                 event: dict[str, Any] = {"target": target, "at_ns": at_ns, "notes": []}
-                if procs[target].exit_code is not None:
+                if target in procs and procs[target].exit_code is not None:
                     event["notes"].append("not restarted: the node had already exited")
                 else:
-                    self.touched.add(target)
+                    if not is_daemon(target):
+                        self.touched.add(target)
                     try:  # from the long-lived thread: see RESPAWNER
                         RESPAWNER.submit(restart, target, count, event).result()
-                        self.replaced.add(target)
+                        if not is_daemon(target):
+                            self.replaced.add(target)
                     except Exception as exc:  # noqa: BLE001 - said in the result, run goes on
                         event["notes"].append(f"the restart failed: {exc}")
                 self.events.append(event)
@@ -247,7 +265,9 @@ class Restarter:
             killed = event.get("killed_ns")
             edges = []
             for edge in result["edges"]:
-                if target not in (edge["from"], edge["to"]) or killed is None:
+                # a daemon (a broker, a router) carries every edge; a node its own
+                if killed is None or (not is_daemon(target)
+                                      and target not in (edge["from"], edge["to"])):
                     continue
                 edges.append(self._edge(edge, event, index, by_name, reports, samples))
             chains = []

@@ -29,10 +29,12 @@ from ..schema import validation_error
 from ..leases import Lease
 from ..middleware import prepare
 from ..parts import Part, parts_for
+from ..parts.restart import restart_daemon
 from ..parts.state import PointState
 from ..procs import AgentProcess, AgentSet
 from ..place import Place, ThisMachine
 from ..remote.hosts import PointHosts
+from ..restarts import DAEMON_ALIASES
 from ..runner import DAEMON_PLACED_AS, placed, real_hosts
 from ..transports import profile
 from ..transports.foxglove import require_sdk
@@ -51,7 +53,7 @@ from .placement import placed_topology
 from .services import check_run as check_services
 from .model import Graph, Node
 from .outages import attach as attach_outages
-from .restarts import FOLDER, READY_TIMEOUT_S, Restarter
+from .restarts import FOLDER, READY_TIMEOUT_S, Restarter, is_daemon
 from .plan import SAMPLES_DIR, addresses, linger_ns, node_specs, serving_nodes, supported, way
 from ..layers import Link
 from ..layers_link import read_many
@@ -218,9 +220,13 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                 # a node killed by its restart is waited for again after the restarts
                 restarted = restarter.touched if restarter is not None else set()
                 if restarter is not None:
-                    restarter.start(start_ns + cfg.warmup_ns, procs, lambda name, count, event:
-                                    _restart(agents, procs, specs, restarter, workdir, name,
-                                             count, event))
+                    def restart(name: str, count: int, event: dict[str, Any]) -> None:
+                        if is_daemon(name):  # on its address; the nodes open theirs again
+                            restart_daemon(state, DAEMON_ALIASES.get(name, name), count, event)
+                        else:
+                            _restart(agents, procs, specs, restarter, workdir, name, count,
+                                     event)
+                    restarter.start(start_ns + cfg.warmup_ns, procs, restart)
                 if real is not None:
                     write_remote_go(real, [(s["name"], file_name(s["name"])) for s in specs],
                                     start_ns)

@@ -180,7 +180,7 @@ def _schedule(run: "PointState", stop: threading.Event, events: list[dict[str, A
             if target in ("pong", "sub"):
                 RESPAWNER.submit(_restart_agent, run, target, count, event).result()
             else:
-                RESPAWNER.submit(_restart_daemon, run, DAEMON_ALIASES.get(target, target),
+                RESPAWNER.submit(restart_daemon, run, DAEMON_ALIASES.get(target, target),
                                 count, event).result()
         except (MwperfError, OSError) as exc:
             event["notes"].append(f"the restart failed: {exc}")
@@ -218,8 +218,9 @@ def _restart_agent(run: "PointState", name: str, count: int, event: dict[str, An
     event["ready_ns"] = time.monotonic_ns()
 
 
-def _restart_daemon(run: "PointState", name: str, count: int, event: dict[str, Any]) -> None:
-    """Kill daemon ``name`` and start it again on the same address."""
+def restart_daemon(run: "PointState", name: str, count: int, event: dict[str, Any]) -> None:
+    """Kill daemon ``name`` and start it again on the same address (a stream point's or a
+    graph run's: graph/restarts.py)."""
     old: "DaemonProcess | None" = next((d for d in run.daemons.daemons if d.name == name), None)
     if old is None:
         event["notes"].append(f"no daemon {name} ran in this point")

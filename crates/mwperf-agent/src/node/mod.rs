@@ -357,9 +357,16 @@ pub fn run(
                 Some(o) => (progress(&format!("s{j}"))?, reopen(o)?),
                 None => (None, None),
             };
+            let own = if spec.reopen {
+                let at = spec_at(&s.address, &s.qos)?;
+                let side = if s.echo { Side::Pong } else { Side::Sub };
+                Some(reopen::ReopenSub::new(common.transport, side, at))
+            } else {
+                None
+            };
             Ok(Subscription::new(s, Some(ep), out)
                 .restartable(spec.progress.is_some(), stage)
-                .with_reopen(again))
+                .with_reopen(again, own))
         })
         .collect::<Result<_, String>>()?;
     let services = !spec.clients.is_empty() || !spec.servers.is_empty();

@@ -3,7 +3,8 @@
 //! `--restart`): spec `reopen`, as ping's and pong's `--reopen`. A failing send marks its
 //! endpoint down; while it is down the publisher's messages go nowhere (counted sent, and lost
 //! at the subscriber); before each send a down endpoint is opened again, at most every
-//! [`EVERY_NS`], and `REOPENED <ns>` is printed on stdout once it is.
+//! [`EVERY_NS`], and `REOPENED <ns>` is printed on stdout once it is. A subscription's
+//! endpoint whose receive fails so is opened again the same way ([`ReopenSub`]).
 
 use mwperf_core::clock::now_ns;
 use mwperf_transports::{open, Endpoint, Kind, Side, Spec, TransportError};
@@ -70,6 +71,47 @@ impl Reopen {
                 let _ = out.flush();
             }
         }
+    }
+}
+
+/// A subscription's endpoint opened again when receiving finds its connection or broker gone
+/// (spec `reopen`): tried at most every [`EVERY_NS`], the caller waiting in between.
+pub struct ReopenSub {
+    kind: Kind,
+    side: Side,
+    spec: Spec,
+    last_try_ns: u64,
+}
+
+impl ReopenSub {
+    /// `side`: as the subscription was opened (an echo outlet's: Pong).
+    pub fn new(kind: Kind, side: Side, spec: Spec) -> Self {
+        ReopenSub {
+            kind,
+            side,
+            spec,
+            last_try_ns: 0,
+        }
+    }
+
+    /// After a failed receive: the endpoint opened again (`REOPENED <ns>` printed), or None
+    /// when it is not time yet or it cannot be yet (the caller then waits at most `wait_ns`
+    /// and `EVERY_NS`, so a closed endpoint is not spun on).
+    pub fn again(&mut self, wait_ns: u64) -> Option<Box<dyn Endpoint>> {
+        let now = now_ns();
+        if now >= self.last_try_ns + EVERY_NS {
+            self.last_try_ns = now;
+            if let Ok(fresh) = open(self.kind, self.side, &self.spec) {
+                use std::io::Write;
+                let mut out = std::io::stdout().lock();
+                let _ = writeln!(out, "REOPENED {}", now_ns());
+                let _ = out.flush();
+                return Some(fresh);
+            }
+        }
+        let pause = wait_ns.min(EVERY_NS);
+        std::thread::sleep(std::time::Duration::from_nanos(pause));
+        None
     }
 }
 

@@ -127,6 +127,8 @@ pub struct Subscription<'a> {
     flush_each: bool,
     /// spec `reopen`: its stage's endpoints opened again when their connection went away
     stage_reopen: Option<super::reopen::Reopen>,
+    /// spec `reopen`: its own endpoint opened again when receiving finds it gone
+    reopen: Option<super::reopen::ReopenSub>,
 }
 
 impl<'a> Subscription<'a> {
@@ -164,6 +166,7 @@ impl<'a> Subscription<'a> {
             markers: super::end_of_stream::Markers::new(spec.end_markers),
             flush_each: false,
             stage_reopen: None,
+            reopen: None,
             buf: Vec::with_capacity(64 * 1024),
             out: Vec::new(),
             stage_time: LatencyRecorder::default(),
@@ -175,10 +178,15 @@ impl<'a> Subscription<'a> {
         }
     }
 
-    /// Its stage's endpoints opened again when their connection or broker went away (spec
-    /// `reopen`).
-    pub fn with_reopen(mut self, reopen: Option<super::reopen::Reopen>) -> Self {
-        self.stage_reopen = reopen;
+    /// Its endpoint and its stage's opened again when their connection or broker went away
+    /// (spec `reopen`).
+    pub fn with_reopen(
+        mut self,
+        stage: Option<super::reopen::Reopen>,
+        own: Option<super::reopen::ReopenSub>,
+    ) -> Self {
+        self.stage_reopen = stage;
+        self.reopen = own;
         self
     }
 
@@ -201,9 +209,17 @@ impl<'a> Subscription<'a> {
         let Some(ep) = self.ep.as_mut() else {
             return;
         };
-        let Ok(Some(_)) = ep.recv(&mut self.buf, wait_ns) else {
-            return;
-        };
+        match ep.recv(&mut self.buf, wait_ns) {
+            Ok(Some(_)) => {}
+            Ok(None) => return,
+            Err(_) => {
+                // spec reopen: the connection or broker went away (a restart): open it again
+                if let Some(fresh) = self.reopen.as_mut().and_then(|r| r.again(wait_ns)) {
+                    self.ep = Some(fresh);
+                }
+                return;
+            }
+        }
         let mut recv_ns = super::clock::stamp(now_ns()); // the reference's clock
         let take_ns = recv_ns;
         // an echo outlet answers what pong answers (probes too: a peer's first contact)
