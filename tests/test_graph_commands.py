@@ -295,7 +295,8 @@ def test_mwperf_graphs_shows_a_command_node(tmp_path):
 def test_every_input_of_a_program_is_awaited_with_the_whole_graphs_subscriptions():
     """my_filter -> second in a row: /image (mwperf's camera into the first program) and
     /filtered (program to program: no matched count of mwperf's would see it) are awaited;
-    /twice (the second program's output) and /plan (mwperf's alone) are not."""
+    every program's output (/filtered, /twice) is hoped for (not required: a program may
+    publish lazily); /plan (mwperf's alone) is not awaited."""
     graph = parse(CAMERA + """
   - name: my_filter
     command: node --ros-args -r in:={in} -r out:={out}
@@ -309,8 +310,13 @@ def test_every_input_of_a_program_is_awaited_with_the_whole_graphs_subscriptions
     subscribers: [{topic: /twice}, {topic: /plan}]
 """)
     names = {t: f"/mwperf/x{i}/ping" for i, t in enumerate(graph.topics())}
-    got = {e["topic"]: (e["publishers"], e["subscribers"], e["about"])
-           for e in awaited(graph, names)}
-    assert got == {
-        names["/image"]: (0, 1, "'/image' of the graph: command node 'my_filter' reads it"),
-        names["/filtered"]: (0, 1, "'/filtered' of the graph: command node 'second' reads it")}
+    got = sorted((e["topic"], e["publishers"], e["subscribers"], e.get("required", True),
+                  e["about"]) for e in awaited(graph, names))
+    assert got == sorted([
+        (names["/image"], 0, 1, True, "'/image' of the graph: command node 'my_filter' reads it"),
+        (names["/filtered"], 0, 1, True,
+         "'/filtered' of the graph: command node 'second' reads it"),
+        (names["/filtered"], 1, 0, False,
+         "'/filtered' of the graph: command node 'my_filter' publishes it"),
+        (names["/twice"], 1, 0, False,
+         "'/twice' of the graph: command node 'second' publishes it")])

@@ -190,10 +190,24 @@ def awaited(graph: Graph, names: dict[str, str]) -> list[dict[str, Any]]:
     """Each topic a command node reads, with the subscriptions the whole graph has on it, for an
     agent node to wait for in the middleware's graph before READY (spec.rs ``GraphAwait``;
     ``names``: graph topic -> its name on the transport). An input fed by mwperf is awaited by
-    that publisher's matched count already; one fed by another program is not. A program's
-    publishers are not awaited: one may create its publisher only when it has something to
-    publish, and a program up at all has its subscriptions."""
+    that publisher's matched count already; one fed by another program is not. Each topic a
+    program publishes is hoped for too (``required`` false: until the discovery timeout, then
+    the run goes on): one may create its publisher only when it has something to publish, but
+    most create it at start, and a publisher discovered late loses the run's first messages
+    (a Fast DDS program's output seen ~2.8 s after the go instant on a loaded machine)."""
     out = []
+    for topic in graph.topics():
+        writers = [n.name for n in graph.nodes if is_command(n) and topic in outputs(n)]
+        if not writers or topic not in names:
+            continue
+        out.append({"topic": names[topic], "subscribers": 0, "required": False,
+                    "publishers": len(writers) + sum(
+                        1 for n in graph.nodes if not is_command(n)
+                        for p in (*[p.topic for p in n.publishers],
+                                  *[s.publish for s in n.subscribers if s.publish])
+                        if p == topic),
+                    "about": f"'{topic}' of the graph: "
+                             + ", ".join(f"command node '{n}' publishes it" for n in writers)})
     for topic in graph.topics():
         readers = [n.name for n in graph.nodes if is_command(n)
                    and any(s.topic == topic for s in n.subscribers)]

@@ -232,6 +232,14 @@ pub struct GraphAwait {
     pub subscribers: u64,
     /// what to say when they never show up (the graph's topic and the programs on it)
     pub about: String,
+    /// false: waited for until the deadline, then the node goes on all the same (a program's
+    /// publisher: one may create it only when it has something to publish)
+    #[serde(default = "required")]
+    pub required: bool,
+}
+
+fn required() -> bool {
+    true
 }
 
 impl NodeSpec {
