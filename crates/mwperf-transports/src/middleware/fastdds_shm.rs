@@ -94,14 +94,23 @@ pub fn sweep() -> Vec<String> {
     remove_unmapped(new, |_| true)
 }
 
-/// Every /dev/shm path some live process has open (from /proc/<pid>/fd): a segment another
-/// process has just created and not mapped yet, a lock file a participant holds.
+/// Every /dev/shm path another live process has open (from /proc/<pid>/fd): a segment it has
+/// just created and not mapped yet, a lock file a participant holds. This process's own open
+/// files are not counted: what it still maps is (`mapped`), and at its last endpoint's close
+/// Fast DDS 3 keeps a port segment's descriptor open that nobody maps any more (a stress run's
+/// leftover `fastdds_port<N>` after a ros2 point).
 pub fn opened() -> HashSet<String> {
     let mut out = HashSet::new();
     let Ok(procs) = std::fs::read_dir("/proc") else {
         return out;
     };
+    let me = std::process::id().to_string();
     for p in procs.flatten() {
+        let pid = p.file_name().to_string_lossy().into_owned();
+        // processes only (not /proc/self, /proc/thread-self), and not this one
+        if pid == me || !pid.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
         let Ok(fds) = std::fs::read_dir(p.path().join("fd")) else {
             continue;
         };
@@ -149,11 +158,24 @@ mod tests {
     fn a_segment_another_process_holds_open_is_not_swept() {
         let name = format!("fastdds_mwperf_unit_{}", std::process::id());
         let path = Path::new(DIR).join(&name);
-        let held = std::fs::File::create(&path).unwrap(); // created, not mapped yet
+        std::fs::File::create(&path).unwrap();
+        // another process holds it open, not mapped (created a moment ago)
+        let mut holder = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("exec 3<{}; exec sleep 30", path.display()))
+            .spawn()
+            .unwrap();
         let names: HashSet<String> = [name.clone()].into();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !opened().contains(&name) && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
         assert!(remove_unmapped(names.clone(), |_| true).is_empty());
         assert!(path.exists());
-        drop(held);
+        holder.kill().unwrap();
+        holder.wait().unwrap();
+        // this process's own descriptor does not keep it
+        let _mine = std::fs::File::open(&path).unwrap();
         assert_eq!(remove_unmapped(names, |_| true), vec![name]);
         assert!(!path.exists());
     }
