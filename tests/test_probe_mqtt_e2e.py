@@ -1,11 +1,12 @@
-"""mwperf probe --mqtt against a real mosquitto started here, with two mosquitto_pub publishers at
-known rates (/steady 100 Hz; /paused 50 Hz with one 500 ms pause), each send's time kept as the
+"""mwperf probe --mqtt against a real mosquitto started here, with two publishers (MQTT clients of
+the test's own on sockets) at known rates (/steady 100 Hz; /paused 50 Hz with one 500 ms pause), each send's time kept as the
 ground truth: the rate within +-1 % of the publisher's own, the pause the gap the publisher made
 (and a stall of the publisher's, should a loaded machine cause one, one more), an absent broker
 exit 1, a bad endpoint exit 2."""
 
 import json
 import shutil
+import socket
 import subprocess
 import sys
 import threading
@@ -17,26 +18,45 @@ from mwperf.daemons.base import free_port
 from mwperf.daemons.mosquitto import connack
 
 
+def _varint(n: int) -> bytes:
+    out = b""
+    while True:
+        byte, n = n % 128, n // 128
+        out += bytes([byte | (0x80 if n else 0)])
+        if not n:
+            return out
+
+
+def _packet(kind: int, body: bytes) -> bytes:
+    return bytes([kind]) + _varint(len(body)) + body
+
+
+def _string(text: str) -> bytes:
+    return len(text.encode()).to_bytes(2, "big") + text.encode()
+
+
 def publish(port: int, topic: str, hz: float, seconds: float, pause: tuple[float, float],
             sends: list[int]) -> None:
-    """mosquitto_pub -l fed on an absolute schedule; ``sends`` gets each line's send time (the
-    ground truth: a loaded machine may stall this thread, and the probe should see the stall)."""
-    pub = subprocess.Popen(["mosquitto_pub", "-h", "127.0.0.1", "-p", str(port), "-t", topic,
-                            "-l"], stdin=subprocess.PIPE, text=True)
-    assert pub.stdin is not None
-    time.sleep(0.3)  # connected before the schedule starts
-    start = time.monotonic()
-    for k in range(int(seconds * hz)):
-        if pause[0] <= k / hz < pause[1]:
-            continue
-        delay = start + k / hz - time.monotonic()
-        if delay > 0:
-            time.sleep(delay)
-        pub.stdin.write("x" * 64 + "\n")
-        pub.stdin.flush()
-        sends.append(time.monotonic_ns())
-    pub.stdin.close()
-    pub.wait(timeout=10)
+    """An MQTT 3.1.1 client of its own on a socket (Nagle off), QoS 0, on an absolute schedule;
+    ``sends`` gets each PUBLISH's send time, right after the socket took it (the ground truth:
+    a loaded machine may stall this thread, and the probe should see the stall; no program in
+    between that could bunch the messages after their times were taken)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        client = f"mwperf-test-{topic.strip('/')}"
+        sock.sendall(_packet(0x10, _string("MQTT") + bytes([4, 0x02, 0, 0]) + _string(client)))
+        assert sock.recv(4) == bytes([0x20, 0x02, 0x00, 0x00])  # CONNACK, accepted
+        time.sleep(0.3)  # connected before the schedule starts
+        start = time.monotonic()
+        for k in range(int(seconds * hz)):
+            if pause[0] <= k / hz < pause[1]:
+                continue
+            delay = start + k / hz - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            sock.sendall(_packet(0x30, _string(topic) + b"x" * 64))
+            sends.append(time.monotonic_ns())
+        sock.sendall(bytes([0xE0, 0x00]))  # DISCONNECT
 
 
 @pytest.fixture(scope="module")
