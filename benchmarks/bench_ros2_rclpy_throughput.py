@@ -2,7 +2,8 @@
 (``--transport ros2 --mode throughput``, keep-all, Kilted's rmw_fastrtps_cpp with ROS 2's Fast
 DDS defaults) from the agent's pub (rcl through mwperf's shim, serialized publish) and from a
 real rclpy publisher (``--opt client=rclpy``: ros2/throughput_pub.py, a UInt8MultiArray built
-in Python per message), both into the agent's rcl subscriber, PAYLOAD in {64 B, 64 KiB}.
+in Python per message), both into the agent's rcl subscriber, PAYLOAD in {64 B, 1 KiB, 64 KiB,
+1 MiB} (``--sizes`` picks some).
 
 REPEATS rounds, interleaved (both stacks and sizes of round 1, then round 2, ...), SECONDS each
 after mwperf's 1 s warm-up, ``--peer-timeout 5s`` (longer than Fast DDS's 3 s heartbeat). Per
@@ -16,7 +17,8 @@ Every run is checked (exit 1 otherwise) against the sender's own count (agents/p
 own (bench_ros2_throughput.run_point: its counter of every message it took is the measured plus
 the warm-up messages plus at most a few of mwperf's own, its measured count the accounting's
 received, its own rate the delivered rate reported).
-Usage: python3 benchmarks/bench_ros2_rclpy_throughput.py [--reps N] [--seconds S] [--json F]
+Usage: python3 benchmarks/bench_ros2_rclpy_throughput.py [--reps N] [--seconds S] [--sizes A,B]
+       [--json F]
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_ros2_throughput as base  # noqa: E402  (the run and the subscriber's checks)
 
-SIZES = ("64", "64KiB")
+SIZES = ("64", "1KiB", "64KiB", "1MiB")
 STACKS = (("rcl shim (agent pub)", ["--transport", "ros2"]),
           ("rclpy publisher", ["--transport", "ros2", "--opt", "client=rclpy"]))
 
@@ -49,7 +51,7 @@ def run_point(args: list[str], size: str, seconds: float) -> dict:
             return {"status": f"no result (exit {done.returncode}): "
                               f"{done.stderr.strip().splitlines()[-1:]}", "checked": False}
         run = runs[0]
-        result = json.loads((run / "result.json").read_text())
+        result = base.read_result((run / "result.json").read_text())
         sub = json.loads((run / "agents" / "sub.json").read_text())
         pub = json.loads((run / "agents" / "pub.json").read_text())
     m = result["measurement"]
@@ -93,12 +95,15 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--seconds", type=float, default=2.0)
+    ap.add_argument("--sizes", default=",".join(SIZES),
+                    help=f"comma-separated payloads (default {','.join(SIZES)})")
     ap.add_argument("--json", help="also write every run's figures to this file")
     a = ap.parse_args()
+    sizes = [s for s in a.sizes.split(",") if s]
     cells: dict[tuple[str, str], list[dict]] = {}
     bad = 0
     for rep in range(1, a.reps + 1):
-        for size in SIZES:
+        for size in sizes:
             for name, args in STACKS:
                 r = run_point(args, size, a.seconds)
                 cells.setdefault((name, size), []).append(r)
@@ -115,7 +120,7 @@ def main() -> int:
     print("| payload | publisher | delivered msg/s, median (lowest–highest) | received per "
           "second of sending | publisher CPU µs/msg | send call p50 µs | status |")
     print("|---|---|---|---|---|---|---|")
-    for size in SIZES:
+    for size in sizes:
         for name, _ in STACKS:
             rs = [r for r in cells[(name, size)] if "delivered" in r]
             if not rs:

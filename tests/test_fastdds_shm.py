@@ -31,3 +31,27 @@ def test_only_files_nobody_maps_or_holds_open_are_swept() -> None:
         mapping.close()
         for path in paths.values():
             path.unlink(missing_ok=True)
+
+
+def test_a_ports_semaphore_stays_while_its_port_exists_and_a_lock_file_with_its_segment() -> None:
+    # Fast DDS closes sem.<port>_mutex after every open of the port: neither mapped nor open
+    # between two uses, and removing it while a process holds it lets two open the port at once
+    before = fastdds_shm.entries()
+    port = f"fastdds_mwperf_test_{secrets.token_hex(4)}_port"
+    sem, lock = f"sem.{port}_mutex", f"{port}_sl"
+    paths = [fastdds_shm.SHM / name for name in (port, sem, lock)]
+    held = os.open(paths[0], os.O_CREAT | os.O_RDWR, 0o600)  # the port in use
+    for path in paths[1:]:
+        path.write_bytes(b"")
+    try:
+        fastdds_shm.remove_orphaned(before)
+        assert all(path.exists() for path in paths)
+        os.close(held)
+        held = -1
+        fastdds_shm.remove_orphaned(before)  # the port unused: all three go in one sweep
+        assert not any(path.exists() for path in paths)
+    finally:
+        if held >= 0:
+            os.close(held)
+        for path in paths:
+            path.unlink(missing_ok=True)

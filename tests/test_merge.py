@@ -94,6 +94,24 @@ def test_interrupt_makes_partial_and_wins_ties() -> None:
     assert (result["status"], result["status_reason"]) == ("partial", "interrupted by Ctrl-C")
 
 
+def test_every_agents_reason_at_the_worst_status_is_said_in_order() -> None:
+    # a saturating keep-all stream: the pub left messages unacknowledged at its end and the sub
+    # was stopped before the end-of-stream marker; both explain the loss, neither hides the other
+    sub = agent_report("sub", "complete", "stopped by signal before the end-of-stream marker",
+                       measured=measurement("oneway", sent=1000, lost=600))
+    pub = agent_report("pub", "complete", "left with messages its subscribers had not "
+                       "acknowledged after --peer-timeout 5 s", sent=1000)
+    result = merged([run("sub", sub), run("pub", pub)])
+    assert result["status"] == "complete"
+    assert result["status_reason"] == (
+        "sub: stopped by signal before the end-of-stream marker; pub: left with messages its "
+        "subscribers had not acknowledged after --peer-timeout 5 s")
+    # a worse status alone speaks: the complete one's reason is not mixed in
+    failed = merged([run("sub", sub), run("pub", agent_report("pub", "failed", "send failed",
+                                                              sent=1000), 1)])
+    assert failed["status"] == "failed" and "stopped by signal" not in failed["status_reason"]
+
+
 def test_warnings_deduplicated_in_order() -> None:
     own = {"code": "agent-killed", "message": "pong was killed", "hint": None}
     runs = [run("pong", agent_report("pong", warnings=[WARN])),

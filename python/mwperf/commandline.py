@@ -43,8 +43,10 @@ def sender_args(cfg: PointConfig) -> list[str]:
 
 
 def sender_timeout_s(cfg: PointConfig) -> float:
-    """How long the sender may take: discovery + warm-up + measurement + peer timeout + slack.
-    With --min-samples at rate 0 the measurement is its duration plus what --count would get."""
+    """How long the sender may take: discovery + warm-up + measurement + twice the peer timeout
+    (a throughput sender blocked that long by a reader, then, at a planned end, as long again
+    for its readers' acknowledgements) + slack. With --min-samples at rate 0 the measurement is
+    its duration plus what --count would get."""
     if cfg.count is not None:
         per_message_s = 1 / cfg.rate if cfg.rate > 0 else COUNT_PACE_S
         measure_s = 2 * cfg.count * per_message_s
@@ -54,7 +56,7 @@ def sender_timeout_s(cfg: PointConfig) -> float:
             measure_s += 2 * cfg.min_samples * COUNT_PACE_S
     discovery_ns = cfg.discovery_timeout_ns if profile(cfg.transport).discovery else 0
     calls_ns = cfg.service.call_timeout_ns if cfg.service is not None else 0
-    return ((discovery_ns + cfg.warmup_ns + cfg.peer_timeout_ns + cfg.idle_ns + calls_ns) / 1e9
+    return ((discovery_ns + cfg.warmup_ns + 2 * cfg.peer_timeout_ns + cfg.idle_ns + calls_ns) / 1e9
             + measure_s + SLACK_S)
 
 

@@ -22,15 +22,39 @@ def entries() -> set[str]:
 
 
 def remove_orphaned(before: set[str]) -> None:
-    """Remove the files that appeared since ``before`` and no live process maps or has open."""
+    """Remove the files that appeared since ``before`` and no live process maps or has open. A
+    lock file (``_el``, ``_sl``) goes with its segment; a port's semaphore (``sem.<port>_mutex``)
+    is kept while its port file exists: Fast DDS closes it after each open of the port and
+    opens it again for the next, and removing it while a process holds it lets two open the port
+    at once (as the agent's sweep: fastdds_shm.rs)."""
     new = entries() - before
     if not new:
         return
     mapped = _in_use(new)
-    for name in new - mapped:
-        if name.removesuffix("_el") in mapped:  # a lock file goes with its segment
+    semaphores = {name for name in new if guarded_by(name) is not None}
+    for name in new - mapped - semaphores:
+        if segment_of(name) in mapped:
             continue
         (SHM / name).unlink(missing_ok=True)
+    for name in semaphores - mapped:
+        if not (SHM / str(guarded_by(name))).exists():
+            (SHM / name).unlink(missing_ok=True)
+
+
+def segment_of(name: str) -> str:
+    """The segment a lock file belongs to (``X_el``, ``X_sl`` -> ``X``); other names are their
+    own."""
+    for suffix in ("_el", "_sl"):
+        if name.endswith(suffix):
+            return name[:-len(suffix)]
+    return name
+
+
+def guarded_by(name: str) -> str | None:
+    """The file a port semaphore guards (``sem.X_mutex`` -> ``X``); None for other names."""
+    if name.startswith("sem.") and name.endswith("_mutex"):
+        return name[len("sem."):-len("_mutex")]
+    return None
 
 
 def _in_use(names: set[str]) -> set[str]:

@@ -63,6 +63,15 @@ def worst(statuses: list[Status]) -> Status:
     return max(statuses, key=lambda status: SEVERITY[status[0]], default=("complete", None))
 
 
+def worst_of_all(statuses: list[Status]) -> Status:
+    """The most severe status with every reason given at that severity, in order, "; "-joined
+    (a complete run's publisher that left messages unacknowledged and its subscriber stopped
+    before the end-of-stream marker: both said)."""
+    status, _ = worst(statuses)
+    reasons = [reason for s, reason in statuses if s == status and reason]
+    return status, "; ".join(dict.fromkeys(reasons)) or None
+
+
 def exit_status(run: AgentRun) -> Status:
     """What an agent's exit code says about the run (docs/agent-contract.md)."""
     code = run.exit_code
@@ -128,7 +137,9 @@ def merge(*, run_id: str, mode: str, config: dict[str, Any], runs: list[AgentRun
         if status == "failed" and per_subscriber and run.role == "sub" and measurement:
             status = "partial"  # the other subscribers measured: their numbers stand
         statuses.append((status, f"{run.label}: {reason}" if reason else None))
-    status, reason = worst(statuses)
+    status, reason = worst_of_all(statuses)
+    if interrupted and status == "partial":
+        reason = interrupted  # the cause; the agents' "interrupted by signal" follows from it
     result: RunResult = {
         "schema_version": RESULT_VERSION, "kind": "run-result", "run_id": run_id,
         "tool": origin["tool"], "host": origin["host"], "config": config,

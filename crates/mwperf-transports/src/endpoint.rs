@@ -63,8 +63,11 @@ pub trait Endpoint: Send {
     /// The sender is done: deliver what is still in flight within `limit_ns` — [`Endpoint::drain`],
     /// and a reliable writer waits for its readers' acknowledgements where the middleware drops
     /// the unacknowledged rest with the writer (Fast DDS). Called once, at a sender's end.
-    fn finish(&mut self, limit_ns: u64) {
+    /// False when `limit_ns` passed with messages known to be unacknowledged (what the writer
+    /// still held is then dropped with it); true otherwise.
+    fn finish(&mut self, limit_ns: u64) -> bool {
         self.drain(limit_ns);
+        true
     }
     /// A transport's own timer paces the sender instead of mwperf's (`--opt timer=` where a
     /// transport has one: ros2's rcl timer). Called while the slot due at `due_ns` (a schedule

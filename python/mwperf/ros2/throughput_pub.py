@@ -258,8 +258,11 @@ class Publisher:
             self.sent += 1
         return "interrupted by signal" if stop else None
 
-    def finish(self) -> None:
-        self.wait_acked()
+    def finish(self, stopped: bool) -> bool:
+        """The messages still in flight acknowledged (a planned end waits up to the peer
+        timeout, a stopped stream 1 s at most: roles/publish.rs finish_limit), then the
+        end-of-stream markers; False when the first wait ran out."""
+        delivered = self.wait_acked(self.args.peer_timeout_ns if not stopped else None)
         fin = wire.encode(wire.Header(wire.FLAG_FIN, self.args.run_id, 0, self.sent,
                                       self.warmup_sent, 0, 0, 0))
         for _ in range(FIN_COPIES):
@@ -272,16 +275,19 @@ class Publisher:
             time.sleep(0.001)
         # the markers' acknowledgements too: a writer destroyed with them unacknowledged drops
         # them (as the agent's pub waits, roles/publish.rs)
-        self.wait_acked()
+        self.wait_acked(None)
+        return delivered
 
-    def wait_acked(self) -> None:
-        """Wait at most min(peer timeout, 1 s) for the subscribers' acknowledgements."""
+    def wait_acked(self, limit_ns: int | None) -> bool:
+        """Wait at most ``limit_ns`` (None: min(peer timeout, 1 s)) for the subscribers'
+        acknowledgements; True when every message was acknowledged."""
         from rclpy.duration import Duration
-        limit_ns = min(self.args.peer_timeout_ns, 1_000_000_000)
+        if limit_ns is None:
+            limit_ns = min(self.args.peer_timeout_ns, 1_000_000_000)
         try:
-            self.pub.wait_for_all_acked(Duration(nanoseconds=limit_ns))
+            return bool(self.pub.wait_for_all_acked(Duration(nanoseconds=limit_ns)))
         except Exception:  # noqa: BLE001 - best effort, as the agent's finish
-            pass
+            return False
 
     def report(self, status: str, reason: str | None) -> dict[str, Any]:
         args = self.args
@@ -354,7 +360,11 @@ def main() -> int:
             why = pub.stream()
             if why is not None:
                 status, reason = "partial", why
-            pub.finish()
+            if not pub.finish(stopped=why is not None) and why is None:
+                reason = (f"left with messages its subscribers had not acknowledged after "
+                          f"--peer-timeout {args.peer_timeout_ns / 1e9:g} s: the middleware "
+                          f"dropped them with the writer (counted lost; a longer --peer-timeout "
+                          f"waits longer)")
         report = pub.report(status, reason)
         tmp = args.json + ".tmp"
         with open(tmp, "w") as out:

@@ -226,8 +226,12 @@ pub fn run(
     }
     drop(book);
     let throughput = meter.and_then(|m| m.finish(now_ns()));
-    // a batch, a backlog or unacknowledged messages left: out before the end marker
-    ep.finish(args.peer_timeout.min(1_000_000_000));
+    // a batch, a backlog or unacknowledged messages left: out before the end marker. A run that
+    // ended as planned waits up to --peer-timeout for them (a reliable Fast DDS or ROS 2 writer
+    // drops with itself what its readers had not acknowledged: leaving earlier counted the
+    // middleware's backlog lost, 68-100 % of a saturating 1 MiB keep-all stream that a 1 s wait
+    // cut off); a stopped one (a reader that stopped reading, a signal) 1 s at most
+    let delivered = ep.finish(finish_limit(args.peer_timeout, stop.is_some()));
     drop(lane); // this topic sends no more ticks: the next one must not wait for it
                 // the sub ends at the FIN below: the idle session comes first
     crate::phases::drained_then_idle(if stop.is_none() { args.idle } else { 0 });
@@ -247,6 +251,13 @@ pub fn run(
     ep.finish(args.peer_timeout.min(1_000_000_000));
     let (status, reason) = match stop {
         Some((s, r)) => (s, Some(r)),
+        None if !delivered => (
+            Status::Complete,
+            Some(format!(
+                "left with messages its subscribers had not acknowledged after --peer-timeout {}: the middleware dropped them with the writer (counted lost; a longer --peer-timeout waits longer)",
+                mwperf_core::units::format_ns(args.peer_timeout as f64)
+            )),
+        ),
         None if send_errors > 0 => (
             Status::Complete,
             Some(format!("{send_errors} sends found nobody listening")),
@@ -287,6 +298,16 @@ pub fn run(
     }
 }
 
+/// How long a sender waits at its end for what is still in flight (`Endpoint::finish`): up to
+/// `peer_timeout` after a run that ended as planned, at most 1 s after a stopped one.
+fn finish_limit(peer_timeout: u64, stopped: bool) -> u64 {
+    if stopped {
+        peer_timeout.min(1_000_000_000)
+    } else {
+        peer_timeout
+    }
+}
+
 /// A throughput pub's send (`--throughput`): a send the middleware refuses after its own
 /// blocking bound (`TransportError::Blocked`) is tried again until it is taken, a signal
 /// comes, or nothing was taken for `give_up_ns` (then that refusal is returned); every call is
@@ -324,6 +345,13 @@ fn send_until_taken(
 mod tests {
     use super::*;
     use crate::pacer::Slot;
+
+    #[test]
+    fn a_planned_end_waits_the_peer_timeout_for_acknowledgements_a_stopped_one_1_s_at_most() {
+        assert_eq!(finish_limit(5_000_000_000, false), 5_000_000_000);
+        assert_eq!(finish_limit(5_000_000_000, true), 1_000_000_000);
+        assert_eq!(finish_limit(300_000_000, true), 300_000_000);
+    }
 
     /// Refuses (`Blocked`) its first `refusals` sends, then takes every one.
     struct Stubborn {

@@ -126,7 +126,12 @@ pub fn opened() -> HashSet<String> {
 }
 
 /// Remove the entries of `names` that `also` accepts and no live process maps or has open
-/// (other runs beside this one create theirs at any moment: open before they are mapped).
+/// (other runs beside this one create theirs at any moment: open before they are mapped). A
+/// lock file (`_el`, `_sl`) goes with its segment: kept while the segment is in use. A port's
+/// semaphore (`sem.<port>_mutex`) is kept while its port file exists: Fast DDS closes it after
+/// every open of the port and opens it again for the next, so it is neither mapped nor open
+/// between two uses, and removing it while one process holds it lets two open the port at once
+/// (Fast DDS 3 then drops the reader's shared-memory locator: UDP for the whole match).
 fn remove_unmapped(names: HashSet<String>, also: impl Fn(&str) -> bool) -> Vec<String> {
     if names.is_empty() {
         return Vec::new();
@@ -134,13 +139,19 @@ fn remove_unmapped(names: HashSet<String>, also: impl Fn(&str) -> bool) -> Vec<S
     let mut in_use = mapped();
     in_use.extend(opened());
     let mut removed = Vec::new();
-    for name in names {
-        if !also(&name) {
+    let (semaphores, files): (Vec<String>, Vec<String>) =
+        names.into_iter().partition(|n| guarded_by(n).is_some());
+    for name in files {
+        if !also(&name) || in_use.contains(&name) || in_use.contains(segment_of(&name)) {
             continue;
         }
-        // A lock file belongs to its segment: kept while the segment is mapped.
-        let segment = name.strip_suffix("_el").unwrap_or(&name);
-        if in_use.contains(&name) || in_use.contains(segment) {
+        if std::fs::remove_file(Path::new(DIR).join(&name)).is_ok() {
+            removed.push(name);
+        }
+    }
+    for name in semaphores {
+        let port = guarded_by(&name).unwrap_or_default();
+        if !also(&name) || in_use.contains(&name) || Path::new(DIR).join(port).exists() {
             continue;
         }
         if std::fs::remove_file(Path::new(DIR).join(&name)).is_ok() {
@@ -150,9 +161,52 @@ fn remove_unmapped(names: HashSet<String>, also: impl Fn(&str) -> bool) -> Vec<S
     removed
 }
 
+/// The segment a lock file belongs to (`X_el`, `X_sl` -> `X`); other names are their own.
+fn segment_of(name: &str) -> &str {
+    name.strip_suffix("_el")
+        .or_else(|| name.strip_suffix("_sl"))
+        .unwrap_or(name)
+}
+
+/// The file a port semaphore guards (`sem.X_mutex` -> `X`); None for other names.
+fn guarded_by(name: &str) -> Option<&str> {
+    name.strip_prefix("sem.")?.strip_suffix("_mutex")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_ports_semaphore_is_kept_while_the_port_exists_and_a_lock_file_while_its_segment_is() {
+        let port = format!("fastdds_mwperf_unit_port{}", std::process::id());
+        let sem = format!("sem.{port}_mutex");
+        let lock = format!("{port}_sl");
+        for n in [&port, &sem, &lock] {
+            std::fs::File::create(Path::new(DIR).join(n)).unwrap();
+        }
+        // the port in use (mapped by a process: here opened by another), its semaphore idle
+        let mut holder = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("exec 3<{DIR}/{port}; exec sleep 30"))
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !opened().contains(&port) && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let names: HashSet<String> = [port.clone(), sem.clone(), lock.clone()].into();
+        assert!(remove_unmapped(names.clone(), |_| true).is_empty());
+        holder.kill().unwrap();
+        holder.wait().unwrap();
+        // the port unused: it, its lock file and then its semaphore go, in one sweep
+        let mut gone = remove_unmapped(names, |_| true);
+        gone.sort();
+        let mut all = vec![port, sem, lock];
+        all.sort();
+        assert_eq!(gone, all);
+        assert!(all.iter().all(|n| !Path::new(DIR).join(n).exists()));
+    }
 
     #[test]
     fn a_segment_another_process_holds_open_is_not_swept() {

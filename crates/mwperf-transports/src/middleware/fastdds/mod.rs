@@ -412,9 +412,9 @@ impl Endpoint for FastddsEndpoint {
 
     /// A reliable writer: wait (at most `limit_ns`) until the readers acknowledged what it
     /// sent; Fast DDS drops the unacknowledged rest with the writer.
-    fn finish(&mut self, limit_ns: u64) {
+    fn finish(&mut self, limit_ns: u64) -> bool {
         // SAFETY: a valid handle of this endpoint.
-        unsafe { (self.api.wait_acked)(self.ep, limit_ns.min(i64::MAX as u64) as i64) };
+        unsafe { (self.api.wait_acked)(self.ep, limit_ns.min(i64::MAX as u64) as i64) == 1 }
     }
 
     fn wait_matched(&mut self, timeout_ns: u64) -> Result<(), TransportError> {

@@ -561,9 +561,10 @@ int32_t mwfd_write(mwfd_endpoint* ep, const uint8_t* data, uint32_t len, int64_t
 }
 
 // Wait at most timeout_ns until every matched reader acknowledged what the writer sent (a
-// reliable writer's history is dropped with it): 1 all acknowledged, 0 not in time or no writer.
+// reliable writer's history is dropped with it): 1 all acknowledged (or nothing to wait for: no
+// writer, a best-effort one), 0 not in time.
 int32_t mwfd_wait_acked(mwfd_endpoint* ep, int64_t timeout_ns) {
-    if (!ep || !ep->writer || !ep->reliable) return 0;
+    if (!ep || !ep->writer || !ep->reliable) return 1;
     try {
         return ep->writer->wait_for_acknowledgments(duration_of(timeout_ns)) == mwfd_compat::OK;
     } catch (...) {

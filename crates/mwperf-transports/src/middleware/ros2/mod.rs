@@ -389,9 +389,9 @@ impl Endpoint for Ros2Endpoint {
 
     /// A reliable publisher: wait (at most `limit_ns`) until its subscriptions acknowledged
     /// what it sent (`rcl_publisher_wait_for_all_acked`).
-    fn finish(&mut self, limit_ns: u64) {
+    fn finish(&mut self, limit_ns: u64) -> bool {
         // SAFETY: a valid handle of this endpoint.
-        unsafe { (self.api.wait_acked)(self.ep, limit_ns.min(i64::MAX as u64) as i64) };
+        unsafe { (self.api.wait_acked)(self.ep, limit_ns.min(i64::MAX as u64) as i64) == 0 }
     }
 
     /// `--opt timer=rcl`: the rcl timer paces the sends (a rate; as fast as possible has no
