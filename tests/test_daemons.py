@@ -18,6 +18,7 @@ from conftest import alive, children, read_saved, run_mwperf, traced_pids
 from mwperf.daemons import DaemonSet, DaemonSpec
 from mwperf.daemons import base, mosquitto, ros1
 from mwperf.errors import RunError
+from mwperf.procs import AgentSet
 
 needs_mosquitto = pytest.mark.skipif(shutil.which(mosquitto.PROGRAM) is None,
                                      reason="mosquitto not installed (apt-get install mosquitto)")
@@ -306,3 +307,41 @@ def test_daemon_that_dies_during_the_run_is_a_warning(tmp_path: Path) -> None:
     (warning,) = _daemon_warnings(daemons)
     assert warning["code"] == "daemon-exited"
     assert warning["message"] == "brief exited during the run (exit code 0): out of memory"
+
+
+def interrupting_popen(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make every Popen hear a Ctrl-C just after its child started, before it returns: the
+    moment a real Ctrl-C hits while Popen waits for the child's exec."""
+    real = subprocess.Popen
+
+    def popen(*args: object, **kwargs: object) -> subprocess.Popen:
+        started = real(*args, **kwargs)  # type: ignore[call-overload]
+        signal.raise_signal(signal.SIGINT)
+        return started
+    monkeypatch.setattr(subprocess, "Popen", popen)
+
+
+def test_a_ctrl_c_while_a_daemon_starts_still_registers_it_and_stops_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = DaemonSpec(name="sleeper", argv=["sleep", "60"], package="coreutils",
+                      ready=lambda d: True)
+    interrupting_popen(monkeypatch)
+    with DaemonSet(tmp_path) as daemons:
+        with pytest.raises(KeyboardInterrupt):
+            daemons._spawn(spec)
+        (daemon,) = daemons.daemons
+        assert alive(daemon.popen.pid)
+    assert daemon.popen.poll() is not None
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_ctrl_c_while_an_agent_starts_still_registers_it_and_stops_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    interrupting_popen(monkeypatch)
+    with AgentSet(tmp_path) as agents:
+        with pytest.raises(KeyboardInterrupt):
+            agents.spawn("pub", ["sleep", "60"])
+        (agent,) = agents.agents
+        assert alive(agent.popen.pid)
+    assert agent.popen.poll() is not None
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

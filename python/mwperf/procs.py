@@ -155,16 +155,16 @@ class AgentSet:
         stdout_path = self.workdir / f"{name}.stdout"
         stderr_path = self.workdir / f"{name}.stderr"
         setup = self.placement.child_setup(role) if self.placement else None
-        with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
+        with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err, interrupts_deferred():
             try:
                 popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                                          process_group=0, env={**os.environ, **env} if env else None,
                                          preexec_fn=_die_with_parent(os.getpid(), netns, setup))
             except OSError as exc:
                 raise RunError(f"cannot start {argv[0]}: {exc.strerror}") from None
-        agent = AgentProcess(role, popen, stdout_path, stderr_path, _pidfd=_open_pidfd(popen.pid),
-                             name=name, placed=(netns, env))
-        self.agents.append(agent)
+            agent = AgentProcess(role, popen, stdout_path, stderr_path,
+                                 _pidfd=_open_pidfd(popen.pid), name=name, placed=(netns, env))
+            self.agents.append(agent)
         if self.placement:
             self.placement.confirm(role, popen.pid)
         return agent
@@ -236,6 +236,26 @@ def _die_with_parent(parent_pid: int, netns: Path | None = None,
         if then is not None:
             then()
     return preexec
+
+
+@contextlib.contextmanager
+def interrupts_deferred() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM back inside the block and deliver them as it ends (main thread
+    only; elsewhere a no-op). Start a child and register it inside one: a Ctrl-C that lands
+    while Popen waits for the child's exec would otherwise leave a child nobody stops."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    saved = {sig: signal.signal(sig, lambda signum, _frame: held.append(signum))
+             for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, signal.SIG_DFL if handler is None else handler)
+        for signum in dict.fromkeys(held):
+            signal.raise_signal(signum)
 
 
 @contextlib.contextmanager

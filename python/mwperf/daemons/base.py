@@ -25,7 +25,7 @@ from typing import Any
 from ..emulation.hosts import inside
 from ..errors import RunError
 from ..leases import Lease, process_id
-from ..procs import _die_with_parent, _ignoring_interrupts
+from ..procs import _die_with_parent, _ignoring_interrupts, interrupts_deferred
 from ..result_types import Daemon
 
 STOP_GRACE_S = 2.0
@@ -251,18 +251,18 @@ class DaemonSet:
         self.folder.mkdir(parents=True, exist_ok=True)
         log_path = self.folder / f"{log_name or spec.name}.log"
         env = {k: v for k, v in os.environ.items() if k not in spec.unset} | (spec.env or {})
-        with open(log_path, "ab") as log:
+        with open(log_path, "ab") as log, interrupts_deferred():
             try:
                 popen = subprocess.Popen(spec.argv, stdin=subprocess.DEVNULL, stdout=log,
                                          stderr=subprocess.STDOUT, env=env, process_group=0,
                                          preexec_fn=_die_with_parent(os.getpid(), spec.netns))
             except OSError as exc:
                 raise RunError(f"cannot start {spec.name} ({program}): {exc.strerror}") from None
-        daemon = DaemonProcess(spec, popen, log_path)
-        self.daemons.append(daemon)
-        if self.lease is not None:
-            with contextlib.suppress(RunError):  # RunError: it exited already
-                self.lease.add("process", process_id(popen.pid))
+            daemon = DaemonProcess(spec, popen, log_path)
+            self.daemons.append(daemon)
+            if self.lease is not None:
+                with contextlib.suppress(RunError):  # RunError: it exited already
+                    self.lease.add("process", process_id(popen.pid))
         if self.on_spawn is not None:
             self.on_spawn(spec, popen.pid)
         return daemon

@@ -23,7 +23,7 @@ from typing import Any
 from .. import BUNDLED_BIN, REPO_ROOT
 from ..errors import RunError
 from ..leases import Lease, process_id, stop_leased
-from ..procs import _die_with_parent
+from ..procs import _die_with_parent, interrupts_deferred
 from .hosts import Port
 from .links import LinkSpec
 
@@ -90,20 +90,25 @@ class Forwarder:
         if layer_log:  # --layers: <label>-up.layers.csv / -down.layers.csv (layers_link.py)
             argv += ["--layer-log", str(workdir / label)]
         out_path, err_path = workdir / f"{label}.stdout", workdir / f"{label}.stderr"
-        with open(out_path, "wb") as out, open(err_path, "wb") as err:
-            popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                     process_group=0, preexec_fn=_die_with_parent(os.getpid()))
-        lease_id = process_id(popen.pid)
-        lease.add("process", lease_id)
-        forwarder = cls(popen, workdir / f"{label}.json", lease, lease_id)
-        deadline = time.monotonic() + READY_TIMEOUT_S
-        while not out_path.read_text().startswith("READY"):
-            if popen.poll() is not None or time.monotonic() > deadline:
+        forwarder = None
+        try:
+            with open(out_path, "wb") as out, open(err_path, "wb") as err, interrupts_deferred():
+                popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                         process_group=0, preexec_fn=_die_with_parent(os.getpid()))
+                lease_id = process_id(popen.pid)
+                lease.add("process", lease_id)
+                forwarder = cls(popen, workdir / f"{label}.json", lease, lease_id)
+            deadline = time.monotonic() + READY_TIMEOUT_S
+            while not out_path.read_text().startswith("READY"):
+                if popen.poll() is not None or time.monotonic() > deadline:
+                    why = err_path.read_text().strip() or f"no READY within {READY_TIMEOUT_S:g} s"
+                    raise RunError(f"--link: {NAME} did not start: {why}")
+                time.sleep(0.005)
+            forwarder.epoch_ns = _epoch(out_path.read_text())
+        except BaseException:
+            if forwarder is not None:
                 forwarder.stop()
-                why = err_path.read_text().strip() or f"no READY within {READY_TIMEOUT_S:g} s"
-                raise RunError(f"--link: {NAME} did not start: {why}")
-            time.sleep(0.005)
-        forwarder.epoch_ns = _epoch(out_path.read_text())
+            raise
         return forwarder
 
     def stop(self) -> dict[str, Any] | None:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import UsageError
 from ..leases import process_id, stop_leased
 from ..merge import make_warning
-from ..procs import _die_with_parent
+from ..procs import _die_with_parent, interrupts_deferred
 from .base import P, Part
 
 if TYPE_CHECKING:
@@ -77,13 +77,14 @@ class KeepAwake(Part):
         self.spinners = []
         failed: list[str] = []
         for cpu in cpus():
-            popen = subprocess.Popen(
-                [sys.executable, "-S", "-c", SPINNER, str(cpu)], stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, process_group=0,
-                preexec_fn=_die_with_parent(os.getpid()))
-            lease_id = process_id(popen.pid)
-            run.lease.add("process", lease_id)
-            self.spinners.append((popen, lease_id))
+            with interrupts_deferred():
+                popen = subprocess.Popen(
+                    [sys.executable, "-S", "-c", SPINNER, str(cpu)], stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                    process_group=0, preexec_fn=_die_with_parent(os.getpid()))
+                lease_id = process_id(popen.pid)
+                run.lease.add("process", lease_id)
+                self.spinners.append((popen, lease_id))
             if not _idle_within(popen, START_TIMEOUT_S):
                 popen.kill()
                 popen.wait()

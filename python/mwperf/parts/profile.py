@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from ..merge import make_warning
 from ..profiling import PROFILE_DIR, Recorder, unavailable, write_profiles
 from ..errors import UsageError
+from ..procs import interrupts_deferred
 from .base import P, Part
 
 if TYPE_CHECKING:
@@ -48,7 +49,8 @@ class Profile(Part):
         self.names = {a.popen.pid: run.shown_name(a.name) for a in agents if run.is_local(a.role)}
         self.names.update({d.popen.pid: d.name for d in run.daemons.daemons
                            if getattr(d, "popen", None) is not None and d.popen.poll() is None})
-        self.recorder = Recorder(list(self.names), run.workdir / PROFILE_DIR, run.lease)
+        with interrupts_deferred():  # a Ctrl-C meanwhile: interrupted() still stops perf
+            self.recorder = Recorder(list(self.names), run.workdir / PROFILE_DIR, run.lease)
 
     def sender_done(self, run: "PointState") -> None:
         if self.recorder is not None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import RunError, UsageError
+from ..procs import interrupts_deferred
 
 READY_TIMEOUT_S = 15.0
 AGENT_PREFIXES = ("mwperf-agent: error: ", "probe-ros2: ", "probe: ")
@@ -31,13 +32,17 @@ class Finished:
 def run_probe_agent(args: list[str], log: Path, system: str) -> Finished:
     """Run ``args`` with stdout to ``log`` until it exits; UsageError/RunError ``system: why``."""
     with log.open("w") as out:
-        child = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out,
-                                 stderr=subprocess.PIPE, text=True)
+        child = None
         try:
+            with interrupts_deferred():
+                child = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out,
+                                         stderr=subprocess.PIPE, text=True)
             ready = _wait_ready(child, log, Path(args[0]).name + " " + args[1])
             _, status, usage = os.wait4(child.pid, 0)
             exit_ns = time.time_ns()
         except BaseException:
+            if child is None:
+                raise
             child.send_signal(signal.SIGTERM)
             try:
                 child.wait(5)

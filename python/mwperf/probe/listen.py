@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import RunError, UsageError
+from ..procs import interrupts_deferred
 from .ros1_nodes import endpoints, merged, system_state
 from .stats import CLOCK_CAVEAT, ProbeTopic, summarise_topic
 
@@ -60,13 +61,17 @@ def probe_ros1(master: str, topics: list[str], duration_s: float,
     try:
         log = work / "arrivals.txt"
         args = [SYSTEM_PYTHON, str(LISTENER), master, repr(duration_s), str(log), *topics]
-        child = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.PIPE, text=True)
+        child = None
         try:
+            with interrupts_deferred():
+                child = subprocess.Popen(args, stdin=subprocess.DEVNULL,
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                         text=True)
             _, status, usage = os.wait4(child.pid, 0)
         except BaseException:
-            child.kill()
-            child.wait()
+            if child is not None:
+                child.kill()
+                child.wait()
             raise
         child.returncode = os.waitstatus_to_exitcode(status)
         stderr = child.stderr.read() if child.stderr else ""

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..daemons.mosquitto import connack
 from ..errors import RunError, UsageError
+from ..procs import interrupts_deferred
 from .arrivals import summarise_log
 from .listen import ProbeResult
 
@@ -45,10 +46,12 @@ def probe_mqtt(endpoint: str, filters: list[str], duration_s: float,
         for f in filters or ["#"]:
             args += ["-t", f]
         with log.open("w") as out:
-            child = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out,
-                                     stderr=subprocess.PIPE, text=True)
-            start = time.time_ns()
+            child = None
             try:
+                with interrupts_deferred():
+                    child = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out,
+                                             stderr=subprocess.PIPE, text=True)
+                start = time.time_ns()
                 deadline = time.monotonic() + duration_s
                 while child.poll() is None and time.monotonic() < deadline:
                     time.sleep(min(0.05, max(0.0, deadline - time.monotonic())))
@@ -57,8 +60,9 @@ def probe_mqtt(endpoint: str, filters: list[str], duration_s: float,
                     child.send_signal(signal.SIGINT)
                 _, status, usage = os.wait4(child.pid, 0)
             except BaseException:
-                child.kill()
-                child.wait()
+                if child is not None:
+                    child.kill()
+                    child.wait()
                 raise
         child.returncode = os.waitstatus_to_exitcode(status)
         if child.returncode not in (0, -signal.SIGINT, 130) and end - start < duration_s * 1e9:

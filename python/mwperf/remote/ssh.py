@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ..errors import RunError
 from ..leases import Lease, process_id
-from ..procs import _die_with_parent
+from ..procs import _die_with_parent, interrupts_deferred
 from .target import SshTarget
 
 CONNECT_TIMEOUT_S = 10
@@ -76,13 +76,13 @@ class SshConnection:
                 lease.add("path", str(folder))
             argv = ["ssh", *conn._base_options(), "-M", "-N", "-o", "ControlPersist=no",
                     *conn._destination()]
-            with open(conn.log, "wb") as log:
+            with open(conn.log, "wb") as log, interrupts_deferred():
                 conn.master = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log,
                                                stderr=log, process_group=0,
                                                preexec_fn=_die_with_parent(os.getpid()))
-            if lease is not None:
-                with contextlib.suppress(RunError):
-                    lease.add("process", process_id(conn.master.pid))
+                if lease is not None:
+                    with contextlib.suppress(RunError):
+                        lease.add("process", process_id(conn.master.pid))
             deadline = time.monotonic() + options.connect_timeout_s + 5
             while not conn.control.exists():
                 if conn.master.poll() is not None or time.monotonic() > deadline:
