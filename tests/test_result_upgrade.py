@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from mwperf.result.json_copy import json_copy
 from mwperf.result.stream import CLAIMS, stream_view
 from mwperf.result.upgrade import NotAResult, upgrade
 from mwperf.schema import validation_error
@@ -201,3 +202,13 @@ def test_a_graph_results_profile_and_warnings_are_kept() -> None:
     new = upgrade({**old, "profile": profile, "warnings": [warning]})
     assert new["profile"] == profile and new["warnings"] == [warning]
     assert validation_error(new, "result") is None
+
+
+def test_json_copy_is_equal_and_shares_no_container() -> None:
+    document = {"a": [1, {"b": [2.5, None, "x"]}], "t": ({"c": True},), "n": 3}
+    copied = json_copy(document)
+    assert copied == document
+    assert copied is not document and copied["a"] is not document["a"]
+    assert copied["a"][1] is not document["a"][1] and copied["t"][0] is not document["t"][0]
+    copied["a"][1]["b"].append(4)
+    assert document["a"][1]["b"] == [2.5, None, "x"]

@@ -16,11 +16,11 @@ subscriber that failed while others measured makes the point partial, not failed
 stays in its own row, the others' numbers stay.
 """
 
-import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .result.json_copy import json_copy
 from .roles import MEASURING_ROLE, ONE_WAY, SENDERS
 from .errors import RunError
 from .pool import pool_measurements
@@ -148,7 +148,7 @@ def merge(*, run_id: str, mode: str, config: dict[str, Any], runs: list[AgentRun
         "measurement": measurement, "agents": list(reports.values()),
         "warnings": _dedupe(warnings),
         "daemons": daemons or [],
-        "discovery": copy.deepcopy(sender.get("discovery")) if sender else None,
+        "discovery": json_copy(sender.get("discovery")) if sender else None,
         "per_topic": per_topic,
     }
     if per_subscriber:
@@ -214,7 +214,7 @@ def _measurement(mode: str, config: Mapping[str, Any], reports: Mapping[str, Age
     measuring = reports.get(MEASURING_ROLE[mode])
     if measuring is None or measuring["measurement"] is None:
         return None
-    measurement = copy.deepcopy(measuring["measurement"])
+    measurement = json_copy(measuring["measurement"])
     if measurement["payload_bytes"] != config["payload_bytes"]:
         warnings.append(make_warning(
             "payload-mismatch", f"the agent measured {measurement['payload_bytes']} B payloads, "
@@ -223,10 +223,10 @@ def _measurement(mode: str, config: Mapping[str, Any], reports: Mapping[str, Age
         pub = reports.get("pub")
         _recount_oneway(measurement["accounting"], pub, warnings)
         if pub is not None and pub.get("schedule") is not None:
-            measurement["schedule"] = copy.deepcopy(pub["schedule"])  # the sender's accuracy
+            measurement["schedule"] = json_copy(pub["schedule"])  # the sender's accuracy
     server = reports.get("server")
     if mode == "service" and measurement.get("calls") and server and server.get("serving"):
-        measurement["calls"]["server"] = copy.deepcopy(server["serving"])
+        measurement["calls"]["server"] = json_copy(server["serving"])
     return measurement
 
 
@@ -234,7 +234,7 @@ def _per_topic(mode: str, reports: Mapping[str, AgentReport]) -> list[TopicMeasu
     """The measuring role's per-topic measurements, ordered by topic."""
     measuring = reports.get(MEASURING_ROLE[mode])
     topics = (measuring.get("per_topic") if measuring is not None else None) or []
-    return sorted(copy.deepcopy(topics), key=lambda t: t["topic"])
+    return sorted(json_copy(topics), key=lambda t: t["topic"])
 
 
 def _recount_oneway(accounting: Accounting, pub: AgentReport | None,

@@ -44,10 +44,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import fake_node  # noqa: E402
 from reports import agent_report, measurement  # noqa: E402
 
-from mwperf.agent import built_agent  # noqa: E402
 from mwperf.durations import parse_duration  # noqa: E402
 from mwperf.sizes import parse_size  # noqa: E402
 from mwperf.topicnames import default_name, samples_names  # noqa: E402
@@ -225,9 +223,16 @@ def send(args: argparse.Namespace, how: dict[str, str]) -> tuple[str, dict | Non
     return status, m, sent, reason
 
 
+def real_agent(*argv: str) -> None:
+    """Become the real agent with ``argv`` (mwperf.agent imported here: it costs a start ~20 ms
+    of CPU, and only these roles need it)."""
+    from mwperf.agent import built_agent
+    os.execv(str(built_agent()), [str(built_agent()), *argv])
+
+
 def main() -> int:
     if sys.argv[1:2] == ["supervise-cgroup"]:  # the control plane's cgroups: the real supervisor's
-        os.execv(str(built_agent()), [str(built_agent()), *sys.argv[1:]])
+        real_agent(*sys.argv[1:])
     args = parse(sys.argv[1:])
     if args.version:
         print("mwperf-agent 0.1.0 (git fake)")
@@ -242,7 +247,7 @@ def main() -> int:
         signal.signal(signal.SIGTERM, on_signal)
         return route(args)
     if args.role == "pool":  # arithmetic, not measurement: the real agent's one implementation
-        os.execv(str(built_agent()), [str(built_agent()), "pool"])
+        real_agent("pool")
     who = args.role
     if args.role == "node":  # node-<name>: every node of a graph apart
         who = "node-" + json.loads(Path(args.node_spec).read_text())["name"]
@@ -260,6 +265,7 @@ def main() -> int:
     signal.signal(signal.SIGINT, handler)
     signal.signal(signal.SIGTERM, handler)
     if args.role == "node" and "hang" not in how:
+        import fake_node  # here: only a node needs it (each import costs every start CPU)
         return fake_node.run(args.node_spec, args.go_file, args.json, how, lambda: stop)
     if "hang" in how:
         if args.role in ("pong", "sub"):

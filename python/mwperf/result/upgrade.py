@@ -14,9 +14,9 @@ A v1 ``graph-result`` already has the v3 shape: ``kind``/``version`` become ``re
 gains ``warnings`` (a graph result had none) and ``config.kind`` = ``graph``.
 """
 
-import copy
 from typing import Any
 
+from .json_copy import json_copy
 from .fields import to_flow
 
 VERSION = 3
@@ -51,7 +51,7 @@ def upgrade(document: dict[str, Any], share: bool = False) -> dict[str, Any]:
     if not isinstance(document, dict):
         raise NotAResult("not a JSON object")
     kind, version = document.get("kind"), document.get("schema_version", document.get("version"))
-    document = dict(document) if share else copy.deepcopy(document)
+    document = dict(document) if share else json_copy(document)
     if kind == "result" and version == VERSION:
         return document
     if kind == "run-result" and version in (1, 2):
