@@ -147,8 +147,8 @@ def test_a_target_files_gate_line_names_its_source():
      "--gate: late<=1%: graph runs only"),
     (("--transport", "udp", "--targets", str(MONT_BLANC)),
      "--targets mont_blanc_rpi3.json latency_total.late[%]: late<=1.9%: graph runs only"),
-    (("--graph", "mont_blanc", "--transport", "tcp", "--gate", "rss-growth<=1MiB"),
-     "--gate: rss-growth<=1MiB: single streams only for now"),
+    (("--graph", "mont_blanc", "--transport", "tcp", "--gate", "matched-within=1s"),
+     "--gate: matched-within=1s: single streams only"),
     (("--transport", "udp", "--targets", "/nonexistent/t.json"),
      "--targets /nonexistent/t.json: cannot read it"),
 ])

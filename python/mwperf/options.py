@@ -271,7 +271,7 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
            "[default: {default}]"),
     option("--gate", "gates", multiple=True, scenario_kind="list", metavar="EXPR",
            help="A pass/fail check on the point, repeatable (a scenario: gates: [list]): "
-           "rss-growth<=SIZE, fd-growth<=N, threads-growth<=N (each agent and daemon), "
+           "rss-growth<=SIZE, fd-growth<=N, threads-growth<=N (each agent, graph node and daemon), "
            "live-allocs-growth<=SIZE (each agent, with --count-allocs); growth = least-squares "
            "slope over the steady state x its duration. min-samples=N (measured messages), "
            "matched-within=DURATION (peer matched), p50|p99|max<=DURATION, lost<=N, "

@@ -120,10 +120,10 @@ def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]]
         part = scale(part, copies, rate_scale, topic_scales)
     targets = load_targets(options.get("targets"))
     gates = parse_gates(options.get("gates"), targets)
-    refuse(gates, POINT_ONLY, "single streams only for now (a graph run samples no resources "
-           "over time and has no one peer to match); a graph has cpu<=PCT%, rss<=SIZE, "
-           "late<=PCT%, too-late<=PCT%, loss<=PCT%, lost<=N, p50|p99|max<=DURATION, "
-           "min-samples=N")
+    refuse(gates, POINT_ONLY, "single streams only (a graph has no one peer to match: its "
+           "edges match each on their own); a graph has cpu<=PCT%, rss<=SIZE, late<=PCT%, "
+           "too-late<=PCT%, loss<=PCT%, lost<=N, p50|p99|max<=DURATION, min-samples=N, "
+           "rss-growth<=SIZE, fd-growth<=N, threads-growth<=N, live-allocs-growth<=SIZE")
     cfg = stream({k: v for k, v in options.items()
                   if k not in GRAPH_OPTIONS and k not in CPU_OPTIONS
                   and k not in ("remote_place", "gates", "targets", "replay", "replay_topics",

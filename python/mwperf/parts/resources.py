@@ -1,9 +1,10 @@
-"""The resources part (every point): each local agent's and daemon's RSS, open descriptors,
-threads and (``--count-allocs``) live heap sampled once a second from the sender's start to
-the end of its measurement (soak/sampler.py), their growth over the steady state
-(soak/growth.py) into the result's ``resources``, and the point's gates (``--gate``,
-soak/gates.py) checked on the merged result into its ``gates``. Last in the registry: a gate
-reads what the other parts wrote."""
+"""The resources part (every point and graph run): each local agent's (a graph's: node's) and
+daemon's RSS, open descriptors, threads and (``--count-allocs``) live heap sampled once a
+second from the sender's start (a graph's go instant) to the end of its measurement
+(soak/sampler.py), their growth over the steady state (soak/growth.py) into the result's
+``resources``, and a point's gates (``--gate``, soak/gates.py) checked on the merged result into
+its ``gates`` (a graph run's: graph/measure.py, over its edges too). Last in the registry: a
+gate reads what the other parts wrote."""
 
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -25,6 +26,7 @@ SAMPLER = "resources_sampler"
 
 class Resources(Part):
     name = "resources"
+    on_graphs = True
 
     def wanted(self, cfg: "Point") -> bool:
         return True
@@ -51,10 +53,11 @@ class Resources(Part):
 
     def section(self, run: "PointState", result: "RunResult") -> None:
         sampler: Sampler | None = _stop(run)
-        if sampler is not None:
+        if sampler is not None:  # a graph's phases are its go file's (graph/run.py)
             report = run.sender_report() or {}
-            result["resources"] = section(sampler, report.get("phases"))
-        if run.cfg.gates or run.cfg.targets:
+            result["resources"] = section(sampler, report.get("phases")
+                                          or run.found.get("phases"))
+        if (run.cfg.gates or run.cfg.targets) and getattr(run.cfg, "graph", None) is None:
             result["gates"] = evaluate(parse_gates(run.cfg.gates, run.cfg.targets),
                                        dict(result))
 
@@ -68,7 +71,7 @@ def _stop(run: "PointState") -> Sampler | None:
 
 def listing(run: "PointState") -> list[tuple[str, str, int, bool]]:
     """The point's processes on this machine now: (name, kind, pid, count_allocs)."""
-    agents = [(a.name, "agent", a.popen.pid, run.cfg.count_allocs)
+    agents = [(run.shown_name(a.name), "agent", a.popen.pid, run.cfg.count_allocs)
               for a in list(run.agents.agents if run.agents is not None else [])
               if getattr(a, "channel", None) is None]  # a real host's: not readable here
     daemons = [(d.name, "daemon", d.popen.pid, False) for d in list(run.daemons.daemons)

@@ -35,8 +35,8 @@ UNITS = {"rss-growth": "bytes", "live-allocs-growth": "bytes", "fd-growth": "cou
          "cpu": "percent", "rss": "bytes", "late": "percent", "too-late": "percent"}
 GRAPH_ONLY = ("late", "too-late")
 """a graph's edges classify each message as late or too late by their period"""
-POINT_ONLY = (*GROWTH, "matched-within")
-"""sampled resources and one peer's match: a single stream's (not yet a graph's)"""
+POINT_ONLY = ("matched-within",)
+"""one peer's match: a single stream's (a graph's edges match each on their own)"""
 _SHAPE = re.compile(r"\s*([a-z0-9-]+)\s*(<=|=)\s*(\S.*?)\s*")
 
 

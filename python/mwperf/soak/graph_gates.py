@@ -7,7 +7,9 @@ over the whole graph, as iRobot's ``latency_total`` and resource targets are.
 - loss: lost / (received + lost) over all edges (iRobot's lost[%]); lost: the lost messages;
 - p50, p99, max: the worst edge's latency (that edge named); min-samples: the edge that received
   fewest;
-- cpu, rss: the nodes' processes and the run's daemons (soak.gates.processes_gate).
+- cpu, rss: the nodes' processes and the run's daemons (soak.gates.processes_gate);
+- rss-growth, fd-growth, threads-growth, live-allocs-growth: each node's and daemon's growth
+  over the steady state, sampled each second (parts/resources.py), as a single stream's.
 
 An edge a subscriber did not report leaves the figure unmeasured: the gate fails (a gate never
 passes on no evidence).
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .gates import LATENCY, Gate, _entry, daemon_processes, processes_gate, shown
+from .gates import GROWTH, LATENCY, Gate, _entry, _growth, daemon_processes, processes_gate, shown
 
 
 def evaluate(gates: tuple[Gate, ...], result: dict[str, Any],
@@ -30,6 +32,8 @@ def evaluate(gates: tuple[Gate, ...], result: dict[str, Any],
 def _one(gate: Gate, result: dict[str, Any], cores: int | None) -> dict[str, Any]:
     if gate.metric in ("cpu", "rss"):
         return processes_gate(gate, _processes(result), cores, "nodes and daemons")
+    if gate.metric in GROWTH:
+        return _growth(gate, result)
     # an edge into a command node is counted where it comes out (graph/commands.py)
     edges = [e for e in result.get("edges") or [] if not e.get("command_input")]
     silent = [_edge_name(e) for e in edges if e.get("received") is None]
