@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -59,13 +60,24 @@ def publish(port: int, topic: str, hz: float, seconds: float, pause: tuple[float
         sock.sendall(bytes([0xE0, 0x00]))  # DISCONNECT
 
 
+def subscribed(log: Path, timeout_s: float = 30) -> None:
+    """Wait until the broker logged the probe's SUBSCRIBE (-v): a message published before
+    it would reach no one (QoS 0), however long the probe took to start."""
+    deadline = time.monotonic() + timeout_s
+    while "Received SUBSCRIBE from mwperf-probe-" not in log.read_text(errors="replace"):
+        assert time.monotonic() < deadline, f"the probe never subscribed: {log.read_text()}"
+        time.sleep(0.02)
+
+
 @pytest.fixture(scope="module")
-def probed() -> dict:
+def probed(tmp_path_factory: pytest.TempPathFactory) -> dict:
     if shutil.which("mosquitto_sub") is None or shutil.which("mosquitto") is None:
         pytest.fail("mosquitto missing: run scripts/system-deps.sh")
     port = free_port()
-    broker = subprocess.Popen(["mosquitto", "-p", str(port)], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
+    log = tmp_path_factory.mktemp("mosquitto") / "broker.log"
+    with log.open("wb") as out:
+        broker = subprocess.Popen(["mosquitto", "-v", "-p", str(port)], stdout=out,
+                                  stderr=subprocess.STDOUT)
     try:
         for _ in range(50):
             if connack(port):
@@ -74,7 +86,7 @@ def probed() -> dict:
         probe = subprocess.Popen([sys.executable, "-m", "mwperf", "probe", "--no-save", "--mqtt",
                                   f"127.0.0.1:{port}", "--duration", "5s", "--json"],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(0.5)  # the probe is subscribed
+        subscribed(log)
         sends: dict[str, list[int]] = {"/steady": [], "/paused": []}
         pubs = [threading.Thread(target=publish, args=(port, "/steady", 100, 3.0, (9, 9),
                                                        sends["/steady"])),
