@@ -564,3 +564,31 @@ def test_a_closed_loop_against_an_echo_outlet_has_one_message_in_flight(
         assert int(after[2]) > int(before[4]), (before, after)
     # a round trip is at least the one way there (the echo's service latency is its part)
     assert rt["service"]["min_ns"] >= edge["measurement"]["service"]["min_ns"]
+
+
+def test_min_samples_gives_the_slowest_topic_n_messages_and_the_rest_as_long(
+        real_env: dict[str, str], tmp_path: Path) -> None:
+    graph = write(tmp_path, """
+        name: two-rates
+        nodes:
+          - name: fast
+            publishers: [{topic: /fast, rate: 100, payload: 64}]
+          - name: slow
+            publishers: [{topic: /slow, rate: 20, payload: 64}]
+          - name: both
+            subscribers: [{topic: /fast}, {topic: /slow}]
+        """)
+    out = tmp_path / "graph.json"
+    done = run_mwperf("run", "--graph", graph, "--transport", "udp", "--duration", "500ms",
+                      "--warmup", "300ms", "--min-samples", "40", "--no-save", "--json-out",
+                      str(out), env=real_env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(out.read_text())
+    assert result["status"] == "complete", result["status_reason"]
+    assert result["config"]["measure_ns"] == 40 * 50_000_000  # 40 periods of the 20 Hz topic
+    for edge in result["edges"]:
+        # ground truth: the publisher's own count over the stretched measured phase
+        assert abs(edge["sent"] - 2e9 / edge["period_ns"]) <= 1, edge
+        assert edge["received"] == edge["sent"] and edge["lost"] == 0, edge
+    slow = next(e for e in result["edges"] if e["topic"] == "/slow")
+    assert slow["received"] >= 40

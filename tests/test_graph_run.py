@@ -63,3 +63,29 @@ def test_a_peak_search_walks_graph_trials(fake_env, tmp_path: Path):
     for trial in trials:
         saved = json.loads((tmp_path / trial["run_id"] / "graph-result.json").read_text())
         assert saved["config"]["graph"]["rate_scale"] == trial["rate"]
+
+
+def test_min_samples_stretches_every_node_to_n_periods_of_the_slowest_topic(fake_env,
+                                                                            tmp_path: Path):
+    graph = load_graph("sierra_nevada")
+    longest = max(p.period_ns for n in graph.nodes for p in n.publishers)
+    done = run_mwperf("run", "--graph", "sierra_nevada", "--transport", "udp", "--duration",
+                      "1s", "--min-samples", "30", "--results", str(tmp_path), env=fake_env)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(next(tmp_path.glob("*/graph-result.json")).read_text())
+    measure_ns = 30 * longest
+    assert measure_ns > 1_000_000_000  # the slowest topic needs longer than the duration
+    assert (result["config"]["min_samples"], result["config"]["measure_ns"]) == (30, measure_ns)
+    counts = [edge["received"] for edge in result["edges"]]
+    assert counts == [measure_ns // edge["period_ns"] for edge in result["edges"]]
+    assert min(counts) == 30  # the slowest topic's edges: exactly N, the rest more
+
+
+def test_min_samples_is_refused_with_a_publisher_that_is_not_paced(fake_env, tmp_path: Path):
+    graph = tmp_path / "g.yaml"
+    graph.write_text("name: flood\nnodes:\n  - name: a\n    publishers: [{topic: /f, rate: max, "
+                     "payload: 64}]\n  - name: b\n    subscribers: [{topic: /f}]\n")
+    done = run_mwperf("run", "--graph", str(graph), "--transport", "udp", "--min-samples", "10",
+                      "--no-save", env=fake_env)
+    assert done.returncode == 2
+    assert "--min-samples: not with a publisher that is not paced (a /f: rate: max" in done.stderr

@@ -168,8 +168,14 @@ class PointConfig:
     def measure_ns(self) -> int | None:
         """The measured time as planned: ``duration_ns``, at a rate stretched to ``min_samples``
         periods when that is longer (the agent's period: 1e9 / rate, rounded); at rate 0 a lower
-        bound. None with ``count``."""
-        if self.duration_ns is None or self.min_samples is None or self.rate <= 0:
+        bound. A graph's: stretched to ``min_samples`` periods of its slowest publisher or
+        client, the same for every node (each of its edges and calls gets at least that many).
+        None with ``count``."""
+        if self.duration_ns is None or self.min_samples is None:
+            return self.duration_ns
+        if self.graph is not None:
+            return max(self.duration_ns, self.min_samples * self.graph.graph.longest_period_ns())
+        if self.rate <= 0:
             return self.duration_ns
         return max(self.duration_ns, self.min_samples * max(1, round(1e9 / self.rate)))
 

@@ -99,8 +99,9 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
     option("--count", help="Measure this many messages instead of a duration."),
     option("--min-samples", metavar="N", help="At least N measured messages (enough for the "
            "p99 from 1000): at a rate the point runs max(--duration, N / rate), at rate 0 until "
-           "N messages or --duration, whichever is later (a scenario's timeout bounds it). Not "
-           "with --count or --replay."),
+           "N messages or --duration, whichever is later (a scenario's timeout bounds it); a graph "
+           "runs max(--duration, N periods of its slowest publisher or client), every edge and "
+           "call at least N. Not with --count or --replay."),
     option("--warmup", help="Sent and echoed first, excluded from statistics.  [default: 1s]"),
     agent_option("--peer-timeout", help="Give up when the peer is silent this long; also how "
            "long the last replies are awaited over a transport that retransmits.  "

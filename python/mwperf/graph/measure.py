@@ -42,13 +42,13 @@ def measure_graph(cfg: PointConfig, agent: Agent, results_dir: Path | None,
     first = None
     if point.alone is not None:
         say(f"running {point.alone.name} ({len(point.alone.nodes)} nodes) over {cfg.transport} "
-            f"for {format_ns(cfg.duration_ns)} ...")
+            f"for {format_ns(cfg.measure_ns)} ...")
         with tempfile.TemporaryDirectory(prefix="mwperf-graph-") as folder:
             first = run_graph(point.alone, cfg, agent, Path(folder))
         if _stopped(first):  # the user stopped it: keep what was measured, start no more
             return _saved(Outcome(first, None, interrupted=True), results_dir, where)
     say(f"running graph {point.graph.name} ({len(point.graph.nodes)} nodes) over "
-        f"{cfg.transport} for {format_ns(cfg.duration_ns)} ...")
+        f"{cfg.transport} for {format_ns(cfg.measure_ns)} ...")
     with tempfile.TemporaryDirectory(prefix="mwperf-graph-") as folder:
         result = run_graph(point.graph, cfg, agent, Path(folder))
         logs = _kept_files(Path(folder))

@@ -233,6 +233,18 @@ class Graph:
         return [CallEdge(c.service, n.name, self.server_of(c.service))
                 for n in self.nodes for c in n.clients]
 
+    def unpaced(self) -> list[str]:
+        """The publishers whose messages have no due time every period, as 'node topic':
+        saturating (``rate: max``), closed loop or replaying a recording."""
+        return [f"{n.name} {p.topic}" for n in self.nodes for p in n.publishers
+                if p.period_ns == 0 or p.offsets_ns]
+
+    def longest_period_ns(self) -> int:
+        """The longest period among the paced publishers and the clients (0: none): the time
+        the slowest of them takes for one message or call."""
+        return max([p.period_ns for n in self.nodes for p in n.publishers]
+                   + [c.period_ns for n in self.nodes for c in n.clients], default=0)
+
     def period_ns(self, topic: str) -> int | None:
         """A topic's period: its timer publisher's, or for a stage's output its input's; None
         for a saturating topic (``rate: max``) and what stages make of it."""

@@ -40,7 +40,7 @@ GRAPH_TAKES = ("transport", "duration", "warmup", "reliability", "history", "dep
                "rt_priority", "clock_sync", "test_clock", "host", "remote_place", "ssh_config",
                "accept_new_host_key", "count_allocs", "layers", "gates", "targets", "profile",
                "wire_bytes", "alloc_sites", "replay", "replay_topics", "samples", "restart",
-               *GRAPH_OPTIONS)
+               "min_samples", *GRAPH_OPTIONS)
 """every point option a graph point takes (the rest set one stream's rates, sizes and work)"""
 CPU_OPTIONS = ("cpu_quota", "cpu_pin", "rt_priority")
 
@@ -95,8 +95,8 @@ def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]]
         raise UsageError(f"{flag}: not with --graph, whose nodes set their own rates, sizes and "
                          "work; a graph takes --transport, --duration, --warmup, the QoS flags, "
                          "--opt, --busy-poll, --link, the CPU flags, --profile, --wire-bytes, "
-                         "--alloc-sites, --samples, --restart, --replay, --copies, --rate-scale, "
-                         "--baseline, --without")
+                         "--alloc-sites, --samples, --restart, --replay, --min-samples, "
+                         "--copies, --rate-scale, --baseline, --without")
     if any(str(o).split("=", 1)[0].strip() == "client" for o in options.get("opt") or ()):
         raise UsageError("--opt client: not with --graph: a graph file says who runs each node "
                          "(client: agent | rclpy on the node)")
@@ -160,6 +160,11 @@ def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]]
         place, remote = cfg.remote.place, tuple(name for name, _ in cfg.remote.hosts)
     cpu = node_limits(graph, _text(options.get("cpu_quota")), _text(options.get("cpu_pin")),
                       _text(options.get("rt_priority")), place, remote)
+    if cfg.min_samples is not None and graph.unpaced():
+        raise UsageError(f"--min-samples: not with a publisher that is not paced "
+                         f"({', '.join(graph.unpaced()[:3])}: rate: max, a closed loop or a "
+                         "replayed recording): its subscribers cannot know when its last message "
+                         "is due; give the graph a --duration long enough instead")
     point = GraphPoint(spec, graph, copies, rate_scale, names, baseline, part, topic_scales,
                        replay)
     return replace(cfg, graph=point, cpu=cpu)

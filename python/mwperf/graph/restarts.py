@@ -71,9 +71,9 @@ def check(graph: Graph, cfg: Any) -> None:
             why = _why_not(graph, target)
             raise UsageError(f"{item}: {why}; restartable nodes of graph {graph.name}: "
                              f"{', '.join(allowed) or 'none'}")
-        if cfg.duration_ns is not None and at_ns >= cfg.duration_ns:
+        if cfg.measure_ns is not None and at_ns >= cfg.measure_ns:
             raise UsageError(f"{item}: at or beyond the end of the measured phase "
-                             f"({cfg.duration_ns / 1e9:g} s): give a time inside it")
+                             f"({cfg.measure_ns / 1e9:g} s): give a time inside it")
     for attr, flag in NOT_WITH:
         if getattr(cfg, attr):
             raise UsageError(f"--restart: not with {flag} on a graph (the killed process's "

@@ -45,7 +45,7 @@ def merge(graph: Graph, cfg: PointConfig, specs: list[dict[str, Any]],
     stage_times = {(name, sub["topic"]): sub["stage_time"]
                    for name, report in reports.items()
                    for sub in (report or {}).get("subscriptions", []) if sub.get("stage_time")}
-    duration_s = (cfg.duration_ns or 0) / 1e9
+    duration_s = (cfg.measure_ns or 0) / 1e9  # the measured time (--min-samples: stretched)
     edges = []
     ids = {topic: i for i, topic in enumerate(graph.topics())}
     for e in graph.edges():
@@ -90,6 +90,8 @@ def merge(graph: Graph, cfg: PointConfig, specs: list[dict[str, Any]],
         "config": {"transport": cfg.transport, "link": cfg.link, "duration_ns": cfg.duration_ns,
                    "warmup_ns": cfg.warmup_ns, "reliability": cfg.reliability,
                    "history": cfg.history, "depth": cfg.depth,
+                   **({"min_samples": cfg.min_samples, "measure_ns": cfg.measure_ns}
+                      if cfg.min_samples is not None else {}),
                    **({"graph": cfg.graph.to_dict()} if cfg.graph is not None else {})},
         "run": {"ready_s": round(ready_s, 3), "total_s": round(total_s, 3),
                 "stop_s": round(stop_s, 3) if stop_s is not None else None,

@@ -120,7 +120,7 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
         part.check(cfg, agent)
     tag = secrets.randbits(32)
     started = datetime.now(timezone.utc)
-    duration_ns = cfg.duration_ns or 0
+    duration_ns = cfg.measure_ns or 0  # --min-samples: stretched to the slowest's N periods
     linger = linger_ns(graph)
     interrupted: str | None = None
     failed: dict[str, str] = {}

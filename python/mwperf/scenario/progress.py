@@ -105,6 +105,9 @@ def length_note(cfg: PointConfig) -> str | None:
     n, duration, measure = cfg.min_samples, cfg.duration_ns, cfg.measure_ns
     if n is None or duration is None or measure is None:
         return None
+    if cfg.graph is not None:  # every edge and call at least n: the slowest's n periods
+        return (f"{format_ns(measure)} for {n} samples of its slowest topic or call"
+                if measure > duration else None)
     if cfg.rate <= 0:
         return f"at least {n} samples and {format_ns(duration)}"
     if measure > duration:
