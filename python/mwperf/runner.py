@@ -14,47 +14,35 @@ them with SIGINT, and whatever they reported still becomes a (partial) result.
 
 import contextlib
 import json
-import secrets
 import signal
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
 from . import fastdds_shm
 from .agent import Agent
-from .bridges.base import BridgePlan
 from .bridges.run import sides
 from .commandline import (SAMPLES_NAME, make_run_id, ready_timeout_s, role_argv,
                           samples_files, sender_timeout_s, server_names)
 from .config import ROLES, PointConfig
 from .roles import ONE_WAY
 from .daemons import DaemonSet
-from .emulation.cpu import CpuPlacement
-from .emulation.network import Network, emulated_network
 from .emulation.topology import two_hosts
 from .errors import RunError, UsageError
-from .leases import Lease
 from .merge import AgentRun, make_warning, merge
 from .middleware import Plan, prepare
 from .parts import Part, parts_for
 from .parts.state import PointState
-from .place import Place, ThisMachine
-from .procs import STOP_GRACE_S, AgentProcess, AgentSet
-from .remote.daemon import remote_daemon
-from .remote.hosts import PointHosts, point_hosts
+from .procs import STOP_GRACE_S, AgentProcess
 from .remote.supervised import RemoteProcess
-from .remote.ssh import SshOptions
 from .result_types import RunResult, Warning
+from .run.opened import opened
+from .run.placed import placed
 from .schema import validation_error
 from .subscribers import connect_address, listen_address
-from .transports import hook
 from .transports.iceoryx2 import own_domain
-
-Placed = tuple[Path | None, dict[str, str] | None, tuple[str, ...]]
-"""where an agent runs: its namespace, its environment, the --opt settings it needs there"""
-
 
 class Interrupted(KeyboardInterrupt):
     """A stop request other than Ctrl-C (e.g. SIGTERM), with the reason to record."""
@@ -95,11 +83,6 @@ def sweeps_nothing(cfg: PointConfig) -> bool:
     the point removes, at its end, what appeared during it and nobody maps. Not every Fast DDS
     point: a file a live process of a point beside it maps only now and then would go too."""
     return cfg.client == "rclpy" and cfg.mode == "throughput"
-
-
-DAEMON_PLACED_AS = {"relay": "pong", "zenoh-router": "zenohd"}
-"""a daemon's name in the topology's placement, where it differs from its own (the relay
-echoes where the pong would)"""
 
 
 def run_point(cfg: PointConfig, agent: Agent, workdir: Path) -> Outcome:
@@ -153,29 +136,13 @@ def _each(parts: Sequence[Part], hook_name: str, run: PointState[PointConfig]) -
         getattr(part, hook_name)(run)
 
 
-@contextlib.contextmanager
-def _opened(cfg: PointConfig, agent: Agent, workdir: Path) -> Iterator[PointState[PointConfig]]:
-    """The point's lease, place, daemons, CPU placement and agents; all released on leaving,
-    whatever happens (the CPU placement is described before the lease removes its cgroups)."""
-    tag = secrets.randbits(32)
-    with (Lease.take(f"{cfg.transport} {cfg.mode} point") as lease,
-          _emulated_link(cfg, workdir, tag) as emulated,
-          real_hosts(cfg, agent, lease) as real,
-          DaemonSet(workdir, lease) as daemons):
-        place: Place = emulated or real or ThisMachine()
-        placement = CpuPlacement(cfg.cpu, lease)
-        daemons.on_spawn = lambda spec, pid: placement.join(
-            spec.name, DAEMON_PLACED_AS.get(spec.name, spec.name), pid)
-        if real is not None:
-            real.cpu = placement  # the supervisors there apply the CPU limits
-            daemons.remote = lambda spec: remote_daemon(
-                real, DAEMON_PLACED_AS.get(spec.name, spec.name), spec, workdir, agent)
-        run = PointState(cfg, agent, workdir, tag, lease, place, emulated, real, daemons)
-        run.found["placement"] = placement
-        with AgentSet(workdir, placement) as agents:
-            run.agents = agents
-            yield run
-        run.found["cpu"] = placement.describe()  # before the lease releases the cgroups
+def _opened(cfg: PointConfig, agent: Agent, workdir: Path
+            ) -> contextlib.AbstractContextManager[PointState[PointConfig]]:
+    """The point's lease, place, daemons, CPU placement and agents (run/opened.py): emulated
+    hosts with ``--link`` or a scenario's ``hosts:`` (``--link`` alone: hosts a and b)."""
+    topology = ((cfg.topology or two_hosts()) if cfg.link is not None or cfg.topology is not None
+                else None)
+    return opened(cfg, agent, workdir, f"{cfg.transport} {cfg.mode} point", "run", topology)
 
 
 def _given(run: PointState[PointConfig], parts: Sequence[Part]) -> PointConfig:
@@ -292,40 +259,6 @@ def _lost_warnings(agents: list[AgentProcess]) -> list[Warning]:
                          "what it measured before is kept if it reported; check the network "
                          "to that host and run again")
             for a in agents if isinstance(a, RemoteProcess) and a.channel.lost]
-
-
-def real_hosts(cfg: PointConfig, agent: Agent, lease: Lease
-                ) -> contextlib.AbstractContextManager[PointHosts | None]:
-    """The point's real hosts over SSH (remote/hosts.py), or nothing."""
-    if cfg.remote is None:
-        return contextlib.nullcontext()
-    options = SshOptions(Path(cfg.remote.ssh_config) if cfg.remote.ssh_config else None,
-                         cfg.remote.accept_new_host_key)
-    return point_hosts(cfg.remote.hosts, cfg.remote.place, options, agent, lease.prefix)
-
-
-def _emulated_link(cfg: PointConfig, workdir: Path, tag: int
-                   ) -> contextlib.AbstractContextManager[Network | None]:
-    """The point's emulated hosts and links (emulation/network.py): the scenario's topology,
-    or hosts a and b joined by ``cfg.link``; or nothing (loopback)."""
-    if cfg.link is None and cfg.topology is None:
-        return contextlib.nullcontext()
-    return emulated_network(cfg.topology or two_hosts(), cfg.link, cfg.link_backend, workdir,
-                            f"run {tag & 0xFFFF:04x}", packet_log=cfg.wire_bytes,
-                            layer_log=cfg.layers)
-
-
-def placed(place: Place | None, role: str, transport: str, bridge: BridgePlan | None
-            ) -> Placed:
-    """The namespace ``role`` runs in at ``place`` (place.py), the environment it needs there
-    (ROS 1 nodes advertise their host's address, as ROS_IP tells roscpp) and the ``--opt``
-    settings its transport needs there (its ``link_opts`` hook; none with a bridge, which
-    configures each side's middleware itself); nothing on this machine's loopback."""
-    if place is None:
-        return None, None, ()
-    hooks = hook(transport)
-    opts = hooks.link_opts(place, role) if bridge is None else ()
-    return place.netns_of(role), hooks.agent_env(place.address_of(role)), opts
 
 
 def _daemon_warnings(daemons: DaemonSet) -> list[Warning]:

@@ -6,7 +6,6 @@ naming it; the rest of the graph is measured and stopped; nothing is left runnin
 import contextlib
 import json
 import os
-import secrets
 import time
 from dataclasses import replace
 from datetime import datetime, timezone
@@ -20,22 +19,21 @@ from ..config import PointConfig
 from ..daemons import DaemonSet, foxglove
 from .. import fastdds_shm
 from ..durations import format_duration_arg
-from ..emulation.cpu import CpuPlacement
-from ..emulation.network import Network, emulated_network
+from ..emulation.network import Network
 from ..emulation.topology import Topology
 from ..errors import RunError, UsageError
 from ..merge import make_warning
 from ..schema import validation_error
-from ..leases import Lease
 from ..middleware import prepare
 from ..parts import Part, parts_for
 from ..parts.restart import restart_daemon
 from ..parts.state import PointState
 from ..procs import AgentProcess, AgentSet
-from ..place import Place, ThisMachine
+from ..place import Place
 from ..remote.hosts import PointHosts
 from ..restarts import DAEMON_ALIASES
-from ..runner import DAEMON_PLACED_AS, placed, real_hosts
+from ..run.opened import opened
+from ..run.placed import placed
 from ..transports import profile
 from ..transports.foxglove import require_sdk
 from ..transports.iceoryx2 import own_domain
@@ -118,7 +116,6 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                          "at the agent's per-message markers, which an rclpy node has not")
     for part in parts:
         part.check(cfg, agent)
-    tag = secrets.randbits(32)
     started = datetime.now(timezone.utc)
     duration_ns = cfg.measure_ns or 0  # --min-samples: stretched to the slowest's N periods
     linger = linger_ns(graph)
@@ -137,20 +134,18 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
     command_env = _command_environment(graph, cfg) if commands.nodes else {}
     layers_missing = _layers_missing(agent, workdir) if cfg.layers else None
     shm_before = fastdds_shm.entries()
-    with Lease.take(f"{cfg.transport} graph {graph.name}") as lease, \
-            _emulated(topology, cfg, workdir, tag) as network, \
-            real_hosts(cfg, agent, lease) as real, \
-            DaemonSet(workdir, lease) as daemons:
+    served_as: dict[str, str] = {}  # a node's server sits with the node (its host's limits)
+    # real hosts: the nodes there, the daemons here
+    with opened(cfg, agent, workdir, f"{cfg.transport} graph {graph.name}", "graph", topology,
+                daemons_there=False, placed_as=served_as,
+                shown={file_name(n.name): n.name for n in graph.nodes}) as state:
+        lease, network, real, daemons, tag = (state.lease, state.emulated, state.real,
+                                              state.daemons, state.tag)
+        place: Place | None = state.network
         cfg = replace(cfg, opts=cfg.opts + own_domain(cfg, lease))
-        place: Place | None = network or real
-        state = PointState(cfg, agent, workdir, tag, lease, place or ThisMachine(), network,
-                           real, daemons, shown={file_name(n.name): n.name for n in graph.nodes})
-        placement = CpuPlacement(cfg.cpu, lease)  # the nodes' and limited hosts' cgroups
-        if real is not None:
-            real.cpu = placement  # the supervisors there apply the CPU limits
-        served_as: dict[str, str] = {}  # a node's server sits with the node (its host's limits)
-        daemons.on_spawn = lambda spec, pid: placement.join(
-            spec.name, DAEMON_PLACED_AS.get(spec.name, served_as.get(spec.name, spec.name)), pid)
+        state.cfg = cfg
+        agents = state.agents
+        assert agents is not None
         mode = cfg.option("mode")
         if way(cfg.transport, mode) == "served":
             listen, servers = None, serve(graph, daemons, network, served_as)
@@ -185,78 +180,75 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
         extra = [clock_node(clocks, specs)] if clocks.server == CLOCK_NODE else []
         go_file = workdir / "go"
         _each(parts, "start", state)
-        with AgentSet(workdir, placement) as agents:
-            state.agents = agents
-            t0 = time.monotonic()
-            procs: dict[str, AgentProcess] = {}
-            try:
-                # rclpy nodes first: a Python importing rclpy takes longest to have its
-                # endpoints up, and the agents' discovery timeouts run from their own start
-                for spec in sorted(extra + specs, key=lambda s: s["name"] not in rclpy):
-                    if spec["name"] in rclpy:
-                        procs[spec["name"]] = _start_rclpy(agents, cfg, graph, spec, workdir,
-                                                           go_file, tag, place)
-                        continue
-                    procs[spec["name"]] = _start(agents, agent, cfg, spec, workdir, go_file, tag,
-                                                 place, real, clocks.args(spec["name"]),
-                                                 _shift(cfg, topology, spec["name"]),
-                                                 cfg.layers and layers_missing is None,
-                                                 (parts, state))
-                commands.wait_ready(list(procs.values()),
-                                    max(10.0, cfg.discovery_timeout_ns / 1e9 + 5))
-                ready_s = time.monotonic() - t0
-                margin = START_MARGIN_NS if real is None else REMOTE_START_MARGIN_NS
-                start_ns = time.monotonic_ns() + margin
-                temporary = go_file.with_suffix(".tmp")
-                temporary.write_text(f"{start_ns}\n")
-                os.replace(temporary, go_file)
-                commands.measuring()
-                # the schedule's phases on CLOCK_MONOTONIC, as a sender's report states them
-                state.found["phases"] = {
-                    "first_send_ns": start_ns, "measure_start_ns": start_ns + cfg.warmup_ns,
-                    "drained_ns": start_ns + cfg.warmup_ns + duration_ns + linger}
-                state.found["node_hosts"] = _node_hosts(graph, topology)
-                _each(parts, "sender_started", state)
-                # a node killed by its restart is waited for again after the restarts
-                restarted = restarter.touched if restarter is not None else set()
-                if restarter is not None:
-                    def restart(name: str, count: int, event: dict[str, Any]) -> None:
-                        if is_daemon(name):  # on its address; the nodes open theirs again
-                            restart_daemon(state, DAEMON_ALIASES.get(name, name), count, event)
-                        else:
-                            _restart(agents, procs, specs, restarter, workdir, name, count,
-                                     event)
-                    restarter.start(start_ns + cfg.warmup_ns, procs, restart)
-                if real is not None:
-                    write_remote_go(real, [(s["name"], file_name(s["name"])) for s in specs],
-                                    start_ns)
-                limit = (margin + cfg.warmup_ns + duration_ns + linger) / 1e9 + SLACK_S
-                deadline = time.monotonic() + limit
-                for name, proc in procs.items():
-                    if proc.wait(max(0.0, deadline - time.monotonic())) is None \
-                            and name != CLOCK_NODE and name not in restarted:
+        t0 = time.monotonic()
+        procs: dict[str, AgentProcess] = {}
+        try:
+            # rclpy nodes first: a Python importing rclpy takes longest to have its
+            # endpoints up, and the agents' discovery timeouts run from their own start
+            for spec in sorted(extra + specs, key=lambda s: s["name"] not in rclpy):
+                if spec["name"] in rclpy:
+                    procs[spec["name"]] = _start_rclpy(agents, cfg, graph, spec, workdir,
+                                                       go_file, tag, place)
+                    continue
+                procs[spec["name"]] = _start(agents, agent, cfg, spec, workdir, go_file, tag,
+                                             place, real, clocks.args(spec["name"]),
+                                             _shift(cfg, topology, spec["name"]),
+                                             cfg.layers and layers_missing is None,
+                                             (parts, state))
+            commands.wait_ready(list(procs.values()),
+                                max(10.0, cfg.discovery_timeout_ns / 1e9 + 5))
+            ready_s = time.monotonic() - t0
+            margin = START_MARGIN_NS if real is None else REMOTE_START_MARGIN_NS
+            start_ns = time.monotonic_ns() + margin
+            temporary = go_file.with_suffix(".tmp")
+            temporary.write_text(f"{start_ns}\n")
+            os.replace(temporary, go_file)
+            commands.measuring()
+            # the schedule's phases on CLOCK_MONOTONIC, as a sender's report states them
+            state.found["phases"] = {
+                "first_send_ns": start_ns, "measure_start_ns": start_ns + cfg.warmup_ns,
+                "drained_ns": start_ns + cfg.warmup_ns + duration_ns + linger}
+            state.found["node_hosts"] = _node_hosts(graph, topology)
+            _each(parts, "sender_started", state)
+            # a node killed by its restart is waited for again after the restarts
+            restarted = restarter.touched if restarter is not None else set()
+            if restarter is not None:
+                def restart(name: str, count: int, event: dict[str, Any]) -> None:
+                    if is_daemon(name):  # on its address; the nodes open theirs again
+                        restart_daemon(state, DAEMON_ALIASES.get(name, name), count, event)
+                    else:
+                        _restart(agents, procs, specs, restarter, workdir, name, count,
+                                 event)
+                restarter.start(start_ns + cfg.warmup_ns, procs, restart)
+            if real is not None:
+                write_remote_go(real, [(s["name"], file_name(s["name"])) for s in specs],
+                                start_ns)
+            limit = (margin + cfg.warmup_ns + duration_ns + linger) / 1e9 + SLACK_S
+            deadline = time.monotonic() + limit
+            for name, proc in procs.items():
+                if proc.wait(max(0.0, deadline - time.monotonic())) is None \
+                        and name != CLOCK_NODE and name not in restarted:
+                    failed[name] = f"did not finish within {limit:g} s and was stopped"
+            if restarter is not None:  # the restarted processes finish too
+                restarter.join()
+                for name in restarted:
+                    if procs[name].wait(max(0.0, deadline - time.monotonic())) is None:
                         failed[name] = f"did not finish within {limit:g} s and was stopped"
-                if restarter is not None:  # the restarted processes finish too
-                    restarter.join()
-                    for name in restarted:
-                        if procs[name].wait(max(0.0, deadline - time.monotonic())) is None:
-                            failed[name] = f"did not finish within {limit:g} s and was stopped"
-                commands.measured()
-                _each(parts, "sender_done", state)
-                planned_end_ns = start_ns + cfg.warmup_ns + duration_ns + linger
-                stop_s = max(0.0, (time.monotonic_ns() - planned_end_ns) / 1e9)
-                agents.stop_all()
-            except KeyboardInterrupt as exc:
-                interrupted = str(getattr(exc, "reason", "")) or "interrupted by Ctrl-C"
-                if restarter is not None:
-                    restarter.join()
-                commands.measured()
-                agents.stop_all()
-                _each(parts, "interrupted", state)
-                ready_s = time.monotonic() - t0
-                stop_s = None
-            daemons.sample_all()
-        cpu = placement.describe()  # before the lease releases the cgroups
+            commands.measured()
+            _each(parts, "sender_done", state)
+            planned_end_ns = start_ns + cfg.warmup_ns + duration_ns + linger
+            stop_s = max(0.0, (time.monotonic_ns() - planned_end_ns) / 1e9)
+            agents.stop_all()
+        except KeyboardInterrupt as exc:
+            interrupted = str(getattr(exc, "reason", "")) or "interrupted by Ctrl-C"
+            if restarter is not None:
+                restarter.join()
+            commands.measured()
+            agents.stop_all()
+            _each(parts, "interrupted", state)
+            ready_s = time.monotonic() - t0
+            stop_s = None
+        daemons.sample_all()
         stopped = time.monotonic() - t0
         link = network.describe() if network is not None else None
         hosts = real.describe() if real is not None else None
@@ -292,7 +284,7 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
     result = merge(graph, cfg, specs, reports, failed, interrupted,
                  run_id=f"{started:%Y%m%dT%H%M%SZ}-{cfg.transport}-graph-{tag & 0xFFFF:04x}",
                  started=started, ready_s=ready_s, stop_s=stop_s, total_s=stopped,
-                 daemons=daemons.describe(), link=link, cpu=cpu, hosts=hosts,
+                 daemons=daemons.describe(), link=link, cpu=state.found["cpu"], hosts=hosts,
                  commands=commands.entries())
     verdicts(graph, result, _foreign(reports))
     phases = state.found.get("phases")
@@ -410,15 +402,6 @@ def serve(graph: Graph, daemons: DaemonSet, network: Network | None,
             raise RunError(f"{name} said it was ready but not where it listens")
         servers[node] = address
     return servers
-
-
-def _emulated(topology: Topology | None, cfg: PointConfig, workdir: Path, tag: int
-              ) -> contextlib.AbstractContextManager[Network | None]:
-    if topology is None:
-        return contextlib.nullcontext()
-    return emulated_network(topology, cfg.link, cfg.link_backend, workdir,
-                            f"graph {tag & 0xFFFF:04x}", packet_log=cfg.wire_bytes,
-                            layer_log=cfg.layers)
 
 
 def _link_stamps(network: Network | None, tag: int, graph: Graph,
