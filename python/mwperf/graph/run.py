@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..agent import Agent, alloc_preload, layers_preload
+from ..agent import Agent, layers_preload
 from ..clocksync import shifted
 from ..commandline import qos_args
 from ..config import PointConfig
@@ -449,25 +449,22 @@ def _start(agents: AgentSet, agent: Agent, cfg: PointConfig, spec: dict[str, Any
             "--spin-margin", format_duration_arg(cfg.spin_margin_ns)]
     if cfg.busy_poll:
         argv.append("--busy-poll")
-    if cfg.count_allocs:  # the malloc counter preloaded (below), the node counts per phase
-        argv.append("--count-allocs")
     argv += clock_args
     if shift is not None:  # TEST ONLY: a host with a clock of its own (a time namespace)
         argv = shifted(argv, *shift)
     netns, env, opts = placed(place, spec["name"], cfg.transport, None)
     if cfg.transport == "ros2":  # the ROS 2 distribution's environment (transports/ros2.py)
         env = {**ros2_environment(cfg), **(env or {})}
-    if cfg.count_allocs:
-        env = {**(env or {}), "LD_PRELOAD": alloc_preload(agent)}
+    for part in hooks[0] if hooks is not None else []:  # what the parts on graphs add
+        assert hooks is not None
+        argv += part.args(hooks[1], spec["name"])
+        env = (part.remote_env(hooks[1], spec["name"], name, env) if remote
+               else part.env(hooks[1], name, env))
     if layers:  # the system-call interposer ahead of any other preload; the node's rows
         argv += ["--layers-out", str(rows_path(workdir, name))]
         existing = (env or {}).get("LD_PRELOAD") or os.environ.get("LD_PRELOAD")
         env = {**(env or {}), "LD_PRELOAD": layers_preload(agent, existing)}
     argv += [arg for opt in opts for arg in ("--opt", opt)]
-    for part in hooks[0] if hooks is not None else []:  # what the parts on graphs add
-        assert hooks is not None
-        argv += part.args(hooks[1], spec["name"])
-        env = part.env(hooks[1], name, env)
     if remote:
         assert real is not None
         return agents.adopt(real.spawn(spec["name"], argv, workdir, name, env, [report]))

@@ -1,7 +1,7 @@
-"""The allocation-counting part (``--count-allocs``): every agent runs with mwperf's malloc
-counter preloaded and reports its allocations per message. An agent on a real host (``--host``)
-preloads a copy of the counter there (remote/preload.py, copied in ``start`` before any agent
-runs)."""
+"""The allocation-counting part (``--count-allocs``): every agent (a graph's: node) runs with
+mwperf's malloc counter preloaded and reports its allocations per message. An agent on a real
+host (``--host``) preloads a copy of the counter there (remote/preload.py, copied in ``start``
+before any agent runs)."""
 
 from typing import TYPE_CHECKING
 
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 class CountAllocs(Part):
     name = "count allocs"
+    on_graphs = True
 
     def wanted(self, cfg: "Point") -> bool:
         return cfg.count_allocs
@@ -24,9 +25,11 @@ class CountAllocs(Part):
     def start(self, run: "PointState") -> None:
         if run.real is not None:
             local = run.agent.path.resolve().parent / ALLOC_LIBRARY
-            run.found["allocs_remote"] = {role: remote_preload(run.real, role, local)
-                                          for role in ROLES[run.cfg.mode]
-                                          if run.real.is_remote(role)}
+            graph = getattr(run.cfg, "graph", None)
+            names = ([n.name for n in graph.graph.nodes] if graph is not None
+                     else ROLES[run.cfg.mode])
+            run.found["allocs_remote"] = {name: remote_preload(run.real, name, local)
+                                          for name in names if run.real.is_remote(name)}
 
     def args(self, run: "PointState", role: str) -> list[str]:
         return ["--count-allocs"]
