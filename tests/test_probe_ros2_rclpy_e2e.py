@@ -94,7 +94,9 @@ def assert_rate_of_the_talker(topic: dict, doc_window: tuple[int, int], sends: l
     assert matched is not None, (
         f"the talker's RMW matched no reader in the probe's window {doc_window}: {matches}")
     count, rate = peers.window_truth(sends, max(start, matched), end)
-    assert rate == pytest.approx(RATE_HZ, rel=0.01), "the talker missed its schedule"
+    # the truth is what the talker sent, however a busy machine held its Python timer back (it
+    # then sends late ones in a burst: 50.7 Hz over a window beside two busy loops)
+    assert count > 1, "the talker sent nothing in the probe's window"
     assert topic["rate_hz"] == pytest.approx(rate, rel=0.01)
     assert abs(topic["count"] - count) <= 2  # one message at each edge of the window
 
