@@ -98,6 +98,7 @@ SERIAL = (
     "tests/test_ros2_rclpy_throughput_e2e.py::test_an_rclpy_publishers_stream_is_delivered_as_it",
     "tests/test_ros2_pacing_e2e.py::test_a_windowed_1mib_throughput_stream_delivers_every_message",
     "tests/test_ros2_transport_e2e.py::test_a_stream_completes_and_leaves_nothing",
+    "tests/test_ros2_services_e2e.py::test_every_call_is_answered_and_counted_by_both_sides",
     # the round trip through a 10 ms link within 2 ms (the link emulator waits for a CPU too)
     "tests/test_linkem_e2e.py::test_delay_each_way_adds_twice_to_the_rtt",
     # every mwperf cgroup of the machine before == after (other tests' --cpu-quota runs)

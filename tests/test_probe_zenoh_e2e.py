@@ -111,7 +111,12 @@ def test_a_saved_probe_is_in_the_catalogue_and_shown(tmp_path) -> None:
     assert query.returncode == 0, query.stderr
     rows = json.loads(query.stdout)
     assert [r["topic"] for r in rows] == ["mwperf/saved/ping"]
-    assert rows[0]["rate_hz"] == pytest.approx(100, rel=0.02)
+    # the catalogue holds what the probe measured and saved (how close that is to the
+    # publisher's rate is test_rates_within_one_percent's, alone: beside other tests a
+    # publisher held back catches up in a burst, 135 Hz over this 1 s window once)
+    (saved,) = json.loads((folder / "probe.json").read_text())["topics"]
+    assert (rows[0]["count"], rows[0]["rate_hz"]) == (saved["count"], saved["rate_hz"])
+    assert saved["count"] > 1
     shown = subprocess.run([sys.executable, "-m", "mwperf", "show", str(folder)],
                            capture_output=True, text=True, timeout=60)
     assert shown.returncode == 0, shown.stderr
