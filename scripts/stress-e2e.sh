@@ -5,7 +5,8 @@
 # flaky under load: its bound does not come from what it measured or injected (issue 37). Prints
 # every failure and error with its test id and run number, and a summary; exit 1 if any run
 # failed. The busy loops are stopped on any exit, Ctrl-C included. Logs: $STRESS_LOGS (default a
-# temporary folder, kept and named at the end).
+# temporary folder, kept and named at the end); a failed run also keeps its tests' temporary
+# folders there (t<N>/: the failed test's saved run, its agents' logs), a passed run's go.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-10}"
@@ -32,10 +33,12 @@ started=$(date +%s)
 for run in $(seq 1 "$runs"); do
     t0=$(date +%s)
     log="$logs/run$run.log"
+    tmp="$logs/t$run"  # short: socket paths under it stay as short as pytest's own
     status=0
     "$py" -m pytest -q -rfE -p no:cacheprovider -n "$workers" --dist loadgroup \
-        -m "e2e and not serial and not refs" >"$log" 2>&1 || status=$?
-    "$py" -m pytest -q -rfE -p no:cacheprovider -m "serial and not refs" >>"$log" 2>&1 || status=$?
+        --basetemp "$tmp/s" -m "e2e and not serial and not refs" >"$log" 2>&1 || status=$?
+    "$py" -m pytest -q -rfE -p no:cacheprovider --basetemp "$tmp/a" \
+        -m "serial and not refs" >>"$log" 2>&1 || status=$?
     failures=$(grep -E '^(FAILED|ERROR) ' "$log" || true)
     summary=$(grep -E '^(=+ )?[0-9]+ (passed|failed|errors?|skipped|deselected).* in [0-9.]+s' "$log" | sed 's/=//g; s/^ *//; s/ *$//' | paste -sd ';' -)
     if [ "$status" -ne 0 ] || [ -n "$failures" ]; then
@@ -43,8 +46,10 @@ for run in $(seq 1 "$runs"); do
         echo "run $run: FAILED after $(( $(date +%s) - t0 )) s ($summary)"
         [ -n "$failures" ] && sed "s/^/  run $run: /" <<<"$failures"
         [ -z "$failures" ] && echo "  run $run: pytest exited $status without a failed test (see $log)"
+        echo "  run $run: its tests' temporary folders kept in $tmp"
     else
         echo "run $run: passed in $(( $(date +%s) - t0 )) s ($summary)"
+        rm -rf "$tmp"
     fi
 done
 echo "stress-e2e: $((runs - failed_runs)) of $runs runs passed in $(( $(date +%s) - started )) s beside 2 busy loops; logs in $logs"

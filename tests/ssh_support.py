@@ -2,7 +2,8 @@
 
 ``Robot`` makes a network namespace joined to the test's own by a veth pair (10.254.N.1 here,
 10.254.N.2 there), generates a host key and a user key, and starts Debian's sshd inside the
-namespace on port 2222 with key authentication only. It writes an ssh configuration file that
+namespace on port 2222 with key authentication only. Its address here is added and removed
+while no test needs this machine's addresses unchanged (host_addresses.py). It writes an ssh configuration file that
 names the user key and a known_hosts file holding the host key (``ssh_config``), or one
 without it (``ssh_config_unknown``) for the host-key tests. Everything goes on ``close``.
 """
@@ -15,6 +16,8 @@ import socket
 import subprocess
 import time
 from pathlib import Path
+
+import host_addresses
 
 SSHD = "/usr/sbin/sshd"
 PORT = 2222
@@ -60,7 +63,8 @@ class Robot:
         try:
             run("ip", "link", "add", self.veth, "type", "veth", "peer", "name", "eth0", "netns",
                 self.netns)
-            run("ip", "addr", "add", f"{self.local}/24", "dev", self.veth)
+            with host_addresses.changing():  # not while a Fast DDS test needs shared memory
+                run("ip", "addr", "add", f"{self.local}/24", "dev", self.veth)
             run("ip", "link", "set", self.veth, "up")
             run("ip", "-n", self.netns, "addr", "add", f"{self.address}/24", "dev", "eth0")
             run("ip", "-n", self.netns, "link", "set", "eth0", "up")
@@ -144,5 +148,7 @@ class Robot:
                 os.kill(int(pid), 9)
             except OSError:
                 pass
-        subprocess.run(["ip", "netns", "delete", self.netns], capture_output=True, check=False)
-        subprocess.run(["ip", "link", "delete", self.veth], capture_output=True, check=False)
+        with host_addresses.changing():  # the veth's address goes with the namespace
+            subprocess.run(["ip", "netns", "delete", self.netns], capture_output=True,
+                           check=False)
+            subprocess.run(["ip", "link", "delete", self.veth], capture_output=True, check=False)
