@@ -78,7 +78,7 @@ def answer(part: str, kind: str) -> str:
     try:
         with tempfile.TemporaryDirectory() as folder:
             if options.get("replay"):
-                replay_point.build(options, Path(folder),
+                replay_point.build(options, replay_point.written_into(Path(folder)),
                                    lambda o: build_point(o, Catalogue))
             else:
                 build_point(options, Catalogue)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_mwperf
+from mwperf.bags.replay_point import Shared
 from mwperf.bags.trace import MAGIC, ReplaySpec, write_traces
 
 FIXTURES = Path(__file__).parent / "fixtures" / "bags"
@@ -45,6 +46,28 @@ def test_rate_and_window_and_topics(tmp_path: Path) -> None:
     _, records = read_trace(tmp_path / "topic-0.trace")
     assert records[-1][0] < 0.26e9  # half a second of recording at twice the speed
     assert not (tmp_path / "topic-1.trace").exists()
+
+
+def test_a_sweep_writes_each_recording_replayed_the_same_way_once(tmp_path: Path) -> None:
+    folders = iter(tmp_path / f"t{i}" for i in range(10))
+    made: list[Path] = []
+
+    def next_folder() -> Path:
+        made.append(next(folders))
+        made[-1].mkdir()
+        return made[-1]
+
+    shared = Shared(iter(next_folder, None))
+    bag, scan = ReplaySpec(FIXTURES / "small.bag"), ReplaySpec(FIXTURES / "small.bag", ["/scan"])
+    first, again, other = shared(bag), shared(ReplaySpec(FIXTURES / "small.bag")), shared(scan)
+    assert first == again and first[0] != other[0] and made == [first[0], other[0]]
+    assert first[1].counts == [30, 40] and other[1].counts == [40]
+    # what a point alone writes: the same files
+    alone = write_traces(bag, tmp_path)
+    assert alone == first[1]
+    for i in (0, 1):
+        assert (first[0] / f"topic-{i}.trace").read_bytes() == \
+            (tmp_path / f"topic-{i}.trace").read_bytes()
 
 
 def mwperf(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:

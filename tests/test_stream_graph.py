@@ -112,7 +112,8 @@ def test_a_foreign_echo_and_a_users_program_are_the_pong() -> None:
 
 def test_a_replay_publishes_each_recorded_topic_from_its_trace() -> None:
     with tempfile.TemporaryDirectory() as folder:
-        cfg = replay_point.build({"transport": "udp", "replay": BAG}, Path(folder),
+        cfg = replay_point.build({"transport": "udp", "replay": BAG},
+                                 replay_point.written_into(Path(folder)),
                                  lambda o: build_point(o, Catalogue))
         graph = stream_graph(cfg)
         traces = [p.trace for p in graph.node("ping").publishers]
@@ -143,7 +144,8 @@ def test_the_names_are_an_upgraded_results(name: str) -> None:
         options["topics"] = "1"
         with tempfile.TemporaryDirectory() as folder:
             graph = stream_graph(replay_point.build(
-                {"transport": "udp", "replay": BAG, "mode": config["mode"]}, Path(folder),
+                {"transport": "udp", "replay": BAG, "mode": config["mode"]},
+                replay_point.written_into(Path(folder)),
                 lambda o: build_point(o, Catalogue)))
     else:
         graph = stream_graph(point(**options))

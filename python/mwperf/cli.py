@@ -242,7 +242,8 @@ def _run_point(options: dict[str, Any], json_to: JsonTo, results_dir: Path | Non
         raise UsageError("--replay: agents on this machine only (not with --host)")
     with contextlib.ExitStack() as stack:  # a replay's traces: in a leased folder (session.py)
         folder = stack.enter_context(scratch_folder()) if options.get("replay") else Path()
-        cfg = replay_point.build(options, folder, lambda o: build_point(o, find_agent))
+        cfg = replay_point.build(options, replay_point.written_into(folder),
+                                 lambda o: build_point(o, find_agent))
         return _measure_point(cfg, json_to, results_dir)
 
 

@@ -7,8 +7,9 @@ with a note when the sweep runs); payload names come from the agent's catalogue.
 
 import atexit
 import contextlib
+import itertools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,13 +56,13 @@ def check_points(scenario: Scenario, points: list[PlannedPoint],
 
     built: dict[str, PointConfig] = {}
     configs = {}
+    traces = replay_point.Shared(_trace_folders())
     for point in points:
         key = repr(sorted(point.options.items()))
         if key not in built:
             try:
-                built[key] = replay_point.build(
-                    point.options, _trace_folder(len(built)) if point.options.get("replay") else Path(),
-                    lambda options: build_point(options, known))
+                built[key] = replay_point.build(point.options, traces,
+                                                lambda options: build_point(options, known))
             except UsageError as exc:
                 raise located(exc, scenario, point) from None
         configs[point.index] = built[key]
@@ -69,18 +70,21 @@ def check_points(scenario: Scenario, points: list[PlannedPoint],
 
 
 _TRACES: list[Path] = []
+_NEXT = itertools.count()
 
 
-def _trace_folder(index: int) -> Path:
-    """A folder for one replaying point's traces, kept until this process exits (the sweep
-    measures the point later)."""
-    if not _TRACES:  # leased (session.py): the next mwperf removes it should this one be killed
-        traces = contextlib.ExitStack()
-        _TRACES.append(traces.enter_context(scratch_folder()))
-        atexit.register(traces.close)
-    folder = _TRACES[0] / f"point-{index}"
-    folder.mkdir(exist_ok=True)
-    return folder
+def _trace_folders() -> Iterator[Path]:
+    """New folders for replayed traces, kept until this process exits (the sweep measures its
+    points later); never one twice (a second scenario checked by this process keeps the
+    first's)."""
+    while True:
+        if not _TRACES:  # leased (session.py): the next mwperf removes it should this one be killed
+            stack = contextlib.ExitStack()
+            _TRACES.append(stack.enter_context(scratch_folder()))
+            atexit.register(stack.close)
+        folder = _TRACES[0] / f"traces-{next(_NEXT)}"
+        folder.mkdir()
+        yield folder
 
 
 def located(exc: UsageError, scenario: Scenario, point: PlannedPoint) -> UsageError:
