@@ -164,6 +164,9 @@ def run_inprocess(args: Sequence[str], env: Mapping[str, str] | None = None,
     stdout, stderr = captured["stdout"], captured["stderr"]
     if timed_out.is_set():
         raise subprocess.TimeoutExpired(command, timeout or 0.0, output=stdout, stderr=stderr)
+    # a command ends every use of a catalogue (store/attached.py): none stays locked after it
+    from mwperf.store.attached import attached
+    assert not attached(), (command, attached(), stderr)
     return subprocess.CompletedProcess(command, code, stdout, stderr)
 
 

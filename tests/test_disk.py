@@ -213,6 +213,14 @@ def test_a_sweep_stops_at_a_full_disk_and_resume_completes_it(
     assert (run.folder / "summary.json").is_file()
 
 
+PARTS_OF_EACH_POINT = ("SELECT point_id, "
+                       "(SELECT count(*) FROM warnings w WHERE w.point_id = p.point_id), "
+                       "(SELECT count(*) FROM topics t WHERE t.point_id = p.point_id), "
+                       "(SELECT count(*) FROM graph_runs g WHERE g.graph_id = p.point_id) "
+                       "FROM points p")
+"""each catalogued point with its number of warnings, topics and graph runs (its flows)"""
+
+
 class Interrupting:
     """A catalogue connection that sends this process SIGINT at its ``at``-th call (before or
     after passing the call on)."""
@@ -266,13 +274,9 @@ def test_ctrl_c_at_every_catalogue_statement_leaves_each_point_all_or_nothing(
         if at["after"] and run_id not in ingested and run_id in points:
             ingested.add(run_id)  # interrupted after its commit: in, whole
         assert points == ingested, (n, at)
-        for point_id in points:
-            assert catalogue_rows(root, "SELECT count(*) FROM warnings WHERE point_id = ?",
-                                  [point_id]) == [(2,)]
-            assert catalogue_rows(root, "SELECT count(*) FROM topics WHERE point_id = ?",
-                                  [point_id]) == [(1,)]
-            assert catalogue_rows(root, "SELECT count(*) FROM graph_runs WHERE graph_id = ?",
-                                  [point_id]) == [(1,)]  # its flows went in with it
+        if points:  # each point whole: its 2 warnings, its topic, its flows went in with it
+            counts = catalogue_rows(root, PARTS_OF_EACH_POINT)
+            assert {row[1:] for row in counts} == {(2, 1, 1)}, (n, at, counts)
         flows = {g for (g,) in catalogue_rows(root, "SELECT graph_id FROM graph_runs")} \
             if (root / CATALOGUE_NAME).is_file() else set()
         assert flows == points, (n, at)  # and never without it
@@ -324,14 +328,11 @@ def test_ctrl_c_at_random_moments_leaves_the_catalogue_whole(fake_env: dict[str,
         assert stderr.rstrip().splitlines()[-1].startswith("KeyboardInterrupt"), stderr
         assert writer.returncode in (-signal.SIGINT, 130, 1), stderr
         start += 1000
-        points = catalogue_rows(root, "SELECT point_id FROM points")
-        assert len(points) >= reported
-        for (point_id,) in points:
+        counts = catalogue_rows(root, PARTS_OF_EACH_POINT)
+        assert len(counts) >= reported
+        for point_id, warnings, topics, _ in counts:
             n = int(point_id[9:15])
-            assert catalogue_rows(root, "SELECT count(*) FROM topics WHERE point_id = ?",
-                                  [point_id]) == [(1 + n % 3,)]
-            assert catalogue_rows(root, "SELECT count(*) FROM warnings WHERE point_id = ?",
-                                  [point_id]) == [(n % 4,)]
+            assert (topics, warnings) == (1 + n % 3, n % 4), point_id
     queried = run_mwperf("query", "select count(distinct point_id) from samples", "--results",
                          str(root), env=fake_env)
     assert queried.returncode == 0, queried.stderr

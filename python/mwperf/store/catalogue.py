@@ -18,6 +18,7 @@ import duckdb
 
 from ..errors import RunError
 from . import migrate, schema
+from .attached import attach, release
 from .duckerr import disk_problem, one_line, raise_if_interrupted, transaction
 from .layout import POINTS_DIR
 from .parquet import SAMPLES_PARQUET, SERIES_COLUMNS, SERIES_PARQUET, sql_string
@@ -73,7 +74,7 @@ def connect(root: Path, read_only: bool = False, path: Path | None = None, views
             add_views(con, root)
         yield con
     finally:
-        _close(con)
+        close(con)
 
 
 def _prepare(con: duckdb.DuckDBPyConnection, root: Path, path: Path) -> None:
@@ -86,12 +87,12 @@ def _prepare(con: duckdb.DuckDBPyConnection, root: Path, path: Path) -> None:
         migrate.prepare(con, str(path), rebuild_hint(root), found)
 
 
-def _close(con: duckdb.DuckDBPyConnection) -> None:
-    """Close ``con``. What it committed is in the write-ahead log already: should the
+def close(con: duckdb.DuckDBPyConnection) -> None:
+    """Close ``con`` (from :func:`open_locked`). What it committed is in the write-ahead log already: should the
     checkpoint into the file fail (a full disk), the next connection replays the log; so only
     a Ctrl-C is passed on."""
     try:
-        con.close()
+        release(con)
     except (duckdb.Error, RuntimeError) as exc:
         raise_if_interrupted(exc)
 
@@ -123,13 +124,12 @@ def add_views(con: duckdb.DuckDBPyConnection, root: Path) -> None:
 
 
 def open_locked(root: Path, path: Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """Connect, waiting for another writer's lock to go away (up to LOCK_WAIT_S)."""
+    """Connect, waiting for another writer's lock to go away (up to LOCK_WAIT_S); give the
+    connection back with :func:`close`."""
     deadline = time.monotonic() + LOCK_WAIT_S
     while True:
         try:
-            con = duckdb.connect(str(path), read_only=read_only)
-            con.execute("SET enable_progress_bar = false")  # output is for the user's format
-            return con
+            return attach(path, read_only)  # this process's DuckDB, the file attached to it
         except duckdb.Error as exc:
             message = one_line(exc)
             problem = disk_problem(exc)

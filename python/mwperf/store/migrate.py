@@ -203,7 +203,8 @@ def prepare(con: duckdb.DuckDBPyConnection, where: str, rebuild_hint: str,
     caller's version_of(): inside a transaction a failed query would abort it), or refuse one
     from the future."""
     if found is None:
-        if not con.execute("SELECT table_name FROM duckdb_tables()").fetchall():
+        if not con.execute("SELECT table_name FROM duckdb_tables() "
+                           "WHERE database_name = current_database()").fetchall():
             create(con)
             return
     if found == SCHEMA_VERSION:

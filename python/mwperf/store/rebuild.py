@@ -18,7 +18,7 @@ import duckdb
 
 from ..errors import MwperfError, RunError
 from ..result.load import is_stream
-from .catalogue import CatalogueUnreadable, catalogue_path, connect, open_locked
+from .catalogue import CatalogueUnreadable, catalogue_path, close, connect, open_locked
 from .duckerr import ctrl_c_stops, one_line, raise_if_interrupted
 from .graph_ingest import load_graph_result, store_graph
 from .ingest import load_result, prepare_files, read_point, store_point
@@ -105,4 +105,4 @@ def _writers_kept_out(root: Path) -> Iterator[None]:
         yield
     finally:
         if holder is not None:
-            holder.close()
+            close(holder)
