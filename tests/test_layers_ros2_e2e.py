@@ -5,6 +5,7 @@ and their parts add up to their layer; an injected delay after the rcl_publish a
 stamps lands in exactly the parts that start there. Needs the managed Kilted and Jazzy
 environments (make setup); without them mwperf says what is missing and these fail."""
 
+import json
 from pathlib import Path
 from statistics import median
 from typing import Any
@@ -26,6 +27,20 @@ def moments(sender: Row, receiver: Row, *, udp: bool) -> list[int | None]:
     return ([getattr(sender, s) for s in STEPS] + mid + [getattr(receiver, s) for s in TAKES])
 
 
+def evidence(saved: Path) -> str:
+    """What a failure needs to be told apart (a test's message): each agent's interposer report
+    (loaded, events, calls with a header) and how many of its rows hold ROS 2's moments and
+    system calls (over shared memory: none)."""
+    lines = []
+    for role in ("ping", "pong"):
+        report = json.loads((saved / "agents" / f"{role}.json").read_text()).get("layers")
+        rows = read_rows(saved / "layers" / f"{role}.csv").values()
+        seen = {name: sum(getattr(r, name) is not None for r in rows)
+                for name in ("rcl_publish", "rmw_publish", "rmw_take", "rcl_take", "send_first")}
+        lines.append(f"{role}: {len(rows)} rows, with {seen}; interposer {report}")
+    return "; ".join(lines)
+
+
 def check_every_message_in_path_order(saved: Path, *, udp: bool) -> int:
     ping = read_rows(saved / "layers" / "ping.csv")
     pong = read_rows(saved / "layers" / "pong.csv")
@@ -35,7 +50,7 @@ def check_every_message_in_path_order(saved: Path, *, udp: bool) -> int:
             continue  # the echo never came back
         theirs = pong[key]
         path = moments(mine, theirs, udp=udp) + moments(theirs, mine, udp=udp)
-        assert None not in path, (key, mine, theirs)
+        assert None not in path, (key, mine, theirs, evidence(saved))
         gaps = [b - a for a, b in zip(path, path[1:])]  # type: ignore[operator]
         assert min(gaps) >= 0, (key, path)
         checked += 1
@@ -55,6 +70,8 @@ def test_shared_memory_every_message_has_ros2_s_moments_in_order_and_the_parts_a
     section = result["layers"]
     assert section["split"] == section["messages"] == result["measurement"]["accounting"]["received"]
     assert check_every_message_in_path_order(saved, udp=False) == section["messages"] > 800
+    assert [item["name"] for item in section["layers"]].count("middleware_transport") == 1, \
+        evidence(saved)  # not over UDP
     middle = layer(section, "middleware_transport")
     got = parts(section, "middleware_transport")
     assert list(got) == ["ros2_client_send", "ros2_rcl_send", "ros2_dds", "ros2_rmw_receive",
