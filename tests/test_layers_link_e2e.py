@@ -64,7 +64,12 @@ def test_layer_log_times_each_message_across_the_link(tmp_path: Path, monkeypatc
     assert len(both) == 10
     for key, (read_ns, release_ns) in both.items():
         assert before < read_ns < release_ns < after, key  # absolute CLOCK_MONOTONIC
-        assert abs(release_ns - read_ns - DELAY_NS) <= 0.05 * DELAY_NS, (key, release_ns - read_ns)
+        # never before its delay (the emulator's wait is to read + delay); later only by when
+        # its thread ran again, which a loaded machine decides (255 µs beside a Rust build):
+        # the delay itself is the one the fastest passage took, within 5 %
+        assert release_ns - read_ns >= DELAY_NS, (key, release_ns - read_ns)
+    fastest = min(release_ns - read_ns for read_ns, release_ns in both.values())
+    assert fastest <= 1.05 * DELAY_NS, fastest
     report = net.reports[0]
     assert report["layer_log"]["up"]["rows"] == 8 and report["layer_log"]["up"]["truncated"] == 0
     assert report["up"]["received"] >= 8  # the header-less packet was forwarded, not logged

@@ -53,7 +53,7 @@ def test_each_rclpy_subscriber_gets_every_message_the_pub_counted(real_env: dict
                       "client=rclpy", "--subscribers", "2", *SCHEDULE, "--history",
                       "keep-last:1000", "--no-save",
                       "--json-out", str(out), env=real_env, timeout=180)
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 0, done.stderr + done.stdout
     result = read_saved(out)
     assert result["config"]["client"] == "rclpy" and result["config"]["opts"] == []
     pub = next(a for a in result["agents"] if a["role"] == "pub")
