@@ -29,6 +29,14 @@ _CLONE_NEWNET = 0x40000000
 _LIBC = ctypes.CDLL(None, use_errno=True)
 
 
+PREPARING = "mwperf-agent: preparing: "
+"""an agent's stderr line before first-use work that comes before its READY (a shim compiled
+against a ROS 2 distribution; crates/mwperf-transports/src/preparing.rs)"""
+PREPARING_TIMEOUT_S = 600.0
+"""how much longer such an agent may take to be ready: a C++ compile beside a loaded 2-core
+machine's other work (tens of seconds; it was stopped after 10 s, and with it the compiler)"""
+
+
 @dataclass
 class AgentProcess:
     """One running agent; stdout and stderr go to files in the work directory."""
@@ -61,8 +69,11 @@ class AgentProcess:
             return "(no message on stderr)"
 
     def wait_ready(self, transport: str, timeout_s: float) -> str:
-        """Wait for ``READY <transport> <address>`` on stdout and return the address."""
+        """Wait for ``READY <transport> <address>`` on stdout and return the address; an agent
+        that said it prepares something on first use (``PREPARING`` on stderr: a shim it
+        compiles) gets ``PREPARING_TIMEOUT_S`` more, once."""
         deadline = time.monotonic() + timeout_s
+        preparing = ""
         while True:
             code = self.exit_code  # before reading, so a READY printed just before exit counts
             text = self.stdout_path.read_text(encoding="utf-8", errors="replace")
@@ -73,9 +84,23 @@ class AgentProcess:
                 raise error(f"{self.role} exited before it was ready (exit code {code}): "
                             f"{self.stderr_tail()}")
             if time.monotonic() > deadline:
+                if not preparing and (preparing := self._preparing()):
+                    deadline = time.monotonic() + PREPARING_TIMEOUT_S
+                    continue
+                waited = (f"{timeout_s:g} s" if not preparing else
+                          f"{timeout_s:g} s + {PREPARING_TIMEOUT_S:g} s for {preparing}")
                 raise RunError(f"{self.role} did not print 'READY {transport} <address>' "
-                               f"within {timeout_s:g} s")
+                               f"within {waited} (its last words: {self.stderr_tail()})")
             self.wait(0.005)
+
+    def _preparing(self) -> str:
+        """What the agent said it prepares before READY (its ``PREPARING`` line), if it did."""
+        try:
+            text = self.stderr_path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return ""
+        found = [line for line in text.splitlines() if line.startswith(PREPARING)]
+        return found[-1].removeprefix(PREPARING) if found else ""
 
     def _parse_ready(self, line: str, transport: str) -> str:
         parts = line.rstrip("\r").split(" ", 2)

@@ -18,6 +18,7 @@ mod middleware;
 #[allow(dead_code)] // used by the middleware compiled in
 mod netif;
 mod poll;
+pub mod preparing;
 pub mod ros2probe;
 pub mod service;
 mod service_open;

@@ -95,6 +95,11 @@ pub fn shim(inst: &Installation) -> Result<PathBuf, TransportError> {
     if so.is_file() {
         return Ok(so);
     }
+    crate::preparing::announce(&format!(
+        "compiling the Fast DDS shim against ROS 2 {} (first use; kept in {})",
+        inst.describe(),
+        dir.display()
+    ));
     compile(inst, &cxx, &flags, &dir, &so)?;
     Ok(so)
 }

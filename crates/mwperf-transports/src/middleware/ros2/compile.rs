@@ -104,6 +104,11 @@ pub fn shim(inst: &Installation) -> Result<PathBuf, TransportError> {
         transport: super::T,
         detail: format!("creating {}: {e}", dir.display()),
     })?;
+    crate::preparing::announce(&format!(
+        "compiling the rcl shim against ROS 2 {} (first use; kept in {})",
+        inst.describe(),
+        dir.display()
+    ));
     compile(inst, &cc, &flags, &so)?;
     Ok(so)
 }
