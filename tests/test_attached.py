@@ -3,6 +3,7 @@ uses share the attachment, the last release detaches it (checkpointed: no write-
 and another process can take the lock), DuckDB's own errors for a locked or damaged file, and
 nothing stays attached after a failed attach."""
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -37,7 +38,7 @@ def test_nested_uses_share_one_attachment_and_the_last_release_unlocks_the_file(
     outer.execute("INSERT INTO t VALUES (1)")
     inner = attach(path, read_only=True)  # a read inside a write: the same attachment
     assert inner.execute("SELECT sum(n) FROM t").fetchone() == (1,)
-    assert attached() == [str(path)]
+    assert attached() == [os.path.realpath(path)]
     release(inner)
     assert "Conflicting lock" in other_process_reads(path)  # still held by the outer use
     outer.execute("INSERT INTO t VALUES (2)")
@@ -80,3 +81,18 @@ def test_a_damaged_or_locked_file_is_duckdbs_error_and_nothing_stays_attached(
         assert attached() == []
     finally:
         holder.communicate("", timeout=60)
+
+
+def test_one_file_named_two_ways_is_one_attachment(tmp_path: Path) -> None:
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    first = attach(tmp_path / "real" / "c.duckdb")
+    first.execute("CREATE TABLE t (n INTEGER)")
+    second = attach(tmp_path / "link" / "c.duckdb")  # a results folder reached by a symlink
+    try:
+        assert second.execute("SELECT count(*) FROM t").fetchone() == (0,)
+        assert len(attached()) == 1
+    finally:
+        release(second)
+        release(first)
+    assert attached() == []

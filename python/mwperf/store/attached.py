@@ -29,9 +29,9 @@ from .parquet import sql_string
 _LOCK = threading.Lock()
 _NAMES = itertools.count()
 _ATTACHED: dict[str, list] = {}
-"""absolute path -> [its database name in the instance, read only, uses]"""
+"""real path -> [its database name in the instance, read only, uses]"""
 _USES: dict[int, str] = {}
-"""id of a use's cursor -> the absolute path it uses"""
+"""id of a use's cursor -> the real path it uses"""
 
 
 @functools.cache
@@ -44,7 +44,7 @@ def attach(path: Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """A connection whose default database is the catalogue file ``path`` (created if need be,
     unless ``read_only``); DuckDB's error when the file is locked by another process or is no
     database. Give it back with :func:`release`."""
-    key = os.path.abspath(path)
+    key = os.path.realpath(path)  # one file, however named (DuckDB refuses a second attach)
     with _LOCK:
         entry = _ATTACHED.get(key)
         if entry is not None and entry[1] and not read_only:
