@@ -69,6 +69,15 @@ impl Client {
         })
     }
 
+    /// Probes sent and datagrams of another run (or not answers) received so far: what a
+    /// prober that was never answered says it tried.
+    pub fn tried(&self) -> (u64, u64) {
+        (
+            self.shared.sent.load(Ordering::Relaxed),
+            self.shared.foreign.load(Ordering::Relaxed),
+        )
+    }
+
     /// The end-of-stream marker arrived: take the "after" burst now.
     pub fn end_of_stream(&self) {
         self.shared.end.store(true, Ordering::Relaxed);

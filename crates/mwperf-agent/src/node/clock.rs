@@ -92,9 +92,12 @@ impl NodeClock {
         let deadline = now_ns() + timeout_ns.min(FIRST_BURST_NS);
         while client.running_fit().is_none_or(|f| f.used < FIRST_BURST) {
             if now_ns() > deadline || crate::signals::stopped() {
+                let (sent, foreign) = client.tried();
+                let answered = client.running_fit().map_or(0, |f| f.used);
                 return Err(format!(
                     "node --clock-ref {peer}: the reference clock did not answer {FIRST_BURST} \
-                     probes within {} s",
+                     probes within {} s ({sent} sent, {answered} answered, {foreign} datagrams \
+                     of another run or not answers)",
                     timeout_ns.min(FIRST_BURST_NS) / 1_000_000_000
                 ));
             }
