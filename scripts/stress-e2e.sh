@@ -34,6 +34,7 @@ for run in $(seq 1 "$runs"); do
     t0=$(date +%s)
     log="$logs/run$run.log"
     tmp="$logs/t$run"  # short: socket paths under it stay as short as pytest's own
+    rm -rf "$tmp" && mkdir -p "$tmp"  # pytest makes --basetemp itself, not its parents
     status=0
     "$py" -m pytest -q -rfE -p no:cacheprovider -n "$workers" --dist loadgroup \
         --basetemp "$tmp/s" -m "e2e and not serial and not refs" >"$log" 2>&1 || status=$?
