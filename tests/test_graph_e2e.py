@@ -331,7 +331,10 @@ def test_a_topic_of_two_publishers_arrives_whole_on_each_transport(
         real_env: dict[str, str], tmp_path: Path, transport: tuple[str, ...]) -> None:
     result = graph_run(real_env, tmp_path, write(tmp_path, FAN_IN), "--transport", *transport)
     edges = every_message_arrived(result)
-    assert all(0 < e["latency"]["p50_ns"] < 5_000_000 for e in edges.values()), edges
+    # the sender's schedule: each timer sends every 10 ms; a median message later than that
+    # waited behind the next one (a backlog, not a hop)
+    latencies = {k: (e["latency"]["p50_ns"], e["latency"]["max_ns"]) for k, e in edges.items()}
+    assert all(0 < p50 < 10_000_000 for p50, _ in latencies.values()), latencies
     if transport[0] == "foxglove":  # a server per publishing node, on its host
         assert sorted(d["name"] for d in result["daemons"]) == \
             ["foxglove-server.filter", "foxglove-server.left", "foxglove-server.right"]

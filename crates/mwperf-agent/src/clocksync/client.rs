@@ -83,6 +83,16 @@ impl Client {
         self.shared.end.store(true, Ordering::Relaxed);
     }
 
+    /// Probes answered so far (plausible answers of this run), whether or not the fit uses
+    /// them: a fit uses one probe per 250 ms bin, and under load only some bins' best.
+    pub fn answered(&self) -> u64 {
+        self.shared
+            .bins
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .answered
+    }
+
     /// The fit over the probes answered so far (None before the first answer).
     pub fn running_fit(&self) -> Option<Fit> {
         *self

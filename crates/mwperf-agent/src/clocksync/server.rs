@@ -56,6 +56,11 @@ impl Server {
         })
     }
 
+    /// Where it answers (the bound address: a port of its own when asked for port 0).
+    pub fn address(&self) -> &str {
+        &self.address
+    }
+
     /// Keep answering until `AFTER_NS` after `last_ns` (the pub's last message), then stop.
     pub fn finish(mut self, last_ns: u64) -> ClockServe {
         sleep_until_ns(last_ns + AFTER_NS);

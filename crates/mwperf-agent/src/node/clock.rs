@@ -89,20 +89,7 @@ impl NodeClock {
         };
         let client = Client::start(peer, run_id, timeout_ns)
             .map_err(|e| e.replace("--clock-peer", "node --clock-ref"))?;
-        let deadline = now_ns() + timeout_ns.min(FIRST_BURST_NS);
-        while client.running_fit().is_none_or(|f| f.used < FIRST_BURST) {
-            if now_ns() > deadline || crate::signals::stopped() {
-                let (sent, foreign) = client.tried();
-                let answered = client.running_fit().map_or(0, |f| f.used);
-                return Err(format!(
-                    "node --clock-ref {peer}: the reference clock did not answer {FIRST_BURST} \
-                     probes within {} s ({sent} sent, {answered} answered, {foreign} datagrams \
-                     of another run or not answers)",
-                    timeout_ns.min(FIRST_BURST_NS) / 1_000_000_000
-                ));
-            }
-            std::thread::sleep(std::time::Duration::from_millis(5));
-        }
+        first_burst(&client, peer, timeout_ns)?;
         *PROBING.lock().unwrap_or_else(|e| e.into_inner()) = Some(Probing {
             client,
             trace: Vec::new(),
@@ -157,6 +144,27 @@ impl NodeClock {
     }
 }
 
+/// Wait until `client` has FIRST_BURST answered probes (at most the discovery timeout, and
+/// FIRST_BURST_NS). Answered probes, not the fit's: it keeps one probe per 250 ms bin, and
+/// only the bins whose best round trip is near the least one (under load 7 of 20 in 5 s).
+fn first_burst(client: &Client, peer: SocketAddr, timeout_ns: u64) -> Result<(), String> {
+    let deadline = now_ns() + timeout_ns.min(FIRST_BURST_NS);
+    while client.answered() < FIRST_BURST || client.running_fit().is_none() {
+        if now_ns() > deadline || crate::signals::stopped() {
+            let (sent, foreign) = client.tried();
+            return Err(format!(
+                "node --clock-ref {peer}: the reference clock did not answer {FIRST_BURST} \
+                 probes within {} s ({sent} sent, {} answered, {foreign} datagrams of another \
+                 run or not answers)",
+                timeout_ns.min(FIRST_BURST_NS) / 1_000_000_000,
+                client.answered()
+            ));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    Ok(())
+}
+
 /// reference − local at local time `t_ns` by the running fit (0 on the reference's clock).
 fn correction(t_ns: u64) -> i64 {
     if !ACTIVE.load(Ordering::Acquire) {
@@ -198,6 +206,31 @@ fn deviation_ns(fit: &Fit, trace: &[(u64, i64)]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_first_burst_is_answered_probes_not_the_fits_bins() {
+        let server = Server::start("127.0.0.1:0".parse().unwrap(), Some(5)).unwrap();
+        let peer: SocketAddr = server.address().parse().unwrap();
+        let client = Client::start(peer, Some(5), 5_000_000_000).unwrap();
+        first_burst(&client, peer, 5_000_000_000).unwrap();
+        assert!(client.answered() >= FIRST_BURST);
+        // the burst's schedule is a probe every 10 ms: 8 answers come within a bin or two of
+        // 250 ms; the fit needed 8 bins (2 s) before
+        let fit = client.running_fit().unwrap();
+        assert!(fit.used < FIRST_BURST, "{fit:?}");
+        drop(client);
+        drop(server);
+    }
+
+    #[test]
+    fn a_reference_that_never_answers_is_named_with_what_was_tried() {
+        let silent = std::net::UdpSocket::bind("127.0.0.1:0").unwrap(); // bound, never answers
+        let peer = silent.local_addr().unwrap();
+        let client = Client::start(peer, Some(5), 300_000_000).unwrap();
+        let e = first_burst(&client, peer, 300_000_000).unwrap_err();
+        assert!(e.contains("did not answer 8 probes"), "{e}");
+        assert!(e.contains(" 0 answered"), "{e}");
+    }
 
     #[test]
     fn without_a_reference_a_stamp_is_the_local_time() {
