@@ -57,6 +57,7 @@ impl Server {
     }
 
     /// Where it answers (the bound address: a port of its own when asked for port 0).
+    #[cfg(test)]
     pub fn address(&self) -> &str {
         &self.address
     }
