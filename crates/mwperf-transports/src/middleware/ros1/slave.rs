@@ -24,6 +24,10 @@ use super::xmlrpc::{self, ros_err, ros_ok, Value};
 
 /// Bound on every handshake step and slave-API exchange (local, so generous).
 pub const STEP_TIMEOUT: Duration = Duration::from_secs(3);
+/// The pause before a failed link to a listed publisher is tried again, doubled each time up to
+/// LINK_RETRY_MAX.
+const LINK_RETRY_FIRST: Duration = Duration::from_millis(100);
+const LINK_RETRY_MAX: Duration = Duration::from_secs(2);
 
 /// What a node is: its name, its master, the topics it publishes and subscribes.
 pub struct Config {
@@ -129,22 +133,52 @@ impl Shared {
         self.notify();
     }
 
-    /// Ask a publisher for a TCPROS port, connect and shake hands; hand the link over.
+    /// Ask a publisher for a TCPROS port, connect and shake hands; hand the link over. A failed
+    /// attempt (a step timed out on a loaded machine, the publisher not serving yet) is tried
+    /// again, with a growing pause, while the master still lists the publisher: the master
+    /// sends publisherUpdate once, so a link given up after one failure never came (as rospy,
+    /// which keeps trying a listed publisher). Each failure is kept for NotMatched's details.
     fn link_to_publisher(&self, uri: &str, topic: &str) {
-        match self.try_link(uri, topic) {
-            Ok(stream) => {
-                let mut h = self.lock();
-                if h.linked.contains(uri) && !self.stop.load(Ordering::Acquire) {
-                    h.publishers.push((uri.to_string(), stream));
+        let mut pause = LINK_RETRY_FIRST;
+        loop {
+            match self.try_link(uri, topic) {
+                Ok(stream) => {
+                    let mut h = self.lock();
+                    if h.linked.contains(uri) && !self.stop.load(Ordering::Acquire) {
+                        h.publishers.push((uri.to_string(), stream));
+                    }
+                    break;
+                }
+                Err(e) => {
+                    let mut h = self.lock();
+                    h.last_error = Some(format!("publisher {uri} of {topic}: {e}"));
+                    let wanted = h.listed.contains(uri) && h.linked.contains(uri);
+                    if !wanted || self.stop.load(Ordering::Acquire) {
+                        h.linked.remove(uri);
+                        break;
+                    }
                 }
             }
-            Err(e) => {
-                let mut h = self.lock();
-                h.linked.remove(uri);
-                h.last_error = Some(format!("publisher {uri} of {topic}: {e}"));
+            self.notify();
+            if !self.pause(pause) {
+                self.lock().linked.remove(uri);
+                break;
             }
+            pause = (pause * 2).min(LINK_RETRY_MAX);
         }
         self.notify();
+    }
+
+    /// Sleep `d` unless the node stops meanwhile (false then).
+    fn pause(&self, d: Duration) -> bool {
+        let end = std::time::Instant::now() + d;
+        while std::time::Instant::now() < end {
+            if self.stop.load(Ordering::Acquire) {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20).min(d));
+        }
+        !self.stop.load(Ordering::Acquire)
     }
 
     fn try_link(&self, uri: &str, topic: &str) -> Result<TcpStream, String> {
@@ -578,6 +612,55 @@ mod tests {
     }
 
     #[test]
+    fn a_failed_link_to_a_listed_publisher_is_tried_again() {
+        let publisher = Node::start(Config {
+            caller_id: "/publisher".into(),
+            master: "http://127.0.0.1:1/".into(),
+            host: "127.0.0.1".into(),
+            publishes: Some("/mwperf/t/pong".into()),
+            subscribes: None,
+            latching: false,
+        })
+        .unwrap();
+        // the publisher's slave API as the subscriber sees it: the first requestTopic is cut
+        // off (as a step timing out), the next answered with the real publisher's port
+        let api = TcpListener::bind("127.0.0.1:0").unwrap();
+        let uri = format!("http://127.0.0.1:{}/", api.local_addr().unwrap().port());
+        let port = publisher.shared.tcpros_port;
+        let fake = std::thread::spawn(move || {
+            drop(api.accept().unwrap().0);
+            let (mut s, _) = api.accept().unwrap();
+            xmlrpc::read_http(&mut s).unwrap();
+            let answer = ros_ok(Value::Array(vec![
+                Value::str("TCPROS"),
+                Value::str("127.0.0.1"),
+                Value::Int(port as i64),
+            ]));
+            xmlrpc::write_http_response(&mut s, &xmlrpc::method_response(&answer)).unwrap();
+        });
+        let n = node(); // subscribes /mwperf/t/pong
+        n.shared.update_publishers(vec![uri.clone()], false);
+        let end = std::time::Instant::now() + Duration::from_secs(20);
+        while n.shared.lock().publishers.is_empty() && std::time::Instant::now() < end {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let h = n.shared.lock();
+        assert_eq!(
+            h.publishers.len(),
+            1,
+            "linked after a failure: {:?}",
+            h.last_error
+        );
+        assert_eq!(h.publishers[0].0, uri);
+        assert!(h
+            .last_error
+            .as_deref()
+            .is_some_and(|e| e.contains("requestTopic")));
+        drop(h);
+        fake.join().unwrap();
+    }
+
+    #[test]
     fn slave_api_over_http() {
         let n = node();
         let v = xmlrpc::call(&n.api, "getPid", &[Value::str("/x")], STEP_TIMEOUT).unwrap();
@@ -617,19 +700,31 @@ mod tests {
         )
         .unwrap();
         assert!(xmlrpc::ros_result(v).unwrap_err().contains("UDPROS"));
-        // A publisherUpdate naming a dead publisher: the link fails and is forgotten, not retried forever.
-        let dead = Value::Array(vec![Value::str("http://127.0.0.1:1/")]);
-        let v = xmlrpc::call(
-            &n.api,
-            "publisherUpdate",
-            &[Value::str("/master"), Value::str("/mwperf/t/pong"), dead],
-            STEP_TIMEOUT,
-        )
-        .unwrap();
-        assert!(xmlrpc::ros_result(v).is_ok());
+        // A publisherUpdate naming a dead publisher: the link fails and is tried again while
+        // the master lists it, and forgotten once it does not
+        let update = |uris: Vec<Value>| {
+            let v = xmlrpc::call(
+                &n.api,
+                "publisherUpdate",
+                &[
+                    Value::str("/master"),
+                    Value::str("/mwperf/t/pong"),
+                    Value::Array(uris),
+                ],
+                STEP_TIMEOUT,
+            )
+            .unwrap();
+            assert!(xmlrpc::ros_result(v).is_ok());
+        };
+        update(vec![Value::str("http://127.0.0.1:1/")]);
         assert!(
-            wait_for(&n, |h| h.linked.is_empty() && h.last_error.is_some()),
-            "failed link forgotten"
+            wait_for(&n, |h| h.linked.len() == 1 && h.last_error.is_some()),
+            "failed link kept while listed"
+        );
+        update(vec![]);
+        assert!(
+            wait_for(&n, |h| h.linked.is_empty() && h.listed.is_empty()),
+            "a publisher no longer listed is forgotten"
         );
         let v = xmlrpc::call(
             &n.api,
