@@ -351,8 +351,13 @@ def test_a_topic_of_two_publishers_crosses_an_emulated_link(
     for key in (("/raw", "left", "filter"), ("/raw", "right", "logger"),
                 ("/clean", "filter", "logger")):
         assert edges[key]["latency"]["p50_ns"] >= 5_000_000, (key, edges[key]["latency"])
+    # the local ones arrive before the crossing ones, which carry the injected 5 ms more (not
+    # "under 5 ms": foxglove's relay, a Python server, fell 5.4 ms behind on a local edge once
+    # on a busy machine)
+    crossing = min(edges[key]["latency"]["p50_ns"] for key in (
+        ("/raw", "left", "filter"), ("/raw", "right", "logger"), ("/clean", "filter", "logger")))
     for key in (("/raw", "left", "logger"), ("/raw", "right", "filter")):
-        assert edges[key]["latency"]["p50_ns"] < 5_000_000, (key, edges[key]["latency"])
+        assert edges[key]["latency"]["p50_ns"] < crossing, (key, edges[key]["latency"], crossing)
 
 
 def test_a_varying_payload_arrives_byte_for_byte(real_env: dict[str, str],

@@ -7,7 +7,7 @@ import pytest
 from mwperf.profiling import flamegraph, record
 from mwperf.profiling.stacks import fold, folded_text
 
-SCRIPT = """mwperf-agent 10/10    1001001 
+SCRIPT = """mwperf-agent 10/10    2002002 
 \tffffffff81000130 entry_SYSCALL_64_after_hwframe
 \t          6a4514 <mwperf_transports::udp::UdpEndpoint as Endpoint>::recv
 \t          4a0f15 mwperf_agent::roles::ping::Ping::receive
@@ -29,6 +29,8 @@ def test_fold_splits_processes_and_orders_root_first() -> None:
     assert sorted(profiles) == [10, 20]
     ping = profiles[10]
     assert ping.samples == 2 and ping.comm == "mwperf-agent"
+    assert ping.cpu_ns == 1001001 + 2002002  # each sample's own period
+    assert profiles[20].cpu_ns == 1001001
     assert folded_text(ping).splitlines()[0].startswith("mwperf_agent::main;")
     top = ping.top()
     assert {"function": "<mwperf_transports::udp::UdpEndpoint as Endpoint>::recv",

@@ -551,6 +551,7 @@ class RunResultProfileProcessesItem(TypedDict):
     name: str
     pid: int
     samples: int
+    sampled_cpu_s: NotRequired[float]
     svg: str | None
     top: list[RunResultProfileProcessesItemTopItem]
 

@@ -18,6 +18,9 @@ from ..procs import _die_with_parent
 
 FREQUENCY_HZ = 299
 """samples per second per CPU: odd, so it does not beat with 1 kHz schedules"""
+EVENT = "cpu-clock"
+"""what is sampled: CPU time (a sample's period is nanoseconds on every machine, where the
+default event is cycles wherever the CPU has counters), so the samples add up to CPU seconds"""
 STACK_BYTES = 8192
 """user stack copied per sample for DWARF unwinding"""
 PROFILE_DIR = "profile"
@@ -58,7 +61,7 @@ class Recorder:
         self.pids = pids
         with open(self.log, "wb") as log:
             self.popen = subprocess.Popen(
-                ["perf", "record", "-F", str(FREQUENCY_HZ), "--call-graph",
+                ["perf", "record", "-e", EVENT, "-F", str(FREQUENCY_HZ), "--call-graph",
                  f"dwarf,{STACK_BYTES}", "-p", ",".join(map(str, pids)), "-o", str(self.data)],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=log, process_group=0,
                 preexec_fn=_die_with_parent(os.getpid()))

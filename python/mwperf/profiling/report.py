@@ -7,7 +7,7 @@ from pathlib import Path
 
 from . import flamegraph
 from ..result_types import RunResultProfile
-from .record import FREQUENCY_HZ, PROFILE_DIR, Recorder
+from .record import EVENT, FREQUENCY_HZ, PROFILE_DIR, Recorder
 from .stacks import fold, folded_text
 
 TOP = 15
@@ -21,7 +21,8 @@ def write_profiles(recorder: Recorder, names: dict[int, str], folder: Path) -> R
     for pid, name in names.items():
         profile = profiles.get(pid)
         if profile is None or not profile.samples:
-            processes.append({"name": name, "pid": pid, "samples": 0, "svg": None, "top": []})
+            processes.append({"name": name, "pid": pid, "samples": 0, "sampled_cpu_s": 0.0,
+                              "svg": None, "top": []})
             continue
         stem = name.replace("/", "_")
         (folder / f"{stem}.folded").write_text(folded_text(profile))
@@ -33,7 +34,9 @@ def write_profiles(recorder: Recorder, names: dict[int, str], folder: Path) -> R
             + "".join(f"{t['self_pct']:6.2f}  {t['total_pct']:7.2f}  {t['function']}\n"
                       for t in top))
         processes.append({"name": name, "pid": pid, "samples": profile.samples,
+                          "sampled_cpu_s": round(profile.cpu_ns / 1e9, 6),
                           "svg": f"{PROFILE_DIR}/{stem}.svg", "top": top})
     recorder.data.unlink(missing_ok=True)  # large; the folded stacks keep what it said
-    return {"tool": "perf record", "frequency_hz": FREQUENCY_HZ, "call_graph": "dwarf",
+    return {"tool": "perf record", "event": EVENT, "frequency_hz": FREQUENCY_HZ,
+            "call_graph": "dwarf",
             "processes": processes}

@@ -17,6 +17,9 @@ class Profile:
     pid: int
     comm: str
     stacks: Counter[str] = field(default_factory=Counter)
+    cpu_ns: int = 0
+    """the samples' periods added up: the CPU time they stand for (perf's cpu-clock counts
+    nanoseconds; at a frequency, perf adapts each period, so samples / frequency is only near)"""
 
     @property
     def samples(self) -> int:
@@ -43,10 +46,12 @@ def fold(script: str) -> dict[int, Profile]:
     profiles: dict[int, Profile] = {}
     current: Profile | None = None
     frames: list[str] = []
+    period = 0
 
     def flush() -> None:
         if current is not None and frames:
             current.stacks[";".join(reversed(frames))] += 1
+            current.cpu_ns += period
         frames.clear()
 
     for line in script.splitlines():
@@ -54,6 +59,7 @@ def fold(script: str) -> dict[int, Profile]:
         if head:
             flush()
             pid = int(head["pid"])
+            period = int(head["period"])
             current = profiles.setdefault(pid, Profile(pid, head["comm"]))
             continue
         frame = FRAME.match(line)
