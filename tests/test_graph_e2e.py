@@ -41,7 +41,10 @@ def write(tmp_path: Path, text: str) -> str:
 def test_sierra_nevada_every_edge_gets_what_its_publisher_sent(real_env: dict[str, str],
                                                                tmp_path: Path,
                                                                transport: str) -> None:
-    result = graph_run(real_env, tmp_path, "sierra_nevada", "--transport", transport)
+    # every message counted: a deep keep-last queue (rustdds' keep-last 10 writer overwrote 11
+    # of montreal's 200 /amazon messages to lyon in a CI run beside other tests)
+    result = graph_run(real_env, tmp_path, "sierra_nevada", "--transport", transport,
+                       "--depth", "1000")
     assert result["status"] == "complete", result["status_reason"]
     assert len(result["edges"]) == 17 and result["graph"]["nodes"] == 10
     for edge in result["edges"]:
