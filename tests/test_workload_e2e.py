@@ -69,9 +69,9 @@ def test_single_executor_makes_later_topics_wait(real_env: dict[str, str], tmp_p
         t["response"]["count"] for t in result["per_topic"])
 
 
-def tick_gaps_ms(result: dict[str, Any], tmp_path: Path) -> list[tuple[float, float]]:
-    """For each tick all three topics measured (their messages share the intended send time):
-    the gaps between their callbacks' starts at the pong (peer_rx_ns), in order, in ms."""
+def tick_gaps_ms(result: dict[str, Any], tmp_path: Path) -> list[tuple[float, ...]]:
+    """For each tick every topic measured (their messages share the intended send time): the
+    gaps between their callbacks' starts at the pong (peer_rx_ns), in order, in ms."""
     folder = next((tmp_path / "r").glob("*/"))
     arrivals: dict[int, list[int]] = {}
     for topic in result["per_topic"]:
@@ -80,36 +80,27 @@ def tick_gaps_ms(result: dict[str, Any], tmp_path: Path) -> list[tuple[float, fl
                 if row["recv_ns"]:
                     arrivals.setdefault(int(row["intended_ns"]), []).append(
                         int(row["peer_rx_ns"]))
+    topics = len(result["per_topic"])
     gaps = []
     for times in arrivals.values():
-        if len(times) == 3:
-            a, b, c = sorted(times)
-            gaps.append(((b - a) / 1e6, (c - b) / 1e6))
+        if len(times) == topics:
+            ordered = sorted(times)
+            gaps.append(tuple((b - a) / 1e6 for a, b in zip(ordered, ordered[1:])))
     return gaps
 
 
-def share_below(topic: dict[str, Any], limit_ms: float) -> float:
-    """The fraction of a topic's round trips below ``limit_ms`` (from its histogram)."""
-    below = sum(n for value, n in topic["response"]["histogram"] if value / 1e6 < limit_ms)
-    return below / topic["response"]["count"]
-
-
 def test_multi_executor_runs_topics_side_by_side(real_env: dict[str, str], tmp_path: Path) -> None:
-    # Serialized, topic 1 would wait for topic 0's callback at every tick (>= 2 busy-loops), so
-    # no round trip of it could stay below 1.5 busy-loops. In parallel most do — when two cores
-    # are free: other load on a 2-core machine stretches the busy-loops, so a few attempts are
-    # allowed, and only a machine busier than its cores throughout excuses a miss.
-    shares: list[list[float]] = []
-    for _ in range(3):
-        topics = measure(real_env, tmp_path, "--topics", "2", "--executor", "multi")["per_topic"]
-        assert min(t["response"]["min_ns"] for t in topics) >= BUSY_MS * 1e6
-        shares.append([share_below(t, 1.5 * BUSY_MS) for t in topics])
-        if min(shares[-1]) > 0.25:
-            return
-    if os.getloadavg()[0] > (os.cpu_count() or 1):
-        pytest.skip(f"the machine is loaded beyond its cores (load {os.getloadavg()[0]:.1f}): "
-                    f"two callbacks could not run at once; shares below 1.5 busy-loops {shares}")
-    pytest.fail(f"topic callbacks did not overlap: shares below 1.5 busy-loops {shares}")
+    # Serialized, the next callback of a tick cannot start before the busy one ends (the single
+    # executor's hard floor above): two callbacks starting less than a busy loop apart at the
+    # pong ran side by side. However loaded the machine, a thread per topic gets some ticks so;
+    # one suffices as proof, and most ticks do when two cores are free.
+    result = measure(real_env, tmp_path, "--topics", "2", "--executor", "multi", saved=True)
+    assert (result["config"]["topics"], result["config"]["executor"]) == (2, "multi")
+    assert min(t["response"]["min_ns"] for t in result["per_topic"]) >= BUSY_MS * 1e6
+    gaps = [g for (g,) in tick_gaps_ms(result, tmp_path)]
+    assert len(gaps) >= 50, len(gaps)
+    side_by_side = [g for g in gaps if g < BUSY_MS]
+    assert side_by_side, f"no two callbacks of a tick overlapped: gaps {sorted(gaps)[:5]} ms"
 
 
 class LossyEcho:
