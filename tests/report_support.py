@@ -13,6 +13,7 @@ from typing import Any
 
 from mwperf.config import PointConfig
 from mwperf.store import ingest_point
+from mwperf.store.catalogue import connect
 
 GOLDENS = Path(__file__).parent / "vectors" / "results"
 TOOL = {"name": "mwperf", "version": "0.1.0", "git_rev": "synthetic"}
@@ -192,13 +193,15 @@ def add_sweep(root: Path, name: str, points: list[tuple[str, list[int], dict[str
     catalogued in order; its sweep.json lists them."""
     sweep = root / name
     entries = []
-    for index, (point_id, values, options) in enumerate(points, start=1):
-        folder = write_point(sweep / "points" / point_id, result(point_id, values, **options),
-                             values if samples else None)
-        entries.append({"index": index, "label": point_id, "result": f"points/{point_id}"})
-        (sweep / "sweep.json").write_text(json.dumps({"scenario": "synthetic",
-                                                       "entries": entries}))
-        ingest_point(folder, index=index)
+    root.mkdir(parents=True, exist_ok=True)
+    with connect(root, views=False):  # one attachment for the sweep (its last release checkpoints)
+        for index, (point_id, values, options) in enumerate(points, start=1):
+            folder = write_point(sweep / "points" / point_id, result(point_id, values, **options),
+                                 values if samples else None)
+            entries.append({"index": index, "label": point_id, "result": f"points/{point_id}"})
+            (sweep / "sweep.json").write_text(json.dumps({"scenario": "synthetic",
+                                                           "entries": entries}))
+            ingest_point(folder, index=index)
     return sweep
 
 
@@ -261,12 +264,14 @@ def add_throughput_sweep(root: Path, name: str, points: list[dict[str, Any]]) ->
     arguments, with ``point_id``), catalogued in order."""
     sweep = root / name
     entries = []
-    for index, options in enumerate(points, start=1):
-        options = dict(options)
-        point_id = options.pop("point_id")
-        folder = write_point(sweep / "points" / point_id, throughput_result(point_id, **options))
-        entries.append({"index": index, "label": point_id, "result": f"points/{point_id}"})
-        (sweep / "sweep.json").write_text(json.dumps({"scenario": "throughput",
-                                                       "entries": entries}))
-        ingest_point(folder, index=index)
+    root.mkdir(parents=True, exist_ok=True)
+    with connect(root, views=False):  # one attachment for the sweep (its last release checkpoints)
+        for index, options in enumerate(points, start=1):
+            options = dict(options)
+            point_id = options.pop("point_id")
+            folder = write_point(sweep / "points" / point_id, throughput_result(point_id, **options))
+            entries.append({"index": index, "label": point_id, "result": f"points/{point_id}"})
+            (sweep / "sweep.json").write_text(json.dumps({"scenario": "throughput",
+                                                           "entries": entries}))
+            ingest_point(folder, index=index)
     return sweep

@@ -12,6 +12,7 @@ from report_support import config, result, write_point
 from mwperf.report import build, tax
 from mwperf.report.data import load_runs
 from mwperf.store import ingest_point
+from mwperf.store.catalogue import connect
 
 SWEEP = "20261129T100000Z-ros2-tax-0001"
 
@@ -29,17 +30,19 @@ def sweep(root: Path, rounds: list[list[dict[str, Any]]]) -> None:
     measuring order as an interleaved sweep records them."""
     folder = root / SWEEP
     entries, index = [], 0
-    for rep, members in enumerate(rounds, start=1):
-        for member in members:
-            index += 1
-            kind = member["cfg"]["transport"]
-            point_id = f"20261129T1000{index:02d}Z-{kind}-roundtrip-{index:04x}"
-            doc = result(point_id, member["values"], member["cfg"])
-            written = write_point(folder / "points" / point_id, json.loads(json.dumps(doc)))
-            entries.append({"index": index, "label": point_id, "result": f"points/{point_id}"})
-            (folder / "sweep.json").write_text(json.dumps({"scenario": "ros2-tax",
-                                                           "entries": entries}))
-            ingest_point(written, index=index, repetition=rep)
+    root.mkdir(parents=True, exist_ok=True)
+    with connect(root, views=False):  # one attachment for the sweep
+        for rep, members in enumerate(rounds, start=1):
+            for member in members:
+                index += 1
+                kind = member["cfg"]["transport"]
+                point_id = f"20261129T1000{index:02d}Z-{kind}-roundtrip-{index:04x}"
+                doc = result(point_id, member["values"], member["cfg"])
+                written = write_point(folder / "points" / point_id, json.loads(json.dumps(doc)))
+                entries.append({"index": index, "label": point_id, "result": f"points/{point_id}"})
+                (folder / "sweep.json").write_text(json.dumps({"scenario": "ros2-tax",
+                                                               "entries": entries}))
+                ingest_point(written, index=index, repetition=rep)
 
 
 def three_rounds(root: Path) -> None:
