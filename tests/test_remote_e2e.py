@@ -165,6 +165,21 @@ def _wait_for_remote_agent(robot: Robot, timeout_s: float = 60, then_s: float = 
     time.sleep(then_s)
 
 
+def _pong_port(robot: Robot, timeout_s: float = 60) -> int:
+    """The UDP port the robot's agent listens on, once it has bound it (its process exists a
+    while before: 0.5 s was not always enough alone on a busy CI machine)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        done = subprocess.run(["ip", "netns", "exec", robot.netns, "ss", "-Hunlp"],
+                              capture_output=True, text=True, check=True)
+        ports = [int(line.split()[3].rsplit(":", 1)[1]) for line in done.stdout.splitlines()
+                 if "mwperf-agent" in line]
+        if ports:
+            return ports[0]
+        assert time.monotonic() < deadline, f"no agent socket on the robot: {done.stdout}"
+        time.sleep(0.1)
+
+
 def test_dropped_connection_is_a_partial_result_with_the_reason(env, tmp_path, robot) -> None:
     proc = _start_mwperf(env, tmp_path, robot, "--transport", "udp", "--rate", "200",
                          "--duration", "8s", "--warmup", "0.2s", "--peer-timeout", "2s")
@@ -233,11 +248,8 @@ def test_foreign_datagrams_to_the_robots_pong_are_counted_and_said(env, tmp_path
     import socket
     proc = _start_mwperf(env, tmp_path, robot, "--transport", "udp", "--rate", "200",
                          "--duration", "4s", "--warmup", "0.2s")
-    _wait_for_remote_agent(robot, then_s=0.5)
-    done = subprocess.run(["ip", "netns", "exec", robot.netns, "ss", "-Hunlp"],
-                          capture_output=True, text=True, check=True)
-    port = next(int(line.split()[3].rsplit(":", 1)[1]) for line in done.stdout.splitlines()
-                if "mwperf-agent" in line)
+    _wait_for_remote_agent(robot, then_s=0)
+    port = _pong_port(robot)
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     rng = random.Random(7)
     for _ in range(2000):
