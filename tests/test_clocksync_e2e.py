@@ -48,12 +48,20 @@ def run(env: dict[str, str], tmp_path: Path, *args: str) -> tuple[int, dict[str,
     return done.returncode, result
 
 
-def synced(result: dict[str, Any]) -> dict[str, Any]:
+def synced(result: dict[str, Any], link: bool = True) -> dict[str, Any]:
+    """The fit's figures. Over an emulated link (``link``) every one-way latency is at least the
+    injected delay, above the fit's error: none may be negative once corrected. On loopback the
+    true latency (tens of us) is below what the fit can resolve under load: a sample corrected
+    below 0 is then allowed (recorded as 0 and counted), and the true offset, 0, must lie within
+    the bound instead."""
     cs = result["measurement"]["clock_sync"]
     assert cs["status"] == "ok", cs
     assert cs["probes_answered"] >= 16 and cs["probes_used"] >= 4, cs
     assert cs["corrected_final_fit"] == result["measurement"]["response"]["count"] > 0
-    assert cs["negative_after_correction"] == 0
+    if link:
+        assert cs["negative_after_correction"] == 0, cs
+    else:
+        assert abs(cs["offset_ns"]) <= cs["error_bound_ns"], cs
     return cs
 
 
@@ -95,7 +103,7 @@ def test_loopback_one_clock_offset_is_zero_within_the_bound(env: dict[str, str],
                                                           tmp_path: Path) -> None:
     code, result = run(env, tmp_path, "--rate", "500", "--duration", "2s", "--clock-sync")
     assert code == 0, result["status_reason"]
-    cs = synced(result)
+    cs = synced(result, link=False)
     assert abs(cs["offset_ns"]) <= cs["error_bound_ns"] <= 1_000_000, cs
     assert result["config"]["clock_sync"] is True
 
@@ -116,7 +124,7 @@ def test_several_subscribers_each_correct_and_the_pool_carries_the_loosest(
     code, result = run(env, tmp_path, "--rate", "200", "--duration", "2s", "--subscribers", "2",
                        "--clock-sync")
     assert code == 0, result["status_reason"]
-    bounds = [synced({"measurement": s["measurement"]})["error_bound_ns"]
+    bounds = [synced({"measurement": s["measurement"]}, link=False)["error_bound_ns"]
               for s in result["per_subscriber"]]
     assert result["measurement"]["clock_sync"]["error_bound_ns"] == max(bounds)
 

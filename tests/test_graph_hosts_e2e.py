@@ -47,7 +47,8 @@ def test_a_graph_with_nodes_on_a_real_host(leased_env: dict[str, str], tmp_path:
     assert result["hosts"]["hosts"]["b"]["address"] == robot.address
     for edge in result["edges"]:
         assert edge["sent"] == 200 and edge["received"] == 200 and edge["lost"] == 0, edge
-        assert 0 < edge["latency"]["p50_ns"] < 5_000_000, edge
+        # no link injected: the median message arrives within the sender's period (100 Hz)
+        assert 0 < edge["latency"]["p50_ns"] < 10_000_000, edge
     nodes = {n["name"]: n for n in result["nodes"]}
     assert "clock" not in nodes["planner"] and "mwperf-clock" not in nodes
     for name in ("lidar", "base"):
