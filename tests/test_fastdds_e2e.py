@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import read_saved
+from conftest import read_saved, run_mwperf_own_shm
 
 SHM = Path("/dev/shm")
 
@@ -49,9 +49,10 @@ def mwperf(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize("opts", [[], ["--opt", "shm=off"], ["--opt", "publish-mode=async"],
                                   ["--opt", "max-rate=5MB/s"], ["--opt", "heartbeat=100ms"]])
 def test_a_round_trip_completes_and_leaves_nothing(tmp_path: Path, opts: list[str]) -> None:
-    before = fastdds_files()
     out = tmp_path / "result.json"
-    done = mwperf("--rate", "200", "--payload", "Array1k", "--json-out", str(out), *opts)
+    done, left = run_mwperf_own_shm("run", "--no-save", "--transport", "fastdds", "--duration",
+                                    "1s", "--warmup", "200ms", "--rate", "200", "--payload",
+                                    "Array1k", "--json-out", str(out), *opts, timeout=90)
     if done.returncode != 0 and not os.environ.get("CI") and "not found" in done.stderr:
         pytest.skip(done.stderr.strip().splitlines()[-1])
     assert done.returncode == 0, done.stderr
@@ -59,7 +60,7 @@ def test_a_round_trip_completes_and_leaves_nothing(tmp_path: Path, opts: list[st
     accounting = result["measurement"]["accounting"]
     assert accounting["received"] == accounting["sent"] > 100, accounting
     assert accounting["corrupted"] == 0
-    assert not leftovers(before), f"left in /dev/shm: {leftovers(before)}"
+    assert left == [], f"left in /dev/shm: {left}"
 
 
 @pytest.mark.agent

@@ -14,8 +14,7 @@ from typing import Any
 
 import pytest
 
-from conftest import REAL_AGENT, alive, run_mwperf
-from test_fastdds_e2e import mapped
+from conftest import REAL_AGENT, alive, run_mwperf, run_mwperf_own_shm
 
 SHORT = ("--duration", "2s", "--warmup", "300ms", "--no-save")
 
@@ -280,17 +279,15 @@ def test_a_topic_nobody_subscribes_to_is_sent_and_counted(real_env: dict[str, st
 @pytest.mark.parametrize("transport", ["iceoryx2", "fastdds"])
 def test_a_graph_leaves_nothing_in_shared_memory(real_env: dict[str, str], tmp_path: Path,
                                                  transport: str) -> None:
-    before = set(os.listdir("/dev/shm"))
-    result = graph_run(real_env, tmp_path, "sierra_nevada", "--transport", transport)
+    out = tmp_path / "graph.json"
+    done, left = run_mwperf_own_shm("run", "--graph", "sierra_nevada", *SHORT, "--transport",
+                                    transport, "--json-out", str(out), env=real_env)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(out.read_text())
     assert result["status"] == "complete", result["status_reason"]
     assert all(e["received"] for e in result["edges"])
-    # what appeared and nobody maps: a Fast DDS or iceoryx2 user running beside this test (a
-    # test of another worker, another checkout's) has its own files, mapped while it runs
-    in_use = mapped()
-    left = {n for n in set(os.listdir("/dev/shm")) - before
-            if n.removeprefix("sem.").removesuffix("_el").removesuffix("_mutex") not in in_use
-            and n not in in_use}
-    assert left == set()
+    # its /dev/shm was its own: whatever is there is what it left
+    assert left == [], f"left in /dev/shm: {left}"
 
 
 FAN_IN = """

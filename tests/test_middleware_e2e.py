@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REAL_AGENT, alive, children, read_saved, real_agent_answers, run_mwperf
+from conftest import (REAL_AGENT, alive, children, read_saved, real_agent_answers, run_mwperf,
+                      run_mwperf_own_shm)
 
 MIDDLEWARE = ("iceoryx2", "cyclonedds", "fastdds", "rustdds", "zenoh", "mqtt", "foxglove", "ros1")
 DAEMONS = {"mqtt": ["mosquitto"], "foxglove": ["foxglove-server"], "ros1": ["rosmaster"]}
@@ -40,14 +41,24 @@ def needs(transport: str) -> None:
         pytest.skip(f"{REAL_AGENT} was built without {transport}")
 
 
-def run(env: dict[str, str], tmp_path: Path, *args: str) -> dict[str, Any]:
+ARGS = ("--depth", "1000", "--rate", "1000", "--duration", "1s", "--warmup", "200ms",
+        "--payload", "Array64")
+"""A deep keep-last queue: on a loaded 2-core host a late sender catches up in a burst, which the
+ROS 2 default depth of 10 drops by design (seed 000's queue-of-1000 finding). Zero loss below is
+then a real check of the transport, not of the host's scheduling."""
+
+
+def run(env: dict[str, str], tmp_path: Path, *args: str, own_shm: bool = False
+        ) -> dict[str, Any]:
+    """One run's result (``args`` win: given last); ``own_shm``: in a /dev/shm of its own,
+    which must be empty after it (conftest.in_own_shm)."""
     out = tmp_path / "result.json"
-    # A deep keep-last queue: on a loaded 2-core host a late sender catches up in a burst, which
-    # the ROS 2 default depth of 10 drops by design (seed 000's queue-of-1000 finding). Zero loss
-    # below is then a real check of the transport, not of the host's scheduling.
-    done = run_mwperf("run", "--depth", "1000", "--rate", "1000", "--duration", "1s", "--warmup",
-                      "200ms", "--payload", "Array64", "--json-out", str(out), "--results",
-                      str(tmp_path / "r"), *args, env=env, timeout=120)  # args win (last given)
+    line = ("run", *ARGS, "--json-out", str(out), "--results", str(tmp_path / "r"), *args)
+    if own_shm:
+        done, left = run_mwperf_own_shm(*line, env=env)
+        assert left == [], f"left in /dev/shm: {left}"
+    else:
+        done = run_mwperf(*line, env=env, timeout=120)
     assert "Traceback" not in done.stderr, done.stderr
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1st msg" in done.stdout and "discovery     matched" in done.stdout
@@ -85,11 +96,8 @@ def test_iceoryx2_leaves_nothing_in_shared_memory(real_env: dict[str, str],
     """iceoryx2 keeps a node counter in /dev/shm for good; mwperf runs it in a domain of the
     run's own, which the run removes."""
     needs("iceoryx2")
-    shm = Path("/dev/shm")
-    before = set(shm.iterdir())
-    result = run(real_env, tmp_path, "--transport", "iceoryx2")
+    result = run(real_env, tmp_path, "--transport", "iceoryx2", own_shm=True)
     check(result, ["ping", "pong"], [])
-    assert set(shm.iterdir()) <= before, sorted(set(shm.iterdir()) - before)
     assert result["config"]["opts"] == []  # the domain is mwperf's, not the user's
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import read_saved, run_mwperf
+from conftest import read_saved, run_mwperf, run_mwperf_own_shm
 from test_ros2_transport_e2e import fastdds_files, leftovers
 
 pytestmark = pytest.mark.agent
@@ -26,9 +26,9 @@ def mwperf(*args: str) -> subprocess.CompletedProcess[str]:
 def test_a_windowed_1mib_throughput_stream_delivers_every_message(tmp_path: Path) -> None:
     # without the window ROS 2's defaults send 1 MiB as UDP fragments as fast as the writer's
     # 5000-message keep-all history takes them: BENCHMARKS.md measured none delivered
-    before = fastdds_files()
-    done = mwperf("--mode", "throughput", "--payload", "1MiB", "--duration", "2s",
-                  "--opt", "window=16", "--results", str(tmp_path))
+    done, left = run_mwperf_own_shm("run", "--transport", "ros2", "--mode", "throughput",
+                                    "--payload", "1MiB", "--duration", "2s", "--opt",
+                                    "window=16", "--results", str(tmp_path), timeout=180)
     assert done.returncode == 0, done.stderr
     run = next(p for p in tmp_path.iterdir() if (p / "result.json").exists())
     result = read_saved(run / "result.json")
@@ -40,7 +40,7 @@ def test_a_windowed_1mib_throughput_stream_delivers_every_message(tmp_path: Path
     sub = json.loads((run / "agents" / "sub.json").read_text())
     assert sub["throughput"]["messages"] == acc["received"]
     assert 0 <= sub["counters"]["received"] - acc["received"] - acc["warmup_received"] <= 10
-    assert not leftovers(before)
+    assert left == [], f"left in /dev/shm: {left}"
 
 
 def test_a_saturating_64kib_keep_all_stream_is_delivered_whole_the_publisher_waiting_at_its_end(

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from test_ros2_transport_e2e import fastdds_files, leftovers
-from conftest import read_saved
+from conftest import read_saved, run_mwperf_own_shm
 
 pytestmark = pytest.mark.agent
 
@@ -25,9 +24,10 @@ def mwperf(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize("payload", ["64", "64KiB"])
 def test_an_rclpy_publishers_stream_is_delivered_as_it_counted_it(tmp_path: Path,
                                                                    payload: str) -> None:
-    before = fastdds_files()
-    done = mwperf("--opt", "client=rclpy", "--payload", payload, "--duration", "2s",
-                  "--warmup", "500ms", "--results", str(tmp_path))
+    done, left = run_mwperf_own_shm("run", "--transport", "ros2", "--mode", "throughput",
+                                    "--opt", "client=rclpy", "--payload", payload, "--duration",
+                                    "2s", "--warmup", "500ms", "--results", str(tmp_path),
+                                    timeout=180)
     assert done.returncode == 0, done.stderr
     run = next(p for p in tmp_path.iterdir() if (p / "result.json").exists())
     result = read_saved(run / "result.json")
@@ -50,7 +50,7 @@ def test_an_rclpy_publishers_stream_is_delivered_as_it_counted_it(tmp_path: Path
     assert sub["throughput"]["messages"] == acc["received"]
     assert 0 <= sub["counters"]["received"] - acc["received"] - acc["warmup_received"] <= 3
     assert result["measurement"]["throughput"]["sent_per_s"] > 0
-    assert not leftovers(before)
+    assert left == [], f"left in /dev/shm: {left}"
 
 
 @pytest.mark.parametrize("args,message", [

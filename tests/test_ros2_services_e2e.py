@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REAL_AGENT, read_saved
+from conftest import REAL_AGENT, read_saved, run_mwperf_own_shm
 from mwperf import ros2
 from test_ros2_transport_e2e import fastdds_files, leftovers
 
@@ -34,9 +34,10 @@ def mwperf(*args: str) -> subprocess.CompletedProcess[str]:
     ("--payload", "64", "--clients", "2", "--in-flight", "2")])
 def test_every_call_is_answered_and_counted_by_both_sides(tmp_path: Path,
                                                          args: tuple[str, ...]) -> None:
-    before = fastdds_files()
     out = tmp_path / "result.json"
-    done = mwperf("--rate", "200", *args, "--json-out", str(out))
+    done, left = run_mwperf_own_shm("run", "--no-save", "--transport", "ros2", "--mode",
+                                    "service", "--duration", "1s", "--warmup", "200ms", "--rate",
+                                    "200", *args, "--json-out", str(out))
     assert done.returncode == 0, done.stderr
     result = read_saved(out)
     assert result["status"] == "complete", result["status_reason"]
@@ -48,7 +49,7 @@ def test_every_call_is_answered_and_counted_by_both_sides(tmp_path: Path,
     # the server's own count of the measured requests
     assert calls["server"]["server_time"]["count"] == calls["answered"]
     assert calls["server"]["foreign"] == 0
-    assert not leftovers(before)
+    assert left == [], f"left in /dev/shm: {left}"
 
 
 def test_the_topics_type_option_is_refused_on_a_service_point() -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from test_fastdds_e2e import mapped
-from conftest import read_saved
+from conftest import read_saved, run_mwperf_own_shm
 
 SHM = Path("/dev/shm")
 
@@ -61,16 +61,17 @@ def mwperf(*args: str) -> subprocess.CompletedProcess[str]:
     ("roundtrip", "64", ["--pong", "relay"]), ("roundtrip", "PointCloud512k", ["--pong", "relay"])])
 def test_a_stream_completes_and_leaves_nothing(tmp_path: Path, mode: str, payload: str,
                                                opts: list[str]) -> None:
-    before = fastdds_files()
     out = tmp_path / "result.json"
-    done = mwperf("--mode", mode, "--rate", "50" if payload.startswith("PointCloud") else "200",
-                  "--payload", payload, "--json-out", str(out), *opts)
+    done, left = run_mwperf_own_shm(
+        "run", "--no-save", "--transport", "ros2", "--duration", "1s", "--warmup", "200ms",
+        "--mode", mode, "--rate", "50" if payload.startswith("PointCloud") else "200",
+        "--payload", payload, "--json-out", str(out), *opts)
     assert done.returncode == 0, done.stderr
     result = read_saved(out)
     accounting = result["measurement"]["accounting"]
     assert accounting["received"] == accounting["sent"] > 20, accounting
     assert result["status"] == "complete", result["status"]
-    assert not leftovers(before)
+    assert left == [], f"left in /dev/shm: {left}"
 
 
 @pytest.mark.agent
