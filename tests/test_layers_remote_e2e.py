@@ -77,8 +77,17 @@ def test_a_round_trip_with_the_pong_on_the_robot_is_split(env, tmp_path, robot) 
     assert forward["middleware_receive"]["p50_ns"] > 0  # the pong's own, on its clock
     assert robot.processes() == []  # nothing left on the robot
     assert not list((tmp_path / "remote-cache" / "runs").glob("*"))
+    # again: nothing copied (the robot keeps both), and the remote agent was preloaded from the
+    # kept copy (its receives and sends logged); every reply that came back is split (how many
+    # came back within the ping's drain is the load's: a loaded machine once held every measured
+    # message ~700 ms in the veth's backlog, the pong's own rows show them arriving in one burst)
     done, again = run(env, tmp_path, robot, "--transport", "udp", "--duration", "0.5s")
-    assert "copying" not in done.stderr and again["layers"]["split"] > 0
+    assert "copying" not in done.stderr, done.stderr
+    layers = again["layers"]
+    pong = next(a for a in layers["agents"] if a["name"] == "pong")
+    assert pong["events"] >= 2 * again["measurement"]["accounting"]["sent"] > 0, layers
+    assert layers["split"] == layers["messages"] == again["measurement"]["accounting"][
+        "received"], layers
 
 
 def test_a_one_way_with_the_pub_on_the_robot_carries_the_clock_bound(env, tmp_path,
