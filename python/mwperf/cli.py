@@ -4,6 +4,7 @@
 """
 
 import contextlib
+import importlib
 import os
 import signal
 import sys
@@ -12,21 +13,14 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from . import __version__, store
-from . import compare as compare_module
-from . import imports
-from . import report as report_module
-from .compare import budget as compare_budget
-from . import doctor as doctor_checks
 from .agent import find_agent
-from .bags import replay_point
-from .bags.commands import bag_group
-from .probe.command import probe as probe_command
 from .config import PointConfig, build_point
+from .formats import COMPARE_FORMATS, QUERY_FORMATS, REPORT_FORMATS
 from .options import point_options
 from .durations import format_ns
 from .emulation.presets import PRESETS
@@ -37,19 +31,18 @@ from .merge import EXIT_CODES
 from .result.save import written
 from .results import write_text
 from .runner import Interrupted, Outcome
-from .scenario import Request, describe_built_ins, dry_run, launch, plan_sweep, resolve
-from .scenario.catalog import load_scenario
-from .scenario.progress import length_note
 from .session import measure, scratch_folder
 from .show import soak as soak_show
 from .soak.gates import exit_code as gates_exit
 from .soak.gates import failed as failed_gates
-from .show.points import load_targets, render_points
 from .store.duckerr import interrupted
 from .store.probes import is_probe_folder, probe_text
 from .sizes import format_bytes
 from .show.details import render_details
 from .show.table import format_rate, label, render, render_notes, row_from_result
+
+if TYPE_CHECKING:
+    from .scenario import Request
 
 POINT_OPTIONS = ("transport", "mode", "rate", "payload", "duration", "count", "warmup", "pong",
                  "pong_cmd",
@@ -66,7 +59,25 @@ CONDITION_OPTIONS = ("peer_timeout", "spin_margin", "busy_poll", "prevent_cpu_id
                      "gates", "targets")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """mwperf's commands; the groups of LAZY are imported when asked for (help lists them all)."""
+
+    LAZY = {"bag": ("mwperf.bags.commands", "bag_group"),
+            "probe": ("mwperf.probe.command", "probe")}
+    """name -> (module, attribute): commands whose modules not every start needs"""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *self.LAZY])
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.LAZY:
+            module, attribute = self.LAZY[cmd_name]
+            command: click.Command = getattr(importlib.import_module(module), attribute)
+            return command
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 def cli() -> None:
     """mwperf: measure how well middleware communicates (latency, loss, jitter, CPU)."""
 
@@ -96,6 +107,8 @@ class _RunCommand(click.Command):
 
 
 def _is_scenario(spec: str) -> bool:
+    from .scenario.catalog import load_scenario
+
     try:
         load_scenario(spec)
     except MwperfError:
@@ -168,6 +181,8 @@ def run(scenario: str | None, as_json: bool, json_out: str | None, results: str,
         return _run_peak(options, (peak_range, peak_loss, peak_p99, peak_repeat, peak_topic),
                          json_to, results_dir)
     if scenario is not None or resume is not None:
+        from .scenario import Request
+
         request = Request(scenario, quick, results_dir, Path(resume) if resume else None,
                           _conditions(scenario or resume or "", options))
         return _run_scenario(request, json_to, dry_run)
@@ -238,6 +253,8 @@ def _kept(measure_it: Callable[[], tuple[Outcome, Path | None]]
 
 
 def _run_point(options: dict[str, Any], json_to: JsonTo, results_dir: Path | None) -> int:
+    from .bags import replay_point
+
     if options.get("replay") is not None and options.get("host"):
         raise UsageError("--replay: agents on this machine only (not with --host)")
     with contextlib.ExitStack() as stack:  # a replay's traces: in a leased folder (session.py)
@@ -248,6 +265,8 @@ def _run_point(options: dict[str, Any], json_to: JsonTo, results_dir: Path | Non
 
 
 def _measure_point(cfg: PointConfig, json_to: JsonTo, results_dir: Path | None) -> int:
+    from .scenario.progress import length_note
+
     how_long = (f"{cfg.count} messages" if cfg.count is not None
                 else length_note(cfg) or format_ns(cfg.duration_ns))
     rate = "as fast as possible" if cfg.rate == 0 else f"at {format_rate(cfg.rate)}"
@@ -280,7 +299,9 @@ def _conditions(scenario: str, options: dict[str, Any]) -> dict[str, Any]:
             and options[name] != ()}
 
 
-def _run_scenario(request: Request, json_to: JsonTo, list_only: bool) -> int:
+def _run_scenario(request: "Request", json_to: JsonTo, list_only: bool) -> int:
+    from .scenario import dry_run, launch, plan_sweep, resolve
+
     scenario, _ = resolve(request)  # a bad file fails before the agent is looked for
     if list_only:
         if json_to[0] or json_to[1]:
@@ -302,6 +323,8 @@ def _run_scenario(request: Request, json_to: JsonTo, list_only: bool) -> int:
 @cli.command()
 def scenarios() -> None:
     """List the built-in scenarios with their descriptions (run one: 'mwperf run NAME')."""
+    from .scenario import describe_built_ins
+
     found = describe_built_ins()
     width = max((len(name) for name, _ in found), default=0)
     for name, description in found:
@@ -448,6 +471,8 @@ def show(targets: tuple[str, ...], results: str, point: int | None) -> None:
       mwperf show results/20261123T152248Z-three-852d/points/*/
       mwperf show results/20261124T235900Z-probe-zenoh-1a2b
     """
+    from .show.points import load_targets, render_points
+
     probes = [t for t in targets if is_probe_folder(Path(t))]
     for folder in probes:  # a saved probe: what it printed
         click.echo(probe_text(Path(folder)) + f"from {folder}\n", nl=False)
@@ -460,7 +485,7 @@ def show(targets: tuple[str, ...], results: str, point: int | None) -> None:
 @click.argument("sql")
 @click.option("--results", default="results", show_default=True, metavar="DIR",
               help="The results folder.")
-@click.option("--format", "fmt", type=click.Choice(store.FORMATS), default="table",
+@click.option("--format", "fmt", type=click.Choice(QUERY_FORMATS), default="table",
               show_default=True, help="Output format.")
 def query(sql: str, results: str, fmt: str) -> None:
     """Run SQL (read-only) over the results catalogue: tables runs, points, topics, subscribers,
@@ -481,7 +506,7 @@ def query(sql: str, results: str, fmt: str) -> None:
               help="The results folder.")
 @click.option("-o", "--output", metavar="FILE", help="Where to write the report  [default: "
               "report.html for html, standard output otherwise].")
-@click.option("--format", "fmt", type=click.Choice(report_module.FORMATS), default="html",
+@click.option("--format", "fmt", type=click.Choice(REPORT_FORMATS), default="html",
               show_default=True, help="html: one self-contained page; markdown, csv, json: the "
               "summary tables.")
 def report(runs: tuple[str, ...], results: str, output: str | None, fmt: str) -> None:
@@ -496,6 +521,8 @@ def report(runs: tuple[str, ...], results: str, output: str | None, fmt: str) ->
       mwperf report latest --format markdown
       mwperf report baseline/results/ results/20261123T152248Z-suite-default-852d/
     """
+    from . import report as report_module
+
     text = report_module.build(Path(results), runs, fmt)
     target = output or ("report.html" if fmt == "html" else "-")
     if target == "-":
@@ -521,7 +548,7 @@ def report(runs: tuple[str, ...], results: str, output: str | None, fmt: str) ->
               "alpha: 0.05), e.g. one file per platform; --budget flags override it.")
 @click.option("--results", default="results", show_default=True, metavar="DIR",
               help="The results folder.")
-@click.option("--format", "fmt", type=click.Choice(compare_module.FORMATS), default="table",
+@click.option("--format", "fmt", type=click.Choice(COMPARE_FORMATS), default="table",
               show_default=True, help="Output format.")
 def compare(base: str, new: str, budget_flags: tuple[str, ...], budget_file: str | None,
             results: str, fmt: str) -> int:
@@ -539,14 +566,15 @@ def compare(base: str, new: str, budget_flags: tuple[str, ...], budget_file: str
       mwperf compare BASE NEW --budget layer.middleware_send=+10%
       mwperf compare BASE NEW --budget-file budgets/ci-x86.yaml --format markdown
     """
+    from . import compare as compare_module
+    from .compare import budget as compare_budget
+
     budgets = compare_budget.resolve(budget_flags, budget_file)
     outcome = compare_module.compare(Path(results), base, new, budgets)
     click.echo(compare_module.render(outcome, fmt), nl=False)
     return outcome.exit_code
 
 
-cli.add_command(bag_group)
-cli.add_command(probe_command)
 
 
 @cli.group(name="import")
@@ -565,6 +593,8 @@ def import_performance_test(files: tuple[Path, ...], results: str) -> None:
     Example:
       mwperf import performance-test cyclonedds-1k.json fastrtps-1k.csv
     """
+    from . import imports
+
     _imported(imports.import_files(Path(results), "performance-test", files))
 
 
@@ -580,6 +610,8 @@ def import_ros2_performance(targets: tuple[Path, ...], results: str) -> None:
     Example:
       mwperf import ros2-performance results/sierra_nevada/
     """
+    from . import imports
+
     _imported(imports.import_files(Path(results), "ros2-performance", targets))
 
 
@@ -594,6 +626,8 @@ def doctor(as_json: bool, json_out: str | None) -> int:
     priority, the agent and every transport's daemon or library, benchmark and report tools,
     clock source, CPU governor, leftovers of killed runs. Exit 0 when the default suite can run.
     """
+    from . import doctor as doctor_checks
+
     findings = doctor_checks.examine()
     document = {"ok": doctor_checks.exit_code(findings) == 0,
                 "findings": [f.to_dict() for f in findings]}

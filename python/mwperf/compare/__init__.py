@@ -24,7 +24,7 @@ from .match import match
 from .evidence import Evidence
 from .verdict import Row, decide, failed_row, value
 
-FORMATS = ("table", "markdown", "json")
+from ..formats import COMPARE_FORMATS as FORMATS
 
 
 @dataclass

@@ -11,14 +11,11 @@ from typing import TYPE_CHECKING, Any
 from ..errors import UsageError
 from ..roles import ROLES
 from ..security import modes
-from ..security.check import check_identity
-from ..security.cyclonedds import merged_config
-from ..security.fastdds import security_opt
-from ..security.files import Identity, make_run_pki
 from .base import P, Part
 
 if TYPE_CHECKING:
     from ..point import Point
+    from ..security.files import Identity
     from .state import PointState
 
 FOLDER = "security"
@@ -29,7 +26,7 @@ class Secure(Part):
     name = "secure"
 
     def __init__(self) -> None:
-        self.identities: dict[str, Identity] = {}
+        self.identities: dict[str, "Identity"] = {}
 
     def wanted(self, cfg: "Point") -> bool:
         return getattr(cfg, "secure", None) is not None
@@ -55,15 +52,23 @@ class Secure(Part):
         return cfg
 
     def start(self, run: "PointState") -> None:
+        # the PKI's modules (cryptography: ~0.1 s of CPU to import) only for a secured point,
+        # not for every mwperf command (each loads the parts)
+        from ..security.check import check_identity
+        from ..security.files import make_run_pki
+
         roles = ROLES[run.cfg.mode]
         self.identities = make_run_pki(run.workdir / FOLDER, run.cfg.secure, tuple(roles))
         for identity in self.identities.values():
             check_identity(identity)
 
     def args(self, run: "PointState", role: str) -> list[str]:
+        from ..security.cyclonedds import merged_config
+        from ..security.fastdds import security_opt
+        from ..transports.cyclonedds import loopback_config
+
         identity = self.identities[role]
         if run.cfg.transport == "fastdds":
             return ["--opt", security_opt(identity)]
-        from ..transports.cyclonedds import loopback_config
         base = run.cfg.option("config") or loopback_config(run.agent)
         return ["--opt", f"config={merged_config(base, identity)}"]

@@ -19,7 +19,7 @@ from . import (alloc_sites, bridges, costs, distribution, graph_layers, graphs, 
                tax, throughput, timeline, topics)
 from .data import Run, load_runs
 
-FORMATS = ("html", "markdown", "csv", "json")
+from ..formats import REPORT_FORMATS as FORMATS
 
 
 def build(root: Path, wanted: Sequence[str], fmt: str = "html") -> str:

@@ -11,7 +11,8 @@ file without a row, never a row without its folder or half a point.
 
 from .catalogue import CATALOGUE_NAME, CatalogueUnreadable, catalogue_path
 from .ingest import ingest_point
-from .query import FORMATS, list_runs, run_query
+from ..formats import QUERY_FORMATS as FORMATS
+from .query import list_runs, run_query
 from .rebuild import rebuild
 
 __all__ = ["CATALOGUE_NAME", "CatalogueUnreadable", "FORMATS", "catalogue_path", "ingest_point",

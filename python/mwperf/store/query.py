@@ -19,7 +19,6 @@ from ..errors import UsageError
 from .catalogue import connect
 from .duckerr import one_line
 
-FORMATS = ("table", "csv", "json")
 RUNS_SQL = """
 SELECT r.run_id AS id, strftime(r.started_at, '%Y-%m-%d %H:%M:%S') AS "when", r.kind,
        coalesce(r.scenario, '-') AS scenario,
