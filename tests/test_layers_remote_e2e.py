@@ -48,7 +48,10 @@ def test_a_round_trip_with_the_pong_on_the_robot_is_split(env, tmp_path, robot) 
     assert "copying libmwperf_layers.so" in done.stderr
     layers = result["layers"]
     assert layers["method"] == "ld_preload", layers
-    assert layers["messages"] == result["measurement"]["accounting"]["received"] > 1500
+    # every reply the ping got is a row (however many a loaded machine's veth delivered: once
+    # 2265 of 3000 reached the pong, its backlog held one for 1.4 s), none beyond the pong's echoes
+    echoed = next(a for a in result["agents"] if a["role"] == "pong")["counters"]["echoed"]
+    assert 0 < layers["messages"] == result["measurement"]["accounting"]["received"] <= echoed
     assert layers["split"] == layers["messages"], layers["unsplit"]
     pong = next(a for a in layers["agents"] if a["name"] == "pong")
     assert pong["events"] >= 2 * layers["messages"]  # the remote agent was preloaded
