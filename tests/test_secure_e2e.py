@@ -173,17 +173,17 @@ def test_a_certificate_of_another_ca_stops_the_point_in_one_line(
     """The PKI is checked before any agent starts: pong's certificate swapped for one of another
     CA (with its key) is one line naming the file and the fault, exit 2, no agent started."""
     from cli_inprocess import run_inprocess
-    import mwperf.parts.secure as secure
+    import mwperf.security.files as files  # where the part takes it from (parts/secure.py)
     from mwperf.security.pki import issue, make_ca
 
-    made = secure.make_run_pki
+    made = files.make_run_pki
 
     def with_a_stranger(folder: Path, mode: str, names: tuple[str, ...]) -> dict:
         ids = made(folder, mode, names)
         issue(make_ca("another CA"), "pong").write(ids["pong"].cert, ids["pong"].key)
         return ids
 
-    monkeypatch.setattr(secure, "make_run_pki", with_a_stranger)
+    monkeypatch.setattr(files, "make_run_pki", with_a_stranger)
     done = run_inprocess(["run", "--no-save", "--transport", "cyclonedds", "--secure", "auth",
                           "--duration", "1s"], env=dict(os.environ))
     assert done.returncode == 2, done.stderr
