@@ -79,9 +79,10 @@ def test_symmetric_link_offset_and_drift_match_the_injected(env: dict[str, str],
     assert abs(cs["offset_ns"] - truth["offset_ns"]) <= 50_000, cs
     assert abs(cs["drift_ppm"] - truth["drift_ppm"]) <= 5.0, cs
     assert truth["within_bound"], cs
-    # corrected one-way latency is the link's 5 ms, not the 1000 s between the clocks
+    # corrected one-way latency is the link's 5 ms, not the 1000 s
+    # between the clocks; the median message not held a sender period (5 ms at 200 Hz) beyond
     p50 = result["measurement"]["service"]["p50_ns"]
-    assert 4.9e6 < p50 < 7e6, p50
+    assert 4.9e6 < p50 < 5e6 + 5e6, p50
     assert abs(cs["raw_p50_ns"]) > 900e9
     assert "CLOCK_MONOTONIC of each host" in result["measurement"]["clock"]
 
@@ -157,5 +158,6 @@ def test_beyond_the_buffer_the_running_fit_corrects_in_order(env: dict[str, str]
     assert cs["buffer_capacity"] == 100 and cs["corrected_final_fit"] == 100
     assert cs["corrected_running_fit"] == m["response"]["count"] - 100 > 400
     assert m["accounting"]["reordered"] == 0 and m["accounting"]["lost"] == 0
-    assert 1.9e6 < m["service"]["p50_ns"] < 4e6  # corrected, not 100 s
+    # corrected, not 100 s: the link's 2 ms, at most a sender period (5 ms at 200 Hz) beyond
+    assert 1.9e6 < m["service"]["p50_ns"] < 2e6 + 5e6
     assert "clock-sync-running-fit" in {w["code"] for w in result["warnings"]}
