@@ -17,7 +17,6 @@ import pytest
 
 from conftest import REAL_AGENT, read_saved, run_mwperf_own_shm
 from mwperf import ros2
-from test_fastdds_e2e import mapped
 from test_ros2_transport_e2e import fastdds_files, leftovers
 
 pytestmark = pytest.mark.agent
@@ -72,11 +71,8 @@ def remove_crashed(before: set[str]) -> None:
     crates/mwperf-transports/tests/transports/fastdds_shm.rs). Every such file, not only its
     domain's ports (``leftovers``): a killed participant's unicast port is not one of them
     (fastdds_port7000, fastdds_port64411 were left); the tests that call this run alone."""
-    in_use = mapped()
-    for name in fastdds_files() - before:
-        if name not in in_use and name.removesuffix("_el") not in in_use \
-                and name.removeprefix("sem.").removesuffix("_mutex") not in in_use:
-            (Path("/dev/shm") / name).unlink(missing_ok=True)
+    for name in leftovers(before, any_domain=True):
+        (Path("/dev/shm") / name).unlink(missing_ok=True)
 
 
 # serial: the killed peer's Fast DDS files stay in /dev/shm, unmapped, until the test removes

@@ -28,16 +28,18 @@ def fastdds_files() -> set[str]:
     return {p.name for p in SHM.iterdir() if p.name.startswith(("fastdds_", "sem.fastdds_"))}
 
 
-def leftovers(before: set[str]) -> set[str]:
+def leftovers(before: set[str], any_domain: bool = False) -> set[str]:
     """What appeared since ``before`` and nobody uses (a lock file goes with its segment; a
     port's semaphore with its port), of this test's DDS domain: a port's file (``fastdds_port<P>``,
     P an RTPS port: 7400 + 250 x domain + offset) of another domain is another pytest worker's
-    (tests/conftest.py gives each its own domain), created or released beside this test."""
+    (tests/conftest.py gives each its own domain), created or released beside this test.
+    ``any_domain``: every port's (a test that runs alone; a killed participant's unicast ports
+    are no domain's)."""
     in_use = mapped()
     return {n for n in fastdds_files() - before
             if n not in in_use and n.removesuffix("_el") not in in_use
             and n.removeprefix("sem.").removesuffix("_mutex") not in in_use
-            and _this_domain(n)}
+            and (any_domain or _this_domain(n))}
 
 
 def _this_domain(name: str) -> bool:
