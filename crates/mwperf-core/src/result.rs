@@ -259,8 +259,8 @@ pub struct ClockSync {
     pub min_rtt_ns: Option<u64>,
     /// Largest distance of a used probe from the fitted line, ns.
     pub fit_residual_ns: Option<f64>,
-    /// Half the minimum probe round trip + the fit residual: how far the corrected one-way
-    /// latencies can be off, in either direction.
+    /// The largest (distance from the fitted line + half the round trip) over the used probes:
+    /// how far the corrected one-way latencies can be off, in either direction.
     pub error_bound_ns: Option<u64>,
     /// First to last used probe, s.
     pub span_s: f64,

@@ -175,7 +175,7 @@ pub fn check_clock_sync(cs: &crate::result::ClockSync, p50_ns: Option<u64>) -> V
         )),
         (Some(bound), Some(p50)) if bound as f64 > 0.1 * p50 as f64 => w.push(Warning::new(
             codes::CLOCK_SYNC_BOUND,
-            format!("the clock offset is known to ±{} (half the minimum probe round trip {} + fit residual), more than 10 % of the one-way p50 {}", dur(bound), dur(cs.min_rtt_ns.unwrap_or(0)), dur(p50)),
+            format!("the clock offset is known to ±{} (the farthest used probe's distance from the fit + half its round trip; the least round trip {}), more than 10 % of the one-way p50 {}", dur(bound), dur(cs.min_rtt_ns.unwrap_or(0)), dur(p50)),
             Some("one-way figures across hosts are only as good as this bound; a shorter, more symmetric path for the probes narrows it"),
         )),
         _ => {}

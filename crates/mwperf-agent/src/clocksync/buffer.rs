@@ -167,6 +167,7 @@ mod tests {
             min_rtt_ns: 0,
             residual_max_ns: 0.0,
             span_ns: 0,
+            bound_ns: 0.0,
         };
         let mut c = Correction::default();
         let a = c.apply(arrival(0, 1_000_050_000, 50_000 + 30_000), Some(&fit), true);

@@ -52,7 +52,7 @@ pub struct NodeClockReport {
     pub offset_ns: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub drift_ppm: Option<f64>,
-    /// the final fit's bound (half the least round trip + its residual), ns
+    /// the final fit's bound (its farthest used probe's distance + half that round trip), ns
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fit_bound_ns: Option<u64>,
     /// the largest |correction used − final fit| over the run, ns
@@ -248,6 +248,7 @@ mod tests {
             min_rtt_ns: 100,
             residual_max_ns: 0.0,
             span_ns: 1,
+            bound_ns: 50.0,
         };
         // at 2 s the line says 3000 ns; 2500 was used: 500 off; at 0 s 1000 was used
         assert_eq!(
