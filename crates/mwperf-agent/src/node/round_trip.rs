@@ -140,12 +140,15 @@ pub fn run(
     payload_bytes: u32,
 ) -> Sent {
     let closed = timer.saturating();
+    // the last step was a send with no receive tried since (see below)
+    let mut sent_last = false;
     while !signals::stopped() && rt.error.is_none() {
         let now = now_ns();
         if let Some((_, _, sent_ns)) = rt.awaiting.filter(|_| closed) {
             let give_up = sent_ns + rt.reply_timeout_ns;
             if now < give_up {
                 rt.receive(&mut timer, give_up, node);
+                sent_last = false;
                 continue;
             }
             rt.awaiting = None; // no reply in time: lost, the next one goes
@@ -155,8 +158,16 @@ pub fn run(
         // a closed loop's next is due now (its due time is read after `now`)
         if !closed && now < wake {
             rt.receive(&mut timer, wake, node);
+            sent_last = false;
             continue;
         }
+        if sent_last {
+            // behind its schedule, sending back to back: what arrived since the last send is
+            // taken first, without waiting (else the echoes wait unread, and the peer blocks
+            // writing them)
+            rt.receive(&mut timer, now, node);
+        }
+        sent_last = true;
         let _turn = node
             .executor
             .map(|m| m.lock().unwrap_or_else(|p| p.into_inner()));
@@ -239,7 +250,11 @@ mod tests {
     /// 2 ms of warm-up and 10 ms measured with `period_ns` (0: a closed loop) against [`Echo`]
     /// dropping `drop`; what was sent and the most messages ever in flight.
     fn closed_loop(drop: Vec<u64>, period_ns: u64, reply_timeout_ns: u64) -> (Sent, usize) {
-        let start = now_ns();
+        looped(now_ns(), drop, period_ns, reply_timeout_ns)
+    }
+
+    /// [`closed_loop`] with its schedule starting at `start`.
+    fn looped(start: u64, drop: Vec<u64>, period_ns: u64, reply_timeout_ns: u64) -> (Sent, usize) {
         let at = Schedule {
             start_ns: start,
             warmup_end_ns: start + 2_000_000,
@@ -303,6 +318,18 @@ mod tests {
         let m = sent.round_trip.clone().expect("a round trip");
         assert_eq!(m.accounting.received, 10);
         assert_eq!(sent.schedule.as_ref().map(|s| s.lateness.count), Some(10));
+    }
+
+    #[test]
+    fn a_sender_behind_its_schedule_takes_each_echo_before_its_next_send() {
+        // the schedule began 8 ms ago: 8 sends are due at once and go back to back; each echo
+        // is taken before the next send, so never more than one is in flight (unread echoes
+        // would pile up, as they did in front of a pong blocked writing them)
+        let (sent, in_flight) = looped(now_ns() - 8_000_000, Vec::new(), 1_000_000, 1_000_000);
+        let m = sent.round_trip.clone().expect("a round trip");
+        assert_eq!(sent.sent, 10);
+        assert_eq!(in_flight, 1);
+        assert_eq!(m.accounting.received, 10);
     }
 
     const MS: u64 = 1_000_000;

@@ -306,14 +306,25 @@ mod tests {
         let probes: Vec<Probe> = (0..20u64)
             .map(|i| {
                 let queued = 100_000 * i / 19;
-                probe(1_000_000_000 + i * 100_000_000, 0, 0.0, 20_000 + queued, 20_000, 1_000)
+                probe(
+                    1_000_000_000 + i * 100_000_000,
+                    0,
+                    0.0,
+                    20_000 + queued,
+                    20_000,
+                    1_000,
+                )
             })
             .collect();
         let f = Fit::least_squares(&probes, last).unwrap();
         let off = f.offset0_ns.abs(); // the truth is 0
         let before = f.min_rtt_ns as f64 / 2.0 + f.residual_max_ns;
         assert!(off > before, "the old bound held: {off} <= {before}");
-        assert!(off <= f.error_bound_ns() as f64, "{off} > {}", f.error_bound_ns());
+        assert!(
+            off <= f.error_bound_ns() as f64,
+            "{off} > {}",
+            f.error_bound_ns()
+        );
     }
 
     #[test]
