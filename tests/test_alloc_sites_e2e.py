@@ -124,7 +124,7 @@ def test_a_graph_run_records_each_agent_node_at_its_markers(real_env: dict[str, 
                         "--duration", "1s", "--json-out", str(out))
     assert "alloc sites   " in done.stdout
     result = json.loads(out.read_text())
-    assert validation_error(result, "graph-result") is None
+    assert validation_error(result, "result") is None
     (edge,) = result["edges"]
     handled = {"sensor": edge["sent"], "listener": edge["received"]}
     processes = {p["name"]: p for p in result["alloc_sites"]["processes"]}

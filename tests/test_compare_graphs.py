@@ -14,11 +14,11 @@ RUN = ("run", "--graph", "sierra_nevada", "--transport", "udp", "--duration", "1
 
 def graph_run(env: dict[str, str], results: Path, *extra: str) -> str:
     """Run the graph into ``results``; the new graph run's id."""
-    before = {p.parent.name for p in results.glob("*/graph-result.json")}
+    before = {p.parent.name for p in results.glob("*/result.json")}
     done = run_mwperf(*RUN, *extra, "--results", str(results), env=env)
     assert done.returncode == 0, done.stderr
-    (made,) = {p.parent.name for p in results.glob("*/graph-result.json")} - before
-    return json.loads((results / made / "graph-result.json").read_text())["run_id"]
+    (made,) = {p.parent.name for p in results.glob("*/result.json")} - before
+    return json.loads((results / made / "result.json").read_text())["run_id"]
 
 
 def test_graph_runs_are_compared_edge_by_edge_and_a_nodes_loss_is_a_regression(
@@ -30,7 +30,7 @@ def test_graph_runs_are_compared_edge_by_edge_and_a_nodes_loss_is_a_regression(
     assert done.returncode == 1, done.stderr  # a regression
     document = json.loads(done.stdout)
     rows = document["rows"]
-    result = json.loads(next(p for p in tmp_path.glob(f"{new}/graph-result.json")).read_text())
+    result = json.loads(next(p for p in tmp_path.glob(f"{new}/result.json")).read_text())
     edges = [f"{e['topic']} {e['from']} -> {e['to']}" for e in result["edges"]]
     label = "graph sierra_nevada over udp"
     for metric in ("edge.p50", "edge.p99", "edge.max", "edge.loss"):

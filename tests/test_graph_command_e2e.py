@@ -62,7 +62,7 @@ def run(tmp_path: Path, path: Path, *extra: str) -> subprocess.CompletedProcess[
 
 
 def result_of(tmp_path: Path) -> tuple[dict, Path]:
-    path = next((tmp_path / "r").glob("*/graph-result.json"))
+    path = next((tmp_path / "r").glob("*/result.json"))
     return json.loads(path.read_text()), path.parent
 
 

@@ -301,14 +301,16 @@ FAN_IN = """
         publishers: [{topic: /raw, rate: 100, payload: 1KiB}]
       - name: filter
         host: b
-        subscribers: [{topic: /raw, publish: /clean, publish_payload: 256}]
+        subscribers: [{topic: /raw, publish: /clean, publish_payload: 256, qos: {history: keep-all}}]
       - name: logger
         host: a
-        subscribers: [{topic: /raw}, {topic: /clean}]
+        subscribers: [{topic: /raw, qos: {history: keep-all}}, {topic: /clean, qos: {history: keep-all}}]
     chains:
       filtered: [/raw, /clean]
     """
-"""two publishers of one topic (in two nodes), a stage, a node subscribing to both"""
+"""two publishers of one topic (in two nodes), a stage, a node subscribing to both; every
+message counted, so no subscription keeps only the last few (zenoh's default keep-last 10 lost 1
+of 200 to a subscriber thread stalled under load)"""
 
 
 def every_message_arrived(result: dict[str, Any]) -> dict[tuple[str, str, str], Any]:

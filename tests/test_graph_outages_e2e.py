@@ -35,7 +35,7 @@ def test_an_outage_costs_the_edge_across_the_link_what_was_sent_in_it(
                       env=real_env, timeout=180)
     assert done.returncode == 0, done.stderr + done.stdout
     [folder] = [p for p in (tmp_path / "r").iterdir() if p.is_dir()]
-    result = json.loads((folder / "graph-result.json").read_text())
+    result = json.loads((folder / "result.json").read_text())
     edges = {e["to"]: e for e in result["edges"]}
     across, local = edges["base"], edges["local"]
     assert "outages" not in local and local["lost"] == 0  # one host: the link is not in its way

@@ -42,7 +42,7 @@ def test_a_chains_stage_and_source_restarted_mid_run(
                       "--results", str(tmp_path / "r"), env=real_env, timeout=180)
     assert done.returncode == 0, done.stderr + done.stdout
     [folder] = [p for p in (tmp_path / "r").iterdir() if p.is_dir()]
-    result = json.loads((folder / "graph-result.json").read_text())
+    result = json.loads((folder / "result.json").read_text())
     assert result["status"] == "complete", result["status_reason"]
     edges = {e["topic"]: e for e in result["edges"]}
     a, b = edges["/a"], edges["/b"]
@@ -122,7 +122,7 @@ def test_a_brokers_restart_costs_every_edge_through_it(real_env: dict[str, str],
                       env=real_env, timeout=180)
     assert done.returncode == 0, done.stderr + done.stdout
     [folder] = [p for p in (tmp_path / "r").iterdir() if p.is_dir()]
-    result = json.loads((folder / "graph-result.json").read_text())
+    result = json.loads((folder / "result.json").read_text())
     assert result["status"] == "complete", result["status_reason"]
     [restart] = result["restarts"]
     assert restart["target"] == "mosquitto" and restart["ready_ns"] > restart["killed_ns"]

@@ -10,14 +10,20 @@ from pathlib import Path
 
 from conftest import run_mwperf
 from mwperf.graph.builtin import load_graph
+from mwperf.schema import validation_error
 
 
 def test_every_edge_of_a_built_in_graph_delivers_what_was_sent(fake_env, tmp_path: Path):
     done = run_mwperf("run", "--graph", "sierra_nevada", "--transport", "udp", "--duration",
                       "2s", "--results", str(tmp_path), env=fake_env)
     assert done.returncode == 0, done.stderr
-    result = json.loads(next(tmp_path.glob("*/graph-result.json")).read_text())
+    result = json.loads(next(tmp_path.glob("*/result.json")).read_text())
     graph = load_graph("sierra_nevada")
+    # saved as every run is: the v3 document, no graph-result.json (result/save.py)
+    assert (result["kind"], result["schema_version"], result["config"]["kind"]) == (
+        "result", 3, "graph")
+    assert validation_error(result, "result") is None
+    assert not list(tmp_path.glob("*/graph-result.json"))
     assert result["status"] == "complete"
     assert len(result["edges"]) == sum(len(n.subscribers) for n in graph.nodes)
     for edge in result["edges"]:
@@ -25,6 +31,14 @@ def test_every_edge_of_a_built_in_graph_delivers_what_was_sent(fake_env, tmp_pat
         assert edge["lost"] == 0
     assert {n["name"] for n in result["nodes"]} == {n.name for n in graph.nodes}
     assert (tmp_path / result["run_id"] / "graph.html").is_file()
+    # shown from its folder as the run printed it, and catalogued as a graph run
+    folder = tmp_path / result["run_id"]
+    shown = run_mwperf("show", str(folder), env=fake_env)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.rstrip().endswith(f"from {folder / 'result.json'}")
+    assert done.stdout.split("saved in")[0] in shown.stdout
+    listed = run_mwperf("show", result["run_id"], "--results", str(tmp_path), env=fake_env)
+    assert listed.returncode == 0 and "sierra_nevada" in listed.stdout, listed.stderr
 
 
 def test_a_failed_node_makes_the_run_partial_and_is_named(fake_env):
@@ -33,6 +47,7 @@ def test_a_failed_node_makes_the_run_partial_and_is_named(fake_env):
                       env={**fake_env, "FAKE_AGENT": "node-montreal:fail"})
     result = json.loads(done.stdout)
     assert done.returncode == 3 and result["status"] == "partial", done.stderr
+    assert result["kind"] == "result" and validation_error(result, "result") is None
     assert result["status_reason"] == "node 'montreal' failed: peer unreachable"
     montreal = next(n for n in result["nodes"] if n["name"] == "montreal")
     assert montreal["status"] == "failed" and "peer unreachable" in montreal["status_reason"]
@@ -61,7 +76,7 @@ def test_a_peak_search_walks_graph_trials(fake_env, tmp_path: Path):
     assert peak["walks"][0]["verdict"].startswith("above the range")
     assert done.returncode == 1  # no peak inside the range
     for trial in trials:
-        saved = json.loads((tmp_path / trial["run_id"] / "graph-result.json").read_text())
+        saved = json.loads((tmp_path / trial["run_id"] / "result.json").read_text())
         assert saved["config"]["graph"]["rate_scale"] == trial["rate"]
 
 
@@ -72,7 +87,7 @@ def test_min_samples_stretches_every_node_to_n_periods_of_the_slowest_topic(fake
     done = run_mwperf("run", "--graph", "sierra_nevada", "--transport", "udp", "--duration",
                       "1s", "--min-samples", "30", "--results", str(tmp_path), env=fake_env)
     assert done.returncode == 0, done.stderr
-    result = json.loads(next(tmp_path.glob("*/graph-result.json")).read_text())
+    result = json.loads(next(tmp_path.glob("*/result.json")).read_text())
     measure_ns = 30 * longest
     assert measure_ns > 1_000_000_000  # the slowest topic needs longer than the duration
     assert (result["config"]["min_samples"], result["config"]["measure_ns"]) == (30, measure_ns)

@@ -22,7 +22,7 @@ def test_every_edge_of_a_graph_has_its_raw_samples(real_env: dict[str, str],
                       env=real_env, timeout=180)
     assert done.returncode == 0, done.stderr + done.stdout
     [folder] = [p for p in (tmp_path / "r").iterdir() if p.is_dir()]
-    result = json.loads((folder / "graph-result.json").read_text())
+    result = json.loads((folder / "result.json").read_text())
     files = set()
     for edge in result["edges"]:
         name = edge["samples_file"]

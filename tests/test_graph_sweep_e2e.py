@@ -28,7 +28,7 @@ def test_a_scenario_sweeps_a_graph_and_counts_each_point_against_its_publishers(
     sweep = next(p for p in (tmp_path / "results").iterdir() if p.is_dir())
     summary = json.loads((sweep / "summary.json").read_text())
     assert [r["mode"] for r in summary["rows"]] == ["graph", "graph"]
-    results = sorted(sweep.glob("points/*/graph-result.json"))
+    results = sorted(sweep.glob("points/*/result.json"))
     assert len(results) == 2
     by_copies = {}
     for path in results:

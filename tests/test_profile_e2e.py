@@ -56,7 +56,7 @@ def test_a_graph_run_profiles_each_node(real_env: dict[str, str], tmp_path: Path
                       env=real_env, timeout=180)
     assert done.returncode == 0, done.stderr
     (folder,) = [p for p in (tmp_path / "results").iterdir() if p.is_dir()]
-    result = json.loads((folder / "graph-result.json").read_text())
+    result = json.loads((folder / "result.json").read_text())
     profile = result["profile"]
     processes = {p["name"]: p for p in profile["processes"]}
     assert set(processes) == {"sensor", "filter"}

@@ -125,6 +125,16 @@ def test_a_graph_result_keeps_its_shape_and_has_no_stream_view() -> None:
         stream_view(new)
 
 
+def test_every_section_a_graph_result_may_have_is_kept() -> None:
+    """A graph run is saved as its upgrade (graph/measure.py): a section the graph-result schema
+    allows and the upgrade does not carry would be lost from every saved graph run."""
+    from mwperf.result.upgrade import GRAPH_KEPT
+    from mwperf.schema import SCHEMA_PATH
+    schema = json.loads(SCHEMA_PATH.read_text())
+    allowed = set(schema["$defs"]["graph_result"]["properties"])
+    assert allowed - {"kind", "version", "config", "warnings"} == set(GRAPH_KEPT)
+
+
 def test_a_version_1_run_result_upgrades_as_version_2_does() -> None:
     old = dict(load("roundtrip.json"), schema_version=1)
     new = upgrade(old)

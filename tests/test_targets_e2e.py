@@ -22,7 +22,7 @@ def test_mont_blanc_against_irobots_targets(tmp_path: Path):
                       "--warmup", "1s", "--targets", str(MONT_BLANC),
                       "--results", str(tmp_path), timeout=120)
     assert done.returncode == 1, done.stderr
-    result = json.loads(next(tmp_path.glob("*/graph-result.json")).read_text())
+    result = json.loads(next(tmp_path.glob("*/result.json")).read_text())
     assert result["status"] == "complete", result["status_reason"]
     gates = {g["metric"]: g for g in result["gates"]}
     assert [g["source"] for g in result["gates"]] == [

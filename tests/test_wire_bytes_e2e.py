@@ -136,7 +136,7 @@ def test_a_graphs_wire_counts_the_edges_across_hosts(leased_env: dict[str, str],
                       str(out), env=leased_env, timeout=120)
     assert done.returncode == 0, done.stderr
     result = json.loads(out.read_text())
-    assert validation_error(result, "graph-result") is None
+    assert validation_error(result, "result") is None
     edges = {e["to"]: e for e in result["edges"]}
     wire = result["wire"]
     assert wire["messages"] == edges["far"]["sent"] > 0 and wire["message_bytes"] == PAYLOAD + 56

@@ -203,7 +203,7 @@ def _run_graph(options: dict[str, Any], json_to: JsonTo, results_dir: Path | Non
     outcome, saved, not_saved = _kept(lambda: measure_graph(
         cfg, find_agent(), results_dir, say=lambda line: click.echo(f"mwperf: {line}", err=True)))
     result = outcome.result
-    if not emit_json(result, *json_to):
+    if not emit_json(written(result), *json_to):  # v3, as saved (result/save.py)
         click.echo(graph_show.render(result) + soak_show.render(result)
                    + (f"saved in {saved} (graph.html: the graph drawn)\n" if saved else ""),
                    nl=False)

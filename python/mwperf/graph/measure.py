@@ -1,8 +1,9 @@
 """Measuring a graph point end to end (``mwperf run --graph`` and a scenario's graph points):
-with ``baseline`` its topic or chain alone first, then the whole graph; the graph result saved
-under ``results_dir/<run id>/`` (``graph-result.json`` and ``graph.html``, the graph drawn)."""
+with ``baseline`` its topic or chain alone first, then the whole graph; the result saved under
+``results_dir/<run id>/`` as every run's is (``result.json``: the v3 document, result/save.py)
+with ``graph.html``, the graph drawn. Folders an older mwperf saved hold ``graph-result.json``
+instead; every reader reads both (result/load.py, store/layout.py)."""
 
-import json
 import os
 import shutil
 import tempfile
@@ -20,7 +21,8 @@ from ..results import KEPT, WriteFailed, write_bytes, write_json, write_text
 from ..runner import Outcome
 from ..soak.gates import parse_gates
 from ..soak.graph_gates import evaluate
-from ..store.layout import GRAPH_RESULT_NAME as GRAPH_RESULT
+from ..result.save import written
+from ..store.layout import RESULT_NAME
 from ..store.record import catalogue_graph
 from .page import render
 from .result import interference
@@ -85,25 +87,27 @@ def _stopped(result: dict) -> bool:
 def _saved(outcome: Outcome, results_dir: Path | None,
            where: tuple[int | None, int | None], logs: dict[str, bytes] | None = None
            ) -> tuple[Outcome, Path | None]:
-    """Write the outcome's graph result under ``results_dir`` and catalogue it (a catalogue
-    problem is a warning: the folder is saved; Ctrl-C then stops after this point)."""
+    """Write the outcome's graph result under ``results_dir`` (as its v3 document) and
+    catalogue it (a catalogue problem is a warning: the folder is saved; Ctrl-C then stops
+    after this point)."""
     if results_dir is None:
         return outcome, None
     result = dict(outcome.result)
+    document = written(result)
     folder = results_dir / result["run_id"]
     fresh = not folder.exists()
     try:
         write_text(folder / GRAPH_PAGE, render(result))
         for name, data in (logs or {}).items():
             write_bytes(folder / name, data)
-        write_json(folder / GRAPH_RESULT, result)  # last: it makes the folder a graph run
+        write_json(folder / RESULT_NAME, document)  # last: it makes the folder a run
     except WriteFailed as exc:
         if fresh:
             shutil.rmtree(folder, ignore_errors=True)
         raise NotSaved(f"{folder}: {exc.reason} while {exc.within(folder)}; the measurement "
                        f"above was not saved", outcome) from None
     try:
-        catalogue_graph(folder, result, *where)
+        catalogue_graph(folder, document, *where)
     except KeyboardInterrupt:
         outcome.interrupted = True
     except NotSaved as exc:
@@ -111,11 +115,3 @@ def _saved(outcome: Outcome, results_dir: Path | None,
         raise
     return outcome, folder
 
-
-def is_graph_folder(folder: Path) -> bool:
-    """Whether ``folder`` holds a saved graph run."""
-    return (folder / GRAPH_RESULT).is_file()
-
-
-def load_graph_result(folder: Path) -> dict:
-    return json.loads((folder / GRAPH_RESULT).read_text(encoding="utf-8"))

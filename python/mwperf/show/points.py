@@ -81,9 +81,14 @@ def _from_catalogue(root: Path, runs: list[str], point: int | None
                     ) -> list[tuple[str, dict[str, Any]]]:
     with connect(root, read_only=True, views=False) as con:
         run_ids = resolve_runs(con, runs)
+        # a run's stream points and graph runs (a stream point's graph_runs row points to
+        # its points row: not twice)
         rows = con.execute(
-            "SELECT folder, result FROM points WHERE list_contains(?, run_id) "
-            "AND (? IS NULL OR point_index = ?) ORDER BY started_at, point_index, repetition",
+            "SELECT folder, result FROM (SELECT folder, result, started_at, point_index, "
+            "repetition, run_id FROM points UNION ALL SELECT folder, result, started_at, "
+            "point_index, repetition, run_id FROM graph_runs WHERE kind = 'graph') "
+            "WHERE list_contains(?, run_id) AND (? IS NULL OR point_index = ?) "
+            "ORDER BY started_at, point_index, repetition",
             [run_ids, point, point]).fetchall()
     if not rows and point is not None:
         raise UsageError(f"--point {point}: run {', '.join(run_ids)} has no point {point} (the "
