@@ -262,8 +262,9 @@ impl Ping<'_> {
                     }
                 };
             if now >= due || ticked {
-                if self.sent_last {
-                    // behind: what arrived since the last send first, without waiting
+                if self.sent_last && !ticked {
+                    // behind: what arrived since the last send first, without waiting (a
+                    // timer's tick came from the wait set that also holds the echoes)
                     self.receive(
                         &Waiter {
                             busy_poll: true,
