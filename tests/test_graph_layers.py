@@ -54,9 +54,9 @@ def result() -> dict[str, Any]:
     return {"edges": edges, "chains": [{"name": "ab", "topics": ["/a", "/b"]}]}
 
 
-def write_rows(tmp_path: Path) -> dict[str, Path]:
+def write_rows(tmp_path: Path, files: dict[str, list[str]] | None = None) -> dict[str, Path]:
     paths = {}
-    for name, lines in FILES.items():
+    for name, lines in (files or FILES).items():
         paths[name] = tmp_path / f"{name}.csv"
         paths[name].write_text("\n".join([HEAD, *lines]) + "\n")
     return paths
@@ -104,6 +104,24 @@ def test_without_the_interposer_every_section_says_why(tmp_path: Path) -> None:
     assert all(e["layers"]["method"] == "none" and "missing" in e["layers"]["why_none"]
                for e in out["edges"])
     assert out["chains"][0]["layers"]["method"] == "none"
+
+
+def test_a_transport_that_hides_its_system_calls_says_so_on_each_edge(tmp_path: Path) -> None:
+    """No system call carried a message (iceoryx2's shared memory): the middleware and kernel
+    layers are one, and each edge says why as a point over iceoryx2 does (layers_unseen.py)."""
+    def unseen(line: str) -> str:  # the send and receive calls' cells emptied
+        cells = line.split(",")
+        cells[6:10] = ["", "", "", ""]
+        return ",".join(cells)
+    files = {name: [unseen(line) for line in lines] for name, lines in FILES.items()}
+    out = result()
+    attach(out, parse_graph(GRAPH, "g"), specs(), reports(), write_rows(tmp_path, files), None,
+           transport="iceoryx2")
+    for edge in out["edges"]:
+        notes = {x["name"]: x["note"] for x in edge["layers"]["layers"] if not x["observable"]}
+        assert set(notes) == {"middleware_send", "kernel_network", "middleware_receive"}, edge
+        assert all(n.startswith("no system call carries the message: iceoryx2 moves it "
+                                "through shared memory") for n in notes.values()), notes
 
 
 def test_a_rows_file_of_another_layout_is_refused_by_name(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..agent import LAYERS_LIBRARY
 from ..layers import Link, Moment, none, oneway_chain, section
+from ..layers_unseen import byte_stream_notes, why_unseen
 from .model import Graph
 from .node_rows import NodeRows, RowsError, read_node_rows
 
@@ -34,11 +35,12 @@ def rows_path(workdir: Path, file_name: str) -> Path:
 def attach(result: dict[str, Any], graph: Graph, specs: list[dict[str, Any]],
            reports: dict[str, dict[str, Any] | None], paths: dict[str, Path],
            missing: str | None, links: Link | None = None,
-           hosts: dict[str, str] | None = None) -> None:
+           hosts: dict[str, str] | None = None, transport: str = "") -> None:
     """Give ``result`` (result.merge's) its ``layers`` summary and each edge and chain its
     ``layers`` section; ``paths``: node -> its rows file; ``missing``: why the interposer
     could not be preloaded (then no section is split); ``links``: with --link, the emulator's
-    stamps of each message (layers_link.py), ``hosts``: node -> its emulated host."""
+    stamps of each message (layers_link.py), ``hosts``: node -> its emulated host;
+    ``transport``: what it is known to hide (layers_unseen.py)."""
     agents = [_agent(name, report) for name, report in reports.items() if report is not None]
     blind = [f"{a['name']}: {a['why']}" for a in agents if a["why"]]
     summary: dict[str, Any] = {
@@ -72,10 +74,11 @@ def attach(result: dict[str, Any], graph: Graph, specs: list[dict[str, Any]],
         chains = [oneway_chain(sender.sent[key], mine, link)
                   for key, mine in receiver.received.items()
                   if key[0] == topic and key[1] == source and key in sender.sent]
+        received = list(receiver.received.values())
         edge["layers"] = section(
-            "oneway", chains, _why_unseen(sender, receiver),
+            "oneway", chains, why_unseen(list(sender.sent.values()), received, transport),
             [a for a in summary["agents"] if a["name"] in (edge["from"], edge["to"])],
-            _notes(edge["from"] in _stages(graph, edge["topic"])),
+            _notes(edge["from"] in _stages(graph, edge["topic"])) + byte_stream_notes(received),
             {"events_dropped": dropped.get(edge["from"], 0) + dropped.get(edge["to"], 0)})
     for chain in result["chains"]:
         if summary["why_none"] is not None:
@@ -128,25 +131,6 @@ def _notes(stage: bool) -> list[str]:
         notes.insert(0, "a chain stage's hop starts at its callback: sender app -> middleware "
                         "is the stage's work and its own cost up to its write")
     return notes
-
-
-def _why_unseen(sender: NodeRows, receiver: NodeRows) -> dict[str, str]:
-    """Why a layer's boundary was not seen, from what was seen (as the point's)."""
-    why: dict[str, str] = {}
-    if sender.sent and all(r.send_first is None for r in sender.sent.values()):
-        why["middleware_send"] = ("no system call carried the message's bytes (the middleware "
-                                  "moves it through shared memory, or the sender's calls were "
-                                  "not seen)")
-        why["kernel_network"] = why["middleware_send"]
-        why["middleware_receive"] = why["middleware_send"]
-    elif receiver.received and all(r.recv_last is None for r in receiver.received.values()):
-        why["kernel_network"] = (
-            "the message is split over several datagrams: the first carries the header, the "
-            "last cannot be recognised"
-            if any(r.recv_first is not None for r in receiver.received.values())
-            else "no receive system call carried the message's bytes")
-        why["middleware_receive"] = why["kernel_network"]
-    return why
 
 
 def _chain_section(graph: Graph, topics: Iterable[str], rows: dict[str, NodeRows],

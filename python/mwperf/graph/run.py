@@ -303,7 +303,8 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
     if cfg.layers:
         attach_layers(result, graph, specs, reports,
                       {s["name"]: rows_path(workdir, file_name(s["name"])) for s in specs},
-                      layers_missing, *_link_stamps(network, tag, graph, topology))
+                      layers_missing, *_link_stamps(network, tag, graph, topology),
+                      transport=cfg.transport)
     problem = validation_error(result, "graph-result")
     if problem is not None:  # mwperf's own fault: say where, keep nothing half-right
         raise RunError(f"the graph result does not match schema/result.v2.json at {problem}")

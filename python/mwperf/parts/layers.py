@@ -19,6 +19,7 @@ from ..layers_clocks import (aligned_pong, aligned_sub, on_pub_clock, sync_of, t
                              unknown_across)
 from ..layers_link import read_many, truncated
 from ..layers_rows import Row, RowsError, read_rows
+from ..layers_unseen import byte_stream_notes, why_unseen
 from ..merge import make_warning
 from ..remote.preload import remote_preload
 from ..roles import ROLES
@@ -28,17 +29,6 @@ if TYPE_CHECKING:
     from ..point import Point
     from ..result_types import RunResult
     from .state import PointState
-
-KNOWN_UNSEEN = {
-    "iceoryx2": ("no system call carries the message: iceoryx2 moves it through shared memory",
-                 ("middleware_send", "kernel_network", "middleware_receive")),
-    "fastdds": ("no system call carries the message: Fast DDS's shared-memory transport (on by "
-                "default between processes of one host) moves it",
-                ("middleware_send", "kernel_network", "middleware_receive")),
-    "foxglove": ("a WebSocket client masks its frames (RFC 6455): the header is not in the bytes "
-                 "its send call passes", ("middleware_send", "kernel_network")),
-}
-"""why a transport hides a moment, where it is known (docs/layers.md)"""
 
 FOLDER = "layers"
 """the rows' folder in the point's work folder (and in its saved result)"""
@@ -238,11 +228,9 @@ def build(mode: str, folder: Path, reports: list[tuple[str, dict[str, Any]]],
                 continue
             chains.append(chain)
             per_topic.setdefault(names.get(key[0], f"topic {key[0]}"), []).append(chain)
-    why = _why_unseen(sender, received)
-    if transport in KNOWN_UNSEEN:
-        reason, hidden = KNOWN_UNSEEN[transport]
-        why.update({name: reason for name in hidden})
-    layers = section(mode, chains, why, agents, _notes(sender, received),
+    rows = [r for side in received for r in side.values()]
+    layers = section(mode, chains, why_unseen(list(sender.values()), rows, transport), agents,
+                     byte_stream_notes(rows),
                      {"events_dropped": held_back}, per_topic)
     warnings += _across(layers, mode, apart, unsynced,
                         [syncs[name] for name in apart if syncs.get(name)])
@@ -313,34 +301,3 @@ def _topic_names(result: "RunResult") -> dict[int, str]:
 def _counts(counts: dict[str, int]) -> str:
     return ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in counts.items() if v) or "none"
 
-
-def _why_unseen(sender: dict[tuple[int, int], Row],
-                received: list[dict[tuple[int, int], Row]]) -> dict[str, str]:
-    """Why a layer's boundary was not seen, from what was seen."""
-    rows = [r for side in received for r in side.values()]
-    why: dict[str, str] = {}
-    if sender and all(r.send_first is None for r in sender.values()):
-        why["middleware_send"] = ("no system call carried the message's bytes (the middleware "
-                                  "moves it through shared memory, or the sender's calls were "
-                                  "not seen)")
-        why["kernel_network"] = why["middleware_send"]
-        why["middleware_receive"] = why["middleware_send"]
-    elif rows and all(r.recv_last is None for r in rows):
-        if any(r.recv_first is not None for r in rows):
-            why["kernel_network"] = ("the message is split over several datagrams: the first "
-                                     "carries the header, the last cannot be recognised")
-        else:
-            why["kernel_network"] = "no receive system call carried the message's bytes"
-        why["middleware_receive"] = why["kernel_network"]
-    return why
-
-
-def _notes(sender: dict[tuple[int, int], Row],
-           received: list[dict[tuple[int, int], Row]]) -> list[str]:
-    notes = []
-    rows = [r for side in received for r in side.values()]
-    if any(r.recv_first is not None and r.recv_last is not None and r.recv_last > r.recv_first
-           for r in rows):
-        notes.append("a message arrived over several receive calls (a byte stream): kernel and "
-                     "network ends at the call that completed its bytes")
-    return notes
