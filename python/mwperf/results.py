@@ -1,5 +1,6 @@
 """The result directory of a point: result.json, agents/<role>.json, samples.csv (several topics:
-samples.<topic>.csv each), daemons/.
+samples.<topic>.csv each), daemons/; of a graph run: result.json, graph.html and the files it
+kept (graph/measure.py).
 
 Every file is written atomically (a temporary file beside it, flushed to the disk, then
 os.replace), so a reader never sees half a result, even when mwperf is interrupted while
@@ -42,14 +43,17 @@ class WriteFailed(RunError):
         return f"writing {name}"
 
 
-def save_point(outcome: Outcome, directory: Path, document: dict[str, Any]) -> Path:
-    """Write one point's files into ``directory`` (created), ``document`` (the result as saved:
-    result/save.py's ``written``) as its result.json last, and return it. On a failure the
-    folder is removed again and NotSaved (carrying ``outcome``) names it and what failed; a
-    Ctrl-C while saving does the same, with the exit code of an interruption."""
+def save_point(outcome: Outcome, directory: Path, document: dict[str, Any],
+               extra: dict[str, bytes] | None = None) -> Path:
+    """Write one point's or graph run's files into ``directory`` (created), ``extra`` (path in
+    the folder -> contents: a graph run's drawing and the files it kept) among them,
+    ``document`` (the result as saved: result/save.py's ``written``) as its result.json last,
+    and return it. On a failure the folder is removed again and NotSaved (carrying ``outcome``)
+    names it and what failed; a Ctrl-C while saving does the same, with the exit code of an
+    interruption."""
     fresh = not directory.exists()
     try:
-        _save(outcome, directory, document)
+        _save(outcome, directory, document, extra or {})
     except WriteFailed as exc:
         _discard(directory, fresh)
         raise NotSaved(f"{directory}: {exc.reason} while {exc.within(directory)}; the "
@@ -71,10 +75,13 @@ KEPT: dict[str, Callable[[Path], bool]] = {
 """a part's folder of files saved with the result -> which of its files are kept"""
 
 
-def _save(outcome: Outcome, directory: Path, document: dict[str, Any]) -> None:
+def _save(outcome: Outcome, directory: Path, document: dict[str, Any],
+          extra: dict[str, bytes]) -> None:
     result = outcome.result
     make_folder(directory)
-    for agent in result["agents"]:
+    for name, data in extra.items():
+        write_bytes(directory / name, data)
+    for agent in result.get("agents", []):  # a graph run's nodes report inside the result
         write_json(directory / "agents" / f"{agent['role']}.json", agent)
     if outcome.samples_path is not None:
         _copy(outcome.samples_path, directory / "samples.csv")

@@ -11,7 +11,7 @@ measurement, then the error.
 import contextlib
 import secrets
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -40,14 +40,21 @@ def measure(cfg: PointConfig, agent: Agent, results_dir: Path | None, *,
         if results_dir is not None:
             document = written(outcome.result)  # v3, with its stream view (result/save.py)
             saved = save_point(outcome, results_dir / outcome.result["run_id"], document)
-            try:
-                catalogue_point(saved, document, index, repetition)
-            except KeyboardInterrupt:  # saved but not catalogued: keep it, stop after it
-                outcome.interrupted = True
-            except NotSaved as exc:  # the disk refused the catalogue: report the measurement
-                exc.outcome = outcome
-                raise
+            catalogued(outcome, lambda: catalogue_point(saved, document, index, repetition))
     return outcome, saved
+
+
+def catalogued(outcome: Outcome, catalogue: Callable[[], None]) -> None:
+    """Catalogue a run just saved (``catalogue()``): a Ctrl-C then keeps it, saved, and marks
+    the outcome interrupted (a suite stops after it); a disk that refuses the catalogue raises
+    NotSaved carrying the outcome, to be reported first."""
+    try:
+        catalogue()
+    except KeyboardInterrupt:  # saved but not catalogued: keep it, stop after it
+        outcome.interrupted = True
+    except NotSaved as exc:  # the disk refused the catalogue: report the measurement
+        exc.outcome = outcome
+        raise
 
 
 @contextlib.contextmanager

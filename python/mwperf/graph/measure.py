@@ -5,7 +5,6 @@ with ``graph.html``, the graph drawn. Folders an older mwperf saved hold ``graph
 instead; every reader reads both (result/load.py, store/layout.py)."""
 
 import os
-import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -13,16 +12,15 @@ from pathlib import Path
 from ..agent import Agent
 from ..config import PointConfig
 from ..durations import format_ns
-from ..errors import NotSaved
 from ..allocsites.heaptrack import ALLOC_SITES_DIR
 from ..profiling import PROFILE_DIR
 from .plan import SAMPLES_DIR
-from ..results import KEPT, WriteFailed, write_bytes, write_json, write_text
+from ..results import KEPT, save_point
 from ..runner import Outcome
+from ..session import catalogued
 from ..soak.gates import parse_gates
 from ..soak.graph_gates import evaluate
 from ..result.save import written
-from ..store.layout import RESULT_NAME
 from ..store.record import catalogue_graph
 from .page import render
 from .result import interference
@@ -87,31 +85,13 @@ def _stopped(result: dict) -> bool:
 def _saved(outcome: Outcome, results_dir: Path | None,
            where: tuple[int | None, int | None], logs: dict[str, bytes] | None = None
            ) -> tuple[Outcome, Path | None]:
-    """Write the outcome's graph result under ``results_dir`` (as its v3 document) and
-    catalogue it (a catalogue problem is a warning: the folder is saved; Ctrl-C then stops
-    after this point)."""
+    """Save the outcome's graph result under ``results_dir`` as a point is saved (its v3
+    document last, results.save_point) with its drawing and ``logs``, and catalogue it
+    (session.catalogued)."""
     if results_dir is None:
         return outcome, None
-    result = dict(outcome.result)
-    document = written(result)
-    folder = results_dir / result["run_id"]
-    fresh = not folder.exists()
-    try:
-        write_text(folder / GRAPH_PAGE, render(result))
-        for name, data in (logs or {}).items():
-            write_bytes(folder / name, data)
-        write_json(folder / RESULT_NAME, document)  # last: it makes the folder a run
-    except WriteFailed as exc:
-        if fresh:
-            shutil.rmtree(folder, ignore_errors=True)
-        raise NotSaved(f"{folder}: {exc.reason} while {exc.within(folder)}; the measurement "
-                       f"above was not saved", outcome) from None
-    try:
-        catalogue_graph(folder, document, *where)
-    except KeyboardInterrupt:
-        outcome.interrupted = True
-    except NotSaved as exc:
-        exc.outcome = outcome
-        raise
+    document = written(outcome.result)
+    folder = save_point(outcome, results_dir / outcome.result["run_id"], document,
+                        {GRAPH_PAGE: render(outcome.result).encode(), **(logs or {})})
+    catalogued(outcome, lambda: catalogue_graph(folder, document, *where))
     return outcome, folder
-

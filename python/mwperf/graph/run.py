@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..agent import Agent, layers_preload
+from ..agent import Agent
 from ..clocksync import shifted
 from ..commandline import qos_args
 from ..config import PointConfig
@@ -55,7 +55,7 @@ from .restarts import FOLDER, READY_TIMEOUT_S, Restarter, is_daemon
 from .plan import SAMPLES_DIR, addresses, linger_ns, node_specs, serving_nodes, supported, way
 from ..layers import Link
 from ..layers_link import read_many
-from .layers import FOLDER as LAYERS_FOLDER, attach as attach_layers, rows_path
+from .layers import attach as attach_layers, rows_path
 from .result import merge
 
 START_MARGIN_NS = 200_000_000
@@ -132,7 +132,6 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
             for name, _ in (*cfg.cpu.quota_pct, *cfg.cpu.pin))}, cfg.option(RAW_DDS_TYPE))
     commands = Commands(graph)
     command_env = _command_environment(graph, cfg) if commands.nodes else {}
-    layers_missing = _layers_missing(agent, workdir) if cfg.layers else None
     shm_before = fastdds_shm.entries()
     served_as: dict[str, str] = {}  # a node's server sits with the node (its host's limits)
     # real hosts: the nodes there, the daemons here
@@ -193,7 +192,6 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                 procs[spec["name"]] = _start(agents, agent, cfg, spec, workdir, go_file, tag,
                                              place, real, clocks.args(spec["name"]),
                                              _shift(cfg, topology, spec["name"]),
-                                             cfg.layers and layers_missing is None,
                                              (parts, state))
             commands.wait_ready(list(procs.values()),
                                 max(10.0, cfg.discovery_timeout_ns / 1e9 + 5))
@@ -303,7 +301,8 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
     if cfg.layers:
         attach_layers(result, graph, specs, reports,
                       {s["name"]: rows_path(workdir, file_name(s["name"])) for s in specs},
-                      layers_missing, *_link_stamps(network, tag, graph, topology),
+                      state.found.get("layers_missing"),
+                      *_link_stamps(network, tag, graph, topology),
                       transport=cfg.transport)
     problem = validation_error(result, "graph-result")
     if problem is not None:  # mwperf's own fault: say where, keep nothing half-right
@@ -432,7 +431,7 @@ def _shift(cfg: PointConfig, topology: Topology | None, node: str) -> tuple[int,
 def _start(agents: AgentSet, agent: Agent, cfg: PointConfig, spec: dict[str, Any],
            workdir: Path, go_file: Path, tag: int, place: Place | None,
            real: PointHosts | None, clock_args: list[str],
-           shift: tuple[int, float] | None, layers: bool = False,
+           shift: tuple[int, float] | None,
            hooks: "tuple[list[Part], PointState[PointConfig]] | None" = None) -> AgentProcess:
     """Start ``spec``'s node where it is placed: here (in an emulated host's namespace, or
     mwperf's own), or on a real host (its spec on its command line, its files in its scratch
@@ -461,10 +460,6 @@ def _start(agents: AgentSet, agent: Agent, cfg: PointConfig, spec: dict[str, Any
         argv += part.args(hooks[1], spec["name"])
         env = (part.remote_env(hooks[1], spec["name"], name, env) if remote
                else part.env(hooks[1], name, env))
-    if layers:  # the system-call interposer ahead of any other preload; the node's rows
-        argv += ["--layers-out", str(rows_path(workdir, name))]
-        existing = (env or {}).get("LD_PRELOAD") or os.environ.get("LD_PRELOAD")
-        env = {**(env or {}), "LD_PRELOAD": layers_preload(agent, existing)}
     argv += [arg for opt in opts for arg in ("--opt", opt)]
     if remote:
         assert real is not None
@@ -484,17 +479,6 @@ def _start_rclpy(agents: AgentSet, cfg: PointConfig, graph: Graph, spec: dict[st
     return agents.spawn(spec["name"], rclpy_argv(cfg, graph.node(spec["name"]), spec_path,
                                                  go_file, tag, workdir, name),
                         netns, env, name=name)
-
-
-def _layers_missing(agent: Agent, workdir: Path) -> str | None:
-    """``--layers``: the rows' folder made; why the interposer cannot be preloaded (None: it
-    can). A missing library is not fatal: the graph runs and its sections say why."""
-    (workdir / LAYERS_FOLDER).mkdir(exist_ok=True)
-    try:
-        layers_preload(agent, None)
-    except RunError as exc:
-        return str(exc)
-    return None
 
 
 def _report(workdir: Path, node: str) -> tuple[dict[str, Any] | None, str | None]:

@@ -39,6 +39,9 @@ supervisor sends back plain names only, into the point's work folder)"""
 
 class Layers(Part):
     name = "layers"
+    on_graphs = True
+    """on a graph every node is preloaded and writes its rows (``args``); the sections per
+    edge and chain are graph/layers.py's"""
 
     def wanted(self, cfg: "Point") -> bool:
         return cfg.layers
@@ -64,6 +67,15 @@ class Layers(Part):
             run.found.pop("layers_preload", None)
             run.found["layers_missing"] = str(exc)
 
+    def args(self, run: "PointState", role: str) -> list[str]:
+        """A graph node's rows (``role``: the node's name); a stream's agents get theirs by
+        ``command``, which knows each agent's name."""
+        if run.cfg.graph is None or "layers_preload" not in run.found:
+            return []
+        from ..graph.layers import rows_path
+        from ..graph.run import file_name
+        return ["--layers-out", str(rows_path(run.workdir, file_name(role)))]
+
     def command(self, run: "PointState", role: str, argv: list[str]) -> list[str]:
         name = _agent_name(argv) or role
         if _remote(run, role):
@@ -84,6 +96,8 @@ class Layers(Part):
         return env if library is None else _ahead(env, library)
 
     def section(self, run: "PointState", result: "RunResult") -> None:
+        if run.cfg.graph is not None:  # per edge and chain: graph/layers.py's attach
+            return
         for agent in run.runs:  # the rows an agent on a real host sent back
             name = agent.name or agent.role
             sent = run.workdir / f"{name}{REMOTE_SUFFIX}"
