@@ -194,6 +194,15 @@ impl Ping<'_> {
         Ok(())
     }
 
+    /// One message that already arrived, if any, without waiting.
+    fn take_ready(&mut self, now: u64) -> Result<(), Stop> {
+        let waiter = Waiter {
+            busy_poll: true,
+            spin_margin_ns: 0,
+        };
+        self.receive(&waiter, now)
+    }
+
     fn peer_gone(&self, what: &str) -> Stop {
         match self.last_heard_ns {
             None => Stop::Failed(format!(
@@ -248,13 +257,7 @@ impl Ping<'_> {
                     None => false,
                     Some(Ok(true)) => true,
                     Some(Ok(false)) => {
-                        self.receive(
-                            &Waiter {
-                                busy_poll: true,
-                                spin_margin_ns: 0,
-                            },
-                            now,
-                        )?;
+                        self.take_ready(now)?;
                         continue;
                     }
                     Some(Err(e)) => {
@@ -265,13 +268,7 @@ impl Ping<'_> {
                 if self.sent_last && !ticked {
                     // behind: what arrived since the last send first, without waiting (a
                     // timer's tick came from the wait set that also holds the echoes)
-                    self.receive(
-                        &Waiter {
-                            busy_poll: true,
-                            spin_margin_ns: 0,
-                        },
-                        now,
-                    )?;
+                    self.take_ready(now)?;
                 }
                 self.sent_last = true;
                 let slot = self.pacer.take(now);
