@@ -11,18 +11,17 @@ measurement, then the error.
 import contextlib
 import secrets
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 
 from .agent import Agent
 from .config import PointConfig
-from .errors import NotSaved
 from .leases import Lease
 from .result.save import written
 from .results import save_point
 from .runner import Outcome, run_point
-from .store.record import catalogue_point
+from .store.record import catalogue_point, catalogued
 
 
 def measure(cfg: PointConfig, agent: Agent, results_dir: Path | None, *,
@@ -42,19 +41,6 @@ def measure(cfg: PointConfig, agent: Agent, results_dir: Path | None, *,
             saved = save_point(outcome, results_dir / outcome.result["run_id"], document)
             catalogued(outcome, lambda: catalogue_point(saved, document, index, repetition))
     return outcome, saved
-
-
-def catalogued(outcome: Outcome, catalogue: Callable[[], None]) -> None:
-    """Catalogue a run just saved (``catalogue()``): a Ctrl-C then keeps it, saved, and marks
-    the outcome interrupted (a suite stops after it); a disk that refuses the catalogue raises
-    NotSaved carrying the outcome, to be reported first."""
-    try:
-        catalogue()
-    except KeyboardInterrupt:  # saved but not catalogued: keep it, stop after it
-        outcome.interrupted = True
-    except NotSaved as exc:  # the disk refused the catalogue: report the measurement
-        exc.outcome = outcome
-        raise
 
 
 @contextlib.contextmanager

@@ -17,11 +17,10 @@ from ..profiling import PROFILE_DIR
 from .plan import SAMPLES_DIR
 from ..results import KEPT, save_point
 from ..runner import Outcome
-from ..session import catalogued
 from ..soak.gates import parse_gates
 from ..soak.graph_gates import evaluate
 from ..result.save import written
-from ..store.record import catalogue_graph
+from ..store.record import catalogue_graph, catalogued
 from .page import render
 from .result import interference
 from .command_run import PREFIX as COMMAND_LOGS

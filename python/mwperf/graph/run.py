@@ -56,17 +56,12 @@ from .plan import SAMPLES_DIR, addresses, linger_ns, node_specs, serving_nodes, 
 from ..layers import Link
 from ..layers_link import read_many
 from .layers import attach as attach_layers, rows_path
+from .node_files import file_name
 from .result import merge
 
 START_MARGIN_NS = 200_000_000
 """the go file names an instant this far ahead: every node reads it before it comes"""
 SLACK_S = 10.0
-
-
-def file_name(node: str) -> str:
-    """A node's name as a file name (iRobot namespaces have '/'; check.py refuses two nodes
-    that would share one)."""
-    return "node." + node.replace("/", "_")
 
 
 RUSTDDS_LOOPBACK_PARTICIPANTS = 13

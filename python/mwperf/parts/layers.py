@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 from ..agent import LAYERS_LIBRARY, layers_preload
 from ..clocksync import test_clock_of
 from ..errors import RunError, UsageError
+from ..graph.layers import rows_path
+from ..graph.node_files import file_name
 from ..layers import Link, Moment, figures, none, oneway_chain, round_trip, section
 from ..layers_clocks import (aligned_pong, aligned_sub, on_pub_clock, sync_of, two_clocks_why,
                              unknown_across)
@@ -72,8 +74,6 @@ class Layers(Part):
         ``command``, which knows each agent's name."""
         if run.cfg.graph is None or "layers_preload" not in run.found:
             return []
-        from ..graph.layers import rows_path
-        from ..graph.run import file_name
         return ["--layers-out", str(rows_path(run.workdir, file_name(role)))]
 
     def command(self, run: "PointState", role: str, argv: list[str]) -> list[str]:

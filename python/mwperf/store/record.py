@@ -38,6 +38,20 @@ def catalogue_graph(folder: Path, result: dict[str, Any], index: int | None = No
     _guarded(folder, lambda: ingest_graph(folder, result, index, repetition), notify)
 
 
+def catalogued(outcome: Any, catalogue: Callable[[], None]) -> None:
+    """Catalogue a run just saved (``catalogue()``, one of the above) for ``outcome`` (the
+    runner's Outcome): a Ctrl-C then keeps it, saved, and marks the outcome interrupted (a suite
+    stops after it); a disk that refuses the catalogue raises NotSaved carrying the outcome, to
+    be reported first."""
+    try:
+        catalogue()
+    except KeyboardInterrupt:  # saved but not catalogued: keep it, stop after it
+        outcome.interrupted = True
+    except NotSaved as exc:  # the disk refused the catalogue: report the measurement
+        exc.outcome = outcome
+        raise
+
+
 def _guarded(point_dir: Path, ingest: Callable[[], None],
              notify: Callable[[str], None] | None) -> None:
     say = notify or (lambda line: print(f"mwperf: {line}", file=sys.stderr))
