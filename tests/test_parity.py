@@ -37,15 +37,14 @@ FLAGS: dict[str, Any] = {
     "restarts": lambda kind: {"restart": (f"{RESTART_TARGET[kind]}@1s",)},
     "resources": {"gates": ("p99<=1s",)}, "layers": {"layers": True},
     "clock sync": {"clock_sync": True}, "bridge": {"bridge": "direct"},
-    "samples": {"samples": True}, "keep awake": {"keep_awake": True}}
+    "samples": {"samples": True}, "keep awake": {"keep_awake": True},
+    "secure": {"secure": "wireguard", "link": "delay=1ms"}}
 """each part's flag (a function of the run kind where its value depends on it)"""
 NOT_A_FLAG = {"ros2": "the ros2 transport's environment",
               "fastdds-distro": "the fastdds transport's --opt distro (its environment)", "calls": "the service run kind",
               "sizes": "every point", "resilience": "every point",
               "throughput": "the throughput run kind",
-              "rclpy sub": "the ros2 transport's --opt client=rclpy on a one-way stream",
-              "secure": "--secure: the DDS transports' (cyclonedds, fastdds) only, and this "
-                        "table's points are udp; tests/test_secure_e2e.py runs it"}
+              "rclpy sub": "the ros2 transport's --opt client=rclpy on a one-way stream"}
 """parts no flag turns on: a transport, a run kind, or every point"""
 
 Y, R = "yes", "refused"
@@ -61,6 +60,7 @@ TABLE = {
     "bridge": (Y, R, R, Y, Y, Y, R),
     "samples": (Y, R, Y, Y, Y, Y, Y),
     "keep awake": (Y, Y, Y, Y, Y, Y, Y),
+    "secure": (Y, Y, Y, Y, Y, Y, Y),
 }
 
 

@@ -116,8 +116,10 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
     option("--secure", metavar="MODE", help="DDS-Security with a PKI made for the run (a CA, "
            "an X.509 v3 identity per agent, signed governance and permissions; removed with "
            "the run's scratch folder): auth (authentication and access control), sign "
-           "(messages, metadata and data signed) or encrypt (encrypted). --transport "
-           "cyclonedds or fastdds."),
+           "(messages, metadata and data signed) or encrypt (encrypted), --transport "
+           "cyclonedds or fastdds; or wireguard: every packet between emulated hosts (--link) "
+           "through a userspace WireGuard tunnel (wireguard-go, keys made for the run), any "
+           "transport; plain: none (a scenario axis's unsecured side)."),
     agent_option("--reliability", help="QoS: reliable or best-effort (mapped per "
            "middleware).  [default: {default}]"),
     agent_option("--history", help="QoS: keep-last (with --depth), keep-last:N or "

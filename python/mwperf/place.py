@@ -22,9 +22,11 @@ LOOPBACK = "127.0.0.1"
 class Place(Protocol):
     """What the runner and the hooks may ask of where a point runs."""
 
-    pins_interfaces: ClassVar[bool]
-    """each agent must be told its own interface (a real machine has several: Ethernet, WiFi,
-    VPNs; an emulated host has one, and loopback one)"""
+    @property
+    def pins_interfaces(self) -> bool:
+        """Each agent must be told its own interface (a real machine has several: Ethernet,
+        WiFi, VPNs; an emulated host has one, two with a tunnel, and loopback one)."""
+        ...
 
     def address_of(self, name: str) -> str:
         """The address of the host the role or daemon ``name`` is placed on, as the others

@@ -486,6 +486,33 @@ class RunResultLinkOutageWindow(TypedDict):
     every_ns: NotRequired[int]
 
 
+RunResultLinkTunnelHandshakesItem = TypedDict('RunResultLinkTunnelHandshakesItem', {
+    'from': str,
+    'to': str,
+    'ms': float | None,
+})
+
+
+class RunResultLinkTunnelPeersItem(TypedDict):
+    host: str
+    peer: str
+    tx_bytes: int
+    rx_bytes: int
+
+
+class RunResultLinkTunnel(TypedDict):
+    """with --secure wireguard (docs/links.md): the WireGuard tunnel between the hosts: the program, its MTU, port and per-packet overhead, each host's tunnel address, each pair's handshake (ms: the initiator's first datagram -> its WireGuard's done stamp; null: none within 6 s) and per host and peer WireGuard's own byte counters at the end"""
+
+    kind: Literal['wireguard']
+    program: str
+    mtu: int
+    port: int
+    overhead_bytes: int
+    addresses: dict[str, Any]
+    handshakes: list[RunResultLinkTunnelHandshakesItem]
+    peers: list[RunResultLinkTunnelPeersItem]
+
+
 class RunResultLink(TypedDict):
     """with --link (docs/links.md): the spec as given, its preset, both directions in base units, the backend (userspace | netem), the hosts, and the emulator's per-direction counters (null if it wrote none)"""
 
@@ -497,6 +524,7 @@ class RunResultLink(TypedDict):
     hosts: NotRequired[dict[str, Any]]
     emulator: dict[str, Any] | None
     outage_window: NotRequired[RunResultLinkOutageWindow | None]
+    tunnel: NotRequired[RunResultLinkTunnel]
 
 
 class RunResultHosts(TypedDict):

@@ -24,7 +24,7 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from ..leases import Lease
@@ -37,16 +37,19 @@ from .userspace import Forwarder
 from ..layers_link import layer_log_paths
 from ..result_types import RunResult, RunResultLink
 
+if TYPE_CHECKING:
+    from ..security.wireguard import Tunnel
+
 BACKENDS = ("auto", "netem", "userspace")
 
 
 @dataclass
 class Network:
     """The hosts (by name), their addresses, each link's spec, the backend, and at the end the
-    emulators' counters (one per wire). A place (place.py): emulated hosts."""
-
-    pins_interfaces: ClassVar[bool] = False
-    """an emulated host has one interface on its links: agents need not be told theirs"""
+    emulators' counters (one per wire). A place (place.py): emulated hosts. With a tunnel
+    (``--secure wireguard``, security/wireguard.py) the agents and daemons meet at its
+    addresses, and each is told its own: a host then has two interfaces, and a middleware that
+    announced its link address would be reached around the tunnel."""
 
     topology: Topology
     hosts: dict[str, Host]
@@ -62,6 +65,15 @@ class Network:
     outage_every_ns: int = 0
     """the outage repeats this often (``every=``, from one start to the next; 0 = once)"""
 
+    tunnel: "Tunnel | None" = None
+    """the WireGuard tunnel between the hosts (``--secure wireguard``), once it is up"""
+
+    @property
+    def pins_interfaces(self) -> bool:
+        """Without a tunnel a host has one interface, on its links: agents need not be told
+        theirs; with one, they must use the tunnel's."""
+        return self.tunnel is not None
+
     def outage_window(self) -> tuple[int, int] | None:
         """The (first) outage on CLOCK_MONOTONIC (the agents' clock): the union of every wire's (with
         ``--link`` alone: both directions of the one link); None without one, or with a backend
@@ -71,16 +83,21 @@ class Network:
         return min(w[0] for w in self.outages), max(w[1] for w in self.outages)
 
     def address_of(self, name: str) -> str:
-        """The address of the host role or daemon ``name`` is placed on."""
-        return self.addressing.addresses[self.topology.host_of(name)]
+        """The address of the host role or daemon ``name`` is placed on (its tunnel address
+        with a tunnel)."""
+        return self._addresses()[self.topology.host_of(name)]
+
+    def _addresses(self) -> dict[str, str]:
+        """host -> where the agents meet: its tunnel address, else its link address"""
+        return self.tunnel.addresses if self.tunnel is not None else self.addressing.addresses
 
     def netns_of(self, name: str) -> Path:
         """The namespace file of the host role or daemon ``name`` is placed on."""
         return self.hosts[self.topology.host_of(name)].netns_path
 
     def host_addresses(self) -> list[str]:
-        """Every host's address, in the topology's order."""
-        return [self.addressing.addresses[h] for h in self.topology.hosts]
+        """Every host's address (as ``address_of``), in the topology's order."""
+        return [self._addresses()[h] for h in self.topology.hosts]
 
     def is_remote(self, name: str) -> bool:
         """Emulated hosts are namespaces of this machine: nothing runs elsewhere."""
@@ -122,6 +139,7 @@ class Network:
         return {**self.specs[first.name].to_dict(), "backend": self.backend, "hosts": hosts,
                 "emulator": self.reports[0] if self.reports else None,
                 "links": links, "place": dict(self.topology.place),
+                **({"tunnel": self.tunnel.describe()} if self.tunnel is not None else {}),
                 "outage_window": None if window is None else {
                     "start_ns": window[0], "end_ns": window[1],
                     "every_ns": self.outage_every_ns}}
@@ -187,17 +205,18 @@ def wire_spec(wire: Wire, spec: LinkSpec) -> LinkSpec:
 
 @contextlib.contextmanager
 def emulated_network(topology: Topology, point_link: str | None, backend: str, workdir: Path,
-                     purpose: str, packet_log: bool = False, layer_log: bool = False
-                     ) -> Iterator[Network]:
+                     purpose: str, packet_log: bool = False, layer_log: bool = False,
+                     tunnel: bool = False) -> Iterator[Network]:
     """The hosts of ``topology`` joined by its links; everything is gone again after the block.
     ``packet_log``: the userspace emulators log every packet (``--wire-bytes``, wire.py);
     ``layer_log``: every mwperf message's read and release times (``--layers``,
-    layers_link.py; found after the block with ``Network.layer_logs``). netem logs neither."""
+    layers_link.py; found after the block with ``Network.layer_logs``). netem logs neither.
+    ``tunnel``: a WireGuard tunnel joins the hosts over the links (``--secure wireguard``); its
+    counters are read before the links stop."""
     require_root()
     specs = link_specs(topology, point_link)
     with Lease.take(purpose) as lease:
-        plan = plan_addresses(topology, (int(lease.tag[0:2], 16), int(lease.tag[2:4], 16)),
-                              lease.prefix)
+        plan = plan_addresses(topology, subnet_base(lease), lease.prefix)
         nodes = {name: create_host(lease, name) for name in (*topology.hosts, *plan.hubs)}
         wires = [(w, wire_spec(w, specs[w.link.name])) for w in plan.wires]
         first = nodes[topology.hosts[0]]
@@ -238,9 +257,30 @@ def emulated_network(topology: Topology, point_link: str | None, backend: str, w
                 address_port(near, spec.up.mtu)
                 address_port(far, spec.down.mtu)
             _route(plan, nodes)
+            if tunnel:
+                network.tunnel = _tunnel(network, wires, workdir, lease)
             yield network
         finally:
+            if network.tunnel is not None:
+                network.tunnel.stop(lease)
             network.reports = [link.stop() for link in started]
+
+
+def _tunnel(network: Network, wires: list[tuple[Wire, LinkSpec]], workdir: Path,
+            lease: Lease) -> "Tunnel":
+    """The WireGuard tunnel between the network's hosts (security/wireguard.py), each reached
+    at its link address; its MTU from the smallest link MTU. Imported here only: the key
+    library is loaded for a tunnelled run alone."""
+    from ..security.wireguard import start_tunnel
+    mtus = [mtu for _, spec in wires for mtu in (spec.up.mtu, spec.down.mtu)]
+    return start_tunnel(network.hosts, dict(network.addressing.addresses), subnet_base(lease),
+                        mtus, workdir, lease)
+
+
+def subnet_base(lease: Lease) -> tuple[int, int]:
+    """(X, Y) of the run's first subnet ``10.X.Y.0/24``: the lease tag's first two bytes (two
+    runs side by side get different ones)."""
+    return int(lease.tag[0:2], 16), int(lease.tag[2:4], 16)
 
 
 def _route(plan: Addressing, nodes: dict[str, Host]) -> None:

@@ -243,8 +243,9 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
             stop_s = None
         daemons.sample_all()
         stopped = time.monotonic() - t0
-        link = network.describe() if network is not None else None
         hosts = real.describe() if real is not None else None
+    # the links' (and a tunnel's) counters: read as the network stopped, with the block
+    link = network.describe() if network is not None else None
     # after the daemons stopped: a command node's program (a daemon) mapped its Fast DDS files
     # until then, and left them behind when it was stopped
     fastdds_shm.remove_orphaned(shm_before)

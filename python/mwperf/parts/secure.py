@@ -1,4 +1,6 @@
-"""The security part (``--secure MODE``, issue 42): before any agent starts, a PKI for the run in
+"""The security part (``--secure MODE``, issue 42). ``wireguard`` is the network's, not the
+agents': emulation/network.py brings the tunnel up with the emulated hosts (security/
+wireguard.py); this part only checks it has hosts to join. The DDS modes: before any agent starts, a PKI for the run in
 its scratch folder (security/files.py: a CA, an identity per agent role, the mode's governance
 and each identity's permissions, signed), each identity checked (security/check.py); then each
 agent joins the domain with its own identity, the DDS-Security block merged after the
@@ -33,6 +35,8 @@ class Secure(Part):
 
     def validate(self, cfg: P, options: dict[str, Any]) -> P:
         mode = getattr(cfg, "secure", None)
+        if mode == modes.TUNNEL:
+            return _tunnelled(cfg)
         if cfg.transport not in modes.TRANSPORTS:
             raise UsageError(f"--secure {mode}: not with --transport {cfg.transport}; "
                              f"--secure works with --transport {', '.join(modes.TRANSPORTS)}")
@@ -52,6 +56,8 @@ class Secure(Part):
         return cfg
 
     def start(self, run: "PointState") -> None:
+        if run.cfg.secure == modes.TUNNEL:
+            return  # the network's: up before this
         # the PKI's modules (cryptography: ~0.1 s of CPU to import) only for a secured point,
         # not for every mwperf command (each loads the parts)
         from ..security.check import check_identity
@@ -63,6 +69,8 @@ class Secure(Part):
             check_identity(identity)
 
     def args(self, run: "PointState", role: str) -> list[str]:
+        if run.cfg.secure == modes.TUNNEL:
+            return []
         from ..security.cyclonedds import merged_config
         from ..security.fastdds import security_opt
         from ..transports.cyclonedds import loopback_config
@@ -72,3 +80,15 @@ class Secure(Part):
             return ["--opt", security_opt(identity)]
         base = run.cfg.option("config") or loopback_config(run.agent)
         return ["--opt", f"config={merged_config(base, identity)}"]
+
+
+def _tunnelled(cfg: P) -> P:
+    """``--secure wireguard``: emulated hosts to join, and nothing that runs elsewhere."""
+    if getattr(cfg, "link", None) is None and getattr(cfg, "topology", None) is None:
+        raise UsageError(f"--secure {modes.TUNNEL}: needs emulated hosts (--link, or a "
+                         "scenario's hosts:): the tunnel joins them; on one host everything "
+                         "stays on loopback")
+    if cfg.remote is not None:
+        raise UsageError(f"--secure {modes.TUNNEL}: not with --host (yet): the tunnel joins "
+                         "emulated hosts only")
+    return cfg

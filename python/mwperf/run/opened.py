@@ -22,6 +22,7 @@ from ..procs import AgentSet
 from ..remote.daemon import remote_daemon
 from ..remote.hosts import PointHosts, point_hosts
 from ..remote.ssh import SshOptions
+from ..security.modes import TUNNEL
 
 DAEMON_PLACED_AS = {"relay": "pong", "zenoh-router": "zenohd"}
 """a daemon's name in the topology's placement, where it differs from its own (the relay
@@ -81,4 +82,5 @@ def _emulated(cfg: PointConfig, topology: Topology | None, workdir: Path, label:
     if topology is None:
         return contextlib.nullcontext()
     return emulated_network(topology, cfg.link, cfg.link_backend, workdir, label,
-                            packet_log=cfg.wire_bytes, layer_log=cfg.layers)
+                            packet_log=cfg.wire_bytes, layer_log=cfg.layers,
+                            tunnel=cfg.secure == TUNNEL)

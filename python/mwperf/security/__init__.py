@@ -1,5 +1,7 @@
-"""DDS-Security for a point (``--secure MODE``, issue 42): what each mode asks of the middleware,
-and the per-run public-key infrastructure mwperf makes for it in the point's scratch folder.
+"""Security for a point (``--secure MODE``, issue 42): DDS-Security (what each mode asks of the
+middleware, and the per-run public-key infrastructure mwperf makes for it in the point's scratch
+folder) and a WireGuard tunnel between emulated hosts (``wireguard``: the tunnel and its keys,
+``wg_uapi``: WireGuard's configuration protocol).
 
 One concept per module: ``modes`` (the modes and the governance protection kinds each means),
 ``pki`` (a CA and X.509 v3 identity certificates), ``smime`` (S/MIME signing by the permissions

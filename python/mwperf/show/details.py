@@ -39,11 +39,22 @@ def discovery(result: Mapping[str, Any]) -> str:
 
 
 def security(result: Mapping[str, Any]) -> str:
-    """With --secure: the DDS-Security mode the point ran under (security/modes.py)."""
+    """With --secure: the DDS-Security mode the point ran under, or the WireGuard tunnel with
+    its handshakes (security/modes.py)."""
     mode = (result.get("config") or {}).get("secure")
     if not mode:
         return ""
-    from ..security.modes import PROTECTION
+    from ..security.modes import PROTECTION, TUNNEL
+    if mode == TUNNEL:
+        tunnel = (result.get("link") or {}).get("tunnel") or {}
+        shakes = [h["ms"] for h in tunnel.get("handshakes") or [] if h.get("ms") is not None]
+        missing = len(tunnel.get("handshakes") or []) - len(shakes)
+        return (f"security      WireGuard tunnel between the hosts ({tunnel.get('program')}, "
+                f"MTU {tunnel.get('mtu')}, keys made for the run): "
+                + (f"handshake {max(shakes):.2f} ms" + (" (slowest pair)" if len(shakes) > 1
+                                                        else "") if shakes else "")
+                + (f"{', ' if shakes else ''}{missing} handshake(s) not made before the start"
+                   if missing else "") + "\n")
     return (f"security      DDS-Security {mode}: authenticated, access-controlled, rtps/"
             f"metadata/data protection {PROTECTION[mode]} (a PKI made for the run)\n")
 

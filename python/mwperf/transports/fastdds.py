@@ -28,8 +28,11 @@ def prepare(setup: Setup) -> Plan:
 
 
 def link_opts(place: Place, role: str) -> tuple[str, ...]:
-    """Unicast discovery of every host's address; each agent uses its own host's."""
-    return ("interface=auto", "peers=" + ",".join(place.host_addresses()))
+    """Unicast discovery of every host's address; each agent on its own host's interface (told
+    it where the place pins interfaces, e.g. a tunnel's: Fast DDS would also announce the
+    link's)."""
+    own = place.address_of(role) if place.pins_interfaces else "auto"
+    return (f"interface={own}", "peers=" + ",".join(place.host_addresses()))
 
 
 def check_link(option: Callable[[str], str | None], topology: object, roles: object) -> None:
