@@ -192,3 +192,51 @@ def test_a_certificate_of_another_ca_stops_the_point_in_one_line(
     assert lines[0].startswith("mwperf: error: --secure: ") and "/security/pong.cert.pem: the " \
         "identity certificate of pong is not signed by the CA " in lines[0], lines[0]
     assert "(O=mwperf,CN=another CA issued it)" in lines[0]
+
+
+GRAPH = """\
+name: secured
+nodes:
+  - name: lidar
+    publishers: [{topic: /scan, rate: 100, payload: 1024}]
+  - name: planner
+    subscribers: [{topic: /scan, publish: /cmd, publish_payload: 64}]
+  - name: base
+    subscribers: [{topic: /cmd}]
+"""
+
+
+@pytest.mark.parametrize("transport", ["cyclonedds", "fastdds"])
+def test_a_secured_graph_gives_every_node_its_own_identity(tmp_path: Path,
+                                                           transport: str) -> None:
+    """Each node is a participant with its own certificate and permissions (its command line
+    names them, seen while it runs), and every edge delivers what its publisher counts sending."""
+    from conftest import children_with_commands
+    from mwperf.graph.node_files import file_name
+    names = {file_name(n): n for n in ("lidar", "planner", "base")}
+    graph = tmp_path / "g.yaml"
+    graph.write_text(GRAPH)
+    out = tmp_path / "g.json"
+    proc = subprocess.Popen([sys.executable, "-m", "mwperf", "run", "--no-save", "--graph",
+                             str(graph), "--transport", transport, "--secure", "encrypt",
+                             "--depth", "1000", "--duration", "1s", "--warmup", "500ms",
+                             "--json-out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen: dict[str, str] = {}
+    while proc.poll() is None:
+        for _, argv in children_with_commands(proc.pid):
+            if " node " in argv and "--node-spec" in argv:
+                node = argv.split("--node-spec ")[1].split()[0]
+                seen[names[Path(node).name.removesuffix(".spec.json")]] = argv
+        time.sleep(0.05)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert set(seen) == {"lidar", "planner", "base"}, sorted(seen)
+    for name, argv in seen.items():
+        assert f"/{file_name(name)}.cert.pem" in argv, argv[-400:]
+        others = set(names) - {file_name(name)}
+        assert not any(f"/{other}.cert.pem" in argv for other in others), argv[-400:]
+    result = json.loads(out.read_text())
+    assert result["config"]["secure"] == "encrypt" and result["status"] == "complete"
+    for edge in result["edges"]:
+        assert edge["received"] == edge["sent"] == 100, edge

@@ -13,7 +13,6 @@ from typing import Any
 
 from ..errors import RunError, UsageError
 from ..restarts import parse_restarts
-from ..security.modes import TUNNEL
 from ..soak.gates import POINT_ONLY, parse_gates, refuse
 from ..soak.targets import load_targets
 from .builtin import load_graph
@@ -97,12 +96,7 @@ def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]]
                          "work; a graph takes --transport, --duration, --warmup, the QoS flags, "
                          "--opt, --busy-poll, --link, the CPU flags, --profile, --wire-bytes, "
                          "--alloc-sites, --samples, --restart, --replay, --min-samples, "
-                         "--secure wireguard, --copies, --rate-scale, --baseline, --without")
-    secure = str(options.get("secure") or "").strip()
-    if secure and secure != TUNNEL:
-        raise UsageError(f"--secure {secure}: not with --graph (yet): a graph's nodes have no "
-                         f"DDS-Security identities; --secure {TUNNEL} (between emulated hosts) "
-                         "works on graphs")
+                         "--secure, --copies, --rate-scale, --baseline, --without")
     if any(str(o).split("=", 1)[0].strip() == "client" for o in options.get("opt") or ()):
         raise UsageError("--opt client: not with --graph: a graph file says who runs each node "
                          "(client: agent | rclpy on the node)")

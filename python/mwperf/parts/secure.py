@@ -3,7 +3,7 @@ agents': emulation/network.py brings the tunnel up with the emulated hosts (secu
 wireguard.py); this part only checks it has hosts to join. The DDS modes: before any agent starts, a PKI for the run in
 its scratch folder (security/files.py: a CA, an identity per agent role, the mode's governance
 and each identity's permissions, signed), each identity checked (security/check.py); then each
-agent joins the domain with its own identity, the DDS-Security block merged after the
+agent (on a graph: each node) joins the domain with its own identity, the DDS-Security block merged after the
 configuration it would otherwise use (the user's ``--opt config``, else the agent's loopback
 one). The files go with the scratch folder when the point ends, interrupted or not
 (session.scratch_folder, leased)."""
@@ -16,6 +16,7 @@ from ..security import modes
 from .base import P, Part
 
 if TYPE_CHECKING:
+    from ..agent import Agent
     from ..point import Point
     from ..security.files import Identity
     from .state import PointState
@@ -26,6 +27,8 @@ FOLDER = "security"
 
 class Secure(Part):
     name = "secure"
+    on_graphs = True
+    """a graph's nodes each get an identity of their own (a node is a participant)"""
 
     def __init__(self) -> None:
         self.identities: dict[str, "Identity"] = {}
@@ -55,6 +58,18 @@ class Secure(Part):
                                  "mwperf's own agents on this machine get identities")
         return cfg
 
+    def check(self, cfg: "Point", agent: "Agent") -> None:
+        graph = getattr(cfg, "graph", None)
+        if graph is None or cfg.secure == modes.TUNNEL:
+            return
+        from ..graph.clients import rclpy_nodes
+        from ..graph.commands import is_command
+        foreign = rclpy_nodes(graph.graph) + [n.name for n in graph.graph.nodes if is_command(n)]
+        if foreign:
+            raise UsageError(f"--secure {cfg.secure}: node '{foreign[0]}' is not mwperf's agent "
+                             "(client: rclpy or a command): only the agent's nodes get "
+                             "DDS-Security identities (yet); --secure wireguard protects any")
+
     def start(self, run: "PointState") -> None:
         if run.cfg.secure == modes.TUNNEL:
             return  # the network's: up before this
@@ -63,8 +78,8 @@ class Secure(Part):
         from ..security.check import check_identity
         from ..security.files import make_run_pki
 
-        roles = ROLES[run.cfg.mode]
-        self.identities = make_run_pki(run.workdir / FOLDER, run.cfg.secure, tuple(roles))
+        names = _participants(run.cfg)
+        self.identities = make_run_pki(run.workdir / FOLDER, run.cfg.secure, names)
         for identity in self.identities.values():
             check_identity(identity)
 
@@ -75,7 +90,7 @@ class Secure(Part):
         from ..security.fastdds import security_opt
         from ..transports.cyclonedds import loopback_config
 
-        identity = self.identities[role]
+        identity = self.identities[_identity_name(run.cfg, role)]
         if run.cfg.transport == "fastdds":
             return ["--opt", security_opt(identity)]
         base = run.cfg.option("config") or loopback_config(run.agent)
@@ -92,3 +107,19 @@ def _tunnelled(cfg: P) -> P:
         raise UsageError(f"--secure {modes.TUNNEL}: not with --host (yet): the tunnel joins "
                          "emulated hosts only")
     return cfg
+
+
+def _participants(cfg: Any) -> tuple[str, ...]:
+    """Who gets an identity: a stream's agent roles, or a graph's nodes (by their files'
+    names: graph/node_files.py)."""
+    if cfg.graph is None:
+        return tuple(ROLES[cfg.mode])
+    return tuple(_identity_name(cfg, node.name) for node in cfg.graph.graph.nodes)
+
+
+def _identity_name(cfg: Any, role: str) -> str:
+    """The identity of agent role or graph node ``role``."""
+    if cfg.graph is None:
+        return role
+    from ..graph.node_files import file_name
+    return file_name(role)
