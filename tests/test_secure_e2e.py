@@ -58,6 +58,32 @@ def test_a_secured_run_delivers_every_message(tmp_path: Path, transport: str, se
         assert f"{role}.cert.pem" in text, (role, text[:300])
 
 
+@pytest.mark.parametrize("transport", ["cyclonedds", "fastdds"])
+def test_a_secured_run_across_a_link_keeps_both_the_links_settings_and_its_identity(
+        tmp_path: Path, transport: str) -> None:
+    """Across --link each agent's transport settings come from its place (unicast peers, its
+    interface) and go last on its command line: the identity must be merged into them, or the
+    place's unsecured configuration would win and the run measure plain DDS."""
+    from conftest import require_emulation
+    require_emulation("--secure across --link")
+    out = tmp_path / "result.json"
+    done = mwperf("--secure", "encrypt", "--link", "delay=1ms", "--rate", "100", "--payload",
+                  "256", "--depth", "1000", "--json-out", str(out), transport=transport)
+    assert done.returncode == 0, done.stderr
+    result = read_saved(out)
+    accounting = result["measurement"]["accounting"]
+    assert accounting["received"] == accounting["sent"] > 50, accounting
+    for report in result["agents"]:
+        config = json.dumps(report["config"])
+        assert f"{report['role']}.cert.pem" in config, config[-400:]
+        if transport == "cyclonedds":  # one configuration: the link's peers, then <Security>
+            assert "<Peer address=" in config and "<Security>" in config, config[-600:]
+        else:  # its identity and the link's unicast peers, side by side
+            opts = dict(report["config"]["opt"])
+            assert "pong.cert.pem" in opts["security"] or "ping.cert.pem" in opts["security"]
+            assert opts["peers"].count("10.") == 2, opts
+
+
 def test_the_pki_is_gone_after_the_run(tmp_path: Path) -> None:
     done = mwperf("--secure", "encrypt", "--rate", "100", "--json-out", str(tmp_path / "r.json"))
     assert done.returncode == 0, done.stderr

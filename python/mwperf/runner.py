@@ -239,6 +239,8 @@ def _spawn(run: PointState[PointConfig], parts: Sequence[Part], role: str,
     or mwperf's own) or on a real host (its paths then the remote scratch folder's)."""
     assert run.agents is not None
     netns, env, opts = placed(run.network, role, transport, run.bridge)
+    for part in parts:
+        opts = part.placed_opts(run, role, opts)
     own = [arg for opt in opts for arg in ("--opt", opt)]
     if run.real is None or not run.real.is_remote(role):
         for part in parts:

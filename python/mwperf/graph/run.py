@@ -454,6 +454,7 @@ def _start(agents: AgentSet, agent: Agent, cfg: PointConfig, spec: dict[str, Any
     for part in hooks[0] if hooks is not None else []:  # what the parts on graphs add
         assert hooks is not None
         argv += part.args(hooks[1], spec["name"])
+        opts = part.placed_opts(hooks[1], spec["name"], opts)
         env = (part.remote_env(hooks[1], spec["name"], name, env) if remote
                else part.env(hooks[1], name, env))
     argv += [arg for opt in opts for arg in ("--opt", opt)]

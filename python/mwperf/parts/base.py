@@ -59,6 +59,14 @@ class Part:
         runner puts it in front of the agent's command there."""
         return env
 
+    def placed_opts(self, run: "PointState", role: str, opts: tuple[str, ...]
+                    ) -> tuple[str, ...]:
+        """The ``--opt`` settings agent (or graph node) ``role`` needs where it is placed
+        (run/placed.py: its transport's ``link_opts``), which come last on its command line and
+        so win over any earlier one: a part that must amend one of them (not be overridden by
+        it) does it here."""
+        return opts
+
     def remote_files(self, run: "PointState", role: str, name: str) -> list[str]:
         """Files agent ``name`` (``role``) on a real host writes in its scratch folder (its
         working folder: plain names), brought back into the point's work folder when it exits

@@ -43,9 +43,7 @@ class Secure(Part):
         if cfg.transport not in modes.TRANSPORTS:
             raise UsageError(f"--secure {mode}: not with --transport {cfg.transport}; "
                              f"--secure works with --transport {', '.join(modes.TRANSPORTS)}")
-        for flag, given in (("--link (or a scenario's hosts:)", getattr(cfg, "link", None)
-                             is not None or getattr(cfg, "topology", None) is not None),
-                            ("--host", cfg.remote is not None),
+        for flag, given in (("--host", cfg.remote is not None),
                             ("--bridge", getattr(cfg, "bridge", None) is not None),
                             ("--pong relay / --pong-cmd", getattr(cfg, "pong", "agent") != "agent"),
                             ("--opt client=rclpy", getattr(cfg, "client", "agent") != "agent"),
@@ -84,17 +82,28 @@ class Secure(Part):
             check_identity(identity)
 
     def args(self, run: "PointState", role: str) -> list[str]:
-        if run.cfg.secure == modes.TUNNEL:
-            return []
-        from ..security.cyclonedds import merged_config
+        if run.cfg.secure == modes.TUNNEL or run.cfg.transport != "fastdds":
+            return []  # cyclonedds: its configuration, in placed_opts
         from ..security.fastdds import security_opt
+        return ["--opt", security_opt(self.identities[_identity_name(run.cfg, role)])]
+
+    def placed_opts(self, run: "PointState", role: str, opts: tuple[str, ...]
+                    ) -> tuple[str, ...]:
+        """cyclonedds: the configuration the agent would otherwise have (the one its place
+        gives it, e.g. a link's unicast peers; else the user's ``--opt config``; else the
+        agent's loopback one) with the identity's ``<Security>`` block merged after it. It goes
+        last on the command line, so no unsecured configuration can win over it."""
+        if run.cfg.secure == modes.TUNNEL or run.cfg.transport != "cyclonedds":
+            return opts
+        from ..security.cyclonedds import merged_config
         from ..transports.cyclonedds import loopback_config
 
         identity = self.identities[_identity_name(run.cfg, role)]
-        if run.cfg.transport == "fastdds":
-            return ["--opt", security_opt(identity)]
-        base = run.cfg.option("config") or loopback_config(run.agent)
-        return ["--opt", f"config={merged_config(base, identity)}"]
+        given = [o for o in opts if o.startswith("config=")]
+        base = (given[-1].removeprefix("config=") if given
+                else run.cfg.option("config") or loopback_config(run.agent))
+        return (*(o for o in opts if not o.startswith("config=")),
+                f"config={merged_config(base, identity)}")
 
 
 def _tunnelled(cfg: P) -> P:
