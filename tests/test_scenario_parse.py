@@ -164,7 +164,7 @@ def test_unknown_scenario_names_the_built_ins() -> None:
                                          r"file or a built-in name \(bridge-payloads, bridges, "
                                          r"busy-loop-executors, busy-loop-executors-rclpy, costs, cpu-quotas, default, "
                                          r"graphs, rate-sweep-3-topics, resilience, restarts, restarts-bridges, restarts-sub, restarts-zenohd, "
-                                         r"ros1-bag-replay, ros1-rate-sweep, ros1-subscribers, ros1-three-hosts, ros2-tax, services, soak, "
+                                         r"ros1-bag-replay, ros1-rate-sweep, ros1-subscribers, ros1-three-hosts, ros2-tax, security, services, soak, "
                                          r"throughput; "
                                          r"see 'mwperf "
                                          r"scenarios'\)$"):

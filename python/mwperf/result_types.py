@@ -511,6 +511,7 @@ class RunResultLinkTunnel(TypedDict):
     addresses: dict[str, Any]
     handshakes: list[RunResultLinkTunnelHandshakesItem]
     peers: list[RunResultLinkTunnelPeersItem]
+    cpu_s: dict[str, Any]
 
 
 class RunResultLink(TypedDict):

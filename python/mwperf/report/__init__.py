@@ -4,7 +4,7 @@ charts, hover read-outs, no network) or as summary tables (Markdown, CSV, JSON).
 Everything comes from the catalogue and the Parquet files beside it (mwperf.store): the
 report never parses point folders itself, so single runs, sweeps and imports look alike. Each
 plot is one module (graphs, throughput, layers, latency_rate, distribution, timeline, loss_jitter,
-topics, resources, soak, tax);
+topics, resources, soak, tax, security);
 :func:`build` is pure apart from reading the catalogue and returns the text to write.
 """
 
@@ -15,8 +15,8 @@ from pathlib import Path
 from ..errors import UsageError
 from ..store.sources import staged
 from . import (alloc_sites, bridges, costs, distribution, graph_layers, graphs, latency_rate,
-               layers, loss_jitter, page, probes, profiles, resources, services, soak, summary,
-               tax, throughput, timeline, topics)
+               layers, loss_jitter, page, probes, profiles, resources, security, services, soak,
+               summary, tax, throughput, timeline, topics)
 from .data import Run, load_runs
 
 from ..formats import REPORT_FORMATS as FORMATS
@@ -48,7 +48,7 @@ def build(root: Path, wanted: Sequence[str], fmt: str = "html") -> str:
     if fmt == "csv":
         return summary.render(table, "csv") + graphs.csv_text(runs)
     return (markdown(runs, table) + throughput.markdown(runs) + layers.markdown(runs)
-            + services.markdown(runs) + tax.markdown(runs)
+            + services.markdown(runs) + tax.markdown(runs) + security.markdown(runs)
             + graphs.markdown(runs)
             + probes.markdown(found))
 
@@ -60,7 +60,7 @@ def html(runs: Sequence[Run], table: list[dict], found: Sequence[probes.Probe] =
                 layers.section(runs),
                 latency_rate.section(runs), distribution.section(runs), timeline.section(runs),
                 loss_jitter.section(runs), topics.section(runs), services.section(runs),
-                tax.section(runs), bridges.section(runs),
+                tax.section(runs), security.section(runs), bridges.section(runs),
                 resources.section(runs, numbers), soak.section(runs),
                 costs.section(runs, numbers),
                 alloc_sites.section(runs, numbers), profiles.section(runs, numbers),

@@ -76,6 +76,9 @@ class Point:
     """the result's ``resources`` (each process's RSS, fds, threads, live heap per second)"""
     gates: list[dict[str, Any]] = field(default_factory=list)
     """the result's ``gates`` (--gate, a scenario's gates:)"""
+    security: dict[str, Any] | None = None
+    """with --secure: ``mode``, and with a tunnel its slowest ``handshake_ms`` and its
+    wireguard-go's ``tunnel_cpu_s`` (report/security.py)"""
 
     @property
     def point_id(self) -> str:
@@ -180,7 +183,19 @@ def _point(row: dict[str, Any]) -> Point:
                  bridge=result.get("bridge"), profile=result.get("profile"),
                  alloc_sites=result.get("alloc_sites"),
                  layers=result.get("layers") if isinstance(result.get("layers"), dict) else None,
-                 resources=result.get("resources"), gates=list(result.get("gates") or []))
+                 resources=result.get("resources"), gates=list(result.get("gates") or []),
+                 security=_security(result))
+
+
+def _security(result: dict[str, Any]) -> dict[str, Any] | None:
+    """What report/security.py needs of a --secure point's result (None: not secured)."""
+    mode = (result.get("config") or {}).get("secure")
+    if not mode:
+        return None
+    tunnel = (result.get("link") or {}).get("tunnel") or {}
+    shakes = [h["ms"] for h in tunnel.get("handshakes") or [] if h.get("ms") is not None]
+    return {"mode": mode, "handshake_ms": max(shakes) if shakes else None,
+            "tunnel_cpu_s": sum((tunnel.get("cpu_s") or {}).values()) if tunnel else None}
 
 
 def _read(row: dict[str, Any]) -> dict[str, Any]:

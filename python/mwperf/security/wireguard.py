@@ -20,8 +20,9 @@ sides' key work. A handshake the link loses is retried by WireGuard 5 s later; m
 HANDSHAKE_TIMEOUT_S, then records none and goes on (the agents' first packets trigger it).
 
 What the result keeps (``link.tunnel``): the program's version, the MTU, each host's tunnel
-address, each pair's handshake, and per host and peer WireGuard's own byte counters at the end
-(its encrypted packets' UDP payloads: the handshake and that first datagram included).
+address, each pair's handshake, per host and peer WireGuard's own byte counters at the end
+(its encrypted packets' UDP payloads: the handshake and that first datagram included), and each
+host's wireguard-go CPU time (the encryption, which no agent's CPU figure includes).
 """
 
 import ctypes
@@ -41,6 +42,7 @@ from cryptography.hazmat.primitives.serialization import (Encoding, NoEncryption
 from ..emulation.hosts import Host, inside, ip
 from ..errors import RunError, UsageError
 from ..leases import Lease, process_id, stop_leased
+from ..process_group import usage
 from ..procs import _die_with_parent, interrupts_deferred
 from ..result_types import (RunResultLinkTunnel, RunResultLinkTunnelHandshakesItem,
                             RunResultLinkTunnelPeersItem)
@@ -145,6 +147,9 @@ class Tunnel:
     HANDSHAKE_TIMEOUT_S)"""
     peers: list["RunResultLinkTunnelPeersItem"] = field(default_factory=list)
     """per host and peer, read as the tunnel stops (``describe``)"""
+    cpu_s: dict[str, float] = field(default_factory=dict)
+    """host -> the CPU its wireguard-go used over the whole run (user + system, from /proc as
+    it stopped): the encryption the agents' own CPU figures do not include"""
 
     @property
     def addresses(self) -> dict[str, str]:
@@ -167,6 +172,8 @@ class Tunnel:
             except RunError:
                 sections = []
             self.peers += [_peer_counters(name, section, by_key) for section in sections[1:]]
+            used = usage(device.popen.pid)  # its own process group
+            self.cpu_s[name] = round(used.cpu_user_s + used.cpu_sys_s, 3)
         for device in self.devices.values():
             stop_leased(device.popen, lease, device.lease_id, STOP_TIMEOUT_S)
 
@@ -174,7 +181,7 @@ class Tunnel:
         """The result's ``link.tunnel`` (schema/result.v2.json)."""
         return {"kind": "wireguard", "program": f"{PROGRAM} {self.version}", "mtu": self.mtu,
                 "port": PORT, "overhead_bytes": OVERHEAD, "addresses": self.addresses,
-                "handshakes": self.handshakes, "peers": self.peers}
+                "handshakes": self.handshakes, "peers": self.peers, "cpu_s": self.cpu_s}
 
 
 def _peer_counters(host: str, section: dict[str, str], by_key: dict[str, str]
