@@ -1,0 +1,80 @@
+"""Cyclone DDS 0.10.2 and Fast DDS 2.9.1 (Debian's, each with its own DDS-Security plugins)
+secured with one PKI (python/mwperf/security/): whether they interoperate depends on which side
+begins the authentication handshake. Measured here (BENCHMARKS.md, "Security"): with a Fast DDS
+participant up first and a Cyclone one joining, Cyclone begins, Fast DDS replies, and every
+message the publisher counts sending arrives; with Cyclone up first and Fast DDS joining, Fast
+DDS begins and Cyclone refuses its request ("Failed to convert octet sequence to ASN1 integer":
+it reads the request's Diffie-Hellman public key as an ASN.1 INTEGER, which Fast DDS 2.9 does
+not send), so they never match. Should either library change, this test says so."""
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import REAL_AGENT
+
+from mwperf.security.cyclonedds import merged_config
+from mwperf.security.fastdds import security_opt
+from mwperf.security.files import Identity, make_run_pki
+from mwperf.transports.cyclonedds import loopback_config
+
+pytestmark = pytest.mark.agent
+
+REFUSAL = "Failed to convert octet sequence to ASN1 integer"
+
+
+def identity_opt(transport: str, identity: Identity) -> str:
+    if transport == "fastdds":
+        return security_opt(identity)
+    return "config=" + merged_config(loopback_config(), identity)
+
+
+def agent(transport: str, role: str, *args: str) -> list[str]:
+    return [str(REAL_AGENT), role, "--transport", transport, "--quiet", "--depth", "1000",
+            "--discovery-timeout", "8s", *args]
+
+
+def pair(tmp_path: Path, first: str, joining: str) -> tuple[subprocess.CompletedProcess[str],
+                                                          int, str, Path]:
+    """A secured sub of ``first`` up and ready, then a secured pub of ``joining``: the pub's
+    run, the sub's exit code and its log, and the folder of their reports."""
+    ids = make_run_pki(tmp_path / "pki", "encrypt", ("pub", "sub"))
+    address = f"{os.environ['ROS_DOMAIN_ID']}/mwperf-interop-{os.getpid()}"
+    sub = subprocess.Popen(agent(first, "sub", "--listen", address, "--json",
+                                 str(tmp_path / "sub.json"), "--opt",
+                                 identity_opt(first, ids["sub"])),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert sub.stdout is not None
+        assert sub.stdout.readline().startswith(f"READY {first}")
+        pub = subprocess.run(agent(joining, "pub", "--connect", address, "--rate", "100",
+                                   "--payload", "256", "--duration", "1s", "--json",
+                                   str(tmp_path / "pub.json"), "--opt",
+                                   identity_opt(joining, ids["pub"])),
+                             capture_output=True, text=True, timeout=60)
+        if pub.returncode != 0:
+            sub.terminate()
+        code = sub.wait(30)
+    finally:
+        if sub.poll() is None:
+            sub.kill()
+            sub.wait()
+    assert sub.stderr is not None
+    return pub, code, sub.stderr.read(), tmp_path
+
+
+def test_fast_dds_first_cyclone_joining_interoperate_secured(tmp_path: Path) -> None:
+    pub, code, log, folder = pair(tmp_path, "fastdds", "cyclonedds")
+    assert pub.returncode == 0 and code == 0, (pub.stderr, log[-500:])
+    sent = json.loads((folder / "pub.json").read_text())["sent"]
+    got = json.loads((folder / "sub.json").read_text())["measurement"]["accounting"]
+    assert sent == 100 and got["received"] == sent and got["lost"] == 0, got
+
+
+def test_cyclone_first_fast_dds_joining_never_match_cyclone_refuses_the_handshake(
+        tmp_path: Path) -> None:
+    pub, _, log, _ = pair(tmp_path, "cyclonedds", "fastdds")
+    assert pub.returncode != 0 and "no peer matched" in pub.stderr, pub.stderr
+    assert "Begin handshake reply failed" in log and REFUSAL in log, log[-800:]
