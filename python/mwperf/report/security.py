@@ -18,7 +18,8 @@ from ..durations import format_ns
 from ..sizes import format_bytes
 from .data import Point, Run
 from .section import Section
-from .svg import Axis, Chart, colour
+from .ratios import median as _median, ratio_chart, ratio_point, spread as _spread
+from .svg import Axis
 
 PLAIN = "plain"
 ORDER = (PLAIN, "auth", "sign", "encrypt", "wireguard")
@@ -110,19 +111,6 @@ def _add(values: list[float], value: Any) -> None:
         values.append(float(value))
 
 
-def _median(values: Sequence[float]) -> float | None:
-    return statistics.median(values) if values else None
-
-
-def _spread(values: Sequence[float] | None) -> str:
-    if not values:
-        return "-"
-    middle = statistics.median(values)
-    if len(values) == 1:
-        return f"x{middle:.2f}"
-    return f"x{middle:.2f} ({min(values):.2f}\u2013{max(values):.2f})"
-
-
 def _number(value: float | None, fmt: str) -> str:
     return "-" if value is None else format(value, fmt)
 
@@ -166,24 +154,17 @@ def section(runs: Sequence[Run]) -> Section:
     for payload in sorted({int(c.of("payload_bytes") or 0) for c in found}):
         members = [c for c in found if int(c.of("payload_bytes") or 0) == payload]
         transports = sorted({str(c.of("transport")) for c in members})
-        chart = Chart(f"{format_bytes(payload)}: round-trip p50 as a ratio to plain "
-                      "(\u25cf median over rounds, line: lowest to highest round)",
-                      Axis("transport", ticks=[(float(i), t) for i, t in enumerate(transports)]),
-                      Axis("p50 / plain p50 (log)", log=True, fmt=lambda v: f"x{v:.3g}"),
-                      f"security-{payload}")
-        chart.y.include(1.0)
-        for k, mode in enumerate(modes):
-            chart.legend(mode, colour(k))
+        chart = ratio_chart(f"{format_bytes(payload)}: round-trip p50 as a ratio to plain",
+                            Axis("transport",
+                                 ticks=[(float(i), t) for i, t in enumerate(transports)]),
+                            "plain", f"security-{payload}", modes)
         for c in members:
             ratios = c.ratios["p50"]
             k = modes.index(c.secure)
             x = transports.index(str(c.of("transport"))) - 0.3 + 0.6 * k / max(1, len(modes) - 1)
-            middle = statistics.median(ratios)
-            tip = (f"{c.of('transport')} {format_bytes(payload)} {c.secure}: p50 x{middle:.2f} "
-                   f"of plain over {len(ratios)} rounds (median p50 "
-                   f"{format_ns(_median(c.p50_ns))})")
-            chart.line([(x, min(ratios)), (x, max(ratios))], colour(k),
-                       f"lowest and highest round: x{min(ratios):.2f}, x{max(ratios):.2f}\n{tip}")
-            chart.marker(x, middle, colour(k), tip)
+            tip = (f"{c.of('transport')} {format_bytes(payload)} {c.secure}: p50 "
+                   f"x{statistics.median(ratios):.2f} of plain over {len(ratios)} rounds "
+                   f"(median p50 {format_ns(_median(c.p50_ns))})")
+            ratio_point(chart, x, ratios, k, tip)
         out.add(chart)
     return out

@@ -18,7 +18,8 @@ from ..durations import format_ns
 from ..sizes import format_bytes
 from .data import Point, Run
 from .section import Section
-from .svg import Axis, Chart, colour
+from .ratios import median as _median, ratio_chart, ratio_point, spread as _spread
+from .svg import Axis
 
 RAW = "raw Fast DDS"
 STACKS = (RAW, "rcl + rmw_fastrtps_cpp", "rclpy echo")
@@ -69,10 +70,6 @@ class Ratio:
     @property
     def rate(self) -> float:
         return float(self.stream[STREAM.index("rate")] or 0)
-
-
-def _median(values: Sequence[float]) -> float | None:
-    return statistics.median(values) if values else None
 
 
 def ratios(runs: Sequence[Run]) -> list[Ratio]:
@@ -131,15 +128,6 @@ def distributions(found: Sequence[Ratio]) -> list[Pair]:
     return out
 
 
-def _spread(values: Sequence[float]) -> str:
-    if not values:
-        return "-"
-    middle = _median(values)
-    if len(values) == 1:
-        return f"x{middle:.2f}"
-    return f"x{middle:.2f} ({min(values):.2f}\u2013{max(values):.2f})"
-
-
 def section(runs: Sequence[Run]) -> Section:
     """The ROS 2 tax section (empty without a stack other than raw Fast DDS)."""
     out = Section("ros2-tax", "The ROS 2 tax: rcl and rclpy over raw Fast DDS (same Fast DDS)")
@@ -151,27 +139,18 @@ def section(runs: Sequence[Run]) -> Section:
         streams = sorted({(r.payload_bytes, r.rate) for r in members})
         ticks = [(float(i), f"{format_bytes(p)} @ {rate:g} Hz" if rate else format_bytes(p))
                  for i, (p, rate) in enumerate(streams)]
-        chart = Chart(f"ROS 2 {name}: round-trip p50 as a ratio to raw Fast DDS of {name} "
-                      "(\u25cf median over rounds, line: lowest to highest round)",
-                      Axis("stream", ticks=ticks),
-                      Axis("p50 / raw Fast DDS p50 (log)", log=True, fmt=lambda v: f"x{v:.3g}"),
-                      f"ros2-tax-{name}")
-        chart.y.include(1.0)
-        for k, kind in enumerate(STACKS):
-            chart.legend(kind, colour(k))
+        chart = ratio_chart(f"ROS 2 {name}: round-trip p50 as a ratio to raw Fast DDS of {name}",
+                            Axis("stream", ticks=ticks), "raw Fast DDS", f"ros2-tax-{name}",
+                            STACKS)
         for r in members:
             if not r.p50_ratios:
                 continue
             x = streams.index((r.payload_bytes, r.rate)) - 0.3 + 0.3 * STACKS.index(r.stack)
-            k = STACKS.index(r.stack)
             middle = statistics.median(r.p50_ratios)
             tip = (f"{name} {format_bytes(r.payload_bytes)} {r.stack}: p50 x"
                    f"{middle:.2f} of raw Fast DDS over {len(r.p50_ratios)} rounds "
                    f"(median p50 {format_ns(_median(r.p50_ns))})")
-            chart.line([(x, min(r.p50_ratios)), (x, max(r.p50_ratios))], colour(k),
-                       f"lowest and highest round: x{min(r.p50_ratios):.2f}, "
-                       f"x{max(r.p50_ratios):.2f}\n{tip}")
-            chart.marker(x, middle, colour(k), tip)
+            ratio_point(chart, x, r.p50_ratios, STACKS.index(r.stack), tip)
         out.add(chart)
     if any(r.stack != RAW and not r.p50_ratios for r in found):
         out.note = ("Some stacks have no raw Fast DDS point of the same distribution, stream and "
