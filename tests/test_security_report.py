@@ -117,3 +117,26 @@ def test_no_secured_point_no_section(tmp_path: Path) -> None:
     sweep(root, [[point("udp", None, 100), point("tcp", None, 120)]])
     assert security.markdown(load_runs(root, ["latest"])) == ""
     assert 'id="security"' not in build(root, ["latest"])
+
+
+def test_the_catalogue_has_the_mode_and_migrates_older_catalogues(tmp_path: Path) -> None:
+    import duckdb
+    from report_support import latencies
+    from test_store_support import catalogue_rows
+
+    from mwperf.store import schema
+
+    root = tmp_path / "r"
+    secured = result("20261130T100000Z-udp-roundtrip-0001", latencies(100))
+    secured["config"]["secure"] = "wireguard"
+    plain = result("20261130T100100Z-udp-roundtrip-0002", latencies(100))
+    for document in (secured, plain):
+        ingest_point(write_point(root / document["run_id"], document))
+    query = "SELECT secure FROM points ORDER BY point_id"
+    assert catalogue_rows(root, query) == [("wireguard",), (None,)]
+    with duckdb.connect(str(root / "catalogue.duckdb")) as con:  # as version 15 had it
+        con.execute("ALTER TABLE points DROP COLUMN secure")
+        con.execute("UPDATE schema_version SET version = 15")
+    with connect(root, views=False) as con:
+        assert schema.version_of(con) == schema.SCHEMA_VERSION >= 16
+    assert catalogue_rows(root, query) == [("wireguard",), (None,)]

@@ -178,6 +178,13 @@ def _add_graph_layers(con: duckdb.DuckDBPyConnection) -> None:
             f"'$.{key}[' || {table}.{column} || '].layers')) = 'OBJECT'")
 
 
+def _add_secure(con: duckdb.DuckDBPyConnection) -> None:
+    """15 -> 16: ``points.secure`` (--secure: the mode; NULL for a plain point, as every point
+    measured before it existed was)."""
+    con.execute("ALTER TABLE points ADD COLUMN IF NOT EXISTS secure VARCHAR")
+    con.execute("UPDATE points SET secure = json_extract_string(result, '$.config.secure')")
+
+
 MIGRATIONS: dict[int, Callable[[duckdb.DuckDBPyConnection], None]] = {
     1: _add_resilience_columns,
     2: _add_subscribers_table,
@@ -193,6 +200,7 @@ MIGRATIONS: dict[int, Callable[[duckdb.DuckDBPyConnection], None]] = {
     12: _add_stream_flows,
     13: _add_keep_awake,
     14: _add_graph_layers,
+    15: _add_secure,
 }
 """version -> the step that upgrades a catalogue of that version to the next one"""
 

@@ -18,7 +18,7 @@ from ..errors import RunError
 from ..layer_names import NAMES as LAYER_NAMES
 from .graph_tables import GRAPH_TABLES
 
-SCHEMA_VERSION = 15
+SCHEMA_VERSION = 16
 """2: the resilience columns (time to connect, outage lost/recovery/session); 3: the
 ``subscribers`` table; 4: the cost columns (bytes on the wire, allocations per message); 5: the
 ``probes`` table; 6: ``topics.address`` (``topics.name`` is the topic's name: a replay's recorded
@@ -30,7 +30,9 @@ sender's blocked time, CPU per message and per MB, subscribers); 11: the layer c
 (``--layers``: each layer's p50, p99 and share, the method, messages split and measured); 12:
 the ROS 2 probe columns of ``probes`` (publishers, subscribers, their nodes and QoS, samples
 lost, bandwidth, incompatibilities; the probe's peak memory); 13: ``graph_runs.kind`` and every
-stream point's nodes, edges, chains and calls in the graph tables (its result read as v3)"""
+stream point's nodes, edges, chains and calls in the graph tables (its result read as v3); 14:
+``points.keep_awake``; 15: the graph tables' layers; 16: ``points.secure`` (--secure: the mode,
+NULL for a plain point)"""
 
 CONFIG_COLUMNS: tuple[tuple[str, str], ...] = (
     ("transport", "VARCHAR"), ("mode", "VARCHAR"), ("rate", "DOUBLE"), ("payload", "VARCHAR"),
@@ -40,7 +42,7 @@ CONFIG_COLUMNS: tuple[tuple[str, str], ...] = (
     ("reliability", "VARCHAR"), ("history", "VARCHAR"), ("depth", "BIGINT"),
     ("durability", "VARCHAR"), ("opts", "VARCHAR"), ("discovery_timeout_ns", "BIGINT"),
     ("pong", "VARCHAR"), ("topics", "BIGINT"), ("executor", "VARCHAR"), ("busy_loop_ns", "BIGINT"),
-    ("keep_awake", "BOOLEAN"),
+    ("keep_awake", "BOOLEAN"), ("secure", "VARCHAR"),
 )
 """the point configuration, one column per field (config fields not listed are in ``result``)"""
 CONFIG_ABSENT: dict[str, Any] = {"keep_awake": False}
