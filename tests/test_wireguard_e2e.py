@@ -5,7 +5,7 @@ UDP message of P bytes is IP(20) + UDP(8) + WireGuard header (16) + the inner pa
 16 bytes + tag (16)); and every byte the link emulator forwarded is one WireGuard itself counts
 sending (its counter + 28 bytes of IP and UDP per packet): nothing crossed around the tunnel.
 ROS 1 (which has no security of its own) and a graph run through it; Ctrl-C leaves no
-wireguard-go behind."""
+wireguard-go behind; --layers says why the link is not split."""
 
 import signal
 import subprocess
@@ -97,10 +97,13 @@ def test_ros1_through_the_tunnel(leased_env: dict[str, str], tmp_path: Path) -> 
     """ROS 1 has no security of its own: the master, the XML-RPC and the TCPROS connection all
     cross inside the tunnel."""
     result, _ = run(leased_env, tmp_path, "--transport", "ros1", "--link", "delay=1ms",
-                    "--rate", "100", "--duration", "1s", "--warmup", "200ms")
+                    "--rate", "100", "--duration", "1s", "--warmup", "200ms", "--layers")
     accounting = result["measurement"]["accounting"]
     assert accounting["received"] == accounting["sent"] == 100, accounting
     assert_all_wireguard(result["link"])
+    # --layers: the emulator cannot see mwperf's messages inside the encrypted packets: said
+    (said,) = [w for w in result["warnings"] if w["code"] == "layers-incomplete"]
+    assert "WireGuard's encrypted packets" in said["message"], said
 
 
 def test_a_graph_across_the_hosts_runs_through_the_tunnel(leased_env: dict[str, str],

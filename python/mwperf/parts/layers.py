@@ -109,7 +109,15 @@ class Layers(Part):
             logs = run.emulated.layer_logs()
             links = read_many([p for wire in logs[:1] for p in wire.values()], run_id=run.tag)
             cut = sum(truncated(report) for report in run.emulated.reports[:1])
-            if not links or cut:
+            if not links and run.emulated.tunnel is not None:
+                result["warnings"].append(make_warning(
+                    "layers-incomplete", "--layers: the link carries WireGuard's encrypted "
+                    "packets (--secure wireguard): the link emulator sees no mwperf message in "
+                    "them, so the kernel and network layer (the tunnel included) is not split "
+                    "into sender kernel, link and receiver kernel",
+                    "the same point without --secure wireguard splits it; the difference of "
+                    "the two is the tunnel's"))
+            elif not links or cut:
                 result["warnings"].append(make_warning(
                     "layers-incomplete", "--layers: the link emulator's log of each message's "
                     f"passage is {'incomplete' if cut else 'empty'}: the kernel and network "
