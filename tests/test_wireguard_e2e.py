@@ -148,3 +148,24 @@ def test_ctrl_c_leaves_no_wireguard_behind(leased_env: dict[str, str], tmp_path:
     assert read_saved(out)["link"]["tunnel"]["handshakes"][0]["ms"] is not None
     assert not [pid for pid in spawned if alive(pid)]
     assert not Path("/run/wireguard").exists()  # their sockets were the run's files
+
+
+@pytest.mark.parametrize(("program", "says"), [
+    ("/nonexistent/wireguard-go", "MWPERF_WIREGUARD_GO=/nonexistent/wireguard-go: no executable "
+                                  "file there"),
+    ("/bin/false", "--secure wireguard: /bin/false did not start in mwp"),
+])
+def test_a_tunnel_that_cannot_start_is_one_error_and_leaves_nothing(
+        leased_env: dict[str, str], tmp_path: Path, program: str, says: str) -> None:
+    before = set(Path("/run/netns").iterdir()) if Path("/run/netns").exists() else set()
+    done = run_mwperf("run", "--secure", "wireguard", "--no-save", "--transport", "udp",
+                      "--link", "delay=1ms", "--duration", "1s",
+                      env={**leased_env, "MWPERF_WIREGUARD_GO": program}, timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert says in done.stderr and "Traceback" not in done.stderr, done.stderr
+    if program == "/bin/false":
+        assert done.stderr.rstrip().endswith(": it exited with code 1"), done.stderr
+    leases = tmp_path / "leases"
+    assert not leases.exists() or not any(leases.iterdir())  # released: nothing held
+    after = set(Path("/run/netns").iterdir()) if Path("/run/netns").exists() else set()
+    assert not [n for n in after - before if n.name.startswith("mwp")], after - before

@@ -49,6 +49,8 @@ from ..result_types import (RunResultLinkTunnel, RunResultLinkTunnelHandshakesIt
 from . import wg_uapi
 
 PROGRAM = "wireguard-go"
+ENV_VAR = "MWPERF_WIREGUARD_GO"
+"""another wireguard-go than the one on PATH (e.g. one built from source)"""
 INSTALL = "apt-get install wireguard-go (make setup installs it)"
 DEVICE = "mwperf-wg"
 PORT = 51820
@@ -74,7 +76,14 @@ _MS_BIND, _MS_REC, _MS_PRIVATE = 4096, 16384, 1 << 18
 
 
 def find_program() -> str:
-    """wireguard-go on PATH, else a RunError naming how to install it."""
+    """``$MWPERF_WIREGUARD_GO``, else wireguard-go on PATH; a RunError naming how to install
+    it."""
+    configured = os.environ.get(ENV_VAR)
+    if configured:
+        if not os.access(configured, os.X_OK):
+            raise RunError(f"--secure wireguard: {ENV_VAR}={configured}: no executable file "
+                           "there")
+        return configured
     found = shutil.which(PROGRAM)
     if found is None:
         raise RunError(f"--secure wireguard: {PROGRAM} not found on PATH; {INSTALL}")
@@ -277,10 +286,13 @@ def _start_device(program: str, host: Host, address: str, link_address: str, wor
                     folder)
     deadline = time.monotonic() + READY_TIMEOUT_S
     while not device.socket.exists():
-        if popen.poll() is not None or time.monotonic() > deadline:
+        code = popen.poll()
+        if code is not None or time.monotonic() > deadline:
             stop_leased(popen, lease, lease_id, STOP_TIMEOUT_S)
-            why = _last_line(err_path) or f"no configuration socket within {READY_TIMEOUT_S:g} s"
-            raise RunError(f"--secure wireguard: {PROGRAM} did not start in {host.netns}: {why}")
+            why = _last_line(err_path) or (
+                f"it exited with code {code}" if code is not None
+                else f"no configuration socket within {READY_TIMEOUT_S:g} s")
+            raise RunError(f"--secure wireguard: {program} did not start in {host.netns}: {why}")
         time.sleep(0.005)
     return device
 
