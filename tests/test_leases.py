@@ -149,6 +149,23 @@ def test_unreadable_lease_is_reported_not_fatal(lease_folder: Path) -> None:
     assert lines and "unreadable lease" in lines[0]
 
 
+def test_a_lease_released_between_the_listing_and_its_reading_is_passed_quietly(
+        lease_folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another run's lease listed, then released by its owner before it is read (stress run 2,
+    2026-11-30: "ignoring unreadable lease ...: No such file" broke a usage error's one line)."""
+    lease_folder.mkdir(parents=True)
+    (lease_folder / "gone.json").write_text("{}")
+    load = Lease.load
+
+    def released_meanwhile(path: Path) -> Lease:
+        path.unlink()
+        return load(path)
+
+    monkeypatch.setattr(Lease, "load", staticmethod(released_meanwhile))
+    lines: list[str] = []
+    assert reap_stale(lines.append) == [] and lines == []
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="network namespaces need root")
 def test_stale_network_namespace_is_removed(tmp_path: Path) -> None:
     extra = textwrap.dedent("""

@@ -173,6 +173,8 @@ def reap_stale(notify: Callable[[str], None]) -> list[tuple[str, str]]:
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         try:
             lease = Lease.load(path)
+        except FileNotFoundError:
+            continue  # released by its owner since the listing: another run just ended
         except (OSError, ValueError) as exc:
             notify(f"ignoring unreadable lease {path}: {exc}")
             continue
