@@ -2,8 +2,9 @@
 wireguard`): the same round trip across a clean emulated link (`--link delay=0ms`: the tunnel's
 cost alone, no link delay to hide it) plain and through the tunnel, in interleaved repetitions
 (the order flips each repetition): p50 and p99, the time to the first echo, bytes on the wire
-per message (`--wire-bytes`), CPU per message (the agents', plus wireguard-go's for the tunnel:
-the encryption runs there) and the handshake.
+per message (`--wire-bytes`), CPU per message (the whole run's CPU of the agents, plus
+wireguard-go's for the tunnel: the encryption runs there; start-up and handshake included,
+divided by the measured messages, as the report's) and the handshake.
 
     python3 benchmarks/bench_tunnel.py --reps 3 --seconds 5 [--payload 256] [--write]
 
@@ -65,7 +66,7 @@ def run(transport: str, mode: str, seconds: int, payload: str) -> dict[str, floa
                                 f"{counters['forwarded_bytes']} B in {counters['forwarded']} "
                                 f"packets, WireGuard counts {sent[ends]} B sent")
     wire = result.get("wire") or {}
-    messages = acc["sent"] + acc["warmup_sent"]
+    messages = acc["sent"]  # as the report's CPU per message (report/security.py)
     shakes = [h["ms"] for h in (tunnel or {}).get("handshakes", []) if h["ms"] is not None]
     found = result.get("discovery") or {}
     return {"p50_us": m["response"]["p50_ns"] / 1e3, "p99_us": m["response"]["p99_ns"] / 1e3,

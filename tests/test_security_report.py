@@ -19,10 +19,10 @@ SWEEP = "20261130T100000Z-security-0001"
 
 
 def point(transport: str, secure: str | None, p50_us: int, payload: int = 256,
-          tunnel_cpu_s: float | None = None, handshake_ms: float | None = None
-          ) -> dict[str, Any]:
+          tunnel_cpu_s: float | None = None, handshake_ms: float | None = None,
+          link: str = "ethernet-1g") -> dict[str, Any]:
     cfg = config(transport=transport, rate=100.0, payload=str(payload), payload_bytes=payload,
-                 link="ethernet-1g")
+                 link=link)
     if secure is not None:
         cfg["secure"] = secure
     return {"cfg": cfg, "values": [p50_us * 1000] * 50, "tunnel_cpu_s": tunnel_cpu_s,
@@ -102,6 +102,25 @@ def test_transports_and_payloads_are_never_mixed(tmp_path: Path) -> None:
     assert costs[("udp", 256, "wireguard")].ratios["p50"] == [3.0]
     assert costs[("ros1", 256, "wireguard")].ratios["p50"] == [2.5]
     assert costs[("ros1", 1024, "wireguard")].ratios["p50"] == [1.5]
+
+
+def test_links_are_never_mixed(tmp_path: Path) -> None:
+    """The link is no catalogue column: it comes from each point's result."""
+    root = tmp_path / "results"
+    sweep(root, [[point("udp", None, 100), point("udp", "wireguard", 300),
+                  point("udp", None, 1000, link="wifi-80211n"),
+                  point("udp", "wireguard", 1200, link="wifi-80211n")]])
+    costs = {(c.of("link"), c.secure): c.ratios["p50"]
+             for c in security.costs(load_runs(root, ["latest"]))}
+    assert costs[("ethernet-1g", "wireguard")] == [3.0]
+    assert costs[("wifi-80211n", "wireguard")] == [1.2]
+
+
+def test_compare_and_labels_tell_plain_from_secured() -> None:
+    from mwperf.report.labels import SETTINGS, setting_text
+    assert "secure" in SETTINGS  # the configuration key compare matches points by
+    assert (setting_text("secure", None), setting_text("secure", "wireguard")) == (
+        "plain", "secure wireguard")
 
 
 def test_no_plain_point_in_the_round_no_ratio_and_a_note(tmp_path: Path) -> None:

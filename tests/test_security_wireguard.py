@@ -92,3 +92,78 @@ def test_plain_is_no_security_so_a_scenario_axis_can_hold_both_sides() -> None:
     from mwperf.security.modes import parse_secure
     assert parse_secure("plain") is None and parse_secure(None) is None
     assert parse_secure(" wireguard ") == "wireguard"
+
+
+WIRE = [{"link": "a<->b", "from": "a", "to": "b"}]
+PEERS = [{"host": "a", "peer": "b", "tx_bytes": 1000, "rx_bytes": 900},
+         {"host": "b", "peer": "a", "tx_bytes": 900, "rx_bytes": 1000}]
+
+
+def counters(forwarded: int, forwarded_bytes: int, **changes: object) -> dict:
+    return {"received": forwarded, "forwarded": forwarded, "forwarded_bytes": forwarded_bytes,
+            "duplicated": 0, "corrupted": 0, "dropped": {"loss": 0, "pending": 0}, **changes}
+
+
+def test_nothing_outside_the_tunnel_when_the_link_carried_only_wireguards_bytes() -> None:
+    from mwperf.security.wireguard import OUTER, outside_bytes
+    report = {"up": counters(10, 1000 + 10 * OUTER), "down": counters(9, 900 + 9 * OUTER)}
+    assert outside_bytes(PEERS, WIRE, [report]) == [
+        {"host": "a", "link": "a<->b", "direction": "up", "bytes": 0},
+        {"host": "b", "link": "a<->b", "direction": "down", "bytes": 0}]
+
+
+def test_a_packet_in_the_clear_shows_as_its_size_less_28() -> None:
+    from mwperf.security.wireguard import OUTER, outside_bytes
+    # 10 WireGuard packets and one 120-byte packet beside them, a to b
+    report = {"up": counters(11, 1000 + 10 * OUTER + 120), "down": counters(9, 900 + 9 * OUTER)}
+    found = {o["direction"]: o["bytes"] for o in outside_bytes(PEERS, WIRE, [report])}
+    assert found == {"up": 120 - OUTER, "down": 0}
+
+
+def test_a_direction_whose_count_is_not_what_was_sent_is_not_judged() -> None:
+    from mwperf.security.wireguard import OUTER, outside_bytes
+    lossy = counters(9, 900 + 9 * OUTER, received=10, dropped={"loss": 1})
+    duplicated = counters(10, 900 + 10 * OUTER, duplicated=1)
+    assert outside_bytes(PEERS, WIRE, [{"up": lossy, "down": duplicated}]) == []
+    # a host on two wires (its packets split between them): not told apart
+    two = WIRE + [{"link": "a<->c", "from": "a", "to": "c"}]
+    found = outside_bytes(PEERS, two, [{"up": counters(1, 1), "down": counters(9, 900 + 9 * OUTER)},
+                                       None])
+    assert [o["host"] for o in found] == ["b"]
+
+
+def test_traffic_in_the_clear_is_a_warning_naming_the_host_and_the_bytes() -> None:
+    from types import SimpleNamespace
+
+    from mwperf.parts.secure import Secure
+    leaked = {"link": {"tunnel": {"outside": [
+        {"host": "a", "link": "a<->b", "direction": "up", "bytes": 4096},
+        {"host": "b", "link": "a<->b", "direction": "down", "bytes": 0}]}}, "warnings": []}
+    Secure().section(SimpleNamespace(), leaked)  # type: ignore[arg-type]
+    (warning,) = leaked["warnings"]
+    assert warning["code"] == "outside-tunnel"
+    assert "at least 4096 B from host a (a<->b up)" in warning["message"]
+    clean = {"link": {"tunnel": {"outside": [{"host": "a", "link": "a<->b", "direction": "up",
+                                              "bytes": 0}]}}, "warnings": []}
+    Secure().section(SimpleNamespace(), clean)  # type: ignore[arg-type]
+    assert clean["warnings"] == []
+
+
+class Catalogue:
+    def transports(self) -> list[str]:
+        return ["udp", "rustdds", "ros2", "cyclonedds"]
+
+    def payloads(self) -> dict[str, int]:
+        return {"Array1k": 1024}
+
+
+@pytest.mark.parametrize(("options", "says"), [
+    ({"transport": "rustdds"}, "not with --transport rustdds: RustDDS binds every interface"),
+    ({"transport": "ros2"}, "not with --transport ros2: the RMW picks its interfaces"),
+    ({"transport": "cyclonedds", "pong": "relay"}, "not together with --pong relay / --pong-cmd"),
+])
+def test_what_would_cross_beside_the_tunnel_is_refused_naming_why(options: dict,
+                                                                  says: str) -> None:
+    from mwperf.config import build_point
+    with pytest.raises(UsageError, match=f"^--secure wireguard: {says}"):
+        build_point({**options, "secure": "wireguard", "link": "delay=1ms"}, Catalogue)

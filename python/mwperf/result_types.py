@@ -500,6 +500,13 @@ class RunResultLinkTunnelPeersItem(TypedDict):
     rx_bytes: int
 
 
+class RunResultLinkTunnelOutsideItem(TypedDict):
+    host: str
+    link: str
+    direction: Literal['up', 'down']
+    bytes: int
+
+
 class RunResultLinkTunnel(TypedDict):
     """with --secure wireguard (docs/links.md): the WireGuard tunnel between the hosts: the program, its MTU, port and per-packet overhead, each host's tunnel address, each pair's handshake (ms: the initiator's first datagram -> its WireGuard's done stamp; null: none within 6 s) and per host and peer WireGuard's own byte counters at the end"""
 
@@ -512,6 +519,7 @@ class RunResultLinkTunnel(TypedDict):
     handshakes: list[RunResultLinkTunnelHandshakesItem]
     peers: list[RunResultLinkTunnelPeersItem]
     cpu_s: dict[str, Any]
+    outside: list[RunResultLinkTunnelOutsideItem] | None
 
 
 class RunResultLink(TypedDict):

@@ -64,6 +64,7 @@ codes! {
         RESTART_SURVIVOR_ONLY = "restart-survivor-only": "after a --restart of the sub (or a graph node) its latency figures cover only the restarted process's arrivals",
         BRIDGE_RATE_SHORT = "bridge-rate-short": "the bridge delivered less than 95 % of the offered rate",
         IMPORTED = "imported": "an imported result: latency as the other tool measured it",
+        OUTSIDE_TUNNEL = "outside-tunnel": "--secure wireguard: packets crossed the link outside the tunnel, in the clear",
     }
 }
 

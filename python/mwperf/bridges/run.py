@@ -48,6 +48,8 @@ def start_bridge(cfg: "Point", workdir: Path, agent: "Agent", daemons: "DaemonSe
     def facing(name: str, peer: str) -> str | None:
         if network is None:
             return None
+        if network.tunnel is not None:  # --secure wireguard: the halves meet inside it
+            return network.address_of(name)
         here, there = network.topology.host_of(name), network.topology.host_of(peer)
         for wire in network.addressing.wires:
             ends = {wire.near.node: wire.near, wire.far.node: wire.far}

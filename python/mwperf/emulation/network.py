@@ -139,7 +139,9 @@ class Network:
         return {**self.specs[first.name].to_dict(), "backend": self.backend, "hosts": hosts,
                 "emulator": self.reports[0] if self.reports else None,
                 "links": links, "place": dict(self.topology.place),
-                **({"tunnel": self.tunnel.describe()} if self.tunnel is not None else {}),
+                **({"tunnel": self.tunnel.describe(
+                    self.wire_ends(), self.reports if self.backend == "userspace" else None)}
+                   if self.tunnel is not None else {}),
                 "outage_window": None if window is None else {
                     "start_ns": window[0], "end_ns": window[1],
                     "every_ns": self.outage_every_ns}}
@@ -261,9 +263,11 @@ def emulated_network(topology: Topology, point_link: str | None, backend: str, w
                 network.tunnel = _tunnel(network, wires, workdir, lease)
             yield network
         finally:
-            if network.tunnel is not None:
-                network.tunnel.stop(lease)
-            network.reports = [link.stop() for link in started]
+            try:
+                if network.tunnel is not None:
+                    network.tunnel.stop(lease)
+            finally:
+                network.reports = [link.stop() for link in started]
 
 
 def _tunnel(network: Network, wires: list[tuple[Wire, LinkSpec]], workdir: Path,

@@ -292,8 +292,8 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
         assert samples is not None
         restarter.section(result, specs, reports, samples)
         _restart_warnings(state, result, survivor_only)
-    if state.warnings:
-        result["warnings"] = state.warnings
+    if state.warnings:  # after what the parts' sections said
+        result["warnings"] = state.warnings + list(result.get("warnings") or [])
     if cfg.layers:
         attach_layers(result, graph, specs, reports,
                       {s["name"]: rows_path(workdir, file_name(s["name"])) for s in specs},

@@ -58,15 +58,19 @@ class Secure(Part):
 
     def check(self, cfg: "Point", agent: "Agent") -> None:
         graph = getattr(cfg, "graph", None)
-        if graph is None or cfg.secure == modes.TUNNEL:
+        if graph is None:
             return
         from ..graph.clients import rclpy_nodes
         from ..graph.commands import is_command
         foreign = rclpy_nodes(graph.graph) + [n.name for n in graph.graph.nodes if is_command(n)]
+        if foreign and cfg.secure == modes.TUNNEL:
+            raise UsageError(f"--secure {cfg.secure}: node '{foreign[0]}' is not mwperf's agent "
+                             "(client: rclpy or a command): mwperf does not choose its "
+                             "interfaces, and it could cross the link outside the tunnel")
         if foreign:
             raise UsageError(f"--secure {cfg.secure}: node '{foreign[0]}' is not mwperf's agent "
                              "(client: rclpy or a command): only the agent's nodes get "
-                             "DDS-Security identities (yet); --secure wireguard protects any")
+                             "DDS-Security identities (yet)")
 
     def start(self, run: "PointState") -> None:
         if run.cfg.secure == modes.TUNNEL:
@@ -80,6 +84,21 @@ class Secure(Part):
         self.identities = make_run_pki(run.workdir / FOLDER, run.cfg.secure, names)
         for identity in self.identities.values():
             check_identity(identity)
+
+    def section(self, run: "PointState", result: Any) -> None:
+        """``--secure wireguard``: what crossed the link beside the tunnel (link.tunnel.outside,
+        security/wireguard.py's ``outside_bytes``) is said as a warning."""
+        tunnel = (result.get("link") or {}).get("tunnel") or {}
+        leaked = [o for o in tunnel.get("outside") or [] if o["bytes"] > 0]
+        if leaked:
+            from ..merge import make_warning
+            said = ", ".join(f"{o['bytes']} B from host {o['host']} ({o['link']} "
+                             f"{o['direction']})" for o in leaked)
+            result.setdefault("warnings", []).append(make_warning(
+                "outside-tunnel", f"--secure wireguard: the link carried at least {said} "
+                "beyond WireGuard's own packets: some traffic crossed in the clear",
+                "a process chose its own interface or address: every process must use its "
+                "host's tunnel address (docs/links.md)"))
 
     def args(self, run: "PointState", role: str) -> list[str]:
         if run.cfg.secure == modes.TUNNEL or run.cfg.transport != "fastdds":
@@ -106,15 +125,37 @@ class Secure(Part):
                 f"config={merged_config(base, identity)}")
 
 
+OWN_INTERFACES = {
+    "rustdds": "RustDDS binds every interface and discovers by multicast, which a WireGuard "
+               "tunnel does not carry",
+    "ros2": "the RMW picks its interfaces and discovers by multicast itself, which a "
+            "WireGuard tunnel does not carry",
+}
+"""transports whose middleware would cross the link outside the tunnel (their own interface
+choice), and why"""
+
+
 def _tunnelled(cfg: P) -> P:
-    """``--secure wireguard``: emulated hosts to join, and nothing that runs elsewhere."""
+    """``--secure wireguard``: emulated hosts to join, nothing that runs elsewhere, and only
+    processes mwperf can bind to the tunnel's addresses (anything else would cross the link in
+    the clear beside it)."""
+    tunnel = f"--secure {modes.TUNNEL}"
     if getattr(cfg, "link", None) is None and getattr(cfg, "topology", None) is None:
-        raise UsageError(f"--secure {modes.TUNNEL}: needs emulated hosts (--link, or a "
-                         "scenario's hosts:): the tunnel joins them; on one host everything "
-                         "stays on loopback")
+        raise UsageError(f"{tunnel}: needs emulated hosts (--link, or a scenario's hosts:): "
+                         "the tunnel joins them; on one host everything stays on loopback")
     if cfg.remote is not None:
-        raise UsageError(f"--secure {modes.TUNNEL}: not with --host (yet): the tunnel joins "
-                         "emulated hosts only")
+        raise UsageError(f"{tunnel}: not with --host (yet): the tunnel joins emulated hosts "
+                         "only")
+    if cfg.transport in OWN_INTERFACES:
+        raise UsageError(f"{tunnel}: not with --transport {cfg.transport}: "
+                         f"{OWN_INTERFACES[cfg.transport]}; its packets would cross the link "
+                         "outside the tunnel")
+    for flag, given in (("--pong relay / --pong-cmd", getattr(cfg, "pong", "agent") != "agent"),
+                        ("--opt client=rclpy", getattr(cfg, "client", "agent") != "agent")):
+        if given:
+            raise UsageError(f"{tunnel}: not together with {flag}: mwperf does not choose that "
+                             "program's interfaces, and it could cross the link outside the "
+                             "tunnel")
     return cfg
 
 

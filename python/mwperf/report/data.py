@@ -76,6 +76,9 @@ class Point:
     """the result's ``resources`` (each process's RSS, fds, threads, live heap per second)"""
     gates: list[dict[str, Any]] = field(default_factory=list)
     """the result's ``gates`` (--gate, a scenario's gates:)"""
+    link: str | None = None
+    """the emulated link the point crossed (its ``--link`` spec, or a scenario's hosts as
+    JSON); None on one machine"""
     security: dict[str, Any] | None = None
     """with --secure: ``mode``, and with a tunnel its slowest ``handshake_ms`` and its
     wireguard-go's ``tunnel_cpu_s`` (report/security.py)"""
@@ -184,7 +187,13 @@ def _point(row: dict[str, Any]) -> Point:
                  alloc_sites=result.get("alloc_sites"),
                  layers=result.get("layers") if isinstance(result.get("layers"), dict) else None,
                  resources=result.get("resources"), gates=list(result.get("gates") or []),
-                 security=_security(result))
+                 link=_link(result), security=_security(result))
+
+
+def _link(result: dict[str, Any]) -> str | None:
+    """The point's link setting as text (not a catalogue column)."""
+    link = (result.get("config") or {}).get("link")
+    return link if link is None or isinstance(link, str) else json.dumps(link, sort_keys=True)
 
 
 def _security(result: dict[str, Any]) -> dict[str, Any] | None:

@@ -18,10 +18,10 @@ from .data import Point, Run
 SETTINGS = ("transport", "mode", "rate", "payload", "topics", "executor", "busy_loop_ns",
             "reliability", "history", "depth", "durability", "opts", "pong", "busy_poll",
             "prevent_cpu_idle", "keep_awake", "in_flight", "clients", "reply_payload_bytes",
-            "server_work_ns", "subscribers", "delivery")
+            "server_work_ns", "subscribers", "delivery", "secure")
 """the catalogue columns that define what a point measured (its configuration key); a
 throughput point's offered rate is ``rate`` (0: as fast as possible), its delivery
-``delivery`` (NULL for the other modes)"""
+``delivery`` (NULL for the other modes); ``secure`` the --secure mode (NULL: plain)"""
 USUAL = {"topics": 1, "executor": "single", "busy_loop_ns": 0, "reliability": "reliable",
          "history": "keep-last", "depth": 10, "durability": "volatile", "opts": "[]",
          "pong": "agent", "busy_poll": False, "prevent_cpu_idle": False, "keep_awake": False,
@@ -49,6 +49,8 @@ def varying(points: Iterable[Point], leave_out: Sequence[str] = ()) -> list[str]
 
 def setting_text(name: str, value: Any) -> str:
     """One setting as a label shows it."""
+    if name == "secure":
+        return f"secure {value}" if value else "plain"
     if value is None:
         return f"{name}=?"
     if name == "rate":

@@ -26,7 +26,8 @@ ORDER = (PLAIN, "auth", "sign", "encrypt", "wireguard")
 """the modes, plain first: what the others are divided by (security/modes.py's, and plain)"""
 STREAM = ("transport", "mode", "rate", "payload_bytes", "reliability", "history", "depth",
           "durability", "link")
-"""the catalogue columns that make two points the same stream"""
+"""what makes two points the same stream: catalogue columns, and the link they crossed (from
+the result: not a column)"""
 AGENT_CPU = ("ping_cpu_s", "pong_cpu_s", "pub_cpu_s", "sub_cpu_s", "client_cpu_s",
              "server_cpu_s")
 
@@ -37,7 +38,9 @@ def secure_mode(point: Point) -> str:
 
 
 def cpu_per_message_us(point: Point) -> float | None:
-    """The agents' CPU (and a tunnel's wireguard-go) per message sent, in µs."""
+    """The agents' CPU (and a tunnel's wireguard-go) over the whole run, start-up and
+    handshake included, per measured message sent, in µs: a short point's figure is mostly its
+    start-up (a longer one dilutes it), so compare it only between points of equal length."""
     sent = point.get("sent")
     if not sent:
         return None
@@ -67,6 +70,10 @@ class Cost:
         return self.stream[STREAM.index(column)]
 
 
+def _stream(point: Point) -> tuple[Any, ...]:
+    return tuple(point.link if c == "link" else point.get(c) for c in STREAM)
+
+
 def _figures(point: Point) -> dict[str, float | None]:
     return {"p50": point.get("latency_p50_ns"), "p99": point.get("latency_p99_ns"),
             "wire": point.get("wire_up_bytes_per_msg"), "cpu": cpu_per_message_us(point)}
@@ -80,7 +87,7 @@ def costs(runs: Sequence[Run]) -> list[Cost]:
         for point in run.points:
             if point.status == "failed" or point.get("latency_p50_ns") is None:
                 continue
-            key = (tuple(point.get(c) for c in STREAM), run.run_id, point.get("repetition") or 1)
+            key = (_stream(point), run.run_id, point.get("repetition") or 1)
             rounds.setdefault(key, {})[secure_mode(point)] = point
     found: dict[tuple[tuple[Any, ...], str], Cost] = {}
     secured = {key[0] for key, members in rounds.items() if set(members) - {PLAIN}}
@@ -122,7 +129,8 @@ def markdown(runs: Sequence[Run]) -> str:
         return ""
     lines = ["", "What security costs (each mode against plain of the same stream and round; "
              "median over rounds, lowest\u2013highest ratio in brackets; CPU: the agents' and a "
-             "tunnel's wireguard-go per message):", "",
+             "tunnel's wireguard-go over the whole run, start-up included, per measured "
+             "message):", "",
              "| transport | payload | rate | secure | rounds | p50 | p50 / plain | p99 "
              "| p99 / plain | first echo | B/msg up | B/msg / plain | CPU µs/msg | CPU / plain "
              "| handshake ms |", "|" + "---|" * 15]

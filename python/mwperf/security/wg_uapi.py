@@ -70,8 +70,9 @@ def exchange(path: Path, request: bytes, timeout_s: float) -> list[dict[str, str
     reached through an open directory (``/proc/self/fd/N/``) so that a deep scratch folder
     does not exceed a unix socket address's 108 bytes."""
 
-    folder = os.open(path.parent, os.O_PATH | os.O_DIRECTORY)
+    folder = None
     try:
+        folder = os.open(path.parent, os.O_PATH | os.O_DIRECTORY)
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.settimeout(timeout_s)
             sock.connect(f"/proc/self/fd/{folder}/{path.name}")
@@ -87,5 +88,6 @@ def exchange(path: Path, request: bytes, timeout_s: float) -> list[dict[str, str
     except OSError as exc:
         raise RunError(f"{path}: cannot talk to wireguard-go: {exc}") from None
     finally:
-        os.close(folder)
+        if folder is not None:
+            os.close(folder)
     return parse_reply(reply.decode(errors="replace"))

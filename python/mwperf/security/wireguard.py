@@ -33,7 +33,7 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 from cryptography.hazmat.primitives.serialization import (Encoding, NoEncryption, PrivateFormat,
@@ -45,7 +45,7 @@ from ..leases import Lease, process_id, stop_leased
 from ..process_group import usage
 from ..procs import _die_with_parent, interrupts_deferred
 from ..result_types import (RunResultLinkTunnel, RunResultLinkTunnelHandshakesItem,
-                            RunResultLinkTunnelPeersItem)
+                            RunResultLinkTunnelOutsideItem, RunResultLinkTunnelPeersItem)
 from . import wg_uapi
 
 PROGRAM = "wireguard-go"
@@ -80,7 +80,7 @@ def find_program() -> str:
     it."""
     configured = os.environ.get(ENV_VAR)
     if configured:
-        if not os.access(configured, os.X_OK):
+        if not os.path.isfile(configured) or not os.access(configured, os.X_OK):
             raise RunError(f"--secure wireguard: {ENV_VAR}={configured}: no executable file "
                            "there")
         return configured
@@ -186,11 +186,15 @@ class Tunnel:
         for device in self.devices.values():
             stop_leased(device.popen, lease, device.lease_id, STOP_TIMEOUT_S)
 
-    def describe(self) -> "RunResultLinkTunnel":
-        """The result's ``link.tunnel`` (schema/result.v2.json)."""
+    def describe(self, wires: list[dict[str, str]],
+                 reports: list[dict[str, Any] | None] | None) -> "RunResultLinkTunnel":
+        """The result's ``link.tunnel`` (schema/result.v2.json); ``wires`` and ``reports``: the
+        link emulators' (None: a backend whose counters are not per IP packet, netem)."""
         return {"kind": "wireguard", "program": f"{PROGRAM} {self.version}", "mtu": self.mtu,
                 "port": PORT, "overhead_bytes": OVERHEAD, "addresses": self.addresses,
-                "handshakes": self.handshakes, "peers": self.peers, "cpu_s": self.cpu_s}
+                "handshakes": self.handshakes, "peers": self.peers, "cpu_s": self.cpu_s,
+                "outside": (None if reports is None or not self.peers
+                            else outside_bytes(self.peers, wires, reports))}
 
 
 def _peer_counters(host: str, section: dict[str, str], by_key: dict[str, str]
@@ -199,6 +203,44 @@ def _peer_counters(host: str, section: dict[str, str], by_key: dict[str, str]
     return {"host": host, "peer": by_key.get(section.get("public_key", ""), "?"),
             "tx_bytes": int(section.get("tx_bytes", "0")),
             "rx_bytes": int(section.get("rx_bytes", "0"))}
+
+
+OUTER = 20 + 8
+"""the IPv4 and UDP headers of each WireGuard packet on the link"""
+
+
+def outside_bytes(peers: list["RunResultLinkTunnelPeersItem"], wires: list[dict[str, str]],
+                  reports: list[dict[str, Any] | None]
+                  ) -> list["RunResultLinkTunnelOutsideItem"]:
+    """What crossed the link beside the tunnel, per host on a single wire and per direction out
+    of it that lost, duplicated and corrupted nothing: the bytes that wire forwarded from the
+    host beyond what its WireGuard counts sending to every peer plus OUTER per packet. Every
+    packet of n bytes outside the tunnel adds n - OUTER: more than 0 means traffic in the clear
+    (a bare empty UDP datagram alone would go unseen). ``wires``: each wire's ``link``,
+    ``from`` (its up direction's sender) and ``to``; ``reports`` the emulators', in order."""
+    sent: dict[str, int] = {}
+    for peer in peers:
+        sent[peer["host"]] = sent.get(peer["host"], 0) + peer["tx_bytes"]
+    wires_of: dict[str, int] = {}
+    for wire in wires:
+        for end in (wire["from"], wire["to"]):
+            wires_of[end] = wires_of.get(end, 0) + 1
+    found: list["RunResultLinkTunnelOutsideItem"] = []
+    for wire, report in zip(wires, reports):
+        ways: tuple[tuple[str, Literal["up", "down"]], ...] = ((wire["from"], "up"),
+                                                              (wire["to"], "down"))
+        for host, way in ways:
+            counters = (report or {}).get(way)
+            if host not in sent or wires_of[host] != 1 or not counters:
+                continue
+            dropped = sum((counters.get("dropped") or {}).values())
+            if counters.get("received") != counters.get("forwarded") or dropped or \
+                    counters.get("duplicated") or counters.get("corrupted"):
+                continue  # the emulator's count is not what the host sent
+            found.append({"host": host, "link": wire["link"], "direction": way,
+                          "bytes": counters["forwarded_bytes"] - sent[host]
+                          - OUTER * counters["forwarded"]})
+    return found
 
 
 def handshake_ns(sections: list[dict[str, str]], public_key: bytes) -> int | None:
@@ -214,12 +256,13 @@ def handshake_ns(sections: list[dict[str, str]], public_key: bytes) -> int | Non
 
 def _handshake(initiator: Device, responder: Device) -> "RunResultLinkTunnelHandshakesItem":
     """Start the handshake from ``initiator`` to ``responder`` and time it (module doc)."""
-    def poke() -> None:
+    def poke() -> int:
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+            stamp = time.time_ns()  # right at the send: not the namespace switch before it
             sock.sendto(b"", (responder.address, DISCARD_PORT))
+            return stamp
 
-    sent = time.time_ns()
-    inside(initiator.host.netns_path, poke)
+    sent = inside(initiator.host.netns_path, poke)
     deadline = time.monotonic() + HANDSHAKE_TIMEOUT_S
     done = None
     while done is None and time.monotonic() < deadline:
@@ -232,8 +275,13 @@ def _handshake(initiator: Device, responder: Device) -> "RunResultLinkTunnelHand
 
 
 def program_version(program: str) -> str:
-    """``wireguard-go --version``'s version word (``v0.0.20220316``)."""
-    done = subprocess.run([program, "--version"], capture_output=True, text=True, check=False)
+    """``wireguard-go --version``'s version word (``v0.0.20220316``); a RunError naming the
+    program when it cannot be run."""
+    try:
+        done = subprocess.run([program, "--version"], capture_output=True, text=True,
+                              check=False, timeout=READY_TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise RunError(f"--secure wireguard: cannot run {program} --version: {exc}") from None
     words = done.stdout.split()
     return words[1] if len(words) > 1 else "unknown"
 
@@ -276,10 +324,13 @@ def _start_device(program: str, host: Host, address: str, link_address: str, wor
     folder.mkdir(parents=True, exist_ok=True)
     err_path = workdir / f"wireguard-{host.name}.stderr"
     with open(err_path, "wb") as err, interrupts_deferred():
-        popen = subprocess.Popen([program, "-f", DEVICE], stdin=subprocess.DEVNULL,
-                                 stdout=err, stderr=err, process_group=0,
-                                 preexec_fn=_die_with_parent(os.getpid(), host.netns_path,
-                                                             _private_run(folder)))
+        try:
+            popen = subprocess.Popen([program, "-f", DEVICE], stdin=subprocess.DEVNULL,
+                                     stdout=err, stderr=err, process_group=0,
+                                     preexec_fn=_die_with_parent(os.getpid(), host.netns_path,
+                                                                 _private_run(folder)))
+        except OSError as exc:
+            raise RunError(f"--secure wireguard: cannot start {program}: {exc}") from None
         lease_id = process_id(popen.pid)
         lease.add("process", lease_id)
     device = Device(host, address, link_address, X25519PrivateKey.generate(), popen, lease_id,
