@@ -218,7 +218,8 @@ def test_scenarios_lists_the_built_ins(fake_env: dict[str, str]) -> None:
                      "graphs", "rate-sweep-3-topics", "resilience", "restarts", "restarts-bridges",
                      "restarts-sub",
                      "restarts-zenohd", "ros1-bag-replay", "ros1-rate-sweep",
-                     "ros1-subscribers", "ros1-three-hosts", "ros2-tax", "services", "soak",
+                     "ros1-subscribers", "ros1-three-hosts", "ros2-tax", "security", "services",
+                     "soak",
                      "throughput"]
     assert "default                    every built-in transport side by side" in done.stdout
 
