@@ -74,7 +74,12 @@ def test_a_chains_stage_and_source_restarted_mid_run(
     # every edge's messages accounted for over both of mid's processes' samples
     for e in (a, b):
         assert e["received"] + e["lost"] == e["sent"], e
-    assert b["sent"] == a["received"]  # the stage published what arrived, numbered on
+    # the stage published what arrived, numbered on, but for the one message it held when it
+    # was killed: arrived (in the samples) before its publisher counted it (stress run,
+    # 2026-11-30: 233 sent of 234 arrived, cyclonedds), or counted and not sent (b's lost 1,
+    # below); one stage, one message at a time, one kill: at most one of the two, once
+    held = a["received"] - b["sent"]
+    assert held in (0, 1) and held + b["lost"] <= 1, (a, b)
     # mid down: src sent every message between the last that reached the killed mid and the
     # first that reached the restarted one
     a_mid, b_mid = sorted(mid["edges"], key=lambda e: e["topic"])
