@@ -109,8 +109,10 @@ pub fn run(
             match to.write(&p.packet) {
                 Ok(()) => {
                     counters.released(p.packet.len(), late_ns);
+                    // the release instant (before the write), as the layer log: stamped after
+                    // it, the receiver, woken by the write, could end its phase first
                     if let Some(log) = logs.packets.as_mut() {
-                        log.push(clock.now_ns(), p.packet.len());
+                        log.push(release_ns, p.packet.len());
                     }
                     // scanned after the write: the packet is out before its bytes are searched
                     if let Some(log) = logs.layers.as_mut() {
