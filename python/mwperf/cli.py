@@ -49,7 +49,7 @@ POINT_OPTIONS = ("transport", "mode", "rate", "payload", "duration", "count", "w
                  "topics", "executor", "busy_loop", "link", "link_backend",
                  "session_timeout", "subscribers", "bridge", "replay", "replay_topics",
                  "replay_rate", "replay_window", "replay_loop", "graph", "baseline", "without",
-                 "copies", "rate_scale", "reply_payload", "server_work", "in_flight", "clients",
+                 "copies", "processes", "rate_scale", "reply_payload", "server_work", "in_flight", "clients",
                  "call_timeout", "restart", "secure")
 CONDITION_OPTIONS = ("peer_timeout", "spin_margin", "busy_poll", "prevent_cpu_idle", "keep_awake",
                      "reliability", "history", "depth", "durability", "discovery_timeout",

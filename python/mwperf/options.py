@@ -256,6 +256,12 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
            "(a scenario: NODE,NODE)."),
     option("--copies", metavar="N", help="With --graph: every node N times on the same topics "
            "(name_c1..name_cN), for scaling studies.  [default: 1]"),
+    option("--processes", metavar="file|one|per-node", help="With --graph: how its nodes "
+           "share OS processes: file (as the graph file's process: keys say; the others a "
+           "process each), one (every mwperf node in one process, one middleware session: "
+           "messages between them take the middleware's in-process path, as iRobot's "
+           "ros2-performance runs a topology) or per-node (a process each, whatever the file "
+           "says).  [default: file]"),
     option("--rate-scale", metavar="FACTOR|TOPIC=FACTOR", help="With --graph: every "
            "publisher's rate multiplied by FACTOR (2 = twice as often); TOPIC=FACTOR[,...]: only "
            "those topics' publishers.  [default: 1]"),

@@ -52,6 +52,8 @@ class AgentProcess:
     """this agent among several of one role (``sub.2`` of ``--subscribers``); else the role"""
     placed: tuple[Path | None, dict[str, str] | None] = (None, None)
     """the network namespace and extra environment it was started with (``respawn``)"""
+    ready_lines: int = 1
+    """the READY lines it prints (one per node of a process of several: graph/processes.py)"""
 
     def __post_init__(self) -> None:
         self.name = self.name or self.role
@@ -77,8 +79,9 @@ class AgentProcess:
         while True:
             code = self.exit_code  # before reading, so a READY printed just before exit counts
             text = self.stdout_path.read_text(encoding="utf-8", errors="replace")
-            if "\n" in text:
-                return self._parse_ready(text.split("\n", 1)[0], transport)
+            if self.said_ready(text):
+                lines = text.split("\n")[:self.ready_lines]
+                return [self._parse_ready(line, transport) for line in lines][0]
             if code is not None:
                 error = UsageError if code == 2 else RunError
                 raise error(f"{self.role} exited before it was ready (exit code {code}): "
@@ -92,6 +95,10 @@ class AgentProcess:
                 raise RunError(f"{self.role} did not print 'READY {transport} <address>' "
                                f"within {waited} (its last words: {self.stderr_tail()})")
             self.wait(0.005)
+
+    def said_ready(self, text: str) -> bool:
+        """Whether ``text`` (its stdout) holds all its READY lines (or what stands there)."""
+        return text.count("\n") >= self.ready_lines
 
     def _preparing(self) -> str:
         """What the agent said it prepares before READY (its ``PREPARING`` line), if it did."""

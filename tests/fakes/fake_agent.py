@@ -97,7 +97,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
         p.add_argument("--busy-poll", action="store_true")
         p.add_argument("--prevent-cpu-idle", action="store_true")
     node = sub.add_parser("node")
-    for flag in ("--transport", "--node-spec", "--go-file", "--run-id", "--json",
+    node.add_argument("--node-spec", action="append")  # several: nodes sharing a process
+    node.add_argument("--node-json", action="append")
+    for flag in ("--transport", "--go-file", "--run-id", "--json",
                  "--spin-margin", "--reliability", "--history", "--depth", "--durability",
                  "--discovery-timeout", "--clock-serve", "--clock-ref", "--layers-out"):
         node.add_argument(flag)
@@ -250,7 +252,7 @@ def main() -> int:
         real_agent("pool")
     who = args.role
     if args.role == "node":  # node-<name>: every node of a graph apart
-        who = "node-" + json.loads(Path(args.node_spec).read_text())["name"]
+        who = "node-" + json.loads(Path(args.node_spec[0]).read_text())["name"]
     how = behaviours(who)
     trace = os.environ.get("FAKE_AGENT_TRACE")
     if trace:
@@ -266,7 +268,10 @@ def main() -> int:
     signal.signal(signal.SIGTERM, handler)
     if args.role == "node" and "hang" not in how:
         import fake_node  # here: only a node needs it (each import costs every start CPU)
-        return fake_node.run(args.node_spec, args.go_file, args.json, how, lambda: stop)
+        if len(args.node_spec) == 1:
+            return fake_node.run(args.node_spec[0], args.go_file, args.json, how, lambda: stop)
+        return fake_node.run_several(args.node_spec, args.node_json, args.go_file, how,
+                                     lambda: stop)
     if "hang" in how:
         if args.role in ("pong", "sub"):
             print(f"READY {args.transport} {args.address}", flush=True)

@@ -69,6 +69,23 @@ def run(spec_path: str, go_file: str, json_out: str, how: dict[str, str],
                                          status, reason, started, int(how.get("lost", 0))))
 
 
+def run_several(spec_paths: list[str], json_outs: list[str], go_file: str,
+                how: dict[str, str], stopped: Any) -> int:
+    """Nodes sharing a process (the real agent's node/process.rs): each on a thread of its
+    own; the worst exit code (a failure over a partial over complete)."""
+    import threading
+
+    codes: list[int] = []
+    threads = [threading.Thread(target=lambda s=s, j=j: codes.append(run(s, go_file, j, how,
+                                                                         stopped)))
+               for s, j in zip(spec_paths, json_outs)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return max(codes, key=lambda c: {0: 0, 3: 1}.get(c, 2))
+
+
 def _report(spec: dict[str, Any], publishers: dict[str, list[tuple[int, int, int]]],
             go_ns: int, status: str, reason: str | None, started: float,
             lost: int = 0) -> dict[str, Any]:

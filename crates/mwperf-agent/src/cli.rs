@@ -114,9 +114,14 @@ pub struct NodeArgs {
     #[command(flatten)]
     pub common: Common,
     /// The node's spec (JSON): its publishers, subscriptions and timing; a file, or the JSON
-    /// object itself.
-    #[arg(long = "node-spec")]
-    pub node_spec: String,
+    /// object itself. Repeated: several nodes in this one process (a graph file's `process:`),
+    /// each on threads of its own, sharing the process's middleware session.
+    #[arg(long = "node-spec", required = true)]
+    pub node_spec: Vec<String>,
+    /// With several `--node-spec`s: where each one's report goes, in the same order (one per
+    /// spec; `--json` is for a single node).
+    #[arg(long = "node-json")]
+    pub node_json: Vec<String>,
     /// Start when this file holds the start instant (CLOCK_MONOTONIC ns, one line).
     #[arg(long = "go-file")]
     pub go_file: String,

@@ -21,6 +21,12 @@ pub fn install() {
     }
 }
 
+/// Stop this process's loops as a signal would (a node of a composed process failed: the
+/// process's other nodes stop too, as a component container's do when one component throws).
+pub fn request_stop() {
+    STOP.store(true, Ordering::SeqCst);
+}
+
 pub fn stopped() -> bool {
     STOP.load(Ordering::Relaxed)
 }

@@ -78,7 +78,7 @@ class Commands:
                 self.check_alive()
                 left = deadline - time.monotonic()
                 if (proc.exit_code is not None or left <= 0
-                        or "\n" in proc.stdout_path.read_text(errors="replace")):
+                        or proc.said_ready(proc.stdout_path.read_text(errors="replace"))):
                     try:
                         proc.wait_ready("node", max(0.0, left))
                     except (RunError, UsageError) as exc:

@@ -43,6 +43,7 @@ def detail(graph: Graph) -> dict[str, Any]:
                         "publishers": graph.publishers_of(t)} for t in graph.topics()],
             "nodes": [{"name": n.name, "host": n.host, "client": n.client,
                        "executor": n.executor, "group": n.group,
+                       **({"process": n.process} if n.process else {}),
                        "publishes": [p.topic for p in n.publishers]
                        + [s.publish for s in n.subscribers if s.publish],
                        "subscribes": [s.topic for s in n.subscribers],

@@ -100,7 +100,10 @@ class Node:
     """the host it runs on (None: this machine, or the run's default placement)"""
     executor: str = "single"
     group: str | None = None
-    """the executor/process group it shares (iRobot's executor_id); None: its own"""
+    """the executor group it shares (iRobot's executor_id); None: its own"""
+    process: str | None = None
+    """the OS process it shares with the other nodes of that name (graph file ``process:``,
+    graph/processes.py): one agent, one middleware session; None: a process of its own"""
     cpu_quota: str | None = None
     cpu_pin: str | None = None
     copy_of: str | None = None

@@ -27,6 +27,7 @@ too_late: {percent: 100, absolute: 50ms}
 ```
 """
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -43,12 +44,13 @@ from .reader import Reader, period
 from .services import client, server
 
 TOP_KEYS = ("name", "description", "nodes", "chains", "late", "too_late", "phase")
-NODE_KEYS = ("name", "host", "client", "executor", "group", "copies", "cpu_quota", "cpu_pin",
-             "publishers", "subscribers", "servers", "clients", "command", "remap")
+NODE_KEYS = ("name", "host", "client", "executor", "group", "process", "copies", "cpu_quota",
+             "cpu_pin", "publishers", "subscribers", "servers", "clients", "command", "remap")
 PUB_KEYS = ("topic", "rate", "period", "payload", "qos", "replay")
 SUB_KEYS = ("topic", "busy_loop", "publish", "publish_payload", "qos", "callback_group")
 QOS_KEYS = ("reliability", "history", "durability")
 MAX_COPIES = 1000
+PROCESS_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 
 
 def parse_graph(text: str, where: str) -> Graph:
@@ -119,6 +121,7 @@ def _nodes(read: Reader, item: Item) -> list[Node]:
                 host=read.text(fields.get("host"), f"{what}: host", required=False),
                 executor=executor,
                 group=read.text(fields.get("group"), f"{what}: group", required=False),
+                process=_process(read, fields, what, runner),
                 cpu_quota=_limit(read, fields, "cpu_quota", what),
                 cpu_pin=_limit(read, fields, "cpu_pin", what), client=runner)
     refused = refusal(base)
@@ -127,6 +130,26 @@ def _nodes(read: Reader, item: Item) -> list[Node]:
     if copies == 1:
         return [base]
     return [replace(base, name=f"{name}_{i}", copy_of=name) for i in range(1, copies + 1)]
+
+
+def _process(read: Reader, fields: dict[str, Item], what: str, runner: str) -> str | None:
+    """A node's ``process``: the name of the OS process it shares (graph/processes.py)."""
+    text = read.text(fields.get("process"), f"{what}: process", required=False)
+    if text is None:
+        return None
+    if runner != "agent":
+        raise read.fail(fields["process"], f"{what}: process: only mwperf's nodes (client: "
+                        f"agent) share a process; a client: {runner} node is a process of "
+                        "its own")
+    if not PROCESS_NAME.fullmatch(text):
+        raise read.fail(fields["process"], f"{what}: process '{text}': letters, digits, '_', "
+                        "'-' and '.' only")
+    for key in ("cpu_quota", "cpu_pin"):
+        if key in fields:
+            raise read.fail(fields[key], f"{what}: {key}: not on a node of a process "
+                            f"('{text}'): its nodes share the process's CPU; limit a process "
+                            "of one node")
+    return text
 
 
 def _limit(read: Reader, fields: dict[str, Item], key: str, what: str) -> str | None:

@@ -21,6 +21,7 @@ from .clients import check_run_clients
 from .services import check_run as check_services
 from .cpu import node_limits
 from .hosts import node_place
+from . import processes as processes_mod
 from .model import Graph
 from .placement import placed_topology
 from .replay_inputs import refuse as refuse_replay, replay_inputs
@@ -32,7 +33,7 @@ from .subgraph import alone, without
 Point = Any
 """a config.PointConfig (config imports this module, so it is not imported here)"""
 
-GRAPH_OPTIONS = ("graph", "baseline", "without", "copies", "rate_scale")
+GRAPH_OPTIONS = ("graph", "baseline", "without", "copies", "rate_scale", "processes")
 """the point options only a graph has"""
 GRAPH_TAKES = ("transport", "duration", "warmup", "reliability", "history", "depth",
                "durability", "discovery_timeout", "opt", "busy_poll", "link", "link_backend",
@@ -55,6 +56,8 @@ class GraphPoint:
     """as it runs: ``without`` left out, scaled by ``copies`` and ``rate_scale``"""
     copies: int = 1
     rate_scale: float = 1.0
+    processes: str = processes_mod.FILE
+    """``--processes``: how the nodes share OS processes (processes.py)"""
     without: tuple[str, ...] = ()
     baseline: str | None = None
     alone: Graph | None = None
@@ -68,6 +71,8 @@ class GraphPoint:
         """As the point's configuration records it (the graph by name and size, not whole)."""
         return {"spec": self.spec, "name": self.graph.name, "nodes": len(self.graph.nodes),
                 "copies": self.copies, "rate_scale": self.rate_scale,
+                **({"processes": self.processes} if self.processes != processes_mod.FILE
+                   else {}),
                 **({"topic_scales": dict(self.topic_scales)} if self.topic_scales else {}),
                 "without": list(self.without), "baseline": self.baseline,
                 **({"replay": {"recording": self.replay[0], "topics": list(self.replay[1])}}
@@ -96,13 +101,15 @@ def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]]
                          "work; a graph takes --transport, --duration, --warmup, the QoS flags, "
                          "--opt, --busy-poll, --link, the CPU flags, --profile, --wire-bytes, "
                          "--alloc-sites, --samples, --restart, --replay, --min-samples, "
-                         "--secure, --copies, --rate-scale, --baseline, --without")
+                         "--secure, --copies, --processes, --rate-scale, --baseline, "
+                         "--without")
     if any(str(o).split("=", 1)[0].strip() == "client" for o in options.get("opt") or ()):
         raise UsageError("--opt client: not with --graph: a graph file says who runs each node "
                          "(client: agent | rclpy on the node)")
     spec = str(options["graph"]).strip()
     names = tuple(n.strip() for n in str(options.get("without") or "").split(",") if n.strip())
     copies = parse_copies(options.get("copies"))
+    share = processes_mod.parse_mode(options.get("processes"))
     rate_scale = parse_rate_scale(options.get("rate_scale"))
     topic_scales = parse_topic_scales(options.get("rate_scale"))
     graph = load_graph(spec)
@@ -115,9 +122,9 @@ def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]]
         replay = (recording, topics)
     baseline = str(options["baseline"]).strip() if options.get("baseline") else None
     part = alone(graph, baseline) if baseline else None
-    graph = scale(graph, copies, rate_scale, topic_scales)
+    graph = processes_mod.apply(scale(graph, copies, rate_scale, topic_scales), share)
     if part is not None:
-        part = scale(part, copies, rate_scale, topic_scales)
+        part = processes_mod.apply(scale(part, copies, rate_scale, topic_scales), share)
     targets = load_targets(options.get("targets"))
     gates = parse_gates(options.get("gates"), targets)
     refuse(gates, POINT_ONLY, "single streams only (a graph has no one peer to match: its "
@@ -160,13 +167,14 @@ def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]]
         place, remote = cfg.remote.place, tuple(name for name, _ in cfg.remote.hosts)
     cpu = node_limits(graph, _text(options.get("cpu_quota")), _text(options.get("cpu_pin")),
                       _text(options.get("rt_priority")), place, remote)
+    processes_mod.check(graph, replace(cfg, cpu=cpu), dict(place), remote)
     if cfg.min_samples is not None and graph.unpaced():
         raise UsageError(f"--min-samples: not with a publisher that is not paced "
                          f"({', '.join(graph.unpaced()[:3])}: rate: max, a closed loop or a "
                          "replayed recording): its subscribers cannot know when its last message "
                          "is due; give the graph a --duration long enough instead")
-    point = GraphPoint(spec, graph, copies, rate_scale, names, baseline, part, topic_scales,
-                       replay)
+    point = GraphPoint(spec, graph, copies, rate_scale, share, names, baseline, part,
+                       topic_scales, replay)
     return replace(cfg, graph=point, cpu=cpu)
 
 

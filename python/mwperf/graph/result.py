@@ -220,9 +220,13 @@ def _node(name: str, report: dict[str, Any] | None, failed: str | None) -> dict[
 
 def _client(graph: Graph, name: str) -> dict[str, Any]:
     """Who ran the node, when not mwperf's agent (graph/clients.py): a result says it was rclpy's
-    cost that was measured there. A clock node is no node of the graph."""
+    cost that was measured there; and the process it shared with other nodes (processes.py),
+    whose CPU and memory its figures are. A clock node is no node of the graph."""
     node = next((n for n in graph.nodes if n.name == name), None)
-    return {"client": node.client} if node is not None and node.client != "agent" else {}
+    if node is None:
+        return {}
+    return ({"client": node.client} if node.client != "agent" else {}) | (
+        {"process": node.process} if node.process else {})
 
 
 def _allocs(allocations: dict[str, Any]) -> dict[str, Any]:

@@ -48,6 +48,7 @@ from .load import flow_control
 from .clocks import CLOCK_NODE, clock_node, clock_plan, real_clock_plan
 from .hosts import GO_NAME, REMOTE_START_MARGIN_NS, write_remote_go
 from .placement import placed_topology
+from .processes import FILE_PREFIX, groups, process_of
 from .services import check_run as check_services
 from .model import Graph, Node
 from .outages import attach as attach_outages
@@ -132,7 +133,8 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
     # real hosts: the nodes there, the daemons here
     with opened(cfg, agent, workdir, f"{cfg.transport} graph {graph.name}", "graph", topology,
                 daemons_there=False, placed_as=served_as,
-                shown={file_name(n.name): n.name for n in graph.nodes}) as state:
+                shown={file_name(n.name): n.name for n in graph.nodes}
+                | {FILE_PREFIX + p: f"process {p}" for p in groups(graph)}) as state:
         lease, network, real, daemons, tag = (state.lease, state.emulated, state.real,
                                               state.daemons, state.tag)
         place: Place | None = state.network
@@ -173,6 +175,7 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                 watcher["await_graph"] = awaited(graph, names)
         extra = [clock_node(clocks, specs)] if clocks.server == CLOCK_NODE else []
         go_file = workdir / "go"
+        shared, member = groups(graph), process_of(graph)  # nodes sharing a process
         _each(parts, "start", state)
         t0 = time.monotonic()
         procs: dict[str, AgentProcess] = {}
@@ -184,11 +187,15 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                     procs[spec["name"]] = _start_rclpy(agents, cfg, graph, spec, workdir,
                                                        go_file, tag, place)
                     continue
-                procs[spec["name"]] = _start(agents, agent, cfg, spec, workdir, go_file, tag,
-                                             place, real, clocks.args(spec["name"]),
-                                             _shift(cfg, topology, spec["name"]),
-                                             (parts, state))
-            commands.wait_ready(list(procs.values()),
+                if spec["name"] in procs:  # started with the others of its process
+                    continue
+                together = [s for s in specs if s["name"] in shared.get(
+                    member.get(spec["name"], ""), ())] or [spec]
+                proc = _start(agents, agent, cfg, together, workdir, go_file, tag, place, real,
+                              _clock_args(clocks, together), _shift(cfg, topology, spec["name"]),
+                              (parts, state), member.get(spec["name"]))
+                procs.update({s["name"]: proc for s in together})
+            commands.wait_ready(list({id(p): p for p in procs.values()}.values()),
                                 max(10.0, cfg.discovery_timeout_ns / 1e9 + 5))
             ready_s = time.monotonic() - t0
             margin = START_MARGIN_NS if real is None else REMOTE_START_MARGIN_NS
@@ -424,44 +431,67 @@ def _shift(cfg: PointConfig, topology: Topology | None, node: str) -> tuple[int,
     return next(((o, d) for h, o, d in cfg.test_clock if h == host), None)
 
 
-def _start(agents: AgentSet, agent: Agent, cfg: PointConfig, spec: dict[str, Any],
+def _start(agents: AgentSet, agent: Agent, cfg: PointConfig, specs: list[dict[str, Any]],
            workdir: Path, go_file: Path, tag: int, place: Place | None,
            real: PointHosts | None, clock_args: list[str],
            shift: tuple[int, float] | None,
-           hooks: "tuple[list[Part], PointState[PointConfig]] | None" = None) -> AgentProcess:
-    """Start ``spec``'s node where it is placed: here (in an emulated host's namespace, or
+           hooks: "tuple[list[Part], PointState[PointConfig]] | None" = None,
+           process: str | None = None) -> AgentProcess:
+    """Start ``specs``' node where it is placed: here (in an emulated host's namespace, or
     mwperf's own), or on a real host (its spec on its command line, its files in its scratch
-    folder there, its report sent back)."""
-    name = file_name(spec["name"])
-    remote = real is not None and real.is_remote(spec["name"])
+    folder there, its report sent back). Several specs: the nodes of ``process``, in one agent
+    process (processes.py; on one host, never a real one), placed and limited as its first."""
+    first = specs[0]["name"]
+    name = file_name(first) if len(specs) == 1 else FILE_PREFIX + str(process)
+    remote = real is not None and real.is_remote(first)
     if remote:
-        spec_arg, go, report = json.dumps(spec), GO_NAME, f"{name}.json"
+        spec_args, go, reports = [json.dumps(specs[0])], GO_NAME, [f"{name}.json"]
     else:
-        spec_path = workdir / f"{name}.spec.json"
-        spec_path.write_text(json.dumps(spec))
-        spec_arg, go, report = str(spec_path), str(go_file), str(workdir / f"{name}.json")
-    argv = [str(agent.path), "node", "--transport", cfg.transport, "--node-spec", spec_arg,
-            "--go-file", go, "--run-id", str(tag), "--json", report, "--quiet", *qos_args(cfg),
-            "--spin-margin", format_duration_arg(cfg.spin_margin_ns)]
+        spec_args, reports = [], []
+        for spec in specs:
+            path = workdir / f"{file_name(spec['name'])}.spec.json"
+            path.write_text(json.dumps(spec))
+            spec_args.append(str(path))
+            reports.append(str(workdir / f"{file_name(spec['name'])}.json"))
+        go = str(go_file)
+    argv = [str(agent.path), "node", "--transport", cfg.transport,
+            *(w for s in spec_args for w in ("--node-spec", s)), "--go-file", go,
+            "--run-id", str(tag),
+            *(["--json", reports[0]] if len(specs) == 1
+              else [w for r in reports for w in ("--node-json", r)]),
+            "--quiet", *qos_args(cfg), "--spin-margin", format_duration_arg(cfg.spin_margin_ns)]
     if cfg.busy_poll:
         argv.append("--busy-poll")
     argv += clock_args
     if shift is not None:  # TEST ONLY: a host with a clock of its own (a time namespace)
         argv = shifted(argv, *shift)
-    netns, env, opts = placed(place, spec["name"], cfg.transport, None)
+    netns, env, opts = placed(place, first, cfg.transport, None)
     if cfg.transport == "ros2":  # the ROS 2 distribution's environment (transports/ros2.py)
         env = {**ros2_environment(cfg), **(env or {})}
     for part in hooks[0] if hooks is not None else []:  # what the parts on graphs add
         assert hooks is not None
-        argv += part.args(hooks[1], spec["name"])
-        opts = part.placed_opts(hooks[1], spec["name"], opts)
-        env = (part.remote_env(hooks[1], spec["name"], name, env) if remote
+        argv += part.args(hooks[1], first)
+        opts = part.placed_opts(hooks[1], first, opts)
+        env = (part.remote_env(hooks[1], first, name, env) if remote
                else part.env(hooks[1], name, env))
     argv += [arg for opt in opts for arg in ("--opt", opt)]
     if remote:
         assert real is not None
-        return agents.adopt(real.spawn(spec["name"], argv, workdir, name, env, [report]))
-    return agents.spawn(spec["name"], argv, netns, env, name=name)
+        return agents.adopt(real.spawn(first, argv, workdir, name, env, reports))
+    proc = agents.spawn(first, argv, netns, env, name=name)
+    proc.ready_lines = len(specs)  # each node of the process says READY
+    return proc
+
+
+def _clock_args(clocks: Any, specs: list[dict[str, Any]]) -> list[str]:
+    """The clock flags of the nodes of one process: one host's, so the same for each (a
+    process of the clock reference and its probers would need both: refused)."""
+    each = {tuple(clocks.args(s["name"])) for s in specs}
+    if len(each) > 1:
+        raise UsageError(f"nodes {', '.join(s['name'] for s in specs)} share a process but not "
+                         "a clock (one is the graph's clock reference): run them --processes "
+                         "per-node")
+    return list(next(iter(each)))
 
 
 def _start_rclpy(agents: AgentSet, cfg: PointConfig, graph: Graph, spec: dict[str, Any],

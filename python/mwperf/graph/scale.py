@@ -93,7 +93,9 @@ def scale(graph: Graph, copies: int = 1, rate_scale: float = 1.0,
             raise UsageError(f"--copies {copies}: graph '{graph.name}' would have "
                              f"{len(nodes) * copies} nodes, more than {MAX_NODES} (one agent "
                              "process each)")
+        # each copy's nodes share a process of the copy's own, as the original's do
         nodes = tuple(replace(n, name=f"{n.name}_c{i}", copy_of=n.copy_of or n.name,
+                              process=n.process and f"{n.process}_c{i}",
                               servers=tuple(replace(s, service=f"{s.service}_c{i}")
                                             for s in n.servers),
                               clients=tuple(replace(c, service=f"{c.service}_c{i}")

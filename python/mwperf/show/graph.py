@@ -15,6 +15,23 @@ def _share(edge: dict[str, Any]) -> float:
     return (edge["latency"]["p99_ns"] or 0) / edge["period_ns"]
 
 
+def _processes(nodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The nodes, those sharing a process (graph/processes.py) as that one process: their CPU
+    and memory are its own, counted once."""
+    members: dict[str, list[str]] = {}
+    for node in nodes:
+        if node.get("process"):
+            members.setdefault(node["process"], []).append(node["name"])
+    out: list[dict[str, Any]] = []
+    for node in nodes:
+        process = node.get("process")
+        if not process:
+            out.append(node)
+        elif members[process][0] == node["name"]:
+            out.append({**node, "name": f"process {process} ({', '.join(members[process])})"})
+    return out
+
+
 def render(result: dict[str, Any]) -> str:
     g, run = result["graph"], result["run"]
     lines = [f"graph {g['name']} over {result['config']['transport']}: {g['nodes']} nodes, "
@@ -65,7 +82,7 @@ def render(result: dict[str, Any]) -> str:
     lines += _interference(result.get("baseline"))
     if result.get("baseline"):
         lines += load_lines(result)
-    nodes = [n for n in result["nodes"] if n.get("cpu_percent") is not None]
+    nodes = _processes([n for n in result["nodes"] if n.get("cpu_percent") is not None])
     if nodes:
         busiest = sorted(nodes, key=lambda n: n["cpu_percent"], reverse=True)[:5]
         lines.append("busiest nodes: " + ", ".join(

@@ -14,6 +14,7 @@ pub mod collect;
 pub mod echo;
 pub mod end_of_stream;
 mod event_loop;
+mod process;
 pub mod publisher;
 pub mod reopen;
 pub mod round_trip;
@@ -513,29 +514,17 @@ impl Drop for ReleaseHeld {
     }
 }
 
-/// `mwperf-agent node`: read the spec, run, write the report; the exit code.
+/// `mwperf-agent node`: read the spec(s), run each node (several: on threads of one process,
+/// node/process.rs), write each report; the exit code (the worst node's).
 pub fn main(args: &crate::cli::NodeArgs) -> std::process::ExitCode {
     use std::process::ExitCode;
-    let spec = match NodeSpec::read(&args.node_spec) {
-        Ok(s) => s,
+    let nodes = match process::read(args) {
+        Ok(n) => n,
         Err(e) => {
             eprintln!("mwperf-agent: error: {e}");
             return ExitCode::from(2);
         }
     };
-    if spec.is_empty() && args.clock_serve.is_none() {
-        eprintln!(
-            "mwperf-agent: error: --node-spec: node '{}' has neither publishers nor \
-             subscriptions, servers or clients (only a clock reference, --clock-serve, may \
-             have none)",
-            spec.name
-        );
-        return ExitCode::from(2);
-    }
-    if let Err(e) = spec.check_sizes(args.common.transport) {
-        eprintln!("mwperf-agent: error: --node-spec: {e}");
-        return ExitCode::from(2);
-    }
     crate::signals::install();
     if let Some(ppm) = args.common.test_clock_drift_ppm {
         mwperf_core::clock::set_test_drift_ppm(ppm); // TEST ONLY: before any timestamp is taken
@@ -557,42 +546,59 @@ pub fn main(args: &crate::cli::NodeArgs) -> std::process::ExitCode {
     // RMW: what was measured is saved first)
     mwperf_transports::hold_shared_sessions();
     let mut release = ReleaseHeld { exit_code: 1 }; // on every way out of main, after the report
-    let report = match run(&args.common, &spec, &args.go_file, args.spin_margin, clocks) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("mwperf-agent: node {}: {e}", spec.name);
-            return ExitCode::from(1);
-        }
-    };
-    let text = match serde_json::to_string(&report) {
+    let outcomes = process::run_all(&nodes, |spec| {
+        run(&args.common, spec, &args.go_file, args.spin_margin, clocks)
+    });
+    let mut code = 0u8;
+    for ((spec, path), outcome) in nodes.iter().zip(outcomes) {
+        let node_code = match outcome {
+            Ok(report) => write_report(&report, path.as_deref(), args.common.quiet),
+            Err(e) => {
+                eprintln!("mwperf-agent: node {}: {e}", spec.name);
+                1
+            }
+        };
+        code = process::worse(code, node_code);
+    }
+    release.exit_code = code;
+    ExitCode::from(code)
+}
+
+/// Write `report` where `--json`/`--node-json` said; its exit code: 0 complete, 3 partial, 1
+/// when it could not be written.
+fn write_report(report: &NodeReport, path: Option<&str>, quiet: bool) -> u8 {
+    let text = match serde_json::to_string(report) {
         Ok(t) => t,
         Err(e) => {
             eprintln!(
                 "mwperf-agent: node {}: cannot write the report: {e}",
-                spec.name
+                report.name
             );
-            return ExitCode::from(1);
+            return 1;
         }
     };
-    match args.common.json.as_deref() {
+    match path {
         Some("-") => println!("{text}"),
         Some(path) => {
             if let Err(e) = std::fs::write(path, text) {
-                eprintln!("mwperf-agent: node {}: --json {path}: {e}", spec.name);
-                return ExitCode::from(1);
+                eprintln!("mwperf-agent: node {}: --json {path}: {e}", report.name);
+                return 1;
             }
         }
         None => {}
     }
-    if !args.common.quiet {
+    if !quiet {
         eprintln!(
             "node {}: {} publishers, {} subscriptions, {}",
-            spec.name,
+            report.name,
             report.publishers.len(),
             report.subscriptions.len(),
             report.status
         );
     }
-    release.exit_code = if report.status == "complete" { 0 } else { 3 };
-    ExitCode::from(release.exit_code)
+    if report.status == "complete" {
+        0
+    } else {
+        3
+    }
 }
