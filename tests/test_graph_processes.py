@@ -170,3 +170,51 @@ def test_a_topology_in_one_process_runs_saves_and_shows_as_one(fake_env: dict[st
                                                for s in specs]
     assert "busiest nodes: process all (" in done.stdout
     assert result["config"]["graph"]["processes"] == "one"
+
+
+DEBUG = """{"nodes": [{"node_name": "debug_listener", "subscribers": [
+  {"topic_name": "amazon", "msg_type": "stamped9_float32"},
+  {"topic_name": "nile", "msg_type": "stamped4_int32"}]}]}"""
+
+
+def test_several_graph_files_run_side_by_side_on_shared_topics(tmp_path: Path) -> None:
+    """iRobot's debug listeners beside a topology: a file of listeners alone would be refused
+    (nobody publishes its topics), together they are one graph."""
+    debug = tmp_path / "debug_sierra.json"
+    debug.write_text(DEBUG)
+    with pytest.raises(UsageError, match="which no node publishes"):
+        load_graph(str(debug))
+    point = build(graph=f"sierra_nevada,{debug}")
+    graph = point.graph.graph
+    sierra = load_graph("sierra_nevada")
+    assert [n.name for n in graph.nodes] == [n.name for n in sierra.nodes] + ["debug_listener"]
+    assert graph.name == "sierra_nevada + debug_sierra"
+    assert {e.subscriber for e in graph.edges() if e.topic == "amazon"} >= {"debug_listener"}
+    assert groups(graph) == {}
+    # as iRobot runs them: one process per file, named after it
+    one = build(graph=f"sierra_nevada,{debug}", processes="one").graph
+    assert groups(one.graph) == {"sierra_nevada": tuple(n.name for n in sierra.nodes)}
+    assert process_of(one.graph).get("debug_listener") is None  # a process of one node
+    assert one.graph.node("debug_listener").process == "debug_sierra"
+    assert one.to_dict()["processes"] == "one"
+
+
+@pytest.mark.parametrize("second,expected", [
+    ("sierra_nevada", "--graph: sierra_nevada given twice"),
+    ("same_names", "node 'montreal' is defined twice"),
+    ("late", "set different late:, too_late: or phase:"),
+])
+def test_several_graph_files_that_cannot_run_as_one_are_refused(
+        tmp_path: Path, second: str, expected: str) -> None:
+    files = {"same_names": '{"nodes": [{"node_name": "montreal", "subscribers": '
+                           '[{"topic_name": "amazon", "msg_type": "stamped9_float32"}]}]}',
+             "late": "late: {percent: 50, absolute: 1ms}\nnodes:\n"
+                     "  - {name: x, subscribers: [{topic: amazon}]}\n"}
+    spec = second
+    if second in files:
+        path = tmp_path / (f"{second}.json" if second == "same_names" else f"{second}.yaml")
+        path.write_text(files[second])
+        spec = str(path)
+    with pytest.raises(UsageError) as caught:
+        build(graph=f"sierra_nevada,{spec}")
+    assert expected in str(caught.value)

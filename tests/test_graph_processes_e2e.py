@@ -68,3 +68,29 @@ def test_the_agent_refuses_reports_that_do_not_pair_with_the_specs(tmp_path: Pat
         done = subprocess.run(base + extra, capture_output=True, text=True, timeout=30,
                               check=False)
         assert done.returncode == 2 and expected in done.stderr, (extra, done.stderr)
+
+
+def test_an_irobot_topology_and_its_debug_listeners_run_as_irobot_runs_them(
+        real_env: dict[str, str], tmp_path: Path) -> None:
+    """Two graph files, one process each (--processes one): the topology's ten nodes in one,
+    the listener file's in another; the listener gets all the topology's node sent on the
+    topics it takes."""
+    debug = tmp_path / "debug_sierra.json"
+    debug.write_text(json.dumps({"nodes": [{"node_name": "debug_listener", "subscribers": [
+        {"topic_name": "amazon", "msg_type": "stamped9_float32"},
+        {"topic_name": "nile", "msg_type": "stamped4_int32"}]}]}))
+    out = tmp_path / "result.json"
+    done = run_mwperf("run", "--graph", "sierra_nevada", "--graph", str(debug), "--processes",
+                      "one", "--transport", "udp", "--duration", "1s", "--warmup", "200ms",
+                      "--depth", "1000", "--no-save", "--json-out", str(out), env=real_env,
+                      timeout=120)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(out.read_text())
+    assert result["status"] == "complete", result["status_reason"]
+    sent = {t: n["sent"][t] for n in result["nodes"] for t in n["sent"]}
+    listened = [e for e in result["edges"] if e["to"] == "debug_listener"]
+    assert sorted(e["topic"] for e in listened) == ["amazon", "nile"]
+    for edge in result["edges"]:
+        assert edge["received"] == sent[edge["topic"]] > 0, edge
+    sampled = {p["name"] for p in result["resources"]["processes"]}
+    assert sampled == {"process sierra_nevada", "debug_listener"}, sampled

@@ -167,6 +167,7 @@ def run(scenario: str | None, as_json: bool, json_out: str | None, results: str,
     results_dir = None if no_save else Path(results)
     options["host"] = ",".join(options["host"]) or None  # --host is repeatable
     options["without"] = ",".join(options["without"]) or None  # so is --without
+    options["graph"] = ",".join(options["graph"]) or None  # and --graph (graph/combine.py)
     json_to = (as_json, json_out)
     reap_stale(lambda line: click.echo(f"mwperf: {line}", err=True))
     peak_flags = {"--peak-range": peak_range, "--peak-loss": peak_loss,

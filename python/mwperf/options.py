@@ -244,10 +244,12 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
     option("--replay-loop", is_flag=True, default=None, help="With --replay and --duration: "
            "start the recording over at its end (one period later, on the same schedule) "
            "until --duration has passed."),
-    option("--graph", metavar="NAME|FILE", help="Run a graph of nodes instead of one stream: "
-           "a built-in (mwperf graphs), a graph file (YAML) or an iRobot ros2-performance "
-           "topology (.json); with --transport, --duration, --warmup, the QoS flags, --link and "
-           "the CPU flags (NODE=... per node). docs/graphs.md."),
+    option("--graph", multiple=True, scenario_kind="text", metavar="NAME|FILE", help="Run a "
+           "graph of nodes instead of one stream: a built-in (mwperf graphs), a graph file "
+           "(YAML) or an iRobot ros2-performance topology (.json); with --transport, --duration, "
+           "--warmup, the QoS flags, --link and the CPU flags (NODE=... per node). Repeatable: "
+           "several files side by side in one run, on shared topics (a scenario: FILE,FILE). "
+           "docs/graphs.md."),
     option("--baseline", metavar="TOPIC|chain:NAME", help="With --graph: first run this "
            "topic (its publishers and subscribers) or chain alone, then the whole graph: what "
            "the rest costs it (p99 alone vs inside)."),

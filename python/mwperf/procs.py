@@ -81,7 +81,11 @@ class AgentProcess:
             text = self.stdout_path.read_text(encoding="utf-8", errors="replace")
             if self.said_ready(text):
                 lines = text.split("\n")[:self.ready_lines]
-                return [self._parse_ready(line, transport) for line in lines][0]
+                said = [self._parse_ready(line, transport) for line in lines]
+                if len(set(said)) < len(said):
+                    raise RunError(f"{self.role} printed READY for {', '.join(said)}: one line "
+                                   "per node of its process expected")
+                return said[0]
             if code is not None:
                 error = UsageError if code == 2 else RunError
                 raise error(f"{self.role} exited before it was ready (exit code {code}): "

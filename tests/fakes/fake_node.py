@@ -12,6 +12,7 @@ FAKE_AGENT=node-NAME:BEHAVIOUR as for the other roles: ``fail`` (status failed, 
 import json
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,9 @@ def publishers_of(folder: Path) -> dict[str, list[tuple[int, int, int]]]:
     return found
 
 
+_STDOUT = threading.Lock()
+
+
 def run(spec_path: str, go_file: str, json_out: str, how: dict[str, str],
         stopped: Any) -> int:
     """The node's life; ``stopped()`` says whether SIGINT/SIGTERM came."""
@@ -50,7 +54,9 @@ def run(spec_path: str, go_file: str, json_out: str, how: dict[str, str],
         sys.stderr.write("error: the fake agent does not fake a node's services\n")
         return 2
     started = time.monotonic()
-    print(f"READY node {spec['name']}", flush=True)
+    with _STDOUT:  # whole lines, as the real agent's println! (nodes sharing a process)
+        sys.stdout.write(f"READY node {spec['name']}\n")
+        sys.stdout.flush()
     go = Path(go_file)
     while not go.exists():
         if stopped():
@@ -73,8 +79,6 @@ def run_several(spec_paths: list[str], json_outs: list[str], go_file: str,
                 how: dict[str, str], stopped: Any) -> int:
     """Nodes sharing a process (the real agent's node/process.rs): each on a thread of its
     own; the worst exit code (a failure over a partial over complete)."""
-    import threading
-
     codes: list[int] = []
     threads = [threading.Thread(target=lambda s=s, j=j: codes.append(run(s, go_file, j, how,
                                                                          stopped)))

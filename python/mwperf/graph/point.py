@@ -15,7 +15,7 @@ from ..errors import RunError, UsageError
 from ..restarts import parse_restarts
 from ..soak.gates import POINT_ONLY, parse_gates, refuse
 from ..soak.targets import load_targets
-from .builtin import load_graph
+from . import combine
 from .check import check_sizes
 from .clients import check_run_clients
 from .services import check_run as check_services
@@ -112,7 +112,7 @@ def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]]
     share = processes_mod.parse_mode(options.get("processes"))
     rate_scale = parse_rate_scale(options.get("rate_scale"))
     topic_scales = parse_topic_scales(options.get("rate_scale"))
-    graph = load_graph(spec)
+    graph, still = combine.load(spec, share)  # several files: --processes one per file
     if names:
         graph = without(graph, names)
     replay = None
@@ -122,9 +122,9 @@ def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]]
         replay = (recording, topics)
     baseline = str(options["baseline"]).strip() if options.get("baseline") else None
     part = alone(graph, baseline) if baseline else None
-    graph = processes_mod.apply(scale(graph, copies, rate_scale, topic_scales), share)
+    graph = processes_mod.apply(scale(graph, copies, rate_scale, topic_scales), still)
     if part is not None:
-        part = processes_mod.apply(scale(part, copies, rate_scale, topic_scales), share)
+        part = processes_mod.apply(scale(part, copies, rate_scale, topic_scales), still)
     targets = load_targets(options.get("targets"))
     gates = parse_gates(options.get("gates"), targets)
     refuse(gates, POINT_ONLY, "single streams only (a graph has no one peer to match: its "
