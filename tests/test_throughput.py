@@ -121,3 +121,22 @@ def test_per_second_extremes_leave_the_partial_last_second_out() -> None:
     collapsed = per_second([{"received": n} for n in (100, 100, 30, 5)])
     assert unsteady({"per_second": per_second([{"received": n} for n in (100, 30, 5)])}) is None
     assert "not steady: 30 messages" in (unsteady({"per_second": collapsed}) or "")
+
+
+def test_the_middlewares_holds_reach_the_summary_and_its_line() -> None:
+    """A publisher the middleware paced (Fast DDS's heartbeat-paced keep-all: issue 41) kept
+    offering; how often and how long it was held comes from its report to the printed line."""
+    from mwperf.show.throughput import render_throughput
+
+    held = {**PUB, "throughput": {**PUB["throughput"], "sending": {
+        **PUB["throughput"]["sending"], "holds": 2, "longest_hold_ns": 2_070_000_000}}}
+    m = measurement(1000, 1000, 0)
+    complete_result(m, {"rate": 0.0, "subscribers": 1}, "reliable", held, [sub(1000, 0.9)])
+    assert (m["throughput"]["sender"]["holds"],
+            m["throughput"]["sender"]["longest_hold_ns"]) == (2, 2_070_000_000)
+    text = render_throughput(m)
+    assert "held 2 times >= 100 ms by the middleware (longest 2.07 s" in text
+    # none: no word of it (and an older report without the fields reads as before)
+    complete_result(plain := measurement(1000, 1000, 0), {"rate": 0.0, "subscribers": 1},
+                    "reliable", PUB, [sub(1000, 0.9)])
+    assert "held" not in render_throughput(plain)

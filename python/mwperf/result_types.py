@@ -74,6 +74,8 @@ class SendingSummary(TypedDict):
     send_p50_ns: NotRequired[int | None]
     send_p99_ns: NotRequired[int | None]
     send_max_ns: NotRequired[int | None]
+    holds: NotRequired[int]
+    longest_hold_ns: NotRequired[int | None]
 
 
 class SideCpu(TypedDict):
@@ -336,6 +338,8 @@ class ThroughputSideSending(TypedDict):
     send_p99_ns: NotRequired[int | None]
     send_max_ns: NotRequired[int | None]
     series: list[int]
+    holds: NotRequired[int]
+    longest_hold_ns: NotRequired[int | None]
 
 
 class ThroughputSide(TypedDict):

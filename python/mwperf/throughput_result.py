@@ -45,7 +45,8 @@ def complete(measurement: dict[str, Any], config: Mapping[str, Any], delivery: s
     tp["sender"] = None if not sending or not pub_side else {
         "sending_s": pub_side["steady_wall_s"],
         **{k: sending[k] for k in ("in_send_s", "blocked_s", "refused", "send_p10_ns",
-                                   "send_p50_ns", "send_p99_ns", "send_max_ns")}}
+                                   "send_p50_ns", "send_p99_ns", "send_max_ns")},
+        **{k: sending[k] for k in ("holds", "longest_hold_ns") if k in sending}}
     delivered = sum(int(s["messages"]) for s in sub_sides)
     tp["cpu"] = {
         "pub": side_cpu(pub_side["steady_cpu_s"], int(pub_side["messages"]), payload)

@@ -7,7 +7,7 @@
 //! getrusage, read once when the steady state starts and once when it ends: two system calls
 //! per run, nothing per message.
 
-use mwperf_core::result::{Sending, ThroughputSide};
+use mwperf_core::result::{Sending, ThroughputSide, HOLD_NS};
 use mwperf_core::stats::LatencyRecorder;
 
 /// CPU seconds (user + system, all threads) this process has used so far.
@@ -56,6 +56,10 @@ pub struct SendMeter {
     refused: u64,
     series: Vec<u64>,
     origin_ns: Option<u64>,
+    /// the end of the last call the middleware took a message in
+    last_taken_end_ns: Option<u64>,
+    holds: u64,
+    longest_hold_ns: Option<u64>,
     pub steady: SteadyCpu,
 }
 
@@ -67,6 +71,9 @@ impl Default for SendMeter {
             refused: 0,
             series: Vec::with_capacity(128),
             origin_ns: None,
+            last_taken_end_ns: None,
+            holds: 0,
+            longest_hold_ns: None,
             steady: SteadyCpu::default(),
         }
     }
@@ -83,6 +90,14 @@ impl SendMeter {
             return;
         }
         self.calls.record(d);
+        if let Some(last) = self.last_taken_end_ns {
+            let wait = end_ns.saturating_sub(last);
+            if wait >= HOLD_NS {
+                self.holds += 1;
+            }
+            self.longest_hold_ns = Some(self.longest_hold_ns.map_or(wait, |m| m.max(wait)));
+        }
+        self.last_taken_end_ns = Some(end_ns);
         self.steady.message(start_ns);
         let origin = *self.origin_ns.get_or_insert(start_ns);
         let sec = ((start_ns.saturating_sub(origin)) / 1_000_000_000) as usize;
@@ -108,6 +123,8 @@ impl SendMeter {
             send_p99_ns: self.calls.quantile(0.99),
             send_max_ns: self.calls.max(),
             series: self.series.clone(),
+            holds: self.holds,
+            longest_hold_ns: self.longest_hold_ns,
         });
         Some(side)
     }
@@ -156,6 +173,23 @@ mod tests {
         }
         let s = m.finish(3_000_000_000).unwrap().sending.unwrap();
         assert_eq!(s.series, vec![2, 1, 2]);
+    }
+
+    #[test]
+    fn a_wait_of_100_ms_or_more_between_taken_messages_is_a_hold() {
+        let mut m = SendMeter::default();
+        m.call(0, 1_000, true);
+        m.call(1_000, 2_000, true); // 1 µs after the last: no hold
+        m.call(2_000, 50_000_000, false); // refused: not taken, no end of a take
+        m.call(50_000_000, 150_002_000, true); // 150 ms after the last take
+        m.call(150_002_000, 150_003_000, true);
+        let s = m
+            .finish(200_000_000)
+            .and_then(|s| s.sending)
+            .expect("a side");
+        assert_eq!(s.holds, 1);
+        assert_eq!(s.longest_hold_ns, Some(150_000_000));
+        assert_eq!(s.refused, 1);
     }
 
     #[test]

@@ -218,7 +218,17 @@ pub struct Sending {
     pub send_max_ns: Option<u64>,
     /// Messages accepted in each second of the measurement (from the first measured send).
     pub series: Vec<u64>,
+    /// Times the middleware took no message for at least [`HOLD_NS`] between two it took (a
+    /// reliable writer waiting for acknowledgements: Fast DDS's heartbeat-paced keep-all).
+    #[serde(default)]
+    pub holds: u64,
+    /// The longest such wait (between two taken messages' ends); None with fewer than two.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub longest_hold_ns: Option<u64>,
 }
+
+/// A wait between two messages the middleware took that counts as a hold ([`Sending::holds`]).
+pub const HOLD_NS: u64 = 100_000_000;
 
 /// What a service `server` did: requests answered and the time each took it (request arrival
 /// to reply handed to the transport, on its own clock; includes --server-work).

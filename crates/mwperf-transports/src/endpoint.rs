@@ -55,6 +55,15 @@ pub trait Endpoint: Send {
     fn graph_counts(&mut self, _topic: &str) -> Option<(u64, u64)> {
         None
     }
+    /// How long this endpoint's middleware may, by its own design, take no message at all
+    /// before it takes one again, with its reader still reading: a reliable Fast DDS writer
+    /// whose history is full of samples lost on the way (its shared-memory port full) waits
+    /// for its next heartbeat's acknowledgement (3 s by default, as ROS 2 runs it). A
+    /// throughput publisher waits this beyond `--peer-timeout` before it calls its subscriber
+    /// gone, and reports the holds (issue 41: the reference keeps offering too). 0: none.
+    fn paced_ns(&self) -> u64 {
+        0
+    }
     /// Push out what an earlier `send` queued (a byte stream's backlog: a large message the
     /// socket did not take at once), waiting at most `limit_ns` for the peer to read; nothing to
     /// do for message transports. A sender that does not receive calls it after sending, or its

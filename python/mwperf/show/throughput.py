@@ -37,9 +37,12 @@ def render_throughput(m: dict[str, Any] | None) -> str:
         calls = "  ".join(f"{name} {format_ns(s[key])}" for name, key in
                           (("p50", "send_p50_ns"), ("p99", "send_p99_ns"), ("max", "send_max_ns"))
                           if s.get(key) is not None)
+        held = (f"  held {s['holds']} times >= 100 ms by the middleware (longest "
+                f"{format_ns(s['longest_hold_ns'])}; it paces, the publisher kept offering)"
+                if s.get("holds") else "")
         text += (f"sender        in send {100 * s['in_send_s'] / s['sending_s']:.1f}%  blocked "
                  f"{100 * s['blocked_s'] / s['sending_s']:.1f}% (flow control)  refused "
-                 f"{s['refused']}  send call {calls}\n")
+                 f"{s['refused']}  send call {calls}{held}\n")
     seconds = tp.get("per_second")
     if seconds:
         text += (f"per second    delivered min {seconds['min']:,}  median {seconds['median']:,}  "

@@ -80,6 +80,10 @@ pub fn run(
     let blocking_write = args.throughput
         && args.common.transport.descriptor().framing == mwperf_transports::Framing::Stream;
     let mut last_taken_ns = now_ns();
+    // a subscriber is gone when nothing was taken for --peer-timeout beyond what the
+    // middleware may hold every send back for by its own design (Fast DDS: its heartbeat)
+    let paced_ns = ep.paced_ns();
+    let give_up_ns = args.peer_timeout.saturating_add(paced_ns);
     crate::allocs::setup_done();
     crate::phases::setup_done();
     let mut rx = Vec::new();
@@ -170,7 +174,7 @@ pub fn run(
                 ep.as_mut(),
                 &slot,
                 m,
-                args.peer_timeout,
+                give_up_ns,
                 &mut last_taken_ns,
                 blocking_write,
             ),
@@ -198,8 +202,16 @@ pub fn run(
                 stop = Some((
                     Status::Partial,
                     format!(
-                        "the subscriber stopped reading: the middleware took no message for --peer-timeout {} (last refusal: {e})",
-                        mwperf_core::units::format_ns(args.peer_timeout as f64)
+                        "the subscriber stopped reading: the middleware took no message for --peer-timeout {}{} (last refusal: {e})",
+                        mwperf_core::units::format_ns(args.peer_timeout as f64),
+                        if paced_ns > 0 {
+                            format!(
+                                " + {} it may hold sends back by design (its heartbeat period)",
+                                mwperf_core::units::format_ns(paced_ns as f64)
+                            )
+                        } else {
+                            String::new()
+                        }
                     ),
                 ));
                 break;

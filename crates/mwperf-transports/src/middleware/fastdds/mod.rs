@@ -122,7 +122,13 @@ pub struct FastddsEndpoint {
     out: Vec<u8>,
     /// Samples of the ROS 2 type that held no readable message (a foreign publisher).
     malformed: u64,
+    /// A reliable writer's heartbeat period (`--opt heartbeat`, else Fast DDS's 3 s): what it
+    /// may hold every send back for (`Endpoint::paced_ns`); 0 for a best-effort one or a reader.
+    paced_ns: u64,
 }
+
+/// Fast DDS's default heartbeat period of a reliable writer (2.x and 3.x; rmw_fastrtps keeps it).
+pub const DEFAULT_HEARTBEAT_NS: u64 = 3_000_000_000;
 
 // SAFETY: the handle is used from one thread at a time (the endpoint is moved, not shared); Fast
 // DDS's own objects are thread-safe.
@@ -284,6 +290,15 @@ impl FastddsEndpoint {
             ros2,
             out: Vec::new(),
             malformed: 0,
+            paced_ns: if config.reliable != 0 && !config.topic_out.is_null() {
+                if heartbeat > 0 {
+                    heartbeat
+                } else {
+                    DEFAULT_HEARTBEAT_NS
+                }
+            } else {
+                0
+            },
         })
     }
 
@@ -412,6 +427,10 @@ impl Endpoint for FastddsEndpoint {
 
     /// A reliable writer: wait (at most `limit_ns`) until the readers acknowledged what it
     /// sent; Fast DDS drops the unacknowledged rest with the writer.
+    fn paced_ns(&self) -> u64 {
+        self.paced_ns
+    }
+
     fn finish(&mut self, limit_ns: u64) -> bool {
         // SAFETY: a valid handle of this endpoint.
         unsafe { (self.api.wait_acked)(self.ep, limit_ns.min(i64::MAX as u64) as i64) == 1 }
