@@ -37,3 +37,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     },
     services: crate::service::Services::Native("ROS 2 services as rmw_fastrtps: rq/<name>Request + rr/<name>Reply topics, matched by RTPS sample identities (related_sample_identity inline QoS)"),
 };
+
+/// Fast DDS's default heartbeat period of a reliable writer (2.x and 3.x; rmw_fastrtps keeps
+/// it): what such a writer may hold every send back for (`Endpoint::paced_ns`).
+pub const DEFAULT_HEARTBEAT_NS: u64 = 3_000_000_000;

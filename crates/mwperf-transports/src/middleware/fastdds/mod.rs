@@ -127,9 +127,6 @@ pub struct FastddsEndpoint {
     paced_ns: u64,
 }
 
-/// Fast DDS's default heartbeat period of a reliable writer (2.x and 3.x; rmw_fastrtps keeps it).
-pub const DEFAULT_HEARTBEAT_NS: u64 = 3_000_000_000;
-
 // SAFETY: the handle is used from one thread at a time (the endpoint is moved, not shared); Fast
 // DDS's own objects are thread-safe.
 #[cfg(mwperf_fastdds)]
@@ -294,7 +291,7 @@ impl FastddsEndpoint {
                 if heartbeat > 0 {
                     heartbeat
                 } else {
-                    DEFAULT_HEARTBEAT_NS
+                    super::fastdds_descriptor::DEFAULT_HEARTBEAT_NS
                 }
             } else {
                 0

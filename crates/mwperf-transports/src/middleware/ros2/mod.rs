@@ -129,6 +129,9 @@ pub struct Ros2Endpoint {
     /// `--opt timer`: what paces this publisher, and its rcl timer once started.
     pacing: timer::Pacing,
     timer: Option<timer::Timer>,
+    /// A reliable publisher over rmw_fastrtps: its writer's heartbeat period, what it may hold
+    /// every send back for (`Endpoint::paced_ns`); 0 otherwise.
+    paced_ns: u64,
 }
 
 // SAFETY: the handle is used from one thread at a time (the endpoint is moved, not shared); its
@@ -187,6 +190,7 @@ impl Ros2Endpoint {
                 ),
             });
         }
+        let out_topic_set = out_topic.is_some();
         let endpoint = Ros2Endpoint {
             api,
             ep,
@@ -200,6 +204,11 @@ impl Ros2Endpoint {
             window,
             pacing,
             timer: None,
+            paced_ns: if qos.reliable != 0 && out_topic_set {
+                super::fastdds_descriptor::DEFAULT_HEARTBEAT_NS
+            } else {
+                0
+            },
         };
         if loan && endpoint.out_topic.is_some() {
             // a subscription, given the same options, takes as it always does
@@ -385,6 +394,10 @@ impl Endpoint for Ros2Endpoint {
         // SAFETY: valid handle, a NUL-terminated name and two writable ints.
         let rc = unsafe { (self.api.graph_counts)(self.ep, name.as_ptr(), &mut pubs, &mut subs) };
         (rc == 0).then_some((pubs.max(0) as u64, subs.max(0) as u64))
+    }
+
+    fn paced_ns(&self) -> u64 {
+        self.paced_ns
     }
 
     /// A reliable publisher: wait (at most `limit_ns`) until its subscriptions acknowledged
