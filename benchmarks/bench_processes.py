@@ -15,14 +15,14 @@ received every message the talker counted sending, and the control plane's /proc
 
 from __future__ import annotations
 
-import argparse
 import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from benchlib import ROOT, med, read_result, revision, stamp, write_section
+from benchlib import (ROOT, interleaved_parser, listed, med, read_result, revision, stamp,
+                      write_section)
 
 TRANSPORTS = ("udp", "cyclonedds", "fastdds", "zenoh", "iceoryx2")
 MODES = ("file", "per-node")
@@ -72,14 +72,10 @@ def cell(xs: list[float], fmt: str = ",.1f") -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--reps", type=int, default=5)
-    parser.add_argument("--seconds", type=int, default=5)
+    parser = interleaved_parser(__doc__, 5, TRANSPORTS)
     parser.add_argument("--rate", type=int, default=1000)
-    parser.add_argument("--transports", default=",".join(TRANSPORTS))
-    parser.add_argument("--write", action="store_true", help="write BENCHMARKS.md's section")
     args = parser.parse_args()
-    transports = [t.strip() for t in args.transports.split(",") if t.strip()]
+    transports = listed(args.transports)
     figures: dict[tuple[str, str, str], list[float]] = {}
     load = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:

@@ -15,12 +15,12 @@ each way: nothing crossed outside the tunnel. Needs root (emulated hosts) and wi
 
 from __future__ import annotations
 
-import argparse
 import os
 import subprocess
 import sys
 
-from benchlib import ROOT, med, read_result, revision, stamp, write_section
+from benchlib import (ROOT, interleaved_parser, listed, med, read_result, revision, stamp,
+                      write_section)
 
 TRANSPORTS = ("udp", "tcp", "ros1", "zenoh", "mqtt", "cyclonedds", "fastdds")
 MODES = ("plain", "wireguard")
@@ -101,14 +101,10 @@ def ratio(figures: dict[tuple[str, str, str], list[float]], transport: str, key:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--reps", type=int, default=3)
-    parser.add_argument("--seconds", type=int, default=5)
+    parser = interleaved_parser(__doc__, 3, TRANSPORTS)
     parser.add_argument("--payload", default="256")
-    parser.add_argument("--transports", default=",".join(TRANSPORTS))
-    parser.add_argument("--write", action="store_true", help="write BENCHMARKS.md's section")
     args = parser.parse_args()
-    transports = [t.strip() for t in args.transports.split(",") if t.strip()]
+    transports = listed(args.transports)
     figures: dict[tuple[str, str, str], list[float]] = {}
     load = os.getloadavg()
     for rep in range(args.reps):

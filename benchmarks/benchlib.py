@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import argparse
+
 import datetime
 import json
 import re
@@ -119,3 +121,20 @@ def find_agent(given: str | None, bench: str) -> Path:
         if p and Path(p).is_file():
             return Path(p)
     sys.exit(f"{bench}: build the agent first (cargo build --release) or pass --agent PATH")
+
+
+def interleaved_parser(doc: str, reps: int, transports: Iterable[str]) -> argparse.ArgumentParser:
+    """The options of a benchmark of interleaved repetitions over transports: --reps,
+    --seconds, --transports (comma-separated; ``listed`` splits them) and --write (its
+    BENCHMARKS.md section); the caller adds its own and parses."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--reps", type=int, default=reps)
+    parser.add_argument("--seconds", type=int, default=5)
+    parser.add_argument("--transports", default=",".join(transports))
+    parser.add_argument("--write", action="store_true", help="write BENCHMARKS.md's section")
+    return parser
+
+
+def listed(text: str) -> list[str]:
+    """A comma-separated option's items."""
+    return [t.strip() for t in text.split(",") if t.strip()]
