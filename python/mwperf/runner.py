@@ -292,6 +292,21 @@ def _kill_warnings(agents: list[AgentProcess]) -> list[Warning]:
             for a in agents if a.killed]
 
 
+def _ending(proc: AgentProcess) -> str:
+    """How an agent that wrote no report ended: what to look at next (a crash, a hang)."""
+    code = proc.exit_code
+    if proc.killed:
+        return f"killed with SIGKILL: it did not stop within {STOP_GRACE_S:g} s of being asked"
+    if code is None:
+        return "still running"
+    if code < 0:
+        try:
+            return f"ended by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"ended by signal {-code}"
+    return f"exit code {code}"
+
+
 def _collect(proc: AgentProcess, workdir: Path) -> AgentRun:
     """Read and check the report an agent wrote; an unusable one is recorded with why."""
     path = workdir / f"{proc.name}.json"
@@ -300,7 +315,8 @@ def _collect(proc: AgentProcess, workdir: Path) -> AgentRun:
         report = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         lost = getattr(getattr(proc, "channel", None), "lost", None)
-        note = f"no report: {lost}" if lost else f"no report written; stderr: {note}"
+        note = (f"no report: {lost}" if lost
+                else f"no report written ({_ending(proc)}); stderr: {note}")
     except (OSError, ValueError) as exc:
         note = f"{path.name} is not JSON ({exc})"
     if report is not None:
