@@ -44,6 +44,9 @@ struct Ping<'a> {
     lane: Option<Lane<'a>>,
     /// The transport retransmits what was lost (see the module's note on the final wait).
     retransmits: bool,
+    /// What the middleware may hold a lost message's repair back for by design (a reliable
+    /// Fast DDS writer: until its next heartbeat, `Endpoint::paced_ns`): the final wait's too.
+    paced_ns: u64,
     /// `--layers-out`: this topic's stamps.
     book: Option<crate::layers::Book>,
     /// `--reopen`: the connection closed and is not open again yet (see [`Ping::try_reopen`]).
@@ -287,7 +290,11 @@ impl Ping<'_> {
 
     fn drain(&mut self, waiter: &Waiter) -> Result<(), Stop> {
         let largest = self.col.response.max().unwrap_or(self.first_rtt_ns);
-        let limit = drain_limit(self.args.peer_timeout, largest, self.retransmits);
+        let limit = drain_limit(
+            self.args.peer_timeout.saturating_add(self.paced_ns),
+            largest,
+            self.retransmits,
+        );
         let end = self.last_send_ns + limit;
         let blocking = Waiter {
             busy_poll: waiter.busy_poll,
@@ -399,6 +406,7 @@ pub fn run(
         Ok(p) => p,
         Err(e) => return RoleOutcome::failed(e),
     };
+    let paced_ns = ep.paced_ns();
     let mut p = Ping {
         args,
         peer,
@@ -417,6 +425,7 @@ pub fn run(
         first_rtt_ns: discovery.first_reply_ns.unwrap_or(0),
         lane,
         retransmits,
+        paced_ns,
         book: crate::layers::Book::new(crate::layers::book::Side::Ping, super::expected(args)),
         down: false,
         last_reopen_ns: 0,
