@@ -13,7 +13,7 @@ import pytest
 
 from mwperf.errors import UsageError
 from mwperf.graph.command_run import check_programs, verdicts
-from mwperf.graph.commands import argv, awaited, carried, ros_name, supported
+from mwperf.graph.commands import argv, await_writers, awaited, carried, ros_name, supported
 from mwperf.graph.parse import parse_graph
 from mwperf.graph.plan import Addresses, node_specs
 from mwperf.process_group import usage
@@ -290,6 +290,28 @@ def test_mwperf_graphs_shows_a_command_node(tmp_path):
             "--ros-args -r 'in:={in}'; remap out:=/filtered") in render_detail(graph)
     node = next(n for n in detail(graph)["nodes"] if n["name"] == "my_filter")
     assert node["remap"] == {"out": "/filtered"} and node["command"].startswith("python3 ")
+
+
+def test_each_reader_of_a_programs_output_waits_to_be_matched_to_its_writers():
+    """The watcher's graph showing a program's writer does not mean another node's reader
+    matched it: each of mwperf's subscriptions of a program's output waits for its own
+    match (spec await_publishers) to every writer of it."""
+    graph = parse(CAMERA + """
+  - name: my_filter
+    command: node --ros-args -r in:={in} -r out:={out}
+    subscribers: [{topic: /image, publish: /filtered}]
+  - name: also
+    command: other --ros-args -r in:={in} -r out:={out}
+    subscribers: [{topic: /image, publish: /filtered}]
+  - name: monitor
+    subscribers: [{topic: /filtered}, {topic: /image}]
+""")
+    specs = [{"name": "monitor", "subscriptions": [{"topic": "/filtered"}, {"topic": "/image"}]},
+             {"name": "camera", "publishers": [{"topic": "/image"}]}]
+    await_writers(graph, specs)
+    assert specs[0]["subscriptions"] == [{"topic": "/filtered", "await_publishers": 2},
+                                         {"topic": "/image"}]
+    assert "subscriptions" not in specs[1]
 
 
 def test_every_input_of_a_program_is_awaited_with_the_whole_graphs_subscriptions():

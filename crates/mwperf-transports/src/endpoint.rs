@@ -47,6 +47,11 @@ pub trait Endpoint: Send {
     fn matched_subscribers(&mut self) -> Option<u64> {
         None
     }
+    /// Capability query: how many publishers discovery has matched to this endpoint's
+    /// subscribing side so far; None where the middleware cannot tell.
+    fn matched_publishers(&mut self) -> Option<u64> {
+        None
+    }
     /// Capability query: the publishers and subscriptions of `topic` (the middleware's name)
     /// that this endpoint's participant sees in the whole graph so far, its own and other
     /// programs' alike (ROS 2: rcl_count_publishers / rcl_count_subscribers); None where the

@@ -201,11 +201,7 @@ def awaited(graph: Graph, names: dict[str, str]) -> list[dict[str, Any]]:
         if not writers or topic not in names:
             continue
         out.append({"topic": names[topic], "subscribers": 0, "required": False,
-                    "publishers": len(writers) + sum(
-                        1 for n in graph.nodes if not is_command(n)
-                        for p in (*[p.topic for p in n.publishers],
-                                  *[s.publish for s in n.subscribers if s.publish])
-                        if p == topic),
+                    "publishers": _writers(graph, topic),
                     "about": f"'{topic}' of the graph: "
                              + ", ".join(f"command node '{n}' publishes it" for n in writers)})
     for topic in graph.topics():
@@ -219,6 +215,27 @@ def awaited(graph: Graph, names: dict[str, str]) -> list[dict[str, Any]]:
                     "about": f"'{topic}' of the graph: "
                              + ", ".join(f"command node '{n}' reads it" for n in readers)})
     return out
+
+
+def _writers(graph: Graph, topic: str) -> int:
+    """How many nodes publish ``topic``: the programs and mwperf's own."""
+    return sum(1 for n in graph.nodes
+               if topic in (outputs(n) if is_command(n) else
+                            [*[p.topic for p in n.publishers],
+                             *[s.publish for s in n.subscribers if s.publish]]))
+
+
+def await_writers(graph: Graph, specs: list[dict[str, Any]]) -> None:
+    """Each subscription in ``specs`` (mwperf's nodes) of a topic a program publishes waits,
+    before its node's READY, to be matched to every writer of it (spec.rs
+    ``await_publishers``): the one watcher's graph showing the program's writer did not mean
+    another node's reader had matched it (a loaded machine's monitor got none of what a
+    program echoed before it exited)."""
+    written = {t for n in graph.nodes if is_command(n) for t in outputs(n)}
+    for spec in specs:
+        for sub in spec.get("subscriptions", []):
+            if sub["topic"] in written:
+                sub["await_publishers"] = _writers(graph, sub["topic"])
 
 
 def ros_name(address: str) -> str:

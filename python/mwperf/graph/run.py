@@ -40,7 +40,8 @@ from ..transports.iceoryx2 import own_domain
 from ..transports.ros2 import (DEFAULT_TYPE, TYPE_OPT, agent_environment as ros2_environment,
                                check_timer, distribution, message_type)
 from .command_run import Commands, check_programs, environment, verdicts
-from .commands import RAW_DDS_TYPE, awaited, ros_name, supported as supported_commands
+from .commands import RAW_DDS_TYPE, await_writers, awaited, ros_name
+from .commands import supported as supported_commands
 from .check import check_qos, check_sizes
 from .clients import check_run_clients, rclpy_nodes
 from .rclpy_run import argv as rclpy_argv, collect as rclpy_collect
@@ -173,6 +174,7 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
             watcher = next((s for s in specs if s["name"] not in rclpy), None)
             if watcher is not None:
                 watcher["await_graph"] = awaited(graph, names)
+            await_writers(graph, [s for s in specs if s["name"] not in rclpy])
         extra = [clock_node(clocks, specs)] if clocks.server == CLOCK_NODE else []
         go_file = workdir / "go"
         shared, member = groups(graph), process_of(graph)  # nodes sharing a process

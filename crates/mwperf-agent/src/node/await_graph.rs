@@ -47,6 +47,20 @@ pub fn wait(ep: &mut dyn Endpoint, wanted: &[GraphAwait], deadline: u64) -> Resu
     Ok(())
 }
 
+/// Wait (until `deadline`) until `ep`, a subscription, is matched to `publishers` writers, and
+/// go on either way (hoped for: the run then says what it measured); at once where the
+/// middleware cannot count (`matched_publishers` None). A program's writer that the watcher
+/// node's graph showed was, on a loaded machine, not yet matched to another node's reader of
+/// its output: what it published before was lost.
+pub fn wait_publishers(ep: &mut dyn Endpoint, publishers: u64, deadline: u64) {
+    while let Some(n) = ep.matched_publishers() {
+        if n >= publishers || now_ns() >= deadline || crate::signals::stopped() {
+            return;
+        }
+        std::thread::sleep(POLL);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -75,6 +89,33 @@ mod tests {
             self.looks += 1;
             Some((self.looks.min(max), self.looks.min(max)))
         }
+        fn matched_publishers(&mut self) -> Option<u64> {
+            let max = self.max?;
+            self.looks += 1;
+            Some(self.looks.min(max))
+        }
+    }
+
+    #[test]
+    fn a_subscription_waits_for_its_writers_then_goes_on_at_the_deadline() {
+        let mut ep = Graph {
+            looks: 0,
+            max: Some(9),
+        };
+        wait_publishers(&mut ep, 3, now_ns() + 5_000_000_000);
+        assert_eq!(ep.looks, 3);
+        let mut never = Graph {
+            looks: 0,
+            max: Some(1),
+        };
+        let deadline = now_ns() + 50_000_000;
+        wait_publishers(&mut never, 2, deadline);
+        assert!(now_ns() >= deadline && never.looks > 1);
+        let mut blind = Graph {
+            looks: 0,
+            max: None,
+        };
+        wait_publishers(&mut blind, 2, u64::MAX); // cannot count: at once
     }
 
     fn wanted(n: u64) -> Vec<GraphAwait> {

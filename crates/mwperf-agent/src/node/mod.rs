@@ -263,6 +263,11 @@ pub fn run(
             await_graph::wait(ep.as_mut(), &spec.await_graph, deadline)?;
         }
     }
+    for (s, ep) in spec.subscriptions.iter().zip(subs.iter_mut()) {
+        if s.await_publishers > 0 {
+            await_graph::wait_publishers(ep.as_mut(), s.await_publishers, deadline);
+        }
+    }
     let mut contacts = services::open_clients(common, spec, &base, run_id, deadline)?;
     let discovery_ns = now_ns() - started;
     let sessions = mwperf_transports::shared_sessions(common.transport) as u64;

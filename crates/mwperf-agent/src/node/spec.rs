@@ -128,6 +128,12 @@ pub struct SubscriptionSpec {
     /// carries (what the processes before it sent), so its messages keep one numbering
     #[serde(default)]
     pub stage_first_seq: u64,
+    /// the publishers of this topic (the user's programs' and mwperf's) this subscription waits
+    /// to be matched to before READY, until the discovery deadline and then goes on (0: none).
+    /// Set where a program of the user's (a graph `command:` node) publishes the topic: only
+    /// the reader's own match shows that its participant found that program's writer
+    #[serde(default)]
+    pub await_publishers: u64,
 }
 
 /// An input topic of a `command:` node whose messages come out on this subscription's topic.

@@ -606,6 +606,7 @@ mod tests {
             echo,
             end_markers: 0,
             stage_first_seq: 0,
+            await_publishers: 0,
         };
         let n = messages.len();
         let back = Arc::new(Mutex::new(Vec::new()));
@@ -652,6 +653,7 @@ mod tests {
             echo: false,
             end_markers: 2,
             stage_first_seq: 0,
+            await_publishers: 0,
         };
         // node 2's message and marker (twice), then node 3's marker: the end
         let messages = vec![message(1, 2, 0), fin(2), fin(2), fin(3), message(1, 3, 0)];

@@ -243,7 +243,9 @@ pub fn run(
     // drops with itself what its readers had not acknowledged: leaving earlier counted the
     // middleware's backlog lost, 68-100 % of a saturating 1 MiB keep-all stream that a 1 s wait
     // cut off); a stopped one (a reader that stopped reading, a signal) 1 s at most
-    let delivered = ep.finish(finish_limit(args.peer_timeout, stop.is_some()));
+    // (and what the middleware paces its repairs by: a Fast DDS reader's missed samples are
+    // acknowledged at the writer's next heartbeat, 3 s apart, beyond a 2 s --peer-timeout)
+    let delivered = ep.finish(finish_limit(give_up_ns, stop.is_some()));
     drop(lane); // this topic sends no more ticks: the next one must not wait for it
                 // the sub ends at the FIN below: the idle session comes first
     crate::phases::drained_then_idle(if stop.is_none() { args.idle } else { 0 });
@@ -266,8 +268,10 @@ pub fn run(
         None if !delivered => (
             Status::Complete,
             Some(format!(
-                "left with messages its subscribers had not acknowledged after --peer-timeout {}: the middleware dropped them with the writer (counted lost; a longer --peer-timeout waits longer)",
-                mwperf_core::units::format_ns(args.peer_timeout as f64)
+                "left with messages its subscribers had not acknowledged after {} (--peer-timeout {} and the middleware's repair pace {}): the middleware dropped them with the writer (counted lost; a longer --peer-timeout waits longer)",
+                mwperf_core::units::format_ns(give_up_ns as f64),
+                mwperf_core::units::format_ns(args.peer_timeout as f64),
+                mwperf_core::units::format_ns(paced_ns as f64)
             )),
         ),
         None if send_errors > 0 => (

@@ -558,6 +558,10 @@ impl Endpoint for CycloneEndpoint {
         self.matched().ok()?.0.map(u64::from)
     }
 
+    fn matched_publishers(&mut self) -> Option<u64> {
+        self.matched().ok()?.1.map(u64::from)
+    }
+
     fn wait_matched(&mut self, timeout_ns: u64) -> Result<(), TransportError> {
         let out = self.writer.as_ref().map(|(_, name)| name.clone());
         let inp = self.inbox.as_ref().map(|i| i.topic.clone());

@@ -422,6 +422,10 @@ impl Endpoint for FastddsEndpoint {
         self.matched().ok()?.0.map(u64::from)
     }
 
+    fn matched_publishers(&mut self) -> Option<u64> {
+        self.matched().ok()?.1.map(u64::from)
+    }
+
     /// A reliable writer: wait (at most `limit_ns`) until the readers acknowledged what it
     /// sent; Fast DDS drops the unacknowledged rest with the writer.
     fn paced_ns(&self) -> u64 {

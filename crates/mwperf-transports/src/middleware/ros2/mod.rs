@@ -388,6 +388,10 @@ impl Endpoint for Ros2Endpoint {
         self.matched().ok()?.0.map(u64::from)
     }
 
+    fn matched_publishers(&mut self) -> Option<u64> {
+        self.matched().ok()?.1.map(u64::from)
+    }
+
     fn graph_counts(&mut self, topic: &str) -> Option<(u64, u64)> {
         let name = std::ffi::CString::new(topic).ok()?;
         let (mut pubs, mut subs) = (0, 0);
