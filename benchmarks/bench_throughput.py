@@ -56,13 +56,19 @@ REFERENCES: dict[str, dict[str, list[tuple[str, Ref]]]] = {
     "fastdds": {d: [("fastdds_ref", lambda n, s, d: refs.fastdds(n, s, d, WARMUP))] for d in ("reliable", "best-effort")},
     "iceoryx2": {d: [("iox2_thr", lambda n, s, d: refs.iceoryx2(n, s, d, WARMUP))] for d in ("reliable", "best-effort")},
 }
+# mwperf run more ways than one beside the same references, interleaved (label -> options):
+# iceoryx2's subscriber reading each sample in shared memory (loans, the default) or copying it
+# out (issue 41: the copy-vs-zero-copy column)
+VARIANTS: dict[str, list[tuple[str, list[str]]]] = {
+    "iceoryx2": [("mwperf", []), ("mwperf loans=off", ["--opt", "loans=off"])]}
 # what mwperf is given besides the defaults, so that both sides have the same QoS
 MWPERF_EXTRA = {"iceoryx2": ["--history", "keep-last:10"],
                 # ddsperf always batches writes (dds_write_set_batch(true) in its main)
                 "cyclonedds": ["--opt", "batch=true"]}
 
 
-def mwperf(agent: Path, transport: str, delivery: str, payload: int, seconds: float) -> dict:
+def mwperf(agent: Path, transport: str, delivery: str, payload: int, seconds: float,
+           extra: list[str]) -> dict:
     """One `mwperf run --mode throughput`; the measurement's figures in the references' form,
     or {"error": why}."""
     env = {**os.environ, "PYTHONPATH": str(ROOT / "python"), "MWPERF_AGENT": str(agent)}
@@ -70,7 +76,8 @@ def mwperf(agent: Path, transport: str, delivery: str, payload: int, seconds: fl
         out = Path(d) / "result.json"
         cmd = [sys.executable, "-m", "mwperf.cli", "run", "--mode", "throughput", "--transport", transport,
                "--reliability", delivery, "--payload", str(payload), "--duration", f"{seconds:g}s",
-               "--warmup", f"{WARMUP:g}s", *MWPERF_EXTRA.get(transport, []), "--no-save", "--json-out", str(out)]
+               "--warmup", f"{WARMUP:g}s", *MWPERF_EXTRA.get(transport, []), *extra, "--no-save", "--json-out",
+               str(out)]
         try:
             done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=seconds + 300, check=False)
         except subprocess.TimeoutExpired:
@@ -199,30 +206,35 @@ def main() -> None:
                 continue  # a socket has one delivery: measured in it whatever --deliveries says
             for payload in sizes:
                 size = HEADER + payload
-                mw: list[dict] = []
+                variants = VARIANTS.get(transport, [("mwperf", [])])
+                mw: dict[str, list[dict]] = {label: [] for label, _ in variants}
                 ref: dict[str, list[dict]] = {name: [] for name, _ in references}
                 for i in range(a.reps):
-                    steps = [("mwperf", None)] + list(references)
-                    for name, fn in (steps if i % 2 else steps[::-1]):
-                        r = mwperf(agent, transport, delivery, payload, a.seconds) if fn is None else \
+                    steps = [(label, None, extra) for label, extra in variants] + \
+                        [(name, fn, []) for name, fn in references]
+                    for name, fn, extra in (steps if i % 2 else steps[::-1]):
+                        r = mwperf(agent, transport, delivery, payload, a.seconds, extra) if fn is None else \
                             reference(name, fn, size, a.seconds, delivery)
-                        (mw if fn is None else ref[name]).append(r)
+                        (mw[name] if fn is None else ref[name]).append(r)
                         say = r.get("error") or r.get("unsupported") or \
                             f"{rate(r['msgs_per_s'])}msg/s {r['bytes_per_s'] / 1e6:.1f} MB/s loss {fmt(r.get('loss_pct'), 2)} % " \
                             f"CPU/msg {fmt(per_msg_us(r, 'pub'))}+{fmt(per_msg_us(r, 'sub'))} µs"
                         print(f"{transport} {delivery} {format_bytes(payload)} rep {i + 1}/{a.reps} {name}: {say}",
                               file=sys.stderr)
                 point = f"{transport} {delivery} {format_bytes(payload)}"
-                notes.extend(f"{point}: mwperf: {e}" for e in sorted({r["error"] for r in mw if "error" in r}))
+                for label, runs in mw.items():
+                    notes.extend(f"{point}: {label}: {e}" for e in sorted({r["error"] for r in runs if "error" in r}))
                 for name, _ in references:
                     good = [r for r in ref[name] if "msgs_per_s" in r]
                     why = sorted({r.get("unsupported") or r.get("error") for r in ref[name] if r not in good})
                     notes.extend(f"{point}: {name}: {w}" for w in why)
-                    if good:
-                        rows.append(row(transport, delivery, payload, name, compare(mw, ref[name])))
-                    elif any("error" not in r for r in mw):
-                        alone = med(r["msgs_per_s"] for r in mw if "error" not in r)
-                        notes.append(f"{point}: mwperf alone (no {name} figure): {rate(alone)}msg/s")
+                    for label, runs in mw.items():
+                        shown = transport if label == "mwperf" else f"{transport} ({label.removeprefix('mwperf ')})"
+                        if good:
+                            rows.append(row(shown, delivery, payload, name, compare(runs, ref[name])))
+                        elif any("error" not in r for r in runs):
+                            alone = med(r["msgs_per_s"] for r in runs if "error" not in r)
+                            notes.append(f"{point}: {label} alone (no {name} figure): {rate(alone)}msg/s")
 
     text = "\n".join([
         f"Measured {stamp()} at {revision()}: {a.reps} interleaved repetitions of {a.seconds:g} s after "

@@ -140,3 +140,11 @@ def test_the_middlewares_holds_reach_the_summary_and_its_line() -> None:
     complete_result(plain := measurement(1000, 1000, 0), {"rate": 0.0, "subscribers": 1},
                     "reliable", PUB, [sub(1000, 0.9)])
     assert "held" not in render_throughput(plain)
+
+
+def test_the_sampling_line_says_its_ordinal_in_english():
+    from mwperf.show.throughput import _ordinal
+
+    assert [_ordinal(n) for n in (2, 3, 4, 11, 12, 13, 16, 21, 22, 101, 112, 256)] == [
+        "2nd", "3rd", "4th", "11th", "12th", "13th", "16th", "21st", "22nd", "101st", "112th",
+        "256th"]

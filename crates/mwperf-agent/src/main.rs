@@ -80,7 +80,9 @@ fn run() -> ExitCode {
         Err(Stop::Usage(m)) => return usage(&m),
         Err(Stop::Failed(reason)) => roles::RoleOutcome::failed(reason),
     };
-    session.report(outcome)
+    let code = session.report(outcome);
+    roles::release_parked(); // the endpoints the roles kept open until the report was out
+    code
 }
 
 /// The command line; Err is the exit code of a usage error (2), told in one line.

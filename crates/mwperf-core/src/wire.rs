@@ -164,44 +164,59 @@ impl Header {
     }
 }
 
+/// The pattern's word `k` of message `seq` is `seq_part(seq) ^ k * PATTERN_K` (mod 2^64; the
+/// Python side, mwperf.ros2.wire.Pattern, computes the same).
+const PATTERN_K: u64 = 0xD6E8_FEB8_6659_FD93;
+
 #[inline]
-fn pattern_word(seq: u64, k: u64) -> u64 {
+fn seq_part(seq: u64) -> u64 {
     (seq ^ 0x6d77_7065_7266_0001).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        ^ k.wrapping_mul(0xD6E8_FEB8_6659_FD93)
 }
 
-/// Fill `payload` with the pattern of `seq`.
+#[inline]
+fn pattern_word(seq: u64, k: u64) -> u64 {
+    seq_part(seq) ^ k.wrapping_mul(PATTERN_K)
+}
+
+/// Fill `payload` with the pattern of `seq`. The word index's part grows by one addition per
+/// word and nothing branches, so the loop vectorizes (a 64 KiB throughput stream's fill and
+/// check were 65 % of both agents' CPU with a multiplication and an early exit per word:
+/// issue 41's profile).
 pub fn fill_payload(payload: &mut [u8], seq: u64) {
+    let s = seq_part(seq);
     let mut chunks = payload.chunks_exact_mut(8);
-    let mut k = 0u64;
+    let mut t = 0u64;
     for c in &mut chunks {
-        c.copy_from_slice(&pattern_word(seq, k).to_le_bytes());
-        k += 1;
+        c.copy_from_slice(&(s ^ t).to_le_bytes());
+        t = t.wrapping_add(PATTERN_K);
     }
     let rest = chunks.into_remainder();
-    let w = pattern_word(seq, k).to_le_bytes();
+    let w = (s ^ t).to_le_bytes();
     let n = rest.len();
     rest.copy_from_slice(&w[..n]);
 }
 
-/// True when `payload` holds exactly the pattern of `seq`.
+/// True when `payload` holds exactly the pattern of `seq` (every word compared, the
+/// differences OR-ed: no exit per word, so it vectorizes; a corrupted payload is the rare case).
 pub fn payload_intact(payload: &[u8], seq: u64) -> bool {
+    let s = seq_part(seq);
     let mut chunks = payload.chunks_exact(8);
-    let mut k = 0u64;
+    let (mut t, mut diff) = (0u64, 0u64);
     for c in &mut chunks {
-        if u64::from_le_bytes(c.try_into().unwrap()) != pattern_word(seq, k) {
-            return false;
-        }
-        k += 1;
+        diff |= u64::from_le_bytes(c.try_into().unwrap()) ^ s ^ t;
+        t = t.wrapping_add(PATTERN_K);
     }
     let rest = chunks.remainder();
-    let w = pattern_word(seq, k).to_le_bytes();
-    rest == &w[..rest.len()]
+    let w = (s ^ t).to_le_bytes();
+    diff == 0 && rest == &w[..rest.len()]
 }
 
 /// Payload bytes per full check at throughput: a message of this size or less is checked in
-/// full every time; a larger one every `check_every` messages.
-pub const CHECK_SPAN: usize = 64 * 1024;
+/// full every time; a larger one every `check_every` messages. 4 KiB: at 64 KiB the full fill
+/// and check of every message held an iceoryx2 stream to half of what it carried with them
+/// every 16th (issue 41, BENCHMARKS.md "Throughput": the receiver read each payload across
+/// the cores where iox2_thr reads none).
+pub const CHECK_SPAN: usize = 4 * 1024;
 
 /// A throughput stream's sampling of the payload pattern (`--throughput`, docs/throughput.md):
 /// every Nth message (seq % N == 0) carries and is checked for its full pattern, the others
@@ -263,11 +278,33 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_pattern_is_word_k_of_seq_and_any_changed_byte_fails_the_check() {
+        for len in [0usize, 1, 7, 8, 9, 63, 64, 1000, 65_536 + 5] {
+            let mut p = vec![0u8; len];
+            fill_payload(&mut p, 77);
+            for (k, c) in p.chunks(8).enumerate() {
+                let w = pattern_word(77, k as u64).to_le_bytes();
+                assert_eq!(c, &w[..c.len()], "len {len} word {k}");
+            }
+            assert!(payload_intact(&p, 77));
+            if len > 0 {
+                assert!(!payload_intact(&p, 78));
+                for at in [0, len / 2, len - 1] {
+                    let mut bad = p.clone();
+                    bad[at] ^= 0x10;
+                    assert!(!payload_intact(&bad, 77), "len {len} byte {at}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn sampled_pattern_checks_every_nth_in_full_and_the_rest_at_both_ends() {
         assert_eq!(check_every(64), 1);
         assert_eq!(check_every(CHECK_SPAN), 1);
-        assert_eq!(check_every(1 << 20), 16);
-        assert_eq!(check_every(4 << 20), 64);
+        assert_eq!(check_every(CHECK_SPAN + 1), 2);
+        assert_eq!(check_every(64 << 10), 16);
+        assert_eq!(check_every(1 << 20), 256);
         for len in [0usize, 3, 8, 13, 16, 1000, 1 << 20] {
             let every = check_every(len).max(4);
             let mut p = vec![0u8; len];

@@ -3,6 +3,7 @@
 //!
 //! - An endpoint moves whole messages: what one `send` was given, one `recv` returns, byte for
 //!   byte, or not at all (loss is allowed only where the transport itself may lose).
+//! - `recv_view` is `recv` lending the message: where the middleware has loans, no copy.
 //! - `recv(buf, wait_ns)` waits at most `wait_ns` (0 = do not block, for busy polling) and returns
 //!   `Ok(None)` when nothing arrived; it may return early (also `Ok(None)`), e.g. when a signal
 //!   arrives, so callers can check their stop flag. It never panics on foreign or malformed
@@ -26,6 +27,20 @@ pub trait Endpoint: Send {
     fn send(&mut self, msg: &[u8]) -> Result<(), TransportError>;
     /// Receive one whole message into `buf` (resized to its length); `Ok(None)` = nothing yet.
     fn recv(&mut self, buf: &mut Vec<u8>, wait_ns: u64) -> Result<Option<usize>, TransportError>;
+    /// [`Endpoint::recv`], the message lent rather than copied where the middleware lends its
+    /// own buffers (iceoryx2: the sample in the publisher's shared memory, held until the next
+    /// call on this endpoint, `--opt loans=`): a receiver reads it where it arrived (issue 41:
+    /// the copy out was half of a 64 KiB stream's receive). Elsewhere it is received into `buf`
+    /// and that is lent. Same waiting, errors and early returns as `recv`.
+    fn recv_view<'a>(
+        &'a mut self,
+        buf: &'a mut Vec<u8>,
+        wait_ns: u64,
+    ) -> Result<Option<&'a [u8]>, TransportError> {
+        let got = self.recv(buf, wait_ns)?;
+        let buf: &'a Vec<u8> = buf;
+        Ok(got.map(|n| &buf[..n]))
+    }
     /// The address a peer passes to reach this endpoint (`host:port`, a socket path, a topic base).
     fn local_addr(&self) -> String;
     /// Capability query: connections accepted so far, where the transport has connections to

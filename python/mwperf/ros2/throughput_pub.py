@@ -11,7 +11,7 @@ Like the agent's pub it
   ``std_msgs/msg/UInt8MultiArray`` whose data is mwperf's 56-byte header (wire.py: this run's
   id, topic 0, the sequence number, the send instant as intended and sent time) and the
   payload's pattern (every message in full: a throughput stream's sampling fills every one up
-  to 64 KiB, wire.rs ``check_every``, and this node does the same above);
+  to 4 KiB, wire.rs ``check_every``, and this node does the same above);
 - counts a publish rclpy refuses (an ``RCLError``: rmw_fastrtps' write waiting
   ``max_blocking_time`` for room in a full history) as refused and tries it again, until one is
   taken or none was for ``--peer-timeout-ns`` (then the stream ends partial, quoting it);

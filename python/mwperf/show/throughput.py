@@ -52,7 +52,7 @@ def render_throughput(m: dict[str, Any] | None) -> str:
              for side in ("pub", "sub") if (c := cpu.get(side)) and c.get("per_msg_us") is not None
              and c.get("per_mb_ms") is not None]
     every = tp.get("checked_every")
-    checked = (f"  payload checked in full every {every}th message (the rest at both ends)"
+    checked = (f"  payload checked in full every {_ordinal(every)} message (the rest at both ends)"
                if every and every > 1 else "")
     if sides or checked:
         text += f"cpu           {'   '.join(sides)}{checked}\n"
@@ -62,3 +62,9 @@ def render_throughput(m: dict[str, Any] | None) -> str:
 def section(result: Mapping[str, Any]) -> str:
     """A throughput point's rates, blocked time and CPU."""
     return render_throughput(result["measurement"])
+
+
+def _ordinal(n: int) -> str:
+    """2nd, 3rd, 16th, 21st, 256th."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"

@@ -176,7 +176,15 @@ pub fn run(
         }
     }
     let largest = rt.col.response.max().unwrap_or(0);
-    let end = rt.last_send_ns + drain_limit(rt.reply_timeout_ns, largest, rt.retransmits);
+    // and what the middleware may hold a lost message's repair back for (a reliable Fast DDS
+    // writer: its next heartbeat), as ping waits
+    let paced_ns = timer.endpoint().map_or(0, |ep| ep.paced_ns());
+    let end = rt.last_send_ns
+        + drain_limit(
+            rt.reply_timeout_ns.saturating_add(paced_ns),
+            largest,
+            rt.retransmits,
+        );
     while !signals::stopped()
         && rt.error.is_none()
         && rt.col.seq.distinct() < timer.measured_sent()

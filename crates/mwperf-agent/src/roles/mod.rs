@@ -7,6 +7,23 @@ use crate::cli::Role;
 use crate::session::Session;
 use crate::{executor, multi};
 
+/// Endpoints whose role has finished, kept open until the report is out (main.rs): an endpoint's
+/// teardown (a DDS or rcl participant's, waiting on the middleware's threads) must not stand
+/// between a measurement and its report.
+static PARKED: std::sync::Mutex<Vec<Box<dyn mwperf_transports::Endpoint>>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// Keep `ep` open until [`release_parked`].
+pub fn park(ep: Box<dyn mwperf_transports::Endpoint>) {
+    PARKED.lock().unwrap_or_else(|p| p.into_inner()).push(ep);
+}
+
+/// Close what [`park`] kept (after the report was written).
+pub fn release_parked() {
+    let parked = std::mem::take(&mut *PARKED.lock().unwrap_or_else(|p| p.into_inner()));
+    drop(parked);
+}
+
 pub mod call_book;
 pub mod client;
 pub mod contact;

@@ -462,6 +462,7 @@ pub fn run(
         end,
         schedule,
     );
+    super::park(p.ep); // closed once the report is out
     RoleOutcome {
         status,
         reason,

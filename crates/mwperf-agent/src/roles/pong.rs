@@ -99,6 +99,7 @@ pub fn run(
     };
     c.connections = ep.connections();
     drop(book);
+    super::park(ep); // closed once the report is out
     RoleOutcome {
         status: Status::Complete,
         reason,

@@ -294,6 +294,7 @@ pub fn run(
     };
     // The schedule accuracy belongs to the sender; the sub owns the latency measurement.
     let schedule = pacer.schedule.summary();
+    super::park(ep); // closed once the report is out
     RoleOutcome {
         status,
         reason,

@@ -66,8 +66,9 @@ pub fn run(args: &ServerArgs, ep: Box<dyn Endpoint>, addr: &str, cb: Callback<'_
         let Some(open) = ep.as_mut() else {
             break Some("stopped while reopening its endpoint".to_string());
         };
-        let got = open.recv(&mut buf, wait);
-        let Ok(Some(_)) = got else {
+        // lent where the middleware lends (iceoryx2: read in shared memory, no copy)
+        let got = open.recv_view(&mut buf, wait);
+        let Ok(Some(msg)) = got else {
             if let Err(e) = got {
                 if args.common.reopen && !matches!(e, TransportError::Unreachable { .. }) {
                     // --reopen: the broker, router or server went away (a restart): let go of
@@ -83,7 +84,7 @@ pub fn run(args: &ServerArgs, ep: Box<dyn Endpoint>, addr: &str, cb: Callback<'_
         let mut recv_ns = now_ns();
         let take_ns = recv_ns;
         last_ns = recv_ns;
-        let h = match take(&buf, cb.topic, &mut run_id, &mut counters) {
+        let h = match take(msg, cb.topic, &mut run_id, &mut counters) {
             Taken::Not => continue,
             Taken::Fin(h) => {
                 fin.get_or_insert(fin_of(&h, recv_ns));
@@ -113,7 +114,7 @@ pub fn run(args: &ServerArgs, ep: Box<dyn Endpoint>, addr: &str, cb: Callback<'_
                     1
                 };
                 let intact = h.flags & FLAG_RECORDED != 0
-                    || payload_intact_sampled(&buf[HEADER_LEN..], h.seq, every);
+                    || payload_intact_sampled(&msg[HEADER_LEN..], h.seq, every);
                 if let Some(old) = s.kept.push(Arrival::new(&h, intact, recv_ns)) {
                     let fit = s.client.as_ref().and_then(Client::running_fit);
                     if let Err(e) = s.record(&mut col, old, fit.as_ref(), false, args) {
@@ -139,11 +140,11 @@ pub fn run(args: &ServerArgs, ep: Box<dyn Endpoint>, addr: &str, cb: Callback<'_
             c.window_start(recv_ns);
             let every = check_every(h.payload_len as usize);
             let intact = h.flags & FLAG_RECORDED != 0
-                || payload_intact_sampled(&buf[HEADER_LEN..], h.seq, every);
+                || payload_intact_sampled(&msg[HEADER_LEN..], h.seq, every);
             c.arrive_checked(&h, intact, recv_ns);
         } else {
             c.window_start(recv_ns);
-            c.arrive(&h, &buf, recv_ns);
+            c.arrive(&h, msg, recv_ns);
         }
         crate::busy::spin_for(cb.busy_loop_ns);
         if h.flags & FLAG_WARMUP == 0 {
@@ -155,6 +156,9 @@ pub fn run(args: &ServerArgs, ep: Box<dyn Endpoint>, addr: &str, cb: Callback<'_
     };
     drop(book);
     counters.connections = reopened_connections + ep.as_ref().map_or(0, |e| e.connections());
+    if let Some(ep) = ep.take() {
+        super::park(ep); // closed once the report is out
+    }
     let throughput = steady.as_ref().and_then(|s| {
         let end = fin.map_or(last_ns, |(_, _, _, at)| at);
         s.finish(end).map(|mut side| {

@@ -181,6 +181,39 @@ pub fn pipelined_messages_stay_in_order(fx: &Fixture) {
     }
 }
 
+/// `recv_view` lends each message as `recv` would have copied it, in order, whether the
+/// transport lends its own buffer (iceoryx2's sample, released at the next call) or the
+/// caller's; `recv` and `recv_view` mix on one endpoint.
+pub fn lent_messages_are_the_messages_sent(fx: &Fixture) {
+    let kind = fx.kind;
+    let (mut server, mut client) = pair(fx, "lent");
+    let sizes = [0usize, 1, 64, 1000, 60_000];
+    let mut buf = Vec::new();
+    for seq in 0..40u64 {
+        let m = msg(seq, sizes[seq as usize % sizes.len()]);
+        client.send(&m).unwrap();
+        if seq % 4 == 3 {
+            let n = recv_within(server.as_mut(), &mut buf, 5_000)
+                .unwrap()
+                .expect("message");
+            assert_eq!(
+                &buf[..n],
+                &m[..],
+                "{kind:?}: received message differs for seq {seq}"
+            );
+            continue;
+        }
+        let end = now_ns() + 5_000 * MS;
+        loop {
+            if let Some(got) = server.recv_view(&mut buf, 10 * MS).unwrap() {
+                assert_eq!(got, &m[..], "{kind:?}: lent message differs for seq {seq}");
+                break;
+            }
+            assert!(now_ns() < end, "{kind:?}: no message {seq} within 5 s");
+        }
+    }
+}
+
 pub fn largest_message(fx: &Fixture) {
     let kind = fx.kind;
     let (server, mut client) = pair(fx, "large");
@@ -663,6 +696,7 @@ macro_rules! conformance {
             }
             #[test] fn ordered_roundtrip_byte_exact() { if support::here_or_alone($kind, OWN) { super::ordered_roundtrip_byte_exact(&fx()) } }
             #[test] fn pipelined_messages_stay_in_order() { if support::here_or_alone($kind, OWN) { super::pipelined_messages_stay_in_order(&fx()) } }
+            #[test] fn lent_messages_are_the_messages_sent() { if support::here_or_alone($kind, OWN) { super::lent_messages_are_the_messages_sent(&fx()) } }
             #[test] fn largest_message() { if support::here_or_alone($kind, OWN) { super::largest_message(&fx()) } }
             #[test] fn simultaneous_large_writes_do_not_deadlock() { if support::here_or_alone($kind, OWN) { super::simultaneous_large_writes_do_not_deadlock(&fx()) } }
             #[test] fn foreign_and_malformed_input_is_survived() { if support::here_or_alone($kind, OWN) { super::foreign_and_malformed_input_is_survived(&fx()) } }
@@ -683,6 +717,8 @@ conformance! {
     tcp => Kind::Tcp,
     uds => Kind::Uds,
     #[cfg(feature = "iceoryx2")] iceoryx2 => Kind::Iceoryx2,
+    // every message copied out of its sample (the copy-vs-zero-copy comparison's copy side)
+    #[cfg(feature = "iceoryx2")] iceoryx2_copied => Kind::Iceoryx2; "loans" = "off",
     #[cfg(feature = "cyclonedds")] cyclonedds => Kind::CycloneDds,
     #[cfg(feature = "fastdds")] fastdds => Kind::FastDds,
     #[cfg(feature = "rustdds")] rustdds => Kind::RustDds,

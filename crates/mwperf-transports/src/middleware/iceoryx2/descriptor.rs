@@ -19,6 +19,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     opts: &[
         Opt { key: "send-timeout", help: "how long a reliable send waits for a full queue before it fails (a duration; default 1s)" },
         Opt { key: "max-shm", help: "shared memory one publisher may preallocate (bytes, at least 1MiB; default 256MiB)" },
+        Opt { key: "loans", help: "on (default): a subscriber reads each message in the publisher's shared memory, zero-copy, and releases it at its next receive; off: copies each out (the copy-vs-zero-copy comparison)" },
         Opt { key: "domain", help: "prefix of every file iceoryx2 creates, so only peers in the same domain meet (1 to 32 letters, digits or '-')" },
     ],
     qos: QosSupport {

@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex};
 use iceoryx2::port::listener::Listener;
 use iceoryx2::port::subscriber::Subscriber;
 use iceoryx2::prelude::FileDescriptorBased;
+use iceoryx2::sample::Sample;
 
 use super::services::{Events, PubSub};
 use super::{middleware, Svc};
@@ -45,8 +46,19 @@ impl Drain {
     }
 }
 
+/// Where [`Incoming::wait_take`] put what it took.
+enum Got {
+    /// copied into the caller's buffer: this many bytes
+    Copied(usize),
+    /// held in `Incoming::lent`
+    Lent,
+}
+
 pub struct Incoming {
     listener: Option<Listener<Svc>>,
+    /// The sample the last `recv_view` lent, released at the next receive (`--opt loans=on`).
+    lent: Option<Sample<Svc, [u8], ()>>,
+    loans: bool,
     shared: Arc<Mutex<Drain>>,
     pub(super) events: Events,
     pub(super) service: PubSub,
@@ -58,6 +70,7 @@ impl Incoming {
         service: PubSub,
         events: Events,
         depth: usize,
+        loans: bool,
         name: String,
     ) -> Result<Incoming, TransportError> {
         let subscriber = service
@@ -71,6 +84,8 @@ impl Incoming {
         }));
         Ok(Incoming {
             listener: None,
+            lent: None,
+            loans,
             shared,
             events,
             service,
@@ -83,19 +98,24 @@ impl Incoming {
         self.shared.clone()
     }
 
-    /// Copy the next sample (if any) into `buf`; the sample goes back to its publisher at once.
-    fn take(&self, buf: &mut Vec<u8>) -> Result<Option<usize>, TransportError> {
+    /// Take the next message (if any): the backlog's first, else the subscriber's next
+    /// sample, copied into `buf` and released at once, or (`lend`) kept in `self.lent`.
+    fn take(&mut self, buf: &mut Vec<u8>, lend: bool) -> Result<Option<Got>, TransportError> {
         let mut d = self.shared.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(m) = d.backlog.pop_front() {
             *buf = m;
-            return Ok(Some(buf.len()));
+            return Ok(Some(Got::Copied(buf.len())));
         }
         match d.subscriber.receive() {
+            Ok(Some(sample)) if lend => {
+                self.lent = Some(sample);
+                Ok(Some(Got::Lent))
+            }
             Ok(Some(sample)) => {
                 let payload = sample.payload();
                 buf.clear();
                 buf.extend_from_slice(payload);
-                Ok(Some(payload.len()))
+                Ok(Some(Got::Copied(payload.len())))
             }
             Ok(None) => Ok(None),
             Err(e) => Err(middleware(format!(
@@ -110,7 +130,37 @@ impl Incoming {
         buf: &mut Vec<u8>,
         wait_ns: u64,
     ) -> Result<Option<usize>, TransportError> {
-        if let Some(n) = self.take(buf)? {
+        self.lent = None;
+        Ok(match self.wait_take(buf, wait_ns, false)? {
+            Some(Got::Copied(n)) => Some(n),
+            Some(Got::Lent) | None => None,
+        })
+    }
+
+    /// `recv`, the sample lent (with `--opt loans=on`) until the next receive.
+    pub fn recv_view<'a>(
+        &'a mut self,
+        buf: &'a mut Vec<u8>,
+        wait_ns: u64,
+    ) -> Result<Option<&'a [u8]>, TransportError> {
+        self.lent = None; // the previous message's sample goes back to its publisher
+        let got = self.wait_take(buf, wait_ns, self.loans)?;
+        let buf: &'a Vec<u8> = buf;
+        Ok(match got {
+            Some(Got::Copied(n)) => Some(&buf[..n]),
+            Some(Got::Lent) => self.lent.as_ref().map(|s| s.payload()),
+            None => None,
+        })
+    }
+
+    /// Take a message, waiting at most `wait_ns` for one.
+    fn wait_take(
+        &mut self,
+        buf: &mut Vec<u8>,
+        wait_ns: u64,
+        lend: bool,
+    ) -> Result<Option<Got>, TransportError> {
+        if let Some(n) = self.take(buf, lend)? {
             return Ok(Some(n));
         }
         if wait_ns == 0 {
@@ -126,7 +176,7 @@ impl Incoming {
             })?;
             self.listener = Some(l);
             // What was sent before the listener existed woke nobody.
-            if let Some(n) = self.take(buf)? {
+            if let Some(n) = self.take(buf, lend)? {
                 return Ok(Some(n));
             }
         }
@@ -147,7 +197,7 @@ impl Incoming {
             match poll::wait(fd, libc::POLLIN, end - now) {
                 // Timed out, or a signal (e.g. the agent's SIGTERM) ended the wait early: the
                 // contract's "returns Ok(None) early" so the caller can check its stop flag.
-                Ok(false) => return self.take(buf),
+                Ok(false) => return self.take(buf, lend),
                 Ok(true) => {}
                 Err(e) => {
                     return Err(middleware(format!(
@@ -164,7 +214,7 @@ impl Incoming {
                     self.name
                 )));
             }
-            if let Some(n) = self.take(buf)? {
+            if let Some(n) = self.take(buf, lend)? {
                 return Ok(Some(n));
             }
         }

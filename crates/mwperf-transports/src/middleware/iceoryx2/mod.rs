@@ -87,6 +87,7 @@ pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError
                 service,
                 events,
                 settings.service.depth,
+                settings.loans,
                 name,
             )?)
         }
@@ -151,6 +152,17 @@ impl Endpoint for Iceoryx2Endpoint {
                 Ok(None)
             }
         }
+    }
+
+    fn recv_view<'a>(
+        &'a mut self,
+        buf: &'a mut Vec<u8>,
+        wait_ns: u64,
+    ) -> Result<Option<&'a [u8]>, TransportError> {
+        if self.inc.is_none() {
+            return self.recv(buf, wait_ns).map(|_| None); // a pub endpoint receives nothing
+        }
+        self.inc.as_mut().expect("checked").recv_view(buf, wait_ns)
     }
 
     fn local_addr(&self) -> String {

@@ -108,6 +108,10 @@ pub struct Settings {
     pub reliable: bool,
     pub send_timeout: Duration,
     pub max_shm: usize,
+    /// `--opt loans=on` (the default): a receiver that can read a message where it arrived
+    /// (`Endpoint::recv_view`) reads it in the publisher's shared memory and releases the
+    /// sample at its next receive; off: every sample is copied out and released at once
+    pub loans: bool,
 }
 
 impl Settings {
@@ -143,6 +147,11 @@ impl Settings {
                 Err(e) => return Err(unsupported_value("max-shm", t, &e)),
             },
         };
+        let loans = match opts.get("loans") {
+            None | Some("on") => true,
+            Some("off") => false,
+            Some(v) => return Err(unsupported_value("loans", v, "on or off")),
+        };
         Ok(Settings {
             service: ServiceSettings {
                 depth,
@@ -152,6 +161,7 @@ impl Settings {
             reliable,
             send_timeout,
             max_shm,
+            loans,
         })
     }
 }
@@ -237,16 +247,19 @@ mod tests {
         let s = Settings::from_spec(
             &Spec::new("x")
                 .with_option("send-timeout", "20ms")
-                .with_option("max-shm", "64m"),
+                .with_option("max-shm", "64m")
+                .with_option("loans", "off"),
         )
         .unwrap();
         assert_eq!(
-            (s.send_timeout, s.max_shm),
-            (Duration::from_millis(20), 64 << 20)
+            (s.send_timeout, s.max_shm, s.loans),
+            (Duration::from_millis(20), 64 << 20, false)
         );
+        assert!(Settings::from_spec(&Spec::new("x")).unwrap().loans);
         for (k, v) in [
             ("send-timeout", "soon"),
             ("max-shm", "1k"),
+            ("loans", "yes"),
             ("colour", "red"),
         ] {
             let e = Settings::from_spec(&Spec::new("x").with_option(k, v)).unwrap_err();
