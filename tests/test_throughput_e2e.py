@@ -75,16 +75,22 @@ def test_a_fastdds_keep_all_stream_paced_by_its_heartbeat_is_measured_whole(
     port full) acknowledges them at the writer's next heartbeat, 3 s by default as ROS 2 runs
     it, and the writer takes nothing until then. The publisher keeps offering (--peer-timeout
     beyond the heartbeat, issue 41; it ended the point partial with nothing measured, where
-    Fast DDS's own benchmark carried on) and says how it was held."""
+    Fast DDS's own benchmark carried on) and says how it was held. At its end the publisher
+    waits --peer-timeout beyond the heartbeat for the acknowledgements: three heartbeats here,
+    as a repair can be lost again on a loaded machine (CI: the tail of 3,415 unacknowledged
+    after 2 s + one heartbeat)."""
+    heartbeat_ns, peer_timeout_ns = 3_000_000_000, 9_000_000_000
     code, result, shown = run(real_env, tmp_path, "--transport", "fastdds", "--payload", "64",
-                              "--duration", "4s", "--warmup", "200ms")
+                              "--duration", "4s", "--warmup", "200ms", "--peer-timeout", "9s")
     assert code == 0 and result["status"] == "complete", result["status_reason"]
     acc = result["measurement"]["accounting"]
     pub = agent(result, "pub")["throughput"]
-    assert acc["sent"] == pub["messages"] == acc["received"] > 0 and acc["lost"] == 0
+    counts = (acc["sent"], pub["messages"], acc["received"], acc["lost"])
+    assert counts[0] == counts[1] == counts[2] > 0 and counts[3] == 0, (
+        counts, result["status_reason"])
     sending = pub["sending"]
     if sending["holds"]:  # a hold is a wait of >= 100 ms, within what the publisher waits
-        assert 100_000_000 <= sending["longest_hold_ns"] <= 2_000_000_000 + 3_000_000_000
+        assert 100_000_000 <= sending["longest_hold_ns"] <= peer_timeout_ns + heartbeat_ns
         assert f"held {sending['holds']} times >= 100 ms by the middleware" in shown
     assert sending["longest_hold_ns"] is not None
 

@@ -32,7 +32,8 @@ def test_real_throughput_points_are_catalogued_reported_and_compared(
                                 "sub_cpu_per_mb_ms > 0, checked_every FROM points "
                                 "ORDER BY payload_bytes")
     assert rows == [(1024, "best-effort", 1, True, True, True, True, True, True, 1),
-                    (32768, "best-effort", 1, True, True, True, True, True, True, 1)]
+                    # 32 KiB: in full every 8th (wire.rs check_every: 32 KiB / 4 KiB)
+                    (32768, "best-effort", 1, True, True, True, True, True, True, 8)]
     report = run_mwperf("report", small, large, "--results", str(root), "--format",
                         "markdown", env=real_env)
     assert report.returncode == 0, report.stderr

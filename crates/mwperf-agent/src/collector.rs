@@ -109,6 +109,17 @@ impl Collector {
         self.first_ns.get_or_insert(t_ns);
     }
 
+    /// A sub's first measured arrival: its window starts, and its per-second series counts
+    /// from here (the collector was made at its first arrival, a warm-up one: second 0 then
+    /// held the few measured messages before that arrival's first second was over, a partial
+    /// second read as a whole one, "delivered min 490" in a 64 KiB stream of 220 k/s).
+    pub fn sub_window_start(&mut self, t_ns: u64) {
+        if self.first_ns.is_none() {
+            self.first_ns = Some(t_ns);
+            self.series.restart_at(t_ns);
+        }
+    }
+
     /// A sent measured message, for the per-second series.
     pub fn sent(&mut self, t_ns: u64) {
         self.series.sent_at(t_ns);

@@ -137,13 +137,13 @@ pub fn run(args: &ServerArgs, ep: Box<dyn Endpoint>, addr: &str, cb: Callback<'_
         } else if let Some(s) = &mut steady {
             // a throughput stream: large payloads are checked in full every Nth message
             s.message(recv_ns);
-            c.window_start(recv_ns);
+            c.sub_window_start(recv_ns);
             let every = check_every(h.payload_len as usize);
             let intact = h.flags & FLAG_RECORDED != 0
                 || payload_intact_sampled(&msg[HEADER_LEN..], h.seq, every);
             c.arrive_checked(&h, intact, recv_ns);
         } else {
-            c.window_start(recv_ns);
+            c.sub_window_start(recv_ns);
             c.arrive(&h, msg, recv_ns);
         }
         crate::busy::spin_for(cb.busy_loop_ns);
@@ -283,7 +283,7 @@ pub fn from_arrivals(args: &ServerArgs, path: &str) -> RoleOutcome {
                 if h.flags & FLAG_WARMUP != 0 {
                     c.seq.warmup_received += 1;
                 } else {
-                    c.window_start(r.recv_ns);
+                    c.sub_window_start(r.recv_ns);
                     c.arrive(&h, r.msg, r.recv_ns);
                 }
             }

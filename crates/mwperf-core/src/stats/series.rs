@@ -40,7 +40,16 @@ impl SecondSeries {
         }
     }
 
-    /// CLOCK_MONOTONIC at the start of second 0 (the end of the warm-up, or a sub's first arrival).
+    /// Count from `origin_ns` instead, while nothing was recorded yet (a sub's first measured
+    /// arrival after warm-up ones); a series with a row or a current second keeps its origin.
+    pub fn restart_at(&mut self, origin_ns: u64) {
+        if self.current.is_none() && self.rows.is_empty() {
+            self.origin_ns = origin_ns;
+        }
+    }
+
+    /// CLOCK_MONOTONIC at the start of second 0 (the end of the warm-up, or a sub's first
+    /// measured arrival).
     pub fn origin_ns(&self) -> u64 {
         self.origin_ns
     }
@@ -103,6 +112,21 @@ impl SecondSeries {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_series_restarted_before_its_first_sample_counts_from_there_and_only_then() {
+        let mut s = SecondSeries::new(1_000);
+        s.restart_at(900_000_000); // the first measured arrival, 0.9 s after a warm-up one
+        s.received_at(900_000_000, 5);
+        s.received_at(1_899_999_999, 5);
+        s.received_at(1_900_000_000, 5);
+        s.restart_at(5_000_000_000); // too late: a second is under way
+        let rows = s.finish();
+        assert_eq!(
+            rows.iter().map(|r| (r.t_s, r.received)).collect::<Vec<_>>(),
+            vec![(0, 2), (1, 1)]
+        );
+    }
 
     #[test]
     fn buckets_by_second() {
