@@ -191,7 +191,7 @@ pub fn release_held_sessions() {
 /// endpoint (Cyclone DDS's domains and their threads), so that no such thread is still calling
 /// into a library while exit's handlers tear it down.
 pub fn shutdown() {
-    #[cfg(feature = "cyclonedds")]
+    #[cfg(mwperf_cyclonedds)]
     middleware::cyclonedds::domain::close_all();
 }
 
