@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import alive, children, read_saved, run_mwperf
+from conftest import REAL_AGENT, alive, children, read_saved, run_mwperf
 
 pytestmark = pytest.mark.agent
 
@@ -89,9 +89,23 @@ def test_ctrl_c_partial_and_nothing_left(real_env: dict[str, str], tmp_path: Pat
     assert not [pid for pid in agents if alive(pid)]
 
 
+def suite_deadline_s(name: str) -> float:
+    """The longest a suite may take by its own rules: every planned point at its scenario's
+    per-point timeout (scenario/deadline.py stops a point there), plus 60 s to set up. A
+    guessed 300 s was not enough beside two busy loops and a cold bridge build (a stress run:
+    the suite still going, each point within its own timeout)."""
+    from mwperf.agent import Agent
+    from mwperf.scenario.catalog import load_scenario
+    from mwperf.scenario.expand import expand
+    scenario = load_scenario(name, quick=True)
+    points = expand(scenario, Agent(REAL_AGENT).transports())
+    assert scenario.timeout_ns is not None, "the suite sets a per-point timeout"
+    return len(points) * scenario.timeout_ns / 1e9 + 60
+
+
 def test_default_suite_quick(real_env: dict[str, str], tmp_path: Path) -> None:
     done = run_mwperf("run", "default", "--quick", "--results", str(tmp_path / "r"),
-                      env=real_env, timeout=300)
+                      env=real_env, timeout=suite_deadline_s("default"))
     (folder,) = (tmp_path / "r").glob("*/")
     rows = json.loads((folder / "summary.json").read_text())["rows"]
     transports = {row["transport"] for row in rows}

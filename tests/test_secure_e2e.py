@@ -98,7 +98,7 @@ def test_secure_on_another_transport_is_one_usage_line() -> None:
                            "udp", "--secure", "sign"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        "mwperf: error: --secure sign: not with --transport udp; --secure works with "
+        "mwperf: error: --secure sign: not with --transport udp; --secure sign works with "
         "--transport cyclonedds, fastdds"]
 
 

@@ -119,7 +119,9 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
            "(messages, metadata and data signed) or encrypt (encrypted), --transport "
            "cyclonedds or fastdds; or wireguard: every packet between emulated hosts (--link) "
            "through a userspace WireGuard tunnel (wireguard-go, keys made for the run), any "
-           "transport; plain: none (a scenario axis's unsecured side)."),
+           "transport; tls or mtls: the middleware's own TLS links, a CA and a certificate "
+           "per agent made for the run (mtls: every side presents its own), --transport "
+           "zenoh; plain: none (a scenario axis's unsecured side)."),
     agent_option("--reliability", help="QoS: reliable or best-effort (mapped per "
            "middleware).  [default: {default}]"),
     agent_option("--history", help="QoS: keep-last (with --depth), keep-last:N or "

@@ -164,9 +164,14 @@ pub struct RouterArgs {
     /// Transport whose router to run (zenoh).
     #[arg(long, value_parser = transport)]
     pub transport: Kind,
-    /// Endpoint to listen on, e.g. tcp/127.0.0.1:7447 (port 0 = any free port; READY prints it).
+    /// Endpoint to listen on, e.g. tcp/127.0.0.1:7447 or tls/127.0.0.1:0 (port 0 = any free
+    /// port; READY prints it).
     #[arg(long)]
     pub listen: String,
+    /// Router option KEY=VALUE (zenoh: tls=ca=PATH,cert=PATH,key=PATH[,mtls=on], the files of
+    /// a tls/ endpoint).
+    #[arg(long = "opt", value_parser = key_value)]
+    pub opt: Vec<(String, String)>,
 }
 
 /// `probe`: the live system to listen to.

@@ -14,7 +14,7 @@ const STOP_POLL: Duration = Duration::from_millis(50);
 
 pub fn run(args: &RouterArgs) -> ExitCode {
     signals::install();
-    let router = match mwperf_transports::router(args.transport, &args.listen) {
+    let router = match mwperf_transports::router(args.transport, &args.listen, &args.opt) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("mwperf-agent: error: router: {e}");

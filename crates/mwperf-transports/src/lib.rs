@@ -27,6 +27,7 @@ pub mod spec;
 mod stream;
 mod stream_service;
 pub mod tcp;
+pub mod tls_files;
 pub mod udp;
 mod udp_service;
 pub mod uds;
@@ -211,13 +212,26 @@ pub trait Router: Send {
 }
 
 /// Start `kind`'s router listening on `listen` (only zenoh has one built in).
-pub fn router(kind: Kind, listen: &str) -> Result<Box<dyn Router>, TransportError> {
+/// `options`: the router's `--opt`s (zenoh: `tls`, the files of a `tls/` endpoint).
+pub fn router(
+    kind: Kind,
+    listen: &str,
+    options: &[(String, String)],
+) -> Result<Box<dyn Router>, TransportError> {
+    let spec = options.iter().fold(Spec::new(listen), |s, (k, v)| {
+        s.with_option(k.as_str(), v.as_str())
+    });
+    let opts = spec.options_for(kind.name(), &[tls_files::OPT])?;
+    let tls = tls_files::TlsFiles::of(kind.name(), opts.get(tls_files::OPT))?;
     match kind {
         #[cfg(feature = "zenoh")]
-        Kind::Zenoh => Ok(Box::new(middleware::zenoh::start_router(listen)?)),
+        Kind::Zenoh => Ok(Box::new(middleware::zenoh::start_router(
+            listen,
+            tls.as_ref(),
+        )?)),
         #[allow(unreachable_patterns)]
         Kind::Zenoh => {
-            let _ = listen;
+            let _ = (listen, tls);
             Err(TransportError::NotBuilt {
                 transport: kind.name(),
             })

@@ -5,24 +5,25 @@ its scratch folder (security/files.py: a CA, an identity per agent role, the mod
 and each identity's permissions, signed), each identity checked (security/check.py); then each
 agent (on a graph: each node) joins the domain with its own identity, the DDS-Security block merged after the
 configuration it would otherwise use (the user's ``--opt config``, else the agent's loopback
-one). The files go with the scratch folder when the point ends, interrupted or not
-(session.scratch_folder, leased)."""
+one). The TLS modes (``tls``, ``mtls``): a CA and a certificate per agent role and for a zenoh
+router (security/tls.py), each agent given its own files (``--opt tls=``), the router its own
+(transports/zenoh.py). The files go with the scratch folder when the point ends, interrupted
+or not (session.scratch_folder, leased)."""
 
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from ..roles import ROLES
-from ..security import modes
+from ..security import FOLDER, modes
 from .base import P, Part
 
 if TYPE_CHECKING:
     from ..agent import Agent
     from ..point import Point
     from ..security.files import Identity
+    from ..security.tls import TlsIdentity
     from .state import PointState
 
-FOLDER = "security"
-"""the PKI's folder inside the point's scratch folder"""
 
 
 class Secure(Part):
@@ -32,6 +33,7 @@ class Secure(Part):
 
     def __init__(self) -> None:
         self.identities: dict[str, "Identity"] = {}
+        self.tls: dict[str, "TlsIdentity"] = {}
 
     def wanted(self, cfg: "Point") -> bool:
         return getattr(cfg, "secure", None) is not None
@@ -40,9 +42,13 @@ class Secure(Part):
         mode = getattr(cfg, "secure", None)
         if mode == modes.TUNNEL:
             return _tunnelled(cfg)
-        if cfg.transport not in modes.TRANSPORTS:
+        secured = modes.transports_of(mode)
+        if cfg.transport not in secured:
             raise UsageError(f"--secure {mode}: not with --transport {cfg.transport}; "
-                             f"--secure works with --transport {', '.join(modes.TRANSPORTS)}")
+                             f"--secure {mode} works with --transport {', '.join(secured)}")
+        if mode in modes.TLS_MODES and cfg.option("tls") is not None:
+            raise UsageError(f"--secure {mode}: not together with --opt tls (mwperf makes the "
+                             "certificates)")
         for flag, given in (("--host", cfg.remote is not None),
                             ("--bridge", getattr(cfg, "bridge", None) is not None),
                             ("--pong relay / --pong-cmd", getattr(cfg, "pong", "agent") != "agent"),
@@ -60,6 +66,9 @@ class Secure(Part):
         graph = getattr(cfg, "graph", None)
         if graph is None:
             return
+        if cfg.secure in modes.TLS_MODES:
+            raise UsageError(f"--secure {cfg.secure}: not with --graph (yet): the TLS modes "
+                             "give a stream's agents their certificates, not a graph's nodes")
         from ..graph.clients import rclpy_nodes
         from ..graph.commands import is_command
         foreign = rclpy_nodes(graph.graph) + [n.name for n in graph.graph.nodes if is_command(n)]
@@ -75,6 +84,15 @@ class Secure(Part):
     def start(self, run: "PointState") -> None:
         if run.cfg.secure == modes.TUNNEL:
             return  # the network's: up before this
+        if run.cfg.secure in modes.TLS_MODES:
+            from ..security.check import check_tls_identity
+            from ..security.tls import ROUTER, make_tls_pki
+            addresses = ["127.0.0.1", *run.place.host_addresses()]
+            self.tls = make_tls_pki(run.workdir / FOLDER, (*ROLES[run.cfg.mode], ROUTER),
+                                    addresses)
+            for files in self.tls.values():
+                check_tls_identity(files, addresses)
+            return
         # the PKI's modules (cryptography: ~0.1 s of CPU to import) only for a secured point,
         # not for every mwperf command (each loads the parts)
         from ..security.check import check_identity
@@ -101,6 +119,9 @@ class Secure(Part):
                 "host's tunnel address (docs/links.md)"))
 
     def args(self, run: "PointState", role: str) -> list[str]:
+        if run.cfg.secure in modes.TLS_MODES:
+            from ..security.tls import tls_opt
+            return ["--opt", tls_opt(self.tls[role], run.cfg.secure == "mtls")]
         if run.cfg.secure == modes.TUNNEL or run.cfg.transport != "fastdds":
             return []  # cyclonedds: its configuration, in placed_opts
         from ..security.fastdds import security_opt
@@ -112,7 +133,7 @@ class Secure(Part):
         gives it, e.g. a link's unicast peers; else the user's ``--opt config``; else the
         agent's loopback one) with the identity's ``<Security>`` block merged after it. It goes
         last on the command line, so no unsecured configuration can win over it."""
-        if run.cfg.secure == modes.TUNNEL or run.cfg.transport != "cyclonedds":
+        if run.cfg.secure not in modes.DDS_MODES or run.cfg.transport != "cyclonedds":
             return opts
         from ..security.cyclonedds import merged_config
         from ..transports.cyclonedds import loopback_config

@@ -22,7 +22,7 @@ from .ratios import median as _median, ratio_chart, ratio_point, spread as _spre
 from .svg import Axis
 
 PLAIN = "plain"
-ORDER = (PLAIN, "auth", "sign", "encrypt", "wireguard")
+ORDER = (PLAIN, "auth", "sign", "encrypt", "tls", "mtls", "wireguard")
 """the modes, plain first: what the others are divided by (security/modes.py's, and plain)"""
 STREAM = ("transport", "mode", "rate", "payload_bytes", "reliability", "history", "depth",
           "durability", "link")

@@ -12,3 +12,6 @@ configuration), ``fastdds`` (the agent's ``--opt security=`` naming one identity
 its Fast DDS shim turns into the ``dds.sec.*`` participant properties). Everything is made with the ``cryptography`` library (no ``openssl``
 subprocess); nothing outlives the scratch folder.
 """
+
+FOLDER = "security"
+"""the folder of a secured point's files inside its scratch folder"""

@@ -13,7 +13,9 @@ import datetime
 import email
 import email.message
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cryptography import x509
 from cryptography.exceptions import InvalidSignature
@@ -21,6 +23,9 @@ from cryptography.hazmat.primitives import serialization
 
 from ..errors import UsageError
 from .files import Identity
+
+if TYPE_CHECKING:
+    from .tls import TlsIdentity
 
 
 def _read(path: Path, what: str) -> bytes:
@@ -42,27 +47,55 @@ def _certificate(path: Path, what: str) -> x509.Certificate:
 def check_identity(identity: Identity, now: datetime.datetime | None = None) -> None:
     """Raise UsageError naming the first file that is wrong and what is wrong with it."""
     now = now or datetime.datetime.now(datetime.timezone.utc)
-    ca = _certificate(identity.ca, "CA certificate")
-    cert = _certificate(identity.cert, "identity certificate")
-    where = f"--secure: {identity.cert}: the identity certificate of {identity.name}"
+    cert = _certificate_of(identity.name, identity.ca, identity.cert, identity.key, now,
+                           "DDS-Security")
+    _read(identity.governance, "governance document")
+    _grant(identity.permissions, cert, now)
+
+
+def check_tls_identity(identity: "TlsIdentity", addresses: Sequence[str],
+                       now: datetime.datetime | None = None) -> None:
+    """A TLS identity (security/tls.py): its certificate as a DDS one's, and it names every
+    address in ``addresses`` (a TLS client checks the server's name against the address it
+    dialled: a certificate for another name is refused at the handshake)."""
+    now = now or datetime.datetime.now(datetime.timezone.utc)
+    cert = _certificate_of(identity.name, identity.ca, identity.cert, identity.key, now, "TLS")
+    try:
+        named = {str(a) for a in cert.extensions.get_extension_for_class(
+            x509.SubjectAlternativeName).value.get_values_for_type(x509.IPAddress)}
+    except x509.ExtensionNotFound:
+        named = set()
+    missing = [a for a in addresses if a not in named]
+    if missing:
+        raise UsageError(f"--secure: {identity.cert}: the certificate of {identity.name} does "
+                         f"not name {', '.join(missing)} (it names {', '.join(sorted(named)) or 'no address'}): "
+                         "a TLS client would refuse it")
+
+
+def _certificate_of(name: str, ca_path: Path, cert_path: Path, key_path: Path,
+                    now: datetime.datetime, needs: str) -> x509.Certificate:
+    """Identity ``name``'s certificate, checked: v3, signed by the CA, valid ``now``, and
+    ``key_path`` its key."""
+    ca = _certificate(ca_path, "CA certificate")
+    cert = _certificate(cert_path, "identity certificate")
+    where = f"--secure: {cert_path}: the identity certificate of {name}"
     if cert.version != x509.Version.v3:
-        raise UsageError(f"{where} is X.509 {cert.version.name}; DDS-Security needs v3")
+        raise UsageError(f"{where} is X.509 {cert.version.name}; {needs} needs v3")
     try:
         cert.verify_directly_issued_by(ca)
     except (ValueError, TypeError, InvalidSignature):
-        raise UsageError(f"{where} is not signed by the CA {identity.ca} "
+        raise UsageError(f"{where} is not signed by the CA {ca_path} "
                          f"({cert.issuer.rfc4514_string()} issued it)") from None
     _valid(where, cert.not_valid_before_utc, cert.not_valid_after_utc, now)
     try:
-        key = serialization.load_pem_private_key(_read(identity.key, "private key"), None)
+        key = serialization.load_pem_private_key(_read(key_path, "private key"), None)
     except (ValueError, TypeError):
-        raise UsageError(f"--secure: {identity.key}: the private key is not an unencrypted PEM "
+        raise UsageError(f"--secure: {key_path}: the private key is not an unencrypted PEM "
                          "key") from None
     if _public(key) != _public(cert):
-        raise UsageError(f"--secure: {identity.key}: the private key is not the key of "
-                         f"{identity.cert}")
-    _read(identity.governance, "governance document")
-    _grant(identity.permissions, cert, now)
+        raise UsageError(f"--secure: {key_path}: the private key is not the key of "
+                         f"{cert_path}")
+    return cert
 
 
 def _public(holder: object) -> bytes:

@@ -1,22 +1,36 @@
 """The ``--secure`` modes: DDS-Security's (and the protection each asks the governance document
-for) and the network's (a WireGuard tunnel between emulated hosts)."""
+for), TLS's (the middleware's own TLS links) and the network's (a WireGuard tunnel between
+emulated hosts)."""
 
 DDS_MODES = ("auth", "sign", "encrypt")
 """``auth``: authentication and access control, data and metadata unprotected; ``sign``: every
 RTPS message, each writer's metadata and its data signed (GMAC); ``encrypt``: all of them
 encrypted (AES-GCM)"""
 
+TLS_MODES = ("tls", "mtls")
+"""``tls``: the middleware's links are TLS, the listening side authenticated by a certificate the
+run's CA signed; ``mtls``: mutual TLS, every side presents one (security/tls.py)"""
+
+TLS_TRANSPORTS = ("zenoh",)
+"""the transports the TLS modes secure (zenoh: its TLS link, rustls; mqtt and foxglove: not
+yet, docs/tls-plan.md)"""
+
 TUNNEL = "wireguard"
 """every packet between the run's emulated hosts through a WireGuard tunnel (security/
 wireguard.py): any transport that crosses a link"""
 
-MODES = (*DDS_MODES, TUNNEL)
+MODES = (*DDS_MODES, *TLS_MODES, TUNNEL)
 
 PROTECTION = {"auth": "NONE", "sign": "SIGN", "encrypt": "ENCRYPT"}
 """the DDS-Security protection kind of rtps, metadata and data under each mode"""
 
 TRANSPORTS = ("cyclonedds", "fastdds")
 """the transports the DDS modes secure (each through its own configuration)"""
+
+
+def transports_of(mode: str) -> tuple[str, ...]:
+    """The transports ``mode`` secures (the tunnel: every one that crosses a link)."""
+    return TLS_TRANSPORTS if mode in TLS_MODES else TRANSPORTS
 
 
 PLAIN = "plain"

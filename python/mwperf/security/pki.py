@@ -6,13 +6,18 @@ as DDS-Security's identity verification and TLS stacks require (a v1 certificate
 """
 
 import datetime
+import ipaddress
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
+from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+TLS_USAGES = (ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH)
+"""a TLS identity's extended key usages: one identity both listens and connects (a zenoh peer)"""
 
 ORGANIZATION = "mwperf"
 VALIDITY = datetime.timedelta(days=1)
@@ -67,13 +72,25 @@ def make_ca(common_name: str = "mwperf run CA", now: datetime.datetime | None = 
 
 
 def issue(ca: Issued, common_name: str, *, not_before: datetime.datetime | None = None,
-          not_after: datetime.datetime | None = None) -> Issued:
+          not_after: datetime.datetime | None = None, addresses: Sequence[str] = (),
+          names: Sequence[str] = (),
+          usages: Sequence[x509.ObjectIdentifier] = ()) -> Issued:
     """An identity certificate for ``common_name`` signed by ``ca`` (the validity may be given:
-    tests make expired ones)."""
+    tests make expired ones). A TLS identity also names the addresses and host names it is
+    reached at (subjectAltName: a TLS client checks the server's against the address it dialled;
+    the common name is not looked at) and its ``usages`` (extended key usage); a DDS identity
+    has neither."""
     key = ec.generate_private_key(ec.SECP256R1())
     start = not_before or ca.cert.not_valid_before_utc
     end = not_after or ca.cert.not_valid_after_utc
-    cert = (x509.CertificateBuilder().subject_name(subject(common_name))
+    builder = x509.CertificateBuilder()
+    if addresses or names:
+        builder = builder.add_extension(x509.SubjectAlternativeName(
+            [x509.IPAddress(ipaddress.ip_address(a)) for a in addresses]
+            + [x509.DNSName(n) for n in names]), critical=False)
+    if usages:
+        builder = builder.add_extension(x509.ExtendedKeyUsage(list(usages)), critical=False)
+    cert = (builder.subject_name(subject(common_name))
             .issuer_name(ca.cert.subject).public_key(key.public_key())
             .serial_number(x509.random_serial_number())
             .not_valid_before(start).not_valid_after(end)

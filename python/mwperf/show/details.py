@@ -39,12 +39,16 @@ def discovery(result: Mapping[str, Any]) -> str:
 
 
 def security(result: Mapping[str, Any]) -> str:
-    """With --secure: the DDS-Security mode the point ran under, or the WireGuard tunnel with
-    its handshakes (security/modes.py)."""
+    """With --secure: the DDS-Security mode the point ran under, TLS, or the WireGuard tunnel
+    with its handshakes (security/modes.py)."""
     mode = (result.get("config") or {}).get("secure")
     if not mode:
         return ""
-    from ..security.modes import PROTECTION, TUNNEL
+    from ..security.modes import PROTECTION, TLS_MODES, TUNNEL
+    if mode in TLS_MODES:
+        return (f"security      {'mutual ' if mode == 'mtls' else ''}TLS: the middleware's own "
+                f"TLS links, {'every side' if mode == 'mtls' else 'the listening side'} "
+                "authenticated by a certificate of a CA made for the run\n")
     if mode == TUNNEL:
         tunnel = (result.get("link") or {}).get("tunnel") or {}
         shakes = [h["ms"] for h in tunnel.get("handshakes") or [] if h.get("ms") is not None]

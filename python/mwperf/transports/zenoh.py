@@ -5,15 +5,28 @@ subscribers can meet a pub (in peer mode a pub reaches only the peer it connects
 from ..agent import Agent
 from ..daemons import zenoh as router
 from ..errors import RunError, UsageError
+from ..security import FOLDER
+from ..security.modes import TLS_MODES
+from ..security.tls import ROUTER, identity, tls_opt
 from .hooks import DoctorChecks, Hooks, Plan, Setup
 
 
 def prepare(setup: Setup) -> Plan:
+    """Peer mode: the listening agent's endpoint; client mode: the router's. ``--secure
+    tls|mtls``: tls/ endpoints, the router with its own certificate (security/tls.py, made by
+    the secure part before this)."""
+    secure = getattr(setup.cfg, "secure", None)
+    link = "tls" if secure in TLS_MODES else "tcp"
     if setup.cfg.option("mode") == "client":
+        opts = ()
+        if link == "tls":
+            files = identity(setup.workdir / FOLDER, ROUTER)
+            opts = (tls_opt(files, secure == "mtls"),)
         started = setup.daemons.start(lambda: router.router_spec(
-            setup.agent.path, _agent_version(setup.agent), *setup.where("zenohd")))
+            setup.agent.path, _agent_version(setup.agent), *setup.where("zenohd"),
+            link=link, opts=opts))
         return Plan(started.address)
-    return Plan(f"tcp/{setup.server}:0")
+    return Plan(f"{link}/{setup.server}:0")
 
 
 def check_subscribers(point: object, flag: str) -> None:

@@ -40,7 +40,7 @@ fn recv_within(ep: &mut dyn Endpoint, buf: &mut Vec<u8>, ms: u64) -> Option<usiz
 
 #[test]
 fn roundtrips_through_an_in_process_router() {
-    let r = router(Kind::Zenoh, "tcp/127.0.0.1:0").unwrap();
+    let r = router(Kind::Zenoh, "tcp/127.0.0.1:0", &[]).unwrap();
     let at = r.local_addr();
     assert!(
         at.starts_with("tcp/127.0.0.1:") && !at.ends_with(":0"),
@@ -104,23 +104,26 @@ fn client_without_a_router_is_unreachable() {
 
 #[test]
 fn router_port_is_released_on_drop() {
-    let r = router(Kind::Zenoh, "tcp/127.0.0.1:0").unwrap();
+    let r = router(Kind::Zenoh, "tcp/127.0.0.1:0", &[]).unwrap();
     let at = r.local_addr();
     drop(r);
-    let again = router(Kind::Zenoh, &at).unwrap();
+    let again = router(Kind::Zenoh, &at, &[]).unwrap();
     assert_eq!(again.local_addr(), at);
-    assert!(router(Kind::Zenoh, "tcp/127.0.0.1:0#base")
+    assert!(router(Kind::Zenoh, "tcp/127.0.0.1:0#base", &[])
         .err()
         .unwrap()
         .is_usage());
-    assert!(router(Kind::Tcp, "127.0.0.1:0").err().unwrap().is_usage());
+    assert!(router(Kind::Tcp, "127.0.0.1:0", &[])
+        .err()
+        .unwrap()
+        .is_usage());
 }
 
 /// A graph node in client mode: its subscriptions and publishers of several topics share one
 /// session to the router (`Spec::shared_session`), closed with the last of them.
 #[test]
 fn a_node_shares_one_session_to_the_router() {
-    let r = router(Kind::Zenoh, "tcp/127.0.0.1:0").unwrap();
+    let r = router(Kind::Zenoh, "tcp/127.0.0.1:0", &[]).unwrap();
     let at = r.local_addr();
     let shared = |side: Side, base: &str| {
         open(
@@ -153,7 +156,7 @@ fn a_node_shares_one_session_to_the_router() {
 /// other through the router.
 #[test]
 fn a_service_call_goes_through_the_router() {
-    let r = router(Kind::Zenoh, "tcp/127.0.0.1:0").unwrap();
+    let r = router(Kind::Zenoh, "tcp/127.0.0.1:0", &[]).unwrap();
     let at = r.local_addr();
     let mut server =
         mwperf_transports::open_server(Kind::Zenoh, &client_spec(&format!("{at}#svc-rt"))).unwrap();

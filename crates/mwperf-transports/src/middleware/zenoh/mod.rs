@@ -1,10 +1,12 @@
-//! zenoh (crate `zenoh` 1.10, TCP links only), used synchronously through `zenoh::Wait`.
+//! zenoh (crate `zenoh` 1.10, TCP and TLS links), used synchronously through `zenoh::Wait`.
 //!
 //! Address `<endpoint>[#<base>]`, keys `mwperf/<base>/ping` and `mwperf/<base>/pong`.
 //! - Peer mode (default): the listening side (pong/sub) listens on the endpoint (`tcp/HOST:0`
 //!   picks a free port), the other side connects to it directly.
 //! - Client mode (`--opt mode=client`): both sides connect to a zenoh router at the endpoint
 //!   (`mwperf-agent router --transport zenoh --listen tcp/127.0.0.1:PORT`, see [`router`]).
+//! - TLS (`mwperf run --secure tls|mtls`): `tls/HOST:PORT` endpoints with `--opt tls=` (the
+//!   files: [`crate::tls_files`]), zenoh's own TLS link (rustls); see [`settings::check_link`].
 //!
 //! One session per endpoint; with `Spec::shared_session` (a graph node) one per process, mode and
 //! endpoint, shared by the endpoints ([`session`]), each with its own publisher and subscriber.
@@ -27,6 +29,7 @@ use zenoh::pubsub::{Publisher, Subscriber};
 use zenoh::sample::Sample;
 use zenoh::{Session, Wait};
 
+use crate::tls_files::TlsFiles;
 use crate::{Endpoint, Side, Spec, TransportError};
 use address::Address;
 pub use router::start_router;
@@ -137,7 +140,7 @@ pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError
             )))
         }
     };
-    let opened = session::session(side, settings.mode, &address, spec.shared_session)?;
+    let opened = session::session(side, &settings, &address, spec.shared_session)?;
     let (session, endpoint) = (&opened.session, opened.endpoint.clone());
     let key = |suffix: &str| format!("mwperf/{base}/{suffix}");
     let publisher = match side.out_topic() {
@@ -185,11 +188,12 @@ fn open_session(
     side: Side,
     mode: Mode,
     address: &Address,
+    tls: Option<&TlsFiles>,
 ) -> Result<(Session, String), TransportError> {
     match (mode, side.is_listener()) {
-        (Mode::Peer, true) => listen_session("peer", address),
+        (Mode::Peer, true) => listen_session("peer", address, tls),
         (Mode::Peer, false) => {
-            let cfg = settings::session_config("peer", None, Some(&address.endpoint))?;
+            let cfg = settings::session_config("peer", None, Some(&address.endpoint), tls)?;
             Ok((
                 zenoh::open(cfg).wait().map_err(|e| {
                     middleware_error(format!("open peer session towards {}", address.endpoint), e)
@@ -204,7 +208,7 @@ fn open_session(
                     address.endpoint
                 )));
             }
-            let cfg = settings::session_config("client", None, Some(&address.endpoint))?;
+            let cfg = settings::session_config("client", None, Some(&address.endpoint), tls)?;
             let session = zenoh::open(cfg)
                 .wait()
                 .map_err(|e| TransportError::Unreachable {
@@ -227,28 +231,29 @@ fn open_session(
 pub(crate) fn listen_session(
     mode: &str,
     address: &Address,
+    tls: Option<&TlsFiles>,
 ) -> Result<(Session, String), TransportError> {
     let bind_error = |endpoint: &str, e: zenoh::Error| TransportError::Bind {
         addr: endpoint.to_string(),
         err: std::io::Error::new(std::io::ErrorKind::AddrInUse, e.to_string()),
     };
     let Some((host, proto)) = address.wants_free_port() else {
-        let cfg = settings::session_config(mode, Some(&address.endpoint), None)?;
+        let cfg = settings::session_config(mode, Some(&address.endpoint), None, tls)?;
         return zenoh::open(cfg)
             .wait()
             .map(|s| (s, address.endpoint.clone()))
             .map_err(|e| bind_error(&address.endpoint, e));
     };
-    if proto != "tcp" {
+    if proto != "tcp" && proto != "tls" {
         return Err(TransportError::Address(format!(
-            "zenoh endpoint {}: port 0 (pick a free port) works for tcp/ endpoints only",
+            "zenoh endpoint {}: port 0 (pick a free port) works for tcp/ and tls/ endpoints only",
             address.endpoint
         )));
     }
     let mut last = None;
     for _ in 0..FREE_PORT_ATTEMPTS {
         let endpoint = address.with_port(address::free_tcp_port(host)?);
-        let cfg = settings::session_config(mode, Some(&endpoint), None)?;
+        let cfg = settings::session_config(mode, Some(&endpoint), None, tls)?;
         match zenoh::open(cfg).wait() {
             Ok(s) => return Ok((s, endpoint)),
             Err(e) => last = Some(bind_error(&endpoint, e)),

@@ -21,7 +21,7 @@ pub fn listen(
     stop: &dyn Fn() -> bool,
     each: &mut dyn FnMut(u64, usize, &str),
 ) -> Result<(), TransportError> {
-    let cfg = settings::session_config("peer", None, Some(endpoint))?;
+    let cfg = settings::session_config("peer", None, Some(endpoint), None)?;
     let session = zenoh::open(cfg)
         .wait()
         .map_err(|e| middleware_error(format!("open a session towards {endpoint}"), e))?;

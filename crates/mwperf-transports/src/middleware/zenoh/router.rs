@@ -4,6 +4,7 @@
 use zenoh::{Session, Wait};
 
 use super::address::Address;
+use crate::tls_files::TlsFiles;
 use crate::{Router, TransportError};
 
 /// A running router; dropping it closes the session and frees its port.
@@ -12,13 +13,15 @@ pub struct ZenohRouter {
     endpoint: String,
 }
 
-/// Start a router listening on `listen` (`tcp/HOST:PORT`, port 0 = a free one).
-pub fn start_router(listen: &str) -> Result<ZenohRouter, TransportError> {
+/// Start a router listening on `listen` (`tcp/HOST:PORT` or, with `tls`'s files,
+/// `tls/HOST:PORT`; port 0 = a free one).
+pub fn start_router(listen: &str, tls: Option<&TlsFiles>) -> Result<ZenohRouter, TransportError> {
     let address = Address::parse(listen)?;
     if address.base.is_some() {
         return Err(TransportError::Address(format!("zenoh router address '{listen}': give the endpoint only (tcp/HOST:PORT); the #<base> goes to ping and pong")));
     }
-    let (session, endpoint) = super::listen_session("router", &address)?;
+    super::settings::check_link(&address, tls, true)?;
+    let (session, endpoint) = super::listen_session("router", &address, tls)?;
     Ok(ZenohRouter { session, endpoint })
 }
 

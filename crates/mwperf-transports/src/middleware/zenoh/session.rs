@@ -13,8 +13,9 @@
 use zenoh::{Session, Wait};
 
 use super::address::Address;
-use super::settings::Mode;
+use super::settings::{Mode, Settings};
 use crate::session::{SessionCache, SessionRef};
+use crate::tls_files::TlsFiles;
 use crate::{Side, TransportError};
 
 /// An open session and the endpoint it actually uses (port 0 resolved); closed on drop.
@@ -34,19 +35,25 @@ struct Key {
     mode: Mode,
     listens: bool,
     endpoint: String,
+    /// Endpoints with other TLS files never share a session.
+    tls: Option<TlsFiles>,
 }
 
 static SHARED: SessionCache<Key, Opened> = SessionCache::new(super::NAME);
 
-/// The session for `side` in `mode` at `address`, shared or not.
+/// The session for `side` in the settings' mode at `address`, shared or not.
 pub fn session(
     side: Side,
-    mode: Mode,
+    settings: &Settings,
     address: &Address,
     shared: bool,
 ) -> Result<SessionRef<Opened>, TransportError> {
+    let (mode, tls) = (settings.mode, settings.tls.as_ref());
+    super::settings::check_link(address, tls, mode == Mode::Peer && side.is_listener())?;
     if shared && mode == Mode::Peer && !side.is_listener() {
-        if let Some(own) = SHARED.find(|k, s| k.listens && s.endpoint == address.endpoint) {
+        if let Some(own) =
+            SHARED.find(|k, s| k.listens && s.endpoint == address.endpoint && k.tls.as_ref() == tls)
+        {
             return Ok(own);
         }
     }
@@ -54,9 +61,10 @@ pub fn session(
         mode,
         listens: mode == Mode::Peer && side.is_listener(),
         endpoint: address.endpoint.clone(),
+        tls: tls.cloned(),
     };
     SHARED.session(shared, key, || {
-        super::open_session(side, mode, address)
+        super::open_session(side, mode, address, tls)
             .map(|(session, endpoint)| Opened { session, endpoint })
     })
 }

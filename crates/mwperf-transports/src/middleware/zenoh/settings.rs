@@ -5,7 +5,9 @@
 use zenoh::qos::CongestionControl;
 use zenoh::Config;
 
+use super::address::Address;
 use super::{middleware_error, NAME};
+use crate::tls_files::{self, TlsFiles};
 use crate::{Durability, History, Reliability, Spec, TransportError};
 
 /// How the session reaches its peer.
@@ -27,7 +29,7 @@ impl Mode {
 }
 
 /// The checked settings of one endpoint.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Settings {
     pub mode: Mode,
     /// Publisher `express`: send each message at once instead of batching (z_ping's default).
@@ -40,6 +42,8 @@ pub struct Settings {
     pub depth: Option<usize>,
     /// Messages as CDR samples of the DDS type (what zenoh-plugin-ros2dds forwards).
     pub cdr: bool,
+    /// `--opt tls=`: the files of a `tls/` endpoint (zenoh's TLS link, rustls), None on `tcp/`.
+    pub tls: Option<TlsFiles>,
 }
 
 fn unsupported(what: impl Into<String>) -> TransportError {
@@ -81,6 +85,7 @@ impl Settings {
             History::KeepLast(n) => Some(n as usize),
             History::KeepAll => None,
         };
+        let tls = TlsFiles::of(NAME, opts.get(tls_files::OPT))?;
         if spec.qos.durability == Durability::TransientLocal {
             return Err(unsupported("--durability transient-local (core zenoh keeps no history for late joiners; use --durability volatile)"));
         }
@@ -90,8 +95,59 @@ impl Settings {
             congestion,
             depth,
             cdr,
+            tls,
         })
     }
+}
+
+/// A `tls/` endpoint has its files and a `tcp/` one none; a listener on `tls/` (a peer pong or
+/// sub, a router) has the certificate it presents as the server's. Refused up front: zenoh
+/// would say "No private key found" or fall back to what the other link kind does.
+pub fn check_link(
+    address: &Address,
+    tls: Option<&TlsFiles>,
+    listens: bool,
+) -> Result<(), TransportError> {
+    let proto = address.endpoint.split('/').next().unwrap_or("");
+    match (proto, tls) {
+        ("tls", None) => Err(unsupported(format!(
+            "{}: a tls/ endpoint needs --opt tls=ca=PATH[,cert=PATH,key=PATH][,mtls=on]",
+            address.endpoint
+        ))),
+        ("tls", Some(t)) if listens && t.identity.is_none() => Err(unsupported(format!(
+            "{}: a listener on a tls/ endpoint presents a certificate: give --opt tls=...,cert=PATH,key=PATH",
+            address.endpoint
+        ))),
+        ("tls", Some(t)) if t.mtls && t.identity.is_none() => Err(unsupported(format!(
+            "{}: --opt tls=...,mtls=on presents this side's certificate: give cert=PATH,key=PATH",
+            address.endpoint
+        ))),
+        ("tls", Some(_)) | (_, None) => Ok(()),
+        (other, Some(_)) => Err(unsupported(format!(
+            "--opt tls with a {other}/ endpoint ({}): TLS runs on tls/HOST:PORT endpoints",
+            address.endpoint
+        ))),
+    }
+}
+
+/// The TLS keys of a session configuration (zenoh-config's `transport/link/tls`, read by its
+/// TLS link): the CA to trust, the server's name checked against its certificate, and this
+/// side's identity, presented as the server's when listening and, under mtls, as the client's
+/// when connecting.
+fn tls_entries(tls: &TlsFiles) -> Vec<(&'static str, String)> {
+    let path = |p: &std::path::Path| json_string(&p.display().to_string());
+    let mut entries = vec![
+        ("transport/link/tls/root_ca_certificate", path(&tls.ca)),
+        ("transport/link/tls/enable_mtls", tls.mtls.to_string()),
+        ("transport/link/tls/verify_name_on_connect", "true".into()),
+    ];
+    if let Some((cert, key)) = &tls.identity {
+        entries.push(("transport/link/tls/listen_certificate", path(cert)));
+        entries.push(("transport/link/tls/listen_private_key", path(key)));
+        entries.push(("transport/link/tls/connect_certificate", path(cert)));
+        entries.push(("transport/link/tls/connect_private_key", path(key)));
+    }
+    entries
 }
 
 /// A session configuration: `mode` ("peer", "client", "router"), listening on `listen` and
@@ -100,6 +156,7 @@ pub fn session_config(
     mode: &str,
     listen: Option<&str>,
     connect: Option<&str>,
+    tls: Option<&TlsFiles>,
 ) -> Result<Config, TransportError> {
     let list = |e: Option<&str>| match e {
         Some(e) => format!("[{}]", json_string(e)),
@@ -117,6 +174,10 @@ pub fn session_config(
             "{ period_init_ms: 100, period_max_ms: 1000, period_increase_factor: 2 }".into(),
         ),
     ];
+    let mut entries = Vec::from(entries);
+    if let Some(t) = tls {
+        entries.extend(tls_entries(t));
+    }
     for (key, value) in entries {
         cfg.insert_json5(key, &value)
             .map_err(|e| middleware_error(format!("config {key}={value}"), e))?;
@@ -209,12 +270,54 @@ mod tests {
 
     #[test]
     fn config_is_pinned() {
-        let cfg = session_config("peer", Some("tcp/127.0.0.1:7447"), None).unwrap();
+        let cfg = session_config("peer", Some("tcp/127.0.0.1:7447"), None, None).unwrap();
         assert_eq!(cfg.get_json("scouting/multicast/enabled").unwrap(), "false");
         assert!(cfg
             .get_json("listen/endpoints")
             .unwrap()
             .contains("tcp/127.0.0.1:7447"));
         assert_eq!(json_string("a\"b"), "\"a\\\"b\"");
+        // a plain session sets no TLS key (zenoh's defaults stand: nothing configured)
+        assert_eq!(
+            cfg.get_json("transport/link/tls/root_ca_certificate")
+                .unwrap(),
+            "null"
+        );
+    }
+
+    #[test]
+    fn tls_files_become_zenohs_link_keys() {
+        let files =
+            TlsFiles::parse("zenoh", "ca=/s/ca.pem,cert=/s/p.pem,key=/s/p.key,mtls=on").unwrap();
+        let cfg = session_config("peer", Some("tls/127.0.0.1:7447"), None, Some(&files)).unwrap();
+        let key = |k: &str| cfg.get_json(&format!("transport/link/tls/{k}")).unwrap();
+        assert_eq!(key("enable_mtls"), "true");
+        assert_eq!(key("verify_name_on_connect"), "true");
+        assert!(key("root_ca_certificate").contains("/s/ca.pem"));
+        assert!(key("listen_private_key").contains("/s/p.key"));
+        assert!(key("connect_certificate").contains("/s/p.pem"));
+    }
+
+    #[test]
+    fn a_link_and_its_files_agree() {
+        let at = |e: &str| Address::parse(e).unwrap();
+        let ca = TlsFiles::parse("zenoh", "ca=/s/ca.pem").unwrap();
+        let own = TlsFiles::parse("zenoh", "ca=/s/ca.pem,cert=/s/p.pem,key=/s/p.key").unwrap();
+        let mtls_bare = TlsFiles::parse("zenoh", "ca=/s/ca.pem,mtls=on").unwrap();
+        assert!(check_link(&at("tcp/127.0.0.1:1"), None, true).is_ok());
+        assert!(check_link(&at("tls/127.0.0.1:1"), Some(&ca), false).is_ok());
+        assert!(check_link(&at("tls/127.0.0.1:1"), Some(&own), true).is_ok());
+        for (endpoint, tls, listens, says) in [
+            ("tls/127.0.0.1:1", None, false, "needs --opt tls"),
+            ("tls/127.0.0.1:1", Some(&ca), true, "presents a certificate"),
+            ("tls/127.0.0.1:1", Some(&mtls_bare), false, "give cert=PATH"),
+            ("tcp/127.0.0.1:1", Some(&ca), false, "with a tcp/ endpoint"),
+        ] {
+            let e = check_link(&at(endpoint), tls, listens).unwrap_err();
+            assert!(
+                e.is_usage() && e.to_string().contains(says),
+                "{endpoint}: {e}"
+            );
+        }
     }
 }

@@ -54,13 +54,13 @@ pub fn client(spec: &Spec) -> Result<Box<dyn Client>, TransportError> {
             spec.addr, address.endpoint
         )));
     };
-    let opened = super::session::session(Side::Ping, settings.mode, &address, spec.shared_session)?;
+    let opened = super::session::session(Side::Ping, &settings, &address, spec.shared_session)?;
     Ok(Box::new(ZenohClient::open(opened, &settings, &base)?))
 }
 
 pub fn server(spec: &Spec) -> Result<Box<dyn Server>, TransportError> {
     let (settings, address) = settings(spec)?;
     let base = address.base_or_auto();
-    let opened = super::session::session(Side::Pong, settings.mode, &address, spec.shared_session)?;
+    let opened = super::session::session(Side::Pong, &settings, &address, spec.shared_session)?;
     Ok(Box::new(ZenohServer::open(opened, &settings, &base)?))
 }

@@ -28,7 +28,7 @@ fn reply_within(c: &mut dyn Client, buf: &mut Vec<u8>) -> Option<crate::service:
 fn a_foreign_queryable_answers_mwperfs_client() {
     let port = address::free_tcp_port("127.0.0.1").unwrap();
     let endpoint = format!("tcp/127.0.0.1:{port}");
-    let cfg = settings::session_config("peer", Some(&endpoint), None).unwrap();
+    let cfg = settings::session_config("peer", Some(&endpoint), None, None).unwrap();
     let foreign = zenoh::open(cfg).wait().unwrap();
     let queryable = foreign
         .declare_queryable("mwperf/foreign/service")

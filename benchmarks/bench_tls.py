@@ -1,0 +1,164 @@
+"""What TLS costs zenoh (issue 42, `mwperf run --secure tls|mtls --transport zenoh`): the round
+trip at 100 Hz of 256 B and 64 KiB plain, over zenoh's TLS link (`tls`) and with mutual TLS
+(`mtls`), peer mode: p50 and p99, the time to the first match (the TLS handshake is in it) and
+to the first echo, both agents' CPU per round trip (their getrusage, in the result), in
+interleaved repetitions.
+
+The independent check is a capture: every point runs while a raw AF_PACKET socket records
+loopback's TCP segments; afterwards the segments of the point's own zenoh connection (its port,
+from the result) are summed, so the bytes per round trip on the wire come from the kernel's
+packets, not from mwperf; and the same capture shows whether mwperf's message header (its magic
+`MWPF`) crossed in the clear: once per message each way plain, never under TLS.
+
+    python3 benchmarks/bench_tls.py --reps 3 --seconds 5 [--write]   (root: the capture)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import struct
+import subprocess
+import sys
+import threading
+
+from benchlib import ROOT, med, revision, stamp, write_section
+
+MODES = ("plain", "tls", "mtls")
+PAYLOADS = (256, 65536)
+MAGIC = b"MWPF"
+ETH_P_ALL = 0x0003
+
+
+class Capture:
+    """Loopback's IPv4 TCP segments while it runs: (source port, destination port, payload)."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
+        self.sock.bind(("lo", 0))
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 << 20)
+        self.sock.settimeout(0.2)
+        self.segments: list[tuple[int, int, bytes]] = []
+        self.stopping = False
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while not self.stopping:
+            try:
+                frame, where = self.sock.recvfrom(1 << 17)
+            except TimeoutError:
+                continue
+            if where[2] == socket.PACKET_OUTGOING:  # loopback shows each packet twice
+                continue
+            if len(frame) < 34 or frame[12:14] != b"\x08\x00" or frame[23] != 6:
+                continue
+            ihl = (frame[14] & 0x0F) * 4
+            total = struct.unpack("!H", frame[16:18])[0]
+            tcp = 14 + ihl
+            sport, dport = struct.unpack("!HH", frame[tcp:tcp + 4])
+            data_at = tcp + (frame[tcp + 12] >> 4) * 4
+            self.segments.append((sport, dport, frame[data_at:14 + total]))
+
+    def stop(self) -> None:
+        self.stopping = True
+        self.thread.join(5)
+        self.sock.close()
+
+    def of_port(self, port: int) -> tuple[int, int]:
+        """(payload bytes, MWPF magics in them) of the segments to or from ``port``."""
+        mine = [data for sport, dport, data in self.segments if port in (sport, dport)]
+        return sum(len(d) for d in mine), sum(d.count(MAGIC) for d in mine)
+
+
+def point(mode: str, payload: int, seconds: int) -> dict[str, float]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
+    capture = Capture()
+    try:
+        done = subprocess.run([sys.executable, "-m", "mwperf.cli", "run", "--transport",
+                               "zenoh", "--rate", "100", "--payload", str(payload),
+                               "--duration", f"{seconds}s", "--depth", "1000", "--no-save",
+                               "--json", *([] if mode == "plain" else ["--secure", mode])],
+                              capture_output=True, text=True, env=env, timeout=300,
+                              check=False)
+    finally:
+        capture.stop()
+    result = json.loads(done.stdout) if done.stdout.strip() else None
+    if result is None or result["status"] != "complete":
+        sys.exit(f"bench_tls: {mode} {payload}: exit {done.returncode}: "
+                 f"{done.stderr.strip()[-400:]}")
+    m, found = result["measurement"], result["discovery"]
+    acc = m["accounting"]
+    agents = {a["role"]: a for a in result["agents"]}
+    pong = agents["pong"]["counters"]
+    if not (acc["received"] == acc["sent"] and pong["echoed"] >= acc["sent"]):  # peer's count
+        sys.exit(f"bench_tls: {mode} {payload}: sent {acc['sent']}, received "
+                 f"{acc['received']}, the pong echoed {pong['echoed']}")
+    port = int(agents["ping"]["config"]["connect"].split("#")[0].rsplit(":", 1)[1])
+    wire, magics = capture.of_port(port)
+    trips = acc["sent"] + acc["warmup_sent"]
+    cpu = sum(a["process"]["cpu_user_s"] + a["process"]["cpu_sys_s"] for a in agents.values())
+    return {"p50_us": m["response"]["p50_ns"] / 1e3, "p99_us": m["response"]["p99_ns"] / 1e3,
+            "matched_ms": found["matched_ns"] / 1e6,
+            "first_echo_ms": (found["first_reply_ns"] or 0) / 1e6,
+            "cpu_us": cpu / trips * 1e6, "wire_per_trip": wire / trips,
+            "magics_per_trip": magics / trips}
+
+
+def spread(xs: list[float]) -> str:
+    return f"{min(xs):,.1f}-{max(xs):,.1f}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--seconds", type=int, default=5)
+    parser.add_argument("--write", action="store_true", help="write BENCHMARKS.md's section")
+    args = parser.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("bench_tls: the capture needs root (an AF_PACKET socket)")
+    figures: dict[tuple[int, str, str], list[float]] = {}
+    load = os.getloadavg()
+    for rep in range(args.reps):
+        order = MODES if rep % 2 == 0 else tuple(reversed(MODES))
+        for payload in PAYLOADS:
+            for mode in order:
+                for key, value in point(mode, payload, args.seconds).items():
+                    figures.setdefault((payload, mode, key), []).append(value)
+        print(f"rep {rep + 1}/{args.reps} done", file=sys.stderr)
+    load_end = os.getloadavg()
+    lines = [f"Measured {stamp()} at {revision()} (`python3 benchmarks/bench_tls.py --reps "
+             f"{args.reps} --seconds {args.seconds}`), zenoh peer mode, round trip @ 100 Hz, "
+             f"medians of {args.reps} interleaved repetitions (min-max); load average "
+             f"{load[0]:.2f} at the start, {load_end[0]:.2f} at the end (2 CPUs, shared):", "",
+             "| payload | --secure | p50 µs | p99 µs | p50 ratio to plain | matched ms | "
+             "first echo ms | CPU µs per round trip (both agents) | CPU ratio | wire B per "
+             "round trip (capture) | extra B vs plain | MWPF headers in the clear per round "
+             "trip |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for payload in PAYLOADS:
+        base = {k: med(figures[(payload, "plain", k)]) for k in ("p50_us", "cpu_us",
+                                                                 "wire_per_trip")}
+        for mode in MODES:
+            f = {k: figures[(payload, mode, k)] for k in ("p50_us", "p99_us", "matched_ms",
+                                                          "first_echo_ms", "cpu_us",
+                                                          "wire_per_trip", "magics_per_trip")}
+            lines.append(
+                f"| {payload} B | {mode} | {med(f['p50_us']):,.1f} ({spread(f['p50_us'])}) | "
+                f"{med(f['p99_us']):,.1f} ({spread(f['p99_us'])}) | "
+                f"{med(f['p50_us']) / base['p50_us']:.2f} | {med(f['matched_ms']):,.1f} "
+                f"({spread(f['matched_ms'])}) | {med(f['first_echo_ms']):,.1f} "
+                f"({spread(f['first_echo_ms'])}) | {med(f['cpu_us']):,.1f} "
+                f"({spread(f['cpu_us'])}) | {med(f['cpu_us']) / base['cpu_us']:.2f} | "
+                f"{med(f['wire_per_trip']):,.1f} | "
+                f"{med(f['wire_per_trip']) - base['wire_per_trip']:+,.1f} | "
+                f"{med(f['magics_per_trip']):.2f} |")
+    text = "\n".join(lines)
+    print(text)
+    if args.write:
+        write_section("tls", text)
+
+
+if __name__ == "__main__":
+    main()
