@@ -75,8 +75,8 @@ def test_tunnel_addresses_are_on_no_links_subnet(base: tuple[int, int]) -> None:
 
 @pytest.mark.parametrize(("args", "says"), [
     (("--transport", "udp", "--secure", "wireguard"), "--secure wireguard: needs emulated hosts"),
-    (("--transport", "udp", "--secure", "tls"), "--secure tls: not a mode; allowed: plain, auth, "
-                                                "sign, encrypt, wireguard"),
+    (("--transport", "udp", "--secure", "tlsv1"), "--secure tlsv1: not a mode; allowed: plain, "
+                                                  "auth, sign, encrypt, tls, mtls, wireguard"),
     (("--transport", "udp", "--secure", "encrypt"), "--secure encrypt: not with --transport udp"),
     (("--graph", "sierra_nevada", "--transport", "udp", "--secure", "encrypt"),
      "--secure encrypt: not with --transport udp"),
