@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REAL_AGENT, read_saved
+from secured_runs import every_message_delivered
 from mwperf.security.cyclonedds import merged_config
 from mwperf.security.fastdds import security_opt
 from mwperf.security.files import Identity, make_run_pki
@@ -41,17 +42,7 @@ def test_a_secured_run_delivers_every_message(tmp_path: Path, transport: str, se
                   "--depth", "1000", "--json-out", str(out), transport=transport)
     assert done.returncode == 0, done.stderr
     result = read_saved(out)
-    assert result["config"]["secure"] == secure
-    agents = {a["role"]: a for a in result["agents"]}
-    sender, receiver = (agents["ping"], agents["pong"]) if mode == "roundtrip" else (
-        agents["pub"], agents["sub"])
-    accounting = result["measurement"]["accounting"]
-    assert accounting["received"] == accounting["sent"] == sender["sent"] > 100, accounting
-    assert accounting["corrupted"] == 0 and accounting["foreign"] == 0
-    if mode == "oneway":  # the sub's own count of the pub's measured messages
-        assert receiver["measurement"]["accounting"]["received"] == sender["sent"]
-    else:  # the pong echoed all it got, warm-up included
-        assert receiver["counters"]["echoed"] == receiver["counters"]["received"] >= sender["sent"]
+    every_message_delivered(result, secure, mode)
     # each agent ran with its own identity: the certificate its --opt config/security named
     configs = {a["role"]: json.dumps(a["config"]) for a in result["agents"]}
     for role, text in configs.items():

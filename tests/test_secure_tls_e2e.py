@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REAL_AGENT, read_saved
+from secured_runs import every_message_delivered
 from mwperf.security.tls import make_tls_pki, tls_opt
 
 pytestmark = pytest.mark.agent
@@ -37,22 +38,14 @@ def test_a_secured_run_delivers_every_message(tmp_path: Path, secure: str, mode:
                   "--depth", "1000", "--opt", f"mode={zenoh_mode}", "--json-out", str(out))
     assert done.returncode == 0, done.stderr
     result = read_saved(out)
-    assert result["config"]["secure"] == secure
-    agents = {a["role"]: a for a in result["agents"]}
-    sender, receiver = (agents["ping"], agents["pong"]) if mode == "roundtrip" else (
-        agents["pub"], agents["sub"])
-    accounting = result["measurement"]["accounting"]
-    assert accounting["received"] == accounting["sent"] == sender["sent"] > 100, accounting
-    assert accounting["corrupted"] == 0 and accounting["foreign"] == 0
-    if mode == "oneway":  # the sub's own count of the pub's measured messages
-        assert receiver["measurement"]["accounting"]["received"] == sender["sent"]
+    agents = every_message_delivered(result, secure, mode)
     for report in result["agents"]:
         opts = dict(report["config"]["opt"])
         assert opts["tls"].startswith("ca=/") and f"{report['role']}.cert.pem" in opts["tls"]
         assert opts["tls"].endswith(",mtls=on") == (secure == "mtls"), opts
         cert = Path(opts["tls"].split("cert=")[1].split(",")[0])
         assert not cert.exists() and not cert.parent.exists(), cert  # gone with the run
-    assert agents[sender["role"]]["config"]["connect"].startswith("tls/")
+    assert agents["ping" if mode == "roundtrip" else "pub"]["config"]["connect"].startswith("tls/")
 
 
 def test_a_tls_run_across_a_link_is_named_by_its_hosts_address(tmp_path: Path) -> None:
