@@ -21,7 +21,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from benchlib import ROOT, measurement_of, med, read_result, revision, stamp, write_section
+from benchlib import (ROOT, measurement_of, med, read_result, revision, spread, stamp,
+                      write_section)
 
 sys.path.insert(0, str(ROOT / "python"))
 from mwperf.agent import built_agent  # noqa: E402
@@ -47,10 +48,6 @@ def measure(agent: Path, case: str) -> dict[str, float]:
         return {"msgs_per_s": m["throughput"]["msgs_per_s"]}
     stats = m["response"]
     return {"p50_us": stats["p50_ns"] / 1e3, "p99_us": stats["p99_ns"] / 1e3}
-
-
-def spread(xs: list[float]) -> str:
-    return f"{min(xs):,.1f}-{max(xs):,.1f}"
 
 
 def main() -> None:

@@ -24,7 +24,7 @@ import sys
 import time
 from types import SimpleNamespace
 
-from benchlib import ROOT, med, revision, stamp, write_section
+from benchlib import ROOT, med, revision, spread, stamp, write_section
 
 sys.path.insert(0, str(ROOT / "python"))
 from mwperf.leases import Lease  # noqa: E402
@@ -72,10 +72,6 @@ def sockperf(awake: bool, seconds: int) -> dict[str, float]:
             part.sender_done(run)  # type: ignore[arg-type]
     pct = {float(p): float(v) for p, v in SOCKPERF_PCT.findall(out)}
     return {"p50_us": pct[50.0], "p99_us": pct[99.0]}
-
-
-def spread(xs: list[float]) -> str:
-    return f"{min(xs):,.1f}-{max(xs):,.1f}"
 
 
 def main() -> None:

@@ -13,7 +13,6 @@ its service time (receive - actual send), which is what ddsperf's clock sees, wi
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -22,7 +21,7 @@ import tempfile
 from pathlib import Path
 
 from bench_cyclonedds import DDSPERF_LINE
-from benchlib import ROOT, med, revision, stamp, write_section
+from benchlib import ROOT, med, read_result, revision, spread, stamp, write_section
 
 sys.path.insert(0, str(ROOT / "python"))
 from mwperf.security.cyclonedds import merged_config  # noqa: E402
@@ -42,7 +41,7 @@ def mwperf(transport: str, mode: str, seconds: int) -> dict[str, float]:
                            "--rate", "100", "--payload", "256", "--duration", f"{seconds}s",
                            "--no-save", "--json", *([] if mode == "plain" else ["--secure", mode])],
                           capture_output=True, text=True, env=env, timeout=300, check=False)
-    result = json.loads(done.stdout) if done.stdout.strip() else None
+    result = read_result(done.stdout) if done.stdout.strip() else None
     if result is None or result["measurement"] is None:
         sys.exit(f"bench_secure: {transport} {mode}: exit {done.returncode}: {done.stderr.strip()[-300:]}")
     if result["status"] != "complete":  # e.g. an agent's crash after its report: said, counted
@@ -84,10 +83,6 @@ def ddsperf_secured(domain: int, seconds: int) -> float:
     if not lines:
         sys.exit(f"bench_secure: no ddsperf figures; its output was:\n{out}")
     return 2 * statistics.median(float(p50) for _, p50, _, _ in lines)
-
-
-def spread(xs: list[float]) -> str:
-    return f"{min(xs):,.1f}-{max(xs):,.1f}"
 
 
 def main() -> None:

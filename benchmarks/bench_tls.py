@@ -24,7 +24,7 @@ import subprocess
 import sys
 import threading
 
-from benchlib import ROOT, med, read_result, revision, stamp, write_section
+from benchlib import ROOT, med, read_result, revision, spread, stamp, write_section
 
 MODES = ("plain", "tls", "mtls")
 PAYLOADS = (256, 65536)
@@ -104,10 +104,6 @@ def point(mode: str, payload: int, seconds: int) -> dict[str, float]:
             "first_echo_ms": (found["first_reply_ns"] or 0) / 1e6,
             "cpu_us": cpu / trips * 1e6, "wire_per_trip": wire / trips,
             "magics_per_trip": magics / trips}
-
-
-def spread(xs: list[float]) -> str:
-    return f"{min(xs):,.1f}-{max(xs):,.1f}"
 
 
 def main() -> None:

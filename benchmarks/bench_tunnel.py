@@ -78,10 +78,6 @@ def run(transport: str, mode: str, seconds: int, payload: str) -> dict[str, floa
             "handshake_ms": max(shakes) if shakes else None, "lost": acc["lost"]}
 
 
-def spread(xs: list[float]) -> str:
-    return f"{min(xs):,.1f}-{max(xs):,.1f}"
-
-
 def cell(figures: dict[tuple[str, str, str], list[float]], transport: str, mode: str,
          key: str, fmt: str = ",.1f") -> str:
     xs = [x for x in figures.get((transport, mode, key), []) if x is not None]

@@ -53,6 +53,11 @@ def med(xs: Iterable[float | None]) -> float:
     return statistics.median(present) if present else float("nan")
 
 
+def spread(xs: list[float]) -> str:
+    """The min-max of repetitions, as the tables print it."""
+    return f"{min(xs):,.1f}-{max(xs):,.1f}"
+
+
 def stamp() -> str:
     """When a measurement was taken: ``2026-11-23 12:40 UTC``."""
     return f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC"
