@@ -2,8 +2,10 @@
 are X.509 v3 identities that name the run's addresses (subjectAltName, what a TLS client checks)
 and serve both ends (extended key usage), verified with openssl as an independent
 implementation; a DDS identity gains neither; the check names a certificate for another address
-or of another CA; the agent option and the router's command line; and the usage errors."""
+or of another CA; the agent options (a broker's client presents a certificate only under mTLS),
+the router's command line and the broker's TLS listener; and the usage errors."""
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -13,11 +15,12 @@ from cryptography import x509
 from cryptography.x509.oid import ExtendedKeyUsageOID
 
 from conftest import run_mwperf
+from mwperf.daemons import mosquitto
 from mwperf.daemons.zenoh import router_spec
 from mwperf.errors import UsageError
 from mwperf.security.check import check_tls_identity
 from mwperf.security.pki import issue, make_ca
-from mwperf.security.tls import identity, make_tls_pki, tls_opt
+from mwperf.security.tls import client_opt, identity, make_tls_pki, tls_opt
 
 ADDRESSES = ("10.1.0.2", "10.1.0.3")
 
@@ -85,6 +88,22 @@ def test_the_agent_option_names_one_sides_files(made: dict) -> None:
     assert tls_opt(files, mtls=False) == (
         f"tls=ca={files.ca},cert={files.cert},key={files.key}")
     assert tls_opt(files, mtls=True).endswith(f"key={files.key},mtls=on")
+    assert client_opt(files, mtls=False) == f"tls=ca={files.ca}"
+    assert client_opt(files, mtls=True) == tls_opt(files, mtls=True)
+
+
+@pytest.mark.parametrize("mtls", [False, True])
+def test_the_brokers_one_listener_is_tls_with_the_runs_files(made: dict, mtls: bool) -> None:
+    files = made["router"]
+    text = mosquitto.config_text(1883, 0, "10.1.0.2", mosquitto.BrokerTls(files, mtls))
+    lines = text.splitlines()
+    assert [line for line in lines if line.startswith("listener")] == ["listener 1883 10.1.0.2"]
+    assert lines[1:6] == [f"cafile {files.ca}", f"certfile {files.cert}",
+                          f"keyfile {files.key}", "tls_version tlsv1.2",
+                          f"require_certificate {'true' if mtls else 'false'}"]
+    # mosquitto reads its certificates after dropping root's privileges: as root it stays root
+    assert ("user root" in lines) == (os.geteuid() == 0)
+    assert "cafile" not in mosquitto.config_text(1883, 0)
 
 
 def test_the_router_listens_on_its_link_with_its_options() -> None:
@@ -97,7 +116,8 @@ def test_the_router_listens_on_its_link_with_its_options() -> None:
 
 @pytest.mark.parametrize(("args", "said"), [
     (("--transport", "udp", "--secure", "mtls"),
-     "--secure mtls: not with --transport udp; --secure mtls works with --transport zenoh"),
+     "--secure mtls: not with --transport udp; --secure mtls works with --transport mqtt, "
+     "zenoh"),
     (("--transport", "zenoh", "--secure", "encrypt"),
      "--secure encrypt: not with --transport zenoh; --secure encrypt works with --transport "
      "cyclonedds, fastdds"),

@@ -27,6 +27,8 @@ pub mod spec;
 mod stream;
 mod stream_service;
 pub mod tcp;
+#[cfg(feature = "mqtt")]
+mod tls_client;
 pub mod tls_files;
 pub mod udp;
 mod udp_service;

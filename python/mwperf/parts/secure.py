@@ -86,9 +86,9 @@ class Secure(Part):
             return  # the network's: up before this
         if run.cfg.secure in modes.TLS_MODES:
             from ..security.check import check_tls_identity
-            from ..security.tls import ROUTER, make_tls_pki
+            from ..security.tls import BROKER, make_tls_pki
             addresses = ["127.0.0.1", *run.place.host_addresses()]
-            self.tls = make_tls_pki(run.workdir / FOLDER, (*ROLES[run.cfg.mode], ROUTER),
+            self.tls = make_tls_pki(run.workdir / FOLDER, (*ROLES[run.cfg.mode], BROKER),
                                     addresses)
             for files in self.tls.values():
                 check_tls_identity(files, addresses)
@@ -120,8 +120,9 @@ class Secure(Part):
 
     def args(self, run: "PointState", role: str) -> list[str]:
         if run.cfg.secure in modes.TLS_MODES:
-            from ..security.tls import tls_opt
-            return ["--opt", tls_opt(self.tls[role], run.cfg.secure == "mtls")]
+            from ..security.tls import client_opt, tls_opt
+            opt = client_opt if modes.client_only(run.cfg.transport) else tls_opt
+            return ["--opt", opt(self.tls[role], run.cfg.secure == "mtls")]
         if run.cfg.secure == modes.TUNNEL or run.cfg.transport != "fastdds":
             return []  # cyclonedds: its configuration, in placed_opts
         from ..security.fastdds import security_opt

@@ -11,9 +11,18 @@ TLS_MODES = ("tls", "mtls")
 """``tls``: the middleware's links are TLS, the listening side authenticated by a certificate the
 run's CA signed; ``mtls``: mutual TLS, every side presents one (security/tls.py)"""
 
-TLS_TRANSPORTS = ("zenoh",)
-"""the transports the TLS modes secure (zenoh: its TLS link, rustls; mqtt and foxglove: not
-yet, docs/tls-plan.md)"""
+TLS_TRANSPORTS = ("mqtt", "zenoh")
+"""the transports the TLS modes secure (zenoh: its TLS link; mqtt: mosquitto's TLS listener and
+the agent's own client over rustls; foxglove: not yet, docs/tls-plan.md)"""
+
+BROKERED = ("mqtt",)
+"""TLS transports whose agents are only clients (of a broker, which holds the server
+certificate): under ``tls`` they present no certificate of their own"""
+
+
+def client_only(transport: str) -> bool:
+    """Whether ``transport``'s agents only ever connect (BROKERED)."""
+    return transport in BROKERED
 
 TUNNEL = "wireguard"
 """every packet between the run's emulated hosts through a WireGuard tunnel (security/

@@ -1,5 +1,5 @@
 """The files of a TLS run (``--secure tls|mtls``): the run's CA and, per agent role (and the
-router a zenoh client-mode run starts), a certificate and key signed by it, in the point's
+daemon the agents meet at: zenoh's router, the MQTT broker), a certificate and key signed by it, in the point's
 scratch folder; and the agent option that names one side's files
 (``--opt tls=ca=PATH,cert=PATH,key=PATH[,mtls=on]``, crates/mwperf-transports/src/tls_files.rs).
 
@@ -12,12 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .pki import TLS_USAGES, issue, make_ca
-
 CA = "ca.pem"
 """the CA's certificate in the run's folder"""
-ROUTER = "router"
-"""the identity of the router a zenoh client-mode run starts (daemons/zenoh.py)"""
+BROKER = "broker"
+"""the identity of the daemon the agents meet at: the router a zenoh client-mode run starts
+(daemons/zenoh.py), mosquitto (daemons/mosquitto.py)"""
 
 
 @dataclass(frozen=True)
@@ -41,6 +40,9 @@ def make_tls_pki(folder: Path, names: Sequence[str], addresses: Sequence[str]
                  ) -> dict[str, TlsIdentity]:
     """Write a CA and one identity per name in ``folder`` (made, owner-only), each certificate
     naming ``addresses`` (and 127.0.0.1, localhost)."""
+    # cryptography (~0.1 s of CPU to import) only for a secured run, not for every run of the
+    # transports that import this module for its names
+    from .pki import TLS_USAGES, issue, make_ca
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     ca = make_ca()
     made = {}
@@ -58,3 +60,9 @@ def tls_opt(files: TlsIdentity, mtls: bool) -> str:
     """The agent option naming ``files``: ``tls=ca=...,cert=...,key=...[,mtls=on]``."""
     return (f"tls=ca={files.ca},cert={files.cert},key={files.key}"
             + (",mtls=on" if mtls else ""))
+
+
+def client_opt(files: TlsIdentity, mtls: bool) -> str:
+    """A client's option (mqtt's: it never listens): the CA to trust, and under mTLS the
+    certificate it presents; under TLS alone it has none to present."""
+    return tls_opt(files, mtls) if mtls else f"tls=ca={files.ca}"

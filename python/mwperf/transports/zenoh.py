@@ -7,7 +7,7 @@ from ..daemons import zenoh as router
 from ..errors import RunError, UsageError
 from ..security import FOLDER
 from ..security.modes import TLS_MODES
-from ..security.tls import ROUTER, identity, tls_opt
+from ..security.tls import BROKER, identity, tls_opt
 from .hooks import DoctorChecks, Hooks, Plan, Setup
 
 
@@ -20,7 +20,7 @@ def prepare(setup: Setup) -> Plan:
     if setup.cfg.option("mode") == "client":
         opts = ()
         if link == "tls":
-            files = identity(setup.workdir / FOLDER, ROUTER)
+            files = identity(setup.workdir / FOLDER, BROKER)
             opts = (tls_opt(files, secure == "mtls"),)
         started = setup.daemons.start(lambda: router.router_spec(
             setup.agent.path, _agent_version(setup.agent), *setup.where("zenohd"),

@@ -688,11 +688,8 @@ macro_rules! conformance {
             use super::*;
             /// with transport options: in a process of its own (support::here_or_alone)
             const OWN: bool = false $(|| !$key.is_empty())?;
-            #[allow(unused_mut)]
             fn fx() -> Fixture {
-                let mut fx = Fixture::new($kind);
-                $(fx.options.push(($key.into(), $value.into()));)?
-                fx
+                Fixture::with($kind, &[$(($key, $value))?])
             }
             #[test] fn ordered_roundtrip_byte_exact() { if support::here_or_alone($kind, OWN) { super::ordered_roundtrip_byte_exact(&fx()) } }
             #[test] fn pipelined_messages_stay_in_order() { if support::here_or_alone($kind, OWN) { super::pipelined_messages_stay_in_order(&fx()) } }
@@ -729,6 +726,8 @@ conformance! {
     #[cfg(feature = "rustdds")] rustdds_ros2_type => Kind::RustDds; "ros2-type" = "sensor_msgs/msg/Image",
     #[cfg(feature = "zenoh")] zenoh => Kind::Zenoh,
     #[cfg(feature = "mqtt")] mqtt => Kind::Mqtt,
+    // every case over mutual TLS (rustls under the client, mosquitto's TLS listener)
+    #[cfg(feature = "mqtt")] mqtt_mtls => Kind::Mqtt; "tls" = "mtls",
     #[cfg(feature = "foxglove")] foxglove => Kind::Foxglove,
     #[cfg(feature = "ros1")] ros1 => Kind::Ros1,
     #[cfg(feature = "ros2")] ros2 => Kind::Ros2,

@@ -6,7 +6,7 @@ use crate::{Descriptor, Fanout, Framing, Opt, QosSupport};
 pub const DESCRIPTOR: Descriptor = Descriptor {
     name: "mqtt",
     description: "MQTT 3.1.1 through a mosquitto broker, QoS 0/1/2",
-    address: "<broker host>:<port>[/<base>]",
+    address: "<broker host>:<port>[/<base>] (a TLS listener's with --opt tls)",
     daemon: Some("mosquitto"),
     discovery: true,
     framing: Framing::Middleware,
@@ -18,6 +18,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     defaults: &[],
     opts: &[
         Opt { key: "qos", help: "MQTT QoS 0, 1 or 2 (default: 0 for best-effort, 1 for reliable)" },
+        Opt { key: "tls", help: "ca=PATH[,cert=PATH,key=PATH]: connect to the broker over TLS, trusting the CA in PATH (the broker's certificate must name its host); cert/key: this client's own certificate, presented when the broker asks (mTLS: mosquitto's require_certificate); mwperf run --secure tls|mtls makes them per run" },
     ],
     qos: QosSupport {
         reliability: QosSupport::RELIABILITY,

@@ -9,17 +9,23 @@
 //! - Durability: transient-local → every PUBLISH is retained, so a late subscriber gets the last
 //!   message; a broker retains one message per topic, so only with keep-last:1. Retained data
 //!   stays on the broker after the run (until the broker restarts or the topic is overwritten).
+//! - `--opt tls=ca=PATH[,cert=PATH,key=PATH]`: the connection to the broker is TLS, its
+//!   certificate checked against the CA (and naming the broker's host); cert/key: the client's
+//!   own, presented when the broker asks (mosquitto's `require_certificate`: mTLS).
 
 use super::codec::QoS;
+use crate::tls_files::{self, TlsFiles};
 use crate::{Durability, History, Spec, TransportError};
 
 pub const TRANSPORT: &str = "mqtt";
 
 /// What one endpoint publishes and subscribes with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Delivery {
     pub qos: QoS,
     pub retain: bool,
+    /// `--opt tls`: the connection's TLS files (None: plain TCP).
+    pub tls: Option<TlsFiles>,
 }
 
 pub fn delivery(spec: &Spec) -> Result<Delivery, TransportError> {
@@ -49,7 +55,8 @@ pub fn delivery(spec: &Spec) -> Result<Delivery, TransportError> {
             })
         }
     };
-    Ok(Delivery { qos, retain })
+    let tls = TlsFiles::of(TRANSPORT, options.get(tls_files::OPT))?;
+    Ok(Delivery { qos, retain, tls })
 }
 
 #[cfg(test)]
@@ -77,7 +84,8 @@ mod tests {
             d,
             Delivery {
                 qos: QoS::AtMostOnce,
-                retain: false
+                retain: false,
+                tls: None
             }
         );
         let d = delivery(&spec(
@@ -90,7 +98,8 @@ mod tests {
             d,
             Delivery {
                 qos: QoS::AtLeastOnce,
-                retain: true
+                retain: true,
+                tls: None
             }
         );
         let d = delivery(
@@ -120,6 +129,10 @@ mod tests {
             e.is_usage() && e.to_string().contains("allowed: 0, 1, 2"),
             "{e}"
         );
+        let d = delivery(&Spec::new("x:1").with_option("tls", "ca=/s/ca.pem")).unwrap();
+        assert_eq!(d.tls.map(|t| t.ca), Some("/s/ca.pem".into()));
+        let e = delivery(&Spec::new("x:1").with_option("tls", "ca=ca.pem")).unwrap_err();
+        assert!(e.is_usage() && e.to_string().contains("absolute"), "{e}");
         let e = delivery(&Spec::new("x:1").with_option("depth", "3")).unwrap_err();
         assert!(e.is_usage() && e.to_string().contains("knows: qos"), "{e}");
     }

@@ -10,7 +10,8 @@
 //! nothing either side publishes is lost for want of a subscriber. A ping that sees `ready`
 //! cleared later reports the peer gone (`Closed`), like a closed TCP connection.
 //!
-//! QoS mapping: see [`mapping`].
+//! QoS mapping and `--opt tls` (the broker over TLS, mTLS with a client certificate): see
+//! [`mapping`].
 
 mod address;
 pub(crate) mod codec;
@@ -28,8 +29,10 @@ use mwperf_core::clock::now_ns;
 use self::address::{Address, Topics};
 use self::codec::{QoS, Version, Will};
 use self::mapping::TRANSPORT;
-use self::session::Session;
+use self::session::{Session, Wire};
 use super::pumped::{Got, Pumped};
+use crate::tls_client::{client_config, TlsConn};
+use crate::tls_files::TlsFiles;
 use crate::{spec, Endpoint, Side, Spec, TransportError};
 
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
@@ -65,6 +68,7 @@ pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError
         Version::V311,
         &client_id(role(side)),
         side.is_listener().then_some(&will),
+        delivery.tls.as_ref(),
     )?;
     let data_qos = delivery.qos;
     let mut ep = MqttEndpoint {
@@ -91,13 +95,18 @@ pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError
     Ok(Box::new(ep))
 }
 
-/// TCP connection + CONNECT/CONNACK (clean session, keep-alive 0) with `will` registered.
+/// TCP connection (+ the TLS handshake with `tls`) + CONNECT/CONNACK (clean session,
+/// keep-alive 0) with `will` registered.
 fn connect(
     broker: &str,
     version: Version,
     client_id: &str,
     will: Option<&Will>,
+    tls: Option<&TlsFiles>,
 ) -> Result<Session, TransportError> {
+    let config = tls
+        .map(|files| client_config(TRANSPORT, files))
+        .transpose()?;
     let to = broker
         .to_socket_addrs()
         .map_err(|e| {
@@ -115,9 +124,23 @@ fn connect(
                 to.port()
             ),
         })?;
+    sock.set_nodelay(true)?;
+    let wire = match config {
+        None => Wire::Plain(sock),
+        Some(config) => {
+            let host = broker.rsplit_once(':').map_or(broker, |(h, _)| h);
+            Wire::Tls(Box::new(TlsConn::handshake(
+                TRANSPORT,
+                sock,
+                host,
+                config,
+                CONNECT_TIMEOUT,
+            )?))
+        }
+    };
     let mut packet = Vec::new();
     codec::connect(&mut packet, version, client_id, 0, true, will);
-    Session::connect(sock, broker, &packet, version, CONNACK_NS)
+    Session::connect(wire, broker, &packet, version, CONNACK_NS)
 }
 
 fn role(side: Side) -> &'static str {

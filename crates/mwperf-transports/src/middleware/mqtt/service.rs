@@ -111,14 +111,21 @@ pub struct MqttServer {
 }
 
 pub fn server(spec: &Spec) -> Result<Box<dyn Server>, TransportError> {
-    let qos = mapping::delivery(spec)?.qos;
+    let delivery = mapping::delivery(spec)?;
+    let qos = delivery.qos;
     let addr = Address::parse(&spec.addr)?;
     let base = match addr.base {
         Some(b) if b != "auto" => b,
         _ => spec::auto_base(),
     };
     let request = request_topic(&base);
-    let mut session = connect(&addr.broker, Version::V5, &client_id("server"), None)?;
+    let mut session = connect(
+        &addr.broker,
+        Version::V5,
+        &client_id("server"),
+        None,
+        delivery.tls.as_ref(),
+    )?;
     subscribe_acked(&mut session, &addr.broker, &request, qos, SUBACK_NS)?;
     Ok(Box::new(MqttServer {
         session,
@@ -222,7 +229,8 @@ pub struct MqttClient {
 }
 
 pub fn client(spec: &Spec) -> Result<Box<dyn Client>, TransportError> {
-    let qos = mapping::delivery(spec)?.qos;
+    let delivery = mapping::delivery(spec)?;
+    let qos = delivery.qos;
     let addr = Address::parse(&spec.addr)?;
     let base = match addr.base {
         Some(b) if b != "auto" => b,
@@ -234,7 +242,7 @@ pub fn client(spec: &Spec) -> Result<Box<dyn Client>, TransportError> {
         }
     };
     let id = client_id("client");
-    let mut session = connect(&addr.broker, Version::V5, &id, None)?;
+    let mut session = connect(&addr.broker, Version::V5, &id, None, delivery.tls.as_ref())?;
     let reply = format!("mwperf/{base}/reply/{id}");
     let sub_pkid = session.subscribe(&[(&reply, qos)])?;
     Ok(Box::new(MqttClient {

@@ -13,6 +13,10 @@
 //! - A QoS 2 `publish` waits for the broker's PUBREC and sends PUBREL at once (the broker
 //!   forwards the message only then), so QoS 2 costs one broker round trip per send.
 //! - PUBLISH packets read while waiting in `send` are stashed and returned first by `next`.
+//! - Under `--opt tls` the same session runs over TLS ([`Wire::Tls`], crate::tls_client): a
+//!   message's header and payload go into rustls together (one record per 16 KiB), what the
+//!   socket does not take stays queued in rustls (counted in the backlog, so the polls ask for
+//!   POLLOUT), and every decrypted byte lands in the receive buffer at once.
 
 use std::collections::VecDeque;
 use std::io::{self, ErrorKind};
@@ -24,6 +28,7 @@ use mwperf_core::clock::now_ns;
 use super::codec::{self, Ack, Malformed, Packet, QoS, Version};
 use super::properties::PubProps;
 use crate::poll::{self, check, coarse_timeout, RecvTimeout, LONG_WAIT_NS};
+use crate::tls_client::TlsConn;
 use crate::TransportError;
 
 const TRANSPORT: &str = "mqtt";
@@ -95,8 +100,39 @@ struct Stashed {
     correlation: Option<Vec<u8>>,
 }
 
+/// The connection under the session: TCP, or TLS on it.
+pub enum Wire {
+    Plain(TcpStream),
+    Tls(Box<TlsConn>),
+}
+
+impl Wire {
+    fn fd(&self) -> RawFd {
+        match self {
+            Wire::Plain(s) => s.as_raw_fd(),
+            Wire::Tls(t) => t.fd(),
+        }
+    }
+
+    /// Records encrypted but not yet on the socket.
+    fn tls_pending(&self) -> bool {
+        matches!(self, Wire::Tls(t) if t.pending())
+    }
+
+    fn shutdown_write(&mut self) {
+        let sock = match self {
+            Wire::Plain(s) => s,
+            Wire::Tls(t) => {
+                t.close(); // close_notify first
+                t.socket()
+            }
+        };
+        let _ = sock.shutdown(std::net::Shutdown::Write);
+    }
+}
+
 pub struct Session {
-    sock: TcpStream,
+    wire: Wire,
     version: Version,
     /// Unacknowledged QoS 1/2 messages allowed: [`MAX_IN_FLIGHT`], or less when an MQTT 5
     /// broker says so (its Receive Maximum; exceeding it is a protocol error).
@@ -132,17 +168,17 @@ pub struct Session {
 }
 
 impl Session {
-    /// Connect, send CONNECT (of protocol `version`), wait for CONNACK (at most `timeout_ns`).
+    /// On `wire` (connected, Nagle off), send CONNECT (of protocol `version`), wait for
+    /// CONNACK (at most `timeout_ns`).
     pub fn connect(
-        sock: TcpStream,
+        wire: Wire,
         broker: &str,
         connect_packet: &[u8],
         version: Version,
         timeout_ns: u64,
     ) -> Result<Session, TransportError> {
-        sock.set_nodelay(true)?;
         let mut s = Session {
-            sock,
+            wire,
             version,
             max_in_flight: MAX_IN_FLIGHT,
             broker: broker.to_string(),
@@ -212,20 +248,28 @@ impl Session {
                     ),
                 });
             }
-            if poll::wait(s.fd(), libc::POLLIN, left)? && s.fill(libc::MSG_DONTWAIT).is_err() {
-                return Err(TransportError::Middleware {
+            let filled = match poll::wait(s.fd(), libc::POLLIN, left)? {
+                true => s.fill(libc::MSG_DONTWAIT),
+                false => Ok(false),
+            };
+            match filled {
+                // a TLS broker refusing us says so in an alert (mTLS without a certificate:
+                // "received fatal alert: CertificateRequired"): that is the news, not MQTT
+                Err(e) if matches!(s.wire, Wire::Tls(_)) => return Err(e),
+                Err(_) => return Err(TransportError::Middleware {
                     transport: TRANSPORT,
                     detail: format!(
-                        "{broker} closed the connection at CONNECT; is it an MQTT {} broker?",
+                        "{broker} closed the connection at CONNECT; is it an MQTT {} broker (without TLS: a TLS listener needs --opt tls)?",
                         if version == Version::V5 { "5" } else { "3.1.1" }
                     ),
-                });
+                }),
+                Ok(_) => {}
             }
         }
     }
 
     fn fd(&self) -> RawFd {
-        self.sock.as_raw_fd()
+        self.wire.fd()
     }
 
     fn fail(&mut self, detail: String) -> TransportError {
@@ -249,6 +293,10 @@ impl Session {
             | ErrorKind::UnexpectedEof => {
                 format!("the broker at {} closed the connection", self.broker)
             }
+            // a TLS error: the broker's alert, or its certificate refused by us
+            ErrorKind::InvalidData if matches!(self.wire, Wire::Tls(_)) => {
+                format!("TLS with the broker at {}: {e}", self.broker)
+            }
             _ => format!("connection to the broker at {}: {e}", self.broker),
         };
         self.fail(d)
@@ -264,13 +312,22 @@ impl Session {
         }
     }
 
+    /// Queued bytes still to write: ours, plus 1 while TLS records wait inside rustls (so the
+    /// polls ask for POLLOUT, `next` takes no blocking receive, `disconnect` waits for them).
     fn backlog(&self) -> usize {
-        self.tx.len() - self.tx_start
+        self.tx.len() - self.tx_start + usize::from(self.wire.tls_pending())
     }
 
     /// Write as much of the backlog as the socket takes now.
     fn flush(&mut self) -> Result<(), TransportError> {
-        while self.tx_start < self.tx.len() {
+        if let Wire::Tls(t) = &mut self.wire {
+            match t.send(&[&self.tx[self.tx_start..]]) {
+                Ok(n) => self.tx_start += n,
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::Interrupted) => {}
+                Err(e) => return Err(self.io_failed(e)),
+            }
+        }
+        while matches!(self.wire, Wire::Plain(_)) && self.tx_start < self.tx.len() {
             match write_now(self.fd(), &[&self.tx[self.tx_start..]], 0) {
                 Ok(0) => break,
                 Ok(n) => self.tx_start += n,
@@ -412,6 +469,26 @@ impl Session {
             let need = hdr.len() + payload.len();
             self.wait_until(|s| s.backlog() + need <= MAX_BACKLOG, "read what we sent")
                 .map_err(not_sent)?;
+        }
+        if let Wire::Tls(t) = &mut self.wire {
+            // in order: straight into rustls only when nothing of ours is queued before it
+            let queued = self.tx.len() - self.tx_start;
+            let taken = match if queued == 0 {
+                t.send(&[hdr, payload])
+            } else {
+                Ok(0)
+            } {
+                Ok(n) => n,
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::Interrupted) => 0,
+                Err(e) => return Err(self.io_failed(e)),
+            };
+            if taken < hdr.len() {
+                self.tx.extend_from_slice(&hdr[taken..]);
+                self.tx.extend_from_slice(payload);
+            } else {
+                self.tx.extend_from_slice(&payload[taken - hdr.len()..]);
+            }
+            return if queued > 0 { self.flush() } else { Ok(()) };
         }
         let pending = self.backlog();
         let total = pending + hdr.len() + payload.len();
@@ -654,11 +731,22 @@ impl Session {
         if self.rx.len() < want {
             self.rx.resize(want, 0);
         }
+        if let Wire::Tls(t) = &mut self.wire {
+            // grows rx by what it decrypted: nothing decrypted stays inside rustls
+            return match t.recv(&mut self.rx, &mut self.rx_end, flags) {
+                Ok(_) => Ok(true),
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::Interrupted) => {
+                    Ok(false)
+                }
+                Err(e) => Err(self.io_failed(e)),
+            };
+        }
+        let fd = self.fd();
         let spare = &mut self.rx[self.rx_end..];
         // SAFETY: `spare` is valid for its length.
         match check(unsafe {
             libc::recv(
-                self.sock.as_raw_fd(),
+                fd,
                 spare.as_mut_ptr() as *mut libc::c_void,
                 spare.len(),
                 flags,
@@ -705,7 +793,7 @@ impl Session {
                 break;
             }
         }
-        let _ = self.sock.shutdown(std::net::Shutdown::Write);
+        self.wire.shutdown_write();
     }
 }
 

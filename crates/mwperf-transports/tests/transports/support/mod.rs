@@ -41,6 +41,19 @@ pub struct Fixture {
 }
 
 impl Fixture {
+    /// The fixture of `kind` with transport `options`; `("tls", "mtls")` (mqtt): the suite over
+    /// mutual TLS, against a TLS broker with certificates made for the fixture.
+    pub fn with(kind: Kind, options: &[(&str, &str)]) -> Fixture {
+        #[cfg(feature = "mqtt")]
+        if kind == Kind::Mqtt && options == [("tls", "mtls")] {
+            return mqtt::fixture_mtls();
+        }
+        let mut fx = Fixture::new(kind);
+        fx.options
+            .extend(options.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        fx
+    }
+
     pub fn new(kind: Kind) -> Fixture {
         match kind {
             Kind::Udp | Kind::Tcp => Fixture::simple(
@@ -175,6 +188,8 @@ pub fn free_port() -> u16 {
 pub struct Daemon {
     pub name: String,
     child: Child,
+    /// A folder of its files (a TLS broker's certificates), removed once it is gone.
+    files: Option<std::path::PathBuf>,
 }
 
 impl Daemon {
@@ -197,7 +212,14 @@ impl Daemon {
         Daemon {
             name: name.into(),
             child,
+            files: None,
         }
+    }
+
+    /// Remove `folder` (the daemon's files) when the daemon is dropped.
+    pub fn owning(mut self, folder: std::path::PathBuf) -> Daemon {
+        self.files = Some(folder);
+        self
     }
 
     /// Wait until `ready()` holds, at most `secs`; panics naming the daemon otherwise.
@@ -221,5 +243,8 @@ impl Drop for Daemon {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        if let Some(folder) = &self.files {
+            let _ = std::fs::remove_dir_all(folder);
+        }
     }
 }

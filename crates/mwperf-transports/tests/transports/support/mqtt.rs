@@ -48,6 +48,145 @@ pub fn fixture() -> Fixture {
     fx
 }
 
+/// The broker with one listener, mutual TLS only (`require_certificate true`), and a client
+/// certificate for the suite's endpoints (`--opt tls=ca=..,cert=..,key=..`): certificates made
+/// by OpenSSL (an implementation other than the rustls that checks them), removed with the
+/// broker.
+pub fn fixture_mtls() -> Fixture {
+    let port = free_port();
+    let dir = std::env::temp_dir().join(format!("mwperf-mqtt-tls-{}", unique("")));
+    std::fs::create_dir_all(&dir).expect("make the TLS fixture's folder");
+    let path = |name: &str| dir.join(name).display().to_string();
+    make_certificates(&dir);
+    let text =
+        format!(
+        "listener {port} 127.0.0.1\ncafile {}\ncertfile {}\nkeyfile {}\nrequire_certificate true\n\
+         {}allow_anonymous true\npersistence false\nset_tcp_nodelay true\n\
+         max_queued_messages {DEPTH}\nmax_inflight_messages 20\nlog_dest stderr\n",
+        path("ca.pem"),
+        path("broker.pem"),
+        path("broker.key"),
+        // mosquitto reads its certificates after dropping root's privileges
+        // SAFETY: geteuid cannot fail
+        if unsafe { libc::geteuid() } == 0 { "user root\n" } else { "" },
+    );
+    let conf = path("mosquitto.conf");
+    std::fs::write(&conf, text).expect("write mosquitto config");
+    let mut broker = Daemon::start(
+        "mosquitto",
+        &[MOSQUITTO, "-c", &conf],
+        &[],
+        "apt-get install mosquitto",
+    )
+    .owning(dir.clone());
+    // listening: its TLS context (certificates loaded) is made before the listener opens
+    broker.wait_ready(10, || TcpStream::connect(("127.0.0.1", port)).is_ok());
+    let mut fx = Fixture::simple(
+        Kind::Mqtt,
+        move |tag| format!("127.0.0.1:{port}/{}", unique(tag)),
+        &format!("127.0.0.1:{port}/nobody-{}", unique("")),
+    );
+    fx.qos = Qos {
+        reliability: Reliability::Reliable,
+        history: History::KeepLast(DEPTH),
+        ..Qos::default()
+    };
+    fx.options = vec![(
+        "tls".to_string(),
+        format!(
+            "ca={},cert={},key={}",
+            path("ca.pem"),
+            path("client.pem"),
+            path("client.key")
+        ),
+    )];
+    fx.guards.push(broker);
+    fx
+}
+
+/// A CA, the broker's certificate (naming 127.0.0.1) and a client's, signed by it (P-256).
+fn make_certificates(dir: &std::path::Path) {
+    let openssl = |args: &[&str]| {
+        let done = std::process::Command::new("openssl")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .expect("openssl (apt-get install openssl)");
+        assert!(
+            done.status.success(),
+            "openssl {args:?}: {}",
+            String::from_utf8_lossy(&done.stderr)
+        );
+    };
+    let ec = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+    ];
+    openssl(
+        &[
+            &["req", "-x509"],
+            &ec[..],
+            &[
+                "-keyout",
+                "ca.key",
+                "-out",
+                "ca.pem",
+                "-days",
+                "2",
+                "-subj",
+                "/CN=mwperf test CA",
+                "-addext",
+                "basicConstraints=critical,CA:TRUE",
+                "-addext",
+                "keyUsage=critical,keyCertSign,cRLSign",
+            ],
+        ]
+        .concat(),
+    );
+    for (name, usage) in [("broker", "serverAuth"), ("client", "clientAuth")] {
+        let ext = format!("{name}.ext");
+        std::fs::write(
+            dir.join(&ext),
+            format!("basicConstraints=CA:FALSE\nsubjectAltName=IP:127.0.0.1\nextendedKeyUsage={usage}\n"),
+        )
+        .expect("write the extensions");
+        let (key, csr, pem) = (
+            format!("{name}.key"),
+            format!("{name}.csr"),
+            format!("{name}.pem"),
+        );
+        let subject = format!("/CN=mwperf test {name}");
+        openssl(
+            &[
+                &["req"],
+                &ec[..],
+                &["-keyout", &key, "-out", &csr, "-subj", &subject],
+            ]
+            .concat(),
+        );
+        openssl(&[
+            "x509",
+            "-req",
+            "-in",
+            &csr,
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-days",
+            "2",
+            "-out",
+            &pem,
+            "-extfile",
+            &ext,
+        ]);
+    }
+}
+
 /// Whether the broker answers a minimal CONNECT (MQTT 3.1.1, empty client id, clean session)
 /// with CONNACK "accepted".
 fn connack(port: u16) -> bool {
