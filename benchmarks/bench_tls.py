@@ -1,17 +1,20 @@
-"""What TLS costs zenoh (issue 42, `mwperf run --secure tls|mtls --transport zenoh`): the round
-trip at 100 Hz of 256 B and 64 KiB plain, over zenoh's TLS link (`tls`) and with mutual TLS
-(`mtls`), peer mode: p50 and p99, the time from the match to the first echo, both agents' CPU
-per round trip (their getrusage over the whole run, in the result), in interleaved
-repetitions. (The TLS handshake is inside zenoh's session open, before the publisher's match:
-the result has no figure for it yet.)
+"""What TLS costs zenoh or mqtt (issue 42, `mwperf run --secure tls|mtls --transport
+zenoh|mqtt`): the round trip at 100 Hz of 256 B and 64 KiB plain, over TLS (`tls`: zenoh's TLS
+link, peer mode; mqtt: mosquitto's TLS listener and the agent's rustls client, QoS 1) and with
+mutual TLS (`mtls`): p50 and p99, the time from the match to the first echo, the CPU per round
+trip of both agents and the broker (their getrusage over the whole run, in the result), in
+interleaved repetitions. (The TLS handshake is inside the middleware's open, before the
+publisher's match: the result has no figure for it yet.)
 
 The independent check is a capture: every point runs while a raw AF_PACKET socket records
-loopback's TCP segments; afterwards the segments of the point's own zenoh connection (its port,
-from the result) are summed, so the bytes per round trip on the wire come from the kernel's
-packets, not from mwperf; and the same capture shows whether mwperf's message header (its magic
-`MWPF`) crossed in the clear: once per message each way plain, never under TLS.
+loopback's TCP segments; afterwards the segments to and from the point's own port (zenoh: the
+pong's; mqtt: the broker's, both hops of each way), from the result, are summed, so the bytes
+per round trip on the wire come from the kernel's packets, not from mwperf; and the same capture
+shows whether mwperf's message header (its magic `MWPF`) crossed in the clear: once per message
+and hop each way plain, never under TLS.
 
-    python3 benchmarks/bench_tls.py --reps 3 --seconds 5 [--write]   (root: the capture)
+    python3 benchmarks/bench_tls.py --transport zenoh|mqtt --reps 3 --seconds 5 [--write]
+    (root: the capture)
 """
 
 from __future__ import annotations
@@ -73,12 +76,25 @@ class Capture:
         return sum(len(d) for d in mine), sum(d.count(MAGIC) for d in mine)
 
 
-def point(mode: str, payload: int, seconds: int) -> dict[str, float]:
+TRANSPORTS = {"zenoh": ("tls", "zenoh peer mode"),
+              "mqtt": ("tls-mqtt", "mqtt through mosquitto, QoS 1 (--reliability reliable)")}
+"""transport -> (its BENCHMARKS.md section, what ran)"""
+
+
+def port_of(transport: str, connect: str) -> int:
+    """The port a ping's connect address names: zenoh ``tls/HOST:PORT#base``, mqtt
+    ``HOST:PORT/base``."""
+    address = connect.split("#")[0] if transport == "zenoh" else connect.split("/")[0]
+    return int(address.rsplit(":", 1)[1])
+
+
+def point(transport: str, mode: str, payload: int, seconds: int) -> dict[str, float]:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
     capture = Capture()
     try:
         done = subprocess.run([sys.executable, "-m", "mwperf.cli", "run", "--transport",
-                               "zenoh", "--rate", "100", "--payload", str(payload),
+                               transport, "--reliability", "reliable", "--rate", "100",
+                               "--payload", str(payload),
                                "--duration", f"{seconds}s", "--depth", "1000", "--no-save",
                                "--json", *([] if mode == "plain" else ["--secure", mode])],
                               capture_output=True, text=True, env=env, timeout=300,
@@ -87,7 +103,7 @@ def point(mode: str, payload: int, seconds: int) -> dict[str, float]:
         capture.stop()
     result = read_result(done.stdout) if done.stdout.strip() else None
     if result is None or result["status"] != "complete":
-        sys.exit(f"bench_tls: {mode} {payload}: exit {done.returncode}: "
+        sys.exit(f"bench_tls: {transport} {mode} {payload}: exit {done.returncode}: "
                  f"{done.stderr.strip()[-400:]}")
     m, found = result["measurement"], result["discovery"]
     acc = m["accounting"]
@@ -96,10 +112,10 @@ def point(mode: str, payload: int, seconds: int) -> dict[str, float]:
     if not (acc["received"] == acc["sent"] and pong["echoed"] >= acc["sent"]):  # peer's count
         sys.exit(f"bench_tls: {mode} {payload}: sent {acc['sent']}, received "
                  f"{acc['received']}, the pong echoed {pong['echoed']}")
-    port = int(agents["ping"]["config"]["connect"].split("#")[0].rsplit(":", 1)[1])
-    wire, magics = capture.of_port(port)
+    wire, magics = capture.of_port(port_of(transport, agents["ping"]["config"]["connect"]))
     trips = acc["sent"] + acc["warmup_sent"]
     cpu = sum(a["process"]["cpu_user_s"] + a["process"]["cpu_sys_s"] for a in agents.values())
+    cpu += sum(d["cpu_user_s"] + d["cpu_sys_s"] for d in result.get("daemons") or [])
     return {"p50_us": m["response"]["p50_ns"] / 1e3, "p99_us": m["response"]["p99_ns"] / 1e3,
             "first_echo_ms": (found["first_reply_ns"] or 0) / 1e6,
             "cpu_us": cpu / trips * 1e6, "wire_per_trip": wire / trips,
@@ -108,6 +124,7 @@ def point(mode: str, payload: int, seconds: int) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--transport", choices=sorted(TRANSPORTS), default="zenoh")
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--write", action="store_true", help="write BENCHMARKS.md's section")
@@ -120,16 +137,18 @@ def main() -> None:
         order = MODES if rep % 2 == 0 else tuple(reversed(MODES))
         for payload in PAYLOADS:
             for mode in order:
-                for key, value in point(mode, payload, args.seconds).items():
+                for key, value in point(args.transport, mode, payload, args.seconds).items():
                     figures.setdefault((payload, mode, key), []).append(value)
         print(f"rep {rep + 1}/{args.reps} done", file=sys.stderr)
     load_end = os.getloadavg()
-    lines = [f"Measured {stamp()} at {revision()} (`python3 benchmarks/bench_tls.py --reps "
-             f"{args.reps} --seconds {args.seconds}`), zenoh peer mode, round trip @ 100 Hz, "
+    section, what = TRANSPORTS[args.transport]
+    lines = [f"Measured {stamp()} at {revision()} (`python3 benchmarks/bench_tls.py --transport "
+             f"{args.transport} --reps {args.reps} --seconds {args.seconds}`), {what}, round "
+             "trip @ 100 Hz, "
              f"medians of {args.reps} interleaved repetitions (min-max); load average "
              f"{load[0]:.2f} at the start, {load_end[0]:.2f} at the end (2 CPUs, shared):", "",
              "| payload | --secure | p50 µs | p99 µs | p50 ratio to plain | first echo ms | "
-             "CPU µs per round trip (both agents, whole run) | CPU ratio | wire B per round "
+             "CPU µs per round trip (both agents and any broker, whole run) | CPU ratio | wire B per round "
              "trip (capture) | extra B vs plain | MWPF headers in the clear per round trip |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for payload in PAYLOADS:
@@ -151,7 +170,7 @@ def main() -> None:
     text = "\n".join(lines)
     print(text)
     if args.write:
-        write_section("tls", text)
+        write_section(section, text)
 
 
 if __name__ == "__main__":
