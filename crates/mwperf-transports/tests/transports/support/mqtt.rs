@@ -30,6 +30,16 @@ pub fn fixture() -> Fixture {
     );
     broker.wait_ready(10, || connack(port));
     let _ = std::fs::remove_file(&conf); // read once at start-up
+                                         // MQTT_QOS=0|1|2 runs the suite at that MQTT QoS (`--opt qos=N`); default: reliable → 1.
+    let options = std::env::var("MQTT_QOS")
+        .map(|q| vec![("qos".to_string(), q)])
+        .unwrap_or_default();
+    at_broker(port, broker, options)
+}
+
+/// The suite's endpoints at the broker on `port` (owned by the fixture), reliable with a queue
+/// as deep as the broker's, with transport `options`.
+fn at_broker(port: u16, broker: Daemon, options: Vec<(String, String)>) -> Fixture {
     let mut fx = Fixture::simple(
         Kind::Mqtt,
         move |tag| format!("127.0.0.1:{port}/{}", unique(tag)),
@@ -40,10 +50,7 @@ pub fn fixture() -> Fixture {
         history: History::KeepLast(DEPTH),
         ..Qos::default()
     };
-    // MQTT_QOS=0|1|2 runs the suite at that MQTT QoS (`--opt qos=N`); default: reliable → 1.
-    fx.options = std::env::var("MQTT_QOS")
-        .map(|q| vec![("qos".to_string(), q)])
-        .unwrap_or_default();
+    fx.options = options;
     fx.guards.push(broker);
     fx
 }
@@ -81,27 +88,13 @@ pub fn fixture_mtls() -> Fixture {
     .owning(dir.clone());
     // listening: its TLS context (certificates loaded) is made before the listener opens
     broker.wait_ready(10, || TcpStream::connect(("127.0.0.1", port)).is_ok());
-    let mut fx = Fixture::simple(
-        Kind::Mqtt,
-        move |tag| format!("127.0.0.1:{port}/{}", unique(tag)),
-        &format!("127.0.0.1:{port}/nobody-{}", unique("")),
+    let tls = format!(
+        "ca={},cert={},key={}",
+        path("ca.pem"),
+        path("client.pem"),
+        path("client.key")
     );
-    fx.qos = Qos {
-        reliability: Reliability::Reliable,
-        history: History::KeepLast(DEPTH),
-        ..Qos::default()
-    };
-    fx.options = vec![(
-        "tls".to_string(),
-        format!(
-            "ca={},cert={},key={}",
-            path("ca.pem"),
-            path("client.pem"),
-            path("client.key")
-        ),
-    )];
-    fx.guards.push(broker);
-    fx
+    at_broker(port, broker, vec![("tls".to_string(), tls)])
 }
 
 /// A CA, the broker's certificate (naming 127.0.0.1) and a client's, signed by it (P-256).
