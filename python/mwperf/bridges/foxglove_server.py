@@ -53,6 +53,13 @@ class Relay(ServerListener):
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
+        self.making = threading.Lock()
+        """held while a topic's server channel is looked for and made: one channel per topic.
+        Two clients advertising one topic at once (a subscriber making its input's channel
+        exist, the publisher of it) each made one, and the loser's was closed: the SDK had
+        advertised it meanwhile, and a client that subscribed to it lost its subscription
+        when it went (a graph edge received nothing). Never taken inside ``lock``, and no SDK
+        callback waits for it (the SDK calls back into ``lock`` only)."""
         self.server = None
         self.channels: dict[str, foxglove.Channel] = {}
         """server channel per topic"""
@@ -117,20 +124,19 @@ class Relay(ServerListener):
 
     # -- what the modes differ in ------------------------------------------------------------
     def server_channel(self, topic: str) -> foxglove.Channel:
-        """``topic``'s server channel, made (outside the lock) when there is none."""
-        with self.lock:
-            found = self.channels.get(topic)
-        if found is not None:
-            return found
-        made = foxglove.Channel(topic, message_encoding=ENCODING,
-                                schema=foxglove.Schema(name=SCHEMA, encoding="", data=b""))
-        with self.lock:
-            found = self.channels.setdefault(topic, made)
-            if found is made:
+        """``topic``'s server channel, made (outside ``lock``, under ``making``) when there is
+        none: never two for one topic."""
+        with self.making:
+            with self.lock:
+                found = self.channels.get(topic)
+            if found is not None:
+                return found
+            made = foxglove.Channel(topic, message_encoding=ENCODING,
+                                    schema=foxglove.Schema(name=SCHEMA, encoding="", data=b""))
+            with self.lock:
+                self.channels[topic] = made
                 self.names[made.id()] = topic
-        if found is not made:  # another client made it first
-            made.close()
-        return found
+            return made
 
     def deliver(self, channel: foxglove.Channel, data: bytes) -> None:
         channel.log(data)
