@@ -11,7 +11,8 @@ What a fresh process would not have, and is therefore reset around each call:
   ``[.../mwperf/cli.py, *args]``, the working directory is ``cwd`` when given;
 - every ``functools.cache``/``lru_cache`` of the loaded ``mwperf.*`` modules is cleared before
   and after the call (mwperf.agent caches an agent's ``transports --json`` per path, and the fake
-  agent's answer depends on FAKE_AGENT_TRANSPORTS);
+  agent's answer depends on FAKE_AGENT_TRANSPORTS), but the KEPT ones: what they hold comes
+  from the package's own files alone (the result schema's validators, ~30 ms to make each);
 - the module-level state mwperf keeps per process (MODULE_STATE: the bridge builds that failed,
   the replay trace folder, the pooled ssh connections) is set aside for the call and put back
   after, so neither the call nor the test see the other's;
@@ -362,7 +363,14 @@ def _cache_places(modules: list[types.ModuleType]) -> list[tuple[Any, str]]:
     return places
 
 
+KEPT = frozenset({"mwperf.schema._fast", "mwperf.schema._validator"})
+"""caches kept across calls: made from the package's own files (schema/result.v2.json), which no
+test changes, so a fresh process would make them the same"""
+
+
 def _is_cache(value: object) -> bool:
+    if f"{getattr(value, '__module__', '')}.{getattr(value, '__qualname__', '')}" in KEPT:
+        return False
     return (isinstance(value, functools._lru_cache_wrapper)
             or bool(getattr(value, "answers_the_fake_agent", False)))
 
