@@ -12,7 +12,8 @@ What a fresh process would not have, and is therefore reset around each call:
 - every ``functools.cache``/``lru_cache`` of the loaded ``mwperf.*`` modules is cleared before
   and after the call (mwperf.agent caches an agent's ``transports --json`` per path, and the fake
   agent's answer depends on FAKE_AGENT_TRANSPORTS), but the KEPT ones: what they hold comes
-  from the package's own files alone (the result schema's validators, ~30 ms to make each);
+  from the package's own files alone or is empty between calls (the result schema's
+  validators, ~30 ms to make each; the in-memory DuckDB catalogues are attached to);
 - the module-level state mwperf keeps per process (MODULE_STATE: the bridge builds that failed,
   the replay trace folder, the pooled ssh connections) is set aside for the call and put back
   after, so neither the call nor the test see the other's;
@@ -363,9 +364,12 @@ def _cache_places(modules: list[types.ModuleType]) -> list[tuple[Any, str]]:
     return places
 
 
-KEPT = frozenset({"mwperf.schema._fast", "mwperf.schema._validator"})
-"""caches kept across calls: made from the package's own files (schema/result.v2.json), which no
-test changes, so a fresh process would make them the same"""
+KEPT = frozenset({"mwperf.schema._fast", "mwperf.schema._validator",
+                  "mwperf.store.attached._instance"})
+"""caches kept across calls, each the same as a fresh process would make: the schema's
+validators (made from the package's own files, which no test changes) and the in-memory DuckDB
+that catalogues are attached to (~30 ms to start; nothing of its own, and nothing stays attached
+after a call: checked after every call below)"""
 
 
 def _is_cache(value: object) -> bool:
