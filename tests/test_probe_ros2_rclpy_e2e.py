@@ -83,22 +83,35 @@ def topics_of(done: subprocess.CompletedProcess[str]) -> dict[str, dict]:
 
 
 def assert_rate_of_the_talker(topic: dict, doc_window: tuple[int, int], sends: list[int],
-                              matches: list[tuple[int, int]]) -> None:
+                              matches: list[tuple[int, int]], offset_ms: float = 0.0) -> None:
     """The probe's count and rate against the talker's own sends over the probe's window, from
     when the talker's RMW matched the probe's reader if that was later than the window's start
-    (the RMW's discovery, not the probe's measurement)."""
+    (the RMW's discovery, not the probe's measurement). The probe counts arrivals, the truth is
+    sends: each edge of the window and each end of the rate's span moves by that message's
+    delivery delay, which the probe's own ages bound (age = arrival - stamp, the stamp
+    ``offset_ms`` before the send: at most age_max - offset)."""
     start, end = doc_window
     before = [n for t, n in matches if t < start]
     matched = start if before and before[-1] >= 1 else next(
         (t for t, n in matches if start <= t < end and n >= 1), None)
     assert matched is not None, (
         f"the talker's RMW matched no reader in the probe's window {doc_window}: {matches}")
-    count, rate = peers.window_truth(sends, max(start, matched), end)
+    first = max(start, matched)
+    count, rate = peers.window_truth(sends, first, end)
     # the truth is what the talker sent, however a busy machine held its Python timer back (it
     # then sends late ones in a burst: 50.7 Hz over a window beside two busy loops)
     assert count > 1, "the talker sent nothing in the probe's window"
-    assert topic["rate_hz"] == pytest.approx(rate, rel=0.01)
-    assert abs(topic["count"] - count) <= 2  # one message at each edge of the window
+    delay = max(0, (topic.get("age_max_ns") or 0) - int(offset_ms * 1e6))
+    shifted = [peers.window_truth(sends, first - a, end - b) for a in (0, delay)
+               for b in (0, delay)]
+    spans = [(n, (n - 1) * 1e9 / r) for n, r in shifted if r]  # (count, its sends' span)
+    # an end of the arrivals' span is at most `delay` away from its send's
+    low = min((n - 1) * 1e9 / (span + delay) for n, span in spans)
+    high = max((n - 1) * 1e9 / max(span - delay, 1) for n, span in spans)
+    assert low * 0.99 <= topic["rate_hz"] <= high * 1.01, (topic["rate_hz"], rate, delay)
+    counts = [n for n, _ in shifted]
+    # one message at each edge of the window, beyond what the delays moved
+    assert min(counts) - 2 <= topic["count"] <= max(counts) + 2, (topic["count"], counts)
 
 
 # ------------------------------------------------------------------ ROS 2's defaults
@@ -141,7 +154,8 @@ def test_names_types_qos_rate_and_age_of_a_real_rclpy_talker(system: dict) -> No
     assert pub["node"] == "/imu_driver"  # from rmw_fastrtps_cpp's ros_discovery_info
     assert (pub["qos"]["reliability"], pub["qos"]["durability"]) == ("reliable", "volatile")
     window = (doc["start_ns"], doc["start_ns"] + doc["duration_ns"])
-    assert_rate_of_the_talker(imu, window, system["imu_sends"], system["imu_matches"])
+    assert_rate_of_the_talker(imu, window, system["imu_sends"], system["imu_matches"],
+                              STAMP_OFFSET_MS)
     # header.stamp = send time - 100 ms: the age is that plus the delivery, less than a period
     assert STAMP_OFFSET_MS * 1e6 <= imu["age_p50_ns"] < (STAMP_OFFSET_MS * 1e6 + 1e9 / RATE_HZ)
 

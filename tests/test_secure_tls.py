@@ -15,7 +15,7 @@ from cryptography import x509
 from cryptography.x509.oid import ExtendedKeyUsageOID
 
 from conftest import run_mwperf
-from mwperf.daemons import mosquitto
+from mwperf.daemons import foxglove, mosquitto
 from mwperf.daemons.zenoh import router_spec
 from mwperf.errors import UsageError
 from mwperf.security.check import check_tls_identity
@@ -106,6 +106,14 @@ def test_the_brokers_one_listener_is_tls_with_the_runs_files(made: dict, mtls: b
     assert "cafile" not in mosquitto.config_text(1883, 0)
 
 
+def test_the_foxglove_server_serves_wss_with_the_runs_files(made: dict) -> None:
+    files = made["router"]
+    argv = foxglove.spec(tls=files).argv
+    assert argv[argv.index("--tls-cert"):] == ["--tls-cert", str(files.cert), "--tls-key",
+                                               str(files.key)]
+    assert "--tls-cert" not in foxglove.spec().argv
+
+
 def test_the_router_listens_on_its_link_with_its_options() -> None:
     spec = router_spec(Path("/a/mwperf-agent"), None, "10.1.0.2", link="tls",
                        opts=("tls=ca=/s/ca.pem,cert=/s/r.pem,key=/s/r.key",))
@@ -118,6 +126,10 @@ def test_the_router_listens_on_its_link_with_its_options() -> None:
     (("--transport", "udp", "--secure", "mtls"),
      "--secure mtls: not with --transport udp; --secure mtls works with --transport mqtt, "
      "zenoh"),
+    (("--transport", "foxglove", "--secure", "mtls"),
+     "--secure mtls: not with --transport foxglove: the foxglove-sdk server asks its clients "
+     "for no certificate (its rustls server is built with_no_client_auth), so there is no "
+     "mutual TLS to measure; use --secure tls"),
     (("--transport", "zenoh", "--secure", "encrypt"),
      "--secure encrypt: not with --transport zenoh; --secure encrypt works with --transport "
      "cyclonedds, fastdds"),
@@ -131,7 +143,7 @@ def test_the_router_listens_on_its_link_with_its_options() -> None:
 ])
 def test_usage_errors_are_one_line(fake_env: dict, args: tuple[str, ...], said: str) -> None:
     done = run_mwperf("run", "--no-save", *args, env={**fake_env,
-                                                       "FAKE_AGENT_TRANSPORTS": "zenoh"})
+                                                       "FAKE_AGENT_TRANSPORTS": "zenoh,foxglove"})
     assert done.returncode == 2, done.stderr
     # a graph's own checks come after the line naming the graph: nothing started before them
     lines = [line for line in done.stderr.strip().splitlines()

@@ -12,6 +12,7 @@ from report_support import config, result, write_point
 
 from mwperf.report import build, security
 from mwperf.report.data import load_runs
+from mwperf.resilience import section as resilience_section
 from mwperf.store import ingest_point
 from mwperf.store.catalogue import connect
 
@@ -20,13 +21,14 @@ SWEEP = "20261130T100000Z-security-0001"
 
 def point(transport: str, secure: str | None, p50_us: int, payload: int = 256,
           tunnel_cpu_s: float | None = None, handshake_ms: float | None = None,
-          link: str = "ethernet-1g") -> dict[str, Any]:
+          link: str = "ethernet-1g", discovery: dict[str, Any] | None = None
+          ) -> dict[str, Any]:
     cfg = config(transport=transport, rate=100.0, payload=str(payload), payload_bytes=payload,
                  link=link)
     if secure is not None:
         cfg["secure"] = secure
     return {"cfg": cfg, "values": [p50_us * 1000] * 50, "tunnel_cpu_s": tunnel_cpu_s,
-            "handshake_ms": handshake_ms}
+            "handshake_ms": handshake_ms, "discovery": discovery}
 
 
 def sweep(root: Path, rounds: list[list[dict[str, Any]]]) -> None:
@@ -39,6 +41,10 @@ def sweep(root: Path, rounds: list[list[dict[str, Any]]]) -> None:
                 index += 1
                 point_id = f"20261130T1000{index:02d}Z-{member['cfg']['transport']}-{index:04x}"
                 doc = result(point_id, member["values"], member["cfg"], cpu_s=0.5)
+                if member["discovery"] is not None:
+                    doc["discovery"] = member["discovery"]
+                    doc["resilience"] = resilience_section(member["discovery"], None, None,
+                                                           1, None)
                 if member["tunnel_cpu_s"] is not None:
                     doc["link"] = {"spec": "ethernet-1g", "backend": "userspace", "up": {},
                                    "down": {}, "emulator": None, "tunnel": {
@@ -90,6 +96,21 @@ def test_a_tunnels_cpu_counts_beside_the_agents_and_its_handshake_is_shown(
     assert tunnel.ratios["cpu"] == [tunnel.cpu_us[0] / plain.cpu_us[0]] and \
         tunnel.ratios["cpu"][0] > 1
     assert tunnel.handshake_ms == [2.5] and tunnel.ratios["p50"] == [4.0]
+
+
+def test_the_opening_a_tls_handshake_is_in_is_shown_and_counted_to_the_first_echo(
+        tmp_path: Path) -> None:
+    root = tmp_path / "results"
+    plain = {"open_ns": 400_000, "matched_ns": 1_000_000, "first_reply_ns": 300_000,
+             "probes": 1}
+    tls = {**plain, "open_ns": 9_000_000}
+    sweep(root, [[point("mqtt", None, 100, discovery=plain),
+                  point("mqtt", "tls", 120, discovery=tls)]])
+    costs = found(root)
+    assert costs[("mqtt", 256, "tls")].open_ns == [9_000_000]
+    assert costs[("mqtt", 256, "tls")].first_ns == [10_300_000]  # open + matched + echo
+    assert costs[("mqtt", 256, "plain")].first_ns == [1_700_000]
+    assert "| 9.00 ms | 10.3 ms |" in build(root, ["latest"], "markdown")
 
 
 def test_transports_and_payloads_are_never_mixed(tmp_path: Path) -> None:
@@ -148,14 +169,16 @@ def test_the_catalogue_has_the_mode_and_migrates_older_catalogues(tmp_path: Path
     root = tmp_path / "r"
     secured = result("20261130T100000Z-udp-roundtrip-0001", latencies(100))
     secured["config"]["secure"] = "wireguard"
+    secured["discovery"] = {"open_ns": 7, "matched_ns": 5, "first_reply_ns": 3, "probes": 1}
     plain = result("20261130T100100Z-udp-roundtrip-0002", latencies(100))
     for document in (secured, plain):
         ingest_point(write_point(root / document["run_id"], document))
-    query = "SELECT secure FROM points ORDER BY point_id"
-    assert catalogue_rows(root, query) == [("wireguard",), (None,)]
+    query = "SELECT secure, discovery_open_ns FROM points ORDER BY point_id"
+    assert catalogue_rows(root, query) == [("wireguard", 7), (None, None)]
     with duckdb.connect(str(root / "catalogue.duckdb")) as con:  # as version 15 had it
         con.execute("ALTER TABLE points DROP COLUMN secure")
+        con.execute("ALTER TABLE points DROP COLUMN discovery_open_ns")
         con.execute("UPDATE schema_version SET version = 15")
     with connect(root, views=False) as con:
-        assert schema.version_of(con) == schema.SCHEMA_VERSION >= 16
-    assert catalogue_rows(root, query) == [("wireguard",), (None,)]
+        assert schema.version_of(con) == schema.SCHEMA_VERSION >= 17
+    assert catalogue_rows(root, query) == [("wireguard", 7), (None, None)]

@@ -121,7 +121,8 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
            "through a userspace WireGuard tunnel (wireguard-go, keys made for the run), any "
            "transport; tls or mtls: the middleware's own TLS links, a CA and a certificate "
            "per agent made for the run (mtls: every side presents its own), --transport "
-           "zenoh or mqtt (mosquitto's TLS listener); plain: none (a scenario axis's unsecured side)."),
+           "zenoh, mqtt (mosquitto's TLS listener) or foxglove (wss; tls only: its server "
+           "checks no client certificate); plain: none (a scenario axis's unsecured side)."),
     agent_option("--reliability", help="QoS: reliable or best-effort (mapped per "
            "middleware).  [default: {default}]"),
     agent_option("--history", help="QoS: keep-last (with --depth), keep-last:N or "

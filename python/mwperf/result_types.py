@@ -257,6 +257,7 @@ class Counters(TypedDict):
 class Discovery(TypedDict):
     """ping/pub: time to match the peer and (ping) to the first echo, before the measured schedule"""
 
+    open_ns: NotRequired[int | None]
     matched_ns: int
     first_reply_ns: int | None
     probes: int

@@ -142,6 +142,7 @@ fn sum_counters(parts: &[&Counters]) -> Counters {
 /// The slowest topic's discovery (the run could start only when all had made contact).
 fn slowest(parts: &[&Discovery]) -> Discovery {
     Discovery {
+        open_ns: parts.iter().filter_map(|d| d.open_ns).max(),
         matched_ns: parts.iter().map(|d| d.matched_ns).max().unwrap_or(0),
         first_reply_ns: parts.iter().filter_map(|d| d.first_reply_ns).max(),
         probes: parts.iter().map(|d| d.probes).sum(),

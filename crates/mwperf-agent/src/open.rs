@@ -101,11 +101,15 @@ pub fn open(session: &mut Session) -> Result<Vec<multi::Topic>, Stop> {
             Box::new(fanout::FanOut::new(eps))
         })
     };
+    let t0 = mwperf_core::clock::now_ns();
     let opened = size_ok.map_err(TransportError::Address).and_then(|_| {
         (0..plan.addrs.len())
             .map(open_topic)
             .collect::<Result<Vec<_>, _>>()
     });
+    if opened.is_ok() {
+        crate::phases::opened(mwperf_core::clock::now_ns() - t0);
+    }
     let topics: Result<Vec<multi::Topic>, TransportError> = opened.map(|eps| {
         let names: Vec<String> = if side.is_listener() {
             eps.iter().map(|ep| ep.local_addr()).collect()

@@ -16,6 +16,7 @@ use mwperf_core::result::Phases;
 use crate::signals;
 
 static SETUP_DONE: AtomicU64 = AtomicU64::new(0);
+static OPEN_NS: AtomicU64 = AtomicU64::new(u64::MAX);
 static FIRST_SEND: AtomicU64 = AtomicU64::new(u64::MAX);
 static MEASURE_START: AtomicU64 = AtomicU64::new(u64::MAX);
 static LAST_SEND: AtomicU64 = AtomicU64::new(0);
@@ -28,6 +29,17 @@ static ANNOUNCE: AtomicBool = AtomicBool::new(false);
 /// when stdout carries the report (`--json -`).
 pub fn announce_measuring(on: bool) {
     ANNOUNCE.store(on, Relaxed);
+}
+
+/// Opening the role's endpoints took `ns` (all of them: several topics, subscribers or
+/// clients): the report's `discovery.open_ns`.
+pub fn opened(ns: u64) {
+    OPEN_NS.store(ns, Relaxed);
+}
+
+/// What [`opened`] recorded (None: nothing was opened, or not yet).
+pub fn open_ns() -> Option<u64> {
+    Some(OPEN_NS.load(Relaxed)).filter(|&v| v != u64::MAX)
 }
 
 /// The endpoint is open and the peer answered (or matched): the setup phase is over.

@@ -58,7 +58,11 @@ pub fn build(s: Frame, out: RoleOutcome) -> AgentReport {
         counters: out.counters,
         sent: out.sent,
         schedule: out.schedule,
-        discovery: out.discovery,
+        // every endpoint's opening, timed where the role opened them (open.rs, client.rs)
+        discovery: out.discovery.map(|d| mwperf_core::result::Discovery {
+            open_ns: d.open_ns.or(crate::phases::open_ns()),
+            ..d
+        }),
         per_topic: out.per_topic,
         outage: out.outage,
         clock_serve: s.clock_serve,

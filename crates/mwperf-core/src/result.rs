@@ -86,6 +86,9 @@ pub struct SeriesPoint {
 /// Time to match the peer and to the first answered message, measured before the schedule starts.
 #[derive(Serialize, Debug, Clone, Default, PartialEq)]
 pub struct Discovery {
+    /// Opening the endpoints, before `matched_ns` starts: a participant's creation, a session's
+    /// connection to its broker or router with its TLS handshake (None: not measured).
+    pub open_ns: Option<u64>,
     /// From the endpoint being open to the middleware reporting the peer matched.
     pub matched_ns: u64,
     /// ping: from the first probe sent to the first echo back (None for a pub).

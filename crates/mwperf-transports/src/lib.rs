@@ -27,7 +27,7 @@ pub mod spec;
 mod stream;
 mod stream_service;
 pub mod tcp;
-#[cfg(feature = "mqtt")]
+#[cfg(any(feature = "mqtt", feature = "foxglove"))]
 mod tls_client;
 pub mod tls_files;
 pub mod udp;

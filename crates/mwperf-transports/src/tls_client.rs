@@ -1,4 +1,5 @@
-//! TLS under mwperf's own clients (mqtt; `--opt tls`, [`crate::tls_files`]): rustls with ring,
+//! TLS under mwperf's own clients (mqtt, foxglove's WebSocket; `--opt tls`,
+//! [`crate::tls_files`]): rustls with ring,
 //! the very rustls zenoh's `transport_tls` links (one TLS stack, one crypto provider in the
 //! binary), on the std `TcpStream` the client already drives with its own non-blocking I/O and
 //! `ppoll` — not `rustls::StreamOwned`, which would keep decrypted bytes where a poll on the
@@ -95,6 +96,85 @@ pub fn client_config(
         .unwrap_or_else(|p| p.into_inner())
         .insert(files.clone(), config.clone());
     Ok(config)
+}
+
+/// A client's connection: TCP, or TLS on it.
+pub enum Wire {
+    Plain(TcpStream),
+    Tls(Box<TlsConn>),
+}
+
+impl Wire {
+    pub fn fd(&self) -> RawFd {
+        match self {
+            Wire::Plain(s) => s.as_raw_fd(),
+            Wire::Tls(t) => t.fd(),
+        }
+    }
+
+    /// Records encrypted but not yet on the socket.
+    pub fn tls_pending(&self) -> bool {
+        matches!(self, Wire::Tls(t) if t.pending())
+    }
+
+    /// Write what the connection takes of `data` now (TLS: encrypted, its records written as
+    /// far as the socket takes them; [`Wire::tls_pending`] says whether some wait):
+    /// Err(WouldBlock) when it took nothing.
+    pub fn write_some(&mut self, data: &[u8]) -> io::Result<usize> {
+        match self {
+            Wire::Plain(s) => s.write(data),
+            Wire::Tls(t) => match t.send(&[data])? {
+                0 if !data.is_empty() => Err(ErrorKind::WouldBlock.into()),
+                n => Ok(n),
+            },
+        }
+    }
+
+    /// Write queued TLS records without blocking; Ok(true) when none is left (always, plain).
+    pub fn flush(&mut self) -> io::Result<bool> {
+        match self {
+            Wire::Plain(_) => Ok(true),
+            Wire::Tls(t) => t.flush(),
+        }
+    }
+
+    /// Read once into `buf[*end..]` (plain: the room there, which the caller made; TLS: every
+    /// decrypted byte, growing `buf`), advancing `*end`. `block`: wait (under the socket's
+    /// SO_RCVTIMEO) rather than return WouldBlock; a plain socket blocks as it was set.
+    /// Ok(0) = the peer closed.
+    pub fn read_into(
+        &mut self,
+        buf: &mut Vec<u8>,
+        end: &mut usize,
+        block: bool,
+    ) -> io::Result<usize> {
+        match self {
+            Wire::Plain(s) => {
+                let n = s.read(&mut buf[*end..])?;
+                *end += n;
+                Ok(n)
+            }
+            Wire::Tls(t) => match t.recv(buf, end, if block { 0 } else { libc::MSG_DONTWAIT }) {
+                Err(e) if e.kind() == ErrorKind::UnexpectedEof => Ok(0),
+                other => other,
+            },
+        }
+    }
+
+    pub fn socket(&self) -> &TcpStream {
+        match self {
+            Wire::Plain(s) => s,
+            Wire::Tls(t) => t.socket(),
+        }
+    }
+
+    /// Say close_notify (TLS), then shut the socket's sending side.
+    pub fn shutdown_write(&mut self) {
+        if let Wire::Tls(t) = self {
+            t.close();
+        }
+        let _ = self.socket().shutdown(std::net::Shutdown::Write);
+    }
 }
 
 /// A TLS client connection on a TCP socket, used without blocking after the handshake.

@@ -24,7 +24,8 @@ from Python while the SDK runs a callback deadlocks foxglove-sdk 0.30):
   serialised CDR. (foxglove_bridge also advertises every topic of the ROS graph; reading DDS
   discovery here, python cyclonedds 11's built-in publication reader crashed the process.)
 
-It prints ``ready <host>:<port>`` once listening, and stops on SIGTERM/SIGINT.
+With ``--tls-cert``/``--tls-key`` it serves wss (the SDK's rustls server; it asks clients for
+no certificate). It prints ``ready <host>:<port>`` once listening, and stops on SIGTERM/SIGINT.
 """
 
 import argparse
@@ -32,6 +33,7 @@ import signal
 import sys
 import threading
 from importlib import metadata
+from pathlib import Path
 
 import foxglove
 from foxglove.websocket import Capability, ServerListener
@@ -263,8 +265,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="bridge mode: the DDS domain to bridge (default: relay mode)")
     parser.add_argument("--reliability", choices=("reliable", "best-effort"), default="reliable")
     parser.add_argument("--depth", type=int, default=1000, help="DDS keep-last depth, 0 = keep-all")
+    parser.add_argument("--tls-cert", type=Path, default=None,
+                        help="serve wss: this certificate (PEM; with --tls-key)")
+    parser.add_argument("--tls-key", type=Path, default=None, help="its private key (PEM)")
     parser.add_argument("--version", action="store_true")
     args = parser.parse_args(argv)
+    if (args.tls_cert is None) != (args.tls_key is None):
+        parser.error("--tls-cert and --tls-key go together")
     version = metadata.version("foxglove-sdk")
     if args.version:
         print(f"foxglove-sdk {version}")
@@ -276,7 +283,9 @@ def main(argv: list[str] | None = None) -> int:
         name=f"mwperf {'relay' if args.dds_domain is None else 'dds bridge'}",
         host=args.host, port=args.port, server_listener=handler,
         capabilities=[Capability.ClientPublish, Capability.ConnectionGraph],
-        supported_encodings=[ENCODING])
+        supported_encodings=[ENCODING],
+        **({} if args.tls_cert is None else {"tls_cert": args.tls_cert.read_bytes(),
+                                              "tls_key": args.tls_key.read_bytes()}))
     handler.server = server
     done = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):

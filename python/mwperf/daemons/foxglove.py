@@ -7,8 +7,12 @@ import re
 import sys
 from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .base import DaemonProcess, DaemonSpec, free_port
+
+if TYPE_CHECKING:
+    from ..security.tls import TlsIdentity
 
 NAME = "foxglove-server"
 SCRIPT = Path(__file__).resolve().parent.parent / "bridges" / "foxglove_server.py"
@@ -26,9 +30,11 @@ def sdk_version() -> str | None:
 
 
 def spec(host: str = LOOPBACK, netns: Path | None = None, name: str = NAME,
-         bridge: tuple[str, ...] = (), env: dict[str, str] | None = None) -> DaemonSpec:
+         bridge: tuple[str, ...] = (), env: dict[str, str] | None = None,
+         tls: "TlsIdentity | None" = None) -> DaemonSpec:
     """The server on a new free port of ``host`` (in namespace ``netns``); ``bridge`` adds the
-    DDS bridge's arguments (``--dds-domain N ...``). Its address is ``<host>:<port>``."""
+    DDS bridge's arguments (``--dds-domain N ...``); ``tls``: it serves wss with that identity's
+    certificate (``--secure tls``). Its address is ``<host>:<port>``."""
     port = free_port()
 
     def ready(daemon: DaemonProcess) -> bool:
@@ -38,8 +44,9 @@ def spec(host: str = LOOPBACK, netns: Path | None = None, name: str = NAME,
             return True
         return False
 
+    served = [] if tls is None else ["--tls-cert", str(tls.cert), "--tls-key", str(tls.key)]
     return DaemonSpec(name=name, argv=[sys.executable, str(SCRIPT), "--host", host,
-                                       "--port", str(port), *bridge],
+                                       "--port", str(port), *bridge, *served],
                       package=f"python3 (pip install {PACKAGE})", ready=ready,
                       version=lambda daemon: sdk_version(), netns=netns, ready_timeout_s=20.0,
                       env=env)

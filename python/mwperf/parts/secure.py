@@ -42,6 +42,9 @@ class Secure(Part):
         mode = getattr(cfg, "secure", None)
         if mode == modes.TUNNEL:
             return _tunnelled(cfg)
+        if mode == "mtls" and cfg.transport in modes.NO_MTLS:
+            raise UsageError(f"--secure mtls: not with --transport {cfg.transport}: "
+                             f"{modes.NO_MTLS[cfg.transport]}")
         secured = modes.transports_of(mode)
         if cfg.transport not in secured:
             raise UsageError(f"--secure {mode}: not with --transport {cfg.transport}; "

@@ -19,6 +19,7 @@ import duckdb
 from ..errors import RunError
 from ..result.load import NotReadable, as_stream, parse_result
 from ..store.catalogue import connect
+from ..show.table import first_message_ns
 from ..store.catalogue import dict_rows as _rows
 from .graph_data import GraphRun, load_graphs
 from .select import resolve_runs
@@ -236,7 +237,7 @@ def _outage(result: dict[str, Any]) -> tuple[float, float] | None:
     at_ns, length_ns = max(spans, key=lambda span: span[1])
     discovery = result.get("discovery") or {}
     before = ((result.get("config") or {}).get("warmup_ns") or 0) + \
-        (discovery.get("matched_ns") or 0) + (discovery.get("first_reply_ns") or 0)
+        (first_message_ns(discovery) or 0)
     start = (at_ns - before) / 1e9
     return start, start + length_ns / 1e9
 

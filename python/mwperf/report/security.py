@@ -3,7 +3,9 @@ points against its plain one of the same stream and round. A round is one repeti
 interleaved sweep (plain and secured measured minutes apart at most, never across a change of
 the machine's load); each figure is the median over the rounds, with the lowest and highest
 ratio as its spread. Per transport, stream (payload, rate, mode, QoS, link) and mode: round-trip
-p50 and p99 and their ratios to plain, the time from start to the first echo, bytes on the wire
+p50 and p99 and their ratios to plain, the sender's opening of its endpoints (a TLS handshake with
+the broker or router, a DDS participant with its security plugins), the time from that start to
+the first echo (opening, discovery with DDS-Security's handshakes, first echo), bytes on the wire
 per message (``--wire-bytes``: the link's IP bytes, WireGuard's encapsulation included) and CPU
 per message (every agent's, plus the tunnel's wireguard-go: the encryption that runs outside the
 agents), each as a ratio to plain, and the WireGuard handshake. A mode without a plain point of
@@ -59,6 +61,7 @@ class Cost:
     secure: str
     p50_ns: list[float] = field(default_factory=list)
     p99_ns: list[float] = field(default_factory=list)
+    open_ns: list[float] = field(default_factory=list)
     first_ns: list[float] = field(default_factory=list)
     wire_bytes: list[float] = field(default_factory=list)
     cpu_us: list[float] = field(default_factory=list)
@@ -100,6 +103,7 @@ def costs(runs: Sequence[Run]) -> list[Cost]:
             figures = _figures(point)
             cost.p50_ns.append(float(point.get("latency_p50_ns")))
             _add(cost.p99_ns, figures["p99"])
+            _add(cost.open_ns, point.get("discovery_open_ns"))
             _add(cost.first_ns, point.get("time_to_connect_ns"))
             _add(cost.wire_bytes, figures["wire"])
             _add(cost.cpu_us, figures["cpu"])
@@ -132,8 +136,8 @@ def markdown(runs: Sequence[Run]) -> str:
              "tunnel's wireguard-go over the whole run, start-up included, per measured "
              "message):", "",
              "| transport | payload | rate | secure | rounds | p50 | p50 / plain | p99 "
-             "| p99 / plain | first echo | B/msg up | B/msg / plain | CPU µs/msg | CPU / plain "
-             "| handshake ms |", "|" + "---|" * 15]
+             "| p99 / plain | open | first echo | B/msg up | B/msg / plain | CPU µs/msg "
+             "| CPU / plain | handshake ms |", "|" + "---|" * 16]
     for c in found:
         rate = float(c.of("rate") or 0)
         lines.append(
@@ -141,6 +145,7 @@ def markdown(runs: Sequence[Run]) -> str:
             f"{f'{rate:g} Hz' if rate else 'max'} | {c.secure} | {len(c.p50_ns)} | "
             f"{format_ns(_median(c.p50_ns))} | {_spread(c.ratios.get('p50'))} | "
             f"{format_ns(_median(c.p99_ns))} | {_spread(c.ratios.get('p99'))} | "
+            f"{format_ns(_median(c.open_ns)) if c.open_ns else '-'} | "
             f"{format_ns(_median(c.first_ns)) if c.first_ns else '-'} | "
             f"{_number(_median(c.wire_bytes), '.0f')} | {_spread(c.ratios.get('wire'))} | "
             f"{_number(_median(c.cpu_us), '.1f')} | {_spread(c.ratios.get('cpu'))} | "

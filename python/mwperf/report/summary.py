@@ -13,7 +13,7 @@ from typing import Any
 from ..durations import format_ns
 from ..roles import ONE_WAY
 from ..sizes import format_bytes
-from ..show.table import THIN_MARK, THIN_NOTE, format_rate, thin_p999
+from ..show.table import THIN_MARK, THIN_NOTE, first_message_ns, format_rate, thin_p999
 from .data import Point, Run
 from .labels import run_tags
 
@@ -105,9 +105,11 @@ def _row(point: Point, number: int, run: str) -> dict[str, Any]:
 
 
 def _first_message(point: Point) -> int | None:
-    """Time to the first message: discovery (peer matched) plus the first reply."""
-    matched, first = point.get("discovery_matched_ns"), point.get("discovery_first_reply_ns")
-    return None if matched is None else matched + (first or 0)
+    """Time to the first message: opening the endpoints, discovery (peer matched) and the first
+    reply (show/table.py's first_message_ns, from the catalogue's columns)."""
+    return first_message_ns(None if point.get("discovery_matched_ns") is None else {
+        "open_ns": point.get("discovery_open_ns"), "matched_ns": point.get("discovery_matched_ns"),
+        "first_reply_ns": point.get("discovery_first_reply_ns")})
 
 
 def shown(row: dict[str, Any]) -> list[str]:

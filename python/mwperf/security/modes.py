@@ -11,11 +11,17 @@ TLS_MODES = ("tls", "mtls")
 """``tls``: the middleware's links are TLS, the listening side authenticated by a certificate the
 run's CA signed; ``mtls``: mutual TLS, every side presents one (security/tls.py)"""
 
-TLS_TRANSPORTS = ("mqtt", "zenoh")
+TLS_TRANSPORTS = ("mqtt", "zenoh", "foxglove")
 """the transports the TLS modes secure (zenoh: its TLS link; mqtt: mosquitto's TLS listener and
-the agent's own client over rustls; foxglove: not yet, docs/tls-plan.md)"""
+the agent's own client over rustls; foxglove: the foxglove-sdk server's wss and the agent's own
+WebSocket client over rustls)"""
 
-BROKERED = ("mqtt",)
+NO_MTLS = {"foxglove": "the foxglove-sdk server asks its clients for no certificate (its rustls "
+                       "server is built with_no_client_auth), so there is no mutual TLS to "
+                       "measure; use --secure tls"}
+"""TLS transports without mutual TLS, and why"""
+
+BROKERED = ("mqtt", "foxglove")
 """TLS transports whose agents are only clients (of a broker, which holds the server
 certificate): under ``tls`` they present no certificate of their own"""
 
@@ -39,6 +45,8 @@ TRANSPORTS = ("cyclonedds", "fastdds")
 
 def transports_of(mode: str) -> tuple[str, ...]:
     """The transports ``mode`` secures (the tunnel: every one that crosses a link)."""
+    if mode == "mtls":
+        return tuple(t for t in TLS_TRANSPORTS if t not in NO_MTLS)
     return TLS_TRANSPORTS if mode in TLS_MODES else TRANSPORTS
 
 

@@ -16,7 +16,8 @@ CA = "ca.pem"
 """the CA's certificate in the run's folder"""
 BROKER = "broker"
 """the identity of the daemon the agents meet at: the router a zenoh client-mode run starts
-(daemons/zenoh.py), mosquitto (daemons/mosquitto.py)"""
+(daemons/zenoh.py), mosquitto (daemons/mosquitto.py), the foxglove-sdk server
+(daemons/foxglove.py)"""
 
 
 @dataclass(frozen=True)

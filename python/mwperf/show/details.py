@@ -28,12 +28,14 @@ def measured(result: Mapping[str, Any]) -> str:
 
 
 def discovery(result: Mapping[str, Any]) -> str:
-    """When the peer matched, and (round trip) when its first echo came."""
+    """How long opening the endpoints took, when the peer matched after that, and (round trip)
+    when its first echo came."""
     found = result.get("discovery")
     if not found:
         return ""
-    reply = found.get("first_reply_ns")
-    return (f"discovery     matched {format_ns(found['matched_ns'])}"
+    reply, opening = found.get("first_reply_ns"), found.get("open_ns")
+    return ("discovery     " + (f"open {format_ns(opening)}  " if opening is not None else "")
+            + f"matched {format_ns(found['matched_ns'])}"
             + (f"  first echo after {format_ns(reply)}" if reply is not None else "")
             + f"  probes {found['probes']}\n")
 

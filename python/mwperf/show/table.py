@@ -137,10 +137,13 @@ def daemon_cpu_percent(daemons: list[dict[str, Any]]) -> float | None:
 
 
 def first_message_ns(discovery: Mapping[str, Any] | None) -> int | None:
-    """Discovery plus (round trip) the first echo: how long until messages flow."""
+    """Opening the endpoints (a TLS handshake with a broker included), discovery, and (round
+    trip) the first echo: how long until messages flow. Results written before the opening was
+    measured have no ``open_ns``: theirs start at the open endpoint."""
     if not discovery:
         return None
-    return discovery["matched_ns"] + (discovery.get("first_reply_ns") or 0)
+    return ((discovery.get("open_ns") or 0) + discovery["matched_ns"]
+            + (discovery.get("first_reply_ns") or 0))
 
 
 def _sum_or_none(values: list[Any]) -> Any:

@@ -185,6 +185,15 @@ def _add_secure(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("UPDATE points SET secure = json_extract_string(result, '$.config.secure')")
 
 
+def _add_open_ns(con: duckdb.DuckDBPyConnection) -> None:
+    """16 -> 17: ``points.discovery_open_ns`` (the sender's endpoints opening, a TLS handshake
+    included), from the results that have it (NULL for the points measured before it was)."""
+    con.execute("ALTER TABLE points ADD COLUMN IF NOT EXISTS discovery_open_ns BIGINT")
+    con.execute("UPDATE points SET discovery_open_ns = TRY_CAST(coalesce(json_extract_string("
+                "result, '$.stream.discovery.open_ns'), json_extract_string(result, "
+                "'$.discovery.open_ns')) AS BIGINT)")
+
+
 MIGRATIONS: dict[int, Callable[[duckdb.DuckDBPyConnection], None]] = {
     1: _add_resilience_columns,
     2: _add_subscribers_table,
@@ -201,6 +210,7 @@ MIGRATIONS: dict[int, Callable[[duckdb.DuckDBPyConnection], None]] = {
     13: _add_keep_awake,
     14: _add_graph_layers,
     15: _add_secure,
+    16: _add_open_ns,
 }
 """version -> the step that upgrades a catalogue of that version to the next one"""
 

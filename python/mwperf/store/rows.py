@@ -124,6 +124,7 @@ def process_columns(result: dict[str, Any]) -> dict[str, Any]:
     row["daemons_cpu_s"] = sum(cpus) if cpus else None
     row["daemons_rss_kib"] = sum(rss) if rss else None
     discovery = result.get("discovery") or {}
+    row["discovery_open_ns"] = discovery.get("open_ns")
     row["discovery_matched_ns"] = discovery.get("matched_ns")
     row["discovery_first_reply_ns"] = discovery.get("first_reply_ns")
     return row

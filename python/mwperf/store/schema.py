@@ -18,7 +18,7 @@ from ..errors import RunError
 from ..layer_names import NAMES as LAYER_NAMES
 from .graph_tables import GRAPH_TABLES
 
-SCHEMA_VERSION = 16
+SCHEMA_VERSION = 17
 """2: the resilience columns (time to connect, outage lost/recovery/session); 3: the
 ``subscribers`` table; 4: the cost columns (bytes on the wire, allocations per message); 5: the
 ``probes`` table; 6: ``topics.address`` (``topics.name`` is the topic's name: a replay's recorded
@@ -32,7 +32,8 @@ the ROS 2 probe columns of ``probes`` (publishers, subscribers, their nodes and 
 lost, bandwidth, incompatibilities; the probe's peak memory); 13: ``graph_runs.kind`` and every
 stream point's nodes, edges, chains and calls in the graph tables (its result read as v3); 14:
 ``points.keep_awake``; 15: the graph tables' layers; 16: ``points.secure`` (--secure: the mode,
-NULL for a plain point)"""
+NULL for a plain point); 17: ``points.discovery_open_ns`` (opening the sender's endpoints, a TLS
+handshake included; NULL for points measured before it was)"""
 
 CONFIG_COLUMNS: tuple[tuple[str, str], ...] = (
     ("transport", "VARCHAR"), ("mode", "VARCHAR"), ("rate", "DOUBLE"), ("payload", "VARCHAR"),
@@ -68,6 +69,7 @@ PROCESS_COLUMNS: tuple[tuple[str, str], ...] = (
       for what, kind in (("cpu_s", "DOUBLE"), ("cpu_pct", "DOUBLE"), ("rss_kib", "BIGINT"))),
     ("daemons_cpu_s", "DOUBLE"), ("daemons_rss_kib", "BIGINT"),
     ("discovery_matched_ns", "BIGINT"), ("discovery_first_reply_ns", "BIGINT"),
+    ("discovery_open_ns", "BIGINT"),
 )
 """CPU and peak RSS per agent role and of the daemons (summed), and the discovery times"""
 

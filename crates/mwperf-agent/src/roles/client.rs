@@ -119,12 +119,14 @@ pub fn run(args: &ClientArgs) -> RoleOutcome {
     };
     let n = args.clients as usize;
     let mut clients = Vec::with_capacity(n);
+    let t0 = now_ns();
     for _ in 0..n {
         match mwperf_transports::open_client(args.sender.common.transport, &spec) {
             Ok(c) => clients.push(c),
             Err(e) => return RoleOutcome::failed(format!("cannot open the client: {e}")),
         }
     }
+    crate::phases::opened(now_ns() - t0);
     let shared = Shared {
         args,
         run_id,
@@ -198,6 +200,7 @@ fn combine(mut outcomes: Vec<RoleOutcome>, names: &[String]) -> RoleOutcome {
         schedule: None,
         warmup_ns: worst.warmup_ns,
         discovery: (!discoveries.is_empty()).then(|| Discovery {
+            open_ns: None, // the report's: phases::open_ns
             matched_ns: discoveries.iter().map(|d| d.matched_ns).max().unwrap_or(0),
             first_reply_ns: discoveries.iter().filter_map(|d| d.first_reply_ns).max(),
             probes: discoveries.iter().map(|d| d.probes).sum(),
@@ -470,6 +473,7 @@ pub fn first_contact(
                         c.abandon(*id);
                     }
                     let discovery = Discovery {
+                        open_ns: None,
                         matched_ns,
                         first_reply_ns: Some(now_ns() - t1),
                         probes,

@@ -107,6 +107,7 @@ pub fn probe(
                     if let Ok(h) = Header::decode(&rx) {
                         if h.run_id == run_id && h.flags & FLAG_PROBE != 0 {
                             return Ok(Discovery {
+                                open_ns: None, // the report's: phases::open_ns
                                 matched_ns,
                                 first_reply_ns: Some(now_ns() - first),
                                 probes,

@@ -304,6 +304,7 @@ pub fn run(
         schedule,
         warmup_ns: Some(args.warmup),
         discovery: Some(mwperf_core::result::Discovery {
+            open_ns: None, // the report's: phases::open_ns
             matched_ns,
             first_reply_ns: None,
             probes: 0,

@@ -214,6 +214,7 @@ fn agent_report_matches_the_schema() {
         sent: Some(1),
         schedule: None,
         discovery: Some(mwperf_core::result::Discovery {
+            open_ns: Some(3),
             matched_ns: 5,
             first_reply_ns: Some(7),
             probes: 1,

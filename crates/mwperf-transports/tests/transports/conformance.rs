@@ -729,6 +729,8 @@ conformance! {
     // every case over mutual TLS (rustls under the client, mosquitto's TLS listener)
     #[cfg(feature = "mqtt")] mqtt_mtls => Kind::Mqtt; "tls" = "mtls",
     #[cfg(feature = "foxglove")] foxglove => Kind::Foxglove,
+    // every case over wss (rustls under the client, the foxglove-sdk server's TLS)
+    #[cfg(feature = "foxglove")] foxglove_tls => Kind::Foxglove; "tls" = "tls",
     #[cfg(feature = "ros1")] ros1 => Kind::Ros1,
     #[cfg(feature = "ros2")] ros2 => Kind::Ros2,
 }

@@ -17,10 +17,16 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     fanout: Fanout::Counted,
     node_session: false,
     defaults: &[],
-    opts: &[Opt {
-        key: "quickack",
-        help: "off (default: the kernel's delayed ACKs, as an ordinary client) or on (acknowledge every read at once: TCP_QUICKACK)",
-    }],
+    opts: &[
+        Opt {
+            key: "quickack",
+            help: "off (default: the kernel's delayed ACKs, as an ordinary client) or on (acknowledge every read at once: TCP_QUICKACK)",
+        },
+        Opt {
+            key: "tls",
+            help: "ca=PATH: connect over TLS (wss), trusting the CA in PATH (the server's certificate must name its host); the foxglove-sdk server asks for no client certificate, so there is no mutual TLS; mwperf run --secure tls makes them per run",
+        },
+    ],
     qos: QosSupport {
         reliability: QosSupport::RELIABILITY,
         history: QosSupport::HISTORY,

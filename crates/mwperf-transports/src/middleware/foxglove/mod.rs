@@ -35,6 +35,8 @@ use serde_json::{json, Value};
 use self::ws::{Incoming, WebSocket, BINARY, TEXT};
 use super::foxglove_descriptor::DESCRIPTOR;
 use super::pumped::{Got, Pumped};
+use crate::tls_client::client_config;
+use crate::tls_files::{self, TlsFiles};
 use crate::{spec, Durability, Endpoint, Side, Spec, TransportError};
 
 const TRANSPORT: &str = "foxglove";
@@ -80,10 +82,15 @@ fn open_one(side: Side, spec: &Spec) -> Result<FoxgloveEndpoint, TransportError>
             what: "--durability transient-local (the server keeps no history for late joiners; use volatile)".into(),
         });
     }
+    // wss: the server's certificate checked against the CA (the sdk's server asks for no
+    // client certificate, so there is no mutual TLS to offer)
+    let tls = TlsFiles::of(TRANSPORT, opts.get(tls_files::OPT))?
+        .map(|files| client_config(TRANSPORT, &files))
+        .transpose()?;
     let (server, base) = parse(&spec.addr, side.is_listener())?;
     let topic = |suffix: &str| format!("/mwperf/{}/{suffix}", base.replace('-', "_"));
-    let (mut socket, _protocol) =
-        WebSocket::connect(&server, "/", SUBPROTOCOLS, CONNECT_TIMEOUT).map_err(|e| match e {
+    let (mut socket, _protocol) = WebSocket::connect(&server, "/", SUBPROTOCOLS, CONNECT_TIMEOUT, tls)
+        .map_err(|e| match e {
             TransportError::Unreachable { err, .. } => TransportError::Missing {
                 what: format!("a Foxglove WebSocket server at {server} ({err})"),
                 install: "mwperf run starts one; by hand: python3 python/mwperf/bridges/foxglove_server.py --port PORT (pip install foxglove-sdk)".into(),

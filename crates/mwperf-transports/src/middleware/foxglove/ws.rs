@@ -1,14 +1,17 @@
-//! A blocking WebSocket client (RFC 6455) on one TCP connection: the opening handshake with a
-//! subprotocol, masked client frames, and whole messages out of (possibly fragmented) server
-//! frames. No runtime, no crates; buffers are kept and reused, so steady state does not allocate.
+//! A blocking WebSocket client (RFC 6455) on one TCP connection, or TLS on it (wss, `--opt tls`:
+//! crate::tls_client's rustls): the opening handshake with a subprotocol, masked client frames,
+//! and whole messages out of (possibly fragmented) server frames. No runtime, no WebSocket crate;
+//! buffers are kept and reused, so steady state does not allocate.
 
-use std::io::{self, Read, Write};
+use std::io;
 use std::net::{TcpStream, ToSocketAddrs};
-use std::os::fd::AsRawFd;
+use std::sync::Arc;
 use std::time::Duration;
 
 use mwperf_core::clock::now_ns;
+use rustls::ClientConfig;
 
+use crate::tls_client::{TlsConn, Wire};
 use crate::{poll, TransportError};
 
 pub const TEXT: u8 = 0x1;
@@ -26,7 +29,7 @@ const SEND_BOUND_NS: u64 = 10_000_000_000;
 const READ_CHUNK: usize = 64 * 1024;
 
 pub struct WebSocket {
-    sock: TcpStream,
+    wire: Wire,
     /// Bytes read but not yet consumed: `rbuf[start..end]` (the rest is room to read into).
     rbuf: Vec<u8>,
     start: usize,
@@ -49,13 +52,15 @@ pub enum Incoming<'a> {
 }
 
 impl WebSocket {
-    /// Connect to `host:port` and open `path` with one of `protocols`; returns the socket and the
-    /// subprotocol the server chose.
+    /// Connect to `host:port` (over TLS with `tls`: wss, the server's certificate checked
+    /// against the configuration's CA for `host`) and open `path` with one of `protocols`;
+    /// returns the socket and the subprotocol the server chose.
     pub fn connect(
         hostport: &str,
         path: &str,
         protocols: &[&str],
         timeout: Duration,
+        tls: Option<Arc<ClientConfig>>,
     ) -> Result<(WebSocket, String), TransportError> {
         let unreachable = |err: io::Error| TransportError::Unreachable {
             addr: hostport.to_string(),
@@ -66,8 +71,17 @@ impl WebSocket {
             .map_err(|e| TransportError::Address(format!("cannot resolve '{hostport}': {e}")))?
             .next()
             .ok_or_else(|| TransportError::Address(format!("'{hostport}' resolves to nothing")))?;
-        let mut sock = TcpStream::connect_timeout(&to, timeout).map_err(unreachable)?;
+        let sock = TcpStream::connect_timeout(&to, timeout).map_err(unreachable)?;
         sock.set_nodelay(true).map_err(TransportError::Io)?;
+        let mut wire = match tls {
+            None => Wire::Plain(sock),
+            Some(config) => {
+                let host = hostport.rsplit_once(':').map_or(hostport, |(h, _)| h);
+                Wire::Tls(Box::new(TlsConn::handshake(
+                    "foxglove", sock, host, config, timeout,
+                )?))
+            }
+        };
         let seed = now_ns() ^ ((std::process::id() as u64) << 32);
         let key = mwperf_core::base64::encode(&seed.to_le_bytes().repeat(2));
         let request = format!(
@@ -75,24 +89,51 @@ impl WebSocket {
              Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: {}\r\n\r\n",
             protocols.join(", ")
         );
-        sock.write_all(request.as_bytes()).map_err(unreachable)?;
-        sock.set_read_timeout(Some(timeout))
+        write_all(&mut wire, request.as_bytes(), timeout).map_err(unreachable)?;
+        wire.socket()
+            .set_read_timeout(Some(timeout))
             .map_err(TransportError::Io)?;
-        let mut head = Vec::with_capacity(1024);
-        let mut byte = [0u8; 1024];
+        let mut head = vec![0u8; 16 * 1024];
+        let mut filled = 0;
+        let deadline = now_ns() + timeout.as_nanos() as u64;
         let end = loop {
-            let n = sock.read(&mut byte).map_err(unreachable)?;
+            if head.len() - filled < 1024 {
+                head.resize(head.len() + 16 * 1024, 0);
+            }
+            let n = match wire.read_into(&mut head, &mut filled, true) {
+                Ok(n) => n,
+                // TLS: records without plaintext (the server's session tickets) and a
+                // record's rest not there yet: wait for more, within the handshake's bound
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
+                    ) =>
+                {
+                    let now = now_ns();
+                    if now >= deadline {
+                        return Err(unreachable(io::ErrorKind::TimedOut.into()));
+                    }
+                    poll::wait(wire.fd(), libc::POLLIN, deadline - now).map_err(unreachable)?;
+                    continue;
+                }
+                Err(e) => return Err(unreachable(e)),
+            };
             if n == 0 {
+                let hint = match wire {
+                    // a wss server reads the upgrade as a broken TLS record and hangs up
+                    Wire::Plain(_) => " (a wss server? then connect over TLS: --opt tls=ca=PATH)",
+                    Wire::Tls(_) => "",
+                };
                 return Err(unreachable(io::Error::new(
                     io::ErrorKind::UnexpectedEof,
-                    "closed during the WebSocket handshake",
+                    format!("closed during the WebSocket handshake{hint}"),
                 )));
             }
-            head.extend_from_slice(&byte[..n]);
-            if let Some(i) = head.windows(4).position(|w| w == b"\r\n\r\n") {
+            if let Some(i) = head[..filled].windows(4).position(|w| w == b"\r\n\r\n") {
                 break i + 4;
             }
-            if head.len() > 16 * 1024 {
+            if filled > 16 * 1024 {
                 return Err(unreachable(io::Error::other(
                     "no end of the HTTP response header",
                 )));
@@ -114,14 +155,18 @@ impl WebSocket {
                     .then(|| v.trim().to_string())
             })
             .unwrap_or_default();
-        sock.set_read_timeout(None).map_err(TransportError::Io)?;
-        sock.set_nonblocking(true).map_err(TransportError::Io)?;
-        let mut rest = head[end..].to_vec();
+        wire.socket()
+            .set_read_timeout(None)
+            .map_err(TransportError::Io)?;
+        wire.socket()
+            .set_nonblocking(true)
+            .map_err(TransportError::Io)?;
+        let mut rest = head[end..filled].to_vec();
         let filled = rest.len();
         rest.resize(filled.max(READ_CHUNK), 0);
         Ok((
             WebSocket {
-                sock,
+                wire,
                 rbuf: rest,
                 start: 0,
                 end: filled,
@@ -157,9 +202,21 @@ impl WebSocket {
     fn write_out(&mut self) -> Result<(), TransportError> {
         let mut done = 0;
         let deadline = now_ns() + SEND_BOUND_NS;
-        while done < self.wbuf.len() {
-            match self.sock.write(&self.wbuf[done..]) {
-                Ok(0) => return Err(TransportError::Closed),
+        // a frame is out when the connection took all of it and (TLS) no record of it waits
+        while done < self.wbuf.len() || self.wire.tls_pending() {
+            let step = if done < self.wbuf.len() {
+                self.wire.write_some(&self.wbuf[done..])
+            } else {
+                self.wire.flush().and_then(|all| {
+                    if all {
+                        Ok(0)
+                    } else {
+                        Err(io::ErrorKind::WouldBlock.into())
+                    }
+                })
+            };
+            match step {
+                Ok(0) if done < self.wbuf.len() => return Err(TransportError::Closed),
                 Ok(n) => done += n,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     let now = now_ns();
@@ -176,7 +233,7 @@ impl WebSocket {
                             "the WebSocket server took no data for 10 s (in the middle of a frame)",
                         )));
                     }
-                    poll::wait(self.sock.as_raw_fd(), libc::POLLOUT, deadline - now)
+                    poll::wait(self.wire.fd(), libc::POLLOUT, deadline - now)
                         .map_err(TransportError::Io)?;
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -215,12 +272,11 @@ impl WebSocket {
                     self.rbuf.resize(grown, 0);
                 }
             }
-            match self.sock.read(&mut self.rbuf[self.end..]) {
+            match self.wire.read_into(&mut self.rbuf, &mut self.end, false) {
                 Ok(0) => return Err(TransportError::Closed),
-                Ok(n) => {
-                    self.end += n;
+                Ok(_) => {
                     if self.quickack {
-                        quickack(self.sock.as_raw_fd());
+                        quickack(self.wire.fd());
                     }
                     continue;
                 }
@@ -233,7 +289,7 @@ impl WebSocket {
             if wait_ns == 0 || now >= deadline {
                 return Ok(Incoming::Nothing);
             }
-            if !poll::wait(self.sock.as_raw_fd(), libc::POLLIN, deadline - now)
+            if !poll::wait(self.wire.fd(), libc::POLLIN, deadline - now)
                 .map_err(TransportError::Io)?
             {
                 return Ok(Incoming::Nothing);
@@ -272,13 +328,45 @@ impl WebSocket {
 
     /// The TCP connection's socket.
     pub fn fd(&self) -> std::os::fd::RawFd {
-        self.sock.as_raw_fd()
+        self.wire.fd()
     }
 
-    /// Say goodbye (a close frame, best effort).
+    /// Say goodbye (a close frame, best effort; TLS: then close_notify).
     pub fn close(&mut self) {
         let _ = self.send(CLOSE, &[&1000u16.to_be_bytes()]);
+        if let Wire::Tls(t) = &mut self.wire {
+            t.close();
+        }
     }
+}
+
+/// The upgrade request, whole, within `timeout` (the socket still blocking; TLS records may
+/// wait for room: polled).
+fn write_all(wire: &mut Wire, data: &[u8], timeout: Duration) -> io::Result<()> {
+    let deadline = now_ns() + timeout.as_nanos() as u64;
+    let mut done = 0;
+    while done < data.len() || wire.tls_pending() {
+        let step = if done < data.len() {
+            wire.write_some(&data[done..])
+        } else {
+            wire.flush().map(|_| 0)
+        };
+        match step {
+            Ok(0) if done < data.len() => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => done += n,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+        if done < data.len() || wire.tls_pending() {
+            let now = now_ns();
+            if now >= deadline {
+                return Err(io::ErrorKind::TimedOut.into());
+            }
+            poll::wait(wire.fd(), libc::POLLOUT, deadline - now)?;
+        }
+    }
+    Ok(())
 }
 
 /// Acknowledge what arrived at once (Linux clears TCP_QUICKACK after a while, so it is set again

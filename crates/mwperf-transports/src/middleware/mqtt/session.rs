@@ -20,15 +20,14 @@
 
 use std::collections::VecDeque;
 use std::io::{self, ErrorKind};
-use std::net::TcpStream;
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::RawFd;
 
 use mwperf_core::clock::now_ns;
 
 use super::codec::{self, Ack, Malformed, Packet, QoS, Version};
 use super::properties::PubProps;
 use crate::poll::{self, check, coarse_timeout, RecvTimeout, LONG_WAIT_NS};
-use crate::tls_client::TlsConn;
+use crate::tls_client::Wire;
 use crate::TransportError;
 
 const TRANSPORT: &str = "mqtt";
@@ -98,37 +97,6 @@ struct Stashed {
     payload: Vec<u8>,
     response_topic: Option<Vec<u8>>,
     correlation: Option<Vec<u8>>,
-}
-
-/// The connection under the session: TCP, or TLS on it.
-pub enum Wire {
-    Plain(TcpStream),
-    Tls(Box<TlsConn>),
-}
-
-impl Wire {
-    fn fd(&self) -> RawFd {
-        match self {
-            Wire::Plain(s) => s.as_raw_fd(),
-            Wire::Tls(t) => t.fd(),
-        }
-    }
-
-    /// Records encrypted but not yet on the socket.
-    fn tls_pending(&self) -> bool {
-        matches!(self, Wire::Tls(t) if t.pending())
-    }
-
-    fn shutdown_write(&mut self) {
-        let sock = match self {
-            Wire::Plain(s) => s,
-            Wire::Tls(t) => {
-                t.close(); // close_notify first
-                t.socket()
-            }
-        };
-        let _ = sock.shutdown(std::net::Shutdown::Write);
-    }
 }
 
 pub struct Session {

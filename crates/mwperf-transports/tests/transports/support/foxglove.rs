@@ -6,9 +6,34 @@ use std::net::TcpStream;
 
 use mwperf_transports::{History, Kind, Qos, Reliability};
 
+use super::certs::make_certificates;
 use super::{free_port, unique, Daemon, Fixture};
 
 pub fn fixture() -> Fixture {
+    served(&[], None)
+}
+
+/// The server over wss (`--tls-cert/--tls-key`: the certificate OpenSSL made, naming
+/// 127.0.0.1), and the suite's endpoints trusting its CA (`--opt tls=ca=..`; the server asks
+/// for no client certificate).
+pub fn fixture_tls() -> Fixture {
+    let dir = std::env::temp_dir().join(format!("mwperf-foxglove-tls-{}", unique("")));
+    std::fs::create_dir_all(&dir).expect("make the TLS fixture's folder");
+    make_certificates(&dir);
+    let path = |name: &str| dir.join(name).display().to_string();
+    served(
+        &[
+            "--tls-cert",
+            &path("broker.pem"),
+            "--tls-key",
+            &path("broker.key"),
+        ],
+        Some((format!("ca={}", path("ca.pem")), dir.clone())),
+    )
+}
+
+/// The server with `args`; `tls`: the endpoints' `--opt tls` and the folder the fixture owns.
+fn served(args: &[&str], tls: Option<(String, std::path::PathBuf)>) -> Fixture {
     let port = free_port();
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -16,12 +41,11 @@ pub fn fixture() -> Fixture {
     );
     let python = std::env::var("MWPERF_PYTHON").unwrap_or_else(|_| "python3".into());
     let port_arg = port.to_string();
-    let mut server = Daemon::start(
-        "foxglove server",
-        &[&python, script, "--port", &port_arg],
-        &[],
-        "pip install foxglove-sdk",
-    );
+    let argv = [&[python.as_str(), script, "--port", &port_arg][..], args].concat();
+    let mut server = Daemon::start("foxglove server", &argv, &[], "pip install foxglove-sdk");
+    if let Some((_, dir)) = &tls {
+        server = server.owning(dir.clone());
+    }
     server.wait_ready(20, || TcpStream::connect(("127.0.0.1", port)).is_ok());
     let mut fx = Fixture::simple(
         Kind::Foxglove,
@@ -33,6 +57,9 @@ pub fn fixture() -> Fixture {
         history: History::KeepLast(1000),
         ..Qos::default()
     };
+    if let Some((opt, _)) = tls {
+        fx.options = vec![("tls".to_string(), opt)];
+    }
     fx.guards.push(server);
     fx
 }

@@ -8,6 +8,8 @@ use std::process::{Child, Command, Stdio};
 
 use mwperf_transports::{Kind, Qos, Spec};
 
+#[cfg(any(feature = "mqtt", feature = "foxglove"))]
+mod certs;
 #[cfg(feature = "cyclonedds")]
 mod cyclonedds;
 #[cfg(feature = "fastdds")]
@@ -42,11 +44,16 @@ pub struct Fixture {
 
 impl Fixture {
     /// The fixture of `kind` with transport `options`; `("tls", "mtls")` (mqtt): the suite over
-    /// mutual TLS, against a TLS broker with certificates made for the fixture.
+    /// mutual TLS, against a TLS broker with certificates made for the fixture; `("tls", "tls")`
+    /// (foxglove): over wss, against a TLS server.
     pub fn with(kind: Kind, options: &[(&str, &str)]) -> Fixture {
         #[cfg(feature = "mqtt")]
         if kind == Kind::Mqtt && options == [("tls", "mtls")] {
             return mqtt::fixture_mtls();
+        }
+        #[cfg(feature = "foxglove")]
+        if kind == Kind::Foxglove && options == [("tls", "tls")] {
+            return foxglove::fixture_tls();
         }
         let mut fx = Fixture::new(kind);
         fx.options
