@@ -31,7 +31,6 @@ import struct
 import subprocess
 import sys
 import threading
-import time
 
 from benchlib import ROOT, med, read_result, revision, spread, stamp, write_section
 
@@ -39,6 +38,7 @@ MODES = ("plain", "tls", "mtls")
 PAYLOADS = (256, 65536)
 MAGIC = b"MWPF"
 ETH_P_ALL = 0x0003
+SO_TIMESTAMPNS = 35  # Linux, asm-generic/socket.h
 
 
 class Capture:
@@ -48,9 +48,11 @@ class Capture:
         self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
         self.sock.bind(("lo", 0))
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 << 20)
+        # the kernel's receive time of each packet (not when this thread got to it)
+        self.sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
         self.sock.settimeout(0.2)
         self.segments: list[tuple[int, int, int, int, bytes]] = []
-        """(receive time ns, source port, destination port, TCP flags, payload)"""
+        """(the kernel's receive time ns, source port, destination port, TCP flags, payload)"""
         self.stopping = False
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
@@ -58,8 +60,12 @@ class Capture:
     def _run(self) -> None:
         while not self.stopping:
             try:
-                frame, where = self.sock.recvfrom(1 << 17)
+                frame, ancillary, _, where = self.sock.recvmsg(1 << 17, 64)
             except TimeoutError:
+                continue
+            stamp = next((struct.unpack("qq", data[:16]) for level, kind, data in ancillary
+                          if (level, kind) == (socket.SOL_SOCKET, SO_TIMESTAMPNS)), None)
+            if stamp is None:
                 continue
             if where[2] == socket.PACKET_OUTGOING:  # loopback shows each packet twice
                 continue
@@ -70,7 +76,8 @@ class Capture:
             tcp = 14 + ihl
             sport, dport = struct.unpack("!HH", frame[tcp:tcp + 4])
             data_at = tcp + (frame[tcp + 12] >> 4) * 4
-            self.segments.append((time.monotonic_ns(), sport, dport, frame[tcp + 13],
+            self.segments.append((stamp[0] * 1_000_000_000 + stamp[1], sport, dport,
+                                  frame[tcp + 13],
                                   frame[data_at:14 + total]))
 
     def stop(self) -> None:

@@ -139,13 +139,14 @@ def test_traffic_in_the_clear_is_a_warning_naming_the_host_and_the_bytes() -> No
     leaked = {"link": {"tunnel": {"outside": [
         {"host": "a", "link": "a<->b", "direction": "up", "bytes": 4096},
         {"host": "b", "link": "a<->b", "direction": "down", "bytes": 0}]}}, "warnings": []}
-    Secure().section(SimpleNamespace(), leaked)  # type: ignore[arg-type]
+    run = SimpleNamespace(cfg=SimpleNamespace(transport="udp", secure="wireguard"))
+    Secure().section(run, leaked)  # type: ignore[arg-type]
     (warning,) = leaked["warnings"]
     assert warning["code"] == "outside-tunnel"
     assert "at least 4096 B from host a (a<->b up)" in warning["message"]
     clean = {"link": {"tunnel": {"outside": [{"host": "a", "link": "a<->b", "direction": "up",
                                               "bytes": 0}]}}, "warnings": []}
-    Secure().section(SimpleNamespace(), clean)  # type: ignore[arg-type]
+    Secure().section(run, clean)  # type: ignore[arg-type]
     assert clean["warnings"] == []
 
 

@@ -26,6 +26,13 @@ if TYPE_CHECKING:
 
 
 
+def _text(path: Any) -> str:
+    try:
+        return str(path.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return ""
+
+
 class Secure(Part):
     name = "secure"
     on_graphs = True
@@ -108,7 +115,15 @@ class Secure(Part):
 
     def section(self, run: "PointState", result: Any) -> None:
         """``--secure wireguard``: what crossed the link beside the tunnel (link.tunnel.outside,
-        security/wireguard.py's ``outside_bytes``) is said as a warning."""
+        security/wireguard.py's ``outside_bytes``) is said as a warning; zenoh over TLS: its
+        link's known race, where it showed (security/zenoh_tls_race.py)."""
+        if run.cfg.transport == "zenoh" and run.cfg.secure in modes.TLS_MODES:
+            from ..security import zenoh_tls_race
+            died = {a.name: _text(a.stderr_path) for a in
+                    (run.agents.agents if run.agents else []) if (a.exit_code or 0) < 0}
+            died |= {d.name: d.log_text() for d in run.daemons.daemons if d.died is not None}
+            result.setdefault("warnings", []).extend(zenoh_tls_race.warnings(
+                run.cfg.transport, run.cfg.secure, result, died))
         tunnel = (result.get("link") or {}).get("tunnel") or {}
         leaked = [o for o in tunnel.get("outside") or [] if o["bytes"] > 0]
         if leaked:
