@@ -62,6 +62,7 @@ def run(env: dict[str, str], tmp_path: Path, *args: str, own_shm: bool = False
     assert "Traceback" not in done.stderr, done.stderr
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1st msg" in done.stdout and "discovery     matched" in done.stdout
+    assert "(opening took " in done.stdout  # the ping's open (discovery.open_ns), measured
     return read_saved(out)
 
 

@@ -100,7 +100,13 @@ def test_daemons_rss_and_first_message() -> None:
     line = render([row]).splitlines()[1]
     assert "10%" in line and "30 MiB" in line and "32.0 ms" in line
     details = render_details(relayed)
-    assert "discovery     matched 2.00 ms  first echo after 30.0 ms  probes 3" in details
+    assert "discovery     matched 2.00 ms  first echo after 30.0 ms  probes 3\n" in details
+    opened = render_details({**relayed, "discovery": {**DISCOVERY, "open_ns": 4_000_000}})
+    assert ("discovery     matched 2.00 ms  first echo after 30.0 ms  probes 3  (opening took "
+            "4.00 ms before)") in opened
+    # the time to the first message counts the open: 4 + 2 + 30 ms
+    assert row_from_result({**relayed, "discovery": {**DISCOVERY, "open_ns": 4_000_000}}
+                           ).first_message_ns == 36_000_000
     assert "daemon        rosmaster 1.15.15  CPU 0.05 s user + 0.05 s sys  peak RSS 20 MiB" in details
     assert "daemon        relay  CPU 0.10 s user" in details
 

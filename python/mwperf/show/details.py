@@ -34,10 +34,11 @@ def discovery(result: Mapping[str, Any]) -> str:
     if not found:
         return ""
     reply, opening = found.get("first_reply_ns"), found.get("open_ns")
-    return ("discovery     " + (f"open {format_ns(opening)}  " if opening is not None else "")
-            + f"matched {format_ns(found['matched_ns'])}"
+    return (f"discovery     matched {format_ns(found['matched_ns'])}"
             + (f"  first echo after {format_ns(reply)}" if reply is not None else "")
-            + f"  probes {found['probes']}\n")
+            + f"  probes {found['probes']}"
+            + (f"  (opening took {format_ns(opening)} before)" if opening is not None else "")
+            + "\n")
 
 
 def security(result: Mapping[str, Any]) -> str:
