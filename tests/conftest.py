@@ -370,6 +370,22 @@ def started_here(pid: int) -> bool:
     return f"{TEST_TAG}={tag}".encode() in environ
 
 
+def bridge_processes() -> list[int]:
+    """Processes whose command line names a bridge half's configuration, of this test's runs
+    (started_here: not those of another test, or another user, running beside it)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
+            except OSError:
+                continue
+            if ("/daemons/bridge-a." in cmdline or "/daemons/bridge-b." in cmdline) and \
+                    started_here(int(entry.name)):
+                found.append(int(entry.name))
+    return found
+
+
 def require_emulation(what: str, *programs: str) -> None:
     """Skip unless emulated hosts can be made here (root, mwperf-linkem, ``programs``); in CI
     (CI=true) fail instead: there, ``what`` must run."""

@@ -13,28 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (children_with_commands, read_saved, require_emulation, run_mwperf,
-                      started_here, wait_into_measurement)
+from conftest import (bridge_processes, children_with_commands, read_saved,
+                      require_emulation, run_mwperf, wait_into_measurement)
 
 pytestmark = pytest.mark.agent
 
 SHORT = ("--rate", "100", "--duration", "1s", "--warmup", "300ms")
-
-
-def _bridge_processes() -> list[int]:
-    """Processes whose command line names a bridge half's configuration, of this test's runs
-    (started_here: not those of another test, or another user, running beside it)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
-            except OSError:
-                continue
-            if ("/daemons/bridge-a." in cmdline or "/daemons/bridge-b." in cmdline) and \
-                    started_here(int(entry.name)):
-                found.append(int(entry.name))
-    return found
 
 
 def test_a_pair_that_cannot_work_is_a_usage_error_naming_both(real_env: dict[str, str],
@@ -73,7 +57,7 @@ def test_mqtt_bridge_carries_a_round_trip_between_two_brokers(real_env: dict[str
     assert bridge["offered_msgs_per_s"] == 100
     assert "bridge        mqtt-bridge: mqtt -> mosquitto A =bridge=> mosquitto B -> mqtt; " \
         "delivered" in done.stdout
-    assert _bridge_processes() == []
+    assert bridge_processes() == []
 
 
 def test_a_bridge_killed_mid_run_gives_a_partial_result_with_the_reason(
@@ -107,7 +91,7 @@ def test_a_bridge_killed_mid_run_gives_a_partial_result_with_the_reason(
     assert "bridge-a exited during the run (exit code -9)" in result["status_reason"]
     counts = result["measurement"]["accounting"]
     assert 0 < counts["received"] <= counts["sent"] < 200 * 4  # what came before, not all
-    assert _bridge_processes() == []
+    assert bridge_processes() == []
 
 
 def test_mqtt_bridge_and_direct_across_the_bridge_hosts(real_env: dict[str, str],
@@ -135,7 +119,7 @@ def test_mqtt_bridge_and_direct_across_the_bridge_hosts(real_env: dict[str, str]
             assert set(hops) == {"ga<->gb", "a<->ga", "gb<->b"}
             assert all(h["up_bytes_per_message"] > 1024 for h in hops.values())
     assert p50["direct"] > 10e6 and p50["mqtt-bridge"] > 10e6  # 5 ms each way on the WAN
-    assert _bridge_processes() == []
+    assert bridge_processes() == []
 
 
 @pytest.fixture(scope="module")
@@ -166,7 +150,7 @@ def test_zenoh_ros2dds_carries_dds_through_two_bridges(real_env: dict[str, str],
         assert half["version"] == "zenoh-plugin-ros2dds v1.10.2" and half["peak_rss_kib"] > 0
     counts = result["measurement"]["accounting"]
     assert counts["received"] == counts["sent"] > 50
-    assert _bridge_processes() == []
+    assert bridge_processes() == []
 
 
 def test_zenoh_ros2dds_carries_dds_to_a_zenoh_pong(real_env: dict[str, str], tmp_path: Path,
@@ -185,7 +169,7 @@ def test_zenoh_ros2dds_carries_dds_to_a_zenoh_pong(real_env: dict[str, str], tmp
     assert "a zenoh pong" in bridge["path"]
     counts = result["measurement"]["accounting"]
     assert counts["received"] == counts["sent"] > 50 and counts["corrupted"] == 0
-    assert _bridge_processes() == []
+    assert bridge_processes() == []
 
 
 def test_a_bridge_that_fails_to_build_fails_its_point_in_one_line_and_the_sweep_goes_on(

@@ -641,6 +641,15 @@ class RunResultWire(TypedDict):
     links: list[RunResultWireLinksItem]
 
 
+RunResultBridgeCrossingItem = TypedDict('RunResultBridgeCrossingItem', {
+    'topic': str,
+    'from': str,
+    'to': str,
+    'offered_per_s': float | None,
+    'achieved_per_s': float | None,
+})
+
+
 class RunResultBridge(TypedDict):
     """with --bridge (docs/bridges.md): which bridge ('direct' = none, the same middleware end to end over the same hosts and links), the message path, each half's daemon entry (CPU, RSS, version), the offered rate (--rate x topics; null at rate 0), the rate the measuring agent achieved and their ratio (a warning 'bridge-rate-short' below 0.95), and bridge-specific facts (brokers, DDS domains, zenoh endpoint)"""
 
@@ -651,6 +660,7 @@ class RunResultBridge(TypedDict):
     achieved_msgs_per_s: float | None
     delivered_ratio: float | None
     start_s: NotRequired[float]
+    crossing: NotRequired[list[RunResultBridgeCrossingItem]]
     hops: NotRequired[list[dict[str, Any]]]
 
 

@@ -76,3 +76,6 @@ class Bridge:
     path: Callable[[str], str]
     """one line for people: the message path for a transport"""
     modes: tuple[str, ...] = ("roundtrip", "oneway")
+    graphs: bool = False
+    """it runs under a graph (graph/bridge_sides.py): both sides one transport with the same
+    settings, each node at its side's half"""

@@ -118,4 +118,5 @@ BRIDGE = Bridge(
     transports=("mqtt",),
     prepare=prepare, ensure=ensure,
     path=lambda transport: "mqtt -> mosquitto A =bridge=> mosquitto B -> mqtt",
+    graphs=True,
 )

@@ -115,12 +115,29 @@ def rate_warnings(bridge_section: Mapping[str, Any]) -> list[Warning]:
     return [] if found is None else [make_warning(*found)]
 
 
-def hops(link: Mapping[str, Any], measurement: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+def crossing_section(graph: Any, edges: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """A bridged graph's: the edges that cross the bridge (graph/bridge_sides.py) with their
+    offered and achieved rates, and the rates summed over them (what a stream's section says
+    of its one path); the offered rate unknown when one of them saturates."""
+    from ..graph.bridge_sides import crossing
+    across = set(crossing(graph))
+    found = [e for e in edges if (e["topic"], e["from"], e["to"]) in across]
+    offered = [e.get("offered_per_s") for e in found]
+    achieved_sum = sum(e.get("achieved_per_s") or 0.0 for e in found)
+    total = sum(o for o in offered if o) if found and all(offered) else None
+    return {"crossing": [{"topic": e["topic"], "from": e["from"], "to": e["to"],
+                          "offered_per_s": e.get("offered_per_s"),
+                          "achieved_per_s": e.get("achieved_per_s")} for e in found],
+            "offered_msgs_per_s": round(total, 3) if total else None,
+            "achieved_msgs_per_s": round(achieved_sum, 3) if found else None,
+            "delivered_ratio": round(achieved_sum / total, 4) if total else None}
+
+
+def hops(link: Mapping[str, Any], messages: int) -> list[dict[str, Any]]:
     """Bytes on the wire on each hop (the userspace emulator's counters of every link: IP
     packets forwarded each way over the whole point, discovery and warm-up included), and per
-    message sent (warm-up included) where the count is known. Empty with netem (no counters)."""
-    counts = (measurement or {}).get("accounting") or {}
-    messages = (counts.get("sent") or 0) + (counts.get("warmup_sent") or 0)
+    message sent (``messages``, warm-up included where known). Empty with netem (no
+    counters)."""
     out = []
     for item in link.get("links") or []:
         for wire in item.get("emulator") or []:

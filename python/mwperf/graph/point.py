@@ -11,11 +11,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..bridges.registry import DIRECT, bridge
 from ..errors import RunError, UsageError
 from ..restarts import parse_restarts
 from ..soak.gates import POINT_ONLY, parse_gates, refuse
 from ..soak.targets import load_targets
-from . import combine
+from . import bridge_sides, combine
 from .check import check_sizes
 from .clients import check_run_clients
 from .services import check_run as check_services
@@ -41,7 +42,7 @@ GRAPH_TAKES = ("transport", "duration", "warmup", "reliability", "history", "dep
                "rt_priority", "clock_sync", "test_clock", "host", "remote_place", "ssh_config",
                "accept_new_host_key", "count_allocs", "layers", "gates", "targets", "profile",
                "wire_bytes", "alloc_sites", "replay", "replay_topics", "samples", "restart",
-               "min_samples", "secure", *GRAPH_OPTIONS)
+               "min_samples", "secure", "bridge", *GRAPH_OPTIONS)
 """every point option a graph point takes (the rest set one stream's rates, sizes and work)"""
 CPU_OPTIONS = ("cpu_quota", "cpu_pin", "rt_priority")
 
@@ -101,7 +102,7 @@ def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]]
                          "work; a graph takes --transport, --duration, --warmup, the QoS flags, "
                          "--opt, --busy-poll, --link, the CPU flags, --profile, --wire-bytes, "
                          "--alloc-sites, --samples, --restart, --replay, --min-samples, "
-                         "--secure, --copies, --processes, --rate-scale, --baseline, "
+                         "--secure, --bridge, --copies, --processes, --rate-scale, --baseline, "
                          "--without")
     if any(str(o).split("=", 1)[0].strip() == "client" for o in options.get("opt") or ()):
         raise UsageError("--opt client: not with --graph: a graph file says who runs each node "
@@ -141,6 +142,8 @@ def build_graph_point(options: dict[str, Any], stream: Callable[[dict[str, Any]]
         cfg = replace(cfg, restarts=restarts, samples=True)
         check_restarts(graph, cfg)
     supported(cfg.transport)
+    if cfg.bridge not in (None, DIRECT):
+        bridge_sides.check(graph, cfg.bridge, bridge(cfg.bridge).graphs)
     if cfg.samples and cfg.remote is not None:
         raise UsageError("--samples: not yet for a graph on real hosts (--host): each node writes "
                          "its edges' samples where it runs, and they are not fetched; sample a "

@@ -46,6 +46,7 @@ from .check import check_qos, check_sizes
 from .clients import check_run_clients, rclpy_nodes
 from .rclpy_run import argv as rclpy_argv, collect as rclpy_collect
 from .load import flow_control
+from .bridge_sides import sided, sides
 from .clocks import CLOCK_NODE, clock_node, clock_plan, real_clock_plan
 from .hosts import GO_NAME, REMOTE_START_MARGIN_NS, write_remote_go
 from .placement import placed_topology
@@ -144,8 +145,13 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
         agents = state.agents
         assert agents is not None
         mode = cfg.option("mode")
+        # the parts first, as for one stream: a bridge's halves (the bridge part) are the
+        # daemons its nodes meet, a secured point's certificates are there for the daemons
+        _each(parts, "start", state)
         if way(cfg.transport, mode) == "served":
             listen, servers = None, serve(graph, daemons, network, served_as)
+        elif state.bridge is not None:  # each node at its side's half (bridge_sides.py)
+            listen, servers = state.bridge.listen, None
         else:
             listen, servers = prepare(cfg, workdir, agent, daemons, place).listen, None
         if real is not None:  # every real host a clock of its own; mwperf's serves the probes
@@ -154,7 +160,13 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
             clocks = clock_plan(graph, _node_hosts(graph, topology),
                                 {h for h, _, _ in cfg.test_clock}, cfg.clock_sync,
                                 network.address_of if network else None)
-        where = addresses(graph, cfg.transport, listen, workdir, tag, place, mode, servers)
+        if state.bridge is not None:
+            plan = state.bridge
+            where = sided(lambda at: addresses(graph, cfg.transport, at, workdir, tag, place,
+                                               mode, servers),
+                          plan.sender(plan.listen), plan.listen, sides(graph))
+        else:
+            where = addresses(graph, cfg.transport, listen, workdir, tag, place, mode, servers)
         # an outage's cost per edge comes from the edges' raw samples (graph/outages.py)
         outage = network.outage_window() if network is not None else None
         samples = workdir / SAMPLES_DIR if cfg.samples or outage is not None else None
@@ -178,7 +190,6 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
         extra = [clock_node(clocks, specs)] if clocks.server == CLOCK_NODE else []
         go_file = workdir / "go"
         shared, member = groups(graph), process_of(graph)  # nodes sharing a process
-        _each(parts, "start", state)
         t0 = time.monotonic()
         procs: dict[str, AgentProcess] = {}
         try:

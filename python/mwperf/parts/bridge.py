@@ -1,10 +1,13 @@
 """The bridge part: a bridge between the two agents (bridges/), its halves started with the
 place, each side given its own transport and settings, a half that died makes the point
-partial, and the result's ``bridge`` section (with each hop's bytes over emulated links)."""
+partial, and the result's ``bridge`` section (with each hop's bytes over emulated links). On a
+graph (graph/bridge_sides.py) each node meets its side's half and the section holds the edges
+that cross the bridge to their offered rate."""
 
 from typing import TYPE_CHECKING
 
-from ..bridges.run import bridge_died, ensure_bridge, hops, rate_warnings, section, start_bridge
+from ..bridges.run import (bridge_died, crossing_section, ensure_bridge, hops, rate_warnings,
+                           section, start_bridge)
 from .base import Part
 
 if TYPE_CHECKING:
@@ -21,6 +24,7 @@ SETTLE_S = 1.0
 
 class Bridge(Part):
     name = "bridge"
+    on_graphs = True
 
     def wanted(self, cfg: "Point") -> bool:
         return cfg.bridge is not None
@@ -39,13 +43,28 @@ class Bridge(Part):
 
     def section(self, run: "PointState", result: "RunResult") -> None:
         gone = run.found.get("bridge_gone")
-        if gone is not None and result["measurement"] is not None:
+        graph = getattr(run.cfg, "graph", None)
+        measured = result.get("edges") if graph is not None else result["measurement"]
+        if gone is not None and measured is not None:
             # what was measured before the bridge died is kept; the agents' own failure (their
             # broker or peer vanished) is the consequence, so the bridge is the reason
             result["status"] = "partial"
-            result["status_reason"] = f"{gone}; then {result['status_reason']}"
+            result["status_reason"] = f"{gone}; then {result['status_reason'] or 'the rest ran'}"
         result["bridge"] = section(run.cfg, run.bridge, run.daemons.describe(), result)
-        result["warnings"] += rate_warnings(result["bridge"])
-        if "link" in result:
-            result["bridge"]["hops"] = hops(result["link"], result["measurement"])
+        if graph is not None:
+            result["bridge"].update(crossing_section(graph.graph, result["edges"]))
+        short = rate_warnings(result["bridge"])
+        if short:  # a graph result has warnings only when there are some
+            result["warnings"] = list(result.get("warnings") or []) + short
+        if result.get("link"):
+            result["bridge"]["hops"] = hops(result["link"], _messages(result))
 
+
+def _messages(result: "RunResult") -> int:
+    """Messages sent over the point (warm-up included where known): a stream's sender's, or
+    every graph edge's publisher's (each topic once)."""
+    if "edges" in result and "measurement" not in result:
+        seen = {(e["topic"], e["from"]): e.get("sent") or 0 for e in result["edges"]}
+        return sum(seen.values())
+    counts = (result.get("measurement") or {}).get("accounting") or {}
+    return (counts.get("sent") or 0) + (counts.get("warmup_sent") or 0)

@@ -27,7 +27,8 @@ RUN_SECTIONS = ("cpu", "daemons", "link", "hosts", "resilience", "restarts", "wi
 ``source``: an imported point's tool and file)"""
 GRAPH_KEPT = ("run_id", "started_at", "status", "status_reason", "graph", "run", "edges",
               "chains", "calls", "nodes", "daemons", "link", "cpu", "hosts", "baseline",
-              "gates", "layers", "profile", "wire", "alloc_sites", "restarts", "resources")
+              "gates", "layers", "profile", "wire", "alloc_sites", "restarts", "resources",
+              "bridge")
 """a v1 graph-result's keys, kept as they are"""
 SENDER = {"roundtrip": "ping", "oneway": "pub", "throughput": "pub", "service": "client"}
 RECEIVER = {"roundtrip": "pong", "oneway": "sub", "throughput": "sub", "service": "server"}

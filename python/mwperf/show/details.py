@@ -92,7 +92,12 @@ def bridge(result: Mapping[str, Any]) -> str:
     rate = (f"; delivered {bridge['achieved_msgs_per_s']:g} of {bridge['offered_msgs_per_s']:g} "
             f"msg/s offered ({100 * ratio:.1f} %)" if ratio is not None else "")
     start = f"; started in {bridge['start_s']:.2f} s" if bridge.get("start_s") is not None else ""
-    return f"bridge        {bridge['name']}: {bridge['path']}{rate}{start}\n"
+    crossing = bridge.get("crossing")
+    named = ", ".join(" ".join((e["topic"], e["from"], "->", e["to"])) for e in
+                      (crossing or [])[:3]) + (", ..." if len(crossing or []) > 3 else "")
+    across = (f" over the {len(crossing)} edge{'s' if len(crossing) != 1 else ''} crossing it "
+              f"({named})" if crossing else "")
+    return f"bridge        {bridge['name']}: {bridge['path']}{rate}{across}{start}\n"
 
 
 def allocations(result: Mapping[str, Any]) -> str:

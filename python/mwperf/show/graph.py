@@ -5,7 +5,7 @@ the nodes' CPU and memory."""
 from typing import Any
 
 from ..durations import format_ns
-from .details import alloc_sites, profile, security, wire
+from .details import alloc_sites, bridge, profile, security, wire
 from .graph_layers import layer_rows, why_not
 
 
@@ -93,8 +93,8 @@ def render(result: dict[str, Any]) -> str:
     for n in result["nodes"]:
         if n["status"] != "complete":
             lines.append(f"node {n['name']}: {n['status']}: {n.get('status_reason')}")
-    lines += [line.rstrip("\n") for line in (security(result), wire(result), profile(result),
-                                               alloc_sites(result)) if line]
+    lines += [line.rstrip("\n") for line in (bridge(result), security(result), wire(result),
+                                               profile(result), alloc_sites(result)) if line]
     lines += [f"warning {w['code']}: {w['message']}" + (f" ({w['hint']})" if w.get("hint") else "")
               for w in result.get("warnings") or []]
     return "\n".join(lines) + "\n"

@@ -1,0 +1,94 @@
+"""A bridge inside a graph, end to end through real mosquitto brokers (docs/bridges.md "On
+graphs"): the sender side's nodes meet bridge A, the server side's bridge B, and only the edges
+between the sides cross the bridge; the same graph with --bridge direct; across the bridge
+hosts the injected WAN delay tells which broker each node used. Nothing is left running."""
+
+from pathlib import Path
+
+import pytest
+
+from conftest import bridge_processes, read_saved, require_emulation, run_mwperf
+
+pytestmark = pytest.mark.agent
+
+GRAPH = """name: two-sides
+nodes:
+  - name: robot
+    host: a
+    publishers: [{topic: /state, rate: 100, payload: 256}]
+    subscribers: [{topic: /cmd}]
+  - name: base
+    host: b
+    subscribers: [{topic: /state}]
+    publishers: [{topic: /cmd, rate: 50, payload: 64}]
+  - name: local
+    host: a
+    subscribers: [{topic: /state}]
+"""
+SHORT = ("--duration", "1s", "--warmup", "300ms")
+WAN_MS = 5
+
+
+def run(tmp_path: Path, env: dict[str, str], bridge: str, *more: str) -> tuple[dict, str]:
+    (tmp_path / "g.yaml").write_text(GRAPH)
+    out = tmp_path / f"{bridge}.json"
+    done = run_mwperf("run", "--graph", str(tmp_path / "g.yaml"), "--transport", "mqtt",
+                      "--bridge", bridge, *SHORT, *more, "--json-out", str(out), "--no-save",
+                      env=env, timeout=180)
+    assert done.returncode == 0, done.stderr + done.stdout
+    return read_saved(out), done.stdout
+
+
+def test_a_graphs_nodes_meet_their_sides_broker_and_the_crossing_edges_go_through_the_bridge(
+        real_env: dict[str, str], tmp_path: Path) -> None:
+    result, shown = run(tmp_path, real_env, "mqtt-bridge")
+    assert result["status"] == "complete", result["status_reason"]
+    bridge = result["bridge"]
+    assert bridge["name"] == "mqtt-bridge" and bridge["bridge_a"] != bridge["bridge_b"]
+    assert [h["name"] for h in bridge["halves"]] == ["bridge-b", "bridge-a"]
+    for half in bridge["halves"]:  # real mosquitto processes, measured like every daemon
+        assert half["version"] and half["peak_rss_kib"] > 0
+    # every edge delivered what its publisher sent (mqtt over loopback TCP)
+    for edge in result["edges"]:
+        assert edge["received"] == edge["sent"] > 0 and edge["lost"] == 0, edge
+    crossing = {(e["topic"], e["from"], e["to"]) for e in bridge["crossing"]}
+    assert crossing == {("/state", "robot", "base"), ("/cmd", "base", "robot")}
+    # the section's rates are the crossing edges' sums, as each edge states its own
+    edges = {(e["topic"], e["from"], e["to"]): e for e in result["edges"]}
+    achieved = sum(edges[k]["achieved_per_s"] for k in crossing)
+    assert bridge["achieved_msgs_per_s"] == pytest.approx(achieved, abs=1e-3)
+    assert bridge["offered_msgs_per_s"] == 150.0
+    assert bridge["delivered_ratio"] == pytest.approx(achieved / 150.0, abs=1e-4)
+    assert "bridge        mqtt-bridge: mqtt -> mosquitto A =bridge=> mosquitto B -> mqtt; " \
+        "delivered" in shown and "over the 2 edges crossing it" in shown
+    twin, _ = run(tmp_path, real_env, "direct")  # the same graph on one broker
+    assert twin["bridge"]["name"] == "direct" and twin["bridge"]["halves"] == []
+    assert {(e["topic"], e["from"], e["to"]) for e in twin["bridge"]["crossing"]} == crossing
+    assert [d["name"] for d in twin["daemons"]] == ["mosquitto"]
+    assert bridge_processes() == []
+
+
+def test_across_the_bridge_hosts_the_wan_delay_shows_which_broker_each_node_met(
+        real_env: dict[str, str], tmp_path: Path) -> None:
+    """a (robot, local) -- ga (bridge A) == WAN delay == gb (bridge B) -- b (base): through
+    the bridge, robot -> local stays on a's side (broker A on ga) and only the crossing edges
+    take the WAN; direct, every node meets the one broker on b, so robot -> local crosses the
+    WAN there and back. Each bound is the injected delay: a message cannot beat it."""
+    require_emulation("a bridged graph across emulated hosts")
+    wan_ns = WAN_MS * 1_000_000
+    bridged, _ = run(tmp_path, real_env, "mqtt-bridge", "--link", f"delay={WAN_MS}ms")
+    place = bridged["link"]["place"]
+    assert (place["robot"], place["local"], place["bridge-a"], place["bridge-b"],
+            place["base"]) == ("a", "a", "ga", "gb", "b")
+    edges = {(e["topic"], e["to"]): e for e in bridged["edges"]}
+    assert edges[("/state", "local")]["latency"]["min_ns"] < wan_ns
+    for key in (("/state", "base"), ("/cmd", "robot")):
+        assert edges[key]["latency"]["min_ns"] >= wan_ns, edges[key]["latency"]
+        assert edges[key]["received"] == edges[key]["sent"]
+    if bridged["link"]["backend"] == "userspace":  # bytes on each hop, per message sent
+        hops = {h["link"]: h for h in bridged["bridge"]["hops"]}
+        assert set(hops) == {"ga<->gb", "a<->ga", "gb<->b"}
+    direct, _ = run(tmp_path, real_env, "direct", "--link", f"delay={WAN_MS}ms")
+    local = {(e["topic"], e["to"]): e for e in direct["edges"]}[("/state", "local")]
+    assert local["latency"]["min_ns"] >= 2 * wan_ns, local["latency"]  # to b's broker and back
+    assert bridge_processes() == []
