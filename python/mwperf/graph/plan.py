@@ -105,10 +105,11 @@ FIRST_PORT = 20000
 
 def addresses(graph: Graph, transport: str, point_address: str | None, workdir: Path,
               tag: int, place: "Place | None" = None, mode: str | None = None,
-              servers: dict[str, str] | None = None) -> Addresses:
+              servers: dict[str, str] | None = None, link: str = "tcp") -> Addresses:
     """Every subscription's and every topic's address(es) for ``transport`` (``mode``: its
     ``--opt mode``); on emulated hosts (``place``) a subscription listens on its node's host
-    address; ``servers``: each serving node's server (``host:port``) on a served transport."""
+    address; ``servers``: each serving node's server (``host:port``) on a served transport;
+    ``link``: zenoh's peer links (``tls`` under ``--secure tls|mtls``)."""
     how = way(transport, mode)
     ids = {topic: i for i, topic in enumerate(graph.topics())}
     listen: dict[tuple[str, str], str] = {}
@@ -122,7 +123,7 @@ def addresses(graph: Graph, transport: str, point_address: str | None, workdir: 
         return _served(graph, transport, servers or {}, base, subscribed)
     with contextlib.ExitStack() as held:  # every port picked stays bound until all are picked
         taken = _assign(graph, transport, workdir, place, ids, listen, publish, held, base,
-                        point_address if how == "based" else None)
+                        point_address if how == "based" else None, link)
         services = service_addresses(
             graph, transport, how, point_address, workdir, tag, place,
             lambda kind: _free_port(held, taken, kind), FIRST_PORT, topic_address)
@@ -153,7 +154,8 @@ def _served(graph: Graph, transport: str, servers: dict[str, str],
 def _assign(graph: Graph, transport: str, workdir: Path, place: "Place | None",
             ids: dict[str, int], listen: dict[tuple[str, str], str],
             publish: dict[str, list[str]], held: contextlib.ExitStack,
-            base: "Callable[[str], str]", point_address: str | None) -> list[int]:
+            base: "Callable[[str], str]", point_address: str | None, link: str = "tcp"
+            ) -> list[int]:
     taken: list[int] = []
     for node in graph.nodes:
         for sub in node.subscribers:
@@ -172,7 +174,7 @@ def _assign(graph: Graph, transport: str, workdir: Path, place: "Place | None",
                                       else socket.SOCK_STREAM)
                 address = f"{host}:{port}"
                 if transport == "zenoh":
-                    address = f"tcp/{address}#{base(sub.topic)}"
+                    address = f"{link}/{address}#{base(sub.topic)}"
             publish[sub.topic].append(address)
             listen[(node.name, sub.topic)] = address
     return taken

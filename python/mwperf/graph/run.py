@@ -24,6 +24,9 @@ from ..emulation.topology import Topology
 from ..errors import RunError, UsageError
 from ..merge import make_warning
 from ..schema import validation_error
+from ..security import FOLDER as SECURITY_FOLDER
+from ..security.modes import TLS_MODES
+from ..security.tls import BROKER, identity
 from ..middleware import prepare
 from ..parts import Part, parts_for
 from ..parts.restart import restart_daemon
@@ -149,7 +152,8 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
         # daemons its nodes meet, a secured point's certificates are there for the daemons
         _each(parts, "start", state)
         if way(cfg.transport, mode) == "served":
-            listen, servers = None, serve(graph, daemons, network, served_as)
+            listen, servers = None, serve(graph, daemons, network, served_as,
+                                          workdir if cfg.secure == "tls" else None)
         elif state.bridge is not None:  # each node at its side's half (bridge_sides.py)
             listen, servers = state.bridge.listen, None
         else:
@@ -160,13 +164,15 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
             clocks = clock_plan(graph, _node_hosts(graph, topology),
                                 {h for h, _, _ in cfg.test_clock}, cfg.clock_sync,
                                 network.address_of if network else None)
+        link = "tls" if cfg.secure in TLS_MODES else "tcp"  # zenoh's peer links
         if state.bridge is not None:
             plan = state.bridge
             where = sided(lambda at: addresses(graph, cfg.transport, at, workdir, tag, place,
-                                               mode, servers),
+                                               mode, servers, link),
                           plan.sender(plan.listen), plan.listen, sides(graph))
         else:
-            where = addresses(graph, cfg.transport, listen, workdir, tag, place, mode, servers)
+            where = addresses(graph, cfg.transport, listen, workdir, tag, place, mode, servers,
+                              link)
         # an outage's cost per edge comes from the edges' raw samples (graph/outages.py)
         outage = network.outage_window() if network is not None else None
         samples = workdir / SAMPLES_DIR if cfg.samples or outage is not None else None
@@ -403,17 +409,21 @@ def _foreign(reports: dict[str, dict[str, Any] | None]) -> dict[str, tuple[int, 
 
 
 def serve(graph: Graph, daemons: DaemonSet, network: Network | None,
-          served_as: dict[str, str]) -> dict[str, str]:
+          served_as: dict[str, str], secured: Path | None = None) -> dict[str, str]:
     """foxglove: a server (mwperf's foxglove-sdk server) per publishing node, on its host:
-    node -> its ``host:port``; ``served_as`` gets each server's name -> its node."""
+    node -> its ``host:port``; ``served_as`` gets each server's name -> its node. ``secured``:
+    the point's work folder under ``--secure tls``: each server serves wss with the run's
+    broker certificate (the secure part made it, for every host's address)."""
     require_sdk(f"--graph {graph.name} --transport foxglove")
+    tls = identity(secured / SECURITY_FOLDER, BROKER) if secured is not None else None
     servers = {}
     for node in serving_nodes(graph):
         host, netns = ((network.address_of(node), network.netns_of(node)) if network is not None
                        else (foxglove.LOOPBACK, None))
         name = f"{foxglove.NAME}.{file_name(node)[len('node.'):]}"
         served_as[name] = node
-        address = daemons.start(lambda h=host, n=netns, m=name: foxglove.spec(h, n, name=m)).address
+        address = daemons.start(lambda h=host, n=netns, m=name: foxglove.spec(
+            h, n, name=m, tls=tls)).address
         if address is None:
             raise RunError(f"{name} said it was ready but not where it listens")
         servers[node] = address

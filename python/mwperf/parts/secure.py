@@ -5,9 +5,10 @@ its scratch folder (security/files.py: a CA, an identity per agent role, the mod
 and each identity's permissions, signed), each identity checked (security/check.py); then each
 agent (on a graph: each node) joins the domain with its own identity, the DDS-Security block merged after the
 configuration it would otherwise use (the user's ``--opt config``, else the agent's loopback
-one). The TLS modes (``tls``, ``mtls``): a CA and a certificate per agent role and for a zenoh
-router (security/tls.py), each agent given its own files (``--opt tls=``), the router its own
-(transports/zenoh.py). The files go with the scratch folder when the point ends, interrupted
+one). The TLS modes (``tls``, ``mtls``): a CA and a certificate per agent role (on a graph:
+per node) and for the broker, router or servers (security/tls.py), each agent given its own
+files (``--opt tls=``), the daemons theirs (transports/zenoh.py, mqtt.py, foxglove.py; a graph's
+foxglove servers: graph/run.py). The files go with the scratch folder when the point ends, interrupted
 or not (session.scratch_folder, leased)."""
 
 from typing import TYPE_CHECKING, Any
@@ -76,9 +77,10 @@ class Secure(Part):
         graph = getattr(cfg, "graph", None)
         if graph is None:
             return
-        if cfg.secure in modes.TLS_MODES:
-            raise UsageError(f"--secure {cfg.secure}: not with --graph (yet): the TLS modes "
-                             "give a stream's agents their certificates, not a graph's nodes")
+        if cfg.secure in modes.TLS_MODES and graph.graph.services():
+            raise UsageError(f"--secure {cfg.secure}: not with a graph's services yet "
+                             f"({', '.join(graph.graph.services()[:3])}): their calls would "
+                             "go over plain links")
         from ..graph.clients import rclpy_nodes
         from ..graph.commands import is_command
         foreign = rclpy_nodes(graph.graph) + [n.name for n in graph.graph.nodes if is_command(n)]
@@ -98,7 +100,7 @@ class Secure(Part):
             from ..security.check import check_tls_identity
             from ..security.tls import BROKER, make_tls_pki
             addresses = ["127.0.0.1", *run.place.host_addresses()]
-            self.tls = make_tls_pki(run.workdir / FOLDER, (*ROLES[run.cfg.mode], BROKER),
+            self.tls = make_tls_pki(run.workdir / FOLDER, (*_participants(run.cfg), BROKER),
                                     addresses)
             for files in self.tls.values():
                 check_tls_identity(files, addresses)
@@ -140,7 +142,8 @@ class Secure(Part):
         if run.cfg.secure in modes.TLS_MODES:
             from ..security.tls import client_opt, tls_opt
             opt = client_opt if modes.client_only(run.cfg.transport) else tls_opt
-            return ["--opt", opt(self.tls[role], run.cfg.secure == "mtls")]
+            return ["--opt", opt(self.tls[_identity_name(run.cfg, role)],
+                                 run.cfg.secure == "mtls")]
         if run.cfg.secure == modes.TUNNEL or run.cfg.transport != "fastdds":
             return []  # cyclonedds: its configuration, in placed_opts
         from ..security.fastdds import security_opt

@@ -35,6 +35,7 @@ def warnings(transport: str, secure: str | None, result: Mapping[str, Any],
         return [make_warning(CODE, f"{', '.join(crashed)} died inside zenoh's TLS link "
                              f"({FRAME} in its backtrace): the race of {ISSUE}", HINT)]
     lost = ((result.get("measurement") or {}).get("accounting") or {}).get("lost") or 0
+    lost += sum(e.get("lost") or 0 for e in result.get("edges") or [])  # a graph's edges
     reliable = (result.get("config") or {}).get("reliability") == "reliable"
     if lost and reliable:
         return [make_warning(CODE, f"{lost} messages lost on a reliable zenoh TLS link, which "
