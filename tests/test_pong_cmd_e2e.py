@@ -80,6 +80,11 @@ def test_a_ros2_node_echoes_a_raw_dds_ping_in_a_ros2_type(tmp_path: Path, transp
                       "2s", "--warmup", "500ms", "--pong-cmd", cmd, *START, "--results",
                       str(tmp_path),
                       timeout=180)
+    if done.returncode == 1 and "(a known crash: Cyclone DDS 0.10.2" in done.stderr:
+        # the ping died in Cyclone's own type lookup on the ROS 2 node's Fast DDS type
+        # information, named by the point's error (known_crashes.py): upstream's defect, rare
+        # (1 of the stress runs of 2026-12-01), not this path's
+        pytest.xfail(done.stderr.strip().splitlines()[-1])
     assert done.returncode == 0, done.stderr + done.stdout
     folder = next(tmp_path.glob("*/result.json")).parent
     result = read_saved(folder / "result.json")

@@ -70,6 +70,13 @@ class AgentProcess:
         except OSError:
             return "(no message on stderr)"
 
+    def stderr_text(self) -> str:
+        """Everything the agent printed on stderr ("" when the file is gone)."""
+        try:
+            return self.stderr_path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return ""
+
     def wait_ready(self, transport: str, timeout_s: float) -> str:
         """Wait for ``READY <transport> <address>`` on stdout and return the address; an agent
         that said it prepares something on first use (``PREPARING`` on stderr: a shim it

@@ -31,6 +31,7 @@ from .roles import ONE_WAY
 from .daemons import DaemonSet
 from .emulation.topology import two_hosts
 from .errors import RunError, UsageError
+from .known_crashes import named
 from .merge import AgentRun, make_warning, merge
 from .middleware import Plan, prepare
 from .parts import Part, parts_for
@@ -317,6 +318,9 @@ def _collect(proc: AgentProcess, workdir: Path) -> AgentRun:
         lost = getattr(getattr(proc, "channel", None), "lost", None)
         note = (f"no report: {lost}" if lost
                 else f"no report written ({_ending(proc)}); stderr: {note}")
+        known = named(proc.stderr_text(), (proc.exit_code or 0) < 0)
+        if known is not None:
+            note += f" (a known crash: {known})"
     except (OSError, ValueError) as exc:
         note = f"{path.name} is not JSON ({exc})"
     if report is not None:

@@ -22,6 +22,7 @@ from ..durations import format_duration_arg
 from ..emulation.network import Network
 from ..emulation.topology import Topology
 from ..errors import RunError, UsageError
+from ..known_crashes import named
 from ..merge import make_warning
 from ..schema import validation_error
 from ..security import FOLDER as SECURITY_FOLDER
@@ -287,7 +288,9 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
         if reports[name] is None and name not in failed:
             code = proc.exit_code if proc is not None else None
             why = proc.stderr_tail() if proc is not None else "not started"
-            failed[name] = f"exited (code {code}) without a report: {why}"
+            known = named(proc.stderr_text(), (code or 0) < 0) if proc is not None else None
+            failed[name] = (f"exited (code {code}) without a report: {why}"
+                            + (f" (a known crash: {known})" if known else ""))
     for name, report in reports.items():  # where each clock ran; TEST ONLY: the true offset
         clock = (report or {}).get("clock")
         if clock is not None:
