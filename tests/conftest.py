@@ -9,7 +9,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -370,8 +370,8 @@ def started_here(pid: int) -> bool:
     return f"{TEST_TAG}={tag}".encode() in environ
 
 
-def bridge_processes() -> list[int]:
-    """Processes whose command line names a bridge half's configuration, of this test's runs
+def processes_here(matches: Callable[[str], bool]) -> list[int]:
+    """Processes whose command line (NUL-separated) ``matches``, of this test's runs
     (started_here: not those of another test, or another user, running beside it)."""
     found = []
     for entry in Path("/proc").iterdir():
@@ -380,10 +380,15 @@ def bridge_processes() -> list[int]:
                 cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
             except OSError:
                 continue
-            if ("/daemons/bridge-a." in cmdline or "/daemons/bridge-b." in cmdline) and \
-                    started_here(int(entry.name)):
+            if matches(cmdline) and started_here(int(entry.name)):
                 found.append(int(entry.name))
     return found
+
+
+def bridge_processes() -> list[int]:
+    """This test's processes that run a bridge half (their command line names its
+    configuration)."""
+    return processes_here(lambda cmd: "/daemons/bridge-a." in cmd or "/daemons/bridge-b." in cmd)
 
 
 def require_emulation(what: str, *programs: str) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from bridged_graph import TWO_SIDES
 from mwperf.bridges.run import crossing_section
 from mwperf.config import build_point
 from mwperf.errors import UsageError
@@ -15,21 +16,6 @@ from mwperf.graph.bridge_sides import crossing, sided, sides
 from mwperf.graph.parse import parse_graph
 from mwperf.graph.plan import addresses
 from mwperf.show.details import bridge as bridge_line
-
-TWO_SIDES = """name: two-sides
-nodes:
-  - name: robot
-    host: a
-    publishers: [{topic: /state, rate: 100, payload: 256}]
-    subscribers: [{topic: /cmd}]
-  - name: base
-    host: b
-    subscribers: [{topic: /state}]
-    publishers: [{topic: /cmd, rate: 50, payload: 64}]
-  - name: local
-    subscribers: [{topic: /state}]
-"""
-
 
 class Catalogue:
     def transports(self) -> list[str]:

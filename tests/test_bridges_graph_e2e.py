@@ -7,30 +7,17 @@ from pathlib import Path
 
 import pytest
 
+from bridged_graph import TWO_SIDES
 from conftest import bridge_processes, read_saved, require_emulation, run_mwperf
 
 pytestmark = pytest.mark.agent
 
-GRAPH = """name: two-sides
-nodes:
-  - name: robot
-    host: a
-    publishers: [{topic: /state, rate: 100, payload: 256}]
-    subscribers: [{topic: /cmd}]
-  - name: base
-    host: b
-    subscribers: [{topic: /state}]
-    publishers: [{topic: /cmd, rate: 50, payload: 64}]
-  - name: local
-    host: a
-    subscribers: [{topic: /state}]
-"""
 SHORT = ("--duration", "1s", "--warmup", "300ms")
 WAN_MS = 5
 
 
 def run(tmp_path: Path, env: dict[str, str], bridge: str, *more: str) -> tuple[dict, str]:
-    (tmp_path / "g.yaml").write_text(GRAPH)
+    (tmp_path / "g.yaml").write_text(TWO_SIDES)
     out = tmp_path / f"{bridge}.json"
     done = run_mwperf("run", "--graph", str(tmp_path / "g.yaml"), "--transport", "mqtt",
                       "--bridge", bridge, *SHORT, *more, "--json-out", str(out), "--no-save",

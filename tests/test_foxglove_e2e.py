@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import read_saved, require_emulation, run_mwperf, started_here, wait_into_measurement
+from conftest import (processes_here, read_saved, require_emulation, run_mwperf,
+                      wait_into_measurement)
 
 pytestmark = pytest.mark.agent
 
@@ -24,17 +25,8 @@ def _servers() -> list[int]:
     """Foxglove server processes started by this test's mwperf (from its daemons' script), less
     those that were running before this module's tests (another user of the machine's) and
     those of other tests running beside it (started_here)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
-            except OSError:
-                continue
-            if ("foxglove_server.py\0--host" in cmdline and int(entry.name) not in _BEFORE
-                    and started_here(int(entry.name))):
-                found.append(int(entry.name))
-    return found
+    return [pid for pid in processes_here(lambda cmd: "foxglove_server.py\0--host" in cmd)
+            if pid not in _BEFORE]
 
 
 _BEFORE: set[int] = set()
