@@ -160,9 +160,10 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
            "a preset (see 'mwperf links') and/or KEY=VALUE items, e.g. delay=10ms,loss=1% "
            "(docs/links.md). Needs root."),
     option("--bridge", help="A real bridge in the path: mqtt-bridge (two mosquitto brokers "
-           "joined by mosquitto's bridge), zenoh-ros2dds; or direct (the same middleware end "
-           "to end, same hosts and links). With --link each half runs on a host of its own "
-           "and the link is the WAN between them (docs/bridges.md)."),
+           "joined by mosquitto's bridge), zenoh-ros2dds, foxglove; or direct (the same "
+           "middleware end to end, same hosts and links). With --link each half runs on a "
+           "host of its own and the link is the WAN between them. With --graph (mqtt-bridge, "
+           "direct): nodes on host b meet bridge B, the others bridge A (docs/bridges.md)."),
     option("--link-backend", help="How --link is emulated: auto (netem when the kernel has "
            "it), netem or userspace (mwperf-linkem).  [default: auto]"),
     option("--session-timeout", help="With a --link outage: a session that delivers nothing "
