@@ -101,3 +101,29 @@ def test_a_missing_foxglove_package_names_it_and_the_install(monkeypatch: pytest
     assert str(error.value) == ("--bridge foxglove: the Python package cyclonedds is not "
                                 "installed; install with pip install 'mwperf[bridges]' "
                                 "(foxglove-sdk and cyclonedds)")
+
+
+class _Catalogue:
+    def transports(self) -> list[str]:
+        return ["udp", "mqtt", "cyclonedds"]
+
+    def payloads(self) -> dict[str, int]:
+        return {"Array1k": 1024}
+
+
+@pytest.mark.parametrize(("transport", "bridge", "refused"), [
+    ("mqtt", "mqtt-bridge", False), ("udp", "direct", False),
+    ("cyclonedds", "zenoh-ros2dds", True), ("cyclonedds", "foxglove", True)])
+def test_one_way_to_several_subscribers_through_a_bridge_that_fans_out(
+        transport: str, bridge: str, refused: bool) -> None:
+    from mwperf.config import build_point
+    options = {"transport": transport, "bridge": bridge, "mode": "oneway", "subscribers": "3"}
+    if not refused:
+        point = build_point(options, _Catalogue)
+        assert (point.bridge, point.subscribers) == (bridge, 3)
+        return
+    with pytest.raises(UsageError) as error:
+        build_point(options, _Catalogue)
+    assert str(error.value).startswith(
+        f"--bridge {bridge} --subscribers 3: not through {bridge}: the publisher meets the "
+        "bridge's one reader, not the subscribers behind it")

@@ -60,6 +60,27 @@ def test_mqtt_bridge_carries_a_round_trip_between_two_brokers(real_env: dict[str
     assert bridge_processes() == []
 
 
+def test_mqtt_bridge_carries_one_way_to_several_subscribers(real_env: dict[str, str],
+                                                            tmp_path: Path) -> None:
+    """Three subscribers at broker B, the publisher at broker A: each gets every message
+    across the bridge, and the bridge is held to each message offered to each of them."""
+    out = tmp_path / "r.json"
+    done = run_mwperf("run", "--transport", "mqtt", "--bridge", "mqtt-bridge", "--mode",
+                      "oneway", "--subscribers", "3", *SHORT, "--json-out", str(out),
+                      "--no-save", env=real_env)
+    assert done.returncode == 0, done.stderr
+    result = read_saved(out)
+    sent = next(a for a in result["agents"] if a["role"] == "pub")["sent"]
+    subs = [a for a in result["agents"] if a["role"] == "sub"]
+    assert len(subs) == 3 and sent >= 100
+    for sub in subs:  # each subscriber's own count of the publisher's measured messages
+        assert sub["measurement"]["accounting"]["received"] == sent, sub["name"]
+    bridge = result["bridge"]
+    assert bridge["offered_msgs_per_s"] == 300  # 100 Hz to each of 3
+    assert 0.95 < bridge["delivered_ratio"] < 1.05
+    assert bridge_processes() == []
+
+
 def test_a_bridge_killed_mid_run_gives_a_partial_result_with_the_reason(
         real_env: dict[str, str], tmp_path: Path) -> None:
     out = tmp_path / "r.json"

@@ -57,7 +57,7 @@ TABLE = {
     "resources": (Y, Y, Y, Y, Y, Y, Y),
     "layers": (Y, Y, R, R, Y, Y, Y),
     "clock sync": (Y, Y, Y, Y, Y, Y, Y),
-    "bridge": (Y, R, R, Y, Y, Y, Y),
+    "bridge": (Y, Y, R, Y, Y, Y, Y),
     "samples": (Y, R, Y, Y, Y, Y, Y),
     "keep awake": (Y, Y, Y, Y, Y, Y, Y),
     "secure": (Y, Y, Y, Y, Y, Y, Y),

@@ -457,11 +457,15 @@ def _check_opts(transport: str, opts: tuple[str, ...]) -> None:
 def _bridged(point: PointConfig, name: str, topology: Any) -> PointConfig:
     """``--bridge NAME``, checked against the transport and the rest of the point; with --link
     the bridge layout (bridges/topology.py: each half on a host of its own)."""
-    from .bridges import check_pair
+    from .bridges import bridge, check_pair
     from .bridges.topology import bridge_hosts
     check_pair(name, point.transport, point.mode)
+    if point.subscribers > 1 and name != "direct" and not bridge(name).fanout:
+        raise UsageError(f"--bridge {name} --subscribers {point.subscribers}: not through "
+                         f"{name}: the publisher meets the bridge's one reader, not the "
+                         "subscribers behind it, so it cannot wait for them; use --subscribers "
+                         "1, or --bridge mqtt-bridge or direct")
     for flag, given in (("--host", point.remote is not None), ("--pong relay", point.pong != "agent"),
-                        ("--subscribers", point.subscribers > 1),
                         ("a scenario's hosts:", topology is not None)):
         if given:
             raise UsageError(f"--bridge {name}: not together with {flag} (yet); a bridged point "

@@ -76,6 +76,9 @@ class Bridge:
     path: Callable[[str], str]
     """one line for people: the message path for a transport"""
     modes: tuple[str, ...] = ("roundtrip", "oneway")
+    fanout: bool = False
+    """one way to several subscribers (``--subscribers N``): the publisher does not wait for
+    the subscribers' match (mqtt), so the bridge may stand between it and them"""
     graphs: bool = False
     """it runs under a graph (graph/bridge_sides.py): both sides one transport with the same
     settings, each node at its side's half"""

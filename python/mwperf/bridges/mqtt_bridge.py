@@ -118,5 +118,6 @@ BRIDGE = Bridge(
     transports=("mqtt",),
     prepare=prepare, ensure=ensure,
     path=lambda transport: "mqtt -> mosquitto A =bridge=> mosquitto B -> mqtt",
+    fanout=True,
     graphs=True,
 )

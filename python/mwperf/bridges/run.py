@@ -99,13 +99,14 @@ def bridge_died(daemons: "DaemonSet", settle_s: float = 0.0) -> str | None:
 def section(cfg: "Point", plan: BridgePlan | None, daemons: "Sequence[Daemon]",
             result: Mapping[str, Any]) -> "RunResultBridge":
     """The result's ``bridge``: which bridge, the path, each half's daemon entry (CPU, RSS,
-    version), and achieved vs offered rate."""
+    version), and achieved vs offered rate (one way to N subscribers: each message offered to
+    each of them, as their pooled count receives it)."""
     name = cfg.bridge or DIRECT
     path = (f"{cfg.transport} end to end, no bridge" if name == DIRECT
             else bridge(name).path(cfg.transport))
     halves = [d for d in daemons if d["name"] in HALVES]
     return {"name": name, "path": path, "halves": halves,
-            **achieved(cfg.rate, cfg.topics, result.get("measurement"),
+            **achieved(cfg.rate, cfg.topics * cfg.subscribers, result.get("measurement"),
                        cfg.measure_ns / 1e9 if cfg.measure_ns else None, cfg.count),
             **(plan.facts if plan is not None else {})}
 
