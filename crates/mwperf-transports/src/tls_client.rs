@@ -98,6 +98,18 @@ pub fn client_config(
     Ok(config)
 }
 
+/// Why [`Wire::write_all_by`] stopped short.
+#[derive(Debug)]
+pub enum WriteStop {
+    /// The deadline passed with `written` bytes out (0: the peer took none of it).
+    Stalled {
+        written: usize,
+    },
+    /// The connection took nothing more: closed.
+    Zero,
+    Io(io::Error),
+}
+
 /// A client's connection: TCP, or TLS on it.
 pub enum Wire {
     Plain(TcpStream),
@@ -136,6 +148,43 @@ impl Wire {
             Wire::Plain(_) => Ok(true),
             Wire::Tls(t) => t.flush(),
         }
+    }
+
+    /// All of `data` out, and (TLS) no record of it left waiting, by `deadline_ns`
+    /// (`mwperf_core::clock::now_ns`): writes what the connection takes, polls for room when it
+    /// takes nothing. The socket may be blocking or not.
+    pub fn write_all_by(&mut self, data: &[u8], deadline_ns: u64) -> Result<(), WriteStop> {
+        let mut done = 0;
+        while done < data.len() || self.tls_pending() {
+            let step = if done < data.len() {
+                self.write_some(&data[done..])
+            } else {
+                self.flush().and_then(|all| {
+                    if all {
+                        Ok(0)
+                    } else {
+                        Err(ErrorKind::WouldBlock.into())
+                    }
+                })
+            };
+            match step {
+                Ok(0) if done < data.len() => return Err(WriteStop::Zero),
+                Ok(n) => {
+                    done += n;
+                    continue;
+                }
+                Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(e) => return Err(WriteStop::Io(e)),
+            }
+            let now = mwperf_core::clock::now_ns();
+            if now >= deadline_ns {
+                return Err(WriteStop::Stalled { written: done });
+            }
+            crate::poll::wait(self.fd(), libc::POLLOUT, deadline_ns - now)
+                .map_err(WriteStop::Io)?;
+        }
+        Ok(())
     }
 
     /// Read once into `buf[*end..]` (plain: the room there, which the caller made; TLS: every

@@ -11,7 +11,7 @@ use std::time::Duration;
 use mwperf_core::clock::now_ns;
 use rustls::ClientConfig;
 
-use crate::tls_client::{TlsConn, Wire};
+use crate::tls_client::{TlsConn, Wire, WriteStop};
 use crate::{poll, TransportError};
 
 pub const TEXT: u8 = 0x1;
@@ -200,47 +200,21 @@ impl WebSocket {
     }
 
     fn write_out(&mut self) -> Result<(), TransportError> {
-        let mut done = 0;
-        let deadline = now_ns() + SEND_BOUND_NS;
         // a frame is out when the connection took all of it and (TLS) no record of it waits
-        while done < self.wbuf.len() || self.wire.tls_pending() {
-            let step = if done < self.wbuf.len() {
-                self.wire.write_some(&self.wbuf[done..])
-            } else {
-                self.wire.flush().and_then(|all| {
-                    if all {
-                        Ok(0)
-                    } else {
-                        Err(io::ErrorKind::WouldBlock.into())
-                    }
-                })
-            };
-            match step {
-                Ok(0) if done < self.wbuf.len() => return Err(TransportError::Closed),
-                Ok(n) => done += n,
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    let now = now_ns();
-                    if now >= deadline && done == 0 {
-                        return Err(TransportError::Blocked {
-                            transport: "foxglove",
-                            detail: "the WebSocket server took no data for 10 s".into(),
-                        });
-                    }
-                    if now >= deadline {
-                        // part of this frame is out: the stream cannot take another one
-                        return Err(TransportError::Io(io::Error::new(
-                            io::ErrorKind::TimedOut,
-                            "the WebSocket server took no data for 10 s (in the middle of a frame)",
-                        )));
-                    }
-                    poll::wait(self.wire.fd(), libc::POLLOUT, deadline - now)
-                        .map_err(TransportError::Io)?;
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(closed_or(e)),
-            }
+        match self.wire.write_all_by(&self.wbuf, now_ns() + SEND_BOUND_NS) {
+            Ok(()) => Ok(()),
+            Err(WriteStop::Stalled { written: 0 }) => Err(TransportError::Blocked {
+                transport: "foxglove",
+                detail: "the WebSocket server took no data for 10 s".into(),
+            }),
+            // part of this frame is out: the stream cannot take another one
+            Err(WriteStop::Stalled { .. }) => Err(TransportError::Io(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "the WebSocket server took no data for 10 s (in the middle of a frame)",
+            ))),
+            Err(WriteStop::Zero) => Err(TransportError::Closed),
+            Err(WriteStop::Io(e)) => Err(closed_or(e)),
         }
-        Ok(())
     }
 
     /// The next whole text or binary message, waiting at most `wait_ns` (0: only what has
@@ -343,30 +317,12 @@ impl WebSocket {
 /// The upgrade request, whole, within `timeout` (the socket still blocking; TLS records may
 /// wait for room: polled).
 fn write_all(wire: &mut Wire, data: &[u8], timeout: Duration) -> io::Result<()> {
-    let deadline = now_ns() + timeout.as_nanos() as u64;
-    let mut done = 0;
-    while done < data.len() || wire.tls_pending() {
-        let step = if done < data.len() {
-            wire.write_some(&data[done..])
-        } else {
-            wire.flush().map(|_| 0)
-        };
-        match step {
-            Ok(0) if done < data.len() => return Err(io::ErrorKind::WriteZero.into()),
-            Ok(n) => done += n,
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-        if done < data.len() || wire.tls_pending() {
-            let now = now_ns();
-            if now >= deadline {
-                return Err(io::ErrorKind::TimedOut.into());
-            }
-            poll::wait(wire.fd(), libc::POLLOUT, deadline - now)?;
-        }
-    }
-    Ok(())
+    wire.write_all_by(data, now_ns() + timeout.as_nanos() as u64)
+        .map_err(|stop| match stop {
+            WriteStop::Stalled { .. } => io::ErrorKind::TimedOut.into(),
+            WriteStop::Zero => io::ErrorKind::WriteZero.into(),
+            WriteStop::Io(e) => e,
+        })
 }
 
 /// Acknowledge what arrived at once (Linux clears TCP_QUICKACK after a while, so it is set again
