@@ -3,12 +3,19 @@ graphs"): the sender side's nodes meet bridge A, the server side's bridge B, and
 between the sides cross the bridge; the same graph with --bridge direct; across the bridge
 hosts the injected WAN delay tells which broker each node used. Nothing is left running."""
 
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from bridged_graph import TWO_SIDES
-from conftest import bridge_processes, read_saved, require_emulation, run_mwperf
+from conftest import (bridge_processes, children_with_commands, read_saved, require_emulation,
+                      run_mwperf)
 
 pytestmark = pytest.mark.agent
 
@@ -78,4 +85,44 @@ def test_across_the_bridge_hosts_the_wan_delay_shows_which_broker_each_node_met(
     direct, _ = run(tmp_path, real_env, "direct", "--link", f"delay={WAN_MS}ms")
     local = {(e["topic"], e["to"]): e for e in direct["edges"]}[("/state", "local")]
     assert local["latency"]["min_ns"] >= 2 * wan_ns, local["latency"]  # to b's broker and back
+    assert bridge_processes() == []
+
+
+def test_a_bridge_half_killed_mid_graph_gives_a_partial_result_naming_it(
+        real_env: dict[str, str], tmp_path: Path) -> None:
+    """bridge-a killed 1 s into the graph's measured phase (on the run's own go instant, read
+    from its go file): the result is partial, its reason names the half and its exit code
+    first, and what crossed before is kept."""
+    (tmp_path / "g.yaml").write_text(TWO_SIDES)
+    out = tmp_path / "r.json"
+    proc = subprocess.Popen([sys.executable, "-m", "mwperf.cli", "run", "--graph",
+                             str(tmp_path / "g.yaml"), "--transport", "mqtt", "--bridge",
+                             "mqtt-bridge", "--duration", "4s", "--warmup", "300ms",
+                             "--json-out", str(out), "--no-save"], env=real_env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        victim, go = None, None
+        while go is None and time.monotonic() < deadline:
+            for pid, cmd in children_with_commands(proc.pid):
+                if "/daemons/bridge-a.conf" in cmd:
+                    victim = pid
+                    workdir = Path(cmd.split(" -c ")[1].split()[0]).parent.parent
+                    with contextlib.suppress(OSError, ValueError):
+                        go = int((workdir / "go").read_text())
+            time.sleep(0.05)
+        assert victim is not None and go is not None, "the graph never started"
+        while time.monotonic_ns() < go + 300_000_000 + 1_000_000_000:
+            time.sleep(0.05)
+        os.kill(victim, signal.SIGKILL)
+        _, stderr = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    result = read_saved(out)
+    assert result["status"] == "partial", (result["status_reason"], stderr)
+    assert result["status_reason"].startswith("bridge-a exited during the run (exit code -9)")
+    edge = {(e["topic"], e["to"]): e for e in result["edges"]}[("/state", "base")]
+    assert 0 < edge["received"] < 400  # what crossed before the kill, not all of 4 s at 100 Hz
     assert bridge_processes() == []

@@ -255,6 +255,7 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
                     if procs[name].wait(max(0.0, deadline - time.monotonic())) is None:
                         failed[name] = f"did not finish within {limit:g} s and was stopped"
             commands.measured()
+            daemons.sample_all()  # the end of the measurement: a daemon gone by now died in it
             _each(parts, "sender_done", state)
             planned_end_ns = start_ns + cfg.warmup_ns + duration_ns + linger
             stop_s = max(0.0, (time.monotonic_ns() - planned_end_ns) / 1e9)
@@ -268,7 +269,7 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
             _each(parts, "interrupted", state)
             ready_s = time.monotonic() - t0
             stop_s = None
-        daemons.sample_all()
+            daemons.sample_all()
         stopped = time.monotonic() - t0
         hosts = real.describe() if real is not None else None
     # the links' (and a tunnel's) counters: read as the network stopped, with the block
