@@ -59,10 +59,14 @@ def test_a_ros2_node_under_test_is_the_echo(tmp_path: Path):
 
 
 def test_a_node_that_stops_echoing_is_a_partial_result_naming_it(tmp_path: Path):
-    cmd, tag = command("--exit-after", "60")
+    # the node stops after 30 echoes (the 10 warm-up messages, a probe, ~19 measured: ~0.6 s of
+    # the ping's 3.2 s schedule at 50 Hz), so the ping's last ~2.6 s go unanswered: well past
+    # its --peer-timeout of 1 s, however late the node echoed (with the default 2 s and 60
+    # echoes the margin was ~0.2 s, and a stress run's ping finished "complete" inside it)
+    cmd, tag = command("--exit-after", "30")
     done = run_mwperf("run", "--transport", "ros2", "--rate", "50", "--duration", "3s",
-                      "--warmup", "200ms", "--pong-cmd", cmd, *START, "--results",
-                      str(tmp_path),
+                      "--warmup", "200ms", "--peer-timeout", "1s", "--pong-cmd", cmd, *START,
+                      "--results", str(tmp_path),
                       timeout=180)
     assert done.returncode == 3, done.stderr + done.stdout
     result = read_saved(next(tmp_path.glob("*/result.json")))
