@@ -52,6 +52,22 @@ def test_a_spinner_per_cpu_at_sched_idle_until_the_sender_is_done(tmp_path: Path
         assert not [r for r in lease.resources if r[0] == "process"]
 
 
+def test_a_spinner_that_cannot_be_pinned_is_a_warning_not_a_stray_process(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MWPERF_LEASE_DIR", str(tmp_path))
+    monkeypatch.setattr("mwperf.parts.keep_awake.cpus", lambda: [cpus()[0], 4095])  # no such CPU
+    part = KeepAwake()
+    with Lease.take("keep-awake test") as lease:
+        run = state(lease)
+        part.start(run)  # type: ignore[arg-type]
+        (warning,) = run.warnings
+        assert warning["code"] == "keep-awake-failed" and "CPU 4095: not pinned" in warning["message"]
+        assert len(part.spinners) == 1  # the other CPU's spinner runs
+        assert os.sched_getscheduler(part.spinners[0][0].pid) == os.SCHED_IDLE
+        part.sender_done(run)  # type: ignore[arg-type]
+        assert not [r for r in lease.resources if r[0] == "process"]
+
+
 def test_ctrl_c_and_a_lease_released_without_them_stop_the_spinners(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MWPERF_LEASE_DIR", str(tmp_path))

@@ -18,8 +18,7 @@ import contextlib
 import os
 import subprocess
 import sys
-import time
-from pathlib import Path
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
@@ -33,20 +32,14 @@ if TYPE_CHECKING:
     from ..result_types import RunResult
     from .state import PointState
 
-SPINNER = ("import os, sys\n"
-           "cpu = int(sys.argv[1])\n"
-           "os.sched_setaffinity(0, {cpu})\n"
-           "os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))\n"
-           "while True:\n"
-           "    pass\n")
-"""one spinner: pinned to its CPU and in the idle class before it spins. It says nothing: on a
-machine whose CPUs are all busy an idle-class task may wait seconds to run at all (measured: the
-default suite's 132 quick points took 160 s beside two busy loops without the part, over 300 s
-with spinners that printed once idle and were stopped by a signal they had to run to take),
-so the part reads its state from the kernel instead (/proc: policy 5 = SCHED_IDLE)"""
-SCHED_IDLE_POLICY = 5
-"""sched(7): SCHED_IDLE's policy number (the 41st field of /proc/PID/stat)"""
-START_TIMEOUT_S = 10.0
+SPINNER = "while True:\n    pass\n"
+"""one spinner's program. It is pinned to its CPU and put in the idle class before it is
+executed (``_idle_on``, in the child between fork and exec), so it never competes with what is
+measured, not even while its interpreter starts, and Popen returns with it already there (the
+start of a point waits for nothing). It says nothing: on a machine whose CPUs are all busy an
+idle-class task may wait seconds to run at all (measured: the default suite's 132 quick points
+took 160 s beside two busy loops without the part, over 300 s with spinners that printed once
+idle and were stopped by a signal they had to run to take)"""
 STOP_TIMEOUT_S = 2.0
 
 
@@ -78,18 +71,17 @@ class KeepAwake(Part):
         failed: list[str] = []
         for cpu in cpus():
             with interrupts_deferred():
-                popen = subprocess.Popen(
-                    [sys.executable, "-S", "-c", SPINNER, str(cpu)], stdin=subprocess.DEVNULL,
-                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                    process_group=0, preexec_fn=_die_with_parent(os.getpid()))
+                try:
+                    popen = subprocess.Popen(
+                        [sys.executable, "-S", "-c", SPINNER], stdin=subprocess.DEVNULL,
+                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, process_group=0,
+                        preexec_fn=_die_with_parent(os.getpid(), then=_idle_on(cpu)))
+                except (OSError, subprocess.SubprocessError) as exc:
+                    failed.append(f"CPU {cpu}: not pinned to it in SCHED_IDLE ({exc})")
+                    continue
                 lease_id = process_id(popen.pid)
                 run.lease.add("process", lease_id)
                 self.spinners.append((popen, lease_id))
-            if not _idle_within(popen, START_TIMEOUT_S):
-                popen.kill()
-                popen.wait()
-                failed.append(f"CPU {cpu}: {(popen.stderr.read() if popen.stderr else '')[-200:]}"
-                              .strip() or f"CPU {cpu}: not in SCHED_IDLE after {START_TIMEOUT_S:g} s")
         if failed:
             run.warnings.append(make_warning(
                 "keep-awake-failed", "--keep-awake: a spinner did not start: " + "; ".join(failed),
@@ -102,9 +94,6 @@ class KeepAwake(Part):
             with contextlib.suppress(OSError):
                 os.sched_setscheduler(popen.pid, os.SCHED_OTHER, os.sched_param(0))
             stop_leased(popen, run.lease, lease_id, STOP_TIMEOUT_S)
-            for stream in (popen.stdout, popen.stderr):
-                if stream is not None:
-                    stream.close()
         self.spinners = []
 
     def sender_done(self, run: "PointState") -> None:
@@ -117,18 +106,10 @@ class KeepAwake(Part):
         self._stop(run)  # a point that failed before its sender finished
 
 
-def _idle_within(popen: "subprocess.Popen[str]", timeout_s: float) -> bool:
-    """Whether ``popen`` is in SCHED_IDLE (its own doing, after pinning itself) within
-    ``timeout_s``; False when it exited first."""
-    deadline = time.monotonic() + timeout_s
-    while popen.poll() is None:
-        try:
-            fields = Path(f"/proc/{popen.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            return False
-        if int(fields[38]) == SCHED_IDLE_POLICY:  # field 41 (policy), 0-based after the name
-            return True
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.005)
-    return False
+def _idle_on(cpu: int) -> Callable[[], None]:
+    """What a spinner's child does before exec: pin itself to ``cpu`` and enter SCHED_IDLE (an
+    error there fails the Popen: subprocess's "Exception occurred in preexec_fn")."""
+    def setup() -> None:
+        os.sched_setaffinity(0, {cpu})
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    return setup
