@@ -123,6 +123,8 @@ def test_a_bridge_half_killed_mid_graph_gives_a_partial_result_naming_it(
     result = read_saved(out)
     assert result["status"] == "partial", (result["status_reason"], stderr)
     assert result["status_reason"].startswith("bridge-a exited during the run (exit code -9)")
+    (died,) = [w for w in result["warnings"] if w["code"] == "daemon-exited"]  # as on a stream
+    assert died["message"].startswith("bridge-a exited during the run (exit code -9)")
     edge = {(e["topic"], e["to"]): e for e in result["edges"]}[("/state", "base")]
     assert 0 < edge["received"] < 400  # what crossed before the kill, not all of 4 s at 100 Hz
     assert bridge_processes() == []

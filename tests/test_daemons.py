@@ -297,14 +297,13 @@ def test_a_bad_ros_domain_id_is_a_usage_error_naming_it(fake_env: dict[str, str]
 
 
 def test_daemon_that_dies_during_the_run_is_a_warning(tmp_path: Path) -> None:
-    from mwperf.runner import _daemon_warnings
     spec = DaemonSpec(name="brief", argv=["sh", "-c", "echo up; sleep 0.2; echo 'out of memory'"],
                       package="dash", ready=lambda d: "up" in d.log_text())
     with DaemonSet(tmp_path) as daemons:
         daemons.start(lambda: spec)
         time.sleep(0.6)
         daemons.sample_all()
-    (warning,) = _daemon_warnings(daemons)
+    (warning,) = daemons.warnings()  # a stream's and a graph's
     assert warning["code"] == "daemon-exited"
     assert warning["message"] == "brief exited during the run (exit code 0): out of memory"
 

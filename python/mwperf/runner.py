@@ -28,7 +28,6 @@ from .commandline import (SAMPLES_NAME, make_run_id, ready_timeout_s, role_argv,
                           samples_files, sender_timeout_s, server_names)
 from .config import ROLES, PointConfig
 from .roles import ONE_WAY
-from .daemons import DaemonSet
 from .emulation.topology import two_hosts
 from .errors import RunError, UsageError
 from .known_crashes import named
@@ -221,7 +220,7 @@ def _merged(run: PointState[PointConfig], parts: Sequence[Part], started: dateti
             started_at=_rfc3339(started), finished_at=_rfc3339(datetime.now(timezone.utc)),
             interrupted=interrupted or run.found.get("stopped"),
             own_warnings=run.warnings + placement.warnings + _kill_warnings(run.agents.agents)
-            + _daemon_warnings(run.daemons) + _lost_warnings(run.agents.agents),
+            + run.daemons.warnings() + _lost_warnings(run.agents.agents),
             samples_file=SAMPLES_NAME if files.get("samples_path") else None,
             topic_samples={i: path.name for i, path in files.get("topic_samples", {}).items()},
             daemons=run.daemons.describe())
@@ -262,16 +261,6 @@ def _lost_warnings(agents: list[AgentProcess]) -> list[Warning]:
                          "what it measured before is kept if it reported; check the network "
                          "to that host and run again")
             for a in agents if isinstance(a, RemoteProcess) and a.channel.lost]
-
-
-def _daemon_warnings(daemons: DaemonSet) -> list[Warning]:
-    warnings = [make_warning("daemon-exited", f"{d.name} exited during the run (exit code "
-                             f"{d.died}): {d.log_tail()}", f"see daemons/{d.log_path.name}")
-                for d in daemons.daemons if d.died is not None]
-    return warnings + [make_warning("daemon-killed", f"{d.name} did not stop within a grace "
-                                    "period of SIGTERM and was killed (SIGKILL)",
-                                    f"see daemons/{d.log_path.name}")
-                       for d in daemons.daemons if d.killed]
 
 
 def _stop_server(server: AgentProcess, mode: str) -> list[Warning]:

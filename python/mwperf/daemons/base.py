@@ -26,7 +26,8 @@ from ..emulation.hosts import inside
 from ..errors import RunError
 from ..leases import Lease, process_id
 from ..procs import _die_with_parent, _ignoring_interrupts, interrupts_deferred
-from ..result_types import Daemon
+from ..merge import make_warning
+from ..result_types import Daemon, Warning
 
 STOP_GRACE_S = 2.0
 NOT_FOUND = 127
@@ -283,6 +284,17 @@ class DaemonSet:
 
     def describe(self) -> list[Daemon]:
         return [daemon.describe() for daemon in self.daemons]
+
+    def warnings(self) -> list[Warning]:
+        """A daemon that died during the measurement (seen by :meth:`sample_all`) or did not stop
+        on SIGTERM: the run's warnings (a restarted one's place is its new process's)."""
+        died = [make_warning("daemon-exited", f"{d.name} exited during the run (exit code "
+                             f"{d.died}): {d.log_tail()}", f"see daemons/{d.log_path.name}")
+                for d in self.daemons if d.died is not None]
+        return died + [make_warning("daemon-killed", f"{d.name} did not stop within a grace "
+                                    "period of SIGTERM and was killed (SIGKILL)",
+                                    f"see daemons/{d.log_path.name}")
+                       for d in self.daemons if d.killed]
 
     def __enter__(self) -> "DaemonSet":
         return self

@@ -322,6 +322,7 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
         assert samples is not None
         restarter.section(result, specs, reports, samples)
         _restart_warnings(state, result, survivor_only)
+    state.warnings.extend(daemons.warnings())  # one that died in the measurement, or was killed
     if state.warnings:  # after what the parts' sections said
         result["warnings"] = state.warnings + list(result.get("warnings") or [])
     if cfg.layers:
