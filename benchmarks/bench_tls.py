@@ -8,8 +8,11 @@ open, before the match), the time from the open's start to the first echo, the C
 trip of both agents and the broker (their getrusage over the whole run, in the result), in
 interleaved repetitions.
 
+`zenoh-quic` runs zenoh plain, over its TLS link and over its QUIC link (`--opt link=quic`:
+TLS 1.3 over UDP) side by side.
+
 The independent check is a capture: every point runs while a raw AF_PACKET socket records
-loopback's TCP segments; afterwards the segments to and from the point's own port (zenoh: the
+loopback's TCP segments and UDP datagrams; afterwards the segments to and from the point's own port (zenoh: the
 pong's; mqtt and foxglove: the broker's or server's, both hops of each way), from the result,
 are summed, so the bytes
 per round trip on the wire come from the kernel's packets, not from mwperf; and the same capture
@@ -18,7 +21,7 @@ and hop each way plain, never under TLS. mqtt's open is checked against the same
 its packets can be read: plain, the ping's connection from its SYN to the broker's CONNACK (the
 last connection to send a CONNECT is the ping's: it starts after the pong is ready).
 
-    python3 benchmarks/bench_tls.py --transport zenoh|mqtt|foxglove --reps 3 --seconds 5 [--write]
+    python3 benchmarks/bench_tls.py --transport zenoh|zenoh-quic|mqtt|foxglove --reps 3 --seconds 5 [--write]
     (root: the capture)
 """
 
@@ -42,7 +45,8 @@ SO_TIMESTAMPNS = 35  # Linux, asm-generic/socket.h
 
 
 class Capture:
-    """Loopback's IPv4 TCP segments while it runs: (source port, destination port, payload)."""
+    """Loopback's IPv4 TCP segments and UDP datagrams (QUIC's) while it runs: (source port,
+    destination port, payload)."""
 
     def __init__(self) -> None:
         self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
@@ -69,15 +73,16 @@ class Capture:
                 continue
             if where[2] == socket.PACKET_OUTGOING:  # loopback shows each packet twice
                 continue
-            if len(frame) < 34 or frame[12:14] != b"\x08\x00" or frame[23] != 6:
+            if len(frame) < 34 or frame[12:14] != b"\x08\x00" or frame[23] not in (6, 17):
                 continue
             ihl = (frame[14] & 0x0F) * 4
             total = struct.unpack("!H", frame[16:18])[0]
-            tcp = 14 + ihl
-            sport, dport = struct.unpack("!HH", frame[tcp:tcp + 4])
-            data_at = tcp + (frame[tcp + 12] >> 4) * 4
+            at = 14 + ihl  # the TCP or UDP header
+            sport, dport = struct.unpack("!HH", frame[at:at + 4])
+            tcp = frame[23] == 6
+            data_at = at + ((frame[at + 12] >> 4) * 4 if tcp else 8)
             self.segments.append((stamp[0] * 1_000_000_000 + stamp[1], sport, dport,
-                                  frame[tcp + 13],
+                                  frame[at + 13] if tcp else 0,
                                   frame[data_at:14 + total]))
 
     def stop(self) -> None:
@@ -86,7 +91,8 @@ class Capture:
         self.sock.close()
 
     def of_port(self, port: int) -> tuple[int, int]:
-        """(payload bytes, MWPF magics in them) of the segments to or from ``port``."""
+        """(payload bytes, MWPF magics in them) of the segments (or datagrams) to or from
+        ``port``."""
         mine = [data for _, sport, dport, _, data in self.segments if port in (sport, dport)]
         return sum(len(d) for d in mine), sum(d.count(MAGIC) for d in mine)
 
@@ -106,6 +112,9 @@ class Capture:
 
 
 TRANSPORTS = {"zenoh": ("tls", "zenoh peer mode", MODES),
+              "zenoh-quic": ("tls-quic", "zenoh peer mode, plain over tcp/, TLS over tls/ (TCP) "
+                             "and over quic/ (QUIC: TLS 1.3 over UDP, --opt link=quic)",
+                             ("plain", "tls", "tls+quic", "mtls+quic")),
               "mqtt": ("tls-mqtt", "mqtt through mosquitto, QoS 1 (--reliability reliable)",
                        MODES),
               "foxglove": ("tls-foxglove", "foxglove through the foxglove-sdk relay server",
@@ -120,15 +129,24 @@ def port_of(transport: str, connect: str) -> int:
     return int(address.rsplit(":", 1)[1])
 
 
+def secured(mode: str) -> list[str]:
+    """The run's flags of a mode: ``plain``, ``tls``, ``mtls``, or ``tls+quic`` (zenoh's QUIC
+    link)."""
+    secure, _, link = mode.partition("+")
+    return ([] if secure == "plain" else ["--secure", secure]) + (
+        ["--opt", f"link={link}"] if link else [])
+
+
 def point(transport: str, mode: str, payload: int, seconds: int) -> dict[str, float]:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
+    transport = transport.split("-")[0]  # zenoh-quic: zenoh
     capture = Capture()
     try:
         done = subprocess.run([sys.executable, "-m", "mwperf.cli", "run", "--transport",
                                transport, "--reliability", "reliable", "--rate", "100",
                                "--payload", str(payload),
                                "--duration", f"{seconds}s", "--depth", "1000", "--no-save",
-                               "--json", *([] if mode == "plain" else ["--secure", mode])],
+                               "--json", *secured(mode)],
                               capture_output=True, text=True, env=env, timeout=300,
                               check=False)
     finally:

@@ -15,6 +15,7 @@
 #   heaptrack                        --alloc-sites: allocations with their backtraces (heaptrack_interpret)
 #   iperf3 sockperf                  the socket transports' reference tools (benchmarks/, and their tests)
 #   wireguard-go                     --secure wireguard: a userspace WireGuard tunnel between emulated hosts
+#   libssl-dev pkg-config            RustDDS's DDS-Security plugins link OpenSSL (the agent's rustdds)
 # With the argument 'bridges': only what building the bridges needs (make bridges; docs/bridges.md):
 #   cmake libclang-dev               Cyclone DDS built from source by cyclors, and its bindgen
 # As root it installs them (no prompts, no stdin); otherwise it prints the command and goes on
@@ -22,7 +23,8 @@
 set -euo pipefail
 PACKAGES=(cyclonedds-dev cyclonedds-tools libfastrtps-dev libfastcdr-dev mosquitto mosquitto-clients python3-rosmaster topic-tools
           python3-rosbag python3-sensor-msgs python3-rospy python3-genpy python3-rosservice
-          chromium iproute2 openssh-client openssh-server python3-venv heaptrack iperf3 sockperf wireguard-go)
+          chromium iproute2 openssh-client openssh-server python3-venv heaptrack iperf3 sockperf wireguard-go
+          libssl-dev pkg-config)
 if [[ "${1:-}" == "bridges" ]]; then
     PACKAGES=(cmake libclang-dev)
 fi

@@ -85,6 +85,7 @@ def test_an_option_the_transport_does_not_know_is_refused_with_the_known_ones() 
 
     with pytest.raises(UsageError) as caught:
         build_point({"transport": "zenoh", "opt": ("mode=client", "mod=client")}, WithZenoh)
-    assert str(caught.value) == "--opt mod: not an option of zenoh; allowed: cdr, express, mode, tls"
+    assert str(caught.value) == ("--opt mod: not an option of zenoh; allowed: cdr, express, link, "
+                                 "mode, tls")
     assert build_point({"transport": "zenoh", "opt": ("mode=client",)}, WithZenoh).opts == (
         "mode=client",)

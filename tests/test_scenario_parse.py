@@ -62,6 +62,16 @@ def test_opt_reaches_the_points_and_is_checked_against_each_transport(tmp_path: 
     assert "--opt mode: not an option of udp; allowed: none" in str(caught.value)
 
 
+def test_an_opt_axis_may_have_a_point_without_options(tmp_path: Path) -> None:
+    """``[]`` on an opt axis is the point without any (zenoh plain beside one option), and an
+    exclude rule names the other value."""
+    _, _, configs = validate(tmp_path / "z.yaml", "transport: [zenoh, udp]\n"
+                             "opt: [[], [mode=client]]\n"
+                             "exclude:\n  - {transport: udp, opt: [[mode=client]]}\n")
+    assert sorted((c.transport, c.opts) for c in configs.values()) == [
+        ("udp", ()), ("zenoh", ()), ("zenoh", ("mode=client",))]
+
+
 def test_the_quick_variant_overrides_fields(tmp_path: Path) -> None:
     scenario, points, configs = validate(tmp_path / "good.yaml", GOOD, quick=True)
     assert scenario.quick and scenario.repeat == 1

@@ -1,8 +1,8 @@
 """`--secure auth|sign|encrypt` with the real agent and Debian's Cyclone DDS (its DDS-Security
-plugins, and Debian's Fast DDS 2.9 with its own): a secured run delivers every message the publisher counts sending, each agent with its
+plugins, Debian's Fast DDS 2.9 with its own, and RustDDS 0.15.1's built in): a secured run delivers every message the publisher counts sending, each agent with its
 own identity from the run's PKI, which is gone afterwards (Ctrl-C included); an unsecured
 subscriber on the same domain and topic beside a secured pair receives nothing while the secured
-one gets every message (cyclonedds and fastdds); --secure on a transport without it is one usage line (exit 2)."""
+one gets every message (cyclonedds, fastdds, rustdds); --secure on a transport without it is one usage line (exit 2)."""
 
 import json
 import os
@@ -17,7 +17,7 @@ import pytest
 from conftest import REAL_AGENT, read_saved
 from secured_runs import every_message_delivered
 from mwperf.security.cyclonedds import merged_config
-from mwperf.security.fastdds import security_opt
+from mwperf.security.identity_opt import security_opt
 from mwperf.security.files import Identity, make_run_pki
 from mwperf.transports.cyclonedds import loopback_config
 
@@ -32,7 +32,7 @@ def mwperf(*args: str, transport: str = "cyclonedds") -> subprocess.CompletedPro
 
 @pytest.mark.parametrize(("secure", "mode"), [("auth", "roundtrip"), ("sign", "roundtrip"),
                                              ("encrypt", "roundtrip"), ("encrypt", "oneway")])
-@pytest.mark.parametrize("transport", ["cyclonedds", "fastdds"])
+@pytest.mark.parametrize("transport", ["cyclonedds", "fastdds", "rustdds"])
 def test_a_secured_run_delivers_every_message(tmp_path: Path, transport: str, secure: str,
                                               mode: str) -> None:
     out = tmp_path / "result.json"
@@ -93,7 +93,7 @@ def test_secure_on_another_transport_is_one_usage_line() -> None:
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         "mwperf: error: --secure sign: not with --transport udp; --secure sign works with "
-        "--transport cyclonedds, fastdds"]
+        "--transport cyclonedds, fastdds, rustdds"]
 
 
 def agent(transport: str, role: str, *args: str) -> list[str]:
@@ -105,13 +105,14 @@ def agent(transport: str, role: str, *args: str) -> list[str]:
 
 def identity_opt(transport: str, identity: Identity) -> str:
     """What --secure gives an agent of ``transport`` for ``identity`` (parts/secure.py)."""
-    if transport == "fastdds":
+    if transport in ("fastdds", "rustdds"):
         return security_opt(identity)
     return "config=" + merged_config(loopback_config(), identity)
 
 
 @pytest.mark.parametrize(("transport", "secure"), [("cyclonedds", "encrypt"),
-                                                   ("fastdds", "auth"), ("fastdds", "encrypt")])
+                                                   ("fastdds", "auth"), ("fastdds", "encrypt"),
+                                                   ("rustdds", "auth"), ("rustdds", "encrypt")])
 def test_an_unsecured_subscriber_beside_a_secured_pair_gets_nothing(
         tmp_path: Path, transport: str, secure: str) -> None:
     """A secured sub and an unsecured sub listen on one domain and topic; a secured pub
@@ -226,7 +227,7 @@ nodes:
 """
 
 
-@pytest.mark.parametrize("transport", ["cyclonedds", "fastdds"])
+@pytest.mark.parametrize("transport", ["cyclonedds", "fastdds", "rustdds"])
 def test_a_secured_graph_gives_every_node_its_own_identity(tmp_path: Path,
                                                            transport: str) -> None:
     """Each node is a participant with its own certificate and permissions (its command line

@@ -19,6 +19,7 @@ from mwperf.daemons import foxglove, mosquitto
 from mwperf.daemons.zenoh import router_spec
 from mwperf.errors import UsageError
 from mwperf.security.check import check_tls_identity
+from mwperf.security.modes import mode_label, zenoh_link
 from mwperf.security.pki import issue, make_ca
 from mwperf.security.tls import client_opt, identity, make_tls_pki, tls_opt
 
@@ -120,6 +121,24 @@ def test_the_router_listens_on_its_link_with_its_options() -> None:
     assert spec.argv == ["/a/mwperf-agent", "router", "--transport", "zenoh", "--listen",
                          "tls/10.1.0.2:0", "--opt", "tls=ca=/s/ca.pem,cert=/s/r.pem,key=/s/r.key"]
     assert router_spec(Path("/a/mwperf-agent"), None).argv[-2:] == ["--listen", "tcp/127.0.0.1:0"]
+    assert router_spec(Path("/a/mwperf-agent"), None, link="quic").argv[-2:] == [
+        "--listen", "quic/127.0.0.1:0"]
+
+
+@pytest.mark.parametrize(("secure", "chosen", "link"), [
+    (None, None, "tcp"), ("tls", None, "tls"), ("mtls", None, "tls"), ("tls", "quic", "quic"),
+    ("mtls", "quic", "quic"), ("mtls", "tls", "tls"), (None, "tcp", "tcp"),
+    ("encrypt", None, "tcp"), ("wireguard", "tcp", "tcp")])
+def test_zenohs_link_follows_secure_and_opt_link(secure: str | None, chosen: str | None,
+                                                 link: str) -> None:
+    assert zenoh_link(secure, chosen) == link
+
+
+def test_a_report_names_quic_beside_tls() -> None:
+    assert mode_label("tls", ["mode=client", "link=quic"]) == "tls+quic"
+    assert mode_label("mtls", ["link=quic"]) == "mtls+quic"
+    assert mode_label("tls", ["link=quic", "link=tls"]) == "tls"  # the last one given
+    assert mode_label("tls", []) == "tls" and mode_label("auth", ["link=quic"]) == "auth"
 
 
 @pytest.mark.parametrize(("args", "said"), [
@@ -132,11 +151,26 @@ def test_the_router_listens_on_its_link_with_its_options() -> None:
      "mutual TLS to measure; use --secure tls"),
     (("--transport", "zenoh", "--secure", "encrypt"),
      "--secure encrypt: not with --transport zenoh; --secure encrypt works with --transport "
-     "cyclonedds, fastdds"),
+     "cyclonedds, fastdds, rustdds"),
     (("--transport", "zenoh", "--secure", "tls", "--opt", "tls=ca=/x.pem"),
      "--secure tls: not together with --opt tls (mwperf makes the certificates)"),
     (("--transport", "zenoh", "--secure", "tlss"),
      "--secure tlss: not a mode; allowed: plain, auth, sign, encrypt, tls, mtls, wireguard"),
+    (("--transport", "zenoh", "--opt", "link=quic"),
+     "--opt link=quic: needs --secure tls or mtls (mwperf makes the certificates a quic/ link "
+     "needs)"),
+    (("--transport", "zenoh", "--secure", "wireguard", "--link", "delay=1ms", "--opt",
+      "link=tls"),
+     "--opt link=tls: needs --secure tls or mtls (mwperf makes the certificates a tls/ link "
+     "needs)"),
+    (("--transport", "zenoh", "--secure", "mtls", "--opt", "link=tcp"),
+     "--opt link=tcp: not with --secure mtls, which runs on tls/ or quic/ links (drop --opt "
+     "link, or give link=quic)"),
+    (("--transport", "zenoh", "--secure", "tls", "--opt", "link=udp"),
+     "--opt link=udp: allowed: tcp, tls, quic"),
+    (("--graph", "mont_blanc", "--transport", "zenoh", "--opt", "link=quic"),
+     "--opt link=quic: needs --secure tls or mtls (mwperf makes the certificates a quic/ link "
+     "needs)"),
 ])
 def test_usage_errors_are_one_line(fake_env: dict, args: tuple[str, ...], said: str) -> None:
     done = run_mwperf("run", "--no-save", *args, env={**fake_env,

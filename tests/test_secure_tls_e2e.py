@@ -6,7 +6,8 @@ given its own files, gone with the run — unless zenoh's own TLS link race (ecl
 then names (security/zenoh_tls_race.py); and security that holds: beside a secured pair at an
 mTLS router, a subscriber without a certificate, one of another CA and a plain tcp/ one get no
 session (the agent fails naming the router) while the secured subscriber gets every message;
-in peer mode a ping without a certificate is never matched by an mTLS pong."""
+in peer mode a ping without a certificate is never matched by an mTLS pong. The same over
+zenoh's QUIC link (``--opt link=quic``: TLS 1.3 over UDP, quinn; not the TLS link's race)."""
 
 import json
 import subprocess
@@ -66,6 +67,27 @@ def test_a_secured_run_delivers_every_message(tmp_path: Path, secure: str, mode:
     assert sender is None or sender["config"]["connect"].startswith("tls/"), sender
 
 
+@pytest.mark.parametrize(("secure", "zenoh_mode"), [("tls", "peer"), ("mtls", "client")])
+def test_a_quic_run_delivers_every_message_over_quic_endpoints(tmp_path: Path, secure: str,
+                                                               zenoh_mode: str) -> None:
+    out = tmp_path / "result.json"
+    done = mwperf("--secure", secure, "--opt", "link=quic", "--rate", "200", "--payload", "256",
+                  "--depth", "1000", "--opt", f"mode={zenoh_mode}", "--json-out", str(out))
+    assert done.returncode == 0, done.stderr
+    result = read_saved(out)
+    every_message_delivered(result, secure, "roundtrip")
+    assert RACE not in {w["code"] for w in result.get("warnings") or []}  # TLS's link only
+    agents = {a["role"]: a for a in result["agents"]}
+    endpoint = agents["ping"]["config"]["connect"]
+    assert endpoint.startswith("quic/127.0.0.1:"), endpoint
+    for report in result["agents"]:
+        opts = dict(report["config"]["opt"])
+        assert opts["link"] == "quic" and f"{report['role']}.cert.pem" in opts["tls"], opts
+    routers = [d for d in result.get("daemons") or [] if d["name"] == "zenoh-router"]
+    assert [d["address"].split(":")[0] for d in routers] == (
+        ["quic/127.0.0.1"] if zenoh_mode == "client" else []), routers
+
+
 def test_a_tls_run_across_a_link_is_named_by_its_hosts_address(tmp_path: Path) -> None:
     """Across --link the pong listens on its emulated host's address: its certificate must name
     that address, or the ping's TLS client refuses the handshake (NotValidForName)."""
@@ -108,15 +130,16 @@ def stop(*procs: subprocess.Popen[str]) -> None:
             proc.wait(10)
 
 
+@pytest.mark.parametrize("link", ["tls", "quic"])
 def test_beside_a_secured_pair_at_an_mtls_router_no_unauthenticated_subscriber_gets_a_session(
-        tmp_path: Path) -> None:
+        tmp_path: Path, link: str) -> None:
     ids = make_tls_pki(tmp_path / "pki", ("router", "pub", "sub"), ())
     strangers = make_tls_pki(tmp_path / "other", ("sub",), ())  # another CA's
     router, endpoint = started([str(REAL_AGENT), "router", "--transport", "zenoh", "--listen",
-                                "tls/127.0.0.1:0", "--opt", tls_opt(ids["router"], True)])
+                                f"{link}/127.0.0.1:0", "--opt", tls_opt(ids["router"], True)])
     subs = []
     try:
-        assert endpoint.startswith("tls/127.0.0.1:"), endpoint
+        assert endpoint.startswith(f"{link}/127.0.0.1:"), endpoint
         base = f"{endpoint}#mwperf-tls-{tmp_path.name}"
         secured, _ = started(agent("sub", "--listen", base, "--opt", "mode=client", "--opt",
                                    tls_opt(ids["sub"], True), "--json",
@@ -136,7 +159,7 @@ def test_beside_a_secured_pair_at_an_mtls_router_no_unauthenticated_subscriber_g
             said = json.loads(report.read_text())  # the failed sub's report: no session
             assert "READY" not in done.stdout and said["status"] == "failed", (what, said)
             assert said["measurement"] is None and "unreachable" in said["status_reason"], said
-        plain = subprocess.run(agent("sub", "--listen", base.replace("tls/", "tcp/", 1),
+        plain = subprocess.run(agent("sub", "--listen", base.replace(f"{link}/", "tcp/", 1),
                                      "--opt", "mode=client"),
                                capture_output=True, text=True, timeout=60)
         assert plain.returncode == 1 and "zenoh router" in plain.stderr, plain
@@ -154,9 +177,11 @@ def test_beside_a_secured_pair_at_an_mtls_router_no_unauthenticated_subscriber_g
     assert sent > 100 and got["received"] == sent, (sent, got)
 
 
-def test_an_mtls_pong_never_matches_a_ping_without_a_certificate(tmp_path: Path) -> None:
+@pytest.mark.parametrize("link", ["tls", "quic"])
+def test_an_mtls_pong_never_matches_a_ping_without_a_certificate(tmp_path: Path,
+                                                                 link: str) -> None:
     ids = make_tls_pki(tmp_path / "pki", ("ping", "pong"), ())
-    pong, address = started(agent("pong", "--listen", "tls/127.0.0.1:0", "--opt",
+    pong, address = started(agent("pong", "--listen", f"{link}/127.0.0.1:0", "--opt",
                                   tls_opt(ids["pong"], True)))
     try:
         bare = subprocess.run(agent("ping", "--connect", address, "--opt",
@@ -175,7 +200,8 @@ def test_an_mtls_pong_never_matches_a_ping_without_a_certificate(tmp_path: Path)
     assert accounting["received"] == accounting["sent"] > 50, accounting
 
 
-def test_a_tls_endpoint_without_its_files_is_a_usage_error() -> None:
-    done = subprocess.run(agent("pong", "--listen", "tls/127.0.0.1:0"), capture_output=True,
+@pytest.mark.parametrize("link", ["tls", "quic"])
+def test_a_tls_endpoint_without_its_files_is_a_usage_error(link: str) -> None:
+    done = subprocess.run(agent("pong", "--listen", f"{link}/127.0.0.1:0"), capture_output=True,
                           text=True, timeout=60)
-    assert done.returncode == 2 and "a tls/ endpoint needs --opt tls=" in done.stderr, done
+    assert done.returncode == 2 and f"a {link}/ endpoint needs --opt tls=" in done.stderr, done

@@ -25,7 +25,7 @@ from .agent import option_choices, option_default, option_limit
 from . import pong_command
 from .errors import RunError, UsageError
 from . import rclpy_roles
-from .security.modes import parse_secure
+from .security.modes import parse_secure, zenoh_link
 from .sizes import payload_size
 from .subscribers import check_subscribers, parse_subscribers
 from .transports import hook, profile, profiles
@@ -390,6 +390,8 @@ def build_point(options: dict[str, Any], agent: Callable[[], Catalogue]) -> Poin
         point = _bridged(point, str(options["bridge"]).strip(), options.get("topology"))
     elif point.opts:
         _check_opts(transport, point.opts)
+    if transport == "zenoh":  # its link and --secure agree, before anything starts
+        zenoh_link(point.secure, point.option("link"))
     if point.link is not None or point.topology is not None:
         check_link_transport(transport, point.option, point.topology, ROLES[mode])
     if point.remote is not None and mode == "oneway" and not point.clock_sync and \

@@ -9,6 +9,7 @@
 
 use std::fmt;
 
+pub mod dds_security;
 pub mod descriptor;
 mod endpoint;
 #[cfg(feature = "fuzzing")]

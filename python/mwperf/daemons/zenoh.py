@@ -15,7 +15,7 @@ def router_spec(agent_path: Path, version: str | None, host: str = "127.0.0.1",
                 netns: Path | None = None, link: str = "tcp",
                 opts: Sequence[str] = ()) -> DaemonSpec:
     """The router listening on a free port of ``host`` (port 0: it prints the real one), in
-    namespace ``netns`` (an emulated host's) when given; ``link`` tcp or tls (``opts``: the
+    namespace ``netns`` (an emulated host's) when given; ``link`` tcp, tls or quic (``opts``: the
     router's ``--opt tls=`` files, security/tls.py)."""
 
     def ready(daemon: DaemonProcess) -> bool:

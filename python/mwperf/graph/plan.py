@@ -109,7 +109,8 @@ def addresses(graph: Graph, transport: str, point_address: str | None, workdir: 
     """Every subscription's and every topic's address(es) for ``transport`` (``mode``: its
     ``--opt mode``); on emulated hosts (``place``) a subscription listens on its node's host
     address; ``servers``: each serving node's server (``host:port``) on a served transport;
-    ``link``: zenoh's peer links (``tls`` under ``--secure tls|mtls``)."""
+    ``link``: zenoh's peer links (``tls`` under ``--secure tls|mtls``, or ``quic``:
+    security/modes.zenoh_link)."""
     how = way(transport, mode)
     ids = {topic: i for i, topic in enumerate(graph.topics())}
     listen: dict[tuple[str, str], str] = {}
@@ -170,7 +171,8 @@ def _assign(graph: Graph, transport: str, workdir: Path, place: "Place | None",
                     host, port = place.address_of(node.name), FIRST_PORT + len(listen)
                 else:
                     host = "127.0.0.1"
-                    port = _free_port(held, taken, socket.SOCK_DGRAM if transport == "udp"
+                    datagrams = transport == "udp" or (transport == "zenoh" and link == "quic")
+                    port = _free_port(held, taken, socket.SOCK_DGRAM if datagrams
                                       else socket.SOCK_STREAM)
                 address = f"{host}:{port}"
                 if transport == "zenoh":

@@ -26,7 +26,7 @@ from ..known_crashes import named
 from ..merge import make_warning
 from ..schema import validation_error
 from ..security import FOLDER as SECURITY_FOLDER
-from ..security.modes import TLS_MODES
+from ..security.modes import zenoh_link
 from ..security.tls import BROKER, identity
 from ..middleware import prepare
 from ..parts import Part, parts_for
@@ -165,7 +165,7 @@ def run_graph(graph: Graph, cfg: PointConfig, agent: Agent, workdir: Path) -> di
             clocks = clock_plan(graph, _node_hosts(graph, topology),
                                 {h for h, _, _ in cfg.test_clock}, cfg.clock_sync,
                                 network.address_of if network else None)
-        link = "tls" if cfg.secure in TLS_MODES else "tcp"  # zenoh's peer links
+        link = zenoh_link(cfg.secure, cfg.option("link"))  # zenoh's peer links
         if state.bridge is not None:
             plan = state.bridge
             where = sided(lambda at: addresses(graph, cfg.transport, at, workdir, tag, place,

@@ -53,6 +53,9 @@ class Secure(Part):
         if mode == "mtls" and cfg.transport in modes.NO_MTLS:
             raise UsageError(f"--secure mtls: not with --transport {cfg.transport}: "
                              f"{modes.NO_MTLS[cfg.transport]}")
+        if mode in modes.DDS_MODES and cfg.transport in modes.NO_DDS_SECURITY:
+            raise UsageError(f"--secure {mode}: not with --transport {cfg.transport}: "
+                             f"{modes.NO_DDS_SECURITY[cfg.transport]}")
         secured = modes.transports_of(mode)
         if cfg.transport not in secured:
             raise UsageError(f"--secure {mode}: not with --transport {cfg.transport}; "
@@ -118,8 +121,10 @@ class Secure(Part):
     def section(self, run: "PointState", result: Any) -> None:
         """``--secure wireguard``: what crossed the link beside the tunnel (link.tunnel.outside,
         security/wireguard.py's ``outside_bytes``) is said as a warning; zenoh over TLS: its
-        link's known race, where it showed (security/zenoh_tls_race.py)."""
-        if run.cfg.transport == "zenoh" and run.cfg.secure in modes.TLS_MODES:
+        link's known race, where it showed (security/zenoh_tls_race.py; not its QUIC link,
+        another implementation)."""
+        if run.cfg.transport == "zenoh" and run.cfg.secure in modes.TLS_MODES and \
+                modes.zenoh_link(run.cfg.secure, run.cfg.option("link")) == "tls":
             from ..security import zenoh_tls_race
             died = {a.name: _text(a.stderr_path) for a in
                     (run.agents.agents if run.agents else []) if (a.exit_code or 0) < 0}
@@ -144,9 +149,9 @@ class Secure(Part):
             opt = client_opt if modes.client_only(run.cfg.transport) else tls_opt
             return ["--opt", opt(self.tls[_identity_name(run.cfg, role)],
                                  run.cfg.secure == "mtls")]
-        if run.cfg.secure == modes.TUNNEL or run.cfg.transport != "fastdds":
+        if run.cfg.secure == modes.TUNNEL or run.cfg.transport not in modes.IDENTITY_OPT:
             return []  # cyclonedds: its configuration, in placed_opts
-        from ..security.fastdds import security_opt
+        from ..security.identity_opt import security_opt
         return ["--opt", security_opt(self.identities[_identity_name(run.cfg, role)])]
 
     def placed_opts(self, run: "PointState", role: str, opts: tuple[str, ...]

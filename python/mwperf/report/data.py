@@ -16,6 +16,7 @@ from typing import Any
 
 import duckdb
 
+from ..security.modes import mode_label
 from ..errors import RunError
 from ..result.load import NotReadable, as_stream, parse_result
 from ..store.catalogue import connect
@@ -199,9 +200,11 @@ def _link(result: dict[str, Any]) -> str | None:
 
 def _security(result: dict[str, Any]) -> dict[str, Any] | None:
     """What report/security.py needs of a --secure point's result (None: not secured)."""
-    mode = (result.get("config") or {}).get("secure")
+    config = result.get("config") or {}
+    mode = config.get("secure")
     if not mode:
         return None
+    mode = mode_label(mode, config.get("opts") or ())
     tunnel = (result.get("link") or {}).get("tunnel") or {}
     shakes = [h["ms"] for h in tunnel.get("handshakes") or [] if h.get("ms") is not None]
     return {"mode": mode, "handshake_ms": max(shakes) if shakes else None,

@@ -24,7 +24,7 @@ from .ratios import median as _median, ratio_chart, ratio_point, spread as _spre
 from .svg import Axis
 
 PLAIN = "plain"
-ORDER = (PLAIN, "auth", "sign", "encrypt", "tls", "mtls", "wireguard")
+ORDER = (PLAIN, "auth", "sign", "encrypt", "tls", "mtls", "tls+quic", "mtls+quic", "wireguard")
 """the modes, plain first: what the others are divided by (security/modes.py's, and plain)"""
 STREAM = ("transport", "mode", "rate", "payload_bytes", "reliability", "history", "depth",
           "durability", "link")

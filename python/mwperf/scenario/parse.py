@@ -124,7 +124,7 @@ def _field(key: str, item: Item, key_line: int, where: str) -> Field:
         if not item.value:
             raise _error(where, item.line, key, "an empty list gives no points; give a value "
                          "or a list of values (an axis)")
-        values = tuple(_value(key, kind, child, where) for child in item.value)
+        values = tuple(_value(key, kind, child, where, in_axis=True) for child in item.value)
         first: dict[str, int] = {}
         for value in values:
             if value.shown() in first:
@@ -138,8 +138,9 @@ def _field(key: str, item: Item, key_line: int, where: str) -> Field:
                  line=key_line)
 
 
-def _value(key: str, kind: str, item: Item, where: str) -> Value:
-    """One value of an option field, shaped as build_point takes it."""
+def _value(key: str, kind: str, item: Item, where: str, in_axis: bool = False) -> Value:
+    """One value of an option field, shaped as build_point takes it; on an axis (``in_axis``)
+    a repeated field's ``[]`` is the point without any (``opt: [[], [link=quic]]``)."""
     value = item.value
     if kind == "flag":
         if not isinstance(value, bool):
@@ -147,7 +148,7 @@ def _value(key: str, kind: str, item: Item, where: str) -> Value:
         return Value(value, item.line)
     if kind == "repeated":
         parts = value if isinstance(value, list) else [item]
-        if isinstance(value, list) and not value:
+        if isinstance(value, list) and not value and not in_axis:
             raise _error(where, item.line, key, "an empty list; give KEY=VALUE settings")
         texts = []
         for part in parts:

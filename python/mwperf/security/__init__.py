@@ -8,8 +8,9 @@ One concept per module: ``modes`` (the modes and the governance protection kinds
 CA), ``governance`` and ``permissions`` (the two signed XML documents), ``files`` (the set of
 files one identity needs, made together), ``check`` (what is wrong with a set of files, one
 line naming the file), ``cyclonedds`` (the ``<Security>`` block of the Cyclone XML
-configuration), ``fastdds`` (the agent's ``--opt security=`` naming one identity's files, which
-its Fast DDS shim turns into the ``dds.sec.*`` participant properties). Everything is made with the ``cryptography`` library (no ``openssl``
+configuration), ``identity_opt`` (a fastdds or rustdds agent's ``--opt security=`` naming one
+identity's files, which its Fast DDS shim turns into the ``dds.sec.*`` participant properties
+and RustDDS into its builtin plugins' configuration). Everything is made with the ``cryptography`` library (no ``openssl``
 subprocess); nothing outlives the scratch folder.
 """
 

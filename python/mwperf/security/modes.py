@@ -21,6 +21,14 @@ NO_MTLS = {"foxglove": "the foxglove-sdk server asks its clients for no certific
                        "measure; use --secure tls"}
 """TLS transports without mutual TLS, and why"""
 
+NO_DDS_SECURITY = {
+    "ros2": "the ROS 2 wheels' Fast DDS (rmw_fastrtps_cpp's: libfastrtps 2.14 in Jazzy, "
+            "libfastdds in Kilted) is built without DDS-Security: its library has no "
+            "builtin.PKI-DH authentication or AES-GCM-GMAC plugin (Debian's Fast DDS 2.9.1 has "
+            "them: --transport fastdds), so SROS 2 cannot run here"}
+"""DDS transports without DDS-Security here, and why (tests/test_ros2_no_security.py checks the
+wheels' libraries)"""
+
 BROKERED = ("mqtt", "foxglove")
 """TLS transports whose agents are only clients (of a broker, which holds the server
 certificate): under ``tls`` they present no certificate of their own"""
@@ -29,6 +37,36 @@ certificate): under ``tls`` they present no certificate of their own"""
 def client_only(transport: str) -> bool:
     """Whether ``transport``'s agents only ever connect (BROKERED)."""
     return transport in BROKERED
+
+ZENOH_LINKS = ("tcp", "tls", "quic")
+"""zenoh's links as ``--opt link`` names them: plain TCP, TLS over TCP, QUIC (TLS 1.3 over
+UDP); the agent's descriptor lists the same"""
+
+
+def zenoh_link(secure: str | None, chosen: str | None) -> str:
+    """The link of a zenoh run's endpoints: ``--opt link`` (``chosen``) when given, else tls
+    under a TLS mode and tcp otherwise; UsageError where it and ``--secure`` disagree (a
+    secured link needs the certificates only a TLS mode makes; a TLS mode secures a link)."""
+    from ..errors import UsageError
+    if chosen is None:
+        return "tls" if secure in TLS_MODES else "tcp"
+    if chosen not in ZENOH_LINKS:
+        raise UsageError(f"--opt link={chosen}: allowed: {', '.join(ZENOH_LINKS)}")
+    if chosen != "tcp" and secure not in TLS_MODES:
+        raise UsageError(f"--opt link={chosen}: needs --secure tls or mtls (mwperf makes the "
+                         f"certificates a {chosen}/ link needs)")
+    if chosen == "tcp" and secure in TLS_MODES:
+        raise UsageError(f"--opt link=tcp: not with --secure {secure}, which runs on tls/ or "
+                         "quic/ links (drop --opt link, or give link=quic)")
+    return chosen
+
+
+def mode_label(secure: str, opts: "list[str] | tuple[str, ...]") -> str:
+    """How a report names a point's mode: ``secure``, with ``+quic`` for a TLS mode over
+    zenoh's QUIC link (``--opt link=quic``), which is measured beside its TLS link."""
+    links = [o.partition("=")[2].strip() for o in opts if o.partition("=")[0].strip() == "link"]
+    return f"{secure}+quic" if secure in TLS_MODES and links[-1:] == ["quic"] else secure
+
 
 TUNNEL = "wireguard"
 """every packet between the run's emulated hosts through a WireGuard tunnel (security/
@@ -39,8 +77,12 @@ MODES = (*DDS_MODES, *TLS_MODES, TUNNEL)
 PROTECTION = {"auth": "NONE", "sign": "SIGN", "encrypt": "ENCRYPT"}
 """the DDS-Security protection kind of rtps, metadata and data under each mode"""
 
-TRANSPORTS = ("cyclonedds", "fastdds")
+TRANSPORTS = ("cyclonedds", "fastdds", "rustdds")
 """the transports the DDS modes secure (each through its own configuration)"""
+
+IDENTITY_OPT = ("fastdds", "rustdds")
+"""the DDS transports whose agent takes its identity as ``--opt security=`` (identity_opt.py);
+cyclonedds takes it in its XML configuration (cyclonedds.py)"""
 
 
 def transports_of(mode: str) -> tuple[str, ...]:

@@ -6,20 +6,20 @@ from ..agent import Agent
 from ..daemons import zenoh as router
 from ..errors import RunError, UsageError
 from ..security import FOLDER
-from ..security.modes import TLS_MODES
+from ..security.modes import zenoh_link
 from ..security.tls import BROKER, identity, tls_opt
 from .hooks import DoctorChecks, Hooks, Plan, Setup
 
 
 def prepare(setup: Setup) -> Plan:
     """Peer mode: the listening agent's endpoint; client mode: the router's. ``--secure
-    tls|mtls``: tls/ endpoints, the router with its own certificate (security/tls.py, made by
-    the secure part before this)."""
+    tls|mtls``: tls/ endpoints (quic/ with ``--opt link=quic``), the router with its own
+    certificate (security/tls.py, made by the secure part before this)."""
     secure = getattr(setup.cfg, "secure", None)
-    link = "tls" if secure in TLS_MODES else "tcp"
+    link = zenoh_link(secure, setup.cfg.option("link"))
     if setup.cfg.option("mode") == "client":
         opts = ()
-        if link == "tls":
+        if link != "tcp":
             files = identity(setup.workdir / FOLDER, BROKER)
             opts = (tls_opt(files, secure == "mtls"),)
         started = setup.daemons.start(lambda: router.router_spec(

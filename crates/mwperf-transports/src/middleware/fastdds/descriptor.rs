@@ -26,7 +26,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
         Opt { key: "heartbeat", help: "a reliable writer's heartbeat period (a duration; default Fast DDS's 3s, as ROS 2 runs it). A Cyclone DDS reader drops the sample in flight at the first heartbeat it accepts when that sample is fragmented: a short period makes that first heartbeat come before the large samples (see docs/transports.md)" },
         Opt { key: "interface", help: "the IPv4 address to use (default 127.0.0.1; 'auto' = this host's address among --opt peers)" },
         Opt { key: super::ros2_wire::OPT, help: super::ros2_wire::HELP },
-        Opt { key: "security", help: "ca=PATH,cert=PATH,key=PATH,governance=PATH,permissions=PATH: join with DDS-Security (PKI-DH, Access-Permissions, AES-GCM-GMAC) as this identity; the CA signs the permissions too (mwperf run --secure makes them)" },
+        Opt { key: crate::dds_security::OPT, help: crate::dds_security::HELP },
         Opt { key: "peers", help: "comma-separated IPv4 addresses to discover participants at (unicast, no multicast; default the interface)" },
     ],
     qos: QosSupport {

@@ -19,6 +19,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     opts: &[
         Opt { key: "service-mapping", help: "services only: cyclone (default: rmw_cyclonedds's 16-byte guid+seq header in every sample; talks to cyclonedds services) or enhanced (rmw_fastrtps's sample identities in inline QoS; talks to fastdds services; at most 64000 bytes per request/reply: RustDDS 0.15.1 corrupts fragmented samples that carry an identity)" },
         Opt { key: super::ros2_wire::OPT, help: super::ros2_wire::HELP },
+        Opt { key: crate::dds_security::OPT, help: crate::dds_security::HELP },
         Opt { key: "network", help: "the interfaces RustDDS uses: loopback (default), auto (every multicast-capable non-loopback IPv4 interface) or an IPv4 address of this host" },
     ],
     qos: QosSupport {

@@ -51,11 +51,26 @@ fn middleware(what: &str, e: impl std::fmt::Display) -> TransportError {
 pub fn open(side: Side, spec: &Spec) -> Result<Box<dyn Endpoint>, TransportError> {
     let opts = spec.options_of(&super::rustdds_descriptor::DESCRIPTOR)?;
     let network = network::Network::parse(opts.get("network"))?;
+    let security = security_of(&opts)?;
     let addr = Address::parse("rustdds", &spec.addr, side.is_listener())?;
     let ros2 = Ros2Wire::from_opt(NAME, opts.get(ros2_wire::OPT))?;
     Ok(Box::new(RustDdsEndpoint::open(
-        side, spec, addr, &network, ros2,
+        side,
+        spec,
+        addr,
+        &network,
+        security.as_ref(),
+        ros2,
     )?))
+}
+
+/// `--opt security=`: the identity this endpoint's participant joins as (dds_security.rs).
+fn security_of(
+    opts: &crate::spec::Options<'_>,
+) -> Result<Option<crate::dds_security::SecurityFiles>, TransportError> {
+    opts.get(crate::dds_security::OPT)
+        .map(|v| crate::dds_security::SecurityFiles::parse(NAME, v))
+        .transpose()
 }
 
 /// Sleep until the reader registered in `poll` may have data, at most `wait_ns`; false = timed
@@ -129,6 +144,7 @@ impl RustDdsEndpoint {
         spec: &Spec,
         addr: Address,
         network: &network::Network,
+        security: Option<&crate::dds_security::SecurityFiles>,
         ros2: Option<Ros2Wire>,
     ) -> Result<Self, TransportError> {
         let type_name = ros2
@@ -139,7 +155,8 @@ impl RustDdsEndpoint {
             .flatten()
             .map(|suffix| addr.topic(suffix))
             .collect();
-        let held = participant::session(addr.domain, network, spec.shared_session, topics)?;
+        let held =
+            participant::session(addr.domain, network, security, spec.shared_session, topics)?;
         let participant = &held.participant.dp;
         let qos = qos::policies(&spec.qos);
         let topic = |suffix: &str| {

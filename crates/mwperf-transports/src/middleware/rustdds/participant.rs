@@ -15,10 +15,13 @@
 
 use std::sync::Mutex;
 
-use ::rustdds::{DomainParticipant, DomainParticipantBuilder};
+use ::rustdds::{
+    DomainParticipant, DomainParticipantBuilder, DomainParticipantSecurityConfigFiles,
+};
 
 use super::network::Network;
 use super::{middleware, signals, SOCKET_BUFFER};
+use crate::dds_security::SecurityFiles;
 use crate::session::{SessionCache, SessionRef};
 use crate::TransportError;
 
@@ -45,18 +48,23 @@ impl Drop for Held {
     }
 }
 
-/// The shared participants of this process, by domain, `--opt network` and slot.
-static SHARED: SessionCache<(u32, Network, usize), Participant> = SessionCache::new(super::NAME);
+/// The shared participants of this process, by domain, `--opt network`, `--opt security` and
+/// slot.
+#[allow(clippy::type_complexity)]
+static SHARED: SessionCache<(u32, Network, Option<SecurityFiles>, usize), Participant> =
+    SessionCache::new(super::NAME);
 
-/// A participant in `domain` on `network` for an endpoint on `topics`, shared or not.
+/// A participant in `domain` on `network` for an endpoint on `topics`, shared or not; with
+/// `security` it joins with DDS-Security's builtin plugins as that identity.
 pub fn session(
     domain: u32,
     network: &Network,
+    security: Option<&SecurityFiles>,
     shared: bool,
     topics: Vec<String>,
 ) -> Result<Held, TransportError> {
     let open = || {
-        create(domain, network).map(|dp| Participant {
+        create(domain, network, security).map(|dp| Participant {
             dp,
             topics: Mutex::new(Vec::new()),
         })
@@ -69,7 +77,8 @@ pub fn session(
         });
     }
     for slot in 0.. {
-        let participant = SHARED.get_or_open((domain, network.clone(), slot), open)?;
+        let key = (domain, network.clone(), security.cloned(), slot);
+        let participant = SHARED.get_or_open(key, open)?;
         let mut used = participant.topics.lock().unwrap_or_else(|p| p.into_inner());
         if topics.iter().any(|t| used.contains(t)) {
             continue;
@@ -84,17 +93,88 @@ pub fn session(
     unreachable!("slots are unbounded")
 }
 
-fn create(domain: u32, network: &Network) -> Result<DomainParticipant, TransportError> {
+fn create(
+    domain: u32,
+    network: &Network,
+    security: Option<&SecurityFiles>,
+) -> Result<DomainParticipant, TransportError> {
     let (only, same_host) = network.resolve()?;
-    let builder = DomainParticipantBuilder::new(domain as u16)
+    let mut builder = DomainParticipantBuilder::new(domain as u16)
         .with_only_networks(only)
         .same_host_loopback(same_host)
         .socket_receive_buffer_size(SOCKET_BUFFER)
         .socket_send_buffer_size(SOCKET_BUFFER);
-    signals::with_async_signals_blocked(|| builder.build()).map_err(|e| {
+    let key = match security {
+        Some(files) => {
+            let (config, key) = config_files(files)?;
+            builder = builder.builtin_security(config);
+            Some(key)
+        }
+        None => None,
+    };
+    let built = signals::with_async_signals_blocked(|| builder.build()).map_err(|e| {
         middleware(
             &format!("cannot create a participant in domain {domain}"),
             e,
         )
-    })
+    });
+    drop(key); // read while the participant was created
+    built
+}
+
+/// RustDDS's builtin plugins' files for an identity: the identity CA is the permissions CA too
+/// (one CA per run). RustDDS takes its key file only by the ROS 2 default name (`key.pem` in a
+/// folder: its key type is not public), so a private folder beside the key holds a link of that
+/// name to it until the participant has read it ([`KeyLink`]).
+fn config_files(
+    files: &SecurityFiles,
+) -> Result<(DomainParticipantSecurityConfigFiles, KeyLink), TransportError> {
+    let link = KeyLink::to(&files.key)?;
+    let mut config = DomainParticipantSecurityConfigFiles::with_ros_default_names(
+        &link.0,
+        String::new(), // an unencrypted key (RustDDS decrypts none)
+    );
+    config.identity_ca_certificate = files.ca.clone();
+    config.participant_identity_certificate = files.cert.clone();
+    config.permissions_ca_certificate = files.ca.clone();
+    config.domain_governance_document = files.governance.clone();
+    config.participant_permissions_document = files.permissions.clone();
+    config.certificate_revocation_list = None;
+    Ok((config, link))
+}
+
+/// A private folder holding `key.pem`, a link to an identity's key; removed when dropped.
+struct KeyLink(std::path::PathBuf);
+
+impl KeyLink {
+    fn to(key: &std::path::Path) -> Result<KeyLink, TransportError> {
+        use std::os::unix::fs::DirBuilderExt;
+        let name = format!(
+            ".rustdds-key-{}-{:x}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos())
+        );
+        let folder = key.with_file_name(name);
+        let made = std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&folder)
+            .and_then(|()| std::os::unix::fs::symlink(key, folder.join("key.pem")));
+        let link = KeyLink(folder);
+        made.map_err(|e| TransportError::Unsupported {
+            transport: super::NAME,
+            what: format!(
+                "--opt security: cannot link {} as key.pem for RustDDS beside it: {e}",
+                key.display()
+            ),
+        })?;
+        Ok(link)
+    }
+}
+
+impl Drop for KeyLink {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }

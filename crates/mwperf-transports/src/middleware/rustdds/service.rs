@@ -132,6 +132,7 @@ impl Pair {
             });
         }
         let network = network::Network::parse(opts.get("network"))?;
+        let security = super::security_of(&opts)?;
         let mapping = Mapping::parse(opts.get("service-mapping"))?;
         let addr = Address::parse(NAME, &spec.addr, server)?;
         let (rq, rr) = addr.service_topics();
@@ -143,6 +144,7 @@ impl Pair {
         let held = participant::session(
             addr.domain,
             &network,
+            security.as_ref(),
             spec.shared_session,
             vec![out_topic.clone(), in_topic.clone()],
         )?;

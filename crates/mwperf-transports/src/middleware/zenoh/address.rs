@@ -95,6 +95,16 @@ pub fn free_tcp_port(host: &str) -> Result<u16, TransportError> {
     Ok(listener.local_addr()?.port())
 }
 
+/// A UDP port free right now on `host` (a `quic/` endpoint's), as [`free_tcp_port`].
+pub fn free_udp_port(host: &str) -> Result<u16, TransportError> {
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    let socket = std::net::UdpSocket::bind((host, 0)).map_err(|err| TransportError::Bind {
+        addr: format!("{host}:0"),
+        err,
+    })?;
+    Ok(socket.local_addr()?.port())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

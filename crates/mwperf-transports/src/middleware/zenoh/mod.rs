@@ -244,15 +244,19 @@ pub(crate) fn listen_session(
             .map(|s| (s, address.endpoint.clone()))
             .map_err(|e| bind_error(&address.endpoint, e));
     };
-    if proto != "tcp" && proto != "tls" {
-        return Err(TransportError::Address(format!(
-            "zenoh endpoint {}: port 0 (pick a free port) works for tcp/ and tls/ endpoints only",
-            address.endpoint
-        )));
-    }
+    let free_port = match proto {
+        "tcp" | "tls" => address::free_tcp_port,
+        "quic" => address::free_udp_port,
+        _ => {
+            return Err(TransportError::Address(format!(
+                "zenoh endpoint {}: port 0 (pick a free port) works for tcp/, tls/ and quic/ endpoints only",
+                address.endpoint
+            )))
+        }
+    };
     let mut last = None;
     for _ in 0..FREE_PORT_ATTEMPTS {
-        let endpoint = address.with_port(address::free_tcp_port(host)?);
+        let endpoint = address.with_port(free_port(host)?);
         let cfg = settings::session_config(mode, Some(&endpoint), None, tls)?;
         match zenoh::open(cfg).wait() {
             Ok(s) => return Ok((s, endpoint)),

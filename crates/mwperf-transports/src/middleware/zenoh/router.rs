@@ -14,13 +14,13 @@ pub struct ZenohRouter {
 }
 
 /// Start a router listening on `listen` (`tcp/HOST:PORT` or, with `tls`'s files,
-/// `tls/HOST:PORT`; port 0 = a free one).
+/// `tls/HOST:PORT` or `quic/HOST:PORT`; port 0 = a free one).
 pub fn start_router(listen: &str, tls: Option<&TlsFiles>) -> Result<ZenohRouter, TransportError> {
     let address = Address::parse(listen)?;
     if address.base.is_some() {
         return Err(TransportError::Address(format!("zenoh router address '{listen}': give the endpoint only (tcp/HOST:PORT); the #<base> goes to ping and pong")));
     }
-    super::settings::check_link(&address, tls, true)?;
+    super::settings::check_link(&address, tls, true, None)?;
     let (session, endpoint) = super::listen_session("router", &address, tls)?;
     Ok(ZenohRouter { session, endpoint })
 }

@@ -49,7 +49,12 @@ pub fn session(
     shared: bool,
 ) -> Result<SessionRef<Opened>, TransportError> {
     let (mode, tls) = (settings.mode, settings.tls.as_ref());
-    super::settings::check_link(address, tls, mode == Mode::Peer && side.is_listener())?;
+    super::settings::check_link(
+        address,
+        tls,
+        mode == Mode::Peer && side.is_listener(),
+        settings.link.as_deref(),
+    )?;
     if shared && mode == Mode::Peer && !side.is_listener() {
         if let Some(own) =
             SHARED.find(|k, s| k.listens && s.endpoint == address.endpoint && k.tls.as_ref() == tls)

@@ -42,9 +42,15 @@ pub struct Settings {
     pub depth: Option<usize>,
     /// Messages as CDR samples of the DDS type (what zenoh-plugin-ros2dds forwards).
     pub cdr: bool,
-    /// `--opt tls=`: the files of a `tls/` endpoint (zenoh's TLS link, rustls), None on `tcp/`.
+    /// `--opt tls=`: the files of a `tls/` or `quic/` endpoint (zenoh's TLS link over TCP, or
+    /// its QUIC link over UDP: rustls either way), None on `tcp/`.
     pub tls: Option<TlsFiles>,
+    /// `--opt link=`: the link the endpoint must name (what `mwperf run` chose), None: any.
+    pub link: Option<String>,
 }
+
+/// The links an endpoint may name: plain TCP, TLS over TCP, QUIC (TLS 1.3 over UDP).
+pub const LINKS: [&str; 3] = ["tcp", "tls", "quic"];
 
 fn unsupported(what: impl Into<String>) -> TransportError {
     TransportError::Unsupported {
@@ -86,6 +92,16 @@ impl Settings {
             History::KeepAll => None,
         };
         let tls = TlsFiles::of(NAME, opts.get(tls_files::OPT))?;
+        let link = match opts.get("link") {
+            None => None,
+            Some(l) if LINKS.contains(&l) => Some(l.to_string()),
+            Some(other) => {
+                return Err(unsupported(format!(
+                    "'--opt link={other}' (allowed: {})",
+                    LINKS.join(", ")
+                )))
+            }
+        };
         if spec.qos.durability == Durability::TransientLocal {
             return Err(unsupported("--durability transient-local (core zenoh keeps no history for late joiners; use --durability volatile)"));
         }
@@ -96,35 +112,45 @@ impl Settings {
             depth,
             cdr,
             tls,
+            link,
         })
     }
 }
 
-/// A `tls/` endpoint has its files and a `tcp/` one none; a listener on `tls/` (a peer pong or
-/// sub, a router) has the certificate it presents as the server's. Refused up front: zenoh
-/// would say "No private key found" or fall back to what the other link kind does.
+/// A `tls/` or `quic/` endpoint has its files and a `tcp/` one none; a listener on either (a
+/// peer pong or sub, a router) has the certificate it presents as the server's; `link` (the
+/// `--opt link` given, if any) is the endpoint's own. Refused up front: zenoh would say "No
+/// private key found" or fall back to what the other link kind does.
 pub fn check_link(
     address: &Address,
     tls: Option<&TlsFiles>,
     listens: bool,
+    link: Option<&str>,
 ) -> Result<(), TransportError> {
     let proto = address.endpoint.split('/').next().unwrap_or("");
-    match (proto, tls) {
-        ("tls", None) => Err(unsupported(format!(
-            "{}: a tls/ endpoint needs --opt tls=ca=PATH[,cert=PATH,key=PATH][,mtls=on]",
+    if let Some(link) = link.filter(|l| *l != proto) {
+        return Err(unsupported(format!(
+            "--opt link={link} with a {proto}/ endpoint ({}): the endpoint names its link",
+            address.endpoint
+        )));
+    }
+    let secured = proto == "tls" || proto == "quic";
+    match (secured, tls) {
+        (true, None) => Err(unsupported(format!(
+            "{}: a {proto}/ endpoint needs --opt tls=ca=PATH[,cert=PATH,key=PATH][,mtls=on]",
             address.endpoint
         ))),
-        ("tls", Some(t)) if listens && t.identity.is_none() => Err(unsupported(format!(
-            "{}: a listener on a tls/ endpoint presents a certificate: give --opt tls=...,cert=PATH,key=PATH",
+        (true, Some(t)) if listens && t.identity.is_none() => Err(unsupported(format!(
+            "{}: a listener on a {proto}/ endpoint presents a certificate: give --opt tls=...,cert=PATH,key=PATH",
             address.endpoint
         ))),
-        ("tls", Some(t)) if t.mtls && t.identity.is_none() => Err(unsupported(format!(
+        (true, Some(t)) if t.mtls && t.identity.is_none() => Err(unsupported(format!(
             "{}: --opt tls=...,mtls=on presents this side's certificate: give cert=PATH,key=PATH",
             address.endpoint
         ))),
-        ("tls", Some(_)) | (_, None) => Ok(()),
-        (other, Some(_)) => Err(unsupported(format!(
-            "--opt tls with a {other}/ endpoint ({}): TLS runs on tls/HOST:PORT endpoints",
+        (true, Some(_)) | (false, None) => Ok(()),
+        (false, Some(_)) => Err(unsupported(format!(
+            "--opt tls with a {proto}/ endpoint ({}): TLS runs on tls/HOST:PORT and quic/HOST:PORT endpoints",
             address.endpoint
         ))),
     }
@@ -304,16 +330,56 @@ mod tests {
         let ca = TlsFiles::parse("zenoh", "ca=/s/ca.pem").unwrap();
         let own = TlsFiles::parse("zenoh", "ca=/s/ca.pem,cert=/s/p.pem,key=/s/p.key").unwrap();
         let mtls_bare = TlsFiles::parse("zenoh", "ca=/s/ca.pem,mtls=on").unwrap();
-        assert!(check_link(&at("tcp/127.0.0.1:1"), None, true).is_ok());
-        assert!(check_link(&at("tls/127.0.0.1:1"), Some(&ca), false).is_ok());
-        assert!(check_link(&at("tls/127.0.0.1:1"), Some(&own), true).is_ok());
-        for (endpoint, tls, listens, says) in [
-            ("tls/127.0.0.1:1", None, false, "needs --opt tls"),
-            ("tls/127.0.0.1:1", Some(&ca), true, "presents a certificate"),
-            ("tls/127.0.0.1:1", Some(&mtls_bare), false, "give cert=PATH"),
-            ("tcp/127.0.0.1:1", Some(&ca), false, "with a tcp/ endpoint"),
+        assert!(check_link(&at("tcp/127.0.0.1:1"), None, true, None).is_ok());
+        assert!(check_link(&at("tls/127.0.0.1:1"), Some(&ca), false, None).is_ok());
+        assert!(check_link(&at("tls/127.0.0.1:1"), Some(&own), true, Some("tls")).is_ok());
+        assert!(check_link(&at("quic/127.0.0.1:1"), Some(&own), true, Some("quic")).is_ok());
+        for (endpoint, tls, listens, link, says) in [
+            ("tls/127.0.0.1:1", None, false, None, "needs --opt tls"),
+            (
+                "quic/127.0.0.1:1",
+                None,
+                false,
+                None,
+                "a quic/ endpoint needs --opt tls",
+            ),
+            (
+                "tls/127.0.0.1:1",
+                Some(&ca),
+                true,
+                None,
+                "presents a certificate",
+            ),
+            (
+                "quic/127.0.0.1:1",
+                Some(&ca),
+                true,
+                None,
+                "presents a certificate",
+            ),
+            (
+                "tls/127.0.0.1:1",
+                Some(&mtls_bare),
+                false,
+                None,
+                "give cert=PATH",
+            ),
+            (
+                "tcp/127.0.0.1:1",
+                Some(&ca),
+                false,
+                None,
+                "with a tcp/ endpoint",
+            ),
+            (
+                "tls/127.0.0.1:1",
+                Some(&ca),
+                false,
+                Some("quic"),
+                "--opt link=quic with a tls/",
+            ),
         ] {
-            let e = check_link(&at(endpoint), tls, listens).unwrap_err();
+            let e = check_link(&at(endpoint), tls, listens, link).unwrap_err();
             assert!(
                 e.is_usage() && e.to_string().contains(says),
                 "{endpoint}: {e}"

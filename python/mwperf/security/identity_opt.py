@@ -1,5 +1,6 @@
-"""``--opt security=...`` of the fastdds agent for one identity: the files by what each is (the
-agent's Fast DDS shim makes them the ``dds.sec.*`` participant properties: its security.rs)."""
+"""``--opt security=...`` of a fastdds or rustdds agent for one identity: the files by what each
+is (the agent's dds_security.rs reads them; its Fast DDS shim makes them the ``dds.sec.*``
+participant properties, RustDDS its builtin plugins' configuration)."""
 
 from .files import Identity
 
