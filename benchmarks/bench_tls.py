@@ -90,11 +90,12 @@ class Capture:
         self.thread.join(5)
         self.sock.close()
 
-    def of_port(self, port: int) -> tuple[int, int]:
-        """(payload bytes, MWPF magics in them) of the segments (or datagrams) to or from
-        ``port``."""
+    def of_port(self, port: int) -> tuple[int, int, int]:
+        """(payload bytes, MWPF magics in them, segments or datagrams that carry any) of the
+        segments (or datagrams) to or from ``port``."""
         mine = [data for _, sport, dport, _, data in self.segments if port in (sport, dport)]
-        return sum(len(d) for d in mine), sum(d.count(MAGIC) for d in mine)
+        return (sum(len(d) for d in mine), sum(d.count(MAGIC) for d in mine),
+                sum(1 for d in mine if d))
 
     def mqtt_open_ns(self, broker: int) -> int | None:
         """Plain mqtt: the last client's connection to ``broker`` from its SYN to the broker's
@@ -162,7 +163,8 @@ def point(transport: str, mode: str, payload: int, seconds: int) -> dict[str, fl
     if not (acc["received"] == acc["sent"] and pong["echoed"] >= acc["sent"]):  # peer's count
         sys.exit(f"bench_tls: {mode} {payload}: sent {acc['sent']}, received "
                  f"{acc['received']}, the pong echoed {pong['echoed']}")
-    wire, magics = capture.of_port(port_of(transport, agents["ping"]["config"]["connect"]))
+    wire, magics, packets = capture.of_port(port_of(transport,
+                                                    agents["ping"]["config"]["connect"]))
     trips = acc["sent"] + acc["warmup_sent"]
     cpu = sum(a["process"]["cpu_user_s"] + a["process"]["cpu_sys_s"] for a in agents.values())
     cpu += sum(d["cpu_user_s"] + d["cpu_sys_s"] for d in result.get("daemons") or [])
@@ -178,7 +180,7 @@ def point(transport: str, mode: str, payload: int, seconds: int) -> dict[str, fl
             "first_echo_ms": (opened + found["matched_ns"] + (found["first_reply_ns"] or 0))
             / 1e6,
             "cpu_us": cpu / trips * 1e6, "wire_per_trip": wire / trips,
-            "magics_per_trip": magics / trips}
+            "packets_per_trip": packets / trips, "magics_per_trip": magics / trips}
 
 
 def main() -> None:
@@ -209,15 +211,17 @@ def main() -> None:
              "| payload | --secure | p50 µs | p99 µs | p50 ratio to plain | open ms | "
              "open - plain's ms | start to first echo ms | "
              "CPU µs per round trip (both agents and any broker, whole run) | CPU ratio | wire B per round "
-             "trip (capture) | extra B vs plain | MWPF headers in the clear per round trip |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "trip (capture) | extra B vs plain | packets with data per round trip (capture) | "
+             "MWPF headers in the clear per round trip |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for payload in PAYLOADS:
         base = {k: med(figures[(payload, "plain", k)]) for k in ("p50_us", "cpu_us",
                                                                  "wire_per_trip", "open_ms")}
         for mode in modes:
             f = {k: figures[(payload, mode, k)] for k in ("p50_us", "p99_us", "open_ms",
                                                           "first_echo_ms", "cpu_us",
-                                                          "wire_per_trip", "magics_per_trip")}
+                                                          "wire_per_trip", "packets_per_trip",
+                                                          "magics_per_trip")}
             lines.append(
                 f"| {payload} B | {mode} | {med(f['p50_us']):,.1f} ({spread(f['p50_us'])}) | "
                 f"{med(f['p99_us']):,.1f} ({spread(f['p99_us'])}) | "
@@ -228,7 +232,7 @@ def main() -> None:
                 f"({spread(f['cpu_us'])}) | {med(f['cpu_us']) / base['cpu_us']:.2f} | "
                 f"{med(f['wire_per_trip']):,.1f} | "
                 f"{med(f['wire_per_trip']) - base['wire_per_trip']:+,.1f} | "
-                f"{med(f['magics_per_trip']):.2f} |")
+                f"{med(f['packets_per_trip']):.2f} | {med(f['magics_per_trip']):.2f} |")
     checked = [(k[0], figures[(k[0], "plain", "open_ms")][i], v)
                for k, values in figures.items() if k[2] == "wire_open_ms"
                for i, v in enumerate(values)]
