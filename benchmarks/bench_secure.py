@@ -1,4 +1,4 @@
-"""What DDS-Security costs Cyclone DDS and Fast DDS (issue 42): the round trip of 256 B at 100 Hz plain
+"""What DDS-Security costs Cyclone DDS, Fast DDS and RustDDS (issue 42): the round trip of 256 B at 100 Hz plain
 and under `--secure auth`, `sign` and `encrypt` (p50, p99), and the time to the first match and the first
 echo (the result's discovery figures: the handshake), in interleaved repetitions; and once per
 repetition Cyclone's own ddsperf ping/pong secured with encrypt, with a PKI made the same way
@@ -29,7 +29,7 @@ from mwperf.security.files import make_run_pki  # noqa: E402
 from mwperf.transports.cyclonedds import loopback_config  # noqa: E402
 
 MODES = ("plain", "auth", "sign", "encrypt")
-TRANSPORTS = ("cyclonedds", "fastdds")
+TRANSPORTS = ("cyclonedds", "fastdds", "rustdds")
 HEADER = 56
 CRASHES: list[str] = []
 """points whose measurement completed but whose status did not (an agent killed by a signal)"""
