@@ -35,7 +35,9 @@ NODES = ("robot", "base", "local")
 
 @pytest.mark.parametrize(("transport", "secure", "more"), [
     ("mqtt", "tls", ()), ("mqtt", "mtls", ()), ("zenoh", "mtls", ()),
-    ("zenoh", "tls", ("--opt", "mode=client")), ("foxglove", "tls", ())])
+    ("zenoh", "tls", ("--opt", "mode=client")), ("foxglove", "tls", ()),
+    ("zenoh", "mtls", ("--opt", "link=quic")),
+    ("zenoh", "tls", ("--opt", "mode=client", "--opt", "link=quic"))])
 def test_a_secured_graph_gives_each_node_its_files_and_delivers_every_message(
         tmp_path: Path, transport: str, secure: str, more: tuple[str, ...]) -> None:
     graph = tmp_path / "g.yaml"
@@ -80,11 +82,13 @@ def test_a_secured_graph_gives_each_node_its_files_and_delivers_every_message(
         assert not any(f"/{other}.cert.pem" in argv for other in others), argv[-400:]
     if transport == "foxglove":  # each publishing node's server serves wss
         assert sum("--tls-cert" in a and "/broker.cert.pem" in a for a in set(daemons)) == 2
-    if "mode=client" in more:  # the router listens on tls/ with its own certificate
-        assert any("--listen tls/" in a and "/broker.cert.pem" in a for a in daemons), daemons
+    link = "quic" if "link=quic" in more else "tls"  # zenoh's: its TLS link or QUIC
+    if "mode=client" in more:  # the router listens on tls/ (or quic/) with its certificate
+        assert any(f"--listen {link}/" in a and "/broker.cert.pem" in a for a in daemons), daemons
     result = json.loads(out.read_text())
     assert result["config"]["secure"] == secure and result["status"] == "complete"
     raced = RACE in {w["code"] for w in result.get("warnings") or []}
+    assert not (raced and link == "quic"), result["warnings"]  # the TLS link's race only
     for edge in result["edges"]:
         assert edge["corrupted"] == 0, edge
         if raced and transport == "zenoh":  # named, and the count whole
@@ -93,7 +97,7 @@ def test_a_secured_graph_gives_each_node_its_files_and_delivers_every_message(
             assert edge["received"] == edge["sent"] > 0, edge
     if transport == "zenoh":  # every subscription's endpoint: tls/ (peers) or the router's
         addresses = [s["address"] for spec in specs.values() for s in spec["subscriptions"]]
-        assert addresses and all(a.startswith("tls/") for a in addresses), addresses
+        assert addresses and all(a.startswith(f"{link}/") for a in addresses), addresses
     if transport == "mqtt":  # mosquitto's one listener speaks TLS with the run's certificate
         assert "/broker.cert.pem" in broker_conf and "tls_version" in broker_conf, broker_conf
         assert ("require_certificate true" in broker_conf) == (secure == "mtls"), broker_conf
