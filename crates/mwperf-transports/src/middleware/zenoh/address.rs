@@ -87,22 +87,24 @@ impl Address {
 /// A TCP port free right now on `host` (`[::1]` or `127.0.0.1`); zenoh binds it right after.
 /// The small race with other programs is handled by the caller retrying.
 pub fn free_tcp_port(host: &str) -> Result<u16, TransportError> {
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    let listener = std::net::TcpListener::bind((host, 0)).map_err(|err| TransportError::Bind {
-        addr: format!("{host}:0"),
-        err,
-    })?;
-    Ok(listener.local_addr()?.port())
+    free_port(host, |at| std::net::TcpListener::bind(at)?.local_addr())
 }
 
 /// A UDP port free right now on `host` (a `quic/` endpoint's), as [`free_tcp_port`].
 pub fn free_udp_port(host: &str) -> Result<u16, TransportError> {
+    free_port(host, |at| std::net::UdpSocket::bind(at)?.local_addr())
+}
+
+fn free_port(
+    host: &str,
+    bind: impl Fn((&str, u16)) -> std::io::Result<std::net::SocketAddr>,
+) -> Result<u16, TransportError> {
     let host = host.trim_start_matches('[').trim_end_matches(']');
-    let socket = std::net::UdpSocket::bind((host, 0)).map_err(|err| TransportError::Bind {
+    let at = bind((host, 0)).map_err(|err| TransportError::Bind {
         addr: format!("{host}:0"),
         err,
     })?;
-    Ok(socket.local_addr()?.port())
+    Ok(at.port())
 }
 
 #[cfg(test)]
