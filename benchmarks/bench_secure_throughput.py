@@ -35,7 +35,10 @@ WARMUP_S = 0.5
 
 
 def label(mode: str, more: tuple[str, ...]) -> str:
-    return mode + ("+quic" if "link=quic" in more else "")
+    """The mode as the report names it (security/modes.py's mode_label)."""
+    sys.path.insert(0, str(ROOT / "python"))
+    from mwperf.security.modes import mode_label
+    return mode_label(mode, [o for o in more if o != "--opt"])
 
 
 def point(transport: str, mode: str, more: tuple[str, ...], payload: int,
@@ -44,18 +47,23 @@ def point(transport: str, mode: str, more: tuple[str, ...], payload: int,
     with tempfile.TemporaryDirectory() as d:
         out = Path(d) / "result.json"
         secure = [] if mode == "plain" else ["--secure", mode]
-        done = subprocess.run([sys.executable, "-m", "mwperf.cli", "run", "--mode", "throughput",
-                               "--transport", transport, "--reliability", "reliable",
-                               "--payload", str(payload), "--duration", f"{seconds:g}s",
-                               "--warmup", f"{WARMUP_S:g}s", *secure, *more, "--no-save",
-                               "--json-out", str(out)],
-                              capture_output=True, text=True, env=env, timeout=seconds + 300,
-                              check=False)
+        try:
+            done = subprocess.run([sys.executable, "-m", "mwperf.cli", "run", "--mode",
+                                   "throughput", "--transport", transport, "--reliability",
+                                   "reliable", "--payload", str(payload), "--duration",
+                                   f"{seconds:g}s", "--warmup", f"{WARMUP_S:g}s", *secure, *more,
+                                   "--no-save", "--json-out", str(out)],
+                                  capture_output=True, text=True, env=env,
+                                  timeout=seconds + 300, check=False)
+        except subprocess.TimeoutExpired:
+            return {"error": f"no result within {seconds + 300:g} s"}
         if not out.exists():
             return {"error": f"exit {done.returncode}: "
                              f"{(done.stderr.strip().splitlines() or [''])[-1]}"}
         result = read_result(out.read_text())
     figures = from_result(result)
+    if "error" in figures:
+        return figures
     acc = (result.get("measurement") or {}).get("accounting") or {}
     if acc and acc["received"] + acc["lost"] != acc["sent"]:
         sys.exit(f"bench_secure_throughput: {transport} {mode} {payload}: received "

@@ -70,6 +70,17 @@ def test_an_opt_axis_may_have_a_point_without_options(tmp_path: Path) -> None:
                              "exclude:\n  - {transport: udp, opt: [[mode=client]]}\n")
     assert sorted((c.transport, c.opts) for c in configs.values()) == [
         ("udp", ()), ("zenoh", ()), ("zenoh", ("mode=client",))]
+    _, points, configs = validate(tmp_path / "n.yaml", "transport: [zenoh, udp]\n"
+                                  "opt: [[], [mode=client]]\nexclude:\n"
+                                  "  - {transport: udp, opt: [[mode=client]]}\n"
+                                  "  - {transport: zenoh, opt: [[]]}\n")  # [] named: none
+    assert sorted((c.transport, c.opts) for c in configs.values()) == [
+        ("udp", ()), ("zenoh", ("mode=client",))]
+    assert sorted(p.label() for p in points) == ["udp roundtrip 1000 Hz Array1k opt=none",
+                                                 "zenoh roundtrip 1000 Hz Array1k opt=mode=client"]
+    with pytest.raises(UsageError, match="exclude gives no value to match"):
+        validate(tmp_path / "e.yaml", "transport: [zenoh, udp]\nopt: [[], [mode=client]]\n"
+                 "exclude:\n  - {transport: udp, opt: []}\n")
 
 
 def test_the_quick_variant_overrides_fields(tmp_path: Path) -> None:

@@ -88,7 +88,6 @@ def test_a_secured_graph_gives_each_node_its_files_and_delivers_every_message(
     result = json.loads(out.read_text())
     assert result["config"]["secure"] == secure and result["status"] == "complete"
     raced = RACE in {w["code"] for w in result.get("warnings") or []}
-    assert not (raced and link == "quic"), result["warnings"]  # the TLS link's race only
     for edge in result["edges"]:
         assert edge["corrupted"] == 0, edge
         if raced and transport == "zenoh":  # named, and the count whole

@@ -75,8 +75,7 @@ def test_a_quic_run_delivers_every_message_over_quic_endpoints(tmp_path: Path, s
                   "--depth", "1000", "--opt", f"mode={zenoh_mode}", "--json-out", str(out))
     assert done.returncode == 0, done.stderr
     result = read_saved(out)
-    every_message_delivered(result, secure, "roundtrip")
-    assert RACE not in {w["code"] for w in result.get("warnings") or []}  # TLS's link only
+    every_message_delivered(result, secure, "roundtrip")  # whole: QUIC has not the TLS link's race
     agents = {a["role"]: a for a in result["agents"]}
     endpoint = agents["ping"]["config"]["connect"]
     assert endpoint.startswith("quic/127.0.0.1:"), endpoint
@@ -159,10 +158,11 @@ def test_beside_a_secured_pair_at_an_mtls_router_no_unauthenticated_subscriber_g
             said = json.loads(report.read_text())  # the failed sub's report: no session
             assert "READY" not in done.stdout and said["status"] == "failed", (what, said)
             assert said["measurement"] is None and "unreachable" in said["status_reason"], said
-        plain = subprocess.run(agent("sub", "--listen", base.replace(f"{link}/", "tcp/", 1),
-                                     "--opt", "mode=client"),
-                               capture_output=True, text=True, timeout=60)
-        assert plain.returncode == 1 and "zenoh router" in plain.stderr, plain
+        if link == "tls":  # a plain client at the TLS router's port (QUIC's is a UDP one)
+            plain = subprocess.run(agent("sub", "--listen", base.replace("tls/", "tcp/", 1),
+                                         "--opt", "mode=client"),
+                                   capture_output=True, text=True, timeout=60)
+            assert plain.returncode == 1 and "zenoh router" in plain.stderr, plain
         pub = subprocess.run(agent("pub", "--connect", base, "--opt", "mode=client", "--opt",
                                    tls_opt(ids["pub"], True), "--rate", "200", "--payload",
                                    "256", "--duration", "1s", "--json",

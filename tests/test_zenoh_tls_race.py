@@ -25,5 +25,7 @@ def test_nothing_where_the_race_did_not_show_or_cannot_be() -> None:
     assert warnings("zenoh", "tls", WHOLE, {"ping": "killed by a user"}) == []
     assert warnings("zenoh", None, LOST, {"pong": BACKTRACE}) == []  # plain tcp/
     assert warnings("mqtt", "tls", LOST, {}) == []
+    assert warnings("zenoh", "mtls", LOST, {"pong": BACKTRACE}, "quic") == []  # QUIC's link
+    assert warnings("zenoh", "mtls", LOST, {}, "tls") != []
     best_effort = {**LOST, "config": {"reliability": "best-effort"}}
     assert warnings("zenoh", "tls", best_effort, {}) == []

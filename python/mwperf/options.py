@@ -117,12 +117,13 @@ POINT_OPTIONS: tuple[PointOption, ...] = (
            "an X.509 v3 identity per agent, signed governance and permissions; removed with "
            "the run's scratch folder): auth (authentication and access control), sign "
            "(messages, metadata and data signed) or encrypt (encrypted), --transport "
-           "cyclonedds or fastdds; or wireguard: every packet between emulated hosts (--link) "
+           "cyclonedds, fastdds or rustdds; or wireguard: every packet between emulated hosts (--link) "
            "through a userspace WireGuard tunnel (wireguard-go, keys made for the run), any "
            "transport; tls or mtls: the middleware's own TLS links, a CA and a certificate "
            "per agent made for the run (mtls: every side presents its own), --transport "
-           "zenoh, mqtt (mosquitto's TLS listener) or foxglove (wss; tls only: its server "
-           "checks no client certificate); plain: none (a scenario axis's unsecured side)."),
+           "zenoh (its TLS link; over QUIC with --opt link=quic), mqtt (mosquitto's TLS "
+           "listener) or foxglove (wss; tls only: its server checks no client certificate); "
+           "plain: none (a scenario axis's unsecured side)."),
     agent_option("--reliability", help="QoS: reliable or best-effort (mapped per "
            "middleware).  [default: {default}]"),
     agent_option("--history", help="QoS: keep-last (with --depth), keep-last:N or "

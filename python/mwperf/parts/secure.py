@@ -123,14 +123,13 @@ class Secure(Part):
         security/wireguard.py's ``outside_bytes``) is said as a warning; zenoh over TLS: its
         link's known race, where it showed (security/zenoh_tls_race.py; not its QUIC link,
         another implementation)."""
-        if run.cfg.transport == "zenoh" and run.cfg.secure in modes.TLS_MODES and \
-                modes.zenoh_link(run.cfg.secure, run.cfg.option("link")) == "tls":
+        if run.cfg.transport == "zenoh" and run.cfg.secure in modes.TLS_MODES:
             from ..security import zenoh_tls_race
             died = {a.name: _text(a.stderr_path) for a in
                     (run.agents.agents if run.agents else []) if (a.exit_code or 0) < 0}
             died |= {d.name: d.log_text() for d in run.daemons.daemons if d.died is not None}
             result.setdefault("warnings", []).extend(zenoh_tls_race.warnings(
-                run.cfg.transport, run.cfg.secure, result, died))
+                run.cfg.transport, run.cfg.secure, result, died, run.cfg.option("link")))
         tunnel = (result.get("link") or {}).get("tunnel") or {}
         leaked = [o for o in tunnel.get("outside") or [] if o["bytes"] > 0]
         if leaked:

@@ -21,8 +21,8 @@ class Value:
         """The value as written in labels and exclusions."""
         if isinstance(self.value, bool):
             return "true" if self.value else "false"
-        if isinstance(self.value, tuple):
-            return ",".join(self.value)
+        if isinstance(self.value, tuple):  # repeated: the options given ([]: none)
+            return ",".join(self.value) or "none"
         return str(self.value)
 
 

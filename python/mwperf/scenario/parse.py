@@ -202,8 +202,11 @@ def _exclusions(item: Item | None, fields: tuple[Field, ...], where: str, strict
             options = {v.shown() for v in axes[name].values}
             givens = wanted.value if isinstance(wanted.value, list) else [wanted]
             shown = set()
+            if not givens:
+                raise _error(where, wanted.line, key, "exclude gives no value to match; give "
+                             "one or a list of values")
             for given in givens:
-                text = _value(key, OPTIONS[name], given, where).shown()
+                text = _value(key, OPTIONS[name], given, where, in_axis=True).shown()
                 if strict and text not in options and not _open_axis(axes[name]):
                     raise _error(where, given.line, key, f"exclude value '{text}' is not on "
                                  f"the axis; allowed: {', '.join(sorted(options))}")

@@ -26,8 +26,8 @@ NO_DDS_SECURITY = {
             "libfastdds in Kilted) is built without DDS-Security: its library has no "
             "builtin.PKI-DH authentication or AES-GCM-GMAC plugin (Debian's Fast DDS 2.9.1 has "
             "them: --transport fastdds), so SROS 2 cannot run here"}
-"""DDS transports without DDS-Security here, and why (tests/test_ros2_no_security.py checks the
-wheels' libraries)"""
+"""DDS transports without DDS-Security here, and why (tests/test_ros2_no_security_e2e.py checks
+the wheels' libraries)"""
 
 BROKERED = ("mqtt", "foxglove")
 """TLS transports whose agents are only clients (of a broker, which holds the server

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..merge import make_warning
 from ..result_types import Warning
-from .modes import TLS_MODES
+from .modes import TLS_MODES, zenoh_link
 
 ISSUE = "https://github.com/eclipse-zenoh/zenoh/issues/2557"
 FRAME = "zenoh_link_tls"
@@ -24,11 +24,12 @@ HINT = (f"zenoh's TLS link reads and writes one rustls connection from two tasks
 
 
 def warnings(transport: str, secure: str | None, result: Mapping[str, Any],
-             died: Mapping[str, str]) -> list[Warning]:
-    """The warnings of one zenoh point secured with TLS: a process that died inside zenoh's
-    TLS link (``died``: name -> what it wrote on stderr, for the processes a signal ended), or
-    messages a reliable link lost. None for any other point."""
-    if transport != "zenoh" or secure not in TLS_MODES:
+             died: Mapping[str, str], chosen_link: str | None = None) -> list[Warning]:
+    """The warnings of one zenoh point secured over its TLS link: a process that died inside
+    zenoh's TLS link (``died``: name -> what it wrote on stderr, for the processes a signal
+    ended), or messages a reliable link lost. None for any other point, a point over zenoh's
+    QUIC link (``chosen_link``: its ``--opt link``) included: another implementation."""
+    if transport != "zenoh" or secure not in TLS_MODES or zenoh_link(secure, chosen_link) != "tls":
         return []
     crashed = [name for name, text in died.items() if FRAME in text]
     if crashed:
