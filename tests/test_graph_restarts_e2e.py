@@ -95,8 +95,9 @@ def test_a_chains_stage_and_source_restarted_mid_run(
     assert a["lost"] == a_mid["lost"] + a_src["lost"]  # what the restarts cost, and nothing else
     # the sink never went away: the stage's numbering goes on where its killed process's count
     # ended; a kill between a message's count and its send (a publisher counts first) leaves
-    # one counted that never left
-    assert b_mid["sent_in_gap"] == b_mid["lost"] == b["lost"] <= 1, (b_mid, b)
+    # one counted that never left, and one sent just before the kill may arrive after it
+    # (counted in the gap, not lost: a stress run, cyclonedds, sent_in_gap 1 and lost 0)
+    assert b_mid["lost"] == b["lost"] <= b_mid["sent_in_gap"] <= 1, (b_mid, b)
     for r in (mid, src):
         [chain] = r["chains"]
         touched = [e["rediscovery_ns"] for e in r["edges"]]

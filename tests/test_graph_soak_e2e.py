@@ -4,6 +4,7 @@ the end of the measurement, growth over the steady state, growth gates over ever
 The samples are checked against the kernel's counters of the same pids read by this test
 while the graph ran."""
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -58,16 +59,24 @@ def test_every_node_and_daemon_is_sampled_and_gated_on_its_growth(real_env: dict
          "--gate", "rss-growth<=1MiB", "--gate", "fd-growth<=0", "--gate", "threads-growth<=0",
          "--gate", "live-allocs-growth<=1MiB", "--gate", "max<=1us", "--json-out", str(out),
          "--no-save"], env=real_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    # each node's counters, read by this test once the graph is well into its measurement
+    # each node's counters, read by this test in the middle of the measurement: 4 s after the
+    # warm-up on the run's own go instant (its go file, as the nodes read it), however late
+    # a loaded machine started them (a stress run: 6 s after they were found was too late)
     pids: dict[str, int] = {}
+    go: int | None = None
     deadline = time.monotonic() + 60
-    while len(pids) < len(NODES) and mwperf.poll() is None and time.monotonic() < deadline:
+    while (len(pids) < len(NODES) or go is None) and mwperf.poll() is None \
+            and time.monotonic() < deadline:
         for pid, command in children_with_commands(mwperf.pid):
             name = next((n for n in NODES if f"node.{n}.spec.json" in command), None)
             if name is not None:
                 pids[name] = pid
+                with contextlib.suppress(OSError, ValueError, IndexError):
+                    go = int(Path(command.split("--go-file ")[1].split()[0]).read_text())
         time.sleep(0.05)
-    time.sleep(6)  # past the warm-up and into the steady state (the nodes start within 1 s)
+    assert go is not None, "the graph never started"
+    while time.monotonic_ns() < go + 1_000_000_000 + 4_000_000_000:
+        time.sleep(0.05)
     read = {name: (pid, kernel_counters(pid)) for name, pid in pids.items()}
     stdout, stderr = mwperf.communicate(timeout=120)
     assert mwperf.returncode == 1, stderr  # max<=1us fails, the growth gates pass

@@ -162,9 +162,9 @@ impl KeyLink {
             .create(&folder)
             .and_then(|()| std::os::unix::fs::symlink(key, folder.join("key.pem")));
         let link = KeyLink(folder);
-        made.map_err(|e| TransportError::Unsupported {
+        made.map_err(|e| TransportError::Middleware {
             transport: super::NAME,
-            what: format!(
+            detail: format!(
                 "--opt security: cannot link {} as key.pem for RustDDS beside it: {e}",
                 key.display()
             ),
