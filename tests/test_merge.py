@@ -141,3 +141,46 @@ def test_invalid_result_is_reported_with_its_path() -> None:
 def test_worst_prefers_first_on_ties() -> None:
     assert worst([("partial", "a"), ("partial", "b"), ("complete", None)]) == ("partial", "a")
     assert worst([]) == ("complete", None)
+
+
+CUT_OFF = "stopped by signal before the end-of-stream marker"
+
+
+@pytest.mark.parametrize("reliability", ["reliable", "best-effort"])
+def test_a_cut_off_reliable_streams_tail_is_undelivered_not_lost(reliability: str) -> None:
+    # sub saw up to seq 599 (5 gaps) and was stopped before the marker; pub sent 1000
+    sub = agent_report("sub", reason=CUT_OFF, measured=measurement("oneway", sent=600, lost=5))
+    result = merge(run_id="20261121T224501Z-udp-oneway-1a2b", mode="throughput",
+                   config={**CONFIG, "mode": "throughput", "reliability": reliability},
+                   runs=[run("sub", sub), run("pub", agent_report("pub", sent=1000))],
+                   started_at="2026-11-21T22:45:01.000Z", finished_at="2026-11-21T22:45:02.000Z")
+    assert validation_error(result, "run-result") is None
+    accounting = result["measurement"]["accounting"]
+    codes = [w["code"] for w in result["warnings"]]
+    if reliability == "best-effort":  # nothing holds it: what did not arrive is lost
+        assert (accounting["lost"], accounting.get("undelivered")) == (405, None)
+        assert result["status"] == "complete" and "reliable-backlog" not in codes
+        return
+    assert (accounting["sent"], accounting["lost"], accounting["undelivered"]) == (1000, 5, 400)
+    assert accounting["received"] + accounting["lost"] + accounting["undelivered"] == 1000
+    assert result["status"] == "partial"
+    assert "400 of 1000 sent messages undelivered" in result["status_reason"]
+    assert "reliable-backlog" in codes
+
+
+def test_a_reliable_stream_that_ended_with_its_marker_counts_every_gap_lost() -> None:
+    sub = agent_report("sub", measured=measurement("oneway", sent=1000, lost=5))
+    result = merge(run_id="20261121T224501Z-udp-oneway-1a2b", mode="oneway",
+                   config={**CONFIG, "reliability": "reliable"},
+                   runs=[run("sub", sub), run("pub", agent_report("pub", sent=1000))],
+                   started_at="2026-11-21T22:45:01.000Z", finished_at="2026-11-21T22:45:02.000Z")
+    assert result["measurement"]["accounting"]["lost"] == 5
+    assert "undelivered" not in result["measurement"]["accounting"]
+    assert result["status"] == "complete"
+
+
+def test_no_measured_message_is_no_payload_mismatch() -> None:
+    sub = agent_report("sub", reason=CUT_OFF,
+                       measured=measurement("oneway", sent=0, lost=0, payload_bytes=0))
+    result = merged([run("sub", sub), run("pub", agent_report("pub", sent=1000))])
+    assert "payload-mismatch" not in [w["code"] for w in result["warnings"]]

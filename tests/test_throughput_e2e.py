@@ -69,6 +69,24 @@ def test_a_reliable_stream_delivers_every_message_the_publisher_counted(
     assert m["mode"] == "throughput" and result["config"]["rate"] == 0
 
 
+def test_a_reliable_streams_backlog_when_the_subscriber_is_cut_off_is_undelivered_not_lost(
+        real_env: dict[str, str], tmp_path: Path) -> None:
+    # the sub's callback spins 10 ms (injected): it takes at most 100 messages a second, so the
+    # ~4 s until it is stopped (1 s measured, 3 s grace) leave most of what the publisher
+    # handed TCP in the kernel's buffers: the stream is reliable, they were never lost
+    code, result, shown = run(real_env, tmp_path, "--transport", "tcp", "--payload", "1KiB",
+                              "--duration", "1s", "--warmup", "0s", "--busy-loop", "10ms")
+    assert code == 3 and result["status"] == "partial", result["status_reason"]
+    acc = result["measurement"]["accounting"]
+    assert acc["sent"] == agent(result, "pub")["sent"]  # the publisher's own count
+    assert acc["lost"] == 0 and acc["undelivered"] > 0
+    assert acc["received"] + acc["undelivered"] == acc["sent"]
+    assert f"{acc['undelivered']} of {acc['sent']} sent messages undelivered" in (
+        result["status_reason"])
+    assert "reliable-backlog" in [w["code"] for w in result["warnings"]]
+    assert f"undelivered {acc['undelivered']}" in shown
+
+
 def test_a_fastdds_keep_all_stream_paced_by_its_heartbeat_is_measured_whole(
         real_env: dict[str, str], tmp_path: Path) -> None:
     """64 B reliable keep-all over Fast DDS's shared memory: a reader that misses samples (its

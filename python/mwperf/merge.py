@@ -137,6 +137,9 @@ def merge(*, run_id: str, mode: str, config: dict[str, Any], runs: list[AgentRun
         if status == "failed" and per_subscriber and run.role == "sub" and measurement:
             status = "partial"  # the other subscribers measured: their numbers stand
         statuses.append((status, f"{run.label}: {reason}" if reason else None))
+    cut_off = ([(s["name"], undelivered_reason(s["measurement"])) for s in per_subscriber]
+               if per_subscriber else [("sub", undelivered_reason(measurement))])
+    statuses += [("partial", f"{name}: {why}") for name, why in cut_off if why]
     status, reason = worst_of_all(statuses)
     if interrupted and status == "partial":
         reason = interrupted  # the cause; the agents' "interrupted by signal" follows from it
@@ -215,13 +218,16 @@ def _measurement(mode: str, config: Mapping[str, Any], reports: Mapping[str, Age
     if measuring is None or measuring["measurement"] is None:
         return None
     measurement = json_copy(measuring["measurement"])
-    if measurement["payload_bytes"] != config["payload_bytes"]:
+    measured_any = measurement["accounting"]["sent"] > measurement["accounting"]["lost"]
+    if measured_any and measurement["payload_bytes"] != config["payload_bytes"]:
         warnings.append(make_warning(
             "payload-mismatch", f"the agent measured {measurement['payload_bytes']} B payloads, "
             f"{config['payload_bytes']} B were asked for", "check the agent's payload catalogue"))
     if mode in ONE_WAY:
         pub = reports.get("pub")
-        _recount_oneway(measurement["accounting"], pub, warnings)
+        _recount_oneway(measurement["accounting"], pub, warnings,
+                        backlog=config.get("reliability") == "reliable"
+                        and _ended_before_marker(measuring))
         if pub is not None and pub.get("schedule") is not None:
             measurement["schedule"] = json_copy(pub["schedule"])  # the sender's accuracy
     server = reports.get("server")
@@ -237,9 +243,30 @@ def _per_topic(mode: str, reports: Mapping[str, AgentReport]) -> list[TopicMeasu
     return sorted(json_copy(topics), key=lambda t: t["topic"])
 
 
+def _ended_before_marker(sub: AgentReport) -> bool:
+    """The sub ended without the end-of-stream marker: stopped, timed out idle or gave up
+    reopening (an agent's sub gives a reason exactly then; one that got the marker gives none:
+    docs/agent-contract.md)."""
+    return sub["status"] == "complete" and sub["status_reason"] is not None
+
+
+def undelivered_reason(measurement: Measurement | None) -> str | None:
+    """Why a one-way point whose reliable stream was cut off is partial (None: it was not)."""
+    accounting = measurement["accounting"] if measurement else None
+    held = accounting.get("undelivered", 0) if accounting else 0
+    if not held:
+        return None
+    assert accounting is not None
+    return (f"stopped before the end-of-stream marker with {held} of {accounting['sent']} sent "
+            "messages undelivered (the reliable stream's backlog)")
+
+
 def _recount_oneway(accounting: Accounting, pub: AgentReport | None,
-                    warnings: list[Warning]) -> None:
-    """Replace sub's idea of 'sent' by pub's own count: lost = pub.sent - arrived."""
+                    warnings: list[Warning], backlog: bool = False) -> None:
+    """Replace sub's idea of 'sent' by pub's own count: lost = pub.sent - arrived. ``backlog``:
+    a reliable stream whose sub was stopped before the end-of-stream marker: what pub sent
+    after the last message that arrived is still the writer's to deliver (its backlog), so it
+    is counted ``undelivered``, not lost; gaps before it stay lost."""
     if pub is None or pub.get("sent") is None:
         warnings.append(make_warning(
             "sender-count-missing", "no send count from pub; loss is counted from the "
@@ -253,6 +280,21 @@ def _recount_oneway(accounting: Accounting, pub: AgentReport | None,
             "accounting-mismatch", f"sub saw {arrived} distinct messages but pub reports only "
             f"{pub['sent']} sent; loss set to 0", "this is a bug in the agents' accounting"))
         lost = 0
+    if backlog and lost > accounting["lost"]:
+        held = min(lost, pub["sent"] - accounting["sent"]) if pub["sent"] > accounting["sent"] else 0
+        if held:
+            accounting["undelivered"] = held
+            lost -= held
+            warnings.append(make_warning(
+                "reliable-backlog", f"the reliable stream was cut off: {held} of {pub['sent']} "
+                f"messages pub sent were not yet delivered when sub was stopped before the "
+                f"end-of-stream marker (it had taken {accounting['received']} measured and "
+                f"{accounting['warmup_received']} warm-up messages); they are counted "
+                "undelivered, not lost, and the delivered rate is what arrived",
+                "the subscriber took far fewer messages than were offered and the rest "
+                "queued (in the middleware's writer or the kernel's buffers): offer a rate it "
+                "sustains (--rate), or bound the queue where the middleware can (--history "
+                "keep-last)"))
     accounting["sent"] = pub["sent"]
     accounting["lost"] = lost
 

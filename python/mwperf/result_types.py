@@ -61,6 +61,7 @@ class Accounting(TypedDict):
     malformed: int
     warmup_sent: int
     warmup_received: int
+    undelivered: NotRequired[int]
 
 
 class SendingSummary(TypedDict):

@@ -269,7 +269,8 @@ def _stop_server(server: AgentProcess, mode: str) -> list[Warning]:
     if mode in ONE_WAY and server.wait(STOP_GRACE_S) is None:
         warnings.append(make_warning(
             "no-end-of-stream", f"{server.name} did not exit within {STOP_GRACE_S:g} s after pub finished "
-            "and was stopped with SIGTERM", "the end-of-stream marker may have been lost"))
+            "and was stopped with SIGTERM", "the end-of-stream marker may have been lost, or, on a "
+            "reliable stream, still be queued behind messages not yet delivered"))
     server.send(signal.SIGTERM)
     if server.wait(STOP_GRACE_S) is None:
         server.kill()

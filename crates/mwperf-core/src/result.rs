@@ -53,6 +53,14 @@ pub struct Accounting {
     pub malformed: u64,
     pub warmup_sent: u64,
     pub warmup_received: u64,
+    /// A reliable stream cut off before its end-of-stream marker: what was still the writer's
+    /// to deliver (mwperf's merge sets it; an agent never does). Absent when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub undelivered: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone)]

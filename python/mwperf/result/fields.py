@@ -23,8 +23,9 @@ RENAMED = {"jitter_rfc3550_ns": "jitter_ns"}
 """v2 measurement key -> v3 flow key, where the name changes"""
 
 ACCOUNTING = ("sent", "received", "lost", "duplicated", "reordered", "corrupted", "foreign",
-              "malformed", "warmup_sent", "warmup_received")
-"""v2 ``accounting``'s keys: flat fields of a v3 flow, as a graph edge has them"""
+              "malformed", "warmup_sent", "warmup_received", "undelivered")
+"""v2 ``accounting``'s keys: flat fields of a v3 flow, as a graph edge has them (undelivered
+only where a reliable stream was cut off)"""
 
 COPIED = ("clock", "payload_bytes", "message_bytes", "throughput", "schedule", "series",
           "samples_file", "clock_sync", "calls")

@@ -24,6 +24,8 @@ def measured(result: Mapping[str, Any]) -> str:
         key == "p999_ns" and thin_p999(m["service"]["count"], m["service"][key]))
         for name, key in LATENCY)
     accounting = "  ".join(f"{name} {m['accounting'][key]}" for name, key in ACCOUNTING)
+    if m["accounting"].get("undelivered"):  # a reliable stream cut off (merge.py)
+        accounting += f"  undelivered {m['accounting']['undelivered']}"
     return f"service time  {service}\naccounting    {accounting}\n"
 
 

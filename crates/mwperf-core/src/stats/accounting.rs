@@ -111,6 +111,7 @@ impl SeqTracker {
             malformed: self.malformed,
             warmup_sent,
             warmup_received: self.warmup_received,
+            undelivered: 0,
         }
     }
 }

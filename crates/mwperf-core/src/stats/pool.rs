@@ -83,6 +83,7 @@ pub fn sum_accounting(parts: &[&Accounting]) -> Accounting {
         malformed: a.malformed + b.malformed,
         warmup_sent: a.warmup_sent + b.warmup_sent,
         warmup_received: a.warmup_received + b.warmup_received,
+        undelivered: a.undelivered + b.undelivered,
     })
 }
 
@@ -350,6 +351,7 @@ mod tests {
             received: 9,
             lost: 1,
             reordered: 2,
+            undelivered: 3,
             ..Default::default()
         };
         let b = Accounting {
@@ -360,8 +362,8 @@ mod tests {
         };
         let s = sum_accounting(&[&a, &b]);
         assert_eq!(
-            (s.sent, s.received, s.lost, s.duplicated, s.reordered),
-            (15, 14, 1, 1, 2)
+            (s.sent, s.received, s.lost, s.duplicated, s.reordered, s.undelivered),
+            (15, 14, 1, 1, 2, 3)
         );
     }
 }
