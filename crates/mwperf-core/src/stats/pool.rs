@@ -362,7 +362,14 @@ mod tests {
         };
         let s = sum_accounting(&[&a, &b]);
         assert_eq!(
-            (s.sent, s.received, s.lost, s.duplicated, s.reordered, s.undelivered),
+            (
+                s.sent,
+                s.received,
+                s.lost,
+                s.duplicated,
+                s.reordered,
+                s.undelivered
+            ),
             (15, 14, 1, 1, 2, 3)
         );
     }
