@@ -46,14 +46,17 @@ SHORT = {"app_send": "app → mw", "middleware_send": "mw send", "kernel_network
 """column headings: the layers' labels (docs/layers.md), short enough for a table"""
 
 
-def mwperf(agent: Path, transport: str, payload: str, seconds: float, rate: int, layers: bool) -> dict:
-    """One round-trip `mwperf run`; its result, or {"error": why} (the last line of stderr)."""
+def mwperf(agent: Path, transport: str, payload: str, seconds: float, rate: int, layers: bool,
+           awake: bool = False) -> dict:
+    """One round-trip `mwperf run` (``awake``: with --keep-awake); its result, or {"error": why}
+    (the last line of stderr)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT / "python"), "MWPERF_AGENT": str(agent)}
     with tempfile.TemporaryDirectory() as d:
         out = Path(d) / "result.json"
         cmd = [sys.executable, "-m", "mwperf.cli", "run", "--transport", transport, "--mode", "roundtrip",
                "--rate", str(rate), "--payload", payload, "--duration", f"{seconds:g}s", "--no-save",
-               "--json-out", str(out), *(["--layers"] if layers else [])]
+               "--json-out", str(out), *(["--layers"] if layers else []),
+               *(["--keep-awake"] if awake else [])]
         try:
             done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=seconds + 300, check=False)
         except subprocess.TimeoutExpired:
@@ -82,21 +85,33 @@ def why_failed(result: dict) -> str:
 
 # ---- (a) overhead -------------------------------------------------------------------------------
 
-def overhead_pairs(agent: Path, transports: list[str], reps: int, seconds: float) -> dict[str, list[tuple]]:
-    """Per transport, one (p50 without, p50 with, error) per repetition. Within a repetition the
-    two runs alternate which goes first, and the transports alternate their order, so a drift in
-    the machine's load falls on both sides alike."""
-    pairs: dict[str, list[tuple]] = {t: [] for t in transports}
+AWAKE = {"off": (False,), "on": (True,), "both": (False, True)}
+"""--keep-awake: the CPU-idle conditions each pair is measured under (on: a spinner at the
+lowest priority per CPU keeps it out of halt, issue 41's fair conditions)"""
+
+
+def condition(transport: str, awake: bool) -> str:
+    """A row's key: the transport, and `+keep-awake` when measured so."""
+    return transport + (" (--keep-awake)" if awake else "")
+
+
+def overhead_pairs(agent: Path, transports: list[str], reps: int, seconds: float,
+                   awake: tuple[bool, ...] = (False,)) -> dict[str, list[tuple]]:
+    """Per transport (and condition), one (p50 without, p50 with, error) per repetition. Within a
+    repetition the two runs alternate which goes first, and the transports alternate their
+    order, so a drift in the machine's load falls on both sides alike."""
+    pairs: dict[str, list[tuple]] = {condition(t, a): [] for t in transports for a in awake}
     for i in range(reps):
-        for t in (transports if i % 2 == 0 else transports[::-1]):
+        for t, a in [(t, a) for t in (transports if i % 2 == 0 else transports[::-1])
+                     for a in (awake if i % 2 == 0 else awake[::-1])]:
             got: dict[bool, dict] = {}
             for layers in ((False, True) if i % 2 == 0 else (True, False)):
-                got[layers] = mwperf(agent, t, "Array1k", seconds, 1000, layers)
+                got[layers] = mwperf(agent, t, "Array1k", seconds, 1000, layers, a)
             without, with_ = rtt_p50(got[False]), rtt_p50(got[True])
             error = None if without and with_ else "; ".join(
                 f"{'with' if k else 'without'} --layers: {why_failed(r)}" for k, r in got.items() if not rtt_p50(r))
-            pairs[t].append((without, with_, error))
-            print(f"{t} rep {i + 1}/{reps}: without {without} ns, with {with_} ns{f' ({error})' if error else ''}",
+            pairs[condition(t, a)].append((without, with_, error))
+            print(f"{condition(t, a)} rep {i + 1}/{reps}: without {without} ns, with {with_} ns{f' ({error})' if error else ''}",
                   file=sys.stderr)
     return pairs
 
@@ -263,6 +278,8 @@ def main() -> None:
     ap.add_argument("--transports", default=OVERHEAD_TRANSPORTS, help=f"overhead: transports (default {OVERHEAD_TRANSPORTS})")
     ap.add_argument("--table-transports", help="table: transports (default: every one the agent is built with)")
     ap.add_argument("--payloads", default=PAYLOADS, help=f"table: payloads (default {PAYLOADS})")
+    ap.add_argument("--keep-awake", choices=tuple(AWAKE), default="off",
+                    help="overhead: measure each pair with --keep-awake, without, or both")
     ap.add_argument("--no-overhead", action="store_true", help="skip (a)")
     ap.add_argument("--no-table", action="store_true", help="skip (b)")
     ap.add_argument("--agent", help="the mwperf-agent (default: $MWPERF_AGENT, else the release build)")
@@ -270,7 +287,8 @@ def main() -> None:
     a = ap.parse_args()
     agent = find_agent(a.agent, "bench_layers")
     if not a.no_overhead:
-        text = overhead_text(overhead_pairs(agent, a.transports.split(","), a.reps, a.seconds), a.reps, a.seconds)
+        text = overhead_text(overhead_pairs(agent, a.transports.split(","), a.reps, a.seconds,
+                                            AWAKE[a.keep_awake]), a.reps, a.seconds)
         print(text)
         if a.write:
             write_section("layers-overhead", text)

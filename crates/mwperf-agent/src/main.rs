@@ -17,6 +17,7 @@ mod human;
 mod lane;
 mod layers;
 mod listing;
+mod logging;
 mod multi;
 mod node;
 mod open;
@@ -55,6 +56,9 @@ fn run() -> ExitCode {
         Ok(cli) => cli,
         Err(code) => return code,
     };
+    if let Err(m) = logging::init() {
+        return usage(&m);
+    }
     if let Some(code) = commands::run(&cli.role) {
         return code;
     }
