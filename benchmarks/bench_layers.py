@@ -91,7 +91,7 @@ lowest priority per CPU keeps it out of halt, issue 41's fair conditions)"""
 
 
 def condition(transport: str, awake: bool) -> str:
-    """A row's key: the transport, and `+keep-awake` when measured so."""
+    """A row's key: the transport, and ` (--keep-awake)` when measured so."""
     return transport + (" (--keep-awake)" if awake else "")
 
 

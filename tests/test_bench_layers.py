@@ -130,8 +130,8 @@ def test_sections_exist_in_benchmarks_md() -> None:
 def test_runs_are_interleaved_and_failures_become_notes(monkeypatch) -> None:
     calls = []
 
-    def fake(agent, transport, payload, seconds, rate, layers):
-        calls.append((transport, payload, layers))
+    def fake(agent, transport, payload, seconds, rate, layers, awake=False):
+        calls.append((transport, payload, layers) + (("awake",) if awake else ()))
         if payload == "PointCloud512k" and transport == "udp":
             return {"error": "exit 2: udp carries at most 65507 bytes"}
         r = socket_result()
@@ -148,6 +148,12 @@ def test_runs_are_interleaved_and_failures_become_notes(monkeypatch) -> None:
     points, failed = bench_layers.measure_table(Path("agent"), ["udp"], ["Array1k", "PointCloud512k"], 1)
     assert [(t, p) for t, p, _ in points] == [("udp", "Array1k")]
     assert failed == ["udp PointCloud512k: exit 2: udp carries at most 65507 bytes"]
+    calls.clear()  # --keep-awake both: each pair also with the spinners, its own row
+    pairs = bench_layers.overhead_pairs(Path("agent"), ["udp"], 2, 1, bench_layers.AWAKE["both"])
+    assert calls[:4] == [("udp", "Array1k", False), ("udp", "Array1k", True),
+                         ("udp", "Array1k", False, "awake"), ("udp", "Array1k", True, "awake")]
+    assert calls[4:6] == [("udp", "Array1k", True, "awake"), ("udp", "Array1k", False, "awake")]
+    assert list(pairs) == ["udp", "udp (--keep-awake)"] and len(pairs["udp (--keep-awake)"]) == 2
 
 
 def test_merged_layers_get_their_own_column_after_what_they_cover() -> None:

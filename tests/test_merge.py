@@ -144,35 +144,72 @@ def test_worst_prefers_first_on_ties() -> None:
 
 
 CUT_OFF = "stopped by signal before the end-of-stream marker"
+QUEUED = {"transport": "cyclonedds", "reliability": "reliable", "history": "keep-all"}
 
 
-@pytest.mark.parametrize("reliability", ["reliable", "best-effort"])
-def test_a_cut_off_reliable_streams_tail_is_undelivered_not_lost(reliability: str) -> None:
-    # sub saw up to seq 599 (5 gaps) and was stopped before the marker; pub sent 1000
-    sub = agent_report("sub", reason=CUT_OFF, measured=measurement("oneway", sent=600, lost=5))
-    result = merge(run_id="20261121T224501Z-udp-oneway-1a2b", mode="throughput",
-                   config={**CONFIG, "mode": "throughput", "reliability": reliability},
-                   runs=[run("sub", sub), run("pub", agent_report("pub", sent=1000))],
-                   started_at="2026-11-21T22:45:01.000Z", finished_at="2026-11-21T22:45:02.000Z")
+def cut_off(config: dict[str, Any], subs: int = 1, interrupted: str | None = None,
+            mode: str = "throughput") -> dict[str, Any]:
+    """A point whose sub(s) saw up to seq 599 (5 gaps) and were stopped before the marker;
+    pub sent 1000. With several subscribers, only the first is cut off."""
+    runs = [run("sub", agent_report("sub", reason=CUT_OFF,
+                                    measured=measurement("oneway", sent=600, lost=5)))]
+    runs += [AgentRun("sub", 0, agent_report("sub", measured=measurement(
+        "oneway", sent=1000, lost=0)), "", name=f"sub.{i}") for i in range(1, subs)]
+    runs.append(run("pub", agent_report("pub", sent=1000)))
+    result = merge(run_id="20261121T224501Z-udp-oneway-1a2b", mode=mode,
+                   config={**CONFIG, "mode": mode, **config}, runs=runs,
+                   started_at="2026-11-21T22:45:01.000Z", finished_at="2026-11-21T22:45:02.000Z",
+                   interrupted=interrupted)
     assert validation_error(result, "run-result") is None
+    return result
+
+
+@pytest.mark.parametrize("config", [QUEUED, {"transport": "tcp"}], ids=["keep-all", "tcp"])
+def test_a_cut_off_queues_tail_is_undelivered_not_lost(config: dict[str, Any]) -> None:
+    result = cut_off(config)
     accounting = result["measurement"]["accounting"]
-    codes = [w["code"] for w in result["warnings"]]
-    if reliability == "best-effort":  # nothing holds it: what did not arrive is lost
-        assert (accounting["lost"], accounting.get("undelivered")) == (405, None)
-        assert result["status"] == "complete" and "reliable-backlog" not in codes
-        return
     assert (accounting["sent"], accounting["lost"], accounting["undelivered"]) == (1000, 5, 400)
     assert accounting["received"] + accounting["lost"] + accounting["undelivered"] == 1000
     assert result["status"] == "partial"
     assert "400 of 1000 sent messages undelivered" in result["status_reason"]
-    assert "reliable-backlog" in codes
+    assert "reliable-backlog" in [w["code"] for w in result["warnings"]]
 
 
-def test_a_reliable_stream_that_ended_with_its_marker_counts_every_gap_lost() -> None:
+@pytest.mark.parametrize("config", [
+    {"transport": "udp", "reliability": "reliable", "history": "keep-all"},  # best-effort by nature
+    {**QUEUED, "reliability": "best-effort"},
+    {**QUEUED, "history": "keep-last:10"},  # the writer overwrote what was not acknowledged
+], ids=["udp", "best-effort", "keep-last"])
+def test_a_cut_off_tail_nothing_queues_is_lost(config: dict[str, Any]) -> None:
+    result = cut_off(config)
+    accounting = result["measurement"]["accounting"]
+    assert (accounting["lost"], accounting.get("undelivered")) == (405, None)
+    assert result["status"] == "complete"
+    assert "reliable-backlog" not in [w["code"] for w in result["warnings"]]
+
+
+def test_a_stopped_run_counts_the_queue_undelivered_and_says_only_why_it_stopped() -> None:
+    result = cut_off(QUEUED, interrupted="interrupted by Ctrl-C")
+    assert result["measurement"]["accounting"]["undelivered"] == 400
+    assert (result["status"], result["status_reason"]) == ("partial", "interrupted by Ctrl-C")
+    assert "reliable-backlog" not in [w["code"] for w in result["warnings"]]
+
+
+def test_the_cut_off_subscriber_among_several_is_named_and_its_queue_pooled() -> None:
+    result = cut_off(QUEUED, subs=2, mode="oneway")
+    rows = result["per_subscriber"]
+    assert [r["measurement"]["accounting"].get("undelivered") for r in rows] == [400, None]
+    assert result["measurement"]["accounting"]["undelivered"] == 400  # the pool sums it
+    assert result["status"] == "partial"
+    assert result["status_reason"].startswith("sub: stopped before the end-of-stream marker")
+
+
+def test_a_queue_that_ended_with_its_marker_counts_every_gap_lost() -> None:
+    # the sub's report gives no reason exactly when the marker came: its sent is pub's count
     sub = agent_report("sub", measured=measurement("oneway", sent=1000, lost=5))
     result = merge(run_id="20261121T224501Z-udp-oneway-1a2b", mode="oneway",
-                   config={**CONFIG, "reliability": "reliable"},
-                   runs=[run("sub", sub), run("pub", agent_report("pub", sent=1000))],
+                   config={**CONFIG, **QUEUED}, runs=[run("sub", sub), run("pub", agent_report(
+                       "pub", sent=1000))],
                    started_at="2026-11-21T22:45:01.000Z", finished_at="2026-11-21T22:45:02.000Z")
     assert result["measurement"]["accounting"]["lost"] == 5
     assert "undelivered" not in result["measurement"]["accounting"]

@@ -27,6 +27,7 @@ from .pool import pool_measurements
 from .result_types import (Accounting, AgentReport, Daemon, Measurement, RunResult, SubscriberMeasurement,
                            TopicMeasurement, Warning)
 from .schema import RESULT_VERSION, validation_error
+from .throughput import INHERENT
 
 SEVERITY = {"complete": 0, "partial": 1, "failed": 2}
 EXIT_CODES = {"complete": 0, "partial": 3, "failed": 1}
@@ -116,7 +117,8 @@ def merge(*, run_id: str, mode: str, config: dict[str, Any], runs: list[AgentRun
     subscribers = [run for run in runs if run.role == "sub"] if mode in ONE_WAY else []
     per_subscriber: list[SubscriberMeasurement] = []
     if len(subscribers) > 1:
-        per_subscriber = _per_subscriber(mode, config, subscribers, reports.get("pub"), warnings)
+        per_subscriber = _per_subscriber(mode, config, subscribers, reports.get("pub"), warnings,
+                                         interrupted)
         measured = [s["measurement"] for s in per_subscriber if s["measurement"] is not None]
         measurement = pool_measurements(measured) if measured else None
         synced = [m["clock_sync"] for m in measured if m.get("clock_sync")]
@@ -125,7 +127,7 @@ def merge(*, run_id: str, mode: str, config: dict[str, Any], runs: list[AgentRun
                 "error_bound_ns"] is None else c["error_bound_ns"])
         per_topic = _pooled_topics([run.report for run in subscribers if run.report])
     else:
-        measurement = _measurement(mode, config, reports, warnings)
+        measurement = _measurement(mode, config, reports, warnings, interrupted)
         per_topic = _per_topic(mode, reports)
     if measurement is not None and samples_file is not None:
         measurement["samples_file"] = samples_file
@@ -139,7 +141,8 @@ def merge(*, run_id: str, mode: str, config: dict[str, Any], runs: list[AgentRun
         statuses.append((status, f"{run.label}: {reason}" if reason else None))
     cut_off = ([(s["name"], undelivered_reason(s["measurement"])) for s in per_subscriber]
                if per_subscriber else [("sub", undelivered_reason(measurement))])
-    statuses += [("partial", f"{name}: {why}") for name, why in cut_off if why]
+    if not interrupted:  # a stopped run is partial for that reason already
+        statuses += [("partial", f"{name}: {why}") for name, why in cut_off if why]
     status, reason = worst_of_all(statuses)
     if interrupted and status == "partial":
         reason = interrupted  # the cause; the agents' "interrupted by signal" follows from it
@@ -180,8 +183,8 @@ def _foreign_warnings(reports: Mapping[str, AgentReport]) -> list[Warning]:
 
 
 def _per_subscriber(mode: str, config: Mapping[str, Any], subscribers: list[AgentRun],
-                    pub: AgentReport | None,
-                    warnings: list[Warning]) -> list[SubscriberMeasurement]:
+                    pub: AgentReport | None, warnings: list[Warning],
+                    interrupted: str | None = None) -> list[SubscriberMeasurement]:
     """Each subscriber's status and measurement (loss against pub's sends), in order."""
     rows: list[SubscriberMeasurement] = []
     for index, run in enumerate(subscribers):
@@ -191,7 +194,7 @@ def _per_subscriber(mode: str, config: Mapping[str, Any], subscribers: list[Agen
         status, reason = agent_status(run)
         rows.append({"subscriber": index, "name": run.label, "status": status,
                      "status_reason": reason,
-                     "measurement": _measurement(mode, config, reports, warnings)})
+                     "measurement": _measurement(mode, config, reports, warnings, interrupted)})
     return rows
 
 
@@ -212,8 +215,9 @@ def _pooled_topics(reports: list[AgentReport]) -> list[TopicMeasurement]:
 
 
 def _measurement(mode: str, config: Mapping[str, Any], reports: Mapping[str, AgentReport],
-                 warnings: list[Warning]) -> Measurement | None:
-    """The measuring role's measurement; for one-way, with loss counted against pub's sends."""
+                 warnings: list[Warning], interrupted: str | None = None) -> Measurement | None:
+    """The measuring role's measurement; for one-way, with loss counted against pub's sends
+    (``interrupted``: the run was stopped, which says why a queue was cut off)."""
     measuring = reports.get(MEASURING_ROLE[mode])
     if measuring is None or measuring["measurement"] is None:
         return None
@@ -226,8 +230,8 @@ def _measurement(mode: str, config: Mapping[str, Any], reports: Mapping[str, Age
     if mode in ONE_WAY:
         pub = reports.get("pub")
         _recount_oneway(measurement["accounting"], pub, warnings,
-                        backlog=config.get("reliability") == "reliable"
-                        and _ended_before_marker(measuring))
+                        backlog=queued(config) and _ended_before_marker(measuring),
+                        warn=not interrupted)
         if pub is not None and pub.get("schedule") is not None:
             measurement["schedule"] = json_copy(pub["schedule"])  # the sender's accuracy
     server = reports.get("server")
@@ -241,6 +245,16 @@ def _per_topic(mode: str, reports: Mapping[str, AgentReport]) -> list[TopicMeasu
     measuring = reports.get(MEASURING_ROLE[mode])
     topics = (measuring.get("per_topic") if measuring is not None else None) or []
     return sorted(json_copy(topics), key=lambda t: t["topic"])
+
+
+def queued(config: Mapping[str, Any]) -> bool:
+    """A one-way stream whose unreceived tail is still queued when it is cut off, not lost:
+    reliable by nature (tcp, uds) or by QoS with a keep-all history (a keep-last writer
+    overwrites what was not acknowledged: that is loss; udp is best-effort whatever the QoS)."""
+    transport = config.get("transport")
+    if transport in INHERENT:
+        return INHERENT[transport] == "reliable"
+    return config.get("reliability") == "reliable" and config.get("history") == "keep-all"
 
 
 def _ended_before_marker(sub: AgentReport) -> bool:
@@ -262,11 +276,12 @@ def undelivered_reason(measurement: Measurement | None) -> str | None:
 
 
 def _recount_oneway(accounting: Accounting, pub: AgentReport | None,
-                    warnings: list[Warning], backlog: bool = False) -> None:
+                    warnings: list[Warning], backlog: bool = False, warn: bool = True) -> None:
     """Replace sub's idea of 'sent' by pub's own count: lost = pub.sent - arrived. ``backlog``:
     a reliable stream whose sub was stopped before the end-of-stream marker: what pub sent
     after the last message that arrived is still the writer's to deliver (its backlog), so it
-    is counted ``undelivered``, not lost; gaps before it stay lost."""
+    is counted ``undelivered``, not lost; gaps before it stay lost (``warn``: and said, unless
+    the run was stopped, which already says why)."""
     if pub is None or pub.get("sent") is None:
         warnings.append(make_warning(
             "sender-count-missing", "no send count from pub; loss is counted from the "
@@ -285,6 +300,7 @@ def _recount_oneway(accounting: Accounting, pub: AgentReport | None,
         if held:
             accounting["undelivered"] = held
             lost -= held
+        if held and warn:
             warnings.append(make_warning(
                 "reliable-backlog", f"the reliable stream was cut off: {held} of {pub['sent']} "
                 f"messages pub sent were not yet delivered when sub was stopped before the "

@@ -49,7 +49,7 @@ class MeasurementLate(TypedDict):
 
 
 class Accounting(TypedDict):
-    """Message accounting after warm-up. lost = sent - distinct sequence numbers that arrived (intact or corrupted). received counts intact first arrivals only."""
+    """Message accounting after warm-up. lost = sent - distinct sequence numbers that arrived (intact or corrupted) - undelivered. received counts intact first arrivals only."""
 
     sent: int
     received: int

@@ -48,6 +48,7 @@ codes! {
         ACCOUNTING_MISMATCH = "accounting-mismatch": "the agents' counts disagree (a bug in the accounting)",
         AGENT_KILLED = "agent-killed": "an agent did not stop when asked and was killed",
         NO_END_OF_STREAM = "no-end-of-stream": "a subscriber did not see the end-of-stream marker",
+        RELIABLE_BACKLOG = "reliable-backlog": "a reliable queue was cut off: messages still queued when the subscriber stopped count as undelivered",
         UNSTEADY_THROUGHPUT = "unsteady-throughput": "a throughput stream delivered less than half its median in a whole second",
         LAYERS_UNAVAILABLE = "layers-unavailable": "--layers could not see an agent's system calls: the run went on without (part of) the split",
         LAYERS_INCOMPLETE = "layers-incomplete": "--layers: some measured messages could not be split (events dropped, or not seen)",

@@ -363,8 +363,9 @@ def main() -> int:
             if not pub.finish(stopped=why is not None) and why is None:
                 reason = (f"left with messages its subscribers had not acknowledged after "
                           f"--peer-timeout {args.peer_timeout_ns / 1e9:g} s: the middleware "
-                          f"dropped them with the writer (counted lost; a longer --peer-timeout "
-                          f"waits longer)")
+                          f"dropped them with the writer (not delivered: undelivered where the "
+                          f"subscriber never saw the end-of-stream marker of a reliable queue, "
+                          f"else lost; a longer --peer-timeout waits longer)")
         report = pub.report(status, reason)
         tmp = args.json + ".tmp"
         with open(tmp, "w") as out:

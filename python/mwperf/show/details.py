@@ -228,8 +228,9 @@ def subscribers(result: Mapping[str, Any]) -> str:
         response, acc = measured["response"], measured["accounting"]
         latency = "  ".join(f"{name} {format_ns(response[key])}" for name, key in LATENCY)
         loss = f"{100 * acc['lost'] / acc['sent']:.2f}%" if acc["sent"] else DASH
+        held = f"  undelivered {acc['undelivered']}" if acc.get("undelivered") else ""
         text += (f"subscriber {entry['subscriber']:<2} count {response['count']}  {latency}  "
-                 f"loss {loss}  ({entry['name']}, {entry['status']})\n")
+                 f"loss {loss}{held}  ({entry['name']}, {entry['status']})\n")
     return text
 
 

@@ -268,7 +268,7 @@ pub fn run(
         None if !delivered => (
             Status::Complete,
             Some(format!(
-                "left with messages its subscribers had not acknowledged after {} (--peer-timeout {} and the middleware's repair pace {}): the middleware dropped them with the writer (counted lost; a longer --peer-timeout waits longer)",
+                "left with messages its subscribers had not acknowledged after {} (--peer-timeout {} and the middleware's repair pace {}): the middleware dropped them with the writer (not delivered: undelivered where the subscriber never saw the end-of-stream marker of a reliable queue, else lost; a longer --peer-timeout waits longer)",
                 mwperf_core::units::format_ns(give_up_ns as f64),
                 mwperf_core::units::format_ns(args.peer_timeout as f64),
                 mwperf_core::units::format_ns(paced_ns as f64)
