@@ -32,7 +32,7 @@ def complete(measurement: dict[str, Any], config: Mapping[str, Any], delivery: s
     pub_side = (pub or {}).get("throughput") or None
     sub_sides = [s["throughput"] for s in subs if s.get("throughput")]
     subscribers = int(config.get("subscribers") or 1)
-    expected = acc["sent"] * subscribers if len(subs) > 1 else acc["sent"]
+    expected = acc["sent"]  # with N subscribers the pooled count: each one's sent, summed
     tp["delivery"] = delivery
     tp["offered_per_s"] = config["rate"] or None
     tp["subscribers"] = subscribers
