@@ -87,6 +87,16 @@ def test_status_is_the_worst(pong: tuple, ping: tuple, status: str, reason: str)
     assert (result["status"], result["status_reason"]) == (status, reason)
 
 
+def test_an_agent_killed_after_writing_its_report_keeps_its_measurement() -> None:
+    # its report written, it was killed tearing its middleware down (past the stop grace)
+    pong = AgentRun("pong", -9, agent_report("pong"), "", killed=True)
+    ping = run("ping", agent_report("ping", measured=measurement()))
+    assert merged([ping, pong], mode="roundtrip")["status"] == "complete"
+    gone = AgentRun("pong", -9, None, "no report written", killed=True)  # killed before it
+    result = merged([ping, gone], mode="roundtrip")
+    assert result["status"] == "failed" and "pong: no usable report" in result["status_reason"]
+
+
 def test_interrupt_makes_partial_and_wins_ties() -> None:
     ping = agent_report("ping", "partial", "interrupted by signal", measured=measurement())
     result = merged([run("pong", agent_report("pong")), run("ping", ping, 3)], mode="roundtrip",

@@ -1,7 +1,8 @@
 """Combining the agent reports of one point into a ``run-result`` document (pure, no I/O).
 
-Status: the worst of every agent (by its report and by its exit code) and of the run itself,
-in the order failed > partial > complete. Warnings: the agents' and ours, each (code, message)
+Status: the worst of every agent (by its report and by its exit code; an agent killed after it
+wrote its whole report keeps its report's status) and of the run itself, in the order failed >
+partial > complete. Warnings: the agents' and ours, each (code, message)
 once. One-way loss is recomputed from the publisher's own send count. ``per_topic``: the measuring
 agent's per-topic measurements (empty for one topic), each under its topic's name (a replay's
 recorded topic: topicnames.py) with its address and its own samples file; a one-way topic's loss
@@ -88,11 +89,16 @@ def exit_status(run: AgentRun) -> Status:
 
 
 def agent_status(run: AgentRun) -> Status:
-    """The worse of what the report says and what the exit code says."""
+    """The worse of what the report says and what the exit code says. An agent killed after its
+    stop grace that had written its whole report was killed tearing its middleware down (the
+    report is written first: docs/agent-contract.md): its measurement stands as reported (the
+    runner's ``agent-killed`` warning says it was killed); one killed without a report failed."""
     if run.report is None:
         reported: Status = ("failed", f"no usable report ({run.note})")
     else:
         reported = (run.report["status"], run.report["status_reason"])
+        if run.killed:
+            return reported
     return worst([reported, exit_status(run)])
 
 
