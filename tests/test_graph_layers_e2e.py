@@ -83,9 +83,13 @@ def test_every_edge_and_the_chain_split_and_add_up(real_env: dict[str, str], tmp
     # the relay's busy loop is its callback's work: in the hop it sends on, not the one it got
     assert layer(timer["layers"], "executor_callback")["p50_ns"] < BUSY_NS / 4
     stage = layer(edges["/b"]["layers"], "app_send")
-    assert BUSY_NS <= stage["p50_ns"] < BUSY_NS * 1.25, stage
     # the chain: its hops end to end add up to its end-to-end age
     (chain,) = result["chains"]
+    # counted once: the interposer's stage agrees with the relay's own timing of it (callback
+    # start to send, on its clock: the same preemption of the spin under load), within a
+    # quarter of the injected work (a bound from the run, not 1.25 x BUSY: 3.97 ms under load)
+    own = chain["hops"][1]["stage_p50_ns"]
+    assert BUSY_NS <= stage["p50_ns"] < own + BUSY_NS / 4, (stage, chain["hops"])
     c = chain["layers"]
     assert c["messages"] == c["split"] == chain["end_to_end"]["count"], c["unsplit"]
     assert near_p50(c["total"]["p50_ns"], chain["end_to_end"]["p50_ns"]), (c["total"], chain)
