@@ -231,27 +231,32 @@ nodes:
 def test_a_secured_graph_gives_every_node_its_own_identity(tmp_path: Path,
                                                            transport: str) -> None:
     """Each node is a participant with its own certificate and permissions (its command line
-    names them, seen while it runs), and every edge delivers what its publisher counts sending."""
-    from conftest import children_with_commands
+    names them: recorded by a wrapper that execs the real agent, so none can be missed as a
+    poll of /proc missed them under load), and every edge delivers what its publisher counts
+    sending."""
     from mwperf.graph.node_files import file_name
     names = {file_name(n): n for n in ("lidar", "planner", "base")}
     graph = tmp_path / "g.yaml"
     graph.write_text(GRAPH)
     out = tmp_path / "g.json"
+    calls = tmp_path / "agent-calls"
+    wrapper = tmp_path / "agent"
+    wrapper.write_text(f'#!/bin/sh\nprintf "%s " "$@" >> {calls}\necho >> {calls}\n'
+                       f'exec {REAL_AGENT} "$@"\n')
+    wrapper.chmod(0o755)
     proc = subprocess.Popen([sys.executable, "-m", "mwperf", "run", "--no-save", "--graph",
                              str(graph), "--transport", transport, "--secure", "encrypt",
                              "--depth", "1000", "--duration", "1s", "--warmup", "500ms",
                              "--json-out", str(out)],
+                            env={**os.environ, "MWPERF_AGENT": str(wrapper)},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     seen: dict[str, str] = {}
-    while proc.poll() is None:
-        for _, argv in children_with_commands(proc.pid):
-            if " node " in argv and "--node-spec" in argv:
-                node = argv.split("--node-spec ")[1].split()[0]
-                seen[names[Path(node).name.removesuffix(".spec.json")]] = argv
-        time.sleep(0.05)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
+    for argv in calls.read_text().splitlines():
+        if argv.startswith("node ") and "--node-spec" in argv:
+            node = argv.split("--node-spec ")[1].split()[0]
+            seen[names[Path(node).name.removesuffix(".spec.json")]] = argv
     assert set(seen) == {"lidar", "planner", "base"}, sorted(seen)
     for name, argv in seen.items():
         assert f"/{file_name(name)}.cert.pem" in argv, argv[-400:]
