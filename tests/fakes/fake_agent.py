@@ -33,22 +33,19 @@ FAKE_AGENT_TRANSPORTS=a,b: also claim these transports (e.g. mqtt, to exercise t
 plane's daemons); they are served like tcp on a free loopback port, whatever --listen says.
 """
 
-import argparse
 import json
 import os
-import select
 import signal
-import socket
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from reports import agent_report, measurement  # noqa: E402
 
-from mwperf.durations import parse_duration  # noqa: E402
-from mwperf.sizes import parse_size  # noqa: E402
-from mwperf.topicnames import default_name, samples_names  # noqa: E402
+# socket, select and mwperf's parsers are imported where a role needs them: every import costs
+# each of the unit tier's ~450 starts its CPU (the catalogue roles and nodes need none of them)
 
 CATALOGUE = json.loads((Path(__file__).parent / "payloads.json").read_text())
 """the real agent's 'payloads --json' (tests/test_agent_options.py keeps it current)"""
@@ -77,46 +74,83 @@ def on_signal(signum: int, frame: object) -> None:
     stop = True
 
 
-def parse(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="mwperf-agent")
-    parser.add_argument("--version", action="store_true")
-    sub = parser.add_subparsers(dest="role")
-    for role in ("ping", "pong", "pub", "sub"):
-        p = sub.add_parser(role)
-        p.add_argument("--transport", required=True)
-        p.add_argument("--connect" if role in ("ping", "pub") else "--listen", dest="address",
-                       required=True)
-        for flag in ("--rate", "--payload", "--duration", "--count", "--min-count", "--warmup",
-                     "--peer-timeout", "--spin-margin", "--run-id", "--json", "--samples",
-                     "--reliability", "--history", "--depth", "--durability",
-                     "--discovery-timeout", "--topics", "--executor", "--busy-loop"):
-            p.add_argument(flag)
-        p.add_argument("--opt", action="append")
-        p.add_argument("--topic-name", action="append", default=[])
-        p.add_argument("--quiet", action="store_true")
-        p.add_argument("--busy-poll", action="store_true")
-        p.add_argument("--prevent-cpu-idle", action="store_true")
-    node = sub.add_parser("node")
-    node.add_argument("--node-spec", action="append")  # several: nodes sharing a process
-    node.add_argument("--node-json", action="append")
-    for flag in ("--transport", "--go-file", "--run-id", "--json",
-                 "--spin-margin", "--reliability", "--history", "--depth", "--durability",
-                 "--discovery-timeout", "--clock-serve", "--clock-ref", "--layers-out"):
-        node.add_argument(flag)
-    node.add_argument("--opt", action="append")
-    for flag in ("--quiet", "--busy-poll", "--count-allocs"):
-        node.add_argument(flag, action="store_true")
-    for name in ("payloads", "transports", "options"):
-        sub.add_parser(name).add_argument("--json", action="store_true")
-    sub.add_parser("pool")
-    router = sub.add_parser("router")
-    router.add_argument("--transport", required=True)
-    router.add_argument("--listen", required=True)
-    return parser.parse_args(argv)
+MEASURING_VALUES = ("--transport", "--rate", "--payload", "--duration", "--count", "--min-count",
+                    "--warmup", "--peer-timeout", "--spin-margin", "--run-id", "--json",
+                    "--samples", "--reliability", "--history", "--depth", "--durability",
+                    "--discovery-timeout", "--topics", "--executor", "--busy-loop")
+MEASURING = (MEASURING_VALUES, ("--opt", "--topic-name"),
+             ("--quiet", "--busy-poll", "--prevent-cpu-idle"))
+ROLES: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
+    "ping": ((*MEASURING[0], "--connect"), *MEASURING[1:]),
+    "pub": ((*MEASURING[0], "--connect"), *MEASURING[1:]),
+    "pong": ((*MEASURING[0], "--listen"), *MEASURING[1:]),
+    "sub": ((*MEASURING[0], "--listen"), *MEASURING[1:]),
+    "node": (("--transport", "--go-file", "--run-id", "--json", "--spin-margin", "--reliability",
+              "--history", "--depth", "--durability", "--discovery-timeout", "--clock-serve",
+              "--clock-ref", "--layers-out"), ("--opt", "--node-spec", "--node-json"),
+             ("--quiet", "--busy-poll", "--count-allocs")),
+    "payloads": ((), (), ("--json",)), "transports": ((), (), ("--json",)),
+    "options": ((), (), ("--json",)), "pool": ((), (), ()),
+    "router": (("--transport", "--listen"), (), ()),
+}
+"""each role's flags, as the real agent's command line (cli.rs) takes them: (taking a value,
+repeatable, switches); the fake refuses any other flag (exit 2) as the real agent does, so the
+unit tier catches a control plane passing a flag a role does not take"""
+REQUIRED = {"ping": ("--transport", "--connect"), "pub": ("--transport", "--connect"),
+            "pong": ("--transport", "--listen"), "sub": ("--transport", "--listen"),
+            "router": ("--transport", "--listen")}
 
 
-def route(args: argparse.Namespace) -> int:
+def usage(message: str) -> None:
+    sys.stderr.write(f"mwperf-agent (fake): error: {message}\n")
+    sys.exit(2)
+
+
+def dest(flag: str) -> str:
+    return "address" if flag in ("--connect", "--listen") else flag[2:].replace("-", "_")
+
+
+def parse(argv: list[str]) -> SimpleNamespace:
+    """The command line as the real agent reads it (not argparse: its import and parser cost
+    ~40 ms of CPU per start, some 450 starts in the unit tier)."""
+    if argv == ["--version"]:
+        return SimpleNamespace(version=True, role=None)
+    if not argv or argv[0] not in ROLES:
+        usage(f"a role first, one of {', '.join(ROLES)} (got {' '.join(argv[:1]) or 'none'})")
+    role, rest = argv[0], argv[1:]
+    values, appends, switches = ROLES[role]
+    found: dict[str, object] = {dest(f): None for f in values}
+    found.update({dest(f): [] if f == "--topic-name" else None for f in appends})
+    found.update({dest(f): False for f in switches})
+    given = set()
+    i = 0
+    while i < len(rest):
+        flag, has_value, value = rest[i].partition("=")
+        if flag in switches and not has_value:
+            found[dest(flag)] = True
+        elif flag in values or flag in appends:
+            if not has_value:
+                if i + 1 >= len(rest):
+                    usage(f"{flag} expects a value")
+                i += 1
+                value = rest[i]
+            if flag in appends:
+                found[dest(flag)] = [*(found[dest(flag)] or []), value]  # type: ignore[misc]
+            else:
+                found[dest(flag)] = value
+        else:
+            usage(f"{role}: unrecognized argument {rest[i]}")
+        given.add(flag)
+        i += 1
+    missing = [f for f in REQUIRED.get(role, ()) if f not in given]
+    if missing:
+        usage(f"{role}: the following arguments are required: {', '.join(missing)}")
+    return SimpleNamespace(version=False, role=role, **found)
+
+
+def route(args: SimpleNamespace) -> int:
     """router: listen on a free port, print READY <transport>-router <endpoint>, wait for a signal."""
+    import socket
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     sock.listen()
@@ -133,6 +167,7 @@ def transports() -> list[dict]:
 
 
 def endpoint(transport: str, address: str) -> tuple[int, int, object]:
+    import socket
     if transport == "uds":
         return socket.AF_UNIX, socket.SOCK_STREAM, address
     host, _, port = address.rpartition(":")
@@ -140,8 +175,10 @@ def endpoint(transport: str, address: str) -> tuple[int, int, object]:
     return socket.AF_INET, kind, (host, int(port))
 
 
-def serve(args: argparse.Namespace, how: dict[str, str]) -> tuple[str, dict]:
+def serve(args: SimpleNamespace, how: dict[str, str]) -> tuple[str, dict]:
     """pong/sub: bind, READY, run until a signal (pong) or the end-of-stream marker (sub)."""
+    import select
+    import socket
     if "exit-before-ready" in how:
         sys.stderr.write(f"error: --listen {args.address}: Address already in use (os error 98)\n")
         sys.exit(1)
@@ -178,13 +215,17 @@ def serve(args: argparse.Namespace, how: dict[str, str]) -> tuple[str, dict]:
 
 
 def payload_bytes(text: str | None) -> int:
+    from mwperf.sizes import parse_size
     text = text or json.loads(OPTIONS)["defaults"]["payload"]
     found = [n for name, n in CATALOGUE.items() if name.lower() == text.strip().lower()]
     return found[0] if found else parse_size(text)
 
 
-def send(args: argparse.Namespace, how: dict[str, str]) -> tuple[str, dict | None, int, str | None]:
+def send(args: SimpleNamespace, how: dict[str, str]) -> tuple[str, dict | None, int, str | None]:
     """ping/pub: connect, 'send' for the planned time, announce the end (pub)."""
+    import socket
+
+    from mwperf.durations import parse_duration
     family, kind, where = endpoint(args.transport, args.address)
     sock = socket.socket(family, kind)
     try:
@@ -287,10 +328,12 @@ def main() -> int:
     topics = int(args.topics or 1)
     per_topic = []
     if m is not None and topics > 1:  # every topic measured what the whole did (invented)
+        from mwperf.topicnames import default_name
         names = args.topic_name or [default_name(i) for i in range(topics)]
         per_topic = [dict(json.loads(json.dumps(m)), topic=i, name=name,
                           address=f"{args.address}#{i}") for i, name in enumerate(names)]
     if m is not None and args.samples:
+        from mwperf.topicnames import samples_names
         rows = ("seq,intended_ns,sent_ns,peer_rx_ns,recv_ns,response_ns,service_ns\n"
                 "0,0,10,20,30,30,20\n")
         if per_topic:  # one file per topic, named as the real agent names them
