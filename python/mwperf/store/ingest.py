@@ -98,7 +98,13 @@ def store_point(con: duckdb.DuckDBPyConnection, placement: Placement, point_dir:
     point_id = result["run_id"]
     listed_index, listed_rep = placement.manifest_entry(point_dir)
     with transaction(con, point_dir):
-        for table in ("warnings", "subscribers", "topics", "points"):
+        # a point catalogued before has its points and (its flows read) graph_runs rows: its
+        # rows go in together, in one transaction; only then are there rows to replace (a
+        # point just measured has none; eleven DELETEs cost ~5 ms of a point's ~120 ms)
+        new = not con.execute("SELECT EXISTS (SELECT 1 FROM points WHERE point_id = $1) OR "
+                              "EXISTS (SELECT 1 FROM graph_runs WHERE graph_id = $1)",
+                              [point_id]).fetchone()[0]
+        for table in () if new else ("warnings", "subscribers", "topics", "points"):
             con.execute(f"DELETE FROM {table} WHERE point_id = ?", [point_id])
         if index is None:
             index = listed_index
@@ -119,7 +125,7 @@ def store_point(con: duckdb.DuckDBPyConnection, placement: Placement, point_dir:
         insert(con, "warnings", rows.warning_rows(result))
         store_flows(con, point_id, point.flows, graph_rows.GraphPlace(
             placement.run_id, place_of.folder, placement.scenario(), place_of.index,
-            place_of.repetition))
+            place_of.repetition), new)
         refresh_run(con, placement.run_id)
 
 
