@@ -58,9 +58,12 @@ REFERENCES: dict[str, dict[str, list[tuple[str, Ref]]]] = {
 }
 # mwperf run more ways than one beside the same references, interleaved (label -> options):
 # iceoryx2's subscriber reading each sample in shared memory (loans, the default) or copying it
-# out (issue 41: the copy-vs-zero-copy column)
+# out (issue 41: the copy-vs-zero-copy column); and polling its queue as iox2_thr's subscriber
+# does (--busy-poll: it never blocks in a listener, so the publisher never notifies one: the
+# same waiting on both sides)
 VARIANTS: dict[str, list[tuple[str, list[str]]]] = {
-    "iceoryx2": [("mwperf", []), ("mwperf loans=off", ["--opt", "loans=off"])]}
+    "iceoryx2": [("mwperf", []), ("mwperf loans=off", ["--opt", "loans=off"]),
+                 ("mwperf busy-poll", ["--busy-poll"])]}
 # what mwperf is given besides the defaults, so that both sides have the same QoS
 MWPERF_EXTRA = {"iceoryx2": ["--history", "keep-last:10"],
                 # ddsperf always batches writes (dds_write_set_batch(true) in its main)

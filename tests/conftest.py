@@ -480,12 +480,22 @@ def traced_pids(trace: Path) -> dict[str, int]:
 
 
 def descendants(pid: int) -> list[int]:
-    """The pids of every running process below ``pid`` (children, grandchildren, ...)."""
+    """The pids of every running process below ``pid`` (children, grandchildren, ...), from one
+    reading of /proc (a reading per process of the tree took seconds beside two busy loops:
+    polls that use it missed processes that lived for seconds)."""
+    below: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z":
+            below.setdefault(int(fields[1]), []).append(int(stat.parent.name))
     found, todo = [], [pid]
     while todo:
-        below = children(todo.pop())
-        found += below
-        todo += below
+        here = below.get(todo.pop(), [])
+        found += here
+        todo += here
     return found
 
 

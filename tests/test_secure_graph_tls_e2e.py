@@ -8,12 +8,12 @@ then names with the count whole: security/zenoh_tls_race.py)."""
 import json
 import subprocess
 import sys
-import time
+import os
 from pathlib import Path
 
 import pytest
 
-from conftest import children_with_commands
+from conftest import REAL_AGENT
 from mwperf.graph.node_files import file_name
 from mwperf.security.zenoh_tls_race import CODE as RACE
 
@@ -43,36 +43,47 @@ def test_a_secured_graph_gives_each_node_its_files_and_delivers_every_message(
     graph = tmp_path / "g.yaml"
     graph.write_text(GRAPH)
     out = tmp_path / "g.json"
-    proc = subprocess.Popen([sys.executable, "-m", "mwperf", "run", "--no-save", "--graph",
-                             str(graph), "--transport", transport, "--secure", secure, *more,
-                             "--duration", "1s", "--warmup", "300ms", "--json-out", str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # what each process was given, recorded when it starts (a poll of /proc while the run went
+    # on missed processes under the stress script's load): the agent through a wrapper that
+    # logs its command line and keeps a copy of its node's spec and of the daemons' files
+    # beside it (written before any node starts), then execs the real agent; the daemons'
+    # command lines from the result
+    kept = tmp_path / "kept"
+    (kept / "daemons").mkdir(parents=True)
+    calls = kept / "calls"
+    wrapper = tmp_path / "agent"
+    wrapper.write_text(f"""#!/bin/sh
+printf '%s ' "$@" >> {calls}; echo >> {calls}
+prev=
+for arg in "$@"; do
+  if [ "$prev" = --node-spec ]; then
+    cp "$arg" {kept}/
+    cp -r "$(dirname "$arg")/daemons/." {kept}/daemons/ 2>/dev/null
+  fi
+  prev=$arg
+done
+exec {REAL_AGENT} "$@"
+""")
+    wrapper.chmod(0o755)
+    proc = subprocess.run([sys.executable, "-m", "mwperf", "run", "--no-save", "--graph",
+                           str(graph), "--transport", transport, "--secure", secure, *more,
+                           "--duration", "1s", "--warmup", "300ms", "--json-out", str(out)],
+                          env={**os.environ, "MWPERF_AGENT": str(wrapper)},
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    names = {file_name(n): n for n in NODES}
     seen: dict[str, str] = {}
     specs: dict[str, dict] = {}
-    daemons: list[str] = []
-    broker_conf = ""
-    names = {file_name(n): n for n in NODES}
-    while proc.poll() is None:  # what each process was given, read while it runs
-        for _, argv in children_with_commands(proc.pid):
-            if " node " in argv and "--node-spec" in argv:
-                spec = argv.split("--node-spec ")[1].split()[0]
-                name = names[Path(spec).name.removesuffix(".spec.json")]
-                seen[name] = argv
-                if name not in specs:
-                    try:
-                        specs[name] = json.loads(Path(spec).read_text())
-                    except (OSError, ValueError):
-                        pass
-            elif "mosquitto" in argv or "foxglove_server" in argv or " router " in argv:
-                daemons.append(argv)
-                if "mosquitto -c " in argv and not broker_conf:
-                    try:
-                        broker_conf = Path(argv.split("mosquitto -c ")[1].split()[0]).read_text()
-                    except OSError:
-                        pass
-        time.sleep(0.05)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 0, err
+    for argv in calls.read_text().splitlines():
+        if argv.startswith("node ") and "--node-spec" in argv:
+            spec = Path(argv.split("--node-spec ")[1].split()[0])
+            seen[names[spec.name.removesuffix(".spec.json")]] = argv
+            specs[names[spec.name.removesuffix(".spec.json")]] = json.loads(
+                (kept / spec.name).read_text())
+    result = json.loads(out.read_text())
+    daemons = [" ".join(d["argv"]) for d in result.get("daemons") or []]
+    conf = kept / "daemons" / "mosquitto.conf"
+    broker_conf = conf.read_text() if conf.exists() else ""
     assert set(seen) == set(NODES), sorted(seen)
     own = secure == "mtls" or transport == "zenoh"  # a zenoh peer listens: it has its own
     for name, argv in seen.items():
@@ -85,7 +96,6 @@ def test_a_secured_graph_gives_each_node_its_files_and_delivers_every_message(
     link = "quic" if "link=quic" in more else "tls"  # zenoh's: its TLS link or QUIC
     if "mode=client" in more:  # the router listens on tls/ (or quic/) with its certificate
         assert any(f"--listen {link}/" in a and "/broker.cert.pem" in a for a in daemons), daemons
-    result = json.loads(out.read_text())
     assert result["config"]["secure"] == secure and result["status"] == "complete"
     raced = RACE in {w["code"] for w in result.get("warnings") or []}
     for edge in result["edges"]:
