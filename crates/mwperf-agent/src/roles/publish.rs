@@ -100,12 +100,15 @@ pub fn run(
     // --reopen: the connection closed and is not open again yet; when it was last tried
     let (mut down, mut tried_ns) = (false, 0u64);
     let mut reopened = 0u64;
+    // a throughput stream: the instant the last send call returned (read to meter it) is the
+    // next message's "now", one clock read per message fewer (None: read the clock)
+    let mut returned_ns: Option<u64> = None;
     loop {
         if signals::stopped() {
             stop = Some((Status::Partial, "interrupted by signal".into()));
             break;
         }
-        let now = now_ns();
+        let now = returned_ns.take().unwrap_or_else(now_ns);
         let due = match pacer.next_due(now) {
             Err(()) => break,
             Ok(due) => due.unwrap_or(now),
@@ -169,15 +172,19 @@ pub fn run(
             // --reopen, the connection down: sent into the void (counted sent, and lost)
             _ if down => (now_ns(), Err(TransportError::Closed)),
             None => out.send(ep.as_mut(), &slot),
-            Some(m) => send_until_taken(
-                &mut out,
-                ep.as_mut(),
-                &slot,
-                m,
-                give_up_ns,
-                &mut last_taken_ns,
-                blocking_write,
-            ),
+            Some(m) => {
+                let (sent_ns, end_ns, r) = send_until_taken(
+                    &mut out,
+                    ep.as_mut(),
+                    &slot,
+                    m,
+                    give_up_ns,
+                    &mut last_taken_ns,
+                    blocking_write,
+                );
+                returned_ns = Some(end_ns);
+                (sent_ns, r)
+            }
         };
         if let Some(lane) = &lane {
             lane.after_send(slot.index);
@@ -331,6 +338,7 @@ fn finish_limit(peer_timeout: u64, stopped: bool) -> u64 {
 /// comes, or nothing was taken for `give_up_ns` (then that refusal is returned); every call is
 /// metered (warm-up ones not). `blocking_write`: a taken message is also pushed out of the
 /// transport's own queue before the call ends (a byte stream), its wait metered with the call.
+/// Returns when the message was stamped, when the last call returned, and its outcome.
 fn send_until_taken(
     out: &mut Outgoing,
     ep: &mut dyn Endpoint,
@@ -339,7 +347,7 @@ fn send_until_taken(
     give_up_ns: u64,
     last_taken_ns: &mut u64,
     blocking_write: bool,
-) -> (u64, Result<(), TransportError>) {
+) -> (u64, u64, Result<(), TransportError>) {
     loop {
         let (start_ns, r) = out.send(ep, slot);
         if blocking_write && r.is_ok() {
@@ -354,7 +362,7 @@ fn send_until_taken(
             *last_taken_ns = end_ns;
         }
         if !blocked || signals::stopped() || end_ns >= *last_taken_ns + give_up_ns {
-            return (start_ns, r);
+            return (start_ns, end_ns, r);
         }
     }
 }
@@ -413,7 +421,7 @@ mod tests {
         };
         let (mut out, mut meter, mut last) =
             (Outgoing::new(1, 0, 64), SendMeter::default(), now_ns());
-        let (_, r) = send_until_taken(
+        let (_, _, r) = send_until_taken(
             &mut out,
             &mut ep,
             &SLOT,
@@ -439,7 +447,7 @@ mod tests {
         let (mut out, mut meter) = (Outgoing::new(1, 0, 64), SendMeter::default());
         let start = now_ns();
         let mut last = start;
-        let (_, r) = send_until_taken(
+        let (_, _, r) = send_until_taken(
             &mut out, &mut ep, &SLOT, &mut meter, 50_000_000, &mut last, false,
         );
         let waited = now_ns() - start;

@@ -50,13 +50,16 @@ pub fn run(args: &ServerArgs, ep: Box<dyn Endpoint>, addr: &str, cb: Callback<'_
     let mut last_ns = now_ns();
     let mut steady = args.throughput.then(crate::throughput::SteadyCpu::default);
     let mut book = crate::layers::Book::new(crate::layers::book::Side::Sub, 1 << 16);
+    // just after an arrival: its receive instant stands for "now" at the loop's top (the end
+    // checks need no fresher one; one clock read per message fewer); None: read the clock
+    let mut arrived_ns: Option<u64> = None;
     let reason = loop {
         if signals::stopped() {
             break fin
                 .is_none()
                 .then(|| "stopped by signal before the end-of-stream marker".to_string());
         }
-        let now = now_ns();
+        let now = arrived_ns.take().unwrap_or_else(now_ns);
         if fin.is_some_and(|(_, _, _, at)| now > at + args.linger) {
             break None;
         }
@@ -84,6 +87,7 @@ pub fn run(args: &ServerArgs, ep: Box<dyn Endpoint>, addr: &str, cb: Callback<'_
         let mut recv_ns = now_ns();
         let take_ns = recv_ns;
         last_ns = recv_ns;
+        arrived_ns = Some(recv_ns);
         let h = match take(msg, cb.topic, &mut run_id, &mut counters) {
             Taken::Not => continue,
             Taken::Fin(h) => {
