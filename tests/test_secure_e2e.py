@@ -239,10 +239,10 @@ def test_a_secured_graph_gives_every_node_its_own_identity(tmp_path: Path,
     graph = tmp_path / "g.yaml"
     graph.write_text(GRAPH)
     out = tmp_path / "g.json"
-    calls = tmp_path / "agent-calls"
+    calls = tmp_path / "agent-calls"  # a file per process: nodes start at once
+    calls.mkdir()
     wrapper = tmp_path / "agent"
-    wrapper.write_text(f'#!/bin/sh\nprintf "%s " "$@" >> {calls}\necho >> {calls}\n'
-                       f'exec {REAL_AGENT} "$@"\n')
+    wrapper.write_text(f'#!/bin/sh\nprintf "%s " "$@" > {calls}/$$\nexec {REAL_AGENT} "$@"\n')
     wrapper.chmod(0o755)
     proc = subprocess.Popen([sys.executable, "-m", "mwperf", "run", "--no-save", "--graph",
                              str(graph), "--transport", transport, "--secure", "encrypt",
@@ -253,7 +253,7 @@ def test_a_secured_graph_gives_every_node_its_own_identity(tmp_path: Path,
     seen: dict[str, str] = {}
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
-    for argv in calls.read_text().splitlines():
+    for argv in (call.read_text() for call in calls.iterdir()):
         if argv.startswith("node ") and "--node-spec" in argv:
             node = argv.split("--node-spec ")[1].split()[0]
             seen[names[Path(node).name.removesuffix(".spec.json")]] = argv

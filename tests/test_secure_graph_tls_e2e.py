@@ -50,10 +50,11 @@ def test_a_secured_graph_gives_each_node_its_files_and_delivers_every_message(
     # command lines from the result
     kept = tmp_path / "kept"
     (kept / "daemons").mkdir(parents=True)
-    calls = kept / "calls"
+    calls = kept / "calls"  # a file per process: nodes start at once
+    calls.mkdir()
     wrapper = tmp_path / "agent"
     wrapper.write_text(f"""#!/bin/sh
-printf '%s ' "$@" >> {calls}; echo >> {calls}
+printf '%s ' "$@" > {calls}/$$
 prev=
 for arg in "$@"; do
   if [ "$prev" = --node-spec ]; then
@@ -74,7 +75,7 @@ exec {REAL_AGENT} "$@"
     names = {file_name(n): n for n in NODES}
     seen: dict[str, str] = {}
     specs: dict[str, dict] = {}
-    for argv in calls.read_text().splitlines():
+    for argv in (call.read_text() for call in calls.iterdir()):
         if argv.startswith("node ") and "--node-spec" in argv:
             spec = Path(argv.split("--node-spec ")[1].split()[0])
             seen[names[spec.name.removesuffix(".spec.json")]] = argv

@@ -130,7 +130,7 @@ def parse(argv: list[str]) -> SimpleNamespace:
             found[dest(flag)] = True
         elif flag in values or flag in appends:
             if not has_value:
-                if i + 1 >= len(rest):
+                if i + 1 >= len(rest) or rest[i + 1].startswith("--"):
                     usage(f"{flag} expects a value")
                 i += 1
                 value = rest[i]

@@ -29,7 +29,7 @@ def store_flows(con: duckdb.DuckDBPyConnection, graph_id: Any, flows: dict[str, 
                 where: graph_rows.GraphPlace, new: bool = False) -> None:
     """Replace the graph-table rows of stream point ``graph_id`` (its run id) by those of
     ``flows`` (its result as v3, :func:`read_flows`; None: none). ``new``: the caller knows the
-    point has no rows yet (nothing to delete: seven statements saved)."""
+    point has no rows yet (nothing to delete: five statements saved)."""
     if not new:
         for table in GRAPH_TABLES:
             con.execute(f"DELETE FROM {table} WHERE graph_id = ?", [graph_id])
