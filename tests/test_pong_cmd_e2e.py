@@ -60,12 +60,15 @@ def test_a_ros2_node_under_test_is_the_echo(tmp_path: Path):
 
 def test_a_node_that_stops_echoing_is_a_partial_result_naming_it(tmp_path: Path):
     # the node stops after 30 echoes (the 10 warm-up messages, a probe, ~19 measured: ~0.6 s of
-    # the ping's 3.2 s schedule at 50 Hz), so the ping's last ~2.6 s go unanswered: well past
-    # its --peer-timeout of 1 s, however late the node echoed (with the default 2 s and 60
-    # echoes the margin was ~0.2 s, and a stress run's ping finished "complete" inside it)
+    # the ping's 6.2 s schedule at 50 Hz), so the ping's last ~5.6 s go unanswered: well past
+    # its --peer-timeout of 3 s, however late the node echoed (with the default 2 s and 60
+    # echoes the margin was ~0.2 s, and a stress run's ping finished "complete" inside it).
+    # The node's exit (its 0.5 s wait for acknowledgements, then rclpy's teardown) must come
+    # before the ping's silence ends the run, to be "exited during the run": a 1 s silence was
+    # shorter than that teardown beside two busy loops (the node still alive at the run's end)
     cmd, tag = command("--exit-after", "30")
-    done = run_mwperf("run", "--transport", "ros2", "--rate", "50", "--duration", "3s",
-                      "--warmup", "200ms", "--peer-timeout", "1s", "--pong-cmd", cmd, *START,
+    done = run_mwperf("run", "--transport", "ros2", "--rate", "50", "--duration", "6s",
+                      "--warmup", "200ms", "--peer-timeout", "3s", "--pong-cmd", cmd, *START,
                       "--results", str(tmp_path),
                       timeout=180)
     assert done.returncode == 3, done.stderr + done.stdout
