@@ -313,6 +313,33 @@ def real_env(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) ->
     return dict(os.environ)
 
 
+def recording_agent(folder: Path) -> tuple[Path, Path]:
+    """An MWPERF_AGENT for a run that records what each agent process was given at its exec,
+    then execs the real agent (a poll of /proc while a run goes on missed processes that lived
+    seconds under load): ``folder``/calls holds one file per process (nodes start at once) with
+    its command line; a node's spec is copied into ``folder``, and the daemons' files of its
+    run (written before any node starts) into ``folder``/daemons. Returns (the wrapper, the
+    calls folder)."""
+    calls = folder / "calls"
+    calls.mkdir(parents=True)
+    (folder / "daemons").mkdir()
+    wrapper = folder / "agent"
+    wrapper.write_text(f"""#!/bin/sh
+printf '%s ' "$@" > {calls}/$$
+prev=
+for arg in "$@"; do
+  if [ "$prev" = --node-spec ]; then
+    cp "$arg" {folder}/
+    cp -r "$(dirname "$arg")/daemons/." {folder}/daemons/ 2>/dev/null
+  fi
+  prev=$arg
+done
+exec {REAL_AGENT} "$@"
+""")
+    wrapper.chmod(0o755)
+    return wrapper, calls
+
+
 def children_with_commands(pid: int) -> list[tuple[int, str]]:
     """(pid, command line) of ``pid``'s children."""
     out = []

@@ -239,11 +239,8 @@ def test_a_secured_graph_gives_every_node_its_own_identity(tmp_path: Path,
     graph = tmp_path / "g.yaml"
     graph.write_text(GRAPH)
     out = tmp_path / "g.json"
-    calls = tmp_path / "agent-calls"  # a file per process: nodes start at once
-    calls.mkdir()
-    wrapper = tmp_path / "agent"
-    wrapper.write_text(f'#!/bin/sh\nprintf "%s " "$@" > {calls}/$$\nexec {REAL_AGENT} "$@"\n')
-    wrapper.chmod(0o755)
+    from conftest import recording_agent
+    wrapper, calls = recording_agent(tmp_path / "kept")
     proc = subprocess.Popen([sys.executable, "-m", "mwperf", "run", "--no-save", "--graph",
                              str(graph), "--transport", transport, "--secure", "encrypt",
                              "--depth", "1000", "--duration", "1s", "--warmup", "500ms",

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REAL_AGENT
+from conftest import recording_agent
 from mwperf.graph.node_files import file_name
 from mwperf.security.zenoh_tls_race import CODE as RACE
 
@@ -49,23 +49,7 @@ def test_a_secured_graph_gives_each_node_its_files_and_delivers_every_message(
     # beside it (written before any node starts), then execs the real agent; the daemons'
     # command lines from the result
     kept = tmp_path / "kept"
-    (kept / "daemons").mkdir(parents=True)
-    calls = kept / "calls"  # a file per process: nodes start at once
-    calls.mkdir()
-    wrapper = tmp_path / "agent"
-    wrapper.write_text(f"""#!/bin/sh
-printf '%s ' "$@" > {calls}/$$
-prev=
-for arg in "$@"; do
-  if [ "$prev" = --node-spec ]; then
-    cp "$arg" {kept}/
-    cp -r "$(dirname "$arg")/daemons/." {kept}/daemons/ 2>/dev/null
-  fi
-  prev=$arg
-done
-exec {REAL_AGENT} "$@"
-""")
-    wrapper.chmod(0o755)
+    wrapper, calls = recording_agent(kept)
     proc = subprocess.run([sys.executable, "-m", "mwperf", "run", "--no-save", "--graph",
                            str(graph), "--transport", transport, "--secure", secure, *more,
                            "--duration", "1s", "--warmup", "300ms", "--json-out", str(out)],
