@@ -1,8 +1,10 @@
 """Run the ``mwperf`` command line inside the test process, as the tests see a child
 ``python -m mwperf.cli`` (conftest.run_mwperf): same argv, environment, exit code, and stdout and
 stderr captured at the file-descriptor level, so what the CLI's own children (agents, daemons)
-print lands in the result as it does with ``capture_output``. A child Python costs ~0.29 s of CPU
-(importing duckdb, click and mwperf) per call; here that is paid once per pytest worker.
+print lands in the result as it does with ``capture_output``. A child Python costs ~0.7 s of CPU
+(importing duckdb, click and mwperf) per call; here that is paid once per pytest worker. Every
+call runs here, the real agent's runs too, unless the test asks for a child
+(conftest.run_mwperf's ``process=True``).
 
 What a fresh process would not have, and is therefore reset around each call:
 
@@ -119,18 +121,10 @@ SWITCH = "MWPERF_TEST_INPROCESS"
 """set to 0 in the test run's environment: every call gets a child process (to compare)"""
 
 
-AGENT_FREE = ("compare", "encodings", "graphs", "import", "links", "query", "report", "results",
-              "scenarios", "show")
-"""the commands that neither start nor ask an agent (python/mwperf/cli.py; their modules call
-no find_agent and start no process): in this process whatever agent the environment names"""
-
-
-def can_run_inprocess(env: Mapping[str, str] | None, args: Sequence[str] = ()) -> bool:
-    """The call may run in this process: the fake agent or a command of AGENT_FREE, the main
-    thread (signals), and not switched off ($MWPERF_TEST_INPROCESS=0)."""
-    return (os.environ.get(SWITCH) != "0"
-            and (uses_fake_agent(env) or bool(args) and str(args[0]) in AGENT_FREE)
-            and threading.current_thread() is threading.main_thread())
+def can_run_inprocess() -> bool:
+    """The call may run in this process: from the main thread (signals), and not switched off
+    ($MWPERF_TEST_INPROCESS=0)."""
+    return os.environ.get(SWITCH) != "0" and threading.current_thread() is threading.main_thread()
 
 
 def run_inprocess(args: Sequence[str], env: Mapping[str, str] | None = None,
@@ -364,7 +358,7 @@ def _cache_places(modules: list[types.ModuleType]) -> list[tuple[Any, str]]:
     return places
 
 
-KEPT = frozenset({"mwperf.schema._fast", "mwperf.schema._validator",
+KEPT = frozenset({"mwperf.schema._fast", "mwperf.schema._validator", "mwperf.schema._schema",
                   "mwperf.store.attached._instance"})
 """caches kept across calls, each the same as a fresh process would make: the schema's
 validators (made from the package's own files, which no test changes) and the in-memory DuckDB

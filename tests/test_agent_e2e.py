@@ -105,7 +105,7 @@ def suite_deadline_s(name: str) -> float:
 
 def test_default_suite_quick(real_env: dict[str, str], tmp_path: Path) -> None:
     done = run_mwperf("run", "default", "--quick", "--results", str(tmp_path / "r"),
-                      env=real_env, timeout=suite_deadline_s("default"))
+                      env=real_env, timeout=suite_deadline_s("default"), process=True)
     (folder,) = (tmp_path / "r").glob("*/")
     rows = json.loads((folder / "summary.json").read_text())["rows"]
     transports = {row["transport"] for row in rows}

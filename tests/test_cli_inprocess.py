@@ -166,16 +166,19 @@ def test_the_agents_transports_are_asked_again_per_call(fake_env: dict[str, str]
     assert run_mwperf("transports", env=fake_env).stdout.split() == ["udp", "tcp", "uds"]
 
 
-def test_run_mwperf_runs_in_process_for_the_fake_agent_or_an_agent_free_command(
+def test_run_mwperf_runs_in_process_unless_a_child_is_asked_for(
         fake_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every call in this process, whatever agent the environment names (the real agent's runs
+    too), unless process=True or $MWPERF_TEST_INPROCESS=0."""
     calls = []
     monkeypatch.delenv(SWITCH, raising=False)  # (not switched off for this run)
     monkeypatch.setattr(mwperf.cli, "main", lambda argv: calls.append(argv))
     assert run_mwperf("version", env=fake_env).returncode == 0 and calls == [["version"]]
     child = run_mwperf("version", env=fake_env, process=True)  # the real main, in a child
     assert child.returncode == 0 and child.stdout.startswith("mwperf ")
-    other = run_mwperf("nosuch", env={**fake_env, "MWPERF_AGENT": "/bin/true"})
-    assert other.returncode == 2 and "No such command 'nosuch'" in other.stderr
-    assert calls == [["version"]]
-    free = run_mwperf("graphs", "--json", env={**fake_env, "MWPERF_AGENT": "/bin/true"})
-    assert free.returncode == 0 and calls == [["version"], ["graphs", "--json"]]
+    other = run_mwperf("run", "--transport", "udp", env={**fake_env, "MWPERF_AGENT": "/bin/true"})
+    assert other.returncode == 0 and calls == [["version"], ["run", "--transport", "udp"]]
+    monkeypatch.setenv(SWITCH, "0")
+    switched = run_mwperf("nosuch", env={**fake_env, "MWPERF_AGENT": "/bin/true"})
+    assert switched.returncode == 2 and "No such command 'nosuch'" in switched.stderr
+    assert len(calls) == 2

@@ -6,14 +6,15 @@ can be traced to the code that wrote it.
 
 import functools
 import json
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import jsonschema_rs
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
 
 from . import BUNDLED_DATA, REPO_ROOT
 from .errors import RunError
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
 
 SCHEMA_NAME = "result.v2.json"
 RESULT_VERSION: Literal[2] = 2
@@ -32,9 +33,12 @@ def validation_error(document: Any, kind: str) -> str | None:
     jsonschema-rs (Rust) answers whether it is valid, ~600 times faster than jsonschema
     (a throughput result's 440 KB: 1.4 ms against 0.9 s); only a document it refuses goes
     through jsonschema, whose best match names the field (and whose answer is the one given:
-    tests/test_schema_fast.py holds both to the same verdicts)."""
+    tests/test_schema_fast.py holds both to the same verdicts). jsonschema is imported only
+    then (~0.1 s of a process's start that a valid document never needs)."""
     if _fast(kind).is_valid(document):
         return None
+    from jsonschema.exceptions import best_match
+
     error = best_match(_validator(kind).iter_errors(document))
     if error is None:
         return None
@@ -44,11 +48,21 @@ def validation_error(document: Any, kind: str) -> str | None:
 @functools.cache
 def _fast(kind: str) -> Any:
     """jsonschema-rs's validator of the same schema as ``_validator(kind)``."""
-    return jsonschema_rs.validator_for(_validator(kind).schema)
+    return jsonschema_rs.validator_for(_schema(kind))
 
 
 @functools.cache
-def _validator(kind: str) -> Draft202012Validator:
+def _validator(kind: str) -> "Draft202012Validator":
+    """jsonschema's validator of ``kind`` (_schema)."""
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(_schema(kind))
+
+
+@functools.cache
+def _schema(kind: str) -> dict[str, Any]:
+    """The schema of one kind of document: schema/result.v2.json's definition of ``kind``,
+    inlined."""
     try:
         schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -61,8 +75,7 @@ def _validator(kind: str) -> Draft202012Validator:
     schema.pop("oneOf")
     defs = schema["$defs"]
     root = _inlined(defs[KIND_DEFS[kind]], defs, (KIND_DEFS[kind],))
-    return Draft202012Validator({**{k: v for k, v in schema.items() if k.startswith("$")},
-                                 **root})
+    return {**{k: v for k, v in schema.items() if k.startswith("$")}, **root}
 
 
 def _inlined(node: Any, defs: dict[str, Any], through: tuple[str, ...]) -> Any:
