@@ -11,12 +11,11 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import REAL_AGENT, as_v2, read_saved
+from conftest import REAL_AGENT, as_v2, read_saved, run_mwperf
 from mwperf.allocsites import heaptrack
 from mwperf.schema import validation_error
 
@@ -39,11 +38,8 @@ def own_agent(folder: Path) -> Path:
 def run_recorded(env: dict[str, str], tmp_path: Path, *args: str
                  ) -> subprocess.CompletedProcess[str]:
     """``mwperf run ARGS --alloc-sites`` saved under tmp_path/r, with an agent of its own."""
-    done = subprocess.run([sys.executable, "-m", "mwperf", "run", *args, "--alloc-sites",
-                           "--results", str(tmp_path / "r")], capture_output=True, text=True,
-                          env={**env, "PYTHONPATH": PYTHONPATH,
-                               "MWPERF_AGENT": str(own_agent(tmp_path))},
-                          timeout=120, check=False)
+    done = run_mwperf("run", *args, "--alloc-sites", "--results", str(tmp_path / "r"), env={**env, "PYTHONPATH": PYTHONPATH,
+                               "MWPERF_AGENT": str(own_agent(tmp_path))}, timeout=120)
     assert done.returncode == 0, done.stderr
     return done
 

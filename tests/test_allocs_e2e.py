@@ -9,7 +9,6 @@ udp, tcp and uds agents make no allocation at all per message in the steady stat
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -66,10 +65,10 @@ def test_injected_allocations_are_counted_exactly(tmp_path: Path, server: str, s
 def test_socket_agents_allocate_nothing_per_message(real_env: dict[str, str], tmp_path: Path,
                                                     transport: str) -> None:
     out = tmp_path / "result.json"
-    done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--transport", transport,
-                           "--rate", "1000", "--duration", "1s", "--payload", "Struct256",
-                           "--count-allocs", "--json-out", str(out), "--results", str(tmp_path / "r")],
-                          capture_output=True, text=True, env={**real_env, "PYTHONPATH": PYTHONPATH}, timeout=120, check=False)
+    done = run_mwperf("run", "--transport", transport, "--rate", "1000", "--duration", "1s",
+                      "--payload", "Struct256", "--count-allocs", "--json-out", str(out),
+                      "--results", str(tmp_path / "r"), env={**real_env, "PYTHONPATH": PYTHONPATH},
+                      timeout=120)
     assert done.returncode == 0, done.stderr
     result = read_saved(out)
     assert validation_error(as_v2(result), "run-result") is None
@@ -93,9 +92,8 @@ def test_without_the_preload_the_agent_says_so(tmp_path: Path) -> None:
 
 def test_no_flag_no_section(real_env: dict[str, str], tmp_path: Path) -> None:
     out = tmp_path / "result.json"
-    done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--transport", "udp",
-                           "--duration", "0.2s", "--json-out", str(out), "--no-save"],
-                          capture_output=True, text=True, env={**real_env, "PYTHONPATH": PYTHONPATH}, timeout=60, check=False)
+    done = run_mwperf("run", "--transport", "udp", "--duration", "0.2s", "--json-out", str(out),
+                      "--no-save", env={**real_env, "PYTHONPATH": PYTHONPATH}, timeout=60)
     assert done.returncode == 0, done.stderr
     result = read_saved(out)
     assert all("allocations" not in agent for agent in result["agents"])

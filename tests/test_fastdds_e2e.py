@@ -4,11 +4,10 @@ work (publish-mode, max-rate) or are refused in one line naming the option (exit
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import read_saved, run_mwperf_own_shm
+from conftest import read_saved, run_mwperf_own_shm, run_mwperf
 
 SHM = Path("/dev/shm")
 
@@ -40,9 +39,8 @@ def leftovers(before: set[str]) -> set[str]:
 
 
 def mwperf(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mwperf", "run", "--no-save", "--transport",
-                           "fastdds", "--duration", "1s", "--warmup", "200ms", *args],
-                          capture_output=True, text=True, timeout=90)
+    return run_mwperf("run", "--no-save", "--transport", "fastdds", "--duration", "1s", "--warmup",
+                      "200ms", *args, timeout=90)
 
 
 @pytest.mark.agent

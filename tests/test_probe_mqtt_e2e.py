@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import run_mwperf
+
 from mwperf.daemons.base import free_port
 from mwperf.daemons.mosquitto import connack
 
@@ -130,12 +132,9 @@ def test_mqtt_rate_and_pause(probed: dict) -> None:
 
 def test_mqtt_absent_broker_and_bad_endpoint() -> None:
     port = free_port()
-    done = subprocess.run([sys.executable, "-m", "mwperf", "probe", "--no-save", "--mqtt", f"127.0.0.1:{port}",
-                           "--duration", "1s"], capture_output=True, text=True)
+    done = run_mwperf("probe", "--no-save", "--mqtt", f"127.0.0.1:{port}", "--duration", "1s")
     assert done.returncode == 1 and f"--mqtt 127.0.0.1:{port}: no MQTT broker answers" in done.stderr
-    done = subprocess.run([sys.executable, "-m", "mwperf", "probe", "--no-save", "--mqtt", "host:port"],
-                          capture_output=True, text=True)
+    done = run_mwperf("probe", "--no-save", "--mqtt", "host:port")
     assert done.returncode == 2 and "--mqtt: expected HOST or HOST:PORT" in done.stderr
-    done = subprocess.run([sys.executable, "-m", "mwperf", "probe", "--no-save", "--duration", "1s"],
-                          capture_output=True, text=True)
+    done = run_mwperf("probe", "--no-save", "--duration", "1s")
     assert done.returncode == 2 and "--ros1" in done.stderr and "--mqtt" in done.stderr

@@ -3,18 +3,16 @@
 arrives on its own topic, intact, and the sender's schedule section counts all 70."""
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import read_saved
+from conftest import read_saved, run_mwperf
 
 FIXTURES = Path(__file__).parent / "fixtures" / "bags"
 
 
 def mwperf(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mwperf", "run", "--no-save", *args],
-                          capture_output=True, text=True, timeout=60)
+    return run_mwperf("run", "--no-save", *args, timeout=60)
 
 
 @pytest.mark.agent
@@ -86,9 +84,7 @@ def test_the_ros1_bag_replay_scenario_quick(tmp_path: Path) -> None:
     window (80 scans, 60 images); queue 1000 delivers them all, queue 1 may drop what the
     subscriber was too late for (the seed's very finding, CI saw 56 of 60 images under load), and
     each drop is counted as lost."""
-    done = subprocess.run([sys.executable, "-m", "mwperf", "run", "ros1-bag-replay", "--quick",
-                           "--results", str(tmp_path)], capture_output=True, text=True,
-                          timeout=300)
+    done = run_mwperf("run", "ros1-bag-replay", "--quick", "--results", str(tmp_path), timeout=300)
     assert done.returncode == 0, done.stderr
     results = sorted(tmp_path.glob("*/points/*/result.json"))
     assert len(results) == 4
@@ -114,9 +110,9 @@ def test_replay_samples_per_topic_under_the_recorded_names(tmp_path: Path, mode:
     the samples view's topic column) and 'mwperf show' name the topics /camera/image_raw and
     /scan, with their addresses beside."""
     results = tmp_path / "results"
-    done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--transport", "udp", "--mode",
-                           mode, "--replay", str(FIXTURES / "small.bag"), "--samples",
-                           "--results", str(results)], capture_output=True, text=True, timeout=60)
+    done = run_mwperf("run", "--transport", "udp", "--mode", mode, "--replay",
+                      str(FIXTURES / "small.bag"), "--samples", "--results", str(results),
+                      timeout=60)
     assert done.returncode == 0, done.stderr
     (point,) = [p.parent for p in results.glob("*/result.json")]
     result = read_saved(point / "result.json")
@@ -137,9 +133,7 @@ def test_replay_samples_per_topic_under_the_recorded_names(tmp_path: Path, mode:
     assert lines[1].endswith(f"({per_topic[1]['address']})")
 
     def query(sql: str) -> list[list[str]]:
-        found = subprocess.run([sys.executable, "-m", "mwperf", "query", "--results",
-                                str(results), "--format", "csv", sql],
-                               capture_output=True, text=True, timeout=60)
+        found = run_mwperf("query", "--results", str(results), "--format", "csv", sql, timeout=60)
         assert found.returncode == 0, found.stderr
         return [line.split(",") for line in found.stdout.splitlines()[1:]]
 
@@ -148,7 +142,6 @@ def test_replay_samples_per_topic_under_the_recorded_names(tmp_path: Path, mode:
         ["1", "/scan", per_topic[1]["address"], "40"]]
     assert query("SELECT t.name, count(*) FROM samples s JOIN topics t USING (point_id, topic) "
                  "GROUP BY 1 ORDER BY 1") == [["/camera/image_raw", "30"], ["/scan", "40"]]
-    shown = subprocess.run([sys.executable, "-m", "mwperf", "show", "--results", str(results)],
-                           capture_output=True, text=True, timeout=60)
+    shown = run_mwperf("show", "--results", str(results), timeout=60)
     assert shown.returncode == 0, shown.stderr
     assert [line for line in shown.stdout.splitlines() if line.startswith("topic ")] == lines

@@ -15,13 +15,12 @@ Plus the usage errors of the option (exit 2, naming it and what is allowed)."""
 import json
 import os
 import subprocess
-import sys
 import uuid
 from pathlib import Path
 
 import pytest
 
-from conftest import REAL_AGENT
+from conftest import REAL_AGENT, run_mwperf
 from mwperf import fastdds_shm, ros2
 from ros2peers.peers import Peer
 from test_probe_ros2_rclpy_e2e import RclpyNode, shell
@@ -122,9 +121,8 @@ def test_a_raw_dds_sub_receives_an_rclpy_publisher(kilted: ros2.Distribution,
 
 
 def mwperf_run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mwperf", "run", *args, "--duration", "1s",
-                           "--no-save"], capture_output=True, text=True, timeout=120,
-                          env={**shell(domain()), "MWPERF_AGENT": str(REAL_AGENT)})
+    return run_mwperf("run", *args, "--duration", "1s", "--no-save",
+                      env={**shell(domain()), "MWPERF_AGENT": str(REAL_AGENT)}, timeout=120)
 
 
 def test_the_option_on_a_transport_without_it_is_a_usage_error() -> None:

@@ -6,7 +6,6 @@ nodes (rmw_fastrtps_cpp of mwperf's managed Kilted). Bad values are exit 2 namin
 
 import json
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -19,8 +18,7 @@ pytestmark = pytest.mark.agent
 
 
 def mwperf(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mwperf", "run", "--transport", "ros2",
-                           *args], capture_output=True, text=True, timeout=180)
+    return run_mwperf("run", "--transport", "ros2", *args, timeout=180)
 
 
 def test_a_windowed_1mib_throughput_stream_delivers_every_message(tmp_path: Path) -> None:
@@ -169,9 +167,8 @@ def test_a_bad_pacing_option_is_exit_2_naming_it(args: tuple[str, ...], message:
 
 
 def test_an_rcl_timer_on_another_transport_is_exit_2_naming_the_allowed_options() -> None:
-    done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--transport", "udp",
-                           "--opt", "timer=rcl", "--duration", "1s", "--no-save"],
-                          capture_output=True, text=True, timeout=60)
+    done = run_mwperf("run", "--transport", "udp", "--opt", "timer=rcl", "--duration", "1s",
+                      "--no-save", timeout=60)
     assert done.returncode == 2, (done.returncode, done.stderr)
     assert "--opt timer: not an option of udp; allowed: none" in done.stderr, done.stderr
 

@@ -5,20 +5,17 @@ exactly against the rclpy publisher's own count; bad input is exit 2 naming the 
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import read_saved, run_mwperf_own_shm
+from conftest import read_saved, run_mwperf_own_shm, run_mwperf
 
 pytestmark = pytest.mark.agent
 
 
 def mwperf(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mwperf", "run", "--transport", "ros2",
-                           "--mode", "throughput", *args], capture_output=True, text=True,
-                          timeout=180)
+    return run_mwperf("run", "--transport", "ros2", "--mode", "throughput", *args, timeout=180)
 
 
 @pytest.mark.parametrize("payload", ["64", "64KiB"])

@@ -9,13 +9,12 @@ test_ros2_services_rclpy_e2e.py; the graph runs with services in test_graph_serv
 import json
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from conftest import REAL_AGENT, read_saved, run_mwperf_own_shm
+from conftest import REAL_AGENT, read_saved, run_mwperf_own_shm, run_mwperf
 from mwperf import ros2
 from test_ros2_transport_e2e import fastdds_files, leftovers
 
@@ -23,9 +22,8 @@ pytestmark = pytest.mark.agent
 
 
 def mwperf(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mwperf", "run", "--no-save", "--transport",
-                           "ros2", "--mode", "service", "--duration", "1s", "--warmup", "200ms",
-                           *args], capture_output=True, text=True, timeout=120)
+    return run_mwperf("run", "--no-save", "--transport", "ros2", "--mode", "service", "--duration",
+                      "1s", "--warmup", "200ms", *args, timeout=120)
 
 
 @pytest.mark.parametrize("args", [

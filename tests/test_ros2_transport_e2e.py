@@ -12,13 +12,12 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from test_fastdds_e2e import mapped
-from conftest import read_saved, run_mwperf_own_shm
+from conftest import read_saved, run_mwperf_own_shm, run_mwperf
 
 SHM = Path("/dev/shm")
 
@@ -51,9 +50,8 @@ def _this_domain(name: str) -> bool:
 
 
 def mwperf(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mwperf", "run", "--no-save", "--transport",
-                           "ros2", "--duration", "1s", "--warmup", "200ms", *args],
-                          capture_output=True, text=True, timeout=120)
+    return run_mwperf("run", "--no-save", "--transport", "ros2", "--duration", "1s", "--warmup",
+                      "200ms", *args, timeout=120)
 
 
 @pytest.mark.agent

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REAL_AGENT, read_saved
+from conftest import REAL_AGENT, read_saved, run_mwperf
 from secured_runs import every_message_delivered
 from mwperf.security.cyclonedds import merged_config
 from mwperf.security.identity_opt import security_opt
@@ -25,9 +25,8 @@ pytestmark = pytest.mark.agent
 
 
 def mwperf(*args: str, transport: str = "cyclonedds") -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mwperf", "run", "--no-save", "--transport",
-                           transport, "--duration", "1s", "--warmup", "200ms", *args],
-                          capture_output=True, text=True, timeout=120)
+    return run_mwperf("run", "--no-save", "--transport", transport, "--duration", "1s", "--warmup",
+                      "200ms", *args, timeout=120)
 
 
 @pytest.mark.parametrize(("secure", "mode"), [("auth", "roundtrip"), ("sign", "roundtrip"),
@@ -88,8 +87,7 @@ def test_the_pki_is_gone_after_the_run(tmp_path: Path) -> None:
 
 
 def test_secure_on_another_transport_is_one_usage_line() -> None:
-    done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--no-save", "--transport",
-                           "udp", "--secure", "sign"], capture_output=True, text=True, timeout=60)
+    done = run_mwperf("run", "--no-save", "--transport", "udp", "--secure", "sign", timeout=60)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         "mwperf: error: --secure sign: not with --transport udp; --secure sign works with "

@@ -7,12 +7,11 @@ not trust the server's CA, or one speaking plain WebSocket to it, gets no sessio
 certificate)."""
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import REAL_AGENT, read_saved
+from conftest import REAL_AGENT, read_saved, run_mwperf
 from secured_runs import every_message_delivered
 from mwperf.daemons import DaemonSet, foxglove
 from mwperf.security.tls import client_opt, make_tls_pki
@@ -21,9 +20,8 @@ pytestmark = pytest.mark.agent
 
 
 def mwperf(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mwperf", "run", "--no-save", "--transport",
-                           "foxglove", "--duration", "1s", "--warmup", "200ms", *args],
-                          capture_output=True, text=True, timeout=120)
+    return run_mwperf("run", "--no-save", "--transport", "foxglove", "--duration", "1s", "--warmup",
+                      "200ms", *args, timeout=120)
 
 
 @pytest.mark.parametrize("mode", ["roundtrip", "oneway"])

@@ -6,14 +6,12 @@ what its publisher counted sending (zenoh: unless its TLS link race struck, whic
 then names with the count whole: security/zenoh_tls_race.py)."""
 
 import json
-import subprocess
-import sys
 import os
 from pathlib import Path
 
 import pytest
 
-from conftest import recording_agent
+from conftest import recording_agent, run_mwperf
 from mwperf.graph.node_files import file_name
 from mwperf.security.zenoh_tls_race import CODE as RACE
 
@@ -50,11 +48,10 @@ def test_a_secured_graph_gives_each_node_its_files_and_delivers_every_message(
     # command lines from the result
     kept = tmp_path / "kept"
     wrapper, calls = recording_agent(kept)
-    proc = subprocess.run([sys.executable, "-m", "mwperf", "run", "--no-save", "--graph",
-                           str(graph), "--transport", transport, "--secure", secure, *more,
-                           "--duration", "1s", "--warmup", "300ms", "--json-out", str(out)],
-                          env={**os.environ, "MWPERF_AGENT": str(wrapper)},
-                          capture_output=True, text=True, timeout=120)
+    proc = run_mwperf("run", "--no-save", "--graph", str(graph), "--transport", transport,
+                      "--secure", secure, *more, "--duration", "1s", "--warmup", "300ms",
+                      "--json-out", str(out), env={**os.environ, "MWPERF_AGENT": str(wrapper)},
+                      timeout=120)
     assert proc.returncode == 0, proc.stderr
     names = {file_name(n): n for n in NODES}
     seen: dict[str, str] = {}

@@ -9,12 +9,11 @@ signed."""
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import REAL_AGENT, read_saved
+from conftest import REAL_AGENT, read_saved, run_mwperf
 from secured_runs import every_message_delivered
 from mwperf.daemons import DaemonSet, mosquitto
 from mwperf.security.tls import client_opt, make_tls_pki
@@ -23,9 +22,8 @@ pytestmark = pytest.mark.agent
 
 
 def mwperf(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mwperf", "run", "--no-save", "--transport",
-                           "mqtt", "--duration", "1s", "--warmup", "200ms", *args],
-                          capture_output=True, text=True, timeout=120)
+    return run_mwperf("run", "--no-save", "--transport", "mqtt", "--duration", "1s", "--warmup",
+                      "200ms", *args, timeout=120)
 
 
 @pytest.mark.parametrize(("secure", "mode"), [

@@ -11,12 +11,11 @@ zenoh's QUIC link (``--opt link=quic``: TLS 1.3 over UDP, quinn; not the TLS lin
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import REAL_AGENT, read_saved
+from conftest import REAL_AGENT, read_saved, run_mwperf
 from secured_runs import every_message_delivered
 from mwperf.security.tls import make_tls_pki, tls_opt
 from mwperf.security.zenoh_tls_race import CODE as RACE
@@ -36,9 +35,8 @@ def raced(result: dict) -> bool:
 
 
 def mwperf(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mwperf", "run", "--no-save", "--transport",
-                           "zenoh", "--duration", "1s", "--warmup", "200ms", *args],
-                          capture_output=True, text=True, timeout=120)
+    return run_mwperf("run", "--no-save", "--transport", "zenoh", "--duration", "1s", "--warmup",
+                      "200ms", *args, timeout=120)
 
 
 @pytest.mark.parametrize(("secure", "mode", "zenoh_mode"), [

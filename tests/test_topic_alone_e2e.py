@@ -11,22 +11,19 @@ p50 of topic 1 read 2.9 ms while the same topic alone read 25 us — the runs ar
 they meet different load. Such delays reach the upper quantiles first; the low one stays the cost
 of the path itself, which is what the claim is about."""
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from latency_quantiles import low_quantile_ns
-from conftest import read_saved
+from conftest import read_saved, run_mwperf
 
 BAG = Path(__file__).parent / "fixtures" / "bags" / "small.bag"  # 30 images + 40 scans in 1 s
 
 
 def run(tmp_path: Path, name: str, *args: str) -> dict:
     out = tmp_path / f"{name}.json"
-    done = subprocess.run([sys.executable, "-m", "mwperf", "run", "--no-save", "--transport",
-                           "tcp", "--json-out", str(out), *args],
-                          capture_output=True, text=True, timeout=120)
+    done = run_mwperf("run", "--no-save", "--transport", "tcp", "--json-out", str(out), *args,
+                      timeout=120)
     assert done.returncode == 0, done.stderr
     return read_saved(out)
 
