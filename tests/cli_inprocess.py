@@ -53,10 +53,13 @@ briefly, while stopping its children) nor when the main thread is stuck in C cod
 returns to Python; the subprocess path SIGKILLs instead.
 
 Not reproduced: Python's startup (``-m`` puts the module under ``__main__``; nothing in mwperf
-tells), a library's logging records (pytest's handlers get them, not stderr), PYTHONWARNINGS in
-``env``, and file descriptors or daemon threads the call leaks (a process exit would close and
-end them). Monkeypatches of mwperf the test made are seen by the call: such a test asks for a
-process (run_mwperf(..., process=True)).
+tells; a run starts ~0.7 s sooner), a library's logging records (pytest's handlers get them, not
+stderr), PYTHONWARNINGS in ``env``, and file descriptors or daemon threads the call leaks (a
+process exit would close and end them). Monkeypatches of mwperf the test made are seen by the
+call: such a test asks for a process (run_mwperf(..., process=True)). One module keeps its
+children without a known reason: in process, tests/test_probe_ros2_rclpy_e2e.py's [lo] probe
+counted no message when it ran beside other tests (2 batches of 2; alone, or after its
+[default] probe in one process, it passed).
 """
 
 from __future__ import annotations
