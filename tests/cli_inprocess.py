@@ -1,10 +1,11 @@
 """Run the ``mwperf`` command line inside the test process, as the tests see a child
 ``python -m mwperf.cli`` (conftest.run_mwperf): same argv, environment, exit code, and stdout and
 stderr captured at the file-descriptor level, so what the CLI's own children (agents, daemons)
-print lands in the result as it does with ``capture_output``. A child Python costs ~0.7 s of CPU
+print lands in the result as it does with ``capture_output``. A child Python costs ~0.6 s of CPU
 (importing duckdb, click and mwperf) per call; here that is paid once per pytest worker. Every
 call runs here, the real agent's runs too, unless the test asks for a child
-(conftest.run_mwperf's ``process=True``).
+(conftest.run_mwperf's ``process=True``), $MWPERF_TEST_INPROCESS is 0, or the call comes from
+a thread other than the main one.
 
 What a fresh process would not have, and is therefore reset around each call:
 
@@ -56,10 +57,12 @@ Not reproduced: Python's startup (``-m`` puts the module under ``__main__``; not
 tells; a run starts ~0.7 s sooner), a library's logging records (pytest's handlers get them, not
 stderr), PYTHONWARNINGS in ``env``, and file descriptors or daemon threads the call leaks (a
 process exit would close and end them). Monkeypatches of mwperf the test made are seen by the
-call: such a test asks for a process (run_mwperf(..., process=True)). One module keeps its
-children without a known reason: in process, tests/test_probe_ros2_rclpy_e2e.py's [lo] probe
-counted no message when it ran beside other tests (2 batches of 2; alone, or after its
-[default] probe in one process, it passed).
+call: such a test asks for a process (run_mwperf(..., process=True)). Direct children remain
+where a call runs beside the test's own threads (tests/test_probe_zenoh_e2e.py's publishers),
+in tests/ros2peers/peers.py (the benchmarks use it too), and, without a known reason, in
+tests/test_probe_ros2_rclpy_e2e.py: in process, its [lo] probe counted no message when it ran
+beside other tests (2 batches of 2; the module alone in one process, [default] then [lo],
+passed).
 """
 
 from __future__ import annotations

@@ -448,10 +448,11 @@ def run_mwperf(*args: str, env: dict[str, str] | None = None, timeout: float = 1
                process: bool = False) -> subprocess.CompletedProcess[str]:
     """Run the CLI as a user would (python -m mwperf.cli) and capture everything: in this
     process (tests/cli_inprocess.py: as the child would; a child's start, importing duckdb,
-    click and mwperf, is ~0.7 s of CPU and of wall time, some 500 times in the end-to-end tier:
+    click and mwperf, is ~0.6 s of CPU and of wall time, some 500 times in the end-to-end tier:
     -12 % of its CPU, measured 2026-12-02); ``process=True`` asks for a child all the same: a
-    test that looks at the process itself (its tree, signals, exit), patched mwperf in this
-    one, or stands for a user's own command (`make run`'s suite)."""
+    test that looks at the process itself (its tree, signals, exit, what it leaves behind),
+    patched mwperf in this one, or stands for a user's own command (`make run`'s suite). So do
+    $MWPERF_TEST_INPROCESS=0 and a call from another thread than the main one."""
     if not process and can_run_inprocess():
         return run_inprocess(args, env, timeout)
     return subprocess.run([sys.executable, "-m", "mwperf.cli", *args], capture_output=True,

@@ -21,8 +21,6 @@ from mwperf.schema import validation_error
 
 pytestmark = pytest.mark.agent
 
-PYTHONPATH = str(Path(__file__).resolve().parents[1] / "python")
-"""`python -m mwperf` from this checkout, whichever copy is installed"""
 
 
 def own_agent(folder: Path) -> Path:
@@ -38,8 +36,8 @@ def own_agent(folder: Path) -> Path:
 def run_recorded(env: dict[str, str], tmp_path: Path, *args: str
                  ) -> subprocess.CompletedProcess[str]:
     """``mwperf run ARGS --alloc-sites`` saved under tmp_path/r, with an agent of its own."""
-    done = run_mwperf("run", *args, "--alloc-sites", "--results", str(tmp_path / "r"), env={**env, "PYTHONPATH": PYTHONPATH,
-                               "MWPERF_AGENT": str(own_agent(tmp_path))}, timeout=120)
+    done = run_mwperf("run", *args, "--alloc-sites", "--results", str(tmp_path / "r"),
+                      env={**env, "MWPERF_AGENT": str(own_agent(tmp_path))}, timeout=120)
     assert done.returncode == 0, done.stderr
     return done
 

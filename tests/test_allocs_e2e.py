@@ -21,8 +21,6 @@ from mwperf.show.details import allocations
 pytestmark = pytest.mark.agent
 
 LIBRARY = REAL_AGENT.resolve().parent / ALLOC_LIBRARY
-PYTHONPATH = str(Path(__file__).resolve().parents[1] / "python")
-"""`python -m mwperf` from this checkout, whichever copy is installed"""
 
 
 def agent_pair(tmp_path: Path, transport: str, address: str, server: str, sender: str,
@@ -67,8 +65,7 @@ def test_socket_agents_allocate_nothing_per_message(real_env: dict[str, str], tm
     out = tmp_path / "result.json"
     done = run_mwperf("run", "--transport", transport, "--rate", "1000", "--duration", "1s",
                       "--payload", "Struct256", "--count-allocs", "--json-out", str(out),
-                      "--results", str(tmp_path / "r"), env={**real_env, "PYTHONPATH": PYTHONPATH},
-                      timeout=120)
+                      "--results", str(tmp_path / "r"), env=real_env, timeout=120)
     assert done.returncode == 0, done.stderr
     result = read_saved(out)
     assert validation_error(as_v2(result), "run-result") is None
@@ -93,7 +90,7 @@ def test_without_the_preload_the_agent_says_so(tmp_path: Path) -> None:
 def test_no_flag_no_section(real_env: dict[str, str], tmp_path: Path) -> None:
     out = tmp_path / "result.json"
     done = run_mwperf("run", "--transport", "udp", "--duration", "0.2s", "--json-out", str(out),
-                      "--no-save", env={**real_env, "PYTHONPATH": PYTHONPATH}, timeout=60)
+                      "--no-save", env=real_env, timeout=60)
     assert done.returncode == 0, done.stderr
     result = read_saved(out)
     assert all("allocations" not in agent for agent in result["agents"])

@@ -39,10 +39,12 @@ def env(leased_env: dict[str, str]) -> dict[str, str]:
     return leased_env
 
 
-def run(env: dict[str, str], tmp_path: Path, *args: str) -> tuple[int, dict[str, Any], str]:
+def run(env: dict[str, str], tmp_path: Path, *args: str, process: bool = False
+        ) -> tuple[int, dict[str, Any], str]:
     out = tmp_path / "result.json"
     out.unlink(missing_ok=True)
-    done = run_mwperf("run", *args, "--json-out", str(out), "--no-save", env=env, timeout=120)
+    done = run_mwperf("run", *args, "--json-out", str(out), "--no-save", env=env, timeout=120,
+                      process=process)
     assert "Traceback" not in done.stderr, done.stderr
     assert out.is_file(), done.stderr
     return done.returncode, read_saved(out), done.stderr
@@ -204,7 +206,8 @@ def watched(env: dict[str, str]) -> Iterator[tuple[LeaseWatcher, Path]]:
 def test_nothing_left_after_success(env: dict[str, str], tmp_path: Path, watched) -> None:
     watcher, lease_dir = watched
     code, result, _ = run(env, tmp_path, "--transport", "udp", "--rate", "100", "--duration",
-                          "1s", "--warmup", "200ms", "--link", "wifi-80211n")
+                          "1s", "--warmup", "200ms", "--link", "wifi-80211n",
+                          process=True)  # what a process leaves behind, as after a failure
     seen = watcher.stop()
     assert code == 0, result["status_reason"]
     kinds = {kind for kind, _ in seen}
